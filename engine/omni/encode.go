@@ -1,0 +1,427 @@
+package omni
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// layout lists, per payload type, its keys in reference order (PROTOCOL.md
+// §2–§5) and which of them are required (always written).
+type layout struct {
+	order    []keySet
+	required keySet
+}
+
+var layouts = map[string]layout{
+	"":                    {[]keySet{kSessionID, kProvider, kModelID, kModelContextWindow, kSystemPrompt, kAgentState, kWorkspace, kSource}, kSessionID | kProvider | kModelID | kModelContextWindow | kSystemPrompt | kAgentState | kWorkspace},
+	Text:                  {[]keySet{kType, kRole, kText, kStopReason, kFidelity, kSender}, kType | kRole | kText},
+	ImageURL:              {[]keySet{kType, kRole, kImageURL, kStopReason}, kType | kRole | kImageURL},
+	InlineData:            {[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType},
+	Thinking:              {[]keySet{kType, kRole, kThinking, kStopReason, kFidelity}, kType | kRole | kThinking},
+	InlineThinking:        {[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType},
+	ToolCall:              {[]keySet{kType, kRole, kName, kArguments, kToolCallID, kStopReason, kFidelity}, kType | kRole | kName | kArguments | kToolCallID},
+	ToolCallOutput:        {[]keySet{kType, kRole, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kOutput | kToolCallID},
+	PartialText:           {[]keySet{kType, kRole, kEventType, kText, kStopReason}, kType | kRole | kEventType | kText},
+	PartialThinking:       {[]keySet{kType, kRole, kEventType, kThinking, kStopReason}, kType | kRole | kEventType | kThinking},
+	PartialToolCall:       {[]keySet{kType, kRole, kEventType, kName, kArguments, kToolCallID, kStopReason}, kType | kRole | kEventType | kName | kArguments | kToolCallID},
+	PartialToolCallOutput: {[]keySet{kType, kRole, kEventType, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kEventType | kOutput | kToolCallID},
+	RequestBegin:          {[]keySet{kType}, kType},
+	RequestEnd:            {[]keySet{kType, kStatus, kErrorMessage, kAttempt, kRetryInMs}, kType | kStatus},
+	ApprovalDecision:      {[]keySet{kType, kDecision, kToolCallID}, kType | kDecision | kToolCallID},
+	TokenUsage:            {[]keySet{kType, kSession, kRequest}, kType | kSession | kRequest},
+	CompactionBegin:       {[]keySet{kType, kReason, kMode, kContext, kTurns}, kType | kReason | kMode | kContext | kTurns},
+	CompactionEnd:         {[]keySet{kType, kReason, kMode, kStatus, kAttempt, kErrorMessage}, kType | kReason | kMode | kStatus},
+	Abort:                 {[]keySet{kType, kReason}, kType | kReason},
+	Subagent:              {[]keySet{kType, kSessionID}, kType | kSessionID},
+	ToolListReady:         {[]keySet{kType, kTools}, kType | kTools},
+	MCPConnectBegin:       {[]keySet{kType, kServers}, kType | kServers},
+	MCPConnectEnd:         {[]keySet{kType, kStatus, kResults}, kType | kStatus | kResults},
+	GoalFinished:          {[]keySet{kType, kOutcome, kRounds, kTokensUsed}, kType | kOutcome | kRounds | kTokensUsed},
+}
+
+// allKeys is every known key in a fixed order, used for keys a payload
+// carries outside its type's layout and for unknown payload types.
+var allKeys = func() []keySet {
+	var ks []keySet
+	for b := kType; b <= kSource; b <<= 1 {
+		ks = append(ks, b)
+	}
+	return ks
+}()
+
+// LayoutOf reports whether payloadType is a payload type this package knows
+// for the envelope type envType.
+func knownPayload(envType, payloadType string) bool {
+	if envType == TypeSessionMeta {
+		return payloadType == ""
+	}
+	_, ok := layouts[payloadType]
+	return ok && payloadType != ""
+}
+
+// MarshalJSON encodes m as one line of JSON (no trailing newline).
+func (m Message) MarshalJSON() ([]byte, error) {
+	return m.AppendJSON(make([]byte, 0, 256)), nil
+}
+
+// AppendJSON appends the JSON encoding of m to dst. Keys come in reference
+// order; strings are escaped exactly as JavaScript's JSON.stringify does, so
+// a trace written here diffs cleanly against one written by the reference.
+// An empty Timestamp is omitted.
+func (m *Message) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	if m.Timestamp != "" {
+		dst = append(dst, `"timestamp":`...)
+		dst = appendString(dst, m.Timestamp)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"type":`...)
+	dst = appendString(dst, m.Type)
+	dst = append(dst, `,"payload":`...)
+	pt := m.Payload.Type
+	if m.Type == TypeSessionMeta {
+		pt = ""
+	}
+	dst = m.Payload.appendJSON(dst, pt)
+	if len(m.Origin) > 0 {
+		dst = append(dst, `,"origin":`...)
+		dst = appendStrings(dst, m.Origin)
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON encodes the payload alone, as it would appear in a
+// model_msg or event_msg envelope.
+func (p Payload) MarshalJSON() ([]byte, error) {
+	return p.appendJSON(nil, p.Type), nil
+}
+
+func (p *Payload) appendJSON(dst []byte, layoutType string) []byte {
+	dst = append(dst, '{')
+	first := true
+	var written keySet
+	lay, known := layouts[layoutType]
+	if known {
+		for _, k := range lay.order {
+			if lay.required&k != 0 || p.present(k) {
+				dst, first = p.appendKey(dst, k, first)
+				written |= k
+			}
+		}
+	}
+	for _, k := range allKeys {
+		if written&k == 0 && p.present(k) && !(layoutType == "" && k == kType) {
+			dst, first = p.appendKey(dst, k, first)
+		}
+	}
+	for _, f := range p.Extra {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = append(dst, f.Value...)
+	}
+	return append(dst, '}')
+}
+
+// present reports whether key k is to be written for an optional position:
+// it was decoded, or it holds a non-zero value.
+func (p *Payload) present(k keySet) bool {
+	if p.has&k != 0 {
+		return true
+	}
+	switch k {
+	case kType:
+		return p.Type != ""
+	case kRole:
+		return p.Role != ""
+	case kText:
+		return p.Text != ""
+	case kThinking:
+		return p.Thinking != ""
+	case kImageURL:
+		return p.ImageURL != ""
+	case kData:
+		return p.Data != ""
+	case kMimeType:
+		return p.MimeType != ""
+	case kName:
+		return p.Name != ""
+	case kArguments:
+		return p.Arguments != ""
+	case kToolCallID:
+		return p.ToolCallID != ""
+	case kOutput:
+		return p.Output != ""
+	case kImages:
+		return len(p.Images) > 0
+	case kEventType:
+		return p.EventType != ""
+	case kStopReason:
+		return p.StopReason != ""
+	case kSender:
+		return p.Sender != ""
+	case kFidelity:
+		return len(p.Fidelity) > 0
+	case kStatus:
+		return p.Status != ""
+	case kErrorMessage:
+		return p.ErrorMessage != ""
+	case kAttempt:
+		return p.Attempt != 0
+	case kRetryInMs:
+		return p.RetryInMs != nil
+	case kDecision:
+		return p.Decision != ""
+	case kSession:
+		return p.Session != nil
+	case kRequest:
+		return p.Request != nil
+	case kReason:
+		return p.Reason != "" || p.ReasonNull
+	case kMode:
+		return p.Mode != ""
+	case kContext:
+		return p.Context != 0
+	case kTurns:
+		return p.Turns != 0
+	case kSessionID:
+		return p.SessionID != ""
+	case kTools:
+		return p.Tools != nil
+	case kServers:
+		return p.Servers != nil
+	case kResults:
+		return len(p.Results) > 0
+	case kOutcome:
+		return p.Outcome != ""
+	case kRounds:
+		return p.Rounds != 0
+	case kTokensUsed:
+		return p.TokensUsed != 0
+	case kProvider:
+		return p.Provider != ""
+	case kModelID:
+		return p.ModelID != ""
+	case kModelContextWindow:
+		return len(p.ModelContextWindow) > 0
+	case kSystemPrompt:
+		return p.SystemPrompt != ""
+	case kAgentState:
+		return p.AgentState != ""
+	case kWorkspace:
+		return p.Workspace != ""
+	case kSource:
+		return p.Source != ""
+	}
+	return false
+}
+
+func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '"')
+	dst = append(dst, keyNames[k]...)
+	dst = append(dst, '"', ':')
+	switch k {
+	case kType:
+		dst = appendString(dst, p.Type)
+	case kRole:
+		dst = appendString(dst, p.Role)
+	case kText:
+		dst = appendString(dst, p.Text)
+	case kThinking:
+		dst = appendString(dst, p.Thinking)
+	case kImageURL:
+		dst = appendString(dst, p.ImageURL)
+	case kData:
+		dst = appendString(dst, p.Data)
+	case kMimeType:
+		dst = appendString(dst, p.MimeType)
+	case kName:
+		dst = appendString(dst, p.Name)
+	case kArguments:
+		dst = appendString(dst, p.Arguments)
+	case kToolCallID:
+		dst = appendString(dst, p.ToolCallID)
+	case kOutput:
+		dst = appendString(dst, p.Output)
+	case kImages:
+		dst = appendStrings(dst, p.Images)
+	case kEventType:
+		dst = appendString(dst, p.EventType)
+	case kStopReason:
+		dst = appendString(dst, p.StopReason)
+	case kSender:
+		dst = appendString(dst, p.Sender)
+	case kFidelity:
+		dst = appendRaw(dst, p.Fidelity, "{}")
+	case kStatus:
+		dst = appendString(dst, p.Status)
+	case kErrorMessage:
+		dst = appendString(dst, p.ErrorMessage)
+	case kAttempt:
+		dst = strconv.AppendInt(dst, int64(p.Attempt), 10)
+	case kRetryInMs:
+		v := 0
+		if p.RetryInMs != nil {
+			v = *p.RetryInMs
+		}
+		dst = strconv.AppendInt(dst, int64(v), 10)
+	case kDecision:
+		dst = appendString(dst, p.Decision)
+	case kSession:
+		dst = appendCounts(dst, p.Session)
+	case kRequest:
+		dst = appendCounts(dst, p.Request)
+	case kReason:
+		if p.ReasonNull && p.Reason == "" {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendString(dst, p.Reason)
+		}
+	case kMode:
+		dst = appendString(dst, p.Mode)
+	case kContext:
+		dst = strconv.AppendInt(dst, p.Context, 10)
+	case kTurns:
+		dst = strconv.AppendInt(dst, p.Turns, 10)
+	case kSessionID:
+		dst = appendString(dst, p.SessionID)
+	case kTools:
+		dst = appendTools(dst, p.Tools)
+	case kServers:
+		dst = appendStrings(dst, p.Servers)
+	case kResults:
+		dst = appendRaw(dst, p.Results, "[]")
+	case kOutcome:
+		dst = appendString(dst, p.Outcome)
+	case kRounds:
+		dst = strconv.AppendInt(dst, p.Rounds, 10)
+	case kTokensUsed:
+		dst = strconv.AppendInt(dst, p.TokensUsed, 10)
+	case kProvider:
+		dst = appendString(dst, p.Provider)
+	case kModelID:
+		dst = appendString(dst, p.ModelID)
+	case kModelContextWindow:
+		dst = appendRaw(dst, p.ModelContextWindow, "0")
+	case kSystemPrompt:
+		dst = appendString(dst, p.SystemPrompt)
+	case kAgentState:
+		dst = appendString(dst, p.AgentState)
+	case kWorkspace:
+		dst = appendString(dst, p.Workspace)
+	case kSource:
+		dst = appendString(dst, p.Source)
+	}
+	return dst, false
+}
+
+func appendRaw(dst, raw []byte, empty string) []byte {
+	if len(raw) == 0 {
+		return append(dst, empty...)
+	}
+	return append(dst, raw...)
+}
+
+func appendCounts(dst []byte, c *TokenCounts) []byte {
+	var z TokenCounts
+	if c == nil {
+		c = &z
+	}
+	dst = append(dst, `{"cache_read":`...)
+	dst = strconv.AppendInt(dst, c.CacheRead, 10)
+	dst = append(dst, `,"cache_write":`...)
+	dst = strconv.AppendInt(dst, c.CacheWrite, 10)
+	dst = append(dst, `,"output":`...)
+	dst = strconv.AppendInt(dst, c.Output, 10)
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, c.Total, 10)
+	return append(dst, '}')
+}
+
+func appendTools(dst []byte, tools []ToolDefinition) []byte {
+	dst = append(dst, '[')
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, t.Name)
+		dst = append(dst, `,"description":`...)
+		dst = appendString(dst, t.Description)
+		if len(t.Parameters) > 0 {
+			dst = append(dst, `,"parameters":`...)
+			dst = append(dst, t.Parameters...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string the way JSON.stringify writes it:
+// only '"', '\\' and control characters are escaped; invalid UTF-8 becomes
+// U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

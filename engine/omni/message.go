@@ -1,0 +1,268 @@
+package omni
+
+import "encoding/json"
+
+// Envelope types (PROTOCOL.md P-2).
+const (
+	TypeSessionMeta = "session_meta"
+	TypeModelMsg    = "model_msg"
+	TypeEventMsg    = "event_msg"
+)
+
+// Complete model_msg payload types (PROTOCOL.md §3).
+const (
+	Text           = "text"
+	ImageURL       = "image_url"
+	InlineData     = "inline_data"
+	Thinking       = "thinking"
+	InlineThinking = "inline_thinking"
+	ToolCall       = "tool_call"
+	ToolCallOutput = "tool_call_output"
+)
+
+// Streaming fragment payload types (PROTOCOL.md §4).
+const (
+	PartialText           = "partial_text"
+	PartialThinking       = "partial_thinking"
+	PartialToolCall       = "partial_tool_call"
+	PartialToolCallOutput = "partial_tool_call_output"
+)
+
+// event_msg payload types (PROTOCOL.md §5).
+const (
+	RequestBegin     = "request_begin"
+	RequestEnd       = "request_end"
+	ApprovalDecision = "approval_decision"
+	TokenUsage       = "token_usage"
+	CompactionBegin  = "compaction_begin"
+	CompactionEnd    = "compaction_end"
+	Abort            = "abort"
+	Subagent         = "subagent"
+	ToolListReady    = "tool_list_ready"
+	MCPConnectBegin  = "mcp_connect_begin"
+	MCPConnectEnd    = "mcp_connect_end"
+	GoalFinished     = "goal_finished"
+)
+
+// Roles.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Fragment event types (PROTOCOL.md §4).
+const (
+	EventStart = "start"
+	EventDelta = "delta"
+	EventStop  = "stop"
+)
+
+// The six stop reasons / statuses (PROTOCOL.md §6).
+const (
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusAborted   = "aborted"
+	StatusTimeout   = "timeout"
+	StatusMalformed = "malformed"
+	StatusAuth      = "auth"
+)
+
+// Approval decisions (PROTOCOL.md §5).
+const (
+	DecisionAllow     = "allow"
+	DecisionDeny      = "deny"
+	DecisionForbidden = "forbidden"
+)
+
+// Senders of user text (PROTOCOL.md §3). Absent means SenderUser.
+const (
+	SenderUser        = "user"
+	SenderParentAgent = "parent_agent"
+	SenderHarness     = "harness"
+	SenderServer      = "server"
+)
+
+// Compaction reasons and modes (PROTOCOL.md §5).
+const (
+	ReasonContext   = "context"
+	ReasonTurns     = "turns"
+	ReasonManual    = "manual"
+	ModeSummarize   = "summarize"
+	ModeDiscard     = "discard"
+	SourceSubagent  = "subagent"
+	SourceSchedule  = "schedule"
+	TimestampLayout = "2006-01-02T15:04:05.000Z"
+)
+
+// Message is one OmniMessage envelope (PROTOCOL.md §1).
+//
+// A Message is a value: copying it is cheap enough for the hot path and the
+// engine never mutates a message it was handed. Slices inside it (Origin,
+// Payload.Images, Payload.Tools, raw JSON) are shared between copies and must
+// be treated as immutable once the message has been emitted.
+type Message struct {
+	Timestamp string   // ISO-8601 UTC, "2006-01-02T15:04:05.000Z"; "" = not stamped yet
+	Type      string   // TypeSessionMeta, TypeModelMsg or TypeEventMsg
+	Origin    []string // subagent chain, outer → inner; nil for the session's own messages
+	Payload   Payload
+}
+
+// Payload is the union of every payload of PROTOCOL.md §2–§5. Which fields
+// are meaningful depends on Type (and, for session_meta, on the envelope:
+// a session_meta payload has Type ""). Fields the protocol marks optional are
+// omitted from the JSON when they hold their zero value, except where noted.
+//
+// Keys this package does not know are kept in Extra with their raw JSON and
+// written back verbatim (PROTOCOL.md P-5); Fidelity is kept byte for byte.
+type Payload struct {
+	Type string // payload type; "" for session_meta
+
+	// model_msg
+	Role       string
+	Text       string   // text, partial_text
+	Thinking   string   // thinking, partial_thinking
+	ImageURL   string   // image_url
+	Data       string   // inline_data, inline_thinking (base64)
+	MimeType   string   // inline_data, inline_thinking
+	Name       string   // tool_call, partial_tool_call
+	Arguments  string   // tool_call, partial_tool_call (JSON text)
+	ToolCallID string   // tool_call*, approval_decision
+	Output     string   // tool_call_output, partial_tool_call_output
+	Images     []string // tool_call_output, partial_tool_call_output (data: URLs)
+	EventType  string   // partial_*: start | delta | stop
+	StopReason string   // one of the six statuses; "" = absent
+	Sender     string   // text, user role only; "" = absent (= "user")
+	Fidelity   json.RawMessage
+
+	// event_msg
+	Status       string       // request_end, compaction_end, mcp_connect_end
+	ErrorMessage string       // request_end, compaction_end; "" = absent
+	Attempt      int          // request_end, compaction_end; 0 = absent
+	RetryInMs    *int         // request_end; nil = absent
+	Decision     string       // approval_decision
+	Session      *TokenCounts // token_usage
+	Request      *TokenCounts // token_usage
+	Reason       string       // compaction_*, abort
+	ReasonNull   bool         // abort: "reason": null on the wire (readers accept it)
+	Mode         string       // compaction_*
+	Context      int64        // compaction_begin
+	Turns        int64        // compaction_begin
+	SessionID    string       // subagent, session_meta
+	Tools        []ToolDefinition
+	Servers      []string        // mcp_connect_begin
+	Results      json.RawMessage // mcp_connect_end: McpServerConnectResult[] (reference detail, kept raw)
+	Outcome      string          // goal_finished
+	Rounds       int64           // goal_finished
+	TokensUsed   int64           // goal_finished
+
+	// session_meta (Type == "")
+	Provider           string
+	ModelID            string
+	ModelContextWindow json.RawMessage // number or string, kept raw
+	SystemPrompt       string
+	AgentState         string
+	Workspace          string
+	Source             string // "subagent" | "schedule" | "" (absent)
+
+	// Extra holds keys this package does not know, in the order read.
+	Extra []RawField
+
+	// has records which keys were present when the payload was decoded, so
+	// validation can tell "missing" from "empty". Builders leave it zero.
+	has keySet
+}
+
+// RawField is one unknown payload key and its raw JSON value.
+type RawField struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// TokenCounts is the token accounting of token_usage (PROTOCOL.md §5). All
+// four keys are always written.
+type TokenCounts struct {
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Output     int64 `json:"output"`
+	Total      int64 `json:"total"`
+}
+
+// Add returns the field-by-field sum of t and u.
+func (t TokenCounts) Add(u TokenCounts) TokenCounts {
+	return TokenCounts{t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite, t.Output + u.Output, t.Total + u.Total}
+}
+
+// ToolDefinition describes one tool (PROTOCOL.md §5, tool_list_ready).
+type ToolDefinition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// IsPartial reports whether m is a streaming fragment (partial_*).
+func (m *Message) IsPartial() bool {
+	if m.Type != TypeModelMsg {
+		return false
+	}
+	switch m.Payload.Type {
+	case PartialText, PartialThinking, PartialToolCall, PartialToolCallOutput:
+		return true
+	}
+	return false
+}
+
+// IsEvent reports whether m is an event_msg of the given payload type.
+func (m *Message) IsEvent(payloadType string) bool {
+	return m.Type == TypeEventMsg && m.Payload.Type == payloadType
+}
+
+// IsModel reports whether m is a model_msg of the given payload type.
+func (m *Message) IsModel(payloadType string) bool {
+	return m.Type == TypeModelMsg && m.Payload.Type == payloadType
+}
+
+// IsRealToolCall reports whether m is a complete tool_call whose stop_reason
+// is exactly "completed" (ENGINE.md §0).
+func (m *Message) IsRealToolCall() bool {
+	return m.IsModel(ToolCall) && m.Payload.StopReason == StatusCompleted
+}
+
+// Recordable reports whether m may be written to a Trace (ENGINE.md E-16.1):
+// no origin, and session_meta, a complete model_msg or an event_msg.
+func (m *Message) Recordable() bool {
+	if len(m.Origin) > 0 {
+		return false
+	}
+	switch m.Type {
+	case TypeSessionMeta, TypeEventMsg:
+		return true
+	case TypeModelMsg:
+		return !m.IsPartial()
+	}
+	return false
+}
+
+// WithOrigin returns a copy of m whose origin is hop prepended to m's origin
+// (PROTOCOL.md P-3, ENGINE.md E-15.5). The original is not modified.
+func (m Message) WithOrigin(hop string) Message {
+	o := make([]string, 0, len(m.Origin)+1)
+	o = append(o, hop)
+	m.Origin = append(o, m.Origin...)
+	return m
+}
+
+// Body returns the streamed body of a text, thinking, tool call or tool
+// output message, complete or partial: text, thinking, arguments or output.
+func (p *Payload) Body() string {
+	switch p.Type {
+	case Text, PartialText:
+		return p.Text
+	case Thinking, PartialThinking:
+		return p.Thinking
+	case ToolCall, PartialToolCall:
+		return p.Arguments
+	case ToolCallOutput, PartialToolCallOutput:
+		return p.Output
+	}
+	return ""
+}

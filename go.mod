@@ -1,0 +1,3 @@
+module github.com/floehq/floe
+
+go 1.26
