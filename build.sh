@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Floe build entry point. See README.md.
+#   ./build.sh build          build every target into static/
+#   ./build.sh serve [PORT]   build, then serve the playground on 127.0.0.1
+#   ./build.sh test           install what tests need, run every test
+#   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR
+#   ./build.sh bench          benchmarks (Go and wasm)
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+SHARED=${FLOE_SHARED:-$ROOT/../shared}
+export FLOE_SHARED=$SHARED
+
+cmd=${1:-build}
+shift || true
+case "$cmd" in
+  build) exec scripts/build.sh "$@" ;;
+  serve) exec scripts/serve.sh "$@" ;;
+  test) exec scripts/test.sh "$@" ;;
+  conform) exec scripts/conform.sh "$@" ;;
+  bench) exec scripts/bench.sh "$@" ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench)" >&2; exit 2 ;;
+esac
