@@ -1,0 +1,98 @@
+package mergequeue
+
+import "context"
+
+// Producer is one source of items for a [Queue]: the LLM stream's driver, a
+// tool. Items of one Producer keep their order; items of different
+// Producers interleave by arrival. A Producer is safe for concurrent use,
+// though one goroutine usually owns it.
+type Producer[T any] struct {
+	q    *Queue[T]
+	done bool // guarded by q.mu
+}
+
+// NewProducer registers a live producer; the consumer keeps waiting for it
+// until its [Producer.Done]. Registering while another producer is live
+// always works, so a live producer may register more (the driver registers
+// a tool). After Pop has returned [ErrDone], or after [Queue.Close], it
+// returns a producer whose Push returns [ErrClosed]: register the first
+// producer before the consumer starts popping.
+//
+// NewProducer is safe for concurrent use.
+func (q *Queue[T]) NewProducer() *Producer[T] {
+	q.lock()
+	defer q.mu.Unlock()
+	p := &Producer[T]{q: q}
+	if q.ended || q.closed {
+		p.done = true
+	} else {
+		q.live++
+	}
+	return p
+}
+
+// Push appends vs to the queue contiguously and atomically: no other
+// producer's item lands between them. It blocks while the queue holds
+// capacity or more items; a batch is admitted as soon as there is room for
+// one item, so a batch may overshoot the bound by len(vs)-1. Push copies
+// vs and does not keep it.
+//
+// Push returns [ErrClosed] after [Queue.Close] or [Producer.Done], and
+// ctx.Err() if ctx is cancelled while it waits; a Push that need not wait
+// succeeds even if ctx is already cancelled. Push is safe for concurrent use.
+func (p *Producer[T]) Push(ctx context.Context, vs ...T) error {
+	q := p.q
+	q.lock()
+	if q.items.n < q.capacity && !q.closed && !p.done { // fast path: no wait, no defer
+		q.items.push(vs, q.capacity)
+		q.passOn()
+		q.mu.Unlock()
+		return nil
+	}
+	defer q.mu.Unlock()
+	var stop func() bool
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	for {
+		switch {
+		case q.closed || p.done:
+			return ErrClosed
+		case len(vs) == 0:
+			return nil
+		case q.items.n < q.capacity:
+			q.items.push(vs, q.capacity)
+			q.passOn()
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, q.wakePushers)
+		}
+		q.pushWait++
+		q.notFull.Wait()
+		q.pushWait--
+	}
+}
+
+// Done marks the producer finished: its later Pushes return [ErrClosed],
+// and once every producer is done and the queue is drained the consumer
+// gets [ErrDone]. Done is idempotent and safe for concurrent use.
+func (p *Producer[T]) Done() {
+	q := p.q
+	q.lock()
+	defer q.mu.Unlock()
+	if p.done {
+		return
+	}
+	p.done = true
+	q.live--
+	q.passOn()
+	if q.pushWait > 0 {
+		q.notFull.Broadcast() // a Push of p blocked elsewhere now fails
+	}
+}

@@ -1,0 +1,214 @@
+package mergequeue
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+)
+
+// DefaultCapacity is the backpressure bound of a [Queue] made by [New] with a
+// capacity ≤ 0, and of the zero Queue.
+const DefaultCapacity = 256
+
+var (
+	// ErrClosed is returned by every blocking call after [Queue.Close], and by
+	// [Producer.Push] after [Producer.Done].
+	ErrClosed = errors.New("mergequeue: closed")
+	// ErrDone is returned by [Queue.Pop] and [Queue.PopBatch] when every
+	// producer has finished and the queue is drained: the stream has ended.
+	ErrDone = errors.New("mergequeue: done")
+)
+
+// Queue is a many-producer, one-consumer FIFO queue. Producers register
+// with [Queue.NewProducer] and push with [Producer.Push]; the consumer pops
+// with [Queue.Pop], [Queue.PopBatch] or [Queue.All] until [ErrDone].
+//
+// A Queue is safe for concurrent use by multiple goroutines. The zero Queue
+// is ready to use with [DefaultCapacity]. A Queue must not be copied after
+// first use.
+type Queue[T any] struct {
+	mu       sync.Mutex
+	items    ring[T]
+	capacity int
+	live     int       // producers registered and not Done
+	popWait  int       // goroutines waiting in Pop or PopBatch
+	pushWait int       // goroutines waiting in Push
+	notEmpty sync.Cond // an item arrived, the last producer finished, or Close
+	notFull  sync.Cond // room appeared, a producer finished, or Close
+	ended    bool      // Pop has returned ErrDone
+	closed   bool
+
+	// wakePoppers and wakePushers run from context.AfterFunc when a
+	// waiter's context is cancelled; each waiter then rechecks its own
+	// context. Made once, so a wait allocates only what AfterFunc does.
+	wakePoppers, wakePushers func()
+}
+
+// New returns an empty Queue whose producers block while capacity or more
+// items are queued. A capacity ≤ 0 means [DefaultCapacity]. The buffer
+// grows on demand, so a large capacity costs memory only when it is used.
+func New[T any](capacity int) *Queue[T] {
+	if capacity <= 0 {
+		capacity = DefaultCapacity
+	}
+	return &Queue[T]{capacity: capacity}
+}
+
+// lock acquires q.mu and completes the zero Queue on first use.
+func (q *Queue[T]) lock() {
+	q.mu.Lock()
+	if q.notEmpty.L == nil {
+		q.notEmpty.L, q.notFull.L = &q.mu, &q.mu
+		q.wakePoppers = func() { q.broadcast(&q.notEmpty) }
+		q.wakePushers = func() { q.broadcast(&q.notFull) }
+		if q.capacity <= 0 {
+			q.capacity = DefaultCapacity
+		}
+	}
+}
+
+// Pop removes and returns the oldest item. It blocks while the queue is
+// empty and some producer is live. It returns [ErrDone] once every producer
+// is done and the queue is drained, [ErrClosed] after [Queue.Close], and
+// ctx.Err() if ctx is cancelled while it waits; a queued item is returned
+// even if ctx is already cancelled.
+//
+// Pop is safe for concurrent use; with several consumers each item still
+// goes to exactly one of them.
+func (q *Queue[T]) Pop(ctx context.Context) (T, error) {
+	q.lock()
+	if q.items.n > 0 && !q.closed { // fast path: no wait, no defer
+		v := q.items.pop()
+		q.passOn()
+		q.mu.Unlock()
+		return v, nil
+	}
+	defer q.mu.Unlock()
+	if err := q.awaitItems(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	v := q.items.pop()
+	q.passOn()
+	return v, nil
+}
+
+// PopBatch is like [Queue.Pop] but appends every queued item, up to max
+// (no limit if max ≤ 0) and at least one, to dst under one lock acquisition,
+// and returns the extended slice. On error it returns dst unchanged. Reusing
+// dst[:0] across calls makes the consumer side allocation-free.
+//
+// PopBatch is safe for concurrent use.
+func (q *Queue[T]) PopBatch(ctx context.Context, dst []T, max int) ([]T, error) {
+	q.lock()
+	defer q.mu.Unlock()
+	if err := q.awaitItems(ctx); err != nil {
+		return dst, err
+	}
+	k := q.items.n
+	if max > 0 && max < k {
+		k = max
+	}
+	dst = q.items.popN(dst, k)
+	q.passOn()
+	return dst, nil
+}
+
+// awaitItems waits until an item is queued, or returns why none will come.
+// It is called with q.mu held.
+func (q *Queue[T]) awaitItems(ctx context.Context) error {
+	var stop func() bool
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	for {
+		switch {
+		case q.closed:
+			return ErrClosed
+		case q.items.n > 0:
+			return nil
+		case q.live == 0:
+			q.ended = true
+			q.passOn() // the next waiter ends too
+			return ErrDone
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, q.wakePoppers)
+		}
+		q.popWait++
+		q.notEmpty.Wait()
+		q.popWait--
+	}
+}
+
+// passOn wakes one waiter on each side whose condition now holds. Every
+// call that changes the queue ends with it, and every woken waiter that
+// proceeds calls it again, so a wake-up is handed on instead of lost. It
+// signals only when someone waits and is called with q.mu held.
+func (q *Queue[T]) passOn() {
+	if q.popWait > 0 && (q.items.n > 0 || q.live == 0) {
+		q.notEmpty.Signal()
+	}
+	if q.pushWait > 0 && q.items.n < q.capacity {
+		q.notFull.Signal()
+	}
+}
+
+// broadcast wakes every waiter on c.
+func (q *Queue[T]) broadcast(c *sync.Cond) {
+	q.mu.Lock()
+	c.Broadcast()
+	q.mu.Unlock()
+}
+
+// Len returns the number of items currently queued. It is safe for
+// concurrent use; the answer may be stale by the time it is used.
+func (q *Queue[T]) Len() int {
+	q.lock()
+	defer q.mu.Unlock()
+	return q.items.n
+}
+
+// Close tells the queue that its consumer is gone. It drops the queued
+// items and wakes every waiter; from then on Push, Pop and PopBatch return
+// [ErrClosed]. Close is idempotent and safe for concurrent use.
+func (q *Queue[T]) Close() {
+	q.lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.items.reset()
+	q.notEmpty.Broadcast()
+	q.notFull.Broadcast()
+}
+
+// All returns an iterator over the items in arrival order, popping each
+// with [Queue.Pop]. It ends after the last item once every producer is done.
+// Any other error (cancellation of ctx, [ErrClosed]) is yielded once with a
+// zero item, and then the iteration ends. Breaking out of the loop leaves
+// the remaining items queued.
+//
+// The iterator is safe for concurrent use, as Pop is.
+func (q *Queue[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for {
+			v, err := q.Pop(ctx)
+			if err == ErrDone {
+				return
+			}
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}

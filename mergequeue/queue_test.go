@@ -1,0 +1,245 @@
+package mergequeue_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/floehq/floe/mergequeue"
+)
+
+func TestPopSequential(t *testing.T) {
+	t.Parallel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name    string
+		run     func(q *mergequeue.Queue[int]) // pushes and Dones before popping
+		ctx     context.Context
+		want    []int
+		wantErr error
+	}{
+		{
+			name:    "no producers",
+			run:     func(q *mergequeue.Queue[int]) {},
+			wantErr: mergequeue.ErrDone,
+		},
+		{
+			name: "one producer drained before done",
+			run: func(q *mergequeue.Queue[int]) {
+				p := q.NewProducer()
+				p.Push(context.Background(), 1, 2, 3)
+				p.Done()
+			},
+			want:    []int{1, 2, 3},
+			wantErr: mergequeue.ErrDone,
+		},
+		{
+			name: "arrival order across producers",
+			run: func(q *mergequeue.Queue[int]) {
+				a, b := q.NewProducer(), q.NewProducer()
+				ctx := context.Background()
+				a.Push(ctx, 1)
+				b.Push(ctx, 2, 3)
+				a.Push(ctx, 4)
+				b.Done()
+				a.Push(ctx, 5)
+				a.Done()
+			},
+			want:    []int{1, 2, 3, 4, 5},
+			wantErr: mergequeue.ErrDone,
+		},
+		{
+			name: "queued items win over a cancelled context",
+			run: func(q *mergequeue.Queue[int]) {
+				p := q.NewProducer()
+				p.Push(cancelled, 7, 8) // need not wait, so it succeeds
+				p.Done()
+			},
+			ctx:     cancelled,
+			want:    []int{7, 8},
+			wantErr: mergequeue.ErrDone,
+		},
+		{
+			name: "cancelled context with nothing queued",
+			run: func(q *mergequeue.Queue[int]) {
+				q.NewProducer()
+			},
+			ctx:     cancelled,
+			wantErr: context.Canceled,
+		},
+		{
+			name: "closed with items queued",
+			run: func(q *mergequeue.Queue[int]) {
+				q.NewProducer().Push(context.Background(), 1, 2)
+				q.Close()
+			},
+			wantErr: mergequeue.ErrClosed,
+		},
+		{
+			name: "empty push adds nothing",
+			run: func(q *mergequeue.Queue[int]) {
+				p := q.NewProducer()
+				p.Push(context.Background())
+				p.Done()
+			},
+			wantErr: mergequeue.ErrDone,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := mergequeue.New[int](16)
+			tt.run(q)
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = t.Context()
+			}
+			got, err := drain(ctx, q)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("final error = %v, want %v", err, tt.wantErr)
+			}
+			wantItems(t, got, tt.want)
+			if n := q.Len(); n != 0 {
+				t.Fatalf("Len after drain = %d, want 0", n)
+			}
+		})
+	}
+}
+
+func TestPopBatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		queued []int
+		max    int
+		want   []int // appended after the prefix
+		left   int
+	}{
+		{name: "all", queued: []int{1, 2, 3}, max: 0, want: []int{1, 2, 3}},
+		{name: "negative max means all", queued: []int{1, 2}, max: -1, want: []int{1, 2}},
+		{name: "limited", queued: []int{1, 2, 3}, max: 2, want: []int{1, 2}, left: 1},
+		{name: "one", queued: []int{1, 2, 3}, max: 1, want: []int{1}, left: 2},
+		{name: "max above len", queued: []int{1}, max: 10, want: []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := mergequeue.New[int](8)
+			p := q.NewProducer()
+			mustPush(t, p, tt.queued...)
+			dst := []int{-1}
+			dst, err := q.PopBatch(t.Context(), dst, tt.max)
+			if err != nil {
+				t.Fatalf("PopBatch = %v", err)
+			}
+			wantItems(t, dst, append([]int{-1}, tt.want...))
+			if n := q.Len(); n != tt.left {
+				t.Fatalf("Len = %d, want %d", n, tt.left)
+			}
+		})
+	}
+}
+
+func TestPopBatchErrorKeepsDst(t *testing.T) {
+	t.Parallel()
+	q := mergequeue.New[int](1)
+	dst, err := q.PopBatch(t.Context(), []int{9}, 0)
+	if err != mergequeue.ErrDone {
+		t.Fatalf("PopBatch = %v, want ErrDone", err)
+	}
+	wantItems(t, dst, []int{9})
+}
+
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		do   func(t *testing.T, q *mergequeue.Queue[int]) error
+	}{
+		{"push after done", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			p := q.NewProducer()
+			p.Done()
+			return p.Push(t.Context(), 1)
+		}},
+		{"empty push after done", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			p := q.NewProducer()
+			p.Done()
+			return p.Push(t.Context())
+		}},
+		{"push after close", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			p := q.NewProducer()
+			q.Close()
+			return p.Push(t.Context(), 1)
+		}},
+		{"register after close", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			q.Close()
+			return q.NewProducer().Push(t.Context(), 1)
+		}},
+		{"register after ErrDone", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			if _, err := q.Pop(t.Context()); err != mergequeue.ErrDone {
+				t.Fatalf("Pop = %v, want ErrDone", err)
+			}
+			p := q.NewProducer()
+			defer p.Done()
+			return p.Push(t.Context(), 1)
+		}},
+		{"pop after close", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			q.NewProducer()
+			q.Close()
+			q.Close() // idempotent
+			_, err := q.Pop(t.Context())
+			return err
+		}},
+		{"pop batch after close", func(t *testing.T, q *mergequeue.Queue[int]) error {
+			q.Close()
+			_, err := q.PopBatch(t.Context(), nil, 0)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := mergequeue.New[int](2)
+			if err := tt.do(t, q); err != mergequeue.ErrClosed {
+				t.Fatalf("got %v, want ErrClosed", err)
+			}
+			if n := q.Len(); n != 0 {
+				t.Fatalf("Len = %d, want 0", n)
+			}
+		})
+	}
+}
+
+func TestZeroQueue(t *testing.T) {
+	t.Parallel()
+	var q mergequeue.Queue[string]
+	p := q.NewProducer()
+	for range mergequeue.DefaultCapacity {
+		mustPush(t, p, "x") // fills to the default bound without blocking
+	}
+	p.Done()
+	got, err := drain(t.Context(), &q)
+	if err != mergequeue.ErrDone || len(got) != mergequeue.DefaultCapacity {
+		t.Fatalf("drain = %d items, %v; want %d, ErrDone", len(got), err, mergequeue.DefaultCapacity)
+	}
+}
+
+func TestAllBreakLeavesItems(t *testing.T) {
+	t.Parallel()
+	q := mergequeue.New[int](0)
+	p := q.NewProducer()
+	mustPush(t, p, 1, 2, 3)
+	p.Done()
+	for v, err := range q.All(t.Context()) {
+		if err != nil || v != 1 {
+			t.Fatalf("first item = %v, %v", v, err)
+		}
+		break
+	}
+	got, err := drain(t.Context(), q)
+	if err != mergequeue.ErrDone {
+		t.Fatalf("drain = %v", err)
+	}
+	wantItems(t, got, []int{2, 3})
+}
