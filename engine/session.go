@@ -2,27 +2,97 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"iter"
+	"sync"
 
+	"github.com/floehq/floe/clock"
 	"github.com/floehq/floe/engine/omni"
 )
 
 // Session is one conversation: one engine, one Trace, one LLM context at a
 // time (ENGINE.md §0). Its methods are safe for concurrent use; at most one
-// run or manual compaction is in flight at a time.
-type Session struct{ cfg Config }
+// run or manual compaction is in flight at a time (E-3.3).
+type Session struct {
+	cfg   Config
+	clock Clock
+	stamp stamper // used by the run goroutine only
+
+	// Run-goroutine state: touched only by the goroutine of the run in
+	// flight (or between runs, under the busy reservation).
+	llm              LLM
+	history          []omni.Message // to inject at the first request (resume)
+	carry            []omni.Message // pendingCarryOver
+	summary          *omni.Message  // pendingSummary
+	sessionTurns     int64
+	lastRequestTotal int64
+	sessionTokens    omni.TokenCounts
+	metaWritten      bool
+	rotatePending    bool
+	toolListOwed     bool
+	compacted        bool // the current context was started by a completed compaction
+
+	mu       sync.Mutex // guards the fields below
+	running  bool
+	steering []steerEntry
+	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
+}
+
+type steerEntry struct{ input []omni.Message }
 
 // New validates cfg and returns a Session.
-func New(cfg Config) (*Session, error) { return &Session{cfg: cfg}, nil }
+func New(cfg Config) (*Session, error) {
+	if cfg.Meta.Type != omni.TypeSessionMeta {
+		return nil, fmt.Errorf("engine: Config.Meta: want a %s message, got type %q", omni.TypeSessionMeta, cfg.Meta.Type)
+	}
+	if cfg.Meta.Payload.SessionID == "" {
+		return nil, fmt.Errorf("engine: Config.Meta: payload.session_id is empty")
+	}
+	if cfg.LLM == nil {
+		return nil, fmt.Errorf("engine: Config.LLM is nil")
+	}
+	if c := cfg.Compaction; c != nil && c.Mode != omni.ModeSummarize && c.Mode != omni.ModeDiscard {
+		return nil, fmt.Errorf("engine: Config.Compaction.Mode: %q is not one of summarize|discard", c.Mode)
+	}
+	s := &Session{cfg: cfg, clock: cfg.Clock, llm: cfg.LLM}
+	if s.clock == nil {
+		s.clock = clock.System{}
+	}
+	s.toolListOwed = cfg.ToolList != nil
+	if r := cfg.Resume; r != nil {
+		s.history = r.History
+		s.carry = append([]omni.Message(nil), r.CarryOver...)
+		s.summary = r.PendingSummary
+		s.sessionTurns = r.SessionTurns
+		s.sessionTokens = r.SessionTokens
+		s.lastRequestTotal = r.LastRequestTotal
+		s.rotatePending = r.ContextClosed
+		s.metaWritten = r.MetaWritten
+	}
+	return s, nil
+}
 
 // ID returns the session id of the session_meta.
 func (s *Session) ID() string { return s.cfg.Meta.Payload.SessionID }
 
-// Start begins a run with newMessages as its input (E-3.6). The returned
-// Run must be consumed (Next / All) or closed. ErrBusy if a run is in flight.
+// Meta returns the session's session_meta message.
+func (s *Session) Meta() omni.Message { return s.cfg.Meta }
+
+// Start begins a run with newMessages as its input (E-3.6). The returned Run
+// must be consumed (Next or All) or closed: the session stays busy until the
+// run has ended. ErrBusy if a run is in flight; nothing is streamed or traced
+// then.
 func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts RunOptions) (*Run, error) {
-	return nil, errors.New("engine: not implemented")
+	for i := range newMessages {
+		if err := validateMsg(newMessages[i]); err != nil {
+			return nil, fmt.Errorf("engine: input[%d]: %w", i, err)
+		}
+	}
+	if !s.reserve() {
+		return nil, ErrBusy
+	}
+	input := append([]omni.Message(nil), newMessages...)
+	return newRun(ctx, s, opts, func(r *run) { r.runLoop(input) }), nil
 }
 
 // Run is Start followed by Run.All.
@@ -34,72 +104,125 @@ func (s *Session) Run(ctx context.Context, newMessages []omni.Message, opts RunO
 	return r.All(), nil
 }
 
-// Steer queues steering input for the run in flight (E-11.1).
-func (s *Session) Steer(input []omni.Message) bool { return false }
+func (s *Session) reserve() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return false
+	}
+	s.running = true
+	return true
+}
 
-// Unsteer removes a not yet delivered Steer entry, matched by identity
-// (the same slice passed to Steer) (E-11.2).
-func (s *Session) Unsteer(input []omni.Message) bool { return false }
+func (s *Session) release() {
+	s.mu.Lock()
+	s.running = false
+	s.steering = nil // E-3.7
+	s.mu.Unlock()
+}
 
-// SkipReconnectWait wakes a pending backoff early (E-10.7).
-func (s *Session) SkipReconnectWait() bool { return false }
+// Steer queues steering input for the run in flight (E-11.1). It returns
+// false when no run is in flight. Input without steering content (no
+// image_url, no non-blank text) queues nothing and returns true. Steer never
+// waits for the run and may be called from inside the run's callbacks.
+func (s *Session) Steer(input []omni.Message) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return false
+	}
+	if hasSteeringContent(input) {
+		s.steering = append(s.steering, steerEntry{input: input})
+	}
+	return true
+}
 
-// Compact runs a manual compaction between runs (E-13.13).
-func (s *Session) Compact(ctx context.Context) (*Run, error) {
-	return nil, errors.New("engine: not implemented")
+// Unsteer removes a not yet delivered Steer entry, matched by identity (the
+// same slice passed to Steer) (E-11.2).
+func (s *Session) Unsteer(input []omni.Message) bool {
+	if len(input) == 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, e := range s.steering {
+		if len(e.input) > 0 && &e.input[0] == &input[0] {
+			s.steering = append(s.steering[:i:i], s.steering[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// SkipReconnectWait wakes a pending backoff early as if it had elapsed; it
+// returns false if no wait is pending (E-10.7).
+func (s *Session) SkipReconnectWait() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.backoff == nil {
+		return false
+	}
+	s.backoff()
+	s.backoff = nil
+	return true
 }
 
 // Compactability answers CompactOK, CompactUnsupported, CompactEmpty or
-// CompactJustCompacted (E-13.13).
-func (s *Session) Compactability() string { return CompactUnsupported }
+// CompactJustCompacted (E-13.13). It must not be called during a run.
+func (s *Session) Compactability() string {
+	switch {
+	case s.cfg.Compaction == nil || s.cfg.NewLLM == nil:
+		return CompactUnsupported
+	case s.sessionTurns == 0 && s.compacted:
+		return CompactJustCompacted
+	case s.sessionTurns == 0:
+		return CompactEmpty
+	}
+	return CompactOK
+}
 
 // Snapshot returns the session's state between runs: carry-over, pending
-// summary, counters and tokens. History is the committed context as the
-// engine fed it (for resume comparisons).
-func (s *Session) Snapshot() Snapshot { return Snapshot{} }
-
-// Run is one run's output stream (ENGINE.md §3). Its consumer methods must be
-// called from one goroutine at a time.
-type Run struct{}
-
-// Next returns the next message; false when the run has ended. It performs
-// run-level steps only when called after every earlier message was taken
-// (E-3.2).
-func (r *Run) Next() (omni.Message, bool) { return omni.Message{}, false }
-
-// Buffered reports whether Next would return a message that is already
-// produced, without waiting and without performing a run-level step. A
-// batching consumer (the JS bridge) takes messages while Buffered is true.
-func (r *Run) Buffered() bool { return false }
-
-// All returns the remaining stream as a sequence. Breaking out of the loop
-// is a user abort (E-3.3a): the run finishes before the loop statement ends.
-func (r *Run) All() iter.Seq[omni.Message] {
-	return func(yield func(omni.Message) bool) {}
-}
-
-// Close abandons the run: if it has not ended it is aborted (E-3.3a) and
-// Close returns once the engine has finished. Safe to call more than once.
-func (r *Run) Close() {}
-
-// SubagentHandle runs a child session for a tool of the parent (E-15.4).
-type SubagentHandle struct{ child *Session }
-
-// NewSubagent creates the child session; cfg.Meta should carry
-// source "subagent".
-func NewSubagent(cfg Config) (*SubagentHandle, error) {
-	s, err := New(cfg)
-	if err != nil {
-		return nil, err
+// summary, counters and tokens (not History, which the LLM context holds).
+// It must not be called during a run.
+func (s *Session) Snapshot() Snapshot {
+	snap := Snapshot{
+		CarryOver:        append([]omni.Message(nil), s.carry...),
+		SessionTurns:     s.sessionTurns,
+		SessionTokens:    s.sessionTokens,
+		LastRequestTotal: s.lastRequestTotal,
+		ContextClosed:    s.rotatePending,
+		MetaWritten:      s.metaWritten,
 	}
-	return &SubagentHandle{child: s}, nil
+	if s.summary != nil {
+		m := *s.summary
+		snap.PendingSummary = &m
+	}
+	return snap
 }
 
-// Session returns the child session.
-func (h *SubagentHandle) Session() *Session { return h.child }
+func hasSteeringContent(input []omni.Message) bool {
+	for i := range input {
+		p := &input[i].Payload
+		if input[i].Type != omni.TypeModelMsg {
+			continue
+		}
+		if p.Type == omni.ImageURL {
+			return true
+		}
+		if p.Type == omni.Text && trimmedNonEmpty(p.Text) {
+			return true
+		}
+	}
+	return false
+}
 
-// Run runs the child with prompt and yields its messages with the child id
-// prepended to origin (E-15.4).
-func (h *SubagentHandle) Run(ctx context.Context, prompt string, approve Approver) iter.Seq[omni.Message] {
-	return func(yield func(omni.Message) bool) {}
+func trimmedNonEmpty(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+		default:
+			return true
+		}
+	}
+	return false
 }

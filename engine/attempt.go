@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/mergequeue"
+)
+
+// queueCapacity bounds the messages producers may queue ahead of the
+// consumer (backpressure).
+const queueCapacity = 256
+
+// item is one entry of an attempt's merge queue.
+type item struct {
+	m         omni.Message
+	traceOnly bool // written to the Trace, never streamed
+}
+
+// call is one entry of the call ledger: a real tool call and its output.
+type call struct {
+	msg    omni.Message
+	output *omni.Message // the last complete tool_call_output; written by its producer
+}
+
+// attempt is one LLM request and the tools it triggered (E-4.5–E-4.10).
+type attempt struct {
+	outcome  Outcome
+	calls    []*call        // real tool calls in call order
+	segments []omni.Message // complete thinking/text, production order
+	usage    *omni.Message  // the last token_usage
+	usages   int64          // token_usage messages seen
+	text     []byte         // concatenated complete assistant text bodies (compaction)
+}
+
+func (t *attempt) outputsInCallOrder() []omni.Message {
+	var out []omni.Message
+	for _, c := range t.calls {
+		if c.output != nil {
+			out = append(out, *c.output)
+		}
+	}
+	return out
+}
+
+// runAttempt performs one request: request_begin, the LLM call with its
+// driver and tools, request_end; it returns when the LLM has returned, every
+// tool has finished and the consumer has taken every message (E-4.9). A
+// compaction attempt (E-13.5) writes everything to the Trace only.
+func (r *run) runAttempt(in []omni.Message, retries, maxRetries int, compaction bool) *attempt {
+	s := r.s
+	s.injectHistory(r.ctx)
+	begin := omni.RequestBeginMsg()
+	if compaction {
+		s.stampMsg(&begin)
+		s.traceWrite(begin)
+	} else {
+		r.emit(begin)
+	}
+
+	t := &attempt{}
+	q := mergequeue.New[item](queueCapacity)
+	llmCtx, cancelLLM := context.WithCancel(r.ctx)
+	defer cancelLLM()
+	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM}
+	params := GenerateParams{NewMessages: in}
+	if !compaction {
+		params.ThinkingLevel = r.opts.ThinkingLevel
+	}
+	go d.run(llmCtx, s.llm, params, retries, maxRetries)
+	r.consume(q)
+
+	if u := t.usage; u != nil { // E-4.7.2, E-13.5
+		if u.Payload.Request != nil {
+			s.lastRequestTotal = u.Payload.Request.Total
+		}
+		if u.Payload.Session != nil {
+			s.sessionTokens = *u.Payload.Session
+		}
+		if !compaction {
+			s.sessionTurns += t.usages
+		}
+	}
+	return t
+}
+
+// consume moves the attempt's messages from the merge queue to the Trace
+// and the consumer, in arrival order, until every producer is done.
+func (r *run) consume(q *mergequeue.Queue[item]) {
+	buf := make([]item, 0, 64)
+	var err error
+	for {
+		buf, err = q.PopBatch(context.Background(), buf[:0], 64)
+		if err != nil {
+			return // ErrDone: every producer finished and the queue is drained
+		}
+		for i := range buf {
+			it := &buf[i]
+			if it.traceOnly {
+				if it.m.Recordable() {
+					r.s.traceWrite(it.m)
+				}
+				continue
+			}
+			more := i < len(buf)-1 || q.Len() > 0
+			r.deliverQueued(it.m, more)
+		}
+		clear(buf)
+	}
+}
+
+// driver handles the LLM's messages one at a time, in order (E-4.7).
+type driver struct {
+	r          *run
+	t          *attempt
+	q          *mergequeue.Queue[item]
+	prod       *mergequeue.Producer[item]
+	compaction bool
+	cancelLLM  context.CancelFunc
+	stamp      stamper
+
+	mu     sync.Mutex // serializes emit calls and guards the fields below
+	closed bool       // the LLM has returned
+	bad    error      // the LLM broke the protocol; the attempt is malformed
+	check  discipline
+}
+
+func (d *driver) run(ctx context.Context, llm LLM, p GenerateParams, retries, maxRetries int) {
+	s := d.r.s
+	defer d.prod.Done()
+	var o Outcome
+	func() {
+		defer recoverTo(s, "llm", func(v any) {
+			o = Outcome{Status: omni.StatusFailed, ErrorMessage: "llm callback panicked: " + panicText(v)}
+		})
+		o = llm.StreamGenerate(ctx, p, d.emit)
+	}()
+	d.mu.Lock()
+	d.closed = true
+	bad := d.bad
+	if bad == nil {
+		bad = d.check.End()
+	}
+	d.mu.Unlock()
+	if bad != nil {
+		o = Outcome{Status: omni.StatusMalformed, ErrorMessage: bad.Error()}
+	}
+	o = normalizeOutcome(o)
+	d.t.outcome = o
+	end := requestEnd(o, retries, maxRetries, s.delayMs)
+	d.stamp.stamp(s.clock, &end)
+	d.push(end)
+}
+
+// requestEnd stamps request_end per E-4.8.
+func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.Message {
+	p := omni.Payload{Type: omni.RequestEnd, Status: o.Status, ErrorMessage: o.ErrorMessage}
+	if o.Status != omni.StatusCompleted || retries > 0 {
+		p.Attempt = retries + 1
+	}
+	if retryable(o) && retries < maxRetries {
+		v := delayMs(retries + 1)
+		p.RetryInMs = &v
+	}
+	return omni.Event(p)
+}
+
+func retryable(o Outcome) bool {
+	switch o.Status {
+	case omni.StatusFailed:
+		return !o.Permanent
+	case omni.StatusTimeout, omni.StatusMalformed:
+		return true
+	}
+	return false
+}
+
+func normalizeOutcome(o Outcome) Outcome {
+	switch o.Status {
+	case omni.StatusCompleted, omni.StatusFailed, omni.StatusAborted, omni.StatusTimeout, omni.StatusMalformed, omni.StatusAuth:
+		return o
+	case "":
+		return Outcome{Status: omni.StatusFailed, ErrorMessage: "llm returned no outcome status"}
+	}
+	return Outcome{Status: omni.StatusFailed, ErrorMessage: fmt.Sprintf("llm returned outcome status %q, not one of completed|failed|aborted|timeout|malformed|auth", o.Status)}
+}
+
+func (d *driver) push(ms ...omni.Message) {
+	items := make([]item, len(ms))
+	for i := range ms {
+		items[i] = item{m: ms[i], traceOnly: d.compaction}
+	}
+	d.prod.Push(context.Background(), items...)
+}
+
+func (d *driver) push1(m omni.Message) {
+	d.prod.Push(context.Background(), item{m: m, traceOnly: d.compaction})
+}
+
+// emit is the LLM's emit callback.
+func (d *driver) emit(m omni.Message) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.bad != nil {
+		return
+	}
+	if err := checkLLMMessage(&m, &d.check); err != nil {
+		d.bad = err
+		d.cancelLLM()
+		return
+	}
+	d.stamp.stamp(d.r.s.clock, &m)
+	d.push1(m)
+	t := d.t
+	switch {
+	case m.IsEvent(omni.TokenUsage):
+		t.usage = &m
+		t.usages++
+	case m.IsModel(omni.Thinking):
+		t.segments = append(t.segments, m)
+	case m.IsModel(omni.Text):
+		t.segments = append(t.segments, m)
+		if m.Payload.Role == omni.RoleAssistant {
+			t.text = append(t.text, m.Payload.Text...)
+		}
+	case m.IsRealToolCall():
+		c := &call{msg: m}
+		t.calls = append(t.calls, c)
+		if !d.compaction {
+			d.decide(c)
+		}
+	}
+}
+
+// checkLLMMessage validates one message of the LLM stream. A message with
+// an origin, a session_meta, or a user-side message is not the LLM's to send.
+func checkLLMMessage(m *omni.Message, disc *discipline) error {
+	if err := validateMsg(*m); err != nil {
+		return fmt.Errorf("invalid message from llm: %w", err)
+	}
+	if len(m.Origin) > 0 {
+		return errors.New("invalid message from llm: origin is reserved for subagent traffic")
+	}
+	switch m.Type {
+	case omni.TypeSessionMeta:
+		return errors.New("invalid message from llm: session_meta")
+	case omni.TypeEventMsg:
+		if !m.IsEvent(omni.TokenUsage) {
+			return fmt.Errorf("invalid message from llm: event %q is the engine's to emit", m.Payload.Type)
+		}
+	}
+	if err := disc.Check(*m); err != nil {
+		return fmt.Errorf("invalid message from llm: %w", err)
+	}
+	return nil
+}
+
+// decide asks the approver about one real tool call and acts on the answer
+// (§5); called with d.mu held, before the next LLM message is looked at.
+func (d *driver) decide(c *call) {
+	r := d.r
+	id := c.msg.Payload.ToolCallID
+	if r.aborted() { // E-5.5: the approver is not called
+		return
+	}
+	decision, ok := d.approve(c.msg)
+	if !ok { // the abort won (E-5.5): no decision, nothing dispatched
+		return
+	}
+	dec := omni.ApprovalDecisionMsg(decision, id)
+	d.stamp.stamp(r.s.clock, &dec)
+	if decision == omni.DecisionAllow {
+		d.push1(dec)
+		d.dispatch(c)
+		return
+	}
+	text := DeniedByUser
+	if decision == omni.DecisionForbidden {
+		text = DeniedByPolicy
+	}
+	out := omni.ToolOutput(id, text, omni.StatusAborted)
+	d.stamp.stamp(r.s.clock, &out)
+	c.output = &out
+	d.push(dec, out) // E-5.7: nothing between them
+}
+
+type approval struct {
+	decision string
+	err      error
+}
+
+// approve calls the run's approver (E-5.3, E-5.4, E-5.5). ok is false when
+// the abort fired before the answer was known.
+func (d *driver) approve(tc omni.Message) (string, bool) {
+	r := d.r
+	ap := r.opts.Approve
+	if ap == nil {
+		return omni.DecisionDeny, true
+	}
+	ch := make(chan approval, 1)
+	go func() {
+		defer recoverTo(r.s, "approver", func(v any) {
+			ch <- approval{err: fmt.Errorf("approver panicked: %s", panicText(v))}
+		})
+		dec, err := ap(r.ctx, tc)
+		ch <- approval{dec, err}
+	}()
+	var a approval
+	select {
+	case a = <-ch:
+	case <-r.ctx.Done():
+		return "", false
+	}
+	if r.aborted() { // the abort wins every race
+		return "", false
+	}
+	if a.err != nil {
+		r.s.diag("approver", fmt.Errorf("approver for %s: %w (treated as deny)", tc.Payload.ToolCallID, a.err))
+		return omni.DecisionDeny, true
+	}
+	switch a.decision {
+	case omni.DecisionAllow, omni.DecisionDeny, omni.DecisionForbidden:
+		return a.decision, true
+	}
+	r.s.diag("approver", fmt.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, a.decision))
+	return omni.DecisionDeny, true
+}
+
+// dispatch starts the tool for an allowed call concurrently (E-6.1).
+func (d *driver) dispatch(c *call) {
+	p := d.q.NewProducer()
+	go d.r.runTool(c, p)
+}

@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+type compactAction int
+
+const (
+	compactNone     compactAction = iota // go on with input assembly
+	compactEnd                           // the run ends
+	compactContinue                      // top of the turn loop with the returned input
+)
+
+// compactionResult is the end of one summarize compaction.
+type compactionResult struct {
+	status    string // completed, failed or aborted
+	summary   omni.Message
+	committed bool // some attempt was committed by the old context
+}
+
+// compactionCheckpoint is E-4.3 / E-13.2 after a completed turn.
+func (r *run) compactionCheckpoint(t *attempt, mid bool) (compactAction, []omni.Message) {
+	s := r.s
+	reason := s.compactionReason()
+	if reason == "" {
+		return compactNone, nil
+	}
+	if r.aborted() { // E-9.10
+		s.carry = t.outputsInCallOrder()
+		r.emit(omni.AbortMsg(ReasonUser))
+		return compactEnd, nil
+	}
+	if s.cfg.Compaction.Mode == omni.ModeDiscard { // E-13.3
+		if mid || s.steeringQueued() {
+			return compactNone, nil
+		}
+		r.discard(reason)
+		return compactEnd, nil
+	}
+	var lead []omni.Message
+	if mid {
+		lead = t.outputsInCallOrder()
+	}
+	res := r.summarize(reason, lead)
+	switch res.status {
+	case omni.StatusCompleted:
+		if !mid && !s.steeringQueued() { // E-13.8
+			s.summary = &res.summary
+			return compactEnd, nil
+		}
+		s.traceWrite(res.summary) // E-13.9: performs the rotation
+		steer := r.deliverSteering()
+		return compactContinue, concat([]omni.Message{res.summary}, steer)
+	case omni.StatusAborted:
+		if !mid { // E-13.12: task boundary, aborted
+			return compactEnd, nil
+		}
+		r.abortCompaction(t, res, ReasonCompactAbort)
+		return compactEnd, nil
+	default:
+		if !mid { // task boundary, failed: input assembly goes on
+			return compactNone, nil
+		}
+		r.abortCompaction(t, res, ReasonCompactFailed)
+		return compactEnd, nil
+	}
+}
+
+// abortCompaction ends a run whose mid-task compaction did not complete
+// (E-13.12).
+func (r *run) abortCompaction(t *attempt, res compactionResult, reason string) {
+	if !res.committed {
+		r.s.carry = append(r.s.carry, t.outputsInCallOrder()...)
+	}
+	r.emit(omni.AbortMsg(reason))
+}
+
+// compactionReason is the trigger check of E-13.2 ("" = none).
+func (s *Session) compactionReason() string {
+	c := s.cfg.Compaction
+	if c == nil || s.cfg.NewLLM == nil {
+		return ""
+	}
+	if c.MaxContextLength > 0 && s.lastRequestTotal >= c.MaxContextLength {
+		return omni.ReasonContext
+	}
+	if c.MaxSessionTurns > 0 && s.sessionTurns >= c.MaxSessionTurns {
+		return omni.ReasonTurns
+	}
+	return ""
+}
+
+func (s *Session) compactionBegin(reason, mode string) omni.Message {
+	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Reason: reason, Mode: mode, Context: s.lastRequestTotal, Turns: s.sessionTurns})
+}
+
+// discard is E-13.3 once it runs: begin, end, a new context.
+func (r *run) discard(reason string) {
+	s := r.s
+	r.emit(s.compactionBegin(reason, omni.ModeDiscard))
+	r.emit(omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}))
+	s.newContext()
+}
+
+// newContext is E-13.10.
+func (s *Session) newContext() {
+	s.llm = s.cfg.NewLLM(s.sessionTokens)
+	s.sessionTurns = 0
+	s.lastRequestTotal = 0
+	s.rotatePending = true
+	s.compacted = true
+}
+
+// summarize runs a summarize compaction on the current context (E-13.4 –
+// E-13.7). lead is sent before the prompt (tool outputs mid-task, the
+// carry-over for a manual compaction).
+func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
+	s := r.s
+	c := s.cfg.Compaction
+	r.emit(s.compactionBegin(reason, omni.ModeSummarize))
+	prompt := omni.UserText(c.Prompt)
+	s.stampMsg(&prompt)
+	s.traceWrite(prompt)
+
+	base := concat(lead, []omni.Message{prompt})
+	in := base
+	maxRetries := s.compactionMaxReconnects()
+	var (
+		attempts, retries int
+		lastErr           string
+		repairs           []omni.Message // sent but not yet committed
+		res               compactionResult
+	)
+	end := func(status string) compactionResult {
+		p := omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeSummarize, Status: status, Attempt: attempts}
+		if status == omni.StatusFailed {
+			p.ErrorMessage = lastErr
+		}
+		r.emit(omni.Event(p))
+		if status != omni.StatusCompleted && len(repairs) > 0 {
+			s.carry = concat(repairs, s.carry)
+		}
+		res.status = status
+		return res
+	}
+	for {
+		if r.aborted() {
+			return end(omni.StatusAborted)
+		}
+		attempts++
+		t := r.runAttempt(in, retries, maxRetries, true)
+		if t.usage != nil { // E-13.5: streamed after the request, already traced
+			r.emitStreamOnly(*t.usage)
+		}
+		st := t.outcome.Status
+		switch {
+		case r.aborted() || st == omni.StatusAborted:
+			return end(omni.StatusAborted)
+		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.8
+			lastErr = t.outcome.ErrorMessage
+			return end(omni.StatusFailed)
+		}
+		unusable := false
+		if st == omni.StatusCompleted {
+			res.committed = true
+			repairs = nil
+			summary := ExtractSummary(string(t.text))
+			if len(t.calls) == 0 && summary != "" { // E-13.6
+				end(omni.StatusCompleted)
+				s.newContext()
+				res.summary = omni.UserText(ContextSummary(summary))
+				s.stampMsg(&res.summary)
+				return res
+			}
+			unusable = true
+			base = []omni.Message{prompt}
+			for _, c := range t.calls {
+				rep := omni.ToolOutput(c.msg.Payload.ToolCallID, CompactionRepair, omni.StatusFailed)
+				s.stampMsg(&rep)
+				s.traceWrite(rep)
+				repairs = append(repairs, rep)
+			}
+			lastErr = errSummaryEmpty
+			if len(t.calls) > 0 {
+				lastErr = errSummaryToolCalls
+			}
+		} else {
+			lastErr = t.outcome.ErrorMessage
+		}
+		if retries >= maxRetries {
+			return end(omni.StatusFailed)
+		}
+		retries++
+		if !r.sleep(s.delay(retries)) {
+			return end(omni.StatusAborted)
+		}
+		if unusable {
+			g := omni.UserText(CompactionGuidance)
+			s.stampMsg(&g)
+			s.traceWrite(g)
+			in = concat(repairs, []omni.Message{g}, base)
+		}
+	}
+}
+
+// Compact runs a manual compaction between runs (E-13.13). It is a no-op
+// (an empty stream) when compaction is unavailable or the context has no
+// completed turn. Like a run, it holds the session busy until consumed.
+func (s *Session) Compact(ctx context.Context) (*Run, error) {
+	if !s.reserve() {
+		return nil, ErrBusy
+	}
+	return newRun(ctx, s, RunOptions{}, func(r *run) { r.manualCompaction() }), nil
+}
+
+func (r *run) manualCompaction() {
+	s := r.s
+	if s.Compactability() != CompactOK {
+		return
+	}
+	s.ensureMeta()
+	if s.cfg.Compaction.Mode == omni.ModeDiscard {
+		kept := s.carry[:0:0]
+		for _, m := range s.carry {
+			if !m.IsModel(omni.ToolCallOutput) {
+				kept = append(kept, m)
+			}
+		}
+		s.carry = kept
+		r.discard(omni.ReasonManual)
+		return
+	}
+	saved := s.carry
+	s.carry = nil
+	res := r.summarize(omni.ReasonManual, saved)
+	if res.status == omni.StatusCompleted {
+		s.summary = &res.summary
+	}
+	if !res.committed {
+		s.carry = concat(s.carry, saved)
+	}
+}

@@ -1,0 +1,207 @@
+// Package enginetest provides deterministic fakes for the engine's
+// interfaces: a scripted LLM, a scripted tool Environment, an in-memory
+// Trace sink and a fake Clock. Users of the engine need them too, to test
+// their own embeddings. None of them sleeps; order comes from the scripts.
+package enginetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Reply is one scripted LLM request: the messages to emit, in order, and
+// the outcome to return (Status "" means completed).
+type Reply struct {
+	Emit    []omni.Message
+	Outcome engine.Outcome
+}
+
+// LLM replays Replies, one per StreamGenerate call, and records each call's
+// NewMessages. It is safe for concurrent use.
+type LLM struct {
+	mu      sync.Mutex
+	replies []Reply
+	calls   [][]omni.Message
+	history []omni.Message
+}
+
+// NewLLM returns an LLM that serves replies in order.
+func NewLLM(replies ...Reply) *LLM { return &LLM{replies: replies} }
+
+// StreamGenerate serves the next reply. With no reply left it fails the
+// request permanently, naming the call.
+func (l *LLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	l.mu.Lock()
+	l.calls = append(l.calls, p.NewMessages)
+	n := len(l.calls)
+	if len(l.replies) == 0 {
+		l.mu.Unlock()
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: fmt.Sprintf("enginetest: no scripted reply for request %d", n), Permanent: true}
+	}
+	r := l.replies[0]
+	l.replies = l.replies[1:]
+	l.mu.Unlock()
+	for _, m := range r.Emit {
+		emit(m)
+	}
+	if r.Outcome.Status == "" {
+		r.Outcome.Status = omni.StatusCompleted
+	}
+	return r.Outcome
+}
+
+// LoadHistory records a resumed history (engine.HistoryLoader).
+func (l *LLM) LoadHistory(ctx context.Context, h []omni.Message) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.history = append(l.history, h...)
+	return nil
+}
+
+// Calls returns the NewMessages of every request so far.
+func (l *LLM) Calls() [][]omni.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([][]omni.Message(nil), l.calls...)
+}
+
+// History returns what LoadHistory received.
+func (l *LLM) History() []omni.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]omni.Message(nil), l.history...)
+}
+
+// Left reports how many replies were not used.
+func (l *LLM) Left() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.replies)
+}
+
+// ToolFunc scripts one tool: it emits through emit and returns an error to
+// fail the call.
+type ToolFunc func(ctx context.Context, call omni.Message, emit func(omni.Message)) error
+
+// Tools is an Environment dispatching by tool name. A call to an unknown
+// tool fails with an error naming it.
+type Tools map[string]ToolFunc
+
+// ExecuteTool runs the tool named by the call.
+func (t Tools) ExecuteTool(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) error {
+	f, ok := t[req.ToolCall.Payload.Name]
+	if !ok {
+		return fmt.Errorf("unknown tool %q", req.ToolCall.Payload.Name)
+	}
+	return f(ctx, req.ToolCall, emit)
+}
+
+// Sink is an in-memory engine.TraceSink: one slice of records per file. It
+// is safe for concurrent use.
+type Sink struct {
+	mu    sync.Mutex
+	files [][]omni.Message
+}
+
+// Write appends to the current file.
+func (s *Sink) Write(m omni.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.files) == 0 {
+		s.files = append(s.files, nil)
+	}
+	s.files[len(s.files)-1] = append(s.files[len(s.files)-1], m)
+	return nil
+}
+
+// Rotate starts a new file.
+func (s *Sink) Rotate() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.files) == 0 {
+		s.files = append(s.files, nil)
+	}
+	s.files = append(s.files, nil)
+	return nil
+}
+
+// Files returns the records of every file.
+func (s *Sink) Files() [][]omni.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][]omni.Message, len(s.files))
+	for i, f := range s.files {
+		out[i] = append([]omni.Message(nil), f...)
+	}
+	return out
+}
+
+// Clock is a fake engine.Clock: Now returns a fixed instant advanced by
+// each Sleep; Sleep records its duration and returns at once (false if ctx
+// is done).
+type Clock struct {
+	mu     sync.Mutex
+	now    time.Time
+	sleeps []time.Duration
+}
+
+// NewClock returns a Clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
+// Now returns the fake time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Sleep records d and returns at once.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) bool {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err() == nil
+}
+
+// Sleeps returns every duration Sleep was asked for.
+func (c *Clock) Sleeps() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}
+
+// Meta is a session_meta message for tests.
+func Meta(sessionID string) omni.Message {
+	return omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		SessionID: sessionID, Provider: "test", ModelID: "test-model",
+		ModelContextWindow: []byte("200000"), SystemPrompt: "You are a test agent.",
+		AgentState: "/agents/test", Workspace: "/ws",
+	}}
+}
+
+// TextReply streams text as partial_text start/delta…/stop, then the
+// complete text, then token_usage with the given request total.
+func TextReply(total int64, deltas ...string) []omni.Message {
+	var ms []omni.Message
+	ms = append(ms, omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
+	full := ""
+	for _, d := range deltas {
+		full += d
+		ms = append(ms, omni.Partial(omni.PartialText, omni.EventDelta, d, "", "", omni.StatusCompleted))
+	}
+	ms = append(ms, omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted))
+	ms = append(ms, omni.AssistantText(full, omni.StatusCompleted))
+	return append(ms, Usage(total))
+}
+
+// Usage is a token_usage whose request and session totals are total.
+func Usage(total int64) omni.Message {
+	c := omni.TokenCounts{Total: total}
+	return omni.TokenUsageMsg(c, c)
+}

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// runLoop is one run (ENGINE.md §3, §4, §19), executed in the consumer's
+// goroutine so that every run-level step follows the consumer (E-3.2).
+func (r *run) runLoop(newMessages []omni.Message) {
+	s := r.s
+	s.ensureMeta() // E-3.6.1
+
+	// E-3.6.2
+	var input []omni.Message
+	summary := s.summary
+	if summary != nil {
+		input = append(input, *summary)
+	}
+	input = append(input, s.carry...)
+	input = append(input, newMessages...)
+	s.summary, s.carry = nil, nil
+
+	for i := range newMessages {
+		s.stampMsg(&newMessages[i])
+	}
+	if r.aborted() { // E-3.6.3, E-9.7
+		if summary != nil {
+			s.traceWrite(*summary)
+		}
+		for _, m := range newMessages {
+			s.traceWrite(m)
+		}
+		s.carry = input
+		r.emit(omni.AbortMsg(ReasonUser))
+		return
+	}
+
+	// E-3.6.4: tool_list_ready is streamed first; its Trace write waits.
+	var toolList *omni.Message
+	if s.toolListOwed {
+		s.toolListOwed = false
+		m := omni.ToolListReadyMsg(s.cfg.ToolList)
+		s.stampMsg(&m)
+		toolList = &m
+		r.emitStreamOnly(m)
+	}
+	// E-3.6.5
+	if summary != nil {
+		s.traceWrite(*summary)
+	}
+	for _, m := range newMessages {
+		s.traceWrite(m)
+	}
+	if toolList != nil {
+		s.traceWrite(*toolList)
+	}
+	r.turnLoop(input)
+}
+
+// turnLoop is E-3.6.6 onwards.
+func (r *run) turnLoop(next []omni.Message) {
+	s := r.s
+	turns := 0
+	for {
+		if r.aborted() { // E-9.10: just before the next request
+			s.carry = next
+			r.emit(omni.AbortMsg(ReasonUser))
+			return
+		}
+		if s.cfg.MaxTurns > 0 && turns >= s.cfg.MaxTurns { // E-4.1, §12
+			s.carry = next
+			r.emitMaxTurns()
+			return
+		}
+		turns++
+
+		t, ok := r.turn(next)
+		if !ok {
+			return
+		}
+		mid := len(t.calls) > 0
+
+		// E-4.3 compaction checkpoint.
+		switch action, after := r.compactionCheckpoint(t, mid); action {
+		case compactEnd:
+			return
+		case compactContinue:
+			next = after
+			continue
+		}
+
+		// E-4.4 input assembly.
+		if r.aborted() { // E-9.10
+			s.carry = t.outputsInCallOrder()
+			r.emit(omni.AbortMsg(ReasonUser))
+			return
+		}
+		steer := r.deliverSteering()
+		if !mid && len(steer) == 0 { // E-8.1 task end
+			return
+		}
+		stash := s.carry
+		s.carry = nil
+		next = concat(stash, t.outputsInCallOrder(), steer)
+	}
+}
+
+// turn runs the attempt loop of one turn (E-4.2, §10). It returns the
+// completed attempt, or false when the run has ended (abort, auth,
+// exhaustion).
+func (r *run) turn(next []omni.Message) (*attempt, bool) {
+	s := r.s
+	maxRetries := s.maxReconnects()
+	var failed []*attempt
+	in := next
+	for retries := 0; ; {
+		t := r.runAttempt(in, retries, maxRetries, false)
+		st := t.outcome.Status
+		switch {
+		case r.aborted() || st == omni.StatusAborted: // E-10.1.1, E-9.3
+			s.carry = t.carryOver(in)
+			r.emit(omni.AbortMsg(ReasonUser))
+			return nil, false
+		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.1.2-3
+			s.carry = t.carryOver(in)
+			r.emit(omni.AbortMsg("llm request error: " + orUnknown(t.outcome.ErrorMessage)))
+			return nil, false
+		case st == omni.StatusCompleted:
+			return t, true
+		}
+		// E-10.2
+		failed = append(failed, t)
+		in = next
+		if lines := retriedLines(failed); len(lines) > 0 {
+			in = concat(next, []omni.Message{omni.UserText(block("turn_retried", lines))})
+		}
+		if retries >= maxRetries { // E-10.3
+			s.carry = in
+			r.emit(omni.AbortMsg(exhaustedReason(t.outcome, maxRetries)))
+			return nil, false
+		}
+		retries++ // E-10.4
+		if !r.sleep(s.delay(retries)) {
+			s.carry = in // E-9.8
+			r.emit(omni.AbortMsg(ReasonBackoff))
+			return nil, false
+		}
+	}
+}
+
+func exhaustedReason(o Outcome, n int) string {
+	switch o.Status {
+	case omni.StatusMalformed:
+		return "malformed response failed after " + itoa(n) + " retries"
+	case omni.StatusFailed:
+		return "llm request failed after " + itoa(n) + " retries: " + orUnknown(o.ErrorMessage)
+	}
+	return "reconnect failed after " + itoa(n) + " retries"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// sleep is a backoff wait through the Clock (E-1.4), which
+// SkipReconnectWait may cut short (E-10.7). It reports false if the run was
+// aborted first.
+func (r *run) sleep(d time.Duration) bool {
+	s := r.s
+	ctx, wake := contextWithCancel(r.ctx)
+	s.mu.Lock()
+	s.backoff = wake
+	s.mu.Unlock()
+	s.clock.Sleep(ctx, d)
+	s.mu.Lock()
+	s.backoff = nil
+	s.mu.Unlock()
+	wake()
+	return !r.aborted()
+}
+
+// emitMaxTurns emits the notice of E-12.2.
+func (r *run) emitMaxTurns() {
+	t := MaxTurnsText(r.s.cfg.MaxTurns)
+	r.emit(omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
+	r.emit(omni.Partial(omni.PartialText, omni.EventDelta, t, "", "", omni.StatusCompleted))
+	r.emit(omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusFailed))
+	r.emit(omni.AssistantText(t, omni.StatusFailed))
+}
+
+// deliverSteering drains the steering queue (E-11.4): each entry becomes a
+// [user_steering] text followed by its other messages; each is emitted and
+// the produced messages are returned for the next input.
+func (r *run) deliverSteering() []omni.Message {
+	s := r.s
+	s.mu.Lock()
+	entries := s.steering
+	s.steering = nil
+	s.mu.Unlock()
+	var out []omni.Message
+	for _, e := range entries {
+		var texts []string
+		var others []omni.Message
+		for _, m := range e.input {
+			if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
+				texts = append(texts, m.Payload.Text)
+			} else {
+				others = append(others, m)
+			}
+		}
+		msgs := append([]omni.Message{omni.UserText(SteeringBlock(joinText(texts)))}, others...)
+		for _, m := range msgs {
+			s.stampMsg(&m)
+			r.emit(m)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (s *Session) steeringQueued() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steering) > 0
+}
+
+func joinText(texts []string) string {
+	n := 0
+	for _, t := range texts {
+		n += len(t) + 2
+	}
+	b := make([]byte, 0, n)
+	for i, t := range texts {
+		if i > 0 {
+			b = append(b, '\n', '\n')
+		}
+		b = append(b, t...)
+	}
+	return string(b)
+}
+
+func concat(parts ...[]omni.Message) []omni.Message {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]omni.Message, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}

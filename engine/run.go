@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"iter"
+	"sync"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Run is one run's output stream (ENGINE.md §3). The run makes progress only
+// while its consumer asks for messages: every run-level step (the next
+// request, steering, compaction, the end) happens after the consumer has
+// taken every earlier message (E-3.2). Its methods must be called from one
+// goroutine at a time, except Close, which may be called from any goroutine.
+type Run struct {
+	r *run
+
+	mu      sync.Mutex
+	pulling bool
+	next    func() (omni.Message, bool)
+	stop    func()
+	ended   bool
+}
+
+// run is the state of one run, owned by the goroutine executing body.
+type run struct {
+	s      *Session
+	ctx    context.Context
+	cancel context.CancelFunc
+	opts   RunOptions
+	body   func(*run)
+
+	yield func(omni.Message) bool
+	gone  bool // the consumer left early (E-3.3a)
+	more  bool // the message being yielded is followed by an already produced one
+}
+
+func newRun(ctx context.Context, s *Session, opts RunOptions, body func(*run)) *Run {
+	rctx, cancel := context.WithCancel(ctx)
+	return &Run{r: &run{s: s, ctx: rctx, cancel: cancel, opts: opts, body: body}}
+}
+
+// seq is the run as a push sequence; it may be ranged once.
+func (r *run) seq(yield func(omni.Message) bool) {
+	r.yield = yield
+	defer r.s.release()
+	defer r.cancel()
+	defer recoverTo(r.s, "run", func(p any) {
+		// A panic in the engine itself: report it as an abort so the
+		// stream ends with a protocol message rather than a dead runtime.
+		r.emit(omni.AbortMsg("engine failure: " + panicText(p)))
+	})
+	r.body(r)
+}
+
+// Next returns the next message; false when the run has ended.
+func (rn *Run) Next() (omni.Message, bool) {
+	rn.mu.Lock()
+	if rn.ended {
+		rn.mu.Unlock()
+		return omni.Message{}, false
+	}
+	if !rn.pulling {
+		rn.pulling = true
+		rn.next, rn.stop = iter.Pull(rn.r.seq)
+	}
+	next := rn.next
+	rn.mu.Unlock()
+	m, ok := next()
+	if !ok {
+		rn.mu.Lock()
+		rn.ended = true
+		rn.mu.Unlock()
+	}
+	return m, ok
+}
+
+// Buffered reports whether Next would return a message that is already
+// produced, without waiting and without performing a run-level step. A
+// batching consumer (the JS bridge) takes messages while Buffered is true.
+func (rn *Run) Buffered() bool {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	return rn.pulling && !rn.ended && rn.r.more
+}
+
+// All returns the remaining stream as a sequence, to be ranged once.
+// Breaking out of the loop is a user abort (E-3.3a): the run finishes (tools
+// are waited for, carry-over is built, abort is traced) before the range
+// statement ends.
+func (rn *Run) All() iter.Seq[omni.Message] {
+	return func(yield func(omni.Message) bool) {
+		rn.mu.Lock()
+		if rn.ended {
+			rn.mu.Unlock()
+			return
+		}
+		if !rn.pulling {
+			rn.ended = true // ranged directly: no coroutine needed
+			rn.mu.Unlock()
+			rn.r.seq(yield)
+			return
+		}
+		rn.mu.Unlock()
+		for {
+			m, ok := rn.Next()
+			if !ok {
+				return
+			}
+			if !yield(m) {
+				rn.Close()
+				return
+			}
+		}
+	}
+}
+
+// Close abandons the run: if it has not ended it is aborted as if the
+// consumer had left (E-3.3a) and Close returns once the engine has
+// finished. Safe to call more than once, and after the end.
+func (rn *Run) Close() {
+	rn.r.cancel()
+	rn.mu.Lock()
+	if rn.ended {
+		rn.mu.Unlock()
+		return
+	}
+	rn.ended = true
+	if !rn.pulling {
+		rn.mu.Unlock()
+		// Never started: run it to its end with nobody reading.
+		rn.r.seq(func(omni.Message) bool { return false })
+		return
+	}
+	stop := rn.stop
+	rn.mu.Unlock()
+	stop()
+}
+
+// aborted reports whether the run's abort has fired.
+func (r *run) aborted() bool { return r.ctx.Err() != nil }
+
+// emit stamps m, writes it to the Trace if it is recordable and delivers it
+// to the consumer (E-16.2: one critical section, the consumer's goroutine).
+func (r *run) emit(m omni.Message) {
+	r.s.stampMsg(&m)
+	if m.Recordable() {
+		r.s.traceWrite(m)
+	}
+	r.deliver(m)
+}
+
+// emitStreamOnly delivers m without writing it to the Trace.
+func (r *run) emitStreamOnly(m omni.Message) {
+	r.s.stampMsg(&m)
+	r.deliver(m)
+}
+
+func (r *run) deliver(m omni.Message) {
+	if r.gone {
+		return
+	}
+	if !r.yield(m) {
+		r.gone = true
+		r.cancel()
+	}
+	r.more = false
+}
+
+// deliverQueued delivers a message taken from the merge queue; more says
+// whether another produced message follows without waiting.
+func (r *run) deliverQueued(m omni.Message, more bool) {
+	if m.Recordable() {
+		r.s.traceWrite(m)
+	}
+	if r.gone {
+		return
+	}
+	r.more = more
+	if !r.yield(m) {
+		r.gone = true
+		r.cancel()
+	}
+	r.more = false
+}

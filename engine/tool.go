@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/mergequeue"
+)
+
+// errNoEnvironment fails every tool call of a session without Environment.
+var errNoEnvironment = errors.New("no environment configured")
+
+// toolRun is one executing tool call: it forwards the tool's messages and
+// keeps what E-6.4/E-6.5 need to guarantee pairing.
+type toolRun struct {
+	r     *run
+	c     *call
+	id    string
+	prod  *mergequeue.Producer[item]
+	stamp stamper
+
+	mu     sync.Mutex
+	done   bool
+	deltas strings.Builder // S: the output of this call's delta fragments
+	open   bool            // a start without its stop
+	images []string        // the last delta's images
+	output *omni.Message   // the last complete output
+}
+
+// runTool executes one allowed call on its own goroutine (E-6.1) and closes
+// its producer when the tool has finished.
+func (r *run) runTool(c *call, p *mergequeue.Producer[item]) {
+	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p}
+	defer p.Done()
+	var err error
+	func() {
+		defer recoverTo(r.s, "tool", func(v any) {
+			err = fmt.Errorf("tool panicked: %s", panicText(v))
+		})
+		env := r.s.cfg.Environment
+		if env == nil {
+			err = errNoEnvironment
+			return
+		}
+		err = env.ExecuteTool(r.ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve}, tr.emit)
+	}()
+	tr.finish(err)
+}
+
+// emit is the tool's emit callback (E-6.2, E-6.3).
+func (tr *toolRun) emit(m omni.Message) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.done {
+		tr.r.s.diag("tool", fmt.Errorf("tool %s emitted after it returned; dropped", tr.id))
+		return
+	}
+	if err := validateMsg(m); err != nil {
+		tr.r.s.diag("tool", fmt.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
+		return
+	}
+	tr.stamp.stamp(tr.r.s.clock, &m)
+	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)
+		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
+			ptr := omni.SubagentMsg(m.Origin[0])
+			ptr.Timestamp = m.Timestamp
+			tr.prod.Push(context.Background(), item{m: ptr, traceOnly: true}, item{m: m})
+			return
+		}
+		tr.prod.Push(context.Background(), item{m: m})
+		return
+	}
+	p := &m.Payload
+	if m.Type == omni.TypeModelMsg && p.ToolCallID == tr.id {
+		switch p.Type {
+		case omni.PartialToolCallOutput:
+			switch p.EventType {
+			case omni.EventStart:
+				tr.open = true
+			case omni.EventDelta:
+				tr.deltas.WriteString(p.Output)
+				if len(p.Images) > 0 {
+					tr.images = p.Images
+				}
+			case omni.EventStop:
+				tr.open = false
+			}
+		case omni.ToolCallOutput:
+			out := m
+			tr.output = &out
+		}
+	}
+	tr.prod.Push(context.Background(), item{m: m})
+}
+
+// finish guarantees the call's pairing once the tool has returned
+// (E-6.4–E-6.7).
+func (tr *toolRun) finish(err error) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.done = true
+	if tr.output != nil {
+		if err != nil { // E-6.6
+			tr.r.s.diag("tool", fmt.Errorf("tool %s failed after its output: %w", tr.id, err))
+		}
+		tr.c.output = tr.output
+		return
+	}
+	S := tr.deltas.String()
+	X, status := S, omni.StatusCompleted
+	if err != nil { // E-6.5
+		note := ToolErrorPrefix + err.Error()
+		X, status = note, omni.StatusFailed
+		if S != "" {
+			X = S + "\n" + note
+		}
+	} else if X == "" { // E-6.4
+		X = NoOutput
+	}
+	var ms []omni.Message
+	if tr.open {
+		if suffix := X[len(S):]; suffix != "" {
+			ms = append(ms, omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, suffix, tr.id, "", omni.StatusCompleted))
+		}
+		ms = append(ms, omni.Partial(omni.PartialToolCallOutput, omni.EventStop, "", tr.id, "", status))
+	}
+	out := omni.ToolOutput(tr.id, X, status)
+	out.Payload.Images = tr.images
+	ms = append(ms, out)
+	items := make([]item, len(ms))
+	for i := range ms {
+		tr.stamp.stamp(tr.r.s.clock, &ms[i])
+		items[i] = item{m: ms[i]}
+	}
+	last := ms[len(ms)-1]
+	tr.c.output = &last
+	tr.prod.Push(context.Background(), items...)
+}
