@@ -217,7 +217,8 @@ func (d *driver) emit(m omni.Message) {
 	t := d.t
 	switch {
 	case m.IsEvent(omni.TokenUsage):
-		t.usage = &m
+		u := m // a copy, so that m itself does not escape
+		t.usage = &u
 		t.usages++
 	case m.IsModel(omni.Thinking):
 		t.segments = append(t.segments, m)

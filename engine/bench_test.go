@@ -1,0 +1,74 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/enginetest"
+	"github.com/floehq/floe/engine/omni"
+)
+
+const benchDeltas = 100_000
+
+// deltaProducer is the producer both benchmarks share: it builds and emits
+// one partial_text delta per step, framed by start/stop, the complete text
+// and token_usage.
+func deltaProducer(n int, emit func(omni.Message)) {
+	emit(omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
+	for i := 0; i < n; i++ {
+		emit(omni.Partial(omni.PartialText, omni.EventDelta, "abcdefg ", "", "", omni.StatusCompleted))
+	}
+	emit(omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted))
+	emit(omni.AssistantText("done", omni.StatusCompleted))
+	emit(enginetest.Usage(1))
+}
+
+// BenchmarkStream100kEngine streams 100,000 text deltas through a whole run
+// (driver, merge queue, Trace filter, consumer). Compare msgs/s with
+// BenchmarkStream100kChannel.
+func BenchmarkStream100kEngine(b *testing.B) {
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		deltaProducer(benchDeltas, emit)
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("bench"), LLM: llm, Trace: &enginetest.Sink{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := []omni.Message{omni.UserText("go")}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		seq, err := s.Run(context.Background(), in, engine.RunOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for m := range seq {
+			if m.Payload.Type == omni.PartialText {
+				n++
+			}
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkStream100kChannel is the baseline: the same producer feeding a
+// plain buffered channel to a consumer goroutine.
+func BenchmarkStream100kChannel(b *testing.B) {
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		ch := make(chan omni.Message, 256)
+		go func() {
+			deltaProducer(benchDeltas, func(m omni.Message) { ch <- m })
+			close(ch)
+		}()
+		for m := range ch {
+			if m.Payload.Type == omni.PartialText {
+				n++
+			}
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msgs/s")
+}
