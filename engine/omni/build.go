@@ -61,7 +61,9 @@ func TokenUsageMsg(session, request TokenCounts) Message {
 }
 
 // SubagentMsg is the Trace-only subagent{session_id} pointer.
-func SubagentMsg(sessionID string) Message { return Event(Payload{Type: Subagent, SessionID: sessionID}) }
+func SubagentMsg(sessionID string) Message {
+	return Event(Payload{Type: Subagent, SessionID: sessionID})
+}
 
 // ToolListReadyMsg is tool_list_ready{tools}.
 func ToolListReadyMsg(tools []ToolDefinition) Message {

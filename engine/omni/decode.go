@@ -1,23 +1,21 @@
 package omni
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 )
 
 // MaxMessageBytes caps the size of one encoded message the decoder accepts.
 const MaxMessageBytes = 64 << 20
 
-// kDecoded marks a payload that came from the decoder, whatever keys it had.
-const kDecoded keySet = 1 << 63
-
 // DecodeError reports why a message could not be decoded. Field is the JSON
-// path of the offending value ("payload.text"), or "" for the whole message.
+// path of the offending value ("payload.text", "origin[1]", and in
+// [DecodeArray] "[3].payload.text"), or "" for the whole input.
 type DecodeError struct {
 	Field string
 	Msg   string
+
+	err error // wrapped sentinel, if any (ErrTooLarge)
 }
 
 func (e *DecodeError) Error() string {
@@ -27,12 +25,17 @@ func (e *DecodeError) Error() string {
 	return "omni: " + e.Field + ": " + e.Msg
 }
 
+// Unwrap returns the sentinel the error stands for, if any.
+func (e *DecodeError) Unwrap() error { return e.err }
+
 // ErrTooLarge is returned for input over MaxMessageBytes.
 var ErrTooLarge = errors.New("omni: message exceeds size limit")
 
-// Decode parses one envelope. It checks JSON types (a string field holding a
-// number is an error naming the field); it does not check the protocol's
-// rules beyond that (see Validate). Unknown payload keys are kept in Extra.
+// Decode parses one envelope. It checks JSON syntax and types (a string
+// field holding a number is an error naming the field); it does not check
+// the protocol's rules beyond that (see [Validate]). Unknown payload keys
+// are kept in Extra; unknown envelope keys are ignored; duplicate keys are
+// an error.
 func Decode(data []byte) (Message, error) {
 	var m Message
 	err := m.UnmarshalJSON(data)
@@ -45,343 +48,227 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		return ErrTooLarge
 	}
 	*m = Message{}
-	fields, err := objectFields(data, "")
-	if err != nil {
+	s := scanner{data: data}
+	if err := s.message(m); err != nil {
 		return err
 	}
-	var payload json.RawMessage
-	seen := map[string]bool{}
-	for _, f := range fields {
-		if seen[f.Key] {
-			return &DecodeError{f.Key, "duplicate key"}
-		}
-		seen[f.Key] = true
-		switch f.Key {
-		case "timestamp":
-			if err := str(f.Value, "timestamp", &m.Timestamp); err != nil {
-				return err
-			}
-		case "type":
-			if err := str(f.Value, "type", &m.Type); err != nil {
-				return err
-			}
-		case "payload":
-			payload = f.Value
-		case "origin":
-			if isNull(f.Value) {
-				continue
-			}
-			if err := strs(f.Value, "origin", &m.Origin); err != nil {
-				return err
-			}
-		}
-	}
-	if payload == nil {
-		return &DecodeError{"payload", "missing"}
-	}
-	if !seen["type"] {
-		return &DecodeError{"type", "missing"}
-	}
-	return m.Payload.decode(payload)
+	return s.end()
 }
 
-// UnmarshalJSON decodes a payload object.
-func (p *Payload) UnmarshalJSON(data []byte) error { return p.decode(data) }
+// DecodeArray parses a JSON array of envelopes in one pass. Errors name the
+// element: "[3].payload.text: want string, got number". An element over
+// MaxMessageBytes is an error that wraps [ErrTooLarge]. An empty array
+// gives an empty, non-nil slice.
+func DecodeArray(data []byte) ([]Message, error) {
+	s := scanner{data: data}
+	if s.peek() != '[' {
+		return nil, s.typeErr("", "array")
+	}
+	out := []Message{}
+	more, err := s.open("", ']')
+	for more && err == nil {
+		s.ws()
+		start := s.i
+		out = append(out, Message{})
+		if err = s.message(&out[len(out)-1]); err != nil {
+			return nil, indexErr(err, len(out)-1)
+		}
+		if s.i-start > MaxMessageBytes {
+			return nil, &DecodeError{Field: "[" + strconv.Itoa(len(out)-1) + "]", Msg: "message exceeds size limit", err: ErrTooLarge}
+		}
+		if more, err = s.next("", ']'); err != nil {
+			return nil, indexErr(err, len(out)-1)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, s.end()
+}
 
-func (p *Payload) decode(data []byte) error {
-	*p = Payload{}
-	fields, err := objectFields(data, "payload")
+// indexErr prefixes the path of a decode error with the array index i.
+func indexErr(err error, i int) error {
+	de, ok := err.(*DecodeError)
+	if !ok {
+		return err
+	}
+	idx := "[" + strconv.Itoa(i) + "]"
+	if de.Field == "" {
+		de.Field = idx
+	} else {
+		de.Field = idx + "." + de.Field
+	}
+	return de
+}
+
+// end checks that nothing but white space follows the value.
+func (s *scanner) end() error {
+	if s.peek() != 0 || s.i < len(s.data) {
+		return &DecodeError{Msg: "invalid JSON: trailing data at offset " + strconv.Itoa(s.i)}
+	}
+	return nil
+}
+
+// Envelope keys, for duplicate detection.
+const (
+	eTimestamp = 1 << iota
+	eType
+	ePayload
+	eOrigin
+)
+
+// message decodes one envelope object at s.i into m, which must be zero.
+func (s *scanner) message(m *Message) error {
+	switch c := s.peek(); {
+	case c == '{':
+	case kindOf(c) != "":
+		return &DecodeError{Msg: "message is not a JSON object (got " + kindOf(c) + ")"}
+	default:
+		return s.syntaxErr("")
+	}
+	var seen int
+	var unknown []string
+	more, err := s.open("", '}')
+	for more && err == nil {
+		var k []byte
+		if k, err = s.key(""); err != nil {
+			return err
+		}
+		var bit int
+		switch string(k) {
+		case "timestamp":
+			bit = eTimestamp
+		case "type":
+			bit = eType
+		case "payload":
+			bit = ePayload
+		case "origin":
+			bit = eOrigin
+		default:
+			name := string(k)
+			for _, u := range unknown {
+				if u == name {
+					return &DecodeError{Field: name, Msg: "duplicate key"}
+				}
+			}
+			unknown = append(unknown, name)
+			if err = s.skip(name); err != nil {
+				return err
+			}
+		}
+		if bit != 0 {
+			if seen&bit != 0 {
+				return &DecodeError{Field: string(k), Msg: "duplicate key"}
+			}
+			seen |= bit
+			if err = s.envelopeValue(m, bit); err != nil {
+				return err
+			}
+		}
+		more, err = s.next("", '}')
+	}
 	if err != nil {
 		return err
+	}
+	if seen&ePayload == 0 {
+		return &DecodeError{Field: "payload", Msg: "missing"}
+	}
+	if seen&eType == 0 {
+		return &DecodeError{Field: "type", Msg: "missing"}
+	}
+	return nil
+}
+
+func (s *scanner) envelopeValue(m *Message, bit int) (err error) {
+	switch bit {
+	case eTimestamp:
+		m.Timestamp, err = s.str("timestamp")
+	case eType:
+		m.Type, err = s.enum("type")
+	case ePayload:
+		err = s.payload(&m.Payload, "payload")
+	case eOrigin:
+		if !s.null() {
+			m.Origin, err = s.strs("origin")
+		}
+	}
+	return err
+}
+
+// UnmarshalJSON decodes a payload object with the rules of [Decode].
+func (p *Payload) UnmarshalJSON(data []byte) error {
+	if len(data) > MaxMessageBytes {
+		return ErrTooLarge
+	}
+	s := scanner{data: data}
+	if err := s.payload(p, "payload"); err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// payload decodes a payload object at s.i into p.
+func (s *scanner) payload(p *Payload, path string) error {
+	*p = Payload{}
+	s.extraSeen, s.pair = nil, nil
+	if s.peek() != '{' {
+		return s.typeErr(path, "object")
 	}
 	p.has = kDecoded
-	for _, f := range fields {
-		bit, known := keyBits[f.Key]
-		if !known {
-			p.Extra = append(p.Extra, f)
-			continue
-		}
-		if p.has&bit != 0 {
-			return &DecodeError{"payload." + f.Key, "duplicate key"}
-		}
-		p.has |= bit
-		if err := p.decodeKey(bit, f.Key, f.Value); err != nil {
+	more, err := s.open(path, '}')
+	for more && err == nil {
+		var k []byte
+		if k, err = s.key(path); err != nil {
 			return err
 		}
+		if bit := lookupKey(k); bit != 0 {
+			if p.has&bit != 0 {
+				return &DecodeError{Field: payloadPath(bit), Msg: "duplicate key"}
+			}
+			p.has |= bit
+			err = s.payloadValue(p, bit)
+		} else {
+			err = s.extra(p, string(k))
+		}
+		if err == nil {
+			more, err = s.next(path, '}')
+		}
 	}
-	return nil
+	return err
 }
 
-func (p *Payload) decodeKey(bit keySet, key string, v json.RawMessage) error {
-	path := "payload." + key
-	switch bit {
-	case kType:
-		return str(v, path, &p.Type)
-	case kRole:
-		return str(v, path, &p.Role)
-	case kText:
-		return str(v, path, &p.Text)
-	case kThinking:
-		return str(v, path, &p.Thinking)
-	case kImageURL:
-		return str(v, path, &p.ImageURL)
-	case kData:
-		return str(v, path, &p.Data)
-	case kMimeType:
-		return str(v, path, &p.MimeType)
-	case kName:
-		return str(v, path, &p.Name)
-	case kArguments:
-		return str(v, path, &p.Arguments)
-	case kToolCallID:
-		return str(v, path, &p.ToolCallID)
-	case kOutput:
-		return str(v, path, &p.Output)
-	case kImages:
-		return strs(v, path, &p.Images)
-	case kEventType:
-		return str(v, path, &p.EventType)
-	case kStopReason:
-		return str(v, path, &p.StopReason)
-	case kSender:
-		return str(v, path, &p.Sender)
-	case kFidelity:
-		if len(v) == 0 || v[0] != '{' {
-			return &DecodeError{path, "want object, got " + kind(v)}
+// extra keeps the value of the unknown key name raw in p.Extra.
+func (s *scanner) extra(p *Payload, name string) error {
+	path := "payload." + name
+	if len(p.Extra) < 16 {
+		for _, f := range p.Extra {
+			if f.Key == name {
+				return &DecodeError{Field: path, Msg: "duplicate key"}
+			}
 		}
-		p.Fidelity = v
-	case kStatus:
-		return str(v, path, &p.Status)
-	case kErrorMessage:
-		return str(v, path, &p.ErrorMessage)
-	case kAttempt:
-		var n int64
-		if err := integer(v, path, &n); err != nil {
-			return err
-		}
-		p.Attempt = int(n)
-	case kRetryInMs:
-		var n int64
-		if err := integer(v, path, &n); err != nil {
-			return err
-		}
-		r := int(n)
-		p.RetryInMs = &r
-	case kDecision:
-		return str(v, path, &p.Decision)
-	case kSession:
-		return counts(v, path, &p.Session)
-	case kRequest:
-		return counts(v, path, &p.Request)
-	case kReason:
-		if isNull(v) {
-			p.ReasonNull = true
-			return nil
-		}
-		return str(v, path, &p.Reason)
-	case kMode:
-		return str(v, path, &p.Mode)
-	case kContext:
-		return integer(v, path, &p.Context)
-	case kTurns:
-		return integer(v, path, &p.Turns)
-	case kSessionID:
-		return str(v, path, &p.SessionID)
-	case kTools:
-		if len(v) == 0 || v[0] != '[' {
-			return &DecodeError{path, "want array, got " + kind(v)}
-		}
-		var tools []ToolDefinition
-		if err := json.Unmarshal(v, &tools); err != nil {
-			return &DecodeError{path, err.Error()}
-		}
-		if tools == nil {
-			tools = []ToolDefinition{}
-		}
-		p.Tools = tools
-	case kServers:
-		if err := strs(v, path, &p.Servers); err != nil {
-			return err
-		}
-		if p.Servers == nil {
-			p.Servers = []string{}
-		}
-	case kResults:
-		if len(v) == 0 || v[0] != '[' {
-			return &DecodeError{path, "want array, got " + kind(v)}
-		}
-		p.Results = v
-	case kOutcome:
-		return str(v, path, &p.Outcome)
-	case kRounds:
-		return integer(v, path, &p.Rounds)
-	case kTokensUsed:
-		return integer(v, path, &p.TokensUsed)
-	case kProvider:
-		return str(v, path, &p.Provider)
-	case kModelID:
-		return str(v, path, &p.ModelID)
-	case kModelContextWindow:
-		if len(v) == 0 || !(v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-			return &DecodeError{path, "want number or string, got " + kind(v)}
-		}
-		p.ModelContextWindow = v
-	case kSystemPrompt:
-		return str(v, path, &p.SystemPrompt)
-	case kAgentState:
-		return str(v, path, &p.AgentState)
-	case kWorkspace:
-		return str(v, path, &p.Workspace)
-	case kSource:
-		return str(v, path, &p.Source)
+	} else if s.extraDup(p, name) {
+		return &DecodeError{Field: path, Msg: "duplicate key"}
 	}
-	return nil
-}
-
-// objectFields splits a JSON object into its keys and raw values, in order.
-func objectFields(data []byte, path string) ([]RawField, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	where := path
-	if where == "" {
-		where = "message"
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, &DecodeError{path, "invalid JSON: " + err.Error()}
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &DecodeError{path, where + " is not a JSON object"}
-	}
-	var fields []RawField
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, &DecodeError{path, "invalid JSON: " + err.Error()}
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, &DecodeError{path, "invalid JSON: object key is not a string"}
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, &DecodeError{join(path, key), "invalid JSON: " + err.Error()}
-		}
-		fields = append(fields, RawField{Key: key, Value: v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, &DecodeError{path, "invalid JSON: " + err.Error()}
-	}
-	if dec.More() {
-		return nil, &DecodeError{path, "invalid JSON: trailing data"}
-	}
-	var rest json.RawMessage
-	if err := dec.Decode(&rest); err == nil {
-		return nil, &DecodeError{path, "invalid JSON: trailing data"}
-	}
-	return fields, nil
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func isNull(v json.RawMessage) bool { return string(v) == "null" }
-
-func kind(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-func str(v json.RawMessage, path string, dst *string) error {
-	if len(v) == 0 || v[0] != '"' {
-		return &DecodeError{path, "want string, got " + kind(v)}
-	}
-	if err := json.Unmarshal(v, dst); err != nil {
-		return &DecodeError{path, err.Error()}
-	}
-	return nil
-}
-
-func strs(v json.RawMessage, path string, dst *[]string) error {
-	if len(v) == 0 || v[0] != '[' {
-		return &DecodeError{path, "want array of strings, got " + kind(v)}
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(v, &raw); err != nil {
-		return &DecodeError{path, err.Error()}
-	}
-	out := make([]string, len(raw))
-	for i, r := range raw {
-		if err := str(r, fmt.Sprintf("%s[%d]", path, i), &out[i]); err != nil {
-			return err
-		}
-	}
-	*dst = out
-	return nil
-}
-
-func integer(v json.RawMessage, path string, dst *int64) error {
-	if kind(v) != "number" {
-		return &DecodeError{path, "want integer, got " + kind(v)}
-	}
-	var n json.Number
-	if err := json.Unmarshal(v, &n); err != nil {
-		return &DecodeError{path, err.Error()}
-	}
-	i, err := n.Int64()
-	if err != nil {
-		f, ferr := n.Float64()
-		if ferr != nil || f != float64(int64(f)) {
-			return &DecodeError{path, "want integer, got " + string(v)}
-		}
-		i = int64(f)
-	}
-	*dst = i
-	return nil
-}
-
-func counts(v json.RawMessage, path string, dst **TokenCounts) error {
-	fields, err := objectFields(v, path)
+	v, err := s.raw(path)
 	if err != nil {
 		return err
 	}
-	var c TokenCounts
-	for _, f := range fields {
-		var target *int64
-		switch f.Key {
-		case "cache_read":
-			target = &c.CacheRead
-		case "cache_write":
-			target = &c.CacheWrite
-		case "output":
-			target = &c.Output
-		case "total":
-			target = &c.Total
-		default:
-			continue
-		}
-		if err := integer(f.Value, path+"."+f.Key, target); err != nil {
-			return err
+	p.Extra = append(p.Extra, RawField{Key: name, Value: v})
+	return nil
+}
+
+// extraDup reports whether name is already in p.Extra, for payloads with
+// many unknown keys (linear search would make hostile input quadratic).
+func (s *scanner) extraDup(p *Payload, name string) bool {
+	if s.extraSeen == nil {
+		s.extraSeen = make(map[string]struct{}, 2*len(p.Extra))
+		for _, f := range p.Extra {
+			s.extraSeen[f.Key] = struct{}{}
 		}
 	}
-	*dst = &c
-	return nil
+	if _, dup := s.extraSeen[name]; dup {
+		return true
+	}
+	s.extraSeen[name] = struct{}{}
+	return false
 }

@@ -6,37 +6,120 @@ import (
 )
 
 // layout lists, per payload type, its keys in reference order (PROTOCOL.md
-// §2–§5) and which of them are required (always written).
+// §2–§5), which of them are required, and which required keys have a
+// meaningful zero value (an empty text is a text; an empty tool_call_id is
+// not an id).
 type layout struct {
 	order    []keySet
 	required keySet
+	zeroOK   keySet
 }
 
-var layouts = map[string]layout{
-	"":                    {[]keySet{kSessionID, kProvider, kModelID, kModelContextWindow, kSystemPrompt, kAgentState, kWorkspace, kSource}, kSessionID | kProvider | kModelID | kModelContextWindow | kSystemPrompt | kAgentState | kWorkspace},
-	Text:                  {[]keySet{kType, kRole, kText, kStopReason, kFidelity, kSender}, kType | kRole | kText},
-	ImageURL:              {[]keySet{kType, kRole, kImageURL, kStopReason}, kType | kRole | kImageURL},
-	InlineData:            {[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType},
-	Thinking:              {[]keySet{kType, kRole, kThinking, kStopReason, kFidelity}, kType | kRole | kThinking},
-	InlineThinking:        {[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType},
-	ToolCall:              {[]keySet{kType, kRole, kName, kArguments, kToolCallID, kStopReason, kFidelity}, kType | kRole | kName | kArguments | kToolCallID},
-	ToolCallOutput:        {[]keySet{kType, kRole, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kOutput | kToolCallID},
-	PartialText:           {[]keySet{kType, kRole, kEventType, kText, kStopReason}, kType | kRole | kEventType | kText},
-	PartialThinking:       {[]keySet{kType, kRole, kEventType, kThinking, kStopReason}, kType | kRole | kEventType | kThinking},
-	PartialToolCall:       {[]keySet{kType, kRole, kEventType, kName, kArguments, kToolCallID, kStopReason}, kType | kRole | kEventType | kName | kArguments | kToolCallID},
-	PartialToolCallOutput: {[]keySet{kType, kRole, kEventType, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kEventType | kOutput | kToolCallID},
-	RequestBegin:          {[]keySet{kType}, kType},
-	RequestEnd:            {[]keySet{kType, kStatus, kErrorMessage, kAttempt, kRetryInMs}, kType | kStatus},
-	ApprovalDecision:      {[]keySet{kType, kDecision, kToolCallID}, kType | kDecision | kToolCallID},
-	TokenUsage:            {[]keySet{kType, kSession, kRequest}, kType | kSession | kRequest},
-	CompactionBegin:       {[]keySet{kType, kReason, kMode, kContext, kTurns}, kType | kReason | kMode | kContext | kTurns},
-	CompactionEnd:         {[]keySet{kType, kReason, kMode, kStatus, kAttempt, kErrorMessage}, kType | kReason | kMode | kStatus},
-	Abort:                 {[]keySet{kType, kReason}, kType | kReason},
-	Subagent:              {[]keySet{kType, kSessionID}, kType | kSessionID},
-	ToolListReady:         {[]keySet{kType, kTools}, kType | kTools},
-	MCPConnectBegin:       {[]keySet{kType, kServers}, kType | kServers},
-	MCPConnectEnd:         {[]keySet{kType, kStatus, kResults}, kType | kStatus | kResults},
-	GoalFinished:          {[]keySet{kType, kOutcome, kRounds, kTokensUsed}, kType | kOutcome | kRounds | kTokensUsed},
+var (
+	layoutSessionMeta = layout{[]keySet{kSessionID, kProvider, kModelID, kModelContextWindow, kSystemPrompt, kAgentState, kWorkspace, kSource}, kSessionID | kProvider | kModelID | kModelContextWindow | kSystemPrompt | kAgentState | kWorkspace, kSystemPrompt | kAgentState | kWorkspace}
+
+	layoutText                  = layout{[]keySet{kType, kRole, kText, kStopReason, kFidelity, kSender}, kType | kRole | kText, kText}
+	layoutImageURL              = layout{[]keySet{kType, kRole, kImageURL, kStopReason}, kType | kRole | kImageURL, 0}
+	layoutInlineData            = layout{[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType, kData}
+	layoutThinking              = layout{[]keySet{kType, kRole, kThinking, kStopReason, kFidelity}, kType | kRole | kThinking, kThinking}
+	layoutInlineThinking        = layout{[]keySet{kType, kRole, kData, kMimeType, kStopReason, kFidelity}, kType | kRole | kData | kMimeType, kData}
+	layoutToolCall              = layout{[]keySet{kType, kRole, kName, kArguments, kToolCallID, kStopReason, kFidelity}, kType | kRole | kName | kArguments | kToolCallID, kArguments}
+	layoutToolCallOutput        = layout{[]keySet{kType, kRole, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kOutput | kToolCallID, kOutput}
+	layoutPartialText           = layout{[]keySet{kType, kRole, kEventType, kText, kStopReason}, kType | kRole | kEventType | kText, kText}
+	layoutPartialThinking       = layout{[]keySet{kType, kRole, kEventType, kThinking, kStopReason}, kType | kRole | kEventType | kThinking, kThinking}
+	layoutPartialToolCall       = layout{[]keySet{kType, kRole, kEventType, kName, kArguments, kToolCallID, kStopReason}, kType | kRole | kEventType | kName | kArguments | kToolCallID, kName | kArguments}
+	layoutPartialToolCallOutput = layout{[]keySet{kType, kRole, kEventType, kOutput, kImages, kToolCallID, kStopReason}, kType | kRole | kEventType | kOutput | kToolCallID, kOutput}
+
+	layoutRequestBegin     = layout{[]keySet{kType}, kType, 0}
+	layoutRequestEnd       = layout{[]keySet{kType, kStatus, kErrorMessage, kAttempt, kRetryInMs}, kType | kStatus, 0}
+	layoutApprovalDecision = layout{[]keySet{kType, kDecision, kToolCallID}, kType | kDecision | kToolCallID, 0}
+	layoutTokenUsage       = layout{[]keySet{kType, kSession, kRequest}, kType | kSession | kRequest, 0}
+	layoutCompactionBegin  = layout{[]keySet{kType, kReason, kMode, kContext, kTurns}, kType | kReason | kMode | kContext | kTurns, kContext | kTurns}
+	layoutCompactionEnd    = layout{[]keySet{kType, kReason, kMode, kStatus, kAttempt, kErrorMessage}, kType | kReason | kMode | kStatus, 0}
+	layoutAbort            = layout{[]keySet{kType, kReason}, kType | kReason, kReason}
+	layoutSubagent         = layout{[]keySet{kType, kSessionID}, kType | kSessionID, 0}
+	layoutToolListReady    = layout{[]keySet{kType, kTools}, kType | kTools, kTools}
+	layoutMCPConnectBegin  = layout{[]keySet{kType, kServers}, kType | kServers, kServers}
+	layoutMCPConnectEnd    = layout{[]keySet{kType, kStatus, kResults}, kType | kStatus | kResults, kResults}
+	layoutGoalFinished     = layout{[]keySet{kType, kOutcome, kRounds, kTokensUsed}, kType | kOutcome | kRounds | kTokensUsed, kRounds | kTokensUsed}
+)
+
+// modelLayout returns the layout of a model_msg payload type, or nil.
+func modelLayout(payloadType string) *layout {
+	switch payloadType {
+	case Text:
+		return &layoutText
+	case ImageURL:
+		return &layoutImageURL
+	case InlineData:
+		return &layoutInlineData
+	case Thinking:
+		return &layoutThinking
+	case InlineThinking:
+		return &layoutInlineThinking
+	case ToolCall:
+		return &layoutToolCall
+	case ToolCallOutput:
+		return &layoutToolCallOutput
+	case PartialText:
+		return &layoutPartialText
+	case PartialThinking:
+		return &layoutPartialThinking
+	case PartialToolCall:
+		return &layoutPartialToolCall
+	case PartialToolCallOutput:
+		return &layoutPartialToolCallOutput
+	}
+	return nil
+}
+
+// eventLayout returns the layout of an event_msg payload type, or nil.
+func eventLayout(payloadType string) *layout {
+	switch payloadType {
+	case RequestBegin:
+		return &layoutRequestBegin
+	case RequestEnd:
+		return &layoutRequestEnd
+	case ApprovalDecision:
+		return &layoutApprovalDecision
+	case TokenUsage:
+		return &layoutTokenUsage
+	case CompactionBegin:
+		return &layoutCompactionBegin
+	case CompactionEnd:
+		return &layoutCompactionEnd
+	case Abort:
+		return &layoutAbort
+	case Subagent:
+		return &layoutSubagent
+	case ToolListReady:
+		return &layoutToolListReady
+	case MCPConnectBegin:
+		return &layoutMCPConnectBegin
+	case MCPConnectEnd:
+		return &layoutMCPConnectEnd
+	case GoalFinished:
+		return &layoutGoalFinished
+	}
+	return nil
+}
+
+// layoutOf returns the layout of payloadType inside an envelope of type
+// envType, or nil when the pair is unknown. An envelope type this package
+// does not know accepts the payload types of both model_msg and event_msg.
+func layoutOf(envType, payloadType string) *layout {
+	switch envType {
+	case TypeSessionMeta:
+		return &layoutSessionMeta
+	case TypeModelMsg:
+		return modelLayout(payloadType)
+	case TypeEventMsg:
+		return eventLayout(payloadType)
+	}
+	if l := modelLayout(payloadType); l != nil {
+		return l
+	}
+	return eventLayout(payloadType)
 }
 
 // allKeys is every known key in a fixed order, used for keys a payload
@@ -48,16 +131,6 @@ var allKeys = func() []keySet {
 	}
 	return ks
 }()
-
-// LayoutOf reports whether payloadType is a payload type this package knows
-// for the envelope type envType.
-func knownPayload(envType, payloadType string) bool {
-	if envType == TypeSessionMeta {
-		return payloadType == ""
-	}
-	_, ok := layouts[payloadType]
-	return ok && payloadType != ""
-}
 
 // MarshalJSON encodes m as one line of JSON (no trailing newline).
 func (m Message) MarshalJSON() ([]byte, error) {
@@ -78,11 +151,7 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `"type":`...)
 	dst = appendString(dst, m.Type)
 	dst = append(dst, `,"payload":`...)
-	pt := m.Payload.Type
-	if m.Type == TypeSessionMeta {
-		pt = ""
-	}
-	dst = m.Payload.appendJSON(dst, pt)
+	dst = m.Payload.appendJSON(dst, layoutOf(m.Type, m.Payload.Type))
 	if len(m.Origin) > 0 {
 		dst = append(dst, `,"origin":`...)
 		dst = appendStrings(dst, m.Origin)
@@ -91,26 +160,43 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 }
 
 // MarshalJSON encodes the payload alone, as it would appear in a
-// model_msg or event_msg envelope.
+// model_msg or event_msg envelope (a payload with Type "" is laid out as a
+// session_meta payload).
 func (p Payload) MarshalJSON() ([]byte, error) {
-	return p.appendJSON(nil, p.Type), nil
+	lay := layoutOf("", p.Type)
+	if p.Type == "" {
+		lay = &layoutSessionMeta
+	}
+	return p.appendJSON(nil, lay), nil
 }
 
-func (p *Payload) appendJSON(dst []byte, layoutType string) []byte {
+// appendJSON writes the payload object. Keys of lay come first in reference
+// order, then any other known key the payload holds, then Extra. A payload
+// built in Go always gets the required keys of its layout; a decoded one
+// gets exactly the keys it was decoded with (plus any field set since), so
+// a forwarded message is written back as it came (PROTOCOL.md P-5).
+func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 	dst = append(dst, '{')
 	first := true
-	var written keySet
-	lay, known := layouts[layoutType]
-	if known {
+	var written, required keySet
+	if p.present(kType) && (lay == nil || lay.order[0] != kType) {
+		// A stray "type" (in session_meta) still leads.
+		dst, first = p.appendKey(dst, kType, first)
+		written |= kType
+	}
+	if lay != nil {
+		if !p.Decoded() {
+			required = lay.required
+		}
 		for _, k := range lay.order {
-			if lay.required&k != 0 || p.present(k) {
+			if required&k != 0 || p.present(k) {
 				dst, first = p.appendKey(dst, k, first)
 				written |= k
 			}
 		}
 	}
 	for _, k := range allKeys {
-		if written&k == 0 && p.present(k) && !(layoutType == "" && k == kType) {
+		if written&k == 0 && p.present(k) {
 			dst, first = p.appendKey(dst, k, first)
 		}
 	}
@@ -121,7 +207,7 @@ func (p *Payload) appendJSON(dst []byte, layoutType string) []byte {
 		first = false
 		dst = appendString(dst, f.Key)
 		dst = append(dst, ':')
-		dst = append(dst, f.Value...)
+		dst = appendRaw(dst, f.Value, "null")
 	}
 	return append(dst, '}')
 }
@@ -224,7 +310,7 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, '"')
-	dst = append(dst, keyNames[k]...)
+	dst = append(dst, keyName(k)...)
 	dst = append(dst, '"', ':')
 	switch k {
 	case kType:

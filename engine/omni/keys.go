@@ -1,5 +1,7 @@
 package omni
 
+import "math/bits"
+
 // keySet is a bitmask of known payload keys, recorded by the decoder.
 type keySet uint64
 
@@ -48,31 +50,52 @@ const (
 	kSource
 )
 
-// keyNames maps each known key bit to its JSON name.
-var keyNames = map[keySet]string{
-	kType: "type", kRole: "role", kText: "text", kThinking: "thinking",
-	kImageURL: "image_url", kData: "data", kMimeType: "mime_type", kName: "name",
-	kArguments: "arguments", kToolCallID: "tool_call_id", kOutput: "output",
-	kImages: "images", kEventType: "event_type", kStopReason: "stop_reason",
-	kSender: "sender", kFidelity: "fidelity", kStatus: "status",
-	kErrorMessage: "error_message", kAttempt: "attempt", kRetryInMs: "retry_in_ms",
-	kDecision: "decision", kSession: "session", kRequest: "request", kReason: "reason",
-	kMode: "mode", kContext: "context", kTurns: "turns", kSessionID: "session_id",
-	kTools: "tools", kServers: "servers", kResults: "results", kOutcome: "outcome",
-	kRounds: "rounds", kTokensUsed: "tokens_used", kProvider: "provider",
-	kModelID: "model_id", kModelContextWindow: "model_context_window",
-	kSystemPrompt: "system_prompt", kAgentState: "agent_state",
-	kWorkspace: "workspace", kSource: "source",
+// kDecoded marks a payload that came from the decoder, whatever keys it had.
+const kDecoded keySet = 1 << 63
+
+// keyNameTab holds the JSON name of each known key, indexed by bit number.
+var keyNameTab = [...]string{
+	"type", "role", "text", "thinking", "image_url", "data", "mime_type", "name",
+	"arguments", "tool_call_id", "output", "images", "event_type", "stop_reason",
+	"sender", "fidelity", "status", "error_message", "attempt", "retry_in_ms",
+	"decision", "session", "request", "reason", "mode", "context", "turns",
+	"session_id", "tools", "servers", "results", "outcome", "rounds",
+	"tokens_used", "provider", "model_id", "model_context_window",
+	"system_prompt", "agent_state", "workspace", "source",
 }
 
-// keyBits is the inverse of keyNames.
+// payloadPathTab holds "payload.<name>" for each known key, so error paths
+// cost nothing to build.
+var payloadPathTab = func() (t [len(keyNameTab)]string) {
+	for i, n := range keyNameTab {
+		t[i] = "payload." + n
+	}
+	return t
+}()
+
+// keyName returns the JSON name of the single key bit k.
+func keyName(k keySet) string { return keyNameTab[bits.TrailingZeros64(uint64(k))] }
+
+// payloadPath returns "payload.<name>" for the single key bit k.
+func payloadPath(k keySet) string { return payloadPathTab[bits.TrailingZeros64(uint64(k))] }
+
+// keyBits maps each known JSON name to its bit.
 var keyBits = func() map[string]keySet {
-	m := make(map[string]keySet, len(keyNames))
-	for b, n := range keyNames {
-		m[n] = b
+	m := make(map[string]keySet, len(keyNameTab))
+	for i, n := range keyNameTab {
+		m[n] = 1 << i
 	}
 	return m
 }()
+
+// lookupKey returns the bit of the known key named b, or 0. It does not
+// allocate.
+func lookupKey(b []byte) keySet {
+	if len(b) == 0 || len(b) > len("model_context_window") {
+		return 0
+	}
+	return keyBits[string(b)]
+}
 
 // Has reports whether the decoded payload carried the JSON key name. For a
 // payload built in Go (not decoded) it reports false for every key.

@@ -1,0 +1,222 @@
+package omni
+
+import "strconv"
+
+// payloadValue decodes the value of the known payload key bit into p.
+func (s *scanner) payloadValue(p *Payload, bit keySet) (err error) {
+	path := payloadPath(bit)
+	switch bit {
+	case kType:
+		p.Type, err = s.enum(path)
+	case kRole:
+		p.Role, err = s.enum(path)
+	case kText:
+		p.Text, err = s.str(path)
+	case kThinking:
+		p.Thinking, err = s.str(path)
+	case kImageURL:
+		p.ImageURL, err = s.str(path)
+	case kData:
+		p.Data, err = s.str(path)
+	case kMimeType:
+		p.MimeType, err = s.str(path)
+	case kName:
+		p.Name, err = s.str(path)
+	case kArguments:
+		p.Arguments, err = s.str(path)
+	case kToolCallID:
+		p.ToolCallID, err = s.str(path)
+	case kOutput:
+		p.Output, err = s.str(path)
+	case kImages:
+		p.Images, err = s.strs(path)
+	case kEventType:
+		p.EventType, err = s.enum(path)
+	case kStopReason:
+		p.StopReason, err = s.enum(path)
+	case kSender:
+		p.Sender, err = s.enum(path)
+	case kFidelity:
+		if s.peek() != '{' {
+			return s.typeErr(path, "object")
+		}
+		p.Fidelity, err = s.raw(path)
+	case kStatus:
+		p.Status, err = s.enum(path)
+	case kErrorMessage:
+		p.ErrorMessage, err = s.str(path)
+	case kAttempt:
+		var n int64
+		n, err = s.integer(path)
+		p.Attempt = int(n)
+	case kRetryInMs:
+		var n int64
+		if n, err = s.integer(path); err == nil {
+			r := int(n)
+			p.RetryInMs = &r
+		}
+	case kDecision:
+		p.Decision, err = s.enum(path)
+	case kSession:
+		p.Session, err = s.counts(path, 0)
+	case kRequest:
+		p.Request, err = s.counts(path, 1)
+	case kReason:
+		if s.null() {
+			p.ReasonNull = true
+			return nil
+		}
+		p.Reason, err = s.enum(path)
+	case kMode:
+		p.Mode, err = s.enum(path)
+	case kContext:
+		p.Context, err = s.integer(path)
+	case kTurns:
+		p.Turns, err = s.integer(path)
+	case kSessionID:
+		p.SessionID, err = s.str(path)
+	case kTools:
+		p.Tools, err = s.tools(path)
+	case kServers:
+		p.Servers, err = s.strs(path)
+	case kResults:
+		if s.peek() != '[' {
+			return s.typeErr(path, "array")
+		}
+		p.Results, err = s.raw(path)
+	case kOutcome:
+		p.Outcome, err = s.enum(path)
+	case kRounds:
+		p.Rounds, err = s.integer(path)
+	case kTokensUsed:
+		p.TokensUsed, err = s.integer(path)
+	case kProvider:
+		p.Provider, err = s.str(path)
+	case kModelID:
+		p.ModelID, err = s.str(path)
+	case kModelContextWindow:
+		if c := s.peek(); c != '"' && kindOf(c) != "number" {
+			return s.typeErr(path, "number or string")
+		}
+		p.ModelContextWindow, err = s.raw(path)
+	case kSystemPrompt:
+		p.SystemPrompt, err = s.str(path)
+	case kAgentState:
+		p.AgentState, err = s.str(path)
+	case kWorkspace:
+		p.Workspace, err = s.str(path)
+	case kSource:
+		p.Source, err = s.enum(path)
+	}
+	return err
+}
+
+// counts decodes a TokenCounts object. Unknown keys are skipped; missing
+// ones are zero. slot picks the half of the payload's shared storage.
+func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
+	if s.peek() != '{' {
+		return nil, s.typeErr(path, "object")
+	}
+	if s.pair == nil {
+		s.pair = new([2]TokenCounts)
+	}
+	c := &s.pair[slot]
+	var seen [4]bool
+	more, err := s.open(path, '}')
+	for more && err == nil {
+		var k []byte
+		if k, err = s.key(path); err != nil {
+			return nil, err
+		}
+		f := -1
+		switch string(k) {
+		case "cache_read":
+			f = 0
+		case "cache_write":
+			f = 1
+		case "output":
+			f = 2
+		case "total":
+			f = 3
+		}
+		if f < 0 {
+			err = s.skip(path + "." + string(k))
+		} else {
+			name := path + "." + string(k)
+			if seen[f] {
+				return nil, &DecodeError{Field: name, Msg: "duplicate key"}
+			}
+			seen[f] = true
+			dst := [...]*int64{&c.CacheRead, &c.CacheWrite, &c.Output, &c.Total}[f]
+			*dst, err = s.integer(name)
+		}
+		if err == nil {
+			more, err = s.next(path, '}')
+		}
+	}
+	return c, err
+}
+
+// tools decodes a ToolDefinition array. Elements must be objects; name and
+// description must be strings when present; parameters is kept raw;
+// unknown keys are skipped.
+func (s *scanner) tools(path string) ([]ToolDefinition, error) {
+	if s.peek() != '[' {
+		return nil, s.typeErr(path, "array")
+	}
+	out := []ToolDefinition{}
+	more, err := s.open(path, ']')
+	for more && err == nil {
+		elem := path + "[" + strconv.Itoa(len(out)) + "]"
+		var t ToolDefinition
+		if t, err = s.tool(elem); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		more, err = s.next(path, ']')
+	}
+	return out, err
+}
+
+func (s *scanner) tool(path string) (t ToolDefinition, err error) {
+	if s.peek() != '{' {
+		return t, s.typeErr(path, "object")
+	}
+	var seen [3]bool
+	more, err := s.open(path, '}')
+	for more && err == nil {
+		var k []byte
+		if k, err = s.key(path); err != nil {
+			return t, err
+		}
+		f := -1
+		switch string(k) {
+		case "name":
+			f = 0
+		case "description":
+			f = 1
+		case "parameters":
+			f = 2
+		}
+		name := path + "." + string(k)
+		switch {
+		case f < 0:
+			err = s.skip(name)
+		case seen[f]:
+			return t, &DecodeError{Field: name, Msg: "duplicate key"}
+		case f == 0:
+			t.Name, err = s.str(name)
+		case f == 1:
+			t.Description, err = s.str(name)
+		default:
+			t.Parameters, err = s.raw(name)
+		}
+		if f >= 0 {
+			seen[f] = true
+		}
+		if err == nil {
+			more, err = s.next(path, '}')
+		}
+	}
+	return t, err
+}
