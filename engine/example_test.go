@@ -1,0 +1,67 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// A complete native embedding: an LLM and a tool written in Go, an
+// approver, and a run consumed with for ... range.
+func Example() {
+	turn := 0
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		turn++
+		if turn == 1 { // ask for the clock tool
+			emit(omni.ToolCallMsg("call-1", "clock", `{}`))
+		} else { // answer with what the tool said
+			emit(omni.AssistantText("It is "+p.NewMessages[0].Payload.Output+".", omni.StatusCompleted))
+		}
+		emit(omni.TokenUsageMsg(omni.TokenCounts{Total: 10 * int64(turn)}, omni.TokenCounts{Total: 10}))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	tools := engine.EnvironmentFunc(func(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) error {
+		emit(omni.ToolOutput(req.ToolCall.Payload.ToolCallID, "noon", omni.StatusCompleted))
+		return nil
+	})
+	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		SessionID: "example", Provider: "demo", ModelID: "scripted",
+		ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.",
+		AgentState: "mem", Workspace: "mem",
+	}}
+	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, Environment: tools})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	approve := func(ctx context.Context, call omni.Message) (string, error) {
+		return omni.DecisionAllow, nil
+	}
+	stream, err := session.Run(context.Background(), []omni.Message{omni.UserText("What time is it?")}, engine.RunOptions{Approve: approve})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The tool's output may arrive before or after the request's
+	// token_usage and request_end (arrival order); it always arrives
+	// before the next request.
+	for m := range stream {
+		switch p := m.Payload; p.Type {
+		case omni.Text:
+			fmt.Println("assistant:", p.Text)
+		case omni.ToolCall:
+			fmt.Println("tool call:", p.Name)
+		case omni.ApprovalDecision:
+			fmt.Println("decision:", p.Decision)
+		case omni.ToolCallOutput:
+			fmt.Println("tool output:", p.Output)
+		}
+	}
+	// Output:
+	// tool call: clock
+	// decision: allow
+	// tool output: noon
+	// assistant: It is noon.
+}

@@ -1,0 +1,40 @@
+package floe_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The pure packages never depend on syscall/js, jsbridge or web (DESIGN.md
+// rules of the house), and every file of jsbridge/ and web/ carries the
+// js && wasm build constraint.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "syscall/js" || strings.HasSuffix(dep, "/jsbridge") || strings.Contains(dep, "/jsbridge/") || strings.HasSuffix(dep, "floe/web") || strings.Contains(dep, "floe/web/") {
+			t.Errorf("pure packages depend on %s", dep)
+		}
+	}
+	for _, dir := range []string{"jsbridge", "web"} {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return nil
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			if !strings.Contains(string(src), "//go:build js && wasm") {
+				t.Errorf("%s lacks //go:build js && wasm", path)
+			}
+			return nil
+		})
+	}
+}
