@@ -1,0 +1,80 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestHandler(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"floe.wasm":  "\x00asm",
+		"floe.mjs":   "export {}",
+		"index.html": "<!doctype html>",
+		".npmrc":     "secret",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(Handler(dir))
+	defer srv.Close()
+
+	tests := []struct {
+		name, method, path string
+		status             int
+		contentType        string
+	}{
+		{"wasm", "GET", "/floe.wasm", 200, "application/wasm"},
+		{"module", "GET", "/floe.mjs", 200, "text/javascript; charset=utf-8"},
+		{"index", "GET", "/", 200, "text/html; charset=utf-8"},
+		{"head", "HEAD", "/floe.wasm", 200, "application/wasm"},
+		{"missing", "GET", "/nope.js", 404, ""},
+		{"dotfile", "GET", "/.npmrc", 404, ""},
+		{"post", "POST", "/floe.mjs", 405, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, srv.URL+tc.path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status = %d, want %d", resp.StatusCode, tc.status)
+			}
+			if tc.contentType != "" && resp.Header.Get("Content-Type") != tc.contentType {
+				t.Errorf("Content-Type = %q, want %q", resp.Header.Get("Content-Type"), tc.contentType)
+			}
+			if tc.status == 200 && resp.Header.Get("Cache-Control") != "no-cache" {
+				t.Errorf("Cache-Control = %q, want no-cache", resp.Header.Get("Cache-Control"))
+			}
+		})
+	}
+}
+
+func TestListenLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.168.1.1:0", "nonsense"} {
+		if ln, err := listen(addr); err == nil {
+			ln.Close()
+			t.Errorf("listen(%q) succeeded, want an error", addr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+		ln, err := listen(addr)
+		if err != nil {
+			t.Fatalf("listen(%q): %v", addr, err)
+		}
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); host != "127.0.0.1" {
+			t.Errorf("listen(%q) bound %s", addr, ln.Addr())
+		}
+		ln.Close()
+	}
+}

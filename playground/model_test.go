@@ -1,0 +1,108 @@
+package playground
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+func TestWordsAndLinesConcatenate(t *testing.T) {
+	for _, s := range []string{"", "one", "one two  three\nfour\n", " lead", "a\n\nb"} {
+		if got := strings.Join(words(s), ""); got != s {
+			t.Errorf("words(%q) joins to %q", s, got)
+		}
+		if got := strings.Join(lines(s), ""); got != s {
+			t.Errorf("lines(%q) joins to %q", s, got)
+		}
+	}
+}
+
+func TestModelPromptCallsBothTools(t *testing.T) {
+	ws := NewWorkspace(nil)
+	m := NewModel(ws, nil)
+	var rec recorder
+	out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("How big is store.go?")}}, rec.emit)
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome = %+v", out)
+	}
+	msgs := rec.all()
+	checkDiscipline(t, msgs)
+	want := []string{omni.Thinking, omni.Text, "tool_call:call_1_1", "tool_call:call_1_2", omni.TokenUsage}
+	if got := kinds(msgs); !slices.Equal(got, want) {
+		t.Fatalf("complete messages = %v, want %v", got, want)
+	}
+	count := msgs[len(msgs)-2]
+	if count.Payload.Name != ToolCountLines || count.Payload.Arguments != `{"paths":["internal/store/store.go"]}` {
+		t.Errorf("count_lines call = %s %s", count.Payload.Name, count.Payload.Arguments)
+	}
+	if u := msgs[len(msgs)-1].Payload; u.Request.Output == 0 || u.Session.Total != u.Request.Total {
+		t.Errorf("token_usage = %+v %+v", *u.Request, *u.Session)
+	}
+}
+
+func TestModelSummarizesOutputs(t *testing.T) {
+	ws := NewWorkspace(nil)
+	m := NewModel(ws, nil)
+	var rec recorder
+	m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("look around")}}, rec.emit)
+	var outs []omni.Message
+	for _, c := range rec.all() {
+		if c.Payload.Type != omni.ToolCall {
+			continue
+		}
+		var tr recorder
+		if err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: c}, tr.emit); err != nil {
+			t.Fatal(err)
+		}
+		got := tr.all()
+		outs = append(outs, got[len(got)-1])
+	}
+	outs[0] = omni.ToolOutput(outs[0].Payload.ToolCallID, "Tool call denied by user.", omni.StatusAborted)
+	steer := omni.UserText("[user_steering]\nskip tests\n[/user_steering]")
+	var rec2 recorder
+	m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: append(outs, steer)}, rec2.emit)
+	msgs := rec2.all()
+	checkDiscipline(t, msgs)
+	if got, want := kinds(msgs), []string{omni.Thinking, omni.Text, omni.TokenUsage}; !slices.Equal(got, want) {
+		t.Fatalf("complete messages = %v, want %v", got, want)
+	}
+	text := msgs[len(msgs)-2].Payload.Text
+	total := 0
+	for _, p := range ws.Paths() {
+		total += strings.Count(ws.Files[p], "\n")
+	}
+	for _, want := range []string{"You denied `list_files`", "add up to " + strconv.Itoa(total) + " lines", "“skip tests”"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary %q lacks %q", text, want)
+		}
+	}
+	if u := msgs[len(msgs)-1].Payload; u.Session.Output <= u.Request.Output {
+		t.Errorf("session tokens did not accumulate: %+v", *u.Session)
+	}
+}
+
+func TestModelAbortClosesFragment(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := NewModel(NewWorkspace(nil), cancelAfter(3, cancel))
+	var rec recorder
+	out := m.StreamGenerate(ctx, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, rec.emit)
+	if out.Status != omni.StatusAborted {
+		t.Fatalf("outcome = %+v, want aborted", out)
+	}
+	msgs := rec.all()
+	checkDiscipline(t, msgs)
+	last := msgs[len(msgs)-1].Payload
+	if last.Type != omni.Thinking || last.StopReason != omni.StatusAborted {
+		t.Fatalf("last message = %+v, want an aborted thinking", last)
+	}
+	stop := msgs[len(msgs)-2].Payload
+	if stop.EventType != omni.EventStop || stop.StopReason != omni.StatusAborted {
+		t.Errorf("fragment closed with %+v", stop)
+	}
+}

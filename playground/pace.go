@@ -1,0 +1,30 @@
+package playground
+
+import (
+	"context"
+	"time"
+)
+
+// Pace waits d before the next fragment; it returns false if ctx was
+// cancelled first. A nil Pace does not wait.
+type Pace func(ctx context.Context, d time.Duration) bool
+
+// RealTime is a Pace backed by a timer.
+func RealTime(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// wait applies p, or only checks ctx when p is nil.
+func (p Pace) wait(ctx context.Context, d time.Duration) bool {
+	if p == nil || d <= 0 {
+		return ctx.Err() == nil
+	}
+	return p(ctx, d) && ctx.Err() == nil
+}

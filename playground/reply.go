@@ -1,0 +1,143 @@
+package playground
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// input is what one request brought the model.
+type input struct {
+	prompt      string
+	steering    []string
+	outputs     []output
+	interrupted bool  // carry-over of an interrupted turn
+	chars       int64 // size of everything sent
+}
+
+type output struct {
+	name, body, stop string
+}
+
+const (
+	steerOpen  = "[user_steering]"
+	steerClose = "[/user_steering]"
+)
+
+func readInput(msgs []omni.Message, names map[string]string) input {
+	var in input
+	for _, msg := range msgs {
+		p := msg.Payload
+		in.chars += int64(len(p.Body()))
+		switch {
+		case p.Type == omni.Text && p.Role == omni.RoleUser:
+			t := strings.TrimSpace(p.Text)
+			switch {
+			case strings.HasPrefix(t, steerOpen):
+				t = strings.TrimSuffix(strings.TrimPrefix(t, steerOpen), steerClose)
+				in.steering = append(in.steering, strings.TrimSpace(t))
+			case strings.HasPrefix(t, "[turn_aborted]"), strings.HasPrefix(t, "[turn_retried]"), strings.HasPrefix(t, "<turn_aborted>"):
+				in.interrupted = true
+			case t != "":
+				if in.prompt != "" {
+					in.prompt += "\n"
+				}
+				in.prompt += t
+			}
+		case p.Type == omni.ToolCallOutput:
+			in.outputs = append(in.outputs, output{name: names[p.ToolCallID], body: p.Output, stop: p.StopReason})
+		}
+	}
+	return in
+}
+
+// planSummary answers tool outputs with what they say.
+func planSummary(in input) []step {
+	var think, text []string
+	for _, o := range in.outputs {
+		name := o.name
+		if name == "" {
+			name = "a tool"
+		}
+		switch {
+		case o.stop == omni.StatusAborted && strings.Contains(o.body, "denied"):
+			think = append(think, name+" was denied.")
+			text = append(text, fmt.Sprintf("- You denied `%s`, so I did without it.", name))
+		case o.stop == omni.StatusAborted:
+			think = append(think, name+" was interrupted.")
+			text = append(text, fmt.Sprintf("- `%s` was interrupted before it finished.", name))
+		case o.stop != omni.StatusCompleted:
+			think = append(think, name+" failed.")
+			text = append(text, fmt.Sprintf("- `%s` failed: %s", name, lastLine(o.body)))
+		case o.name == ToolListFiles:
+			n, biggest, size := scanTable(o.body, "files")
+			think = append(think, fmt.Sprintf("list_files reports %d files.", n))
+			text = append(text, fmt.Sprintf("- The workspace holds %d files; the biggest is `%s` (%d bytes).", n, biggest, size))
+		case o.name == ToolCountLines:
+			total, longest, lines := scanTable(o.body, "total")
+			think = append(think, fmt.Sprintf("count_lines counts %d lines.", total))
+			text = append(text, fmt.Sprintf("- They add up to %d lines; the longest is `%s` with %d lines.", total, longest, lines))
+		default:
+			text = append(text, fmt.Sprintf("- `%s` answered: %s", name, lastLine(o.body)))
+		}
+	}
+	body := "Here is what I found:\n" + strings.Join(text, "\n")
+	if len(in.steering) > 0 {
+		body += "\n\n" + steeringReply(in.steering)
+	}
+	return []step{
+		{kind: omni.Thinking, body: strings.Join(think, " ") + " Time to sum up."},
+		{kind: omni.Text, body: body},
+	}
+}
+
+func steeringReply(steering []string) string {
+	return fmt.Sprintf("You added: “%s”. Noted — I took it into account.", strings.Join(steering, "”, “"))
+}
+
+// scanTable reads the "name  number [B]" lines of a tool output: it returns
+// the number on the line labelled last (or the count of rows when the label
+// is a suffix such as "6 files") and the row with the largest number.
+func scanTable(body, last string) (total int, top string, topN int) {
+	for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		if f[1] == last {
+			total, _ = strconv.Atoi(f[0])
+			continue
+		}
+		if f[0] == last {
+			total, _ = strconv.Atoi(f[1])
+			continue
+		}
+		if n, err := strconv.Atoi(f[1]); err == nil && n > topN {
+			top, topN = f[0], n
+		}
+	}
+	return total, top, topN
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// mentioned returns the workspace paths the prompt names, by path or by base
+// name, in workspace order.
+func (w *Workspace) mentioned(prompt string) []string {
+	var out []string
+	for _, p := range w.Paths() {
+		base := p[strings.LastIndexByte(p, '/')+1:]
+		if strings.Contains(prompt, p) || strings.Contains(prompt, base) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package playground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// ErrRunning is returned by [Runner.Start] while a run is in flight.
+var ErrRunning = errors.New("playground: a run is already in flight")
+
+// Runner drives one engine session for a user interface: one run at a time,
+// stopped by a cancel, steered while in flight. It is safe for concurrent
+// use.
+type Runner struct {
+	sess *engine.Session
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // non-nil while a run is in flight
+}
+
+// NewRunner returns a Runner for sess.
+func NewRunner(sess *engine.Session) *Runner { return &Runner{sess: sess} }
+
+// Session returns the runner's session.
+func (r *Runner) Session() *engine.Session { return r.sess }
+
+// Start begins a run of prompt. deliver receives every message of the
+// stream, in order, from one goroutine; end is called once after the last
+// one, with nil or the failure that ended the consumer (a recovered panic).
+// Start returns an error, and calls neither, when the run cannot start.
+func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni.Message), end func(error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		return ErrRunning
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	msg := omni.UserText(prompt)
+	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
+	run, err := r.sess.Start(ctx, []omni.Message{msg}, engine.RunOptions{Approve: approve})
+	if err != nil {
+		cancel()
+		return fmt.Errorf("start run: %w", err)
+	}
+	r.cancel = cancel
+	go r.consume(run, cancel, deliver, end)
+	return nil
+}
+
+func (r *Runner) consume(run *engine.Run, cancel context.CancelFunc, deliver func(omni.Message), end func(error)) {
+	var err error
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("playground: panic: %v\n%s", p, debug.Stack())
+		}
+		run.Close()
+		cancel()
+		r.mu.Lock()
+		r.cancel = nil
+		r.mu.Unlock()
+		end(err)
+	}()
+	for {
+		m, ok := run.Next()
+		if !ok {
+			return
+		}
+		deliver(m)
+	}
+}
+
+// Running reports whether a run is in flight.
+func (r *Runner) Running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cancel != nil
+}
+
+// Stop aborts the run in flight (ENGINE.md §9); false when there is none.
+// The stream goes on to its abort message and then ends.
+func (r *Runner) Stop() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel == nil {
+		return false
+	}
+	r.cancel()
+	return true
+}
+
+// Steer queues text for the run in flight (ENGINE.md §11); false when no run
+// is in flight or text is blank.
+func (r *Runner) Steer(text string) bool {
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	msg := omni.UserText(text)
+	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
+	return r.sess.Steer([]omni.Message{msg})
+}
+
+// AskApprover returns an [engine.Approver] that hands each tool call to ask
+// and waits for the decision that ask's answer function delivers — later,
+// from any goroutine, at most once (extra answers are dropped). When the run
+// is aborted first, it stops waiting (ENGINE.md E-5.5).
+func AskApprover(ask func(call omni.Message, answer func(decision string))) engine.Approver {
+	return func(ctx context.Context, call omni.Message) (string, error) {
+		reply := make(chan string, 1)
+		ask(call, func(d string) {
+			select {
+			case reply <- d:
+			default:
+			}
+		})
+		select {
+		case d := <-reply:
+			return d, nil
+		case <-ctx.Done():
+			return omni.DecisionDeny, ctx.Err()
+		}
+	}
+}

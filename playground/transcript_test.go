@@ -1,0 +1,133 @@
+package playground
+
+import (
+	"testing"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+func partial(typ, ev, body, id string) omni.Message {
+	return omni.Partial(typ, ev, body, id, "", "")
+}
+
+// seedTimeline is the two-tool timeline of ENGINE.md §7.
+func seedTimeline() []omni.Message {
+	th := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.Thinking, Role: omni.RoleAssistant, Thinking: "hmm", StopReason: "completed"}}
+	return []omni.Message{
+		omni.RequestBeginMsg(),
+		partial(omni.PartialThinking, "start", "", ""), partial(omni.PartialThinking, "delta", "hm", ""), partial(omni.PartialThinking, "delta", "m", ""), partial(omni.PartialThinking, "stop", "", ""), th,
+		partial(omni.PartialText, "start", "", ""), partial(omni.PartialText, "delta", "Hi", ""), partial(omni.PartialText, "stop", "", ""), omni.AssistantText("Hi", "completed"),
+		omni.Partial(omni.PartialToolCall, "start", "", "A", "list_files", ""), omni.Partial(omni.PartialToolCall, "delta", `{"dir":`, "A", "list_files", ""), omni.Partial(omni.PartialToolCall, "delta", `""}`, "A", "list_files", ""), omni.Partial(omni.PartialToolCall, "stop", "", "A", "list_files", "completed"),
+		omni.ToolCallMsg("A", "list_files", `{"dir":""}`),
+		omni.ApprovalDecisionMsg("allow", "A"),
+		omni.Partial(omni.PartialToolCall, "start", "", "B", "count_lines", ""), omni.Partial(omni.PartialToolCall, "stop", "", "B", "count_lines", "completed"),
+		omni.ToolCallMsg("B", "count_lines", `{}`),
+		omni.ApprovalDecisionMsg("allow", "B"),
+		partial(omni.PartialToolCallOutput, "start", "", "B"), partial(omni.PartialToolCallOutput, "delta", "b1\n", "B"),
+		partial(omni.PartialToolCallOutput, "start", "", "A"), partial(omni.PartialToolCallOutput, "delta", "a1\n", "A"),
+		partial(omni.PartialToolCallOutput, "delta", "b2\n", "B"), partial(omni.PartialToolCallOutput, "stop", "", "B"),
+		omni.ToolOutput("B", "b1\nb2\n", "completed"),
+		omni.TokenUsageMsg(omni.TokenCounts{Output: 5, Total: 50}, omni.TokenCounts{Output: 5, Total: 50}),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Status: "completed"}),
+		partial(omni.PartialToolCallOutput, "delta", "a2\n", "A"), partial(omni.PartialToolCallOutput, "stop", "", "A"),
+		omni.ToolOutput("A", "a1\na2\n", "completed"),
+	}
+}
+
+func TestTranscriptSeedTimeline(t *testing.T) {
+	var tr Transcript
+	tr.AddPrompt("go")
+	for _, m := range seedTimeline() {
+		tr.Apply(m)
+	}
+	want := []struct {
+		kind Kind
+		body string
+	}{{KindPrompt, "go"}, {KindRequest, ""}, {KindThinking, "hmm"}, {KindText, "Hi"}, {KindTool, ""}, {KindTool, ""}}
+	if len(tr.Items) != len(want) {
+		t.Fatalf("%d items, want %d: %+v", len(tr.Items), len(want), tr.Items)
+	}
+	for i, w := range want {
+		it := tr.Items[i]
+		if it.ID != i || it.Kind != w.kind || it.Body != w.body || it.Streaming {
+			t.Errorf("item %d = %+v, want %s %q", i, it, w.kind, w.body)
+		}
+	}
+	r := tr.Items[1].Request
+	if r.N != 1 || r.Status != "completed" || r.Usage == nil || r.Usage.Total != 50 || tr.Session.Total != 50 {
+		t.Errorf("request = %+v, session = %+v", r, tr.Session)
+	}
+	a, b := tr.Items[4].Tool, tr.Items[5].Tool
+	if a.CallID != "A" || a.Name != "list_files" || a.Args != `{"dir":""}` || a.Decision != "allow" || a.Output != "a1\na2\n" || a.OutputStop != "completed" || a.OutputStreaming {
+		t.Errorf("card A = %+v", a)
+	}
+	if b.CallID != "B" || b.Name != "count_lines" || b.Output != "b1\nb2\n" || b.OutputStop != "completed" {
+		t.Errorf("card B = %+v", b)
+	}
+	if tr.Count != len(seedTimeline()) {
+		t.Errorf("Count = %d", tr.Count)
+	}
+}
+
+func TestTranscriptLenient(t *testing.T) {
+	tests := []struct {
+		name  string
+		msgs  []omni.Message
+		items []string // bodies of text/thinking items, in order
+		open  bool     // last item still streaming
+	}{
+		{"delta without start", []omni.Message{partial(omni.PartialText, "delta", "a", ""), partial(omni.PartialText, "delta", "b", "")}, []string{"ab"}, true},
+		{"start closes open", []omni.Message{partial(omni.PartialText, "start", "", ""), partial(omni.PartialText, "delta", "a", ""), partial(omni.PartialText, "start", "", ""), partial(omni.PartialText, "delta", "b", "")}, []string{"a", "b"}, true},
+		{"stop without start", []omni.Message{partial(omni.PartialText, "stop", "", ""), omni.AssistantText("x", "completed")}, []string{"x"}, false},
+		{"complete without fragments", []omni.Message{omni.AssistantText("x", "completed"), omni.AssistantText("y", "completed")}, []string{"x", "y"}, false},
+		{"complete closes open fragment", []omni.Message{partial(omni.PartialText, "start", "", ""), partial(omni.PartialText, "delta", "x", ""), omni.AssistantText("xy", "aborted")}, []string{"xy"}, false},
+		{"text and thinking interleave", []omni.Message{partial(omni.PartialThinking, "delta", "t", ""), partial(omni.PartialText, "delta", "x", ""), partial(omni.PartialThinking, "delta", "u", "")}, []string{"tu", "x"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr Transcript
+			for _, m := range tc.msgs {
+				tr.Apply(m)
+			}
+			var got []string
+			for _, it := range tr.Items {
+				got = append(got, it.Body)
+			}
+			if len(got) != len(tc.items) {
+				t.Fatalf("items %q, want %q", got, tc.items)
+			}
+			for i := range got {
+				if got[i] != tc.items[i] {
+					t.Errorf("items %q, want %q", got, tc.items)
+				}
+			}
+			if tc.open != tr.Items[len(tr.Items)-1].Streaming && tc.name != "text and thinking interleave" {
+				t.Errorf("last item streaming = %v, want %v", !tc.open, tc.open)
+			}
+		})
+	}
+}
+
+func TestTranscriptEvents(t *testing.T) {
+	var tr Transcript
+	tr.Apply(omni.ToolListReadyMsg([]omni.ToolDefinition{{Name: "a"}, {Name: "b"}}))
+	tr.Apply(omni.ApprovalDecisionMsg("deny", "X"))
+	tr.Apply(omni.ToolOutput("X", "Tool call denied by user.", "aborted"))
+	tr.Apply(omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.Text, Role: omni.RoleUser, Text: "[user_steering]\nfaster\n[/user_steering]", StopReason: "completed"}})
+	tr.Apply(omni.AbortMsg("aborted by user"))
+	if len(tr.Items) != 4 {
+		t.Fatalf("items: %d", len(tr.Items))
+	}
+	if tr.Items[0].Body != "Tools ready: a, b" || tr.Items[3].Body != "Run aborted: aborted by user" {
+		t.Errorf("notices %q %q", tr.Items[0].Body, tr.Items[3].Body)
+	}
+	if c := tr.Items[1].Tool; c.Decision != "deny" || c.OutputStop != "aborted" {
+		t.Errorf("card = %+v", c)
+	}
+	if it := tr.Items[2]; it.Kind != KindUser || SteeringText(it.Body) != "faster" {
+		t.Errorf("steering item = %+v", it)
+	}
+	if SteeringText("plain") != "" {
+		t.Error("SteeringText of plain text")
+	}
+}

@@ -1,0 +1,78 @@
+package playground
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+func TestWorkspaceTools(t *testing.T) {
+	ws := NewWorkspace(nil)
+	tests := []struct {
+		name, tool, args string
+		wantErr          string
+		wantOut          []string // substrings of the complete output
+	}{
+		{"list all", ToolListFiles, `{"dir":""}`, "", []string{"README.md", "internal/store/store.go", "6 files"}},
+		{"list dir", ToolListFiles, `{"dir":"internal/store"}`, "", []string{"store_test.go", "2 files"}},
+		{"no args", ToolListFiles, ``, "", []string{"6 files"}},
+		{"count one", ToolCountLines, `{"paths":["go.mod"]}`, "", []string{"go.mod", "total                            3"}},
+		{"count all", ToolCountLines, `{"paths":[]}`, "", []string{"cmd/notes/main.go", "total"}},
+		{"missing file", ToolCountLines, `{"paths":["nope.go"]}`, `no such file: "nope.go"`, nil},
+		{"bad args", ToolCountLines, `{"paths":3}`, "arguments:", nil},
+		{"unknown", "rm_rf", `{}`, `unknown tool "rm_rf"`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var rec recorder
+			call := omni.ToolCallMsg("c1", tc.tool, tc.args)
+			err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: call}, rec.emit)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if n := len(rec.all()); n != 0 {
+					t.Errorf("failed call emitted %d messages", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := rec.all()
+			checkDiscipline(t, msgs)
+			out := msgs[len(msgs)-1].Payload
+			if out.Type != omni.ToolCallOutput || out.ToolCallID != "c1" || out.StopReason != omni.StatusCompleted {
+				t.Fatalf("last message = %+v", out)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out.Output, w) {
+					t.Errorf("output %q lacks %q", out.Output, w)
+				}
+			}
+		})
+	}
+}
+
+func TestWorkspaceAbort(t *testing.T) {
+	for _, n := range []int{0, 2} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ws := NewWorkspace(cancelAfter(n, cancel))
+		var rec recorder
+		if err := ws.ExecuteTool(ctx, engine.ToolRequest{ToolCall: omni.ToolCallMsg("c1", ToolListFiles, "")}, rec.emit); err != nil {
+			t.Fatal(err)
+		}
+		msgs := rec.all()
+		checkDiscipline(t, msgs)
+		out := msgs[len(msgs)-1].Payload
+		if out.Type != omni.ToolCallOutput || out.StopReason != omni.StatusAborted || !strings.HasSuffix(out.Output, interrupted) {
+			t.Errorf("after %d lines: last message = %+v", n, out)
+		}
+		if n == 2 && strings.Count(out.Output, "\n") != 2 {
+			t.Errorf("after 2 lines: output %q", out.Output)
+		}
+	}
+}

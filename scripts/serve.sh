@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# ./build.sh serve [PORT] — build every target, then serve static/ (the
+# playground at /, the library at /floe.mjs) on http://127.0.0.1:PORT/
+# (default 8080). Loopback only; the page loads nothing from the network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${1:-8080}
+case "$port" in
+  ''|*[!0-9]*) echo "serve: PORT must be a number, got '$port'" >&2; exit 2 ;;
+esac
+./build.sh build
+mkdir -p build
+go build -trimpath -o build/floe-serve ./cmd/floe-serve
+exec build/floe-serve -addr "127.0.0.1:$port" -dir static
