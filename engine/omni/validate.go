@@ -1,0 +1,285 @@
+package omni
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// ValidationError reports a message that breaks a rule of PROTOCOL.md.
+// Field is the JSON path of the offending key ("payload.event_type",
+// "origin"); Value is the offending value written as JSON (`"middle"`,
+// `[]`, `null`), shortened when long, or "" when the key is missing; Msg
+// says what is wrong.
+type ValidationError struct {
+	Field string
+	Value string
+	Msg   string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Value == "" {
+		return "omni: " + e.Field + ": " + e.Msg
+	}
+	return "omni: " + e.Field + ": " + e.Value + " " + e.Msg
+}
+
+// maxValueBytes bounds the value quoted in a ValidationError.
+const maxValueBytes = 64
+
+// invalid builds a ValidationError about the string value v.
+func invalid(field, v, msg string) error {
+	return &ValidationError{Field: field, Value: quoteValue(v), Msg: msg}
+}
+
+// missing builds a ValidationError about an absent key.
+func missing(field string) error { return &ValidationError{Field: field, Msg: "missing"} }
+
+// quoteValue writes v as a JSON string, cut after maxValueBytes.
+func quoteValue(v string) string {
+	if len(v) > maxValueBytes {
+		cut := maxValueBytes
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		return string(appendString(nil, v[:cut])) + "…"
+	}
+	return string(appendString(nil, v))
+}
+
+// Validate checks m against the protocol: envelope and payload types, the
+// required keys of the payload type, enum values, role constraints,
+// origin and timestamp. It does not check the streaming discipline (see
+// [Discipline]) nor the content of opaque values (fidelity, arguments).
+//
+// For a decoded payload a required key is missing when it was absent from
+// the JSON; for a payload built in Go, when it holds its zero value and that
+// zero is not meaningful (an empty tool_call_id, a nil token count; an
+// empty text is fine). The error is a *[ValidationError].
+//
+// Validate does not allocate when m is valid.
+func Validate(m Message) error { return validate(&m) }
+
+func validate(m *Message) error {
+	if m.Timestamp != "" {
+		if _, err := time.Parse(time.RFC3339, m.Timestamp); err != nil {
+			return invalid("timestamp", m.Timestamp, "is not an RFC 3339 time")
+		}
+	}
+	if m.Origin != nil {
+		if len(m.Origin) == 0 {
+			return &ValidationError{Field: "origin", Value: "[]", Msg: "must be absent rather than empty"}
+		}
+		for i, hop := range m.Origin {
+			if hop == "" {
+				return invalid("origin["+strconv.Itoa(i)+"]", hop, "is not a session id")
+			}
+		}
+	}
+	p := &m.Payload
+	var lay *layout
+	switch m.Type {
+	case TypeSessionMeta:
+		if p.Type != "" || p.has&kType != 0 {
+			return invalid("payload.type", p.Type, "must be absent in a session_meta payload")
+		}
+		lay = &layoutSessionMeta
+	case TypeModelMsg:
+		if lay = modelLayout(p.Type); lay == nil {
+			return invalid("payload.type", p.Type, "is not a model_msg payload type")
+		}
+	case TypeEventMsg:
+		if lay = eventLayout(p.Type); lay == nil {
+			return invalid("payload.type", p.Type, "is not an event_msg payload type")
+		}
+	default:
+		return invalid("type", m.Type, "is not one of session_meta|model_msg|event_msg")
+	}
+	if err := p.checkRequired(lay); err != nil {
+		return err
+	}
+	if err := p.checkShared(); err != nil {
+		return err
+	}
+	switch m.Type {
+	case TypeSessionMeta:
+		return p.checkSessionMeta()
+	case TypeModelMsg:
+		return p.checkModel()
+	}
+	return p.checkEvent()
+}
+
+// checkRequired reports the first required key of lay that is missing.
+func (p *Payload) checkRequired(lay *layout) error {
+	need := lay.required &^ kType
+	if !p.Decoded() {
+		need &^= lay.zeroOK
+	}
+	for _, k := range lay.order {
+		if need&k != 0 && !p.present(k) {
+			return missing(payloadPath(k))
+		}
+	}
+	return nil
+}
+
+// checkShared checks keys any payload may carry: stop_reason and sender.
+func (p *Payload) checkShared() error {
+	if p.present(kStopReason) && !isStatus(p.StopReason) {
+		return invalid("payload.stop_reason", p.StopReason, "is not one of "+statusList)
+	}
+	if p.present(kSender) {
+		if p.Type != Text || p.Role != RoleUser {
+			return invalid("payload.sender", p.Sender, "is only allowed on user text")
+		}
+		switch p.Sender {
+		case SenderUser, SenderParentAgent, SenderHarness, SenderServer:
+		default:
+			return invalid("payload.sender", p.Sender, "is not one of user|parent_agent|harness|server")
+		}
+	}
+	if len(p.Fidelity) > 0 && p.Fidelity[0] != '{' {
+		return &ValidationError{Field: "payload.fidelity", Msg: "is not a JSON object"}
+	}
+	return nil
+}
+
+const statusList = "completed|failed|aborted|timeout|malformed|auth"
+
+func isStatus(s string) bool {
+	switch s {
+	case StatusCompleted, StatusFailed, StatusAborted, StatusTimeout, StatusMalformed, StatusAuth:
+		return true
+	}
+	return false
+}
+
+func (p *Payload) checkSessionMeta() error {
+	if p.SessionID == "" {
+		return invalid("payload.session_id", "", "must not be empty")
+	}
+	if w := p.ModelContextWindow; len(w) > 0 && w[0] != '"' && kindOf(w[0]) != "number" {
+		return &ValidationError{Field: "payload.model_context_window", Value: quoteValue(string(w)), Msg: "is not a number or a string"}
+	}
+	if p.present(kSource) && p.Source != SourceSubagent && p.Source != SourceSchedule {
+		return invalid("payload.source", p.Source, "is not one of subagent|schedule")
+	}
+	return nil
+}
+
+func (p *Payload) checkModel() error {
+	switch p.Type {
+	case Text, InlineData:
+		if p.Role != RoleUser && p.Role != RoleAssistant {
+			return invalid("payload.role", p.Role, "is not one of user|assistant")
+		}
+	case ImageURL, ToolCallOutput, PartialToolCallOutput:
+		if p.Role != RoleUser {
+			return invalid("payload.role", p.Role, "must be user for "+p.Type)
+		}
+	default: // thinking, inline_thinking, tool_call, partial_text/thinking/tool_call
+		if p.Role != RoleAssistant {
+			return invalid("payload.role", p.Role, "must be assistant for "+p.Type)
+		}
+	}
+	switch p.Type {
+	case PartialText, PartialThinking, PartialToolCall, PartialToolCallOutput:
+		switch p.EventType {
+		case EventStart, EventDelta, EventStop:
+		default:
+			return invalid("payload.event_type", p.EventType, "is not one of start|delta|stop")
+		}
+	}
+	switch p.Type {
+	case ToolCall, ToolCallOutput, PartialToolCall, PartialToolCallOutput:
+		if p.ToolCallID == "" {
+			return invalid("payload.tool_call_id", "", "must not be empty")
+		}
+	}
+	if p.Type == ToolCall && p.Name == "" {
+		return invalid("payload.name", "", "must not be empty")
+	}
+	return nil
+}
+
+func (p *Payload) checkEvent() error {
+	switch p.Type {
+	case RequestEnd:
+		if !isStatus(p.Status) {
+			return invalid("payload.status", p.Status, "is not one of "+statusList)
+		}
+		if p.RetryInMs != nil && *p.RetryInMs < 0 {
+			return &ValidationError{Field: "payload.retry_in_ms", Value: strconv.Itoa(*p.RetryInMs), Msg: "is negative"}
+		}
+		return p.checkAttempt()
+	case ApprovalDecision:
+		switch p.Decision {
+		case DecisionAllow, DecisionDeny, DecisionForbidden:
+		default:
+			return invalid("payload.decision", p.Decision, "is not one of allow|deny|forbidden")
+		}
+		if p.ToolCallID == "" {
+			return invalid("payload.tool_call_id", "", "must not be empty")
+		}
+	case CompactionBegin:
+		return p.checkCompaction()
+	case CompactionEnd:
+		if err := p.checkCompaction(); err != nil {
+			return err
+		}
+		if !isStatus(p.Status) {
+			return invalid("payload.status", p.Status, "is not one of "+statusList)
+		}
+		if p.present(kRetryInMs) {
+			return &ValidationError{Field: "payload.retry_in_ms", Msg: "is not allowed on compaction_end"}
+		}
+		return p.checkAttempt()
+	case Subagent:
+		if p.SessionID == "" {
+			return invalid("payload.session_id", "", "must not be empty")
+		}
+	case ToolListReady:
+		for i := range p.Tools {
+			if p.Tools[i].Name == "" {
+				return invalid("payload.tools["+strconv.Itoa(i)+"].name", "", "must not be empty")
+			}
+		}
+	case MCPConnectEnd:
+		switch p.Status {
+		case StatusCompleted, StatusFailed, StatusAborted:
+		default:
+			return invalid("payload.status", p.Status, "is not one of completed|failed|aborted")
+		}
+	case GoalFinished:
+		switch p.Outcome {
+		case "complete", "blocked", "budget_limited", StatusAborted:
+		default:
+			return invalid("payload.outcome", p.Outcome, "is not one of complete|blocked|budget_limited|aborted")
+		}
+	}
+	return nil
+}
+
+func (p *Payload) checkCompaction() error {
+	if p.ReasonNull && p.Reason == "" {
+		return &ValidationError{Field: "payload.reason", Value: "null", Msg: "is not one of context|turns|manual"}
+	}
+	switch p.Reason {
+	case ReasonContext, ReasonTurns, ReasonManual:
+	default:
+		return invalid("payload.reason", p.Reason, "is not one of context|turns|manual")
+	}
+	if p.Mode != ModeSummarize && p.Mode != ModeDiscard {
+		return invalid("payload.mode", p.Mode, "is not one of summarize|discard")
+	}
+	return nil
+}
+
+// checkAttempt checks the 1-based attempt ordinal when present.
+func (p *Payload) checkAttempt() error {
+	if p.present(kAttempt) && p.Attempt < 1 {
+		return &ValidationError{Field: "payload.attempt", Value: strconv.Itoa(p.Attempt), Msg: "is not a 1-based ordinal"}
+	}
+	return nil
+}
