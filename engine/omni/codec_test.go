@@ -381,3 +381,18 @@ func TestPayloadUnmarshalJSON(t *testing.T) {
 		t.Fatalf("%v %#v", err, m)
 	}
 }
+
+// TestRoundTripShared re-encodes real reference output and the conformance
+// messages byte for byte.
+func TestRoundTripShared(t *testing.T) {
+	t.Parallel()
+	for _, line := range sharedEnvelopes(t) {
+		m, err := Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if out, _ := m.MarshalJSON(); string(out) != line {
+			t.Errorf("\n got %s\nwant %s", out, line)
+		}
+	}
+}

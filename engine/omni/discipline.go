@@ -1,0 +1,186 @@
+package omni
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrDiscipline is wrapped by every error of [Discipline].
+var ErrDiscipline = errors.New("omni: streaming discipline")
+
+// Discipline checks the streaming discipline of ONE producer (the LLM
+// callback, or one tool call) against PROTOCOL.md P-6 and P-7:
+//
+//   - a fragment is one start, zero or more deltas and one stop, for one
+//     (payload type, tool_call_id) key; a delta or stop without a start, or
+//     a start while the key is open, is an error;
+//   - the message right after a stop must be the corresponding complete
+//     message (partial_text → text, same tool_call_id); any other message
+//     in between is an error;
+//   - the complete message's body (text, thinking, arguments, output) must
+//     equal the concatenation of the delta bodies; if a delta carried
+//     images, the complete message must carry the same images; if the
+//     fragments named a tool, the complete tool_call must have that name;
+//   - a complete message while its key is open (no stop yet) is an error.
+//
+// Complete messages that were not streamed are fine (P-6). Fragments of
+// different keys may be open at the same time. Messages with an origin
+// belong to another producer (a subagent forwarded by a tool) and are
+// ignored. Check does not validate fields: run [Validate] first.
+//
+// After an error the checker recovers the way [Aggregator] does (a start
+// for an open key restarts it, a delta without start opens one, a foreign
+// message drops the expectation of a complete message), so later messages
+// are judged on their own. Every error wraps [ErrDiscipline].
+//
+// The zero value is ready to use. A Discipline is not safe for concurrent
+// use; it is meant to sit on one producer's emit path.
+type Discipline struct {
+	open    []*fragment // open fragments, in start order
+	stopped *fragment   // the fragment whose stop was the last message, awaiting its complete message
+}
+
+func disciplineErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrDiscipline}, args...)...)
+}
+
+// Check records m, the producer's next message, and reports a violation.
+func (d *Discipline) Check(m Message) error {
+	if len(m.Origin) > 0 {
+		return nil
+	}
+	var err error
+	if f := d.stopped; f != nil {
+		d.stopped = nil
+		p := &m.Payload
+		if m.Type == TypeModelMsg && p.Type == completeOf(f.typ) && p.ToolCallID == f.callID {
+			return f.match(p)
+		}
+		err = disciplineErr("%s arrived after the stop of %s, before its complete %s", describe(&m), f.label(), completeOf(f.typ))
+	}
+	if e := d.step(&m); err == nil {
+		err = e
+	}
+	return err
+}
+
+func (d *Discipline) step(m *Message) error {
+	p := &m.Payload
+	if !m.IsPartial() {
+		if m.Type == TypeModelMsg {
+			if i := d.find(partialOf(p.Type), p.ToolCallID); i >= 0 {
+				f := d.remove(i)
+				return disciplineErr("complete %s while %s is open (no stop)", p.Type, f.label())
+			}
+		}
+		return nil
+	}
+	i := d.find(p.Type, p.ToolCallID)
+	switch p.EventType {
+	case EventStart:
+		f := newFragment(m)
+		f.origin = nil
+		f.note(m, false)
+		if i >= 0 {
+			d.open[i] = f
+			return disciplineErr("start of %s while it is open", f.label())
+		}
+		d.open = append(d.open, f)
+	case EventDelta:
+		var err error
+		if i < 0 {
+			i, err = d.lenientOpen(m), disciplineErr("%s without start", describe(m))
+		}
+		d.open[i].note(m, true)
+		return err
+	case EventStop:
+		var err error
+		if i < 0 {
+			i, err = d.lenientOpen(m), disciplineErr("%s without start", describe(m))
+		}
+		f := d.remove(i)
+		images, has := f.images, f.hasImages
+		f.note(m, false)
+		f.images, f.hasImages = images, has // only deltas carry images (P-7)
+		d.stopped = f
+		return err
+	default:
+		return disciplineErr("%s has event_type %s", describe(m), quoteValue(p.EventType))
+	}
+	return nil
+}
+
+func (d *Discipline) lenientOpen(m *Message) int {
+	f := newFragment(m)
+	f.origin = nil
+	d.open = append(d.open, f)
+	return len(d.open) - 1
+}
+
+func (d *Discipline) find(typ, callID string) int {
+	for i, f := range d.open {
+		if f.typ == typ && f.callID == callID {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *Discipline) remove(i int) *fragment {
+	f := d.open[i]
+	d.open = slices.Delete(d.open, i, i+1)
+	return f
+}
+
+// match compares the complete payload p with the fragment f (P-7).
+func (f *fragment) match(p *Payload) error {
+	if body := p.Body(); body != string(f.body) {
+		at := 0
+		for at < len(body) && at < len(f.body) && body[at] == f.body[at] {
+			at++
+		}
+		return disciplineErr("complete %s body (%d bytes) differs from its deltas (%d bytes) at byte %d", f.label(), len(body), len(f.body), at)
+	}
+	if f.hasImages && !slices.Equal(p.Images, f.images) {
+		return disciplineErr("complete %s images differ from the images of its delta", f.label())
+	}
+	if f.typ == PartialToolCall && f.name != "" && p.Name != f.name {
+		return disciplineErr("complete %s name %s differs from its fragments' name %s", f.label(), quoteValue(p.Name), quoteValue(f.name))
+	}
+	return nil
+}
+
+// End reports fragments left unfinished when the producer's stream ends (a
+// start without stop, or a stop without its complete message) and resets
+// the checker.
+func (d *Discipline) End() error {
+	var err error
+	switch {
+	case d.stopped != nil:
+		err = disciplineErr("stream ended after the stop of %s, before its complete %s", d.stopped.label(), completeOf(d.stopped.typ))
+	case len(d.open) == 1:
+		err = disciplineErr("stream ended with %s open", d.open[0].label())
+	case len(d.open) > 1:
+		err = disciplineErr("stream ended with %s and %d more fragments open", d.open[0].label(), len(d.open)-1)
+	}
+	*d = Discipline{}
+	return err
+}
+
+// describe names a message in error messages: "partial_text delta",
+// "tool_call \"A\"", "event_msg token_usage".
+func describe(m *Message) string {
+	p := &m.Payload
+	s := p.Type
+	if m.Type != TypeModelMsg {
+		s = m.Type + " " + s
+	}
+	if m.IsPartial() {
+		s += " " + p.EventType
+	}
+	if p.ToolCallID != "" {
+		s += " " + quoteValue(p.ToolCallID)
+	}
+	return s
+}

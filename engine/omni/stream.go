@@ -1,0 +1,133 @@
+package omni
+
+import "slices"
+
+// completeOf returns the complete payload type a partial_* type streams
+// (partial_text → text), or "".
+func completeOf(partialType string) string {
+	switch partialType {
+	case PartialText:
+		return Text
+	case PartialThinking:
+		return Thinking
+	case PartialToolCall:
+		return ToolCall
+	case PartialToolCallOutput:
+		return ToolCallOutput
+	}
+	return ""
+}
+
+// partialOf returns the partial_* type that streams the complete payload
+// type (text → partial_text), or "" for types that are never streamed.
+func partialOf(completeType string) string {
+	switch completeType {
+	case Text:
+		return PartialText
+	case Thinking:
+		return PartialThinking
+	case ToolCall:
+		return PartialToolCall
+	case ToolCallOutput:
+		return PartialToolCallOutput
+	}
+	return ""
+}
+
+// defaultRole is the only (or usual) role of a streamed payload type.
+func defaultRole(partialType string) string {
+	if partialType == PartialToolCallOutput {
+		return RoleUser
+	}
+	return RoleAssistant
+}
+
+// setBody stores body in the field that payload type p.Type streams.
+func (p *Payload) setBody(body string) {
+	switch p.Type {
+	case Text, PartialText:
+		p.Text = body
+	case Thinking, PartialThinking:
+		p.Thinking = body
+	case ToolCall, PartialToolCall:
+		p.Arguments = body
+	case ToolCallOutput, PartialToolCallOutput:
+		p.Output = body
+	}
+}
+
+// fragment is the state of one streamed segment: the fragments seen so far
+// for one (payload type, tool_call_id[, origin]) key.
+type fragment struct {
+	typ    string   // partial_* payload type
+	callID string   // tool_call_id, "" for text and thinking
+	origin []string // envelope origin (Aggregator only)
+
+	body      []byte   // concatenated bodies
+	images    []string // last non-empty images
+	hasImages bool
+	name      string // last non-empty name (partial_tool_call)
+	role      string // last non-empty role
+	stop      string // last non-empty stop_reason
+	firstTS   string // timestamp of the first fragment
+	lastTS    string // timestamp of the latest fragment
+	stopped   bool   // a stop was seen (Aggregator only)
+}
+
+func newFragment(m *Message) *fragment {
+	return &fragment{typ: m.Payload.Type, callID: m.Payload.ToolCallID, origin: m.Origin, firstTS: m.Timestamp}
+}
+
+func (f *fragment) is(typ, callID string, origin []string) bool {
+	return f.typ == typ && f.callID == callID && slices.Equal(f.origin, origin)
+}
+
+// note records the metadata a fragment message carries; withBody also
+// appends its body.
+func (f *fragment) note(m *Message, withBody bool) {
+	p := &m.Payload
+	if withBody {
+		f.body = append(f.body, p.Body()...)
+	}
+	if len(p.Images) > 0 {
+		f.images, f.hasImages = p.Images, true
+	}
+	if p.Name != "" {
+		f.name = p.Name
+	}
+	if p.Role != "" {
+		f.role = p.Role
+	}
+	if p.StopReason != "" {
+		f.stop = p.StopReason
+	}
+	if m.Timestamp != "" {
+		f.lastTS = m.Timestamp
+		if f.firstTS == "" {
+			f.firstTS = m.Timestamp
+		}
+	}
+}
+
+// message builds a message of payload type typ carrying what f
+// accumulated.
+func (f *fragment) message(typ, ts string) Message {
+	role := f.role
+	if role == "" {
+		role = defaultRole(f.typ)
+	}
+	p := Payload{Type: typ, Role: role, ToolCallID: f.callID, StopReason: f.stop, Images: f.images}
+	if f.typ == PartialToolCall {
+		p.Name = f.name
+	}
+	p.setBody(string(f.body))
+	return Message{Timestamp: ts, Type: TypeModelMsg, Origin: f.origin, Payload: p}
+}
+
+// label names the fragment in error messages.
+func (f *fragment) label() string {
+	if f.callID == "" {
+		return f.typ
+	}
+	return f.typ + " " + quoteValue(f.callID)
+}
