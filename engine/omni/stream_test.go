@@ -2,6 +2,7 @@ package omni
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,27 +83,78 @@ func matchErr(err error, want string) bool {
 	return err != nil && errors.Is(err, ErrDiscipline) && strings.Contains(err.Error(), want)
 }
 
+// sharedStreams reads testdata/streams.jsonl: groups of envelopes headed by
+// "# producer …" (one callback's emits in a conformance scenario) or
+// "# stream …" (the engine's whole output stream of a scenario run).
+func sharedStreams(t testing.TB) (heads []string, groups [][]Message) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/streams.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			heads, groups = append(heads, line[2:]), append(groups, nil)
+			continue
+		}
+		m, err := Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], m)
+	}
+	return heads, groups
+}
+
+// TestDisciplineSharedStreams checks that every scripted callback of the
+// conformance scenarios follows the discipline; only the two tools of S06
+// and S07, which end mid-fragment on purpose, leave one open.
 func TestDisciplineSharedStreams(t *testing.T) {
 	t.Parallel()
-	// The conformance scenarios' LLM scripts follow the discipline; checked
-	// per producer (the LLM, and each tool by tool_call_id).
-	producers := map[string]*Discipline{}
-	for _, line := range sharedEnvelopes(t) {
-		m, _ := Decode([]byte(line))
-		if m.Timestamp != "" || m.Type != TypeModelMsg {
-			continue // trace records: partials were filtered out
+	heads, groups := sharedStreams(t)
+	for i, head := range heads {
+		if !strings.HasPrefix(head, "producer ") {
+			continue
 		}
-		key := "llm"
-		if m.Payload.Type == ToolCallOutput || m.Payload.Type == PartialToolCallOutput {
-			key = m.Payload.ToolCallID
+		var d Discipline
+		for _, m := range groups[i] {
+			if err := d.Check(m); err != nil {
+				t.Errorf("%s: %v", head, err)
+			}
 		}
-		if producers[key] == nil {
-			producers[key] = &Discipline{}
+		err := d.End()
+		deliberate := strings.HasPrefix(head, "producer S06 tool x2 ") || strings.HasPrefix(head, "producer S07 tool y1 ")
+		if (err != nil) != deliberate {
+			t.Errorf("%s: End: %v", head, err)
 		}
-		_ = producers[key].Check(m)
 	}
-	// Not asserted message by message: the file mixes scenarios. It must
-	// simply not panic; the seed stream is asserted in TestDiscipline.
+}
+
+// TestAggregatorSharedStreams aggregates the engine's expected output
+// streams: since the engine keeps the discipline, the aggregator returns
+// exactly the stream's non-fragment messages and never builds one.
+func TestAggregatorSharedStreams(t *testing.T) {
+	t.Parallel()
+	heads, groups := sharedStreams(t)
+	for i, head := range heads {
+		if !strings.HasPrefix(head, "stream ") {
+			continue
+		}
+		var a Aggregator
+		var got, want []Message
+		for _, m := range groups[i] {
+			got = append(got, a.Add(m)...)
+			if !m.IsPartial() {
+				want = append(want, m)
+			}
+		}
+		if !sameMessages(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", head, encodeAll(got), encodeAll(want))
+		}
+		if open := a.Open(); len(open) > 0 {
+			t.Logf("%s: open at end: %s", head, encodeAll(open))
+		}
+	}
 }
 
 func TestAggregator(t *testing.T) {
