@@ -396,3 +396,41 @@ func TestRoundTripShared(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyTables(t *testing.T) {
+	for i, name := range keyNameTab {
+		bit := keySet(1) << i
+		if lookupKey([]byte(name)) != bit || keyBits[name] != bit || keyName(bit) != name {
+			t.Errorf("key %q: tables disagree", name)
+		}
+	}
+	if lookupKey([]byte("nope")) != 0 {
+		t.Error("unknown key found")
+	}
+	for _, s := range []string{TypeModelMsg, PartialText, RoleUser, StatusAuth, "budget_limited", "other"} {
+		if got := intern([]byte(s)); got != s {
+			t.Errorf("intern(%q) = %q", s, got)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { intern([]byte(PartialToolCallOutput)) }); n != 0 {
+		t.Errorf("intern allocates %v", n)
+	}
+}
+
+// TestDecodeAllocs guards the hot path: a streamed delta costs one
+// allocation per string that is not one of the protocol's fixed strings.
+func TestDecodeAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{benchPartialText, 2}, // timestamp, text
+		{benchToolCall, 4},    // timestamp, name, arguments, tool_call_id
+		{benchTokenUsage, 2},  // timestamp, the two counts
+	} {
+		data := []byte(tc.in)
+		if n := testing.AllocsPerRun(100, func() { Decode(data) }); n > tc.want {
+			t.Errorf("%s: %v allocs, want %v", tc.in, n, tc.want)
+		}
+	}
+}

@@ -139,20 +139,20 @@ func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 		case "total":
 			f = 3
 		}
-		if f < 0 {
-			err = s.skip(path + "." + string(k))
-		} else {
-			name := path + "." + string(k)
-			if seen[f] {
-				return nil, &DecodeError{Field: name, Msg: "duplicate key"}
-			}
+		switch {
+		case f < 0:
+			err = s.skip(path)
+		case seen[f]:
+			err = &DecodeError{Field: path, Msg: "duplicate key"}
+		default:
 			seen[f] = true
 			dst := [...]*int64{&c.CacheRead, &c.CacheWrite, &c.Output, &c.Total}[f]
-			*dst, err = s.integer(name)
+			*dst, err = s.integer(path)
 		}
-		if err == nil {
-			more, err = s.next(path, '}')
+		if err != nil {
+			return nil, renameErr(err, path, path+"."+string(k))
 		}
+		more, err = s.next(path, '}')
 	}
 	return c, err
 }
@@ -167,10 +167,9 @@ func (s *scanner) tools(path string) ([]ToolDefinition, error) {
 	out := []ToolDefinition{}
 	more, err := s.open(path, ']')
 	for more && err == nil {
-		elem := path + "[" + strconv.Itoa(len(out)) + "]"
 		var t ToolDefinition
-		if t, err = s.tool(elem); err != nil {
-			return nil, err
+		if t, err = s.tool(path, len(out)); err != nil {
+			return nil, elemErr(err, path, len(out))
 		}
 		out = append(out, t)
 		more, err = s.next(path, ']')
@@ -178,9 +177,10 @@ func (s *scanner) tools(path string) ([]ToolDefinition, error) {
 	return out, err
 }
 
-func (s *scanner) tool(path string) (t ToolDefinition, err error) {
+// tool decodes element i of the ToolDefinition array at path.
+func (s *scanner) tool(path string, i int) (t ToolDefinition, err error) {
 	if s.peek() != '{' {
-		return t, s.typeErr(path, "object")
+		return t, elemErr(s.typeErr(path, "object"), path, i)
 	}
 	var seen [3]bool
 	more, err := s.open(path, '}')
@@ -198,25 +198,25 @@ func (s *scanner) tool(path string) (t ToolDefinition, err error) {
 		case "parameters":
 			f = 2
 		}
-		name := path + "." + string(k)
 		switch {
 		case f < 0:
-			err = s.skip(name)
+			err = s.skip(path)
 		case seen[f]:
-			return t, &DecodeError{Field: name, Msg: "duplicate key"}
+			err = &DecodeError{Field: path, Msg: "duplicate key"}
 		case f == 0:
-			t.Name, err = s.str(name)
+			t.Name, err = s.str(path)
 		case f == 1:
-			t.Description, err = s.str(name)
+			t.Description, err = s.str(path)
 		default:
-			t.Parameters, err = s.raw(name)
+			t.Parameters, err = s.raw(path)
+		}
+		if err != nil {
+			return t, renameErr(err, path, path+"["+strconv.Itoa(i)+"]."+string(k))
 		}
 		if f >= 0 {
 			seen[f] = true
 		}
-		if err == nil {
-			more, err = s.next(path, '}')
-		}
+		more, err = s.next(path, '}')
 	}
-	return t, err
+	return t, elemErr(err, path, i)
 }

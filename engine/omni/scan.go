@@ -2,6 +2,7 @@ package omni
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,7 +18,6 @@ type scanner struct {
 	data  []byte
 	i     int
 	depth int
-	buf   []byte          // scratch for unescaping, reused across strings
 	pair  *[2]TokenCounts // storage for token_usage's session and request
 
 	extraSeen map[string]struct{} // unknown keys of the current payload, once there are many
@@ -174,62 +174,52 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// unescape appends the value of the string content raw, whose escapes were
-// validated by scanString, to dst. Like encoding/json it turns invalid
-// UTF-8 and unpaired surrogates into U+FFFD.
-func unescape(dst, raw []byte) []byte {
+// unescape returns the value of the string content raw, whose escapes
+// were validated by scanString. Like encoding/json it turns invalid UTF-8
+// and unpaired surrogates into U+FFFD. The result costs one allocation.
+func unescape(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
 	for i := 0; i < len(raw); {
 		c := raw[i]
-		if c == '\\' {
-			switch raw[i+1] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := hex4(raw[i+2:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-						r2 = hex4(raw[i+2:])
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						r = dec
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
+		switch {
+		case c == '\\' && raw[i+1] == 'u':
+			r := hex4(raw[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2 = hex4(raw[i+2:])
 				}
-				dst = utf8.AppendRune(dst, r)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, raw[i+1])
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
 			}
+			b.WriteRune(r)
+		case c == '\\':
+			b.WriteByte(unescapeByte[raw[i+1]])
 			i += 2
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
 			i++
-			continue
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteRune(utf8.RuneError)
+			} else {
+				b.Write(raw[i : i+size])
+			}
+			i += size
 		}
-		r, size := utf8.DecodeRune(raw[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
-		} else {
-			dst = append(dst, raw[i:i+size]...)
-		}
-		i += size
 	}
-	return dst
+	return b.String()
 }
+
+// unescapeByte maps the letter of a one-character escape to its byte.
+var unescapeByte = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // str reads a string value.
 func (s *scanner) str(path string) (string, error) {
@@ -243,8 +233,7 @@ func (s *scanner) str(path string) (string, error) {
 	if plain {
 		return string(raw), nil
 	}
-	s.buf = unescape(s.buf[:0], raw)
-	return string(s.buf), nil
+	return unescape(raw), nil
 }
 
 // enum reads a string value that is usually one of the protocol's fixed
@@ -258,38 +247,125 @@ func (s *scanner) enum(path string) (string, error) {
 		return "", err
 	}
 	if !plain {
-		s.buf = unescape(s.buf[:0], raw)
-		raw = s.buf
+		return unescape(raw), nil
 	}
-	if v, ok := internTab[string(raw)]; ok {
-		return v, nil
-	}
-	return string(raw), nil
+	return intern(raw), nil
 }
 
-// internTab holds the fixed strings of the protocol.
-var internTab = func() map[string]string {
-	m := map[string]string{}
-	for _, v := range []string{
-		TypeSessionMeta, TypeModelMsg, TypeEventMsg,
-		Text, ImageURL, InlineData, Thinking, InlineThinking, ToolCall, ToolCallOutput,
-		PartialText, PartialThinking, PartialToolCall, PartialToolCallOutput,
-		RequestBegin, RequestEnd, ApprovalDecision, TokenUsage, CompactionBegin,
-		CompactionEnd, Abort, Subagent, ToolListReady, MCPConnectBegin, MCPConnectEnd, GoalFinished,
-		RoleUser, RoleAssistant, EventStart, EventDelta, EventStop,
-		StatusCompleted, StatusFailed, StatusAborted, StatusTimeout, StatusMalformed, StatusAuth,
-		DecisionAllow, DecisionDeny, DecisionForbidden,
-		SenderParentAgent, SenderHarness, SenderServer,
-		ReasonContext, ReasonTurns, ReasonManual, ModeSummarize, ModeDiscard,
-		SourceSubagent, SourceSchedule, "complete", "blocked", "budget_limited", "",
-	} {
-		m[v] = v
+// intern returns the protocol's fixed string equal to b without
+// allocating, or b as a new string.
+func intern(b []byte) string {
+	switch string(b) {
+	case TypeSessionMeta:
+		return TypeSessionMeta
+	case TypeModelMsg:
+		return TypeModelMsg
+	case TypeEventMsg:
+		return TypeEventMsg
+	case Text:
+		return Text
+	case ImageURL:
+		return ImageURL
+	case InlineData:
+		return InlineData
+	case Thinking:
+		return Thinking
+	case InlineThinking:
+		return InlineThinking
+	case ToolCall:
+		return ToolCall
+	case ToolCallOutput:
+		return ToolCallOutput
+	case PartialText:
+		return PartialText
+	case PartialThinking:
+		return PartialThinking
+	case PartialToolCall:
+		return PartialToolCall
+	case PartialToolCallOutput:
+		return PartialToolCallOutput
+	case RequestBegin:
+		return RequestBegin
+	case RequestEnd:
+		return RequestEnd
+	case ApprovalDecision:
+		return ApprovalDecision
+	case TokenUsage:
+		return TokenUsage
+	case CompactionBegin:
+		return CompactionBegin
+	case CompactionEnd:
+		return CompactionEnd
+	case Abort:
+		return Abort
+	case Subagent:
+		return Subagent
+	case ToolListReady:
+		return ToolListReady
+	case MCPConnectBegin:
+		return MCPConnectBegin
+	case MCPConnectEnd:
+		return MCPConnectEnd
+	case GoalFinished:
+		return GoalFinished
+	case RoleUser:
+		return RoleUser
+	case RoleAssistant:
+		return RoleAssistant
+	case EventStart:
+		return EventStart
+	case EventDelta:
+		return EventDelta
+	case EventStop:
+		return EventStop
+	case StatusCompleted:
+		return StatusCompleted
+	case StatusFailed:
+		return StatusFailed
+	case StatusAborted:
+		return StatusAborted
+	case StatusTimeout:
+		return StatusTimeout
+	case StatusMalformed:
+		return StatusMalformed
+	case StatusAuth:
+		return StatusAuth
+	case DecisionAllow:
+		return DecisionAllow
+	case DecisionDeny:
+		return DecisionDeny
+	case DecisionForbidden:
+		return DecisionForbidden
+	case SenderParentAgent:
+		return SenderParentAgent
+	case SenderHarness:
+		return SenderHarness
+	case SenderServer:
+		return SenderServer
+	case ReasonContext:
+		return ReasonContext
+	case ReasonTurns:
+		return ReasonTurns
+	case ReasonManual:
+		return ReasonManual
+	case ModeSummarize:
+		return ModeSummarize
+	case ModeDiscard:
+		return ModeDiscard
+	case SourceSchedule:
+		return SourceSchedule
+	case "complete":
+		return "complete"
+	case "blocked":
+		return "blocked"
+	case "budget_limited":
+		return "budget_limited"
 	}
-	return m
-}()
+	return string(b)
+}
 
 // key reads an object key and the ':' after it. The returned bytes alias
-// the input or the scratch buffer: use them before the next string read.
+// the input unless the key had escapes.
 func (s *scanner) key(path string) ([]byte, error) {
 	if s.peek() != '"' {
 		return nil, s.syntaxErr(path)
@@ -299,8 +375,7 @@ func (s *scanner) key(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !plain {
-		s.buf = unescape(s.buf[:0], raw)
-		raw = s.buf
+		raw = []byte(unescape(raw))
 	}
 	if s.peek() != ':' {
 		return nil, s.syntaxErr(path)
@@ -516,8 +591,15 @@ func (s *scanner) strs(path string) ([]string, error) {
 // elemErr rewrites the path of an error about element i of the array at
 // path to name the element ("origin[2]").
 func elemErr(err error, path string, i int) error {
+	return renameErr(err, path, path+"["+strconv.Itoa(i)+"]")
+}
+
+// renameErr rewrites the path of a decode error reported at path to to.
+// Nested values are decoded with their container's path so that the path
+// of the value itself is only built when there is an error.
+func renameErr(err error, path, to string) error {
 	if de, ok := err.(*DecodeError); ok && de.Field == path {
-		de.Field = path + "[" + strconv.Itoa(i) + "]"
+		de.Field = to
 	}
 	return err
 }
