@@ -1,0 +1,97 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Sentinel errors. Every error this package returns for a session or a file
+// is an [*Error] that wraps one of these (or an underlying I/O error) and
+// names the session and the file; test with [errors.Is].
+var (
+	// ErrNotFound: the session or the file does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: Create refused a session id that is already stored.
+	ErrExists = errors.New("session already exists")
+	// ErrInvalid: a bad argument (session id, file index, record bytes).
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotResumable: the highest-index file holds no session_meta
+	// (ENGINE.md E-17.1).
+	ErrNotResumable = errors.New("not resumable")
+	// ErrTooLarge: a file exceeds MaxFileBytes.
+	ErrTooLarge = errors.New("file exceeds size limit")
+)
+
+// MaxFileBytes caps the size of one Trace file that is read into memory.
+const MaxFileBytes = 1 << 30
+
+// Error reports a failed operation on one session or one of its files.
+type Error struct {
+	Op        string // "append", "read", "files", "create", "delete", "write", "resume", …
+	SessionID string // "" when the operation has no session
+	Index     int    // file index (1-based); 0 when the operation is not about one file
+	Err       error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("trace: ")
+	b.WriteString(e.Op)
+	if e.SessionID != "" {
+		fmt.Fprintf(&b, " %q", e.SessionID)
+	}
+	if e.Index != 0 {
+		fmt.Fprintf(&b, " file %d", e.Index)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func opErr(op, id string, index int, err error) error {
+	return &Error{Op: op, SessionID: id, Index: index, Err: err}
+}
+
+// maxIDBytes keeps "<id>_NNN.jsonl" within common file-name limits.
+const maxIDBytes = 200
+
+// ValidateID reports whether id can name a session in every Store: non-empty,
+// at most 200 bytes of valid UTF-8, no path separator, no control character,
+// not starting with a dot.
+func ValidateID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: empty session id", ErrInvalid)
+	case len(id) > maxIDBytes:
+		return fmt.Errorf("%w: session id longer than %d bytes", ErrInvalid, maxIDBytes)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%w: session id %q is not valid UTF-8", ErrInvalid, id)
+	case id[0] == '.':
+		return fmt.Errorf("%w: session id %q starts with a dot", ErrInvalid, id)
+	}
+	for _, r := range id {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w: session id %q contains %q", ErrInvalid, id, r)
+		}
+	}
+	return nil
+}
+
+func validateIndex(index int) error {
+	if index < 1 {
+		return fmt.Errorf("%w: file index %d (want ≥ 1)", ErrInvalid, index)
+	}
+	return nil
+}
+
+// validateRecords checks what Store.Append accepts: one or more whole lines.
+func validateRecords(data []byte) error {
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return fmt.Errorf("%w: records must be whole lines ending in \\n", ErrInvalid)
+	}
+	return nil
+}

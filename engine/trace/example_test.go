@@ -1,0 +1,101 @@
+package trace_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+)
+
+// A session writes its Trace, the process dies in the middle of a request,
+// and Resume rebuilds what the next engine starts from.
+func Example() {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	w := trace.NewWriter(ctx, store, "demo", 1)
+	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: json.RawMessage("8192"),
+		SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}}
+	for _, m := range []omni.Message{
+		meta,
+		omni.UserText("Hi"),
+		omni.RequestBeginMsg(),
+		omni.AssistantText("Hello!", omni.StatusCompleted),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Status: omni.StatusCompleted}),
+		omni.UserText("And now?"),
+		omni.RequestBeginMsg(), // the process dies before this request ends
+	} {
+		m.Timestamp = "2026-11-30T04:09:45.282Z" // the engine stamps records with its Clock
+		if err := w.Write(m); err != nil {
+			fmt.Println(err)
+		}
+	}
+
+	now := func() time.Time { return time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC) }
+	r, err := trace.Resume(ctx, store, "demo", now)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("file:", r.Index, "session:", r.Meta.Payload.SessionID)
+	for _, m := range r.Snapshot.History {
+		fmt.Printf("history: %s %q\n", m.Payload.Role, m.Payload.Text)
+	}
+	for _, m := range r.Snapshot.CarryOver {
+		fmt.Printf("carry-over: %s %q\n", m.Payload.Role, m.Payload.Text)
+	}
+	fmt.Println("turns:", r.Snapshot.SessionTurns)
+	// Output:
+	// file: 1 session: demo
+	// history: user "Hi"
+	// history: assistant "Hello!"
+	// carry-over: user "And now?"
+	// turns: 1
+}
+
+// ReadFile keeps every record it can decode: a damaged middle line is
+// skipped with a diagnostic, a torn last line is ignored.
+func ExampleReadFile() {
+	data := []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"event_msg","payload":{"type":"request_begin"}}
+{"timestamp":"2026-11-30T04:09:45.283Z","type":"mod
+
+{"timestamp":"2026-11-30T04:09:45.284Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
+{"timestamp":"2026-11-30T04:09:45.2`)
+	p, err := trace.ReadFile(data)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("records:", len(p.Records))
+	fmt.Println("skipped lines:", p.SkippedLines())
+	fmt.Println("torn tail:", p.TornTail)
+	// Output:
+	// records: 2
+	// skipped lines: [2]
+	// torn tail: true
+}
+
+// Rotate moves to the next file; the file appears with its first record.
+func ExampleWriter_Rotate() {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	w := trace.NewWriter(ctx, store, "demo", 1)
+	write := func(text string) {
+		m := omni.UserText(text)
+		m.Timestamp = "2026-11-30T04:09:45.282Z"
+		got, err := w.WriteRecord(m)
+		fmt.Println(text, "→ file", got.Index, "new:", got.NewFile, err)
+	}
+	write("one")
+	w.Rotate()
+	files, _ := store.Files(ctx, "demo")
+	fmt.Println("files after Rotate:", len(files))
+	write("two")
+	// Output:
+	// one → file 1 new: true <nil>
+	// files after Rotate: 1
+	// two → file 2 new: true <nil>
+}

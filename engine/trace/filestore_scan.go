@@ -1,0 +1,179 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The reading side of FileStore: finding a session's files on disk.
+
+// Files implements [Store].
+func (s *FileStore) Files(ctx context.Context, id string) ([]FileInfo, error) {
+	if err := checkSession(ctx, id); err != nil {
+		return nil, opErr("files", id, 0, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files, err := s.scan(id)
+	if err != nil {
+		return nil, opErr("files", id, 0, err)
+	}
+	if len(files[id]) == 0 {
+		return nil, opErr("files", id, 0, ErrNotFound)
+	}
+	out := make([]FileInfo, len(files[id]))
+	for i, f := range files[id] {
+		out[i] = FileInfo{Index: f.index, Size: f.size, Modified: f.modified}
+	}
+	return out, nil
+}
+
+// ReadFile implements [Store].
+func (s *FileStore) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if err := checkFile(ctx, id, index); err != nil {
+		return nil, opErr("read", id, index, err)
+	}
+	s.mu.Lock()
+	path, err := s.path(id, index)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, opErr("read", id, index, err)
+	}
+	data, err := readCapped(path)
+	if err != nil {
+		return nil, opErr("read", id, index, err)
+	}
+	return data, nil
+}
+
+// path finds an existing file. s.mu is held.
+func (s *FileStore) path(id string, index int) (string, error) {
+	if name, ok := s.dirs[id]; ok {
+		p := filepath.Join(s.root, name, FileName(id, index))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	files, err := s.scan(id)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files[id] {
+		if f.index == index {
+			return filepath.Join(s.root, f.dir, f.name), nil
+		}
+	}
+	return "", ErrNotFound
+}
+
+func readCapped(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, fi.Size())
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return data, err
+}
+
+// Sessions implements [Store].
+func (s *FileStore) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, opErr("sessions", "", 0, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files, err := s.scan("")
+	if err != nil {
+		return nil, opErr("sessions", "", 0, err)
+	}
+	out := make([]SessionInfo, 0, len(files))
+	for id, found := range files {
+		info := SessionInfo{ID: id, Files: len(found)}
+		for _, f := range found {
+			info.Size += f.size
+			if f.modified.After(info.LastActivity) {
+				info.LastActivity = f.modified
+			}
+		}
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b SessionInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// located is one trace file found on disk.
+type located struct {
+	dir, name string
+	index     int
+	size      int64
+	modified  time.Time
+}
+
+// scan lists the trace files of session id ("" = every session), grouped by
+// session id, each group in ascending index order. When an index appears in
+// two date directories, the earlier date wins. s.mu is held.
+func (s *FileStore) scan(id string) (map[string][]located, error) {
+	out := map[string][]located{}
+	dates, err := os.ReadDir(s.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dates { // ReadDir sorts by name: earlier dates first
+		if !d.IsDir() || !dateDirRE.MatchString(d.Name()) {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(s.root, d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if f, sid, ok := parseEntry(d.Name(), e); ok && (id == "" || sid == id) {
+				out[sid] = append(out[sid], f)
+			}
+		}
+	}
+	for sid, found := range out {
+		slices.SortStableFunc(found, func(a, b located) int { return a.index - b.index })
+		out[sid] = slices.CompactFunc(found, func(a, b located) bool { return a.index == b.index })
+	}
+	return out, nil
+}
+
+func parseEntry(dir string, e fs.DirEntry) (located, string, bool) {
+	if !e.Type().IsRegular() {
+		return located{}, "", false
+	}
+	m := fileNameRE.FindStringSubmatch(e.Name())
+	if m == nil {
+		return located{}, "", false
+	}
+	index, err := strconv.Atoi(m[2])
+	if err != nil || index < 1 {
+		return located{}, "", false
+	}
+	fi, err := e.Info()
+	if err != nil {
+		return located{}, "", false
+	}
+	return located{dir: dir, name: e.Name(), index: index, size: fi.Size(), modified: fi.ModTime()}, m[1], true
+}

@@ -1,0 +1,106 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Parsed is the result of reading one Trace file (PROTOCOL.md P-12).
+type Parsed struct {
+	Records []omni.Message
+	// Skipped lists the malformed lines that were skipped, other than a torn
+	// last line, in file order.
+	Skipped []SkippedLine
+	// TornTail reports that the last non-blank line failed to parse and was
+	// ignored: the crash artifact of an interrupted append.
+	TornTail bool
+}
+
+// SkippedLine is one malformed line that ReadFile skipped.
+type SkippedLine struct {
+	Line int   // 1-based line number
+	Err  error // why it did not decode
+}
+
+// SkippedLines returns the 1-based numbers of the skipped lines.
+func (p *Parsed) SkippedLines() []int {
+	out := make([]int, len(p.Skipped))
+	for i, s := range p.Skipped {
+		out[i] = s.Line
+	}
+	return out
+}
+
+// Strict returns an error naming the first skipped line, or nil when no
+// line other than a torn tail was skipped. An importer that refuses
+// mid-file corruption (P-12) checks it.
+func (p *Parsed) Strict() error {
+	if len(p.Skipped) == 0 {
+		return nil
+	}
+	s := p.Skipped[0]
+	return fmt.Errorf("trace: line %d: %w (%d malformed line(s) in all)", s.Line, s.Err, len(p.Skipped))
+}
+
+// ReadFile parses the bytes of one Trace file tolerantly (PROTOCOL.md P-12):
+// blank lines are ignored; a last non-blank line that fails to parse is a
+// torn tail, ignored and reported in TornTail; any other malformed line is
+// skipped and listed in Skipped; every record that decodes is kept. A line
+// is trimmed of JavaScript whitespace before decoding, as the reference
+// reader does. ReadFile refuses only data over MaxFileBytes.
+func ReadFile(data []byte) (Parsed, error) {
+	var p Parsed
+	if len(data) > MaxFileBytes {
+		return p, fmt.Errorf("trace: read: %w: %d bytes", ErrTooLarge, len(data))
+	}
+	last := lastNonBlank(data)
+	lineNo := 0
+	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
+		lineNo++
+		line = trimJS(line)
+		if len(line) == 0 {
+			continue
+		}
+		m, err := omni.Decode(line)
+		switch {
+		case err == nil:
+			p.Records = append(p.Records, m)
+		case lineNo == last:
+			p.TornTail = true
+		default:
+			p.Skipped = append(p.Skipped, SkippedLine{Line: lineNo, Err: err})
+		}
+	}
+	return p, nil
+}
+
+// lastNonBlank returns the 1-based number of the last non-blank line, or 0.
+func lastNonBlank(data []byte) int {
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	for end := len(data); ; lines-- {
+		start := bytes.LastIndexByte(data[:end], '\n') + 1
+		if len(trimJS(data[start:end])) > 0 {
+			return lines
+		}
+		if start == 0 {
+			return 0
+		}
+		end = start - 1
+	}
+}
+
+// trimJS trims what JavaScript's String.prototype.trim trims: WhiteSpace
+// (including U+FEFF and every Zs) and LineTerminator code points.
+func trimJS(b []byte) []byte { return bytes.TrimFunc(b, isJSSpace) }
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0xfeff, 0x2028, 0x2029:
+		return true
+	}
+	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
+}

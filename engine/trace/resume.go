@@ -1,0 +1,86 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Resumed is everything a host needs to restart a session from its Trace.
+type Resumed struct {
+	SessionID string
+	Index     int    // the file that was replayed: the session's highest index
+	Parsed    Parsed // how that file read (torn tail, skipped lines)
+
+	// Meta is the file's first session_meta: pass it as engine.Config.Meta.
+	Meta omni.Message
+	// Snapshot is the state to pass as engine.Config.Resume.
+	Snapshot engine.Snapshot
+	// Dangling is the compaction that was left open, now closed as failed.
+	Dangling *DanglingCompaction
+	// Writes lists what Resume itself appended (E-17.4), in order.
+	Writes []Written
+	// Writer continues appending to file Index: pass it as
+	// engine.Config.Trace. After a closed context the engine rotates it
+	// before its first write.
+	Writer *Writer
+}
+
+// Resume restarts a session from its Trace (ENGINE.md §17): it reads the
+// highest-index file tolerantly, replays it, and, when a compaction was left
+// open, writes compaction_end{reason, mode, status:"failed"} before anything
+// else (E-17.4). now stamps the messages Resume synthesizes and writes.
+//
+// ctx bounds Resume's own store calls. The returned Writer keeps ctx's
+// values but not its cancellation: it lives as long as the session.
+//
+// Errors: ErrNotFound when the session has no file, ErrNotResumable when the
+// file holds no session_meta; store errors as they come.
+func Resume(ctx context.Context, store Store, sessionID string, now func() time.Time) (*Resumed, error) {
+	if now == nil {
+		return nil, opErr("resume", sessionID, 0, fmt.Errorf("%w: nil clock", ErrInvalid))
+	}
+	files, err := store.Files(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, opErr("resume", sessionID, 0, ErrNotFound)
+	}
+	index := files[len(files)-1].Index
+	data, err := store.ReadFile(ctx, sessionID, index)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := ReadFile(data)
+	if err != nil {
+		return nil, opErr("resume", sessionID, index, err)
+	}
+	at := now()
+	rp := Replay(parsed.Records, at)
+	if rp.Meta == nil {
+		return nil, opErr("resume", sessionID, index, fmt.Errorf("%w: no session_meta", ErrNotResumable))
+	}
+	res := &Resumed{
+		SessionID: sessionID,
+		Index:     index,
+		Parsed:    parsed,
+		Meta:      *rp.Meta,
+		Snapshot:  rp.Snapshot,
+		Dangling:  rp.Dangling,
+		Writer:    NewWriter(context.WithoutCancel(ctx), store, sessionID, index),
+	}
+	if d := rp.Dangling; d != nil {
+		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed})
+		end.Timestamp = at.UTC().Format(omni.TimestampLayout)
+		w, err := res.Writer.WriteRecord(end)
+		if err != nil {
+			return nil, err
+		}
+		res.Writes = append(res.Writes, w)
+	}
+	return res, nil
+}

@@ -1,0 +1,61 @@
+package trace
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps Trace files: for each session, files numbered from 1, each an
+// append-only sequence of JSONL records (PROTOCOL.md §8). Implementations:
+// [MemStore], [FileStore]; the browser build implements it over IndexedDB,
+// which is why every method takes a context.
+//
+// Every error names the session (and file) it is about; see [Error].
+type Store interface {
+	// Append appends data — one or more whole records, each ending in "\n" —
+	// to file index of the session, creating the session and the file as
+	// needed, as one write: a record is never split and concurrent appends
+	// never interleave inside a record. When the file exists and its last
+	// byte is not "\n" (a torn tail), Append first writes "\n" (PROTOCOL.md
+	// P-13) and reports Healed. Append must not retain data.
+	Append(ctx context.Context, sessionID string, index int, data []byte) (AppendResult, error)
+
+	// Files lists the session's files in ascending index order; ErrNotFound
+	// when the session has none.
+	Files(ctx context.Context, sessionID string) ([]FileInfo, error)
+
+	// ReadFile returns the bytes of one file; ErrNotFound if it is missing.
+	ReadFile(ctx context.Context, sessionID string, index int) ([]byte, error)
+
+	// Sessions lists every stored session, ordered by id.
+	Sessions(ctx context.Context) ([]SessionInfo, error)
+
+	// Create stores an imported session: files[k-1] becomes file k, byte for
+	// byte. It refuses an id that already has a file with ErrExists and
+	// stores nothing in that case.
+	Create(ctx context.Context, sessionID string, files [][]byte) error
+
+	// Delete removes every file of the session; ErrNotFound if it has none.
+	Delete(ctx context.Context, sessionID string) error
+}
+
+// AppendResult describes what one Store.Append did.
+type AppendResult struct {
+	Created bool // the append created the file
+	Healed  bool // a "\n" was written first to end a torn last line (P-13)
+}
+
+// FileInfo describes one Trace file.
+type FileInfo struct {
+	Index    int
+	Size     int64     // bytes
+	Modified time.Time // zero when the store does not know
+}
+
+// SessionInfo summarizes one stored session for a session list.
+type SessionInfo struct {
+	ID           string
+	Files        int       // number of files (the highest index is the current context)
+	Size         int64     // total bytes over all files
+	LastActivity time.Time // last modification; zero when the store does not know
+}

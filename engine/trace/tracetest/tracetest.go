@@ -1,0 +1,314 @@
+// Package tracetest checks implementations of trace.Store.
+//
+// Run [TestStore] from the implementation's own tests:
+//
+//	func TestMyStore(t *testing.T) {
+//		tracetest.TestStore(t, func(t *testing.T) trace.Store { return newMyStore(t) })
+//	}
+package tracetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+// Record returns one stamped trace record line (with its "\n") whose
+// request_begin payload carries n, so lines are distinguishable.
+func Record(n int) []byte {
+	return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"event_msg","payload":{"type":"request_begin","n":%d}}`+"\n", n)
+}
+
+// TestStore runs the Store contract against fresh stores from newStore.
+func TestStore(t *testing.T, newStore func(t *testing.T) trace.Store) {
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, s trace.Store)
+	}{
+		{"AppendCreatesThenContinues", testAppend},
+		{"RotationIndexes", testIndexes},
+		{"HealsTornTail", testHeal},
+		{"CreateIsExclusive", testCreate},
+		{"NotFound", testNotFound},
+		{"Invalid", testInvalid},
+		{"Sessions", testSessions},
+		{"Delete", testDelete},
+		{"NoAliasing", testAliasing},
+		{"ConcurrentAppends", testConcurrent},
+		{"CancelledContext", testCancelled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
+	}
+}
+
+func mustAppend(t *testing.T, s trace.Store, id string, index int, data []byte) trace.AppendResult {
+	t.Helper()
+	res, err := s.Append(context.Background(), id, index, data)
+	if err != nil {
+		t.Fatalf("Append(%q, %d): %v", id, index, err)
+	}
+	return res
+}
+
+func mustRead(t *testing.T, s trace.Store, id string, index int) []byte {
+	t.Helper()
+	data, err := s.ReadFile(context.Background(), id, index)
+	if err != nil {
+		t.Fatalf("ReadFile(%q, %d): %v", id, index, err)
+	}
+	return data
+}
+
+func indexes(t *testing.T, s trace.Store, id string) []int {
+	t.Helper()
+	files, err := s.Files(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Files(%q): %v", id, err)
+	}
+	var out []int
+	for _, f := range files {
+		out = append(out, f.Index)
+	}
+	return out
+}
+
+func testAppend(t *testing.T, s trace.Store) {
+	if res := mustAppend(t, s, "s1", 1, Record(1)); res != (trace.AppendResult{Created: true}) {
+		t.Errorf("first append = %+v, want Created", res)
+	}
+	two := append(Record(2), Record(3)...)
+	if res := mustAppend(t, s, "s1", 1, two); res != (trace.AppendResult{}) {
+		t.Errorf("second append = %+v, want neither Created nor Healed", res)
+	}
+	want := slices.Concat(Record(1), Record(2), Record(3))
+	if got := mustRead(t, s, "s1", 1); !bytes.Equal(got, want) {
+		t.Errorf("file = %q, want %q", got, want)
+	}
+	files, err := s.Files(context.Background(), "s1")
+	if err != nil || len(files) != 1 || files[0].Index != 1 || files[0].Size != int64(len(want)) {
+		t.Errorf("Files = %+v, %v; want one file of %d bytes", files, err, len(want))
+	}
+}
+
+func testIndexes(t *testing.T, s trace.Store) {
+	mustAppend(t, s, "s1", 1, Record(1))
+	if res := mustAppend(t, s, "s1", 2, Record(2)); !res.Created {
+		t.Errorf("append to file 2: Created = false")
+	}
+	mustAppend(t, s, "s1", 10, Record(10))
+	if got := indexes(t, s, "s1"); !slices.Equal(got, []int{1, 2, 10}) {
+		t.Errorf("indexes = %v, want [1 2 10]", got)
+	}
+	if got := mustRead(t, s, "s1", 2); !bytes.Equal(got, Record(2)) {
+		t.Errorf("file 2 = %q", got)
+	}
+}
+
+func testHeal(t *testing.T, s trace.Store) {
+	torn := append(Record(1), `{"timestamp":"2026-11-30T04:09:45.282Z","type":"ev`...)
+	if err := s.Create(context.Background(), "torn", [][]byte{torn}); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustAppend(t, s, "torn", 1, Record(2)); res != (trace.AppendResult{Healed: true}) {
+		t.Errorf("append after torn tail = %+v, want Healed only", res)
+	}
+	if res := mustAppend(t, s, "torn", 1, Record(3)); res.Healed {
+		t.Errorf("second append healed again")
+	}
+	want := slices.Concat(torn, []byte("\n"), Record(2), Record(3))
+	if got := mustRead(t, s, "torn", 1); !bytes.Equal(got, want) {
+		t.Errorf("file = %q, want %q", got, want)
+	}
+}
+
+func testCreate(t *testing.T, s trace.Store) {
+	ctx := context.Background()
+	files := [][]byte{Record(1), slices.Concat(Record(2), Record(3))}
+	if err := s.Create(ctx, "imp", files); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range files {
+		if got := mustRead(t, s, "imp", i+1); !bytes.Equal(got, want) {
+			t.Errorf("file %d = %q, want %q", i+1, got, want)
+		}
+	}
+	err := s.Create(ctx, "imp", [][]byte{Record(9)})
+	if !errors.Is(err, trace.ErrExists) {
+		t.Errorf("Create existing = %v, want ErrExists", err)
+	}
+	if got := mustRead(t, s, "imp", 1); !bytes.Equal(got, files[0]) {
+		t.Errorf("refused Create changed file 1: %q", got)
+	}
+	mustAppend(t, s, "live", 1, Record(1))
+	if err := s.Create(ctx, "live", [][]byte{Record(9)}); !errors.Is(err, trace.ErrExists) {
+		t.Errorf("Create over appended session = %v, want ErrExists", err)
+	}
+	if err := s.Create(ctx, "none", nil); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("Create with no files = %v, want ErrInvalid", err)
+	}
+}
+
+func testNotFound(t *testing.T, s trace.Store) {
+	ctx := context.Background()
+	mustAppend(t, s, "s1", 1, Record(1))
+	_, err := s.Files(ctx, "nope")
+	checkErr(t, "Files", err, trace.ErrNotFound, "nope", 0)
+	_, err = s.ReadFile(ctx, "s1", 9)
+	checkErr(t, "ReadFile", err, trace.ErrNotFound, "s1", 9)
+	_, err = s.ReadFile(ctx, "nope", 1)
+	checkErr(t, "ReadFile", err, trace.ErrNotFound, "nope", 1)
+	checkErr(t, "Delete", s.Delete(ctx, "nope"), trace.ErrNotFound, "nope", 0)
+}
+
+// checkErr wants an *trace.Error wrapping target that names id and index.
+func checkErr(t *testing.T, op string, err, target error, id string, index int) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s = %v, want %v", op, err, target)
+		return
+	}
+	var te *trace.Error
+	if !errors.As(err, &te) || te.SessionID != id || te.Index != index {
+		t.Errorf("%s error %v does not name session %q file %d", op, err, id, index)
+	}
+}
+
+func testInvalid(t *testing.T, s trace.Store) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		id    string
+		index int
+		data  []byte
+	}{
+		{"empty id", "", 1, Record(1)},
+		{"slash", "a/b", 1, Record(1)},
+		{"backslash", `a\b`, 1, Record(1)},
+		{"dot dot", "..", 1, Record(1)},
+		{"control", "a\nb", 1, Record(1)},
+		{"index 0", "s", 0, Record(1)},
+		{"no newline", "s", 1, bytes.TrimSuffix(Record(1), []byte("\n"))},
+		{"empty data", "s", 1, nil},
+	} {
+		if _, err := s.Append(ctx, tc.id, tc.index, tc.data); !errors.Is(err, trace.ErrInvalid) {
+			t.Errorf("%s: Append = %v, want ErrInvalid", tc.name, err)
+		}
+	}
+	if sessions, _ := s.Sessions(ctx); len(sessions) != 0 {
+		t.Errorf("invalid appends stored something: %+v", sessions)
+	}
+}
+
+func testSessions(t *testing.T, s trace.Store) {
+	sessions, err := s.Sessions(context.Background())
+	if err != nil || len(sessions) != 0 {
+		t.Fatalf("empty store: Sessions = %+v, %v", sessions, err)
+	}
+	mustAppend(t, s, "b", 1, Record(1))
+	mustAppend(t, s, "b", 2, Record(2))
+	mustAppend(t, s, "a", 1, Record(3))
+	sessions, err = s.Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, si := range sessions {
+		got = append(got, fmt.Sprintf("%s:%d:%d", si.ID, si.Files, si.Size))
+	}
+	n := len(Record(1))
+	want := []string{fmt.Sprintf("a:1:%d", n), fmt.Sprintf("b:2:%d", 2*n)}
+	if !slices.Equal(got, want) {
+		t.Errorf("Sessions = %v, want %v", got, want)
+	}
+}
+
+func testDelete(t *testing.T, s trace.Store) {
+	ctx := context.Background()
+	mustAppend(t, s, "gone", 1, Record(1))
+	mustAppend(t, s, "gone", 2, Record(2))
+	mustAppend(t, s, "kept", 1, Record(3))
+	if err := s.Delete(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Files(ctx, "gone"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("Files after Delete = %v, want ErrNotFound", err)
+	}
+	if sessions, _ := s.Sessions(ctx); len(sessions) != 1 || sessions[0].ID != "kept" {
+		t.Errorf("Sessions after Delete = %+v", sessions)
+	}
+	if res := mustAppend(t, s, "gone", 1, Record(4)); !res.Created {
+		t.Errorf("append after Delete did not create the file")
+	}
+	if got := mustRead(t, s, "gone", 1); !bytes.Equal(got, Record(4)) {
+		t.Errorf("recreated file = %q", got)
+	}
+}
+
+func testAliasing(t *testing.T, s trace.Store) {
+	data := Record(1)
+	mustAppend(t, s, "s", 1, data)
+	data[0] = 'X'
+	got := mustRead(t, s, "s", 1)
+	if !bytes.Equal(got, Record(1)) {
+		t.Fatalf("store retained the appended slice: %q", got)
+	}
+	got[0] = 'Y'
+	if again := mustRead(t, s, "s", 1); !bytes.Equal(again, Record(1)) {
+		t.Errorf("ReadFile returned shared memory: %q", again)
+	}
+}
+
+func testConcurrent(t *testing.T, s trace.Store) {
+	const writers, each = 8, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				rec := Record(w*each + i)
+				if _, err := s.Append(context.Background(), "c", 1, append(rec, rec...)); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(mustRead(t, s, "c", 1), []byte("\n")), []byte("\n"))
+	if len(lines) != 2*writers*each {
+		t.Fatalf("%d lines, want %d", len(lines), 2*writers*each)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(lines); i += 2 {
+		if !bytes.Equal(lines[i], lines[i+1]) {
+			t.Fatalf("lines %d and %d interleaved: %q / %q", i+1, i+2, lines[i], lines[i+1])
+		}
+		seen[string(lines[i])] = true
+	}
+	if len(seen) != writers*each {
+		t.Errorf("%d distinct records, want %d", len(seen), writers*each)
+	}
+}
+
+func testCancelled(t *testing.T, s trace.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Append(ctx, "s", 1, Record(1)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Append with cancelled ctx = %v", err)
+	}
+	if _, err := s.Sessions(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sessions with cancelled ctx = %v", err)
+	}
+}

@@ -1,0 +1,141 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Errors of Writer.Write for messages that must not reach a Trace.
+var (
+	// ErrUnstamped: the message has no timestamp (the engine stamps every
+	// record before writing it).
+	ErrUnstamped = errors.New("message has no timestamp")
+	// ErrNotRecordable: partial_* or origin-tagged messages are never
+	// written (ENGINE.md E-16.1).
+	ErrNotRecordable = errors.New("message is not recordable")
+)
+
+// Writer writes one session's Trace to a [Store]: each message becomes one
+// JSONL line appended to the current file. It implements [engine.TraceSink].
+//
+// Writes are serialized; a record is never split; Rotate moves to the next
+// file index without creating anything, so no empty file ever appears
+// (ENGINE.md E-16.8, E-13.11). When the file being continued ends in a torn
+// line, the first append heals it (PROTOCOL.md P-13). A Writer is safe for
+// concurrent use.
+type Writer struct {
+	ctx   context.Context
+	store Store
+	id    string
+
+	mu    sync.Mutex
+	index int
+	buf   []byte
+}
+
+var _ engine.TraceSink = (*Writer)(nil)
+
+// Written describes one append made by a Writer: the file it went to,
+// whether it created that file, whether it healed a torn tail first, and
+// the records it wrote.
+type Written struct {
+	Index       int
+	NewFile     bool
+	HealNewline bool
+	Records     []omni.Message
+}
+
+// NewWriter returns a Writer that appends to file index (≥ 1) of the
+// session. ctx bounds every Store call the Writer makes: TraceSink's
+// methods carry no context of their own.
+func NewWriter(ctx context.Context, store Store, sessionID string, index int) *Writer {
+	if index < 1 {
+		index = 1
+	}
+	return &Writer{ctx: ctx, store: store, id: sessionID, index: index}
+}
+
+// SessionID returns the session the Writer writes.
+func (w *Writer) SessionID() string { return w.id }
+
+// Index returns the file index the next Write goes to.
+func (w *Writer) Index() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.index
+}
+
+// Write implements [engine.TraceSink]: it appends msg as one line.
+func (w *Writer) Write(msg omni.Message) error {
+	_, err := w.WriteRecord(msg)
+	return err
+}
+
+// Rotate implements [engine.TraceSink]: the next Write goes to file
+// index+1. Nothing is created until then.
+func (w *Writer) Rotate() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.index++
+	return nil
+}
+
+// WriteRecord is Write that also reports where and how the record was
+// appended. The message must be stamped and recordable.
+func (w *Writer) WriteRecord(msg omni.Message) (Written, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if msg.Timestamp == "" {
+		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
+	}
+	if !msg.Recordable() {
+		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%w: %s", ErrNotRecordable, describe(&msg)))
+	}
+	line, err := encodeLine(w.buf[:0], &msg)
+	if err != nil {
+		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%s: %w", describe(&msg), err))
+	}
+	w.buf = line
+	if cap(w.buf) > maxKeptBuffer {
+		w.buf = nil // do not pin the memory of one huge record
+	}
+	res, err := w.store.Append(w.ctx, w.id, w.index, line)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Index: w.index, NewFile: res.Created, HealNewline: res.Healed, Records: []omni.Message{msg}}, nil
+}
+
+// maxKeptBuffer bounds the encode buffer a Writer keeps between writes.
+const maxKeptBuffer = 1 << 20
+
+// encodeLine appends msg's JSON and "\n" to dst. Raw JSON kept verbatim in
+// a message (fidelity, unknown keys) may hold newlines as whitespace; such a
+// record is compacted so that it stays one line.
+func encodeLine(dst []byte, msg *omni.Message) ([]byte, error) {
+	start := len(dst)
+	dst = msg.AppendJSON(dst)
+	if bytes.IndexByte(dst[start:], '\n') >= 0 {
+		var c bytes.Buffer
+		if err := json.Compact(&c, dst[start:]); err != nil {
+			return dst, fmt.Errorf("encode: %w", err)
+		}
+		dst = append(dst[:start], c.Bytes()...)
+	}
+	return append(dst, '\n'), nil
+}
+
+// describe names a message in an error: its payload type.
+func describe(m *omni.Message) string {
+	if m.Type == omni.TypeSessionMeta {
+		return m.Type
+	}
+	return m.Type + " " + m.Payload.Type
+}
