@@ -1,0 +1,85 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"sync"
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// jsApprover adapts the shim's approve function — (waiterID, toolCallJSON),
+// settling through Bridge.settle — to [engine.Approver]. A rejection, a
+// throw or a value that is not a string is returned as an error; the
+// engine turns it into "deny" (E-5.4). When ctx is done first the approver
+// is no longer waited for (E-5.5).
+func (b *Bridge) jsApprover(host js.Value) engine.Approver {
+	return func(ctx context.Context, toolCall omni.Message) (string, error) {
+		tc := encodeOne(toolCall)
+		v, err := b.await(ctx, "approve", func(id int) js.Value { return host.Invoke(id, tc) })
+		if err != nil {
+			return "", err
+		}
+		if v.Type() != js.TypeString {
+			return "", badArg("approve", "resolved to %s, want \"allow\", \"deny\" or \"forbidden\"", typeName(v))
+		}
+		return v.String(), nil
+	}
+}
+
+// approvals maps the pump ids of running tool executions to their
+// approver.
+type approvals struct {
+	mu sync.Mutex
+	m  map[int]toolApproval
+}
+
+func (a *approvals) put(id int, t toolApproval) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		a.m = map[int]toolApproval{}
+	}
+	a.m[id] = t
+}
+
+func (a *approvals) get(id int) (toolApproval, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.m[id]
+	return t, ok
+}
+
+func (a *approvals) remove(id int) {
+	a.mu.Lock()
+	delete(a.m, id)
+	a.mu.Unlock()
+}
+
+// approve is the export behind the approve(toolCall) a tool receives:
+// approve(pumpID, toolCallJSON) → Promise<decision>. It asks the run's
+// approver of that tool execution, under the tool's context.
+func (b *Bridge) approve(args []js.Value) (any, error) {
+	id, err := wantInt(arg(args, 0), "approve: id")
+	if err != nil {
+		return nil, err
+	}
+	data, err := wantString(arg(args, 1), "approve: toolCall")
+	if err != nil {
+		return nil, err
+	}
+	return async("approve", func() (any, error) {
+		t, ok := b.approvals.get(id)
+		if !ok {
+			return nil, closedErr("the tool execution of this approve")
+		}
+		tc, err := omni.Decode([]byte(data))
+		if err != nil {
+			return nil, badArg("approve: toolCall", "%v", err)
+		}
+		return t.approve(t.ctx, tc)
+	}), nil
+}

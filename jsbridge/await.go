@@ -1,0 +1,35 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"errors"
+	"syscall/js"
+)
+
+// await registers a waiter, calls start(id) — a shim function that settles
+// the waiter through Bridge.settle once the JavaScript side is done — and
+// waits for the result or for ctx. start may return an object with an
+// abort() method, called when ctx is done first. A rejection is returned as
+// an error carrying the JavaScript message (E-1.3).
+func (b *Bridge) await(ctx context.Context, what string, start func(id int) js.Value) (js.Value, error) {
+	if err := ctx.Err(); err != nil {
+		return js.Undefined(), err
+	}
+	id, ch := b.waiters.add()
+	defer b.waiters.remove(id)
+	canceller := start(id)
+	select {
+	case r := <-ch:
+		if r.end == endThrew {
+			return js.Undefined(), errors.New(endMessage(r))
+		}
+		return r.value, nil
+	case <-ctx.Done():
+		if canceller.Type() == js.TypeObject && canceller.Get("abort").Type() == js.TypeFunction {
+			canceller.Call("abort")
+		}
+		return js.Undefined(), ctx.Err()
+	}
+}

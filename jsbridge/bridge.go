@@ -1,0 +1,109 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+)
+
+// Bridge holds the sessions, streams and waiting goroutines of one Go
+// program. Its exports are safe to call from JavaScript at any time; none
+// blocks.
+type Bridge struct {
+	waiters   waiters
+	approvals approvals
+	sessions  handles[*session]
+	subagents handles[*engine.SubagentHandle]
+	streams   handles[*stream]
+	funcs     []js.Func
+}
+
+// New returns an empty Bridge.
+func New() *Bridge { return &Bridge{} }
+
+// Exports returns the object of Go functions the shim calls. Its functions
+// live as long as the program.
+func (b *Bridge) Exports() js.Value {
+	api := js.Global().Get("Object").New()
+	for name, f := range map[string]func([]js.Value) (any, error){
+		"createSession":     b.createSession,
+		"createSubagent":    b.createSubagent,
+		"start":             b.start,
+		"compact":           b.compact,
+		"steer":             b.steer,
+		"skipReconnectWait": b.skipReconnectWait,
+		"compactability":    b.compactability,
+		"closeSession":      b.closeSession,
+		"subagentRun":       b.subagentRun,
+		"closeSubagent":     b.closeSubagent,
+		"pull":              b.pull,
+		"closeStream":       b.closeStream,
+		"deliver":           b.deliver,
+		"settle":            b.settle,
+		"approve":           b.approve,
+		"debugPanic":        debugPanic,
+	} {
+		fn := b.export(name, f)
+		b.funcs = append(b.funcs, fn)
+		api.Set(name, fn)
+	}
+	return api
+}
+
+// export wraps f as a js.Func: errors and recovered panics are returned as
+// FloeError values (the shim throws them; a Go function never throws).
+func (b *Bridge) export(name string, f func([]js.Value) (any, error)) js.Func {
+	return js.FuncOf(func(this js.Value, args []js.Value) (res any) {
+		defer guard(name, func(err error) { res = jsError(err) })
+		v, err := f(args)
+		if err != nil {
+			return jsError(err)
+		}
+		return v
+	})
+}
+
+// deliver is the export deliver(pumpID, batchJSON, end, value): a producer's
+// batch for the goroutine waiting in pump.next. Unknown ids are ignored.
+func (b *Bridge) deliver(args []js.Value) (any, error) {
+	id, err := wantInt(arg(args, 0), "deliver: id")
+	if err != nil {
+		return nil, err
+	}
+	r := reply{value: arg(args, 3)}
+	if j := arg(args, 1); j.Type() == js.TypeString {
+		r.json = j.String()
+	}
+	if r.end, err = wantInt(arg(args, 2), "deliver: end"); err != nil {
+		return nil, err
+	}
+	b.waiters.send(id, r)
+	return nil, nil
+}
+
+// settle is the export settle(waiterID, ok, value): a settled Promise for a
+// goroutine waiting in await. When ok is false, value is the message.
+func (b *Bridge) settle(args []js.Value) (any, error) {
+	id, err := wantInt(arg(args, 0), "settle: id")
+	if err != nil {
+		return nil, err
+	}
+	r := reply{end: endDone, value: arg(args, 2)}
+	if !arg(args, 1).Truthy() {
+		r.end = endThrew
+	}
+	b.waiters.send(id, r)
+	return nil, nil
+}
+
+// debugPanic is the export debugPanic(mode): it panics on purpose, in the
+// export itself ("sync") or on a goroutine behind a Promise ("async"), so
+// tests can check that a panic becomes an error and the runtime lives on.
+func debugPanic(args []js.Value) (any, error) {
+	if arg(args, 0).Type() == js.TypeString && arg(args, 0).String() == "async" {
+		return async("debugPanic", func() (any, error) { panic("debugPanic: async") }), nil
+	}
+	panic("debugPanic: sync")
+}

@@ -1,0 +1,56 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"errors"
+	"math"
+	"syscall/js"
+	"time"
+)
+
+// jsClock adapts the shim's clock — now() → ms since the epoch, and
+// sleep(waiterID, ms) → {abort()} settling through Bridge.settle — to
+// [engine.Clock].
+type jsClock struct {
+	b    *Bridge
+	host js.Value
+	diag func(kind string, err error)
+}
+
+// Now implements [engine.Clock]. A now() that does not return a finite
+// number is reported and the system time is used.
+func (c *jsClock) Now() (t time.Time) {
+	defer guard("clock.now", func(err error) { t = time.Now(); c.diag("clock", err) })
+	v := c.host.Call("now")
+	if v.Type() == js.TypeString { // the shim's report of a throwing now()
+		c.diag("clock", errors.New(v.String()))
+		return time.Now()
+	}
+	if v.Type() != js.TypeNumber || math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
+		c.diag("clock", badArg("clock.now", "returned %s, want a number of milliseconds", typeName(v)))
+		return time.Now()
+	}
+	ms := v.Float()
+	return time.Unix(0, int64(ms*1e6)).UTC()
+}
+
+// Sleep implements [engine.Clock]. It returns false when ctx is done first
+// or when sleep resolves to false; a rejection is reported and counts as
+// slept.
+func (c *jsClock) Sleep(ctx context.Context, d time.Duration) (ok bool) {
+	defer guard("clock.sleep", func(err error) { ok = ctx.Err() == nil; c.diag("clock", err) })
+	ms := float64(d) / float64(time.Millisecond)
+	v, err := c.b.await(ctx, "clock.sleep", func(id int) js.Value { return c.host.Call("sleep", id, ms) })
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		c.diag("clock", errors.New("clock.sleep: "+err.Error()))
+	}
+	if v.Type() == js.TypeBoolean && !v.Bool() {
+		return false
+	}
+	return ctx.Err() == nil
+}

@@ -1,0 +1,193 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"syscall/js"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// defaultGrace is how long a callback may run on after its abort before the
+// bridge abandons it.
+const defaultGrace = time.Second
+
+// sessionSpec is what the shim hands to createSession and createSubagent:
+//
+//	{ meta: string /* session_meta payload JSON */, tools?: string /* ToolDefinition[] JSON */,
+//	  config?: object, llm: shimLLM, newLLM?: (tokensJSON) => shimLLM | string,
+//	  environment?: shimEnvironment, clock?: shimClock, trace?: shimTrace,
+//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number }
+//
+// config keys: maxTurns, maxReconnects, reconnectBackoffMs,
+// reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
+// maxSessionTurns, mode, prompt}. An absent key takes the engine's default
+// (ENGINE.md §2); a present 0 means zero (no retries, no wait).
+func (b *Bridge) sessionConfig(fn string, spec js.Value) (engine.Config, error) {
+	var cfg engine.Config
+	if err := wantObject(spec, fn+": options"); err != nil {
+		return cfg, err
+	}
+	metaJSON, err := wantString(spec.Get("meta"), fn+": meta")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Meta, err = omni.Decode([]byte(`{"type":"session_meta","payload":` + metaJSON + `}`))
+	if err != nil {
+		return cfg, badArg(fn+": meta", "%v", err)
+	}
+	if t := spec.Get("tools"); !absent(t) {
+		s, err := wantString(t, fn+": tools")
+		if err != nil {
+			return cfg, err
+		}
+		m, err := omni.Decode([]byte(`{"type":"event_msg","payload":{"type":"tool_list_ready","tools":` + s + `}}`))
+		if err != nil {
+			return cfg, badArg(fn+": tools", "%v", err)
+		}
+		cfg.ToolList = m.Payload.Tools
+		if cfg.ToolList == nil {
+			cfg.ToolList = []omni.ToolDefinition{}
+		}
+	}
+	grace := defaultGrace
+	if g := spec.Get("abortGraceMs"); !absent(g) {
+		ms, err := wantInt(g, fn+": abortGraceMs")
+		if err != nil {
+			return cfg, err
+		}
+		grace = time.Duration(ms) * time.Millisecond
+	}
+	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
+		return cfg, err
+	}
+	cfg.LLM = b.newLLM(spec.Get("llm"), grace)
+	if f := spec.Get("newLLM"); !absent(f) {
+		if err := wantFunc(f, fn+": newLLM"); err != nil {
+			return cfg, err
+		}
+		cfg.NewLLM = b.llmFactory(f, grace)
+	}
+	if e := spec.Get("environment"); !absent(e) {
+		if err := wantObject(e, fn+": environment"); err != nil {
+			return cfg, err
+		}
+		cfg.Environment = &jsEnvironment{b: b, host: e, grace: grace}
+	}
+	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
+		return cfg, err
+	}
+	cfg.OnDiagnostic = diagnostics(spec.Get("onDiagnostic"))
+	if c := spec.Get("clock"); !absent(c) {
+		if err := wantObject(c, fn+": clock"); err != nil {
+			return cfg, err
+		}
+		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
+	}
+	if t := spec.Get("trace"); !absent(t) {
+		if err := wantObject(t, fn+": trace"); err != nil {
+			return cfg, err
+		}
+		cfg.Trace = &jsTrace{host: t}
+	}
+	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// diagFunc adapts an OnDiagnostic to a (kind, err) reporter; nil reports
+// nothing.
+func diagFunc(on func(engine.Diagnostic)) func(string, error) {
+	return func(kind string, err error) {
+		if on != nil {
+			on(engine.Diagnostic{Kind: kind, Err: err})
+		}
+	}
+}
+
+// llmFactory adapts the shim's newLLM(tokensJSON) — returning a shim model
+// object, or a string with the error of the user's newLLM — to
+// [engine.LLMFactory]. A factory that fails gives a model whose every
+// request fails with that message.
+func (b *Bridge) llmFactory(f js.Value, grace time.Duration) engine.LLMFactory {
+	return func(tokens omni.TokenCounts) (l engine.LLM) {
+		defer guard("newLLM", func(err error) { l = failingLLM("newLLM: " + err.Error()) })
+		v := f.Invoke(tokensJSON(tokens))
+		if v.Type() == js.TypeString {
+			return failingLLM("newLLM: " + v.String())
+		}
+		if v.Type() != js.TypeObject {
+			return failingLLM("newLLM: returned " + typeName(v) + ", want an llm object")
+		}
+		return b.newLLM(v, grace)
+	}
+}
+
+// readConfig reads the optional config object into cfg.
+func readConfig(cfg *engine.Config, c js.Value, name string) error {
+	if absent(c) {
+		return nil
+	}
+	if err := wantObject(c, name); err != nil {
+		return err
+	}
+	ints := []struct {
+		key  string
+		dst  *int
+		zero int // what a present 0 becomes in engine.Config
+	}{
+		{"maxTurns", &cfg.MaxTurns, 0},
+		{"maxReconnects", &cfg.MaxReconnects, -1},
+		{"reconnectBackoffMs", &cfg.ReconnectBackoffMs, -1},
+		{"reconnectBackoffMaxMs", &cfg.ReconnectBackoffMaxMs, -1},
+		{"compactionMaxReconnects", &cfg.CompactionMaxReconnects, -1},
+	}
+	for _, f := range ints {
+		v := c.Get(f.key)
+		if absent(v) {
+			continue
+		}
+		n, err := wantInt(v, name+"."+f.key)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			n = f.zero
+		}
+		*f.dst = n
+	}
+	cv := c.Get("compaction")
+	if absent(cv) {
+		return nil
+	}
+	if err := wantObject(cv, name+".compaction"); err != nil {
+		return err
+	}
+	comp := &engine.Compaction{}
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"maxContextLength", &comp.MaxContextLength}, {"maxSessionTurns", &comp.MaxSessionTurns}} {
+		if v := cv.Get(f.key); !absent(v) {
+			n, err := wantInt(v, name+".compaction."+f.key)
+			if err != nil {
+				return err
+			}
+			*f.dst = int64(n)
+		}
+	}
+	var err error
+	if comp.Mode, err = wantString(cv.Get("mode"), name+".compaction.mode"); err != nil {
+		return err
+	}
+	if p := cv.Get("prompt"); !absent(p) {
+		if comp.Prompt, err = wantString(p, name+".compaction.prompt"); err != nil {
+			return err
+		}
+	}
+	cfg.Compaction = comp
+	return nil
+}

@@ -1,0 +1,51 @@
+//go:build js && wasm
+
+// Package jsbridge is the only place where JavaScript values become Go
+// values and back. It adapts the JavaScript callbacks of a session (the
+// model, the tools, the approver, the clock, the trace sink) to the
+// engine's interfaces, and exposes sessions and runs to the thin ESM shim
+// static/floe.mjs.
+//
+// # Shape of the boundary
+//
+// Crossing the boundary is costly (a JS→Go call costs about 10 µs), so the
+// bridge moves messages in batches, as one JSON array string per batch:
+//
+//   - Consumer side: JavaScript asks for a batch (pull). A goroutine calls
+//     [engine.Run.Next] once — it may wait, and it performs run-level steps —
+//     then keeps taking messages while [engine.Run.Buffered] reports that
+//     Next would return an already produced message. This keeps the pull
+//     semantics of ENGINE.md E-3.2: a run-level step happens only after
+//     JavaScript took every earlier message and asked for more.
+//   - Producer side (the model's and the tools' async iterators): the shim
+//     drains the iterator and hands Go arrays of messages; one goroutine per
+//     callback asks for a batch, decodes it, emits each message in order
+//     and watches its context.
+//
+// Every reply from JavaScript (a batch, a settled Promise) comes back
+// through one exported Go function with a numeric id; no js.Func is made
+// per call, so nothing can call a released function.
+//
+// # Guarantees
+//
+//   - A Go function called from JavaScript never blocks: it returns at once,
+//     with a Promise when the work may wait.
+//   - Every js.FuncOf body and every goroutine of the bridge opens with one
+//     recover helper: a Go panic becomes a rejected Promise or a failed
+//     callback result and a diagnostic, and the runtime stays alive.
+//   - Misuse of the API is an Error with name "FloeError", a code
+//     ("bad_argument", "session_busy", "closed", "internal") and a message
+//     naming the argument.
+//   - The bridge holds no protocol rule: a throwing approver is returned to
+//     the engine as an error, a failing tool as an error, a throwing model
+//     as a failed outcome (ENGINE.md E-1.2); what follows is the engine's.
+//
+// # Cancellation
+//
+// An AbortSignal maps to one context cancel; its listener is removed when
+// the run ends. When a callback's context is cancelled the bridge aborts the
+// AbortSignal it handed to the callback and keeps taking what the callback
+// still produces (ENGINE.md E-9.2). A callback that does not finish within
+// the grace period after the abort (1 s unless configured) is abandoned:
+// the bridge asks its iterator to return and reports it as aborted.
+package jsbridge

@@ -1,0 +1,45 @@
+//go:build js && wasm
+
+package jsbridge
+
+import "syscall/js"
+
+// promise is a JavaScript Promise with its resolve and reject functions.
+type promise struct {
+	value, resolve, reject js.Value
+}
+
+// newPromise makes a pending Promise. Its executor is a one-shot js.Func
+// that releases itself: the Promise constructor calls it synchronously.
+func newPromise() promise {
+	var p promise
+	var exec js.Func
+	exec = js.FuncOf(func(this js.Value, args []js.Value) any {
+		defer guard("Promise executor", nil)
+		p.resolve, p.reject = arg(args, 0), arg(args, 1)
+		return nil
+	})
+	p.value = js.Global().Get("Promise").New(exec)
+	exec.Release()
+	return p
+}
+
+// settle resolves p with v, or rejects it with err as a FloeError.
+func (p promise) settle(v any, err error) {
+	if err != nil {
+		p.reject.Invoke(jsError(err))
+		return
+	}
+	p.resolve.Invoke(v)
+}
+
+// async runs f on a guarded goroutine and returns a Promise of its result.
+// A panic in f rejects the Promise with a FloeError of code "internal".
+func async(where string, f func() (any, error)) js.Value {
+	p := newPromise()
+	go func() {
+		defer guard(where, func(err error) { p.settle(nil, err) })
+		p.settle(f())
+	}()
+	return p.value
+}

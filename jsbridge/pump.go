@@ -1,0 +1,95 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"fmt"
+	"syscall/js"
+	"time"
+)
+
+// pump is the Go end of one producer callback (one model request or one tool
+// execution): the shim drains the callback's async iterator and answers
+// each pull with a batch. Used by one goroutine.
+type pump struct {
+	b       *Bridge
+	id      int
+	ch      chan reply
+	js      js.Value // the shim's pump: pull(), abort(), stop()
+	what    string   // "llm.streamGenerate" or "environment.executeTool", for messages
+	aborted bool
+	wait    time.Duration // grace period after the abort
+	grace   <-chan time.Time
+	stopped bool
+}
+
+// errGrace is returned when the callback did not finish within the grace
+// period after its abort.
+type errGrace struct {
+	what  string
+	grace time.Duration
+}
+
+func (e *errGrace) Error() string {
+	return fmt.Sprintf("%s did not finish within %d ms of the abort", e.what, e.grace.Milliseconds())
+}
+
+// newPump registers a pump and calls start(id) to create the shim's side.
+func (b *Bridge) newPump(what string, grace time.Duration, start func(id int) js.Value) *pump {
+	id, ch := b.waiters.add()
+	p := &pump{b: b, id: id, ch: ch, what: what, wait: grace}
+	p.js = start(id)
+	return p
+}
+
+// next asks for the next batch and waits for it. When ctx is done it aborts
+// the callback's signal once and keeps waiting at most the grace period
+// (the callback may still emit and return, E-9.2).
+func (p *pump) next(ctx context.Context) (reply, error) {
+	p.js.Call("pull")
+	if !p.aborted {
+		select {
+		case r := <-p.ch:
+			return r, nil
+		case <-ctx.Done():
+			p.abort()
+		}
+	}
+	select {
+	case r := <-p.ch:
+		return r, nil
+	case <-p.grace:
+		return reply{}, &errGrace{p.what, p.wait}
+	}
+}
+
+// abort fires the AbortSignal handed to the callback.
+func (p *pump) abort() {
+	if p.aborted {
+		return
+	}
+	p.aborted = true
+	p.grace = time.After(p.wait)
+	p.js.Call("abort")
+}
+
+// stop ends the shim's side (aborting the signal and returning the
+// iterator if it has not finished) and forgets the pump. Safe to call more
+// than once.
+func (p *pump) stop() {
+	if p == nil || p.stopped {
+		return
+	}
+	p.stopped = true
+	p.b.waiters.remove(p.id)
+	p.js.Call("stop")
+}
+
+// endMessage returns the message of an endThrew / endBad reply.
+func endMessage(r reply) string {
+	if r.value.Type() == js.TypeString {
+		return r.value.String()
+	}
+	return "unknown error"
+}

@@ -1,0 +1,102 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"sync"
+	"syscall/js"
+)
+
+// End codes of a reply from the shim (static/floe.mjs END_*).
+const (
+	endMore  = 0 // a batch; more follow
+	endDone  = 1 // the iterator finished; value is its return value
+	endThrew = 2 // the callback threw or rejected, or returned no iterator; value is the message (E-1.3)
+	endBad   = 3 // the iterator yielded a value that is not a message; value says why
+)
+
+// reply is one answer of JavaScript to a waiting goroutine: a batch of a
+// producer, or a settled Promise (end endDone with the value, endThrew with
+// the message).
+type reply struct {
+	json  string   // JSON array of messages; "" = none
+	end   int      // end code
+	value js.Value // end value
+}
+
+// waiters maps ids to the reply channels of goroutines waiting for
+// JavaScript. Each channel has capacity 1 and JavaScript sends at most one
+// reply per request, so a send never blocks a js.FuncOf body.
+type waiters struct {
+	mu   sync.Mutex
+	next int
+	m    map[int]chan reply
+}
+
+// add registers a new channel.
+func (w *waiters) add() (int, chan reply) {
+	ch := make(chan reply, 1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[int]chan reply{}
+	}
+	w.next++
+	w.m[w.next] = ch
+	return w.next, ch
+}
+
+// remove forgets id; a late reply for it is dropped.
+func (w *waiters) remove(id int) {
+	w.mu.Lock()
+	delete(w.m, id)
+	w.mu.Unlock()
+}
+
+// send hands r to the waiter id without blocking; false if id is unknown
+// or already has an unread reply.
+func (w *waiters) send(id int, r reply) bool {
+	w.mu.Lock()
+	ch := w.m[id]
+	w.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	select {
+	case ch <- r:
+		return true
+	default:
+		return false
+	}
+}
+
+// handles maps numeric ids handed to JavaScript to Go objects.
+type handles[T any] struct {
+	mu   sync.Mutex
+	next int
+	m    map[int]T
+}
+
+func (h *handles[T]) add(v T) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[int]T{}
+	}
+	h.next++
+	h.m[h.next] = v
+	return h.next
+}
+
+func (h *handles[T]) get(id int) (T, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.m[id]
+	return v, ok
+}
+
+func (h *handles[T]) remove(id int) {
+	h.mu.Lock()
+	delete(h.m, id)
+	h.mu.Unlock()
+}

@@ -1,0 +1,197 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// session is a session handed to JavaScript.
+type session struct {
+	s      *engine.Session
+	mu     sync.Mutex
+	active int // the stream id of the run or compaction in flight, 0 = none
+}
+
+// createSession is the export createSession(spec) → {id, handle} (see
+// sessionSpec).
+func (b *Bridge) createSession(args []js.Value) (any, error) {
+	cfg, err := b.sessionConfig("createSession", arg(args, 0))
+	if err != nil {
+		return nil, err
+	}
+	s, err := engine.New(cfg)
+	if err != nil {
+		return nil, badArg("createSession", "%v", err)
+	}
+	h := b.sessions.add(&session{s: s})
+	return map[string]any{"id": s.ID(), "handle": h}, nil
+}
+
+func (b *Bridge) session(v js.Value, fn string) (*session, error) {
+	h, err := wantInt(v, fn+": handle")
+	if err != nil {
+		return nil, err
+	}
+	s, ok := b.sessions.get(h)
+	if !ok {
+		return nil, closedErr("the session")
+	}
+	return s, nil
+}
+
+// decodeInput reads a run input: a string becomes one user text; otherwise
+// a JSON array of OmniMessages.
+func decodeInput(kind, v js.Value, name string) ([]omni.Message, error) {
+	text, err := wantString(v, name)
+	if err != nil {
+		return nil, err
+	}
+	if kind.Type() == js.TypeString && kind.String() == "text" {
+		return []omni.Message{omni.UserText(text)}, nil
+	}
+	msgs, err := omni.DecodeArray([]byte(text))
+	if err != nil {
+		return nil, badArg(name, "%v", err)
+	}
+	return msgs, nil
+}
+
+// startErr maps an engine error of Start or Compact.
+func startErr(err error, fn string) error {
+	switch {
+	case errors.Is(err, engine.ErrBusy):
+		return &Error{Code: CodeSessionBusy, Msg: fn + ": the session is busy: a run or compaction is already in flight"}
+	case errors.Is(err, engine.ErrClosed):
+		return closedErr("the session")
+	}
+	return badArg(fn, "%v", err) // the engine refuses the input
+}
+
+// start is the export start(handle, kind "text"|"json", input, approve?,
+// signal?, thinkingLevel?) → streamID. approve is the shim's
+// (waiterID, toolCallJSON) function. It returns at once: the run proceeds
+// as JavaScript pulls.
+func (b *Bridge) start(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "run")
+	if err != nil {
+		return nil, err
+	}
+	input, err := decodeInput(arg(args, 1), arg(args, 2), "run: prompt")
+	if err != nil {
+		return nil, err
+	}
+	var opts engine.RunOptions
+	if a := arg(args, 3); !absent(a) {
+		if err := wantFunc(a, "run: approve"); err != nil {
+			return nil, err
+		}
+		opts.Approve = b.jsApprover(a)
+	}
+	if t := arg(args, 5); !absent(t) {
+		if opts.ThinkingLevel, err = wantString(t, "run: thinkingLevel"); err != nil {
+			return nil, err
+		}
+	}
+	return b.startStream(s, arg(args, 4), "run", func(ctx context.Context) (*engine.Run, error) {
+		return s.s.Start(ctx, input, opts)
+	})
+}
+
+// compact is the export compact(handle, signal?) → streamID (E-13.13).
+func (b *Bridge) compact(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "compact")
+	if err != nil {
+		return nil, err
+	}
+	return b.startStream(s, arg(args, 1), "compact", s.s.Compact)
+}
+
+// startStream maps the signal, starts the run and registers its stream.
+func (b *Bridge) startStream(s *session, signal js.Value, fn string, start func(context.Context) (*engine.Run, error)) (any, error) {
+	ctx, cancel, stop, err := signalContext(signal, fn+": signal")
+	if err != nil {
+		return nil, err
+	}
+	r, err := start(ctx)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, startErr(err, fn)
+	}
+	st := runStream(r)
+	st.cancel, st.stop = cancel, stop
+	id := b.streams.add(st)
+	s.mu.Lock()
+	s.active = id
+	s.mu.Unlock()
+	st.onEnd = func() {
+		s.mu.Lock()
+		if s.active == id {
+			s.active = 0
+		}
+		s.mu.Unlock()
+	}
+	return id, nil
+}
+
+// steer is the export steer(handle, kind, input) → boolean (E-11.1).
+func (b *Bridge) steer(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "steer")
+	if err != nil {
+		return nil, err
+	}
+	input, err := decodeInput(arg(args, 1), arg(args, 2), "steer: input")
+	if err != nil {
+		return nil, err
+	}
+	return s.s.Steer(input), nil
+}
+
+// skipReconnectWait is the export skipReconnectWait(handle) → boolean (E-10.7).
+func (b *Bridge) skipReconnectWait(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "skipReconnectWait")
+	if err != nil {
+		return nil, err
+	}
+	return s.s.SkipReconnectWait(), nil
+}
+
+// compactability is the export compactability(handle) → string (E-13.13).
+func (b *Bridge) compactability(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "compactability")
+	if err != nil {
+		return nil, err
+	}
+	return s.s.Compactability(), nil
+}
+
+// closeSession is the export closeSession(handle) → Promise<void>: abandon
+// the run in flight, if any, and forget the session.
+func (b *Bridge) closeSession(args []js.Value) (any, error) {
+	h, err := wantInt(arg(args, 0), "close: handle")
+	if err != nil {
+		return nil, err
+	}
+	s, ok := b.sessions.get(h)
+	b.sessions.remove(h)
+	return async("close", func() (any, error) {
+		if !ok {
+			return nil, nil
+		}
+		s.mu.Lock()
+		id := s.active
+		s.mu.Unlock()
+		if st, ok := b.streams.get(id); ok && id != 0 {
+			st.abandon()
+			b.streams.remove(id)
+		}
+		return nil, nil
+	}), nil
+}

@@ -1,0 +1,149 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"iter"
+	"sync"
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Batch limits of the consumer side.
+const (
+	maxBatch      = 1024    // messages per batch
+	maxBatchBytes = 1 << 20 // JSON bytes per batch (a batch may exceed it by one message)
+)
+
+// stream is one output stream handed to JavaScript: a run, a manual
+// compaction or a subagent run. pull and close may be called from any
+// goroutine; pulls are serialized and close waits for a pull in progress.
+type stream struct {
+	next     func() (omni.Message, bool) // the next message; false at the end
+	buffered func() bool                 // Next would not wait (nil: never batch)
+	close    func()                      // abandon: abort and wait for the end
+	cancel   context.CancelFunc
+	stop     func() // release the AbortSignal listener
+	onEnd    func() // the owner's bookkeeping (session no longer busy…)
+
+	turn   chan struct{} // capacity 1: held by the goroutine using next/close
+	ended  bool
+	buf    []byte
+	endOne sync.Once
+}
+
+func newStream() *stream { return &stream{turn: make(chan struct{}, 1)} }
+
+// runStream wraps an engine run.
+func runStream(r *engine.Run) *stream {
+	s := newStream()
+	s.next, s.buffered, s.close = r.Next, r.Buffered, r.Close
+	return s
+}
+
+// seqStream wraps a sequence (a subagent run): one message per batch, as a
+// sequence cannot say whether its next message is ready.
+func seqStream(seq iter.Seq[omni.Message]) *stream {
+	s := newStream()
+	next, stop := iter.Pull(seq)
+	s.next, s.close = next, stop
+	return s
+}
+
+// pullBatch waits for the next message, then takes every message that is
+// already produced (E-3.2), and returns them as one JSON array, or null at
+// the end.
+func (s *stream) pullBatch() any {
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	if s.ended {
+		return nil
+	}
+	m, ok := s.next()
+	if !ok {
+		s.end()
+		return nil
+	}
+	b := append(s.buf[:0], '[')
+	b = m.AppendJSON(b)
+	for n := 1; n < maxBatch && len(b) < maxBatchBytes && s.buffered != nil && s.buffered(); n++ {
+		m, ok = s.next()
+		if !ok {
+			s.end()
+			break
+		}
+		b = append(b, ',')
+		b = m.AppendJSON(b)
+	}
+	b = append(b, ']')
+	s.buf = b
+	if cap(s.buf) > maxBatchBytes*2 {
+		s.buf = nil
+	}
+	return string(b)
+}
+
+// abandon cancels the stream's context, waits for a pull in progress,
+// closes the stream (which waits for the engine to finish, E-3.3a) and ends
+// it.
+func (s *stream) abandon() {
+	s.cancel()
+	s.turn <- struct{}{}
+	defer func() { <-s.turn }()
+	if !s.ended {
+		s.close()
+		s.end()
+	}
+}
+
+// end runs once when the stream ended or was abandoned.
+func (s *stream) end() {
+	s.ended = true
+	s.endOne.Do(func() {
+		s.stop()
+		s.cancel()
+		if s.onEnd != nil {
+			s.onEnd()
+		}
+	})
+}
+
+// pull is the export pull(streamID) → Promise<string | null>: the next
+// batch as a JSON array, null at the end (also for an unknown id).
+func (b *Bridge) pull(args []js.Value) (any, error) {
+	id, err := wantInt(arg(args, 0), "pull: id")
+	if err != nil {
+		return nil, err
+	}
+	s, ok := b.streams.get(id)
+	if !ok {
+		return async("pull", func() (any, error) { return nil, nil }), nil
+	}
+	return async("pull", func() (any, error) {
+		v := s.pullBatch()
+		if s.ended {
+			b.streams.remove(id)
+		}
+		return v, nil
+	}), nil
+}
+
+// closeStream is the export closeStream(streamID) → Promise<void>: abort
+// the stream and resolve once the engine finished (E-3.3a).
+func (b *Bridge) closeStream(args []js.Value) (any, error) {
+	id, err := wantInt(arg(args, 0), "close: id")
+	if err != nil {
+		return nil, err
+	}
+	s, ok := b.streams.get(id)
+	return async("close", func() (any, error) {
+		if ok {
+			s.abandon()
+			b.streams.remove(id)
+		}
+		return nil, nil
+	}), nil
+}

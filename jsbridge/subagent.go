@@ -1,0 +1,76 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+)
+
+// createSubagent is the export createSubagent(spec) → {id, handle}: a child
+// session for a tool (ENGINE.md E-15.4).
+func (b *Bridge) createSubagent(args []js.Value) (any, error) {
+	cfg, err := b.sessionConfig("createSubagent", arg(args, 0))
+	if err != nil {
+		return nil, err
+	}
+	h, err := engine.NewSubagent(cfg)
+	if err != nil {
+		return nil, badArg("createSubagent", "%v", err)
+	}
+	return map[string]any{"id": h.Session().ID(), "handle": b.subagents.add(h)}, nil
+}
+
+// subagentRun is the export subagentRun(handle, prompt, approve?, toolID?,
+// signal?) → streamID. approve is the shim's (waiterID, toolCallJSON)
+// function; toolID, when non-zero, names the tool execution whose approver
+// to use directly (the approve a tool received).
+func (b *Bridge) subagentRun(args []js.Value) (any, error) {
+	hid, err := wantInt(arg(args, 0), "subagent.run: handle")
+	if err != nil {
+		return nil, err
+	}
+	h, ok := b.subagents.get(hid)
+	if !ok {
+		return nil, closedErr("the subagent")
+	}
+	prompt, err := wantString(arg(args, 1), "subagent.run: prompt")
+	if err != nil {
+		return nil, err
+	}
+	var approve engine.Approver
+	if t := arg(args, 3); !absent(t) {
+		tid, err := wantInt(t, "subagent.run: approve")
+		if err != nil {
+			return nil, err
+		}
+		ta, ok := b.approvals.get(tid)
+		if !ok {
+			return nil, closedErr("the tool execution of this approve")
+		}
+		approve = ta.approve
+	} else if a := arg(args, 2); !absent(a) {
+		if err := wantFunc(a, "subagent.run: approve"); err != nil {
+			return nil, err
+		}
+		approve = b.jsApprover(a)
+	}
+	ctx, cancel, stop, err := signalContext(arg(args, 4), "subagent.run: signal")
+	if err != nil {
+		return nil, err
+	}
+	st := seqStream(h.Run(ctx, prompt, approve))
+	st.cancel, st.stop = cancel, stop
+	return b.streams.add(st), nil
+}
+
+// closeSubagent is the export closeSubagent(handle): forget the handle.
+func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
+	hid, err := wantInt(arg(args, 0), "subagent.close: handle")
+	if err != nil {
+		return nil, err
+	}
+	b.subagents.remove(hid)
+	return nil, nil
+}

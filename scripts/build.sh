@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# ./build.sh build — build the WebAssembly targets into static/, copy the
+# toolchain's wasm_exec.js beside them, print raw / gzip / brotli sizes and
+# fail when floe.wasm is over its brotli budget.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
+
+build() { # build PACKAGE OUTPUT
+  echo "build: $1 -> $2"
+  GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o "$2" "$1"
+}
+
+build ./wasm/floe static/floe.wasm
+wasms=(static/floe.wasm)
+if [ -d wasm/playground ]; then
+  build ./wasm/playground static/playground.wasm
+  wasms+=(static/playground.wasm)
+fi
+cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
+
+# Sizes: gzip -9 and brotli quality 11, both with node's zlib.
+node - "$BUDGET_BROTLI" "${wasms[@]}" <<'JS'
+const zlib = require("zlib");
+const fs = require("fs");
+const [budget, ...files] = process.argv.slice(2);
+let over = false;
+const kb = (n) => (n / 1000).toFixed(1).padStart(8) + " kB";
+console.log("size:            raw        gzip      brotli");
+for (const f of files) {
+  const b = fs.readFileSync(f);
+  const gz = zlib.gzipSync(b, { level: 9 }).length;
+  const br = zlib.brotliCompressSync(b, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length },
+  }).length;
+  console.log(`${f.replace(/^static\//, "").padEnd(17)}${kb(b.length)}${kb(gz)}${kb(br)}`);
+  if (f.endsWith("/floe.wasm") && br > Number(budget)) {
+    console.error(`build: floe.wasm is ${br} bytes after brotli, over the budget of ${budget}`);
+    over = true;
+  }
+}
+process.exit(over ? 1 : 0);
+JS

@@ -1,0 +1,628 @@
+// Floe: an agent context engine in Go, compiled to WebAssembly.
+//
+// This module is the thin shim between JavaScript and the Go bridge
+// (package jsbridge): it loads floe.wasm, turns the user's objects into the
+// small string-based calls the bridge understands, drains the user's async
+// iterators into batches and serves the run's messages from a buffer.
+// Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
+// an extension page and Node 20.
+import "./wasm_exec.js";
+
+// End codes of a producer batch (jsbridge/registry.go).
+const END_MORE = 0;
+const END_DONE = 1;
+const END_THREW = 2;
+const END_BAD = 3;
+
+// A producer batch is handed to Go when it holds BATCH_CAP messages, when a
+// macrotask has passed since its first message, or when the iterator ended.
+const BATCH_CAP = 512;
+
+// Marks the approve function handed to a tool, so a subagent run started
+// with it uses the run's approver without a round trip through JavaScript.
+const TOOL_APPROVE = Symbol("floe.toolApprove");
+
+/** An Error whose name is "FloeError", with a code. */
+function floeError(code, message) {
+  const e = new Error(message);
+  e.name = "FloeError";
+  e.code = code;
+  return e;
+}
+
+/** Reports whether e is an error thrown or rejected by Floe for API misuse. */
+export function isFloeError(e) {
+  return e instanceof Error && e.name === "FloeError" && typeof e.code === "string";
+}
+
+/** The message of a thrown value (ENGINE.md E-1.3). */
+function errMessage(e) {
+  if (e instanceof Error) return String(e.message);
+  try {
+    return String(e);
+  } catch {
+    return Object.prototype.toString.call(e);
+  }
+}
+
+function describe(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+const isObject = (v) => v !== null && typeof v === "object";
+
+function badArg(name, want, got) {
+  return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
+}
+
+// Runs f at the next macrotask.
+const macrotask =
+  typeof setImmediate === "function"
+    ? setImmediate
+    : (() => {
+        const ch = new MessageChannel();
+        const queue = [];
+        ch.port1.onmessage = () => queue.shift()();
+        return (f) => {
+          queue.push(f);
+          ch.port2.postMessage(0);
+        };
+      })();
+
+// ---- loading ----------------------------------------------------------------
+
+let loading;
+
+/**
+ * Loads floe.wasm once and returns the floe API. Later calls return the same
+ * promise (their options are ignored).
+ */
+export function load(opts = {}) {
+  if (!loading) {
+    loading = doLoad(opts);
+    loading.catch(() => {
+      loading = undefined;
+    });
+  }
+  return loading;
+}
+
+async function doLoad(opts) {
+  if (!isObject(opts)) throw badArg("load: opts", "an object", opts);
+  const Go = globalThis.Go;
+  if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
+  const go = new Go();
+  const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
+  const ready = new Promise((resolve) => {
+    globalThis[readyName] = resolve;
+  });
+  go.argv = ["floe", readyName];
+  try {
+    const instance = await instantiate(opts.wasm ?? new URL("./floe.wasm", import.meta.url), go.importObject);
+    let exited = false;
+    const run = go.run(instance);
+    const gone = run.then(() => {
+      exited = true;
+      throw floeError("internal", "load: floe.wasm exited before it was ready");
+    });
+    const api = await Promise.race([ready, gone]);
+    gone.catch(() => {});
+    return makeFloe(api, () => exited);
+  } finally {
+    delete globalThis[readyName];
+  }
+}
+
+async function instantiate(src, imports) {
+  if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
+    return (await WebAssembly.instantiate(src, imports)).instance;
+  }
+  if (typeof Response === "function" && src instanceof Response) return fromResponse(src, imports);
+  if (typeof src !== "string" && !(src instanceof URL)) {
+    throw badArg("load: opts.wasm", "a URL, a string, an ArrayBuffer or a Response", src);
+  }
+  const base = globalThis.location?.href ?? import.meta.url;
+  const url = new URL(src, base);
+  if (url.protocol === "file:") {
+    const { readFile } = await import("node:fs/promises");
+    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+  }
+  return fromResponse(await fetch(url), imports);
+}
+
+async function fromResponse(resp, imports) {
+  if (!resp.ok) throw floeError("internal", `load: fetching ${resp.url}: HTTP ${resp.status}`);
+  const type = resp.headers.get("content-type") ?? "";
+  if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
+    return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
+  }
+  return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+}
+
+// ---- the API ------------------------------------------------------------------
+
+function makeFloe(api, exited) {
+  // call runs a synchronous Go export: a returned Error is thrown.
+  const call = (fn, ...args) => {
+    if (exited()) throw floeError("internal", "floe.wasm has exited");
+    const r = api[fn](...args);
+    if (r instanceof Error) throw r;
+    return r;
+  };
+
+  function createSession(opts) {
+    const spec = sessionSpec(api, "createSession", opts);
+    const { id, handle } = call("createSession", spec);
+    let closed = false;
+    const live = (fn) => {
+      if (closed) throw floeError("closed", `${fn}: the session is closed`);
+    };
+    return {
+      id,
+      run(prompt, runOpts = {}) {
+        live("run");
+        if (!isObject(runOpts)) throw badArg("run: options", "an object", runOpts);
+        const [kind, input] = inputArg(prompt, "run: prompt");
+        const { approve, signal, thinkingLevel } = runOpts;
+        if (approve != null && typeof approve !== "function") throw badArg("run: approve", "a function", approve);
+        if (thinkingLevel != null && typeof thinkingLevel !== "string") {
+          throw badArg("run: thinkingLevel", "a string", thinkingLevel);
+        }
+        const approveHost = approve == null ? undefined : approverHost(api, approve);
+        const sid = call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined);
+        return new Stream(api, sid);
+      },
+      steer(input) {
+        live("steer");
+        const [kind, data] = inputArg(input, "steer: input");
+        return call("steer", handle, kind, data);
+      },
+      skipReconnectWait() {
+        live("skipReconnectWait");
+        return call("skipReconnectWait", handle);
+      },
+      compact(compactOpts = {}) {
+        live("compact");
+        if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
+        return new Stream(api, call("compact", handle, compactOpts.signal ?? undefined));
+      },
+      compactability() {
+        live("compactability");
+        return call("compactability", handle);
+      },
+      close() {
+        if (closed) return Promise.resolve();
+        closed = true;
+        return call("closeSession", handle);
+      },
+    };
+  }
+
+  function createSubagent(opts) {
+    const spec = sessionSpec(api, "createSubagent", opts);
+    const { id, handle } = call("createSubagent", spec);
+    let closed = false;
+    return {
+      id,
+      run(prompt, runOpts = {}) {
+        if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
+        if (typeof prompt !== "string") throw badArg("subagent.run: prompt", "a string", prompt);
+        if (!isObject(runOpts)) throw badArg("subagent.run: options", "an object", runOpts);
+        const { approve, signal } = runOpts;
+        if (approve != null && typeof approve !== "function") {
+          throw badArg("subagent.run: approve", "a function", approve);
+        }
+        const toolID = approve?.[TOOL_APPROVE];
+        const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
+        return new Stream(api, call("subagentRun", handle, prompt, approveHost, toolID, signal ?? undefined));
+      },
+      close() {
+        if (!closed) {
+          closed = true;
+          call("closeSubagent", handle);
+        }
+      },
+    };
+  }
+
+  return {
+    createSession,
+    createSubagent,
+    isFloeError,
+    /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
+    _debugPanic(mode) {
+      return call("debugPanic", mode);
+    },
+  };
+}
+
+// inputArg converts a run or steer input: a string is one user text, an
+// array is OmniMessage[].
+function inputArg(v, name) {
+  if (typeof v === "string") return ["text", v];
+  if (Array.isArray(v)) return ["json", JSON.stringify(v)];
+  throw badArg(name, "a string or an OmniMessage[]", v);
+}
+
+// ---- session options --------------------------------------------------------------
+
+function sessionSpec(api, fn, opts) {
+  if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+  const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs } = opts;
+  if (!isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
+  checkLLM(llm, `${fn}: llm`);
+  if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
+  if (environment != null && (!isObject(environment) || typeof environment.executeTool !== "function")) {
+    throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
+  }
+  if (tools != null && !Array.isArray(tools)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
+  if (config != null && !isObject(config)) throw badArg(`${fn}: config`, "an object", config);
+  if (clock != null) {
+    if (!isObject(clock) || typeof clock.now !== "function" || typeof clock.sleep !== "function") {
+      throw badArg(`${fn}: clock`, "an object with now() and sleep()", clock);
+    }
+  }
+  if (trace != null && (!isObject(trace) || typeof trace.write !== "function")) {
+    throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+  }
+  if (onDiagnostic != null && typeof onDiagnostic !== "function") {
+    throw badArg(`${fn}: onDiagnostic`, "a function", onDiagnostic);
+  }
+  const diag = (kind, message) => {
+    if (onDiagnostic) {
+      try {
+        onDiagnostic({ kind, message });
+      } catch {}
+    }
+  };
+  return {
+    meta: JSON.stringify(meta),
+    tools: tools == null ? undefined : JSON.stringify(tools),
+    config: config ?? undefined,
+    abortGraceMs: abortGraceMs ?? undefined,
+    llm: llmHost(api, llm),
+    newLLM: newLLM == null ? undefined : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    environment: environment == null ? undefined : environmentHost(api, environment),
+    clock: clock == null ? undefined : clockHost(api, clock),
+    trace: trace == null ? undefined : traceHost(trace, diag),
+    onDiagnostic:
+      onDiagnostic == null
+        ? undefined
+        : (kind, message, stack) => {
+            try {
+              onDiagnostic(stack ? { kind, message, stack } : { kind, message });
+            } catch {}
+          },
+  };
+}
+
+function checkLLM(llm, name) {
+  if (!isObject(llm) || typeof llm.streamGenerate !== "function") {
+    throw badArg(name, "an object with streamGenerate()", llm);
+  }
+  if (llm.loadHistory != null && typeof llm.loadHistory !== "function") {
+    throw badArg(`${name}.loadHistory`, "a function", llm.loadHistory);
+  }
+}
+
+// The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
+function llmHost(api, llm) {
+  const host = {
+    start: (id, json, thinkingLevel) =>
+      pump(api, id, "llm.streamGenerate", (signal) =>
+        llm.streamGenerate({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
+      ),
+  };
+  if (typeof llm.loadHistory === "function") {
+    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory(JSON.parse(json)));
+  }
+  return host;
+}
+
+// newLLM(tokensJSON) → a model host, or the error message.
+function newLLMHost(api, newLLM, name) {
+  return (tokensJSON) => {
+    try {
+      const llm = newLLM(JSON.parse(tokensJSON));
+      checkLLM(llm, `${name}() result`);
+      return llmHost(api, llm);
+    } catch (e) {
+      return errMessage(e);
+    }
+  };
+}
+
+// The tools: start(pumpID, toolCallJSON, hasApprover) → pump.
+function environmentHost(api, env) {
+  return {
+    start(id, json, hasApprover) {
+      let approve;
+      if (hasApprover) {
+        let done = false;
+        approve = (toolCall) => {
+          if (done) return Promise.reject(floeError("closed", "approve: the tool execution has ended"));
+          if (!isObject(toolCall)) return Promise.reject(badArg("approve: toolCall", "an OmniMessage", toolCall));
+          const r = api.approve(id, JSON.stringify(toolCall));
+          return r instanceof Error ? Promise.reject(r) : r;
+        };
+        approve[TOOL_APPROVE] = id;
+        const p = pump(api, id, "environment.executeTool", (signal) =>
+          env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
+        );
+        const stop = p.stop;
+        p.stop = () => {
+          done = true;
+          stop();
+        };
+        return p;
+      }
+      return pump(api, id, "environment.executeTool", (signal) =>
+        env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
+      );
+    },
+  };
+}
+
+// The run's approver: (waiterID, toolCallJSON), settled through api.settle.
+function approverHost(api, approve) {
+  return (wid, json) => settleWith(api, wid, () => approve(JSON.parse(json)));
+}
+
+// settleWith calls f and settles the Go waiter wid with its (awaited) result
+// or its error message.
+function settleWith(api, wid, f) {
+  let p;
+  try {
+    p = f();
+  } catch (e) {
+    api.settle(wid, false, errMessage(e));
+    return;
+  }
+  Promise.resolve(p).then(
+    (v) => api.settle(wid, true, v),
+    (e) => api.settle(wid, false, errMessage(e)),
+  );
+}
+
+function clockHost(api, clock) {
+  return {
+    now() {
+      try {
+        return clock.now();
+      } catch (e) {
+        return `clock.now: ${errMessage(e)}`;
+      }
+    },
+    sleep(wid, ms) {
+      const ac = new AbortController();
+      settleWith(api, wid, () => clock.sleep(ms, ac.signal));
+      return ac;
+    },
+  };
+}
+
+function traceHost(trace, diag) {
+  const sink = (f, what) => {
+    try {
+      const r = f();
+      if (r && typeof r.then === "function") r.then(undefined, (e) => diag("trace", `${what}: ${errMessage(e)}`));
+      return undefined;
+    } catch (e) {
+      return `${what}: ${errMessage(e)}`;
+    }
+  };
+  return {
+    write: (json) => sink(() => trace.write(JSON.parse(json)), "trace.write"),
+    rotate: () => sink(() => (typeof trace.rotate === "function" ? trace.rotate() : undefined), "trace.rotate"),
+  };
+}
+
+// ---- producers: user async iterators → batches for Go ----------------------------
+
+// asIterator returns the async (or sync) iterator of what a callback
+// returned, awaiting a Promise first.
+async function asIterator(v, what) {
+  if (isObject(v) && typeof v.then === "function" && typeof v.next !== "function") v = await v;
+  if (!isObject(v) && typeof v !== "function") throw new TypeError(`${what} returned ${describe(v)}, want an async iterator`);
+  if (typeof v[Symbol.asyncIterator] === "function") return v[Symbol.asyncIterator]();
+  if (typeof v.next === "function") return v;
+  if (typeof v[Symbol.iterator] === "function") return v[Symbol.iterator]();
+  throw new TypeError(`${what} returned an object that is not an async iterator`);
+}
+
+// pump drains the iterator that start(signal) returns and answers Go's
+// pulls with batches through api.deliver(id, json, end, value).
+function pump(api, id, what, start) {
+  const ac = new AbortController();
+  let buf = []; // JSON texts of the messages of the batch being filled
+  let end = null; // [code, value] once the iterator ended
+  let want = false; // Go waits for a batch
+  let tick = false; // a macrotask passed since the batch's first message
+  let gen = 0; // batch number, to match ticks to batches
+  let stopped = false;
+  let it = null;
+  let space = null; // resolves the reader paused on a full batch
+
+  const finish = (code, value) => {
+    if (!end) end = [code, value];
+    check();
+  };
+  const deliver = () => {
+    want = false;
+    const json = buf.length ? "[" + buf.join(",") + "]" : "";
+    buf = [];
+    tick = false;
+    gen++;
+    if (space) {
+      const s = space;
+      space = null;
+      s();
+    }
+    if (end) api.deliver(id, json, end[0], end[1]);
+    else api.deliver(id, json, END_MORE, undefined);
+  };
+  const check = () => {
+    if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();
+  };
+  const push = (v) => {
+    if (!isObject(v) || Array.isArray(v)) {
+      finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
+      return false;
+    }
+    let s;
+    try {
+      s = JSON.stringify(v);
+    } catch (e) {
+      finish(END_BAD, `yielded a message JSON cannot encode: ${errMessage(e)}`);
+      return false;
+    }
+    buf.push(s);
+    if (buf.length === 1) {
+      const g = gen;
+      macrotask(() => {
+        if (g === gen) {
+          tick = true;
+          check();
+        }
+      });
+    }
+    check();
+    return true;
+  };
+  const read = async () => {
+    try {
+      it = await asIterator(start(ac.signal), what);
+      while (!stopped) {
+        if (buf.length >= BATCH_CAP) {
+          await new Promise((resolve) => {
+            space = resolve;
+          });
+          continue;
+        }
+        const r = await it.next();
+        if (stopped) return;
+        if (!isObject(r)) {
+          finish(END_THREW, `${what}: iterator.next() resolved to ${describe(r)}, want {done, value}`);
+          return;
+        }
+        if (r.done) {
+          finish(END_DONE, r.value);
+          return;
+        }
+        if (!push(r.value)) {
+          stopIterator();
+          return;
+        }
+      }
+    } catch (e) {
+      if (!stopped) finish(END_THREW, errMessage(e));
+    }
+  };
+  const stopIterator = () => {
+    if (it && typeof it.return === "function") {
+      try {
+        Promise.resolve(it.return()).catch(() => {});
+      } catch {}
+    }
+  };
+  read();
+  return {
+    pull() {
+      want = true;
+      check();
+    },
+    abort() {
+      ac.abort();
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (space) space();
+      if (!end) {
+        ac.abort();
+        stopIterator();
+      }
+    },
+  };
+}
+
+// ---- the consumer: Go batches → an async iterator ---------------------------------
+
+/** A run's (or compaction's, or subagent run's) message stream. */
+class Stream {
+  #api;
+  #id;
+  #buf = [];
+  #i = 0;
+  #done = false;
+  #pending = null;
+  #closing = null;
+
+  constructor(api, id) {
+    this.#api = api;
+    this.#id = id;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  next() {
+    if (this.#i < this.#buf.length) return Promise.resolve({ value: this.#buf[this.#i++], done: false });
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    if (!this.#pending) this.#pending = this.#pull();
+    return this.#pending.then(() => this.next());
+  }
+
+  async #pull() {
+    try {
+      const p = this.#api.pull(this.#id);
+      if (p instanceof Error) throw p;
+      const json = await p;
+      if (this.#done) return;
+      if (json === null) {
+        this.#done = true;
+        this.#buf = [];
+        return;
+      }
+      this.#buf = JSON.parse(json);
+      this.#i = 0;
+    } catch (e) {
+      if (!this.#done) {
+        this.#done = true;
+        this.#buf = [];
+        this.#api.closeStream(this.#id);
+      }
+      throw e;
+    } finally {
+      this.#pending = null;
+    }
+  }
+
+  /** Aborts the run (a `break`) and resolves once the engine has finished. */
+  return(value) {
+    if (!this.#closing) {
+      if (this.#done) {
+        this.#closing = Promise.resolve();
+      } else {
+        this.#done = true;
+        this.#buf = [];
+        const p = this.#api.closeStream(this.#id);
+        this.#closing = p instanceof Error ? Promise.reject(p) : p;
+      }
+    }
+    return this.#closing.then(() => ({ value, done: true }));
+  }
+
+  /** Aborts the run like return(), then rejects with err. */
+  throw(err) {
+    return this.return().then(() => {
+      throw err;
+    });
+  }
+}
+
+export default { load, isFloeError };

@@ -1,0 +1,29 @@
+//go:build js && wasm
+
+// Command floe is the WebAssembly library loaded by static/floe.mjs. It only
+// wires: it registers the bridge's exports and hands them to the loader,
+// then blocks so that the exports stay callable.
+package main
+
+import (
+	"os"
+	"syscall/js"
+
+	"github.com/floehq/floe/jsbridge"
+)
+
+func main() {
+	// The loader passes the name of a global callback as the first
+	// argument; it receives the exports object (readiness signal).
+	ready := "__floeReady"
+	if len(os.Args) > 1 {
+		ready = os.Args[1]
+	}
+	api := jsbridge.New().Exports()
+	if cb := js.Global().Get(ready); cb.Type() == js.TypeFunction {
+		cb.Invoke(api)
+	} else {
+		js.Global().Set(ready, api)
+	}
+	select {}
+}
