@@ -229,7 +229,9 @@ func TestBusyAndClose(t *testing.T) {
 		t.Errorf("the pull in flight = %v, %v; want the last batch", v, ok)
 	}
 	// The session is free again.
-	llm.script = func(int, string) []batch { return []batch{{msgs: []string{usageJSON()}, end: endDone, value: outcome("completed")}} }
+	llm.script = func(int, string) []batch {
+		return []batch{{msgs: []string{usageJSON()}, end: endDone, value: outcome("completed")}}
+	}
 	msgs, _ := runAll(t, api, h, "three")
 	if got := payloadTypes(msgs); got != "request_begin token_usage request_end" {
 		t.Errorf("next run = %s", got)
