@@ -125,7 +125,7 @@ type driver struct {
 	mu     sync.Mutex // serializes emit calls and guards the fields below
 	closed bool       // the LLM has returned
 	bad    error      // the LLM broke the protocol; the attempt is malformed
-	check  discipline
+	check  omni.Discipline
 }
 
 func (d *driver) run(ctx context.Context, llm LLM, p GenerateParams, retries, maxRetries int) {
@@ -238,8 +238,8 @@ func (d *driver) emit(m omni.Message) {
 
 // checkLLMMessage validates one message of the LLM stream. A message with
 // an origin, a session_meta, or a user-side message is not the LLM's to send.
-func checkLLMMessage(m *omni.Message, disc *discipline) error {
-	if err := validateMsg(*m); err != nil {
+func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
+	if err := omni.Validate(*m); err != nil {
 		return fmt.Errorf("invalid message from llm: %w", err)
 	}
 	if len(m.Origin) > 0 {

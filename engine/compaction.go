@@ -29,7 +29,7 @@ func (r *run) compactionCheckpoint(t *attempt, mid bool) (compactAction, []omni.
 		return compactNone, nil
 	}
 	if r.aborted() { // E-9.10
-		s.carry = t.outputsInCallOrder()
+		s.carry = concat(s.carry, t.outputsInCallOrder())
 		r.emit(omni.AbortMsg(ReasonUser))
 		return compactEnd, nil
 	}

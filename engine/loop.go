@@ -92,8 +92,8 @@ func (r *run) turnLoop(next []omni.Message) {
 		}
 
 		// E-4.4 input assembly.
-		if r.aborted() { // E-9.10
-			s.carry = t.outputsInCallOrder()
+		if r.aborted() { // E-9.10: nextInput as it stands, stash included
+			s.carry = concat(s.carry, t.outputsInCallOrder())
 			r.emit(omni.AbortMsg(ReasonUser))
 			return
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/floehq/floe/clock"
 	"github.com/floehq/floe/engine/omni"
@@ -84,7 +86,7 @@ func (s *Session) Meta() omni.Message { return s.cfg.Meta }
 // then.
 func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts RunOptions) (*Run, error) {
 	for i := range newMessages {
-		if err := validateMsg(newMessages[i]); err != nil {
+		if err := omni.Validate(newMessages[i]); err != nil {
 			return nil, fmt.Errorf("engine: input[%d]: %w", i, err)
 		}
 	}
@@ -216,13 +218,19 @@ func hasSteeringContent(input []omni.Message) bool {
 	return false
 }
 
-func trimmedNonEmpty(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r', '\v', '\f':
-		default:
-			return true
-		}
+// trimmedNonEmpty reports whether s has a character that JavaScript's
+// String.prototype.trim keeps, the reference's notion of blank (E-11.1).
+func trimmedNonEmpty(s string) bool { return jsTrim(s) != "" }
+
+// jsTrim trims s as JavaScript's trim does: white space (Zs, tab, vertical
+// tab, form feed, U+FEFF) and line terminators (LF, CR, U+2028, U+2029).
+// Unlike strings.TrimSpace it keeps U+0085 and removes U+FEFF.
+func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', 0x2028, 0x2029, 0xFEFF:
+		return true
 	}
-	return false
+	return unicode.Is(unicode.Zs, r)
 }

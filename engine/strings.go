@@ -108,7 +108,7 @@ var (
 func ExtractSummary(raw string) string {
 	for _, re := range []*regexp.Regexp{summarySquare, summaryAngle} {
 		for _, m := range re.FindAllStringSubmatch(raw, -1) {
-			if s := strings.TrimSpace(summaryTags.ReplaceAllString(m[1], "")); s != "" {
+			if s := jsTrim(summaryTags.ReplaceAllString(m[1], "")); s != "" {
 				return s
 			}
 		}
@@ -116,5 +116,5 @@ func ExtractSummary(raw string) string {
 	rest := summarySquare.ReplaceAllString(raw, "")
 	rest = summaryAngle.ReplaceAllString(rest, "")
 	rest = summaryTags.ReplaceAllString(rest, "")
-	return strings.TrimSpace(rest)
+	return jsTrim(rest)
 }

@@ -59,7 +59,7 @@ func (tr *toolRun) emit(m omni.Message) {
 		tr.r.s.diag("tool", fmt.Errorf("tool %s emitted after it returned; dropped", tr.id))
 		return
 	}
-	if err := validateMsg(m); err != nil {
+	if err := omni.Validate(m); err != nil {
 		tr.r.s.diag("tool", fmt.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}

@@ -1,0 +1,263 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/enginetest"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// collect runs one run to its end and returns the stream.
+func collect(t *testing.T, s *engine.Session, opts engine.RunOptions, input ...omni.Message) []omni.Message {
+	t.Helper()
+	seq, err := s.Run(context.Background(), input, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []omni.Message
+	for m := range seq {
+		got = append(got, m)
+	}
+	return got
+}
+
+type diags struct {
+	mu sync.Mutex
+	ds []engine.Diagnostic
+}
+
+func (d *diags) add(x engine.Diagnostic) { d.mu.Lock(); d.ds = append(d.ds, x); d.mu.Unlock() }
+
+func (d *diags) kinds() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var ks []string
+	for _, x := range d.ds {
+		ks = append(ks, x.Kind)
+	}
+	return strings.Join(ks, ",")
+}
+
+// Panics in every callback become protocol answers and a "panic"
+// diagnostic; the session keeps working.
+func TestCallbackPanicsBecomeAnswers(t *testing.T) {
+	calls := 0
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		calls++
+		switch calls {
+		case 1:
+			panic("model exploded")
+		case 2:
+			emit(omni.ToolCallMsg("A", "boom", `{}`))
+			emit(omni.ToolCallMsg("B", "echo", `{}`))
+			emit(enginetest.Usage(5))
+		default:
+			emit(omni.AssistantText("ok", omni.StatusCompleted))
+			emit(enginetest.Usage(9))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	tools := enginetest.Tools{
+		"boom": func(ctx context.Context, c omni.Message, emit func(omni.Message)) error { panic("tool exploded") },
+		"echo": func(ctx context.Context, c omni.Message, emit func(omni.Message)) error { return nil },
+	}
+	var d diags
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("p"), LLM: llm, Environment: tools, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve := func(ctx context.Context, tc omni.Message) (string, error) {
+		if tc.Payload.ToolCallID == "B" {
+			panic("approver exploded")
+		}
+		return omni.DecisionAllow, nil
+	}
+	got := collect(t, s, engine.RunOptions{Approve: approve}, omni.UserText("go"))
+	var ends, outputs []string
+	for _, m := range got {
+		if m.IsEvent(omni.RequestEnd) {
+			ends = append(ends, m.Payload.Status+":"+m.Payload.ErrorMessage)
+		}
+		if m.IsModel(omni.ToolCallOutput) {
+			outputs = append(outputs, m.Payload.ToolCallID+"="+m.Payload.Output+"/"+m.Payload.StopReason)
+		}
+	}
+	if len(ends) != 3 || !strings.HasPrefix(ends[0], "failed:llm callback panicked: model exploded") {
+		t.Fatalf("request ends: %q", ends)
+	}
+	want := map[string]bool{"A=[tool error] tool panicked: tool exploded/failed": true, "B=Tool call denied by user./aborted": true}
+	if len(outputs) != 2 || !want[outputs[0]] || !want[outputs[1]] {
+		t.Fatalf("outputs: %q", outputs)
+	}
+	if k := d.kinds(); strings.Count(k, "panic") != 3 {
+		t.Fatalf("diagnostics: %s", k)
+	}
+}
+
+// A protocol-breaking LLM message ends the attempt as malformed (and is
+// retried); the bad message never reaches the stream.
+func TestInvalidLLMMessageIsMalformed(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Emit: []omni.Message{omni.Partial(omni.PartialText, omni.EventDelta, "x", "", "", omni.StatusCompleted), {Type: "bogus"}}},
+		enginetest.Reply{Emit: enginetest.TextReply(3, "fine")},
+	)
+	clk := enginetest.NewClock(t0)
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("m"), LLM: llm, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	var first omni.Message
+	for _, m := range got {
+		if m.Type == "bogus" {
+			t.Fatal("invalid message reached the stream")
+		}
+		if m.IsEvent(omni.RequestEnd) && first.Type == "" {
+			first = m
+		}
+	}
+	if first.Payload.Status != omni.StatusMalformed || !strings.Contains(first.Payload.ErrorMessage, "invalid message from llm") || first.Payload.RetryInMs == nil {
+		t.Fatalf("first request_end: %+v", first.Payload)
+	}
+	if len(clk.Sleeps()) != 1 {
+		t.Fatalf("sleeps %v", clk.Sleeps())
+	}
+}
+
+// blockingClock's Sleep waits until ctx is done, so SkipReconnectWait and
+// abort are the only ways out.
+type blockingClock struct{ sleeping chan struct{} }
+
+func (c blockingClock) Now() time.Time { return t0 }
+func (c blockingClock) Sleep(ctx context.Context, d time.Duration) bool {
+	c.sleeping <- struct{}{}
+	<-ctx.Done()
+	return false
+}
+
+func TestSkipReconnectWait(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusTimeout}},
+		enginetest.Reply{Emit: enginetest.TextReply(3, "back")},
+	)
+	clk := blockingClock{sleeping: make(chan struct{})}
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("k"), LLM: llm, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SkipReconnectWait() {
+		t.Fatal("SkipReconnectWait with no wait pending reported true")
+	}
+	done := make(chan []omni.Message)
+	go func() { done <- collect(t, s, engine.RunOptions{}, omni.UserText("go")) }()
+	<-clk.sleeping
+	for !s.SkipReconnectWait() { // the wait registers just before Sleep is called
+	}
+	got := <-done
+	last := got[len(got)-1]
+	if !last.IsEvent(omni.RequestEnd) || last.Payload.Status != omni.StatusCompleted || last.Payload.Attempt != 2 {
+		t.Fatalf("last message %+v", last.Payload)
+	}
+}
+
+func TestUnsteerAndSteerOutsideRun(t *testing.T) {
+	var s *engine.Session
+	var kept, dropped []omni.Message
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		if len(p.NewMessages) == 1 && p.NewMessages[0].Payload.Text == "go" {
+			kept = []omni.Message{omni.UserText("keep")}
+			dropped = []omni.Message{omni.UserText("drop")}
+			if !s.Steer(kept) || !s.Steer(dropped) || !s.Steer([]omni.Message{omni.UserText("  ")}) {
+				panic("Steer during a run reported false")
+			}
+			if !s.Unsteer(dropped) || s.Unsteer(dropped) {
+				panic("Unsteer")
+			}
+		}
+		emit(enginetest.Usage(1))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	var err error
+	s, err = engine.New(engine.Config{Meta: enginetest.Meta("u"), LLM: llm, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Steer([]omni.Message{omni.UserText("x")}) {
+		t.Fatal("Steer outside a run reported true")
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	var steered []string
+	for _, m := range got {
+		if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
+			steered = append(steered, m.Payload.Text)
+		}
+	}
+	if len(steered) != 1 || steered[0] != "[user_steering]\nkeep\n[/user_steering]" {
+		t.Fatalf("steering delivered: %q", steered)
+	}
+}
+
+type failingSink struct{ n int }
+
+func (f *failingSink) Write(omni.Message) error { f.n++; return errors.New("disk full") }
+func (f *failingSink) Rotate() error            { return errors.New("disk full") }
+
+// Trace failures are diagnostics; the run is not disturbed (E-16.7).
+func TestTraceErrorsAreDiagnostics(t *testing.T) {
+	var d diags
+	sink := &failingSink{}
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("t"), LLM: enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(3, "hi")}), Trace: sink, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	if last := got[len(got)-1]; !last.IsEvent(omni.RequestEnd) || last.Payload.Status != omni.StatusCompleted {
+		t.Fatalf("run disturbed: %+v", last.Payload)
+	}
+	if sink.n == 0 || !strings.Contains(d.kinds(), "trace") {
+		t.Fatalf("writes %d, diagnostics %s", sink.n, d.kinds())
+	}
+}
+
+// A resumed session hands its history to the LLM once, before the first
+// request, and starts from the snapshot's carry-over and counters.
+func TestResumeSnapshot(t *testing.T) {
+	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(7, "again")})
+	hist := []omni.Message{omni.UserText("earlier"), omni.AssistantText("answer", omni.StatusCompleted)}
+	carry := []omni.Message{omni.ToolOutput("X", "late", omni.StatusCompleted)}
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("r"), LLM: llm, Clock: enginetest.NewClock(t0), Resume: &engine.Snapshot{
+		History: hist, CarryOver: carry, SessionTurns: 2, SessionTokens: omni.TokenCounts{Total: 40}, LastRequestTotal: 20, MetaWritten: true,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("Continue."))
+	if h := llm.History(); len(h) != 2 {
+		t.Fatalf("history injected: %v", h)
+	}
+	if c := llm.Calls(); len(c) != 1 || kinds(c[0]) != "tool_call_output@X text" {
+		t.Fatalf("first request: %s", kinds(c[0]))
+	}
+	if snap := s.Snapshot(); snap.SessionTurns != 3 || snap.LastRequestTotal != 7 {
+		t.Fatalf("counters after: %+v", snap)
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	for name, cfg := range map[string]engine.Config{
+		"no meta":  {LLM: enginetest.NewLLM()},
+		"no id":    {Meta: omni.Message{Type: omni.TypeSessionMeta}, LLM: enginetest.NewLLM()},
+		"no llm":   {Meta: enginetest.Meta("x")},
+		"bad mode": {Meta: enginetest.Meta("x"), LLM: enginetest.NewLLM(), Compaction: &engine.Compaction{Mode: "squash"}},
+	} {
+		if _, err := engine.New(cfg); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
