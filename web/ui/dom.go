@@ -1,0 +1,93 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"strings"
+	"syscall/js"
+
+	"honnef.co/go/js/dom/v2"
+)
+
+// elem is the element type the page works with. Methods are called on this
+// concrete type rather than on the dom.Element interface: every interface
+// method in use makes the linker keep a wrapper for each of dom/v2's ~70
+// element types, which about doubled the size of playground.wasm.
+type elem = *dom.BasicHTMLElement
+
+// wrap turns a js.Value holding an element into an elem; nil for null.
+func wrap(v js.Value) elem {
+	if v.IsNull() || v.IsUndefined() {
+		return nil
+	}
+	return &dom.BasicHTMLElement{BasicElement: &dom.BasicElement{BasicNode: &dom.BasicNode{Value: v}}}
+}
+
+// el creates an element with a class and text content.
+func (a *App) el(tag, class, text string) elem {
+	e := wrap(a.doc.Call("createElement", tag))
+	if class != "" {
+		e.SetAttribute("class", class)
+	}
+	if text != "" {
+		e.SetTextContent(text)
+	}
+	return e
+}
+
+// byID returns the element with id, or panics naming the id: the page and
+// this package must agree on the skeleton.
+func byID(doc js.Value, id string) elem {
+	e := wrap(doc.Call("getElementById", id))
+	if e == nil {
+		panic("playground page: no element #" + id)
+	}
+	return e
+}
+
+// setRich replaces e's content with s, rendering `code` spans.
+func (a *App) setRich(e elem, s string) {
+	e.SetTextContent("")
+	parts := strings.Split(s, "`")
+	for i, p := range parts {
+		if p == "" {
+			continue
+		}
+		if i%2 == 1 && i < len(parts)-1 {
+			e.AppendChild(a.el("code", "", p))
+		} else {
+			if i%2 == 1 {
+				p = "`" + p
+			}
+			e.Call("append", p)
+		}
+	}
+}
+
+// toggle sets or clears a class.
+func toggle(e elem, class string, on bool) {
+	if on {
+		e.Class().Add(class)
+	} else {
+		e.Class().Remove(class)
+	}
+}
+
+// show sets the hidden attribute.
+func show(e elem, on bool) {
+	if on {
+		e.RemoveAttribute("hidden")
+	} else {
+		e.SetAttribute("hidden", "")
+	}
+}
+
+func setDisabled(e elem, on bool) {
+	if on {
+		e.SetAttribute("disabled", "")
+	} else {
+		e.RemoveAttribute("disabled")
+	}
+}
+
+func consoleError(s string) { js.Global().Get("console").Call("error", s) }

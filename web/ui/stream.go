@@ -1,0 +1,122 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// maxRows bounds the raw stream panel; older rows are dropped.
+const maxRows = 1500
+
+// streamLog is the raw stream panel: one row per message in stream order.
+// Consecutive deltas of the same fragment share a row with a count, so the
+// order stays readable; the row's tooltip is the last message's JSON.
+type streamLog struct {
+	a       *App
+	list    elem
+	count   elem
+	pending []omni.Message
+	n       int // messages seen
+	rows    int
+	last    elem   // last row
+	lastKey string // fragment key of the last row when it holds deltas
+	lastN   int
+}
+
+func newStreamLog(a *App, list, count elem) *streamLog {
+	return &streamLog{a: a, list: list, count: count}
+}
+
+func (s *streamLog) add(m omni.Message) { s.pending = append(s.pending, m) }
+
+func (s *streamLog) clear() {
+	s.list.SetTextContent("")
+	s.pending, s.n, s.rows, s.last, s.lastKey = nil, 0, 0, nil, ""
+	s.count.SetTextContent("0")
+}
+
+func (s *streamLog) flush() {
+	if len(s.pending) == 0 {
+		return
+	}
+	for _, m := range s.pending {
+		s.n++
+		s.row(m)
+	}
+	s.pending = s.pending[:0]
+	for s.rows > maxRows {
+		s.list.Get("firstElementChild").Call("remove")
+		s.rows--
+	}
+	s.count.SetTextContent(fmt.Sprint(s.n))
+	l := s.list.Underlying()
+	l.Set("scrollTop", l.Get("scrollHeight"))
+}
+
+func (s *streamLog) row(m omni.Message) {
+	p := &m.Payload
+	b, _ := m.MarshalJSON()
+	key := ""
+	if m.IsPartial() && p.EventType == omni.EventDelta {
+		key = p.Type + "/" + p.ToolCallID
+	}
+	if key != "" && key == s.lastKey && s.last != nil {
+		s.lastN++
+		wrap(s.last.Call("querySelector", ".detail")).SetTextContent(fmt.Sprintf("delta ×%d", s.lastN))
+		s.last.SetAttribute("title", string(b))
+		return
+	}
+	a := s.a
+	li := a.el("li", "", "")
+	li.SetAttribute("title", string(b))
+	li.AppendChild(a.el("span", "seq", fmt.Sprint(s.n)))
+	kind := "model"
+	switch {
+	case m.Type == omni.TypeEventMsg:
+		kind = "event"
+	case m.IsPartial():
+		kind = "partial"
+	case m.Type == omni.TypeSessionMeta:
+		kind = "meta"
+	}
+	name := p.Type
+	if name == "" {
+		name = m.Type
+	}
+	li.AppendChild(a.el("span", "type "+kind, name))
+	li.AppendChild(a.el("span", "detail", detail(m)))
+	s.list.AppendChild(li)
+	s.rows++
+	s.last, s.lastKey, s.lastN = li, key, 1
+	if key != "" {
+		wrap(s.last.Call("querySelector", ".detail")).SetTextContent("delta")
+	}
+}
+
+// detail is a short description of m for the raw stream panel.
+func detail(m omni.Message) string {
+	p := &m.Payload
+	var parts []string
+	if p.EventType != "" {
+		parts = append(parts, p.EventType)
+	}
+	if p.ToolCallID != "" {
+		parts = append(parts, p.ToolCallID)
+	}
+	for _, s := range []string{p.Name, p.Decision, p.Status, p.Reason, p.StopReason} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if p.Type == omni.TokenUsage && p.Request != nil {
+		parts = append(parts, fmt.Sprintf("total %d", p.Request.Total))
+	}
+	if len(m.Origin) > 0 {
+		parts = append(parts, "origin "+strings.Join(m.Origin, "→"))
+	}
+	return strings.Join(parts, " · ")
+}
