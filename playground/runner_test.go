@@ -46,7 +46,7 @@ func collect(t *testing.T, r *Runner, prompt string, decide func(omni.Message) s
 }
 
 func TestRunnerWithEngine(t *testing.T) {
-	sess, err := NewSession(nil)
+	sess, err := NewSession(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRunnerWithEngine(t *testing.T) {
 }
 
 func TestRunnerStop(t *testing.T) {
-	sess, err := NewSession(nil)
+	sess, err := NewSession(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

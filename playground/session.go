@@ -1,9 +1,9 @@
 package playground
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -15,29 +15,30 @@ const SystemPrompt = "You are the Floe playground's scripted model. Explore the 
 
 // NewSession returns an engine session wired to a fresh scripted [Model]
 // and the demo [Workspace], both paced by pace (nil: no waiting). It has no
-// Trace.
-func NewSession(pace Pace) (*engine.Session, error) {
+// Trace. diag, if non-nil, receives the engine's diagnostics.
+func NewSession(pace Pace, diag func(engine.Diagnostic)) (*engine.Session, error) {
 	ws := NewWorkspace(pace)
 	return engine.New(engine.Config{
-		Meta:        Meta(time.Now()),
-		LLM:         NewModel(ws, pace),
-		Environment: ws,
-		ToolList:    ws.Tools(),
-		MaxTurns:    8,
+		Meta:         Meta(time.Now()),
+		LLM:          NewModel(ws, pace),
+		Environment:  ws,
+		ToolList:     ws.Tools(),
+		MaxTurns:     8,
+		OnDiagnostic: diag,
 	})
 }
 
 // Meta returns a session_meta for a playground session created at now, with
-// a session id in the reference format (PROTOCOL.md §2).
+// a session id in the reference format (PROTOCOL.md §2). The id's random
+// part only has to tell this tab's sessions apart, so it is not from
+// crypto/rand, which would double the size of the page's WebAssembly.
 func Meta(now time.Time) omni.Message {
-	var b [4]byte
-	rand.Read(b[:])
 	now = now.UTC()
 	return omni.Message{
 		Timestamp: now.Format(omni.TimestampLayout),
 		Type:      omni.TypeSessionMeta,
 		Payload: omni.Payload{
-			SessionID:          "session-" + now.Format("2006-01-02-15-04-05") + "-" + hex.EncodeToString(b[:]),
+			SessionID:          "session-" + now.Format("2006-01-02-15-04-05") + fmt.Sprintf("-%08x", rand.Uint32()),
 			Provider:           "floe-playground",
 			ModelID:            "scripted",
 			ModelContextWindow: json.RawMessage("32000"),
