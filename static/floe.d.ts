@@ -1,0 +1,462 @@
+// Types of floe.mjs: the Floe agent context engine compiled to WebAssembly.
+// Messages are the OmniMessage protocol's JSON (PROTOCOL.md), as plain
+// objects. Every message is one union, discriminated by `type` and by
+// `payload.type`, so a `switch` narrows it.
+
+// ---- protocol enums -------------------------------------------------------------
+
+/** The six stop reasons / statuses (PROTOCOL.md §6). */
+export type StopReason = "completed" | "failed" | "aborted" | "timeout" | "malformed" | "auth";
+export type Role = "user" | "assistant";
+/** Fragment event types (PROTOCOL.md §4). */
+export type EventType = "start" | "delta" | "stop";
+/** Approval decisions (PROTOCOL.md §5). */
+export type Decision = "allow" | "deny" | "forbidden";
+/** Senders of a user text; absent means "user". */
+export type Sender = "user" | "parent_agent" | "harness" | "server";
+export type CompactionReason = "context" | "turns" | "manual";
+export type CompactionMode = "summarize" | "discard";
+export type SessionSource = "subagent" | "schedule";
+export type McpStatus = "completed" | "failed" | "aborted";
+export type GoalOutcome = "complete" | "blocked" | "budget_limited" | "aborted";
+
+/** An opaque JSON object passed through verbatim. */
+export type Fidelity = { [key: string]: unknown };
+
+// ---- payloads -----------------------------------------------------------------------
+
+/** session_meta payload (PROTOCOL.md §2); it has no `type` key. */
+export interface SessionMetaPayload {
+  type?: undefined;
+  session_id: string;
+  provider: string;
+  model_id: string;
+  model_context_window: number | string;
+  system_prompt: string;
+  agent_state: string;
+  workspace: string;
+  source?: SessionSource;
+}
+
+export interface TextPayload {
+  type: "text";
+  role: Role;
+  text: string;
+  stop_reason?: StopReason;
+  fidelity?: Fidelity;
+  sender?: Sender;
+}
+export interface ImageURLPayload {
+  type: "image_url";
+  role: "user";
+  image_url: string;
+  stop_reason?: StopReason;
+}
+export interface InlineDataPayload {
+  type: "inline_data";
+  role: Role;
+  data: string;
+  mime_type: string;
+  stop_reason?: StopReason;
+  fidelity?: Fidelity;
+}
+export interface ThinkingPayload {
+  type: "thinking";
+  role: "assistant";
+  thinking: string;
+  stop_reason?: StopReason;
+  fidelity?: Fidelity;
+}
+export interface InlineThinkingPayload {
+  type: "inline_thinking";
+  role: "assistant";
+  data: string;
+  mime_type: string;
+  stop_reason?: StopReason;
+  fidelity?: Fidelity;
+}
+export interface ToolCallPayload {
+  type: "tool_call";
+  role: "assistant";
+  name: string;
+  /** JSON text of the arguments. */
+  arguments: string;
+  tool_call_id: string;
+  stop_reason?: StopReason;
+  fidelity?: Fidelity;
+}
+export interface ToolCallOutputPayload {
+  type: "tool_call_output";
+  role: "user";
+  output: string;
+  /** data: URLs. */
+  images?: string[];
+  tool_call_id: string;
+  stop_reason?: StopReason;
+}
+
+export interface PartialTextPayload {
+  type: "partial_text";
+  role: "assistant";
+  event_type: EventType;
+  text: string;
+  stop_reason?: StopReason;
+}
+export interface PartialThinkingPayload {
+  type: "partial_thinking";
+  role: "assistant";
+  event_type: EventType;
+  thinking: string;
+  stop_reason?: StopReason;
+}
+export interface PartialToolCallPayload {
+  type: "partial_tool_call";
+  role: "assistant";
+  event_type: EventType;
+  name: string;
+  arguments: string;
+  tool_call_id: string;
+  stop_reason?: StopReason;
+}
+export interface PartialToolCallOutputPayload {
+  type: "partial_tool_call_output";
+  role: "user";
+  event_type: EventType;
+  output: string;
+  images?: string[];
+  tool_call_id: string;
+  stop_reason?: StopReason;
+}
+
+/** Token accounting; all four keys are always present. */
+export interface TokenCounts {
+  cache_read: number;
+  cache_write: number;
+  output: number;
+  total: number;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema object. */
+  parameters?: { [key: string]: unknown };
+}
+
+export interface RequestBeginPayload {
+  type: "request_begin";
+}
+export interface RequestEndPayload {
+  type: "request_end";
+  status: StopReason;
+  error_message?: string;
+  attempt?: number;
+  retry_in_ms?: number;
+}
+export interface ApprovalDecisionPayload {
+  type: "approval_decision";
+  decision: Decision;
+  tool_call_id: string;
+}
+export interface TokenUsagePayload {
+  type: "token_usage";
+  session: TokenCounts;
+  request: TokenCounts;
+}
+export interface CompactionBeginPayload {
+  type: "compaction_begin";
+  reason: CompactionReason;
+  mode: CompactionMode;
+  context: number;
+  turns: number;
+}
+export interface CompactionEndPayload {
+  type: "compaction_end";
+  reason: CompactionReason;
+  mode: CompactionMode;
+  status: StopReason;
+  attempt?: number;
+  error_message?: string;
+}
+export interface AbortPayload {
+  type: "abort";
+  /** The engine always sets a string; readers accept null. */
+  reason: string | null;
+}
+export interface SubagentPayload {
+  type: "subagent";
+  session_id: string;
+}
+export interface ToolListReadyPayload {
+  type: "tool_list_ready";
+  tools: ToolDefinition[];
+}
+export interface McpServerConnectResult {
+  server: string;
+  transport: "stdio" | "http" | "sse";
+  status: McpStatus;
+  duration_ms: number;
+  tools?: number;
+  error?: string;
+}
+export interface McpConnectBeginPayload {
+  type: "mcp_connect_begin";
+  servers: string[];
+}
+export interface McpConnectEndPayload {
+  type: "mcp_connect_end";
+  status: McpStatus;
+  results: McpServerConnectResult[];
+}
+export interface GoalFinishedPayload {
+  type: "goal_finished";
+  outcome: GoalOutcome;
+  rounds: number;
+  tokens_used: number;
+}
+
+export type CompletePayload =
+  | TextPayload
+  | ImageURLPayload
+  | InlineDataPayload
+  | ThinkingPayload
+  | InlineThinkingPayload
+  | ToolCallPayload
+  | ToolCallOutputPayload;
+export type PartialPayload =
+  | PartialTextPayload
+  | PartialThinkingPayload
+  | PartialToolCallPayload
+  | PartialToolCallOutputPayload;
+export type ModelPayload = CompletePayload | PartialPayload;
+export type EventPayload =
+  | RequestBeginPayload
+  | RequestEndPayload
+  | ApprovalDecisionPayload
+  | TokenUsagePayload
+  | CompactionBeginPayload
+  | CompactionEndPayload
+  | AbortPayload
+  | SubagentPayload
+  | ToolListReadyPayload
+  | McpConnectBeginPayload
+  | McpConnectEndPayload
+  | GoalFinishedPayload;
+
+// ---- envelopes ----------------------------------------------------------------------------
+
+interface Envelope<T extends string, P> {
+  /** ISO-8601 UTC with milliseconds; absent on messages not stamped yet. */
+  timestamp?: string;
+  type: T;
+  payload: P;
+  /** Subagent chain, outer → inner; absent for the session's own messages. */
+  origin?: string[];
+}
+
+type EnvelopeOf<T extends string, P> = P extends unknown ? Envelope<T, P> : never;
+
+export type SessionMetaMessage = Envelope<"session_meta", SessionMetaPayload>;
+export type ModelMessage = EnvelopeOf<"model_msg", ModelPayload>;
+export type EventMessage = EnvelopeOf<"event_msg", EventPayload>;
+/** One OmniMessage; `switch (m.payload.type)` narrows `m.payload`. */
+export type OmniMessage = SessionMetaMessage | ModelMessage | EventMessage;
+
+export type TextMessage = Envelope<"model_msg", TextPayload>;
+export type ToolCallMessage = Envelope<"model_msg", ToolCallPayload>;
+
+// ---- callbacks ------------------------------------------------------------------------------
+
+/** The terminal result of one model request (ENGINE.md §1). */
+export interface Outcome {
+  status: StopReason;
+  errorMessage?: string;
+  /** Only with status "failed": do not retry. */
+  permanent?: boolean;
+}
+
+export interface GenerateParams {
+  /** Only the new input of this request, never history. */
+  newMessages: OmniMessage[];
+  /** Absent = the model's default; compaction requests never set it. */
+  thinkingLevel?: string;
+  /** Aborts when the run is aborted; end promptly with status "aborted". */
+  signal: AbortSignal;
+}
+
+/**
+ * What a producer callback returns: an async iterator (an async generator)
+ * whose return value is R. (A Promise of one is accepted at run time too.)
+ */
+export type Producer<R> = AsyncIterator<OmniMessage, R, undefined>;
+
+/**
+ * One stateful model context. streamGenerate yields partial_* fragments and
+ * complete messages (token_usage last) and returns the Outcome; ending
+ * without a value means {status: "completed"}. Throwing or rejecting is a
+ * failed request (ENGINE.md E-1.2); yielding something that is not an
+ * OmniMessage ends the request as "malformed".
+ */
+export interface LLM {
+  streamGenerate(params: GenerateParams): Producer<Outcome | void>;
+  /** A resumed session hands the replayed history to a fresh context. */
+  loadHistory?(history: OmniMessage[]): void | Promise<void>;
+}
+
+/** Decides one real tool call. Throwing, rejecting or any other value means "deny". */
+export type Approver = (toolCall: ToolCallMessage) => Decision | Promise<Decision>;
+
+export interface ToolRequest {
+  toolCall: ToolCallMessage;
+  /** The run's approver, for tools that start subagents; absent when the run has none. */
+  approve?: Approver;
+  /** Aborts when the run is aborted. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs approved tool calls: yields the tool's messages (partial_tool_call_output
+ * fragments, the complete tool_call_output, forwarded subagent messages).
+ * Throwing or rejecting is a tool error.
+ */
+export interface Environment {
+  executeTool(request: ToolRequest): Producer<unknown>;
+}
+
+/** The engine's only source of time and of waiting. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Waits ms; resolves false (or rejects) when signal aborted first. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean | void> | boolean | void;
+}
+
+/** Receives the session's Trace records in order; rotate starts the next file. */
+export interface TraceSink {
+  write(record: OmniMessage): void | Promise<void>;
+  rotate?(): void | Promise<void>;
+}
+
+export interface Diagnostic {
+  kind: "trace" | "approver" | "tool" | "llm" | "panic" | "clock" | (string & {});
+  message: string;
+  stack?: string;
+}
+
+// ---- options ---------------------------------------------------------------------------------
+
+/** ENGINE.md §2; an absent key takes the default, a present 0 means zero. */
+export interface Config {
+  /** Turns per run; ≤ 0 = no cap (default). */
+  maxTurns?: number;
+  /** Retries per turn (default 5). */
+  maxReconnects?: number;
+  /** Backoff base in ms (default 2000). */
+  reconnectBackoffMs?: number;
+  /** Backoff ceiling in ms (default 30000). */
+  reconnectBackoffMaxMs?: number;
+  /** Retries per compaction (default: maxReconnects). */
+  compactionMaxReconnects?: number;
+  /** Automatic compaction; needs newLLM. */
+  compaction?: {
+    maxContextLength?: number;
+    maxSessionTurns?: number;
+    mode: CompactionMode;
+    prompt?: string;
+  };
+}
+
+export interface SessionOptions {
+  /** The session's session_meta payload. */
+  meta: SessionMetaPayload;
+  llm: LLM;
+  /** A fresh model context after a compaction. */
+  newLLM?: (sessionTokens: TokenCounts) => LLM;
+  /** Runs approved tools; without it every tool call fails. */
+  environment?: Environment;
+  /** Announced with tool_list_ready on the first run. */
+  tools?: ToolDefinition[];
+  config?: Config;
+  /** Default: real time. */
+  clock?: Clock;
+  trace?: TraceSink;
+  /** Failures that do not change the stream. */
+  onDiagnostic?: (d: Diagnostic) => void;
+  /** How long a callback may run on after its abort before it is abandoned (default 1000). */
+  abortGraceMs?: number;
+}
+
+export interface RunOptions {
+  /** Absent: every tool call is denied. */
+  approve?: Approver;
+  /** Aborting it aborts the run; the stream ends with an abort message. */
+  signal?: AbortSignal;
+  /** Forwarded to every request of the run. */
+  thinkingLevel?: string;
+}
+
+/**
+ * A run's messages. `break` (return()) aborts the run and resolves once the
+ * engine finished; after the end every next() gives {done: true}.
+ */
+export interface MessageStream extends AsyncIterator<OmniMessage, undefined, undefined> {
+  [Symbol.asyncIterator](): MessageStream;
+  next(): Promise<IteratorResult<OmniMessage, undefined>>;
+  return(value?: unknown): Promise<IteratorReturnResult<undefined>>;
+  /** Aborts like return(), then rejects with err. */
+  throw(err?: unknown): Promise<IteratorResult<OmniMessage, undefined>>;
+}
+
+export type Compactability = "ok" | "unsupported" | "empty" | "just_compacted";
+
+export interface Session {
+  readonly id: string;
+  /** Throws a FloeError with code "session_busy" while a run or compaction is in flight. */
+  run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
+  /** Queues steering for the run in flight; false when none is. */
+  steer(input: string | OmniMessage[]): boolean;
+  /** Wakes a pending reconnect backoff; false when none is pending. */
+  skipReconnectWait(): boolean;
+  /** A manual compaction between runs. */
+  compact(options?: { signal?: AbortSignal }): MessageStream;
+  compactability(): Compactability;
+  /** Aborts the run in flight, if any; later calls throw "closed". */
+  close(): Promise<void>;
+}
+
+/** A child session for a tool (ENGINE.md §15). */
+export interface Subagent {
+  readonly id: string;
+  /** The child's messages, origin prepended; the first run starts with its session_meta. */
+  run(prompt: string, options?: { approve?: Approver; signal?: AbortSignal }): MessageStream;
+  close(): void;
+}
+
+export interface Floe {
+  createSession(options: SessionOptions): Session;
+  createSubagent(options: SessionOptions): Subagent;
+  isFloeError(e: unknown): e is FloeError;
+}
+
+// ---- errors and loading -----------------------------------------------------------------------
+
+export type FloeErrorCode = "bad_argument" | "session_busy" | "closed" | "internal";
+
+/** Thrown or rejected for API misuse only; callback failures are messages on the stream. */
+export interface FloeError extends Error {
+  name: "FloeError";
+  code: FloeErrorCode;
+}
+
+export function isFloeError(e: unknown): e is FloeError;
+
+export interface LoadOptions {
+  /** floe.wasm: default new URL("./floe.wasm", import.meta.url). */
+  wasm?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module;
+}
+
+/** Loads floe.wasm once; later calls return the same Floe. */
+export function load(options?: LoadOptions): Promise<Floe>;
+
+declare const floe: { load: typeof load; isFloeError: typeof isFloeError };
+export default floe;
