@@ -1,0 +1,69 @@
+// (d) The Manifest V3 example in examples/extension, loaded unpacked into
+// headless Chromium, runs its session in its extension page under a CSP that
+// adds only 'wasm-unsafe-eval'.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awaitGlobal, explain, launch, ROOT, WAIT } from "./harness.mjs";
+
+const EXAMPLE = join(ROOT, "examples/extension");
+const CSP = "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'";
+
+test("extension manifest: MV3 and nothing looser than 'wasm-unsafe-eval'", async () => {
+  const manifest = JSON.parse(await readFile(join(EXAMPLE, "manifest.json"), "utf8"));
+  assert.equal(manifest.manifest_version, 3);
+  assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
+});
+
+test("extension page runs a session", { timeout: 120_000 }, async (t) => {
+  // The example plus the library files, as its README says to assemble it.
+  const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await cp(EXAMPLE, dir, { recursive: true });
+  for (const f of ["floe.mjs", "floe.wasm", "wasm_exec.js"]) {
+    await cp(join(ROOT, "static", f), join(dir, f)).catch((e) => {
+      throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
+    });
+  }
+  const { ctx, log } = await launch(t, {
+    args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+    ignoreDefaultArgs: ["--disable-extensions"],
+  });
+  const worker =
+    ctx.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://")) ??
+    (await ctx
+      .waitForEvent("serviceworker", { timeout: WAIT })
+      .catch(() => assert.fail("the extension did not load: its service worker never started" + explain(log))));
+  const id = new URL(worker.url()).host;
+  const page = await ctx.newPage();
+  await page.goto(`chrome-extension://${id}/session.html`);
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the session failed in the extension page: ${result.error}${explain(log)}`);
+  const types = result.messages.map((m) => m.payload.type);
+  // The tool runs concurrently with the rest of the model's stream, so its
+  // output may land anywhere between its approval and the next request.
+  const out = types.indexOf("tool_call_output");
+  assert.ok(out > types.indexOf("approval_decision") && out < types.lastIndexOf("request_begin"), `tool output at ${out}: ${types}`);
+  assert.deepEqual(types.filter((t) => t !== "tool_call_output"), [
+    "tool_list_ready",
+    "request_begin",
+    "partial_tool_call",
+    "partial_tool_call",
+    "partial_tool_call",
+    "tool_call",
+    "approval_decision",
+    "token_usage",
+    "request_end",
+    "request_begin",
+    "partial_text",
+    "partial_text",
+    "partial_text",
+    "text",
+    "token_usage",
+    "request_end",
+  ], "stream" + explain(log));
+  assert.equal(await page.locator("#reply").innerText(), "Reversed: eolf");
+  assert.equal(await page.locator("body").getAttribute("data-state"), "done");
+});
