@@ -1,0 +1,84 @@
+// Shared fixtures of the Node tests: they drive the built static/floe.mjs.
+import { load } from "../../static/floe.mjs";
+
+export const floe = await load();
+
+export const meta = (id = "session-test") => ({
+  session_id: id,
+  provider: "test",
+  model_id: "scripted",
+  model_context_window: 1000,
+  system_prompt: "",
+  agent_state: "",
+  workspace: "",
+});
+
+const counts = { cache_read: 0, cache_write: 0, output: 1, total: 2 };
+export const usage = () => ({ type: "event_msg", payload: { type: "token_usage", session: counts, request: counts } });
+
+/** An assistant text streamed as start, one delta per piece, stop, complete text. */
+export function* text(...pieces) {
+  const p = (event_type, t) => ({ type: "model_msg", payload: { type: "partial_text", role: "assistant", event_type, text: t } });
+  yield p("start", "");
+  for (const t of pieces) yield p("delta", t);
+  yield p("stop", "");
+  yield { type: "model_msg", payload: { type: "text", role: "assistant", text: pieces.join(""), stop_reason: "completed" } };
+}
+
+export const toolCall = (id, name = "echo", args = "{}") => ({
+  type: "model_msg",
+  payload: { type: "tool_call", role: "assistant", name, arguments: args, tool_call_id: id, stop_reason: "completed" },
+});
+
+export const toolOutput = (id, output) => ({
+  type: "model_msg",
+  payload: { type: "tool_call_output", role: "user", output, tool_call_id: id, stop_reason: "completed" },
+});
+
+/** A clock whose sleep resolves at once and records the durations. */
+export function instantClock() {
+  const sleeps = [];
+  let t = Date.UTC(2025, 0, 1);
+  return { sleeps, now: () => ++t, sleep: async (ms) => (sleeps.push(ms), true) };
+}
+
+/** A model that answers request k with turns[k](params) (an async generator function); the last turn repeats. */
+export function scriptedLLM(...turns) {
+  const calls = [];
+  return {
+    calls,
+    streamGenerate(params) {
+      calls.push(params);
+      return turns[Math.min(calls.length, turns.length) - 1](params);
+    },
+  };
+}
+
+/** A turn that streams one text, then ends completed. */
+export const say = (...pieces) =>
+  async function* () {
+    yield* text(...pieces);
+    yield usage();
+    return { status: "completed" };
+  };
+
+export async function collect(stream) {
+  const out = [];
+  for await (const m of stream) out.push(m);
+  return out;
+}
+
+export const types = (msgs) => msgs.map((m) => m.payload.type ?? m.type);
+export const find = (msgs, type) => msgs.filter((m) => m.payload.type === type);
+
+/** A promise that never settles. */
+export const never = () => new Promise(() => {});
+
+/** Waits until pred() holds, polling each macrotask (for signals set by the engine). */
+export async function until(pred, what, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}

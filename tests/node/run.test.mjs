@@ -1,0 +1,203 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, types, find, instantClock, until, never } from "./helpers.mjs";
+
+test("a run with approve and concurrent tools", async () => {
+  const llm = scriptedLLM(
+    async function* () {
+      yield* text("let me ", "look");
+      yield toolCall("a", "read", '{"p":1}');
+      yield toolCall("b", "write");
+      yield usage();
+      return { status: "completed" };
+    },
+    say("done"),
+  );
+  const executed = [];
+  const session = floe.createSession({
+    meta: meta(),
+    llm,
+    tools: [{ name: "read", description: "reads" }],
+    environment: {
+      async *executeTool({ toolCall, signal }) {
+        executed.push(toolCall.payload.tool_call_id);
+        assert.ok(signal instanceof AbortSignal);
+        yield toolOutput(toolCall.payload.tool_call_id, `out ${toolCall.payload.name}`);
+      },
+    },
+  });
+  const asked = [];
+  const approve = async (tc) => (asked.push(tc.payload.tool_call_id), tc.payload.name === "read" ? "allow" : "deny");
+  const msgs = await collect(session.run("hello", { approve }));
+  assert.equal(msgs[0].payload.type, "tool_list_ready");
+  assert.deepEqual(asked, ["a", "b"]);
+  assert.deepEqual(executed, ["a"]);
+  const outs = find(msgs, "tool_call_output").map((m) => [m.payload.tool_call_id, m.payload.output]);
+  assert.deepEqual(outs.sort(), [["a", "out read"], ["b", "Tool call denied by user."]]);
+  assert.deepEqual(find(msgs, "approval_decision").map((m) => m.payload.decision), ["allow", "deny"]);
+  assert.equal(find(msgs, "request_begin").length, 2);
+  assert.equal(msgs.at(-1).payload.type, "request_end");
+  // Messages are plain objects in the protocol's JSON.
+  assert.equal(Object.getPrototypeOf(msgs[1]), Object.prototype);
+  assert.match(msgs[1].timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  // The second request got the tool outputs in call order.
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => m.payload.tool_call_id), ["a", "b"]);
+  await session.close();
+});
+
+test("break aborts the run and resolves once the engine finished", async () => {
+  let llmSignal;
+  let finished = false;
+  const llm = scriptedLLM(
+    async function* ({ signal }) {
+      llmSignal = signal;
+      try {
+        yield* text("one ", "two ");
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        return { status: "aborted" };
+      } finally {
+        finished = true;
+      }
+    },
+    say("fresh"),
+  );
+  const session = floe.createSession({ meta: meta(), llm });
+  const run = session.run("go");
+  for await (const m of run) {
+    if (m.payload.type === "text") break;
+  }
+  assert.equal(llmSignal.aborted, true);
+  assert.equal(finished, true, "break resolved before the model finished");
+  assert.deepEqual(await run.next(), { value: undefined, done: true });
+  assert.deepEqual(await run.return(), { value: undefined, done: true });
+  const msgs = await collect(session.run("again"));
+  assert.equal(msgs.at(-1).payload.type, "request_end");
+  // The carry-over of the aborted turn went to the model with the new prompt.
+  assert.ok(llm.calls[1].newMessages.length >= 2);
+});
+
+test("an AbortSignal aborts the run; the stream ends with abort", async () => {
+  const ac = new AbortController();
+  const session = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(async function* ({ signal }) {
+      yield* text("x");
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      return { status: "aborted" };
+    }),
+  });
+  const msgs = [];
+  for await (const m of session.run("go", { signal: ac.signal })) {
+    msgs.push(m);
+    if (m.payload.type === "text") ac.abort();
+  }
+  assert.deepEqual(msgs.at(-1).payload, { type: "abort", reason: "aborted by user" });
+  // A signal aborted before the run: abort at once, no request.
+  const pre = new AbortController();
+  pre.abort();
+  const again = await collect(session.run("later", { signal: pre.signal }));
+  assert.deepEqual(types(again), ["abort"]);
+});
+
+test("run() while a run is in flight throws session_busy synchronously", async () => {
+  let release;
+  const session = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(
+      async function* () {
+        await new Promise((r) => (release = r));
+        yield* text("ok");
+        return { status: "completed" };
+      },
+      say("free"),
+    ),
+  });
+  const first = session.run("one");
+  assert.throws(() => session.run("two"), (e) => e.name === "FloeError" && e.code === "session_busy" && floe.isFloeError(e));
+  assert.equal((await first.next()).value.payload.type, "request_begin");
+  const pending = first.next(); // the model is called
+  await until(() => release, "the model call");
+  assert.throws(() => session.compact(), { code: "session_busy" });
+  release();
+  assert.equal((await pending).value.payload.type, "partial_text");
+  await collect(first);
+  await collect(session.run("three")); // free again
+});
+
+test("steer, compactability and skipReconnectWait answer", async () => {
+  let steered;
+  const session = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(
+      async function* () {
+        steered = session.steer("also this");
+        yield* text("a");
+        yield toolCall("t1");
+        yield usage();
+        return { status: "completed" };
+      },
+      say("b"),
+    ),
+    environment: { async *executeTool({ toolCall }) { yield toolOutput(toolCall.payload.tool_call_id, "x"); } },
+  });
+  assert.equal(session.steer("nobody runs"), false);
+  assert.equal(session.skipReconnectWait(), false);
+  assert.equal(session.compactability(), "unsupported");
+  const msgs = await collect(session.run("go", { approve: () => "allow" }));
+  assert.equal(steered, true);
+  assert.ok(msgs.some((m) => m.payload.type === "text" && m.payload.text.includes("[user_steering]")));
+});
+
+test("a subagent run streams the child with origin", async () => {
+  const session = floe.createSession({
+    meta: meta("parent"),
+    llm: scriptedLLM(
+      async function* () {
+        yield toolCall("spawn", "agent");
+        yield usage();
+        return { status: "completed" };
+      },
+      say("done"),
+    ),
+    environment: {
+      async *executeTool({ toolCall, approve, signal }) {
+        const child = floe.createSubagent({ meta: { ...meta("child"), source: "subagent" }, llm: scriptedLLM(say("child says hi")) });
+        for await (const m of child.run("do it", { approve, signal })) yield m;
+        child.close();
+        yield toolOutput(toolCall.payload.tool_call_id, "child done");
+      },
+    },
+  });
+  const msgs = await collect(session.run("go", { approve: () => "allow" }));
+  const child = msgs.filter((m) => m.origin);
+  assert.ok(child.length > 3);
+  assert.ok(child.every((m) => m.origin[0] === "child"));
+  assert.equal(child[0].type, "session_meta");
+  assert.equal(child[1].payload.sender, "parent_agent");
+});
+
+test("retries wait on the injected clock", async () => {
+  const clock = instantClock();
+  const session = floe.createSession({
+    meta: meta(),
+    clock,
+    config: { maxReconnects: 2, reconnectBackoffMs: 100 },
+    llm: scriptedLLM(async function* () {
+      return { status: "timeout", errorMessage: "slow" };
+    }, async function* () { return { status: "timeout" }; }, say("ok")),
+  });
+  const msgs = await collect(session.run("go"));
+  assert.deepEqual(clock.sleeps, [100, 200]);
+  assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["timeout", "timeout", "completed"]);
+  assert.ok(msgs.every((m) => m.timestamp.startsWith("2025-01-01T")));
+});
+
+test("a promise that never settles is abandoned after the abort", async () => {
+  const ac = new AbortController();
+  const session = floe.createSession({ meta: meta(), abortGraceMs: 30, llm: { streamGenerate: () => never() } });
+  const run = session.run("go", { signal: ac.signal });
+  assert.equal((await run.next()).value.payload.type, "request_begin");
+  setTimeout(() => ac.abort(), 5);
+  const rest = await collect(run);
+  assert.equal(rest.at(-1).payload.type, "abort");
+});
