@@ -140,13 +140,13 @@ func (f *fragment) match(p *Payload) error {
 		for at < len(body) && at < len(f.body) && body[at] == f.body[at] {
 			at++
 		}
-		return disciplineErr("complete %s body (%d bytes) differs from its deltas (%d bytes) at byte %d", f.label(), len(body), len(f.body), at)
+		return disciplineErr("complete %s body (%d bytes) differs from the deltas of %s (%d bytes) at byte %d", p.Type, len(body), f.label(), len(f.body), at)
 	}
 	if f.hasImages && !slices.Equal(p.Images, f.images) {
-		return disciplineErr("complete %s images differ from the images of its delta", f.label())
+		return disciplineErr("complete %s images differ from the images of the deltas of %s", p.Type, f.label())
 	}
 	if f.typ == PartialToolCall && f.name != "" && p.Name != f.name {
-		return disciplineErr("complete %s name %s differs from its fragments' name %s", f.label(), quoteValue(p.Name), quoteValue(f.name))
+		return disciplineErr("complete %s name %s differs from the name %s of %s", p.Type, quoteValue(p.Name), quoteValue(f.name), f.label())
 	}
 	return nil
 }

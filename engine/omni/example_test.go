@@ -1,0 +1,96 @@
+package omni_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Decoding keeps unknown keys and fidelity untouched; encoding writes the
+// keys in reference order with JSON.stringify escaping.
+func ExampleDecode() {
+	in := `{"type":"model_msg","payload":{"role":"assistant","type":"text","text":"a \u003c b","fidelity":{ "sig" : "x" },"vendor_key":[1, 2]}}`
+	m, err := omni.Decode([]byte(in))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Payload.Text)
+	fmt.Println(m.Payload.Extra[0].Key, string(m.Payload.Extra[0].Value))
+	out, _ := m.MarshalJSON()
+	fmt.Println(string(out))
+	// Output:
+	// a < b
+	// vendor_key [1, 2]
+	// {"type":"model_msg","payload":{"type":"text","role":"assistant","text":"a < b","fidelity":{ "sig" : "x" },"vendor_key":[1, 2]}}
+}
+
+func ExampleDecodeArray() {
+	_, err := omni.DecodeArray([]byte(`[{"type":"event_msg","payload":{"type":"request_begin"}},{"type":"model_msg","payload":{"type":"text","text":7}}]`))
+	fmt.Println(err)
+	// Output:
+	// omni: [1].payload.text: want string, got number
+}
+
+func ExampleValidate() {
+	m := omni.Partial(omni.PartialText, "middle", "hi", "", "", omni.StatusCompleted)
+	err := omni.Validate(m)
+	fmt.Println(err)
+	var ve *omni.ValidationError
+	if errors.As(err, &ve) {
+		fmt.Println(ve.Field, ve.Value)
+	}
+	// Output:
+	// omni: payload.event_type: "middle" is not one of start|delta|stop
+	// payload.event_type "middle"
+}
+
+// An Aggregator turns the stream into what a transcript shows: fragments
+// are absorbed, complete messages come out once.
+func ExampleAggregator() {
+	stream := []omni.Message{
+		omni.RequestBeginMsg(),
+		omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted),
+		omni.Partial(omni.PartialText, omni.EventDelta, "Hello, ", "", "", omni.StatusCompleted),
+		omni.Partial(omni.PartialText, omni.EventDelta, "world", "", "", omni.StatusCompleted),
+		omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted),
+		omni.AssistantText("Hello, world", omni.StatusCompleted),
+		omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "50%", "call-1", "", omni.StatusCompleted),
+	}
+	var a omni.Aggregator
+	for _, m := range stream {
+		for _, done := range a.Add(m) {
+			fmt.Printf("complete: %s %q\n", done.Payload.Type, done.Payload.Body())
+		}
+	}
+	for _, f := range a.Open() {
+		fmt.Printf("open: %s %s %q\n", f.Payload.Type, f.Payload.ToolCallID, f.Payload.Body())
+	}
+	for _, done := range a.Flush() { // the stream was cut
+		fmt.Printf("flushed: %s %q\n", done.Payload.Type, done.Payload.Body())
+	}
+	// Output:
+	// complete: request_begin ""
+	// complete: text "Hello, world"
+	// open: partial_tool_call_output call-1 "50%"
+	// flushed: tool_call_output "50%"
+}
+
+// A Discipline sits on one producer's emit path and reports the first
+// message that breaks the streaming rules.
+func ExampleDiscipline() {
+	var d omni.Discipline
+	for _, m := range []omni.Message{
+		omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted),
+		omni.Partial(omni.PartialText, omni.EventDelta, "Hi", "", "", omni.StatusCompleted),
+		omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted),
+		omni.AssistantText("Hi!", omni.StatusCompleted),
+	} {
+		if err := d.Check(m); err != nil {
+			fmt.Println(err)
+		}
+	}
+	// Output:
+	// omni: streaming discipline: complete text body (3 bytes) differs from the deltas of partial_text (2 bytes) at byte 2
+}
