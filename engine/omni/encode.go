@@ -122,16 +122,6 @@ func layoutOf(envType, payloadType string) *layout {
 	return eventLayout(payloadType)
 }
 
-// allKeys is every known key in a fixed order, used for keys a payload
-// carries outside its type's layout and for unknown payload types.
-var allKeys = func() []keySet {
-	var ks []keySet
-	for b := kType; b <= kSource; b <<= 1 {
-		ks = append(ks, b)
-	}
-	return ks
-}()
-
 // MarshalJSON encodes m as one line of JSON (no trailing newline).
 func (m Message) MarshalJSON() ([]byte, error) {
 	return m.AppendJSON(make([]byte, 0, 256)), nil
@@ -178,27 +168,27 @@ func (p Payload) MarshalJSON() ([]byte, error) {
 func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 	dst = append(dst, '{')
 	first := true
-	var written, required keySet
-	if p.present(kType) && (lay == nil || lay.order[0] != kType) {
+	keys := p.presentKeys()
+	if keys&kType != 0 && (lay == nil || lay.order[0] != kType) {
 		// A stray "type" (in session_meta) still leads.
 		dst, first = p.appendKey(dst, kType, first)
-		written |= kType
+		keys &^= kType
 	}
 	if lay != nil {
 		if !p.Decoded() {
-			required = lay.required
+			keys |= lay.required
 		}
 		for _, k := range lay.order {
-			if required&k != 0 || p.present(k) {
+			if keys&k != 0 {
 				dst, first = p.appendKey(dst, k, first)
-				written |= k
+				keys &^= k
 			}
 		}
 	}
-	for _, k := range allKeys {
-		if written&k == 0 && p.present(k) {
-			dst, first = p.appendKey(dst, k, first)
-		}
+	for keys != 0 { // known keys outside the layout, in key order
+		k := keys & -keys
+		dst, first = p.appendKey(dst, k, first)
+		keys &^= k
 	}
 	for _, f := range p.Extra {
 		if !first {
@@ -212,97 +202,58 @@ func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 	return append(dst, '}')
 }
 
-// present reports whether key k is to be written for an optional position:
-// it was decoded, or it holds a non-zero value.
-func (p *Payload) present(k keySet) bool {
-	if p.has&k != 0 {
-		return true
+// presentKeys returns the keys the payload holds: those it was decoded with
+// plus those whose field is not zero. A key in it is written even where it
+// is optional.
+func (p *Payload) presentKeys() keySet {
+	m := p.has &^ kDecoded
+	set := func(k keySet, on bool) {
+		if on {
+			m |= k
+		}
 	}
-	switch k {
-	case kType:
-		return p.Type != ""
-	case kRole:
-		return p.Role != ""
-	case kText:
-		return p.Text != ""
-	case kThinking:
-		return p.Thinking != ""
-	case kImageURL:
-		return p.ImageURL != ""
-	case kData:
-		return p.Data != ""
-	case kMimeType:
-		return p.MimeType != ""
-	case kName:
-		return p.Name != ""
-	case kArguments:
-		return p.Arguments != ""
-	case kToolCallID:
-		return p.ToolCallID != ""
-	case kOutput:
-		return p.Output != ""
-	case kImages:
-		return len(p.Images) > 0
-	case kEventType:
-		return p.EventType != ""
-	case kStopReason:
-		return p.StopReason != ""
-	case kSender:
-		return p.Sender != ""
-	case kFidelity:
-		return len(p.Fidelity) > 0
-	case kStatus:
-		return p.Status != ""
-	case kErrorMessage:
-		return p.ErrorMessage != ""
-	case kAttempt:
-		return p.Attempt != 0
-	case kRetryInMs:
-		return p.RetryInMs != nil
-	case kDecision:
-		return p.Decision != ""
-	case kSession:
-		return p.Session != nil
-	case kRequest:
-		return p.Request != nil
-	case kReason:
-		return p.Reason != "" || p.ReasonNull
-	case kMode:
-		return p.Mode != ""
-	case kContext:
-		return p.Context != 0
-	case kTurns:
-		return p.Turns != 0
-	case kSessionID:
-		return p.SessionID != ""
-	case kTools:
-		return p.Tools != nil
-	case kServers:
-		return p.Servers != nil
-	case kResults:
-		return len(p.Results) > 0
-	case kOutcome:
-		return p.Outcome != ""
-	case kRounds:
-		return p.Rounds != 0
-	case kTokensUsed:
-		return p.TokensUsed != 0
-	case kProvider:
-		return p.Provider != ""
-	case kModelID:
-		return p.ModelID != ""
-	case kModelContextWindow:
-		return len(p.ModelContextWindow) > 0
-	case kSystemPrompt:
-		return p.SystemPrompt != ""
-	case kAgentState:
-		return p.AgentState != ""
-	case kWorkspace:
-		return p.Workspace != ""
-	case kSource:
-		return p.Source != ""
-	}
-	return false
+	set(kType, p.Type != "")
+	set(kRole, p.Role != "")
+	set(kText, p.Text != "")
+	set(kThinking, p.Thinking != "")
+	set(kImageURL, p.ImageURL != "")
+	set(kData, p.Data != "")
+	set(kMimeType, p.MimeType != "")
+	set(kName, p.Name != "")
+	set(kArguments, p.Arguments != "")
+	set(kToolCallID, p.ToolCallID != "")
+	set(kOutput, p.Output != "")
+	set(kImages, len(p.Images) > 0)
+	set(kEventType, p.EventType != "")
+	set(kStopReason, p.StopReason != "")
+	set(kSender, p.Sender != "")
+	set(kFidelity, len(p.Fidelity) > 0)
+	set(kStatus, p.Status != "")
+	set(kErrorMessage, p.ErrorMessage != "")
+	set(kAttempt, p.Attempt != 0)
+	set(kRetryInMs, p.RetryInMs != nil)
+	set(kDecision, p.Decision != "")
+	set(kSession, p.Session != nil)
+	set(kRequest, p.Request != nil)
+	set(kReason, p.Reason != "" || p.ReasonNull)
+	set(kMode, p.Mode != "")
+	set(kContext, p.Context != 0)
+	set(kTurns, p.Turns != 0)
+	set(kSessionID, p.SessionID != "")
+	set(kTools, p.Tools != nil)
+	set(kServers, p.Servers != nil)
+	set(kResults, len(p.Results) > 0)
+	set(kOutcome, p.Outcome != "")
+	set(kRounds, p.Rounds != 0)
+	set(kTokensUsed, p.TokensUsed != 0)
+	set(kProvider, p.Provider != "")
+	set(kModelID, p.ModelID != "")
+	set(kModelContextWindow, len(p.ModelContextWindow) > 0)
+	set(kSystemPrompt, p.SystemPrompt != "")
+	set(kAgentState, p.AgentState != "")
+	set(kWorkspace, p.Workspace != "")
+	set(kSource, p.Source != "")
+	return m
 }
 
 func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
@@ -470,7 +421,7 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if plainByte[c] {
 			i++
 			continue
 		}

@@ -95,29 +95,30 @@ func validate(m *Message) error {
 	default:
 		return invalid("type", m.Type, "is not one of session_meta|model_msg|event_msg")
 	}
-	if err := p.checkRequired(lay); err != nil {
+	keys := p.presentKeys()
+	if err := p.checkRequired(lay, keys); err != nil {
 		return err
 	}
-	if err := p.checkShared(); err != nil {
+	if err := p.checkShared(keys); err != nil {
 		return err
 	}
 	switch m.Type {
 	case TypeSessionMeta:
-		return p.checkSessionMeta()
+		return p.checkSessionMeta(keys)
 	case TypeModelMsg:
 		return p.checkModel()
 	}
-	return p.checkEvent()
+	return p.checkEvent(keys)
 }
 
 // checkRequired reports the first required key of lay that is missing.
-func (p *Payload) checkRequired(lay *layout) error {
+func (p *Payload) checkRequired(lay *layout, keys keySet) error {
 	need := lay.required &^ kType
 	if !p.Decoded() {
 		need &^= lay.zeroOK
 	}
 	for _, k := range lay.order {
-		if need&k != 0 && !p.present(k) {
+		if need&k != 0 && keys&k == 0 {
 			return missing(payloadPath(k))
 		}
 	}
@@ -125,11 +126,11 @@ func (p *Payload) checkRequired(lay *layout) error {
 }
 
 // checkShared checks keys any payload may carry: stop_reason and sender.
-func (p *Payload) checkShared() error {
-	if p.present(kStopReason) && !isStatus(p.StopReason) {
+func (p *Payload) checkShared(keys keySet) error {
+	if keys&kStopReason != 0 && !isStatus(p.StopReason) {
 		return invalid("payload.stop_reason", p.StopReason, "is not one of "+statusList)
 	}
-	if p.present(kSender) {
+	if keys&kSender != 0 {
 		if p.Type != Text || p.Role != RoleUser {
 			return invalid("payload.sender", p.Sender, "is only allowed on user text")
 		}
@@ -155,14 +156,14 @@ func isStatus(s string) bool {
 	return false
 }
 
-func (p *Payload) checkSessionMeta() error {
+func (p *Payload) checkSessionMeta(keys keySet) error {
 	if p.SessionID == "" {
 		return invalid("payload.session_id", "", "must not be empty")
 	}
 	if w := p.ModelContextWindow; len(w) > 0 && w[0] != '"' && kindOf(w[0]) != "number" {
 		return &ValidationError{Field: "payload.model_context_window", Value: quoteValue(string(w)), Msg: "is not a number or a string"}
 	}
-	if p.present(kSource) && p.Source != SourceSubagent && p.Source != SourceSchedule {
+	if keys&kSource != 0 && p.Source != SourceSubagent && p.Source != SourceSchedule {
 		return invalid("payload.source", p.Source, "is not one of subagent|schedule")
 	}
 	return nil
@@ -203,7 +204,7 @@ func (p *Payload) checkModel() error {
 	return nil
 }
 
-func (p *Payload) checkEvent() error {
+func (p *Payload) checkEvent(keys keySet) error {
 	switch p.Type {
 	case RequestEnd:
 		if !isStatus(p.Status) {
@@ -212,7 +213,7 @@ func (p *Payload) checkEvent() error {
 		if p.RetryInMs != nil && *p.RetryInMs < 0 {
 			return &ValidationError{Field: "payload.retry_in_ms", Value: strconv.Itoa(*p.RetryInMs), Msg: "is negative"}
 		}
-		return p.checkAttempt()
+		return p.checkAttempt(keys)
 	case ApprovalDecision:
 		switch p.Decision {
 		case DecisionAllow, DecisionDeny, DecisionForbidden:
@@ -231,10 +232,10 @@ func (p *Payload) checkEvent() error {
 		if !isStatus(p.Status) {
 			return invalid("payload.status", p.Status, "is not one of "+statusList)
 		}
-		if p.present(kRetryInMs) {
+		if keys&kRetryInMs != 0 {
 			return &ValidationError{Field: "payload.retry_in_ms", Msg: "is not allowed on compaction_end"}
 		}
-		return p.checkAttempt()
+		return p.checkAttempt(keys)
 	case Subagent:
 		if p.SessionID == "" {
 			return invalid("payload.session_id", "", "must not be empty")
@@ -277,8 +278,8 @@ func (p *Payload) checkCompaction() error {
 }
 
 // checkAttempt checks the 1-based attempt ordinal when present.
-func (p *Payload) checkAttempt() error {
-	if p.present(kAttempt) && p.Attempt < 1 {
+func (p *Payload) checkAttempt(keys keySet) error {
+	if keys&kAttempt != 0 && p.Attempt < 1 {
 		return &ValidationError{Field: "payload.attempt", Value: strconv.Itoa(p.Attempt), Msg: "is not a 1-based ordinal"}
 	}
 	return nil
