@@ -18,7 +18,7 @@
 //
 //   - Output is what JavaScript's JSON.stringify writes for the same
 //     object with keys in the reference order of PROTOCOL.md: only '"',
-//     '\\' and control characters are escaped (control characters as
+//     '\' and control characters are escaped (control characters as
 //     \u00XX, lowercase), so "<", "&", U+2028 and U+2029 are written raw.
 //     A Trace written here diffs cleanly against one written by the
 //     reference.
