@@ -1,6 +1,6 @@
 // (c) The playground page (static/index.html + playground.wasm): a prompt
 // runs to the end with approvals clicked and steering delivered; Stop aborts
-// a run waiting for approval; Deny reaches the model.
+// a run waiting for approval; Deny reaches the model; New session clears.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp } from "node:fs/promises";
@@ -26,7 +26,7 @@ async function send(page, prompt) {
 const idle = (page) => page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
 const lastReply = (page) => page.locator('.msg.text[data-kind="text"] .body').last().innerText();
 
-test("playground: prompt, approvals, steering, Stop, Deny", { timeout: 240_000 }, async (t) => {
+test("playground: prompt, approvals, steering, Stop, Deny, New session", { timeout: 240_000 }, async (t) => {
   const shots = process.env.FLOE_SCREENSHOT_DIR || (await mkdtemp(join(tmpdir(), "floe-shots-")));
   const { ctx, log } = await launch(t);
   const page = await firstPage(ctx);
@@ -87,4 +87,12 @@ async function steps(t, page, shots, log) {
   await idle(page);
   assert.match(await lastReply(page), /You denied list_files/);
   await page.screenshot({ path: join(shots, "3-deny.png") });
+
+  // 4. New session: a fresh session id, an empty transcript and stream.
+  const before = await page.locator("#session-id").innerText();
+  await page.click("#reset");
+  await page.waitForFunction((id) => document.getElementById("session-id").textContent !== id, before);
+  await page.locator("#intro").waitFor();
+  assert.equal(await page.locator("#transcript [data-kind]").count(), 0);
+  assert.equal(await page.locator("#stream-count").innerText(), "0");
 }
