@@ -64,7 +64,7 @@ func DecodeArray(data []byte) ([]Message, error) {
 	if s.peek() != '[' {
 		return nil, s.typeErr("", "array")
 	}
-	out := []Message{}
+	out := make([]Message, 0, countElements(data))
 	more, err := s.open("", ']')
 	for more && err == nil {
 		s.ws()
@@ -84,6 +84,23 @@ func DecodeArray(data []byte) ([]Message, error) {
 		return nil, err
 	}
 	return out, s.end()
+}
+
+// countElements returns the number of elements of the JSON array in data,
+// or as many as precede a syntax error (the decoding pass reports it). A
+// Message is large: sizing the result up front saves copying it around.
+func countElements(data []byte) int {
+	s := scanner{data: data}
+	s.peek()
+	n := 0
+	more, err := s.open("", ']')
+	for more && err == nil {
+		if err = s.skip(""); err == nil {
+			n++
+			more, err = s.next("", ']')
+		}
+	}
+	return n
 }
 
 // indexErr prefixes the path of a decode error with the array index i.
