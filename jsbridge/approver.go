@@ -17,7 +17,8 @@ import (
 // engine turns it into "deny" (E-5.4). When ctx is done first the approver
 // is no longer waited for (E-5.5).
 func (b *Bridge) jsApprover(host js.Value) engine.Approver {
-	return func(ctx context.Context, toolCall omni.Message) (string, error) {
+	return func(ctx context.Context, toolCall omni.Message) (decision string, err error) {
+		defer guard("approve", func(p error) { decision, err = "", p })
 		tc := encodeOne(toolCall)
 		v, err := b.await(ctx, "approve", func(id int) js.Value { return host.Invoke(id, tc) })
 		if err != nil {

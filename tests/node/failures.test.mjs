@@ -111,6 +111,7 @@ for (const [name, approve] of approverCases) {
     assert.deepEqual(find(msgs, "approval_decision").map((m) => m.payload.decision), ["deny"]);
     assert.equal(find(msgs, "tool_call_output")[0].payload.output, "Tool call denied by user.");
     assert.ok(diags.every((d) => d.kind !== "panic"), JSON.stringify(diags));
+    assert.ok(diags.some((d) => d.kind === "approver" && d.message), JSON.stringify(diags));
   });
 }
 

@@ -28,8 +28,10 @@ test("a run with approve and concurrent tools", async () => {
   });
   const asked = [];
   const approve = async (tc) => (asked.push(tc.payload.tool_call_id), tc.payload.name === "read" ? "allow" : "deny");
-  const msgs = await collect(session.run("hello", { approve }));
+  const msgs = await collect(session.run("hello", { approve, thinkingLevel: "high" }));
   assert.equal(msgs[0].payload.type, "tool_list_ready");
+  assert.deepEqual(llm.calls.map((p) => p.thinkingLevel), ["high", "high"]);
+  assert.ok(llm.calls[0].signal instanceof AbortSignal);
   assert.deepEqual(asked, ["a", "b"]);
   assert.deepEqual(executed, ["a"]);
   const outs = find(msgs, "tool_call_output").map((m) => [m.payload.tool_call_id, m.payload.output]);
