@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -432,5 +433,23 @@ func TestDecodeAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { Decode(data) }); n > tc.want {
 			t.Errorf("%s: %v allocs, want %v", tc.in, n, tc.want)
 		}
+	}
+}
+
+// TestDecodeArrayBounded checks that a hostile array of tiny elements does
+// not make DecodeArray reserve a Message per element.
+func TestDecodeArrayBounded(t *testing.T) {
+	data := []byte("[" + strings.Repeat("0,", 100000) + "0]")
+	if got := countElements(data); got != 0 {
+		t.Fatalf("countElements = %d", got)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := DecodeArray(data); err == nil {
+		t.Fatal("no error")
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("%d bytes allocated for a %d-byte input", n, len(data))
 	}
 }

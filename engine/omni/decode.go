@@ -86,15 +86,17 @@ func DecodeArray(data []byte) ([]Message, error) {
 	return out, s.end()
 }
 
-// countElements returns the number of elements of the JSON array in data,
-// or as many as precede a syntax error (the decoding pass reports it). A
-// Message is large: sizing the result up front saves copying it around.
+// countElements returns the number of elements of the JSON array in data
+// up to the first one that is not an object or has a syntax error (the
+// decoding pass reports it). A Message is large: sizing the result up front
+// saves copying it around, and counting only objects keeps the allocation
+// proportional to what could really be decoded.
 func countElements(data []byte) int {
 	s := scanner{data: data}
 	s.peek()
 	n := 0
 	more, err := s.open("", ']')
-	for more && err == nil {
+	for more && err == nil && s.peek() == '{' {
 		if err = s.skip(""); err == nil {
 			n++
 			more, err = s.next("", ']')
