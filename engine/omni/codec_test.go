@@ -443,13 +443,22 @@ func TestDecodeArrayBounded(t *testing.T) {
 	if got := countElements(data); got != 0 {
 		t.Fatalf("countElements = %d", got)
 	}
+	checkArrayAllocs(t, data)
+	checkArrayAllocs(t, []byte("["+strings.Repeat("{},", 100000)+"{}]"))
+	if _, err := Decode([]byte(minEnvelope)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkArrayAllocs(t *testing.T, data []byte) {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if _, err := DecodeArray(data); err == nil {
 		t.Fatal("no error")
 	}
 	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+	if n := after.TotalAlloc - before.TotalAlloc; n > 40*uint64(len(data)) {
 		t.Fatalf("%d bytes allocated for a %d-byte input", n, len(data))
 	}
 }

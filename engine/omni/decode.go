@@ -64,7 +64,7 @@ func DecodeArray(data []byte) ([]Message, error) {
 	if s.peek() != '[' {
 		return nil, s.typeErr("", "array")
 	}
-	out := make([]Message, 0, countElements(data))
+	out := make([]Message, 0, min(countElements(data), len(data)/len(minEnvelope)))
 	more, err := s.open("", ']')
 	for more && err == nil {
 		s.ws()
@@ -85,6 +85,9 @@ func DecodeArray(data []byte) ([]Message, error) {
 	}
 	return out, s.end()
 }
+
+// minEnvelope is the shortest envelope that decodes.
+const minEnvelope = `{"type":"","payload":{}}`
 
 // countElements returns the number of elements of the JSON array in data
 // up to the first one that is not an object or has a syntax error (the
