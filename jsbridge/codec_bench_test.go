@@ -10,7 +10,7 @@ import (
 )
 
 // The omni codec inside WebAssembly: the main cost per message of a run.
-func BenchmarkDecodeBatch512(b *testing.B) {
+func BenchmarkDecodeArray512(b *testing.B) {
 	parts := textJSON(510, "abcdefg ")
 	data := []byte("[" + strings.Join(parts, ",") + "]")
 	b.ResetTimer()
@@ -32,6 +32,35 @@ func BenchmarkAppendJSON512(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		buf = appendArray(buf[:0], msgs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/512, "ns/msg")
+}
+
+func BenchmarkDecodeOneByOne512(b *testing.B) {
+	parts := textJSON(510, "abcdefg ")
+	data := []byte("[" + strings.Join(parts, ",") + "]")
+	els, _ := splitArray(data)
+	var m omni.Message
+	b.ResetTimer()
+	for range b.N {
+		for _, el := range els {
+			if err := m.UnmarshalJSON(el); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/512, "ns/msg")
+}
+
+// BenchmarkEachMessage512 is the bridge's decoding of a producer batch.
+func BenchmarkEachMessage512(b *testing.B) {
+	data := []byte("[" + strings.Join(textJSON(510, "abcdefg "), ",") + "]")
+	n := 0
+	b.ResetTimer()
+	for range b.N {
+		if err := eachMessage(data, func(omni.Message) { n++ }); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/512, "ns/msg")
 }

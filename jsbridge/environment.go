@@ -55,11 +55,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 			return err
 		}
 		if r.json != "" {
-			msgs, err := decodeBatch(r.json)
-			for _, m := range msgs {
-				emit(m)
-			}
-			if err != nil {
+			if err := eachMessage([]byte(r.json), emit); err != nil {
 				return errors.New("environment.executeTool yielded an invalid message: " + err.Error())
 			}
 		}

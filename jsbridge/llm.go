@@ -43,11 +43,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 			return engine.Outcome{Status: omni.StatusAborted, ErrorMessage: err.Error()}
 		}
 		if r.json != "" {
-			msgs, err := decodeBatch(r.json)
-			for _, m := range msgs {
-				emit(m)
-			}
-			if err != nil {
+			if err := eachMessage([]byte(r.json), emit); err != nil {
 				return engine.Outcome{Status: omni.StatusMalformed, ErrorMessage: "llm.streamGenerate yielded an invalid message: " + err.Error()}
 			}
 		}
