@@ -25,7 +25,7 @@ func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 			return "", err
 		}
 		if v.Type() != js.TypeString {
-			return "", badArg("approve", "resolved to %s, want \"allow\", \"deny\" or \"forbidden\"", typeName(v))
+			return "", badArg("approve", "resolved to "+typeName(v)+`, want "allow", "deny" or "forbidden"`)
 		}
 		return v.String(), nil
 	}
@@ -79,7 +79,7 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 		}
 		tc, err := omni.Decode([]byte(data))
 		if err != nil {
-			return nil, badArg("approve: toolCall", "%v", err)
+			return nil, badArg("approve: toolCall", err.Error())
 		}
 		return t.approve(t.ctx, tc)
 	}), nil

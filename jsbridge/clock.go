@@ -29,7 +29,7 @@ func (c *jsClock) Now() (t time.Time) {
 		return time.Now()
 	}
 	if v.Type() != js.TypeNumber || math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
-		c.diag("clock", badArg("clock.now", "returned %s, want a number of milliseconds", typeName(v)))
+		c.diag("clock", badArg("clock.now", "returned "+typeName(v)+", want a number of milliseconds"))
 		return time.Now()
 	}
 	ms := v.Float()

@@ -36,7 +36,7 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (engine.Config, error) 
 	}
 	cfg.Meta, err = omni.Decode([]byte(`{"type":"session_meta","payload":` + metaJSON + `}`))
 	if err != nil {
-		return cfg, badArg(fn+": meta", "%v", err)
+		return cfg, badArg(fn+": meta", err.Error())
 	}
 	if t := spec.Get("tools"); !absent(t) {
 		s, err := wantString(t, fn+": tools")
@@ -45,7 +45,7 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (engine.Config, error) 
 		}
 		m, err := omni.Decode([]byte(`{"type":"event_msg","payload":{"type":"tool_list_ready","tools":` + s + `}}`))
 		if err != nil {
-			return cfg, badArg(fn+": tools", "%v", err)
+			return cfg, badArg(fn+": tools", err.Error())
 		}
 		cfg.ToolList = m.Payload.Tools
 		if cfg.ToolList == nil {

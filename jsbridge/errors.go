@@ -4,7 +4,7 @@ package jsbridge
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"syscall/js"
 )
 
@@ -26,8 +26,8 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 
 // badArg returns a bad_argument error naming the argument.
-func badArg(name, format string, args ...any) *Error {
-	return &Error{Code: CodeBadArgument, Msg: name + ": " + fmt.Sprintf(format, args...)}
+func badArg(name, msg string) *Error {
+	return &Error{Code: CodeBadArgument, Msg: name + ": " + msg}
 }
 
 // closedErr returns a closed error for what.
@@ -75,7 +75,7 @@ func arg(args []js.Value, i int) js.Value {
 // wantString returns v as a string or a bad_argument error naming it.
 func wantString(v js.Value, name string) (string, error) {
 	if v.Type() != js.TypeString {
-		return "", badArg(name, "want a string, got %s", typeName(v))
+		return "", badArg(name, "want a string, got "+typeName(v))
 	}
 	return v.String(), nil
 }
@@ -83,11 +83,11 @@ func wantString(v js.Value, name string) (string, error) {
 // wantInt returns v as an integer or a bad_argument error naming it.
 func wantInt(v js.Value, name string) (int, error) {
 	if v.Type() != js.TypeNumber {
-		return 0, badArg(name, "want a number, got %s", typeName(v))
+		return 0, badArg(name, "want a number, got "+typeName(v))
 	}
 	f := v.Float()
 	if f != float64(int(f)) {
-		return 0, badArg(name, "want an integer, got %v", f)
+		return 0, badArg(name, "want an integer, got "+strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	return int(f), nil
 }
@@ -95,7 +95,7 @@ func wantInt(v js.Value, name string) (int, error) {
 // wantObject checks that v is an object (not null, not a function).
 func wantObject(v js.Value, name string) error {
 	if v.Type() != js.TypeObject {
-		return badArg(name, "want an object, got %s", typeName(v))
+		return badArg(name, "want an object, got "+typeName(v))
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func wantObject(v js.Value, name string) error {
 // wantFunc checks that v is a function.
 func wantFunc(v js.Value, name string) error {
 	if v.Type() != js.TypeFunction {
-		return badArg(name, "want a function, got %s", typeName(v))
+		return badArg(name, "want a function, got "+typeName(v))
 	}
 	return nil
 }

@@ -3,8 +3,8 @@
 package jsbridge
 
 import (
-	"fmt"
 	"runtime/debug"
+	"strconv"
 	"syscall/js"
 )
 
@@ -16,7 +16,7 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("jsbridge: panic in %s: %v", e.Where, e.Value)
+	return "jsbridge: panic in " + e.Where + ": " + panicText(e.Value)
 }
 
 // PanicReporter receives every panic the bridge recovers. The default
@@ -40,4 +40,20 @@ func guard(where string, fail func(error)) {
 	if fail != nil {
 		fail(e)
 	}
+}
+
+// panicText renders a panic value without fmt (which the bridge does not
+// link, for size).
+func panicText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case error:
+		return x.Error()
+	case interface{ String() string }:
+		return x.String()
+	case int:
+		return strconv.Itoa(x)
+	}
+	return "a panic value of a non-printable type"
 }

@@ -4,7 +4,7 @@ package jsbridge
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"syscall/js"
 	"time"
 
@@ -64,31 +64,31 @@ func outcomeOf(v js.Value) engine.Outcome {
 	if v.IsUndefined() {
 		return engine.Outcome{Status: omni.StatusCompleted}
 	}
-	bad := func(format string, args ...any) engine.Outcome {
-		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "llm.streamGenerate: outcome: " + fmt.Sprintf(format, args...)}
+	bad := func(msg string) engine.Outcome {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "llm.streamGenerate: outcome: " + msg}
 	}
 	if v.Type() != js.TypeObject {
-		return bad("want {status, errorMessage?, permanent?}, got %s", typeName(v))
+		return bad("want {status, errorMessage?, permanent?}, got " + typeName(v))
 	}
 	st := v.Get("status")
 	if st.Type() != js.TypeString {
-		return bad("status: want a string, got %s", typeName(st))
+		return bad("status: want a string, got " + typeName(st))
 	}
 	o := engine.Outcome{Status: st.String()}
 	switch o.Status {
 	case omni.StatusCompleted, omni.StatusFailed, omni.StatusAborted, omni.StatusTimeout, omni.StatusMalformed, omni.StatusAuth:
 	default:
-		return bad("status: %q is not one of completed|failed|aborted|timeout|malformed|auth", o.Status)
+		return bad("status: " + strconv.Quote(o.Status) + " is not one of completed|failed|aborted|timeout|malformed|auth")
 	}
 	if em := v.Get("errorMessage"); !absent(em) {
 		if em.Type() != js.TypeString {
-			return bad("errorMessage: want a string, got %s", typeName(em))
+			return bad("errorMessage: want a string, got " + typeName(em))
 		}
 		o.ErrorMessage = em.String()
 	}
 	if pm := v.Get("permanent"); !absent(pm) {
 		if pm.Type() != js.TypeBoolean {
-			return bad("permanent: want a boolean, got %s", typeName(pm))
+			return bad("permanent: want a boolean, got " + typeName(pm))
 		}
 		o.Permanent = pm.Bool()
 	}

@@ -4,7 +4,6 @@ package jsbridge
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 
 	"github.com/floehq/floe/engine/omni"
@@ -40,7 +39,7 @@ func eachMessage(data []byte, emit func(omni.Message)) error {
 	var m omni.Message
 	for i, el := range els {
 		if err := m.UnmarshalJSON(el); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return &indexError{i, err}
 		}
 		emit(m)
 	}
@@ -149,3 +148,12 @@ func tokensJSON(t omni.TokenCounts) string {
 	b = strconv.AppendInt(b, t.Total, 10)
 	return string(append(b, '}'))
 }
+
+// indexError names the element of a batch that failed to decode.
+type indexError struct {
+	i   int
+	err error
+}
+
+func (e *indexError) Error() string { return "[" + strconv.Itoa(e.i) + "]: " + e.err.Error() }
+func (e *indexError) Unwrap() error { return e.err }

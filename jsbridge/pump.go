@@ -4,7 +4,7 @@ package jsbridge
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"syscall/js"
 	"time"
 )
@@ -32,7 +32,7 @@ type errGrace struct {
 }
 
 func (e *errGrace) Error() string {
-	return fmt.Sprintf("%s did not finish within %d ms of the abort", e.what, e.grace.Milliseconds())
+	return e.what + " did not finish within " + strconv.FormatInt(e.grace.Milliseconds(), 10) + " ms of the abort"
 }
 
 // newPump registers a pump and calls start(id) to create the shim's side.

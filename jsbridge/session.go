@@ -28,7 +28,7 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	}
 	s, err := engine.New(cfg)
 	if err != nil {
-		return nil, badArg("createSession", "%v", err)
+		return nil, badArg("createSession", err.Error())
 	}
 	h := b.sessions.add(&session{s: s})
 	return map[string]any{"id": s.ID(), "handle": h}, nil
@@ -58,7 +58,7 @@ func decodeInput(kind, v js.Value, name string) ([]omni.Message, error) {
 	}
 	msgs, err := omni.DecodeArray([]byte(text))
 	if err != nil {
-		return nil, badArg(name, "%v", err)
+		return nil, badArg(name, err.Error())
 	}
 	return msgs, nil
 }
@@ -71,7 +71,7 @@ func startErr(err error, fn string) error {
 	case errors.Is(err, engine.ErrClosed):
 		return closedErr("the session")
 	}
-	return badArg(fn, "%v", err) // the engine refuses the input
+	return badArg(fn, err.Error()) // the engine refuses the input
 }
 
 // start is the export start(handle, kind "text"|"json", input, approve?,

@@ -20,7 +20,7 @@ func signalContext(signal js.Value, name string) (ctx context.Context, cancel co
 	if signal.Type() != js.TypeObject || signal.Get("aborted").Type() != js.TypeBoolean ||
 		signal.Get("addEventListener").Type() != js.TypeFunction {
 		cancel()
-		return nil, nil, nil, badArg(name, "want an AbortSignal, got %s", typeName(signal))
+		return nil, nil, nil, badArg(name, "want an AbortSignal, got "+typeName(signal))
 	}
 	if signal.Get("aborted").Bool() {
 		cancel()

@@ -17,7 +17,7 @@ func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 	}
 	h, err := engine.NewSubagent(cfg)
 	if err != nil {
-		return nil, badArg("createSubagent", "%v", err)
+		return nil, badArg("createSubagent", err.Error())
 	}
 	return map[string]any{"id": h.Session().ID(), "handle": b.subagents.add(h)}, nil
 }
