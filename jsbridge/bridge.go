@@ -27,27 +27,30 @@ func New() *Bridge { return &Bridge{} }
 // live as long as the program.
 func (b *Bridge) Exports() js.Value {
 	api := js.Global().Get("Object").New()
-	for name, f := range map[string]func([]js.Value) (any, error){
-		"createSession":     b.createSession,
-		"createSubagent":    b.createSubagent,
-		"start":             b.start,
-		"compact":           b.compact,
-		"steer":             b.steer,
-		"skipReconnectWait": b.skipReconnectWait,
-		"compactability":    b.compactability,
-		"closeSession":      b.closeSession,
-		"subagentRun":       b.subagentRun,
-		"closeSubagent":     b.closeSubagent,
-		"pull":              b.pull,
-		"closeStream":       b.closeStream,
-		"deliver":           b.deliver,
-		"settle":            b.settle,
-		"approve":           b.approve,
-		"debugPanic":        debugPanic,
+	for _, e := range []struct {
+		name string
+		f    func([]js.Value) (any, error)
+	}{
+		{"createSession", b.createSession},
+		{"createSubagent", b.createSubagent},
+		{"start", b.start},
+		{"compact", b.compact},
+		{"steer", b.steer},
+		{"skipReconnectWait", b.skipReconnectWait},
+		{"compactability", b.compactability},
+		{"closeSession", b.closeSession},
+		{"subagentRun", b.subagentRun},
+		{"closeSubagent", b.closeSubagent},
+		{"pull", b.pull},
+		{"closeStream", b.closeStream},
+		{"deliver", b.deliver},
+		{"settle", b.settle},
+		{"approve", b.approve},
+		{"debugPanic", debugPanic},
 	} {
-		fn := b.export(name, f)
+		fn := b.export(e.name, e.f)
 		b.funcs = append(b.funcs, fn)
-		api.Set(name, fn)
+		api.Set(e.name, fn)
 	}
 	return api
 }

@@ -25,77 +25,96 @@ const defaultGrace = time.Second
 // reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
 // maxSessionTurns, mode, prompt}. An absent key takes the engine's default
 // (ENGINE.md §2); a present 0 means zero (no retries, no wait).
-func (b *Bridge) sessionConfig(fn string, spec js.Value) (engine.Config, error) {
-	var cfg engine.Config
+func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err error) {
 	if err := wantObject(spec, fn+": options"); err != nil {
 		return cfg, err
 	}
-	metaJSON, err := wantString(spec.Get("meta"), fn+": meta")
-	if err != nil {
+	if cfg.Meta, err = readMeta(spec.Get("meta"), fn+": meta"); err != nil {
 		return cfg, err
 	}
-	cfg.Meta, err = omni.Decode([]byte(`{"type":"session_meta","payload":` + metaJSON + `}`))
+	if cfg.ToolList, err = readTools(spec.Get("tools"), fn+": tools"); err != nil {
+		return cfg, err
+	}
+	if err := b.readCallbacks(&cfg, spec, fn); err != nil {
+		return cfg, err
+	}
+	return cfg, readConfig(&cfg, spec.Get("config"), fn+": config")
+}
+
+// readMeta decodes the session_meta payload JSON.
+func readMeta(v js.Value, name string) (omni.Message, error) {
+	s, err := wantString(v, name)
 	if err != nil {
-		return cfg, badArg(fn+": meta", err.Error())
+		return omni.Message{}, err
 	}
-	if t := spec.Get("tools"); !absent(t) {
-		s, err := wantString(t, fn+": tools")
-		if err != nil {
-			return cfg, err
-		}
-		m, err := omni.Decode([]byte(`{"type":"event_msg","payload":{"type":"tool_list_ready","tools":` + s + `}}`))
-		if err != nil {
-			return cfg, badArg(fn+": tools", err.Error())
-		}
-		cfg.ToolList = m.Payload.Tools
-		if cfg.ToolList == nil {
-			cfg.ToolList = []omni.ToolDefinition{}
-		}
+	m, err := omni.Decode([]byte(`{"type":"session_meta","payload":` + s + `}`))
+	if err != nil {
+		return m, badArg(name, err.Error())
 	}
+	return m, nil
+}
+
+// readTools decodes the optional ToolDefinition[] JSON; present means
+// non-nil (tool_list_ready is used, E-14.3).
+func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
+	if absent(v) {
+		return nil, nil
+	}
+	s, err := wantString(v, name)
+	if err != nil {
+		return nil, err
+	}
+	m, err := omni.Decode([]byte(`{"type":"event_msg","payload":{"type":"tool_list_ready","tools":` + s + `}}`))
+	if err != nil {
+		return nil, badArg(name, err.Error())
+	}
+	if m.Payload.Tools == nil {
+		return []omni.ToolDefinition{}, nil
+	}
+	return m.Payload.Tools, nil
+}
+
+// readCallbacks wraps the shim's callback objects as engine adapters.
+func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) error {
 	grace := defaultGrace
 	if g := spec.Get("abortGraceMs"); !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
-			return cfg, err
+			return err
 		}
 		grace = time.Duration(ms) * time.Millisecond
 	}
 	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
-		return cfg, err
+		return err
 	}
 	cfg.LLM = b.newLLM(spec.Get("llm"), grace)
+	if err := optFunc(spec.Get("newLLM"), fn+": newLLM"); err != nil {
+		return err
+	}
 	if f := spec.Get("newLLM"); !absent(f) {
-		if err := wantFunc(f, fn+": newLLM"); err != nil {
-			return cfg, err
-		}
 		cfg.NewLLM = b.llmFactory(f, grace)
 	}
-	if e := spec.Get("environment"); !absent(e) {
-		if err := wantObject(e, fn+": environment"); err != nil {
-			return cfg, err
-		}
-		cfg.Environment = &jsEnvironment{b: b, host: e, grace: grace}
-	}
 	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
-		return cfg, err
+		return err
 	}
 	cfg.OnDiagnostic = diagnostics(spec.Get("onDiagnostic"))
-	if c := spec.Get("clock"); !absent(c) {
-		if err := wantObject(c, fn+": clock"); err != nil {
-			return cfg, err
+	for _, o := range []string{"environment", "clock", "trace"} {
+		if v := spec.Get(o); !absent(v) {
+			if err := wantObject(v, fn+": "+o); err != nil {
+				return err
+			}
 		}
+	}
+	if e := spec.Get("environment"); !absent(e) {
+		cfg.Environment = &jsEnvironment{b: b, host: e, grace: grace}
+	}
+	if c := spec.Get("clock"); !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
 	}
 	if t := spec.Get("trace"); !absent(t) {
-		if err := wantObject(t, fn+": trace"); err != nil {
-			return cfg, err
-		}
 		cfg.Trace = &jsTrace{host: t}
 	}
-	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return nil
 }
 
 // diagFunc adapts an OnDiagnostic to a (kind, err) reporter; nil reports
