@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -76,45 +75,144 @@ func lineToolOutput(m *omni.Message) string {
 	return "  [tool_call_output id=\"" + m.Payload.ToolCallID + "\" status=\"" + st + "\"]" + m.Payload.Output + "[/tool_call_output]"
 }
 
-// Unwrapping synthetic blocks: one pattern per tag and bracket form, since
-// RE2 has no backreferences.
-var unwrapPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`^\[turn_aborted\]\n?([\s\S]*?)\n?\[/turn_aborted\]\s*$`),
-	regexp.MustCompile(`^\[turn_retried\]\n?([\s\S]*?)\n?\[/turn_retried\]\s*$`),
-	regexp.MustCompile(`^<turn_aborted>\n?([\s\S]*?)\n?</turn_aborted>\s*$`),
-	regexp.MustCompile(`^<turn_retried>\n?([\s\S]*?)\n?</turn_retried>\s*$`),
+// Unwrapping synthetic blocks (§18): a text matching
+// ^\[(turn_aborted|turn_retried)\]\n?([\s\S]*?)\n?\[/\1\]\s*$ or the same
+// with <tag>…</tag> contributes its group 2. Hand-written rather than with
+// regexp, which would add about 100 KB to the WebAssembly build; a test
+// checks both agree.
+var blockForms = [][2]string{
+	{"[turn_aborted]", "[/turn_aborted]"},
+	{"[turn_retried]", "[/turn_retried]"},
+	{"<turn_aborted>", "</turn_aborted>"},
+	{"<turn_retried>", "</turn_retried>"},
 }
 
 // unwrapBlock returns the inner text of a [turn_aborted]/[turn_retried]
 // block (either bracket form) and whether text is such a block.
 func unwrapBlock(text string) (string, bool) {
-	for _, re := range unwrapPatterns {
-		if m := re.FindStringSubmatch(text); m != nil {
-			return m[1], true
+	for _, f := range blockForms {
+		if inner, ok := unwrapForm(text, f[0], f[1]); ok {
+			return inner, true
 		}
 	}
 	return "", false
 }
 
-var (
-	summarySquare = regexp.MustCompile(`\[summary\]([\s\S]*?)\[/summary\]`)
-	summaryAngle  = regexp.MustCompile(`<summary>([\s\S]*?)</summary>`)
-	summaryTags   = regexp.MustCompile(`\[/?summary\]|</?summary>`)
-)
+func unwrapForm(text, open, close string) (string, bool) {
+	if !strings.HasPrefix(text, open) {
+		return "", false
+	}
+	start := len(open)
+	if start < len(text) && text[start] == '\n' {
+		start++
+	}
+	for c := start; ; c++ {
+		i := strings.Index(text[c:], close)
+		if i < 0 {
+			return "", false
+		}
+		c += i
+		if reSpaceOnly(text[c+len(close):]) {
+			inner := text[start:c]
+			if c > start && text[c-1] == '\n' {
+				inner = text[start : c-1]
+			}
+			return inner, true
+		}
+	}
+}
+
+// reSpaceOnly reports whether s holds only RE2's \s characters.
+func reSpaceOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// summaryForms are the square and the legacy angle summary tags.
+var summaryForms = [][2]string{{"[summary]", "[/summary]"}, {"<summary>", "</summary>"}}
+
+// blocks returns the [start, end) spans and inner texts of the
+// non-overlapping open…close blocks of s, leftmost first, shortest inner
+// text (the regexp open([\s\S]*?)close).
+func blocks(s, open, close string) (spans [][2]int, inner []string) {
+	for pos := 0; ; {
+		i := strings.Index(s[pos:], open)
+		if i < 0 {
+			return
+		}
+		i += pos
+		j := strings.Index(s[i+len(open):], close)
+		if j < 0 {
+			return
+		}
+		j += i + len(open)
+		spans = append(spans, [2]int{i, j + len(close)})
+		inner = append(inner, s[i+len(open):j])
+		pos = j + len(close)
+	}
+}
+
+// stripSummaryTags removes every [summary], [/summary], <summary> and
+// </summary> in one left-to-right pass.
+func stripSummaryTags(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		skipped := false
+		for _, f := range summaryForms {
+			for _, tag := range f {
+				if strings.HasPrefix(s[i:], tag) {
+					i += len(tag)
+					skipped = true
+					break
+				}
+			}
+			if skipped {
+				break
+			}
+		}
+		if !skipped {
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// removeBlocks removes every open…close block of s.
+func removeBlocks(s, open, close string) string {
+	spans, _ := blocks(s, open, close)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // ExtractSummary implements EXTRACT of §18: the first non-empty summary
 // block (square form first, then angle), else the text with every summary
 // block and stray tag removed, trimmed. "" means failure.
 func ExtractSummary(raw string) string {
-	for _, re := range []*regexp.Regexp{summarySquare, summaryAngle} {
-		for _, m := range re.FindAllStringSubmatch(raw, -1) {
-			if s := jsTrim(summaryTags.ReplaceAllString(m[1], "")); s != "" {
+	for _, f := range summaryForms {
+		_, inner := blocks(raw, f[0], f[1])
+		for _, in := range inner {
+			if s := jsTrim(stripSummaryTags(in)); s != "" {
 				return s
 			}
 		}
 	}
-	rest := summarySquare.ReplaceAllString(raw, "")
-	rest = summaryAngle.ReplaceAllString(rest, "")
-	rest = summaryTags.ReplaceAllString(rest, "")
-	return jsTrim(rest)
+	rest := removeBlocks(raw, summaryForms[0][0], summaryForms[0][1])
+	rest = removeBlocks(rest, summaryForms[1][0], summaryForms[1][1])
+	return jsTrim(stripSummaryTags(rest))
 }

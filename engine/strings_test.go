@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The hand-written matchers agree with the §18 regular expressions.
+var (
+	reUnwrap = []*regexp.Regexp{
+		regexp.MustCompile(`^\[turn_aborted\]\n?([\s\S]*?)\n?\[/turn_aborted\]\s*$`),
+		regexp.MustCompile(`^\[turn_retried\]\n?([\s\S]*?)\n?\[/turn_retried\]\s*$`),
+		regexp.MustCompile(`^<turn_aborted>\n?([\s\S]*?)\n?</turn_aborted>\s*$`),
+		regexp.MustCompile(`^<turn_retried>\n?([\s\S]*?)\n?</turn_retried>\s*$`),
+	}
+	reSquare = regexp.MustCompile(`\[summary\]([\s\S]*?)\[/summary\]`)
+	reAngle  = regexp.MustCompile(`<summary>([\s\S]*?)</summary>`)
+	reTags   = regexp.MustCompile(`\[/?summary\]|</?summary>`)
+)
+
+func regexpUnwrap(text string) (string, bool) {
+	for _, re := range reUnwrap {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1], true
+		}
+	}
+	return "", false
+}
+
+func regexpExtract(raw string) string {
+	for _, re := range []*regexp.Regexp{reSquare, reAngle} {
+		for _, m := range re.FindAllStringSubmatch(raw, -1) {
+			if s := jsTrim(reTags.ReplaceAllString(m[1], "")); s != "" {
+				return s
+			}
+		}
+	}
+	rest := reSquare.ReplaceAllString(raw, "")
+	rest = reAngle.ReplaceAllString(rest, "")
+	return jsTrim(reTags.ReplaceAllString(rest, ""))
+}
+
+var matcherSeeds = []string{
+	"", "[turn_aborted]\n[/turn_aborted]", "[turn_aborted][/turn_aborted]",
+	"[turn_aborted]\n  a\n  b\n[/turn_aborted]", "[turn_aborted]\n\n[/turn_aborted] \n",
+	"[turn_retried]\nx\n[/turn_retried]x[/turn_retried]\t", "<turn_aborted>\nold\n</turn_aborted>",
+	"[turn_aborted]a[/turn_aborted]b[/turn_aborted]", "x[turn_aborted][/turn_aborted]",
+	"[summary]one[/summary]", "a [summary] [/summary] [summary]two[/summary]",
+	"<summary>angle</summary>", "[summary]a[summary]b[/summary]c[/summary]",
+	"plain text", "[/[summary]summary]", "pre [summary]unclosed", "<summary>[summary]x[/summary]</summary>",
+	"[summary]\n\n[/summary] tail", "\u00a0[summary]\u3000[/summary]\u00a0",
+}
+
+func TestMatchersAgreeWithRegexp(t *testing.T) {
+	for _, s := range matcherSeeds {
+		gi, gok := unwrapBlock(s)
+		wi, wok := regexpUnwrap(s)
+		if gi != wi || gok != wok {
+			t.Errorf("unwrap %q: got %q,%v want %q,%v", s, gi, gok, wi, wok)
+		}
+		if g, w := ExtractSummary(s), regexpExtract(s); g != w {
+			t.Errorf("extract %q: got %q want %q", s, g, w)
+		}
+	}
+}
+
+func FuzzMatchers(f *testing.F) {
+	for _, s := range matcherSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !strings.ContainsAny(s, "[<") {
+			s = "[turn_aborted]" + s + "[summary]" + s + "[/summary]"
+		}
+		gi, gok := unwrapBlock(s)
+		wi, wok := regexpUnwrap(s)
+		if gi != wi || gok != wok {
+			t.Fatalf("unwrap %q: got %q,%v want %q,%v", s, gi, gok, wi, wok)
+		}
+		if g, w := ExtractSummary(s), regexpExtract(s); g != w {
+			t.Fatalf("extract %q: got %q want %q", s, g, w)
+		}
+	})
+}
