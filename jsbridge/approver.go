@@ -72,7 +72,7 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return async("approve", func() (any, error) {
+	return b.async("approve", func() (any, error) {
 		t, ok := b.approvals.get(id)
 		if !ok {
 			return nil, closedErr("the tool execution of this approve")

@@ -18,6 +18,7 @@ type Bridge struct {
 	subagents handles[*engine.SubagentHandle]
 	streams   handles[*stream]
 	funcs     []js.Func
+	deferred  js.Value // the shim's () => [promise, resolve, reject], if given
 }
 
 // New returns an empty Bridge.
@@ -46,7 +47,8 @@ func (b *Bridge) Exports() js.Value {
 		{"deliver", b.deliver},
 		{"settle", b.settle},
 		{"approve", b.approve},
-		{"debugPanic", debugPanic},
+		{"useDeferred", b.useDeferred},
+		{"debugPanic", b.debugPanic},
 	} {
 		fn := b.export(e.name, e.f)
 		b.funcs = append(b.funcs, fn)
@@ -101,12 +103,23 @@ func (b *Bridge) settle(args []js.Value) (any, error) {
 	return nil, nil
 }
 
+// useDeferred is the export useDeferred(factory): factory() returns
+// [promise, resolve, reject]; the bridge then makes its Promises with a
+// Go→JS call instead of a JS→Go executor call.
+func (b *Bridge) useDeferred(args []js.Value) (any, error) {
+	if err := wantFunc(arg(args, 0), "useDeferred: factory"); err != nil {
+		return nil, err
+	}
+	b.deferred = arg(args, 0)
+	return nil, nil
+}
+
 // debugPanic is the export debugPanic(mode): it panics on purpose, in the
 // export itself ("sync") or on a goroutine behind a Promise ("async"), so
 // tests can check that a panic becomes an error and the runtime lives on.
-func debugPanic(args []js.Value) (any, error) {
+func (b *Bridge) debugPanic(args []js.Value) (any, error) {
 	if arg(args, 0).Type() == js.TypeString && arg(args, 0).String() == "async" {
-		return async("debugPanic", func() (any, error) { panic("debugPanic: async") }), nil
+		return b.async("debugPanic", func() (any, error) { panic("debugPanic: async") }), nil
 	}
 	panic("debugPanic: sync")
 }

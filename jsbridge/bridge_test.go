@@ -241,3 +241,25 @@ func TestBusyAndClose(t *testing.T) {
 	}
 	floeError(t, api.Call("start", h, "text", "four"), CodeClosed, "closed")
 }
+
+func TestDeferredPromises(t *testing.T) {
+	noPanics(t)
+	b := New()
+	api := b.Exports()
+	made := 0
+	factory := js.FuncOf(func(js.Value, []js.Value) any {
+		made++
+		var resolve, reject js.Value
+		var exec js.Func
+		exec = js.FuncOf(func(_ js.Value, args []js.Value) any { resolve, reject = args[0], args[1]; return nil })
+		p := js.Global().Get("Promise").New(exec)
+		exec.Release()
+		return js.ValueOf([]any{p, resolve, reject})
+	})
+	defer factory.Release()
+	floeError(t, api.Call("useDeferred", 1), CodeBadArgument, "useDeferred: factory")
+	api.Call("useDeferred", factory)
+	if v, ok := await(t, api.Call("pull", 77)); !ok || !v.IsNull() || made != 1 {
+		t.Errorf("pull = %v, %v with %d deferreds; want null from 1", v, ok, made)
+	}
+}

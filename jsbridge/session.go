@@ -181,7 +181,7 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	}
 	s, ok := b.sessions.get(h)
 	b.sessions.remove(h)
-	return async("close", func() (any, error) {
+	return b.async("close", func() (any, error) {
 		if !ok {
 			return nil, nil
 		}

@@ -120,9 +120,9 @@ func (b *Bridge) pull(args []js.Value) (any, error) {
 	}
 	s, ok := b.streams.get(id)
 	if !ok {
-		return async("pull", func() (any, error) { return nil, nil }), nil
+		return b.async("pull", func() (any, error) { return nil, nil }), nil
 	}
-	return async("pull", func() (any, error) {
+	return b.async("pull", func() (any, error) {
 		v := s.pullBatch()
 		if s.ended {
 			b.streams.remove(id)
@@ -139,7 +139,7 @@ func (b *Bridge) closeStream(args []js.Value) (any, error) {
 		return nil, err
 	}
 	s, ok := b.streams.get(id)
-	return async("close", func() (any, error) {
+	return b.async("close", func() (any, error) {
 		if ok {
 			s.abandon()
 			b.streams.remove(id)

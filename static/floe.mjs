@@ -144,7 +144,19 @@ async function fromResponse(resp, imports) {
 
 // ---- the API ------------------------------------------------------------------
 
+// deferred returns [promise, resolve, reject]: the bridge makes its
+// Promises with it (cheaper than a Go executor).
+function deferred() {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return [promise, resolve, reject];
+}
+
 function makeFloe(api, exited) {
+  api.useDeferred(deferred);
   // call runs a synchronous Go export: a returned Error is thrown.
   const call = (fn, ...args) => {
     if (exited()) throw floeError("internal", "floe.wasm has exited");
