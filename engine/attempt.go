@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/floehq/floe/internal/errf"
 	"sync"
 
 	"github.com/floehq/floe/engine/omni"
@@ -185,7 +185,7 @@ func normalizeOutcome(o Outcome) Outcome {
 	case "":
 		return Outcome{Status: omni.StatusFailed, ErrorMessage: "llm returned no outcome status"}
 	}
-	return Outcome{Status: omni.StatusFailed, ErrorMessage: fmt.Sprintf("llm returned outcome status %q, not one of completed|failed|aborted|timeout|malformed|auth", o.Status)}
+	return Outcome{Status: omni.StatusFailed, ErrorMessage: errf.Sprintf("llm returned outcome status %q, not one of completed|failed|aborted|timeout|malformed|auth", o.Status)}
 }
 
 func (d *driver) push(ms ...omni.Message) {
@@ -240,7 +240,7 @@ func (d *driver) emit(m omni.Message) {
 // an origin, a session_meta, or a user-side message is not the LLM's to send.
 func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
 	if err := omni.Validate(*m); err != nil {
-		return fmt.Errorf("invalid message from llm: %w", err)
+		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	if len(m.Origin) > 0 {
 		return errors.New("invalid message from llm: origin is reserved for subagent traffic")
@@ -250,11 +250,11 @@ func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
 		return errors.New("invalid message from llm: session_meta")
 	case omni.TypeEventMsg:
 		if !m.IsEvent(omni.TokenUsage) {
-			return fmt.Errorf("invalid message from llm: event %q is the engine's to emit", m.Payload.Type)
+			return errf.Errorf("invalid message from llm: event %q is the engine's to emit", m.Payload.Type)
 		}
 	}
 	if err := disc.Check(*m); err != nil {
-		return fmt.Errorf("invalid message from llm: %w", err)
+		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	return nil
 }
@@ -304,7 +304,7 @@ func (d *driver) approve(tc omni.Message) (string, bool) {
 	ch := make(chan approval, 1)
 	go func() {
 		defer recoverTo(r.s, "approver", func(v any) {
-			ch <- approval{err: fmt.Errorf("approver panicked: %s", panicText(v))}
+			ch <- approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
 		})
 		dec, err := ap(r.ctx, tc)
 		ch <- approval{dec, err}
@@ -319,14 +319,14 @@ func (d *driver) approve(tc omni.Message) (string, bool) {
 		return "", false
 	}
 	if a.err != nil {
-		r.s.diag("approver", fmt.Errorf("approver for %s: %w (treated as deny)", tc.Payload.ToolCallID, a.err))
+		r.s.diag("approver", errf.Errorf("approver for %s: %w (treated as deny)", tc.Payload.ToolCallID, a.err))
 		return omni.DecisionDeny, true
 	}
 	switch a.decision {
 	case omni.DecisionAllow, omni.DecisionDeny, omni.DecisionForbidden:
 		return a.decision, true
 	}
-	r.s.diag("approver", fmt.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, a.decision))
+	r.s.diag("approver", errf.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, a.decision))
 	return omni.DecisionDeny, true
 }
 

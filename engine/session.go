@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"github.com/floehq/floe/internal/errf"
 	"iter"
 	"strings"
 	"sync"
@@ -45,16 +45,16 @@ type steerEntry struct{ input []omni.Message }
 // New validates cfg and returns a Session.
 func New(cfg Config) (*Session, error) {
 	if cfg.Meta.Type != omni.TypeSessionMeta {
-		return nil, fmt.Errorf("engine: Config.Meta: want a %s message, got type %q", omni.TypeSessionMeta, cfg.Meta.Type)
+		return nil, errf.Errorf("engine: Config.Meta: want a %s message, got type %q", omni.TypeSessionMeta, cfg.Meta.Type)
 	}
 	if cfg.Meta.Payload.SessionID == "" {
-		return nil, fmt.Errorf("engine: Config.Meta: payload.session_id is empty")
+		return nil, errf.Errorf("engine: Config.Meta: payload.session_id is empty")
 	}
 	if cfg.LLM == nil {
-		return nil, fmt.Errorf("engine: Config.LLM is nil")
+		return nil, errf.Errorf("engine: Config.LLM is nil")
 	}
 	if c := cfg.Compaction; c != nil && c.Mode != omni.ModeSummarize && c.Mode != omni.ModeDiscard {
-		return nil, fmt.Errorf("engine: Config.Compaction.Mode: %q is not one of summarize|discard", c.Mode)
+		return nil, errf.Errorf("engine: Config.Compaction.Mode: %q is not one of summarize|discard", c.Mode)
 	}
 	s := &Session{cfg: cfg, clock: cfg.Clock, llm: cfg.LLM}
 	if s.clock == nil {
@@ -87,7 +87,7 @@ func (s *Session) Meta() omni.Message { return s.cfg.Meta }
 func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts RunOptions) (*Run, error) {
 	for i := range newMessages {
 		if err := omni.Validate(newMessages[i]); err != nil {
-			return nil, fmt.Errorf("engine: input[%d]: %w", i, err)
+			return nil, errf.Errorf("engine: input[%d]: %w", i, err)
 		}
 	}
 	if !s.reserve() {

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/floehq/floe/internal/errf"
 	"strings"
 	"sync"
 
@@ -39,7 +39,7 @@ func (r *run) runTool(c *call, p *mergequeue.Producer[item]) {
 	var err error
 	func() {
 		defer recoverTo(r.s, "tool", func(v any) {
-			err = fmt.Errorf("tool panicked: %s", panicText(v))
+			err = errf.Errorf("tool panicked: %s", panicText(v))
 		})
 		env := r.s.cfg.Environment
 		if env == nil {
@@ -56,11 +56,11 @@ func (tr *toolRun) emit(m omni.Message) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if tr.done {
-		tr.r.s.diag("tool", fmt.Errorf("tool %s emitted after it returned; dropped", tr.id))
+		tr.r.s.diag("tool", errf.Errorf("tool %s emitted after it returned; dropped", tr.id))
 		return
 	}
 	if err := omni.Validate(m); err != nil {
-		tr.r.s.diag("tool", fmt.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
+		tr.r.s.diag("tool", errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
 	tr.stamp.stamp(tr.r.s.clock, &m)
@@ -105,7 +105,7 @@ func (tr *toolRun) finish(err error) {
 	tr.done = true
 	if tr.output != nil {
 		if err != nil { // E-6.6
-			tr.r.s.diag("tool", fmt.Errorf("tool %s failed after its output: %w", tr.id, err))
+			tr.r.s.diag("tool", errf.Errorf("tool %s failed after its output: %w", tr.id, err))
 		}
 		tr.c.output = tr.output
 		return

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"github.com/floehq/floe/internal/errf"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -49,17 +49,12 @@ func recoverTo(s *Session, where string, onPanic func(any)) {
 		return
 	}
 	if f := s.cfg.OnDiagnostic; f != nil {
-		f(Diagnostic{Kind: "panic", Err: fmt.Errorf("%s: panic: %s", where, panicText(v)), Stack: debug.Stack()})
+		f(Diagnostic{Kind: "panic", Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: debug.Stack()})
 	}
 	onPanic(v)
 }
 
-func panicText(v any) string {
-	if err, ok := v.(error); ok {
-		return err.Error()
-	}
-	return fmt.Sprint(v)
-}
+func panicText(v any) string { return errf.Sprintf("%v", v) }
 
 // traceWrite writes one record, performing a pending rotation first
 // (E-13.11). Failures are diagnostics only (E-16.7).
@@ -68,7 +63,7 @@ func (s *Session) traceWrite(m omni.Message) {
 		s.rotatePending = false
 		if s.cfg.Trace != nil {
 			if err := s.cfg.Trace.Rotate(); err != nil {
-				s.diag("trace", fmt.Errorf("trace: rotate: %w", err))
+				s.diag("trace", errf.Errorf("trace: rotate: %w", err))
 			}
 		}
 		meta := s.cfg.Meta
@@ -88,7 +83,7 @@ func (s *Session) write(m omni.Message) {
 		return
 	}
 	if err := s.cfg.Trace.Write(m); err != nil {
-		s.diag("trace", fmt.Errorf("trace: write %s: %w", describe(&m), err))
+		s.diag("trace", errf.Errorf("trace: write %s: %w", describe(&m), err))
 	}
 }
 
@@ -120,7 +115,7 @@ func (s *Session) injectHistory(ctx context.Context) {
 	s.history = nil
 	if l, ok := s.llm.(HistoryLoader); ok {
 		if err := l.LoadHistory(ctx, h); err != nil {
-			s.diag("llm", fmt.Errorf("load history: %w", err))
+			s.diag("llm", errf.Errorf("load history: %w", err))
 		}
 	}
 }

@@ -2,7 +2,7 @@ package omni
 
 import (
 	"errors"
-	"fmt"
+	"github.com/floehq/floe/internal/errf"
 	"slices"
 )
 
@@ -42,7 +42,7 @@ type Discipline struct {
 }
 
 func disciplineErr(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrDiscipline}, args...)...)
+	return errf.Errorf("%w: "+format, append([]any{ErrDiscipline}, args...)...)
 }
 
 // Check records m, the producer's next message, and reports a violation.
