@@ -3,7 +3,7 @@
 package jsbridge
 
 import (
-	"runtime/debug"
+	"runtime"
 	"strconv"
 	"syscall/js"
 )
@@ -35,7 +35,7 @@ func guard(where string, fail func(error)) {
 	if r == nil {
 		return
 	}
-	e := &PanicError{Where: where, Value: r, Stack: debug.Stack()}
+	e := &PanicError{Where: where, Value: r, Stack: stack()}
 	PanicReporter(e)
 	if fail != nil {
 		fail(e)
@@ -56,4 +56,17 @@ func panicText(v any) string {
 		return strconv.Itoa(x)
 	}
 	return "a panic value of a non-printable type"
+}
+
+// stack returns the panicking goroutine's stack (runtime.Stack: the bridge
+// does not link runtime/debug and, through it, fmt).
+func stack() []byte {
+	buf := make([]byte, 8<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) || len(buf) >= 1<<20 {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
