@@ -203,3 +203,24 @@ test("a promise that never settles is abandoned after the abort", async () => {
   const rest = await collect(run);
   assert.equal(rest.at(-1).payload.type, "abort");
 });
+
+test("compact() streams a manual compaction; compactability() follows it", async () => {
+  const plain = floe.createSession({ meta: meta(), llm: scriptedLLM(say("a")) });
+  assert.equal(plain.compactability(), "unsupported");
+  assert.deepEqual(await collect(plain.compact()), []);
+  const tokens = [];
+  const session = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(say("a"), say("[summary]short[/summary]")),
+    newLLM: (t) => (tokens.push(t), scriptedLLM(say("fresh"))),
+    config: { compaction: { mode: "summarize", prompt: "Summarize." } },
+  });
+  assert.equal(session.compactability(), "empty");
+  await collect(session.run("hello"));
+  assert.equal(session.compactability(), "ok");
+  const msgs = await collect(session.compact());
+  assert.deepEqual(types(msgs), ["compaction_begin", "token_usage", "compaction_end"]);
+  assert.equal(msgs[2].payload.status, "completed");
+  assert.equal(session.compactability(), "just_compacted");
+  assert.deepEqual(Object.keys(tokens[0]).sort(), ["cache_read", "cache_write", "output", "total"]);
+});
