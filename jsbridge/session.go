@@ -19,8 +19,8 @@ type session struct {
 	active int // the stream id of the run or compaction in flight, 0 = none
 }
 
-// createSession is the export createSession(spec) → {id, handle} (see
-// sessionSpec).
+// createSession is the export createSession(spec) → {id, handle} behind
+// Floe.createSession (floe.d.ts); spec: see sessionConfig.
 func (b *Bridge) createSession(args []js.Value) (any, error) {
 	cfg, err := b.sessionConfig("createSession", arg(args, 0))
 	if err != nil {
@@ -74,7 +74,7 @@ func startErr(err error, fn string) error {
 	return badArg(fn, err.Error()) // the engine refuses the input
 }
 
-// start is the export start(handle, kind "text"|"json", input, approve?,
+// start is the export behind Session.run (floe.d.ts): start(handle, kind "text"|"json", input, approve?,
 // signal?, thinkingLevel?) → streamID. approve is the shim's
 // (waiterID, toolCallJSON) function. It returns at once: the run proceeds
 // as JavaScript pulls.
@@ -104,7 +104,8 @@ func (b *Bridge) start(args []js.Value) (any, error) {
 	})
 }
 
-// compact is the export compact(handle, signal?) → streamID (E-13.13).
+// compact is the export behind Session.compact: compact(handle, signal?)
+// → streamID (E-13.13).
 func (b *Bridge) compact(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "compact")
 	if err != nil {
@@ -141,7 +142,8 @@ func (b *Bridge) startStream(s *session, signal js.Value, fn string, start func(
 	return id, nil
 }
 
-// steer is the export steer(handle, kind, input) → boolean (E-11.1).
+// steer is the export behind Session.steer: steer(handle, kind, input) →
+// boolean (E-11.1).
 func (b *Bridge) steer(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "steer")
 	if err != nil {
@@ -154,7 +156,8 @@ func (b *Bridge) steer(args []js.Value) (any, error) {
 	return s.s.Steer(input), nil
 }
 
-// skipReconnectWait is the export skipReconnectWait(handle) → boolean (E-10.7).
+// skipReconnectWait is the export behind Session.skipReconnectWait:
+// skipReconnectWait(handle) → boolean (E-10.7).
 func (b *Bridge) skipReconnectWait(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "skipReconnectWait")
 	if err != nil {
@@ -163,7 +166,8 @@ func (b *Bridge) skipReconnectWait(args []js.Value) (any, error) {
 	return s.s.SkipReconnectWait(), nil
 }
 
-// compactability is the export compactability(handle) → string (E-13.13).
+// compactability is the export behind Session.compactability:
+// compactability(handle) → string (E-13.13).
 func (b *Bridge) compactability(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "compactability")
 	if err != nil {
@@ -172,7 +176,8 @@ func (b *Bridge) compactability(args []js.Value) (any, error) {
 	return s.s.Compactability(), nil
 }
 
-// closeSession is the export closeSession(handle) → Promise<void>: abandon
+// closeSession is the export behind Session.close: closeSession(handle) →
+// Promise<void>: abandon
 // the run in flight, if any, and forget the session.
 func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	h, err := wantInt(arg(args, 0), "close: handle")

@@ -111,7 +111,9 @@ func (s *stream) end() {
 	})
 }
 
-// pull is the export pull(streamID) → Promise<string | null>: the next
+// pull is the export behind MessageStream.next (floe.d.ts; the shim
+// serves next() from its buffer and pulls when it is empty):
+// pull(streamID) → Promise<string | null>, the next
 // batch as a JSON array, null at the end (also for an unknown id).
 func (b *Bridge) pull(args []js.Value) (any, error) {
 	id, err := wantInt(arg(args, 0), "pull: id")
@@ -131,7 +133,8 @@ func (b *Bridge) pull(args []js.Value) (any, error) {
 	}), nil
 }
 
-// closeStream is the export closeStream(streamID) → Promise<void>: abort
+// closeStream is the export behind MessageStream.return:
+// closeStream(streamID) → Promise<void>, abort
 // the stream and resolve once the engine finished (E-3.3a).
 func (b *Bridge) closeStream(args []js.Value) (any, error) {
 	id, err := wantInt(arg(args, 0), "close: id")

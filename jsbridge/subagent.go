@@ -8,7 +8,8 @@ import (
 	"github.com/floehq/floe/engine"
 )
 
-// createSubagent is the export createSubagent(spec) → {id, handle}: a child
+// createSubagent is the export behind Floe.createSubagent (floe.d.ts):
+// createSubagent(spec) → {id, handle}, a child
 // session for a tool (ENGINE.md E-15.4).
 func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 	cfg, err := b.sessionConfig("createSubagent", arg(args, 0))
@@ -22,7 +23,7 @@ func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 	return map[string]any{"id": h.Session().ID(), "handle": b.subagents.add(h)}, nil
 }
 
-// subagentRun is the export subagentRun(handle, prompt, approve?, toolID?,
+// subagentRun is the export behind Subagent.run: subagentRun(handle, prompt, approve?, toolID?,
 // signal?) → streamID. approve is the shim's (waiterID, toolCallJSON)
 // function; toolID, when non-zero, names the tool execution whose approver
 // to use directly (the approve a tool received).
@@ -65,7 +66,7 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	return b.streams.add(st), nil
 }
 
-// closeSubagent is the export closeSubagent(handle): forget the handle.
+// closeSubagent is the export behind Subagent.close: forget the handle.
 func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 	hid, err := wantInt(arg(args, 0), "subagent.close: handle")
 	if err != nil {
