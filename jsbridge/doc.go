@@ -22,6 +22,10 @@
 //     callback asks for a batch, decodes it, emits each message in order
 //     and watches its context.
 //
+// Option objects are read field by field with a type check each, so an
+// error names the field ("createSession: config.maxTurns: want a number,
+// got string"); no reflection-based converter is linked (size).
+//
 // Every reply from JavaScript (a batch, a settled Promise) comes back
 // through one exported Go function with a numeric id; no js.Func is made
 // per call, so nothing can call a released function.

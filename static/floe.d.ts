@@ -451,7 +451,12 @@ export interface FloeError extends Error {
 export function isFloeError(e: unknown): e is FloeError;
 
 export interface LoadOptions {
-  /** floe.wasm: default new URL("./floe.wasm", import.meta.url). */
+  /**
+   * floe.wasm: default new URL("./floe.wasm", import.meta.url). A string is
+   * resolved against the page (or, in Node, this module); file: URLs are
+   * read with node:fs. Serve it as application/wasm to compile while it
+   * downloads.
+   */
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module;
 }
 
