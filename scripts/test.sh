@@ -1,11 +1,58 @@
 #!/usr/bin/env bash
-# ./build.sh test — every test of the project.
-set -euo pipefail
+# ./build.sh test — every test of the project: native go test -race, the
+# GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
+# floe.d.ts, conformance through both runners (the shared scenarios and the
+# project's own), and the headless Chromium tests. Installs what it needs
+# (Debian chromium, npm packages from committed lock files). Ends with the
+# runners' summary lines and a total.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
+export FLOE_SHARED=$SHARED
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 status=0
-echo "== go vet"; go vet ./... || status=1
-echo "== gofmt"; bad=$(gofmt -l $(git ls-files '*.go')); if [ -n "$bad" ]; then echo "gofmt: $bad"; status=1; fi
-echo "== go test -race ./..."; go test -race -count=1 ./... || status=1
-echo "== conformance"; ./build.sh conform "$SHARED/conformance" || status=1
+step() { echo; echo "== $*"; }
+# run CMD…: runs a step, keeps its output in the log for the summary.
+run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1; return 0; }
+
+step "build (size budget enforced)"
+run ./build.sh build
+
+step "go vet"
+run go vet ./...
+step "gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change: $bad"; status=1; fi
+
+step "go test -race ./..."
+go test -race -count=1 -json ./... 2>&1 | node scripts/gotest-summary.mjs | tee -a "$log"
+[ "${PIPESTATUS[1]}" = 0 ] || status=1
+
+step "WebAssembly: GOOS=js tests, Node tests of floe.mjs, tsc"
+run scripts/test-wasm.sh
+
+step "conformance: shared scenarios"
+run ./build.sh conform "$SHARED/conformance"
+step "conformance: project scenarios"
+run ./build.sh conform testdata/conformance
+
+step "browser tests (headless Chromium)"
+run scripts/test-browser.sh
+
+echo
+echo "== summary"
+grep -E '^(go test: |conformance \(|(# |ℹ )(pass|fail) |tsc: )' "$log"
+node -e '
+const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
+let p = 0, f = 0;
+for (const l of lines) {
+  let m = l.match(/^(go test|conformance \([^)]*\)): (\d+) passed, (\d+) failed/);
+  if (m) { p += +m[2]; f += +m[3]; continue; }
+  m = l.match(/^(?:# |ℹ )(pass|fail) (\d+)$/);
+  if (m) { if (m[1] === "pass") p += +m[2]; else f += +m[2]; }
+}
+if (process.argv[2] !== "0" && f === 0) f = 1; // a step failed without a count
+console.log(`total: ${p} passed, ${f} failed`);
+' "$log" "$status"
 exit $status
