@@ -210,8 +210,8 @@ func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
 // (an empty stream) when compaction is unavailable or the context has no
 // completed turn. Like a run, it holds the session busy until consumed.
 func (s *Session) Compact(ctx context.Context) (*Run, error) {
-	if !s.reserve() {
-		return nil, ErrBusy
+	if err := s.reserve(); err != nil {
+		return nil, err
 	}
 	return newRun(ctx, s, RunOptions{}, func(r *run) { r.manualCompaction() }), nil
 }

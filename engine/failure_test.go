@@ -261,3 +261,27 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestCloseAbortsAndRefuses(t *testing.T) {
+	var s *engine.Session
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		s.Close()
+		<-ctx.Done()
+		return engine.Outcome{Status: omni.StatusAborted}
+	})
+	var err error
+	s, err = engine.New(engine.Config{Meta: enginetest.Meta("c"), LLM: llm, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	if last := got[len(got)-1]; !last.IsEvent(omni.Abort) || last.Payload.Reason != engine.ReasonUser {
+		t.Fatalf("last message %+v", last.Payload)
+	}
+	if _, err := s.Start(context.Background(), nil, engine.RunOptions{}); !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("Start after Close: %v", err)
+	}
+	if _, err := s.Compact(context.Background()); !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("Compact after Close: %v", err)
+	}
+}

@@ -38,6 +38,9 @@ type run struct {
 
 func newRun(ctx context.Context, s *Session, opts RunOptions, body func(*run)) *Run {
 	rctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.abortRun = cancel
+	s.mu.Unlock()
 	return &Run{r: &run{s: s, ctx: rctx, cancel: cancel, opts: opts, body: body}}
 }
 

@@ -36,6 +36,8 @@ type Session struct {
 
 	mu       sync.Mutex // guards the fields below
 	running  bool
+	closed   bool
+	abortRun context.CancelFunc // aborts the run in flight (Close)
 	steering []steerEntry
 	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
 }
@@ -90,8 +92,8 @@ func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts Ru
 			return nil, errf.Errorf("engine: input[%d]: %w", i, err)
 		}
 	}
-	if !s.reserve() {
-		return nil, ErrBusy
+	if err := s.reserve(); err != nil {
+		return nil, err
 	}
 	input := append([]omni.Message(nil), newMessages...)
 	return newRun(ctx, s, opts, func(r *run) { r.runLoop(input) }), nil
@@ -106,21 +108,38 @@ func (s *Session) Run(ctx context.Context, newMessages []omni.Message, opts RunO
 	return r.All(), nil
 }
 
-func (s *Session) reserve() bool {
+func (s *Session) reserve() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
-		return false
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.running:
+		return ErrBusy
 	}
 	s.running = true
-	return true
+	return nil
 }
 
 func (s *Session) release() {
 	s.mu.Lock()
 	s.running = false
+	s.abortRun = nil
 	s.steering = nil // E-3.7
 	s.mu.Unlock()
+}
+
+// Close closes the session: a run in flight is aborted (as by its
+// context), and later Start and Compact calls return ErrClosed. The run's
+// consumer still receives the rest of its stream, ending with the abort.
+// Safe to call more than once.
+func (s *Session) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.abortRun != nil {
+		s.abortRun()
+	}
 }
 
 // Steer queues steering input for the run in flight (E-11.1). It returns
