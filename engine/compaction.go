@@ -218,7 +218,7 @@ func (s *Session) Compact(ctx context.Context) (*Run, error) {
 
 func (r *run) manualCompaction() {
 	s := r.s
-	if s.Compactability() != CompactOK {
+	if s.compactability(s.sessionTurns, s.compacted) != CompactOK {
 		return
 	}
 	s.ensureMeta()

@@ -285,3 +285,29 @@ func TestCloseAbortsAndRefuses(t *testing.T) {
 		t.Fatalf("Compact after Close: %v", err)
 	}
 }
+
+// Snapshot and Compactability may be called while a run is in flight (the
+// JS bridge does); they report the state as of the last run's end.
+func TestSnapshotDuringRun(t *testing.T) {
+	var s *engine.Session
+	inside := make(chan engine.Snapshot, 1)
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		done := make(chan struct{})
+		go func() { inside <- s.Snapshot(); _ = s.Compactability(); close(done) }()
+		<-done
+		emit(enginetest.Usage(11))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	var err error
+	s, err = engine.New(engine.Config{Meta: enginetest.Meta("d"), LLM: llm, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	if got := <-inside; got.SessionTurns != 0 {
+		t.Fatalf("snapshot during the first run: %+v", got)
+	}
+	if got := s.Snapshot(); got.SessionTurns != 1 || got.LastRequestTotal != 11 {
+		t.Fatalf("snapshot after the run: %+v", got)
+	}
+}

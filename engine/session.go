@@ -38,6 +38,8 @@ type Session struct {
 	running  bool
 	closed   bool
 	abortRun context.CancelFunc // aborts the run in flight (Close)
+	pub      Snapshot           // the state as of the end of the last run
+	pubEmpty bool               // pub was taken in a context started by compaction
 	steering []steerEntry
 	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
 }
@@ -73,6 +75,7 @@ func New(cfg Config) (*Session, error) {
 		s.rotatePending = r.ContextClosed
 		s.metaWritten = r.MetaWritten
 	}
+	s.publish()
 	return s, nil
 }
 
@@ -122,6 +125,7 @@ func (s *Session) reserve() error {
 }
 
 func (s *Session) release() {
+	s.publish()
 	s.mu.Lock()
 	s.running = false
 	s.abortRun = nil
@@ -189,23 +193,43 @@ func (s *Session) SkipReconnectWait() bool {
 }
 
 // Compactability answers CompactOK, CompactUnsupported, CompactEmpty or
-// CompactJustCompacted (E-13.13). It must not be called during a run.
+// CompactJustCompacted (E-13.13), as of the end of the last run.
 func (s *Session) Compactability() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compactability(s.pub.SessionTurns, s.pubEmpty)
+}
+
+func (s *Session) compactability(turns int64, compacted bool) string {
 	switch {
 	case s.cfg.Compaction == nil || s.cfg.NewLLM == nil:
 		return CompactUnsupported
-	case s.sessionTurns == 0 && s.compacted:
+	case turns == 0 && compacted:
 		return CompactJustCompacted
-	case s.sessionTurns == 0:
+	case turns == 0:
 		return CompactEmpty
 	}
 	return CompactOK
 }
 
-// Snapshot returns the session's state between runs: carry-over, pending
-// summary, counters and tokens (not History, which the LLM context holds).
-// It must not be called during a run.
+// Snapshot returns the session's state as of the end of the last run (or
+// its creation): carry-over, pending summary, counters and tokens. History
+// is not included: the LLM context holds it. Safe to call at any time.
 func (s *Session) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := s.pub
+	snap.CarryOver = append([]omni.Message(nil), snap.CarryOver...)
+	if snap.PendingSummary != nil {
+		m := *snap.PendingSummary
+		snap.PendingSummary = &m
+	}
+	return snap
+}
+
+// publish copies the run-goroutine state for Snapshot and Compactability.
+// Called by the goroutine that owns that state (New, the end of a run).
+func (s *Session) publish() {
 	snap := Snapshot{
 		CarryOver:        append([]omni.Message(nil), s.carry...),
 		SessionTurns:     s.sessionTurns,
@@ -218,7 +242,9 @@ func (s *Session) Snapshot() Snapshot {
 		m := *s.summary
 		snap.PendingSummary = &m
 	}
-	return snap
+	s.mu.Lock()
+	s.pub, s.pubEmpty = snap, s.compacted
+	s.mu.Unlock()
 }
 
 func hasSteeringContent(input []omni.Message) bool {
