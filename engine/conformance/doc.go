@@ -40,6 +40,22 @@
 // or tool left unused, a hook that never fired, and any engine diagnostic of
 // kind "panic". [Result.Diff] names the first of these: where, expected, got.
 //
+// # Resume check
+//
+// With [Options.Resume] each session writes its Trace through a
+// trace.Writer to a trace.Store ([StoreTrace]), and after the last run every
+// session that wrote one is resumed from it (trace.Resume, ENGINE.md §17).
+// The resumed history must equal the committed content of the engine's
+// current LLM context — for each completed request of the last context
+// object, the input the scripted LLM received followed by the complete
+// model messages it emitted — and the carry-over, pending summary,
+// session_turns, session_tokens, last_request_total and the pending
+// rotation must equal the engine's Snapshot. What the engine held is first
+// rewritten by one named rule per documented difference a resume cannot
+// rebuild (synthetic [turn_aborted]/[turn_retried] blocks, case-A
+// placeholders, Trace order of tool outputs, …; see normalize.go); any
+// other difference fails the scenario.
+//
 // # Cancellation and time-outs
 //
 // Run never hangs: after [Options.Timeout] (or when its context is

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/trace"
 )
 
 // DefaultTimeout is the safety timeout of one scenario.
@@ -23,9 +24,21 @@ type Options struct {
 	// Timeout gives up a scenario that has not finished; it is reported as
 	// a failure naming what was still waiting. Default: [DefaultTimeout].
 	Timeout time.Duration
+
+	// Resume adds the resume check: after the last run, every session that
+	// wrote a Trace is resumed from it (ENGINE.md §17) and the resumed
+	// history, carry-over, pending summary and counters must equal what the
+	// engine held, up to the documented differences (normalize.go). The
+	// sinks must implement [TraceStorer]; when TraceFor is nil each session
+	// gets a [StoreTrace] over one [trace.MemStore] per scenario run.
+	Resume bool
 }
 
 func (o Options) withDefaults() Options {
+	if o.TraceFor == nil && o.Resume {
+		store := new(trace.MemStore)
+		o.TraceFor = func(id string) engine.TraceSink { return NewStoreTrace(store, id) }
+	}
 	if o.TraceFor == nil {
 		o.TraceFor = func(string) engine.TraceSink { return new(MemoryTrace) }
 	}
@@ -43,6 +56,9 @@ type Result struct {
 	Diff string
 	// Problems lists every difference found, Diff first.
 	Problems []string
+	// ResumeRules counts, with Options.Resume, the normalization rules the
+	// resume check applied to the engine's side (rule name → times).
+	ResumeRules map[string]int
 }
 
 // Run runs one scenario against the engine and compares what it observed
@@ -87,7 +103,12 @@ func Run(ctx context.Context, s *Scenario, opts Options) Result {
 	if ctx.Err() != nil {
 		return res.failed([]string{"cancelled: " + ctx.Err().Error()})
 	}
-	if ps := w.problems(); len(ps) > 0 {
+	ps := w.problems()
+	if opts.Resume {
+		res.ResumeRules = map[string]int{}
+		ps = append(ps, w.resumeProblems(ctx, res.ResumeRules)...)
+	}
+	if len(ps) > 0 {
 		return res.failed(ps)
 	}
 	res.Pass = true

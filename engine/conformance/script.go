@@ -49,36 +49,63 @@ type scriptedLLM struct {
 
 func (l *scriptedLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
 	w := l.w
-	k, req := w.startLLM(l.session, l.context, p.NewMessages)
+	k, req, call := w.startLLM(l.session, l.context, p.NewMessages)
 	w.fireHooks(func(t *trigger) bool {
 		return t.kind == onLLMRequest && t.session == l.session && t.index == k
 	})
 	if req == nil {
 		w.fail("llm %s: request %d is not scripted", l.session, k)
-		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "conformance: unscripted LLM request", Permanent: true}
+		return w.endLLM(call, engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "conformance: unscripted LLM request", Permanent: true})
 	}
-	if err := w.play(ctx, req.steps, fmt.Sprintf("llm %s request %d", l.session, k), emit, nil); err != nil {
-		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
+	record := func(m omni.Message) {
+		w.mu.Lock()
+		call.emitted = append(call.emitted, m)
+		w.mu.Unlock()
+		emit(m)
 	}
-	return req.outcome
+	if err := w.play(ctx, req.steps, fmt.Sprintf("llm %s request %d", l.session, k), record, nil); err != nil {
+		return w.endLLM(call, engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true})
+	}
+	return w.endLLM(call, req.outcome)
+}
+
+// llmCall is what the runner keeps of one StreamGenerate call for the
+// resume check: the messages as the engine handed them over and as the
+// script emitted them (timestamps included), and the outcome returned.
+type llmCall struct {
+	context int
+	input   []omni.Message
+	emitted []omni.Message
+	outcome engine.Outcome
+	ended   bool
+}
+
+// endLLM records the outcome of a call and returns it.
+func (w *world) endLLM(call *llmCall, o engine.Outcome) engine.Outcome {
+	w.mu.Lock()
+	call.outcome, call.ended = o, true
+	w.mu.Unlock()
+	return o
 }
 
 // startLLM records one StreamGenerate call and returns its 1-based index in
-// the session and its script (nil if none is left).
-func (w *world) startLLM(session string, context int, msgs []omni.Message) (int, *llmRequest) {
+// the session, its script (nil if none is left) and its record.
+func (w *world) startLLM(session string, context int, msgs []omni.Message) (int, *llmRequest, *llmCall) {
 	in := llmInput{context: context, messages: make([]any, len(msgs))}
 	for i, m := range msgs {
 		in.messages[i] = valueOf(m)
 	}
+	call := &llmCall{context: context, input: slices.Clone(msgs)}
 	st := w.session(session)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st.calls++
 	st.inputs = append(st.inputs, in)
+	st.raw = append(st.raw, call)
 	if reqs := w.s.llm[session]; st.calls <= len(reqs) {
-		return st.calls, reqs[st.calls-1]
+		return st.calls, reqs[st.calls-1], call
 	}
-	return st.calls, nil
+	return st.calls, nil, call
 }
 
 // newLLM is the session's LLMFactory.
@@ -136,7 +163,15 @@ func (w *world) executeTool(ctx context.Context, req engine.ToolRequest, emit fu
 		w.fail("tool %s: executed %d times", id, n)
 		return fmt.Errorf("conformance: tool call %q executed again", id)
 	}
-	if err := w.play(ctx, script.steps, "tool "+id, emit, &req); err != nil {
+	record := func(m omni.Message) {
+		if m.IsModel(omni.ToolCallOutput) && len(m.Origin) == 0 {
+			w.mu.Lock()
+			w.toolOutputs[m.Payload.ToolCallID] = append(w.toolOutputs[m.Payload.ToolCallID], m)
+			w.mu.Unlock()
+		}
+		emit(m)
+	}
+	if err := w.play(ctx, script.steps, "tool "+id, record, &req); err != nil {
 		return err
 	}
 	if script.throw != nil {
@@ -232,6 +267,9 @@ func (w *world) config(ss sessionSpec) engine.Config {
 	ss.config.apply(&cfg)
 	if cfg.Compaction != nil {
 		cfg.NewLLM = func(tokens omni.TokenCounts) engine.LLM { return w.newLLM(id, tokens) }
+		w.mu.Lock()
+		st.compactionPrompt = &cfg.Compaction.Prompt
+		w.mu.Unlock()
 	}
 	return cfg
 }

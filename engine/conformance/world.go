@@ -48,6 +48,8 @@ type world struct {
 	busy          map[int]string // callbacks blocked in a wait, emit or subagent
 	nextBusy      int
 	failures      []string
+	given         map[string]bool           // timestamps the runner stamped: messages it handed to the engine
+	toolOutputs   map[string][]omni.Message // complete outputs each scripted tool emitted, by call id
 }
 
 // sessionState is what the runner records for one session id.
@@ -57,6 +59,9 @@ type sessionState struct {
 	inputs    []llmInput
 	newTokens []omni.TokenCounts
 	sink      engine.TraceSink
+	raw       []*llmCall // the calls in order, for the resume check
+
+	compactionPrompt *string // the configured compaction prompt; nil: no compaction
 }
 
 // liveHook is a hook of the current run.
@@ -68,14 +73,16 @@ type liveHook struct {
 
 func newWorld(s *spec, opts Options) *world {
 	w := &world{
-		s:        s,
-		opts:     opts,
-		dead:     make(chan struct{}),
-		changed:  make(chan struct{}),
-		sessions: map[string]*sessionState{},
-		handles:  map[string]*engine.SubagentHandle{},
-		toolRuns: map[string]int{},
-		busy:     map[int]string{},
+		s:           s,
+		opts:        opts,
+		dead:        make(chan struct{}),
+		changed:     make(chan struct{}),
+		sessions:    map[string]*sessionState{},
+		handles:     map[string]*engine.SubagentHandle{},
+		toolRuns:    map[string]int{},
+		busy:        map[int]string{},
+		given:       map[string]bool{},
+		toolOutputs: map[string][]omni.Message{},
 	}
 	w.clock = &clock{w: w}
 	w.env = engine.EnvironmentFunc(w.executeTool)
@@ -290,6 +297,9 @@ func (w *world) session(id string) *sessionState {
 // stamp gives m the injected clock's current time.
 func (w *world) stamp(m omni.Message) omni.Message {
 	m.Timestamp = w.clock.Now().UTC().Format(omni.TimestampLayout)
+	w.mu.Lock()
+	w.given[m.Timestamp] = true
+	w.mu.Unlock()
 	return m
 }
 
