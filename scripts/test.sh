@@ -36,6 +36,9 @@ step "conformance: shared scenarios"
 run ./build.sh conform "$SHARED/conformance"
 step "conformance: project scenarios"
 run ./build.sh conform testdata/conformance
+step "conformance: resume after every scenario"
+run ./build.sh conform --resume "$SHARED/conformance"
+run ./build.sh conform --resume testdata/conformance
 
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh
