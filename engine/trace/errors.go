@@ -2,9 +2,11 @@ package trace
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Sentinel errors. Every error this package returns for a session or a file
@@ -40,10 +42,12 @@ func (e *Error) Error() string {
 	b.WriteString("trace: ")
 	b.WriteString(e.Op)
 	if e.SessionID != "" {
-		fmt.Fprintf(&b, " %q", e.SessionID)
+		b.WriteString(" ")
+		b.WriteString(strconv.Quote(e.SessionID))
 	}
 	if e.Index != 0 {
-		fmt.Fprintf(&b, " file %d", e.Index)
+		b.WriteString(" file ")
+		b.WriteString(strconv.Itoa(e.Index))
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
@@ -65,17 +69,17 @@ const maxIDBytes = 200
 func ValidateID(id string) error {
 	switch {
 	case id == "":
-		return fmt.Errorf("%w: empty session id", ErrInvalid)
+		return errf.Errorf("%w: empty session id", ErrInvalid)
 	case len(id) > maxIDBytes:
-		return fmt.Errorf("%w: session id longer than %d bytes", ErrInvalid, maxIDBytes)
+		return errf.Errorf("%w: session id longer than %d bytes", ErrInvalid, maxIDBytes)
 	case !utf8.ValidString(id):
-		return fmt.Errorf("%w: session id %q is not valid UTF-8", ErrInvalid, id)
+		return errf.Errorf("%w: session id %q is not valid UTF-8", ErrInvalid, id)
 	case id[0] == '.':
-		return fmt.Errorf("%w: session id %q starts with a dot", ErrInvalid, id)
+		return errf.Errorf("%w: session id %q starts with a dot", ErrInvalid, id)
 	}
 	for _, r := range id {
 		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
-			return fmt.Errorf("%w: session id %q contains %q", ErrInvalid, id, r)
+			return errf.Errorf("%w: session id %q contains %s", ErrInvalid, id, strconv.QuoteRune(r))
 		}
 	}
 	return nil
@@ -83,7 +87,7 @@ func ValidateID(id string) error {
 
 func validateIndex(index int) error {
 	if index < 1 {
-		return fmt.Errorf("%w: file index %d (want ≥ 1)", ErrInvalid, index)
+		return errf.Errorf("%w: file index %d (want ≥ 1)", ErrInvalid, index)
 	}
 	return nil
 }
@@ -91,7 +95,7 @@ func validateIndex(index int) error {
 // validateRecords checks what Store.Append accepts: one or more whole lines.
 func validateRecords(data []byte) error {
 	if len(data) == 0 || data[len(data)-1] != '\n' {
-		return fmt.Errorf("%w: records must be whole lines ending in \\n", ErrInvalid)
+		return errf.Errorf("%w: records must be whole lines ending in \\n", ErrInvalid)
 	}
 	return nil
 }

@@ -3,15 +3,17 @@ package trace
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // FileStore is a [Store] over a directory in the reference layout
@@ -62,15 +64,49 @@ func NewFileStore(root string, opts FileStoreOptions) *FileStore {
 
 var _ Store = (*FileStore)(nil)
 
-var (
-	fileNameRE = regexp.MustCompile(`^(.+)_(\d{3,})\.jsonl$`)
-	dateDirRE  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-)
-
 // FileName returns the reference file name of a session's file:
 // "<session_id>_<NNN>.jsonl".
 func FileName(sessionID string, index int) string {
-	return fmt.Sprintf("%s_%03d.jsonl", sessionID, index)
+	n := strconv.Itoa(index)
+	if len(n) < 3 {
+		n = "00"[:3-len(n)] + n
+	}
+	return sessionID + "_" + n + ".jsonl"
+}
+
+// ParseFileName splits a reference file name "<session_id>_<NNN>.jsonl"
+// (NNN: three or more digits) into the session id and the file index.
+func ParseFileName(name string) (sessionID string, index int, ok bool) {
+	base, found := strings.CutSuffix(name, ".jsonl")
+	us := strings.LastIndexByte(base, '_')
+	if !found || us < 1 || len(base)-us-1 < 3 || strings.IndexByte(base[:us], '\n') >= 0 {
+		return "", 0, false
+	}
+	digits := base[us+1:]
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return "", 0, false
+		}
+	}
+	index, err := strconv.Atoi(digits)
+	if err != nil {
+		return "", 0, false
+	}
+	return base[:us], index, true
+}
+
+// isDateDir reports whether name has the shape of a date directory,
+// yyyy-mm-dd.
+func isDateDir(name string) bool {
+	if len(name) != 10 || name[4] != '-' || name[7] != '-' {
+		return false
+	}
+	for i := range len(name) {
+		if i != 4 && i != 7 && (name[i] < '0' || name[i] > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // Append implements [Store].
@@ -123,7 +159,7 @@ func (s *FileStore) dateDir(data []byte) (string, error) {
 	t, ok := firstTimestamp(data)
 	if !ok {
 		if s.opts.Now == nil {
-			return "", fmt.Errorf("%w: first record has no timestamp to date the session by", ErrInvalid)
+			return "", errf.Errorf("%w: first record has no timestamp to date the session by", ErrInvalid)
 		}
 		t = s.opts.Now()
 	}
@@ -139,10 +175,8 @@ func firstTimestamp(data []byte) (time.Time, bool) {
 		if len(trimJS(line)) == 0 {
 			continue
 		}
-		var head struct {
-			Timestamp string `json:"timestamp"`
-		}
-		if json.Unmarshal(line, &head) != nil {
+		head, err := omni.Decode(line)
+		if err != nil {
 			return time.Time{}, false
 		}
 		t, err := time.Parse(time.RFC3339Nano, head.Timestamp)
@@ -223,7 +257,7 @@ func (s *FileStore) Create(ctx context.Context, id string, files [][]byte) error
 		return opErr("create", id, 0, err)
 	}
 	if len(files) == 0 {
-		return opErr("create", id, 0, fmt.Errorf("%w: no files", ErrInvalid))
+		return opErr("create", id, 0, errf.Errorf("%w: no files", ErrInvalid))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

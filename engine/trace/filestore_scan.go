@@ -3,14 +3,14 @@ package trace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // The reading side of FileStore: finding a session's files on disk.
@@ -83,7 +83,7 @@ func readCapped(path string) ([]byte, error) {
 		return nil, err
 	}
 	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, fi.Size())
+		return nil, errf.Errorf("%w: %d bytes", ErrTooLarge, fi.Size())
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -139,7 +139,7 @@ func (s *FileStore) scan(id string) (map[string][]located, error) {
 		return nil, err
 	}
 	for _, d := range dates { // ReadDir sorts by name: earlier dates first
-		if !d.IsDir() || !dateDirRE.MatchString(d.Name()) {
+		if !d.IsDir() || !isDateDir(d.Name()) {
 			continue
 		}
 		entries, err := os.ReadDir(filepath.Join(s.root, d.Name()))
@@ -163,17 +163,13 @@ func parseEntry(dir string, e fs.DirEntry) (located, string, bool) {
 	if !e.Type().IsRegular() {
 		return located{}, "", false
 	}
-	m := fileNameRE.FindStringSubmatch(e.Name())
-	if m == nil {
-		return located{}, "", false
-	}
-	index, err := strconv.Atoi(m[2])
-	if err != nil || index < 1 {
+	sid, index, ok := ParseFileName(e.Name())
+	if !ok || index < 1 {
 		return located{}, "", false
 	}
 	fi, err := e.Info()
 	if err != nil {
 		return located{}, "", false
 	}
-	return located{dir: dir, name: e.Name(), index: index, size: fi.Size(), modified: fi.ModTime()}, m[1], true
+	return located{dir: dir, name: e.Name(), index: index, size: fi.Size(), modified: fi.ModTime()}, sid, true
 }

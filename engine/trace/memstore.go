@@ -2,11 +2,12 @@ package trace
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // MemStore is an in-memory [Store]. The zero value is ready to use; it is
@@ -134,7 +135,7 @@ func (s *MemStore) Create(ctx context.Context, id string, files [][]byte) error 
 		return opErr("create", id, 0, err)
 	}
 	if len(files) == 0 {
-		return opErr("create", id, 0, fmt.Errorf("%w: no files", ErrInvalid))
+		return opErr("create", id, 0, errf.Errorf("%w: no files", ErrInvalid))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -2,11 +2,11 @@ package trace
 
 import (
 	"bytes"
-	"fmt"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Parsed is the result of reading one Trace file (PROTOCOL.md P-12).
@@ -43,7 +43,7 @@ func (p *Parsed) Strict() error {
 		return nil
 	}
 	s := p.Skipped[0]
-	return fmt.Errorf("trace: line %d: %w (%d malformed line(s) in all)", s.Line, s.Err, len(p.Skipped))
+	return errf.Errorf("trace: line %d: %w (%d malformed line(s) in all)", s.Line, s.Err, len(p.Skipped))
 }
 
 // ReadFile parses the bytes of one Trace file tolerantly (PROTOCOL.md P-12):
@@ -55,7 +55,7 @@ func (p *Parsed) Strict() error {
 func ReadFile(data []byte) (Parsed, error) {
 	var p Parsed
 	if len(data) > MaxFileBytes {
-		return p, fmt.Errorf("trace: read: %w: %d bytes", ErrTooLarge, len(data))
+		return p, errf.Errorf("trace: read: %w: %d bytes", ErrTooLarge, len(data))
 	}
 	last := lastNonBlank(data)
 	lineNo := 0

@@ -2,11 +2,11 @@ package trace
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Resumed is everything a host needs to restart a session from its Trace.
@@ -41,7 +41,7 @@ type Resumed struct {
 // file holds no session_meta; store errors as they come.
 func Resume(ctx context.Context, store Store, sessionID string, now func() time.Time) (*Resumed, error) {
 	if now == nil {
-		return nil, opErr("resume", sessionID, 0, fmt.Errorf("%w: nil clock", ErrInvalid))
+		return nil, opErr("resume", sessionID, 0, errf.Errorf("%w: nil clock", ErrInvalid))
 	}
 	files, err := store.Files(ctx, sessionID)
 	if err != nil {
@@ -62,7 +62,7 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	at := now()
 	rp := Replay(parsed.Records, at)
 	if rp.Meta == nil {
-		return nil, opErr("resume", sessionID, index, fmt.Errorf("%w: no session_meta", ErrNotResumable))
+		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: no session_meta", ErrNotResumable))
 	}
 	res := &Resumed{
 		SessionID: sessionID,

@@ -3,13 +3,12 @@ package trace
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Errors of Writer.Write for messages that must not reach a Trace.
@@ -93,14 +92,14 @@ func (w *Writer) WriteRecord(msg omni.Message) (Written, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if msg.Timestamp == "" {
-		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
+		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
 	}
 	if !msg.Recordable() {
-		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%w: %s", ErrNotRecordable, describe(&msg)))
+		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrNotRecordable, describe(&msg)))
 	}
 	line, err := encodeLine(w.buf[:0], &msg)
 	if err != nil {
-		return Written{}, opErr("write", w.id, w.index, fmt.Errorf("%s: %w", describe(&msg), err))
+		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%s: %w", describe(&msg), err))
 	}
 	w.buf = line
 	if cap(w.buf) > maxKeptBuffer {
@@ -123,13 +122,37 @@ func encodeLine(dst []byte, msg *omni.Message) ([]byte, error) {
 	start := len(dst)
 	dst = msg.AppendJSON(dst)
 	if bytes.IndexByte(dst[start:], '\n') >= 0 {
-		var c bytes.Buffer
-		if err := json.Compact(&c, dst[start:]); err != nil {
-			return dst, fmt.Errorf("encode: %w", err)
-		}
-		dst = append(dst[:start], c.Bytes()...)
+		dst = append(dst[:start], compactJSON(dst[start:])...)
 	}
 	return append(dst, '\n'), nil
+}
+
+// compactJSON returns a copy of the valid JSON text src without the
+// whitespace outside strings, as json.Compact does (a JSON string never
+// holds a raw newline, so only that whitespace can break a line). It is
+// written out to keep encoding/json's scanner out of the WebAssembly build.
+func compactJSON(src []byte) []byte {
+	out := make([]byte, 0, len(src))
+	inString, escaped := false, false
+	for _, c := range src {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // describe names a message in an error: its payload type.
