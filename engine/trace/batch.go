@@ -1,0 +1,221 @@
+package trace
+
+import (
+	"context"
+	"sync"
+
+	"github.com/floehq/floe/internal/errf"
+)
+
+// Batcher is a [Store] whose Append queues the records and returns at once;
+// a goroutine of the Batcher appends them to the underlying Store in the
+// order they were queued. Consecutive appends to the same file are grouped
+// into one underlying Append (for the IndexedDB store, one transaction) of
+// at most MaxBatchBytes, so records are never reordered or split, and a
+// crash loses at most the queued tail. Use it where the underlying Store is
+// asynchronous and the writer must not wait: a [Writer] over a Batcher is an
+// engine.TraceSink whose Write does not wait for storage.
+//
+// Append validates its arguments and returns a zero AppendResult: whether
+// the file was created or healed is known only once written. A failed
+// underlying Append is handed to Report and the next batch is still
+// attempted (ENGINE.md E-16.7). [Batcher.Flush] waits until everything
+// queued before it was written. The reading methods and Create and Delete
+// flush first, then call the underlying Store.
+//
+// The goroutine runs only while appends are queued. A Batcher is safe for
+// concurrent use.
+type Batcher struct {
+	store Store
+	ctx   context.Context
+	opts  BatcherOptions
+
+	mu       sync.Mutex
+	queue    []batch
+	running  bool
+	queued   uint64        // appends accepted
+	written  uint64        // appends handed to the store
+	progress chan struct{} // closed and replaced when written advances
+	checked  map[string]bool
+}
+
+// BatcherOptions configure a [Batcher].
+type BatcherOptions struct {
+	// Report receives each failed underlying write. nil drops them.
+	Report func(error)
+	// Fresh makes the Batcher refuse to append to a session that is already
+	// in the underlying Store when the Batcher first writes it: its records
+	// are dropped and Report receives one error wrapping ErrExists. Use it
+	// for new sessions, so that a reused session id never mixes two
+	// sessions in one Trace.
+	Fresh bool
+	// MaxBatchBytes caps the bytes grouped into one underlying Append
+	// (default 1 MiB). A single larger append is written alone, whole.
+	MaxBatchBytes int
+}
+
+type batch struct {
+	id    string
+	index int
+	data  []byte
+	last  uint64 // the append number of the batch's last append
+}
+
+var _ Store = (*Batcher)(nil)
+
+// NewBatcher returns a Batcher over store. ctx bounds every call the
+// Batcher's goroutine makes to store; its cancellation is not watched by
+// Append.
+func NewBatcher(ctx context.Context, store Store, opts BatcherOptions) *Batcher {
+	if opts.MaxBatchBytes <= 0 {
+		opts.MaxBatchBytes = 1 << 20
+	}
+	return &Batcher{store: store, ctx: ctx, opts: opts, progress: make(chan struct{}), checked: map[string]bool{}}
+}
+
+// Append implements [Store]: it validates and queues data (copied) and
+// returns without waiting for the underlying Store.
+func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte) (AppendResult, error) {
+	if err := checkFile(ctx, id, index); err != nil {
+		return AppendResult{}, opErr("append", id, index, err)
+	}
+	if err := validateRecords(data); err != nil {
+		return AppendResult{}, opErr("append", id, index, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queued++
+	if n := len(b.queue); n > 0 {
+		if q := &b.queue[n-1]; q.id == id && q.index == index && len(q.data)+len(data) <= b.opts.MaxBatchBytes {
+			q.data = append(q.data, data...)
+			q.last = b.queued
+			return AppendResult{}, nil
+		}
+	}
+	b.queue = append(b.queue, batch{id: id, index: index, data: append([]byte(nil), data...), last: b.queued})
+	if !b.running {
+		b.running = true
+		go b.run()
+	}
+	return AppendResult{}, nil
+}
+
+// run writes the queued batches in order until the queue is empty.
+func (b *Batcher) run() {
+	for {
+		b.mu.Lock()
+		if len(b.queue) == 0 {
+			b.running = false
+			b.queue = nil
+			b.mu.Unlock()
+			return
+		}
+		next := b.queue[0]
+		b.queue[0] = batch{}
+		b.queue = b.queue[1:]
+		b.mu.Unlock()
+
+		if err := b.write(next); err != nil && b.opts.Report != nil {
+			b.opts.Report(err)
+		}
+
+		b.mu.Lock()
+		b.written = next.last
+		close(b.progress)
+		b.progress = make(chan struct{})
+		b.mu.Unlock()
+	}
+}
+
+// write appends one batch; only the run goroutine calls it.
+func (b *Batcher) write(next batch) error {
+	if b.opts.Fresh {
+		refused, err := b.refuse(next.id)
+		if refused {
+			return err
+		}
+	}
+	_, err := b.store.Append(b.ctx, next.id, next.index, next.data)
+	return err
+}
+
+// refuse reports whether writes to id are refused (Fresh). The first
+// refusal returns the error; later ones return nil, so it is reported once.
+func (b *Batcher) refuse(id string) (bool, error) {
+	b.mu.Lock()
+	refused, checked := b.checked[id]
+	b.mu.Unlock()
+	if checked {
+		return refused, nil
+	}
+	_, err := b.store.Files(b.ctx, id)
+	exists := err == nil
+	b.mu.Lock()
+	b.checked[id] = exists
+	b.mu.Unlock()
+	if exists {
+		return true, opErr("append", id, 0, errf.Errorf("%w: its records are not written (resume the stored session instead of creating it again)", ErrExists))
+	}
+	return false, nil
+}
+
+// Flush waits until every append queued before the call was handed to the
+// underlying Store (written, or failed and reported), or until ctx is done.
+func (b *Batcher) Flush(ctx context.Context) error {
+	b.mu.Lock()
+	target := b.queued
+	b.mu.Unlock()
+	for {
+		b.mu.Lock()
+		done, progress := b.written >= target, b.progress
+		b.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Files implements [Store]: it flushes, then lists.
+func (b *Batcher) Files(ctx context.Context, id string) ([]FileInfo, error) {
+	if err := b.Flush(ctx); err != nil {
+		return nil, opErr("files", id, 0, err)
+	}
+	return b.store.Files(ctx, id)
+}
+
+// ReadFile implements [Store]: it flushes, then reads.
+func (b *Batcher) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if err := b.Flush(ctx); err != nil {
+		return nil, opErr("read", id, index, err)
+	}
+	return b.store.ReadFile(ctx, id, index)
+}
+
+// Sessions implements [Store]: it flushes, then lists.
+func (b *Batcher) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	if err := b.Flush(ctx); err != nil {
+		return nil, opErr("sessions", "", 0, err)
+	}
+	return b.store.Sessions(ctx)
+}
+
+// Create implements [Store]: it flushes, then creates.
+func (b *Batcher) Create(ctx context.Context, id string, files [][]byte) error {
+	if err := b.Flush(ctx); err != nil {
+		return opErr("create", id, 0, err)
+	}
+	return b.store.Create(ctx, id, files)
+}
+
+// Delete implements [Store]: it flushes, then deletes.
+func (b *Batcher) Delete(ctx context.Context, id string) error {
+	if err := b.Flush(ctx); err != nil {
+		return opErr("delete", id, 0, err)
+	}
+	return b.store.Delete(ctx, id)
+}

@@ -1,0 +1,196 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/engine/trace/tracetest"
+)
+
+// gatedStore is a MemStore whose Append records its calls and waits for
+// the test to open the gate.
+type gatedStore struct {
+	trace.MemStore
+	gate chan struct{}
+	fail error // returned by Append when set
+
+	mu    sync.Mutex
+	calls [][]byte
+}
+
+func (s *gatedStore) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	<-s.gate
+	s.mu.Lock()
+	s.calls = append(s.calls, slices.Clone(data))
+	fail := s.fail
+	s.mu.Unlock()
+	if fail != nil {
+		return trace.AppendResult{}, fail
+	}
+	return s.MemStore.Append(ctx, id, index, data)
+}
+
+func (s *gatedStore) callCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.calls)
+}
+
+func TestBatcherGroupsInOrderWithoutWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		store := &gatedStore{gate: make(chan struct{})}
+		b := trace.NewBatcher(ctx, store, trace.BatcherOptions{})
+		mustQueue(t, b, "s", 1, 1) // taken by the goroutine, blocked at the gate
+		synctest.Wait()
+		for n := 2; n <= 5; n++ {
+			mustQueue(t, b, "s", 1, n) // returns although the store is blocked
+		}
+		mustQueue(t, b, "s", 2, 6)
+		mustQueue(t, b, "s", 2, 7)
+
+		flushed := make(chan error, 1)
+		go func() { flushed <- b.Flush(ctx) }()
+		synctest.Wait()
+		select {
+		case <-flushed:
+			t.Fatal("Flush returned before the records were written")
+		default:
+		}
+		close(store.gate)
+		if err := <-flushed; err != nil {
+			t.Fatal(err)
+		}
+		want := [][]byte{
+			tracetest.Record(1),
+			slices.Concat(tracetest.Record(2), tracetest.Record(3), tracetest.Record(4), tracetest.Record(5)),
+			slices.Concat(tracetest.Record(6), tracetest.Record(7)),
+		}
+		if !slices.EqualFunc(store.calls, want, bytes.Equal) {
+			t.Errorf("store appends = %q, want %q", store.calls, want)
+		}
+		got, _ := b.ReadFile(ctx, "s", 1)
+		if want := slices.Concat(want[0], want[1]); !bytes.Equal(got, want) {
+			t.Errorf("file 1 = %q, want %q", got, want)
+		}
+	})
+}
+
+func mustQueue(t *testing.T, b *trace.Batcher, id string, index, n int) {
+	t.Helper()
+	if _, err := b.Append(context.Background(), id, index, tracetest.Record(n)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBatcherCapsAGroup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &gatedStore{gate: make(chan struct{})}
+		rec := len(tracetest.Record(1))
+		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{MaxBatchBytes: 2 * rec})
+		mustQueue(t, b, "s", 1, 1) // taken alone by the goroutine
+		synctest.Wait()
+		for n := 2; n <= 6; n++ {
+			mustQueue(t, b, "s", 1, n)
+		}
+		close(store.gate)
+		if err := b.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var sizes []int
+		for _, c := range store.calls {
+			sizes = append(sizes, len(c)/rec)
+		}
+		if !slices.Equal(sizes, []int{1, 2, 2, 1}) {
+			t.Errorf("records per append = %v, want [1 2 2 1]", sizes)
+		}
+	})
+}
+
+func TestBatcherReportsAndGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		quota := errors.New("quota exceeded")
+		store := &gatedStore{gate: make(chan struct{}), fail: quota}
+		var reported []error
+		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+		mustQueue(t, b, "s", 1, 1)
+		synctest.Wait()
+		mustQueue(t, b, "s", 2, 2)
+		close(store.gate)
+		if err := b.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(reported) != 2 || !errors.Is(reported[0], quota) {
+			t.Errorf("reported %v, want the quota error twice", reported)
+		}
+		if store.callCount() != 2 {
+			t.Errorf("%d appends attempted, want 2 (the second after the first failed)", store.callCount())
+		}
+	})
+}
+
+func TestBatcherFlushCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &gatedStore{gate: make(chan struct{})}
+		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{})
+		mustQueue(t, b, "s", 1, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := b.Flush(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Flush = %v, want context.Canceled", err)
+		}
+		if _, err := b.Files(ctx, "s"); !errors.Is(err, context.Canceled) {
+			t.Errorf("Files = %v, want context.Canceled", err)
+		}
+		close(store.gate)
+		if err := b.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestBatcherFreshRefusesAStoredSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		store := &trace.MemStore{}
+		if err := store.Create(ctx, "old", [][]byte{tracetest.Record(1)}); err != nil {
+			t.Fatal(err)
+		}
+		var reported []error
+		b := trace.NewBatcher(ctx, store, trace.BatcherOptions{Fresh: true, Report: func(err error) { reported = append(reported, err) }})
+		mustQueue(t, b, "old", 1, 2)
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustQueue(t, b, "old", 1, 3)
+		mustQueue(t, b, "new", 1, 4)
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(reported) != 1 || !errors.Is(reported[0], trace.ErrExists) {
+			t.Errorf("reported %v, want one ErrExists", reported)
+		}
+		if got, _ := store.ReadFile(ctx, "old", 1); !bytes.Equal(got, tracetest.Record(1)) {
+			t.Errorf("the stored session was appended to: %q", got)
+		}
+		if got, _ := store.ReadFile(ctx, "new", 1); !bytes.Equal(got, tracetest.Record(4)) {
+			t.Errorf("new session = %q", got)
+		}
+	})
+}
+
+func TestBatcherRefusesInvalidAppends(t *testing.T) {
+	b := trace.NewBatcher(context.Background(), &trace.MemStore{}, trace.BatcherOptions{})
+	if _, err := b.Append(context.Background(), "a/b", 1, tracetest.Record(1)); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("Append with a bad id = %v", err)
+	}
+	if _, err := b.Append(context.Background(), "s", 1, []byte("x")); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("Append of a partial line = %v", err)
+	}
+}

@@ -1,0 +1,125 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+const (
+	metaLine   = `{"timestamp":"2026-11-30T23:30:00.000Z","type":"session_meta","payload":{"session_id":"s1","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"","agent_state":"","workspace":""}}` + "\n"
+	promptLine = `{"timestamp":"2026-11-30T23:30:00.001Z","type":"model_msg","payload":{"type":"text","role":"user","text":"hello there","stop_reason":"completed"}}` + "\n"
+	beginLine  = `{"timestamp":"2026-11-30T23:30:00.002Z","type":"event_msg","payload":{"type":"request_begin"}}` + "\n"
+)
+
+func TestFirstPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+		ok               bool
+	}{
+		{"after meta", metaLine + promptLine + beginLine, "hello there", true},
+		{"none", metaLine + beginLine, "", false},
+		{"malformed line skipped", metaLine + "{\"user\"\n" + promptLine, "hello there", true},
+		{"assistant text is not a prompt", strings.ReplaceAll(promptLine, `"user"`, `"assistant"`), "", false},
+		{"cut at a rune boundary", `{"type":"model_msg","payload":{"type":"text","role":"user","text":"` + strings.Repeat("é", 600) + `"}}`, strings.Repeat("é", 500), true},
+	} {
+		got, ok := trace.FirstPrompt([]byte(tc.data))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: FirstPrompt = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestListNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	var at time.Time
+	store := &trace.MemStore{Now: func() time.Time { return at }}
+	for i, id := range []string{"old", "new", "mid"} {
+		at = time.Date(2026, 1, 1, []int{1, 3, 2}[i], 0, 0, 0, time.UTC)
+		if _, err := store.Append(ctx, id, 1, []byte(metaLine+promptLine)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := trace.List(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+		if s.FirstPrompt != "hello there" || s.Files != 1 || s.Size != int64(len(metaLine+promptLine)) {
+			t.Errorf("summary %+v", s)
+		}
+	}
+	if !slices.Equal(ids, []string{"new", "mid", "old"}) {
+		t.Errorf("order = %v, want newest first", ids)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	src := &trace.MemStore{}
+	file2 := metaLine + beginLine + `{"timestamp":"2026-12-01T00:00:00.000Z","type":"ev` // torn tail kept
+	if err := src.Create(ctx, "s1", [][]byte{[]byte(metaLine + promptLine), []byte(file2)}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := trace.Export(ctx, src, "s1", time.FixedZone("+1", 3600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[0].Name != "2026-12-01/s1_001.jsonl" || files[1].Name != "2026-12-01/s1_002.jsonl" {
+		t.Errorf("names = %q, %q", files[0].Name, files[1].Name)
+	}
+	dst := trace.NewFileStore(t.TempDir(), trace.FileStoreOptions{Location: time.UTC})
+	id, err := trace.Import(ctx, dst, []trace.File{files[1], files[0]})
+	if err != nil || id != "s1" {
+		t.Fatalf("Import = %q, %v", id, err)
+	}
+	for i, f := range files {
+		if got, _ := dst.ReadFile(ctx, "s1", i+1); !bytes.Equal(got, f.Data) {
+			t.Errorf("file %d = %q, want %q", i+1, got, f.Data)
+		}
+	}
+	if _, err := trace.Import(ctx, dst, files); !errors.Is(err, trace.ErrExists) {
+		t.Errorf("second Import = %v, want ErrExists", err)
+	}
+	id, err = trace.Import(ctx, &trace.MemStore{}, []trace.File{{Data: []byte(metaLine + promptLine)}})
+	if err != nil || id != "s1" {
+		t.Errorf("Import of one unnamed file = %q, %v", id, err)
+	}
+}
+
+func TestImportRefuses(t *testing.T) {
+	ctx := context.Background()
+	good := []byte(metaLine + promptLine)
+	for _, tc := range []struct {
+		name  string
+		files []trace.File
+		is    error
+		says  string
+	}{
+		{"no files", nil, trace.ErrInvalid, "no files"},
+		{"bad name", []trace.File{{Name: "x.jsonl", Data: good}}, trace.ErrInvalid, `"x.jsonl"`},
+		{"gap", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_003.jsonl", Data: good}}, trace.ErrInvalid, "without gaps"},
+		{"two sessions", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s2_002.jsonl", Data: good}}, trace.ErrInvalid, "belongs to session"},
+		{"malformed middle line", []trace.File{{Name: "d/s1_001.jsonl", Data: []byte(metaLine + "{oops\n" + promptLine)}}, trace.ErrInvalid, "d/s1_001.jsonl: line 2"},
+		{"no session_meta", []trace.File{{Name: "s1_001.jsonl", Data: []byte(promptLine)}}, trace.ErrNotResumable, "s1_001.jsonl"},
+		{"other session's meta", []trace.File{{Name: "s2_001.jsonl", Data: good}}, trace.ErrInvalid, `names session "s1"`},
+		{"empty file", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_002.jsonl", Data: []byte("\n")}}, trace.ErrInvalid, "no record"},
+	} {
+		store := &trace.MemStore{}
+		_, err := trace.Import(ctx, store, tc.files)
+		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: Import = %v, want %v saying %q", tc.name, err, tc.is, tc.says)
+		}
+		if s, _ := store.Sessions(ctx); len(s) != 0 {
+			t.Errorf("%s: a refused import stored %+v", tc.name, s)
+		}
+	}
+}
