@@ -3,7 +3,6 @@ package trace
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/floehq/floe/internal/errf"
@@ -38,20 +37,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("trace: ")
-	b.WriteString(e.Op)
+	s := "trace: " + e.Op
 	if e.SessionID != "" {
-		b.WriteString(" ")
-		b.WriteString(strconv.Quote(e.SessionID))
+		s += " " + strconv.Quote(e.SessionID)
 	}
 	if e.Index != 0 {
-		b.WriteString(" file ")
-		b.WriteString(strconv.Itoa(e.Index))
+		s += " file " + strconv.Itoa(e.Index)
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return s + ": " + e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -67,22 +60,26 @@ const maxIDBytes = 200
 // at most 200 bytes of valid UTF-8, no path separator, no control character,
 // not starting with a dot.
 func ValidateID(id string) error {
+	why := ""
 	switch {
 	case id == "":
-		return errf.Errorf("%w: empty session id", ErrInvalid)
+		why = "is empty"
 	case len(id) > maxIDBytes:
-		return errf.Errorf("%w: session id longer than %d bytes", ErrInvalid, maxIDBytes)
+		why = "is longer than 200 bytes"
 	case !utf8.ValidString(id):
-		return errf.Errorf("%w: session id %q is not valid UTF-8", ErrInvalid, id)
+		why = "is not valid UTF-8"
 	case id[0] == '.':
-		return errf.Errorf("%w: session id %q starts with a dot", ErrInvalid, id)
+		why = "starts with a dot"
 	}
 	for _, r := range id {
-		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
-			return errf.Errorf("%w: session id %q contains %s", ErrInvalid, id, strconv.QuoteRune(r))
+		if why == "" && (r == '/' || r == '\\' || r < 0x20 || r == 0x7f) {
+			why = "contains " + strconv.QuoteRune(r)
 		}
 	}
-	return nil
+	if why == "" {
+		return nil
+	}
+	return errf.Errorf("%w: session id %q %s", ErrInvalid, id, why)
 }
 
 func validateIndex(index int) error {

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/floehq/floe/internal/errf"
@@ -114,7 +112,7 @@ func (s *FileStore) Sessions(ctx context.Context) ([]SessionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	slices.SortFunc(out, func(a, b SessionInfo) int { return strings.Compare(a.ID, b.ID) })
+	heapSort(len(out), func(i, j int) bool { return out[i].ID < out[j].ID }, func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out, nil
 }
 
@@ -153,8 +151,14 @@ func (s *FileStore) scan(id string) (map[string][]located, error) {
 		}
 	}
 	for sid, found := range out {
-		slices.SortStableFunc(found, func(a, b located) int { return a.index - b.index })
-		out[sid] = slices.CompactFunc(found, func(a, b located) bool { return a.index == b.index })
+		insertionSort(len(found), func(i, j int) bool { return found[i].index < found[j].index }, func(i, j int) { found[i], found[j] = found[j], found[i] })
+		kept := found[:1] // the earlier date's file of an index wins
+		for _, f := range found[1:] {
+			if f.index != kept[len(kept)-1].index {
+				kept = append(kept, f)
+			}
+		}
+		out[sid] = kept
 	}
 	return out, nil
 }

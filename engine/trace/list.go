@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sort"
 	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
@@ -54,13 +53,13 @@ func List(ctx context.Context, store Store) ([]Summary, error) {
 			out = append(out, sum)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
+	heapSort(len(out), func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if !a.LastActivity.Equal(b.LastActivity) {
 			return a.LastActivity.After(b.LastActivity)
 		}
 		return a.ID < b.ID
-	})
+	}, func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out, nil
 }
 

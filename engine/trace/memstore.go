@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -89,7 +88,7 @@ func (s *MemStore) Files(ctx context.Context, id string) ([]FileInfo, error) {
 	for i, f := range sess.files {
 		infos = append(infos, FileInfo{Index: i, Size: int64(len(f.data)), Modified: f.modified})
 	}
-	slices.SortFunc(infos, func(a, b FileInfo) int { return a.Index - b.Index })
+	insertionSort(len(infos), func(i, j int) bool { return infos[i].Index < infos[j].Index }, func(i, j int) { infos[i], infos[j] = infos[j], infos[i] })
 	return infos, nil
 }
 
@@ -125,7 +124,7 @@ func (s *MemStore) Sessions(ctx context.Context) ([]SessionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	slices.SortFunc(out, func(a, b SessionInfo) int { return strings.Compare(a.ID, b.ID) })
+	heapSort(len(out), func(i, j int) bool { return out[i].ID < out[j].ID }, func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out, nil
 }
 

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,22 +66,27 @@ func Import(ctx context.Context, store Store, files []File) (string, error) {
 	}
 	id, ordered, err := order(files)
 	if err != nil {
-		return "", opErr("import", "", 0, err)
+		return "", opErr("import", "", 0, errf.Errorf("%w: %s", ErrInvalid, err))
 	}
 	data := make([][]byte, len(ordered))
 	for i, f := range ordered {
-		meta, err := check(f)
-		if err != nil {
-			return "", opErr("import", id, i+1, err)
-		}
+		meta, err := check(f.Data)
 		if id == "" { // one unnamed file
 			id = meta
 		}
-		if meta == "" && i == len(ordered)-1 {
-			return "", opErr("import", id, i+1, errf.Errorf("%w: %s: no session_meta in the last file", ErrNotResumable, nameOf(f)))
+		switch {
+		case err != nil:
+		case meta == "" && i == len(ordered)-1:
+			err = errf.Errorf("%w: no session_meta in the last file", ErrNotResumable)
+		case meta != "" && meta != id:
+			err = errf.Errorf("%w: session_meta names session %q", ErrInvalid, meta)
 		}
-		if meta != "" && meta != id {
-			return "", opErr("import", id, i+1, errf.Errorf("%w: %s: session_meta names session %q", ErrInvalid, nameOf(f), meta))
+		if err != nil {
+			name := f.Name
+			if name == "" {
+				name = "the trace"
+			}
+			return "", opErr("import", id, i+1, errf.Errorf("%s: %w", name, err))
 		}
 		data[i] = f.Data
 	}
@@ -98,17 +105,18 @@ func order(files []File) (string, []File, error) {
 	id := ""
 	ordered := make([]File, len(files))
 	for _, f := range files {
-		base := f.Name[strings.LastIndexByte(f.Name, '/')+1:]
-		sid, index, ok := ParseFileName(base)
+		sid, index, ok := ParseFileName(f.Name[strings.LastIndexByte(f.Name, '/')+1:])
+		why := ""
 		switch {
 		case !ok:
-			return "", nil, errf.Errorf("%w: %q is not a trace file name <session_id>_<NNN>.jsonl", ErrInvalid, f.Name)
+			why = " is not a trace file name <session_id>_<NNN>.jsonl"
 		case id != "" && sid != id:
-			return "", nil, errf.Errorf("%w: %q belongs to session %q, not %q", ErrInvalid, f.Name, sid, id)
-		case index < 1 || index > len(files):
-			return "", nil, errf.Errorf("%w: %q: file index %d, want 1 to %d (the files must be numbered from 001 without gaps)", ErrInvalid, f.Name, index, len(files))
-		case ordered[index-1].Name != "":
-			return "", nil, errf.Errorf("%w: %q and %q are both file %d", ErrInvalid, ordered[index-1].Name, f.Name, index)
+			why = " belongs to another session than " + strconv.Quote(id)
+		case index > len(files) || ordered[index-1].Name != "":
+			why = ": the files must be numbered from 001 without gaps or repeats"
+		}
+		if why != "" {
+			return "", nil, errors.New(strconv.Quote(f.Name) + why)
 		}
 		id = sid
 		ordered[index-1] = f
@@ -118,14 +126,13 @@ func order(files []File) (string, []File, error) {
 
 // check reads one file strictly and returns the session id of its first
 // session_meta ("" if none).
-func check(f File) (string, error) {
-	p, err := ReadFile(f.Data)
+func check(data []byte) (string, error) {
+	p, err := ReadFile(data)
 	if err != nil {
-		return "", errf.Errorf("%s: %w", nameOf(f), err)
+		return "", err
 	}
 	if len(p.Skipped) > 0 {
-		s := p.Skipped[0]
-		return "", errf.Errorf("%w: %s: line %d: %w", ErrInvalid, nameOf(f), s.Line, s.Err)
+		return "", errf.Errorf("line %d: %w (%w)", p.Skipped[0].Line, p.Skipped[0].Err, ErrInvalid)
 	}
 	for i := range p.Records {
 		if p.Records[i].Type == omni.TypeSessionMeta {
@@ -133,14 +140,7 @@ func check(f File) (string, error) {
 		}
 	}
 	if len(p.Records) == 0 {
-		return "", errf.Errorf("%w: %s: no record", ErrInvalid, nameOf(f))
+		return "", errf.Errorf("%w: no record", ErrInvalid)
 	}
 	return "", nil
-}
-
-func nameOf(f File) string {
-	if f.Name == "" {
-		return "the trace"
-	}
-	return f.Name
 }

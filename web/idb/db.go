@@ -5,7 +5,6 @@ package idb
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"syscall/js"
 )
@@ -45,16 +44,15 @@ func (s *Store) connection(ctx context.Context) (*conn, error) {
 		return c, nil
 	}
 	c, err := open(ctx, s.name)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		s.conn.Store(c)
 	}
-	s.conn.Store(c)
-	return c, nil
+	return c, err
 }
 
-// open opens (and creates or upgrades) the database. It waits for the
-// request's outcome; a blocked upgrade returns ErrBlocked at once, and the
-// connection, should it open later, is closed.
+// open opens (and creates or upgrades) the database and waits for the
+// outcome. A blocked upgrade returns ErrBlocked at once; should the
+// connection open later, it is closed.
 func open(ctx context.Context, name string) (c *conn, err error) {
 	defer catch(&err)
 	factory := js.Global().Get("indexedDB")
@@ -63,36 +61,52 @@ func open(ctx context.Context, name string) (c *conn, err error) {
 	}
 	req := factory.Call("open", name, Version)
 	done := make(chan error, 1)
-	var abandoned atomic.Bool
-	funcs := funcs{onPanic: func(err error) { send(done, err) }}
+	var gone atomic.Bool // the caller no longer waits
 	c = &conn{}
-	funcs.on(req, "upgradeneeded", func(ev js.Value) {
-		upgrade(req.Get("result"), ev.Get("oldVersion").Int())
-	})
-	funcs.on(req, "success", func(js.Value) {
-		db := req.Get("result")
-		if abandoned.Load() {
-			db.Call("close")
-			funcs.release()
-			return
+	var on js.Func
+	on = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		var err error
+		defer func() {
+			if err != nil {
+				send(done, err)
+			}
+		}()
+		defer catch(&err)
+		ev := args[0]
+		switch ev.Get("type").String() {
+		case "upgradeneeded":
+			upgrade(req.Get("result"), ev.Get("oldVersion").Int())
+		case "success":
+			c.db = req.Get("result")
+			if gone.Load() {
+				c.db.Call("close")
+				break
+			}
+			c.db.Set("onversionchange", on)
+			c.db.Set("onclose", on)
+			send(done, nil)
+		case "versionchange": // a newer version elsewhere: let it upgrade
+			c.db.Call("close")
+			c.closed.Store(true)
+		case "close":
+			c.closed.Store(true)
+		case "blocked":
+			send(done, ErrBlocked)
+		case "error":
+			send(done, domErr(req.Get("error")))
 		}
-		c.db = db
-		funcs.on(db, "versionchange", func(js.Value) { db.Call("close"); c.closed.Store(true) })
-		funcs.on(db, "close", func(js.Value) { c.closed.Store(true) })
-		send(done, nil)
+		return nil
 	})
-	funcs.on(req, "error", func(js.Value) {
-		send(done, domErr(req.Get("error")))
-		funcs.release()
-	})
-	funcs.on(req, "blocked", func(js.Value) { send(done, ErrBlocked) })
+	for _, e := range []string{"onupgradeneeded", "onsuccess", "onerror", "onblocked"} {
+		req.Set(e, on)
+	}
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
 	if err != nil {
-		abandoned.Store(true)
+		gone.Store(true)
 		return nil, err
 	}
 	return c, nil
@@ -109,21 +123,25 @@ func upgrade(db js.Value, old int) {
 	// Later schema versions add their steps here: if old < 2 { … }.
 }
 
-// txn is one transaction in flight. Its handlers run in IndexedDB's event
-// callbacks, where the transaction is active, so they may place further
-// requests; they must not block.
+// txn is one transaction in flight. One js.Func receives all its events:
+// request successes arrive in the order the requests were placed
+// (IndexedDB runs a transaction's requests in order), so the n-th success
+// runs the n-th continuation. Continuations run while the transaction is
+// active and may place further requests; they must not block.
 type txn struct {
-	tx    js.Value
-	funcs funcs
-	err   error // set by fail: the reason of an abort
-	done  chan error
+	tx   js.Value
+	fn   js.Func
+	then []func(result js.Value) // continuations of the requests that have one
+	next int                     // the continuation the next success runs
+	err  error                   // set by fail: the reason of an abort
+	done chan error
 }
 
-// transact runs body, which places the transaction's first requests, and
-// waits for the transaction to complete. A failure recorded with fail, an
+// transact starts a transaction over stores, lets body place its first
+// requests and waits until it completes. A failure recorded with fail, an
 // exception, a DOMException of the transaction, or ctx (which aborts it) is
 // returned.
-func (s *Store) transact(ctx context.Context, stores []string, mode string, body func(t *txn)) (err error) {
+func (s *Store) transact(ctx context.Context, stores []any, mode string, body func(t *txn)) (err error) {
 	defer catch(&err)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -132,25 +150,17 @@ func (s *Store) transact(ctx context.Context, stores []string, mode string, body
 	if err != nil {
 		return err
 	}
-	names := make([]any, len(stores))
-	for i, n := range stores {
-		names[i] = n
-	}
 	t := &txn{done: make(chan error, 1)}
-	t.funcs.onPanic = t.fail
-	if t.tx, err = c.begin(names, mode); err != nil {
+	if t.tx, err = c.begin(stores, mode); err != nil {
 		return err
 	}
-	t.funcs.on(t.tx, "complete", func(js.Value) { send(t.done, nil); t.funcs.release() })
-	t.funcs.on(t.tx, "abort", func(js.Value) {
-		err := t.err
-		if err == nil {
-			err = domErr(t.tx.Get("error"))
-		}
-		send(t.done, err)
-		t.funcs.release()
+	t.fn = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		t.handle(args[0])
+		return nil
 	})
-	t.guard(func() { body(t) })
+	t.tx.Set("oncomplete", t.fn)
+	t.tx.Set("onabort", t.fn)
+	t.run(func() { body(t) })
 	select {
 	case err = <-t.done:
 		return err
@@ -160,39 +170,48 @@ func (s *Store) transact(ctx context.Context, stores []string, mode string, body
 	}
 }
 
+// handle dispatches one event of the transaction or of its requests.
+func (t *txn) handle(ev js.Value) {
+	switch ev.Get("type").String() {
+	case "success":
+		if t.next < len(t.then) {
+			then := t.then[t.next]
+			t.next++
+			t.run(func() { then(ev.Get("target").Get("result")) })
+		}
+	case "complete":
+		send(t.done, t.err)
+		t.fn.Release()
+	case "abort":
+		err := t.err
+		if err == nil {
+			err = domErr(t.tx.Get("error"))
+		}
+		send(t.done, err)
+		t.fn.Release()
+	}
+}
+
 // begin starts a transaction. A connection that refuses (it is closing)
 // is marked closed, so the next operation reopens the database.
-func (c *conn) begin(names []any, mode string) (tx js.Value, err error) {
+func (c *conn) begin(stores []any, mode string) (tx js.Value, err error) {
 	defer func() {
 		if err != nil {
 			c.closed.Store(true)
 		}
 	}()
 	defer catch(&err)
-	return c.db.Call("transaction", names, mode), nil
+	return c.db.Call("transaction", stores, mode), nil
 }
 
-// request calls then with the result of req once it succeeded.
-func (t *txn) request(req js.Value, then func(result js.Value)) {
-	t.funcs.on(req, "success", func(js.Value) { then(req.Get("result")) })
-}
-
-// get reads one value (undefined when absent).
-func (t *txn) get(store string, key any, then func(js.Value)) {
-	t.request(t.tx.Call("objectStore", store).Call("get", key), then)
-}
-
-// getAll reads the values of a key range, in key order.
-func (t *txn) getAll(store string, query any, then func(js.Value)) {
-	t.request(t.tx.Call("objectStore", store).Call("getAll", query), then)
-}
-
-func (t *txn) put(store string, value, key any) {
-	t.tx.Call("objectStore", store).Call("put", value, key)
-}
-
-func (t *txn) delete(store string, query any) {
-	t.tx.Call("objectStore", store).Call("delete", query)
+// request places method(args…) on store; then, if not nil, receives the
+// result.
+func (t *txn) request(store, method string, then func(js.Value), args ...any) {
+	req := t.tx.Call("objectStore", store).Call(method, args...)
+	if then != nil {
+		req.Set("onsuccess", t.fn)
+		t.then = append(t.then, then)
+	}
 }
 
 // fail aborts the transaction with err as its outcome.
@@ -204,8 +223,8 @@ func (t *txn) fail(err error) {
 	t.tx.Call("abort")
 }
 
-// guard runs f; an exception or panic fails the transaction.
-func (t *txn) guard(f func()) {
+// run runs f; an exception or panic fails the transaction.
+func (t *txn) run(f func()) {
 	var err error
 	func() {
 		defer catch(&err)
@@ -214,47 +233,6 @@ func (t *txn) guard(f func()) {
 	if err != nil {
 		t.fail(err)
 	}
-}
-
-// funcs owns the js.Funcs of one request or transaction.
-type funcs struct {
-	onPanic func(error) // receives a panic or exception of a handler
-
-	mu sync.Mutex
-	fs []js.Func
-}
-
-// on sets target.on<event> to f. A panic or exception in f is recovered
-// and handed to onPanic.
-func (fs *funcs) on(target js.Value, event string, f func(ev js.Value)) {
-	fn := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var err error
-		defer func() {
-			if err != nil && fs.onPanic != nil {
-				fs.onPanic(err)
-			}
-		}()
-		defer catch(&err)
-		ev := js.Undefined()
-		if len(args) > 0 {
-			ev = args[0]
-		}
-		f(ev)
-		return nil
-	})
-	fs.mu.Lock()
-	fs.fs = append(fs.fs, fn)
-	fs.mu.Unlock()
-	target.Set("on"+event, fn)
-}
-
-func (fs *funcs) release() {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	for _, f := range fs.fs {
-		f.Release()
-	}
-	fs.fs = nil
 }
 
 func send(ch chan error, err error) {
@@ -267,16 +245,12 @@ func send(ch chan error, err error) {
 // domErr turns a DOMException (or anything else) into an error carrying its
 // name and message.
 func domErr(v js.Value) error {
-	if v.Type() != js.TypeObject {
-		return errors.New("indexeddb: failed without an error")
-	}
-	name, msg := v.Get("name"), v.Get("message")
-	text := "indexeddb: "
-	if name.Type() == js.TypeString {
-		text += name.String()
-	}
-	if msg.Type() == js.TypeString && msg.String() != "" {
-		text += ": " + msg.String()
+	text := "indexeddb: failed"
+	if v.Type() == js.TypeObject {
+		text = "indexeddb: " + v.Get("name").String()
+		if msg := v.Get("message").String(); msg != "" {
+			text += ": " + msg
+		}
 	}
 	return errors.New(text)
 }
@@ -284,17 +258,12 @@ func domErr(v js.Value) error {
 // catch turns a panic — a js.Error thrown by a JavaScript call, or a Go
 // panic — into *err. Defer it directly.
 func catch(err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	switch x := r.(type) {
+	switch r := recover().(type) {
+	case nil:
 	case js.Error:
-		*err = domErr(x.Value)
+		*err = domErr(r.Value)
 	case error:
-		*err = errors.New("indexeddb: " + x.Error())
-	case string:
-		*err = errors.New("indexeddb: " + x)
+		*err = errors.New("indexeddb: " + r.Error())
 	default:
 		*err = errors.New("indexeddb: panic")
 	}

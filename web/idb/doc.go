@@ -13,12 +13,14 @@
 //   - "records": [session id, file index, ordinal] → Uint8Array, the bytes
 //     of one append (one or more whole records). Key order is file order,
 //     so a file reads back with one getAll over its key range.
-//   - "files": [session id, file index] → {index, size, chunks, last,
-//     modified}: the next ordinal, the last byte (to heal a torn tail,
-//     PROTOCOL.md P-13) and the modification time in ms.
-//   - "sessions": session id → {id, firstPrompt, lastActivity, size,
-//     files}: what a session list shows, kept as appends land, so that
+//   - "files": [session id, file index] → [index, size, chunks, last,
+//     modified]: the size, the next ordinal, the last byte (to heal a torn
+//     tail, PROTOCOL.md P-13) and the modification time in ms.
+//   - "sessions": session id → [id, firstPrompt, lastActivity, size,
+//     files]: what a session list shows, kept as appends land, so that
 //     listing reads one small row per session.
+//
+// Rows are arrays rather than objects: less code in the WebAssembly build.
 //
 // # Guarantees
 //
@@ -26,7 +28,7 @@
 // row and the session row together or not at all, so a crash loses at most
 // appends whose transaction had not committed, never a record in the
 // middle. Read-modify-write steps run inside the transaction's success
-// callbacks, so concurrent appends (several goroutines, several tabs) are
+// callbacks (one js.Func per transaction receives all its events), so concurrent appends (several goroutines, several tabs) are
 // serialized by IndexedDB and never interleave inside a record.
 //
 // Every method blocks its goroutine until the transaction has completed

@@ -5,7 +5,6 @@ package idb
 import (
 	"context"
 	"math"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall/js"
@@ -16,12 +15,10 @@ import (
 )
 
 // Store is a [trace.Store] and a [trace.Summarizer] over one IndexedDB
-// database. The zero value is not usable; call [New]. See the package doc
-// for the layout and the guarantees.
+// database. Create it with [New]. See the package doc for the layout and
+// the guarantees.
 type Store struct {
 	name string
-	// Now stamps modification times; nil = time.Now.
-	Now func() time.Time
 
 	openMu sync.Mutex
 	conn   atomic.Pointer[conn]
@@ -36,104 +33,77 @@ var (
 // first call.
 func New(name string) *Store { return &Store{name: name} }
 
-var all = []string{recordsStore, filesStore, sessionsStore}
+var (
+	all       = []any{recordsStore, filesStore, sessionsStore}
+	readFiles = []any{filesStore, recordsStore}
+	sessions  = []any{sessionsStore}
+)
 
-func (s *Store) now() int64 {
-	if s.Now != nil {
-		return s.Now().UnixMilli()
+// do runs one operation on session id (file index; 0 = none): it checks
+// ctx and the id, runs body in a transaction and wraps a failure as a
+// trace.Error naming op.
+func (s *Store) do(ctx context.Context, op, id string, index int, mode string, stores []any, body func(t *txn)) error {
+	err := ctx.Err()
+	if err == nil && op != "sessions" {
+		err = trace.ValidateID(id)
 	}
-	return time.Now().UnixMilli()
-}
-
-func opErr(op, id string, index int, err error) error {
-	return &trace.Error{Op: op, SessionID: id, Index: index, Err: err}
-}
-
-// check validates the arguments of an operation on a session (index 0) or
-// one of its files.
-func check(ctx context.Context, id string, index int, checkIndex bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if err == nil {
+		err = s.transact(ctx, stores, mode, body)
 	}
-	if err := trace.ValidateID(id); err != nil {
-		return err
-	}
-	if checkIndex && index < 1 {
-		return errf.Errorf("%w: file index %d (want ≥ 1)", trace.ErrInvalid, index)
+	if err != nil {
+		return &trace.Error{Op: op, SessionID: id, Index: index, Err: err}
 	}
 	return nil
+}
+
+// badIndex refuses a file index below 1.
+func badIndex(op, id string, index int) error {
+	if index >= 1 {
+		return nil
+	}
+	return &trace.Error{Op: op, SessionID: id, Index: index, Err: errf.Errorf("%w: file index %d (want ≥ 1)", trace.ErrInvalid, index)}
 }
 
 // Append implements [trace.Store]: one transaction reads the file and
 // session rows, heals a torn tail, adds the records and updates both rows.
 func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (res trace.AppendResult, err error) {
-	if err := check(ctx, id, index, true); err != nil {
-		return res, opErr("append", id, index, err)
+	if err := badIndex("append", id, index); err != nil {
+		return res, err
 	}
 	if len(data) == 0 || data[len(data)-1] != '\n' {
-		return res, opErr("append", id, index, errf.Errorf("%w: records must be whole lines ending in \\n", trace.ErrInvalid))
+		return res, &trace.Error{Op: "append", SessionID: id, Index: index, Err: errf.Errorf("%w: records must be whole lines ending in \\n", trace.ErrInvalid)}
 	}
 	chunk := bytesJS(data)
-	err = s.transact(ctx, all, "readwrite", func(t *txn) {
-		var file, row js.Value
-		pending := 2
-		then := func() {
-			if pending--; pending > 0 {
-				return
-			}
+	err = s.do(ctx, "append", id, index, "readwrite", all, func(t *txn) {
+		var file js.Value
+		t.request(filesStore, "get", func(v js.Value) { file = v }, fileKey(id, index))
+		t.request(sessionsStore, "get", func(row js.Value) {
 			f, r := readFile(file, index), readSession(row, id)
-			now := s.now()
 			res.Created = file.IsUndefined()
-			if n := f.size; n > 0 && f.last != '\n' {
-				t.put(recordsStore, bytesJS([]byte{'\n'}), recordKey(id, index, f.chunks))
-				f.chunks++
-				f.size++
-				r.size++
-				res.Healed = true
-			}
-			t.put(recordsStore, chunk, recordKey(id, index, f.chunks))
-			f.chunks++
-			f.size += int64(len(data))
-			f.last = int(data[len(data)-1])
-			f.modified = now
-			t.put(filesStore, f.value(), fileKey(id, index))
-			if res.Created {
-				r.files++
-			}
-			r.size += int64(len(data))
-			r.lastActivity = now
-			if r.firstPrompt == "" {
-				r.firstPrompt, _ = trace.FirstPrompt(data)
-			}
-			t.put(sessionsStore, r.value(), id)
-		}
-		t.get(filesStore, fileKey(id, index), func(v js.Value) { file = v; then() })
-		t.get(sessionsStore, id, func(v js.Value) { row = v; then() })
+			res.Healed = t.add(&r, &f, data, chunk, res.Created)
+			t.request(sessionsStore, "put", nil, r.value(), id)
+		}, id)
 	})
 	if err != nil {
-		return trace.AppendResult{}, opErr("append", id, index, err)
+		return trace.AppendResult{}, err
 	}
 	return res, nil
 }
 
 // Files implements [trace.Store].
 func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
-	if err := check(ctx, id, 0, false); err != nil {
-		return nil, opErr("files", id, 0, err)
-	}
 	var rows js.Value
-	err := s.transact(ctx, []string{filesStore}, "readonly", func(t *txn) {
-		t.getAll(filesStore, sessionRange(id), func(v js.Value) { rows = v })
+	err := s.do(ctx, "files", id, 0, "readonly", all[1:2], func(t *txn) {
+		t.request(filesStore, "getAll", func(v js.Value) { rows = v }, sessionRange(id))
 	})
+	if err == nil && rows.Length() == 0 {
+		err = &trace.Error{Op: "files", SessionID: id, Err: trace.ErrNotFound}
+	}
 	if err != nil {
-		return nil, opErr("files", id, 0, err)
+		return nil, err
 	}
-	n := rows.Length()
-	if n == 0 {
-		return nil, opErr("files", id, 0, trace.ErrNotFound)
-	}
-	out := make([]trace.FileInfo, n)
-	for i := range n {
+	out := make([]trace.FileInfo, rows.Length())
+	for i := range out {
 		f := readFile(rows.Index(i), 0)
 		out[i] = trace.FileInfo{Index: f.index, Size: f.size, Modified: time.UnixMilli(f.modified)}
 	}
@@ -142,26 +112,25 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 
 // ReadFile implements [trace.Store].
 func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
-	if err := check(ctx, id, index, true); err != nil {
-		return nil, opErr("read", id, index, err)
+	if err := badIndex("read", id, index); err != nil {
+		return nil, err
 	}
 	var file, chunks js.Value
-	err := s.transact(ctx, []string{filesStore, recordsStore}, "readonly", func(t *txn) {
-		t.get(filesStore, fileKey(id, index), func(v js.Value) { file = v })
-		t.getAll(recordsStore, fileRange(id, index), func(v js.Value) { chunks = v })
+	err := s.do(ctx, "read", id, index, "readonly", readFiles, func(t *txn) {
+		t.request(filesStore, "get", func(v js.Value) { file = v }, fileKey(id, index))
+		t.request(recordsStore, "getAll", func(v js.Value) { chunks = v }, fileRange(id, index))
 	})
-	if err != nil {
-		return nil, opErr("read", id, index, err)
-	}
-	if file.IsUndefined() {
-		return nil, opErr("read", id, index, trace.ErrNotFound)
-	}
-	if f := readFile(file, index); f.size > trace.MaxFileBytes {
-		return nil, opErr("read", id, index, errf.Errorf("%w: %d bytes", trace.ErrTooLarge, f.size))
+	switch {
+	case err != nil:
+		return nil, err
+	case file.IsUndefined():
+		return nil, &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrNotFound}
+	case readFile(file, index).size > trace.MaxFileBytes:
+		return nil, &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrTooLarge}
 	}
 	n, total := chunks.Length(), 0
 	for i := range n {
-		total += chunks.Index(i).Get("byteLength").Int()
+		total += chunks.Index(i).Length()
 	}
 	out := make([]byte, total)
 	off := 0
@@ -173,32 +142,23 @@ func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, err
 
 // Sessions implements [trace.Store].
 func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
-	sums, err := s.summaries(ctx, "sessions")
-	if err != nil {
-		return nil, err
-	}
+	sums, err := s.Summaries(ctx)
 	out := make([]trace.SessionInfo, len(sums))
 	for i := range sums {
 		out[i] = sums[i].SessionInfo
 	}
-	return out, nil
+	return out, err
 }
 
-// Summaries implements [trace.Summarizer]: one read of the session rows.
+// Summaries implements [trace.Summarizer]: one read of the session rows,
+// in IndexedDB key order (by id).
 func (s *Store) Summaries(ctx context.Context) ([]trace.Summary, error) {
-	return s.summaries(ctx, "summaries")
-}
-
-func (s *Store) summaries(ctx context.Context, op string) ([]trace.Summary, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, opErr(op, "", 0, err)
-	}
 	var rows js.Value
-	err := s.transact(ctx, []string{sessionsStore}, "readonly", func(t *txn) {
-		t.getAll(sessionsStore, js.Undefined(), func(v js.Value) { rows = v })
+	err := s.do(ctx, "sessions", "", 0, "readonly", sessions, func(t *txn) {
+		t.request(sessionsStore, "getAll", func(v js.Value) { rows = v })
 	})
 	if err != nil {
-		return nil, opErr(op, "", 0, err)
+		return nil, err
 	}
 	out := make([]trace.Summary, rows.Length())
 	for i := range out {
@@ -208,78 +168,86 @@ func (s *Store) summaries(ctx context.Context, op string) ([]trace.Summary, erro
 			FirstPrompt: r.firstPrompt,
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
 // Create implements [trace.Store]: one transaction checks that the session
 // is absent and writes every file.
 func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
-	if err := check(ctx, id, 0, false); err != nil {
-		return opErr("create", id, 0, err)
-	}
-	if len(files) == 0 {
-		return opErr("create", id, 0, errf.Errorf("%w: no files", trace.ErrInvalid))
-	}
 	chunks := make([]js.Value, len(files))
 	for i, data := range files {
 		chunks[i] = bytesJS(data)
 	}
-	err := s.transact(ctx, all, "readwrite", func(t *txn) {
-		t.get(sessionsStore, id, func(v js.Value) {
+	return s.do(ctx, "create", id, 0, "readwrite", all, func(t *txn) {
+		if len(files) == 0 {
+			t.fail(errf.Errorf("%w: no files", trace.ErrInvalid))
+			return
+		}
+		t.request(sessionsStore, "get", func(v js.Value) {
 			if !v.IsUndefined() {
 				t.fail(trace.ErrExists)
 				return
 			}
-			now := s.now()
-			r := session{id: id, files: len(files), lastActivity: now}
+			r := session{id: id}
 			for i, data := range files {
-				f := file{index: i + 1, size: int64(len(data)), chunks: 1, last: '\n', modified: now}
-				if len(data) > 0 {
-					f.last = int(data[len(data)-1])
-				}
-				t.put(recordsStore, chunks[i], recordKey(id, i+1, 0))
-				t.put(filesStore, f.value(), fileKey(id, i+1))
-				r.size += f.size
-				if r.firstPrompt == "" {
-					r.firstPrompt, _ = trace.FirstPrompt(data)
-				}
+				t.add(&r, &file{index: i + 1, last: '\n'}, data, chunks[i], true)
 			}
-			t.put(sessionsStore, r.value(), id)
-		})
+			t.request(sessionsStore, "put", nil, r.value(), id)
+		}, id)
 	})
-	if err != nil {
-		return opErr("create", id, 0, err)
-	}
-	return nil
 }
 
 // Delete implements [trace.Store]: one transaction removes the session's
 // records, file rows and session row.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := check(ctx, id, 0, false); err != nil {
-		return opErr("delete", id, 0, err)
-	}
-	err := s.transact(ctx, all, "readwrite", func(t *txn) {
-		t.get(sessionsStore, id, func(v js.Value) {
+	return s.do(ctx, "delete", id, 0, "readwrite", all, func(t *txn) {
+		t.request(sessionsStore, "get", func(v js.Value) {
 			if v.IsUndefined() {
 				t.fail(trace.ErrNotFound)
 				return
 			}
-			t.delete(recordsStore, sessionRange(id))
-			t.delete(filesStore, sessionRange(id))
-			t.delete(sessionsStore, id)
-		})
+			t.request(recordsStore, "delete", nil, sessionRange(id))
+			t.request(filesStore, "delete", nil, sessionRange(id))
+			t.request(sessionsStore, "delete", nil, id)
+		}, id)
 	})
-	if err != nil {
-		return opErr("delete", id, 0, err)
+}
+
+// add puts data (chunk holds its bytes) as the next chunk of file f of
+// session r, after a "\n" that heals a torn tail (reported), and puts the
+// file row; r is updated for the caller to put.
+func (t *txn) add(r *session, f *file, data []byte, chunk js.Value, created bool) (healed bool) {
+	if f.size > 0 && f.last != '\n' {
+		t.request(recordsStore, "put", nil, bytesJS([]byte{'\n'}), recordKey(r.id, f.index, f.chunks))
+		f.chunks++
+		f.size++
+		r.size++
+		healed = true
 	}
-	return nil
+	if len(data) > 0 {
+		t.request(recordsStore, "put", nil, chunk, recordKey(r.id, f.index, f.chunks))
+		f.chunks++
+		f.last = int(data[len(data)-1])
+	}
+	now := time.Now().UnixMilli()
+	f.size += int64(len(data))
+	f.modified = now
+	t.request(filesStore, "put", nil, f.value(), fileKey(r.id, f.index))
+	if created {
+		r.files++
+	}
+	r.size += int64(len(data))
+	r.lastActivity = now
+	if r.firstPrompt == "" {
+		r.firstPrompt, _ = trace.FirstPrompt(data)
+	}
+	return healed
 }
 
 // ---- rows and keys -----------------------------------------------------------
 
-// file is a row of the "files" store.
+// file is a row of the "files" store: [index, size, chunks, last,
+// modified].
 type file struct {
 	index    int
 	size     int64
@@ -288,19 +256,18 @@ type file struct {
 	modified int64
 }
 
-func (f file) value() any {
-	return map[string]any{"index": f.index, "size": f.size, "chunks": f.chunks, "last": f.last, "modified": f.modified}
-}
+func (f *file) value() any { return []any{f.index, f.size, f.chunks, f.last, f.modified} }
 
 // readFile reads a file row; undefined gives an empty file of index.
 func readFile(v js.Value, index int) file {
 	if v.Type() != js.TypeObject {
 		return file{index: index, last: '\n'}
 	}
-	return file{index: num(v, "index"), size: int64(num(v, "size")), chunks: num(v, "chunks"), last: num(v, "last"), modified: int64(num(v, "modified"))}
+	return file{index: num(v, 0), size: int64(num(v, 1)), chunks: num(v, 2), last: num(v, 3), modified: int64(num(v, 4))}
 }
 
-// session is a row of the "sessions" store.
+// session is a row of the "sessions" store: [id, firstPrompt,
+// lastActivity, size, files].
 type session struct {
 	id           string
 	firstPrompt  string
@@ -309,8 +276,8 @@ type session struct {
 	files        int
 }
 
-func (r session) value() any {
-	return map[string]any{"id": r.id, "firstPrompt": r.firstPrompt, "lastActivity": r.lastActivity, "size": r.size, "files": r.files}
+func (r *session) value() any {
+	return []any{r.id, r.firstPrompt, r.lastActivity, r.size, r.files}
 }
 
 // readSession reads a session row; undefined gives an empty row for id.
@@ -318,19 +285,12 @@ func readSession(v js.Value, id string) session {
 	if v.Type() != js.TypeObject {
 		return session{id: id}
 	}
-	r := session{id: id, lastActivity: int64(num(v, "lastActivity")), size: int64(num(v, "size")), files: num(v, "files")}
-	if s := v.Get("id"); s.Type() == js.TypeString {
-		r.id = s.String()
-	}
-	if s := v.Get("firstPrompt"); s.Type() == js.TypeString {
-		r.firstPrompt = s.String()
-	}
-	return r
+	return session{id: v.Index(0).String(), firstPrompt: v.Index(1).String(), lastActivity: int64(num(v, 2)), size: int64(num(v, 3)), files: num(v, 4)}
 }
 
-// num reads a numeric field; 0 when it is not a number.
-func num(v js.Value, key string) int {
-	if f := v.Get(key); f.Type() == js.TypeNumber {
+// num reads element i of a row; 0 when it is not a number.
+func num(v js.Value, i int) int {
+	if f := v.Index(i); f.Type() == js.TypeNumber {
 		return f.Int()
 	}
 	return 0
@@ -338,8 +298,6 @@ func num(v js.Value, key string) int {
 
 func recordKey(id string, index, ordinal int) any { return []any{id, index, ordinal} }
 func fileKey(id string, index int) any            { return []any{id, index} }
-
-var keyRange = js.Global().Get("IDBKeyRange")
 
 // fileRange covers the records of one file.
 func fileRange(id string, index int) js.Value {
@@ -352,18 +310,12 @@ func sessionRange(id string) js.Value {
 }
 
 func bound(lower, upper any) js.Value {
-	kr := keyRange
-	if !kr.Truthy() {
-		kr = js.Global().Get("IDBKeyRange")
-	}
-	return kr.Call("bound", lower, upper)
+	return js.Global().Get("IDBKeyRange").Call("bound", lower, upper)
 }
-
-var uint8Array = js.Global().Get("Uint8Array")
 
 // bytesJS copies b into a new Uint8Array.
 func bytesJS(b []byte) js.Value {
-	u := uint8Array.New(len(b))
+	u := js.Global().Get("Uint8Array").New(len(b))
 	js.CopyBytesToJS(u, b)
 	return u
 }
