@@ -19,6 +19,7 @@ type Bridge struct {
 	streams   handles[*stream]
 	funcs     []js.Func
 	deferred  js.Value // the shim's () => [promise, resolve, reject], if given
+	stores    stores   // the trace stores of persisted sessions (store.go)
 }
 
 // New returns an empty Bridge.
@@ -49,6 +50,11 @@ func (b *Bridge) Exports() js.Value {
 		{"approve", b.approve},
 		{"useDeferred", b.useDeferred},
 		{"debugPanic", b.debugPanic},
+		{"listSessions", b.listSessions},
+		{"resumeSession", b.resumeSession},
+		{"exportSession", b.exportSession},
+		{"importSession", b.importSession},
+		{"deleteSession", b.deleteSession},
 	} {
 		fn := b.export(e.name, e.f)
 		b.funcs = append(b.funcs, fn)

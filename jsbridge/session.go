@@ -10,11 +10,14 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 )
 
 // session is a session handed to JavaScript.
 type session struct {
 	s      *engine.Session
+	trace  *trace.Batcher          // the persisted Trace, nil = none (store.go)
+	onDiag func(engine.Diagnostic) // the session's OnDiagnostic
 	mu     sync.Mutex
 	active int // the stream id of the run or compaction in flight, 0 = none
 }
@@ -26,11 +29,15 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	bat, err := b.attachStore(&cfg, arg(args, 0), "createSession")
+	if err != nil {
+		return nil, err
+	}
 	s, err := engine.New(cfg)
 	if err != nil {
 		return nil, badArg("createSession", err.Error())
 	}
-	h := b.sessions.add(&session{s: s})
+	h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
 	return map[string]any{"id": s.ID(), "handle": h}, nil
 }
 
@@ -75,8 +82,9 @@ func startErr(err error, fn string) error {
 }
 
 // start is the export behind Session.run (floe.d.ts): start(handle, kind "text"|"json", input, approve?,
-// signal?, thinkingLevel?) → streamID. approve is the shim's
-// (waiterID, toolCallJSON) function. It returns at once: the run proceeds
+// signal?, thinkingLevel?, ended?) → streamID. approve is the shim's
+// (waiterID, toolCallJSON) function; ended() is called once the run has
+// ended and its records are stored. It returns at once: the run proceeds
 // as JavaScript pulls.
 func (b *Bridge) start(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "run")
@@ -99,23 +107,28 @@ func (b *Bridge) start(args []js.Value) (any, error) {
 			return nil, err
 		}
 	}
-	return b.startStream(s, arg(args, 4), "run", func(ctx context.Context) (*engine.Run, error) {
+	return b.startStream(s, arg(args, 4), arg(args, 6), "run", func(ctx context.Context) (*engine.Run, error) {
 		return s.s.Start(ctx, input, opts)
 	})
 }
 
-// compact is the export behind Session.compact: compact(handle, signal?)
-// → streamID (E-13.13).
+// compact is the export behind Session.compact: compact(handle, signal?,
+// ended?) → streamID (E-13.13).
 func (b *Bridge) compact(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "compact")
 	if err != nil {
 		return nil, err
 	}
-	return b.startStream(s, arg(args, 1), "compact", s.s.Compact)
+	return b.startStream(s, arg(args, 1), arg(args, 2), "compact", s.s.Compact)
 }
 
 // startStream maps the signal, starts the run and registers its stream.
-func (b *Bridge) startStream(s *session, signal js.Value, fn string, start func(context.Context) (*engine.Run, error)) (any, error) {
+// When the stream ends, the session's records are flushed to its store
+// before the last pull settles, then ended (optional) is called.
+func (b *Bridge) startStream(s *session, signal, ended js.Value, fn string, start func(context.Context) (*engine.Run, error)) (any, error) {
+	if err := optFunc(ended, fn+": ended"); err != nil {
+		return nil, err
+	}
 	ctx, cancel, stop, err := signalContext(signal, fn+": signal")
 	if err != nil {
 		return nil, err
@@ -133,11 +146,16 @@ func (b *Bridge) startStream(s *session, signal js.Value, fn string, start func(
 	s.active = id
 	s.mu.Unlock()
 	st.onEnd = func() {
+		s.flushTrace()
 		s.mu.Lock()
 		if s.active == id {
 			s.active = 0
 		}
 		s.mu.Unlock()
+		if !absent(ended) {
+			defer guard(fn+": ended", nil)
+			ended.Invoke()
+		}
 	}
 	return id, nil
 }

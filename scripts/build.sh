@@ -13,7 +13,8 @@ build() { # build PACKAGE OUTPUT
 }
 
 build ./wasm/floe static/floe.wasm
-wasms=(static/floe.wasm)
+build ./wasm/floe-node static/floe-node.wasm # Node: directory stores; no budget
+wasms=(static/floe.wasm static/floe-node.wasm)
 if [ -d wasm/playground ]; then
   build ./wasm/playground static/playground.wasm
   wasms+=(static/playground.wasm)

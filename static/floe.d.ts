@@ -379,11 +379,57 @@ export interface SessionOptions {
   config?: Config;
   /** Default: real time. */
   clock?: Clock;
+  /** Also receives every Trace record, whatever the store. */
   trace?: TraceSink;
-  /** Failures that do not change the stream. */
+  /** Failures that do not change the stream (store failures: kind "trace"). */
   onDiagnostic?: (d: Diagnostic) => void;
   /** How long a callback may run on after its abort before it is abandoned (default 1000). */
   abortGraceMs?: number;
+  /**
+   * Where the session's Trace is persisted: default "indexeddb" in a browser,
+   * "memory" elsewhere; false persists nothing. An id already stored is not
+   * written again (a "trace" diagnostic): resume it with resumeSession.
+   */
+  store?: StoreOption | false;
+}
+
+/**
+ * A Trace store: "indexeddb" (the browser's, one database "floe" per
+ * origin), "memory" (this floe instance's), or a directory in the reference
+ * layout `<yyyy-mm-dd>/<id>_NNN.jsonl` (Node: floe-node.wasm).
+ */
+export type StoreOption = "indexeddb" | "memory" | { dir: string };
+
+/** Options of resumeSession: a session's options without meta (the Trace's session_meta is used). */
+export interface ResumeOptions extends Omit<SessionOptions, "meta" | "store"> {
+  /** Default as for SessionOptions.store. */
+  store?: StoreOption;
+}
+
+/** The store option of the session functions; the default is SessionOptions.store's. */
+export interface StoreOptions {
+  store?: StoreOption;
+}
+
+/** One stored session, as listSessions returns it. */
+export interface SessionSummary {
+  id: string;
+  /** The text of the session's first user text (at most 1000 bytes); "" when none. */
+  firstPrompt: string;
+  /** ISO 8601 time of the last write; null when the store does not know. */
+  lastActivity: string | null;
+  /** Bytes over all its files. */
+  size: number;
+  /** Trace files (one per model context). */
+  files: number;
+}
+
+/** One Trace file: the same bytes the reference's JSONL store writes. */
+export interface TraceFile {
+  /** "<yyyy-mm-dd>/<session_id>_<NNN>.jsonl" */
+  name: string;
+  /** JSONL: one envelope per line, each ending in "\n". */
+  text: string;
 }
 
 export interface RunOptions {
@@ -411,7 +457,12 @@ export type Compactability = "ok" | "unsupported" | "empty" | "just_compacted";
 
 export interface Session {
   readonly id: string;
-  /** Throws a FloeError with code "session_busy" while a run or compaction is in flight. */
+  /**
+   * Throws a FloeError with code "session_busy" while a run or compaction is
+   * in flight. With a persisted store and Web Locks, the run holds the lock
+   * "floe:session:<id>" until its records are stored; when another tab holds
+   * it, the first next() rejects with "session_busy" and nothing is run.
+   */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
   /** Queues steering for the run in flight; false when none is. */
   steer(input: string | OmniMessage[]): boolean;
@@ -435,12 +486,44 @@ export interface Subagent {
 export interface Floe {
   createSession(options: SessionOptions): Session;
   createSubagent(options: SessionOptions): Subagent;
+  /**
+   * Resumes a stored session (ENGINE.md §17) with fresh callbacks: history
+   * (handed to llm.loadHistory before the first request, when non-empty),
+   * carry-over and counters come from its Trace, which it continues.
+   * Rejects with "not_found", "invalid_trace", "storage" or "session_busy".
+   */
+  resumeSession(id: string, options: ResumeOptions): Promise<Session>;
+  /** The stored sessions, most recent activity first. */
+  listSessions(options?: StoreOptions): Promise<SessionSummary[]>;
+  /** The session's Trace files, in index order. */
+  exportSession(id: string, options?: StoreOptions): Promise<TraceFile[]>;
+  /**
+   * Stores a Trace as a new session and returns its id: files as
+   * exportSession gives them, or one JSONL text (its session_meta names the
+   * session). Rejects with "session_exists" for a stored id and with
+   * "invalid_trace", naming the file and line, for a malformed one.
+   */
+  importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
+  /** Deletes a stored session ("not_found" if there is none). */
+  deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
 }
 
 // ---- errors and loading -----------------------------------------------------------------------
 
-export type FloeErrorCode = "bad_argument" | "session_busy" | "closed" | "internal";
+export type FloeErrorCode =
+  | "bad_argument"
+  | "session_busy"
+  | "closed"
+  | "internal"
+  /** No stored session has that id. */
+  | "not_found"
+  /** importSession: the id is already stored. */
+  | "session_exists"
+  /** A Trace that does not read (file and line named), or is not resumable. */
+  | "invalid_trace"
+  /** The store failed: quota, IndexedDB unavailable (private mode), a blocked upgrade, I/O. */
+  | "storage";
 
 /** Thrown or rejected for API misuse only; callback failures are messages on the stream. */
 export interface FloeError extends Error {
@@ -452,7 +535,8 @@ export function isFloeError(e: unknown): e is FloeError;
 
 export interface LoadOptions {
   /**
-   * floe.wasm: default new URL("./floe.wasm", import.meta.url). A string is
+   * floe.wasm: default new URL("./floe.wasm", import.meta.url), in Node
+   * ./floe-node.wasm when present (the build with {dir} stores). A string is
    * resolved against the page (or, in Node, this module); file: URLs are
    * read with node:fs. Serve it as application/wasm to compile while it
    * downloads.

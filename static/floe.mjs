@@ -53,6 +53,8 @@ function describe(v) {
 
 const isObject = (v) => v !== null && typeof v === "object";
 
+const isNode = typeof process === "object" && typeof process.versions?.node === "string";
+
 function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
@@ -94,13 +96,14 @@ async function doLoad(opts) {
   const Go = globalThis.Go;
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
+  if (isNode) await useNodeFS();
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
   });
   go.argv = ["floe", readyName];
   try {
-    const instance = await instantiate(opts.wasm ?? new URL("./floe.wasm", import.meta.url), go.importObject);
+    const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
     let exited = false;
     const run = go.run(instance);
     const gone = run.then(() => {
@@ -113,6 +116,26 @@ async function doLoad(opts) {
   } finally {
     delete globalThis[readyName];
   }
+}
+
+// In Node the default is floe-node.wasm, the build with directory stores
+// (floe.wasm when it is missing); elsewhere floe.wasm.
+async function defaultWasm() {
+  const browser = new URL("./floe.wasm", import.meta.url);
+  if (!isNode || browser.protocol !== "file:") return browser;
+  const node = new URL("./floe-node.wasm", import.meta.url);
+  try {
+    await (await import("node:fs/promises")).access(node);
+    return node;
+  } catch {
+    return browser;
+  }
+}
+
+// In Node, Go's file system calls (the {dir} store) go through Node's fs, as
+// with the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
+async function useNodeFS() {
+  if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = (await import("node:fs")).default;
 }
 
 async function instantiate(src, imports) {
@@ -167,10 +190,38 @@ function makeFloe(api, exited) {
 
   function createSession(opts) {
     const spec = sessionSpec(api, "createSession", opts);
+    spec.store = storeArg(opts.store, "createSession: store", true);
     const { id, handle } = call("createSession", spec);
+    return makeSession(id, handle, spec.store);
+  }
+
+  // makeSession wraps a bridge session. With a persisted store and Web
+  // Locks, each run and compaction holds the lock "floe:session:<id>" from
+  // its first next() until its records are stored: one writer per session
+  // across the tabs of an origin.
+  function makeSession(id, handle, store) {
     let closed = false;
+    let running = false; // this object holds the session's lock
     const live = (fn) => {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
+    };
+    const lockable = (store === "indexeddb" || store.startsWith("dir:")) && locks() != null;
+    // open starts a run or compaction: start(ended) → stream id.
+    const open = (fn, start) => {
+      if (!lockable || running) return new Stream(api, start(undefined));
+      return new LockedStream(id, fn, (release) => {
+        running = true;
+        const ended = () => {
+          running = false;
+          release();
+        };
+        try {
+          return new Stream(api, start(ended));
+        } catch (e) {
+          ended();
+          throw e;
+        }
+      });
     };
     return {
       id,
@@ -184,8 +235,9 @@ function makeFloe(api, exited) {
           throw badArg("run: thinkingLevel", "a string", thinkingLevel);
         }
         const approveHost = approve == null ? undefined : approverHost(api, approve);
-        const sid = call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined);
-        return new Stream(api, sid);
+        return open("run", (ended) =>
+          call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined, ended),
+        );
       },
       steer(input) {
         live("steer");
@@ -199,7 +251,7 @@ function makeFloe(api, exited) {
       compact(compactOpts = {}) {
         live("compact");
         if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
-        return new Stream(api, call("compact", handle, compactOpts.signal ?? undefined));
+        return open("compact", (ended) => call("compact", handle, compactOpts.signal ?? undefined, ended));
       },
       compactability() {
         live("compactability");
@@ -240,9 +292,53 @@ function makeFloe(api, exited) {
     };
   }
 
+  // ---- persisted sessions (the store option: see storeArg) ----
+
+  async function resumeSession(id, opts) {
+    if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
+    const spec = sessionSpec(api, "resumeSession", opts, false);
+    const store = storeArg(opts.store, "resumeSession: store");
+    // Resume may write (a failed compaction_end, E-17.4): one writer.
+    const release = locks() != null && store !== "memory" ? await tryLock(id) : () => {};
+    if (!release) throw busy("resumeSession", id);
+    try {
+      const { id: sid, handle } = await call("resumeSession", id, spec, store);
+      return makeSession(sid, handle, store);
+    } finally {
+      release();
+    }
+  }
+
+  async function listSessions(opts = {}) {
+    if (!isObject(opts)) throw badArg("listSessions: options", "an object", opts);
+    return call("listSessions", storeArg(opts.store, "listSessions: store"));
+  }
+
+  async function exportSession(id, opts = {}) {
+    if (!isObject(opts)) throw badArg("exportSession: options", "an object", opts);
+    return call("exportSession", id, storeArg(opts.store, "exportSession: store"));
+  }
+
+  async function importSession(files, opts = {}) {
+    if (!isObject(opts)) throw badArg("importSession: options", "an object", opts);
+    if (typeof files === "string") files = [{ name: "", text: files }];
+    else if (!Array.isArray(files)) throw badArg("importSession: files", "an array of {name, text} or a JSONL string", files);
+    return call("importSession", files, storeArg(opts.store, "importSession: store"));
+  }
+
+  async function deleteSession(id, opts = {}) {
+    if (!isObject(opts)) throw badArg("deleteSession: options", "an object", opts);
+    return call("deleteSession", id, storeArg(opts.store, "deleteSession: store"));
+  }
+
   return {
     createSession,
     createSubagent,
+    resumeSession,
+    listSessions,
+    exportSession,
+    importSession,
+    deleteSession,
     isFloeError,
     /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
     _debugPanic(mode) {
@@ -261,10 +357,10 @@ function inputArg(v, name) {
 
 // ---- session options --------------------------------------------------------------
 
-function sessionSpec(api, fn, opts) {
+function sessionSpec(api, fn, opts, needMeta = true) {
   if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
   const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs } = opts;
-  if (!isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
+  if (needMeta && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
   checkLLM(llm, `${fn}: llm`);
   if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
   if (environment != null && (!isObject(environment) || typeof environment.executeTool !== "function")) {
@@ -291,7 +387,7 @@ function sessionSpec(api, fn, opts) {
     }
   };
   return {
-    meta: JSON.stringify(meta),
+    meta: needMeta ? JSON.stringify(meta) : undefined,
     tools: tools == null ? undefined : JSON.stringify(tools),
     config: config ?? undefined,
     abortGraceMs: abortGraceMs ?? undefined,
@@ -630,6 +726,100 @@ class Stream {
   }
 
   /** Aborts the run like return(), then rejects with err. */
+  throw(err) {
+    return this.return().then(() => {
+      throw err;
+    });
+  }
+}
+
+// ---- persistence: stores and Web Locks --------------------------------------------
+
+// storeArg normalizes a store option for the bridge: "indexeddb",
+// "memory", "dir:<path>", or "" (none: only with allowNone, from false).
+// The default is IndexedDB in a browser, memory elsewhere.
+function storeArg(store, name, allowNone = false) {
+  if (store == null) return !isNode && globalThis.indexedDB ? "indexeddb" : "memory";
+  if (store === false && allowNone) return "";
+  if (store === "indexeddb" || store === "memory") return store;
+  if (isObject(store) && typeof store.dir === "string" && store.dir !== "") return "dir:" + store.dir;
+  throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
+}
+
+const locks = () => globalThis.navigator?.locks;
+
+function busy(fn, id) {
+  return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: another tab (or another session object of this page) is running it`);
+}
+
+// tryLock takes the session's Web Lock if it is free; it resolves to the
+// function that releases it, or null when another holder has it.
+function tryLock(id) {
+  return new Promise((resolve, reject) => {
+    locks()
+      .request("floe:session:" + id, { ifAvailable: true }, (lock) => {
+        if (!lock) return resolve(null);
+        return new Promise((release) => resolve(() => release()));
+      })
+      .catch(reject);
+  });
+}
+
+/**
+ * A run (or compaction) of a persisted session where Web Locks exist: its
+ * first next() takes the session's lock, then starts the run through
+ * open(release), which releases the lock once the run's records are stored.
+ * Without the lock it fails with session_busy before anything is streamed
+ * or traced.
+ */
+class LockedStream {
+  #id;
+  #fn;
+  #open;
+  #inner = null;
+  #first = null;
+  #done = false;
+
+  constructor(id, fn, open) {
+    this.#id = id;
+    this.#fn = fn;
+    this.#open = open;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  next() {
+    if (this.#inner) return this.#inner.next();
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    this.#first ??= this.#start();
+    return this.#first.then(() => this.next());
+  }
+
+  async #start() {
+    const release = await tryLock(this.#id);
+    if (!release) {
+      this.#done = true;
+      throw busy(this.#fn, this.#id);
+    }
+    if (this.#done) return release(); // return() came first
+    try {
+      this.#inner = this.#open(release);
+    } catch (e) {
+      this.#done = true;
+      throw e;
+    }
+  }
+
+  return(value) {
+    if (this.#inner) return this.#inner.return(value);
+    this.#done = true;
+    return Promise.resolve(this.#first)
+      .catch(() => {})
+      .then(() => (this.#inner ? this.#inner.return(value) : { value, done: true }));
+  }
+
   throw(err) {
     return this.return().then(() => {
       throw err;

@@ -97,3 +97,27 @@ export function refused(m: OmniMessage): Outcome {
   // @ts-expect-error an Outcome needs a stop reason
   return { status: "ok" };
 }
+
+// Persisted sessions: list, resume, export → import, delete.
+export async function persisted(): Promise<number> {
+  const floe = await load();
+  const list = await floe.listSessions({ store: { dir: "traces" } });
+  const first = list[0];
+  if (!first) return 0;
+  const when: string | null = first.lastActivity;
+  const session = await floe.resumeSession(first.id, {
+    store: "indexeddb",
+    llm: { streamGenerate: async function* () {}, loadHistory: async (history: OmniMessage[]) => void history.length },
+  });
+  const files = await floe.exportSession(session.id);
+  await floe.deleteSession(session.id);
+  try {
+    await floe.importSession(files.map((f) => ({ name: f.name, text: f.text })));
+    await floe.importSession(files[0]?.text ?? "", { store: "memory" });
+  } catch (e) {
+    if (isFloeError(e) && (e.code === "session_exists" || e.code === "invalid_trace")) return -1;
+    throw e;
+  }
+  floe.createSession({ meta: { session_id: "x", provider: "p", model_id: "m", model_context_window: 1, system_prompt: "", agent_state: "", workspace: "" }, llm: { streamGenerate: async function* () {} }, store: false });
+  return files.length + first.size + first.files + (when ? 1 : 0);
+}

@@ -10,6 +10,7 @@ import (
 	"syscall/js"
 
 	"github.com/floehq/floe/jsbridge"
+	"github.com/floehq/floe/web/idb"
 )
 
 func main() {
@@ -19,7 +20,9 @@ func main() {
 	if len(os.Args) > 1 {
 		ready = os.Args[1]
 	}
-	api := jsbridge.New().Exports()
+	b := jsbridge.New()
+	b.UseIndexedDB(idb.New("floe")) // one database per origin
+	api := b.Exports()
 	if cb := js.Global().Get(ready); cb.Type() == js.TypeFunction {
 		cb.Invoke(api)
 	} else {

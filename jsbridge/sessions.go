@@ -1,0 +1,221 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/trace"
+)
+
+// The persisted sessions: the exports behind Floe.listSessions,
+// resumeSession, exportSession, importSession and deleteSession
+// (floe.d.ts), and the store of createSession. Each returns a Promise; the
+// store is the shim's normalized option (see traceStore): a session's
+// records reach the store at the latest when its run ends. What a session
+// list holds, how a Trace resumes, exports and imports is package trace's.
+
+// attachStore persists a new session in the store of spec.store, if any:
+// cfg.Trace also writes to it (ENGINE.md §16).
+func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, error) {
+	store, err := b.traceStore(spec.Get("store"), fn+": store")
+	if store == nil || err != nil {
+		return nil, err
+	}
+	bat := batcher(cfg, store, true)
+	teeTrace(cfg, trace.NewWriter(context.Background(), bat, cfg.Meta.Payload.SessionID, 1))
+	return bat, nil
+}
+
+// storeArg reads the store argument of a store export; it must name one.
+func (b *Bridge) storeArg(v js.Value, fn string) (trace.Store, error) {
+	store, err := b.traceStore(v, fn+": store")
+	if err == nil && store == nil {
+		err = badArg(fn+": store", "want a store, got "+typeName(v))
+	}
+	return store, err
+}
+
+// idArg reads a session id argument.
+func idArg(v js.Value, fn string) (string, error) {
+	id, err := wantString(v, fn+": id")
+	if err != nil {
+		return "", err
+	}
+	if err := trace.ValidateID(id); err != nil {
+		return "", badArg(fn+": id", err.Error())
+	}
+	return id, nil
+}
+
+// listSessions is the export listSessions(store) → Promise<SessionSummary[]>,
+// newest first (trace.List).
+func (b *Bridge) listSessions(args []js.Value) (any, error) {
+	store, err := b.storeArg(arg(args, 0), "listSessions")
+	if err != nil {
+		return nil, err
+	}
+	return b.async("listSessions", func() (any, error) {
+		ctx := context.Background()
+		list, err := trace.List(ctx, store)
+		if err != nil {
+			return nil, storeErr("listSessions", err)
+		}
+		out := make([]any, len(list))
+		for i, s := range list {
+			out[i] = map[string]any{"id": s.ID, "firstPrompt": s.FirstPrompt, "lastActivity": isoTime(s.LastActivity), "size": s.Size, "files": s.Files}
+		}
+		return out, nil
+	}), nil
+}
+
+// exportSession is the export exportSession(id, store) →
+// Promise<{name, text}[]> (trace.Export; dates in local time, as the
+// reference names its directories).
+func (b *Bridge) exportSession(args []js.Value) (any, error) {
+	id, err := idArg(arg(args, 0), "exportSession")
+	if err != nil {
+		return nil, err
+	}
+	store, err := b.storeArg(arg(args, 1), "exportSession")
+	if err != nil {
+		return nil, err
+	}
+	return b.async("exportSession", func() (any, error) {
+		ctx := context.Background()
+		files, err := trace.Export(ctx, store, id, time.Local)
+		if err != nil {
+			return nil, storeErr("exportSession", err)
+		}
+		out := make([]any, len(files))
+		for i, f := range files {
+			out[i] = map[string]any{"name": f.Name, "text": string(f.Data)}
+		}
+		return out, nil
+	}), nil
+}
+
+// importSession is the export importSession(files, store) → Promise<string>:
+// files is an array of {name, text} ("" name: one JSONL text).
+func (b *Bridge) importSession(args []js.Value) (any, error) {
+	v := arg(args, 0)
+	if v.Type() != js.TypeObject || v.Length() == 0 {
+		return nil, badArg("importSession: files", "want a non-empty array of {name, text} or a JSONL string, got "+typeName(v))
+	}
+	files := make([]trace.File, v.Length())
+	for i := range files {
+		name := "importSession: files[" + strconv.Itoa(i) + "]"
+		f := v.Index(i)
+		if err := wantObject(f, name); err != nil {
+			return nil, err
+		}
+		n, err := wantString(f.Get("name"), name+".name")
+		if err != nil {
+			return nil, err
+		}
+		text, err := wantString(f.Get("text"), name+".text")
+		if err != nil {
+			return nil, err
+		}
+		files[i] = trace.File{Name: n, Data: []byte(text)}
+	}
+	store, err := b.storeArg(arg(args, 1), "importSession")
+	if err != nil {
+		return nil, err
+	}
+	return b.async("importSession", func() (any, error) {
+		id, err := trace.Import(context.Background(), store, files)
+		if err != nil {
+			return nil, storeErr("importSession", err)
+		}
+		return id, nil
+	}), nil
+}
+
+// deleteSession is the export deleteSession(id, store) → Promise<void>.
+func (b *Bridge) deleteSession(args []js.Value) (any, error) {
+	id, err := idArg(arg(args, 0), "deleteSession")
+	if err != nil {
+		return nil, err
+	}
+	store, err := b.storeArg(arg(args, 1), "deleteSession")
+	if err != nil {
+		return nil, err
+	}
+	return b.async("deleteSession", func() (any, error) {
+		ctx := context.Background()
+		if err := store.Delete(ctx, id); err != nil {
+			return nil, storeErr("deleteSession", err)
+		}
+		return nil, nil
+	}), nil
+}
+
+// resumeSession is the export resumeSession(id, spec, store) →
+// Promise<{id, handle}> behind Floe.resumeSession: spec is createSession's
+// without meta (the Trace's session_meta is the configuration, E-17.1).
+// trace.Resume replays the highest-index file (ENGINE.md §17); the engine
+// starts from its Snapshot and continues the same file. Lines the reader
+// skipped are diagnostics (P-12).
+func (b *Bridge) resumeSession(args []js.Value) (any, error) {
+	const fn = "resumeSession"
+	id, err := idArg(arg(args, 0), fn)
+	if err != nil {
+		return nil, err
+	}
+	spec := arg(args, 1)
+	if err := wantObject(spec, fn+": options"); err != nil {
+		return nil, err
+	}
+	var cfg engine.Config
+	if cfg.ToolList, err = readTools(spec.Get("tools"), fn+": tools"); err != nil {
+		return nil, err
+	}
+	if err := b.readCallbacks(&cfg, spec, fn); err != nil {
+		return nil, err
+	}
+	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
+		return nil, err
+	}
+	store, err := b.storeArg(arg(args, 2), fn)
+	if err != nil {
+		return nil, err
+	}
+	return b.async(fn, func() (any, error) {
+		ctx := context.Background()
+		bat := batcher(&cfg, store, false)
+		now := time.Now
+		if cfg.Clock != nil {
+			now = cfg.Clock.Now
+		}
+		res, err := trace.Resume(ctx, bat, id, now)
+		if err != nil {
+			return nil, storeErr(fn, err)
+		}
+		for _, sk := range res.Parsed.Skipped {
+			diagFunc(cfg.OnDiagnostic)("trace", &trace.Error{Op: "resume", SessionID: id, Index: res.Index, Err: &skipped{sk}})
+		}
+		cfg.Meta, cfg.Resume = res.Meta, &res.Snapshot
+		teeTrace(&cfg, res.Writer)
+		s, err := engine.New(cfg)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidTrace, Msg: fn + ": " + err.Error()}
+		}
+		if err := bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
+			return nil, storeErr(fn, err)
+		}
+		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
+		return map[string]any{"id": s.ID(), "handle": h}, nil
+	}), nil
+}
+
+// skipped is a malformed line that resume skipped.
+type skipped struct{ trace.SkippedLine }
+
+func (s *skipped) Error() string {
+	return "line " + strconv.Itoa(s.Line) + " skipped: " + s.Err.Error()
+}

@@ -1,0 +1,35 @@
+//go:build js && wasm
+
+// Command floe-node is the WebAssembly library floe.mjs loads in Node: the
+// browser build (wasm/floe) with directory stores in place of IndexedDB.
+// Go's file system calls go through Node's fs there; the browser build
+// leaves them out (size). It only wires, like wasm/floe.
+package main
+
+import (
+	"os"
+	"syscall/js"
+	"time"
+
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/jsbridge"
+)
+
+func main() {
+	ready := "__floeReady"
+	if len(os.Args) > 1 {
+		ready = os.Args[1]
+	}
+	b := jsbridge.New()
+	b.UseDirectories(func(dir string) trace.Store {
+		// The reference layout, dated in local time (PROTOCOL.md P-11).
+		return trace.NewFileStore(dir, trace.FileStoreOptions{Now: time.Now})
+	})
+	api := b.Exports()
+	if cb := js.Global().Get(ready); cb.Type() == js.TypeFunction {
+		cb.Invoke(api)
+	} else {
+		js.Global().Set(ready, api)
+	}
+	select {}
+}
