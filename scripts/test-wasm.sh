@@ -6,10 +6,17 @@ cd "$(dirname "$0")/.."
 status=0
 
 echo "== go vet (js/wasm)"
-GOOS=js GOARCH=wasm go vet ./jsbridge/... ./wasm/... || status=1
+GOOS=js GOARCH=wasm go vet ./jsbridge/... ./wasm/... ./web/idb/... || status=1
 
 echo "== go test (js/wasm) ./jsbridge"
 GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./jsbridge/... || status=1
+
+echo "== go test (js/wasm) ./web/idb, on fake-indexeddb (tests/idb)"
+if [ ! -d tests/idb/node_modules/fake-indexeddb ]; then
+  (cd tests/idb && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+NODE_OPTIONS="--require $PWD/tests/idb/node_modules/fake-indexeddb/auto/index.js" \
+  GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./web/idb/... || status=1
 
 echo "== build"
 # build.sh is the size gate: over the budget it fails after writing

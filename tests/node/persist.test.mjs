@@ -1,0 +1,300 @@
+// Persisted sessions through floe.mjs in Node: the memory store (the
+// default here) and a {dir} store in the reference layout.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { floe, meta, scriptedLLM, say, text, usage, collect, find, toolCall } from "./helpers.mjs";
+
+let n = 0;
+const newID = (what) => `persist-${what}-${++n}`;
+
+async function tempDir(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-persist-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs one prompt in a new session of store and closes it. */
+async function runOnce(id, store, prompt = "hello", llm = scriptedLLM(say("hi ", "there"))) {
+  const session = floe.createSession({ meta: meta(id), llm, store });
+  const msgs = await collect(session.run(prompt));
+  await session.close();
+  return msgs;
+}
+
+const records = (files) => files.flatMap((f) => f.text.split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+
+async function rejects(p, code, says) {
+  await assert.rejects(p, (e) => {
+    assert.equal(e.name, "FloeError");
+    assert.equal(e.code, code, e.message);
+    if (says) assert.match(e.message, says);
+    return true;
+  });
+}
+
+test("a run's records are listed and exported as soon as the run ends", async () => {
+  const id = newID("list");
+  const msgs = await runOnce(id);
+  const list = await floe.listSessions();
+  const s = list.find((x) => x.id === id);
+  assert.ok(s, JSON.stringify(list));
+  assert.equal(s.firstPrompt, "hello");
+  assert.equal(s.files, 1);
+  assert.match(s.lastActivity, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.equal(list[0].id, id, "newest first");
+
+  const files = await floe.exportSession(id);
+  assert.equal(files.length, 1);
+  assert.match(files[0].name, new RegExp(`^\\d{4}-\\d\\d-\\d\\d/${id}_001\\.jsonl$`));
+  assert.ok(files[0].text.endsWith("\n"));
+  assert.equal(s.size, Buffer.byteLength(files[0].text));
+  const recs = records(files);
+  assert.equal(recs[0].type, "session_meta");
+  // Every recordable streamed message is in the Trace, in stream order.
+  const streamed = msgs.filter((m) => !m.payload.type?.startsWith("partial_")).map((m) => JSON.stringify(m));
+  const traced = recs.map((m) => JSON.stringify(m));
+  let k = 0;
+  for (const r of traced) if (r === streamed[k]) k++;
+  assert.equal(k, streamed.length, "streamed messages missing from the trace");
+  const first = recs[0].timestamp;
+  const d = new Date(first);
+  const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  assert.equal(files[0].name.slice(0, 10), day, "date directory: local date of the first record");
+});
+
+test("resume after a completed run: history handed once, lazily; the same file continues", async () => {
+  const id = newID("resume");
+  await runOnce(id, "memory", "hello", scriptedLLM(say("hi")));
+  const loaded = [];
+  const calls = [];
+  const llm = {
+    loadHistory(history) {
+      loaded.push({ history, before: calls.length });
+    },
+    streamGenerate(params) {
+      calls.push(params);
+      return say("again")();
+    },
+  };
+  const session = await floe.resumeSession(id, { llm, tools: [{ name: "echo", description: "echoes" }] });
+  assert.equal(session.id, id);
+  assert.equal(loaded.length, 0, "history is handed at the first request, not at resume");
+  const msgs = await collect(session.run("more"));
+  assert.equal(loaded.length, 1);
+  assert.equal(loaded[0].before, 0, "loadHistory before the first request");
+  assert.deepEqual(
+    loaded[0].history.map((m) => [m.payload.role, m.payload.text]),
+    [["user", "hello"], ["assistant", "hi"]],
+  );
+  assert.deepEqual(calls[0].newMessages.map((m) => m.payload.text), ["more"]);
+  assert.equal(msgs[0].payload.type, "tool_list_ready", "a resumed engine announces its tools again (E-17.6)");
+  await session.close();
+
+  const files = await floe.exportSession(id);
+  assert.equal(files.length, 1, "resume continues the same file");
+  const recs = records(files);
+  assert.equal(find(recs, "request_begin").length, 2);
+  assert.equal(recs.filter((r) => r.type === "session_meta").length, 1);
+  assert.deepEqual(
+    recs.filter((r) => r.payload.type === "text" && r.payload.role === "user").map((r) => r.payload.text),
+    ["hello", "more"],
+  );
+});
+
+test("resume after an aborted turn: the uncommitted prompt is carried over, no history", async () => {
+  const id = newID("carry");
+  const llm = scriptedLLM(async function* ({ signal }) {
+    yield* text("partial ", "answer");
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    return { status: "aborted" };
+  });
+  const session = floe.createSession({ meta: meta(id), llm });
+  for await (const m of session.run("first question")) {
+    if (m.payload.type === "text") break;
+  }
+  await session.close();
+  const loaded = [];
+  const next = scriptedLLM(say("ok"));
+  next.loadHistory = (h) => loaded.push(h);
+  const resumed = await floe.resumeSession(id, { llm: next });
+  await collect(resumed.run("second question"));
+  assert.equal(loaded.length, 0, "an empty history is not handed (E-17.6)");
+  const sent = next.calls[0].newMessages.filter((m) => m.payload.type === "text").map((m) => m.payload.text);
+  assert.equal(sent.at(0), "first question", JSON.stringify(sent));
+  assert.equal(sent.at(-1), "second question");
+  await resumed.close();
+});
+
+test("resume of an imported crash: a committed tool call without output gets the interrupted placeholder", async () => {
+  const id = newID("crash");
+  const at = (ms) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5, ms)).toISOString();
+  const trace = [
+    { timestamp: at(0), type: "session_meta", payload: meta(id) },
+    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "use a tool", stop_reason: "completed" } },
+    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: at(3), ...toolCall("call_1", "echo") },
+    { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "call_1" } },
+    { timestamp: at(5), ...usage() },
+    { timestamp: at(6), type: "event_msg", payload: { type: "request_end", status: "completed" } },
+  ];
+  const jsonl = trace.map((r) => JSON.stringify(r) + "\n").join("") + '{"timestamp":"' + at(7) + '","type":"mo'; // torn tail
+  assert.equal(await floe.importSession(jsonl), id);
+  const next = scriptedLLM(say("done"));
+  const loaded = [];
+  next.loadHistory = (h) => loaded.push(h);
+  const resumed = await floe.resumeSession(id, { llm: next });
+  await collect(resumed.run("go on"));
+  await resumed.close();
+  assert.deepEqual(loaded[0].map((m) => m.payload.type), ["text", "tool_call"]);
+  const out = next.calls[0].newMessages.find((m) => m.payload.type === "tool_call_output");
+  assert.ok(out, JSON.stringify(next.calls[0].newMessages));
+  assert.equal(out.payload.tool_call_id, "call_1");
+  assert.equal(out.payload.output, "[interrupted: process exited before the tool finished]");
+  // The resumed run healed the torn tail and continued the same file.
+  const [file] = await floe.exportSession(id);
+  assert.match(file.name, new RegExp(`^\\d{4}-\\d\\d-\\d\\d/${id}_001\\.jsonl$`));
+  assert.ok(file.text.includes('"type":"mo\n'), "the torn line ends with the healing newline");
+});
+
+test("{dir}: the reference layout on disk, listed, resumed and deleted", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = newID("dir");
+  await runOnce(id, store);
+  const days = await readdir(dir);
+  assert.equal(days.length, 1);
+  assert.match(days[0], /^\d{4}-\d\d-\d\d$/);
+  assert.deepEqual(await readdir(join(dir, days[0])), [`${id}_001.jsonl`]);
+  const onDisk = await readFile(join(dir, days[0], `${id}_001.jsonl`), "utf8");
+  const [exported] = await floe.exportSession(id, { store });
+  assert.equal(exported.text, onDisk, "export gives the file's bytes");
+  assert.equal(exported.name, `${days[0]}/${id}_001.jsonl`);
+
+  const list = await floe.listSessions({ store });
+  assert.deepEqual(list.map((s) => [s.id, s.firstPrompt, s.files, s.size]), [[id, "hello", 1, Buffer.byteLength(onDisk)]]);
+
+  const resumed = await floe.resumeSession(id, { llm: scriptedLLM(say("back")), store });
+  await collect(resumed.run("again"));
+  await resumed.close();
+  const after = await readFile(join(dir, days[0], `${id}_001.jsonl`), "utf8");
+  assert.ok(after.startsWith(onDisk) && after.length > onDisk.length, "the resumed run appended to the same file");
+
+  await floe.deleteSession(id, { store });
+  assert.deepEqual(await floe.listSessions({ store }), []);
+  await rejects(floe.exportSession(id, { store }), "not_found");
+  await rejects(floe.deleteSession(id, { store }), "not_found");
+  await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "not_found");
+});
+
+test("export → import round trip gives identical records; an existing id is refused", async (t) => {
+  const dir = await tempDir(t);
+  const id = newID("roundtrip");
+  await runOnce(id, "memory");
+  const files = await floe.exportSession(id);
+  assert.equal(await floe.importSession(files, { store: { dir } }), id);
+  assert.deepEqual(await floe.exportSession(id, { store: { dir } }), files);
+  await rejects(floe.importSession(files), "session_exists", new RegExp(id));
+  await rejects(floe.importSession(files, { store: { dir } }), "session_exists");
+  // One JSONL text: its session_meta names the session.
+  await floe.deleteSession(id);
+  assert.equal(await floe.importSession(files[0].text), id);
+  assert.deepEqual(records(await floe.exportSession(id)), records(files));
+});
+
+test("import refuses a malformed trace, naming the file and the line", async () => {
+  const id = newID("bad");
+  await runOnce(id);
+  const [file] = await floe.exportSession(id);
+  await floe.deleteSession(id);
+  const lines = file.text.split("\n");
+  lines.splice(1, 0, "{not json");
+  await rejects(floe.importSession([{ name: file.name, text: lines.join("\n") }]), "invalid_trace", new RegExp(`${file.name}: line 2`));
+  await rejects(floe.importSession([{ name: "notes.txt", text: file.text }]), "invalid_trace", /notes\.txt/);
+  await rejects(floe.importSession("{}\n"), "invalid_trace");
+  await assert.rejects(floe.importSession(42), (e) => e.code === "bad_argument");
+  assert.ok(!(await floe.listSessions()).some((s) => s.id === id), "a refused import stores nothing");
+});
+
+test("createSession with a stored id does not write into it; store: false writes nothing", async () => {
+  const id = newID("reuse");
+  await runOnce(id);
+  const before = await floe.exportSession(id);
+  const diags = [];
+  const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("x")), onDiagnostic: (d) => diags.push(d) });
+  await collect(session.run("again"));
+  await session.close();
+  assert.deepEqual(await floe.exportSession(id), before);
+  assert.ok(diags.some((d) => d.kind === "trace" && /already exists/.test(d.message)), JSON.stringify(diags));
+
+  const none = newID("none");
+  await runOnce(none, false);
+  await rejects(floe.exportSession(none), "not_found");
+});
+
+test("store arguments are checked", async () => {
+  assert.throws(() => floe.createSession({ meta: meta(), llm: scriptedLLM(say("x")), store: "disk" }), (e) => e.code === "bad_argument" && /store/.test(e.message));
+  await assert.rejects(floe.listSessions({ store: "indexeddb" }), (e) => e.code === "bad_argument" && /indexeddb/.test(e.message));
+  await assert.rejects(floe.exportSession("a/b"), (e) => e.code === "bad_argument" && /id/.test(e.message));
+  await assert.rejects(floe.resumeSession("x", {}), (e) => e.code === "bad_argument" && /llm/.test(e.message));
+});
+
+/** A LockManager where other tabs are simulated by adding names to held. */
+function fakeLocks() {
+  const held = new Set();
+  return {
+    held,
+    async request(name, opts, cb) {
+      assert.equal(opts.ifAvailable, true);
+      if (held.has(name)) return cb(null);
+      held.add(name);
+      try {
+        return await cb({ name, mode: "exclusive" });
+      } finally {
+        held.delete(name);
+      }
+    },
+  };
+}
+
+test("Web Locks: one writer per persisted session", async (t) => {
+  const locks = fakeLocks();
+  Object.defineProperty(globalThis, "navigator", { value: { locks }, configurable: true });
+  t.after(() => delete globalThis.navigator);
+  const store = { dir: await tempDir(t) };
+  const id = newID("lock");
+  const name = "floe:session:" + id;
+  let heldDuringRun = false;
+  const llm = scriptedLLM(async function* () {
+    heldDuringRun = locks.held.has(name);
+    yield* text("hi");
+    return { status: "completed" };
+  });
+  const session = floe.createSession({ meta: meta(id), llm, store });
+
+  locks.held.add(name); // another tab runs the session
+  const refused = session.run("hello");
+  await rejects(refused.next(), "session_busy", /another tab/);
+  assert.deepEqual(await refused.next(), { value: undefined, done: true });
+  assert.equal(llm.calls.length, 0, "nothing ran");
+  await rejects(floe.exportSession(id, { store }), "not_found"); // nothing traced
+  await rejects(floe.resumeSession(id, { llm, store }), "session_busy");
+
+  locks.held.delete(name);
+  const run = session.run("hello");
+  const first = await run.next();
+  assert.equal(first.done, false);
+  assert.throws(() => session.run("again"), (e) => e.code === "session_busy", "the same object: busy at once");
+  for await (const m of run) void m;
+  assert.ok(heldDuringRun, "the lock is held while the run streams");
+  assert.equal(locks.held.has(name), false, "released once the run ended");
+  assert.equal(records(await floe.exportSession(id, { store })).at(-1).payload.type, "request_end");
+
+  // A break before the lock was taken starts nothing.
+  const early = session.run("never");
+  assert.deepEqual(await early.return(), { value: undefined, done: true });
+  assert.equal(llm.calls.length, 1);
+  await session.close();
+});
