@@ -19,3 +19,4 @@ if [ ! -f static/floe.wasm ] || [ ! -f static/wasm_exec.js ] ||
 fi
 echo "== wasm: session.run() vs a plain async generator (one Node process)"
 node scripts/bench/wasm-bench.mjs "$@"
+node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the IndexedDB store on vs off
