@@ -52,8 +52,10 @@ func idArg(v js.Value, fn string) (string, error) {
 	return id, nil
 }
 
-// listSessions is the export listSessions(store) → Promise<SessionSummary[]>,
-// newest first (trace.List).
+// listSessions is the export listSessions(store) → Promise<[id,
+// firstPrompt, lastActivity, size, files][]>, newest first (trace.List);
+// the shim makes the SessionSummary objects. Rows are arrays: a Go map
+// would give their keys in random order.
 func (b *Bridge) listSessions(args []js.Value) (any, error) {
 	store, err := b.storeArg(arg(args, 0), "listSessions")
 	if err != nil {
@@ -67,15 +69,15 @@ func (b *Bridge) listSessions(args []js.Value) (any, error) {
 		}
 		out := make([]any, len(list))
 		for i, s := range list {
-			out[i] = map[string]any{"id": s.ID, "firstPrompt": s.FirstPrompt, "lastActivity": isoTime(s.LastActivity), "size": s.Size, "files": s.Files}
+			out[i] = []any{s.ID, s.FirstPrompt, isoTime(s.LastActivity), s.Size, s.Files}
 		}
 		return out, nil
 	}), nil
 }
 
 // exportSession is the export exportSession(id, store) →
-// Promise<{name, text}[]> (trace.Export; dates in local time, as the
-// reference names its directories).
+// Promise<[name, text][]> (trace.Export; dates in local time, as the
+// reference names its directories); the shim makes the TraceFile objects.
 func (b *Bridge) exportSession(args []js.Value) (any, error) {
 	id, err := idArg(arg(args, 0), "exportSession")
 	if err != nil {
@@ -93,7 +95,7 @@ func (b *Bridge) exportSession(args []js.Value) (any, error) {
 		}
 		out := make([]any, len(files))
 		for i, f := range files {
-			out[i] = map[string]any{"name": f.Name, "text": string(f.Data)}
+			out[i] = []any{f.Name, string(f.Data)}
 		}
 		return out, nil
 	}), nil

@@ -311,12 +311,14 @@ function makeFloe(api, exited) {
 
   async function listSessions(opts = {}) {
     if (!isObject(opts)) throw badArg("listSessions: options", "an object", opts);
-    return call("listSessions", storeArg(opts.store, "listSessions: store"));
+    const rows = await call("listSessions", storeArg(opts.store, "listSessions: store"));
+    return rows.map(([id, firstPrompt, lastActivity, size, files]) => ({ id, firstPrompt, lastActivity, size, files }));
   }
 
   async function exportSession(id, opts = {}) {
     if (!isObject(opts)) throw badArg("exportSession: options", "an object", opts);
-    return call("exportSession", id, storeArg(opts.store, "exportSession: store"));
+    const files = await call("exportSession", id, storeArg(opts.store, "exportSession: store"));
+    return files.map(([name, text]) => ({ name, text }));
   }
 
   async function importSession(files, opts = {}) {
