@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -198,8 +199,9 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		if err != nil {
 			return nil, storeErr(fn, err)
 		}
-		for _, sk := range res.Parsed.Skipped {
-			diagFunc(cfg.OnDiagnostic)("trace", &trace.Error{Op: "resume", SessionID: id, Index: res.Index, Err: &skipped{sk}})
+		for _, sk := range res.Parsed.Skipped { // P-12: skipped with a diagnostic
+			diagFunc(cfg.OnDiagnostic)("trace", &trace.Error{Op: "resume", SessionID: id, Index: res.Index,
+				Err: errors.New("line " + strconv.Itoa(sk.Line) + " skipped: " + sk.Err.Error())})
 		}
 		cfg.Meta, cfg.Resume = res.Meta, &res.Snapshot
 		teeTrace(&cfg, res.Writer)
@@ -213,11 +215,4 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
 		return map[string]any{"id": s.ID(), "handle": h}, nil
 	}), nil
-}
-
-// skipped is a malformed line that resume skipped.
-type skipped struct{ trace.SkippedLine }
-
-func (s *skipped) Error() string {
-	return "line " + strconv.Itoa(s.Line) + " skipped: " + s.Err.Error()
 }
