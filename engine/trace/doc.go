@@ -32,6 +32,18 @@
 // diagnostic, every decodable record is kept. [Parsed.Strict] turns skipped
 // lines into an error for importers that refuse mid-file corruption.
 //
+// A [Batcher] wraps a Store whose appends must not be waited for (the
+// IndexedDB store): Append queues, a goroutine writes the queue in order,
+// grouped per file, and [Batcher.Flush] waits until it is written.
+//
+// # Sessions as a whole
+//
+// [List] lists the sessions with their first prompt, newest first (cheaply
+// for a [Summarizer]). [Export] returns a session's files named in the
+// reference layout; [Import] checks files as one session's Trace (strictly:
+// a malformed line is refused with its file and line) and stores them with
+// Store.Create.
+//
 // # Resume
 //
 // [Resume] reads the highest-index file of a session, replays it
