@@ -105,6 +105,9 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 				}
 				continue
 			}
+			if it.m.Timestamp == "" {
+				r.s.stampMsg(&it.m)
+			}
 			more := i < len(buf)-1 || q.Len() > 0
 			r.deliverQueued(it.m, more)
 		}
@@ -212,7 +215,9 @@ func (d *driver) emit(m omni.Message) {
 		d.cancelLLM()
 		return
 	}
-	d.stamp.stamp(d.r.s.clock, &m)
+	if !m.IsPartial() { // partials are stamped by the consumer (consume)
+		d.stamp.stamp(d.r.s.clock, &m)
+	}
 	d.push1(m)
 	t := d.t
 	switch {
@@ -239,7 +244,7 @@ func (d *driver) emit(m omni.Message) {
 // checkLLMMessage validates one message of the LLM stream. A message with
 // an origin, a session_meta, or a user-side message is not the LLM's to send.
 func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
-	if err := omni.Validate(*m); err != nil {
+	if err := m.Validate(); err != nil {
 		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	if len(m.Origin) > 0 {
@@ -253,7 +258,7 @@ func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
 			return errf.Errorf("invalid message from llm: event %q is the engine's to emit", m.Payload.Type)
 		}
 	}
-	if err := disc.Check(*m); err != nil {
+	if err := disc.CheckMessage(m); err != nil {
 		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	return nil

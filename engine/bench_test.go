@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -11,16 +12,20 @@ import (
 
 const benchDeltas = 100_000
 
+const benchDelta = "abcdefg "
+
+var benchFull = strings.Repeat(benchDelta, benchDeltas)
+
 // deltaProducer is the producer both benchmarks share: it builds and emits
 // one partial_text delta per step, framed by start/stop, the complete text
-// and token_usage.
+// (the deltas' concatenation, P-7) and token_usage.
 func deltaProducer(n int, emit func(omni.Message)) {
 	emit(omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
 	for i := 0; i < n; i++ {
-		emit(omni.Partial(omni.PartialText, omni.EventDelta, "abcdefg ", "", "", omni.StatusCompleted))
+		emit(omni.Partial(omni.PartialText, omni.EventDelta, benchDelta, "", "", omni.StatusCompleted))
 	}
 	emit(omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted))
-	emit(omni.AssistantText("done", omni.StatusCompleted))
+	emit(omni.AssistantText(benchFull[:n*len(benchDelta)], omni.StatusCompleted))
 	emit(enginetest.Usage(1))
 }
 
@@ -32,7 +37,9 @@ func BenchmarkStream100kEngine(b *testing.B) {
 		deltaProducer(benchDeltas, emit)
 		return engine.Outcome{Status: omni.StatusCompleted}
 	})
-	s, err := engine.New(engine.Config{Meta: enginetest.Meta("bench"), LLM: llm, Trace: &enginetest.Sink{}})
+	// A fake clock: a request that is not clean would retry at once
+	// instead of waiting, and the check below fails the benchmark.
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("bench"), LLM: llm, Trace: &enginetest.Sink{}, Clock: enginetest.NewClock(t0)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,6 +54,9 @@ func BenchmarkStream100kEngine(b *testing.B) {
 		for m := range seq {
 			if m.Payload.Type == omni.PartialText {
 				n++
+			}
+			if m.IsEvent(omni.RequestEnd) && m.Payload.Status != omni.StatusCompleted {
+				b.Fatalf("request ended %s: %s", m.Payload.Status, m.Payload.ErrorMessage)
 			}
 		}
 	}

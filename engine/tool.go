@@ -59,11 +59,13 @@ func (tr *toolRun) emit(m omni.Message) {
 		tr.r.s.diag("tool", errf.Errorf("tool %s emitted after it returned; dropped", tr.id))
 		return
 	}
-	if err := omni.Validate(m); err != nil {
+	if err := m.Validate(); err != nil {
 		tr.r.s.diag("tool", errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
-	tr.stamp.stamp(tr.r.s.clock, &m)
+	if !m.IsPartial() { // partials are stamped by the consumer
+		tr.stamp.stamp(tr.r.s.clock, &m)
+	}
 	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)
 		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
 			ptr := omni.SubagentMsg(m.Origin[0])

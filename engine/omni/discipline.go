@@ -46,7 +46,10 @@ func disciplineErr(format string, args ...any) error {
 }
 
 // Check records m, the producer's next message, and reports a violation.
-func (d *Discipline) Check(m Message) error {
+func (d *Discipline) Check(m Message) error { return d.CheckMessage(&m) }
+
+// CheckMessage is [Discipline.Check] without copying the message.
+func (d *Discipline) CheckMessage(m *Message) error {
 	if len(m.Origin) > 0 {
 		return nil
 	}
@@ -57,9 +60,9 @@ func (d *Discipline) Check(m Message) error {
 		if m.Type == TypeModelMsg && p.Type == completeOf(f.typ) && p.ToolCallID == f.callID {
 			return f.match(p)
 		}
-		err = disciplineErr("%s arrived after the stop of %s, before its complete %s", describe(&m), f.label(), completeOf(f.typ))
+		err = disciplineErr("%s arrived after the stop of %s, before its complete %s", describe(m), f.label(), completeOf(f.typ))
 	}
-	if e := d.step(&m); err == nil {
+	if e := d.step(m); err == nil {
 		err = e
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidate(t *testing.T) {
@@ -166,3 +167,23 @@ func sharedEnvelopes(t testing.TB) []string {
 }
 
 func withRole(m Message, role string) Message { m.Payload.Role = role; return m }
+
+// The canonical-layout fast path agrees with time.Parse.
+func TestCanonicalTimestamp(t *testing.T) {
+	for _, ts := range []string{
+		"2026-07-18T03:10:22.531Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+		"2026-13-01T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-01-01T24:00:00.000Z",
+		"2026-01-01T23:60:00.000Z", "2026-01-01T23:59:60.000Z", "2026-01-01T23:59:59.999Z",
+		"2026-01-01 23:59:59.999Z", "2026-01-01T23:59:59.99xZ", "1900-02-29T00:00:00.000Z",
+		"2000-02-29T00:00:00.000Z", "0000-01-01T00:00:00.000Z",
+	} {
+		_, err := time.Parse(time.RFC3339, ts)
+		if got := isCanonicalTimestamp(ts); got && err != nil {
+			t.Errorf("%s: fast path accepts what time.Parse rejects (%v)", ts, err)
+		}
+		m := Message{Timestamp: ts, Type: TypeEventMsg, Payload: Payload{Type: RequestBegin}}
+		if (m.Validate() == nil) != (err == nil) {
+			t.Errorf("%s: Validate %v, time.Parse %v", ts, m.Validate(), err)
+		}
+	}
+}
