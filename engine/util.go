@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"github.com/floehq/floe/internal/errf"
-	"runtime/debug"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -25,7 +25,7 @@ func (st *stamper) stamp(c Clock, m *omni.Message) {
 	ms := t.UnixMilli()
 	if ms != st.ms || st.str == "" {
 		st.ms = ms
-		st.str = t.UTC().Format(omni.TimestampLayout)
+		st.str = omni.FormatTimestamp(t)
 	}
 	m.Timestamp = st.str
 }
@@ -49,7 +49,7 @@ func recoverTo(s *Session, where string, onPanic func(any)) {
 		return
 	}
 	if f := s.cfg.OnDiagnostic; f != nil {
-		f(Diagnostic{Kind: "panic", Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: debug.Stack()})
+		f(Diagnostic{Kind: "panic", Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: stack()})
 	}
 	onPanic(v)
 }
@@ -157,4 +157,11 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func contextWithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithCancel(ctx)
+}
+
+// stack is the calling goroutine's stack (runtime/debug.Stack without the
+// os package it imports, which the WebAssembly build does without).
+func stack() []byte {
+	buf := make([]byte, 16<<10)
+	return buf[:runtime.Stack(buf, false)]
 }

@@ -154,5 +154,5 @@ func isoTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return omni.FormatTimestamp(t)
 }

@@ -2,7 +2,6 @@ package omni
 
 import (
 	"strconv"
-	"time"
 	"unicode/utf8"
 )
 
@@ -65,7 +64,7 @@ func (m *Message) Validate() error { return validate(m) }
 
 func validate(m *Message) error {
 	if m.Timestamp != "" && !isCanonicalTimestamp(m.Timestamp) {
-		if _, err := time.Parse(time.RFC3339, m.Timestamp); err != nil {
+		if _, err := ParseTimestamp(m.Timestamp); err != nil {
 			return invalid("timestamp", m.Timestamp, "is not an RFC 3339 time")
 		}
 	}

@@ -167,7 +167,7 @@ func (s *FileStore) dateDir(data []byte) (string, error) {
 	if loc == nil {
 		loc = time.Local
 	}
-	return t.In(loc).Format("2006-01-02"), nil
+	return omni.FormatDate(t.In(loc)), nil
 }
 
 func firstTimestamp(data []byte) (time.Time, bool) {
@@ -179,7 +179,7 @@ func firstTimestamp(data []byte) (time.Time, bool) {
 		if err != nil {
 			return time.Time{}, false
 		}
-		t, err := time.Parse(time.RFC3339Nano, head.Timestamp)
+		t, err := omni.ParseTimestamp(head.Timestamp)
 		return t, err == nil
 	}
 	return time.Time{}, false

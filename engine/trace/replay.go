@@ -34,7 +34,7 @@ type DanglingCompaction struct {
 // stamped with now. It writes nothing; [Resume] closes a dangling
 // compaction.
 func Replay(records []omni.Message, now time.Time) Replayed {
-	stamp := now.UTC().Format(omni.TimestampLayout)
+	stamp := omni.FormatTimestamp(now)
 	var r Replayed
 	for i := range records {
 		if records[i].Type == omni.TypeSessionMeta {

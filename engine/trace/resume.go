@@ -75,7 +75,7 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	}
 	if d := rp.Dangling; d != nil {
 		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed})
-		end.Timestamp = at.UTC().Format(omni.TimestampLayout)
+		end.Timestamp = omni.FormatTimestamp(at)
 		w, err := res.Writer.WriteRecord(end)
 		if err != nil {
 			return nil, err

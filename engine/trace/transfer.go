@@ -43,7 +43,7 @@ func Export(ctx context.Context, store Store, sessionID string, loc *time.Locati
 			if loc == nil {
 				loc = time.Local
 			}
-			dir = t.In(loc).Format("2006-01-02")
+			dir = omni.FormatDate(t.In(loc))
 		}
 		out = append(out, File{Name: dir + "/" + FileName(sessionID, fi.Index), Data: data})
 	}
