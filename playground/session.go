@@ -1,7 +1,6 @@
 package playground
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -41,7 +40,7 @@ func Meta(now time.Time) omni.Message {
 			SessionID:          "session-" + now.Format("2006-01-02-15-04-05") + fmt.Sprintf("-%08x", rand.Uint32()),
 			Provider:           "floe-playground",
 			ModelID:            "scripted",
-			ModelContextWindow: json.RawMessage("32000"),
+			ModelContextWindow: omni.RawJSON("32000"),
 			SystemPrompt:       SystemPrompt,
 			AgentState:         "memory",
 			Workspace:          "memory://demo",

@@ -45,12 +45,12 @@ func (w *Workspace) Tools() []omni.ToolDefinition {
 		{
 			Name:        ToolListFiles,
 			Description: "List the files of the workspace under a directory, with their sizes.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string","description":"directory; empty for the root"}}}`),
+			Parameters:  omni.RawJSON(`{"type":"object","properties":{"dir":{"type":"string","description":"directory; empty for the root"}}}`),
 		},
 		{
 			Name:        ToolCountLines,
 			Description: "Count the lines of workspace files; all files when paths is empty.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}}`),
+			Parameters:  omni.RawJSON(`{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}}`),
 		},
 	}
 }

@@ -7,13 +7,15 @@ cd "$(dirname "$0")/.."
 
 BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 
-build() { # build PACKAGE OUTPUT
+build() { # build PACKAGE OUTPUT [go build flags…]
   echo "build: $1 -> $2"
-  GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o "$2" "$1"
+  local pkg=$1 out=$2
+  shift 2
+  GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" "$@" -o "$out" "$pkg"
 }
 
 build ./wasm/floe static/floe.wasm
-build ./wasm/floe-node static/floe-node.wasm # Node: directory stores; no budget
+build ./wasm/floe-node static/floe-node.wasm -tags floenode # Node: directory stores (trace.FileStore, os); no budget
 wasms=(static/floe.wasm static/floe-node.wasm)
 if [ -d wasm/playground ]; then
   build ./wasm/playground static/playground.wasm

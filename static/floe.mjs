@@ -105,7 +105,11 @@ async function doLoad(opts) {
   try {
     const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
     let exited = false;
+    // main() reads the name synchronously inside go.run, before it first
+    // blocks: setting it right here leaves no room for another load().
+    globalThis.__floeReadyName = readyName;
     const run = go.run(instance);
+    delete globalThis.__floeReadyName;
     const gone = run.then(() => {
       exited = true;
       throw floeError("internal", "load: floe.wasm exited before it was ready");

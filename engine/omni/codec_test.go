@@ -149,7 +149,7 @@ func TestPreservesUnknownAndFidelity(t *testing.T) {
 	if got, want := string(m.Payload.Fidelity), `{ "x" : [1, 2.50, "\u00e9"] }`; got != want {
 		t.Errorf("fidelity %s, want %s", got, want)
 	}
-	wantExtra := []RawField{{"zz", json.RawMessage(`{"k": 1}`)}, {"a_b", json.RawMessage(`[ ]`)}, {"n", json.RawMessage(`-0.0e+1`)}}
+	wantExtra := []RawField{{"zz", RawJSON(`{"k": 1}`)}, {"a_b", RawJSON(`[ ]`)}, {"n", RawJSON(`-0.0e+1`)}}
 	if !reflect.DeepEqual(m.Payload.Extra, wantExtra) {
 		t.Errorf("extra %q", m.Payload.Extra)
 	}

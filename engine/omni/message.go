@@ -1,7 +1,5 @@
 package omni
 
-import "encoding/json"
-
 // Envelope types (PROTOCOL.md P-2).
 const (
 	TypeSessionMeta = "session_meta"
@@ -132,7 +130,7 @@ type Payload struct {
 	EventType  string   // partial_*: start | delta | stop
 	StopReason string   // one of the six statuses; "" = absent
 	Sender     string   // text, user role only; "" = absent (= "user")
-	Fidelity   json.RawMessage
+	Fidelity   RawJSON
 
 	// event_msg
 	Status       string       // request_end, compaction_end, mcp_connect_end
@@ -149,16 +147,16 @@ type Payload struct {
 	Turns        int64        // compaction_begin
 	SessionID    string       // subagent, session_meta
 	Tools        []ToolDefinition
-	Servers      []string        // mcp_connect_begin
-	Results      json.RawMessage // mcp_connect_end: McpServerConnectResult[] (reference detail, kept raw)
-	Outcome      string          // goal_finished
-	Rounds       int64           // goal_finished
-	TokensUsed   int64           // goal_finished
+	Servers      []string // mcp_connect_begin
+	Results      RawJSON  // mcp_connect_end: McpServerConnectResult[] (reference detail, kept raw)
+	Outcome      string   // goal_finished
+	Rounds       int64    // goal_finished
+	TokensUsed   int64    // goal_finished
 
 	// session_meta (Type == "")
 	Provider           string
 	ModelID            string
-	ModelContextWindow json.RawMessage // number or string, kept raw
+	ModelContextWindow RawJSON // number or string, kept raw
 	SystemPrompt       string
 	AgentState         string
 	Workspace          string
@@ -172,10 +170,30 @@ type Payload struct {
 	has keySet
 }
 
+// RawJSON is a raw JSON value kept byte for byte (fidelity, unknown keys,
+// tool parameters). It marshals as itself with encoding/json, like
+// json.RawMessage, without this package importing encoding/json: that
+// import alone would add about 90 KB to the WebAssembly build.
+type RawJSON []byte
+
+// MarshalJSON returns r itself, or null when r is empty.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// UnmarshalJSON keeps a copy of data.
+func (r *RawJSON) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
+}
+
 // RawField is one unknown payload key and its raw JSON value.
 type RawField struct {
 	Key   string
-	Value json.RawMessage
+	Value RawJSON
 }
 
 // TokenCounts is the token accounting of token_usage (PROTOCOL.md §5). All
@@ -194,9 +212,9 @@ func (t TokenCounts) Add(u TokenCounts) TokenCounts {
 
 // ToolDefinition describes one tool (PROTOCOL.md §5, tool_list_ready).
 type ToolDefinition struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Parameters  RawJSON `json:"parameters,omitempty"`
 }
 
 // IsPartial reports whether m is a streaming fragment (partial_*).

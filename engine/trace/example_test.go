@@ -2,7 +2,6 @@ package trace_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,7 +16,7 @@ func Example() {
 	store := &trace.MemStore{}
 	w := trace.NewWriter(ctx, store, "demo", 1)
 	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: json.RawMessage("8192"),
+		SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"),
 		SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}}
 	for _, m := range []omni.Message{
 		meta,

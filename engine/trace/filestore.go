@@ -1,14 +1,13 @@
+//go:build !js || floenode
+
 package trace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -63,51 +62,6 @@ func NewFileStore(root string, opts FileStoreOptions) *FileStore {
 }
 
 var _ Store = (*FileStore)(nil)
-
-// FileName returns the reference file name of a session's file:
-// "<session_id>_<NNN>.jsonl".
-func FileName(sessionID string, index int) string {
-	n := strconv.Itoa(index)
-	if len(n) < 3 {
-		n = "00"[:3-len(n)] + n
-	}
-	return sessionID + "_" + n + ".jsonl"
-}
-
-// ParseFileName splits a reference file name "<session_id>_<NNN>.jsonl"
-// (NNN: three or more digits) into the session id and the file index.
-func ParseFileName(name string) (sessionID string, index int, ok bool) {
-	base, found := strings.CutSuffix(name, ".jsonl")
-	us := strings.LastIndexByte(base, '_')
-	if !found || us < 1 || len(base)-us-1 < 3 || strings.IndexByte(base[:us], '\n') >= 0 {
-		return "", 0, false
-	}
-	digits := base[us+1:]
-	for i := range len(digits) {
-		if digits[i] < '0' || digits[i] > '9' {
-			return "", 0, false
-		}
-	}
-	index, err := strconv.Atoi(digits)
-	if err != nil {
-		return "", 0, false
-	}
-	return base[:us], index, true
-}
-
-// isDateDir reports whether name has the shape of a date directory,
-// yyyy-mm-dd.
-func isDateDir(name string) bool {
-	if len(name) != 10 || name[4] != '-' || name[7] != '-' {
-		return false
-	}
-	for i := range len(name) {
-		if i != 4 && i != 7 && (name[i] < '0' || name[i] > '9') {
-			return false
-		}
-	}
-	return true
-}
 
 // Append implements [Store].
 func (s *FileStore) Append(ctx context.Context, id string, index int, data []byte) (AppendResult, error) {
@@ -168,21 +122,6 @@ func (s *FileStore) dateDir(data []byte) (string, error) {
 		loc = time.Local
 	}
 	return omni.FormatDate(t.In(loc)), nil
-}
-
-func firstTimestamp(data []byte) (time.Time, bool) {
-	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
-		if len(trimJS(line)) == 0 {
-			continue
-		}
-		head, err := omni.Decode(line)
-		if err != nil {
-			return time.Time{}, false
-		}
-		t, err := omni.ParseTimestamp(head.Timestamp)
-		return t, err == nil
-	}
-	return time.Time{}, false
 }
 
 func appendFile(path string, data []byte, sync bool) (AppendResult, error) {

@@ -2,7 +2,6 @@ package trace_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -160,8 +159,8 @@ func TestWriterRefuses(t *testing.T) {
 
 func TestWriterKeepsRawJSONOnOneLine(t *testing.T) {
 	m := userText("x")
-	m.Payload.Fidelity = json.RawMessage("{\n  \"k\": [1,\n 2]\n}")
-	m.Payload.Extra = []omni.RawField{{Key: "zz", Value: json.RawMessage("{\n}")}}
+	m.Payload.Fidelity = omni.RawJSON("{\n  \"k\": [1,\n 2]\n}")
+	m.Payload.Extra = []omni.RawField{{Key: "zz", Value: omni.RawJSON("{\n}")}}
 	store := &trace.MemStore{}
 	if err := trace.NewWriter(context.Background(), store, "s", 1).Write(m); err != nil {
 		t.Fatal(err)

@@ -1,13 +1,13 @@
-//go:build js && wasm
+//go:build js && wasm && floenode
 
 // Command floe-node is the WebAssembly library floe.mjs loads in Node: the
 // browser build (wasm/floe) with directory stores in place of IndexedDB.
 // Go's file system calls go through Node's fs there; the browser build
-// leaves them out (size). It only wires, like wasm/floe.
+// leaves them out (size). Build it with -tags floenode. It only wires,
+// like wasm/floe.
 package main
 
 import (
-	"os"
 	"syscall/js"
 	"time"
 
@@ -17,8 +17,8 @@ import (
 
 func main() {
 	ready := "__floeReady"
-	if len(os.Args) > 1 {
-		ready = os.Args[1]
+	if name := js.Global().Get("__floeReadyName"); name.Type() == js.TypeString {
+		ready = name.String()
 	}
 	b := jsbridge.New()
 	b.UseDirectories(func(dir string) trace.Store {

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"os"
 	"syscall/js"
 
 	"github.com/floehq/floe/jsbridge"
@@ -14,12 +13,11 @@ import (
 )
 
 func main() {
-	// The loader passes the name of a global callback as the first
-	// argument; it receives the exports object (readiness signal).
+	// The loader names a global callback in globalThis.__floeReadyName
+	// (not os.Args: the os package alone costs the build 16 KB brotli); it
+	// receives the exports object (readiness signal).
 	ready := "__floeReady"
-	if len(os.Args) > 1 {
-		ready = os.Args[1]
-	}
+
 	b := jsbridge.New()
 	b.UseIndexedDB(idb.New("floe")) // one database per origin
 	api := b.Exports()
