@@ -102,14 +102,11 @@ async function doLoad(opts) {
     globalThis[readyName] = resolve;
   });
   go.argv = ["floe", readyName];
+  go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
     const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
     let exited = false;
-    // main() reads the name synchronously inside go.run, before it first
-    // blocks: setting it right here leaves no room for another load().
-    globalThis.__floeReadyName = readyName;
     const run = go.run(instance);
-    delete globalThis.__floeReadyName;
     const gone = run.then(() => {
       exited = true;
       throw floeError("internal", "load: floe.wasm exited before it was ready");
@@ -127,7 +124,10 @@ async function doLoad(opts) {
 async function defaultWasm() {
   const browser = new URL("./floe.wasm", import.meta.url);
   if (!isNode || browser.protocol !== "file:") return browser;
-  const node = new URL("./floe-node.wasm", import.meta.url);
+  // Built from parts so that bundlers do not copy the Node build (3.9 MB)
+  // into browser bundles; they only follow literal new URL() arguments.
+  const nodeName = "./floe-node" + ".wasm";
+  const node = new URL(nodeName, import.meta.url);
   try {
     await (await import("node:fs/promises")).access(node);
     return node;

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"syscall"
 	"syscall/js"
 	"time"
 
@@ -16,9 +17,12 @@ import (
 )
 
 func main() {
+	// The loader names a global callback in the environment variable
+	// FLOE_READY (not os.Args: the os package alone costs the build 16 KB
+	// brotli); it receives the exports object (readiness signal).
 	ready := "__floeReady"
-	if name := js.Global().Get("__floeReadyName"); name.Type() == js.TypeString {
-		ready = name.String()
+	if name, ok := syscall.Getenv("FLOE_READY"); ok && name != "" {
+		ready = name
 	}
 	b := jsbridge.New()
 	b.UseDirectories(func(dir string) trace.Store {

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"syscall"
 	"syscall/js"
 
 	"github.com/floehq/floe/jsbridge"
@@ -13,11 +14,13 @@ import (
 )
 
 func main() {
-	// The loader names a global callback in globalThis.__floeReadyName
-	// (not os.Args: the os package alone costs the build 16 KB brotli); it
-	// receives the exports object (readiness signal).
+	// The loader names a global callback in the environment variable
+	// FLOE_READY (not os.Args: the os package alone costs the build 16 KB
+	// brotli); it receives the exports object (readiness signal).
 	ready := "__floeReady"
-
+	if name, ok := syscall.Getenv("FLOE_READY"); ok && name != "" {
+		ready = name
+	}
 	b := jsbridge.New()
 	b.UseIndexedDB(idb.New("floe")) // one database per origin
 	api := b.Exports()
