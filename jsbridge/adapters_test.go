@@ -13,46 +13,6 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
-func TestEachMessage(t *testing.T) {
-	good := `{"type":"model_msg","payload":{"type":"text","role":"user","text":"a,]}[\\\"{"}}`
-	tests := []struct {
-		name  string
-		data  string
-		parts int // elements splitArray finds; -1 = not an array
-		ok    int // messages emitted
-		err   string
-	}{
-		{"empty", `[]`, 0, 0, ""},
-		{"spaces", " [ ] ", 0, 0, ""},
-		{"one", `[` + good + `]`, 1, 1, ""},
-		{"two", `[` + good + `, ` + good + `]`, 2, 2, ""},
-		{"bad third", `[` + good + `,` + good + `,{"type":"model_msg","payload":5},` + good + `]`, 4, 2, "[2]: omni: payload"},
-		{"unterminated", `[{"type":`, -1, 0, "not a JSON array"},
-		{"trailing comma", `[` + good + `,]`, -1, 0, "not a JSON array"},
-		{"trailing bytes", `[` + good + `]x`, -1, 0, "not a JSON array"},
-		{"object", `{}`, -1, 0, "not a JSON array"},
-		{"stray close", `[}]`, -1, 0, "not a JSON array"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			els, ok := splitArray([]byte(tt.data))
-			if n := len(els); (tt.parts < 0 && ok) || (tt.parts >= 0 && (!ok || n != tt.parts)) {
-				t.Errorf("splitArray: %d parts, ok %v; want %d", n, ok, tt.parts)
-			}
-			var got []omni.Message
-			err := eachMessage([]byte(tt.data), func(m omni.Message) { got = append(got, m) })
-			if len(got) != tt.ok || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
-				t.Errorf("eachMessage = %d messages, err %v; want %d, error with %q", len(got), err, tt.ok, tt.err)
-			}
-			for _, m := range got {
-				if m.Payload.Text != "a,]}[\\\"{" {
-					t.Errorf("text = %q", m.Payload.Text)
-				}
-			}
-		})
-	}
-}
-
 // settleHost is a shim-shaped (waiterID, json) callback that settles in a
 // macrotask with ok and value, and records the JSON it got.
 func settleHost(t *testing.T, b *Bridge, ok bool, value any, got *string) js.Value {
@@ -264,19 +224,4 @@ func TestToolFailuresAreErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzEachMessage: splitting and decoding a batch never panics, and every
-// element it emits round-trips through the codec.
-func FuzzEachMessage(f *testing.F) {
-	for _, s := range []string{`[]`, `[{"type":"model_msg","payload":{"type":"text","role":"user","text":"\"],["}}]`, `[1,[2,{"a":"\\"}]]`, `["\\\\"]`, `[`, `]`, `[,]`, `[{}]x`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = eachMessage(data, func(m omni.Message) {
-			if _, err := omni.Decode(m.AppendJSON(nil)); err != nil {
-				t.Errorf("round trip of %s: %v", m.AppendJSON(nil), err)
-			}
-		})
-	})
 }

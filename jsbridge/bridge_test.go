@@ -122,11 +122,17 @@ func runAll(t *testing.T, api, handle js.Value, prompt string, extra ...any) ([]
 		if v.IsNull() {
 			return msgs, sizes
 		}
-		var batch []map[string]any
-		if err := json.Unmarshal([]byte(v.String()), &batch); err != nil {
+		batch, err := readBatch(v.String())
+		if err != nil {
 			t.Fatalf("batch %q: %v", v.String(), err)
 		}
-		msgs = append(msgs, batch...)
+		for _, m := range batch {
+			var g map[string]any
+			if err := json.Unmarshal([]byte(m.json()), &g); err != nil {
+				t.Fatalf("batch %q: %v", v.String(), err)
+			}
+			msgs = append(msgs, g)
+		}
 		sizes = append(sizes, len(batch))
 	}
 }

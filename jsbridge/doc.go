@@ -9,7 +9,8 @@
 // # Shape of the boundary
 //
 // Crossing the boundary is costly (a JS→Go call costs about 10 µs), so the
-// bridge moves messages in batches, as one JSON array string per batch:
+// bridge moves messages in batches, one string per batch: streamed
+// fragments as compact records, every other message as JSON (records.go):
 //
 //   - Consumer side: JavaScript asks for a batch (pull). A goroutine calls
 //     [engine.Run.Next] once — it may wait, and it performs run-level steps —
@@ -18,9 +19,9 @@
 //     semantics of ENGINE.md E-3.2: a run-level step happens only after
 //     JavaScript took every earlier message and asked for more.
 //   - Producer side (the model's and the tools' async iterators): the shim
-//     drains the iterator and hands Go arrays of messages; one goroutine per
-//     callback asks for a batch, decodes it, emits each message in order
-//     and watches its context.
+//     drains the iterator and hands Go batches of messages; one goroutine
+//     per callback asks for a batch, decodes it, emits each message in
+//     order and watches its context.
 //
 // Option objects are read field by field with a type check each, so an
 // error names the field ("createSession: config.maxTurns: want a number,

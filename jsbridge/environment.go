@@ -35,37 +35,27 @@ type toolApproval struct {
 // returns an error; what that means is the engine's (E-6.5).
 func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) (err error) {
 	defer guard("environment.executeTool", func(p error) { err = p })
-	var pm *pump
+	approval := 0 // the pump id under which the approver is registered
 	defer func() {
-		if pm != nil {
-			e.b.approvals.remove(pm.id)
+		if approval != 0 {
+			e.b.approvals.remove(approval)
 		}
-		pm.stop()
 	}()
 	tc := encodeOne(req.ToolCall)
-	pm = e.b.newPump("environment.executeTool", e.grace, func(id int) js.Value {
+	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", e.grace, func(id int) js.Value {
 		if req.Approve != nil {
+			approval = id
 			e.b.approvals.put(id, toolApproval{ctx, req.Approve})
 		}
 		return e.host.Call("start", id, tc, req.Approve != nil)
-	})
-	for {
-		r, err := pm.next(ctx)
-		if err != nil {
-			return err
-		}
-		if r.json != "" {
-			if err := eachMessage([]byte(r.json), emit); err != nil {
-				return errors.New("environment.executeTool yielded an invalid message: " + err.Error())
-			}
-		}
-		switch r.end {
-		case endDone:
-			return nil
-		case endThrew:
-			return errors.New(endMessage(r))
-		case endBad:
-			return errors.New("environment.executeTool " + endMessage(r))
-		}
+	}, emit)
+	switch {
+	case err != nil:
+		return err
+	case end == endDone:
+		return nil
+	case end == endThrew:
+		return errors.New(msg)
 	}
+	return errors.New("environment.executeTool " + msg)
 }

@@ -89,7 +89,8 @@ func jsObject(methods map[string]func(args []js.Value) any) (obj js.Value, relea
 
 // batch is one scripted answer of a fake producer.
 type batch struct {
-	msgs  []string // JSON of each message
+	msgs  []string // JSON of each message (sent as J records)
+	raw   string   // records sent as they are, after msgs
 	end   int
 	value any
 	never bool // never answer this pull
@@ -132,11 +133,7 @@ func (f *fakeProducer) start(args []js.Value) any {
 				return nil
 			}
 			later(func() {
-				json := ""
-				if len(bt.msgs) > 0 {
-					json = "[" + strings.Join(bt.msgs, ",") + "]"
-				}
-				f.b.waiters.send(id, reply{json: json, end: bt.end, value: js.ValueOf(bt.value)})
+				f.b.waiters.send(id, reply{json: jRecords(bt.msgs...) + bt.raw, end: bt.end, value: js.ValueOf(bt.value)})
 			})
 			return nil
 		},

@@ -4,7 +4,6 @@ package jsbridge
 
 import (
 	"context"
-	"strconv"
 	"syscall/js"
 	"time"
 
@@ -31,66 +30,51 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	defer guard("llm.streamGenerate", func(err error) {
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
-	var pm *pump
-	defer func() { pm.stop() }()
 	in := string(appendArray(nil, p.NewMessages))
-	pm = l.b.newPump("llm.streamGenerate", l.grace, func(id int) js.Value {
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", l.grace, func(id int) js.Value {
 		return l.host.Call("start", id, in, p.ThinkingLevel)
-	})
-	for {
-		r, err := pm.next(ctx)
-		if err != nil {
-			return engine.Outcome{Status: omni.StatusAborted, ErrorMessage: err.Error()}
-		}
-		if r.json != "" {
-			if err := eachMessage([]byte(r.json), emit); err != nil {
-				return engine.Outcome{Status: omni.StatusMalformed, ErrorMessage: "llm.streamGenerate yielded an invalid message: " + err.Error()}
-			}
-		}
-		switch r.end {
-		case endDone:
-			return outcomeOf(r.value)
-		case endThrew:
-			return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: endMessage(r)}
-		case endBad:
-			return engine.Outcome{Status: omni.StatusMalformed, ErrorMessage: "llm.streamGenerate " + endMessage(r)}
-		}
+	}, emit)
+	switch {
+	case err != nil:
+		return engine.Outcome{Status: omni.StatusAborted, ErrorMessage: err.Error()}
+	case end == endDone:
+		return outcomeOf(v)
+	case end == endThrew:
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: msg}
 	}
+	return engine.Outcome{Status: omni.StatusMalformed, ErrorMessage: "llm.streamGenerate " + msg}
 }
 
 // outcomeOf converts the iterator's return value. undefined (a generator
-// that ends without return) is {status:"completed"}.
+// that ends without return) is {status:"completed"}. The status is passed
+// on as it is: what an unknown one means is the engine's (E-1.2).
 func outcomeOf(v js.Value) engine.Outcome {
 	if v.IsUndefined() {
 		return engine.Outcome{Status: omni.StatusCompleted}
 	}
-	bad := func(msg string) engine.Outcome {
-		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "llm.streamGenerate: outcome: " + msg}
-	}
+	var o engine.Outcome
+	why := ""
 	if v.Type() != js.TypeObject {
-		return bad("want {status, errorMessage?, permanent?}, got " + typeName(v))
-	}
-	st := v.Get("status")
-	if st.Type() != js.TypeString {
-		return bad("status: want a string, got " + typeName(st))
-	}
-	o := engine.Outcome{Status: st.String()}
-	switch o.Status {
-	case omni.StatusCompleted, omni.StatusFailed, omni.StatusAborted, omni.StatusTimeout, omni.StatusMalformed, omni.StatusAuth:
-	default:
-		return bad("status: " + strconv.Quote(o.Status) + " is not one of completed|failed|aborted|timeout|malformed|auth")
-	}
-	if em := v.Get("errorMessage"); !absent(em) {
-		if em.Type() != js.TypeString {
-			return bad("errorMessage: want a string, got " + typeName(em))
+		why = "want {status, errorMessage?, permanent?}, got " + typeName(v)
+	} else if st := v.Get("status"); st.Type() != js.TypeString {
+		why = "status: want a string, got " + typeName(st)
+	} else {
+		o.Status = st.String()
+		if em := v.Get("errorMessage"); absent(em) {
+		} else if em.Type() == js.TypeString {
+			o.ErrorMessage = em.String()
+		} else {
+			why = "errorMessage: want a string, got " + typeName(em)
 		}
-		o.ErrorMessage = em.String()
-	}
-	if pm := v.Get("permanent"); !absent(pm) {
-		if pm.Type() != js.TypeBoolean {
-			return bad("permanent: want a boolean, got " + typeName(pm))
+		if pm := v.Get("permanent"); absent(pm) {
+		} else if pm.Type() == js.TypeBoolean {
+			o.Permanent = pm.Bool()
+		} else {
+			why = "permanent: want a boolean, got " + typeName(pm)
 		}
-		o.Permanent = pm.Bool()
+	}
+	if why != "" {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "llm.streamGenerate: outcome: " + why}
 	}
 	return o
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall/js"
 	"time"
+
+	"github.com/floehq/floe/engine/omni"
 )
 
 // pump is the Go end of one producer callback (one model request or one tool
@@ -84,6 +86,33 @@ func (p *pump) stop() {
 	p.stopped = true
 	p.b.waiters.remove(p.id)
 	p.js.Call("stop")
+}
+
+// produce runs one producer callback: it registers a pump, calls
+// start(id) to create the shim's side, emits the messages of its batches
+// in order until the producer ends, and stops the pump. end is endDone
+// (value is the iterator's return value), endThrew or endBad (msg says
+// why; a message that does not decode is endBad, "yielded an invalid
+// message: …"); err is the grace error of a producer that did not end
+// after its abort.
+func (b *Bridge) produce(ctx context.Context, what string, grace time.Duration, start func(id int) js.Value, emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
+	var p *pump
+	defer func() { p.stop() }()
+	p = b.newPump(what, grace, start)
+	for {
+		r, err := p.next(ctx)
+		if err != nil {
+			return 0, js.Value{}, "", err
+		}
+		if r.json != "" {
+			if err := eachRecord(r.json, emit); err != nil {
+				return endBad, js.Value{}, "yielded an invalid message: " + err.Error(), nil
+			}
+		}
+		if r.end != endMore {
+			return r.end, r.value, endMessage(r), nil
+		}
+	}
 }
 
 // endMessage returns the message of an endThrew / endBad reply.

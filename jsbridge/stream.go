@@ -15,7 +15,7 @@ import (
 // Batch limits of the consumer side.
 const (
 	maxBatch      = 1024    // messages per batch
-	maxBatchBytes = 1 << 20 // JSON bytes per batch (a batch may exceed it by one message)
+	maxBatchBytes = 1 << 20 // bytes per batch (a batch may exceed it by one message)
 )
 
 // stream is one output stream handed to JavaScript: a run, a manual
@@ -54,9 +54,9 @@ func seqStream(seq iter.Seq[omni.Message]) *stream {
 }
 
 // pullBatch waits for the next message, then takes every message that is
-// already produced (E-3.2), and returns them as one JSON array, or null at
-// the end.
-func (s *stream) pullBatch() any {
+// already produced (E-3.2), and returns them as one string of records
+// (records.go; jsonOnly: J records only), or null at the end.
+func (s *stream) pullBatch(jsonOnly bool) any {
 	s.turn <- struct{}{}
 	defer func() { <-s.turn }()
 	if s.ended {
@@ -67,18 +67,15 @@ func (s *stream) pullBatch() any {
 		s.end()
 		return nil
 	}
-	b := append(s.buf[:0], '[')
-	b = m.AppendJSON(b)
-	for n := 1; n < maxBatch && len(b) < maxBatchBytes && s.buffered != nil && s.buffered(); n++ {
-		m, ok = s.next()
-		if !ok {
+	w := recordWriter{jsonOnly: jsonOnly}
+	b, last := w.append(s.buf[:0], &m)
+	for n := 1; !last && n < maxBatch && len(b) < maxBatchBytes && s.buffered != nil && s.buffered(); n++ {
+		if m, ok = s.next(); !ok {
 			s.end()
 			break
 		}
-		b = append(b, ',')
-		b = m.AppendJSON(b)
+		b, last = w.append(b, &m)
 	}
-	b = append(b, ']')
 	s.buf = b
 	if cap(s.buf) > maxBatchBytes*2 {
 		s.buf = nil
@@ -113,19 +110,21 @@ func (s *stream) end() {
 
 // pull is the export behind MessageStream.next (floe.d.ts; the shim
 // serves next() from its buffer and pulls when it is empty):
-// pull(streamID) → Promise<string | null>, the next
-// batch as a JSON array, null at the end (also for an unknown id).
+// pull(streamID, jsonOnly?) → Promise<string | null>, the next batch as a
+// string of records (records.go), null at the end (also for an unknown
+// id). jsonOnly (tests) asks for J records only.
 func (b *Bridge) pull(args []js.Value) (any, error) {
 	id, err := wantInt(arg(args, 0), "pull: id")
 	if err != nil {
 		return nil, err
 	}
+	jsonOnly := arg(args, 1).Truthy()
 	s, ok := b.streams.get(id)
 	if !ok {
 		return b.async("pull", func() (any, error) { return nil, nil }), nil
 	}
 	return b.async("pull", func() (any, error) {
-		v := s.pullBatch()
+		v := s.pullBatch(jsonOnly)
 		if s.ended {
 			b.streams.remove(id)
 		}

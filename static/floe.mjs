@@ -350,6 +350,10 @@ function makeFloe(api, exited) {
     _debugPanic(mode) {
       return call("debugPanic", mode);
     },
+    /** Test hook: batches carry every message as JSON (no fragment records) while on. */
+    _debugJSONOnly(on) {
+      jsonOnly = !!on;
+    },
   };
 }
 
@@ -547,11 +551,152 @@ async function asIterator(v, what) {
   throw new TypeError(`${what} returned an object that is not an async iterator`);
 }
 
+// Batches cross the boundary as strings of records (jsbridge/records.go):
+// a streamed fragment with exactly the standard keys travels without JSON,
+// any other message as "J" + its JSON. Every string is "<length>:<text>".
+
+// Test hook (_debugJSONOnly): no fragment records in either direction.
+let jsonOnly = false;
+
+// fragmentRecord returns the record of a partial_* message that is a plain
+// object with exactly the standard keys, string values, a standard role and
+// event, and neither an empty stop_reason nor an empty tool_call_id; else
+// null (the message goes as JSON). Go decodes such a record to a message
+// that encodes and validates as the one its JSON decodes to.
+function fragmentRecord(v) {
+  if (Object.getPrototypeOf(v) !== Object.prototype) return null;
+  let keys = 0; // JSON.stringify writes enumerable own keys only: so do we
+  for (const k in v) {
+    if (k !== "type" && k !== "payload") return null;
+    keys++;
+  }
+  if (keys !== 2 || v.type !== "model_msg") return null;
+  const p = v.payload;
+  if (!isObject(p) || Object.getPrototypeOf(p) !== Object.prototype) return null;
+  let type, role, ev, body, bodyKey, id, name;
+  let stop = "";
+  for (const k in p) {
+    const x = p[k];
+    if (typeof x !== "string") return null;
+    switch (k) {
+      case "type":
+        type = x;
+        break;
+      case "role":
+        role = x === "assistant" ? "a" : x === "user" ? "u" : null;
+        break;
+      case "event_type":
+        ev = x === "delta" ? "d" : x === "start" ? "s" : x === "stop" ? "x" : null;
+        break;
+      case "text":
+      case "thinking":
+      case "arguments":
+      case "output":
+        if (bodyKey !== undefined) return null;
+        bodyKey = k;
+        body = x;
+        break;
+      case "tool_call_id":
+        id = x;
+        break;
+      case "name":
+        name = x;
+        break;
+      case "stop_reason":
+        if (x === "") return null;
+        stop = x;
+        break;
+      default:
+        return null;
+    }
+  }
+  if (!role || !ev || body === undefined) return null;
+  const head = role === "a" ? ev + "a" : ev + "u";
+  const tail = stop.length + ":" + stop;
+  switch (type) {
+    case "partial_text":
+      if (bodyKey !== "text" || id !== undefined || name !== undefined) return null;
+      return "T" + head + body.length + ":" + body + tail;
+    case "partial_thinking":
+      if (bodyKey !== "thinking" || id !== undefined || name !== undefined) return null;
+      return "K" + head + body.length + ":" + body + tail;
+    case "partial_tool_call": // an empty tool_call_id is checked as absent: as JSON
+      if (bodyKey !== "arguments" || !id || name === undefined) return null;
+      return "C" + head + body.length + ":" + body + id.length + ":" + id + name.length + ":" + name + tail;
+    case "partial_tool_call_output":
+      if (bodyKey !== "output" || !id || name !== undefined) return null;
+      return "O" + head + body.length + ":" + body + id.length + ":" + id + tail;
+  }
+  return null;
+}
+
+// readRecords turns a consumer batch of records into message objects, as
+// JSON.parse would give them (keys in the protocol's order).
+function readRecords(s) {
+  const out = [];
+  let i = 0;
+  let ts = "";
+  const str = () => {
+    let n = 0;
+    for (;;) {
+      const c = s.charCodeAt(i++);
+      if (c === 58) break;
+      if (!(c >= 48 && c <= 57)) throw floeError("internal", "pull: a malformed batch");
+      n = n * 10 + c - 48;
+    }
+    const v = s.slice(i, i + n);
+    i += n;
+    return v;
+  };
+  while (i < s.length) {
+    const k = s.charCodeAt(i++);
+    if (k === 74 /* J */) {
+      out.push(JSON.parse(str()));
+      continue;
+    }
+    if (k === 116 /* t */) {
+      ts = str();
+      continue;
+    }
+    if (k === 82 /* R: the rest */) {
+      out.push(JSON.parse(s.slice(i)));
+      break;
+    }
+    const e = s.charCodeAt(i++);
+    const event_type = e === 100 ? "delta" : e === 115 ? "start" : "stop";
+    const role = s.charCodeAt(i++) === 97 ? "assistant" : "user";
+    const body = str();
+    let payload;
+    switch (k) {
+      case 84 /* T */:
+        payload = { type: "partial_text", role, event_type, text: body };
+        break;
+      case 75 /* K */:
+        payload = { type: "partial_thinking", role, event_type, thinking: body };
+        break;
+      case 67 /* C */: {
+        const tool_call_id = str();
+        payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
+        break;
+      }
+      case 79 /* O */:
+        payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
+        break;
+      default:
+        throw floeError("internal", "pull: a malformed batch");
+    }
+    const stop = str();
+    if (stop !== "") payload.stop_reason = stop;
+    out.push(ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload });
+  }
+  return out;
+}
+
 // pump drains the iterator that start(signal) returns and answers Go's
-// pulls with batches through api.deliver(id, json, end, value).
+// pulls with batches of records through api.deliver(id, batch, end, value).
 function pump(api, id, what, start) {
   const ac = new AbortController();
-  let buf = []; // JSON texts of the messages of the batch being filled
+  let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
   let end = null; // [code, value] once the iterator ended
   let want = false; // Go waits for a batch
   let tick = false; // a macrotask passed since the batch's first message
@@ -566,7 +711,7 @@ function pump(api, id, what, start) {
   };
   const deliver = () => {
     want = false;
-    const json = buf.length ? "[" + buf.join(",") + "]" : "";
+    const json = buf.length ? buf.join("") : "";
     buf = [];
     tick = false;
     gen++;
@@ -586,12 +731,19 @@ function pump(api, id, what, start) {
       finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
       return false;
     }
-    let s;
-    try {
-      s = JSON.stringify(v);
-    } catch (e) {
-      finish(END_BAD, `yielded a message JSON cannot encode: ${errMessage(e)}`);
-      return false;
+    let s = jsonOnly ? null : fragmentRecord(v);
+    if (s === null) {
+      try {
+        s = JSON.stringify(v);
+      } catch (e) {
+        finish(END_BAD, `yielded a message JSON cannot encode: ${errMessage(e)}`);
+        return false;
+      }
+      if (typeof s !== "string") {
+        finish(END_BAD, `yielded a message JSON cannot encode (its toJSON returned ${describe(s)})`);
+        return false;
+      }
+      s = "J" + s.length + ":" + s;
     }
     buf.push(s);
     if (buf.length === 1) {
@@ -693,16 +845,16 @@ class Stream {
 
   async #pull() {
     try {
-      const p = this.#api.pull(this.#id);
+      const p = this.#api.pull(this.#id, jsonOnly);
       if (p instanceof Error) throw p;
-      const json = await p;
+      const batch = await p;
       if (this.#done) return;
-      if (json === null) {
+      if (batch === null) {
         this.#done = true;
         this.#buf = [];
         return;
       }
-      this.#buf = JSON.parse(json);
+      this.#buf = readRecords(batch);
       this.#i = 0;
     } catch (e) {
       if (!this.#done) {

@@ -1,0 +1,341 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Records: the form of a batch of messages in both directions.
+//
+// A batch is one string of records. Every string inside a record is
+// length-prefixed, "<n>:<text>", where n counts UTF-16 code units (the
+// String length of JavaScript), so the shim slices with it directly. The
+// streamed fragments that make up almost all of a run's traffic travel
+// without JSON; every other message travels as JSON in a J record. The
+// shim writes a fragment record only for a plain object with exactly the
+// standard keys and string values (and a non-empty tool_call_id, which
+// validation would otherwise report differently), and the bridge only for
+// a payload that was not decoded from JSON (see fragmentOf): both sides
+// then agree with the JSON path on every key and value, and on validation
+// (records_test.go compares them).
+//
+//	J <str:json>                               any message, as JSON
+//	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
+//	t <str:timestamp>                          consumer side only: the timestamp of the fragments that follow
+//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking
+//	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
+//	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
+//
+// event is s, d or x (start, delta, stop); role is a or u (assistant,
+// user); an empty stop means no stop_reason key.
+const (
+	recJSON       = 'J'
+	recRest       = 'R'
+	recTime       = 't'
+	recText       = 'T'
+	recThinking   = 'K'
+	recToolCall   = 'C'
+	recToolOutput = 'O'
+)
+
+// ---- JavaScript → Go ------------------------------------------------------------
+
+// recordReader reads the records of one producer batch. It never panics;
+// on bad input its methods report false.
+type recordReader struct {
+	s string
+	i int
+}
+
+// str reads "<n>:<text>".
+func (r *recordReader) str() (string, bool) {
+	n, i, s := 0, r.i, r.s
+	for ; i < len(s) && s[i] != ':'; i++ {
+		c := s[i]
+		if c < '0' || c > '9' || n > len(s) {
+			return "", false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if i >= len(s) {
+		return "", false
+	}
+	// Take n UTF-16 code units: a byte that does not continue a UTF-8
+	// sequence starts one unit, or two (a surrogate pair) from 0xF0 on.
+	start, u := i+1, 0
+	for i = start; i < len(s); i++ {
+		if c := s[i]; c&0xC0 != 0x80 {
+			if u >= n {
+				break
+			}
+			u++
+			if c >= 0xF0 {
+				u++
+			}
+		}
+	}
+	if u < n {
+		return "", false
+	}
+	r.i = i
+	return s[start:i], true
+}
+
+// fragment reads a fragment record of kind k (its tag already read) into
+// m. clean says that m holds only fragment fields (every one of which is
+// set here), so m need not be zeroed first.
+func (r *recordReader) fragment(k byte, m *omni.Message, clean bool) bool {
+	if r.i+2 > len(r.s) {
+		return false
+	}
+	ev, role := eventName(r.s[r.i]), roleName(r.s[r.i+1])
+	r.i += 2
+	n := 2 // strings: body, (tool_call_id, (name,)) stop_reason
+	switch k {
+	case recToolCall:
+		n = 4
+	case recToolOutput:
+		n = 3
+	}
+	var strs [4]string
+	for i := range n {
+		var ok bool
+		if strs[i], ok = r.str(); !ok {
+			return false
+		}
+	}
+	if ev == "" || role == "" {
+		return false
+	}
+	if !clean {
+		*m = omni.Message{}
+	}
+	m.Type = omni.TypeModelMsg
+	p := &m.Payload
+	p.EventType, p.Role, p.StopReason = ev, role, strs[n-1]
+	p.Text, p.Thinking, p.Arguments, p.Output, p.ToolCallID, p.Name = "", "", "", "", "", ""
+	switch k {
+	case recText:
+		p.Type, p.Text = omni.PartialText, strs[0]
+	case recThinking:
+		p.Type, p.Thinking = omni.PartialThinking, strs[0]
+	case recToolCall:
+		p.Type, p.Arguments, p.ToolCallID, p.Name = omni.PartialToolCall, strs[0], strs[1], strs[2]
+	default: // recToolOutput
+		p.Type, p.Output, p.ToolCallID = omni.PartialToolCallOutput, strs[0], strs[1]
+	}
+	return true
+}
+
+// eachRecord decodes a producer batch into one reused Message and hands
+// each message to emit, in order. It stops at the first record that is not
+// a message and returns its error, after emitting every message before it,
+// so a producer's good messages are never lost. Decoding into one reused
+// value avoids allocating a large Message per message; fragment bodies
+// are substrings of data, not copies.
+func eachRecord(data string, emit func(omni.Message)) error {
+	r := recordReader{s: data}
+	var m omni.Message
+	clean := true
+	for i := 0; r.i < len(data); i++ {
+		k := data[r.i]
+		r.i++
+		ok := false
+		switch k {
+		case recJSON:
+			var j string
+			if j, ok = r.str(); ok {
+				clean = false
+				if err := m.UnmarshalJSON([]byte(j)); err != nil {
+					return &indexError{i, err}
+				}
+			}
+		case recText, recThinking, recToolCall, recToolOutput:
+			ok = r.fragment(k, &m, clean)
+			clean = ok
+		}
+		if !ok {
+			return &indexError{i, &omni.DecodeError{Msg: "malformed batch record"}}
+		}
+		emit(m)
+	}
+	return nil
+}
+
+// ---- Go → JavaScript ------------------------------------------------------------
+
+// recordWriter writes the records of one consumer batch.
+type recordWriter struct {
+	ts       string // the timestamp the shim gives the next fragment record
+	jsonOnly bool   // write J records only (tests compare the two forms)
+}
+
+// append appends m. last reports a message whose JSON is not valid UTF-8
+// (only raw JSON from outside JavaScript could be): it is written as an R
+// record, the rest of the batch, which the shim decodes as it always
+// decoded JSON, and must end the batch.
+func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool) {
+	if k, strs, n := fragmentOf(m); k != 0 && !w.jsonOnly {
+		start, ts, ok := len(dst), w.ts, true
+		if m.Timestamp != w.ts {
+			w.ts = m.Timestamp
+			dst, ok = appendStr(append(dst, recTime), m.Timestamp)
+		}
+		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
+		for i := 0; i < n && ok; i++ {
+			dst, ok = appendStr(dst, strs[i])
+		}
+		if ok {
+			return dst, false
+		}
+		dst, w.ts = dst[:start], ts // not valid UTF-8: as JSON
+	}
+	// J, a length of fixed width filled in afterwards, ':', the JSON.
+	start := len(dst)
+	dst = append(dst, "J0000000000:"...)
+	dst = m.AppendJSON(dst)
+	json := dst[start+len("J0000000000:"):]
+	if !utf8.Valid(json) {
+		return append(append(dst[:start], recRest), json...), true
+	}
+	n := utf16Units(json)
+	for i := start + len("J000000000"); n > 0; i-- {
+		dst[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return dst, false
+}
+
+// appendStr appends "<n>:<s>"; false when s is not valid UTF-8 (JavaScript
+// would not decode it to the same text, nor to n units).
+func appendStr(dst []byte, s string) ([]byte, bool) {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			if !utf8.ValidString(s[i:]) {
+				return dst, false
+			}
+			n = i + utf16Units(s[i:])
+			break
+		}
+	}
+	if n < 10 {
+		dst = append(dst, byte('0'+n))
+	} else {
+		dst = strconv.AppendInt(dst, int64(n), 10)
+	}
+	return append(append(dst, ':'), s...), true
+}
+
+// utf16Units returns the length in UTF-16 code units of valid UTF-8 s: a
+// byte that does not continue a sequence starts one unit, or two (a
+// surrogate pair) from 0xF0 on.
+func utf16Units[S string | []byte](s S) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c&0xC0 == 0x80 {
+			n--
+		} else if c >= 0xF0 {
+			n++
+		}
+	}
+	return n
+}
+
+// fragmentOf returns the record kind of m and the strings of its record
+// when the shim can rebuild exactly its JSON from a fragment record, else
+// kind 0: a model_msg fragment without origin, built in Go (a payload
+// decoded from JSON may hold keys a record cannot carry), with a standard
+// role and event and no field set but those the record carries.
+func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
+	p := &m.Payload
+	if m.Type != omni.TypeModelMsg || m.Origin != nil || p.Decoded() ||
+		eventCode(p.EventType) == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
+		return 0, strs, 0
+	}
+	// Exactly the body field of the type (and the call's id and name) may
+	// be set.
+	other := 0
+	switch p.Type {
+	case omni.PartialText:
+		kind, strs, n = recText, [4]string{p.Text, p.StopReason}, 2
+		other = len(p.Thinking) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
+	case omni.PartialThinking:
+		kind, strs, n = recThinking, [4]string{p.Thinking, p.StopReason}, 2
+		other = len(p.Text) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
+	case omni.PartialToolCall:
+		kind, strs, n = recToolCall, [4]string{p.Arguments, p.ToolCallID, p.Name, p.StopReason}, 4
+		other = len(p.Text) + len(p.Thinking) + len(p.Output)
+	case omni.PartialToolCallOutput:
+		kind, strs, n = recToolOutput, [4]string{p.Output, p.ToolCallID, p.StopReason}, 3
+		other = len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Name)
+	}
+	if other != 0 {
+		return 0, strs, 0
+	}
+	return kind, strs, n
+}
+
+// onlyFragmentFields reports whether every field of p other than those a
+// fragment record carries (Type, Role, EventType, StopReason, Text,
+// Thinking, Arguments, Output, ToolCallID, Name) is zero. It names every
+// other field of omni.Payload; a test fails when a field is added.
+func onlyFragmentFields(p *omni.Payload) bool {
+	return p.ImageURL == "" && p.Data == "" && p.MimeType == "" && p.Images == nil &&
+		p.Sender == "" && p.Fidelity == nil && p.Status == "" && p.ErrorMessage == "" &&
+		p.Attempt == 0 && p.RetryInMs == nil && p.Decision == "" && p.Session == nil &&
+		p.Request == nil && p.Reason == "" && !p.ReasonNull && p.Mode == "" &&
+		p.Context == 0 && p.Turns == 0 && p.SessionID == "" && p.Tools == nil &&
+		p.Servers == nil && p.Results == nil && p.Outcome == "" && p.Rounds == 0 &&
+		p.TokensUsed == 0 && p.Provider == "" && p.ModelID == "" &&
+		p.ModelContextWindow == nil && p.SystemPrompt == "" && p.AgentState == "" &&
+		p.Workspace == "" && p.Source == "" && p.Extra == nil
+}
+
+func eventCode(ev string) byte {
+	switch ev {
+	case omni.EventStart:
+		return 's'
+	case omni.EventDelta:
+		return 'd'
+	case omni.EventStop:
+		return 'x'
+	}
+	return 0
+}
+
+func eventName(c byte) string {
+	switch c {
+	case 's':
+		return omni.EventStart
+	case 'd':
+		return omni.EventDelta
+	case 'x':
+		return omni.EventStop
+	}
+	return ""
+}
+
+func roleCode(role string) byte {
+	switch role {
+	case omni.RoleAssistant:
+		return 'a'
+	case omni.RoleUser:
+		return 'u'
+	}
+	return 0
+}
+
+func roleName(c byte) string {
+	switch c {
+	case 'a':
+		return omni.RoleAssistant
+	case 'u':
+		return omni.RoleUser
+	}
+	return ""
+}

@@ -1,0 +1,588 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// ---- helpers: the shim's side of records, ported for tests ------------------------
+
+// units is the String length JavaScript gives s.
+func units(s string) int { return len(utf16.Encode([]rune(s))) }
+
+func lenStr(s string) string { return strconv.Itoa(units(s)) + ":" + s }
+
+// jRecords returns the J records of JSON messages.
+func jRecords(msgs ...string) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("J" + lenStr(m))
+	}
+	return b.String()
+}
+
+// kv and obj keep JSON objects with their key order, as JavaScript does.
+type kv struct {
+	k string
+	v any
+}
+type obj []kv
+
+func (o obj) get(k string) (any, bool) {
+	for _, f := range o {
+		if f.k == k {
+			return f.v, true
+		}
+	}
+	return nil, false
+}
+
+// json writes o as JSON, keys in order.
+func (o obj) json() string {
+	var b bytes.Buffer
+	writeJSON(&b, o)
+	return b.String()
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case obj:
+		b.WriteByte('{')
+		for i, f := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, f.k)
+			b.WriteByte(':')
+			writeJSON(b, f.v)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, e)
+		}
+		b.WriteByte(']')
+	default:
+		e := json.NewEncoder(b)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(x)
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+}
+
+// parseOrdered parses one JSON value, keeping key order.
+func parseOrdered(s string) (any, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	v, err := parseValue(d)
+	if err == nil && d.More() {
+		err = errors.New("trailing data")
+	}
+	return v, err
+}
+
+func parseValue(d *json.Decoder) (any, error) {
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		o := obj{}
+		for d.More() {
+			k, err := d.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := parseValue(d)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, kv{k.(string), v})
+		}
+		_, err := d.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for d.More() {
+			v, err := parseValue(d)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := d.Token()
+		return a, err
+	}
+	return t, nil
+}
+
+// readBatch is the shim's readRecords: the messages of a consumer batch,
+// with their keys in the order the shim gives them.
+func readBatch(s string) ([]obj, error) {
+	r := recordReader{s: s}
+	var out []obj
+	ts := ""
+	bad := errors.New("malformed batch")
+	for r.i < len(s) {
+		k := s[r.i]
+		r.i++
+		switch k {
+		case recJSON, recRest:
+			j := s[r.i:]
+			if k == recJSON {
+				var ok bool
+				if j, ok = r.str(); !ok {
+					return nil, bad
+				}
+			} else {
+				r.i = len(s)
+			}
+			v, err := parseOrdered(j)
+			if err != nil {
+				return nil, err
+			}
+			o, ok := v.(obj)
+			if !ok {
+				return nil, bad
+			}
+			out = append(out, o)
+			continue
+		case recTime:
+			var ok bool
+			if ts, ok = r.str(); !ok {
+				return nil, bad
+			}
+			continue
+		}
+		if r.i+2 > len(s) {
+			return nil, bad
+		}
+		ev := map[byte]string{'s': "start", 'd': "delta", 'x': "stop"}[s[r.i]]
+		role := map[byte]string{'a': "assistant", 'u': "user"}[s[r.i+1]]
+		r.i += 2
+		n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
+		if n == 0 || ev == "" || role == "" {
+			return nil, bad
+		}
+		strs := make([]string, n)
+		for i := range strs {
+			var ok bool
+			if strs[i], ok = r.str(); !ok {
+				return nil, bad
+			}
+		}
+		p := obj{}
+		switch k {
+		case recText:
+			p = obj{{"type", "partial_text"}, {"role", role}, {"event_type", ev}, {"text", strs[0]}}
+		case recThinking:
+			p = obj{{"type", "partial_thinking"}, {"role", role}, {"event_type", ev}, {"thinking", strs[0]}}
+		case recToolCall:
+			p = obj{{"type", "partial_tool_call"}, {"role", role}, {"event_type", ev}, {"name", strs[2]}, {"arguments", strs[0]}, {"tool_call_id", strs[1]}}
+		case recToolOutput:
+			p = obj{{"type", "partial_tool_call_output"}, {"role", role}, {"event_type", ev}, {"output", strs[0]}, {"tool_call_id", strs[1]}}
+		}
+		if stop := strs[n-1]; stop != "" {
+			p = append(p, kv{"stop_reason", stop})
+		}
+		m := obj{{"type", "model_msg"}, {"payload", p}}
+		if ts != "" {
+			m = append(obj{{"timestamp", ts}}, m...)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// shimRecord is the shim's fragmentRecord: the record of a message object,
+// or "" when it goes as JSON.
+func shimRecord(v obj) string {
+	if len(v) != 2 {
+		return ""
+	}
+	for _, f := range v {
+		if f.k != "type" && f.k != "payload" {
+			return ""
+		}
+	}
+	if t, _ := v.get("type"); t != "model_msg" {
+		return ""
+	}
+	pv, _ := v.get("payload")
+	p, ok := pv.(obj)
+	if !ok {
+		return ""
+	}
+	var typ, role, ev, body, bodyKey, id, name string
+	var hasName bool
+	stop := ""
+	for _, f := range p {
+		x, ok := f.v.(string)
+		if !ok {
+			return ""
+		}
+		switch f.k {
+		case "type":
+			typ = x
+		case "role":
+			role = map[string]string{"assistant": "a", "user": "u"}[x]
+		case "event_type":
+			ev = map[string]string{"start": "s", "delta": "d", "stop": "x"}[x]
+		case "text", "thinking", "arguments", "output":
+			if bodyKey != "" {
+				return ""
+			}
+			bodyKey, body = f.k, x
+		case "tool_call_id":
+			id = x
+		case "name":
+			name, hasName = x, true
+		case "stop_reason":
+			if x == "" {
+				return ""
+			}
+			stop = x
+		default:
+			return ""
+		}
+	}
+	if role == "" || ev == "" || bodyKey == "" {
+		return ""
+	}
+	head, tail := ev+role, lenStr(stop)
+	switch {
+	case typ == "partial_text" && bodyKey == "text" && !hasKey(p, "tool_call_id") && !hasName:
+		return "T" + head + lenStr(body) + tail
+	case typ == "partial_thinking" && bodyKey == "thinking" && !hasKey(p, "tool_call_id") && !hasName:
+		return "K" + head + lenStr(body) + tail
+	case typ == "partial_tool_call" && bodyKey == "arguments" && id != "" && hasName:
+		return "C" + head + lenStr(body) + lenStr(id) + lenStr(name) + tail
+	case typ == "partial_tool_call_output" && bodyKey == "output" && id != "" && !hasName:
+		return "O" + head + lenStr(body) + lenStr(id) + tail
+	}
+	return ""
+}
+
+// decodeOne decodes a batch that holds one message.
+func decodeOne(t *testing.T, batch string) (omni.Message, error) {
+	t.Helper()
+	var got []omni.Message
+	err := eachRecord(batch, func(m omni.Message) { got = append(got, m) })
+	if err == nil && len(got) != 1 {
+		t.Fatalf("batch %q: %d messages", batch, len(got))
+	}
+	if err != nil {
+		return omni.Message{}, err
+	}
+	return got[0], nil
+}
+
+// ---- tests ------------------------------------------------------------------------
+
+func TestEachRecord(t *testing.T) {
+	good := `{"type":"model_msg","payload":{"type":"text","role":"user","text":"a:J3]"}}`
+	tests := []struct {
+		name string
+		data string
+		ok   int // messages emitted
+		err  string
+	}{
+		{"empty", ``, 0, ""},
+		{"json", jRecords(good, good), 2, ""},
+		{"fragments", "Tda3:abc0:" + "Ksu0:9:completed" + "Cda2:{}2:c14:read0:" + "Oxu3:out2:c10:", 4, ""},
+		{"non-ASCII", "Tda5:é日😀x0:", 1, ""},
+		{"bad third", jRecords(good, good, `{"type":"model_msg","payload":5}`, good), 2, "[2]: omni: payload"},
+		{"unknown tag", "X", 0, "[0]: omni: malformed batch record"},
+		{"bad event", "Tqa1:a0:", 0, "malformed"},
+		{"bad role", "Tdz1:a0:", 0, "malformed"},
+		{"length past the end", "Tda9:abc0:", 0, "malformed"},
+		{"no colon", "Tda3abc", 0, "malformed"},
+		{"huge length", "J99999999999999999999999:{}", 0, "malformed"},
+		{"truncated", jRecords(good) + "Tda", 1, "[1]: omni: malformed"},
+		{"missing stop", "Tda1:a", 0, "malformed"},
+		{"timestamp record from a producer", "t3:abc" + jRecords(good), 0, "malformed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []omni.Message
+			err := eachRecord(tt.data, func(m omni.Message) { got = append(got, m) })
+			if len(got) != tt.ok || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("eachRecord = %d messages, err %v; want %d, error with %q", len(got), err, tt.ok, tt.err)
+			}
+		})
+	}
+	ms := map[string]omni.Message{}
+	_ = eachRecord("Tda5:é日😀x0:", func(m omni.Message) { ms["u"] = m })
+	if ms["u"].Payload.Text != "é日😀x" {
+		t.Errorf("non-ASCII text = %q", ms["u"].Payload.Text)
+	}
+}
+
+// strings the random messages are made of: JSON escapes, multi-byte and
+// astral characters, separators of the record format.
+var pieces = []string{"", "a", "abcdefg ", `"`, `\`, "\n\t\x00\x1f", "é", "日本", "😀", "\u2028", "\ufffd", "12:", "J3:", "Tda", "completed", "<&>"}
+
+func randStr(r *rand.Rand) string {
+	var b strings.Builder
+	for range r.IntN(4) {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+// randMessage returns a message object as a model might yield it: mostly
+// standard fragments, sometimes with a key, a value or an order the
+// records cannot carry.
+func randMessage(r *rand.Rand) obj {
+	types := []string{"partial_text", "partial_thinking", "partial_tool_call", "partial_tool_call_output", "text", "partial_image"}
+	typ := types[r.IntN(len(types))]
+	p := obj{{"type", typ}}
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	p = append(p, kv{"role", pick("assistant", "assistant", "user", "system", "")})
+	p = append(p, kv{"event_type", pick("delta", "delta", "start", "stop", "end")})
+	body := map[string]string{"partial_text": "text", "partial_thinking": "thinking", "partial_tool_call": "arguments", "partial_tool_call_output": "output"}[typ]
+	if body == "" || r.IntN(20) == 0 {
+		body = pick("text", "thinking", "arguments", "output")
+	}
+	if r.IntN(30) > 0 {
+		p = append(p, kv{body, randStr(r)})
+	}
+	if typ == "partial_tool_call" || typ == "partial_tool_call_output" || r.IntN(20) == 0 {
+		if r.IntN(30) > 0 {
+			p = append(p, kv{"tool_call_id", pick("c1", "call_7", "", "日")})
+		}
+	}
+	if typ == "partial_tool_call" || r.IntN(20) == 0 {
+		if r.IntN(30) > 0 {
+			p = append(p, kv{"name", pick("read", "", "ls")})
+		}
+	}
+	switch r.IntN(12) {
+	case 0:
+		p = append(p, kv{"stop_reason", pick("completed", "aborted", "", "bogus")})
+	case 1:
+		p = append(p, kv{"extra", pick("x", "")})
+	case 2:
+		p = append(p, kv{"images", []any{"data:x"}})
+	case 3:
+		p[len(p)-1].v = json.Number("5")
+	case 4:
+		p = append(p, kv{"sender", "user"})
+	}
+	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	m := obj{{"type", pick("model_msg", "model_msg", "model_msg", "event_msg")}, {"payload", p}}
+	switch r.IntN(15) {
+	case 0:
+		m = append(m, kv{"timestamp", "2026-01-02T03:04:05.000Z"})
+	case 1:
+		m = append(m, kv{"origin", []any{"sub"}})
+	}
+	r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
+	return m
+}
+
+// TestRecordsMatchJSON: a message crosses as a fragment record exactly as
+// it crosses as JSON, in both directions — the same decoded message, the
+// same validation, and the same object (keys and their order) for the
+// consumer.
+func TestRecordsMatchJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	fragments := 0
+	for i := range 20000 {
+		v := randMessage(r)
+		viaJSON, errJ := decodeOne(t, jRecords(v.json()))
+		rec := shimRecord(v)
+		if rec == "" {
+			continue
+		}
+		fragments++
+		viaRec, errR := decodeOne(t, rec)
+		if errJ != nil || errR != nil {
+			t.Fatalf("#%d %s: decode errors %v / %v", i, v.json(), errJ, errR)
+		}
+		if a, b := string(viaJSON.AppendJSON(nil)), string(viaRec.AppendJSON(nil)); a != b {
+			t.Fatalf("#%d %s (record %q):\nJSON   %s\nrecord %s", i, v.json(), rec, a, b)
+		}
+		if a, b := errText(omni.Validate(viaJSON)), errText(omni.Validate(viaRec)); a != b {
+			t.Fatalf("#%d %s: validation %q, via the record %q", i, v.json(), a, b)
+		}
+		// Back to JavaScript, after the engine stamped it.
+		for _, ts := range []string{"2026-01-02T03:04:05.000Z", ""} {
+			viaJSON.Timestamp, viaRec.Timestamp = ts, ts
+			want, _ := parseOrdered(string(viaJSON.AppendJSON(nil)))
+			var w recordWriter
+			out, last := w.append(nil, &viaRec)
+			got, err := readBatch(string(out))
+			if err != nil || last || len(got) != 1 {
+				t.Fatalf("#%d: batch %q: %v, last %v", i, out, err, last)
+			}
+			if !reflect.DeepEqual(obj(got[0]), want) {
+				t.Fatalf("#%d: batch %q gives\n%s\nwant\n%s", i, out, got[0].json(), want.(obj).json())
+			}
+		}
+	}
+	if fragments < 1500 {
+		t.Errorf("only %d of the random messages were fragments", fragments)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestRecordWriter: batches of several messages, timestamps written once,
+// and the messages a fragment record cannot carry exactly.
+func TestRecordWriter(t *testing.T) {
+	ts1, ts2 := "2026-01-02T03:04:05.000Z", "2026-01-02T03:04:05.001Z"
+	frag := func(ts, body string) omni.Message {
+		m := omni.Partial(omni.PartialText, omni.EventDelta, body, "", "", "")
+		m.Timestamp = ts
+		return m
+	}
+	decoded, _ := omni.Decode([]byte(`{"type":"model_msg","payload":{"type":"partial_text","role":"assistant","event_type":"delta","text":"x"}}`))
+	withOrigin := frag(ts1, "o").WithOrigin("sub")
+	images := omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "x", "c1", "", "")
+	images.Payload.Images = []string{"data:,"}
+	badUTF8 := frag(ts1, "a\xffb")
+	rawBad := omni.Event(omni.Payload{Type: "x", Extra: []omni.RawField{{Key: "k", Value: []byte("\"\xe2\x82\"")}}})
+	tests := []struct {
+		name string
+		msgs []omni.Message
+		want string // the record tags
+		last bool
+	}{
+		{"same timestamp", []omni.Message{frag(ts1, "a"), frag(ts1, "b"), frag(ts2, "c")}, "tTTtT", false},
+		{"decoded payload", []omni.Message{decoded}, "J", false},
+		{"origin", []omni.Message{withOrigin}, "J", false},
+		{"images", []omni.Message{images}, "J", false},
+		{"invalid UTF-8 in a string", []omni.Message{badUTF8}, "J", false},
+		{"invalid UTF-8 in raw JSON", []omni.Message{frag(ts1, "a"), rawBad}, "tTR", true},
+		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JJ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w recordWriter
+			var b []byte
+			last := false
+			for i := range tt.msgs {
+				b, last = w.append(b, &tt.msgs[i])
+			}
+			got, err := readBatch(string(b))
+			if err != nil || len(got) != len(tt.msgs) || last != tt.last {
+				t.Fatalf("batch %q: %v, %d messages, last %v", b, err, len(got), last)
+			}
+			if tags := recordTags(string(b)); tags != tt.want {
+				t.Errorf("tags %q, want %q (batch %q)", tags, tt.want, b)
+			}
+			for i, m := range tt.msgs {
+				if tt.last && i == len(tt.msgs)-1 {
+					continue // as JavaScript decodes invalid UTF-8: U+FFFD
+				}
+				want, _ := parseOrdered(string(m.AppendJSON(nil)))
+				if !reflect.DeepEqual(obj(got[i]), want) {
+					t.Errorf("message %d = %s, want %s", i, got[i].json(), want.(obj).json())
+				}
+			}
+		})
+	}
+}
+
+// recordTags lists the tags of a batch's records.
+func recordTags(s string) string {
+	r := recordReader{s: s}
+	var tags []byte
+	for r.i < len(s) {
+		k := s[r.i]
+		tags = append(tags, k)
+		r.i++
+		switch k {
+		case recRest:
+			r.i = len(s)
+		case recJSON, recTime:
+			r.str()
+		default:
+			r.i += 2
+			n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
+			for range n {
+				r.str()
+			}
+		}
+	}
+	return string(tags)
+}
+
+// TestOnlyFragmentFields: a field added to omni.Payload must be named in
+// onlyFragmentFields (or carried by the records), else a fragment holding
+// it would lose it on the way to JavaScript.
+func TestOnlyFragmentFields(t *testing.T) {
+	carried := map[string]bool{"Type": true, "Role": true, "EventType": true, "StopReason": true, "Text": true, "Thinking": true, "Arguments": true, "Output": true, "ToolCallID": true, "Name": true}
+	typ := reflect.TypeOf(omni.Payload{})
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() || carried[f.Name] {
+			continue
+		}
+		m := omni.Partial(omni.PartialText, omni.EventDelta, "x", "", "", "")
+		v := reflect.ValueOf(&m.Payload).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Int, reflect.Int64:
+			v.SetInt(1)
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+		default:
+			t.Fatalf("field %s of kind %s: extend this test", f.Name, v.Kind())
+		}
+		if k, _, _ := fragmentOf(&m); k != 0 {
+			t.Errorf("a fragment with %s set is written as a fragment record", f.Name)
+		}
+	}
+}
+
+// FuzzEachRecord: decoding a batch never panics, and every message it
+// emits round-trips through both record forms.
+func FuzzEachRecord(f *testing.F) {
+	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "Tda2:😀0:", "R{}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		_ = eachRecord(data, func(m omni.Message) {
+			for _, jsonOnly := range []bool{false, true} {
+				w := recordWriter{jsonOnly: jsonOnly}
+				b, _ := w.append(nil, &m)
+				if _, err := readBatch(string(b)); err != nil {
+					t.Errorf("batch %q of %s: %v", b, m.AppendJSON(nil), err)
+				}
+			}
+		})
+	})
+}
+
+func hasKey(o obj, k string) bool {
+	_, ok := o.get(k)
+	return ok
+}

@@ -1,0 +1,134 @@
+// Streamed fragments cross the boundary as compact records, every other
+// message as JSON (jsbridge/records.go). These tests run the same scripted
+// sessions with records and with JSON only and compare the streams byte
+// for byte (keys and their order included).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floe, meta, usage, instantClock, collect } from "./helpers.mjs";
+
+const model = (payload) => ({ type: "model_msg", payload });
+const part = (type, event_type, body, extra = {}) => {
+  const key = { partial_text: "text", partial_thinking: "thinking", partial_tool_call: "arguments", partial_tool_call_output: "output" }[type];
+  const role = type === "partial_tool_call_output" ? "user" : "assistant";
+  return model({ type, role, event_type, [key]: body, ...extra });
+};
+const pieces = ["", "a", "abcdefg ", "é", "日本語", "😀x", "\u2028\u2029", '"\\', "\n\t\u0000\u001f", "12:J3:", "Tda0:", "\ud800 lone", "x".repeat(3000)];
+
+/** A text streamed in the given pieces, with start, stop and the complete text. */
+function* textOf(type, list, stop = {}) {
+  const complete = { partial_text: "text", partial_thinking: "thinking" }[type];
+  yield part(type, "start", "");
+  for (const p of list) yield part(type, "delta", p);
+  yield part(type, "stop", "", stop);
+  yield model({ type: complete, role: "assistant", [complete]: list.join(""), stop_reason: "completed" });
+}
+
+function* toolCallOf(id, args) {
+  const extra = { name: "read", tool_call_id: id };
+  yield part("partial_tool_call", "start", "", extra);
+  for (let i = 0; i < args.length; i += 3) yield part("partial_tool_call", "delta", args.slice(i, i + 3), extra);
+  yield part("partial_tool_call", "stop", "", extra);
+  yield model({ type: "tool_call", role: "assistant", name: "read", arguments: args, tool_call_id: id, stop_reason: "completed" });
+}
+
+class Message {
+  constructor(payload) {
+    this.type = "model_msg";
+    this.payload = payload;
+  }
+}
+
+// Each scenario is what one request yields; odd shapes come one per
+// scenario, as the first invalid message ends the request.
+const scenarios = {
+  "text in every kind of piece": () => [...textOf("partial_text", pieces)],
+  "thinking, then text": () => [...textOf("partial_thinking", ["hm", "😀"]), ...textOf("partial_text", ["ok"])],
+  "stop_reason on the stop fragment": () => [...textOf("partial_text", ["a"], { stop_reason: "completed" })],
+  "a tool call, its output streamed": () => [...toolCallOf("c1", '{"path":"/é/😀"}')],
+  "keys in another order": () => [
+    { payload: { text: "", event_type: "start", role: "assistant", type: "partial_text" }, type: "model_msg" },
+    { payload: { event_type: "delta", text: "b", type: "partial_text", role: "assistant" }, type: "model_msg" },
+  ],
+  "a class instance": () => [new Message({ type: "partial_text", role: "assistant", event_type: "start", text: "" })],
+  "a getter": () => [model({ type: "partial_text", role: "assistant", event_type: "start", get text() { return ""; } })],
+  "a payload that is not enumerable": () => [Object.defineProperty({ type: "model_msg" }, "payload", { value: { type: "partial_text", role: "assistant", event_type: "start", text: "" } })],
+  "a null-prototype object": () => [Object.assign(Object.create(null), part("partial_text", "start", ""))],
+  "toJSON": () => [{ ...part("partial_text", "start", ""), toJSON: () => part("partial_text", "start", "from toJSON") }],
+  "an extra payload key": () => [part("partial_text", "start", "", { extra: 1 })],
+  "an extra envelope key": () => [{ ...part("partial_text", "start", ""), origin: ["x"] }],
+  "a timestamp": () => [{ timestamp: "2025-01-01T00:00:00.000Z", ...part("partial_text", "start", "") }],
+  "a number body": () => [part("partial_text", "start", 5)],
+  "an undefined key": () => [part("partial_text", "start", "", { stop_reason: undefined })],
+  "an empty stop_reason": () => [part("partial_text", "start", "", { stop_reason: "" })],
+  "an unknown event": () => [part("partial_text", "end", "")],
+  "a user partial_text": () => [model({ type: "partial_text", role: "user", event_type: "start", text: "" })],
+  "a missing body": () => [model({ type: "partial_text", role: "assistant", event_type: "start" })],
+  "the wrong body key": () => [model({ type: "partial_text", role: "assistant", event_type: "start", thinking: "" })],
+  "an empty tool_call_id": () => [part("partial_tool_call", "start", "", { name: "read", tool_call_id: "" })],
+  "a tool call without name": () => [part("partial_tool_call", "start", "", { tool_call_id: "c1" })],
+  "an output fragment from the model": () => [part("partial_tool_call_output", "start", "", { tool_call_id: "c1" })],
+  "images": () => [part("partial_tool_call_output", "start", "", { tool_call_id: "c1", images: [] })],
+};
+
+// The tool streams its output in the same pieces.
+const environment = {
+  async *executeTool({ toolCall }) {
+    const id = toolCall.payload.tool_call_id;
+    yield part("partial_tool_call_output", "start", "", { tool_call_id: id });
+    for (const p of pieces) yield part("partial_tool_call_output", "delta", p, { tool_call_id: id });
+    yield part("partial_tool_call_output", "stop", "", { tool_call_id: id, stop_reason: "completed" });
+    yield model({ type: "tool_call_output", role: "user", output: pieces.join(""), tool_call_id: id, stop_reason: "completed" });
+  },
+};
+
+async function runScenario(make, jsonOnly) {
+  floe._debugJSONOnly(jsonOnly);
+  try {
+    let turn = 0;
+    const llm = {
+      async *streamGenerate() {
+        turn++;
+        if (turn === 1) for (const m of make()) yield m;
+        yield usage();
+        return { status: "completed" };
+      },
+    };
+    const session = floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 0 } });
+    const msgs = await collect(session.run("go", { approve: () => "allow" }));
+    await session.close();
+    return msgs.map((m) => JSON.stringify(m));
+  } finally {
+    floe._debugJSONOnly(false);
+  }
+}
+
+for (const [name, make] of Object.entries(scenarios)) {
+  test(`records and JSON give the same stream: ${name}`, async () => {
+    const viaJSON = await runScenario(make, true);
+    const viaRecords = await runScenario(make, false);
+    assert.deepEqual(viaRecords, viaJSON);
+    assert.ok(viaJSON.some((s) => s.includes('"request_end"')));
+  });
+}
+
+test("messages from records are fresh plain objects", async () => {
+  const yielded = [...textOf("partial_text", ["a", "b"])];
+  const llm = {
+    async *streamGenerate() {
+      yield* yielded;
+      yield usage();
+    },
+  };
+  const session = floe.createSession({ meta: meta(), llm });
+  const msgs = await collect(session.run("go"));
+  await session.close();
+  const deltas = msgs.filter((m) => m.payload.event_type === "delta");
+  assert.deepEqual(deltas.map((m) => m.payload.text), ["a", "b"]);
+  for (const m of deltas) {
+    assert.equal(Object.getPrototypeOf(m), Object.prototype);
+    assert.equal(Object.getPrototypeOf(m.payload), Object.prototype);
+    assert.ok(!yielded.includes(m) && !yielded.some((y) => y.payload === m.payload));
+    assert.deepEqual(Object.keys(m), ["timestamp", "type", "payload"]);
+    assert.deepEqual(Object.keys(m.payload), ["type", "role", "event_type", "text"]);
+  }
+});
