@@ -3,7 +3,7 @@
 // async generator handing the same message objects to the same consumer,
 // in one Node process.
 //
-//   node scripts/bench/wasm-bench.mjs [--iters N] [--quick]
+//   node scripts/bench/wasm-bench.mjs [--iters N] [--quick] [--only stream|tools] [--wasm FILE]
 //
 // Workloads (the shapes of the peers' W2 and W1):
 //   stream: 1 turn, 100,000 streamed text deltas of 8 bytes, no tools;
@@ -169,10 +169,13 @@ async function main() {
   const quick = argv.includes("--quick");
   const at = argv.indexOf("--iters");
   const iters = at >= 0 ? Number(argv[at + 1]) : quick ? 1 : 3;
-  const floe = await load();
+  const only = argv.indexOf("--only");
+  const wasmAt = argv.indexOf("--wasm");
+  const floe = await load(wasmAt >= 0 ? { wasm: new URL(argv[wasmAt + 1], `file://${process.cwd()}/`) } : {});
   const fmt = (n) => Math.round(n).toLocaleString("en-US");
   console.log("workload                   side        messages      ms   messages/s   ratio");
   for (const [name, p] of Object.entries(W)) {
+    if (only >= 0 && argv[only + 1] !== name) continue;
     const s = script(p);
     const base = await measure(() => baseline(p, s), p, 1, iters);
     const wasm = await measure(() => viaFloe(floe, p, s), p, 1, iters);
