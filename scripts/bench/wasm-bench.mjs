@@ -185,7 +185,7 @@ async function main() {
         `${label.padEnd(27)}${side.padEnd(10)}${fmt(r.messages).padStart(10)}${r.ms.toFixed(1).padStart(8)}${fmt(r.perSec).padStart(13)}${ratio.padStart(8)}`,
       );
     row("js-gen", base, "1.00");
-    row("floe", wasm, (wasm.perSec / base.perSec).toFixed(2));
+    row("floe", wasm, (wasm.perSec / base.perSec).toFixed(3));
   }
   process.exit(0);
 }
