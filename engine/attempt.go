@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/floehq/floe/internal/errf"
 	"sync"
+	"time"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
@@ -97,6 +98,7 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
+		var now time.Time // one clock read per batch: it enters the stream at once
 		for i := range buf {
 			it := &buf[i]
 			if it.traceOnly {
@@ -106,7 +108,10 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 				continue
 			}
 			if it.m.Timestamp == "" {
-				r.s.stampMsg(&it.m)
+				if now.IsZero() {
+					now = r.s.clock.Now()
+				}
+				r.s.stamp.stampAt(now, &it.m)
 			}
 			more := i < len(buf)-1 || q.Len() > 0
 			r.deliverQueued(it.m, more)

@@ -21,7 +21,12 @@ func (st *stamper) stamp(c Clock, m *omni.Message) {
 	if m.Timestamp != "" {
 		return
 	}
-	t := c.Now()
+	st.stampAt(c.Now(), m)
+}
+
+// stampAt stamps m with t (a batch of messages entering the stream at one
+// instant shares one clock read).
+func (st *stamper) stampAt(t time.Time, m *omni.Message) {
 	ms := t.UnixMilli()
 	if ms != st.ms || st.str == "" {
 		st.ms = ms
