@@ -8,8 +8,6 @@
 package main
 
 import (
-	"syscall"
-	"syscall/js"
 	"time"
 
 	"github.com/floehq/floe/engine/trace"
@@ -17,23 +15,11 @@ import (
 )
 
 func main() {
-	// The loader names a global callback in the environment variable
-	// FLOE_READY (not os.Args: the os package alone costs the build 16 KB
-	// brotli); it receives the exports object (readiness signal).
-	ready := "__floeReady"
-	if name, ok := syscall.Getenv("FLOE_READY"); ok && name != "" {
-		ready = name
-	}
 	b := jsbridge.New()
 	b.UseDirectories(func(dir string) trace.Store {
 		// The reference layout, dated in local time (PROTOCOL.md P-11).
 		return trace.NewFileStore(dir, trace.FileStoreOptions{Now: time.Now})
 	})
-	api := b.Exports()
-	if cb := js.Global().Get(ready); cb.Type() == js.TypeFunction {
-		cb.Invoke(api)
-	} else {
-		js.Global().Set(ready, api)
-	}
+	b.Announce()
 	select {}
 }
