@@ -311,3 +311,47 @@ func TestSnapshotDuringRun(t *testing.T) {
 		t.Fatalf("snapshot after the run: %+v", got)
 	}
 }
+
+// NextBatch returns the same stream as Next, in order, with several
+// messages per call when they are already produced.
+func TestNextBatch(t *testing.T) {
+	mk := func() *engine.Session {
+		llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+			for _, m := range enginetest.TextReply(5, strings.Split(strings.Repeat("ab", 300), "")...) {
+				emit(m)
+			}
+			return engine.Outcome{Status: omni.StatusCompleted}
+		})
+		s, err := engine.New(engine.Config{Meta: enginetest.Meta("b"), LLM: llm, Clock: enginetest.NewClock(t0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	want := kinds(collect(t, mk(), engine.RunOptions{}, omni.UserText("go")))
+	r, err := mk().Start(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []omni.Message
+	calls, biggest := 0, 0
+	for {
+		batch, ok := r.NextBatch(nil, 64)
+		if !ok {
+			break
+		}
+		calls++
+		biggest = max(biggest, len(batch))
+		if len(batch) > 64 {
+			t.Fatalf("batch of %d over its max", len(batch))
+		}
+		got = append(got, batch...)
+	}
+	if kinds(got) != want {
+		t.Fatalf("NextBatch stream differs from Next's:\n got %s\nwant %s", kinds(got), want)
+	}
+	if _, ok := r.NextBatch(nil, 8); ok {
+		t.Fatal("NextBatch after the end reported a message")
+	}
+	t.Logf("%d messages in %d batches (largest %d)", len(got), calls, biggest)
+}

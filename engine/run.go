@@ -34,6 +34,12 @@ type run struct {
 	yield func(omni.Message) bool
 	gone  bool // the consumer left early (E-3.3a)
 	more  bool // the message being yielded is followed by an already produced one
+
+	// batch, while NextBatch waits, collects already produced messages
+	// without a coroutine switch per message; up to batchMax in all.
+	batch    []omni.Message
+	batching bool
+	batchMax int
 }
 
 func newRun(ctx context.Context, s *Session, opts RunOptions, body func(*run)) *Run {
@@ -77,6 +83,30 @@ func (rn *Run) Next() (omni.Message, bool) {
 		rn.mu.Unlock()
 	}
 	return m, ok
+}
+
+// NextBatch appends to dst the next message and every message already
+// produced after it, max in all (max < 1 means 1), and reports false, with
+// dst unchanged, at the end of the run. Like Next, it waits only for the
+// first message, and it never performs a run-level step: those happen only
+// when the consumer asks again (E-3.2). It is Next followed by Next while
+// Buffered, without a coroutine switch per message.
+func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
+	rn.mu.Lock()
+	ended := rn.ended
+	rn.mu.Unlock()
+	if ended {
+		return dst, false
+	}
+	r := rn.r
+	r.batch, r.batching, r.batchMax = dst, true, max
+	m, ok := rn.Next()
+	out := r.batch
+	r.batch, r.batching = nil, false
+	if !ok {
+		return dst, false
+	}
+	return append(out, m), true
 }
 
 // Buffered reports whether Next would return a message that is already
@@ -178,6 +208,10 @@ func (r *run) deliverQueued(m omni.Message, more bool) {
 		r.s.traceWrite(m)
 	}
 	if r.gone {
+		return
+	}
+	if more && r.batching && len(r.batch)+1 < r.batchMax {
+		r.batch = append(r.batch, m) // the consumer takes it with the next one
 		return
 	}
 	r.more = more

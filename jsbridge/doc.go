@@ -13,9 +13,9 @@
 // fragments as compact records, every other message as JSON (records.go):
 //
 //   - Consumer side: JavaScript asks for a batch (pull). A goroutine calls
-//     [engine.Run.Next] once — it may wait, and it performs run-level steps —
-//     then keeps taking messages while [engine.Run.Buffered] reports that
-//     Next would return an already produced message. This keeps the pull
+//     [engine.Run.NextBatch]: it waits for the next message (performing
+//     run-level steps as Next does) and takes with it every message that is
+//     already produced, in one coroutine switch. This keeps the pull
 //     semantics of ENGINE.md E-3.2: a run-level step happens only after
 //     JavaScript took every earlier message and asked for more.
 //   - Producer side (the model's and the tools' async iterators): the shim

@@ -22,17 +22,19 @@ const (
 // compaction or a subagent run. pull and close may be called from any
 // goroutine; pulls are serialized and close waits for a pull in progress.
 type stream struct {
-	next     func() (omni.Message, bool) // the next message; false at the end
-	buffered func() bool                 // Next would not wait (nil: never batch)
-	close    func()                      // abandon: abort and wait for the end
-	cancel   context.CancelFunc
-	stop     func() // release the AbortSignal listener
-	onEnd    func() // the owner's bookkeeping (session no longer busy…)
+	next      func() (omni.Message, bool)                              // the next message; false at the end
+	nextBatch func(dst []omni.Message, max int) ([]omni.Message, bool) // the next message and those already produced (nil: one at a time)
+	close     func()                                                   // abandon: abort and wait for the end
+	cancel    context.CancelFunc
+	stop      func() // release the AbortSignal listener
+	onEnd     func() // the owner's bookkeeping (session no longer busy…)
 
-	turn   chan struct{} // capacity 1: held by the goroutine using next/close
-	ended  bool
-	buf    []byte
-	endOne sync.Once
+	turn    chan struct{} // capacity 1: held by the goroutine using next/close
+	ended   bool
+	buf     []byte
+	msgs    []omni.Message // reused batch
+	pending []omni.Message // taken from the engine, not yet handed to JavaScript
+	endOne  sync.Once
 }
 
 func newStream() *stream { return &stream{turn: make(chan struct{}, 1)} }
@@ -40,7 +42,7 @@ func newStream() *stream { return &stream{turn: make(chan struct{}, 1)} }
 // runStream wraps an engine run.
 func runStream(r *engine.Run) *stream {
 	s := newStream()
-	s.next, s.buffered, s.close = r.Next, r.Buffered, r.Close
+	s.next, s.nextBatch, s.close = r.Next, r.NextBatch, r.Close
 	return s
 }
 
@@ -54,27 +56,46 @@ func seqStream(seq iter.Seq[omni.Message]) *stream {
 }
 
 // pullBatch waits for the next message, then takes every message that is
-// already produced (E-3.2), and returns them as one string of records
-// (records.go; jsonOnly: J records only), or null at the end.
+// already produced (E-3.2; Run.NextBatch), and returns them as one string of
+// records (records.go; jsonOnly: J records only), or null at the end.
+// Messages that do not fit the batch stay pending for the next pull.
 func (s *stream) pullBatch(jsonOnly bool) any {
 	s.turn <- struct{}{}
 	defer func() { <-s.turn }()
-	if s.ended {
-		return nil
-	}
-	m, ok := s.next()
-	if !ok {
-		s.end()
-		return nil
+	msgs := s.pending
+	s.pending = nil
+	if len(msgs) == 0 {
+		if s.ended {
+			return nil
+		}
+		var ok bool
+		if s.nextBatch != nil {
+			msgs, ok = s.nextBatch(s.msgs[:0], maxBatch)
+		} else {
+			var m omni.Message
+			if m, ok = s.next(); ok {
+				msgs = append(s.msgs[:0], m)
+			}
+		}
+		if !ok {
+			s.end()
+			return nil
+		}
 	}
 	w := recordWriter{jsonOnly: jsonOnly}
-	b, last := w.append(s.buf[:0], &m)
-	for n := 1; !last && n < maxBatch && len(b) < maxBatchBytes && s.buffered != nil && s.buffered(); n++ {
-		if m, ok = s.next(); !ok {
-			s.end()
+	b := s.buf[:0]
+	for i := range msgs {
+		var last bool
+		b, last = w.append(b, &msgs[i])
+		if (last || len(b) >= maxBatchBytes) && i+1 < len(msgs) {
+			s.pending = append([]omni.Message(nil), msgs[i+1:]...)
 			break
 		}
-		b, last = w.append(b, &m)
+	}
+	clear(msgs) // drop references for the GC; the slice is reused
+	s.msgs = msgs[:0]
+	if cap(s.msgs) > 2*maxBatch {
+		s.msgs = nil
 	}
 	s.buf = b
 	if cap(s.buf) > maxBatchBytes*2 {
