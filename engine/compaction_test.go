@@ -1,0 +1,108 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/enginetest"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// compactAll runs a manual compaction to its end.
+func compactAll(t *testing.T, s *engine.Session) []omni.Message {
+	t.Helper()
+	r, err := s.Compact(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []omni.Message
+	for m := range r.All() {
+		got = append(got, m)
+	}
+	return got
+}
+
+// Manual compaction (E-13.13), summarize mode: a no-op before any
+// completed turn; afterwards the carry-over is folded into the request, the
+// summary becomes the next run's first input and the Trace rotates;
+// Compactability follows (ok → just_compacted).
+func TestManualCompactionSummarize(t *testing.T) {
+	var contexts []*enginetest.LLM
+	first := enginetest.NewLLM(
+		enginetest.Reply{Emit: []omni.Message{omni.ToolCallMsg("A", "echo", `{}`), enginetest.Usage(10)}},
+		enginetest.Reply{Emit: []omni.Message{omni.AssistantText("[summary]we echoed[/summary]", omni.StatusCompleted), enginetest.Usage(12)}},
+	)
+	sink := &enginetest.Sink{}
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("mc"), LLM: first, Trace: sink, Clock: enginetest.NewClock(t0), MaxTurns: 1,
+		Compaction: &engine.Compaction{Mode: omni.ModeSummarize, Prompt: "Summarize."},
+		NewLLM: func(omni.TokenCounts) engine.LLM {
+			l := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(3, "ok")})
+			contexts = append(contexts, l)
+			return l
+		},
+		Environment: enginetest.Tools{"echo": func(ctx context.Context, c omni.Message, emit func(omni.Message)) error {
+			emit(omni.ToolOutput("A", "echoed", omni.StatusCompleted))
+			return nil
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Compactability(); got != engine.CompactEmpty {
+		t.Fatalf("before any turn: %s", got)
+	}
+	if got := compactAll(t, s); len(got) != 0 {
+		t.Fatalf("compaction of an empty context streamed %s", kinds(got))
+	}
+	// max_turns 1 leaves A's output as carry-over.
+	collect(t, s, engine.RunOptions{Approve: allow}, omni.UserText("go"))
+	if c := s.Snapshot().CarryOver; len(c) != 1 || s.Compactability() != engine.CompactOK {
+		t.Fatalf("carry %v, compactability %s", c, s.Compactability())
+	}
+	got := compactAll(t, s)
+	if kinds(got) != "compaction_begin token_usage compaction_end" || got[0].Payload.Reason != omni.ReasonManual || got[2].Payload.Status != omni.StatusCompleted {
+		t.Fatalf("manual compaction stream: %s %+v", kinds(got), got[len(got)-1].Payload)
+	}
+	if in := first.Calls()[1]; kinds(in) != "tool_call_output@A text" || in[1].Payload.Text != "Summarize." {
+		t.Fatalf("compaction request input: %s", kinds(in))
+	}
+	snap := s.Snapshot()
+	if len(snap.CarryOver) != 0 || snap.PendingSummary == nil || !snap.ContextClosed || s.Compactability() != engine.CompactJustCompacted {
+		t.Fatalf("after: %+v, compactability %s", snap, s.Compactability())
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("next"))
+	if in := contexts[0].Calls()[0]; len(in) != 2 || in[0].Payload.Text != "[context_summary]\nwe echoed\n[/context_summary]" {
+		t.Fatalf("first input of the new context: %s", kinds(in))
+	}
+	if files := sink.Files(); len(files) != 2 || files[1][0].Type != omni.TypeSessionMeta {
+		t.Fatalf("trace files: %d", len(files))
+	}
+}
+
+// Manual compaction, discard mode, drops the carried tool outputs and
+// starts a new context; a session without compaction answers unsupported.
+func TestManualCompactionDiscard(t *testing.T) {
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("md"), Clock: enginetest.NewClock(t0), MaxTurns: 1,
+		LLM:        enginetest.NewLLM(enginetest.Reply{Emit: []omni.Message{omni.ToolCallMsg("A", "x", `{}`), enginetest.Usage(4)}}),
+		Compaction: &engine.Compaction{Mode: omni.ModeDiscard},
+		NewLLM:     func(omni.TokenCounts) engine.LLM { return enginetest.NewLLM() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("go")) // denied: A's denial is carried
+	got := compactAll(t, s)
+	if kinds(got) != "compaction_begin compaction_end" || got[1].Payload.Mode != omni.ModeDiscard {
+		t.Fatalf("stream: %s", kinds(got))
+	}
+	if c := s.Snapshot().CarryOver; len(c) != 0 {
+		t.Fatalf("tool outputs kept after discard: %v", c)
+	}
+	plain, _ := engine.New(engine.Config{Meta: enginetest.Meta("p"), LLM: enginetest.NewLLM()})
+	if got := plain.Compactability(); got != engine.CompactUnsupported {
+		t.Fatalf("without compaction: %s", got)
+	}
+}
