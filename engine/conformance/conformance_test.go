@@ -8,20 +8,16 @@ import (
 	"testing"
 )
 
-// sharedDir locates the shared scenario directory: $FLOE_SHARED/conformance,
-// by default <repo root>/../shared/conformance.
-func sharedDir(t *testing.T) string {
+// repoRoot is the repository root (the directory holding go.mod).
+func repoRoot(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("FLOE_SHARED"); d != "" {
-		return filepath.Join(d, "conformance")
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance")
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -31,10 +27,22 @@ func sharedDir(t *testing.T) string {
 	}
 }
 
-// TestSharedScenarios runs every scenario of the shared directory against
-// the engine, one subtest per file.
-func TestSharedScenarios(t *testing.T) {
-	dir := sharedDir(t)
+// sharedDir locates the shared scenario directory: $FLOE_SHARED/conformance,
+// by default <repo root>/../shared/conformance.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("FLOE_SHARED"); d != "" {
+		return filepath.Join(d, "conformance")
+	}
+	return filepath.Join(repoRoot(t), "..", "shared", "conformance")
+}
+
+// projectDir locates the project's own scenarios: <repo root>/testdata/conformance.
+func projectDir(t *testing.T) string { return filepath.Join(repoRoot(t), "testdata", "conformance") }
+
+// runDir runs every scenario of dir with opts, one parallel subtest each;
+// check, when set, looks further at each result.
+func runDir(t *testing.T, dir string, opts Options, check func(*testing.T, Result)) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		t.Skipf("conformance: no scenario directory at %s (set FLOE_SHARED to the shared directory)", dir)
 	}
@@ -49,13 +57,20 @@ func TestSharedScenarios(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(s.Path), ".json")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res := Run(context.Background(), s, Options{})
+			res := Run(context.Background(), s, opts)
 			if !res.Pass {
 				t.Errorf("%s %s: %s", res.ID, res.Name, res.Diff)
 				for _, p := range res.Problems[1:] {
 					t.Logf("also: %s", p)
 				}
 			}
+			if check != nil {
+				check(t, res)
+			}
 		})
 	}
 }
+
+// TestSharedScenarios runs every scenario of the shared directory against
+// the engine, one subtest per file.
+func TestSharedScenarios(t *testing.T) { runDir(t, sharedDir(t), Options{}, nil) }

@@ -14,25 +14,6 @@ import (
 	"github.com/floehq/floe/engine/trace"
 )
 
-// projectDir locates the project's own scenarios: <repo root>/testdata/conformance.
-func projectDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "conformance")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("conformance: repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-}
-
 // rulesApplied names, for the scenarios that need one, the normalization
 // rules the resume check applies (normalize.go). A scenario listed here
 // must apply exactly these rules, so that a rule starting to hide something
@@ -54,36 +35,16 @@ var rulesApplied = map[string][]string{
 	"F31": {"ruleAbortedInputRestored"},
 }
 
-// runResumeDir runs every scenario of dir in resume mode, one subtest each.
+// runResumeDir runs every scenario of dir in resume mode, one subtest each,
+// and checks the normalization rules each applied.
 func runResumeDir(t *testing.T, dir string) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("conformance: no scenario directory at %s", dir)
-	}
-	scenarios, err := LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(scenarios) == 0 {
-		t.Fatalf("conformance: no *.json scenario in %s", dir)
-	}
-	for _, s := range scenarios {
-		name := strings.TrimSuffix(filepath.Base(s.Path), ".json")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			res := Run(context.Background(), s, Options{Resume: true})
-			if !res.Pass {
-				t.Errorf("%s %s: %s", res.ID, res.Name, res.Diff)
-				for _, p := range res.Problems[1:] {
-					t.Logf("also: %s", p)
-				}
+	runDir(t, dir, Options{Resume: true}, func(t *testing.T, res Result) {
+		if want, ok := rulesApplied[res.ID]; ok {
+			if got := slices.Sorted(maps.Keys(res.ResumeRules)); !slices.Equal(got, want) {
+				t.Errorf("%s: normalization rules applied %v, want %v", res.ID, got, want)
 			}
-			if want, ok := rulesApplied[res.ID]; ok {
-				if got := slices.Sorted(maps.Keys(res.ResumeRules)); !slices.Equal(got, want) {
-					t.Errorf("%s: normalization rules applied %v, want %v", res.ID, got, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestResumeSharedScenarios: every shared scenario, then a resume from the
