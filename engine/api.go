@@ -19,6 +19,13 @@ type Outcome struct {
 type GenerateParams struct {
 	NewMessages   []omni.Message // only the new input, never history (E-3.1)
 	ThinkingLevel string         // "" = the LLM's default; compaction requests never set it
+
+	// SystemPrompt is the session_meta's system_prompt and Tools the
+	// session's tool list (Config.ToolList), so a model adapter needs
+	// nothing passed to it separately. Both are the same on every request
+	// of a session; adapters must not modify Tools.
+	SystemPrompt string
+	Tools        []omni.ToolDefinition
 }
 
 // LLM is one stateful model context (ENGINE.md §1, E-1.1). StreamGenerate

@@ -67,7 +67,7 @@ func (r *run) runAttempt(in []omni.Message, retries, maxRetries int, compaction 
 	llmCtx, cancelLLM := context.WithCancel(r.ctx)
 	defer cancelLLM()
 	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM}
-	params := GenerateParams{NewMessages: in}
+	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
 	}
