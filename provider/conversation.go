@@ -18,39 +18,35 @@ type Conversation struct {
 
 // Load replaces the conversation with history (engine.HistoryLoader).
 func (c *Conversation) Load(history []omni.Message) {
-	c.History = c.History[:0]
-	c.add(history)
-	c.IDs.Note(history)
-}
-
-func (c *Conversation) add(msgs []omni.Message) {
-	for _, m := range msgs {
-		if m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
-			c.History = append(c.History, m)
-		}
+	c.History = nil
+	c.History = c.Request(history)
+	for i := range c.History {
+		c.IDs.note(&c.History[i])
 	}
 }
 
-// Request returns the messages a request sends: the history then input.
+// Request returns the messages a request sends: the history then the
+// complete model messages of input.
 func (c *Conversation) Request(input []omni.Message) []omni.Message {
-	out := make([]omni.Message, 0, len(c.History)+len(input))
-	out = append(out, c.History...)
-	for _, m := range input {
-		if m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
-			out = append(out, m)
+	out := append([]omni.Message(nil), c.History...)
+	for i := range input {
+		if m := &input[i]; m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
+			out = append(out, *m)
 		}
 	}
 	return out
 }
 
 // Run is the whole of one request, shared by the adapters: it streams req
-// through t into d (whose events drive e), and on success closes e's open
-// segments, emits token_usage last (request counts from usage(), session
-// totals kept here) and commits input and the reply to the conversation.
-// On failure nothing is committed.
-func (c *Conversation) Run(ctx context.Context, t Transport, req *Request, api string, e *Emitter, d Decoder, input []omni.Message, usage func() (Usage, int64)) engine.Outcome {
+// through t into d, whose events drive e. On success it closes e's open
+// segments, emits token_usage last (the request counts from usage, the
+// session totals kept here) and sets the conversation to sent plus the
+// reply. On failure it closes the open segments with the failure's status
+// and leaves the conversation as it was.
+func (c *Conversation) Run(ctx context.Context, t Transport, req *Request, api string, e *Emitter, d Decoder, sent []omni.Message, usage func() (Usage, int64)) engine.Outcome {
 	c.IDs.Begin()
-	if f := Stream(ctx, t, req, api, e, d); f != nil {
+	if f := Stream(ctx, t, req, api, d); f != nil {
+		e.CloseAll(f.Status)
 		c.IDs.Rollback()
 		return f.Outcome()
 	}
@@ -59,8 +55,7 @@ func (c *Conversation) Run(ctx context.Context, t Transport, req *Request, api s
 	r := omni.TokenCounts{CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output, Total: total}
 	c.Session = c.Session.Add(r)
 	e.emit(omni.TokenUsageMsg(c.Session, r))
-	c.add(input)
-	c.History = append(c.History, e.Out...)
+	c.History = append(sent, e.Out...)
 	c.Last = u
 	return engine.Outcome{Status: omni.StatusCompleted}
 }
@@ -113,4 +108,16 @@ func ParseDataURL(u string) (mime, data string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// ImageOf returns the URL (a data: URL for inline data) of an image_url
+// or inline_data message, or "".
+func ImageOf(p *omni.Payload) string {
+	switch p.Type {
+	case omni.ImageURL:
+		return p.ImageURL
+	case omni.InlineData:
+		return DataURL(p)
+	}
+	return ""
 }

@@ -67,7 +67,7 @@ func New(o Options) (*Model, error) {
 	if o.Version == "" {
 		o.Version = DefaultVersion
 	}
-	if o.ExtraBody != nil && !(&provider.JSONWriter{B: []byte("{")}).Members(o.ExtraBody) {
+	if o.ExtraBody != nil && !omni.IsJSONObject(o.ExtraBody) {
 		return nil, errf.Errorf("anthropic: Options.ExtraBody is not a JSON object")
 	}
 	m := &Model{opts: o}
@@ -99,14 +99,15 @@ func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	body, err := m.body(&p)
+	sent := m.conv.Request(p.NewMessages)
+	body, err := m.body(&p, sent)
 	if err != nil {
 		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
 	}
 	req := &provider.Request{Method: "POST", URL: m.opts.BaseURL + "/messages", Header: m.header(), Body: body}
 	e := provider.NewEmitter(emit, &m.conv.IDs)
 	d := &Decoder{E: e}
-	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, p.NewMessages, d.counts)
+	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, sent, d.counts)
 }
 
 const api = "anthropic"

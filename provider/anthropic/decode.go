@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"strconv"
-
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/provider/sse"
@@ -13,26 +11,32 @@ import (
 type Decoder struct {
 	E *provider.Emitter
 
-	r       omni.JSONReader
 	usage   provider.Usage
 	stopped bool // message_delta with a stop_reason came
 	blocks  []block
+
+	x event // the event being read
 }
 
 type block struct {
 	index int
 	kind  string // text, thinking, tool_use; "" = a block this adapter skips
-	sig   []byte // thinking: signature so far
-	input []byte // tool_use: the input of content_block_start
+	sig   string // thinking: signature so far
+	input string // tool_use: the input of content_block_start
 }
 
-func (d *Decoder) find(index int) *block {
-	for i := range d.blocks {
-		if d.blocks[i].index == index {
-			return &d.blocks[i]
-		}
-	}
-	return nil
+// event is the part of one event this adapter reads.
+type event struct {
+	obj                 bool
+	typ                 string
+	index               int
+	kind                string // content_block.type
+	text                string // text/thinking of the block, or of the delta
+	data, id, name, sig string // content_block fields
+	input               string
+	deltaType           string
+	stopReason          string
+	errType, errMsg     string
 }
 
 func (d *Decoder) counts() (provider.Usage, int64) {
@@ -49,248 +53,114 @@ func (d *Decoder) End() error {
 	return provider.Malformed(api, "the stream ended before message_stop")
 }
 
-// event is the part of one event this adapter reads.
-type event struct {
-	typ        string
-	index      int
-	block      block  // content_block_start
-	blockText  string // content_block_start: text or thinking already in the block
-	redacted   string
-	id, name   string
-	deltaType  string
-	text       string // text_delta, thinking_delta, signature_delta, input_json_delta
-	stopReason string
-	errType    string
-	errMsg     string
-	hasUsage   bool
+func (d *Decoder) field(path []byte, kind byte, val []byte) error {
+	x := &d.x
+	switch string(path) {
+	case "":
+		x.obj = kind == '}'
+	case "type":
+		x.typ = omni.JSONString(val)
+	case "index":
+		x.index = int(omni.JSONInt(val))
+	case "content_block.type":
+		x.kind = omni.JSONString(val)
+	case "content_block.text", "content_block.thinking", "delta.text", "delta.thinking", "delta.partial_json", "delta.signature":
+		x.text = omni.JSONString(val)
+	case "content_block.data":
+		x.data = omni.JSONString(val)
+	case "content_block.id":
+		x.id = omni.JSONString(val)
+	case "content_block.name":
+		x.name = omni.JSONString(val)
+	case "content_block.signature":
+		x.sig = omni.JSONString(val)
+	case "content_block.input":
+		x.input = string(val)
+	case "delta.type":
+		x.deltaType = omni.JSONString(val)
+	case "delta.stop_reason":
+		x.stopReason = omni.JSONString(val)
+	case "error.type":
+		x.errType = omni.JSONString(val)
+	case "error.message", "error":
+		if kind == '"' {
+			x.errMsg = omni.JSONString(val)
+		}
+	case "message.usage.input_tokens", "usage.input_tokens":
+		d.usage.Input = omni.JSONInt(val)
+	case "message.usage.output_tokens", "usage.output_tokens":
+		d.usage.Output = omni.JSONInt(val)
+	case "message.usage.cache_read_input_tokens", "usage.cache_read_input_tokens":
+		d.usage.CacheRead = omni.JSONInt(val)
+	case "message.usage.cache_creation_input_tokens", "usage.cache_creation_input_tokens":
+		d.usage.CacheWrite = omni.JSONInt(val)
+	}
+	return nil
 }
 
 // Event handles one SSE event.
 func (d *Decoder) Event(ev *sse.Event) error {
-	r := &d.r
-	r.Reset(ev.Data)
-	if r.Kind() != "object" {
-		return provider.Malformed(api, "an event's data is not a JSON object: "+clip(ev.Data))
-	}
-	var x event
-	err := r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "type":
-			x.typ, err = r.Str()
-		case "index":
-			var n int64
-			n, err = r.Int()
-			x.index = int(n)
-		case "message":
-			err = d.message()
-		case "content_block":
-			err = d.contentBlock(&x)
-		case "delta":
-			err = d.delta(&x)
-		case "usage":
-			err = d.readUsage()
-		case "error":
-			if r.Kind() != "object" {
-				x.errMsg, err = r.Str()
-				return err
-			}
-			var raw omni.RawJSON
-			raw, err = r.Raw()
-			x.errType, x.errMsg = provider.ErrorFields(raw)
-		default:
-			err = r.Skip()
-		}
-		return err
-	})
-	if err == nil {
-		err = r.End()
-	}
-	if err != nil {
-		return provider.Malformed(api, "bad event: "+err.Error()+": "+clip(ev.Data))
+	d.x = event{}
+	x := &d.x
+	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !x.obj {
+		return provider.BadEvent(api, ev.Data, err)
 	}
 	if x.typ == "" {
 		x.typ = ev.Type
 	}
 	e := d.E
+	var b *block
+	for i := range d.blocks {
+		if d.blocks[i].index == x.index {
+			b = &d.blocks[i]
+		}
+	}
 	switch x.typ {
-	case "message_start", "ping":
 	case "content_block_start":
-		b := x.block
-		b.index = x.index
-		d.blocks = append(d.blocks, b)
-		switch b.kind {
+		d.blocks = append(d.blocks, block{index: x.index, kind: x.kind, sig: x.sig, input: x.input})
+		switch x.kind {
 		case "text":
-			e.Text(b.index, x.blockText)
+			e.Text(x.index, x.text)
 		case "thinking":
-			e.OpenThinking(b.index)
-			e.Thinking(b.index, x.blockText)
+			e.OpenThinking(x.index)
+			e.Thinking(x.index, x.text)
 		case "redacted_thinking":
-			m := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.Thinking, Role: omni.RoleAssistant, StopReason: omni.StatusCompleted}}
-			m.Payload.Fidelity = fid(fidRedacted, x.redacted)
-			e.Complete(m)
+			e.Complete(omni.PartialThinking, provider.Fidelity(fidRedacted, x.data))
 		case "tool_use":
-			e.ToolStart(b.index, x.id, x.name)
+			e.ToolStart(x.index, x.id, x.name)
 		}
 	case "content_block_delta":
-		b := d.find(x.index)
 		if b == nil {
-			return provider.Malformed(api, "content_block_delta for block "+itoa(x.index)+", which never started")
+			return provider.Malformed(api, "content_block_delta for a block that never started")
 		}
-		switch {
-		case x.deltaType == "text_delta" && b.kind == "text":
+		switch b.kind + " " + x.deltaType {
+		case "text text_delta":
 			e.Text(b.index, x.text)
-		case x.deltaType == "thinking_delta" && b.kind == "thinking":
+		case "thinking thinking_delta":
 			e.Thinking(b.index, x.text)
-		case x.deltaType == "signature_delta" && b.kind == "thinking":
-			b.sig = append(b.sig, x.text...)
-		case x.deltaType == "input_json_delta" && b.kind == "tool_use":
+		case "thinking signature_delta":
+			b.sig += x.text
+		case "tool_use input_json_delta":
 			e.ToolArgs(b.index, x.text)
 		}
 	case "content_block_stop":
-		b := d.find(x.index)
 		if b == nil {
 			return nil
 		}
-		switch b.kind {
-		case "thinking":
-			if len(b.sig) > 0 {
-				e.SetFidelity(b.index, fid(fidSignature, string(b.sig)))
-			}
-		case "tool_use":
-			if e.ToolArgsLen(b.index) == 0 && len(b.input) > 2 {
-				e.ToolArgs(b.index, string(b.input)) // the whole input came with the start
-			}
+		if b.kind == "thinking" && b.sig != "" {
+			e.SetFidelity(b.index, provider.Fidelity(fidSignature, b.sig))
+		}
+		if b.kind == "tool_use" && e.ToolArgsLen(b.index) == 0 && len(b.input) > 2 {
+			e.ToolArgs(b.index, b.input) // the whole input came with the start
 		}
 		e.Close(b.index, omni.StatusCompleted)
 		b.kind = ""
 	case "message_delta":
-		if x.stopReason != "" {
-			d.stopped = true
-		}
+		d.stopped = d.stopped || x.stopReason != ""
 	case "message_stop":
 		return provider.ErrDone
 	case "error":
 		return provider.ErrorEvent(api, x.errType, x.errMsg)
 	}
 	return nil
-}
-
-func fid(key, value string) omni.RawJSON {
-	w := provider.JSONWriter{}
-	w.Open('{')
-	w.KeyStr(key, value)
-	w.Close('}')
-	return w.B
-}
-
-func (d *Decoder) message() error {
-	r := &d.r
-	if r.Kind() != "object" {
-		return r.Skip()
-	}
-	return r.Object(func(k []byte) error {
-		if string(k) == "usage" {
-			return d.readUsage()
-		}
-		return r.Skip()
-	})
-}
-
-func (d *Decoder) contentBlock(x *event) error {
-	r := &d.r
-	if r.Kind() != "object" {
-		return r.Skip()
-	}
-	return r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "type":
-			x.block.kind, err = r.Str()
-		case "text", "thinking":
-			if r.Kind() == "string" {
-				x.blockText, err = r.Str()
-				return err
-			}
-			err = r.Skip()
-		case "data":
-			x.redacted, err = r.Str()
-		case "id":
-			x.id, err = r.Str()
-		case "name":
-			x.name, err = r.Str()
-		case "input":
-			x.block.input, err = r.Raw()
-		case "signature":
-			var s string
-			s, err = r.Str()
-			x.block.sig = append(x.block.sig, s...)
-		default:
-			err = r.Skip()
-		}
-		return err
-	})
-}
-
-func (d *Decoder) delta(x *event) error {
-	r := &d.r
-	if r.Kind() != "object" {
-		return r.Skip()
-	}
-	return r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "type":
-			x.deltaType, err = r.Str()
-		case "text", "thinking", "signature", "partial_json":
-			if r.Kind() == "string" {
-				x.text, err = r.Str()
-				return err
-			}
-			err = r.Skip()
-		case "stop_reason":
-			x.stopReason, err = r.Str()
-		default:
-			err = r.Skip()
-		}
-		return err
-	})
-}
-
-// readUsage applies the counts an event states; a later count wins.
-func (d *Decoder) readUsage() error {
-	r := &d.r
-	if r.Kind() != "object" {
-		return r.Skip()
-	}
-	return r.Object(func(k []byte) error {
-		var p *int64
-		switch string(k) {
-		case "input_tokens":
-			p = &d.usage.Input
-		case "output_tokens":
-			p = &d.usage.Output
-		case "cache_read_input_tokens":
-			p = &d.usage.CacheRead
-		case "cache_creation_input_tokens":
-			p = &d.usage.CacheWrite
-		default:
-			return r.Skip()
-		}
-		if r.Null() {
-			return nil
-		}
-		n, err := r.Int()
-		*p = n
-		return err
-	})
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func clip(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
 }

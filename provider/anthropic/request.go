@@ -19,8 +19,8 @@ const (
 
 // ThinkingBudget maps a thinking level to budget_tokens: "" and "none"
 // (or "off") send no thinking setting; "minimal" 1024, "low" 2048,
-// "medium" 8192, "high" 16384, "max" 32768; a decimal number is taken as
-// the budget itself. Other levels are an error.
+// "medium" 8192, "high" 16384, "max" 32768; a decimal number of at least
+// 1024 is the budget itself. Other levels are an error.
 func ThinkingBudget(level string) (int, error) {
 	switch level {
 	case "", "none", "off":
@@ -42,7 +42,7 @@ func ThinkingBudget(level string) (int, error) {
 	return 0, errf.Errorf("anthropic: unknown thinking level %q (want none, minimal, low, medium, high, max or a budget of at least 1024 tokens)", level)
 }
 
-func (m *Model) body(p *engine.GenerateParams) ([]byte, error) {
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
 	budget, err := ThinkingBudget(p.ThinkingLevel)
 	if err != nil {
 		return nil, err
@@ -52,46 +52,34 @@ func (m *Model) body(p *engine.GenerateParams) ([]byte, error) {
 		maxTokens = budget + DefaultMaxTokens
 	}
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
-	w.Open('{')
+	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
-	w.Key("max_tokens")
-	w.Int(int64(maxTokens))
-	w.Key("stream")
-	w.Bool(true)
+	w.KeyInt("max_tokens", int64(maxTokens))
+	w.Lit(`"stream":true`)
 	if p.SystemPrompt != "" {
 		w.KeyStr("system", p.SystemPrompt)
 	}
-	w.Key("messages")
-	w.Open('[')
-	writeMessages(w, m.conv.Request(p.NewMessages))
+	w.Lit(`"messages":[`)
+	writeMessages(w, sent)
 	w.Close(']')
 	if len(p.Tools) > 0 {
-		w.Key("tools")
-		w.Open('[')
+		w.Lit(`"tools":[`)
 		for i := range p.Tools {
 			t := &p.Tools[i]
-			w.Open('{')
+			w.Lit("{")
 			w.KeyStr("name", t.Name)
-			if t.Description != "" {
-				w.KeyStr("description", t.Description)
-			}
-			w.Key("input_schema")
-			w.Raw(provider.Schema(t))
+			w.KeyStr("description", t.Description)
+			w.KeyRaw("input_schema", provider.Schema(t))
 			w.Close('}')
 		}
 		w.Close(']')
 	}
 	if budget > 0 {
-		w.Key("thinking")
-		w.Open('{')
-		w.KeyStr("type", "enabled")
-		w.Key("budget_tokens")
-		w.Int(int64(budget))
+		w.Lit(`"thinking":{"type":"enabled",`)
+		w.KeyInt("budget_tokens", int64(budget))
 		w.Close('}')
 	}
-	if m.opts.ExtraBody != nil {
-		w.Members(m.opts.ExtraBody)
-	}
+	w.Members(m.opts.ExtraBody)
 	w.Close('}')
 	return w.B, nil
 }
@@ -99,164 +87,98 @@ func (m *Model) body(p *engine.GenerateParams) ([]byte, error) {
 // writeMessages maps the conversation to Messages API turns. A user turn
 // puts its tool results first (the API wants them before any other
 // block), each with the tool's text and images; an assistant turn sends
-// its signed and redacted thinking blocks back, then text and tool_use
-// blocks in order.
+// its signed and redacted thinking blocks back, then its text and
+// tool_use blocks in order. Unsigned thinking (another provider's) is not
+// sent.
 func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
-		w.Open('{')
-		w.KeyStr("role", role)
-		w.Key("content")
-		w.Open('[')
-		blocks := 0
-		if role == omni.RoleAssistant {
+		w.Lit(`{"role":`)
+		w.Str(role)
+		w.Lit(`"content":[`)
+		blocks := len(w.B)
+		for pass := 0; pass < 2; pass++ { // user turns: tool results first
 			for i := range turn {
-				if writeAssistant(w, &turn[i].Payload) {
-					blocks++
+				p := &turn[i].Payload
+				if (p.Type == omni.ToolCallOutput) != (pass == 0) {
+					continue
 				}
-			}
-		} else {
-			for i := range turn {
-				if p := &turn[i].Payload; p.Type == omni.ToolCallOutput {
-					writeToolResult(w, p)
-					blocks++
-				}
-			}
-			for i := range turn {
-				if p := &turn[i].Payload; p.Type != omni.ToolCallOutput && writeUserBlock(w, p) {
-					blocks++
+				switch u := provider.ImageOf(p); {
+				case p.Type == omni.ToolCallOutput:
+					w.Lit(`{"type":"tool_result",`)
+					w.KeyStr("tool_use_id", p.ToolCallID)
+					w.Lit(`"content":[`)
+					if out := p.Output; out != "" || len(p.Images) == 0 {
+						if out == "" {
+							out = "(no output)"
+						}
+						writeText(w, out)
+					}
+					for _, u := range p.Images {
+						writeImage(w, u)
+					}
+					w.Lit("]}")
+				case p.Type == omni.Text && p.Text != "":
+					writeText(w, p.Text)
+				case u != "":
+					writeImage(w, u)
+				case p.Type == omni.Thinking:
+					sig, redacted := fidelity(p.Fidelity)
+					if redacted != "" {
+						w.Lit(`{"type":"redacted_thinking",`)
+						w.KeyStr("data", redacted)
+						w.Close('}')
+					} else if sig != "" {
+						w.Lit(`{"type":"thinking",`)
+						w.KeyStr("thinking", p.Thinking)
+						w.KeyStr("signature", sig)
+						w.Close('}')
+					}
+				case p.Type == omni.ToolCall:
+					w.Lit(`{"type":"tool_use",`)
+					w.KeyStr("id", p.ToolCallID)
+					w.KeyStr("name", p.Name)
+					w.KeyRaw("input", provider.ObjectOr(p.Arguments))
+					w.Close('}')
 				}
 			}
 		}
-		if blocks == 0 {
-			w.B = w.B[:start] // nothing the API would accept
+		if len(w.B) == blocks {
+			w.B = w.B[:start] // no block the API would accept
 			return
 		}
-		w.Close(']')
-		w.Close('}')
+		w.Lit("]}")
 	})
 }
 
-func writeAssistant(w *provider.JSONWriter, p *omni.Payload) bool {
-	switch p.Type {
-	case omni.Text:
-		if p.Text == "" {
-			return false
-		}
-		w.Open('{')
-		w.KeyStr("type", "text")
-		w.KeyStr("text", p.Text)
-		w.Close('}')
-	case omni.Thinking:
-		sig, redacted := fidelity(p.Fidelity)
-		switch {
-		case redacted != "":
-			w.Open('{')
-			w.KeyStr("type", "redacted_thinking")
-			w.KeyStr("data", redacted)
-			w.Close('}')
-		case sig != "":
-			w.Open('{')
-			w.KeyStr("type", "thinking")
-			w.KeyStr("thinking", p.Thinking)
-			w.KeyStr("signature", sig)
-			w.Close('}')
-		default:
-			return false // unsigned thinking (another provider's) is not sent back
-		}
-	case omni.ToolCall:
-		w.Open('{')
-		w.KeyStr("type", "tool_use")
-		w.KeyStr("id", p.ToolCallID)
-		w.KeyStr("name", p.Name)
-		w.Key("input")
-		w.Raw(provider.ObjectOr(p.Arguments))
-		w.Close('}')
-	default:
-		return false
-	}
-	return true
-}
-
-func fidelity(raw omni.RawJSON) (sig, redacted string) {
-	if len(raw) == 0 {
-		return "", ""
-	}
-	r := omni.NewJSONReader(raw)
-	if r.Kind() != "object" {
-		return "", ""
-	}
-	r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case fidSignature:
-			sig, err = r.Str()
-		case fidRedacted:
-			redacted, err = r.Str()
-		default:
-			err = r.Skip()
-		}
-		return err
-	})
-	return sig, redacted
-}
-
-func writeToolResult(w *provider.JSONWriter, p *omni.Payload) {
-	w.Open('{')
-	w.KeyStr("type", "tool_result")
-	w.KeyStr("tool_use_id", p.ToolCallID)
-	w.Key("content")
-	w.Open('[')
-	if p.Output != "" || len(p.Images) == 0 {
-		w.Open('{')
-		w.KeyStr("type", "text")
-		out := p.Output
-		if out == "" {
-			out = "(no output)"
-		}
-		w.KeyStr("text", out)
-		w.Close('}')
-	}
-	for _, u := range p.Images {
-		writeImage(w, u)
-	}
-	w.Close(']')
+func writeText(w *provider.JSONWriter, s string) {
+	w.Lit(`{"type":"text",`)
+	w.KeyStr("text", s)
 	w.Close('}')
-}
-
-func writeUserBlock(w *provider.JSONWriter, p *omni.Payload) bool {
-	switch p.Type {
-	case omni.Text:
-		if p.Text == "" {
-			return false
-		}
-		w.Open('{')
-		w.KeyStr("type", "text")
-		w.KeyStr("text", p.Text)
-		w.Close('}')
-	case omni.ImageURL:
-		writeImage(w, p.ImageURL)
-	case omni.InlineData:
-		writeImage(w, provider.DataURL(p))
-	default:
-		return false
-	}
-	return true
 }
 
 func writeImage(w *provider.JSONWriter, u string) {
-	w.Open('{')
-	w.KeyStr("type", "image")
-	w.Key("source")
-	w.Open('{')
+	w.Lit(`{"type":"image","source":`)
 	if mime, data, ok := provider.ParseDataURL(u); ok {
-		w.KeyStr("type", "base64")
+		w.Lit(`{"type":"base64",`)
 		w.KeyStr("media_type", mime)
 		w.KeyStr("data", data)
 	} else {
-		w.KeyStr("type", "url")
+		w.Lit(`{"type":"url",`)
 		w.KeyStr("url", u)
 	}
-	w.Close('}')
-	w.Close('}')
+	w.Lit("}}")
+}
+
+func fidelity(raw omni.RawJSON) (sig, redacted string) {
+	omni.WalkJSON(raw, func(path []byte, kind byte, val []byte) error {
+		switch string(path) {
+		case fidSignature:
+			sig = omni.JSONString(val)
+		case fidRedacted:
+			redacted = omni.JSONString(val)
+		}
+		return nil
+	})
+	return sig, redacted
 }

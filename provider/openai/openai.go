@@ -50,7 +50,7 @@ func New(o Options) (*Model, error) {
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
-	if o.ExtraBody != nil && !(&provider.JSONWriter{B: []byte("{")}).Members(o.ExtraBody) {
+	if o.ExtraBody != nil && !omni.IsJSONObject(o.ExtraBody) {
 		return nil, errf.Errorf("openai: Options.ExtraBody is not a JSON object")
 	}
 	m := &Model{opts: o}
@@ -82,10 +82,11 @@ func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	req := &provider.Request{Method: "POST", URL: m.opts.BaseURL + "/chat/completions", Header: m.header(), Body: m.body(&p)}
+	sent := m.conv.Request(p.NewMessages)
+	req := &provider.Request{Method: "POST", URL: m.opts.BaseURL + "/chat/completions", Header: m.header(), Body: m.body(&p, sent)}
 	e := provider.NewEmitter(emit, &m.conv.IDs)
 	d := &Decoder{E: e}
-	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, p.NewMessages, d.counts)
+	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, sent, d.counts)
 }
 
 const api = "openai"
