@@ -12,7 +12,8 @@ import (
 // Failure is a request that did not complete, with its stop reason. The
 // adapters' event decoders return it for error events and bad payloads.
 type Failure struct {
-	Status    string // omni.Status*: auth, timeout, failed, malformed, aborted
+	_         [0]func() // not comparable: no generated equality code
+	Status    string    // omni.Status*: auth, timeout, failed, malformed, aborted
 	Message   string
 	Permanent bool
 }

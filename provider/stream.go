@@ -18,6 +18,8 @@ type Decoder interface {
 	// End is called when the body ended cleanly before ErrDone: nil
 	// accepts the stream as complete, a *Failure rejects it.
 	End() error
+	// Usage returns the request's counts as stated and its total.
+	Usage() (Usage, int64)
 }
 
 // ErrDone is returned by Decoder.Event after the terminal event.

@@ -19,6 +19,7 @@ type Decoder struct {
 }
 
 type block struct {
+	_     [0]func()
 	index int
 	kind  string // text, thinking, tool_use; "" = a block this adapter skips
 	sig   string // thinking: signature so far
@@ -27,6 +28,7 @@ type block struct {
 
 // event is the part of one event this adapter reads.
 type event struct {
+	_                   [0]func() // not comparable: no generated equality code
 	obj                 bool
 	typ                 string
 	index               int
@@ -39,7 +41,8 @@ type event struct {
 	errType, errMsg     string
 }
 
-func (d *Decoder) counts() (provider.Usage, int64) {
+// Usage returns the counts the stream stated and the request total.
+func (d *Decoder) Usage() (provider.Usage, int64) {
 	u := d.usage
 	return u, u.Input + u.CacheRead + u.CacheWrite + u.Output
 }
@@ -164,3 +167,5 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	return nil
 }
+
+const api = "anthropic"

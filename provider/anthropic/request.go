@@ -1,11 +1,10 @@
 package anthropic
 
 import (
-	"strconv"
+	"errors"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
-	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 )
 
@@ -36,10 +35,19 @@ func ThinkingBudget(level string) (int, error) {
 	case "max", "xhigh":
 		return 32768, nil
 	}
-	if n, err := strconv.Atoi(level); err == nil && n >= 1024 {
+	n := 0
+	for i := 0; i < len(level) && n < 1<<24; i++ {
+		if c := level[i]; c >= '0' && c <= '9' {
+			n = n*10 + int(c-'0')
+		} else {
+			n = 0
+			break
+		}
+	}
+	if n >= 1024 {
 		return n, nil
 	}
-	return 0, errf.Errorf("anthropic: unknown thinking level %q (want none, minimal, low, medium, high, max or a budget of at least 1024 tokens)", level)
+	return 0, errors.New("anthropic: unknown thinking level \"" + level + "\" (want none, minimal, low, medium, high, max or a budget of at least 1024 tokens)")
 }
 
 func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {

@@ -32,17 +32,20 @@ type Decoder struct {
 }
 
 type call struct {
+	_     [0]func()
 	index int
 	id    string // the provider's id, as sent
 }
 
 type toolDelta struct {
+	_              [0]func() // not comparable: no generated equality code
 	index          int
 	id, name, args string
 	hasIndex       bool
 }
 
-func (d *Decoder) counts() (provider.Usage, int64) {
+// Usage returns the counts the stream stated and the request total.
+func (d *Decoder) Usage() (provider.Usage, int64) {
 	if len(d.refusal) > 0 {
 		// A refusal is not the model's text: it is kept in the fidelity of
 		// an empty assistant text message.
@@ -171,3 +174,5 @@ func (d *Decoder) apply() {
 		e.ToolArgs(key, t.args)
 	}
 }
+
+const api = "openai"

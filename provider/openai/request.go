@@ -7,7 +7,7 @@ import (
 )
 
 // body builds the request: the system prompt, the conversation, the tools.
-func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) []byte {
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
@@ -39,7 +39,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) []byte {
 	}
 	w.Members(m.opts.ExtraBody)
 	w.Close('}')
-	return w.B
+	return w.B, nil
 }
 
 // writeMessages maps the conversation to Chat Completions messages: a run

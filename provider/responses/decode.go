@@ -20,6 +20,7 @@ type Decoder struct {
 }
 
 type item struct {
+	_        [0]func()
 	index    int
 	kind     string // message, reasoning, function_call; "" = skipped or done
 	streamed bool   // a delta came for the item
@@ -28,6 +29,7 @@ type item struct {
 
 // event is the part of one event this adapter reads.
 type event struct {
+	_               [0]func() // not comparable: no generated equality code
 	obj             bool
 	typ             string
 	index           int
@@ -41,7 +43,8 @@ type event struct {
 	errType, errMsg string
 }
 
-func (d *Decoder) counts() (provider.Usage, int64) {
+// Usage returns the counts the stream stated and the request total.
+func (d *Decoder) Usage() (provider.Usage, int64) {
 	t := d.total
 	if t == 0 {
 		t = d.usage.Input + d.usage.Output
@@ -194,3 +197,5 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	stream(key, piece)
 	return nil
 }
+
+const api = "openai responses"

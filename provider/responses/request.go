@@ -13,7 +13,7 @@ const fidItem = "openai_reasoning_item"
 // body builds the request. The adapter keeps the conversation itself, so
 // it sends store:false; with a thinking level it asks for reasoning
 // summaries and the encrypted reasoning, which later requests send back.
-func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) []byte {
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
@@ -46,7 +46,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) []byte {
 	}
 	w.Members(m.opts.ExtraBody)
 	w.Close('}')
-	return w.B
+	return w.B, nil
 }
 
 // writeItems maps the conversation to input items: a run of user text and
