@@ -54,6 +54,9 @@ func (e *Emitter) send(s *segment, event, body, stop string) {
 	if event != "" {
 		p.Type = s.typ
 	} else {
+		if p.Type == omni.ToolCall && p.Name == "" {
+			p.Name = UnnamedTool // a complete tool_call needs a name
+		}
 		p.Fidelity = s.fidelity
 		e.Out = append(e.Out, *m)
 	}
@@ -183,6 +186,9 @@ func (e *Emitter) closeAt(i int, stopReason string) {
 func (e *Emitter) Complete(partialType string, fidelity omni.RawJSON) {
 	e.send(&segment{typ: partialType, fidelity: fidelity}, "", "", omni.StatusCompleted)
 }
+
+// UnnamedTool is the name of a tool call whose stream never named it.
+const UnnamedTool = "unnamed_tool"
 
 // IDs hands out session-unique tool call ids.
 type IDs struct {
