@@ -104,14 +104,14 @@ func TestIDs(t *testing.T) {
 func TestErrorDetail(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`: "invalid_request_error: bad key",
-		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`:            "overloaded_error: Overloaded",
-		`{"code":"rate_limit_exceeded","message":"slow"}`:                                        "rate_limit_exceeded: slow",
-		`{"error":"plain text"}`:                                                                 "plain text",
-		`{"error":{"code":429,"message":"quota"}}`:                                               "429: quota",
-		"<html><head><TITLE>502 Bad Gateway</TITLE></head></html>":                               "502 Bad Gateway",
-		"  upstream timed out\nmore":                                                             "upstream timed out",
-		"":                                                                                       "",
-		strings.Repeat("é", 400):                                                                 strings.Repeat("é", 150) + "…",
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`:             "overloaded_error: Overloaded",
+		`{"code":"rate_limit_exceeded","message":"slow"}`:                                         "rate_limit_exceeded: slow",
+		`{"error":"plain text"}`:                                   "plain text",
+		`{"error":{"code":429,"message":"quota"}}`:                 "429: quota",
+		"<html><head><TITLE>502 Bad Gateway</TITLE></head></html>": "502 Bad Gateway",
+		"  upstream timed out\nmore":                               "upstream timed out",
+		"":                                                         "",
+		strings.Repeat("é", 400):                                   strings.Repeat("é", 150) + "…",
 	} {
 		if got := ErrorDetail([]byte(body)); got != want {
 			t.Errorf("ErrorDetail(%.40q) = %q, want %q", body, got, want)
