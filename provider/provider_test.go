@@ -120,12 +120,14 @@ func TestErrorDetail(t *testing.T) {
 }
 
 func TestStatusFailure(t *testing.T) {
-	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout", 400: "failed", 404: "failed", 402: "failed"} {
+	permanent := map[int]bool{400: true, 404: true, 405: true, 413: true, 415: true, 422: true}
+	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout",
+		400: "failed", 404: "failed", 402: "failed", 405: "failed", 413: "failed", 415: "failed", 422: "failed", 418: "failed"} {
 		f := StatusFailure("x", &Response{Status: st, Body: io.NopCloser(strings.NewReader("{}"))})
 		if f.Status != want {
 			t.Errorf("%d → %s, want %s", st, f.Status, want)
 		}
-		if perm := f.Outcome().Permanent; perm != (st == 400 || st == 404) {
+		if perm := f.Outcome().Permanent; perm != permanent[st] {
 			t.Errorf("%d permanent %v", st, perm)
 		}
 	}
@@ -154,5 +156,14 @@ func TestJSONWriter(t *testing.T) {
 	}
 	if _, _, ok := ParseDataURL("https://x/y.png"); ok {
 		t.Error("ParseDataURL accepted a URL")
+	}
+}
+
+func TestErrorEvent(t *testing.T) {
+	for typ, want := range map[string]string{"overloaded_error": "timeout", "rate_limit_exceeded": "timeout", "server_error": "timeout",
+		"authentication_error": "auth", "permission_error": "auth", "invalid_api_key": "auth", "insufficient_quota": "failed", "": "failed"} {
+		if f := ErrorEvent("x", typ, "m"); f.Status != want || !strings.Contains(f.Message, "m") {
+			t.Errorf("%q → %s %q, want %s", typ, f.Status, f.Message, want)
+		}
 	}
 }

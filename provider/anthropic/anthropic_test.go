@@ -94,8 +94,8 @@ func TestRequestMapping(t *testing.T) {
 	if got, want := js(msgs[1:]), `[{"content":[{"signature":"sig123","thinking":"Plan.","type":"thinking"},{"data":"opaque","type":"redacted_thinking"},{"text":"Looking.","type":"text"},{"id":"toolu_1","input":{"q":1},"name":"look","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {
 		t.Errorf("history\n got %s\nwant %s", got, want)
 	}
-	if _, ok := tr.Body(t, 1)["thinking"]; ok {
-		t.Error("thinking sent without a level")
+	if b := tr.Body(t, 1); b["thinking"] != nil || b["max_tokens"] != float64(DefaultMaxTokens) {
+		t.Errorf("without a level: thinking %v, max_tokens %v", b["thinking"], b["max_tokens"])
 	}
 }
 
@@ -135,6 +135,7 @@ func TestErrors(t *testing.T) {
 		{"401", ptest.Reply{Status: 401, Chunks: []string{`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}}, omni.StatusAuth, "invalid x-api-key"},
 		{"overloaded mid-stream", ptest.Reply{Chunks: events(start, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}, omni.StatusTimeout, "Overloaded"},
+		{"authentication event", ptest.Reply{Chunks: events(`{"type":"error","error":{"type":"authentication_error","message":"bad key"}}`)}, omni.StatusAuth, "bad key"},
 		{"invalid request event", ptest.Reply{Chunks: events(`{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}`)}, omni.StatusFailed, "bad"},
 		{"cut", ptest.Reply{Chunks: events(start)}, omni.StatusMalformed, "message_stop"},
 		{"delta of no block", ptest.Reply{Chunks: events(start, `{"type":"content_block_delta","index":4,"delta":{"type":"text_delta","text":"x"}}`)}, omni.StatusMalformed, "never started"},

@@ -11,9 +11,10 @@ import (
 type Decoder struct {
 	E *provider.Emitter
 
-	usage provider.Usage
-	total int64
-	items []item
+	usage   provider.Usage
+	total   int64
+	refusal string
+	items   []item
 	last  int // output_index of the last item added
 
 	x event // the event being read
@@ -45,6 +46,11 @@ type event struct {
 
 // Usage returns the counts the stream stated and the request total.
 func (d *Decoder) Usage() (provider.Usage, int64) {
+	if d.refusal != "" {
+		// A refusal is not the model's text: it is kept in the fidelity of
+		// an empty assistant text message.
+		d.E.Complete(omni.PartialText, provider.Fidelity("refusal", d.refusal))
+	}
 	t := d.total
 	if t == 0 {
 		t = d.usage.Input + d.usage.Output
@@ -161,6 +167,9 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		}
 		e.Close(key, omni.StatusCompleted)
 		it.kind = ""
+		return nil
+	case "response.refusal.delta":
+		d.refusal += x.delta
 		return nil
 	case "response.completed", "response.incomplete", "response.done":
 		return provider.ErrDone

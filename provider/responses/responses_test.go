@@ -109,3 +109,18 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// A refusal is not text: it is kept in the fidelity of an empty text.
+func TestRefusal(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`,
+		`{"type":"response.refusal.delta","output_index":0,"delta":"No."}`, completed)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted || c.Text(omni.Text) != "" {
+		t.Fatalf("outcome %+v text %q", out, c.Text(omni.Text))
+	}
+	if got := c.Complete(); len(got) != 2 || !strings.Contains(got[0], `"fidelity":{"refusal":"No."}`) {
+		t.Errorf("messages %v", got)
+	}
+}
