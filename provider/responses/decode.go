@@ -15,7 +15,7 @@ type Decoder struct {
 	total   int64
 	refusal string
 	items   []item
-	last  int // output_index of the last item added
+	last    int // output_index of the last item added
 
 	x event // the event being read
 }
