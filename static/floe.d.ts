@@ -337,8 +337,18 @@ export interface TraceSink {
   rotate?(): void | Promise<void>;
 }
 
+/**
+ * What a diagnostic is about: "trace" (a Trace write failed), "approver" (an
+ * approver failed: deny), "tool" (a tool's message was dropped, or it failed
+ * after its output), "llm" (a model's message was dropped or not dispatched,
+ * loadHistory failed), "panic" (a recovered Go panic, with stack),
+ * "subagent" (a subagent run could not start), "clock" (the injected clock
+ * failed).
+ */
+export type DiagnosticKind = "trace" | "approver" | "tool" | "llm" | "panic" | "subagent" | "clock";
+
 export interface Diagnostic {
-  kind: "trace" | "approver" | "tool" | "llm" | "panic" | "clock" | (string & {});
+  kind: DiagnosticKind;
   message: string;
   stack?: string;
 }
