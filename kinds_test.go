@@ -41,7 +41,7 @@ func TestDiagnosticKindsListed(t *testing.T) {
 	if !slices.Equal(kinds, listed) {
 		t.Errorf("floe.d.ts DiagnosticKind %v, engine %v", listed, kinds)
 	}
-	literal := regexp.MustCompile(`diag\("|Kind: "|diag\)\("`)
+	literal := regexp.MustCompile(`(diag\(|Kind: |\)\()"(trace|approver|tool|llm|panic|subagent|clock)"`)
 	for _, dir := range []string{"engine", "jsbridge", "web", "wasm", "playground"} {
 		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

@@ -179,13 +179,17 @@ type Config struct {
 	AbortGrace time.Duration
 	Timer      Timer
 
-	// FoldInputImages, when set, is applied to every request input before
-	// the LLM receives it (a model without vision, ENGINE.md E-11.6): it
-	// returns the messages to send, typically with each image_url folded
-	// into a user text "[attached image: <path>]". The Trace and the
-	// carry-over keep the original messages. It must not modify its
-	// argument.
-	FoldInputImages func(input []omni.Message) []omni.Message
+	// FoldInputImages is set for a model without vision (ENGINE.md
+	// E-11.6): the engine hands it each steering entry that holds an
+	// image_url, before wrapping the entry into its [user_steering] block,
+	// and delivers what it returns instead — typically the entry with each
+	// image saved somewhere and replaced by a user text
+	// "[attached image: <path>]", so the path lands inside the block. A run's
+	// own input is the host's to fold before Start, as in the reference. An
+	// error, a panic or a result that still holds an image_url drops the
+	// entry's images: the block says so and a DiagLLM diagnostic names why.
+	// It must not modify its argument.
+	FoldInputImages func(ctx context.Context, input []omni.Message) ([]omni.Message, error)
 
 	// Resume, when set, starts the session from replayed state (ENGINE.md §17).
 	Resume *Snapshot
@@ -205,6 +209,10 @@ type Snapshot struct {
 	LastRequestTotal int64
 	ContextClosed    bool // the next Trace write rotates first
 	MetaWritten      bool // the Trace already holds this session's session_meta
+	// Compacted: the current context was started by a completed compaction
+	// (or the next one will be, ContextClosed), so Compactability answers
+	// CompactJustCompacted until its first turn, as after a live compaction.
+	Compacted bool
 }
 
 // RunOptions are the per-run options (ENGINE.md §3).

@@ -68,7 +68,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	llmCtx, cancelLLM := context.WithCancel(ctx)
 	defer cancelLLM()
 	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, retries: retries, maxRetries: maxRetries}
-	params := GenerateParams{NewMessages: s.foldImages(in), SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
+	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
 	}

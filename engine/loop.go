@@ -207,7 +207,7 @@ func (r *run) deliverSteering(ctx context.Context) []omni.Message {
 	for _, e := range entries {
 		var texts []string
 		var others []omni.Message
-		for _, m := range e.input {
+		for _, m := range s.foldImages(ctx, e.input) {
 			if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
 				texts = append(texts, m.Payload.Text)
 			} else {

@@ -84,6 +84,7 @@ func New(cfg Config) (*Session, error) {
 		s.lastRequestTotal = r.LastRequestTotal
 		s.rotatePending = r.ContextClosed
 		s.metaWritten = r.MetaWritten
+		s.compacted = r.Compacted
 	}
 	s.publish()
 	return s, nil
@@ -261,6 +262,7 @@ func (s *Session) publish() {
 		LastRequestTotal: s.lastRequestTotal,
 		ContextClosed:    s.rotatePending,
 		MetaWritten:      s.metaWritten,
+		Compacted:        s.compacted,
 	}
 	if s.summary != nil {
 		m := *s.summary

@@ -267,15 +267,33 @@ func (s *Session) dropForeign(who string, m *omni.Message) bool {
 	return true
 }
 
-// foldImages applies Config.FoldInputImages to a request input.
-func (s *Session) foldImages(in []omni.Message) []omni.Message {
+// foldImages applies Config.FoldInputImages to one steering entry that
+// holds an image (E-11.6).
+func (s *Session) foldImages(ctx context.Context, in []omni.Message) (out []omni.Message) {
 	f := s.cfg.FoldInputImages
 	if f == nil || !hasImage(in) {
 		return in
 	}
-	return f(append([]omni.Message(nil), in...))
+	var err error
+	func() {
+		defer recoverTo(s, "foldInputImages", func(v any) { err = errors.New("panic: " + panicText(v)) })
+		out, err = f(ctx, append([]omni.Message(nil), in...))
+	}()
+	if err == nil && hasImage(out) {
+		err = errors.New("the result still holds an image_url")
+	}
+	if err == nil {
+		return out
+	}
+	s.diag(DiagLLM, errors.New("foldInputImages: "+err.Error()+"; the steering entry's images are dropped"))
+	out = out[:0:0]
+	for _, m := range in {
+		if !m.IsModel(omni.ImageURL) {
+			out = append(out, m)
+		}
+	}
+	return append(out, omni.UserText("[images not attached: "+err.Error()+"]"))
 }
-
 func hasImage(in []omni.Message) bool {
 	for i := range in {
 		if in[i].IsModel(omni.ImageURL) {

@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"context"
 	"syscall/js"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 //	{ meta: string /* session_meta payload JSON */, tools?: string /* ToolDefinition[] JSON */,
 //	  config?: object, llm: shimLLM, newLLM?: (tokensJSON) => shimLLM | string,
 //	  environment?: shimEnvironment, clock?: shimClock, trace?: shimTrace,
-//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number }
+//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number,
+//	  foldInputImages?: (waiterID, messagesJSON) => void /* settles with JSON */ }
 //
 // config keys: maxTurns, maxReconnects, reconnectBackoffMs,
 // reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
@@ -111,7 +113,31 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	if t := spec.Get("trace"); !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
 	}
+	if f := spec.Get("foldInputImages"); !absent(f) {
+		if err := wantFunc(f, fn+": foldInputImages"); err != nil {
+			return err
+		}
+		cfg.FoldInputImages = b.imageFold(f)
+	}
 	return nil
+}
+
+// imageFold adapts the shim's fold — (waiterID, messagesJSON), settling
+// with the JSON of the folded messages — to engine.Config.FoldInputImages.
+func (b *Bridge) imageFold(host js.Value) func(context.Context, []omni.Message) ([]omni.Message, error) {
+	return func(ctx context.Context, in []omni.Message) (out []omni.Message, err error) {
+		defer guard("foldInputImages", func(e error) { err = e })
+		data := string(appendArray(nil, in))
+		v, err := b.await(ctx, "foldInputImages", func(id int) js.Value { return host.Invoke(id, data) })
+		if err != nil {
+			return nil, err
+		}
+		s, err := wantString(v, "foldInputImages: result")
+		if err != nil {
+			return nil, err
+		}
+		return omni.DecodeArray([]byte(s))
+	}
 }
 
 // diagFunc adapts an OnDiagnostic to a (kind, err) reporter; nil reports

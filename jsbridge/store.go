@@ -133,7 +133,7 @@ func (s *session) flushTrace() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer time.AfterFunc(flushTimeout, cancel).Stop()
 	if err := s.trace.Flush(ctx); err != nil {
-		diagFunc(s.onDiag)("trace", errors.New("trace: records not yet stored at the end of the run: "+err.Error()))
+		diagFunc(s.onDiag)(engine.DiagTrace, errors.New("trace: records not yet stored at the end of the run: "+err.Error()))
 	}
 }
 

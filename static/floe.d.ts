@@ -396,6 +396,15 @@ export interface SessionOptions {
   /** How long a callback may run on after its abort before it is abandoned (default 1000). */
   abortGraceMs?: number;
   /**
+   * For a model without vision (ENGINE.md E-11.6): receives each steering entry
+   * that holds an image_url, before it is wrapped into its [user_steering] block,
+   * and returns the messages to deliver instead, typically each image saved and
+   * replaced by a user text "[attached image: <path>]". A run's own prompt is
+   * yours to fold before run(). A throw, a rejection or a result that still
+   * holds an image_url drops the images (the block says so; an "llm" diagnostic).
+   */
+  foldInputImages?: (messages: OmniMessage[]) => OmniMessage[] | Promise<OmniMessage[]>;
+  /**
    * Where the session's Trace is persisted: default "indexeddb" in a browser,
    * "memory" elsewhere; false persists nothing. An id already stored is not
    * written again (a "trace" diagnostic): resume it with resumeSession.

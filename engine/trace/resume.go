@@ -38,7 +38,9 @@ type Resumed struct {
 // write); the returned Writer's calls are bounded by the ctx of each Write.
 //
 // Errors: ErrNotFound when the session has no file, ErrNotResumable when the
-// file holds no session_meta; store errors as they come.
+// file holds no session_meta, ErrInvalid (naming the line) when a tool call
+// or output lacks its tool_call_id or a request repeats one
+// ([Parsed.CheckCalls]); store errors as they come.
 func Resume(ctx context.Context, store Store, sessionID string, now func() time.Time) (*Resumed, error) {
 	if now == nil {
 		return nil, opErr("resume", sessionID, 0, errf.Errorf("%w: nil clock", ErrInvalid))
@@ -56,6 +58,9 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		return nil, err
 	}
 	parsed, err := ReadFile(data)
+	if err == nil {
+		err = parsed.CheckCalls()
+	}
 	if err != nil {
 		return nil, opErr("resume", sessionID, index, err)
 	}
@@ -63,6 +68,9 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	rp := Replay(parsed.Records, at)
 	if rp.Meta == nil {
 		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: no session_meta", ErrNotResumable))
+	}
+	if index > 1 { // only a completed compaction starts a new file (E-13.11)
+		rp.Snapshot.Compacted = true
 	}
 	res := &Resumed{
 		SessionID: sessionID,
