@@ -81,7 +81,7 @@ func Import(ctx context.Context, store Store, files []File) (string, error) {
 		case meta == "" && i == len(ordered)-1:
 			err = errf.Errorf("%w: no session_meta in the last file", ErrNotResumable)
 		case meta != "" && meta != id:
-			err = errf.Errorf("%w: session_meta names session %q", ErrInvalid, meta)
+			err = errf.Errorf("%w: session_meta names session %s", ErrInvalid, QuoteID(meta))
 		}
 		if err != nil {
 			name := f.Name
@@ -113,7 +113,7 @@ func order(files []File) (string, []File, error) {
 		case !ok:
 			why = " is not a trace file name <session_id>_<NNN>.jsonl"
 		case id != "" && sid != id:
-			why = " belongs to another session than " + strconv.Quote(id)
+			why = " belongs to another session than " + QuoteID(id)
 		case index > len(files) || ordered[index-1].Name != "":
 			why = ": the files must be numbered from 001 without gaps or repeats"
 		}

@@ -32,6 +32,7 @@ var (
 type Writer struct {
 	store Store
 	id    string
+	idErr error // ValidateID(id), checked once: a write's cost never grows with the id
 
 	mu    sync.Mutex
 	index int
@@ -56,7 +57,7 @@ func NewWriter(store Store, sessionID string, index int) *Writer {
 	if index < 1 {
 		index = 1
 	}
-	return &Writer{store: store, id: sessionID, index: index}
+	return &Writer{store: store, id: sessionID, index: index, idErr: ValidateID(sessionID)}
 }
 
 // SessionID returns the session the Writer writes.
@@ -89,6 +90,9 @@ func (w *Writer) Rotate() error {
 func (w *Writer) WriteRecord(ctx context.Context, msg omni.Message) (Written, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.idErr != nil {
+		return Written{}, opErr("write", w.id, w.index, w.idErr)
+	}
 	if msg.Timestamp == "" {
 		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
 	}
