@@ -3,11 +3,13 @@
 package jsbridge
 
 import (
+	"errors"
 	"syscall/js"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 )
 
 // defaultGrace is how long a callback may run on after its abort before the
@@ -41,14 +43,22 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err
 	return cfg, readConfig(&cfg, spec.Get("config"), fn+": config")
 }
 
-// readMeta decodes the session_meta payload JSON.
+// readMeta decodes the session_meta payload JSON and checks it
+// (trace.ParseMeta: PROTOCOL.md §2 and an id that can name Trace files);
+// the error names the key.
 func readMeta(v js.Value, name string) (omni.Message, error) {
 	s, err := wantString(v, name)
 	if err != nil {
 		return omni.Message{}, err
 	}
-	m, err := omni.Decode([]byte(`{"type":"session_meta","payload":` + s + `}`))
+	m, err := trace.ParseMeta([]byte(s))
 	if err != nil {
+		var me *trace.MetaError
+		if errors.As(err, &me) && me.Key != "" {
+			return m, badArg(name+"."+me.Key, me.Msg)
+		} else if me != nil {
+			return m, badArg(name, me.Msg)
+		}
 		return m, badArg(name, err.Error())
 	}
 	return m, nil
