@@ -53,6 +53,7 @@ function errMessage(e) {
 /** Names the type of v for error messages; never throws (a Proxy may). */
 function describe(v) {
   if (v === null) return "null";
+  if (v === undefined) return "undefined";
   if (typeof v === "function") return "a function";
   if (typeof v !== "object") return `a ${typeof v}`;
   try {
