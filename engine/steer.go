@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"github.com/floehq/floe/engine/omni"
-	"github.com/floehq/floe/internal/errf"
-)
+import "github.com/floehq/floe/engine/omni"
 
 // SteerID names the entry one [Session.SteerWithID] call queued, for
 // [Session.UnsteerID]. Ids are unique within a session (never reused, also
@@ -12,15 +9,13 @@ type SteerID uint64
 
 // SteerWithID is [Session.Steer] for callers that cannot keep the input
 // slice (JavaScript, other processes): it validates input as [Session.Start]
-// does, queues it for the run in flight (E-11.1) and returns an id that
+// does (an error wrapping [ErrInvalidInput]), queues it for the run in flight (E-11.1) and returns an id that
 // [Session.UnsteerID] withdraws it by. It returns 0 when no run is in
 // flight. Input without steering content queues nothing and still gets an
 // id (UnsteerID then reports false: there is nothing to withdraw).
 func (s *Session) SteerWithID(input []omni.Message) (SteerID, error) {
-	for i := range input {
-		if err := omni.Validate(input[i]); err != nil {
-			return 0, errf.Errorf("engine: steer[%d]: %w", i, err)
-		}
+	if err := validateInput(input); err != nil {
+		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

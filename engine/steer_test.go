@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -32,7 +33,7 @@ func TestSteerWithID(t *testing.T) {
 			check(err == nil && drop != 0 && drop != keep, "SteerWithID drop")
 			blank, err := s.SteerWithID([]omni.Message{omni.UserText("   ")})
 			check(err == nil && blank != 0 && blank != drop && blank != keep, "SteerWithID blank")
-			if id, err := s.SteerWithID([]omni.Message{{Type: "bogus"}}); err == nil || id != 0 {
+			if id, err := s.SteerWithID([]omni.Message{{Type: "bogus"}}); !errors.Is(err, engine.ErrInvalidInput) || id != 0 {
 				check(false, "SteerWithID accepted an invalid message")
 			}
 			check(s.UnsteerID(drop), "UnsteerID of a pending entry")

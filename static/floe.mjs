@@ -653,6 +653,10 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   }
   const abortGraceMs = opt("abortGraceMs");
   if (abortGraceMs != null) intArg(abortGraceMs, `${fn}: abortGraceMs`, MAX_MS);
+  const foldInputImages = opt("foldInputImages");
+  if (foldInputImages != null && typeof foldInputImages !== "function") {
+    throw badArg(`${fn}: foldInputImages`, "a function", foldInputImages);
+  }
   const diag = (kind, message) => {
     if (onDiagnostic) {
       try {
@@ -670,6 +674,7 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     environment: environment == null ? undefined : environmentHost(api, environment, executeTool),
     clock: clock == null ? undefined : clockHost(api, clock, now, sleep),
     trace: trace == null ? undefined : traceHost(trace, write, rotate, diag),
+    foldInputImages: foldInputImages == null ? undefined : foldHost(api, foldInputImages),
     onDiagnostic:
       onDiagnostic == null
         ? undefined
@@ -772,6 +777,16 @@ function environmentHost(api, env, executeTool) {
       done);
     },
   };
+}
+
+// The image fold of a model without vision: (waiterID, messagesJSON),
+// settled with the JSON of the OmniMessage[] it returns.
+function foldHost(api, fold) {
+  return (wid, json) =>
+    settleWith(api, wid, () => fold(JSON.parse(json)), (out) => {
+      if (!isArray(out, "foldInputImages result")) throw new TypeError(`returned ${describe(out)}, want an OmniMessage[]`);
+      return jsonArg(out, "foldInputImages result");
+    });
 }
 
 // The run's approver: (waiterID, toolCallJSON), settled through api.settle

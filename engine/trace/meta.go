@@ -68,15 +68,7 @@ func CheckMeta(m omni.Message) error {
 		return &MetaError{Key: strings.TrimPrefix(ve.Field, "payload."), Msg: msg}
 	}
 	if why := idProblem(m.Payload.SessionID); why != "" {
-		return &MetaError{Key: "session_id", Msg: quoteID(m.Payload.SessionID) + " " + why + " (it names the session's Trace files)"}
+		return &MetaError{Key: "session_id", Msg: QuoteID(m.Payload.SessionID) + " " + why + " (it names the session's Trace files)"}
 	}
 	return nil
-}
-
-// quoteID quotes id for a message, cut when long.
-func quoteID(id string) string {
-	if len(id) > 64 {
-		return strconv.Quote(id[:64]) + "…"
-	}
-	return strconv.Quote(id)
 }

@@ -81,7 +81,7 @@ func TestParseMetaNamesTheKey(t *testing.T) {
 // The id rule of CheckMeta is the one every Store applies.
 func TestCheckMetaIDMatchesValidateID(t *testing.T) {
 	for _, id := range []string{"ok", "../x", "a/b", ".hidden", "", "tab\there", strings.Repeat("é", 101)} {
-		m, err := ParseMeta([]byte(replaceKey(t, "session_id", `"session_id":`+quoteID(id))))
+		m, err := ParseMeta([]byte(replaceKey(t, "session_id", `"session_id":`+QuoteID(id))))
 		if len(id) > 64 {
 			m, err = ParseMeta([]byte(replaceKey(t, "session_id", `"session_id":"`+id+`"`)))
 		}
