@@ -188,7 +188,7 @@ async function doLoad(opts) {
   go.argv = ["floe", readyName];
   go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
-    const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
+    const instance = await instantiate(get(opts, "wasm", "load: opts.wasm") ?? (await defaultWasm()), go.importObject);
     let exited = false;
     const run = go.run(instance);
     const gone = run.then(() => {
