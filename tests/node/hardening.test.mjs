@@ -149,6 +149,26 @@ test("abortGraceMs beyond a timer's range or negative: bad_argument", () => {
   }
 });
 
+test("config as a class instance or an object of another realm is accepted", async () => {
+  const { runInNewContext } = await import("node:vm");
+  class Settings {
+    maxTurns = 3;
+  }
+  for (const config of [new Settings(), runInNewContext("({ maxReconnects: 1 })"), Object.create(null)]) {
+    const s = floe.createSession({ meta: meta(), llm: llm(), config });
+    assert.equal(find(await collect(s.run("go")), "text").at(-1).payload.text, "hi");
+  }
+});
+
+test("callback methods are read once, at createSession", async () => {
+  const model = scriptedLLM(say("first"));
+  const session = floe.createSession({ meta: meta(), llm: model });
+  model.streamGenerate = () => {
+    throw new Error("replaced");
+  };
+  assert.equal(find(await collect(session.run("go")), "text").at(-1).payload.text, "first");
+});
+
 // ENGINE.md §2: a limit ≤ 0 disables it, so negative limits stay valid.
 test("config limits that are ≤ 0 disable (maxTurns, compaction limits)", () => {
   const s = floe.createSession({
@@ -591,15 +611,16 @@ async function growth(n, f) {
 
 const MB = 1 << 20;
 
-test("memory: 2,000 createSession calls with a throwing config getter grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 createSession calls with a throwing config getter grow wasm memory by < 1 MB", async (t) => {
   const config = { get maxTurns() { throw new Error("getter"); } };
   const grew = await growth(2000, () => {
     assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument("config.maxTurns"));
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB", async (t) => {
   const makers = Object.values(hostile);
   const grew = await growth(2000, async (i) => {
     const [name, place] = argumentPlaces[i % argumentPlaces.length];
@@ -613,19 +634,21 @@ test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB"
       assert.equal(e.name, "FloeError", `${name}: ${e.stack}`);
     }
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 sessions created, run and closed grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 sessions created, run and closed grow wasm memory by < 1 MB", async (t) => {
   const grew = await growth(2000, async (i) => {
     const session = floe.createSession({ meta: meta(`mem-${i}`), store: false, llm: llm() });
     await collect(session.run("hi"));
     await session.close();
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (t) => {
   const grew = await growth(2000, async (i) => {
     let s;
     s = floe.createSession({
@@ -641,5 +664,6 @@ test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (
     const msgs = await collect(s.run("hi"));
     assert.equal(msgs.at(-1).payload.type, "abort");
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
