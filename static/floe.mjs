@@ -716,19 +716,18 @@ function llmHost(api, llm) {
   return host;
 }
 
-// plainOutcome copies the outcome a model returned into plain data for Go
-// (jsbridge outcomeOf checks it). Reading it may throw: the request then
-// failed with that message (ENGINE.md E-1.2, E-1.3).
+// plainOutcome checks the outcome a model returned and copies it into
+// plain data for Go. A wrong shape, or a getter that throws, is the request
+// failing with that message (ENGINE.md E-1.2, E-1.3).
 function plainOutcome(v) {
-  if (v === undefined) return undefined;
-  if (!isObject(v)) return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : null;
-  if (isArray(v, "outcome")) return [];
-  const out = {};
-  for (const key of ["status", "errorMessage", "permanent"]) {
-    const x = v[key];
-    out[key] = x == null || typeof x === "string" || typeof x === "number" || typeof x === "boolean" ? x : isObject(x) ? {} : null;
-  }
-  return out;
+  if (v === undefined) return undefined; // a generator that ends without return: completed
+  const bad = (what, want, got) => new TypeError(`llm.streamGenerate: outcome${what}: want ${want}, got ${describe(got)}`);
+  if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?}", v);
+  const { status, errorMessage, permanent } = v;
+  if (typeof status !== "string") throw bad(".status", "a string", status);
+  if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
+  if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
+  return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
 }
 
 // newLLM(tokensJSON) → a model host, or the error message.

@@ -267,6 +267,29 @@ test("a model's outcome whose status getter throws: failed with that message, th
   assert.equal(ends[1].status, "completed");
 });
 
+// Go cannot even name a BigInt's type (syscall/js panics): none may reach it.
+test("a model returning a BigInt or a Symbol as its outcome or status: failed, then retried, no Go panic", async () => {
+  const logged = [];
+  const error = console.error;
+  console.error = (...a) => logged.push(a.join(" "));
+  try {
+    for (const v of [1n, Symbol("s")]) {
+      for (const outcome of [v, { status: v }, { status: "failed", errorMessage: v }]) {
+        const { msgs } = await runWithFirst(async function* () {
+          yield usage();
+          return outcome;
+        });
+        const ends = find(msgs, "request_end").map((m) => m.payload);
+        assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
+        assert.doesNotMatch(ends[0].error_message, /panic/);
+      }
+    }
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(logged, []);
+});
+
 for (const [what, make] of Object.entries(hostile)) {
   for (const [where, outcome] of [
     ["the outcome", (v) => v],
