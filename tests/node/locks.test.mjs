@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getEventListeners } from "node:events";
 
 const held = new Set();
 globalThis.navigator = {
@@ -60,9 +61,12 @@ test("close() before the first next() of a locked run: nothing runs, nothing is 
   const dir = await tempDir(t);
   const model = scriptedLLM(say("never"));
   const s = floe.createSession({ meta: meta("locked-unstarted"), store: { dir }, llm: model });
-  const stream = s.run("go");
+  const ac = new AbortController();
+  const stream = s.run("go", { signal: ac.signal });
+  assert.equal(getEventListeners(ac.signal, "abort").length, 1);
   await s.close();
   assert.deepEqual(types(await collect(stream)), []);
+  assert.equal(getEventListeners(ac.signal, "abort").length, 0, "the run that never started still listens to the signal");
   assert.equal(model.calls.length, 0);
   assert.equal(held.size, 0);
   const files = await floe.exportSession("locked-unstarted", { store: { dir } }).catch((e) => e);
