@@ -7,6 +7,13 @@
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
 // an extension page and Node 20.
 import "./wasm_exec.js";
+import { applyDefaults } from "./options.mjs";
+import { subagentTool, tool } from "./tool.mjs";
+import { isMessage, msg } from "./msg.mjs";
+import { transcript } from "./transcript.mjs";
+
+export { tool, msg, isMessage, transcript };
+export { newSessionId } from "./options.mjs";
 
 // End codes of a producer batch (jsbridge/registry.go).
 const END_MORE = 0;
@@ -21,6 +28,9 @@ const BATCH_CAP = 512;
 // Marks the approve function handed to a tool, so a subagent run started
 // with it uses the run's approver without a round trip through JavaScript.
 const TOOL_APPROVE = Symbol("floe.toolApprove");
+
+// The key of the test hooks on a Floe object (not enumerable).
+const DEBUG = Symbol.for("floe.debug");
 
 /** An Error whose name is "FloeError", with a code. */
 function floeError(code, message) {
@@ -193,6 +203,7 @@ function makeFloe(api, exited) {
   };
 
   function createSession(opts) {
+    opts = applyDefaults(opts, "createSession", true);
     const spec = sessionSpec(api, "createSession", opts);
     spec.store = storeArg(opts.store, "createSession: store", true);
     const { id, handle } = call("createSession", spec);
@@ -270,6 +281,7 @@ function makeFloe(api, exited) {
   }
 
   function createSubagent(opts) {
+    opts = applyDefaults(opts, "createSubagent", true, "subagent");
     const spec = sessionSpec(api, "createSubagent", opts);
     const { id, handle } = call("createSubagent", spec);
     let closed = false;
@@ -300,6 +312,7 @@ function makeFloe(api, exited) {
 
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
+    opts = applyDefaults(opts, "resumeSession", false);
     const spec = sessionSpec(api, "resumeSession", opts, false);
     const store = storeArg(opts.store, "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
@@ -337,7 +350,7 @@ function makeFloe(api, exited) {
     return call("deleteSession", id, storeArg(opts.store, "deleteSession: store"));
   }
 
-  return {
+  const floe = {
     createSession,
     createSubagent,
     resumeSession,
@@ -346,15 +359,24 @@ function makeFloe(api, exited) {
     importSession,
     deleteSession,
     isFloeError,
-    /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
-    _debugPanic(mode) {
-      return call("debugPanic", mode);
-    },
-    /** Test hook: batches carry every message as JSON (no fragment records) while on. */
-    _debugJSONOnly(on) {
-      jsonOnly = !!on;
-    },
+    tool,
+    subagentTool: (spec) => subagentTool(createSubagent, spec),
+    msg,
+    isMessage,
+    transcript,
   };
+  // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
+  // in the export, "async" on a goroutine); jsonOnly(on) makes batches carry
+  // every message as JSON (no fragment records).
+  Object.defineProperty(floe, DEBUG, {
+    value: Object.freeze({
+      panic: (mode) => call("debugPanic", mode),
+      jsonOnly: (on) => {
+        jsonOnly = !!on;
+      },
+    }),
+  });
+  return floe;
 }
 
 // inputArg converts a run or steer input: a string is one user text, an
@@ -426,13 +448,28 @@ function checkLLM(llm, name) {
   }
 }
 
-// The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
+// The model: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
+// systemPrompt) → pump. toolsJSON (a tool_list_ready message) is parsed
+// once per distinct text; every request gets the same frozen array.
 function llmHost(api, llm) {
+  let toolsJSON = "";
+  let tools = Object.freeze([]);
   const host = {
-    start: (id, json, thinkingLevel) =>
-      pump(api, id, "llm.streamGenerate", (signal) =>
-        llm.streamGenerate({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
-      ),
+    start: (id, json, thinkingLevel, tj, systemPrompt) => {
+      if (tj !== toolsJSON) {
+        toolsJSON = tj;
+        tools = Object.freeze(tj ? JSON.parse(tj).payload.tools : []);
+      }
+      return pump(api, id, "llm.streamGenerate", (signal) =>
+        llm.streamGenerate({
+          newMessages: JSON.parse(json),
+          thinkingLevel: thinkingLevel || undefined,
+          signal,
+          tools,
+          systemPrompt: systemPrompt ?? "",
+        }),
+      );
+    },
   };
   if (typeof llm.loadHistory === "function") {
     host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory(JSON.parse(json)));
@@ -555,7 +592,7 @@ async function asIterator(v, what) {
 // a streamed fragment with exactly the standard keys travels without JSON,
 // any other message as "J" + its JSON. Every string is "<length>:<text>".
 
-// Test hook (_debugJSONOnly): no fragment records in either direction.
+// Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
 
 // fragmentRecord returns the record of a partial_* message that is a plain
@@ -985,4 +1022,4 @@ class LockedStream {
   }
 }
 
-export default { load, isFloeError };
+export default { load, isFloeError, tool, msg, isMessage, transcript };
