@@ -158,7 +158,7 @@ export function compileSchema(schema) {
       const types = typeof s.type === "string" ? [s.type] : s.type;
       const ok = types.some((w) => w === t || (w === "number" && t === "integer")) || (v === null && s.nullable === true);
       if (!ok) {
-        errs.push(`${path}: want ${types.join(" or ")}${s.nullable ? " or null" : ""}, got ${v === null ? "null" : t === "integer" && types.includes("integer") ? "a fraction" : describe(v)}`);
+        errs.push(`${path}: want ${types.join(" or ")}${s.nullable ? " or null" : ""}, got ${v === null ? "null" : t === "number" && types.includes("integer") ? "a fraction" : describe(v)}`);
         return;
       }
     }

@@ -233,7 +233,7 @@ export function subagentTool(createSubagent, spec) {
       } finally {
         child.close();
       }
-      if (aborted !== null) throw new Error(`the subagent was aborted: ${aborted}`);
+      if (aborted !== null) throw new Error(`the subagent stopped: ${aborted}`);
       if (end && end.status !== "completed") {
         throw new Error(`the subagent's last request ended ${end.status}${end.error_message ? ": " + end.error_message : ""}`);
       }

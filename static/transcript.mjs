@@ -266,7 +266,7 @@ class Transcript {
         images: [],
         stopReason: null,
         late: false,
-        turn: t,
+        turn: this.turns.indexOf(t),
       };
       this.#cards.set(k, c);
       t.items.push(c);
@@ -280,7 +280,7 @@ class Transcript {
   #outputCard(id) {
     let c = this.#cards.get(key([], id));
     if (!c) c = this.#callCard({ tool_call_id: id, name: "" });
-    if (c.turn.status !== "streaming") c.late = true;
+    if (this.turns[c.turn].status !== "streaming") c.late = true;
     if (c.status === "streaming" || c.status === "awaiting_approval") c.status = "running";
     return c;
   }
