@@ -34,10 +34,13 @@ fi
 echo "== node --test tests/node/"
 node --test tests/node/ || status=1
 
-echo "== tsc --noEmit -p tests/types"
-if [ ! -x tests/types/node_modules/.bin/tsc ]; then
+echo "== tsc --noEmit over tests/types (DOM lib; @types/node without DOM; neither), and the readable errors of wrong.ts"
+if [ ! -d tests/types/node_modules/@types/node ]; then
   (cd tests/types && npm ci --no-audit --no-fund --loglevel=error) || status=1
 fi
-(cd tests/types && npx --no-install tsc --noEmit -p .) && echo "tsc: ok" || status=1
+for c in tsconfig.json tsconfig.node.json tsconfig.bare.json; do
+  (cd tests/types && npx --no-install tsc --noEmit -p "$c") && echo "tsc: ok ($c)" || status=1
+done
+node tests/types/check-errors.mjs || status=1
 
 exit $status

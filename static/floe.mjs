@@ -69,19 +69,25 @@ function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
 
-// Runs f at the next macrotask.
-const macrotask =
-  typeof setImmediate === "function"
-    ? setImmediate
-    : (() => {
-        const ch = new MessageChannel();
-        const queue = [];
-        ch.port1.onmessage = () => queue.shift()();
-        return (f) => {
-          queue.push(f);
-          ch.port2.postMessage(0);
-        };
-      })();
+// Runs f at the next macrotask: setImmediate (Node), else a MessageChannel
+// (pages, Workers; made on first use), else setTimeout (a Cloudflare Worker
+// without the expose_global_message_channel flag).
+let macrotaskImpl = null;
+function macrotask(f) {
+  if (!macrotaskImpl) {
+    if (typeof setImmediate === "function") macrotaskImpl = setImmediate;
+    else if (typeof MessageChannel === "function") {
+      const ch = new MessageChannel();
+      const queue = [];
+      ch.port1.onmessage = () => queue.shift()();
+      macrotaskImpl = (g) => {
+        queue.push(g);
+        ch.port2.postMessage(0);
+      };
+    } else macrotaskImpl = (g) => setTimeout(g, 0);
+  }
+  macrotaskImpl(f);
+}
 
 // ---- loading ----------------------------------------------------------------
 
@@ -106,7 +112,6 @@ async function doLoad(opts) {
   const Go = globalThis.Go;
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
-  if (isNode) await useNodeFS();
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
@@ -114,7 +119,7 @@ async function doLoad(opts) {
   go.argv = ["floe", readyName];
   go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
-    const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
+    const instance = await (opts.wasm !== undefined ? instantiate(opts.wasm, go.importObject) : instantiateDefault(go.importObject));
     let exited = false;
     const run = go.run(instance);
     const gone = run.then(() => {
@@ -129,34 +134,25 @@ async function doLoad(opts) {
   }
 }
 
-// In Node the default is floe-node.wasm, the build with directory stores
-// (floe.wasm when it is missing); elsewhere floe.wasm.
-async function defaultWasm() {
-  const browser = new URL("./floe.wasm", import.meta.url);
-  if (!isNode || browser.protocol !== "file:") return browser;
-  // Built from parts so that bundlers do not copy the Node build (3.9 MB)
-  // into browser bundles; they only follow literal new URL() arguments.
-  const nodeName = "./floe-node" + ".wasm";
-  const node = new URL(nodeName, import.meta.url);
+// The default floe.wasm is the one beside this module, as bundlers emit
+// it. A dev server that pre-bundled the package away from its files (Vite 7's
+// dependency optimizer, node_modules/.vite/deps/) serves the package's own
+// file from node_modules instead.
+async function instantiateDefault(imports) {
+  const here = new URL("./floe.wasm", import.meta.url);
   try {
-    await (await import("node:fs/promises")).access(node);
-    return node;
-  } catch {
-    return browser;
+    return await instantiate(here, imports);
+  } catch (e) {
+    if (!/\/node_modules\/\.vite\/deps\//.test(import.meta.url)) throw e;
+    return instantiate(new URL("/node_modules/@floehq/floe/floe.wasm", import.meta.url), imports);
   }
 }
 
-// In Node, Go's file system calls (the {dir} store) go through Node's fs, as
-// with the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
-async function useNodeFS() {
-  if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = (await import("node:fs")).default;
-}
-
+// This module fetches; reading files is the Node entry's (floe-node.mjs,
+// the package's "node" condition), so that browser bundles never see node:fs.
 async function instantiate(src, imports) {
   if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
-    return (await WebAssembly.instantiate(src, imports)).instance;
-  }
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return fromBytes(src, "opts.wasm", imports);
   if (typeof Response === "function" && src instanceof Response) return fromResponse(src, imports);
   if (typeof src !== "string" && !(src instanceof URL)) {
     throw badArg("load: opts.wasm", "a URL, a string, an ArrayBuffer or a Response", src);
@@ -164,19 +160,50 @@ async function instantiate(src, imports) {
   const base = globalThis.location?.href ?? import.meta.url;
   const url = new URL(src, base);
   if (url.protocol === "file:") {
-    const { readFile } = await import("node:fs/promises");
-    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    throw floeError("bad_argument", `load: ${url.href} is a file: URL; in Node import the package by name: its "node" export condition reads files`);
   }
-  return fromResponse(await fetch(url), imports);
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (e) {
+    throw floeError("internal", `load: fetching ${url.href}: ${errMessage(e)}`);
+  }
+  return fromResponse(resp, imports, url.href);
 }
 
-async function fromResponse(resp, imports) {
-  if (!resp.ok) throw floeError("internal", `load: fetching ${resp.url}: HTTP ${resp.status}`);
+async function fromResponse(resp, imports, href = resp.url) {
+  if (!resp.ok) {
+    throw floeError("internal", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
+  }
   const type = resp.headers.get("content-type") ?? "";
   if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
     return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
   }
-  return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+  return fromBytes(await resp.arrayBuffer(), href, imports, type);
+}
+
+// fromBytes instantiates bytes after checking the wasm magic ("\0asm"):
+// an HTML page in their place is named with its likely causes.
+async function fromBytes(src, what, imports, type = "") {
+  const b = src instanceof ArrayBuffer ? new Uint8Array(src) : new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+  if (!(b.length >= 4 && b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d)) {
+    throw floeError("bad_wasm", notWasm(b, what, type));
+  }
+  return (await WebAssembly.instantiate(src, imports)).instance;
+}
+
+function notWasm(b, what, type) {
+  const head = new TextDecoder().decode(b.subarray(0, 64)).replace(/\s+/g, " ").trim();
+  const got = `${b.length} bytes${type ? ` of ${type}` : ""} starting ${JSON.stringify(head.slice(0, 40))}`;
+  if (/^(\ufeff)?\s*</.test(head) || type.startsWith("text/html")) {
+    return (
+      `load: ${what} is an HTML page, not floe.wasm (${got}). Likely causes: a dev server answering a missing file with its ` +
+      `index.html fallback, or a wrong path. Fix: serve floe.wasm next to floe.mjs (as application/wasm), or pass its real URL ` +
+      `with load({ wasm: url }); with a bundler, keep the package's own new URL("./floe.wasm", import.meta.url) (Vite: ` +
+      `optimizeDeps: { exclude: ["@floehq/floe"] } when its dev server pre-bundles the package)`
+    );
+  }
+  return `load: ${what} is not a WebAssembly module (${got}, want the magic bytes "\\0asm")`;
 }
 
 // ---- the API ------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { floe, collect, find, meta } from "./helpers.mjs";
-import { msg, isMessage, tool, transcript, newSessionId } from "../../static/floe.mjs";
+import { msg, isMessage, tool, transcript, newSessionId } from "../../static/floe-node.mjs";
 import { mockModel, checkStream, assertStream } from "../../static/test.mjs";
 
 test("msg builders make the Go omni builders' messages, key order included", () => {

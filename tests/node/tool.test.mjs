@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { floe, collect, find, usage } from "./helpers.mjs";
-import { tool, msg } from "../../static/floe.mjs";
+import { tool, msg } from "../../static/floe-node.mjs";
 import { compileSchema } from "../../static/schema.mjs";
 import { mockModel, checkStream } from "../../static/test.mjs";
 import { corpus, badSchemas } from "./schema-corpus.mjs";
