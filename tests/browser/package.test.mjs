@@ -44,6 +44,20 @@ test("npm package: pack, install into a Vite 7 app; vite build and the dev serve
     await check(await serveDir(t, join(app, "dist")), "vite 7 build");
   });
 
+  await t.test("Node without @floehq/floe-node: floe.wasm runs; a {dir} store names the package to install", async () => {
+    const src = `import { load } from "@floehq/floe";
+import { mockModel } from "@floehq/floe/test";
+const floe = await load();
+const types = [];
+for await (const m of floe.createSession({ llm: mockModel(["hi"]) }).run("x")) types.push(m.payload.type);
+let dir = "";
+try { floe.createSession({ llm: mockModel([]), store: { dir: "traces" } }); } catch (e) { dir = e.code + ": " + e.message; }
+console.log(JSON.stringify({ types, dir }));`;
+    const out = JSON.parse(await run(process.execPath, ["--input-type=module", "-e", src], app));
+    assert.deepEqual(out.types, ["request_begin", "partial_text", "partial_text", "partial_text", "text", "token_usage", "request_end"]);
+    assert.match(out.dir, /^bad_argument: .*install @floehq\/floe-node next to @floehq\/floe/);
+  });
+
   await t.test("vite dev server, without configuration", async () => {
     // Vite 7 takes no port 0: FLOE_VITE_PORT (default 8853) must be free.
     const port = process.env.FLOE_VITE_PORT ?? "8853";

@@ -296,3 +296,17 @@ test("subagentTool: prompt in, the child's final text out, the child's stream fo
   const out2 = await collect(floe.createSession({ llm: mockModel([{ toolCall: { name: "run_subagent", args: { prompt: "x" } } }, "ok"]), tools: [broken] }).run("go", { approve: () => "allow" }));
   assert.match(find(out2.filter((m) => !m.origin), "tool_call_output")[0].payload.output, /^\[tool error\] the subagent stopped: llm request error: no quota/);
 });
+
+test("transcript: consume() a whole stream, compaction state, a function as the change callback", async () => {
+  const seen = [];
+  const view = transcript((t, m) => seen.push(m?.payload?.type ?? null));
+  async function* stream() {
+    yield { type: "event_msg", payload: { type: "compaction_begin", reason: "manual", mode: "discard", context: 10, turns: 1 } };
+    assert.deepEqual(view.compaction, { reason: "manual", mode: "discard", status: null, error: null });
+    yield { type: "event_msg", payload: { type: "compaction_end", reason: "manual", mode: "discard", status: "completed" } };
+  }
+  await view.consume(stream());
+  assert.deepEqual(view.compaction, { reason: "manual", mode: "discard", status: "completed", error: null });
+  assert.equal(view.status, "done");
+  assert.deepEqual(seen, ["compaction_begin", "compaction_end", null]);
+});

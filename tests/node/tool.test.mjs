@@ -177,3 +177,11 @@ test("a denied tool() call never runs", async () => {
 });
 
 void usage;
+
+test("at most 8 problems are reported per call", () => {
+  const props = Object.fromEntries([..."abcdefghijkl"].map((k) => [k, { type: "string" }]));
+  const validate = compileSchema({ type: "object", properties: props });
+  const errs = validate(Object.fromEntries([..."abcdefghijkl"].map((k) => [k, 1])));
+  assert.equal(errs.length, 8);
+  assert.equal(errs[0], "$.a: want string, got number");
+});
