@@ -68,7 +68,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
     agent_state: "floe",
     workspace: defaultWorkspace(),
     ...(source ? { source } : {}),
-    ...meta,
   };
+  for (const [k, v] of Object.entries(meta ?? {})) if (v !== undefined) out.meta[k] = v; // an undefined key takes the default
   return out;
 }

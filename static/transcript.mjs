@@ -18,8 +18,7 @@ export function transcript(opts = {}) {
 class Transcript {
   /** Conversation order: user texts, and one assistant turn per model request. */
   turns = [];
-  /** Tool calls whose approval is pending (a complete tool_call without a decision yet). */
-  pendingApprovals = [];
+  #pending = [];
   /** The reconnect being waited for: {attempt, inMs, until?, error}; null when none. */
   retry = null;
   /** "idle" before the first request, "running" during a run, then "done" or "aborted". */
@@ -48,6 +47,17 @@ class Transcript {
   constructor(onChange, origin) {
     this.#onChange = typeof onChange === "function" ? onChange : null;
     this.origin = origin;
+  }
+
+  /**
+   * Tool calls whose approval is pending (a complete tool_call without a
+   * decision yet): this transcript's, then its subagents' (their cards
+   * carry the origin the approver sees).
+   */
+  get pendingApprovals() {
+    const all = [...this.#pending];
+    for (const sub of this.subagents.values()) all.push(...sub.pendingApprovals);
+    return all;
   }
 
   /** The text streamed so far in the current (last) assistant turn. */
@@ -184,7 +194,7 @@ class Transcript {
           c.args = undefined;
         }
         c.status = "awaiting_approval";
-        this.pendingApprovals.push(c);
+        this.#pending.push(c);
         return true;
       }
       case "approval_decision": {
@@ -192,7 +202,7 @@ class Transcript {
         if (!c) return false;
         c.decision = p.decision;
         c.status = p.decision === "allow" ? "running" : "denied";
-        this.pendingApprovals = this.pendingApprovals.filter((x) => x !== c);
+        this.#pending = this.#pending.filter((x) => x !== c);
         return true;
       }
       case "partial_tool_call_output": {
@@ -206,7 +216,7 @@ class Transcript {
         c.images = p.images ?? [];
         c.stopReason = p.stop_reason ?? "completed";
         if (c.status !== "denied") c.status = c.stopReason === "completed" ? "done" : c.stopReason === "aborted" ? "aborted" : "failed";
-        this.pendingApprovals = this.pendingApprovals.filter((x) => x !== c);
+        this.#pending = this.#pending.filter((x) => x !== c);
         return true;
       }
     }

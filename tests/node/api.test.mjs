@@ -63,11 +63,11 @@ test("createSession({ llm }) alone: a generated id in the reference format, meta
   const r2 = [];
   floe.createSession({ llm: { async *streamGenerate() {} }, trace: { write: (r) => r2.push(r) } });
   await Promise.resolve();
-  const s2 = floe.createSession({ llm: mockModel(["x"]), meta: { session_id: "session-mine", workspace: "/w" }, trace: { write: (r) => r2.push(r) } });
+  const s2 = floe.createSession({ llm: mockModel(["x"]), meta: { session_id: "session-mine", workspace: "/w", agent_state: undefined }, trace: { write: (r) => r2.push(r) } });
   assert.equal(s2.id, "session-mine");
   await collect(s2.run("x"));
   const m2 = r2.find((r) => r.type === "session_meta" && r.payload.session_id === "session-mine").payload;
-  assert.deepEqual([m2.provider, m2.model_id, m2.model_context_window, m2.system_prompt, m2.workspace], ["mock", "mock-model", 200000, "", "/w"]);
+  assert.deepEqual([m2.provider, m2.model_id, m2.model_context_window, m2.system_prompt, m2.workspace, m2.agent_state], ["mock", "mock-model", 200000, "", "/w", "floe"]);
 });
 
 test("newSessionId: UTC time and 8 hex digits", () => {
@@ -253,7 +253,9 @@ test("transcript: subagent sub-transcripts by origin; the same tool_call_id in p
     msg.toolOutput("call_1", "parent output"),
     { type: "event_msg", payload: { type: "abort", reason: "user" } },
   ];
-  for (const m of seq) view.push(m);
+  for (const m of seq.slice(0, 9)) view.push(m);
+  assert.deepEqual(view.pendingApprovals.map((c) => [c.id, c.origin]), [["call_1", ["child"]]], "a subagent's pending approval is the root's too");
+  for (const m of seq.slice(9)) view.push(m);
   assert.equal(calls.length, seq.length);
   assert.equal(view.card("call_1").output, "parent output");
   assert.equal(view.card("call_1", ["child"]).output, "child output");
