@@ -5,7 +5,6 @@ package jsbridge
 import (
 	"context"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -22,8 +21,7 @@ import (
 type jsLLM struct {
 	b     *Bridge
 	host  js.Value
-	grace time.Duration
-	tools *omni.ToolDefinition // the list toolsJSON encodes (its first element)
+	tools *omni.ToolDefinition // the list tjson encodes (its first element)
 	ntool int
 	tjson string
 }
@@ -50,7 +48,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	})
 	in := string(appendArray(nil, p.NewMessages))
 	tools := l.toolsJSON(p.Tools)
-	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", l.grace, func(id int) js.Value {
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) js.Value {
 		return l.host.Call("start", id, in, p.ThinkingLevel, tools, p.SystemPrompt)
 	}, emit)
 	switch {
@@ -78,7 +76,7 @@ func outcomeOf(v js.Value) engine.Outcome {
 	} else if st := v.Get("status"); st.Type() != js.TypeString {
 		why = "status: want a string, got " + typeName(st)
 	} else {
-		o.Status = st.String()
+		o.Status = engine.Status(st.String())
 		if em := v.Get("errorMessage"); absent(em) {
 		} else if em.Type() == js.TypeString {
 			o.ErrorMessage = em.String()
@@ -112,8 +110,8 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 }
 
 // newLLM wraps a shim model object, with or without loadHistory.
-func (b *Bridge) newLLM(host js.Value, grace time.Duration) engine.LLM {
-	l := &jsLLM{b: b, host: host, grace: grace}
+func (b *Bridge) newLLM(host js.Value) engine.LLM {
+	l := &jsLLM{b: b, host: host}
 	if host.Get("loadHistory").Type() == js.TypeFunction {
 		return jsHistoryLLM{l}
 	}

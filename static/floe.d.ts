@@ -379,42 +379,68 @@ export interface TraceSink {
   rotate?(): void | Promise<void>;
 }
 
+/**
+ * What a diagnostic is about: "trace" (a Trace write failed), "approver" (an
+ * approver failed: deny), "tool" (a tool's message was dropped, or it failed
+ * after its output), "llm" (a model's message was dropped or not dispatched,
+ * loadHistory failed), "panic" (a recovered Go panic, with stack),
+ * "subagent" (a subagent run could not start), "clock" (the injected clock
+ * failed).
+ */
+export type DiagnosticKind = "trace" | "approver" | "tool" | "llm" | "panic" | "subagent" | "clock";
+
 export interface Diagnostic {
-  kind: "trace" | "approver" | "tool" | "llm" | "panic" | "clock" | (string & {});
+  kind: DiagnosticKind;
   message: string;
   stack?: string;
 }
 
 // ---- options ---------------------------------------------------------------------------------
 
-/** ENGINE.md §2; an absent key takes the default, a present 0 means zero. */
+/**
+ * ENGINE.md §2; an absent key takes the default, a present 0 means zero.
+ * A plain object (an array, Map or Date is "bad_argument"); every number is
+ * an integer in the range given, else "bad_argument" naming the key.
+ */
 export interface Config {
-  /** Turns per run; ≤ 0 = no cap (default). */
+  /** Turns per run; ≤ 0 = no cap (default). −(2^31 − 1) … 2^31 − 1. */
   maxTurns?: number;
-  /** Retries per turn (default 5). */
+  /** Retries per turn (default 5). 0 … 2^31 − 1. */
   maxReconnects?: number;
-  /** Backoff base in ms (default 2000). */
+  /** Backoff base in ms (default 2000). 0 … 2^31 − 1 (the longest timer hosts honour, about 24.8 days). */
   reconnectBackoffMs?: number;
-  /** Backoff ceiling in ms (default 30000). */
+  /** Backoff ceiling in ms (default 30000). 0 … 2^31 − 1. */
   reconnectBackoffMaxMs?: number;
-  /** Retries per compaction (default: maxReconnects). */
+  /** Retries per compaction (default: maxReconnects). 0 … 2^31 − 1. */
   compactionMaxReconnects?: number;
   /** Automatic compaction; needs newLLM. */
   compaction?: {
+    /** > 0: compact when the last request's total reaches it; ≤ 0: never. A safe integer. */
     maxContextLength?: number;
+    /** > 0: compact when the context's turn count reaches it; ≤ 0: never. A safe integer. */
     maxSessionTurns?: number;
     mode: CompactionMode;
     prompt?: string;
   };
 }
 
+/**
+ * Every value is read once, when the function is called, on the JavaScript
+ * side: a getter or Proxy that throws, a BigInt, a circular or too deeply
+ * nested value is "bad_argument" naming the option.
+ */
 export interface SessionOptions {
   /**
-   * The session's session_meta payload; absent keys take defaults:
-   * session_id a new newSessionId(), provider / model_id /
+   * The session's session_meta payload, checked per PROTOCOL.md §2: every
+   * key present with its type ("bad_argument" naming the key). Absent keys
+   * take defaults: session_id a new newSessionId(), provider / model_id /
    * model_context_window from llm.provider / llm.modelId / llm.contextWindow
    * ("custom", "custom", 0), system_prompt from system (""), agent_state
-   * "floe", workspace the page's origin (Node: the working directory).
+   * "floe", workspace the page's origin (Node: the working directory). The
+   * session_id names the Trace files `<yyyy-mm-dd>/<session_id>_NNN.jsonl`:
+   * non-empty, at most 200 bytes, no "/", "\" or control character, not
+   * starting with "." (e.g. the reference's
+   * `session-YYYY-MM-DD-HH-mm-ss-<8 hex>`).
    */
   meta?: Partial<SessionMetaPayload> | undefined;
   llm: LLM;
@@ -439,8 +465,17 @@ export interface SessionOptions {
   trace?: TraceSink | undefined;
   /** Failures that do not change the stream (store failures: kind "trace"). */
   onDiagnostic?: ((d: Diagnostic) => void) | undefined;
-  /** How long a callback may run on after its abort before it is abandoned (default 1000). */
+  /** How long a callback may run on after its abort before it is abandoned (default 1000). 0 … 2^31 − 1. */
   abortGraceMs?: number | undefined;
+  /**
+   * For a model without vision (ENGINE.md E-11.6): receives each steering entry
+   * that holds an image_url, before it is wrapped into its [user_steering] block,
+   * and returns the messages to deliver instead, typically each image saved and
+   * replaced by a user text "[attached image: <path>]". A run's own prompt is
+   * yours to fold before run(). A throw, a rejection or a result that still
+   * holds an image_url drops the images (the block says so; an "llm" diagnostic).
+   */
+  foldInputImages?: ((messages: OmniMessage[]) => OmniMessage[] | Promise<OmniMessage[]>) | undefined;
   /**
    * Where the session's Trace is persisted: default "indexeddb" in a browser,
    * "memory" elsewhere; false persists nothing. An id already stored is not
@@ -520,16 +555,39 @@ export interface Session {
    * it, the first next() rejects with "session_busy" and nothing is run.
    */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
-  /** Queues steering for the run in flight; false when none is. */
-  steer(input: string | OmniMessage[]): boolean;
+  /**
+   * Queues steering for the run in flight (E-11.1) and returns its id (an
+   * integer ≥ 1, so truthy) for unsteer(); false when no run is in flight.
+   * Input with no steering content (only blank text) queues nothing and
+   * still gets an id. An invalid OmniMessage is "bad_argument".
+   */
+  steer(input: string | OmniMessage[]): SteerID | false;
+  /**
+   * Withdraws the steering steer() returned id for, if it has not been
+   * delivered yet (E-11.2); true when it was still pending. False once it
+   * was delivered, withdrawn, or dropped at the end of its run. An id that
+   * is not an integer ≥ 1 is "bad_argument".
+   */
+  unsteer(id: SteerID): boolean;
   /** Wakes a pending reconnect backoff; false when none is pending. */
   skipReconnectWait(): boolean;
   /** A manual compaction between runs. */
   compact(options?: { signal?: AbortSignal | undefined }): MessageStream;
   compactability(): Compactability;
-  /** Aborts the run in flight, if any; later calls throw "closed". */
+  /**
+   * Aborts the run or compaction in flight, if any, as its signal would:
+   * its stream still delivers the rest, request_end{aborted} … abort last,
+   * as in the Trace. Resolves once that stream has ended and its records
+   * are stored (whether or not its consumer is pulling); the same promise
+   * on every call. Later calls of other methods throw "closed". Called from
+   * inside a callback of the run, do not await it there: the run ends only
+   * after that callback returns (or is abandoned after abortGraceMs).
+   */
   close(): Promise<void>;
 }
+
+/** The id of one steer() call (an integer ≥ 1, unique within the session). */
+export type SteerID = number;
 
 /** A child session for a tool (ENGINE.md §15). */
 export interface Subagent {

@@ -41,28 +41,39 @@ export const isTool = (t) => isObject(t) && typeof t[TOOL] === "function";
  * go to the user's environment (without one they get a failed output).
  * Throws bad_argument for duplicate names.
  */
-export function deriveTools(tools, environment, fn) {
+export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
   if (tools == null) return { tools, environment };
-  if (!Array.isArray(tools)) throw badArg(`${fn}: tools`, "an array of tool() or ToolDefinition", tools);
+  let list;
+  try {
+    list = Array.isArray(tools) ? Array.from(tools) : null;
+  } catch (e) {
+    throw floeError("bad_argument", `${fn}: tools: reading it threw: ${errMessage(e)}`);
+  }
+  if (!list) throw badArg(`${fn}: tools`, "an array of tool() or ToolDefinition", tools);
   const byName = new Map();
-  const defs = tools.map((t, i) => {
-    if (!isObject(t) || typeof t.name !== "string") throw badArg(`${fn}: tools[${i}]`, "a tool() or a ToolDefinition", t);
-    if (byName.has(t.name)) throw floeError("bad_argument", `${fn}: tools[${i}]: a second tool named ${JSON.stringify(t.name)}`);
-    byName.set(t.name, t);
-    if (!isTool(t)) return t;
+  const defs = list.map((t, i) => {
+    const at = `${fn}: tools[${i}]`;
+    const name = isObject(t) ? read(t, "name", at) : undefined;
+    if (typeof name !== "string") throw badArg(at, "a tool() or a ToolDefinition", t);
+    if (byName.has(name)) throw floeError("bad_argument", `${at}: a second tool named ${JSON.stringify(name)}`);
+    const own = isObject(t) && typeof read(t, TOOL, at) === "function";
+    byName.set(name, own ? t : null);
+    if (!own) return t;
     const d = { name: t.name, description: t.description };
     if (t.parameters !== undefined) d.parameters = t.parameters;
     return d;
   });
-  if (![...byName.values()].some(isTool)) return { tools: defs, environment };
+  if (![...byName.values()].some((t) => t !== null)) return { tools: defs, environment };
   const fallback = environment;
+  const executeTool = fallback == null ? undefined : isObject(fallback) ? read(fallback, "executeTool", `${fn}: environment.executeTool`) : undefined;
+  if (fallback != null && typeof executeTool !== "function") throw badArg(`${fn}: environment`, "an object with executeTool()", fallback);
   return {
     tools: defs,
     environment: {
       executeTool(req) {
         const t = byName.get(req.toolCall.payload.name);
-        if (isTool(t)) return runTool(t, req);
-        if (fallback) return fallback.executeTool(req);
+        if (t) return runTool(t, req);
+        if (fallback) return executeTool.call(fallback, req);
         return unknownTool(req.toolCall);
       },
     },
