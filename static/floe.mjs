@@ -346,6 +346,7 @@ function makeFloe(api, exited) {
     importSession,
     deleteSession,
     isFloeError,
+    ...modelFactories,
     /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
     _debugPanic(mode) {
       return call("debugPanic", mode);
@@ -372,7 +373,9 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs } = opts;
   if (needMeta && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
   checkLLM(llm, `${fn}: llm`);
-  if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
+  if (newLLM != null && typeof newLLM !== "function" && !isModel(newLLM)) {
+    throw badArg(`${fn}: newLLM`, "a function or a model of floe.openai() and the like", newLLM);
+  }
   if (environment != null && (!isObject(environment) || typeof environment.executeTool !== "function")) {
     throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
   }
@@ -402,7 +405,7 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     config: config ?? undefined,
     abortGraceMs: abortGraceMs ?? undefined,
     llm: llmHost(api, llm),
-    newLLM: newLLM == null ? undefined : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
     environment: environment == null ? undefined : environmentHost(api, environment),
     clock: clock == null ? undefined : clockHost(api, clock),
     trace: trace == null ? undefined : traceHost(trace, diag),
@@ -418,8 +421,9 @@ function sessionSpec(api, fn, opts, needMeta = true) {
 }
 
 function checkLLM(llm, name) {
+  if (isModel(llm)) return;
   if (!isObject(llm) || typeof llm.streamGenerate !== "function") {
-    throw badArg(name, "an object with streamGenerate()", llm);
+    throw badArg(name, "an object with streamGenerate() or a model of floe.openai() and the like", llm);
   }
   if (llm.loadHistory != null && typeof llm.loadHistory !== "function") {
     throw badArg(`${name}.loadHistory`, "a function", llm.loadHistory);
@@ -428,6 +432,7 @@ function checkLLM(llm, name) {
 
 // The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
 function llmHost(api, llm) {
+  if (isModel(llm)) return modelSpec(llm); // a built-in adapter: runs in Go
   const host = {
     start: (id, json, thinkingLevel) =>
       pump(api, id, "llm.streamGenerate", (signal) =>
@@ -984,5 +989,129 @@ class LockedStream {
     });
   }
 }
+
+// ---- models: the built-in provider adapters ----------------------------------------
+//
+// floe.openai(), openaiCompatible(), openaiResponses() and anthropic() return
+// a model: a frozen description (provider, model, baseURL) to pass as `llm`
+// (or `newLLM`) of createSession. The session then runs the Go adapter of
+// package provider inside floe.wasm: requests go out through `fetch`, and
+// only the response's byte chunks cross into Go (jsbridge/fetch.go). The
+// key is kept out of the model object (in MODELS), so logging or
+// serializing a model never shows it, and it is sent only to baseURL:
+// redirects are not followed.
+
+const MODELS = new WeakMap(); // model object → its spec for the bridge
+
+function isModel(v) {
+  return isObject(v) && MODELS.has(v);
+}
+
+function modelSpec(m) {
+  return MODELS.get(m);
+}
+
+// A page, a Worker or an extension: the runtimes where fetch is subject to
+// CORS and Anthropic wants its browser-access header.
+const isBrowser = !isNode && /^Mozilla\//.test(String(globalThis.navigator?.userAgent ?? ""));
+
+const defaultFetch = (url, init) => globalThis.fetch(url, init);
+
+const PROVIDERS = {
+  openai: { provider: "openai-chat", baseURL: "https://api.openai.com/v1", key: true },
+  openaiCompatible: { provider: "openai-chat", baseURL: null, key: false },
+  openaiResponses: { provider: "openai-responses", baseURL: "https://api.openai.com/v1", key: true },
+  anthropic: { provider: "anthropic", baseURL: "https://api.anthropic.com/v1", key: true },
+};
+
+const MODEL_KEYS = new Set([
+  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "body", "fetch",
+  "browserAccess", "version",
+]);
+
+function makeModel(fname, opts) {
+  const d = PROVIDERS[fname];
+  const name = `${fname}: options`;
+  if (!isObject(opts)) throw badArg(name, "an object", opts);
+  for (const k of Object.keys(opts)) {
+    if (!MODEL_KEYS.has(k) || ((k === "browserAccess" || k === "version") && d.provider !== "anthropic")) {
+      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}()`);
+    }
+  }
+  const { model, apiKey, headers, maxTokens, temperature, topP, body, fetch, browserAccess, version } = opts;
+  if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
+  let baseURL = opts.baseURL ?? d.baseURL;
+  if (baseURL == null && d.baseURL == null) {
+    throw badArg(`${name}.baseURL`, 'the server\'s URL (e.g. "http://localhost:11434/v1")', opts.baseURL);
+  }
+  if (typeof baseURL !== "string") throw badArg(`${name}.baseURL`, "a URL string", baseURL);
+  let url;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw floeError("bad_argument", `${name}.baseURL: ${JSON.stringify(baseURL)} is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw floeError("bad_argument", `${name}.baseURL: want an http: or https: URL, got ${url.protocol}`);
+  }
+  baseURL = baseURL.replace(/\/+$/, "");
+  if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
+  if (d.key && !apiKey && opts.baseURL == null) {
+    throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
+  }
+  let hdrs;
+  if (headers != null) {
+    if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
+    hdrs = {};
+    for (const [k, v] of Object.entries(headers)) {
+      if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
+      hdrs[k] = v;
+    }
+  }
+  if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw badArg(`${name}.maxTokens`, "a positive integer", maxTokens);
+  }
+  for (const [k, v] of [["temperature", temperature], ["topP", topP]]) {
+    if (v != null && !(typeof v === "number" && Number.isFinite(v))) throw badArg(`${name}.${k}`, "a number", v);
+  }
+  if (body != null && (!isObject(body) || Array.isArray(body))) throw badArg(`${name}.body`, "an object", body);
+  if (fetch != null && typeof fetch !== "function") throw badArg(`${name}.fetch`, "a function", fetch);
+  if (browserAccess != null && typeof browserAccess !== "boolean") {
+    throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
+  }
+  if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  let extra;
+  if (body != null || temperature != null || topP != null) {
+    extra = { ...body };
+    if (temperature != null) extra.temperature = temperature;
+    if (topP != null) extra.top_p = topP;
+    extra = JSON.stringify(extra);
+  }
+  const spec = {
+    provider: d.provider,
+    model,
+    baseURL,
+    apiKey: apiKey || undefined,
+    headers: hdrs,
+    maxTokens: maxTokens ?? undefined,
+    body: extra,
+    fetch: fetch ?? defaultFetch,
+    browser: isBrowser,
+  };
+  if (d.provider === "anthropic") {
+    spec.browserAccess = browserAccess ?? isBrowser;
+    spec.version = version ?? undefined;
+  }
+  const m = Object.freeze({ provider: d.provider, model, baseURL });
+  MODELS.set(m, Object.freeze(spec));
+  return m;
+}
+
+const modelFactories = {
+  openai: (opts) => makeModel("openai", opts),
+  openaiCompatible: (opts) => makeModel("openaiCompatible", opts),
+  openaiResponses: (opts) => makeModel("openaiResponses", opts),
+  anthropic: (opts) => makeModel("anthropic", opts),
+};
 
 export default { load, isFloeError };
