@@ -35,10 +35,8 @@ type Options struct {
 
 // Model is one stateful Chat Completions context.
 type Model struct {
-	opts    Options
-	history []omni.Message
-	session omni.TokenCounts
-	usage   provider.Usage
+	opts Options
+	conv provider.Conversation
 }
 
 // New validates o and returns a fresh context.
@@ -52,7 +50,12 @@ func New(o Options) (*Model, error) {
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
-	return &Model{opts: o, session: o.SessionTokens}, nil
+	if o.ExtraBody != nil && !(&provider.JSONWriter{B: []byte("{")}).Members(o.ExtraBody) {
+		return nil, errf.Errorf("openai: Options.ExtraBody is not a JSON object")
+	}
+	m := &Model{opts: o}
+	m.conv.Session = o.SessionTokens
+	return m, nil
 }
 
 // Factory returns an engine.LLMFactory that starts fresh contexts with m's
@@ -61,21 +64,39 @@ func (m *Model) Factory() engine.LLMFactory {
 	return func(session omni.TokenCounts) engine.LLM {
 		o := m.opts
 		o.SessionTokens = session
-		return &Model{opts: o, session: session}
+		n := &Model{opts: o}
+		n.conv.Session = session
+		return n
 	}
 }
 
 // Usage returns the token counts the last completed request stated.
-func (m *Model) Usage() provider.Usage { return m.usage }
+func (m *Model) Usage() provider.Usage { return m.conv.Last }
 
 // LoadHistory implements engine.HistoryLoader: history becomes the
 // conversation so far.
 func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
-	m.history = append(m.history[:0:0], history...)
+	m.conv.Load(history)
 	return nil
 }
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "openai: not implemented yet", Permanent: true}
+	req := &provider.Request{Method: "POST", URL: m.opts.BaseURL + "/chat/completions", Header: m.header(), Body: m.body(&p)}
+	e := provider.NewEmitter(emit, &m.conv.IDs)
+	d := &Decoder{E: e}
+	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, p.NewMessages, d.counts)
+}
+
+const api = "openai"
+
+func (m *Model) header() map[string]string {
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if m.opts.APIKey != "" {
+		h["authorization"] = "Bearer " + m.opts.APIKey
+	}
+	for k, v := range m.opts.Header {
+		h[k] = v
+	}
+	return h
 }

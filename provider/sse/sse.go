@@ -20,6 +20,11 @@ var (
 	// ErrTruncated: the stream ended (io.EOF) in the middle of a line or
 	// of an event, before the blank line that dispatches it.
 	ErrTruncated = errors.New("sse: stream ended in the middle of an event")
+	// ErrUndispatched: the stream ended (io.EOF) after the complete lines
+	// of an event but before the blank line that dispatches it. The format
+	// drops such an event; the returned Event holds it for callers that
+	// accept it (many servers omit the last blank line).
+	ErrUndispatched = errors.New("sse: stream ended before the blank line of its last event")
 	// ErrLineTooLong: a line is longer than the Reader's limit.
 	ErrLineTooLong = errors.New("sse: line too long")
 )
@@ -66,8 +71,10 @@ func (r *Reader) SetMaxLine(n int) {
 
 // Next returns the next event. At the end of the stream it returns io.EOF
 // when the stream ended between events, ErrTruncated when it ended inside
-// one (the returned Event then holds what the unfinished event had), and
-// the source's error when a read failed. ErrLineTooLong is final.
+// a line (the returned Event then holds what the unfinished event had),
+// ErrUndispatched when it ended after an event's lines but before its blank
+// line, and the source's error when a read failed. After any error Next
+// keeps returning io.EOF or that error. ErrLineTooLong is final.
 func (r *Reader) Next() (Event, error) {
 	for {
 		line, ok, err := r.readLine()
@@ -96,7 +103,7 @@ func (r *Reader) Next() (Event, error) {
 				return r.take(), ErrTruncated
 			}
 			if r.fields {
-				return r.take(), ErrTruncated
+				return r.take(), ErrUndispatched
 			}
 			return Event{}, io.EOF
 		}
