@@ -18,9 +18,8 @@ type Bridge struct {
 	subagents handles[*engine.SubagentHandle]
 	streams   handles[*stream]
 	funcs     []js.Func
-	deferred  js.Value  // the shim's () => [promise, resolve, reject], if given
-	stores    stores    // the trace stores of persisted sessions (store.go)
-	then      thenFuncs // the Promise callbacks of awaitValue (fetch.go)
+	deferred  js.Value // the shim's () => [promise, resolve, reject], if given
+	stores    stores   // the trace stores of persisted sessions (store.go)
 }
 
 // New returns an empty Bridge.

@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"strings"
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
@@ -14,17 +15,17 @@ import (
 )
 
 // The built-in model adapters (package provider) behind floe.openai,
-// floe.openaiCompatible, floe.openaiResponses and floe.anthropic. The shim
-// hands the bridge a model spec instead of a callback object:
+// floe.openaiCompatible, floe.openaiResponses and floe.anthropic. Instead
+// of a callback object the shim hands the bridge a model spec, made and
+// checked by the shim (static/floe.mjs, modelSpec):
 //
 //	{ provider: "openai-chat" | "openai-responses" | "anthropic",
-//	  model: string, baseURL?: string, apiKey?: string,
-//	  headers?: {[name]: string}, maxTokens?: number, body?: string /* JSON object */,
-//	  version?: string, browserAccess?: boolean /* anthropic */,
-//	  fetch: function, browser: boolean }
+//	  model, baseURL, apiKey, version, body /* JSON object or "" */: string,
+//	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
+//	  browserAccess: boolean, http: the http host of fetch.go }
 //
 // The session then runs the Go adapter directly: the model's stream never
-// crosses into JavaScript; only the response's byte chunks do (fetch.go).
+// crosses into JavaScript; only the response's byte chunks do.
 
 // isModelSpec reports whether v is a model spec (it names a provider).
 func isModelSpec(v js.Value) bool {
@@ -33,93 +34,31 @@ func isModelSpec(v js.Value) bool {
 
 // modelSpec is a model spec read from JavaScript.
 type modelSpec struct {
-	provider      string
-	model         string
-	baseURL       string
-	apiKey        string
-	header        map[string]string
-	maxTokens     int
-	body          omni.RawJSON
-	version       string
-	browserAccess bool
-	transport     provider.Transport
+	provider, model, baseURL, apiKey, version string
+	header                                    map[string]string
+	maxTokens                                 int
+	body                                      omni.RawJSON
+	browserAccess                             bool
+	transport                                 provider.Transport
 }
 
-// readModelSpec reads and checks a model spec; errors name the field.
-func (b *Bridge) readModelSpec(v js.Value, name string) (*modelSpec, error) {
-	s := &modelSpec{provider: v.Get("provider").String()}
-	switch s.provider {
-	case "openai-chat", "openai-responses", "anthropic":
-	default:
-		return nil, badArg(name+".provider", `want "openai-chat", "openai-responses" or "anthropic", got "`+s.provider+`"`)
+// readModelSpec reads a model spec. The shim has checked every field; a
+// spec of another shape is an internal error.
+func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error) {
+	defer guard(name, func(e error) { s, err = nil, badArg(name, "a malformed model spec") })
+	str := func(k string) string { return v.Get(k).String() }
+	s = &modelSpec{provider: str("provider"), model: str("model"), baseURL: str("baseURL"),
+		apiKey: str("apiKey"), version: str("version"), maxTokens: v.Get("maxTokens").Int(),
+		browserAccess: v.Get("browserAccess").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
+	if body := str("body"); body != "" {
+		s.body = omni.RawJSON(body)
 	}
-	strs := []struct {
-		key      string
-		dst      *string
-		required bool
-	}{
-		{"model", &s.model, true},
-		{"baseURL", &s.baseURL, false},
-		{"apiKey", &s.apiKey, false},
-		{"version", &s.version, false},
-	}
-	for _, f := range strs {
-		x := v.Get(f.key)
-		if absent(x) && !f.required {
-			continue
-		}
-		str, err := wantString(x, name+"."+f.key)
-		if err != nil {
-			return nil, err
-		}
-		*f.dst = str
-	}
-	if s.model == "" {
-		return nil, badArg(name+".model", "want a model name, got an empty string")
-	}
-	if h := v.Get("headers"); !absent(h) {
-		if err := wantObject(h, name+".headers"); err != nil {
-			return nil, err
-		}
-		keys := js.Global().Get("Object").Call("keys", h)
-		s.header = make(map[string]string, keys.Length())
-		for i, n := 0, keys.Length(); i < n; i++ {
-			k := keys.Index(i).String()
-			hv, err := wantString(h.Get(k), name+".headers["+quote(k)+"]")
-			if err != nil {
-				return nil, err
-			}
-			s.header[k] = hv
+	if h := strings.Split(str("headers"), "\n"); len(h) > 1 {
+		s.header = make(map[string]string, len(h)/2)
+		for i := 0; i+1 < len(h); i += 2 {
+			s.header[h[i]] = h[i+1]
 		}
 	}
-	if m := v.Get("maxTokens"); !absent(m) {
-		n, err := wantInt(m, name+".maxTokens")
-		if err != nil {
-			return nil, err
-		}
-		if n < 0 {
-			return nil, badArg(name+".maxTokens", "want a positive integer")
-		}
-		s.maxTokens = n
-	}
-	if x := v.Get("body"); !absent(x) {
-		str, err := wantString(x, name+".body")
-		if err != nil {
-			return nil, err
-		}
-		s.body = omni.RawJSON(str)
-	}
-	if x := v.Get("browserAccess"); !absent(x) {
-		if x.Type() != js.TypeBoolean {
-			return nil, badArg(name+".browserAccess", "want a boolean, got "+typeName(x))
-		}
-		s.browserAccess = x.Bool()
-	}
-	f := v.Get("fetch")
-	if err := wantFunc(f, name+".fetch"); err != nil {
-		return nil, err
-	}
-	s.transport = &fetchTransport{b: b, fetch: f, browser: v.Get("browser").Truthy()}
 	return s, nil
 }
 
@@ -164,6 +103,3 @@ func (b *Bridge) providerLLM(v js.Value, name string) (engine.LLM, engine.LLMFac
 	}
 	return l, s.factory(), nil
 }
-
-// quote returns k in double quotes for an error message.
-func quote(k string) string { return `"` + k + `"` }

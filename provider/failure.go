@@ -35,8 +35,9 @@ func Malformed(api, msg string) *Failure {
 const maxErrorBody = 64 << 10
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
-// are auth; 408, 409, 429 and 5xx timeout; other 4xx failed, permanent for
-// 400, 404, 405, 413, 415 and 422. The message names the API, the status,
+// are auth; 408, 409, 429 and 5xx timeout; other 4xx (and 3xx, a redirect
+// the transport did not follow) failed, permanent for 400, 404, 405, 413,
+// 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
 // body) and Retry-After when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
@@ -48,6 +49,8 @@ func StatusFailure(api string, resp *Response) *Failure {
 	case st == 408 || st == 409 || st == 429 || st >= 500:
 		f.Status = omni.StatusTimeout
 	case st == 400 || st == 404 || st == 405 || st == 413 || st == 415 || st == 422:
+		f.Permanent = true
+	case st >= 300 && st < 400: // a redirect not followed (the key stays with the endpoint)
 		f.Permanent = true
 	}
 	msg := api + ": HTTP " + strconv.Itoa(resp.Status)

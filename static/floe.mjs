@@ -405,7 +405,7 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     config: config ?? undefined,
     abortGraceMs: abortGraceMs ?? undefined,
     llm: llmHost(api, llm),
-    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
     environment: environment == null ? undefined : environmentHost(api, environment),
     clock: clock == null ? undefined : clockHost(api, clock),
     trace: trace == null ? undefined : traceHost(trace, diag),
@@ -432,7 +432,7 @@ function checkLLM(llm, name) {
 
 // The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
 function llmHost(api, llm) {
-  if (isModel(llm)) return modelSpec(llm); // a built-in adapter: runs in Go
+  if (isModel(llm)) return modelSpec(api, llm); // a built-in adapter: runs in Go
   const host = {
     start: (id, json, thinkingLevel) =>
       pump(api, id, "llm.streamGenerate", (signal) =>
@@ -1007,10 +1007,6 @@ function isModel(v) {
   return isObject(v) && MODELS.has(v);
 }
 
-function modelSpec(m) {
-  return MODELS.get(m);
-}
-
 // A page, a Worker or an extension: the runtimes where fetch is subject to
 // CORS and Anthropic wants its browser-access header.
 const isBrowser = !isNode && /^Mozilla\//.test(String(globalThis.navigator?.userAgent ?? ""));
@@ -1059,13 +1055,13 @@ function makeModel(fname, opts) {
   if (d.key && !apiKey && opts.baseURL == null) {
     throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
   }
-  let hdrs;
+  let hdrText = "";
   if (headers != null) {
     if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
-    hdrs = {};
     for (const [k, v] of Object.entries(headers)) {
       if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
-      hdrs[k] = v;
+      if (/[\r\n]/.test(k + v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header cannot hold a line break`);
+      hdrText += k + "\n" + v + "\n";
     }
   }
   if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
@@ -1091,20 +1087,117 @@ function makeModel(fname, opts) {
     provider: d.provider,
     model,
     baseURL,
-    apiKey: apiKey || undefined,
-    headers: hdrs,
-    maxTokens: maxTokens ?? undefined,
-    body: extra,
+    apiKey: apiKey ?? "",
+    version: version ?? "",
+    body: extra ?? "",
+    headers: hdrText,
+    maxTokens: maxTokens ?? 0,
+    browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     fetch: fetch ?? defaultFetch,
-    browser: isBrowser,
   };
-  if (d.provider === "anthropic") {
-    spec.browserAccess = browserAccess ?? isBrowser;
-    spec.version = version ?? undefined;
-  }
   const m = Object.freeze({ provider: d.provider, model, baseURL });
   MODELS.set(m, Object.freeze(spec));
   return m;
+}
+
+// modelSpec is the bridge's spec of a model (jsbridge/provider.go), with
+// the HTTP host its requests go through.
+function modelSpec(api, m) {
+  const { fetch, ...spec } = MODELS.get(m);
+  return { ...spec, http: httpHost(api, fetch) };
+}
+
+// The JavaScript half of the HTTP seam (jsbridge/fetch.go): one fetch per
+// request, aborted through its AbortController, and the body read with its
+// ReadableStream reader, each chunk handed to Go as it arrives. Redirects
+// are not followed, so a key goes only to the configured endpoint.
+function httpHost(api, fetch) {
+  return {
+    send(wid, url, method, headerText, body) {
+      const ac = new AbortController();
+      let reader = null;
+      let synthetic = null; // the body of a redirect
+      const headers = {};
+      const h = headerText.split("\n");
+      for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]] = h[i + 1];
+      let p;
+      try {
+        p = Promise.resolve(fetch(url, { method, headers, body, signal: ac.signal, redirect: "manual" }));
+      } catch (e) {
+        p = Promise.reject(e);
+      }
+      p.then(
+        (res) => {
+          if (!isObject(res) || typeof res.status !== "number") {
+            api.settle(wid, false, `fetch ${url}: the fetch function resolved to ${describe(res)}, want a Response`);
+            return;
+          }
+          let status = res.status;
+          let text = "";
+          try {
+            for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
+          } catch {}
+          if (res.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+            // Not followed, so the key cannot reach another address; the
+            // body says so (the adapter quotes an error body's message).
+            ac.abort();
+            const to = res.headers?.get?.("location");
+            const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
+            const message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+            synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
+            api.settle(wid, true, [status || 302, text, true]);
+            return;
+          }
+          reader = res.body && typeof res.body.getReader === "function" ? res.body.getReader() : null;
+          api.settle(wid, true, [status, text, reader !== null]);
+        },
+        (e) => api.settle(wid, false, networkError(url, e)),
+      );
+      return {
+        read(rid) {
+          if (!reader) {
+            api.settle(rid, true, synthetic);
+            synthetic = null;
+            return;
+          }
+          reader.read().then(
+            (r) => {
+              if (r.done) api.settle(rid, true, null);
+              else if (r.value instanceof Uint8Array) api.settle(rid, true, r.value);
+              else api.settle(rid, false, `reading the response: the body yielded ${describe(r.value)}, want a Uint8Array`);
+            },
+            (e) => api.settle(rid, false, "reading the response: " + errorText(e)),
+          );
+        },
+        abort() {
+          ac.abort();
+        },
+      };
+    },
+  };
+}
+
+// errorText renders a rejection: "Name: message", with the cause Node's
+// fetch gives (ECONNREFUSED and the like).
+function errorText(e) {
+  if (!(e instanceof Error)) return errMessage(e);
+  let s = `${e.name}: ${e.message}`;
+  const c = e.cause;
+  if (isObject(c)) {
+    const detail = [c.code, c.message].filter((x) => typeof x === "string" && x !== "");
+    if (detail.length) s += ` (${[...new Set(detail)].join(" ")})`;
+  }
+  return s;
+}
+
+// networkError says why a fetch gave no response; a browser does not tell
+// the page a refused connection from a CORS refusal.
+function networkError(url, e) {
+  let s = `fetch ${url}: ${errorText(e)}`;
+  if (isBrowser) {
+    s += " (no response reached the page: the server is unreachable, or it refused this origin — a cross-origin endpoint must allow it with CORS headers; the browser console says which)";
+  }
+  return s;
 }
 
 const modelFactories = {
