@@ -7,73 +7,99 @@ import (
 )
 
 // JSONWriter builds a JSON request body by appending. Commas are placed
-// automatically: every key and every value after the first in its object
-// or array gets one.
+// automatically: anything written after a complete value gets one first.
 type JSONWriter struct{ B []byte }
 
+//go:noinline
 func (w *JSONWriter) sep() {
 	if n := len(w.B); n > 0 {
 		switch w.B[n-1] {
-		case '{', '[', ':':
+		case '{', '[', ':', ',':
 		default:
 			w.B = append(w.B, ',')
 		}
 	}
 }
 
-// Open starts an object ('{') or array ('[').
-func (w *JSONWriter) Open(c byte) { w.sep(); w.B = append(w.B, c) }
+// Lit writes raw JSON text: a key, an opening, a whole value or a mix
+// (`{"type":"text","text":`).
+//
+//go:noinline
+func (w *JSONWriter) Lit(s string) {
+	if s != "" && s[0] != '}' && s[0] != ']' {
+		w.sep()
+	}
+	w.B = append(w.B, s...)
+}
 
 // Close ends an object ('}') or array (']').
+//
+//go:noinline
 func (w *JSONWriter) Close(c byte) { w.B = append(w.B, c) }
 
-// Key writes an object key.
-func (w *JSONWriter) Key(k string) {
+// Str writes a string value.
+//
+//go:noinline
+func (w *JSONWriter) Str(s string) { w.sep(); w.B = omni.AppendJSONString(w.B, s) }
+
+// KeyStr writes "k":"s".
+//
+//go:noinline
+func (w *JSONWriter) KeyStr(k, s string) {
 	w.sep()
 	w.B = omni.AppendJSONString(w.B, k)
 	w.B = append(w.B, ':')
+	w.B = omni.AppendJSONString(w.B, s)
 }
 
-// Str writes a string value.
-func (w *JSONWriter) Str(s string) { w.sep(); w.B = omni.AppendJSONString(w.B, s) }
+// KeyRaw writes "k":raw; raw must be one JSON value.
+//
+//go:noinline
+func (w *JSONWriter) KeyRaw(k string, raw []byte) {
+	w.sep()
+	w.B = omni.AppendJSONString(w.B, k)
+	w.B = append(w.B, ':')
+	w.B = append(w.B, raw...)
+}
 
-// Int writes an integer value.
-func (w *JSONWriter) Int(n int64) { w.sep(); w.B = strconv.AppendInt(w.B, n, 10) }
-
-// Bool writes true or false.
-func (w *JSONWriter) Bool(b bool) { w.sep(); w.B = strconv.AppendBool(w.B, b) }
-
-// Raw writes raw JSON, which must be one valid value.
-func (w *JSONWriter) Raw(raw []byte) { w.sep(); w.B = append(w.B, raw...) }
-
-// KeyStr writes "k":"s".
-func (w *JSONWriter) KeyStr(k, s string) { w.Key(k); w.Str(s) }
+// KeyInt writes "k":n.
+func (w *JSONWriter) KeyInt(k string, n int64) { w.KeyRaw(k, strconv.AppendInt(nil, n, 10)) }
 
 // Members writes the members of the JSON object obj into the object being
-// written (Options.ExtraBody). It reports false when obj is not an object.
-func (w *JSONWriter) Members(obj []byte) bool {
-	r := omni.NewJSONReader(obj)
-	if r.Kind() != "object" {
-		return false
+// written (Options.ExtraBody); obj must be a JSON object.
+func (w *JSONWriter) Members(obj []byte) {
+	i, j := 0, len(obj)
+	for i < j && obj[i] != '{' {
+		i++
 	}
-	ok := r.Object(func(k []byte) error {
-		raw, err := r.Raw()
-		if err == nil {
-			w.Key(string(k))
-			w.Raw(raw)
+	for j > i && obj[j-1] != '}' {
+		j--
+	}
+	if j-i > 2 {
+		inner := obj[i+1 : j-1]
+		for len(inner) > 0 && inner[0] <= ' ' {
+			inner = inner[1:]
 		}
-		return err
-	}) == nil && r.End() == nil
-	return ok
+		if len(inner) > 0 {
+			w.Lit(string(inner))
+		}
+	}
+}
+
+// Fidelity returns the object {key: value}.
+func Fidelity(key, value string) omni.RawJSON {
+	w := JSONWriter{}
+	w.Lit("{")
+	w.KeyStr(key, value)
+	w.Close('}')
+	return w.B
 }
 
 // ObjectOr returns args if it is a JSON object, else "{}": tool arguments
 // that providers want as an object (a call cut short may have left them
 // unfinished).
 func ObjectOr(args string) []byte {
-	b := []byte(args)
-	r := omni.NewJSONReader(b)
-	if r.Kind() == "object" && r.Skip() == nil && r.End() == nil {
+	if b := []byte(args); omni.IsJSONObject(b) {
 		return b
 	}
 	return []byte("{}")
@@ -82,7 +108,7 @@ func ObjectOr(args string) []byte {
 // Schema returns a tool's parameters, or the empty object schema when it
 // has none.
 func Schema(t *omni.ToolDefinition) []byte {
-	if len(t.Parameters) == 0 || !omni.ValidJSON(t.Parameters) {
+	if !omni.IsJSONObject(t.Parameters) {
 		return []byte(`{"type":"object","properties":{}}`)
 	}
 	return t.Parameters

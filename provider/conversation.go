@@ -2,65 +2,111 @@ package provider
 
 import (
 	"context"
+	"errors"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 )
 
-// Conversation is the state every adapter keeps: the conversation so far,
-// the session's token totals and the tool call ids used.
+// Conversation is the state every adapter keeps: where and how it sends
+// requests, the conversation so far, the session's token totals and the
+// tool call ids used.
 type Conversation struct {
 	History []omni.Message   // complete model messages, oldest first
 	Session omni.TokenCounts // session totals, reported in each token_usage
 	IDs     IDs
 	Last    Usage // the last completed request's counts as stated
+
+	api    string
+	t      Transport
+	url    string
+	header map[string]string
+}
+
+// Setup validates what every adapter's options share and prepares c to
+// send requests to url with the headers kv (name, value pairs; empty
+// values are left out) and then extra. api names the adapter in errors.
+func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, extra map[string]string, kv ...string) error {
+	switch {
+	case t == nil:
+		return errors.New(api + ": Options.Transport is required")
+	case model == "":
+		return errors.New(api + ": Options.Model is required")
+	case body != nil && !omni.IsJSONObject(body):
+		return errors.New(api + ": Options.ExtraBody is not a JSON object")
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			h[kv[i]] = kv[i+1]
+		}
+	}
+	for k, v := range extra {
+		h[k] = v
+	}
+	*c = Conversation{Session: session, api: api, t: t, url: url, header: h}
+	return nil
+}
+
+// Fresh returns a new conversation with c's setup and the given session
+// totals (an engine.LLMFactory's fresh context).
+func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
+	return Conversation{Session: session, api: c.api, t: c.t, url: c.url, header: c.header}
+}
+
+// Generate is one request of an adapter (engine.LLM.StreamGenerate): body
+// writes the request for the messages sent, and decoder returns the
+// decoder of the response's events.
+func (c *Conversation) Generate(ctx context.Context, p *engine.GenerateParams, emit func(omni.Message), body func(p *engine.GenerateParams, sent []omni.Message) ([]byte, error), decoder func(e *Emitter) Decoder) engine.Outcome {
+	sent := c.Request(p.NewMessages)
+	b, err := body(p, sent)
+	if err != nil {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
+	}
+	e := NewEmitter(emit, &c.IDs)
+	return c.Run(ctx, &Request{Method: "POST", URL: c.url, Header: c.header, Body: b}, e, decoder(e), sent)
 }
 
 // Load replaces the conversation with history (engine.HistoryLoader).
 func (c *Conversation) Load(history []omni.Message) {
-	c.History = c.History[:0]
-	c.add(history)
-	c.IDs.Note(history)
-}
-
-func (c *Conversation) add(msgs []omni.Message) {
-	for _, m := range msgs {
-		if m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
-			c.History = append(c.History, m)
-		}
+	c.History = nil
+	c.History = c.Request(history)
+	for i := range c.History {
+		c.IDs.note(&c.History[i])
 	}
 }
 
-// Request returns the messages a request sends: the history then input.
+// Request returns the messages a request sends: the history then the
+// complete model messages of input.
 func (c *Conversation) Request(input []omni.Message) []omni.Message {
-	out := make([]omni.Message, 0, len(c.History)+len(input))
-	out = append(out, c.History...)
-	for _, m := range input {
-		if m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
-			out = append(out, m)
+	out := append([]omni.Message(nil), c.History...)
+	for i := range input {
+		if m := &input[i]; m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
+			out = append(out, *m)
 		}
 	}
 	return out
 }
 
 // Run is the whole of one request, shared by the adapters: it streams req
-// through t into d (whose events drive e), and on success closes e's open
-// segments, emits token_usage last (request counts from usage(), session
-// totals kept here) and commits input and the reply to the conversation.
-// On failure nothing is committed.
-func (c *Conversation) Run(ctx context.Context, t Transport, req *Request, api string, e *Emitter, d Decoder, input []omni.Message, usage func() (Usage, int64)) engine.Outcome {
+// through t into d, whose events drive e. On success it closes e's open
+// segments, emits token_usage last (the request counts from usage, the
+// session totals kept here) and sets the conversation to sent plus the
+// reply. On failure it closes the open segments with the failure's status
+// and leaves the conversation as it was.
+func (c *Conversation) Run(ctx context.Context, req *Request, e *Emitter, d Decoder, sent []omni.Message) engine.Outcome {
 	c.IDs.Begin()
-	if f := Stream(ctx, t, req, api, e, d); f != nil {
+	if f := Stream(ctx, c.t, req, c.api, d); f != nil {
+		e.CloseAll(f.Status)
 		c.IDs.Rollback()
 		return f.Outcome()
 	}
 	e.CloseAll(omni.StatusCompleted)
-	u, total := usage()
+	u, total := d.Usage()
 	r := omni.TokenCounts{CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output, Total: total}
 	c.Session = c.Session.Add(r)
 	e.emit(omni.TokenUsageMsg(c.Session, r))
-	c.add(input)
-	c.History = append(c.History, e.Out...)
+	c.History = append(sent, e.Out...)
 	c.Last = u
 	return engine.Outcome{Status: omni.StatusCompleted}
 }
@@ -113,4 +159,16 @@ func ParseDataURL(u string) (mime, data string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// ImageOf returns the URL (a data: URL for inline data) of an image_url
+// or inline_data message, or "".
+func ImageOf(p *omni.Payload) string {
+	switch p.Type {
+	case omni.ImageURL:
+		return p.ImageURL
+	case omni.InlineData:
+		return DataURL(p)
+	}
+	return ""
 }

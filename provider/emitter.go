@@ -2,7 +2,6 @@ package provider
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -18,6 +17,7 @@ type Emitter struct {
 	// Out holds the complete messages emitted, in order.
 	Out []omni.Message
 	ids *IDs
+	m   omni.Message // scratch
 }
 
 type segment struct {
@@ -25,13 +25,42 @@ type segment struct {
 	typ      string // partial payload type
 	callID   string
 	name     string
-	body     strings.Builder
+	body     []byte
 	fidelity omni.RawJSON
 }
 
 // NewEmitter returns an Emitter on emit; ids makes tool call ids unique.
 func NewEmitter(emit func(omni.Message), ids *IDs) *Emitter {
 	return &Emitter{emit: emit, ids: ids}
+}
+
+// send emits one message of segment s: a fragment (event "start",
+// "delta", "stop") or, with event "", the complete message.
+//
+//go:noinline
+func (e *Emitter) send(s *segment, event, body, stop string) {
+	m := &e.m
+	*m = omni.Message{Type: omni.TypeModelMsg}
+	p := &m.Payload
+	p.Role, p.EventType, p.StopReason = omni.RoleAssistant, event, stop
+	switch s.typ {
+	case omni.PartialText:
+		p.Type, p.Text = omni.Text, body
+	case omni.PartialThinking:
+		p.Type, p.Thinking = omni.Thinking, body
+	default:
+		p.Type, p.Arguments, p.ToolCallID, p.Name = omni.ToolCall, body, s.callID, s.name
+	}
+	if event != "" {
+		p.Type = s.typ
+	} else {
+		if p.Type == omni.ToolCall && p.Name == "" {
+			p.Name = UnnamedTool // a complete tool_call needs a name
+		}
+		p.Fidelity = s.fidelity
+		e.Out = append(e.Out, *m)
+	}
+	e.emit(*m)
 }
 
 func (e *Emitter) find(key int) *segment {
@@ -47,52 +76,43 @@ func (e *Emitter) find(key int) *segment {
 // the same text/thinking type (two such segments cannot be open at once).
 func (e *Emitter) start(key int, typ, callID, name string) *segment {
 	for i := 0; i < len(e.open); i++ {
-		s := e.open[i]
-		if s.key == key || s.typ == typ && typ != omni.PartialToolCall {
+		if s := e.open[i]; s.key == key || s.typ == typ && typ != omni.PartialToolCall {
 			e.closeAt(i, omni.StatusCompleted)
 			i--
 		}
 	}
 	s := &segment{key: key, typ: typ, callID: callID, name: name}
 	e.open = append(e.open, s)
-	e.emit(omni.Partial(typ, omni.EventStart, "", callID, name, ""))
+	e.send(s, omni.EventStart, "", "")
 	return s
 }
 
-func (e *Emitter) delta(key int, typ, body string) {
+// piece streams body into segment key of type typ, opening it if needed.
+// An empty body opens nothing unless force is set.
+func (e *Emitter) piece(key int, typ, body string, force bool) {
 	s := e.find(key)
 	if s == nil || s.typ != typ {
+		if body == "" && !force {
+			return
+		}
 		s = e.start(key, typ, "", "")
 	}
-	if body == "" {
-		return
+	if body != "" {
+		s.body = append(s.body, body...)
+		e.send(s, omni.EventDelta, body, "")
 	}
-	s.body.WriteString(body)
-	e.emit(omni.Partial(typ, omni.EventDelta, body, s.callID, s.name, ""))
 }
 
 // Text streams a piece of assistant text for segment key, opening the
 // segment on first use. Empty pieces open nothing.
-func (e *Emitter) Text(key int, piece string) {
-	if piece != "" || e.find(key) != nil {
-		e.delta(key, omni.PartialText, piece)
-	}
-}
+func (e *Emitter) Text(key int, piece string) { e.piece(key, omni.PartialText, piece, false) }
 
 // Thinking streams a piece of reasoning text for segment key.
-func (e *Emitter) Thinking(key int, piece string) {
-	if piece != "" || e.find(key) != nil {
-		e.delta(key, omni.PartialThinking, piece)
-	}
-}
+func (e *Emitter) Thinking(key int, piece string) { e.piece(key, omni.PartialThinking, piece, false) }
 
 // OpenThinking opens a thinking segment for key even before any text (a
 // block that may carry only a signature).
-func (e *Emitter) OpenThinking(key int) {
-	if s := e.find(key); s == nil || s.typ != omni.PartialThinking {
-		e.start(key, omni.PartialThinking, "", "")
-	}
-}
+func (e *Emitter) OpenThinking(key int) { e.piece(key, omni.PartialThinking, "", true) }
 
 // SetFidelity attaches the opaque provider data the complete message of
 // segment key will carry (a thinking signature, an encrypted reasoning
@@ -111,12 +131,6 @@ func (e *Emitter) ToolStart(key int, id, name string) string {
 	return id
 }
 
-// HasTool reports whether a tool call segment is open for key.
-func (e *Emitter) HasTool(key int) bool {
-	s := e.find(key)
-	return s != nil && s.typ == omni.PartialToolCall
-}
-
 // ToolName sets the name of the open tool call segment key if it has none.
 func (e *Emitter) ToolName(key int, name string) {
 	if s := e.find(key); s != nil && s.name == "" {
@@ -127,24 +141,19 @@ func (e *Emitter) ToolName(key int, name string) {
 // ToolArgs streams a piece of the arguments of the tool call segment key.
 // A piece for a key that has no open call opens one with a synthesized id.
 func (e *Emitter) ToolArgs(key int, piece string) {
-	if !e.HasTool(key) {
+	if s := e.find(key); s == nil || s.typ != omni.PartialToolCall {
 		e.ToolStart(key, "", "")
 	}
-	if piece != "" {
-		e.delta(key, omni.PartialToolCall, piece)
-	}
+	e.piece(key, omni.PartialToolCall, piece, false)
 }
 
 // ToolArgsLen returns the length of the arguments streamed so far for key.
 func (e *Emitter) ToolArgsLen(key int) int {
 	if s := e.find(key); s != nil {
-		return s.body.Len()
+		return len(s.body)
 	}
 	return 0
 }
-
-// Open reports whether any segment is open.
-func (e *Emitter) Open() bool { return len(e.open) > 0 }
 
 // Close closes segment key with stopReason: its stop, then its complete
 // message. Closing a key that is not open does nothing.
@@ -167,33 +176,23 @@ func (e *Emitter) CloseAll(stopReason string) {
 func (e *Emitter) closeAt(i int, stopReason string) {
 	s := e.open[i]
 	e.open = append(e.open[:i], e.open[i+1:]...)
-	e.emit(omni.Partial(s.typ, omni.EventStop, "", s.callID, s.name, stopReason))
-	var m omni.Message
-	body := s.body.String()
-	switch s.typ {
-	case omni.PartialText:
-		m = omni.AssistantText(body, stopReason)
-	case omni.PartialThinking:
-		m = omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.Thinking, Role: omni.RoleAssistant, Thinking: body, StopReason: stopReason}}
-	default:
-		m = omni.ToolCallMsg(s.callID, s.name, body)
-		m.Payload.StopReason = stopReason
-	}
-	m.Payload.Fidelity = s.fidelity
-	e.emit(m)
-	e.Out = append(e.Out, m)
+	e.send(s, omni.EventStop, "", stopReason)
+	e.send(s, "", string(s.body), stopReason)
 }
 
-// Complete emits a complete message that was not streamed (a redacted
-// thinking block) and records it.
-func (e *Emitter) Complete(m omni.Message) {
-	e.emit(m)
-	e.Out = append(e.Out, m)
+// Complete emits a complete assistant message that was not streamed: text
+// or thinking with the given fidelity (a refusal, a redacted thinking
+// block), and records it.
+func (e *Emitter) Complete(partialType string, fidelity omni.RawJSON) {
+	e.send(&segment{typ: partialType, fidelity: fidelity}, "", "", omni.StatusCompleted)
 }
+
+// UnnamedTool is the name of a tool call whose stream never named it.
+const UnnamedTool = "unnamed_tool"
 
 // IDs hands out session-unique tool call ids.
 type IDs struct {
-	seen    map[string]struct{}
+	seen    map[string]bool
 	n       int
 	claimed []string // ids claimed since Begin
 }
@@ -214,30 +213,23 @@ func (s *IDs) Rollback() {
 // otherwise a new id ("call_floe_N"); either way the result is marked used.
 func (s *IDs) Claim(id string) string {
 	if s.seen == nil {
-		s.seen = make(map[string]struct{})
+		s.seen = map[string]bool{}
 	}
-	if _, dup := s.seen[id]; id == "" || dup {
-		for {
-			s.n++
-			id = "call_floe_" + strconv.Itoa(s.n)
-			if _, dup := s.seen[id]; !dup {
-				break
-			}
-		}
+	for id == "" || s.seen[id] {
+		s.n++
+		id = "call_floe_" + strconv.Itoa(s.n)
 	}
-	s.seen[id] = struct{}{}
+	s.seen[id] = true
 	s.claimed = append(s.claimed, id)
 	return id
 }
 
-// Note marks the ids of the tool calls in msgs as used.
-func (s *IDs) Note(msgs []omni.Message) {
-	if s.seen == nil {
-		s.seen = make(map[string]struct{})
-	}
-	for i := range msgs {
-		if msgs[i].IsModel(omni.ToolCall) && msgs[i].Payload.ToolCallID != "" {
-			s.seen[msgs[i].Payload.ToolCallID] = struct{}{}
+// note marks the id of m, a tool call of the conversation, as used.
+func (s *IDs) note(m *omni.Message) {
+	if m.IsModel(omni.ToolCall) && m.Payload.ToolCallID != "" {
+		if s.seen == nil {
+			s.seen = map[string]bool{}
 		}
+		s.seen[m.Payload.ToolCallID] = true
 	}
 }

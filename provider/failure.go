@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -14,7 +12,8 @@ import (
 // Failure is a request that did not complete, with its stop reason. The
 // adapters' event decoders return it for error events and bad payloads.
 type Failure struct {
-	Status    string // omni.Status*: auth, timeout, failed, malformed
+	_         [0]func() // not comparable: no generated equality code
+	Status    string    // omni.Status*: auth, timeout, failed, malformed, aborted
 	Message   string
 	Permanent bool
 }
@@ -31,8 +30,14 @@ func Malformed(api, msg string) *Failure {
 	return &Failure{Status: omni.StatusMalformed, Message: api + ": malformed stream: " + msg}
 }
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
+// BadEvent is the failure for an event whose data is not a JSON object.
+func BadEvent(api string, data []byte, err error) *Failure {
+	msg := "an event's data is not a JSON object"
+	if err != nil {
+		msg += " (" + err.Error() + ")"
+	}
+	return Malformed(api, msg+": "+clip(string(data), 200))
+}
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
 // are auth; 408, 409, 429 and 5xx timeout; other 4xx (and 3xx, a redirect
@@ -41,7 +46,15 @@ const maxErrorBody = 64 << 10
 // the server's own message (the JSON error's message, else the start of the
 // body) and Retry-After when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var body []byte
+	buf := make([]byte, 4096)
+	for len(body) < 64<<10 {
+		n, err := resp.Body.Read(buf)
+		body = append(body, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
 	f := &Failure{Status: omni.StatusFailed}
 	switch st := resp.Status; {
 	case st == 401 || st == 403:
@@ -64,9 +77,9 @@ func StatusFailure(api string, resp *Response) *Failure {
 	return f
 }
 
-// ErrorDetail extracts a readable message from an error body: the message
-// (and type or code) of a JSON error object, else the title or text of an
-// HTML page, else the body's first line, at most 300 bytes.
+// ErrorDetail extracts a readable message from an error body: the type
+// and message of a JSON error, else the title of an HTML page, else the
+// body's first line, at most 300 bytes.
 func ErrorDetail(body []byte) string {
 	if typ, msg := ErrorFields(body); msg != "" || typ != "" {
 		if typ != "" && msg != "" {
@@ -74,17 +87,38 @@ func ErrorDetail(body []byte) string {
 		}
 		return typ + msg
 	}
-	s := strings.TrimSpace(string(body))
-	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 {
+	s := string(body)
+	if i := index(s, "<title>"); i >= 0 {
 		s = s[i+7:]
-		if j := strings.Index(strings.ToLower(s), "</title>"); j >= 0 {
+		if j := index(s, "</"); j >= 0 {
 			s = s[:j]
 		}
 	}
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
+	start, end := 0, 0
+	for end < len(s) && s[end] != '\n' && s[end] != '\r' {
+		end++
 	}
-	return clip(strings.TrimSpace(s), 300)
+	for start < end && s[start] <= ' ' {
+		start++
+	}
+	for end > start && s[end-1] <= ' ' {
+		end--
+	}
+	return clip(s[start:end], 300)
+}
+
+// index finds sub in s, ASCII letters compared case-insensitively.
+func index(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j]|0x20 {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 func clip(s string, n int) string {
@@ -97,56 +131,27 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// ErrorFields reads the type (or code) and message of a JSON error in any
-// of the shapes the providers use: {"error":{"type","code","message"}},
-// {"type":"error","error":{…}}, {"code","message"} and {"error":"text"}.
+// ErrorFields reads the type (or code) and message of a JSON error in the
+// shapes the providers use: {"error":{"type","code","message"}},
+// {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}.
 func ErrorFields(body []byte) (typ, msg string) {
-	r := omni.NewJSONReader(body)
-	if r.Kind() != "object" {
-		return "", ""
-	}
 	var code string
-	err := r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "error":
-			if r.Kind() == "string" {
-				msg, err = r.Str()
-				return err
+	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
+		switch string(path) {
+		case "error.type", "type":
+			if t := omni.JSONString(val); t != "error" && (typ == "" || len(path) > 4) {
+				typ = t
 			}
-			if r.Kind() != "object" {
-				return r.Skip()
+		case "error.code", "code":
+			if kind == '0' {
+				code = string(val)
+			} else if kind == '"' {
+				code = omni.JSONString(val)
 			}
-			typ, msg = ErrorFields(mustRaw(r))
-		case "message":
-			if r.Kind() == "string" && msg == "" {
-				msg, err = r.Str()
-				return err
+		case "error.message", "message", "error":
+			if kind == '"' && (msg == "" || len(path) > 5) {
+				msg = omni.JSONString(val)
 			}
-			return r.Skip()
-		case "type":
-			if r.Kind() == "string" {
-				var t string
-				if t, err = r.Str(); t != "error" && typ == "" {
-					typ = t
-				}
-				return err
-			}
-			return r.Skip()
-		case "code":
-			if r.Kind() == "string" {
-				code, err = r.Str()
-				return err
-			}
-			if r.Kind() == "number" {
-				var raw omni.RawJSON
-				raw, err = r.Raw()
-				code = string(raw)
-				return err
-			}
-			return r.Skip()
-		default:
-			return r.Skip()
 		}
 		return nil
 	})
@@ -157,11 +162,6 @@ func ErrorFields(body []byte) (typ, msg string) {
 		typ = code
 	}
 	return typ, msg
-}
-
-func mustRaw(r *omni.JSONReader) []byte {
-	raw, _ := r.Raw()
-	return raw
 }
 
 // Transient reports whether a provider error type or code names a
@@ -196,11 +196,13 @@ func ErrorEvent(api, typ, msg string) *Failure {
 	return f
 }
 
-// TransportFailure maps an error of RoundTrip or Body.Read: aborted when
+// transportFailure maps an error of RoundTrip or Body.Read: aborted when
 // ctx is done, otherwise timeout (the network failed).
-func TransportFailure(ctx context.Context, api, what string, err error) *Failure {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) && ctx.Err() != nil {
+func transportFailure(ctx context.Context, api, what string, err error) *Failure {
+	if ctx.Err() != nil {
 		return &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
 	}
 	return &Failure{Status: omni.StatusTimeout, Message: api + ": " + what + ": " + err.Error()}
 }
+
+var _ io.Reader // the Response body is an io.ReadCloser

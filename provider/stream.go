@@ -18,6 +18,8 @@ type Decoder interface {
 	// End is called when the body ended cleanly before ErrDone: nil
 	// accepts the stream as complete, a *Failure rejects it.
 	End() error
+	// Usage returns the request's counts as stated and its total.
+	Usage() (Usage, int64)
 }
 
 // ErrDone is returned by Decoder.Event after the terminal event.
@@ -25,29 +27,22 @@ var ErrDone = errors.New("provider: stream done")
 
 // Stream sends req through t and feeds the response's events to d until
 // the terminal event. It returns nil when the stream completed, else the
-// failure (aborted when ctx was cancelled). Open segments of e are closed
-// with the failure's status; on success they stay open for the caller.
-func Stream(ctx context.Context, t Transport, req *Request, api string, e *Emitter, d Decoder) *Failure {
+// failure (aborted when ctx was cancelled).
+func Stream(ctx context.Context, t Transport, req *Request, api string, d Decoder) *Failure {
 	f := stream(ctx, t, req, api, d)
-	if f != nil {
-		if ctx.Err() != nil {
-			f = &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
-		}
-		e.CloseAll(f.Status)
+	if f != nil && ctx.Err() != nil {
+		f = &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
 	}
 	return f
 }
 
 func stream(ctx context.Context, t Transport, req *Request, api string, d Decoder) *Failure {
 	if ctx.Err() != nil {
-		return &Failure{Status: omni.StatusAborted}
+		return &Failure{}
 	}
 	resp, err := t.RoundTrip(ctx, req)
 	if err != nil {
-		return TransportFailure(ctx, api, "request failed", err)
-	}
-	if resp == nil || resp.Body == nil {
-		return &Failure{Status: omni.StatusTimeout, Message: api + ": the transport returned no response"}
+		return transportFailure(ctx, api, "request failed", err)
 	}
 	defer resp.Body.Close()
 	if resp.Status < 200 || resp.Status > 299 {
@@ -57,49 +52,35 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 	for {
 		ev, err := r.Next()
 		if ctx.Err() != nil {
-			return &Failure{Status: omni.StatusAborted}
+			return &Failure{}
 		}
-		switch {
-		case err == nil:
-		case err == io.EOF:
-			if err := d.End(); err != nil {
-				return asFailure(api, err)
-			}
-			return nil
-		case err == sse.ErrUndispatched:
+		if err == sse.ErrUndispatched {
 			// The last event lacks its blank line: take it, then end.
 			if ev.Data != nil {
-				if err := d.Event(&ev); err != nil {
-					if err == ErrDone {
-						return nil
-					}
-					return asFailure(api, err)
-				}
+				err = d.Event(&ev)
 			}
-			if err := d.End(); err != nil {
-				return asFailure(api, err)
+			if err == sse.ErrUndispatched {
+				err = io.EOF
 			}
-			return nil
-		case err == sse.ErrTruncated:
-			return Malformed(api, "the stream ended in the middle of an event")
-		case err == sse.ErrLineTooLong:
-			return Malformed(api, err.Error())
-		default:
-			return TransportFailure(ctx, api, "the connection failed mid-stream", err)
+		} else if err == nil {
+			err = d.Event(&ev)
 		}
-		if err := d.Event(&ev); err != nil {
-			if err == ErrDone {
+		switch err {
+		case nil:
+			continue
+		case ErrDone:
+			return nil
+		case io.EOF:
+			err = d.End()
+			if err == nil {
 				return nil
 			}
-			return asFailure(api, err)
+		case sse.ErrTruncated, sse.ErrLineTooLong:
+			return Malformed(api, err.Error())
 		}
+		if f, ok := err.(*Failure); ok {
+			return f
+		}
+		return transportFailure(ctx, api, "the connection failed mid-stream", err)
 	}
-}
-
-func asFailure(api string, err error) *Failure {
-	var f *Failure
-	if errors.As(err, &f) {
-		return f
-	}
-	return Malformed(api, err.Error())
 }

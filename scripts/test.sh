@@ -39,6 +39,8 @@ run ./build.sh conform testdata/conformance
 step "conformance: resume after every scenario"
 run ./build.sh conform --resume "$SHARED/conformance"
 run ./build.sh conform --resume testdata/conformance
+step "providers: shared cases"
+run ./build.sh providers "$SHARED/providers"
 
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh

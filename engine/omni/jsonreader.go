@@ -1,112 +1,111 @@
 package omni
 
-// JSONReader walks one JSON document with the package's scanner, for code
-// outside the package that decodes other JSON (the model adapters read
-// provider events with it). It validates as it reads. Errors are
-// *DecodeError values naming the offset.
-//
-// A JSONReader reads values in document order: Object and Array call their
-// function once per member or element, which must read (or Skip) exactly
-// that value.
-type JSONReader struct{ s scanner }
+// JSON reading and writing for code outside the package that handles other
+// JSON (the model adapters read provider events and write requests with
+// it), on the package's own scanner and encoder.
 
-// NewJSONReader returns a reader of data, which it does not copy.
-func NewJSONReader(data []byte) *JSONReader {
-	r := &JSONReader{}
-	r.Reset(data)
-	return r
+// WalkJSON reads the JSON document data, validating it, and calls fn for
+// every value in document order: once for each string ('"'), number ('0'),
+// boolean ('t', 'f') and null ('n'), with val its raw bytes (a string with
+// its quotes: see [JSONString]); and once at the end of each object ('}')
+// and array (']'), with val the container's raw bytes. path names the
+// value: object keys joined by '.', an array element adds "[]"
+// ("choices[].delta.content"); the root is "". path and val are valid only
+// during the call. An error from fn stops the walk and is returned.
+func WalkJSON(data []byte, fn func(path []byte, kind byte, val []byte) error) error {
+	w := walker{s: scanner{data: data}, fn: fn}
+	if err := w.value(make([]byte, 0, 64)); err != nil {
+		return err
+	}
+	return w.s.end()
 }
 
-// Reset starts reading data.
-func (r *JSONReader) Reset(data []byte) { r.s = scanner{data: data} }
+type walker struct {
+	s  scanner
+	fn func(path []byte, kind byte, val []byte) error
+}
 
-// Kind names the type of the next value: "object", "array", "string",
-// "number", "boolean", "null", or "" at the end or before a syntax error.
-func (r *JSONReader) Kind() string { return kindOf(r.s.peek()) }
-
-// Null consumes a null if one is next and reports whether it did.
-func (r *JSONReader) Null() bool { return r.s.null() }
-
-// Object reads an object, calling fn with each key. The key's bytes are
-// valid only during the call.
-func (r *JSONReader) Object(fn func(key []byte) error) error {
-	s := &r.s
-	if s.peek() != '{' {
-		return s.typeErr("", "object")
-	}
-	more, err := s.open("", '}')
-	for more && err == nil {
-		var k []byte
-		if k, err = s.key(""); err != nil {
-			break
+func (w *walker) value(path []byte) error {
+	s := &w.s
+	c := s.peek()
+	start := s.i
+	switch c {
+	case '{', '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
 		}
-		if err = fn(k); err != nil {
-			break
+		more, err := s.open("", closer)
+		base := len(path)
+		for more && err == nil {
+			path = path[:base]
+			if c == '{' {
+				var k []byte
+				if k, err = s.key(""); err != nil {
+					return err
+				}
+				if base > 0 {
+					path = append(path, '.')
+				}
+				path = append(path, k...)
+			} else {
+				path = append(path, "[]"...)
+			}
+			if err = w.value(path); err != nil {
+				return err
+			}
+			more, err = s.next("", closer)
 		}
-		more, err = s.next("", '}')
-	}
-	return err
-}
-
-// Array reads an array, calling fn with each element's index.
-func (r *JSONReader) Array(fn func(i int) error) error {
-	s := &r.s
-	if s.peek() != '[' {
-		return s.typeErr("", "array")
-	}
-	more, err := s.open("", ']')
-	for i := 0; more && err == nil; i++ {
-		if err = fn(i); err != nil {
-			break
+		if err != nil {
+			return err
 		}
-		more, err = s.next("", ']')
+		return w.fn(path[:base], closer, s.data[start:s.i])
+	case '"':
+		if _, _, err := s.scanString(""); err != nil {
+			return err
+		}
+	default:
+		if err := s.skip(""); err != nil {
+			return err
+		}
+		if kind := kindOf(c); kind == "number" {
+			c = '0'
+		}
 	}
-	return err
+	return w.fn(path, c, s.data[start:s.i])
 }
 
-// Str reads a string; null reads as "".
-func (r *JSONReader) Str() (string, error) {
-	if r.s.null() {
-		return "", nil
+// JSONString returns the value of a raw JSON string (with its quotes), or
+// "" when raw is not a string.
+func JSONString(raw []byte) string {
+	s := scanner{data: raw}
+	v, err := s.str("")
+	if err != nil {
+		return ""
 	}
-	return r.s.str("")
+	return v
 }
 
-// Int reads an integer; null reads as 0.
-func (r *JSONReader) Int() (int64, error) {
-	if r.s.null() {
-		return 0, nil
+// JSONInt returns the value of a raw JSON integer, or 0.
+func JSONInt(raw []byte) int64 {
+	s := scanner{data: raw}
+	n, err := s.integer("")
+	if err != nil {
+		return 0
 	}
-	return r.s.integer("")
+	return n
 }
-
-// Bool reads true or false; null reads as false.
-func (r *JSONReader) Bool() (bool, error) {
-	switch r.s.peek() {
-	case 't':
-		return true, r.s.literal("", "true")
-	case 'f':
-		return false, r.s.literal("", "false")
-	case 'n':
-		r.s.null()
-		return false, nil
-	}
-	return false, r.s.typeErr("", "boolean")
-}
-
-// Skip validates and skips one value.
-func (r *JSONReader) Skip() error { return r.s.skip("") }
-
-// Raw reads one value and returns a copy of its bytes.
-func (r *JSONReader) Raw() (RawJSON, error) { return r.s.raw("") }
-
-// End reports an error unless only white space remains.
-func (r *JSONReader) End() error { return r.s.end() }
 
 // ValidJSON reports whether data is exactly one JSON value.
 func ValidJSON(data []byte) bool {
-	r := JSONReader{s: scanner{data: data}}
-	return r.Skip() == nil && r.End() == nil
+	s := scanner{data: data}
+	return s.skip("") == nil && s.end() == nil
+}
+
+// IsJSONObject reports whether data is exactly one JSON object.
+func IsJSONObject(data []byte) bool {
+	s := scanner{data: data}
+	return s.peek() == '{' && s.skip("") == nil && s.end() == nil
 }
 
 // AppendJSONString appends s as a JSON string, escaping as JSON.stringify

@@ -16,58 +16,46 @@ const (
 type Decoder struct {
 	E *provider.Emitter
 
-	r        omni.JSONReader
 	usage    provider.Usage
 	total    int64
 	finished bool
 	calls    []call // the tool calls seen, by index
 	refusal  []byte
+
+	// the chunk being read
+	obj, isErr     bool
+	choice         int64
+	content, think string
+	tools          []toolDelta
+	tool           toolDelta
+	nTools         int
 }
 
 type call struct {
+	_     [0]func()
 	index int
 	id    string // the provider's id, as sent
 }
 
-// delta is one choice's delta.
-type delta struct {
-	content, reasoning, refusal string
-	tools                       []toolDelta
-}
-
 type toolDelta struct {
-	index             int
-	id, name, args    string
-	hasIndex, hasArgs bool
+	_              [0]func() // not comparable: no generated equality code
+	index          int
+	id, name, args string
+	hasIndex       bool
 }
 
-func (d *Decoder) usageCounts() (provider.Usage, int64) {
+// Usage returns the counts the stream stated and the request total.
+func (d *Decoder) Usage() (provider.Usage, int64) {
+	if len(d.refusal) > 0 {
+		// A refusal is not the model's text: it is kept in the fidelity of
+		// an empty assistant text message.
+		d.E.Complete(omni.PartialText, provider.Fidelity("refusal", string(d.refusal)))
+	}
 	t := d.total
 	if t == 0 {
 		t = d.usage.Input + d.usage.Output
 	}
 	return d.usage, t
-}
-
-func (d *Decoder) counts() (provider.Usage, int64) {
-	d.flushRefusal()
-	return d.usageCounts()
-}
-
-// flushRefusal records a refusal: an assistant text message with empty text
-// whose fidelity holds the refusal (a refusal is not the model's text).
-func (d *Decoder) flushRefusal() {
-	if len(d.refusal) == 0 {
-		return
-	}
-	w := provider.JSONWriter{}
-	w.Open('{')
-	w.KeyStr("refusal", string(d.refusal))
-	w.Close('}')
-	m := omni.AssistantText("", omni.StatusCompleted)
-	m.Payload.Fidelity = w.B
-	d.E.Complete(m)
-	d.refusal = nil
 }
 
 // End accepts a stream that ended without [DONE] once a finish_reason
@@ -81,252 +69,110 @@ func (d *Decoder) End() error {
 
 // Event handles one SSE event.
 func (d *Decoder) Event(ev *sse.Event) error {
-	data := ev.Data
-	if string(data) == "[DONE]" {
+	if string(ev.Data) == "[DONE]" {
 		return provider.ErrDone
 	}
-	r := &d.r
-	r.Reset(data)
-	if r.Kind() != "object" {
-		return provider.Malformed(api, "an event's data is not a JSON object: "+clip(data))
+	d.obj, d.isErr = false, false
+	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !d.obj {
+		return provider.BadEvent(api, ev.Data, err)
 	}
-	var choices []delta
-	var finish bool
-	isErr := false
-	err := r.Object(func(k []byte) error {
-		switch string(k) {
-		case "choices":
-			if r.Null() {
-				return nil
-			}
-			return r.Array(func(int) error {
-				dl, index, fin, err := d.choice()
-				if err == nil && index == 0 {
-					choices = append(choices, dl)
-					finish = finish || fin
-				}
-				return err
-			})
-		case "usage":
-			if r.Null() {
-				return nil
-			}
-			return d.readUsage()
-		case "error":
-			isErr = true
-			return r.Skip()
-		case "object":
-			s, err := r.Str()
-			if s == "error" {
-				isErr = true
-			}
-			return err
-		}
-		return r.Skip()
-	})
-	if err == nil {
-		err = r.End()
-	}
-	if err != nil {
-		return provider.Malformed(api, "bad chunk: "+err.Error()+": "+clip(data))
-	}
-	if isErr {
-		typ, msg := provider.ErrorFields(data)
+	if d.isErr {
+		typ, msg := provider.ErrorFields(ev.Data)
 		return provider.ErrorEvent(api, typ, msg)
-	}
-	for i := range choices {
-		d.apply(&choices[i])
-	}
-	if finish {
-		d.finished = true
 	}
 	return nil
 }
 
-func clip(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
-}
-
-// choice reads one element of choices.
-func (d *Decoder) choice() (dl delta, index int, finish bool, err error) {
-	r := &d.r
-	if r.Kind() != "object" {
-		return dl, 0, false, r.Skip()
-	}
-	err = r.Object(func(k []byte) error {
-		switch string(k) {
-		case "index":
-			n, err := r.Int()
-			index = int(n)
-			return err
-		case "delta", "message":
-			if r.Null() {
-				return nil
-			}
-			return d.delta(&dl)
-		case "finish_reason":
-			s, err := r.Str()
-			finish = s != ""
-			return err
+func (d *Decoder) field(path []byte, kind byte, val []byte) error {
+	switch string(path) {
+	case "":
+		d.obj = kind == '}'
+	case "error":
+		d.isErr = true
+	case "object":
+		d.isErr = d.isErr || omni.JSONString(val) == "error"
+	case "choices[].index":
+		d.choice = omni.JSONInt(val)
+	case "choices[].delta.content":
+		d.content = omni.JSONString(val)
+	case "choices[].delta.reasoning_content", "choices[].delta.reasoning":
+		d.think += omni.JSONString(val)
+	case "choices[].delta.refusal":
+		d.refusal = append(d.refusal, omni.JSONString(val)...)
+	case "choices[].delta.tool_calls[].index":
+		d.tool.index, d.tool.hasIndex = int(omni.JSONInt(val)), true
+	case "choices[].delta.tool_calls[].id":
+		d.tool.id = omni.JSONString(val)
+	case "choices[].delta.tool_calls[].function.name":
+		d.tool.name = omni.JSONString(val)
+	case "choices[].delta.tool_calls[].function.arguments":
+		if kind == '}' { // a few servers send the object itself
+			d.tool.args = string(val)
+		} else {
+			d.tool.args = omni.JSONString(val)
 		}
-		return r.Skip()
-	})
-	return
-}
-
-func (d *Decoder) delta(dl *delta) error {
-	r := &d.r
-	return r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "content":
-			if r.Kind() != "string" {
-				return r.Skip()
-			}
-			dl.content, err = r.Str()
-		case "reasoning_content", "reasoning":
-			if r.Kind() != "string" {
-				return r.Skip()
-			}
-			var s string
-			s, err = r.Str()
-			dl.reasoning += s
-		case "refusal":
-			dl.refusal, err = r.Str()
-		case "tool_calls":
-			if r.Null() {
-				return nil
-			}
-			err = r.Array(func(i int) error {
-				t := toolDelta{index: i}
-				err := r.Object(func(k []byte) error {
-					var err error
-					switch string(k) {
-					case "index":
-						var n int64
-						n, err = r.Int()
-						t.index, t.hasIndex = int(n), true
-					case "id":
-						t.id, err = r.Str()
-					case "function":
-						if r.Null() {
-							return nil
-						}
-						err = r.Object(func(k []byte) error {
-							var err error
-							switch string(k) {
-							case "name":
-								t.name, err = r.Str()
-							case "arguments":
-								if r.Kind() == "object" { // a few servers send the object itself
-									var raw omni.RawJSON
-									raw, err = r.Raw()
-									t.args, t.hasArgs = string(raw), true
-									return err
-								}
-								t.args, err = r.Str()
-								t.hasArgs = true
-							default:
-								err = r.Skip()
-							}
-							return err
-						})
-					default:
-						err = r.Skip()
-					}
-					return err
-				})
-				if err == nil {
-					dl.tools = append(dl.tools, t)
-				}
-				return err
-			})
-		default:
-			err = r.Skip()
+	case "choices[].delta.tool_calls[]":
+		if !d.tool.hasIndex {
+			d.tool.index = d.nTools
 		}
-		return err
-	})
+		d.nTools++
+		d.tools = append(d.tools, d.tool)
+		d.tool = toolDelta{}
+	case "choices[].finish_reason":
+		if kind == '"' && len(val) > 2 && d.choice == 0 {
+			d.finished = true
+		}
+	case "choices[]":
+		if d.choice == 0 {
+			d.apply()
+		}
+		d.choice, d.content, d.think, d.tools, d.nTools = 0, "", "", d.tools[:0], 0
+	case "usage.prompt_tokens", "usage.input_tokens":
+		d.usage.Input = omni.JSONInt(val)
+	case "usage.completion_tokens", "usage.output_tokens":
+		d.usage.Output = omni.JSONInt(val)
+	case "usage.total_tokens":
+		d.total = omni.JSONInt(val)
+	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens":
+		d.usage.CacheRead = omni.JSONInt(val)
+	}
+	return nil
 }
 
-// apply streams one delta.
-func (d *Decoder) apply(dl *delta) {
+// apply streams the delta of choice 0.
+func (d *Decoder) apply() {
 	e := d.E
-	if dl.reasoning != "" {
-		e.Thinking(keyThinking, dl.reasoning)
-	}
-	if dl.content != "" {
+	e.Thinking(keyThinking, d.think)
+	if d.content != "" {
 		e.Close(keyThinking, omni.StatusCompleted)
-		e.Text(keyText, dl.content)
+		e.Text(keyText, d.content)
 	}
-	d.refusal = append(d.refusal, dl.refusal...)
-	for i := range dl.tools {
-		t := &dl.tools[i]
+	for i := range d.tools {
+		t := &d.tools[i]
 		key := t.index
-		c := d.find(key)
-		if c == nil || t.id != "" && t.id != c.id && c.id != "" {
+		var c *call
+		for j := range d.calls {
+			if d.calls[j].index == key {
+				c = &d.calls[j]
+			}
+		}
+		if c == nil || t.id != "" && c.id != "" && t.id != c.id {
 			// a new call: its first delta, or a new id at a used index
 			e.Close(keyThinking, omni.StatusCompleted)
 			e.Close(keyText, omni.StatusCompleted)
-			if c != nil {
-				e.Close(key, omni.StatusCompleted)
-				c.id = t.id
-			} else {
-				d.calls = append(d.calls, call{index: key, id: t.id})
+			e.Close(key, omni.StatusCompleted)
+			if c == nil {
+				d.calls = append(d.calls, call{index: key})
+				c = &d.calls[len(d.calls)-1]
 			}
+			c.id = t.id
 			e.ToolStart(key, t.id, t.name)
-		} else if c.id == "" && t.id != "" {
+		} else if c.id == "" {
 			c.id = t.id
 		}
-		if t.name != "" {
-			e.ToolName(key, t.name)
-		}
-		if t.args != "" {
-			e.ToolArgs(key, t.args)
-		}
+		e.ToolName(key, t.name)
+		e.ToolArgs(key, t.args)
 	}
 }
 
-func (d *Decoder) find(index int) *call {
-	for i := range d.calls {
-		if d.calls[i].index == index {
-			return &d.calls[i]
-		}
-	}
-	return nil
-}
-
-func (d *Decoder) readUsage() error {
-	r := &d.r
-	if r.Kind() != "object" {
-		return r.Skip()
-	}
-	return r.Object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "prompt_tokens", "input_tokens":
-			d.usage.Input, err = r.Int()
-		case "completion_tokens", "output_tokens":
-			d.usage.Output, err = r.Int()
-		case "total_tokens":
-			d.total, err = r.Int()
-		case "prompt_tokens_details", "input_tokens_details":
-			if r.Kind() != "object" {
-				return r.Skip()
-			}
-			err = r.Object(func(k []byte) error {
-				if string(k) == "cached_tokens" {
-					var err error
-					d.usage.CacheRead, err = r.Int()
-					return err
-				}
-				return r.Skip()
-			})
-		default:
-			err = r.Skip()
-		}
-		return err
-	})
-}
+const api = "openai"

@@ -8,7 +8,6 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
-	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 )
 
@@ -36,25 +35,18 @@ type Options struct {
 // Model is one stateful Chat Completions context.
 type Model struct {
 	opts Options
-	conv provider.Conversation
+	c    provider.Conversation
 }
 
 // New validates o and returns a fresh context.
 func New(o Options) (*Model, error) {
-	if o.Transport == nil {
-		return nil, errf.Errorf("openai: Options.Transport is required")
-	}
-	if o.Model == "" {
-		return nil, errf.Errorf("openai: Options.Model is required")
-	}
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
-	if o.ExtraBody != nil && !(&provider.JSONWriter{B: []byte("{")}).Members(o.ExtraBody) {
-		return nil, errf.Errorf("openai: Options.ExtraBody is not a JSON object")
-	}
 	m := &Model{opts: o}
-	m.conv.Session = o.SessionTokens
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/chat/completions", o.ExtraBody, o.SessionTokens, o.Header, "authorization", bearer(o.APIKey)); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -62,41 +54,30 @@ func New(o Options) (*Model, error) {
 // options (for compaction).
 func (m *Model) Factory() engine.LLMFactory {
 	return func(session omni.TokenCounts) engine.LLM {
-		o := m.opts
-		o.SessionTokens = session
-		n := &Model{opts: o}
-		n.conv.Session = session
-		return n
+		return &Model{opts: m.opts, c: m.c.Fresh(session)}
 	}
 }
 
 // Usage returns the token counts the last completed request stated.
-func (m *Model) Usage() provider.Usage { return m.conv.Last }
+func (m *Model) Usage() provider.Usage { return m.c.Last }
 
 // LoadHistory implements engine.HistoryLoader: history becomes the
 // conversation so far.
 func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
-	m.conv.Load(history)
+	m.c.Load(history)
 	return nil
 }
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	req := &provider.Request{Method: "POST", URL: m.opts.BaseURL + "/chat/completions", Header: m.header(), Body: m.body(&p)}
-	e := provider.NewEmitter(emit, &m.conv.IDs)
-	d := &Decoder{E: e}
-	return m.conv.Run(ctx, m.opts.Transport, req, api, e, d, p.NewMessages, d.counts)
+	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
 }
 
-const api = "openai"
+func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
 
-func (m *Model) header() map[string]string {
-	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	if m.opts.APIKey != "" {
-		h["authorization"] = "Bearer " + m.opts.APIKey
+func bearer(key string) string {
+	if key == "" {
+		return ""
 	}
-	for k, v := range m.opts.Header {
-		h[k] = v
-	}
-	return h
+	return "Bearer " + key
 }

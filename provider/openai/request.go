@@ -7,41 +7,27 @@ import (
 )
 
 // body builds the request: the system prompt, the conversation, the tools.
-func (m *Model) body(p *engine.GenerateParams) []byte {
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
-	w.Open('{')
+	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
-	w.Key("stream")
-	w.Bool(true)
-	w.Key("stream_options")
-	w.Raw([]byte(`{"include_usage":true}`))
-	w.Key("messages")
-	w.Open('[')
+	w.Lit(`"stream":true,"stream_options":{"include_usage":true},"messages":[`)
 	if p.SystemPrompt != "" {
-		w.Open('{')
-		w.KeyStr("role", "system")
-		w.KeyStr("content", p.SystemPrompt)
+		w.Lit(`{"role":"system","content":`)
+		w.Str(p.SystemPrompt)
 		w.Close('}')
 	}
-	writeMessages(w, m.conv.Request(p.NewMessages))
+	writeMessages(w, sent)
 	w.Close(']')
 	if len(p.Tools) > 0 {
-		w.Key("tools")
-		w.Open('[')
+		w.Lit(`"tools":[`)
 		for i := range p.Tools {
 			t := &p.Tools[i]
-			w.Open('{')
-			w.KeyStr("type", "function")
-			w.Key("function")
-			w.Open('{')
+			w.Lit(`{"type":"function","function":{`)
 			w.KeyStr("name", t.Name)
-			if t.Description != "" {
-				w.KeyStr("description", t.Description)
-			}
-			w.Key("parameters")
-			w.Raw(provider.Schema(t))
-			w.Close('}')
-			w.Close('}')
+			w.KeyStr("description", t.Description)
+			w.KeyRaw("parameters", provider.Schema(t))
+			w.Lit("}}")
 		}
 		w.Close(']')
 	}
@@ -49,22 +35,19 @@ func (m *Model) body(p *engine.GenerateParams) []byte {
 		w.KeyStr("reasoning_effort", p.ThinkingLevel)
 	}
 	if m.opts.MaxTokens > 0 {
-		w.Key("max_tokens")
-		w.Int(int64(m.opts.MaxTokens))
+		w.KeyInt("max_tokens", int64(m.opts.MaxTokens))
 	}
-	if m.opts.ExtraBody != nil {
-		w.Members(m.opts.ExtraBody)
-	}
+	w.Members(m.opts.ExtraBody)
 	w.Close('}')
-	return w.B
+	return w.B, nil
 }
 
-// writeMessages maps the conversation to Chat Completions messages: a user
-// turn becomes one user message (text and image parts) plus one tool
-// message per tool output; an assistant turn one assistant message with
-// its text and tool calls. Thinking is not sent back (the API has no field
-// for it). Images of tool outputs follow the tool messages as a user
-// message, since tool messages carry text only.
+// writeMessages maps the conversation to Chat Completions messages: a run
+// of user text and images becomes one user message of parts, each tool
+// output a tool message, an assistant turn one assistant message with its
+// text and tool calls. Thinking is not sent back (the API has no field for
+// it). Images of tool outputs follow the tool messages as a user message,
+// since tool messages carry text only.
 func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		if role == omni.RoleAssistant {
@@ -72,68 +55,52 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 			return
 		}
 		var images []string
-		var parts []omni.Message
-		flush := func() {
-			if len(parts) > 0 {
-				writeUser(w, parts)
-				parts = parts[:0]
-			}
-		}
+		open := false
 		for i := range turn {
 			p := &turn[i].Payload
-			if p.Type != omni.ToolCallOutput {
-				parts = append(parts, turn[i])
+			if p.Type == omni.ToolCallOutput {
+				if open {
+					w.Lit("]}")
+					open = false
+				}
+				w.Lit(`{"role":"tool",`)
+				w.KeyStr("tool_call_id", p.ToolCallID)
+				w.KeyStr("content", p.Output)
+				w.Close('}')
+				images = append(images, p.Images...)
 				continue
 			}
-			flush()
-			w.Open('{')
-			w.KeyStr("role", "tool")
-			w.KeyStr("tool_call_id", p.ToolCallID)
-			w.KeyStr("content", p.Output)
-			w.Close('}')
-			images = append(images, p.Images...)
+			if !open {
+				w.Lit(`{"role":"user","content":[`)
+				open = true
+			}
+			if p.Type == omni.Text {
+				w.Lit(`{"type":"text",`)
+				w.KeyStr("text", p.Text)
+				w.Close('}')
+			} else if u := provider.ImageOf(p); u != "" {
+				writeImage(w, u)
+			}
 		}
-		for _, u := range images {
-			parts = append(parts, omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: u}})
+		if len(images) > 0 {
+			if !open {
+				w.Lit(`{"role":"user","content":[`)
+				open = true
+			}
+			for _, u := range images {
+				writeImage(w, u)
+			}
 		}
-		flush()
+		if open {
+			w.Lit("]}")
+		}
 	})
 }
 
-func writeUser(w *provider.JSONWriter, parts []omni.Message) {
-	w.Open('{')
-	w.KeyStr("role", "user")
-	w.Key("content")
-	if len(parts) == 1 && parts[0].Payload.Type == omni.Text {
-		w.Str(parts[0].Payload.Text)
-		w.Close('}')
-		return
-	}
-	w.Open('[')
-	for i := range parts {
-		p := &parts[i].Payload
-		switch p.Type {
-		case omni.Text:
-			w.Open('{')
-			w.KeyStr("type", "text")
-			w.KeyStr("text", p.Text)
-			w.Close('}')
-		case omni.ImageURL, omni.InlineData:
-			u := p.ImageURL
-			if p.Type == omni.InlineData {
-				u = provider.DataURL(p)
-			}
-			w.Open('{')
-			w.KeyStr("type", "image_url")
-			w.Key("image_url")
-			w.Open('{')
-			w.KeyStr("url", u)
-			w.Close('}')
-			w.Close('}')
-		}
-	}
-	w.Close(']')
-	w.Close('}')
+func writeImage(w *provider.JSONWriter, u string) {
+	w.Lit(`{"type":"image_url","image_url":{`)
+	w.KeyStr("url", u)
+	w.Lit("}}")
 }
 
 func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
@@ -150,26 +117,19 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 	if len(text) == 0 && calls == 0 {
 		return
 	}
-	w.Open('{')
-	w.KeyStr("role", "assistant")
+	w.Lit(`{"role":"assistant",`)
 	w.KeyStr("content", string(text))
 	if calls > 0 {
-		w.Key("tool_calls")
-		w.Open('[')
+		w.Lit(`"tool_calls":[`)
 		for i := range turn {
-			p := &turn[i].Payload
-			if p.Type != omni.ToolCall {
-				continue
+			if p := &turn[i].Payload; p.Type == omni.ToolCall {
+				w.Lit("{")
+				w.KeyStr("id", p.ToolCallID)
+				w.Lit(`"type":"function","function":{`)
+				w.KeyStr("name", p.Name)
+				w.KeyStr("arguments", p.Arguments)
+				w.Lit("}}")
 			}
-			w.Open('{')
-			w.KeyStr("id", p.ToolCallID)
-			w.KeyStr("type", "function")
-			w.Key("function")
-			w.Open('{')
-			w.KeyStr("name", p.Name)
-			w.KeyStr("arguments", p.Arguments)
-			w.Close('}')
-			w.Close('}')
 		}
 		w.Close(']')
 	}

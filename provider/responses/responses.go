@@ -7,7 +7,6 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
-	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 )
 
@@ -34,47 +33,50 @@ type Options struct {
 
 // Model is one stateful Responses API context.
 type Model struct {
-	opts    Options
-	history []omni.Message
-	session omni.TokenCounts
-	usage   provider.Usage
+	opts Options
+	c    provider.Conversation
 }
 
 // New validates o and returns a fresh context.
 func New(o Options) (*Model, error) {
-	if o.Transport == nil {
-		return nil, errf.Errorf("responses: Options.Transport is required")
-	}
-	if o.Model == "" {
-		return nil, errf.Errorf("responses: Options.Model is required")
-	}
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
-	return &Model{opts: o, session: o.SessionTokens}, nil
+	m := &Model{opts: o}
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.Header, "authorization", bearer(o.APIKey)); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Factory returns an engine.LLMFactory that starts fresh contexts with m's
 // options (for compaction).
 func (m *Model) Factory() engine.LLMFactory {
 	return func(session omni.TokenCounts) engine.LLM {
-		o := m.opts
-		o.SessionTokens = session
-		return &Model{opts: o, session: session}
+		return &Model{opts: m.opts, c: m.c.Fresh(session)}
 	}
 }
 
 // Usage returns the token counts the last completed request stated.
-func (m *Model) Usage() provider.Usage { return m.usage }
+func (m *Model) Usage() provider.Usage { return m.c.Last }
 
 // LoadHistory implements engine.HistoryLoader: history becomes the
 // conversation so far.
 func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
-	m.history = append(m.history[:0:0], history...)
+	m.c.Load(history)
 	return nil
 }
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "responses: not implemented yet", Permanent: true}
+	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
+}
+
+func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+
+func bearer(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "Bearer " + key
 }
