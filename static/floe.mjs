@@ -196,14 +196,14 @@ function makeFloe(api, exited) {
     const spec = sessionSpec(api, "createSession", opts);
     spec.store = storeArg(opts.store, "createSession: store", true);
     const { id, handle } = call("createSession", spec);
-    return makeSession(id, handle, spec.store);
+    return makeSession(id, handle, spec.store, modelThinking(opts.llm));
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
   // Locks, each run and compaction holds the lock "floe:session:<id>" from
   // its first next() until its records are stored: one writer per session
   // across the tabs of an origin.
-  function makeSession(id, handle, store) {
+  function makeSession(id, handle, store, defaultThinking) {
     let closed = false;
     let running = false; // this object holds the session's lock
     const live = (fn) => {
@@ -240,7 +240,7 @@ function makeFloe(api, exited) {
         }
         const approveHost = approve == null ? undefined : approverHost(api, approve);
         return open("run", (ended) =>
-          call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined, ended),
+          call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? defaultThinking, ended),
         );
       },
       steer(input) {
@@ -307,7 +307,7 @@ function makeFloe(api, exited) {
     if (!release) throw busy("resumeSession", id);
     try {
       const { id: sid, handle } = await call("resumeSession", id, spec, store);
-      return makeSession(sid, handle, store);
+      return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
     }
@@ -1021,9 +1021,14 @@ const PROVIDERS = {
 };
 
 const MODEL_KEYS = new Set([
-  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "body", "fetch",
+  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch",
   "browserAccess", "version",
 ]);
+
+// The thinkingLevel of a model's options: the default of its session's runs.
+function modelThinking(llm) {
+  return isModel(llm) ? MODELS.get(llm).thinkingLevel : undefined;
+}
 
 function makeModel(fname, opts) {
   const d = PROVIDERS[fname];
@@ -1034,7 +1039,7 @@ function makeModel(fname, opts) {
       throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}()`);
     }
   }
-  const { model, apiKey, headers, maxTokens, temperature, topP, body, fetch, browserAccess, version } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -1076,6 +1081,9 @@ function makeModel(fname, opts) {
     throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
+    throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
+  }
   let extra;
   if (body != null || temperature != null || topP != null) {
     extra = { ...body };
@@ -1094,6 +1102,7 @@ function makeModel(fname, opts) {
     maxTokens: maxTokens ?? 0,
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     fetch: fetch ?? defaultFetch,
+    thinkingLevel: thinkingLevel ?? undefined,
   };
   const m = Object.freeze({ provider: d.provider, model, baseURL });
   MODELS.set(m, Object.freeze(spec));
@@ -1103,7 +1112,7 @@ function makeModel(fname, opts) {
 // modelSpec is the bridge's spec of a model (jsbridge/provider.go), with
 // the HTTP host its requests go through.
 function modelSpec(api, m) {
-  const { fetch, ...spec } = MODELS.get(m);
+  const { fetch, thinkingLevel, ...spec } = MODELS.get(m);
   return { ...spec, http: httpHost(api, fetch) };
 }
 

@@ -103,6 +103,16 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
   assert.equal(textOf(body.messages.at(-1).content), "Hello");
   assert.equal(body.tools[0].function.name, "get_weather");
 
+  assert.equal(body.reasoning_effort, undefined);
+
+  // thinkingLevel: the model's default for its runs; a run's own wins.
+  const thinker = floe.openaiCompatible({ baseURL: `${srv.url}/openai/v1`, model: "m", thinkingLevel: "low" });
+  const ts = oneRequest(thinker, { config: { maxReconnects: 0 } });
+  await collect(ts.run("a"));
+  await collect(ts.run("b", { thinkingLevel: "high" }));
+  assert.deepEqual(srv.requests.slice(1).map((x) => JSON.parse(x.body).reasoning_effort), ["low", "high"]);
+  srv.requests.length = 1;
+
   const claude = floe.anthropic({ apiKey: key, model: "claude-test", baseURL: `${srv.url}/anthropic/v1` });
   msgs = await collect(oneRequest(claude).run("Hello"));
   assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
@@ -130,6 +140,7 @@ test("model options are checked when the model is made", () => {
     [() => floe.openai({ apiKey: "k", model: "m", temprature: 1 }), /temprature: unknown option/],
     [() => floe.openai({ apiKey: "k", model: "m", fetch: "no" }), /fetch: want a function/],
     [() => floe.openai({ apiKey: "k", model: "m", body: [] }), /body: want an object/],
+    [() => floe.openai({ apiKey: "k", model: "m", thinkingLevel: 3 }), /thinkingLevel: want a level/],
   ];
   for (const [f, re] of bad) {
     assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message), String(re));
