@@ -7,7 +7,10 @@
 // holds. A server without CORS headers shows what a refused origin becomes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { awaitGlobal, baseURL, explain, launch, page as firstPage } from "./harness.mjs";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awaitGlobal, baseURL, explain, launch, page as firstPage, ROOT, WAIT } from "./harness.mjs";
 import { replayServer, openaiStream, anthropicStream, SSE_HEADERS } from "../node/replay.mjs";
 
 const NOTES = "buy milk";
@@ -153,4 +156,76 @@ test("openaiCompatible and anthropic from a page, across origins, with approvals
     }
     assert.equal(records.filter((r) => r.payload.type === "token_usage").length, 2);
   }
+});
+
+test("openaiCompatible and anthropic in a module Worker", { timeout: 90_000 }, async (t) => {
+  const origin = new URL(baseURL()).origin;
+  const serve = (first, final) => {
+    let n = 0;
+    return async (req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.end(++n === 1 ? first : final);
+    };
+  };
+  const openai = await replayServer(t, serve(
+    openaiStream({ calls: [{ id: "call_w", name: "read_file", args: ['{"path":"notes.txt"}'] }] }),
+    openaiStream({ text: ["It says ", NOTES, "."] }),
+  ), { cors: origin });
+  const anthropic = await replayServer(t, serve(
+    anthropicStream({ calls: [{ id: "toolu_w", name: "read_file", args: ['{"path":"notes.txt"}'] }] }),
+    anthropicStream({ text: ["It says ", NOTES, "."] }),
+  ), { cors: origin });
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  const q = new URLSearchParams({ openai: `${openai.url}/v1`, anthropic: `${anthropic.url}/v1` });
+  await page.goto(`${baseURL()}/tests/browser/pages/providers-worker.html?${q}`);
+  const r = await awaitGlobal(page, "workerResult");
+  assert.equal(r.error, undefined, r.error + explain(log));
+  assert.deepEqual(r.openai, { texts: [`It says ${NOTES}.`], calls: ["call_w"], ends: ["completed", "completed"] });
+  assert.deepEqual(r.anthropic, { texts: [`It says ${NOTES}.`], calls: ["toolu_w"], ends: ["completed", "completed"] });
+  // A Worker is a browser: Anthropic's header is on by default.
+  assert.equal(anthropic.requests[0].headers["anthropic-dangerous-direct-browser-access"], "true");
+  assert.equal(openai.requests[0].headers.origin, origin);
+});
+
+test("an MV3 extension page with host_permissions reaches a server that sends no CORS headers", { timeout: 120_000 }, async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS); // no Access-Control-* at all
+    res.end(openaiStream({ text: ["from ", "the extension"] }));
+  });
+  // The extension example with host_permissions for the server, and a page
+  // of this test's own (extension pages allow no inline script).
+  const dir = await mkdtemp(join(tmpdir(), "floe-extension-models-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await cp(join(ROOT, "examples/extension"), dir, { recursive: true });
+  for (const f of ["floe.mjs", "floe.wasm", "wasm_exec.js"]) await cp(join(ROOT, "static", f), join(dir, f));
+  const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8"));
+  manifest.host_permissions = ["http://127.0.0.1/*"];
+  await writeFile(join(dir, "manifest.json"), JSON.stringify(manifest));
+  await writeFile(join(dir, "model.html"), '<!doctype html><meta charset="utf-8"><script type="module" src="model.js"></script>');
+  await writeFile(join(dir, "model.js"), `import { load } from "./floe.mjs";
+window.floeResult = (async () => {
+  const floe = await load();
+  const session = floe.createSession({
+    meta: { session_id: "ext-model", provider: "p", model_id: "m", model_context_window: 1000, system_prompt: "", agent_state: "", workspace: "" },
+    store: false, llm: floe.openaiCompatible({ baseURL: new URLSearchParams(location.search).get("base"), model: "m" }),
+    config: { maxReconnects: 0 },
+  });
+  const out = [];
+  for await (const m of session.run("hi")) if (m.payload.type === "text" || m.payload.type === "request_end") out.push(m.payload.text ?? m.payload.status + " " + (m.payload.error_message ?? ""));
+  return out;
+})().catch((e) => ({ error: String(e) }));
+`);
+  const { ctx, log } = await launch(t, {
+    args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+    ignoreDefaultArgs: ["--disable-extensions"],
+  });
+  const worker =
+    ctx.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://")) ??
+    (await ctx.waitForEvent("serviceworker", { timeout: WAIT }));
+  const page = await ctx.newPage();
+  await page.goto(`chrome-extension://${new URL(worker.url()).host}/model.html?base=${encodeURIComponent(srv.url + "/v1")}`);
+  const r = await awaitGlobal(page, "floeResult");
+  assert.deepEqual(r, ["from the extension", "completed "], JSON.stringify(r) + explain(log));
+  assert.match(srv.requests[0].headers.origin ?? "", /^chrome-extension:\/\//);
 });
