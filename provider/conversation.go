@@ -78,6 +78,8 @@ func (c *Conversation) Load(history []omni.Message) {
 
 // Request returns the messages a request sends: the history then the
 // complete model messages of input.
+//
+//go:noinline
 func (c *Conversation) Request(input []omni.Message) []omni.Message {
 	out := append([]omni.Message(nil), c.History...)
 	for i := range input {
@@ -125,6 +127,7 @@ func Turns(msgs []omni.Message, fn func(role string, turn []omni.Message)) {
 	}
 }
 
+//go:noinline
 func roleOf(m *omni.Message) string {
 	switch m.Payload.Type {
 	case omni.ToolCallOutput:

@@ -42,13 +42,16 @@
 //     and a pending or later Body.Read returns an error, promptly;
 //   - tolerate Body.Close being called at any time, more than once.
 //
-// The adapters call Body.Close when they are done with a response.
+// The adapters call Body.Close when they are done with a response. The
+// Header map of a Request is shared between the requests of one adapter:
+// a Transport must not modify it.
 //
 // # Adapters
 //
-// Each adapter's New returns one stateful model context (ENGINE.md §1): an
-// engine.LLM and engine.HistoryLoader that receives only the new messages of
-// each request and keeps the conversation itself. A request's input and the
+// Each adapter's New(Options) (*Model, error) returns one stateful model
+// context (ENGINE.md §1): an engine.LLM and engine.HistoryLoader that
+// receives only the new messages of each request and keeps the
+// conversation itself. A request's input and the
 // model's reply join the conversation only when the request completes; a
 // failed request leaves it as it was, since the engine resends the input on
 // a retry. Factory returns the engine.LLMFactory for compaction, which
@@ -56,12 +59,13 @@
 //
 // Stop reasons (PROTOCOL.md §6), the same for every adapter:
 //
-//	401, 403                              auth
-//	408, 429, 5xx, 529, network failure   timeout (the message repeats Retry-After)
-//	provider "overloaded"/rate-limit error timeout
-//	other 4xx                             failed (Permanent for 400, 404, 413, 422)
-//	unparseable or truncated stream       malformed
-//	ctx cancelled                         aborted
+//	401, 403; an authentication error event     auth
+//	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After)
+//	an overload, rate-limit or server error     timeout
+//	  event inside a 200 stream
+//	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)
+//	unparseable or truncated stream             malformed
+//	ctx cancelled                               aborted (open fragments closed first)
 //
 // Every error message names the provider, the HTTP status where there is
 // one, and the server's own message.
