@@ -96,11 +96,25 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
 		return err
 	}
-	cfg.LLM = b.newLLM(spec.Get("llm"))
-	if err := optFunc(spec.Get("newLLM"), fn+": newLLM"); err != nil {
-		return err
+	if l := spec.Get("llm"); isModelSpec(l) {
+		// A built-in adapter; without newLLM, compaction starts a fresh
+		// context of the same model (provider.go).
+		var err error
+		if cfg.LLM, cfg.NewLLM, err = b.providerLLM(l, fn+": llm"); err != nil {
+			return err
+		}
+	} else {
+		cfg.LLM = b.newLLM(l)
 	}
-	if f := spec.Get("newLLM"); !absent(f) {
+	if f := spec.Get("newLLM"); isModelSpec(f) {
+		_, factory, err := b.providerLLM(f, fn+": newLLM")
+		if err != nil {
+			return err
+		}
+		cfg.NewLLM = factory
+	} else if err := optFunc(f, fn+": newLLM"); err != nil {
+		return err
+	} else if !absent(f) {
 		cfg.NewLLM = b.llmFactory(f)
 	}
 	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
@@ -173,6 +187,17 @@ func (b *Bridge) llmFactory(f js.Value) engine.LLMFactory {
 		}
 		if v.Type() != js.TypeObject {
 			return failingLLM("newLLM: returned " + typeName(v) + ", want an llm object")
+		}
+		if isModelSpec(v) {
+			s, err := b.readModelSpec(v, "newLLM() result")
+			if err != nil {
+				return failingLLM("newLLM: " + err.Error())
+			}
+			l, err := s.newContext(tokens)
+			if err != nil {
+				return failingLLM("newLLM: " + err.Error())
+			}
+			return l
 		}
 		return b.newLLM(v)
 	}

@@ -443,11 +443,16 @@ export interface SessionOptions {
    * `session-YYYY-MM-DD-HH-mm-ss-<8 hex>`).
    */
   meta?: Partial<SessionMetaPayload> | undefined;
-  llm: LLM;
+  /** Your model callbacks, or a built-in adapter (floe.openai() and the like). */
+  llm: LLM | Model;
   /** The system prompt (session_meta.system_prompt). */
   system?: string | undefined;
-  /** A fresh model context after a compaction. */
-  newLLM?: ((sessionTokens: TokenCounts) => LLM) | undefined;
+  /**
+   * A fresh model context after a compaction. With a Model as llm it may be
+   * left out: the model is its own factory (a fresh context of the same
+   * model). A Model here means a fresh context of that model.
+   */
+  newLLM?: ((sessionTokens: TokenCounts) => LLM | Model) | Model | undefined;
   /**
    * Runs approved calls of tools that are not tool()s; without it (and
    * without tool()s) every tool call fails.
@@ -628,6 +633,88 @@ export interface Floe {
   msg: typeof msg;
   isMessage: typeof isMessage;
   transcript: typeof transcript;
+}
+
+// ---- models: the built-in adapters ----------------------------------------------------------
+
+declare const modelBrand: unique symbol;
+
+/**
+ * A built-in model adapter to pass as `llm` (or `newLLM`): the session runs
+ * it in Go inside floe.wasm, reading the provider's stream through `fetch`.
+ * A frozen description; the key is not one of its properties. One Model may
+ * serve any number of sessions (each gets its own context).
+ */
+export interface Model {
+  readonly [modelBrand]: true;
+  readonly provider: "openai-chat" | "openai-responses" | "anthropic";
+  readonly model: string;
+  /** Without a trailing slash. */
+  readonly baseURL: string;
+}
+
+export interface ModelOptions {
+  /** The model name the server knows. */
+  model: string;
+  /**
+   * Sent only to baseURL (redirects are not followed): `Authorization:
+   * Bearer` for OpenAI, `x-api-key` for Anthropic.
+   */
+  apiKey?: string;
+  /** Requests go to baseURL + "/chat/completions", "/responses" or "/messages". */
+  baseURL?: string;
+  /** Extra request headers (also sent only to baseURL). */
+  headers?: Record<string, string>;
+  /** max_tokens (max_output_tokens on the Responses API); Anthropic's default is 8192. */
+  maxTokens?: number;
+  temperature?: number;
+  /** Sent as top_p. */
+  topP?: number;
+  /**
+   * The default of RunOptions.thinkingLevel for this model's runs:
+   * reasoning_effort (Chat), reasoning.effort (Responses), Anthropic's
+   * budget_tokens ("minimal" 1024, "low" 2048, "medium" 8192, "high" 16384,
+   * "max" 32768, or a number of tokens as a string; "none"/"off": none).
+   */
+  thinkingLevel?: string;
+  /** Members added to every request body (provider-specific fields such as seed or top_k). */
+  body?: Record<string, unknown>;
+  /**
+   * The fetch function requests go through; default globalThis.fetch, looked
+   * up at each request. Must return a Response whose body is a
+   * ReadableStream of Uint8Array chunks.
+   */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+}
+
+/** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
+export interface OpenAIOptions extends ModelOptions {}
+
+/** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter…; apiKey optional. */
+export interface OpenAICompatibleOptions extends ModelOptions {
+  baseURL: string;
+}
+
+export interface AnthropicOptions extends ModelOptions {
+  /**
+   * Sends `anthropic-dangerous-direct-browser-access: true`, which Anthropic
+   * requires of requests from a page, a Worker or an extension. Default: true
+   * in a browser, false in Node.
+   */
+  browserAccess?: boolean;
+  /** The anthropic-version header (default "2023-06-01"). */
+  version?: string;
+}
+
+export interface Floe {
+  /** OpenAI Chat Completions. */
+  openai(options: OpenAIOptions): Model;
+  /** An OpenAI-compatible server (the Chat Completions wire). */
+  openaiCompatible(options: OpenAICompatibleOptions): Model;
+  /** The OpenAI Responses API (also Azure OpenAI, LM Studio). */
+  openaiResponses(options: OpenAIOptions): Model;
+  /** Anthropic Messages. */
+  anthropic(options: AnthropicOptions): Model;
 }
 
 // ---- errors and loading -----------------------------------------------------------------------

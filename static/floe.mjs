@@ -319,14 +319,14 @@ function makeFloe(api, exited, memory) {
     const spec = sessionSpec(api, "createSession", opts);
     spec.store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     const { id, handle } = call("createSession", spec);
-    return makeSession(id, handle, spec.store);
+    return makeSession(id, handle, spec.store, modelThinking(opts.llm));
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
   // Locks, each run and compaction holds the lock "floe:session:<id>" from
   // its first next() until its records are stored: one writer per session
   // across the tabs of an origin.
-  function makeSession(id, handle, store) {
+  function makeSession(id, handle, store, defaultThinking) {
     let closed = false;
     let closing = null; // close()'s promise
     let running = false; // this object holds the session's lock
@@ -369,7 +369,10 @@ function makeFloe(api, exited, memory) {
         const approveHost = approve == null ? undefined : approverHost(api, approve);
         return open(
           "run",
-          (ended) => withSignal(signal, () => call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? undefined, ended)),
+          (ended) =>
+            withSignal(signal, () =>
+              call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? defaultThinking, ended),
+            ),
           signal,
         );
       },
@@ -456,7 +459,7 @@ function makeFloe(api, exited, memory) {
     if (!release) throw busy("resumeSession", id);
     try {
       const { id: sid, handle } = await call("resumeSession", id, spec, store);
-      return makeSession(sid, handle, store);
+      return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
     }
@@ -503,6 +506,7 @@ function makeFloe(api, exited, memory) {
     msg,
     isMessage,
     transcript,
+    ...modelFactories,
   };
   // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
   // in the export, "async" on a goroutine); jsonOnly(on) makes batches carry
@@ -666,7 +670,9 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   if (needMeta) plainObject(meta, `${fn}: meta`, "a session_meta payload object");
   const llm = checkLLM(opt("llm"), `${fn}: llm`);
   const newLLM = opt("newLLM");
-  if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
+  if (newLLM != null && typeof newLLM !== "function" && !isModel(newLLM)) {
+    throw badArg(`${fn}: newLLM`, "a function or a model of floe.openai() and the like", newLLM);
+  }
   const environment = opt("environment");
   let executeTool;
   if (environment != null) {
@@ -721,7 +727,7 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     config,
     abortGraceMs: abortGraceMs ?? undefined,
     llm: llmHost(api, llm),
-    newLLM: newLLM == null ? undefined : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
     environment: environment == null ? undefined : environmentHost(api, environment, executeTool),
     clock: clock == null ? undefined : clockHost(api, clock, now, sleep),
     trace: trace == null ? undefined : traceHost(trace, write, rotate, diag),
@@ -739,8 +745,11 @@ function sessionSpec(api, fn, opts, needMeta = true) {
 
 // checkLLM reads a model object's methods once: {self, streamGenerate, loadHistory?}.
 function checkLLM(llm, name) {
+  if (isModel(llm)) return { model: llm };
   const streamGenerate = isObject(llm) ? get(llm, "streamGenerate", `${name}.streamGenerate`) : undefined;
-  if (typeof streamGenerate !== "function") throw badArg(name, "an object with streamGenerate()", llm);
+  if (typeof streamGenerate !== "function") {
+    throw badArg(name, "an object with streamGenerate() or a model of floe.openai() and the like", llm);
+  }
   const loadHistory = get(llm, "loadHistory", `${name}.loadHistory`);
   if (loadHistory != null && typeof loadHistory !== "function") {
     throw badArg(`${name}.loadHistory`, "a function", loadHistory);
@@ -752,6 +761,7 @@ function checkLLM(llm, name) {
 // systemPrompt) → pump. toolsJSON (a tool_list_ready message) is parsed
 // once per distinct text; every request gets the same frozen array.
 function llmHost(api, llm) {
+  if (llm.model) return modelSpec(api, llm.model); // a built-in adapter: runs in Go
   let toolsJSON = "";
   let tools = Object.freeze([]);
   const host = {
@@ -1419,4 +1429,230 @@ class LockedStream {
   }
 }
 
-export default { load, isFloeError, tool, msg, isMessage, transcript };
+// ---- models: the built-in provider adapters ----------------------------------------
+//
+// floe.openai(), openaiCompatible(), openaiResponses() and anthropic() return
+// a model: a frozen description (provider, model, baseURL) to pass as `llm`
+// (or `newLLM`) of createSession. The session then runs the Go adapter of
+// package provider inside floe.wasm: requests go out through `fetch`, and
+// only the response's byte chunks cross into Go (jsbridge/fetch.go). The
+// key is kept out of the model object (in MODELS), so logging or
+// serializing a model never shows it, and it is sent only to baseURL:
+// redirects are not followed.
+
+const MODELS = new WeakMap(); // model object → its spec for the bridge
+
+function isModel(v) {
+  return isObject(v) && MODELS.has(v);
+}
+
+// A page, a Worker or an extension: the runtimes where fetch is subject to
+// CORS and Anthropic wants its browser-access header.
+const isBrowser = !isNode && /^Mozilla\//.test(String(globalThis.navigator?.userAgent ?? ""));
+
+const defaultFetch = (url, init) => globalThis.fetch(url, init);
+
+const PROVIDERS = {
+  openai: { provider: "openai-chat", baseURL: "https://api.openai.com/v1", key: true },
+  openaiCompatible: { provider: "openai-chat", baseURL: null, key: false },
+  openaiResponses: { provider: "openai-responses", baseURL: "https://api.openai.com/v1", key: true },
+  anthropic: { provider: "anthropic", baseURL: "https://api.anthropic.com/v1", key: true },
+};
+
+const MODEL_KEYS = new Set([
+  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch",
+  "browserAccess", "version",
+]);
+
+// The thinkingLevel of a model's options: the default of its session's runs.
+function modelThinking(llm) {
+  return isModel(llm) ? MODELS.get(llm).thinkingLevel : undefined;
+}
+
+function makeModel(fname, opts) {
+  const d = PROVIDERS[fname];
+  const name = `${fname}: options`;
+  if (!isObject(opts)) throw badArg(name, "an object", opts);
+  for (const k of Object.keys(opts)) {
+    if (!MODEL_KEYS.has(k) || ((k === "browserAccess" || k === "version") && d.provider !== "anthropic")) {
+      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}()`);
+    }
+  }
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
+  if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
+  let baseURL = opts.baseURL ?? d.baseURL;
+  if (baseURL == null && d.baseURL == null) {
+    throw badArg(`${name}.baseURL`, 'the server\'s URL (e.g. "http://localhost:11434/v1")', opts.baseURL);
+  }
+  if (typeof baseURL !== "string") throw badArg(`${name}.baseURL`, "a URL string", baseURL);
+  let url;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw floeError("bad_argument", `${name}.baseURL: ${JSON.stringify(baseURL)} is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw floeError("bad_argument", `${name}.baseURL: want an http: or https: URL, got ${url.protocol}`);
+  }
+  baseURL = baseURL.replace(/\/+$/, "");
+  if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
+  if (d.key && !apiKey && opts.baseURL == null) {
+    throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
+  }
+  let hdrText = "";
+  if (headers != null) {
+    if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
+    for (const [k, v] of Object.entries(headers)) {
+      if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
+      if (/[\r\n]/.test(k + v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header cannot hold a line break`);
+      hdrText += k + "\n" + v + "\n";
+    }
+  }
+  if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw badArg(`${name}.maxTokens`, "a positive integer", maxTokens);
+  }
+  for (const [k, v] of [["temperature", temperature], ["topP", topP]]) {
+    if (v != null && !(typeof v === "number" && Number.isFinite(v))) throw badArg(`${name}.${k}`, "a number", v);
+  }
+  if (body != null && (!isObject(body) || Array.isArray(body))) throw badArg(`${name}.body`, "an object", body);
+  if (fetch != null && typeof fetch !== "function") throw badArg(`${name}.fetch`, "a function", fetch);
+  if (browserAccess != null && typeof browserAccess !== "boolean") {
+    throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
+  }
+  if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
+    throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
+  }
+  let extra;
+  if (body != null || temperature != null || topP != null) {
+    extra = { ...body };
+    if (temperature != null) extra.temperature = temperature;
+    if (topP != null) extra.top_p = topP;
+    extra = JSON.stringify(extra);
+  }
+  const spec = {
+    provider: d.provider,
+    model,
+    baseURL,
+    apiKey: apiKey ?? "",
+    version: version ?? "",
+    body: extra ?? "",
+    headers: hdrText,
+    maxTokens: maxTokens ?? 0,
+    browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
+    fetch: fetch ?? defaultFetch,
+    thinkingLevel: thinkingLevel ?? undefined,
+  };
+  const m = Object.freeze({ provider: d.provider, model, baseURL });
+  MODELS.set(m, Object.freeze(spec));
+  return m;
+}
+
+// modelSpec is the bridge's spec of a model (jsbridge/provider.go), with
+// the HTTP host its requests go through.
+function modelSpec(api, m) {
+  const { fetch, thinkingLevel, ...spec } = MODELS.get(m);
+  return { ...spec, http: httpHost(api, fetch) };
+}
+
+// The JavaScript half of the HTTP seam (jsbridge/fetch.go): one fetch per
+// request, aborted through its AbortController, and the body read with its
+// ReadableStream reader, each chunk handed to Go as it arrives. Redirects
+// are not followed, so a key goes only to the configured endpoint.
+function httpHost(api, fetch) {
+  return {
+    send(wid, url, method, headerText, body) {
+      const ac = new AbortController();
+      let reader = null;
+      let synthetic = null; // the body of a redirect
+      const headers = {};
+      const h = headerText.split("\n");
+      for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]] = h[i + 1];
+      let p;
+      try {
+        p = Promise.resolve(fetch(url, { method, headers, body, signal: ac.signal, redirect: "manual" }));
+      } catch (e) {
+        p = Promise.reject(e);
+      }
+      p.then(
+        (res) => {
+          if (!isObject(res) || typeof res.status !== "number") {
+            api.settle(wid, false, `fetch ${url}: the fetch function resolved to ${describe(res)}, want a Response`);
+            return;
+          }
+          let status = res.status;
+          let text = "";
+          try {
+            for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
+          } catch {}
+          if (res.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+            // Not followed, so the key cannot reach another address; the
+            // body says so (the adapter quotes an error body's message).
+            ac.abort();
+            const to = res.headers?.get?.("location");
+            const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
+            const message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+            synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
+            api.settle(wid, true, [status || 302, text, true]);
+            return;
+          }
+          reader = res.body && typeof res.body.getReader === "function" ? res.body.getReader() : null;
+          api.settle(wid, true, [status, text, reader !== null]);
+        },
+        (e) => api.settle(wid, false, networkError(url, e)),
+      );
+      return {
+        read(rid) {
+          if (!reader) {
+            api.settle(rid, true, synthetic);
+            synthetic = null;
+            return;
+          }
+          reader.read().then(
+            (r) => {
+              if (r.done) api.settle(rid, true, null);
+              else if (r.value instanceof Uint8Array) api.settle(rid, true, r.value);
+              else api.settle(rid, false, `reading the response: the body yielded ${describe(r.value)}, want a Uint8Array`);
+            },
+            (e) => api.settle(rid, false, "reading the response: " + errorText(e)),
+          );
+        },
+        abort() {
+          ac.abort();
+        },
+      };
+    },
+  };
+}
+
+// errorText renders a rejection: "Name: message", with the cause Node's
+// fetch gives (ECONNREFUSED and the like).
+function errorText(e) {
+  if (!(e instanceof Error)) return errMessage(e);
+  let s = `${e.name}: ${e.message}`;
+  const c = e.cause;
+  if (isObject(c)) {
+    const detail = [c.code, c.message].filter((x) => typeof x === "string" && x !== "");
+    if (detail.length) s += ` (${[...new Set(detail)].join(" ")})`;
+  }
+  return s;
+}
+
+// networkError says why a fetch gave no response; a browser does not tell
+// the page a refused connection from a CORS refusal.
+function networkError(url, e) {
+  let s = `fetch ${url}: ${errorText(e)}`;
+  if (isBrowser) {
+    s += " (no response reached the page: the server is unreachable, or it refused this origin — a cross-origin endpoint must allow it with CORS headers; the browser console says which)";
+  }
+  return s;
+}
+
+const modelFactories = {
+  openai: (opts) => makeModel("openai", opts),
+  openaiCompatible: (opts) => makeModel("openaiCompatible", opts),
+  openaiResponses: (opts) => makeModel("openaiResponses", opts),
+  anthropic: (opts) => makeModel("anthropic", opts),
+};
+
+export default { load, isFloeError, tool, msg, isMessage, transcript, ...modelFactories };
