@@ -12,7 +12,7 @@ import (
 )
 
 // queueCapacity bounds the messages producers may queue ahead of the
-// consumer (backpressure).
+// consumer's current batch (backpressure).
 const queueCapacity = 256
 
 // item is one entry of an attempt's merge queue.
@@ -89,12 +89,15 @@ func (r *run) runAttempt(in []omni.Message, retries, maxRetries int, compaction 
 }
 
 // consume moves the attempt's messages from the merge queue to the Trace
-// and the consumer, in arrival order, until every producer is done.
+// and the consumer, in arrival order, until every producer is done. It
+// takes the queue's whole buffer at a time (Swap): a message is copied
+// once into the queue and once to the consumer.
 func (r *run) consume(q *mergequeue.Queue[item]) {
-	buf := make([]item, 0, 64)
+	var buf []item
+	defer func() { clear(buf[:cap(buf)]) }() // for the garbage collector
 	var err error
 	for {
-		buf, err = q.PopBatch(context.Background(), buf[:0], 64)
+		buf, err = q.Swap(context.Background(), buf)
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
@@ -113,10 +116,11 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 				}
 				r.s.stamp.stampAt(now, &it.m)
 			}
-			more := i < len(buf)-1 || q.Len() > 0
-			r.deliverQueued(it.m, more)
+			// Whether a produced message follows matters only to a
+			// batching consumer (Run.NextBatch); asking costs a lock.
+			more := i < len(buf)-1 || (r.batching && q.Len() > 0)
+			r.deliverQueued(&it.m, more)
 		}
-		clear(buf)
 	}
 }
 
@@ -204,8 +208,11 @@ func (d *driver) push(ms ...omni.Message) {
 	d.prod.Push(context.Background(), items...)
 }
 
-func (d *driver) push1(m omni.Message) {
-	d.prod.Push(context.Background(), item{m: m, traceOnly: d.compaction})
+// push1 queues m, copied once, into the queue's buffer.
+func (d *driver) push1(m *omni.Message) {
+	d.prod.PushFunc(context.Background(), func(it *item) {
+		it.m, it.traceOnly = *m, d.compaction
+	})
 }
 
 // emit is the LLM's emit callback.
@@ -223,7 +230,7 @@ func (d *driver) emit(m omni.Message) {
 	if !m.IsPartial() { // partials are stamped by the consumer (consume)
 		d.stamp.stamp(d.r.s.clock, &m)
 	}
-	d.push1(m)
+	d.push1(&m)
 	t := d.t
 	switch {
 	case m.IsEvent(omni.TokenUsage):
@@ -284,7 +291,7 @@ func (d *driver) decide(c *call) {
 	dec := omni.ApprovalDecisionMsg(decision, id)
 	d.stamp.stamp(r.s.clock, &dec)
 	if decision == omni.DecisionAllow {
-		d.push1(dec)
+		d.push1(&dec)
 		d.dispatch(c)
 		return
 	}

@@ -203,19 +203,19 @@ func (r *run) deliver(m omni.Message) {
 
 // deliverQueued delivers a message taken from the merge queue; more says
 // whether another produced message follows without waiting.
-func (r *run) deliverQueued(m omni.Message, more bool) {
+func (r *run) deliverQueued(m *omni.Message, more bool) {
 	if m.Recordable() {
-		r.s.traceWrite(m)
+		r.s.traceWrite(*m)
 	}
 	if r.gone {
 		return
 	}
 	if more && r.batching && len(r.batch)+1 < r.batchMax {
-		r.batch = append(r.batch, m) // the consumer takes it with the next one
+		r.batch = append(r.batch, *m) // the consumer takes it with the next one
 		return
 	}
 	r.more = more
-	if !r.yield(m) {
+	if !r.yield(*m) {
 		r.gone = true
 		r.cancel()
 	}

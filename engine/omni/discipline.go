@@ -58,9 +58,12 @@ func (d *Discipline) CheckMessage(m *Message) error {
 		d.stopped = nil
 		p := &m.Payload
 		if m.Type == TypeModelMsg && p.Type == completeOf(f.typ) && p.ToolCallID == f.callID {
-			return f.match(p)
+			err := f.match(p)
+			f.release()
+			return err
 		}
 		err = disciplineErr("%s arrived after the stop of %s, before its complete %s", describe(m), f.label(), completeOf(f.typ))
+		f.release()
 	}
 	if e := d.step(m); err == nil {
 		err = e
