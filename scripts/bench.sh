@@ -20,3 +20,5 @@ fi
 echo "== wasm: session.run() vs a plain async generator (one Node process)"
 node scripts/bench/wasm-bench.mjs "$@"
 node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the IndexedDB store on vs off
+echo "== shared/peers: Floe beside the JS agent loops (node 20 and 24), same-rep ratios, cost model"
+scripts/bench/peers.sh
