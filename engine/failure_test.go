@@ -39,7 +39,7 @@ func (d *diags) kinds() string {
 	defer d.mu.Unlock()
 	var ks []string
 	for _, x := range d.ds {
-		ks = append(ks, x.Kind)
+		ks = append(ks, string(x.Kind))
 	}
 	return strings.Join(ks, ",")
 }
@@ -72,7 +72,7 @@ func TestCallbackPanicsBecomeAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approve := func(ctx context.Context, tc omni.Message) (string, error) {
+	approve := func(ctx context.Context, tc omni.Message) (engine.Decision, error) {
 		if tc.Payload.ToolCallID == "B" {
 			panic("approver exploded")
 		}
@@ -173,7 +173,7 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 		if len(p.NewMessages) == 1 && p.NewMessages[0].Payload.Text == "go" {
 			kept = []omni.Message{omni.UserText("keep")}
 			dropped = []omni.Message{omni.UserText("drop")}
-			if !s.Steer(kept) || !s.Steer(dropped) || !s.Steer([]omni.Message{omni.UserText("  ")}) {
+			if !steer(s, kept) || !steer(s, dropped) || !steer(s, []omni.Message{omni.UserText("  ")}) {
 				panic("Steer during a run reported false")
 			}
 			if !s.Unsteer(dropped) || s.Unsteer(dropped) {
@@ -188,7 +188,7 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Steer([]omni.Message{omni.UserText("x")}) {
+	if steer(s, []omni.Message{omni.UserText("x")}) {
 		t.Fatal("Steer outside a run reported true")
 	}
 	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
@@ -203,10 +203,22 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 	}
 }
 
+// steer is Session.Steer for valid input.
+func steer(s *engine.Session, input []omni.Message) bool {
+	ok, err := s.Steer(input)
+	if err != nil {
+		panic(err)
+	}
+	return ok
+}
+
 type failingSink struct{ n int }
 
-func (f *failingSink) Write(omni.Message) error { f.n++; return errors.New("disk full") }
-func (f *failingSink) Rotate() error            { return errors.New("disk full") }
+func (f *failingSink) Write(context.Context, omni.Message) error {
+	f.n++
+	return errors.New("disk full")
+}
+func (f *failingSink) Rotate() error { return errors.New("disk full") }
 
 // Trace failures are diagnostics; the run is not disturbed (E-16.7).
 func TestTraceErrorsAreDiagnostics(t *testing.T) {

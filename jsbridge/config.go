@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"context"
 	"syscall/js"
 	"time"
 
@@ -10,16 +11,13 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
-// defaultGrace is how long a callback may run on after its abort before the
-// bridge abandons it.
-const defaultGrace = time.Second
-
 // sessionSpec is what the shim hands to createSession and createSubagent:
 //
 //	{ meta: string /* session_meta payload JSON */, tools?: string /* ToolDefinition[] JSON */,
 //	  config?: object, llm: shimLLM, newLLM?: (tokensJSON) => shimLLM | string,
 //	  environment?: shimEnvironment, clock?: shimClock, trace?: shimTrace,
-//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number }
+//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number,
+//	  foldInputImages?: (waiterID, messagesJSON) => void /* settles with JSON */ }
 //
 // config keys: maxTurns, maxReconnects, reconnectBackoffMs,
 // reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
@@ -76,23 +74,24 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 
 // readCallbacks wraps the shim's callback objects as engine adapters.
 func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) error {
-	grace := defaultGrace
 	if g := spec.Get("abortGraceMs"); !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
 			return err
 		}
-		grace = time.Duration(ms) * time.Millisecond
+		// The engine abandons the callback (Config.AbortGrace); 0 or less
+		// abandons it at once.
+		cfg.AbortGrace = max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 	}
 	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
 		return err
 	}
-	cfg.LLM = b.newLLM(spec.Get("llm"), grace)
+	cfg.LLM = b.newLLM(spec.Get("llm"))
 	if err := optFunc(spec.Get("newLLM"), fn+": newLLM"); err != nil {
 		return err
 	}
 	if f := spec.Get("newLLM"); !absent(f) {
-		cfg.NewLLM = b.llmFactory(f, grace)
+		cfg.NewLLM = b.llmFactory(f)
 	}
 	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
 		return err
@@ -106,7 +105,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 		}
 	}
 	if e := spec.Get("environment"); !absent(e) {
-		cfg.Environment = &jsEnvironment{b: b, host: e, grace: grace}
+		cfg.Environment = &jsEnvironment{b: b, host: e}
 	}
 	if c := spec.Get("clock"); !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
@@ -114,13 +113,37 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	if t := spec.Get("trace"); !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
 	}
+	if f := spec.Get("foldInputImages"); !absent(f) {
+		if err := wantFunc(f, fn+": foldInputImages"); err != nil {
+			return err
+		}
+		cfg.FoldInputImages = b.imageFold(f)
+	}
 	return nil
+}
+
+// imageFold adapts the shim's fold — (waiterID, messagesJSON), settling
+// with the JSON of the folded messages — to engine.Config.FoldInputImages.
+func (b *Bridge) imageFold(host js.Value) func(context.Context, []omni.Message) ([]omni.Message, error) {
+	return func(ctx context.Context, in []omni.Message) (out []omni.Message, err error) {
+		defer guard("foldInputImages", func(e error) { err = e })
+		data := string(appendArray(nil, in))
+		v, err := b.await(ctx, "foldInputImages", func(id int) js.Value { return host.Invoke(id, data) })
+		if err != nil {
+			return nil, err
+		}
+		s, err := wantString(v, "foldInputImages: result")
+		if err != nil {
+			return nil, err
+		}
+		return omni.DecodeArray([]byte(s))
+	}
 }
 
 // diagFunc adapts an OnDiagnostic to a (kind, err) reporter; nil reports
 // nothing.
-func diagFunc(on func(engine.Diagnostic)) func(string, error) {
-	return func(kind string, err error) {
+func diagFunc(on func(engine.Diagnostic)) func(engine.DiagnosticKind, error) {
+	return func(kind engine.DiagnosticKind, err error) {
 		if on != nil {
 			on(engine.Diagnostic{Kind: kind, Err: err})
 		}
@@ -131,7 +154,7 @@ func diagFunc(on func(engine.Diagnostic)) func(string, error) {
 // object, or a string with the error of the user's newLLM — to
 // [engine.LLMFactory]. A factory that fails gives a model whose every
 // request fails with that message.
-func (b *Bridge) llmFactory(f js.Value, grace time.Duration) engine.LLMFactory {
+func (b *Bridge) llmFactory(f js.Value) engine.LLMFactory {
 	return func(tokens omni.TokenCounts) (l engine.LLM) {
 		defer guard("newLLM", func(err error) { l = failingLLM("newLLM: " + err.Error()) })
 		v := f.Invoke(tokensJSON(tokens))
@@ -141,7 +164,7 @@ func (b *Bridge) llmFactory(f js.Value, grace time.Duration) engine.LLMFactory {
 		if v.Type() != js.TypeObject {
 			return failingLLM("newLLM: returned " + typeName(v) + ", want an llm object")
 		}
-		return b.newLLM(v, grace)
+		return b.newLLM(v)
 	}
 }
 

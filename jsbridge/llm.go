@@ -5,7 +5,6 @@ package jsbridge
 import (
 	"context"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -18,9 +17,8 @@ import (
 // Shim shape: start(pumpID, newMessagesJSON, thinkingLevel) → pump;
 // loadHistory(waiterID, historyJSON) settles through Bridge.settle.
 type jsLLM struct {
-	b     *Bridge
-	host  js.Value
-	grace time.Duration
+	b    *Bridge
+	host js.Value
 }
 
 // StreamGenerate implements [engine.LLM]. A callback that throws, rejects
@@ -31,7 +29,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
 	in := string(appendArray(nil, p.NewMessages))
-	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", l.grace, func(id int) js.Value {
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) js.Value {
 		return l.host.Call("start", id, in, p.ThinkingLevel)
 	}, emit)
 	switch {
@@ -59,7 +57,7 @@ func outcomeOf(v js.Value) engine.Outcome {
 	} else if st := v.Get("status"); st.Type() != js.TypeString {
 		why = "status: want a string, got " + typeName(st)
 	} else {
-		o.Status = st.String()
+		o.Status = engine.Status(st.String())
 		if em := v.Get("errorMessage"); absent(em) {
 		} else if em.Type() == js.TypeString {
 			o.ErrorMessage = em.String()
@@ -93,8 +91,8 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 }
 
 // newLLM wraps a shim model object, with or without loadHistory.
-func (b *Bridge) newLLM(host js.Value, grace time.Duration) engine.LLM {
-	l := &jsLLM{b: b, host: host, grace: grace}
+func (b *Bridge) newLLM(host js.Value) engine.LLM {
+	l := &jsLLM{b: b, host: host}
 	if host.Get("loadHistory").Type() == js.TypeFunction {
 		return jsHistoryLLM{l}
 	}

@@ -171,7 +171,11 @@ func (b *Bridge) steer(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.s.Steer(input), nil
+	ok, err := s.s.Steer(input)
+	if err != nil {
+		return nil, badArg("steer: input", err.Error())
+	}
+	return ok, nil
 }
 
 // skipReconnectWait is the export behind Session.skipReconnectWait:

@@ -337,8 +337,18 @@ export interface TraceSink {
   rotate?(): void | Promise<void>;
 }
 
+/**
+ * What a diagnostic is about: "trace" (a Trace write failed), "approver" (an
+ * approver failed: deny), "tool" (a tool's message was dropped, or it failed
+ * after its output), "llm" (a model's message was dropped or not dispatched,
+ * loadHistory failed), "panic" (a recovered Go panic, with stack),
+ * "subagent" (a subagent run could not start), "clock" (the injected clock
+ * failed).
+ */
+export type DiagnosticKind = "trace" | "approver" | "tool" | "llm" | "panic" | "subagent" | "clock";
+
 export interface Diagnostic {
-  kind: "trace" | "approver" | "tool" | "llm" | "panic" | "clock" | (string & {});
+  kind: DiagnosticKind;
   message: string;
   stack?: string;
 }
@@ -385,6 +395,15 @@ export interface SessionOptions {
   onDiagnostic?: (d: Diagnostic) => void;
   /** How long a callback may run on after its abort before it is abandoned (default 1000). */
   abortGraceMs?: number;
+  /**
+   * For a model without vision (ENGINE.md E-11.6): receives each steering entry
+   * that holds an image_url, before it is wrapped into its [user_steering] block,
+   * and returns the messages to deliver instead, typically each image saved and
+   * replaced by a user text "[attached image: <path>]". A run's own prompt is
+   * yours to fold before run(). A throw, a rejection or a result that still
+   * holds an image_url drops the images (the block says so; an "llm" diagnostic).
+   */
+  foldInputImages?: (messages: OmniMessage[]) => OmniMessage[] | Promise<OmniMessage[]>;
   /**
    * Where the session's Trace is persisted: default "indexeddb" in a browser,
    * "memory" elsewhere; false persists nothing. An id already stored is not

@@ -369,7 +369,7 @@ function inputArg(v, name) {
 
 function sessionSpec(api, fn, opts, needMeta = true) {
   if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
-  const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs } = opts;
+  const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs, foldInputImages } = opts;
   if (needMeta && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
   checkLLM(llm, `${fn}: llm`);
   if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
@@ -389,6 +389,9 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   if (onDiagnostic != null && typeof onDiagnostic !== "function") {
     throw badArg(`${fn}: onDiagnostic`, "a function", onDiagnostic);
   }
+  if (foldInputImages != null && typeof foldInputImages !== "function") {
+    throw badArg(`${fn}: foldInputImages`, "a function", foldInputImages);
+  }
   const diag = (kind, message) => {
     if (onDiagnostic) {
       try {
@@ -406,6 +409,7 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     environment: environment == null ? undefined : environmentHost(api, environment),
     clock: clock == null ? undefined : clockHost(api, clock),
     trace: trace == null ? undefined : traceHost(trace, diag),
+    foldInputImages: foldInputImages == null ? undefined : foldHost(api, foldInputImages),
     onDiagnostic:
       onDiagnostic == null
         ? undefined
@@ -482,6 +486,17 @@ function environmentHost(api, env) {
       );
     },
   };
+}
+
+// The image fold of a model without vision: (waiterID, messagesJSON),
+// settled with the JSON of the OmniMessage[] it returns.
+function foldHost(api, fold) {
+  return (wid, json) =>
+    settleWith(api, wid, async () => {
+      const out = await fold(JSON.parse(json));
+      if (!Array.isArray(out)) throw new TypeError(`returned ${typeof out}, want an OmniMessage[]`);
+      return JSON.stringify(out);
+    });
 }
 
 // The run's approver: (waiterID, toolCallJSON), settled through api.settle.

@@ -1,3 +1,5 @@
+//go:build !js || floenode
+
 package conformance
 
 import (

@@ -1,3 +1,5 @@
+//go:build !js || floenode
+
 package trace_test
 
 import (
@@ -252,7 +254,7 @@ func TestInteropWriterContinues(t *testing.T) {
 					}
 					first = stamp(r.Meta)
 				}
-				w, err := r.Writer.WriteRecord(first)
+				w, err := r.Writer.WriteRecord(context.Background(), first)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -22,7 +22,7 @@ func main() {
 	console := js.Global().Get("console")
 	newSession := func() (*engine.Session, error) {
 		return playground.NewSession(playground.RealTime, func(d engine.Diagnostic) {
-			console.Call("warn", "floe diagnostic ("+d.Kind+"): "+d.Err.Error())
+			console.Call("warn", "floe diagnostic ("+string(d.Kind)+"): "+d.Err.Error())
 		})
 	}
 	app := ui.New(js.Global().Get("document"), newSession)
