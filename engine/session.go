@@ -43,10 +43,14 @@ type Session struct {
 	pub      Snapshot           // the state as of the end of the last run
 	pubEmpty bool               // pub was taken in a context started by compaction
 	steering []steerEntry
+	steerSeq SteerID            // the last SteerID handed out
 	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
 }
 
-type steerEntry struct{ input []omni.Message }
+type steerEntry struct {
+	input []omni.Message
+	id    SteerID // 0 for entries queued by Steer
+}
 
 // New validates cfg and returns a Session.
 func New(cfg Config) (*Session, error) {

@@ -4,11 +4,13 @@ package jsbridge
 
 import (
 	"context"
+	"errors"
 	"syscall/js"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 )
 
 // sessionSpec is what the shim hands to createSession and createSubagent:
@@ -39,14 +41,22 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err
 	return cfg, readConfig(&cfg, spec.Get("config"), fn+": config")
 }
 
-// readMeta decodes the session_meta payload JSON.
+// readMeta decodes the session_meta payload JSON and checks it
+// (trace.ParseMeta: PROTOCOL.md §2 and an id that can name Trace files);
+// the error names the key.
 func readMeta(v js.Value, name string) (omni.Message, error) {
 	s, err := wantString(v, name)
 	if err != nil {
 		return omni.Message{}, err
 	}
-	m, err := omni.Decode([]byte(`{"type":"session_meta","payload":` + s + `}`))
+	m, err := trace.ParseMeta([]byte(s))
 	if err != nil {
+		var me *trace.MetaError
+		if errors.As(err, &me) && me.Key != "" {
+			return m, badArg(name+"."+me.Key, me.Msg)
+		} else if me != nil {
+			return m, badArg(name, me.Msg)
+		}
 		return m, badArg(name, err.Error())
 	}
 	return m, nil

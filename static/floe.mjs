@@ -35,20 +35,33 @@ export function isFloeError(e) {
   return e instanceof Error && e.name === "FloeError" && typeof e.code === "string";
 }
 
-/** The message of a thrown value (ENGINE.md E-1.3). */
+/** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
 function errMessage(e) {
-  if (e instanceof Error) return String(e.message);
+  try {
+    if (e instanceof Error) return String(e.message);
+  } catch {}
   try {
     return String(e);
-  } catch {
+  } catch {}
+  try {
     return Object.prototype.toString.call(e);
+  } catch {
+    return "a value that cannot be read";
   }
 }
 
+/** Names the type of v for error messages; never throws (a Proxy may). */
 function describe(v) {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+  if (typeof v === "function") return "a function";
+  if (typeof v !== "object") return `a ${typeof v}`;
+  try {
+    if (Array.isArray(v)) return "an array";
+    const proto = Object.getPrototypeOf(v);
+    const name = proto === null || proto === Object.prototype ? "" : proto.constructor?.name;
+    if (typeof name === "string" && name !== "") return (/^[AEIOU]/.test(name) ? "an " : "a ") + name;
+  } catch {}
+  return "an object";
 }
 
 const isObject = (v) => v !== null && typeof v === "object";
@@ -57,6 +70,76 @@ const isNode = typeof process === "object" && typeof process.versions?.node === 
 
 function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
+}
+
+// User-supplied values are read here, on the JavaScript side, and only
+// plain data (strings, numbers, booleans, the shim's own objects) crosses
+// into Go: a getter or Proxy trap that throws while Go reads a value would
+// unwind through Go's frames and leave its call unfinished forever.
+
+/** Reads obj[key]; a throwing getter or Proxy trap is bad_argument naming it. */
+function get(obj, key, name) {
+  try {
+    return obj[key];
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/** Array.isArray that names the value when a Proxy throws. */
+function isArray(v, name) {
+  try {
+    return Array.isArray(v);
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/**
+ * Checks that v is an object of options: not an array, Map, Date or other
+ * built-in collection (class instances and objects of another realm are
+ * fine).
+ */
+function plainObject(v, name, want = "an object") {
+  let tag;
+  try {
+    tag = isObject(v) && !Array.isArray(v) ? Object.prototype.toString.call(v) : "";
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+  if (tag !== "[object Object]") throw badArg(name, want, v);
+  return v;
+}
+
+/**
+ * JSON.stringify of a user value: BigInt, circular, too deeply nested
+ * values and throwing getters or toJSON are bad_argument naming it.
+ */
+function jsonArg(v, name) {
+  let s;
+  try {
+    s = JSON.stringify(v);
+  } catch (e) {
+    const why = e instanceof RangeError ? "is nested too deeply for JSON" : "cannot be encoded as JSON";
+    throw floeError("bad_argument", `${name}: ${why}: ${errMessage(e)}`);
+  }
+  if (typeof s !== "string") throw badArg(name, "a value JSON can encode", v);
+  return s;
+}
+
+// The largest values the engine honours: a duration in milliseconds must
+// fit the hosts' timers (setTimeout fires at once beyond 2^31 − 1 ms, about
+// 24.8 days); a count, an int32; a token or turn limit, an exact integer.
+const MAX_MS = 2 ** 31 - 1;
+const MAX_COUNT = 2 ** 31 - 1;
+
+/** Checks an integer option in [min, max]. */
+function intArg(v, name, max, min = 0) {
+  if (typeof v !== "number") throw badArg(name, "a number", v);
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw floeError("bad_argument", `${name}: want an integer from ${min} to ${max}, got ${v}`);
+  }
+  return v;
 }
 
 // Runs f at the next macrotask.
@@ -113,7 +196,7 @@ async function doLoad(opts) {
     });
     const api = await Promise.race([ready, gone]);
     gone.catch(() => {});
-    return makeFloe(api, () => exited);
+    return makeFloe(api, () => exited, () => instance.exports.mem);
   } finally {
     delete globalThis[readyName];
   }
@@ -182,7 +265,7 @@ function deferred() {
   return [promise, resolve, reject];
 }
 
-function makeFloe(api, exited) {
+function makeFloe(api, exited, memory) {
   api.useDeferred(deferred);
   // call runs a synchronous Go export: a returned Error is thrown.
   const call = (fn, ...args) => {
@@ -194,7 +277,7 @@ function makeFloe(api, exited) {
 
   function createSession(opts) {
     const spec = sessionSpec(api, "createSession", opts);
-    spec.store = storeArg(opts.store, "createSession: store", true);
+    spec.store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     const { id, handle } = call("createSession", spec);
     return makeSession(id, handle, spec.store);
   }
@@ -205,15 +288,17 @@ function makeFloe(api, exited) {
   // across the tabs of an origin.
   function makeSession(id, handle, store) {
     let closed = false;
+    let closing = null; // close()'s promise
     let running = false; // this object holds the session's lock
+    let active = null; // the stream of the last run or compaction
     const live = (fn) => {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
     const lockable = (store === "indexeddb" || store.startsWith("dir:")) && locks() != null;
     // open starts a run or compaction: start(ended) → stream id.
     const open = (fn, start) => {
-      if (!lockable || running) return new Stream(api, start(undefined));
-      return new LockedStream(id, fn, (release) => {
+      if (!lockable || running) return (active = new Stream(api, start(undefined)));
+      return (active = new LockedStream(id, fn, (release) => {
         running = true;
         const ended = () => {
           running = false;
@@ -225,7 +310,7 @@ function makeFloe(api, exited) {
           ended();
           throw e;
         }
-      });
+      }));
     };
     return {
       id,
@@ -233,20 +318,27 @@ function makeFloe(api, exited) {
         live("run");
         if (!isObject(runOpts)) throw badArg("run: options", "an object", runOpts);
         const [kind, input] = inputArg(prompt, "run: prompt");
-        const { approve, signal, thinkingLevel } = runOpts;
+        const approve = get(runOpts, "approve", "run: approve");
+        const thinkingLevel = get(runOpts, "thinkingLevel", "run: thinkingLevel");
         if (approve != null && typeof approve !== "function") throw badArg("run: approve", "a function", approve);
         if (thinkingLevel != null && typeof thinkingLevel !== "string") {
           throw badArg("run: thinkingLevel", "a string", thinkingLevel);
         }
+        const signal = signalArg(get(runOpts, "signal", "run: signal"), "run: signal");
         const approveHost = approve == null ? undefined : approverHost(api, approve);
         return open("run", (ended) =>
-          call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined, ended),
+          withSignal(signal, () => call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? undefined, ended)),
         );
       },
       steer(input) {
         live("steer");
         const [kind, data] = inputArg(input, "steer: input");
         return call("steer", handle, kind, data);
+      },
+      unsteer(steerID) {
+        live("unsteer");
+        if (!Number.isSafeInteger(steerID) || steerID < 1) throw badArg("unsteer: id", "an id returned by steer()", steerID);
+        return call("unsteer", handle, steerID);
       },
       skipReconnectWait() {
         live("skipReconnectWait");
@@ -255,16 +347,27 @@ function makeFloe(api, exited) {
       compact(compactOpts = {}) {
         live("compact");
         if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
-        return open("compact", (ended) => call("compact", handle, compactOpts.signal ?? undefined, ended));
+        const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
+        return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)));
       },
       compactability() {
         live("compactability");
         return call("compactability", handle);
       },
+      // close aborts the run or compaction in flight, if any (its stream
+      // ends as an abort does: request_end{aborted} … abort), and resolves
+      // once that stream has ended and its records are stored.
       close() {
-        if (closed) return Promise.resolve();
+        if (closing) return closing;
         closed = true;
-        return call("closeSession", handle);
+        try {
+          closing = Promise.resolve(call("closeSession", handle))
+            .then(() => active?.drain())
+            .then(() => undefined);
+        } catch (e) {
+          closing = Promise.reject(e);
+        }
+        return closing;
       },
     };
   }
@@ -279,13 +382,14 @@ function makeFloe(api, exited) {
         if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
         if (typeof prompt !== "string") throw badArg("subagent.run: prompt", "a string", prompt);
         if (!isObject(runOpts)) throw badArg("subagent.run: options", "an object", runOpts);
-        const { approve, signal } = runOpts;
+        const approve = get(runOpts, "approve", "subagent.run: approve");
         if (approve != null && typeof approve !== "function") {
           throw badArg("subagent.run: approve", "a function", approve);
         }
-        const toolID = approve?.[TOOL_APPROVE];
+        const toolID = approve == null ? undefined : get(approve, TOOL_APPROVE, "subagent.run: approve");
+        const signal = signalArg(get(runOpts, "signal", "subagent.run: signal"), "subagent.run: signal");
         const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
-        return new Stream(api, call("subagentRun", handle, prompt, approveHost, toolID, signal ?? undefined));
+        return new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal)));
       },
       close() {
         if (!closed) {
@@ -301,7 +405,7 @@ function makeFloe(api, exited) {
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
     const spec = sessionSpec(api, "resumeSession", opts, false);
-    const store = storeArg(opts.store, "resumeSession: store");
+    const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
     const release = locks() != null && store !== "memory" ? await tryLock(id) : () => {};
     if (!release) throw busy("resumeSession", id);
@@ -313,28 +417,31 @@ function makeFloe(api, exited) {
     }
   }
 
+  // storeOpt reads the store of a store function's options object.
+  const storeOpt = (opts, fn) => {
+    if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+    return storeArg(get(opts, "store", `${fn}: store`), `${fn}: store`);
+  };
+
   async function listSessions(opts = {}) {
-    if (!isObject(opts)) throw badArg("listSessions: options", "an object", opts);
-    const rows = await call("listSessions", storeArg(opts.store, "listSessions: store"));
+    const rows = await call("listSessions", storeOpt(opts, "listSessions"));
     return rows.map(([id, firstPrompt, lastActivity, size, files]) => ({ id, firstPrompt, lastActivity, size, files }));
   }
 
   async function exportSession(id, opts = {}) {
-    if (!isObject(opts)) throw badArg("exportSession: options", "an object", opts);
-    const files = await call("exportSession", id, storeArg(opts.store, "exportSession: store"));
+    if (typeof id !== "string") throw badArg("exportSession: id", "a string", id);
+    const files = await call("exportSession", id, storeOpt(opts, "exportSession"));
     return files.map(([name, text]) => ({ name, text }));
   }
 
   async function importSession(files, opts = {}) {
-    if (!isObject(opts)) throw badArg("importSession: options", "an object", opts);
-    if (typeof files === "string") files = [{ name: "", text: files }];
-    else if (!Array.isArray(files)) throw badArg("importSession: files", "an array of {name, text} or a JSONL string", files);
-    return call("importSession", files, storeArg(opts.store, "importSession: store"));
+    const store = storeOpt(opts, "importSession");
+    return call("importSession", filesArg(files, "importSession: files"), store);
   }
 
   async function deleteSession(id, opts = {}) {
-    if (!isObject(opts)) throw badArg("deleteSession: options", "an object", opts);
-    return call("deleteSession", id, storeArg(opts.store, "deleteSession: store"));
+    if (typeof id !== "string") throw badArg("deleteSession: id", "a string", id);
+    return call("deleteSession", id, storeOpt(opts, "deleteSession"));
   }
 
   return {
@@ -354,6 +461,10 @@ function makeFloe(api, exited) {
     _debugJSONOnly(on) {
       jsonOnly = !!on;
     },
+    /** Test hook: the size in bytes of the Go instance's linear memory (it only grows). */
+    _debugMemoryBytes() {
+      return memory().buffer.byteLength;
+    },
   };
 }
 
@@ -361,34 +472,187 @@ function makeFloe(api, exited) {
 // array is OmniMessage[].
 function inputArg(v, name) {
   if (typeof v === "string") return ["text", v];
-  if (Array.isArray(v)) return ["json", JSON.stringify(v)];
+  if (isArray(v, name)) return ["json", jsonArg(v, name)];
   throw badArg(name, "a string or an OmniMessage[]", v);
+}
+
+// filesArg copies importSession's files into plain {name, text} objects
+// (one JSONL string is one file without a name).
+function filesArg(files, name) {
+  if (typeof files === "string") return [{ name: "", text: files }];
+  if (!isArray(files, name)) throw badArg(name, "an array of {name, text} or a JSONL string", files);
+  const n = get(files, "length", name);
+  if (n === 0) throw badArg(name, "a non-empty array of {name, text} or a JSONL string", files);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const at = `${name}[${i}]`;
+    const f = get(files, i, at);
+    if (!isObject(f)) throw badArg(at, "a {name, text} object", f);
+    const fileName = get(f, "name", `${at}.name`);
+    const text = get(f, "text", `${at}.text`);
+    if (typeof fileName !== "string") throw badArg(`${at}.name`, "a string", fileName);
+    if (typeof text !== "string") throw badArg(`${at}.text`, "a string", text);
+    out.push({ name: fileName, text });
+  }
+  return out;
+}
+
+// signalArg reads an optional AbortSignal on the JavaScript side and
+// returns the shim's stand-in that Go listens to (or undefined): Go never
+// touches the user's object. The stand-in's listener on the user's signal
+// is removed when Go removes its own (the run ended) or when the call that
+// was given it failed (withSignal).
+function signalArg(signal, name) {
+  if (signal == null) return undefined;
+  if (!isObject(signal)) throw badArg(name, "an AbortSignal", signal);
+  const aborted = get(signal, "aborted", name + ".aborted");
+  const add = get(signal, "addEventListener", name + ".addEventListener");
+  const remove = get(signal, "removeEventListener", name + ".removeEventListener");
+  if (typeof aborted !== "boolean" || typeof add !== "function" || typeof remove !== "function") {
+    throw badArg(name, "an AbortSignal", signal);
+  }
+  const listeners = new Set();
+  let linked = false;
+  const fire = () => {
+    for (const f of [...listeners]) {
+      try {
+        f();
+      } catch {}
+    }
+  };
+  const unlink = () => {
+    if (!linked) return;
+    linked = false;
+    try {
+      remove.call(signal, "abort", fire);
+    } catch {}
+  };
+  if (!aborted) {
+    try {
+      add.call(signal, "abort", fire);
+    } catch (e) {
+      throw floeError("bad_argument", `${name}.addEventListener threw: ${errMessage(e)}`);
+    }
+    linked = true;
+  }
+  return {
+    aborted,
+    addEventListener(_type, f) {
+      listeners.add(f);
+    },
+    removeEventListener(_type, f) {
+      listeners.delete(f);
+      if (listeners.size === 0) unlink();
+    },
+    unlink,
+  };
+}
+
+// withSignal runs f (a call into Go given the stand-in signal); when it
+// throws, the stand-in's listener on the user's signal is removed.
+function withSignal(signal, f) {
+  try {
+    return f();
+  } catch (e) {
+    signal?.unlink();
+    throw e;
+  }
 }
 
 // ---- session options --------------------------------------------------------------
 
+// The integer keys of config (floe.d.ts SessionConfig) with the range each
+// may take: a limit that is ≤ 0 disables it (ENGINE.md §2: maxTurns,
+// compaction's maxContextLength and maxSessionTurns); a count of retries or
+// a duration is never negative.
+const CONFIG_INTS = [
+  ["maxTurns", MAX_COUNT, -MAX_COUNT],
+  ["maxReconnects", MAX_COUNT],
+  ["reconnectBackoffMs", MAX_MS],
+  ["reconnectBackoffMaxMs", MAX_MS],
+  ["compactionMaxReconnects", MAX_COUNT],
+];
+
+// configArg copies the config option into plain data for Go, checking each
+// value (a number the engine cannot honour is refused, never clamped).
+function configArg(config, name) {
+  if (config == null) return undefined;
+  plainObject(config, name);
+  const out = {};
+  for (const [key, max, min] of CONFIG_INTS) {
+    const v = get(config, key, `${name}.${key}`);
+    if (v != null) out[key] = intArg(v, `${name}.${key}`, max, min);
+  }
+  const c = get(config, "compaction", `${name}.compaction`);
+  if (c != null) {
+    const at = `${name}.compaction`;
+    plainObject(c, at);
+    const comp = {};
+    for (const key of ["maxContextLength", "maxSessionTurns"]) {
+      const v = get(c, key, `${at}.${key}`);
+      if (v != null) comp[key] = intArg(v, `${at}.${key}`, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER);
+    }
+    const mode = get(c, "mode", `${at}.mode`);
+    if (mode !== "summarize" && mode !== "discard") {
+      throw floeError("bad_argument", `${at}.mode: want "summarize" or "discard", got ${typeof mode === "string" ? JSON.stringify(mode) : describe(mode)}`);
+    }
+    comp.mode = mode;
+    const prompt = get(c, "prompt", `${at}.prompt`);
+    if (prompt != null) {
+      if (typeof prompt !== "string") throw badArg(`${at}.prompt`, "a string", prompt);
+      comp.prompt = prompt;
+    }
+    out.compaction = comp;
+  }
+  return out;
+}
+
 function sessionSpec(api, fn, opts, needMeta = true) {
   if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
-  const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs, foldInputImages } = opts;
-  if (needMeta && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
-  checkLLM(llm, `${fn}: llm`);
+  const opt = (key) => get(opts, key, `${fn}: ${key}`);
+  const meta = needMeta ? opt("meta") : undefined;
+  if (needMeta) plainObject(meta, `${fn}: meta`, "a session_meta payload object");
+  const llm = checkLLM(opt("llm"), `${fn}: llm`);
+  const newLLM = opt("newLLM");
   if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
-  if (environment != null && (!isObject(environment) || typeof environment.executeTool !== "function")) {
-    throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
+  const environment = opt("environment");
+  let executeTool;
+  if (environment != null) {
+    executeTool = isObject(environment) ? get(environment, "executeTool", `${fn}: environment.executeTool`) : undefined;
+    if (typeof executeTool !== "function") throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
   }
-  if (tools != null && !Array.isArray(tools)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
-  if (config != null && !isObject(config)) throw badArg(`${fn}: config`, "an object", config);
+  const tools = opt("tools");
+  if (tools != null && !isArray(tools, `${fn}: tools`)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
+  const config = configArg(opt("config"), `${fn}: config`);
+  const clock = opt("clock");
+  let now, sleep;
   if (clock != null) {
-    if (!isObject(clock) || typeof clock.now !== "function" || typeof clock.sleep !== "function") {
+    if (isObject(clock)) {
+      now = get(clock, "now", `${fn}: clock.now`);
+      sleep = get(clock, "sleep", `${fn}: clock.sleep`);
+    }
+    if (typeof now !== "function" || typeof sleep !== "function") {
       throw badArg(`${fn}: clock`, "an object with now() and sleep()", clock);
     }
   }
-  if (trace != null && (!isObject(trace) || typeof trace.write !== "function")) {
-    throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+  const trace = opt("trace");
+  let write, rotate;
+  if (trace != null) {
+    if (isObject(trace)) {
+      write = get(trace, "write", `${fn}: trace.write`);
+      rotate = get(trace, "rotate", `${fn}: trace.rotate`);
+    }
+    if (typeof write !== "function" || (rotate != null && typeof rotate !== "function")) {
+      throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+    }
   }
+  const onDiagnostic = opt("onDiagnostic");
   if (onDiagnostic != null && typeof onDiagnostic !== "function") {
     throw badArg(`${fn}: onDiagnostic`, "a function", onDiagnostic);
   }
+  const abortGraceMs = opt("abortGraceMs");
+  if (abortGraceMs != null) intArg(abortGraceMs, `${fn}: abortGraceMs`, MAX_MS);
+  const foldInputImages = opt("foldInputImages");
   if (foldInputImages != null && typeof foldInputImages !== "function") {
     throw badArg(`${fn}: foldInputImages`, "a function", foldInputImages);
   }
@@ -400,15 +664,15 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     }
   };
   return {
-    meta: needMeta ? JSON.stringify(meta) : undefined,
-    tools: tools == null ? undefined : JSON.stringify(tools),
-    config: config ?? undefined,
+    meta: needMeta ? jsonArg(meta, `${fn}: meta`) : undefined,
+    tools: tools == null ? undefined : jsonArg(tools, `${fn}: tools`),
+    config,
     abortGraceMs: abortGraceMs ?? undefined,
     llm: llmHost(api, llm),
     newLLM: newLLM == null ? undefined : newLLMHost(api, newLLM, `${fn}: newLLM`),
-    environment: environment == null ? undefined : environmentHost(api, environment),
-    clock: clock == null ? undefined : clockHost(api, clock),
-    trace: trace == null ? undefined : traceHost(trace, diag),
+    environment: environment == null ? undefined : environmentHost(api, environment, executeTool),
+    clock: clock == null ? undefined : clockHost(api, clock, now, sleep),
+    trace: trace == null ? undefined : traceHost(trace, write, rotate, diag),
     foldInputImages: foldInputImages == null ? undefined : foldHost(api, foldInputImages),
     onDiagnostic:
       onDiagnostic == null
@@ -421,36 +685,56 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   };
 }
 
+// checkLLM reads a model object's methods once: {self, streamGenerate, loadHistory?}.
 function checkLLM(llm, name) {
-  if (!isObject(llm) || typeof llm.streamGenerate !== "function") {
-    throw badArg(name, "an object with streamGenerate()", llm);
+  const streamGenerate = isObject(llm) ? get(llm, "streamGenerate", `${name}.streamGenerate`) : undefined;
+  if (typeof streamGenerate !== "function") throw badArg(name, "an object with streamGenerate()", llm);
+  const loadHistory = get(llm, "loadHistory", `${name}.loadHistory`);
+  if (loadHistory != null && typeof loadHistory !== "function") {
+    throw badArg(`${name}.loadHistory`, "a function", loadHistory);
   }
-  if (llm.loadHistory != null && typeof llm.loadHistory !== "function") {
-    throw badArg(`${name}.loadHistory`, "a function", llm.loadHistory);
-  }
+  return { self: llm, streamGenerate, loadHistory };
 }
 
 // The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
 function llmHost(api, llm) {
   const host = {
     start: (id, json, thinkingLevel) =>
-      pump(api, id, "llm.streamGenerate", (signal) =>
-        llm.streamGenerate({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
+      pump(
+        api,
+        id,
+        "llm.streamGenerate",
+        (signal) =>
+          llm.streamGenerate.call(llm.self, { newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
+        plainOutcome,
       ),
   };
-  if (typeof llm.loadHistory === "function") {
-    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory(JSON.parse(json)));
+  if (llm.loadHistory) {
+    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json)), () => undefined);
   }
   return host;
+}
+
+// plainOutcome copies the outcome a model returned into plain data for Go
+// (jsbridge outcomeOf checks it). Reading it may throw: the request then
+// failed with that message (ENGINE.md E-1.2, E-1.3).
+function plainOutcome(v) {
+  if (v === undefined) return undefined;
+  if (!isObject(v)) return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : null;
+  if (isArray(v, "outcome")) return [];
+  const out = {};
+  for (const key of ["status", "errorMessage", "permanent"]) {
+    const x = v[key];
+    out[key] = x == null || typeof x === "string" || typeof x === "number" || typeof x === "boolean" ? x : isObject(x) ? {} : null;
+  }
+  return out;
 }
 
 // newLLM(tokensJSON) → a model host, or the error message.
 function newLLMHost(api, newLLM, name) {
   return (tokensJSON) => {
     try {
-      const llm = newLLM(JSON.parse(tokensJSON));
-      checkLLM(llm, `${name}() result`);
-      return llmHost(api, llm);
+      return llmHost(api, checkLLM(newLLM(JSON.parse(tokensJSON)), `${name}() result`));
     } catch (e) {
       return errMessage(e);
     }
@@ -458,32 +742,38 @@ function newLLMHost(api, newLLM, name) {
 }
 
 // The tools: start(pumpID, toolCallJSON, hasApprover) → pump.
-function environmentHost(api, env) {
+function environmentHost(api, env, executeTool) {
+  const done = () => undefined; // a tool's return value means nothing
   return {
     start(id, json, hasApprover) {
       let approve;
       if (hasApprover) {
-        let done = false;
+        let over = false;
         approve = (toolCall) => {
-          if (done) return Promise.reject(floeError("closed", "approve: the tool execution has ended"));
+          if (over) return Promise.reject(floeError("closed", "approve: the tool execution has ended"));
           if (!isObject(toolCall)) return Promise.reject(badArg("approve: toolCall", "an OmniMessage", toolCall));
-          const r = api.approve(id, JSON.stringify(toolCall));
+          let r;
+          try {
+            r = api.approve(id, jsonArg(toolCall, "approve: toolCall"));
+          } catch (e) {
+            return Promise.reject(e);
+          }
           return r instanceof Error ? Promise.reject(r) : r;
         };
         approve[TOOL_APPROVE] = id;
         const p = pump(api, id, "environment.executeTool", (signal) =>
-          env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
-        );
+          executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
+        done);
         const stop = p.stop;
         p.stop = () => {
-          done = true;
+          over = true;
           stop();
         };
         return p;
       }
       return pump(api, id, "environment.executeTool", (signal) =>
-        env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
-      );
+        executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
+      done);
     },
   };
 }
@@ -492,64 +782,85 @@ function environmentHost(api, env) {
 // settled with the JSON of the OmniMessage[] it returns.
 function foldHost(api, fold) {
   return (wid, json) =>
-    settleWith(api, wid, async () => {
-      const out = await fold(JSON.parse(json));
-      if (!Array.isArray(out)) throw new TypeError(`returned ${typeof out}, want an OmniMessage[]`);
-      return JSON.stringify(out);
+    settleWith(
+      api,
+      wid,
+      async () => {
+        const out = await fold(JSON.parse(json));
+        if (!Array.isArray(out)) throw new TypeError(`returned ${typeof out}, want an OmniMessage[]`);
+        return JSON.stringify(out);
+      },
+      (v) => v,
+    );
+}
+
+// The run's approver: (waiterID, toolCallJSON), settled through api.settle
+// with the decision string, or as failed (the engine denies, E-5.4).
+function approverHost(api, approve) {
+  return (wid, json) =>
+    settleWith(api, wid, () => approve(JSON.parse(json)), (v) => {
+      if (typeof v !== "string") throw new TypeError(`resolved to ${describe(v)}, want "allow", "deny" or "forbidden"`);
+      return v;
     });
 }
 
-// The run's approver: (waiterID, toolCallJSON), settled through api.settle.
-function approverHost(api, approve) {
-  return (wid, json) => settleWith(api, wid, () => approve(JSON.parse(json)));
-}
-
-// settleWith calls f and settles the Go waiter wid with its (awaited) result
-// or its error message.
-function settleWith(api, wid, f) {
+// settleWith calls f and settles the Go waiter wid with plain(its awaited
+// result) — plain data only — or with the message of its error (also of an
+// error plain throws).
+function settleWith(api, wid, f, plain) {
+  const fail = (e) => api.settle(wid, false, errMessage(e));
   let p;
   try {
-    p = f();
+    p = Promise.resolve(f());
   } catch (e) {
-    api.settle(wid, false, errMessage(e));
+    fail(e);
     return;
   }
-  Promise.resolve(p).then(
-    (v) => api.settle(wid, true, v),
-    (e) => api.settle(wid, false, errMessage(e)),
-  );
+  p.then((v) => {
+    let out;
+    try {
+      out = plain(v);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    api.settle(wid, true, out);
+  }, fail);
 }
 
-function clockHost(api, clock) {
+function clockHost(api, clock, now, sleep) {
   return {
     now() {
       try {
-        return clock.now();
+        const v = now.call(clock);
+        return typeof v === "number" ? v : `clock.now: returned ${describe(v)}, want a number of milliseconds`;
       } catch (e) {
         return `clock.now: ${errMessage(e)}`;
       }
     },
     sleep(wid, ms) {
       const ac = new AbortController();
-      settleWith(api, wid, () => clock.sleep(ms, ac.signal));
+      settleWith(api, wid, () => sleep.call(clock, ms, ac.signal), (v) => v !== false);
       return ac;
     },
   };
 }
 
-function traceHost(trace, diag) {
+function traceHost(trace, write, rotate, diag) {
   const sink = (f, what) => {
     try {
       const r = f();
-      if (r && typeof r.then === "function") r.then(undefined, (e) => diag("trace", `${what}: ${errMessage(e)}`));
+      if (isObject(r) && typeof r.then === "function") {
+        r.then(undefined, (e) => diag("trace", `${what}: ${errMessage(e)}`));
+      }
       return undefined;
     } catch (e) {
       return `${what}: ${errMessage(e)}`;
     }
   };
   return {
-    write: (json) => sink(() => trace.write(JSON.parse(json)), "trace.write"),
-    rotate: () => sink(() => (typeof trace.rotate === "function" ? trace.rotate() : undefined), "trace.rotate"),
+    write: (json) => sink(() => write.call(trace, JSON.parse(json)), "trace.write"),
+    rotate: () => sink(() => rotate?.call(trace), "trace.rotate"),
   };
 }
 
@@ -708,8 +1019,10 @@ function readRecords(s) {
 }
 
 // pump drains the iterator that start(signal) returns and answers Go's
-// pulls with batches of records through api.deliver(id, batch, end, value).
-function pump(api, id, what, start) {
+// pulls with batches of records through api.deliver(id, batch, end, value);
+// done(returnValue) gives the plain data Go gets as the end value (it may
+// throw: the callback then failed with that message).
+function pump(api, id, what, start, done) {
   const ac = new AbortController();
   let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
   let end = null; // [code, value] once the iterator ended
@@ -742,11 +1055,17 @@ function pump(api, id, what, start) {
     if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();
   };
   const push = (v) => {
-    if (!isObject(v) || Array.isArray(v)) {
-      finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
+    let s;
+    try {
+      if (!isObject(v) || Array.isArray(v)) {
+        finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
+        return false;
+      }
+      s = jsonOnly ? null : fragmentRecord(v);
+    } catch (e) {
+      finish(END_BAD, `yielded a message that cannot be read: ${errMessage(e)}`);
       return false;
     }
-    let s = jsonOnly ? null : fragmentRecord(v);
     if (s === null) {
       try {
         s = JSON.stringify(v);
@@ -790,7 +1109,7 @@ function pump(api, id, what, start) {
           return;
         }
         if (r.done) {
-          finish(END_DONE, r.value);
+          finish(END_DONE, done(r.value));
           return;
         }
         if (!push(r.value)) {
@@ -803,11 +1122,9 @@ function pump(api, id, what, start) {
     }
   };
   const stopIterator = () => {
-    if (it && typeof it.return === "function") {
-      try {
-        Promise.resolve(it.return()).catch(() => {});
-      } catch {}
-    }
+    try {
+      if (it && typeof it.return === "function") Promise.resolve(it.return()).catch(() => {});
+    } catch {}
   };
   read();
   return {
@@ -865,11 +1182,11 @@ class Stream {
       const batch = await p;
       if (this.#done) return;
       if (batch === null) {
-        this.#done = true;
-        this.#buf = [];
+        this.#done = true; // what drain() buffered is still served
         return;
       }
-      this.#buf = readRecords(batch);
+      const msgs = readRecords(batch);
+      this.#buf = this.#i < this.#buf.length ? this.#buf.slice(this.#i).concat(msgs) : msgs;
       this.#i = 0;
     } catch (e) {
       if (!this.#done) {
@@ -883,9 +1200,26 @@ class Stream {
     }
   }
 
+  /**
+   * Pulls the rest of the stream into the buffer, where next() still finds
+   * it, and resolves at its end (Session.close, after the abort).
+   */
+  async drain() {
+    while (!this.#done) {
+      this.#pending ??= this.#pull();
+      try {
+        await this.#pending;
+      } catch {
+        return; // the consumer's next() rejects with it
+      }
+    }
+  }
+
   /** Aborts the run (a `break`) and resolves once the engine has finished. */
   return(value) {
     if (!this.#closing) {
+      this.#buf = [];
+      this.#i = 0;
       if (this.#done) {
         this.#closing = Promise.resolve();
       } else {
@@ -915,7 +1249,8 @@ function storeArg(store, name, allowNone = false) {
   if (store == null) return !isNode && globalThis.indexedDB ? "indexeddb" : "memory";
   if (store === false && allowNone) return "";
   if (store === "indexeddb" || store === "memory") return store;
-  if (isObject(store) && typeof store.dir === "string" && store.dir !== "") return "dir:" + store.dir;
+  const dir = isObject(store) ? get(store, "dir", name + ".dir") : undefined;
+  if (typeof dir === "string" && dir !== "") return "dir:" + dir;
   throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
 }
 
@@ -983,6 +1318,13 @@ class LockedStream {
       this.#done = true;
       throw e;
     }
+  }
+
+  /** Session.close: a run not yet started never starts; a started one is drained. */
+  async drain() {
+    if (!this.#first) this.#done = true;
+    await Promise.resolve(this.#first).catch(() => {});
+    if (this.#inner) await this.#inner.drain();
   }
 
   return(value) {

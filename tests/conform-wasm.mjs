@@ -171,7 +171,7 @@ class World {
         if (a.action === "abort") this.abortRun?.();
         else if (a.action === "steer") {
           const want = a.expect ?? true;
-          const got = this.top.steer(a.input.map((m) => this.stamp(m)));
+          const got = this.top.steer(a.input.map((m) => this.stamp(m))) !== false; // an id, or false
           if (got !== want) {
             this.fail(`run ${h.run} hook ${h.index} action ${j + 1} (steer): steer returned ${got}, expected ${want}`);
           }

@@ -74,29 +74,30 @@ func QuoteID(id string) string {
 // at most 200 bytes of valid UTF-8, no path separator, no control character,
 // not starting with a dot.
 func ValidateID(id string) error {
-	why := ""
+	if why := idProblem(id); why != "" {
+		return errf.Errorf("%w: session id %s %s", ErrInvalid, QuoteID(id), why)
+	}
+	return nil
+}
+
+// idProblem says what makes id unfit to name a session, or "".
+func idProblem(id string) string {
 	switch {
 	case id == "":
-		why = "is empty"
+		return "is empty"
 	case len(id) > maxIDBytes:
-		why = "is longer than 200 bytes"
+		return "is longer than 200 bytes"
 	case !utf8.ValidString(id):
-		why = "is not valid UTF-8"
+		return "is not valid UTF-8"
 	case id[0] == '.':
-		why = "starts with a dot"
+		return "starts with a dot"
 	}
-	if why == "" {
-		for _, r := range id {
-			if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
-				why = "contains " + strconv.QuoteRune(r)
-				break
-			}
+	for _, r := range id {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return "contains " + strconv.QuoteRune(r)
 		}
 	}
-	if why == "" {
-		return nil
-	}
-	return errf.Errorf("%w: session id %s %s", ErrInvalid, QuoteID(id), why)
+	return ""
 }
 
 func validateIndex(index int) error {
