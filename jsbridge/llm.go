@@ -14,11 +14,29 @@ import (
 // llm.streamGenerate and llm.loadHistory) to [engine.LLM] and
 // [engine.HistoryLoader].
 //
-// Shim shape: start(pumpID, newMessagesJSON, thinkingLevel) → pump;
-// loadHistory(waiterID, historyJSON) settles through Bridge.settle.
+// Shim shape: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
+// systemPrompt) → pump; loadHistory(waiterID, historyJSON) settles through
+// Bridge.settle. toolsJSON is the tool_list_ready message of the session's
+// tool list ("" when it has none), encoded once per model context.
 type jsLLM struct {
-	b    *Bridge
-	host js.Value
+	b     *Bridge
+	host  js.Value
+	tools *omni.ToolDefinition // the list toolsJSON encodes (its first element)
+	ntool int
+	tjson string
+}
+
+// toolsJSON returns the tool list as a tool_list_ready message's JSON; the
+// list is the same on every request of a session, so it is encoded once.
+func (l *jsLLM) toolsJSON(tools []omni.ToolDefinition) string {
+	if len(tools) == 0 {
+		return ""
+	}
+	if &tools[0] != l.tools || len(tools) != l.ntool {
+		l.tools, l.ntool = &tools[0], len(tools)
+		l.tjson = encodeOne(omni.ToolListReadyMsg(tools))
+	}
+	return l.tjson
 }
 
 // StreamGenerate implements [engine.LLM]. A callback that throws, rejects
@@ -29,8 +47,9 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
 	in := string(appendArray(nil, p.NewMessages))
+	tools := l.toolsJSON(p.Tools)
 	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) js.Value {
-		return l.host.Call("start", id, in, p.ThinkingLevel)
+		return l.host.Call("start", id, in, p.ThinkingLevel, tools, p.SystemPrompt)
 	}, emit)
 	switch {
 	case err != nil:

@@ -88,7 +88,7 @@ func (b *Bridge) traceStore(v js.Value, name string) (trace.Store, error) {
 		}
 		return st.dirs[dir], nil
 	}
-	return nil, badArg(name, kind+" is not available in this build (IndexedDB: the browser build; {dir}: the Node build)")
+	return nil, badArg(name, kind+" is not available in this build (IndexedDB: the browser build; {dir}: the Node build, floe-node.wasm: install @floehq/floe-node next to @floehq/floe)")
 }
 
 // batcher returns the Batcher of a session persisted in store, so that the

@@ -22,6 +22,7 @@ if [ -d wasm/playground ]; then
   wasms+=(static/playground.wasm)
 fi
 cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
+cp static/floe-node.wasm npm/floe-node/floe-node.wasm # the @floehq/floe-node package
 
 # Sizes: gzip -9 and brotli quality 11, both with node's zlib.
 node - "$BUDGET_BROTLI" "${wasms[@]}" <<'JS'

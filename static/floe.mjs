@@ -7,6 +7,13 @@
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
 // an extension page and Node 20.
 import "./wasm_exec.js";
+import { applyDefaults } from "./options.mjs";
+import { subagentTool, tool } from "./tool.mjs";
+import { isMessage, msg } from "./msg.mjs";
+import { transcript } from "./transcript.mjs";
+
+export { tool, msg, isMessage, transcript };
+export { newSessionId } from "./options.mjs";
 
 // End codes of a producer batch (jsbridge/registry.go).
 const END_MORE = 0;
@@ -21,6 +28,9 @@ const BATCH_CAP = 512;
 // Marks the approve function handed to a tool, so a subagent run started
 // with it uses the run's approver without a round trip through JavaScript.
 const TOOL_APPROVE = Symbol("floe.toolApprove");
+
+// The key of the test hooks on a Floe object (not enumerable).
+const DEBUG = Symbol.for("floe.debug");
 
 /** An Error whose name is "FloeError", with a code. */
 function floeError(code, message) {
@@ -142,19 +152,25 @@ function intArg(v, name, max, min = 0) {
   return v;
 }
 
-// Runs f at the next macrotask.
-const macrotask =
-  typeof setImmediate === "function"
-    ? setImmediate
-    : (() => {
-        const ch = new MessageChannel();
-        const queue = [];
-        ch.port1.onmessage = () => queue.shift()();
-        return (f) => {
-          queue.push(f);
-          ch.port2.postMessage(0);
-        };
-      })();
+// Runs f at the next macrotask: setImmediate (Node), else a MessageChannel
+// (pages, Workers; made on first use), else setTimeout (a Cloudflare Worker
+// without the expose_global_message_channel flag).
+let macrotaskImpl = null;
+function macrotask(f) {
+  if (!macrotaskImpl) {
+    if (typeof setImmediate === "function") macrotaskImpl = setImmediate;
+    else if (typeof MessageChannel === "function") {
+      const ch = new MessageChannel();
+      const queue = [];
+      ch.port1.onmessage = () => queue.shift()();
+      macrotaskImpl = (g) => {
+        queue.push(g);
+        ch.port2.postMessage(0);
+      };
+    } else macrotaskImpl = (g) => setTimeout(g, 0);
+  }
+  macrotaskImpl(f);
+}
 
 // ---- loading ----------------------------------------------------------------
 
@@ -179,7 +195,6 @@ async function doLoad(opts) {
   const Go = globalThis.Go;
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
-  if (isNode) await useNodeFS();
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
@@ -187,7 +202,7 @@ async function doLoad(opts) {
   go.argv = ["floe", readyName];
   go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
-    const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
+    const instance = await (opts.wasm !== undefined ? instantiate(opts.wasm, go.importObject) : instantiateDefault(go.importObject));
     let exited = false;
     const run = go.run(instance);
     const gone = run.then(() => {
@@ -202,34 +217,25 @@ async function doLoad(opts) {
   }
 }
 
-// In Node the default is floe-node.wasm, the build with directory stores
-// (floe.wasm when it is missing); elsewhere floe.wasm.
-async function defaultWasm() {
-  const browser = new URL("./floe.wasm", import.meta.url);
-  if (!isNode || browser.protocol !== "file:") return browser;
-  // Built from parts so that bundlers do not copy the Node build (3.9 MB)
-  // into browser bundles; they only follow literal new URL() arguments.
-  const nodeName = "./floe-node" + ".wasm";
-  const node = new URL(nodeName, import.meta.url);
+// The default floe.wasm is the one beside this module, as bundlers emit
+// it. A dev server that pre-bundled the package away from its files (Vite 7's
+// dependency optimizer, node_modules/.vite/deps/) serves the package's own
+// file from node_modules instead.
+async function instantiateDefault(imports) {
+  const here = new URL("./floe.wasm", import.meta.url);
   try {
-    await (await import("node:fs/promises")).access(node);
-    return node;
-  } catch {
-    return browser;
+    return await instantiate(here, imports);
+  } catch (e) {
+    if (!/\/node_modules\/\.vite\/deps\//.test(import.meta.url)) throw e;
+    return instantiate(new URL("/node_modules/@floehq/floe/floe.wasm", import.meta.url), imports);
   }
 }
 
-// In Node, Go's file system calls (the {dir} store) go through Node's fs, as
-// with the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
-async function useNodeFS() {
-  if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = (await import("node:fs")).default;
-}
-
+// This module fetches; reading files is the Node entry's (floe-node.mjs,
+// the package's "node" condition), so that browser bundles never see node:fs.
 async function instantiate(src, imports) {
   if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
-    return (await WebAssembly.instantiate(src, imports)).instance;
-  }
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return fromBytes(src, "opts.wasm", imports);
   if (typeof Response === "function" && src instanceof Response) return fromResponse(src, imports);
   if (typeof src !== "string" && !(src instanceof URL)) {
     throw badArg("load: opts.wasm", "a URL, a string, an ArrayBuffer or a Response", src);
@@ -237,19 +243,50 @@ async function instantiate(src, imports) {
   const base = globalThis.location?.href ?? import.meta.url;
   const url = new URL(src, base);
   if (url.protocol === "file:") {
-    const { readFile } = await import("node:fs/promises");
-    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    throw floeError("bad_argument", `load: ${url.href} is a file: URL; in Node import the package by name: its "node" export condition reads files`);
   }
-  return fromResponse(await fetch(url), imports);
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (e) {
+    throw floeError("internal", `load: fetching ${url.href}: ${errMessage(e)}`);
+  }
+  return fromResponse(resp, imports, url.href);
 }
 
-async function fromResponse(resp, imports) {
-  if (!resp.ok) throw floeError("internal", `load: fetching ${resp.url}: HTTP ${resp.status}`);
+async function fromResponse(resp, imports, href = resp.url) {
+  if (!resp.ok) {
+    throw floeError("internal", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
+  }
   const type = resp.headers.get("content-type") ?? "";
   if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
     return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
   }
-  return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+  return fromBytes(await resp.arrayBuffer(), href, imports, type);
+}
+
+// fromBytes instantiates bytes after checking the wasm magic ("\0asm"):
+// an HTML page in their place is named with its likely causes.
+async function fromBytes(src, what, imports, type = "") {
+  const b = src instanceof ArrayBuffer ? new Uint8Array(src) : new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+  if (!(b.length >= 4 && b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d)) {
+    throw floeError("bad_wasm", notWasm(b, what, type));
+  }
+  return (await WebAssembly.instantiate(src, imports)).instance;
+}
+
+function notWasm(b, what, type) {
+  const head = new TextDecoder().decode(b.subarray(0, 64)).replace(/\s+/g, " ").trim();
+  const got = `${b.length} bytes${type ? ` of ${type}` : ""} starting ${JSON.stringify(head.slice(0, 40))}`;
+  if (/^(\ufeff)?\s*</.test(head) || type.startsWith("text/html")) {
+    return (
+      `load: ${what} is an HTML page, not floe.wasm (${got}). Likely causes: a dev server answering a missing file with its ` +
+      `index.html fallback, or a wrong path. Fix: serve floe.wasm next to floe.mjs (as application/wasm), or pass its real URL ` +
+      `with load({ wasm: url }); with a bundler, keep the package's own new URL("./floe.wasm", import.meta.url) (Vite: ` +
+      `optimizeDeps: { exclude: ["@floehq/floe"] } when its dev server pre-bundles the package)`
+    );
+  }
+  return `load: ${what} is not a WebAssembly module (${got}, want the magic bytes "\\0asm")`;
 }
 
 // ---- the API ------------------------------------------------------------------
@@ -276,6 +313,7 @@ function makeFloe(api, exited, memory) {
   };
 
   function createSession(opts) {
+    opts = applyDefaults(opts, "createSession", true);
     const spec = sessionSpec(api, "createSession", opts);
     spec.store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     const { id, handle } = call("createSession", spec);
@@ -373,6 +411,7 @@ function makeFloe(api, exited, memory) {
   }
 
   function createSubagent(opts) {
+    opts = applyDefaults(opts, "createSubagent", true, "subagent");
     const spec = sessionSpec(api, "createSubagent", opts);
     const { id, handle } = call("createSubagent", spec);
     let closed = false;
@@ -404,6 +443,7 @@ function makeFloe(api, exited, memory) {
 
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
+    opts = applyDefaults(opts, "resumeSession", false);
     const spec = sessionSpec(api, "resumeSession", opts, false);
     const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
@@ -444,7 +484,7 @@ function makeFloe(api, exited, memory) {
     return call("deleteSession", id, storeOpt(opts, "deleteSession"));
   }
 
-  return {
+  const floe = {
     createSession,
     createSubagent,
     resumeSession,
@@ -453,19 +493,25 @@ function makeFloe(api, exited, memory) {
     importSession,
     deleteSession,
     isFloeError,
-    /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
-    _debugPanic(mode) {
-      return call("debugPanic", mode);
-    },
-    /** Test hook: batches carry every message as JSON (no fragment records) while on. */
-    _debugJSONOnly(on) {
-      jsonOnly = !!on;
-    },
-    /** Test hook: the size in bytes of the Go instance's linear memory (it only grows). */
-    _debugMemoryBytes() {
-      return memory().buffer.byteLength;
-    },
+    tool,
+    subagentTool: (spec) => subagentTool(createSubagent, spec),
+    msg,
+    isMessage,
+    transcript,
   };
+  // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
+  // in the export, "async" on a goroutine); jsonOnly(on) makes batches carry
+  // every message as JSON (no fragment records).
+  Object.defineProperty(floe, DEBUG, {
+    value: Object.freeze({
+      panic: (mode) => call("debugPanic", mode),
+      jsonOnly: (on) => {
+        jsonOnly = !!on;
+      },
+      memoryBytes: () => memory().buffer.byteLength,
+    }),
+  });
+  return floe;
 }
 
 // inputArg converts a run or steer input: a string is one user text, an
@@ -696,18 +742,33 @@ function checkLLM(llm, name) {
   return { self: llm, streamGenerate, loadHistory };
 }
 
-// The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
+// The model: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
+// systemPrompt) → pump. toolsJSON (a tool_list_ready message) is parsed
+// once per distinct text; every request gets the same frozen array.
 function llmHost(api, llm) {
+  let toolsJSON = "";
+  let tools = Object.freeze([]);
   const host = {
-    start: (id, json, thinkingLevel) =>
-      pump(
+    start: (id, json, thinkingLevel, tj, systemPrompt) => {
+      if (tj !== toolsJSON) {
+        toolsJSON = tj;
+        tools = Object.freeze(tj ? JSON.parse(tj).payload.tools : []);
+      }
+      return pump(
         api,
         id,
         "llm.streamGenerate",
         (signal) =>
-          llm.streamGenerate.call(llm.self, { newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
+          llm.streamGenerate.call(llm.self, {
+            newMessages: JSON.parse(json),
+            thinkingLevel: thinkingLevel || undefined,
+            signal,
+            tools,
+            systemPrompt: systemPrompt ?? "",
+          }),
         plainOutcome,
-      ),
+      );
+    },
   };
   if (llm.loadHistory) {
     host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json)), () => undefined);
@@ -881,7 +942,7 @@ async function asIterator(v, what) {
 // a streamed fragment with exactly the standard keys travels without JSON,
 // any other message as "J" + its JSON. Every string is "<length>:<text>".
 
-// Test hook (_debugJSONOnly): no fragment records in either direction.
+// Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
 
 // fragmentRecord returns the record of a partial_* message that is a plain
@@ -1342,4 +1403,4 @@ class LockedStream {
   }
 }
 
-export default { load, isFloeError };
+export default { load, isFloeError, tool, msg, isMessage, transcript };

@@ -10,7 +10,7 @@
 // scenario failed or DIR holds none.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { load } from "../static/floe.mjs";
+import { load } from "../static/floe-node.mjs";
 
 const TIMEOUT_MS = Number(process.env.FLOE_CONFORM_TIMEOUT_MS ?? 30000);
 const EPOCH = Date.UTC(2025, 0, 1);
