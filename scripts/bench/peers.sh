@@ -30,6 +30,16 @@ rm -rf "$work/peers/node_modules" "$work/peers/results"
 echo "== peers: npm ci"
 (cd "$work/peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 P=$work/peers
+# peer-floe.mjs imports $FLOE_STATIC/floe.mjs and loads file: URLs; in Node
+# that is the package's node entry (floe-node.mjs) where there is one.
+STATIC=$ROOT/static
+if [ -f "$ROOT/static/floe-node.mjs" ]; then
+  STATIC=$work/static
+  mkdir -p "$STATIC"
+  for f in "$ROOT"/static/*; do ln -s "$f" "$STATIC/"; done
+  rm "$STATIC/floe.mjs"
+  printf 'export * from "%s";\nexport { default } from "%s";\n' "$ROOT/static/floe-node.mjs" "$ROOT/static/floe-node.mjs" >"$STATIC/floe.mjs"
+fi
 
 for v in $NODES; do
   node_bin=$(command -v node)
@@ -41,7 +51,7 @@ for v in $NODES; do
   fi
   echo "== peers on node $("$node_bin" --version): $REPS interleaved reps of $WORKLOADS"
   # shellcheck disable=SC2086
-  (cd "$P" && FLOE_STATIC=$ROOT/static "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
+  (cd "$P" && FLOE_STATIC=$STATIC "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
     --peers baseline:direct,pi-agent-core,openai-agents,floe,floe:ts \
     --extra "floe=$P/peer-floe.mjs" --extra "floe:ts=$P/peer-floe.mjs,--variant,ts" ${BENCH_EXTRA:-} \
     --ref baseline:direct,pi-agent-core,floe 2>"$work/log" | tee "$work/table") ||
@@ -51,6 +61,6 @@ for v in $NODES; do
   "$node_bin" scripts/bench/peers-summary.mjs "$raw"
   if [ "$COST_REPS" -gt 0 ]; then
     echo "== cost model on node $("$node_bin" --version): five W1 shapes, $COST_REPS interleaved reps"
-    FLOE_STATIC=$ROOT/static "$node_bin" scripts/bench/cost-model.mjs "$P" "$COST_REPS"
+    FLOE_STATIC=$STATIC "$node_bin" scripts/bench/cost-model.mjs "$P" "$COST_REPS"
   fi
 done
