@@ -12,7 +12,7 @@ import (
 )
 
 // queueCapacity bounds the messages producers may queue ahead of the
-// consumer (backpressure).
+// consumer's current batch (backpressure).
 const queueCapacity = 256
 
 // item is one entry of an attempt's merge queue.
@@ -90,12 +90,15 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 }
 
 // consume moves the attempt's messages from the merge queue to the Trace
-// and the consumer, in arrival order, until every producer is done.
+// and the consumer, in arrival order, until every producer is done. It
+// takes the queue's whole buffer at a time (Swap): a message is copied
+// once into the queue and once to the consumer.
 func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
-	buf := make([]item, 0, 64)
+	var buf []item
+	defer func() { clear(buf[:cap(buf)]) }() // for the garbage collector
 	var err error
 	for {
-		buf, err = q.PopBatch(context.Background(), buf[:0], 64)
+		buf, err = q.Swap(context.Background(), buf)
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
@@ -114,10 +117,11 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 				}
 				r.s.stamp.stampAt(now, &it.m)
 			}
-			more := i < len(buf)-1 || q.Len() > 0
-			r.deliverQueued(ctx, it.m, more)
+			// Whether a produced message follows matters only to a
+			// batching consumer (Run.NextBatch); asking costs a lock.
+			more := i < len(buf)-1 || (r.batching && q.Len() > 0)
+			r.deliverQueued(ctx, &it.m, more)
 		}
-		clear(buf)
 	}
 }
 
@@ -186,14 +190,14 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 	for _, m := range d.check.Close(string(o.Status)) {
 		if !m.IsPartial() {
 			d.stamp.stamp(s.clock, &m)
-			d.note(ctx, m)
+			d.note(ctx, &m)
 		}
-		d.push1(m)
+		d.push1(&m)
 	}
 	d.t.outcome = o
 	end := requestEnd(o, d.retries, d.maxRetries, s.delayMs)
 	d.stamp.stamp(s.clock, &end)
-	d.push1(end)
+	d.push1(&end)
 	d.prod.Done()
 }
 
@@ -238,8 +242,11 @@ func (d *driver) push(ms ...omni.Message) {
 	d.prod.Push(context.Background(), items...)
 }
 
-func (d *driver) push1(m omni.Message) {
-	d.prod.Push(context.Background(), item{m: m, traceOnly: d.compaction})
+// push1 queues m, copied once, into the queue's buffer.
+func (d *driver) push1(m *omni.Message) {
+	d.prod.PushFunc(context.Background(), func(it *item) {
+		it.m, it.traceOnly = *m, d.compaction
+	})
 }
 
 // emit is the LLM's emit callback.
@@ -273,8 +280,8 @@ func (d *driver) emit(ctx context.Context, m omni.Message) {
 	if !m.IsPartial() { // partials are stamped by the consumer (consume)
 		d.stamp.stamp(d.r.s.clock, &m)
 	}
-	d.push1(m)
-	d.note(ctx, m)
+	d.push1(&m)
+	d.note(ctx, &m)
 }
 
 // refuse makes the attempt malformed: the LLM is cancelled and nothing it
@@ -285,22 +292,22 @@ func (d *driver) refuse(err error) {
 }
 
 // note does the driver's bookkeeping for a message it pushed (E-4.7).
-func (d *driver) note(ctx context.Context, m omni.Message) {
+func (d *driver) note(ctx context.Context, m *omni.Message) {
 	t := d.t
 	switch {
 	case m.IsEvent(omni.TokenUsage):
-		u := m // a copy, so that m itself does not escape
+		u := *m // a copy: the caller's m does not escape
 		t.usage = &u
 		t.usages++
 	case m.IsModel(omni.Thinking):
-		t.segments = append(t.segments, m)
+		t.segments = append(t.segments, *m)
 	case m.IsModel(omni.Text):
-		t.segments = append(t.segments, m)
+		t.segments = append(t.segments, *m)
 		if m.Payload.Role == omni.RoleAssistant {
 			t.text = append(t.text, m.Payload.Text...)
 		}
 	case m.IsRealToolCall():
-		c := &call{msg: m}
+		c := &call{msg: *m}
 		t.calls = append(t.calls, c)
 		if !d.compaction {
 			d.decide(ctx, c)
@@ -346,7 +353,7 @@ func (d *driver) decide(ctx context.Context, c *call) {
 	dec := omni.ApprovalDecisionMsg(string(decision), id)
 	d.stamp.stamp(r.s.clock, &dec)
 	if decision == omni.DecisionAllow {
-		d.push1(dec)
+		d.push1(&dec)
 		d.dispatch(ctx, c)
 		return
 	}

@@ -232,22 +232,23 @@ func (r *run) deliver(m omni.Message) {
 
 // deliverQueued delivers a message taken from the merge queue; more says
 // whether another produced message follows without waiting.
-func (r *run) deliverQueued(ctx context.Context, m omni.Message, more bool) {
+func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more bool) {
 	if m.Recordable() {
-		r.s.traceWrite(ctx, m)
+		r.s.traceWrite(ctx, *m)
 	}
 	if r.gone {
 		return
 	}
 	if r.origin != "" {
-		m = m.WithOrigin(r.origin)
+		o := m.WithOrigin(r.origin)
+		m = &o
 	}
 	if more && r.batching && len(r.batch)+1 < r.batchMax {
-		r.batch = append(r.batch, m) // the consumer takes it with the next one
+		r.batch = append(r.batch, *m) // the consumer takes it with the next one
 		return
 	}
 	r.more = more
-	if !r.yield(m) {
+	if !r.yield(*m) {
 		r.gone = true
 		r.cancel()
 	}

@@ -85,7 +85,7 @@ func (tr *toolRun) emit(m omni.Message) {
 			tr.prod.Push(context.Background(), item{m: ptr, traceOnly: true}, item{m: m})
 			return
 		}
-		tr.prod.Push(context.Background(), item{m: m})
+		tr.push1(&m)
 		return
 	}
 	p := &m.Payload
@@ -112,7 +112,14 @@ func (tr *toolRun) emit(m omni.Message) {
 			tr.output = &out
 		}
 	}
-	tr.prod.Push(context.Background(), item{m: m})
+	tr.push1(&m)
+}
+
+// push1 queues m, copied once, into the queue's buffer.
+func (tr *toolRun) push1(m *omni.Message) {
+	tr.prod.PushFunc(context.Background(), func(it *item) {
+		it.m, it.traceOnly = *m, false
+	})
 }
 
 // finish guarantees the call's pairing once the tool has returned

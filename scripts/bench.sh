@@ -52,3 +52,5 @@ FLOE_STATIC="$PWD/static" FLOE_PEERS="$PWD/$peers" node "$peers/run-all.mjs" --w
   --extra "floe@W3=$PWD/scripts/bench/peer-floe-w3.mjs"
 
 node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the IndexedDB store on vs off
+echo "== shared/peers: Floe beside the JS agent loops (node 20 and 24), same-rep ratios, cost model"
+scripts/bench/peers.sh

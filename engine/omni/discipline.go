@@ -64,6 +64,7 @@ func (d *Discipline) check(m *Message, strict bool) error {
 			err = f.match(p)
 			if err == nil || !strict {
 				d.stopped = nil
+				f.release()
 			}
 			return err
 		}
@@ -72,6 +73,7 @@ func (d *Discipline) check(m *Message, strict bool) error {
 			return err
 		}
 		d.stopped = nil
+		f.release()
 	}
 	if e := d.step(m, strict); err == nil {
 		err = e

@@ -72,7 +72,9 @@ func (w *Writer) Index() int {
 
 // Write implements [engine.TraceSink]: it appends msg as one line.
 func (w *Writer) Write(ctx context.Context, msg omni.Message) error {
-	_, err := w.WriteRecord(ctx, msg)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.write(ctx, &msg)
 	return err
 }
 
@@ -90,28 +92,34 @@ func (w *Writer) Rotate() error {
 func (w *Writer) WriteRecord(ctx context.Context, msg omni.Message) (Written, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	res, err := w.write(ctx, &msg)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Index: w.index, NewFile: res.Created, HealNewline: res.Healed, Records: []omni.Message{msg}}, nil
+}
+
+// write encodes msg into the Writer's reused buffer and appends it; w.mu
+// is held. It allocates nothing of its own.
+func (w *Writer) write(ctx context.Context, msg *omni.Message) (AppendResult, error) {
 	if w.idErr != nil {
-		return Written{}, opErr("write", w.id, w.index, w.idErr)
+		return AppendResult{}, opErr("write", w.id, w.index, w.idErr)
 	}
 	if msg.Timestamp == "" {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(msg)))
 	}
 	if !msg.Recordable() {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrNotRecordable, describe(&msg)))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrNotRecordable, describe(msg)))
 	}
-	line, err := encodeLine(w.buf[:0], &msg)
+	line, err := encodeLine(w.buf[:0], msg)
 	if err != nil {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%s: %w", describe(&msg), err))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%s: %w", describe(msg), err))
 	}
 	w.buf = line
 	if cap(w.buf) > maxKeptBuffer {
 		w.buf = nil // do not pin the memory of one huge record
 	}
-	res, err := w.store.Append(ctx, w.id, w.index, line)
-	if err != nil {
-		return Written{}, err
-	}
-	return Written{Index: w.index, NewFile: res.Created, HealNewline: res.Healed, Records: []omni.Message{msg}}, nil
+	return w.store.Append(ctx, w.id, w.index, line)
 }
 
 // maxKeptBuffer bounds the encode buffer a Writer keeps between writes.

@@ -229,3 +229,36 @@ func TestWriterConcurrent(t *testing.T) {
 		t.Errorf("%d records, %d skipped", len(p.Records), len(p.Skipped))
 	}
 }
+
+// discardStore is a Store whose Append keeps only a byte count.
+type discardStore struct {
+	trace.Store
+	n int
+}
+
+func (d *discardStore) Append(_ context.Context, _ string, _ int, data []byte) (trace.AppendResult, error) {
+	d.n += len(data)
+	return trace.AppendResult{}, nil
+}
+
+// Write, the engine's path, allocates nothing per record once its buffer
+// has grown (WriteRecord's report is what allocates).
+func TestWriterWriteAllocs(t *testing.T) {
+	st := &discardStore{}
+	w := trace.NewWriter(st, "session-2026-11-30-04-09-45-00000001", 1)
+	ctx := context.Background()
+	m := userText("hello, trace")
+	if err := w.Write(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := w.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("Writer.Write: %v allocations per record, want 0", n)
+	}
+	if st.n == 0 {
+		t.Fatal("nothing appended")
+	}
+}
