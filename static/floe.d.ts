@@ -604,7 +604,7 @@ export interface Subagent {
 
 export interface Floe {
   /** A yield that is not an OmniMessage in options.llm is a compile error naming it (see CheckModel). */
-  createSession<L extends ModelShape = LLM>(options: Omit<SessionOptions, "llm"> & { llm: L } & CheckModel<L>): Session;
+  createSession<L extends ModelShape | Model = LLM>(options: Omit<SessionOptions, "llm"> & { llm: L } & CheckModel<L>): Session;
   createSubagent(options: SessionOptions): Subagent;
   /**
    * Resumes a stored session (ENGINE.md §17) with fresh callbacks: history
@@ -684,7 +684,16 @@ export interface ModelOptions {
    * up at each request. Must return a Response whose body is a
    * ReadableStream of Uint8Array chunks.
    */
-  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  fetch?: (url: string, init: FetchInit) => Promise<ResponseType>;
+}
+
+/** What a model's fetch is called with. */
+export interface FetchInit {
+  method: "POST";
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  redirect: "manual";
 }
 
 /** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
@@ -848,22 +857,22 @@ export interface SubagentToolSpec {
 
 // ---- builders and guards ----------------------------------------------------------------------
 
-type Model<P> = Envelope<"model_msg", P>;
-export type PartialTextMessage = Model<PartialTextPayload>;
+type ModelMsg<P> = Envelope<"model_msg", P>;
+export type PartialTextMessage = ModelMsg<PartialTextPayload>;
 export type TokenUsageMessage = Envelope<"event_msg", TokenUsagePayload>;
 
 /** Builders of OmniMessages: the same shapes and key order as the Go omni builders; no timestamp. */
 export declare const msg: {
-  userText(text: string, sender?: Sender): Model<TextPayload>;
-  text(text: string, stopReason?: StopReason): Model<TextPayload>;
-  thinking(thinking: string, stopReason?: StopReason): Model<ThinkingPayload>;
+  userText(text: string, sender?: Sender): ModelMsg<TextPayload>;
+  text(text: string, stopReason?: StopReason): ModelMsg<TextPayload>;
+  thinking(thinking: string, stopReason?: StopReason): ModelMsg<ThinkingPayload>;
   /** args: the JSON text, or a value to serialize (default "{}"). */
   toolCall(id: string, name: string, args?: string | JSONValue): ToolCallMessage;
-  toolOutput(id: string, output: string, stopReason?: StopReason, images?: string[]): Model<ToolCallOutputPayload>;
-  partialText(eventType: EventType, text?: string, stopReason?: StopReason): Model<PartialTextPayload>;
-  partialThinking(eventType: EventType, thinking?: string, stopReason?: StopReason): Model<PartialThinkingPayload>;
-  partialToolCall(eventType: EventType, args: string, id: string, name: string, stopReason?: StopReason): Model<PartialToolCallPayload>;
-  partialToolOutput(eventType: EventType, output: string, id: string, stopReason?: StopReason): Model<PartialToolCallOutputPayload>;
+  toolOutput(id: string, output: string, stopReason?: StopReason, images?: string[]): ModelMsg<ToolCallOutputPayload>;
+  partialText(eventType: EventType, text?: string, stopReason?: StopReason): ModelMsg<PartialTextPayload>;
+  partialThinking(eventType: EventType, thinking?: string, stopReason?: StopReason): ModelMsg<PartialThinkingPayload>;
+  partialToolCall(eventType: EventType, args: string, id: string, name: string, stopReason?: StopReason): ModelMsg<PartialToolCallPayload>;
+  partialToolOutput(eventType: EventType, output: string, id: string, stopReason?: StopReason): ModelMsg<PartialToolCallOutputPayload>;
   /** Absent counts are 0; request defaults to session. */
   tokenUsage(session: Partial<TokenCounts>, request?: Partial<TokenCounts>): TokenUsageMessage;
 };
