@@ -6,6 +6,7 @@
 // inside Go. Also: close() during a run, steer ids and unsteer().
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, find, types, instantClock, never } from "./helpers.mjs";
 
 const boom = () => {
@@ -265,6 +266,29 @@ test("a model's outcome whose status getter throws: failed with that message, th
   assert.equal(ends[0].retry_in_ms, 5);
   assert.deepEqual(clock.sleeps, [5]);
   assert.equal(ends[1].status, "completed");
+});
+
+// Go cannot even name a BigInt's type (syscall/js panics): none may reach it.
+test("a model returning a BigInt or a Symbol as its outcome or status: failed, then retried, no Go panic", async () => {
+  const logged = [];
+  const error = console.error;
+  console.error = (...a) => logged.push(a.join(" "));
+  try {
+    for (const v of [1n, Symbol("s")]) {
+      for (const outcome of [v, { status: v }, { status: "failed", errorMessage: v }]) {
+        const { msgs } = await runWithFirst(async function* () {
+          yield usage();
+          return outcome;
+        });
+        const ends = find(msgs, "request_end").map((m) => m.payload);
+        assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
+        assert.doesNotMatch(ends[0].error_message, /panic/);
+      }
+    }
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(logged, []);
 });
 
 for (const [what, make] of Object.entries(hostile)) {
@@ -553,6 +577,21 @@ test("close() of a session that never ran, and twice, resolves", async () => {
   assert.equal(session.close(), a);
   await a;
   assert.throws(() => session.steer("x"), { name: "FloeError", code: "closed" });
+});
+
+test("a run's signal is listened to only while the run lives, also when it cannot start", async () => {
+  const ac = new AbortController();
+  const listeners = () => getEventListeners(ac.signal, "abort").length;
+  const session = floe.createSession({ meta: meta(), llm: scriptedLLM(say("a"), say("b")) });
+  await collect(session.run("one", { signal: ac.signal }));
+  assert.equal(listeners(), 0, "after a run");
+  const running = session.run("two", { signal: ac.signal });
+  assert.throws(() => session.run("three", { signal: ac.signal }), { code: "session_busy" });
+  assert.equal(listeners(), 1, "the busy run() left a listener");
+  await collect(running);
+  assert.equal(listeners(), 0, "after the second run");
+  assert.throws(() => session.run([{ type: "bogus" }], { signal: ac.signal }), { code: "bad_argument" });
+  assert.equal(listeners(), 0, "after a refused input");
 });
 
 // ---- item: steer ids and unsteer ----
