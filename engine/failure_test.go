@@ -327,11 +327,18 @@ func TestSnapshotDuringRun(t *testing.T) {
 // NextBatch returns the same stream as Next, in order, with several
 // messages per call when they are already produced.
 func TestNextBatch(t *testing.T) {
+	// The LLM emits 103 messages (fewer than the queue holds, so it never
+	// waits), then reports that it did. The first batch is request_begin
+	// (the LLM starts once it is taken); the consumer asks for its third
+	// batch only when the LLM is done, so at least 39 messages are already
+	// produced then.
+	emitted := make(chan struct{}, 2)
 	mk := func() *engine.Session {
 		llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-			for _, m := range enginetest.TextReply(5, strings.Split(strings.Repeat("ab", 300), "")...) {
+			for _, m := range enginetest.TextReply(5, strings.Split(strings.Repeat("ab", 50), "")...) {
 				emit(m)
 			}
+			emitted <- struct{}{}
 			return engine.Outcome{Status: omni.StatusCompleted}
 		})
 		s, err := engine.New(engine.Config{Meta: enginetest.Meta("b"), LLM: llm, Clock: enginetest.NewClock(t0)})
@@ -341,6 +348,7 @@ func TestNextBatch(t *testing.T) {
 		return s
 	}
 	want := kinds(collect(t, mk(), engine.RunOptions{}, omni.UserText("go")))
+	<-emitted
 	r, err := mk().Start(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -353,6 +361,9 @@ func TestNextBatch(t *testing.T) {
 			break
 		}
 		calls++
+		if calls == 2 {
+			<-emitted // every message of the LLM is produced now
+		}
 		biggest = max(biggest, len(batch))
 		if len(batch) > 64 {
 			t.Fatalf("batch of %d over its max", len(batch))
@@ -364,6 +375,9 @@ func TestNextBatch(t *testing.T) {
 	}
 	if _, ok := r.NextBatch(nil, 8); ok {
 		t.Fatal("NextBatch after the end reported a message")
+	}
+	if biggest < 39 {
+		t.Fatalf("largest batch %d: NextBatch did not take the messages already produced", biggest)
 	}
 	t.Logf("%d messages in %d batches (largest %d)", len(got), calls, biggest)
 }

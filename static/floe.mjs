@@ -335,8 +335,9 @@ function makeFloe(api, exited, memory) {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
     const lockable = (store === "indexeddb" || store.startsWith("dir:")) && locks() != null;
-    // open starts a run or compaction: start(ended) → stream id.
-    const open = (fn, start) => {
+    // open starts a run or compaction: start(ended) → stream id; signal is
+    // its stand-in signal (released if the run never starts).
+    const open = (fn, start, signal) => {
       if (!lockable || running) return (active = new Stream(api, start(undefined)));
       return (active = new LockedStream(id, fn, (release) => {
         running = true;
@@ -350,7 +351,7 @@ function makeFloe(api, exited, memory) {
           ended();
           throw e;
         }
-      }));
+      }, () => signal?.unlink()));
     };
     return {
       id,
@@ -366,8 +367,10 @@ function makeFloe(api, exited, memory) {
         }
         const signal = signalArg(get(runOpts, "signal", "run: signal"), "run: signal");
         const approveHost = approve == null ? undefined : approverHost(api, approve);
-        return open("run", (ended) =>
-          withSignal(signal, () => call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? undefined, ended)),
+        return open(
+          "run",
+          (ended) => withSignal(signal, () => call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? undefined, ended)),
+          signal,
         );
       },
       steer(input) {
@@ -388,7 +391,7 @@ function makeFloe(api, exited, memory) {
         live("compact");
         if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
         const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
-        return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)));
+        return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)), signal);
       },
       compactability() {
         live("compactability");
@@ -779,19 +782,18 @@ function llmHost(api, llm) {
   return host;
 }
 
-// plainOutcome copies the outcome a model returned into plain data for Go
-// (jsbridge outcomeOf checks it). Reading it may throw: the request then
-// failed with that message (ENGINE.md E-1.2, E-1.3).
+// plainOutcome checks the outcome a model returned and copies it into
+// plain data for Go. A wrong shape, or a getter that throws, is the request
+// failing with that message (ENGINE.md E-1.2, E-1.3).
 function plainOutcome(v) {
-  if (v === undefined) return undefined;
-  if (!isObject(v)) return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : null;
-  if (isArray(v, "outcome")) return [];
-  const out = {};
-  for (const key of ["status", "errorMessage", "permanent"]) {
-    const x = v[key];
-    out[key] = x == null || typeof x === "string" || typeof x === "number" || typeof x === "boolean" ? x : isObject(x) ? {} : null;
-  }
-  return out;
+  if (v === undefined) return undefined; // a generator that ends without return: completed
+  const bad = (what, want, got) => new TypeError(`llm.streamGenerate: outcome${what}: want ${want}, got ${describe(got)}`);
+  if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?}", v);
+  const { status, errorMessage, permanent } = v;
+  if (typeof status !== "string") throw bad(".status", "a string", status);
+  if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
+  if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
+  return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
 }
 
 // newLLM(tokensJSON) → a model host, or the error message.
@@ -1345,11 +1347,19 @@ class LockedStream {
   #inner = null;
   #first = null;
   #done = false;
+  #skip; // called once if the run never starts (releases its signal)
 
-  constructor(id, fn, open) {
+  constructor(id, fn, open, skip) {
     this.#id = id;
     this.#fn = fn;
     this.#open = open;
+    this.#skip = skip;
+  }
+
+  #skipped() {
+    const f = this.#skip;
+    this.#skip = null;
+    f?.();
   }
 
   [Symbol.asyncIterator]() {
@@ -1367,9 +1377,14 @@ class LockedStream {
     const release = await tryLock(this.#id);
     if (!release) {
       this.#done = true;
+      this.#skipped();
       throw busy(this.#fn, this.#id);
     }
-    if (this.#done) return release(); // return() came first
+    if (this.#done) {
+      this.#skipped();
+      return release(); // return() or close() came first
+    }
+    this.#skip = null; // from here the run owns the signal
     try {
       this.#inner = this.#open(release);
     } catch (e) {
@@ -1380,7 +1395,10 @@ class LockedStream {
 
   /** Session.close: a run not yet started never starts; a started one is drained. */
   async drain() {
-    if (!this.#first) this.#done = true;
+    if (!this.#first) {
+      this.#done = true;
+      this.#skipped();
+    }
     await Promise.resolve(this.#first).catch(() => {});
     if (this.#inner) await this.#inner.drain();
   }
@@ -1388,6 +1406,7 @@ class LockedStream {
   return(value) {
     if (this.#inner) return this.#inner.return(value);
     this.#done = true;
+    if (!this.#first) this.#skipped();
     return Promise.resolve(this.#first)
       .catch(() => {})
       .then(() => (this.#inner ? this.#inner.return(value) : { value, done: true }));

@@ -60,7 +60,7 @@ func TestResumeCatchesADifference(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(sharedDir(t), "S01_seed_two_tool_timeline.json")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("conformance: %s not found", path)
+		t.Fatalf("conformance: scenario expected at %s (the shared folder sits next to the repository, or set FLOE_SHARED to it)", path)
 	}
 	s, err := Load(path)
 	if err != nil {

@@ -6,6 +6,7 @@
 // inside Go. Also: close() during a run, steer ids and unsteer().
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, find, types, instantClock, never } from "./helpers.mjs";
 
 const boom = () => {
@@ -149,6 +150,26 @@ test("abortGraceMs beyond a timer's range or negative: bad_argument", () => {
   }
 });
 
+test("config as a class instance or an object of another realm is accepted", async () => {
+  const { runInNewContext } = await import("node:vm");
+  class Settings {
+    maxTurns = 3;
+  }
+  for (const config of [new Settings(), runInNewContext("({ maxReconnects: 1 })"), Object.create(null)]) {
+    const s = floe.createSession({ meta: meta(), llm: llm(), config });
+    assert.equal(find(await collect(s.run("go")), "text").at(-1).payload.text, "hi");
+  }
+});
+
+test("callback methods are read once, at createSession", async () => {
+  const model = scriptedLLM(say("first"));
+  const session = floe.createSession({ meta: meta(), llm: model });
+  model.streamGenerate = () => {
+    throw new Error("replaced");
+  };
+  assert.equal(find(await collect(session.run("go")), "text").at(-1).payload.text, "first");
+});
+
 // ENGINE.md §2: a limit ≤ 0 disables it, so negative limits stay valid.
 test("config limits that are ≤ 0 disable (maxTurns, compaction limits)", () => {
   const s = floe.createSession({
@@ -247,6 +268,29 @@ test("a model's outcome whose status getter throws: failed with that message, th
   assert.equal(ends[0].retry_in_ms, 5);
   assert.deepEqual(clock.sleeps, [5]);
   assert.equal(ends[1].status, "completed");
+});
+
+// Go cannot even name a BigInt's type (syscall/js panics): none may reach it.
+test("a model returning a BigInt or a Symbol as its outcome or status: failed, then retried, no Go panic", async () => {
+  const logged = [];
+  const error = console.error;
+  console.error = (...a) => logged.push(a.join(" "));
+  try {
+    for (const v of [1n, Symbol("s")]) {
+      for (const outcome of [v, { status: v }, { status: "failed", errorMessage: v }]) {
+        const { msgs } = await runWithFirst(async function* () {
+          yield usage();
+          return outcome;
+        });
+        const ends = find(msgs, "request_end").map((m) => m.payload);
+        assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
+        assert.doesNotMatch(ends[0].error_message, /panic/);
+      }
+    }
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(logged, []);
 });
 
 for (const [what, make] of Object.entries(hostile)) {
@@ -537,6 +581,21 @@ test("close() of a session that never ran, and twice, resolves", async () => {
   assert.throws(() => session.steer("x"), { name: "FloeError", code: "closed" });
 });
 
+test("a run's signal is listened to only while the run lives, also when it cannot start", async () => {
+  const ac = new AbortController();
+  const listeners = () => getEventListeners(ac.signal, "abort").length;
+  const session = floe.createSession({ meta: meta(), llm: scriptedLLM(say("a"), say("b")) });
+  await collect(session.run("one", { signal: ac.signal }));
+  assert.equal(listeners(), 0, "after a run");
+  const running = session.run("two", { signal: ac.signal });
+  assert.throws(() => session.run("three", { signal: ac.signal }), { code: "session_busy" });
+  assert.equal(listeners(), 1, "the busy run() left a listener");
+  await collect(running);
+  assert.equal(listeners(), 0, "after the second run");
+  assert.throws(() => session.run([{ type: "bogus" }], { signal: ac.signal }), { code: "bad_argument" });
+  assert.equal(listeners(), 0, "after a refused input");
+});
+
 // ---- item: steer ids and unsteer ----
 
 test("steer returns an id; unsteer withdraws what is still pending and says whether it was", async () => {
@@ -593,15 +652,16 @@ async function growth(n, f) {
 
 const MB = 1 << 20;
 
-test("memory: 2,000 createSession calls with a throwing config getter grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 createSession calls with a throwing config getter grow wasm memory by < 1 MB", async (t) => {
   const config = { get maxTurns() { throw new Error("getter"); } };
   const grew = await growth(2000, () => {
     assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument("config.maxTurns"));
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB", async (t) => {
   const makers = Object.values(hostile);
   const grew = await growth(2000, async (i) => {
     const [name, place] = argumentPlaces[i % argumentPlaces.length];
@@ -615,19 +675,21 @@ test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB"
       assert.equal(e.name, "FloeError", `${name}: ${e.stack}`);
     }
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 sessions created, run and closed grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 sessions created, run and closed grow wasm memory by < 1 MB", async (t) => {
   const grew = await growth(2000, async (i) => {
     const session = floe.createSession({ meta: meta(`mem-${i}`), store: false, llm: llm() });
     await collect(session.run("hi"));
     await session.close();
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
 
-test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async () => {
+test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (t) => {
   const grew = await growth(2000, async (i) => {
     let s;
     s = floe.createSession({
@@ -643,5 +705,6 @@ test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (
     const msgs = await collect(s.run("hi"));
     assert.equal(msgs.at(-1).payload.type, "abort");
   });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
