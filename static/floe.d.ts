@@ -323,7 +323,7 @@ export interface LLM {
   loadHistory?(history: OmniMessage[]): void | Promise<void>;
   /** session_meta.provider of a session made without meta.provider (default "custom"). */
   readonly provider?: string | undefined;
-  /** session_meta.model_id of a session made without meta.model_id (default "custom"). */
+  /** session_meta.model_id of a session made without meta.model_id (else a string `model` key; default "custom"). */
   readonly modelId?: string | undefined;
   /** session_meta.model_context_window (default 0: unknown). */
   readonly contextWindow?: number | string | undefined;

@@ -43,7 +43,7 @@ export function read(o, key, name) {
  * Fills in the session_meta (when withMeta) and derives tools and
  * environment from tool() entries. meta keys given win; system sets
  * system_prompt; provider, model_id and model_context_window come from the
- * llm object (provider, modelId, contextWindow). The result inherits every
+ * llm object (provider, modelId or a string model, contextWindow). The result inherits every
  * other option from opts (read later, key by key, by the caller).
  */
 export function applyDefaults(opts, fn, withMeta, source) {
@@ -86,7 +86,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
     own.meta = {
       session_id: newSessionId(),
       provider: str("provider") ?? "custom",
-      model_id: str("modelId") ?? "custom",
+      model_id: str("modelId") ?? (typeof read(m, "model", `${fn}: llm.model`) === "string" ? m.model : "custom"),
       model_context_window: window ?? 0,
       system_prompt: system ?? "",
       agent_state: "floe",

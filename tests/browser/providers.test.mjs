@@ -7,7 +7,7 @@
 // holds. A server without CORS headers shows what a refused origin becomes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { awaitGlobal, baseURL, explain, launch, page as firstPage, ROOT, WAIT } from "./harness.mjs";
@@ -198,7 +198,9 @@ test("an MV3 extension page with host_permissions reaches a server that sends no
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-models-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(join(ROOT, "examples/extension"), dir, { recursive: true });
-  for (const f of ["floe.mjs", "floe.wasm", "wasm_exec.js"]) await cp(join(ROOT, "static", f), join(dir, f));
+  // The package's browser modules (floe.mjs imports its siblings), the wasm and Go's glue.
+  const files = (await readdir(join(ROOT, "static"))).filter((f) => f.endsWith(".mjs") && f !== "floe-node.mjs" && f !== "test.mjs");
+  for (const f of [...files, "floe.wasm", "wasm_exec.js"]) await cp(join(ROOT, "static", f), join(dir, f));
   const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8"));
   manifest.host_permissions = ["http://127.0.0.1/*"];
   await writeFile(join(dir, "manifest.json"), JSON.stringify(manifest));

@@ -70,6 +70,19 @@ test("createSession({ llm }) alone: a generated id in the reference format, meta
   assert.deepEqual([m2.provider, m2.model_id, m2.model_context_window, m2.system_prompt, m2.workspace, m2.agent_state], ["mock", "mock-model", 200000, "", "/w", "floe"]);
 });
 
+test("model_id falls back to a string model key of the model object (the provider adapters' descriptions carry one)", async () => {
+  const records = [];
+  const llm = { provider: "acme", model: "acme-2", async *streamGenerate() {} };
+  floe.createSession({ llm, trace: { write: (r) => records.push(r) } });
+  const s = floe.createSession({ llm: { ...llm, model: { client: true } }, trace: { write: (r) => records.push(r) } });
+  await collect(s.run("x"));
+  const metas = records.filter((r) => r.type === "session_meta").map((r) => r.payload.model_id);
+  assert.deepEqual(metas, ["custom"], "the session that ran wrote its meta; a non-string model is not an id");
+  const r2 = [];
+  await collect(floe.createSession({ llm, trace: { write: (r) => r2.push(r) } }).run("x"));
+  assert.equal(r2.find((r) => r.type === "session_meta").payload.model_id, "acme-2");
+});
+
 test("newSessionId: UTC time and 8 hex digits", () => {
   assert.match(newSessionId(Date.UTC(2026, 6, 18, 11, 10, 22)), /^session-2026-07-18-11-10-22-[0-9a-f]{8}$/);
   assert.notEqual(newSessionId(0), newSessionId(0));
