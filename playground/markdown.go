@@ -353,7 +353,7 @@ var htmlBlockEnds = [][2]string{
 // before.
 func CutPoints(src string, from int) []int {
 	var cuts []int
-	var fence string  // the open fence's marker, "" outside
+	var fence string   // the open fence's marker, "" outside
 	var htmlEnd string // what closes the open raw HTML block, "" outside
 	prevBlank := false
 	for off := from; off < len(src); {
