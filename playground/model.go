@@ -27,6 +27,8 @@ type Model struct {
 	context  int64             // characters in the context so far
 	session  omni.TokenCounts
 	requests int
+	failed   map[string]bool // "fail:" prompts whose first attempt failed
+	prompts  []string        // the prompts seen, for a compaction's summary
 }
 
 // NewModel returns the playground's model for ws.
@@ -48,6 +50,9 @@ func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	defer m.mu.Unlock()
 	m.requests++
 	in := readInput(p.NewMessages, m.names)
+	if m.failFirst(in.prompt) {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "scripted failure: the demo model fails the first attempt of a \"fail:\" prompt"}
+	}
 	steps := m.plan(in)
 	pr := &producer{pace: m.Pace, now: m.Now, emit: emit, delay: m.WordDelay}
 	var out int64
@@ -116,7 +121,13 @@ func (m *Model) newCall(name string, args any) step {
 // summary; steering alone gets an acknowledgement.
 func (m *Model) plan(in input) []step {
 	switch {
+	case in.prompt == CompactionPrompt:
+		return m.summaryReply()
 	case in.prompt != "":
+		m.prompts = append(m.prompts, in.prompt)
+		if steps, ok := m.command(strings.TrimPrefix(in.prompt, "fail: ")); ok {
+			return steps
+		}
 		return m.planPrompt(in)
 	case len(in.outputs) > 0:
 		return planSummary(in)

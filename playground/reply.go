@@ -71,6 +71,13 @@ func planSummary(in input) []step {
 		case o.stop != omni.StatusCompleted:
 			think = append(think, name+" failed.")
 			text = append(text, fmt.Sprintf("- `%s` failed: %s", name, lastLine(o.body)))
+		case o.name == ToolReadFile:
+			fence := "```"
+			for strings.Contains(o.body, fence) {
+				fence += "`"
+			}
+			think = append(think, "read_file returned the file.")
+			text = append(text, "- `read_file` returned:\n\n"+fence+"\n"+strings.TrimSuffix(o.body, "\n")+"\n"+fence)
 		case o.name == ToolListFiles:
 			n, biggest, size := scanTable(o.body, "files")
 			think = append(think, fmt.Sprintf("list_files reports %d files.", n))
