@@ -38,6 +38,8 @@ func readInput(msgs []omni.Message, names map[string]string) input {
 			case strings.HasPrefix(t, steerOpen):
 				t = strings.TrimSuffix(strings.TrimPrefix(t, steerOpen), steerClose)
 				in.steering = append(in.steering, strings.TrimSpace(t))
+			case strings.HasPrefix(t, "[context_summary]"):
+				// a compaction's summary: the new context's first input
 			case strings.HasPrefix(t, "[turn_aborted]"), strings.HasPrefix(t, "[turn_retried]"), strings.HasPrefix(t, "<turn_aborted>"):
 				in.interrupted = true
 			case t != "":

@@ -406,3 +406,8 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 	}
 	return t.Apply(m)
 }
+
+// AddNotice appends a notice of the page's own (not from the stream).
+func (t *Transcript) AddNotice(text string) *Item {
+	return t.add(&Item{Kind: KindNotice, Body: text})
+}
