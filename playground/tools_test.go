@@ -206,3 +206,16 @@ func TestApplyRecordShowsPrompts(t *testing.T) {
 		t.Errorf("items %+v", tr.Items)
 	}
 }
+
+func TestInterrupt(t *testing.T) {
+	tr := &Transcript{}
+	for _, m := range seedTimeline()[:12] { // cut inside the first tool call's arguments
+		tr.Apply(m)
+	}
+	tr.Interrupt()
+	for _, it := range tr.Items {
+		if it.Streaming || it.Kind == KindRequest && it.Request.Status != "interrupted" || it.Tool != nil && (it.Tool.OutputStop != "interrupted" || it.Tool.ArgsStreaming) {
+			t.Errorf("item left open: %+v %+v %+v", it, it.Request, it.Tool)
+		}
+	}
+}

@@ -411,3 +411,29 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 func (t *Transcript) AddNotice(text string) *Item {
 	return t.add(&Item{Kind: KindNotice, Body: text})
 }
+
+// Interrupt closes what a stream cut off midway left open — a stored
+// session whose page went away during a task: the request in flight, open
+// fragments and tool calls that never got an output are marked
+// "interrupted".
+func (t *Transcript) Interrupt() {
+	if t.current != nil {
+		t.current.Request.Status = "interrupted"
+		t.current = nil
+	}
+	for key, it := range t.open {
+		t.closeFragment(key, it, "")
+		if it.Kind == KindText || it.Kind == KindThinking {
+			it.StopReason = "interrupted"
+		}
+	}
+	if t.compact != nil {
+		t.compact.Streaming, t.compact.StopReason = false, "interrupted"
+		t.compact = nil
+	}
+	for _, it := range t.Items {
+		if c := it.Tool; c != nil && c.OutputStop == "" {
+			c.OutputStop, c.OutputStreaming, c.ArgsStreaming = "interrupted", false, false
+		}
+	}
+}

@@ -198,3 +198,226 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   assert.match(await parent.locator(":scope > .output").innerText(), /add up to \d+ lines/);
   assert.match(await parent.locator(":scope > .head .badge.status").innerText(), /completed/);
 });
+
+/** A browser on a profile that survives a restart (close, launch again). */
+async function profile(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-playground-"));
+  const log = [];
+  const b = { log, ctx: null, n: 0 };
+  b.launch = async () => {
+    b.ctx = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: WAIT, acceptDownloads: true });
+    b.ctx.setDefaultTimeout(WAIT);
+    const tag = `[browser ${++b.n}] `;
+    b.ctx.on("console", (m) => log.push(tag + `console.${m.type()}: ${m.text()}`));
+    b.ctx.on("weberror", (e) => log.push(tag + `page error: ${e.error()}`));
+    b.page = b.ctx.pages()[0] ?? (await b.ctx.newPage());
+    await b.page.setViewportSize({ width: 1280, height: 860 });
+    return b.page;
+  };
+  t.after(async () => {
+    if (b.ctx) await b.ctx.close().catch(() => {});
+  });
+  return b;
+}
+
+const sessionRow = (page, title) => page.locator("#sessions li.session", { has: page.locator(".title", { hasText: title }) });
+
+test("playground sessions: reload mid-task, resume, continue; browser restart; rename, delete, export → import; trace viewer", { timeout: 300_000 }, async (t) => {
+  const b = await profile(t);
+  let page = await b.launch();
+  try {
+    await open(page);
+    const id = await page.locator("#session-id").innerText();
+    await send(page, "How long is store.go?");
+    await decide(page, "list_files", "allow");
+    await askCard(page, "count_lines").waitFor({ timeout: RUN });
+    await page.waitForTimeout(300); // records reach IndexedDB in batches off the run's path; not an ordering wait
+    // Reload mid-task: listed, reopened, the cut-off task carries over.
+    await page.reload();
+    await idle(page);
+    assert.equal(await page.locator("#session-id").innerText(), id, "the page did not reopen the session");
+    await sessionRow(page, "How long is store.go?").waitFor();
+    assert.equal(await sessionRow(page, "How long is store.go?").getAttribute("aria-current"), "true");
+    await page.locator('#transcript > .msg.prompt:has-text("How long is store.go?")').waitFor();
+    await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+    await send(page, "Continue, please.");
+    await decide(page, "list_files", "allow");
+    await decide(page, "count_lines", "allow");
+    await idle(page);
+    assert.match(await lastReply(page), /add up to \d+ lines/);
+
+    // The trace viewer shows the stored records; a row opens its JSON.
+    await page.click("#tab-trace");
+    await page.locator('#trace li .type:text("session_meta")').first().waitFor();
+    await page.locator("#trace li").first().click();
+    assert.match(await page.locator("#trace li pre.json").first().innerText(), /"session_id":"session-/);
+
+    // Rename; it survives a browser restart, as does the session.
+    await sessionRow(page, "How long is store.go?").locator('button:text("Rename")').click();
+    await page.fill("#sessions .rename-input", "Store size");
+    await page.press("#sessions .rename-input", "Enter");
+    await sessionRow(page, "Store size").waitFor();
+    await b.ctx.close();
+    page = await b.launch();
+    await open(page);
+    assert.equal(await page.locator("#session-id").innerText(), id, "the restarted browser did not reopen the session");
+    await sessionRow(page, "Store size").waitFor();
+    await page.locator('#transcript > .msg.prompt:has-text("Continue, please.")').waitFor();
+    assert.match(await lastReply(page), /add up to \d+ lines/);
+
+    // New session, then open the stored one from the list.
+    await page.click("#reset");
+    await page.locator("#intro").waitFor();
+    assert.notEqual(await page.locator("#session-id").innerText(), id);
+    await sessionRow(page, "Store size").locator(".session-open").click();
+    await page.locator('#transcript > .msg.prompt:has-text("How long is store.go?")').waitFor();
+    assert.equal(await page.locator("#session-id").innerText(), id);
+
+    // Export → delete → import gives the session back.
+    const [download] = await Promise.all([page.waitForEvent("download"), sessionRow(page, "Store size").locator('button:text("Export")').click()]);
+    assert.equal(download.suggestedFilename(), `${id}_001.jsonl`);
+    const file = join(await mkdtemp(join(tmpdir(), "floe-export-")), download.suggestedFilename());
+    await download.saveAs(file);
+    const text = await readFile(file, "utf8");
+    assert.match(text.split("\n")[0], /"type":"session_meta"/);
+    await page.click("#reset");
+    await sessionRow(page, "Store size").locator('button:text("Delete")').click();
+    await sessionRow(page, "Store size").locator('button:text("Confirm delete")').click();
+    await page.locator(`#sessions li[data-session-id="${id}"]`).waitFor({ state: "detached" });
+    await page.setInputFiles("#import", file);
+    await page.locator("#note", { hasText: `Imported ${id}.` }).waitFor();
+    await sessionRow(page, "How long is store.go?").locator(".session-open").click();
+    await page.locator('#transcript > .msg.prompt:has-text("Continue, please.")').waitFor();
+    // Importing it again is refused, with the reason.
+    await page.setInputFiles("#import", file);
+    await page.locator("#note", { hasText: "Import refused" }).waitFor();
+    clean(b.log);
+  } catch (e) {
+    const shot = join(await shotsDir(), "playground-sessions.png");
+    await b.page?.screenshot({ path: shot }).catch(() => {});
+    e.message += `\n(screenshot of the failure: ${shot})` + explain(b.log);
+    throw e;
+  }
+});
+
+const XSS = [
+  `<script>window.__xss = 1</script>`,
+  `<img src=x onerror="window.__xss = 2">`,
+  `<svg onload="window.__xss = 3"><circle r="1"/></svg>`,
+  `[click](javascript:window.__xss=4)`,
+  `[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)`,
+  `![img](javascript:window.__xss=5)`,
+  `<a href="javascript:window.__xss=6">x</a>`,
+  `[x](&#106;avascript:window.__xss=7)`,
+  `<noscript><p title="</noscript><img src=x onerror=window.__xss=8>">`,
+  `<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=9>`,
+  "```\"><img src=x onerror=window.__xss=10>\ncode\n```",
+  `<iframe src="javascript:window.__xss=11"></iframe>`,
+  `<details open ontoggle="window.__xss=12">`,
+];
+
+async function checkInert(page, dialogs) {
+  assert.equal(await page.evaluate(() => window.__xss), undefined, "an XSS payload ran");
+  assert.deepEqual(dialogs, [], "a dialog opened");
+  const found = await page.evaluate(() => {
+    const bad = [...document.querySelectorAll("main script, main img, main svg, main iframe, main math, main noscript, main style")].map((e) => e.tagName);
+    for (const e of document.querySelectorAll("main *")) {
+      for (const a of e.attributes) if (/^on/i.test(a.name)) bad.push(`${e.tagName}[${a.name}]`);
+    }
+    for (const a of document.querySelectorAll("main a[href]")) {
+      if (!/^(https?:|mailto:)/i.test(a.getAttribute("href"))) bad.push("a[href=" + a.getAttribute("href") + "]");
+      if (a.rel !== "noopener noreferrer" || a.target !== "_blank") bad.push("a without rel/target");
+    }
+    return bad;
+  });
+  assert.deepEqual(found, [], "markup from untrusted text in the page");
+}
+
+pageTest("playground: an XSS corpus through model text, thinking, tool arguments and output, file names and an imported trace executes nothing; CSP header", async (page) => {
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  const res = await open(page);
+  const csp = res.headers()["content-security-policy"] || "";
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-inline|'unsafe-eval'/);
+  const corpus = XSS.join("\n\n");
+  // Model text and thinking (echo: streams it as both).
+  await send(page, "echo: " + corpus);
+  await idle(page);
+  await page.locator("#transcript details.thinking").last().locator("summary").click();
+  assert.match(await lastReply(page), /window\.__xss = 1/, "the payload is shown as text");
+  // Tool arguments, tool output and a file name.
+  const name = `x<img src=x onerror=window.__xss=13>.md`;
+  await send(page, `write ${name}: ${corpus}`);
+  await decide(page, "write_file", "allow");
+  await idle(page);
+  await send(page, `read ${name}`);
+  await decide(page, "read_file", "allow");
+  await idle(page);
+  await page.click("#tab-files");
+  await page.locator("#files [data-path]", { hasText: "onerror" }).click();
+  await page.locator("#file-view", { hasText: "__xss = 1" }).waitFor();
+  // An imported trace.
+  const ts = "2026-01-01T00:00:00.000Z";
+  const sid = "session-2026-01-01-00-00-00-0bad0bad";
+  const lines = [
+    { timestamp: ts, type: "session_meta", payload: { session_id: sid, provider: "x", model_id: "<img src=x onerror=window.__xss=14>", model_context_window: 1, system_prompt: corpus, agent_state: "m", workspace: "w" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "user", text: corpus } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "thinking", role: "assistant", thinking: corpus, stop_reason: "completed" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "assistant", text: corpus, stop_reason: "completed" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "<svg onload=window.__xss=15>", arguments: corpus, tool_call_id: "c<b>1", stop_reason: "completed" } },
+  ];
+  await page.setInputFiles("#import", { name: "evil.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n") });
+  await page.locator("#note", { hasText: `Imported ${sid}.` }).waitFor();
+  await page.locator(`#sessions li[data-session-id="${sid}"] .session-open`).click();
+  await page.locator("#transcript > .card .tool-name", { hasText: "svg onload" }).waitFor();
+  await page.click("#tab-trace");
+  await page.locator("#trace li").nth(1).click();
+  await page.locator("#trace pre.json").first().waitFor();
+  await checkInert(page, dialogs);
+});
+
+pageTest("playground: a phone-sized viewport (390 px): no sideways scrolling, the panels in a drawer", async (page) => {
+  await open(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width} px wide`);
+  assert.ok(await page.locator("#tokens").isVisible(), "token counts hidden");
+  assert.equal(await page.locator("#side").isVisible(), false);
+  await send(page, "echo: small **screen**");
+  await idle(page);
+  assert.equal(await page.locator("#transcript > .msg.text strong").innerText(), "screen");
+  await page.click("#toggle-side");
+  await page.locator("#side").waitFor();
+  assert.ok((await page.locator("#stream li").count()) > 3);
+  const box = await page.locator("#side").boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `drawer at ${JSON.stringify(box)}`);
+  await page.click("#toggle-side");
+  await page.click("#toggle-sessions");
+  await page.locator("#sessions-panel").waitFor();
+  await page.locator("#sessions li.session").first().waitFor();
+  const labels = await page.evaluate(() =>
+    [...document.querySelectorAll("input:not([type=hidden]), textarea, select")].filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id),
+  );
+  assert.deepEqual(labels, [], "inputs without a label");
+  const live = await page.evaluate(() => [...document.querySelectorAll("[aria-live]")].map((e) => e.id));
+  assert.deepEqual(live, ["live"], "aria-live only on the completed-message region");
+}, { viewport: { width: 390, height: 844 } });
+
+pageTest("playground: loads and runs offline once the service worker is installed", async (page, ctx) => {
+  await open(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  await idle(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await ctx.setOffline(true);
+  await page.reload();
+  await idle(page);
+  await send(page, "echo: offline and fine");
+  await idle(page);
+  assert.equal(await lastReply(page), "offline and fine");
+  await ctx.setOffline(false);
+});

@@ -323,10 +323,12 @@ func (a *App) resume(id string) {
 				a.note = "A run started meanwhile; open the session again when it ends."
 				return
 			}
-			tr := &playground.Transcript{Now: time.Now}
+			tr := &playground.Transcript{} // no clock: stored tools show no timer
 			for _, r := range recs {
 				tr.ApplyRecord(r)
 			}
+			tr.Interrupt()
+			tr.Now = time.Now
 			a.gen++
 			o := a.sessionOptions(a.gen)
 			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
