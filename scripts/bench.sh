@@ -20,3 +20,4 @@ fi
 echo "== wasm: session.run() vs a plain async generator (one Node process)"
 node scripts/bench/wasm-bench.mjs "$@"
 node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the IndexedDB store on vs off
+node scripts/bench/playground-bench.mjs "$@" # Chromium: the playground rendering Markdown vs plain text

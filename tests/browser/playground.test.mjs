@@ -48,11 +48,13 @@ export async function open(page, path = PAGE) {
 
 const idle = (page) => page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
 
+/** Sends a prompt; returns once the run has started (its prompt is shown; it may have ended already). */
 async function send(page, prompt) {
   await idle(page);
+  const n = await page.locator("#transcript > .msg.prompt").count();
   await page.fill("#prompt", prompt);
   await page.press("#prompt", "Enter");
-  await page.locator('body:not([data-state="idle"])').waitFor();
+  await page.locator("#transcript > .msg.prompt").nth(n).waitFor();
 }
 
 /** The approval card of tool (the last one waiting), at the top level. */
@@ -220,6 +222,30 @@ async function profile(t) {
   return b;
 }
 
+/** Waits until the session's row in IndexedDB names its first prompt (its first records are committed). */
+async function storedPrompt(page, id) {
+  await page.waitForFunction(
+    (id) =>
+      new Promise((resolve) => {
+        const req = indexedDB.open("floe-playground");
+        req.onerror = () => resolve(false);
+        req.onsuccess = () => {
+          const db = req.result;
+          try {
+            const get = db.transaction("sessions").objectStore("sessions").get(id);
+            get.onsuccess = () => (db.close(), resolve(Boolean(get.result && get.result[1])));
+            get.onerror = () => (db.close(), resolve(false));
+          } catch {
+            db.close();
+            resolve(false);
+          }
+        };
+      }),
+    id,
+    { timeout: WAIT, polling: 100 },
+  );
+}
+
 const sessionRow = (page, title) => page.locator("#sessions li.session", { has: page.locator(".title", { hasText: title }) });
 
 test("playground sessions: reload mid-task, resume, continue; browser restart; rename, delete, export → import; trace viewer", { timeout: 300_000 }, async (t) => {
@@ -231,7 +257,7 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     await send(page, "How long is store.go?");
     await decide(page, "list_files", "allow");
     await askCard(page, "count_lines").waitFor({ timeout: RUN });
-    await page.waitForTimeout(300); // records reach IndexedDB in batches off the run's path; not an ordering wait
+    await storedPrompt(page, id); // records reach IndexedDB in batches, off the run's path
     // Reload mid-task: listed, reopened, the cut-off task carries over.
     await page.reload();
     await idle(page);

@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -29,7 +30,7 @@ func main() {
 		return
 	}
 	console := js.Global().Get("console")
-	q, _ := url.ParseQuery(js.Global().Get("location").Get("search").String())
+	q, _ := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?"))
 	ctx := context.Background()
 	env := ui.Env{
 		Store: idb.New("floe-playground"),

@@ -290,10 +290,13 @@ func (a *App) setPlain(v *itemView, body string) {
 	if v.shown == body && !v.plain.IsUndefined() {
 		return
 	}
-	if v.plain.IsUndefined() {
+	switch {
+	case v.plain.IsUndefined():
 		v.plain = a.doc.Call("createTextNode", body)
 		v.body.Underlying().Call("append", v.plain)
-	} else {
+	case strings.HasPrefix(body, v.shown):
+		v.plain.Call("appendData", body[len(v.shown):]) // streaming: only the new text crosses
+	default:
 		v.plain.Set("data", body)
 	}
 	v.shown = body
