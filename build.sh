@@ -4,6 +4,7 @@
 #   ./build.sh serve [PORT]   build, then serve the playground on 127.0.0.1
 #   ./build.sh test           install what tests need, run every test
 #   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR
+#   ./build.sh providers DIR  replay the provider response cases in DIR
 #   ./build.sh bench          benchmarks (Go and wasm)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -18,6 +19,7 @@ case "$cmd" in
   serve) exec scripts/serve.sh "$@" ;;
   test) exec scripts/test.sh "$@" ;;
   conform) exec scripts/conform.sh "$@" ;;
+  providers) exec scripts/providers.sh "$@" ;;
   bench) exec scripts/bench.sh "$@" ;;
-  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench)" >&2; exit 2 ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, providers, bench)" >&2; exit 2 ;;
 esac

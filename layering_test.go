@@ -12,7 +12,7 @@ import (
 // rules of the house), and every file of jsbridge/ and web/ carries the
 // js && wasm build constraint.
 func TestLayering(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...", "./provider/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -36,5 +36,23 @@ func TestLayering(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// The provider packages the WebAssembly build links stay off the packages
+// that would break floe.wasm's size budget (the native Transport in
+// provider/nethttp and the replay runner are for native programs only).
+func TestProviderWasmDeps(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./provider", "./provider/sse", "./provider/openai", "./provider/responses", "./provider/anthropic")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "net/http", "fmt", "encoding/json", "regexp", "os", "reflect":
+			t.Errorf("the browser-linked provider packages depend on %s", dep)
+		}
 	}
 }

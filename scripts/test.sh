@@ -2,9 +2,9 @@
 # ./build.sh test — every test of the project: native go test -race, the
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, conformance through both runners (the shared scenarios and the
-# project's own), and the headless Chromium tests. Installs what it needs
-# (Debian chromium, npm packages from committed lock files). Ends with the
-# runners' summary lines and a total.
+# project's own), the provider replay cases and the headless Chromium tests.
+# Installs what it needs (Debian chromium, npm packages from committed lock
+# files). Ends with the runners' summary lines and a total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
@@ -39,18 +39,20 @@ run ./build.sh conform testdata/conformance
 step "conformance: resume after every scenario"
 run ./build.sh conform --resume "$SHARED/conformance"
 run ./build.sh conform --resume testdata/conformance
+step "providers: shared cases"
+run ./build.sh providers "$SHARED/providers"
 
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh
 
 echo
 echo "== summary"
-grep -E '^(go test: |conformance \(|(# |ℹ )(pass|fail) |tsc: )' "$log"
+grep -E '^(go test: |conformance \(|providers: |(# |ℹ )(pass|fail) |tsc: )' "$log"
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
 let p = 0, f = 0;
 for (const l of lines) {
-  let m = l.match(/^(go test|conformance \([^)]*\)): (\d+) passed, (\d+) failed/);
+  let m = l.match(/^(go test|conformance \([^)]*\)|providers): (\d+) passed, (\d+) failed/);
   if (m) { p += +m[2]; f += +m[3]; continue; }
   m = l.match(/^(?:# |ℹ )(pass|fail) (\d+)$/);
   if (m) { if (m[1] === "pass") p += +m[2]; else f += +m[2]; }

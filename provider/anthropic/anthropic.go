@@ -1,0 +1,100 @@
+// Package anthropic is the model adapter for the Anthropic Messages
+// streaming API.
+package anthropic
+
+import (
+	"context"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+)
+
+// DefaultBaseURL is the base URL used when Options.BaseURL is empty.
+const DefaultBaseURL = "https://api.anthropic.com/v1"
+
+// DefaultMaxTokens is max_tokens when Options.MaxTokens is 0.
+const DefaultMaxTokens = 8192
+
+// DefaultVersion is the anthropic-version header when Options.Version is "".
+const DefaultVersion = "2023-06-01"
+
+// Options configure a Model.
+type Options struct {
+	Transport provider.Transport // required: how requests are sent
+	Model     string             // required: the model name the server knows
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages"
+	APIKey    string             // sent as x-api-key
+	Header    map[string]string  // extra request headers
+
+	// MaxTokens is sent as max_tokens (required by the API); 0 = DefaultMaxTokens.
+	MaxTokens int
+	// BrowserAccess sends "anthropic-dangerous-direct-browser-access: true",
+	// which Anthropic requires of requests made from a browser page.
+	BrowserAccess bool
+	// Version is the anthropic-version header; "" = DefaultVersion.
+	Version string
+
+	// ExtraBody is a JSON object whose members are added to every request
+	// body (e.g. {"temperature":0.2}); nil = none.
+	ExtraBody omni.RawJSON
+	// SessionTokens are the session totals the context starts from (the
+	// argument of an engine.LLMFactory).
+	SessionTokens omni.TokenCounts
+}
+
+// Model is one stateful Anthropic Messages context.
+type Model struct {
+	opts Options
+	c    provider.Conversation
+}
+
+// New validates o and returns a fresh context.
+func New(o Options) (*Model, error) {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.Version == "" {
+		o.Version = DefaultVersion
+	}
+	m := &Model{opts: o}
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.Header, "anthropic-version", o.Version, "x-api-key", o.APIKey, "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess)); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Factory returns an engine.LLMFactory that starts fresh contexts with m's
+// options (for compaction).
+func (m *Model) Factory() engine.LLMFactory {
+	return func(session omni.TokenCounts) engine.LLM {
+		return &Model{opts: m.opts, c: m.c.Fresh(session)}
+	}
+}
+
+// Usage returns the token counts the last completed request stated.
+func (m *Model) Usage() provider.Usage { return m.c.Last }
+
+// LoadHistory implements engine.HistoryLoader: history becomes the
+// conversation so far.
+func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
+	m.c.Load(history)
+	return nil
+}
+
+// StreamGenerate implements engine.LLM.
+func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
+}
+
+func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+
+func browser(on bool) string {
+	if on {
+		return "true"
+	}
+	return ""
+}

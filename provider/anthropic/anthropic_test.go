@@ -1,0 +1,154 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+// events frames Anthropic events (event: line plus data).
+func events(payloads ...string) []string {
+	out := make([]string, len(payloads))
+	for i, p := range payloads {
+		var v struct{ Type string }
+		json.Unmarshal([]byte(p), &v)
+		out[i] = "event: " + v.Type + "\ndata: " + p + "\n\n"
+	}
+	return out
+}
+
+var (
+	start    = `{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":30,"cache_read_input_tokens":100,"cache_creation_input_tokens":7,"output_tokens":1}}}`
+	msgDelta = `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}`
+	stop     = `{"type":"message_stop"}`
+)
+
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func run(t *testing.T, m *Model, p engine.GenerateParams) (*ptest.Collector, engine.Outcome) {
+	t.Helper()
+	c := &ptest.Collector{T: t}
+	out := m.StreamGenerate(context.Background(), p, c.Emit)
+	c.End()
+	return c, out
+}
+
+// Thinking comes back with its signature, redacted thinking as is, tool
+// results first in the user turn with their images; the request carries
+// the system prompt, tools, the thinking budget and the headers.
+func TestRequestMapping(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: events(start,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Plan."}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"123"}}`,
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}`,
+			`{"type":"content_block_stop","index":1}`,
+			`{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Looking."}}`,
+			`{"type":"content_block_stop","index":2}`,
+			`{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_1","name":"look","input":{}}}`,
+			`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"q\":"}}`,
+			`{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"1}"}}`,
+			`{"type":"content_block_stop","index":3}`,
+			msgDelta, stop)},
+		{Chunks: events(start, msgDelta, stop)},
+	}}
+	m, err := New(Options{Transport: tr, Model: "claude-test", APIKey: "sk-ant", BrowserAccess: true, BaseURL: "http://127.0.0.1:1/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []omni.ToolDefinition{{Name: "look", Description: "Looks.", Parameters: omni.RawJSON(`{"type":"object"}`)}}
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Look.")}, SystemPrompt: "Be brief.", Tools: tools, ThinkingLevel: "medium"})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if c.Text(omni.Thinking) != "Plan." || c.Text(omni.Text) != "Looking." {
+		t.Errorf("thinking %q text %q", c.Text(omni.Thinking), c.Text(omni.Text))
+	}
+	if got, want := js(c.Last().Payload.Request), `{"cache_read":100,"cache_write":7,"output":12,"total":149}`; got != want {
+		t.Errorf("usage %s, want %s", got, want)
+	}
+	req := tr.Requests[0]
+	if req.URL != "http://127.0.0.1:1/v1/messages" || req.Header["x-api-key"] != "sk-ant" || req.Header["anthropic-version"] != DefaultVersion ||
+		req.Header["anthropic-dangerous-direct-browser-access"] != "true" {
+		t.Errorf("request %s %v", req.URL, req.Header)
+	}
+	b := tr.Body(t, 0)
+	if b["system"] != "Be brief." || js(b["thinking"]) != `{"budget_tokens":8192,"type":"enabled"}` || b["max_tokens"] != float64(8192+DefaultMaxTokens) ||
+		js(b["tools"]) != `[{"description":"Looks.","input_schema":{"type":"object"},"name":"look"}]` {
+		t.Errorf("body %s", req.Body)
+	}
+
+	outB := omni.ToolOutput("toolu_1", "", omni.StatusCompleted)
+	outB.Payload.Images = []string{"data:image/png;base64,AAAA"}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?"), outB}, Tools: tools})
+	msgs := tr.Body(t, 1)["messages"].([]any)
+	if got, want := js(msgs[1:]), `[{"content":[{"signature":"sig123","thinking":"Plan.","type":"thinking"},{"data":"opaque","type":"redacted_thinking"},{"text":"Looking.","type":"text"},{"id":"toolu_1","input":{"q":1},"name":"look","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("history\n got %s\nwant %s", got, want)
+	}
+	if b := tr.Body(t, 1); b["thinking"] != nil || b["max_tokens"] != float64(DefaultMaxTokens) {
+		t.Errorf("without a level: thinking %v, max_tokens %v", b["thinking"], b["max_tokens"])
+	}
+}
+
+func TestThinkingBudget(t *testing.T) {
+	for level, want := range map[string]int{"": 0, "none": 0, "low": 2048, "high": 16384, "4096": 4096} {
+		if got, err := ThinkingBudget(level); err != nil || got != want {
+			t.Errorf("ThinkingBudget(%q) = %d, %v; want %d", level, got, err, want)
+		}
+	}
+	for _, level := range []string{"extreme", "12", "-5000"} {
+		if _, err := ThinkingBudget(level); err == nil || !strings.Contains(err.Error(), "unknown thinking level") {
+			t.Errorf("ThinkingBudget(%q) = %v, want an error", level, err)
+		}
+	}
+	m, _ := New(Options{Transport: &ptest.Transport{}, Model: "m"})
+	_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: "extreme"})
+	if out.Status != omni.StatusFailed || !out.Permanent || !strings.Contains(out.ErrorMessage, "extreme") {
+		t.Errorf("outcome %+v", out)
+	}
+	// A budget at or above max_tokens raises max_tokens.
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ = New(Options{Transport: tr, Model: "m", MaxTokens: 1000})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: "low"})
+	if b := tr.Body(t, 0); b["max_tokens"] != float64(2048+DefaultMaxTokens) {
+		t.Errorf("max_tokens %v", b["max_tokens"])
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reply    ptest.Reply
+		status   string
+		contains string
+	}{
+		{"529", ptest.Reply{Status: 529, Chunks: []string{`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}}, omni.StatusTimeout, "overloaded_error: Overloaded"},
+		{"401", ptest.Reply{Status: 401, Chunks: []string{`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`}}, omni.StatusAuth, "invalid x-api-key"},
+		{"overloaded mid-stream", ptest.Reply{Chunks: events(start, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}, omni.StatusTimeout, "Overloaded"},
+		{"authentication event", ptest.Reply{Chunks: events(`{"type":"error","error":{"type":"authentication_error","message":"bad key"}}`)}, omni.StatusAuth, "bad key"},
+		{"invalid request event", ptest.Reply{Chunks: events(`{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}`)}, omni.StatusFailed, "bad"},
+		{"cut", ptest.Reply{Chunks: events(start)}, omni.StatusMalformed, "message_stop"},
+		{"delta of no block", ptest.Reply{Chunks: events(start, `{"type":"content_block_delta","index":4,"delta":{"type":"text_delta","text":"x"}}`)}, omni.StatusMalformed, "never started"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{tc.reply}}, Model: "m"})
+			c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+			if out.Status != tc.status || !strings.Contains(out.ErrorMessage, tc.contains) {
+				t.Errorf("outcome %+v, want %s with %q", out, tc.status, tc.contains)
+			}
+			if tc.name == "overloaded mid-stream" && c.Text(omni.Text) != "Hi" {
+				t.Errorf("text %q", c.Text(omni.Text))
+			}
+		})
+	}
+}

@@ -1,0 +1,192 @@
+package anthropic
+
+import (
+	"errors"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+)
+
+// Keys of the fidelity object of the thinking messages this adapter emits:
+// the block's signature, or the data of a redacted_thinking block. Both
+// are sent back with the assistant turn, as the API requires.
+const (
+	fidSignature = "anthropic_signature"
+	fidRedacted  = "anthropic_redacted_thinking"
+)
+
+// ThinkingBudget maps a thinking level to budget_tokens: "" and "none"
+// (or "off") send no thinking setting; "minimal" 1024, "low" 2048,
+// "medium" 8192, "high" 16384, "max" 32768; a decimal number of at least
+// 1024 is the budget itself. Other levels are an error.
+func ThinkingBudget(level string) (int, error) {
+	switch level {
+	case "", "none", "off":
+		return 0, nil
+	case "minimal":
+		return 1024, nil
+	case "low":
+		return 2048, nil
+	case "medium":
+		return 8192, nil
+	case "high":
+		return 16384, nil
+	case "max", "xhigh":
+		return 32768, nil
+	}
+	n := 0
+	for i := 0; i < len(level) && n < 1<<24; i++ {
+		if c := level[i]; c >= '0' && c <= '9' {
+			n = n*10 + int(c-'0')
+		} else {
+			n = 0
+			break
+		}
+	}
+	if n >= 1024 {
+		return n, nil
+	}
+	return 0, errors.New("anthropic: unknown thinking level \"" + level + "\" (want none, minimal, low, medium, high, max or a budget of at least 1024 tokens)")
+}
+
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
+	budget, err := ThinkingBudget(p.ThinkingLevel)
+	if err != nil {
+		return nil, err
+	}
+	maxTokens := m.opts.MaxTokens
+	if budget > 0 && maxTokens <= budget {
+		maxTokens = budget + DefaultMaxTokens
+	}
+	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
+	w.Lit("{")
+	w.KeyStr("model", m.opts.Model)
+	w.KeyInt("max_tokens", int64(maxTokens))
+	w.Lit(`"stream":true`)
+	if p.SystemPrompt != "" {
+		w.KeyStr("system", p.SystemPrompt)
+	}
+	w.Lit(`"messages":[`)
+	writeMessages(w, sent)
+	w.Close(']')
+	if len(p.Tools) > 0 {
+		w.Lit(`"tools":[`)
+		for i := range p.Tools {
+			t := &p.Tools[i]
+			w.Lit("{")
+			w.KeyStr("name", t.Name)
+			w.KeyStr("description", t.Description)
+			w.KeyRaw("input_schema", provider.Schema(t))
+			w.Close('}')
+		}
+		w.Close(']')
+	}
+	if budget > 0 {
+		w.Lit(`"thinking":{"type":"enabled",`)
+		w.KeyInt("budget_tokens", int64(budget))
+		w.Close('}')
+	}
+	w.Members(m.opts.ExtraBody)
+	w.Close('}')
+	return w.B, nil
+}
+
+// writeMessages maps the conversation to Messages API turns. A user turn
+// puts its tool results first (the API wants them before any other
+// block), each with the tool's text and images; an assistant turn sends
+// its signed and redacted thinking blocks back, then its text and
+// tool_use blocks in order. Unsigned thinking (another provider's) is not
+// sent.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
+	provider.Turns(msgs, func(role string, turn []omni.Message) {
+		start := len(w.B)
+		w.Lit(`{"role":`)
+		w.Str(role)
+		w.Lit(`"content":[`)
+		blocks := len(w.B)
+		for pass := 0; pass < 2; pass++ { // user turns: tool results first
+			for i := range turn {
+				p := &turn[i].Payload
+				if (p.Type == omni.ToolCallOutput) != (pass == 0) {
+					continue
+				}
+				switch u := provider.ImageOf(p); {
+				case p.Type == omni.ToolCallOutput:
+					w.Lit(`{"type":"tool_result",`)
+					w.KeyStr("tool_use_id", p.ToolCallID)
+					w.Lit(`"content":[`)
+					if out := p.Output; out != "" || len(p.Images) == 0 {
+						if out == "" {
+							out = "(no output)"
+						}
+						writeText(w, out)
+					}
+					for _, u := range p.Images {
+						writeImage(w, u)
+					}
+					w.Lit("]}")
+				case p.Type == omni.Text && p.Text != "":
+					writeText(w, p.Text)
+				case u != "":
+					writeImage(w, u)
+				case p.Type == omni.Thinking:
+					sig, redacted := fidelity(p.Fidelity)
+					if redacted != "" {
+						w.Lit(`{"type":"redacted_thinking",`)
+						w.KeyStr("data", redacted)
+						w.Close('}')
+					} else if sig != "" {
+						w.Lit(`{"type":"thinking",`)
+						w.KeyStr("thinking", p.Thinking)
+						w.KeyStr("signature", sig)
+						w.Close('}')
+					}
+				case p.Type == omni.ToolCall:
+					w.Lit(`{"type":"tool_use",`)
+					w.KeyStr("id", p.ToolCallID)
+					w.KeyStr("name", p.Name)
+					w.KeyRaw("input", provider.ObjectOr(p.Arguments))
+					w.Close('}')
+				}
+			}
+		}
+		if len(w.B) == blocks {
+			w.B = w.B[:start] // no block the API would accept
+			return
+		}
+		w.Lit("]}")
+	})
+}
+
+func writeText(w *provider.JSONWriter, s string) {
+	w.Lit(`{"type":"text",`)
+	w.KeyStr("text", s)
+	w.Close('}')
+}
+
+func writeImage(w *provider.JSONWriter, u string) {
+	w.Lit(`{"type":"image","source":`)
+	if mime, data, ok := provider.ParseDataURL(u); ok {
+		w.Lit(`{"type":"base64",`)
+		w.KeyStr("media_type", mime)
+		w.KeyStr("data", data)
+	} else {
+		w.Lit(`{"type":"url",`)
+		w.KeyStr("url", u)
+	}
+	w.Lit("}}")
+}
+
+func fidelity(raw omni.RawJSON) (sig, redacted string) {
+	omni.WalkJSON(raw, func(path []byte, kind byte, val []byte) error {
+		switch string(path) {
+		case fidSignature:
+			sig = omni.JSONString(val)
+		case fidRedacted:
+			redacted = omni.JSONString(val)
+		}
+		return nil
+	})
+	return sig, redacted
+}

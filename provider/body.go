@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"strconv"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// JSONWriter builds a JSON request body by appending. Commas are placed
+// automatically: anything written after a complete value gets one first.
+type JSONWriter struct{ B []byte }
+
+//go:noinline
+func (w *JSONWriter) sep() {
+	if n := len(w.B); n > 0 {
+		switch w.B[n-1] {
+		case '{', '[', ':', ',':
+		default:
+			w.B = append(w.B, ',')
+		}
+	}
+}
+
+// Lit writes raw JSON text: a key, an opening, a whole value or a mix
+// (`{"type":"text","text":`).
+//
+//go:noinline
+func (w *JSONWriter) Lit(s string) {
+	if s != "" && s[0] != '}' && s[0] != ']' {
+		w.sep()
+	}
+	w.B = append(w.B, s...)
+}
+
+// Close ends an object ('}') or array (']').
+//
+//go:noinline
+func (w *JSONWriter) Close(c byte) { w.B = append(w.B, c) }
+
+// Str writes a string value.
+//
+//go:noinline
+func (w *JSONWriter) Str(s string) { w.sep(); w.B = omni.AppendJSONString(w.B, s) }
+
+// KeyStr writes "k":"s".
+//
+//go:noinline
+func (w *JSONWriter) KeyStr(k, s string) {
+	w.sep()
+	w.B = omni.AppendJSONString(w.B, k)
+	w.B = append(w.B, ':')
+	w.B = omni.AppendJSONString(w.B, s)
+}
+
+// KeyRaw writes "k":raw; raw must be one JSON value.
+//
+//go:noinline
+func (w *JSONWriter) KeyRaw(k string, raw []byte) {
+	w.sep()
+	w.B = omni.AppendJSONString(w.B, k)
+	w.B = append(w.B, ':')
+	w.B = append(w.B, raw...)
+}
+
+// KeyInt writes "k":n.
+func (w *JSONWriter) KeyInt(k string, n int64) { w.KeyRaw(k, strconv.AppendInt(nil, n, 10)) }
+
+// Members writes the members of the JSON object obj into the object being
+// written (Options.ExtraBody); obj must be a JSON object.
+func (w *JSONWriter) Members(obj []byte) {
+	i, j := 0, len(obj)
+	for i < j && obj[i] != '{' {
+		i++
+	}
+	for j > i && obj[j-1] != '}' {
+		j--
+	}
+	if j-i > 2 {
+		inner := obj[i+1 : j-1]
+		for len(inner) > 0 && inner[0] <= ' ' {
+			inner = inner[1:]
+		}
+		if len(inner) > 0 {
+			w.Lit(string(inner))
+		}
+	}
+}
+
+// Fidelity returns the object {key: value}.
+func Fidelity(key, value string) omni.RawJSON {
+	w := JSONWriter{}
+	w.Lit("{")
+	w.KeyStr(key, value)
+	w.Close('}')
+	return w.B
+}
+
+// ObjectOr returns args if it is a JSON object, else "{}": tool arguments
+// that providers want as an object (a call cut short may have left them
+// unfinished).
+func ObjectOr(args string) []byte {
+	if b := []byte(args); omni.IsJSONObject(b) {
+		return b
+	}
+	return []byte("{}")
+}
+
+// Schema returns a tool's parameters, or the empty object schema when it
+// has none.
+func Schema(t *omni.ToolDefinition) []byte {
+	if !omni.IsJSONObject(t.Parameters) {
+		return []byte(`{"type":"object","properties":{}}`)
+	}
+	return t.Parameters
+}

@@ -1,0 +1,177 @@
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Conversation is the state every adapter keeps: where and how it sends
+// requests, the conversation so far, the session's token totals and the
+// tool call ids used.
+type Conversation struct {
+	History []omni.Message   // complete model messages, oldest first
+	Session omni.TokenCounts // session totals, reported in each token_usage
+	IDs     IDs
+	Last    Usage // the last completed request's counts as stated
+
+	api    string
+	t      Transport
+	url    string
+	header map[string]string
+}
+
+// Setup validates what every adapter's options share and prepares c to
+// send requests to url with the headers kv (name, value pairs; empty
+// values are left out) and then extra. api names the adapter in errors.
+func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, extra map[string]string, kv ...string) error {
+	switch {
+	case t == nil:
+		return errors.New(api + ": Options.Transport is required")
+	case model == "":
+		return errors.New(api + ": Options.Model is required")
+	case body != nil && !omni.IsJSONObject(body):
+		return errors.New(api + ": Options.ExtraBody is not a JSON object")
+	}
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			h[kv[i]] = kv[i+1]
+		}
+	}
+	for k, v := range extra {
+		h[k] = v
+	}
+	*c = Conversation{Session: session, api: api, t: t, url: url, header: h}
+	return nil
+}
+
+// Fresh returns a new conversation with c's setup and the given session
+// totals (an engine.LLMFactory's fresh context).
+func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
+	return Conversation{Session: session, api: c.api, t: c.t, url: c.url, header: c.header}
+}
+
+// Generate is one request of an adapter (engine.LLM.StreamGenerate): body
+// writes the request for the messages sent, and decoder returns the
+// decoder of the response's events.
+func (c *Conversation) Generate(ctx context.Context, p *engine.GenerateParams, emit func(omni.Message), body func(p *engine.GenerateParams, sent []omni.Message) ([]byte, error), decoder func(e *Emitter) Decoder) engine.Outcome {
+	sent := c.Request(p.NewMessages)
+	b, err := body(p, sent)
+	if err != nil {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
+	}
+	e := NewEmitter(emit, &c.IDs)
+	return c.Run(ctx, &Request{Method: "POST", URL: c.url, Header: c.header, Body: b}, e, decoder(e), sent)
+}
+
+// Load replaces the conversation with history (engine.HistoryLoader).
+func (c *Conversation) Load(history []omni.Message) {
+	c.History = nil
+	c.History = c.Request(history)
+	for i := range c.History {
+		c.IDs.note(&c.History[i])
+	}
+}
+
+// Request returns the messages a request sends: the history then the
+// complete model messages of input.
+//
+//go:noinline
+func (c *Conversation) Request(input []omni.Message) []omni.Message {
+	out := append([]omni.Message(nil), c.History...)
+	for i := range input {
+		if m := &input[i]; m.Type == omni.TypeModelMsg && !m.IsPartial() && len(m.Origin) == 0 {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// Run is the whole of one request, shared by the adapters: it streams req
+// through t into d, whose events drive e. On success it closes e's open
+// segments, emits token_usage last (the request counts from usage, the
+// session totals kept here) and sets the conversation to sent plus the
+// reply. On failure it closes the open segments with the failure's status
+// and leaves the conversation as it was.
+func (c *Conversation) Run(ctx context.Context, req *Request, e *Emitter, d Decoder, sent []omni.Message) engine.Outcome {
+	c.IDs.Begin()
+	if f := Stream(ctx, c.t, req, c.api, d); f != nil {
+		e.CloseAll(f.Status)
+		c.IDs.Rollback()
+		return f.Outcome()
+	}
+	e.CloseAll(omni.StatusCompleted)
+	u, total := d.Usage()
+	r := omni.TokenCounts{CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output, Total: total}
+	c.Session = c.Session.Add(r)
+	e.emit(omni.TokenUsageMsg(c.Session, r))
+	c.History = append(sent, e.Out...)
+	c.Last = u
+	return engine.Outcome{Status: omni.StatusCompleted}
+}
+
+// Turns groups msgs into alternating turns of one role, in order: a turn
+// is a run of messages of the same role. Tool outputs are user turns.
+func Turns(msgs []omni.Message, fn func(role string, turn []omni.Message)) {
+	for i := 0; i < len(msgs); {
+		role := roleOf(&msgs[i])
+		j := i + 1
+		for j < len(msgs) && roleOf(&msgs[j]) == role {
+			j++
+		}
+		fn(role, msgs[i:j])
+		i = j
+	}
+}
+
+//go:noinline
+func roleOf(m *omni.Message) string {
+	switch m.Payload.Type {
+	case omni.ToolCallOutput:
+		return omni.RoleUser
+	case omni.ToolCall, omni.Thinking, omni.InlineThinking:
+		return omni.RoleAssistant
+	}
+	if m.Payload.Role == omni.RoleAssistant {
+		return omni.RoleAssistant
+	}
+	return omni.RoleUser
+}
+
+// DataURL returns the data: URL of an inline_data message.
+func DataURL(p *omni.Payload) string { return "data:" + p.MimeType + ";base64," + p.Data }
+
+// ParseDataURL splits a base64 data: URL into its media type and data.
+func ParseDataURL(u string) (mime, data string, ok bool) {
+	const pre = "data:"
+	if len(u) < len(pre) || u[:len(pre)] != pre {
+		return "", "", false
+	}
+	rest := u[len(pre):]
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == ',' {
+			meta := rest[:i]
+			const b64 = ";base64"
+			if len(meta) < len(b64) || meta[len(meta)-len(b64):] != b64 {
+				return "", "", false
+			}
+			return meta[:len(meta)-len(b64)], rest[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// ImageOf returns the URL (a data: URL for inline data) of an image_url
+// or inline_data message, or "".
+func ImageOf(p *omni.Payload) string {
+	switch p.Type {
+	case omni.ImageURL:
+		return p.ImageURL
+	case omni.InlineData:
+		return DataURL(p)
+	}
+	return ""
+}

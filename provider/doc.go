@@ -1,0 +1,72 @@
+// Package provider holds what the model adapters share: the HTTP seam they
+// talk through, the mapping of HTTP and stream failures to stop reasons, and
+// the streaming-discipline emitter.
+//
+// # Layout
+//
+//	provider            Transport, Request, Response; Usage; Emitter; error mapping
+//	provider/sse        the Server-Sent Events reader
+//	provider/openai     OpenAI Chat Completions (and OpenAI-compatible servers)
+//	provider/responses  OpenAI Responses API
+//	provider/anthropic  Anthropic Messages
+//	provider/nethttp    a Transport on net/http, for native programs
+//	provider/replay     the replay runner behind cmd/floe-providers
+//
+// Every package except nethttp and replay is pure Go that the WebAssembly
+// build links: none imports net/http, fmt, encoding/json, regexp or os. The
+// browser supplies its own Transport (on fetch); native programs use
+// nethttp.New.
+//
+// # The seam
+//
+// An adapter sends each model request as one [Request] through its
+// [Transport] and reads the [Response] body as a byte stream:
+//
+//	type Transport interface {
+//		RoundTrip(ctx context.Context, req *Request) (*Response, error)
+//	}
+//
+// A Transport implementation must:
+//
+//   - send Method, URL, Header (names as given) and Body unchanged;
+//   - return once the status line and headers are in, with Body streaming
+//     the rest; Header names are lower case, repeated headers joined by
+//     ", ";
+//   - return a non-nil error only when no response arrived (a network
+//     failure, a refused connection, a CORS rejection); an HTTP error status
+//     is a Response, not an error;
+//   - make Body.Read return io.EOF at the normal end of the body and any
+//     other error when the transfer fails before it (a reset connection, a
+//     truncated chunked body);
+//   - abort the request when ctx is cancelled: a pending RoundTrip returns,
+//     and a pending or later Body.Read returns an error, promptly;
+//   - tolerate Body.Close being called at any time, more than once.
+//
+// The adapters call Body.Close when they are done with a response. The
+// Header map of a Request is shared between the requests of one adapter:
+// a Transport must not modify it.
+//
+// # Adapters
+//
+// Each adapter's New(Options) (*Model, error) returns one stateful model
+// context (ENGINE.md §1): an engine.LLM and engine.HistoryLoader that
+// receives only the new messages of each request and keeps the
+// conversation itself. A request's input and the
+// model's reply join the conversation only when the request completes; a
+// failed request leaves it as it was, since the engine resends the input on
+// a retry. Factory returns the engine.LLMFactory for compaction, which
+// starts a fresh context with the same options.
+//
+// Stop reasons (PROTOCOL.md §6), the same for every adapter:
+//
+//	401, 403; an authentication error event     auth
+//	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After)
+//	an overload, rate-limit or server error     timeout
+//	  event inside a 200 stream
+//	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)
+//	unparseable or truncated stream             malformed
+//	ctx cancelled                               aborted (open fragments closed first)
+//
+// Every error message names the provider, the HTTP status where there is
+// one, and the server's own message.
+package provider

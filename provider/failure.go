@@ -1,0 +1,205 @@
+package provider
+
+import (
+	"context"
+	"io"
+	"strconv"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// Failure is a request that did not complete, with its stop reason. The
+// adapters' event decoders return it for error events and bad payloads.
+type Failure struct {
+	_         [0]func() // not comparable: no generated equality code
+	Status    string    // omni.Status*: auth, timeout, failed, malformed, aborted
+	Message   string
+	Permanent bool
+}
+
+func (f *Failure) Error() string { return f.Message }
+
+// Outcome returns f as an engine outcome.
+func (f *Failure) Outcome() engine.Outcome {
+	return engine.Outcome{Status: f.Status, ErrorMessage: f.Message, Permanent: f.Permanent && f.Status == omni.StatusFailed}
+}
+
+// Malformed returns a malformed-stream failure.
+func Malformed(api, msg string) *Failure {
+	return &Failure{Status: omni.StatusMalformed, Message: api + ": malformed stream: " + msg}
+}
+
+// BadEvent is the failure for an event whose data is not a JSON object.
+func BadEvent(api string, data []byte, err error) *Failure {
+	msg := "an event's data is not a JSON object"
+	if err != nil {
+		msg += " (" + err.Error() + ")"
+	}
+	return Malformed(api, msg+": "+clip(string(data), 200))
+}
+
+// StatusFailure maps an HTTP error response to its stop reason: 401 and 403
+// are auth; 408, 409, 429 and 5xx timeout; other 4xx failed, permanent for
+// 400, 404, 405, 413, 415 and 422. The message names the API, the status,
+// the server's own message (the JSON error's message, else the start of the
+// body) and Retry-After when the server sent it.
+func StatusFailure(api string, resp *Response) *Failure {
+	var body []byte
+	buf := make([]byte, 4096)
+	for len(body) < 64<<10 {
+		n, err := resp.Body.Read(buf)
+		body = append(body, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	f := &Failure{Status: omni.StatusFailed}
+	switch st := resp.Status; {
+	case st == 401 || st == 403:
+		f.Status = omni.StatusAuth
+	case st == 408 || st == 409 || st == 429 || st >= 500:
+		f.Status = omni.StatusTimeout
+	case st == 400 || st == 404 || st == 405 || st == 413 || st == 415 || st == 422:
+		f.Permanent = true
+	}
+	msg := api + ": HTTP " + strconv.Itoa(resp.Status)
+	if detail := ErrorDetail(body); detail != "" {
+		msg += ": " + detail
+	}
+	if ra := resp.Header["retry-after"]; ra != "" {
+		msg += " (Retry-After: " + ra + ")"
+	}
+	f.Message = msg
+	return f
+}
+
+// ErrorDetail extracts a readable message from an error body: the type
+// and message of a JSON error, else the title of an HTML page, else the
+// body's first line, at most 300 bytes.
+func ErrorDetail(body []byte) string {
+	if typ, msg := ErrorFields(body); msg != "" || typ != "" {
+		if typ != "" && msg != "" {
+			return typ + ": " + msg
+		}
+		return typ + msg
+	}
+	s := string(body)
+	if i := index(s, "<title>"); i >= 0 {
+		s = s[i+7:]
+		if j := index(s, "</"); j >= 0 {
+			s = s[:j]
+		}
+	}
+	start, end := 0, 0
+	for end < len(s) && s[end] != '\n' && s[end] != '\r' {
+		end++
+	}
+	for start < end && s[start] <= ' ' {
+		start++
+	}
+	for end > start && s[end-1] <= ' ' {
+		end--
+	}
+	return clip(s[start:end], 300)
+}
+
+// index finds sub in s, ASCII letters compared case-insensitively.
+func index(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j]|0x20 {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// ErrorFields reads the type (or code) and message of a JSON error in the
+// shapes the providers use: {"error":{"type","code","message"}},
+// {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}.
+func ErrorFields(body []byte) (typ, msg string) {
+	var code string
+	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
+		switch string(path) {
+		case "error.type", "type":
+			if t := omni.JSONString(val); t != "error" && (typ == "" || len(path) > 4) {
+				typ = t
+			}
+		case "error.code", "code":
+			if kind == '0' {
+				code = string(val)
+			} else if kind == '"' {
+				code = omni.JSONString(val)
+			}
+		case "error.message", "message", "error":
+			if kind == '"' && (msg == "" || len(path) > 5) {
+				msg = omni.JSONString(val)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", ""
+	}
+	if typ == "" {
+		typ = code
+	}
+	return typ, msg
+}
+
+// Transient reports whether a provider error type or code names a
+// condition that passes (overload, rate limit, server error).
+func Transient(typ string) bool {
+	switch typ {
+	case "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "server_error", "api_error",
+		"internal_server_error", "service_unavailable", "timeout", "overloaded", "too_many_requests":
+		return true
+	}
+	return false
+}
+
+// ErrorEvent maps an error reported inside a 200 stream: transient types
+// are timeout, authentication types auth, the rest failed.
+func ErrorEvent(api, typ, msg string) *Failure {
+	f := &Failure{Status: omni.StatusFailed}
+	switch {
+	case Transient(typ):
+		f.Status = omni.StatusTimeout
+	case typ == "authentication_error" || typ == "permission_error" || typ == "invalid_api_key":
+		f.Status = omni.StatusAuth
+	}
+	m := api + ": error event"
+	if typ != "" {
+		m += ": " + typ
+	}
+	if msg != "" {
+		m += ": " + msg
+	}
+	f.Message = m
+	return f
+}
+
+// transportFailure maps an error of RoundTrip or Body.Read: aborted when
+// ctx is done, otherwise timeout (the network failed).
+func transportFailure(ctx context.Context, api, what string, err error) *Failure {
+	if ctx.Err() != nil {
+		return &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
+	}
+	return &Failure{Status: omni.StatusTimeout, Message: api + ": " + what + ": " + err.Error()}
+}
+
+var _ io.Reader // the Response body is an io.ReadCloser

@@ -1,0 +1,57 @@
+package nethttp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/floehq/floe/provider"
+)
+
+func TestRoundTrip(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.Method != "POST" || r.Header.Get("X-Key") != "k" || string(body) != `{"a":1}` {
+			t.Errorf("server got %s %v %s", r.Method, r.Header, body)
+		}
+		w.Header().Add("X-Multi", "a")
+		w.Header().Add("X-Multi", "b")
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(429)
+		w.Write([]byte("first"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := New(nil).RoundTrip(ctx, &provider.Request{Method: "POST", URL: srv.URL, Header: map[string]string{"x-key": "k"}, Body: []byte(`{"a":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != 429 || resp.Header["x-multi"] != "a, b" || resp.Header["retry-after"] != "3" {
+		t.Errorf("response %d %v", resp.Status, resp.Header)
+	}
+	buf := make([]byte, 5)
+	if n, err := io.ReadFull(resp.Body, buf); err != nil || string(buf[:n]) != "first" {
+		t.Fatalf("read %q %v", buf[:n], err)
+	}
+	// The body blocks until the server goes on; cancelling ctx ends the read.
+	go cancel()
+	if _, err := resp.Body.Read(buf); err == nil || err == io.EOF {
+		t.Errorf("read after cancel: %v, want an error", err)
+	}
+	resp.Body.Close()
+	resp.Body.Close()
+
+	if _, err := New(nil).RoundTrip(context.Background(), &provider.Request{URL: "http://127.0.0.1:1/"}); err == nil {
+		t.Error("a refused connection gave no error")
+	}
+}

@@ -1,0 +1,178 @@
+package openai
+
+import (
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+	"github.com/floehq/floe/provider/sse"
+)
+
+// Segment keys of the Emitter: tool calls use their index (≥ 0).
+const (
+	keyText     = -1
+	keyThinking = -2
+)
+
+// Decoder maps Chat Completions chunks to an Emitter.
+type Decoder struct {
+	E *provider.Emitter
+
+	usage    provider.Usage
+	total    int64
+	finished bool
+	calls    []call // the tool calls seen, by index
+	refusal  []byte
+
+	// the chunk being read
+	obj, isErr     bool
+	choice         int64
+	content, think string
+	tools          []toolDelta
+	tool           toolDelta
+	nTools         int
+}
+
+type call struct {
+	_     [0]func()
+	index int
+	id    string // the provider's id, as sent
+}
+
+type toolDelta struct {
+	_              [0]func() // not comparable: no generated equality code
+	index          int
+	id, name, args string
+	hasIndex       bool
+}
+
+// Usage returns the counts the stream stated and the request total.
+func (d *Decoder) Usage() (provider.Usage, int64) {
+	if len(d.refusal) > 0 {
+		// A refusal is not the model's text: it is kept in the fidelity of
+		// an empty assistant text message.
+		d.E.Complete(omni.PartialText, provider.Fidelity("refusal", string(d.refusal)))
+	}
+	t := d.total
+	if t == 0 {
+		t = d.usage.Input + d.usage.Output
+	}
+	return d.usage, t
+}
+
+// End accepts a stream that ended without [DONE] once a finish_reason
+// came (some compatible servers never send [DONE]).
+func (d *Decoder) End() error {
+	if d.finished {
+		return nil
+	}
+	return provider.Malformed(api, "the stream ended before a finish_reason")
+}
+
+// Event handles one SSE event.
+func (d *Decoder) Event(ev *sse.Event) error {
+	if string(ev.Data) == "[DONE]" {
+		return provider.ErrDone
+	}
+	d.obj, d.isErr = false, false
+	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !d.obj {
+		return provider.BadEvent(api, ev.Data, err)
+	}
+	if d.isErr {
+		typ, msg := provider.ErrorFields(ev.Data)
+		return provider.ErrorEvent(api, typ, msg)
+	}
+	return nil
+}
+
+func (d *Decoder) field(path []byte, kind byte, val []byte) error {
+	switch string(path) {
+	case "":
+		d.obj = kind == '}'
+	case "error":
+		d.isErr = true
+	case "object":
+		d.isErr = d.isErr || omni.JSONString(val) == "error"
+	case "choices[].index":
+		d.choice = omni.JSONInt(val)
+	case "choices[].delta.content":
+		d.content = omni.JSONString(val)
+	case "choices[].delta.reasoning_content", "choices[].delta.reasoning":
+		d.think += omni.JSONString(val)
+	case "choices[].delta.refusal":
+		d.refusal = append(d.refusal, omni.JSONString(val)...)
+	case "choices[].delta.tool_calls[].index":
+		d.tool.index, d.tool.hasIndex = int(omni.JSONInt(val)), true
+	case "choices[].delta.tool_calls[].id":
+		d.tool.id = omni.JSONString(val)
+	case "choices[].delta.tool_calls[].function.name":
+		d.tool.name = omni.JSONString(val)
+	case "choices[].delta.tool_calls[].function.arguments":
+		if kind == '}' { // a few servers send the object itself
+			d.tool.args = string(val)
+		} else {
+			d.tool.args = omni.JSONString(val)
+		}
+	case "choices[].delta.tool_calls[]":
+		if !d.tool.hasIndex {
+			d.tool.index = d.nTools
+		}
+		d.nTools++
+		d.tools = append(d.tools, d.tool)
+		d.tool = toolDelta{}
+	case "choices[].finish_reason":
+		if kind == '"' && len(val) > 2 && d.choice == 0 {
+			d.finished = true
+		}
+	case "choices[]":
+		if d.choice == 0 {
+			d.apply()
+		}
+		d.choice, d.content, d.think, d.tools, d.nTools = 0, "", "", d.tools[:0], 0
+	case "usage.prompt_tokens", "usage.input_tokens":
+		d.usage.Input = omni.JSONInt(val)
+	case "usage.completion_tokens", "usage.output_tokens":
+		d.usage.Output = omni.JSONInt(val)
+	case "usage.total_tokens":
+		d.total = omni.JSONInt(val)
+	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens":
+		d.usage.CacheRead = omni.JSONInt(val)
+	}
+	return nil
+}
+
+// apply streams the delta of choice 0.
+func (d *Decoder) apply() {
+	e := d.E
+	e.Thinking(keyThinking, d.think)
+	if d.content != "" {
+		e.Close(keyThinking, omni.StatusCompleted)
+		e.Text(keyText, d.content)
+	}
+	for i := range d.tools {
+		t := &d.tools[i]
+		key := t.index
+		var c *call
+		for j := range d.calls {
+			if d.calls[j].index == key {
+				c = &d.calls[j]
+			}
+		}
+		if c == nil || t.id != "" && c.id != "" && t.id != c.id {
+			// a new call: its first delta, or a new id at a used index
+			e.Close(keyThinking, omni.StatusCompleted)
+			e.Close(keyText, omni.StatusCompleted)
+			e.Close(key, omni.StatusCompleted)
+			if c == nil {
+				d.calls = append(d.calls, call{index: key})
+				c = &d.calls[len(d.calls)-1]
+			}
+			c.id = t.id
+			e.ToolStart(key, t.id, t.name)
+		} else if c.id == "" {
+			c.id = t.id
+		}
+		e.ToolName(key, t.name)
+		e.ToolArgs(key, t.args)
+	}
+}
+
+const api = "openai"

@@ -1,0 +1,29 @@
+package openai
+
+import (
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+// FuzzDecoder: any response body keeps the stream contract.
+func FuzzDecoder(f *testing.F) {
+	for _, body := range []string{
+		"data: " + chunk(`{"role":"assistant","content":"Hi"}`) + "\n\ndata: " + finish + "\n\ndata: [DONE]\n\n",
+		"data: " + chunk(`{"reasoning_content":"think"}`) + "\n\ndata: " + chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\""}},{"index":1,"function":{"arguments":"1"}}]}`) + "\n\ndata: " + usage(1, 2, 0) + "\n\n",
+		"data: {\"error\":{\"message\":\"m\",\"type\":\"server_error\"}}\n\n",
+		"data: " + chunk(`{"refusal":"no"}`) + "\n\ndata: [DONE]\n",
+	} {
+		f.Add([]byte(body), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, body []byte, split uint8) {
+		ptest.Stream(t, func(tr *ptest.Transport) engine.LLM {
+			m, err := New(Options{Transport: tr, Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}, body, split)
+	})
+}

@@ -1,0 +1,290 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+func chunk(delta string) string {
+	return `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}`
+}
+
+const finish = `{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+
+func usage(in, out, cached int) string {
+	return `{"id":"c1","choices":[],"usage":{"prompt_tokens":` + itoa(in) + `,"completion_tokens":` + itoa(out) + `,"total_tokens":` + itoa(in+out) + `,"prompt_tokens_details":{"cached_tokens":` + itoa(cached) + `}}}`
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func newModel(t *testing.T, tr *ptest.Transport, o Options) *Model {
+	t.Helper()
+	o.Transport = tr
+	if o.Model == "" {
+		o.Model = "gpt-test"
+	}
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func run(t *testing.T, m *Model, p engine.GenerateParams) (*ptest.Collector, engine.Outcome) {
+	t.Helper()
+	c := &ptest.Collector{T: t}
+	out := m.StreamGenerate(context.Background(), p, c.Emit)
+	c.End()
+	return c, out
+}
+
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// The conversation is mapped to Chat Completions messages: system prompt,
+// user parts, the assistant's text and tool calls, one tool message per
+// output in call order, tool images as a user message after them; tools
+// with their schemas; options in the body and headers.
+func TestRequestMapping(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"role":"assistant","content":"Checking."}`),
+			chunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"look","arguments":"{\"q\":1}"}}]}`),
+			chunk(`{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"look","arguments":"{}"}}]}`),
+			finish, usage(10, 5, 0), "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"Done."}`), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{APIKey: "sk-test", BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 99,
+		ExtraBody: omni.RawJSON(`{"temperature":0.5}`), Header: map[string]string{"x-extra": "1"}})
+	tools := []omni.ToolDefinition{{Name: "look", Description: "Looks.", Parameters: omni.RawJSON(`{"type":"object","properties":{"q":{"type":"number"}}}`)}}
+	_, out := run(t, m, engine.GenerateParams{
+		NewMessages:   []omni.Message{omni.UserText("Look twice."), {Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: "https://x/y.png"}}},
+		SystemPrompt:  "Be brief.",
+		Tools:         tools,
+		ThinkingLevel: "low",
+	})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	req := tr.Requests[0]
+	if req.URL != "http://127.0.0.1:1/v1/chat/completions" || req.Method != "POST" {
+		t.Errorf("request to %s %s", req.Method, req.URL)
+	}
+	if req.Header["authorization"] != "Bearer sk-test" || req.Header["x-extra"] != "1" || req.Header["content-type"] != "application/json" {
+		t.Errorf("headers %v", req.Header)
+	}
+	b := tr.Body(t, 0)
+	if b["model"] != "gpt-test" || b["stream"] != true || js(b["stream_options"]) != `{"include_usage":true}` ||
+		b["reasoning_effort"] != "low" || b["max_tokens"] != 99.0 || b["temperature"] != 0.5 {
+		t.Errorf("body %s", tr.Requests[0].Body)
+	}
+	if got, want := js(b["messages"]), `[{"content":"Be brief.","role":"system"},{"content":[{"text":"Look twice.","type":"text"},{"image_url":{"url":"https://x/y.png"},"type":"image_url"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+	if got, want := js(b["tools"]), `[{"function":{"description":"Looks.","name":"look","parameters":{"properties":{"q":{"type":"number"}},"type":"object"}},"type":"function"}]`; got != want {
+		t.Errorf("tools\n got %s\nwant %s", got, want)
+	}
+
+	// The next request sends only the new input; the adapter adds history.
+	out2 := omni.ToolOutput("call_b", "B", omni.StatusCompleted)
+	out2.Payload.Images = []string{"data:image/png;base64,AAAA"}
+	_, out = run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("call_a", "A", omni.StatusCompleted), out2}, SystemPrompt: "Be brief.", Tools: tools})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("second outcome %+v", out)
+	}
+	msgs := tr.Body(t, 1)["messages"].([]any)
+	if got, want := js(msgs[2:]), `[{"content":"Checking.","role":"assistant","tool_calls":[{"function":{"arguments":"{\"q\":1}","name":"look"},"id":"call_a","type":"function"},{"function":{"arguments":"{}","name":"look"},"id":"call_b","type":"function"}]},{"content":"A","role":"tool","tool_call_id":"call_a"},{"content":"B","role":"tool","tool_call_id":"call_b"},{"content":[{"image_url":{"url":"data:image/png;base64,AAAA"},"type":"image_url"}],"role":"user"}]`; got != want {
+		t.Errorf("history\n got %s\nwant %s", got, want)
+	}
+	if _, ok := tr.Body(t, 1)["reasoning_effort"]; ok {
+		t.Error("reasoning_effort sent without a thinking level")
+	}
+}
+
+// A failed request leaves the conversation as it was: the retry's input is
+// not sent after the failed one's.
+func TestFailureNotCommitted(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"content":"Half"}`)), Err: errors.New("connection reset by peer")},
+		{Chunks: ptest.SSE(chunk(`{"content":"Whole"}`), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"Next"}`), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+	if out.Status != omni.StatusTimeout || !strings.Contains(out.ErrorMessage, "connection reset by peer") {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := c.Complete(); len(got) != 1 || !strings.Contains(got[0], `"text":"Half","stop_reason":"timeout"`) {
+		t.Errorf("messages %v", got)
+	}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("more")}})
+	if got, want := js(tr.Body(t, 1)["messages"]), `[{"content":[{"text":"hi","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("retry sent %s", got)
+	}
+	if got, want := js(tr.Body(t, 2)["messages"]), `[{"content":[{"text":"hi","type":"text"}],"role":"user"},{"content":"Whole","role":"assistant"},{"content":[{"text":"more","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("third request sent %s", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		reply     ptest.Reply
+		status    string
+		permanent bool
+		contains  []string
+	}{
+		{"401", ptest.Reply{Status: 401, Chunks: []string{`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`}}, omni.StatusAuth, false, []string{"HTTP 401", "Incorrect API key provided"}},
+		{"403", ptest.Reply{Status: 403, Chunks: []string{`{"error":{"message":"Forbidden"}}`}}, omni.StatusAuth, false, []string{"Forbidden"}},
+		{"429 with Retry-After", ptest.Reply{Status: 429, Header: map[string]string{"retry-after": "20"}, Chunks: []string{`{"error":{"message":"Rate limit reached","type":"requests"}}`}}, omni.StatusTimeout, false, []string{"Rate limit reached", "Retry-After: 20"}},
+		{"408", ptest.Reply{Status: 408}, omni.StatusTimeout, false, []string{"HTTP 408"}},
+		{"503 HTML", ptest.Reply{Status: 503, Chunks: []string{"<html><head><title>503 Service Unavailable</title></head><body>busy</body></html>"}}, omni.StatusTimeout, false, []string{"503 Service Unavailable"}},
+		{"404 unknown model", ptest.Reply{Status: 404, Chunks: []string{`{"error":{"message":"The model 'nope' does not exist","code":"model_not_found"}}`}}, omni.StatusFailed, true, []string{"model_not_found", "does not exist"}},
+		{"402", ptest.Reply{Status: 402, Chunks: []string{"pay up\nsecond line"}}, omni.StatusFailed, false, []string{"HTTP 402: pay up"}},
+		{"network", ptest.Reply{Fail: errors.New("dial tcp: connection refused")}, omni.StatusTimeout, false, []string{"connection refused"}},
+		{"error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"quota","type":"insufficient_quota"}}`)}, omni.StatusFailed, false, []string{"insufficient_quota", "quota"}},
+		{"server_error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"oops","type":"server_error"}}`)}, omni.StatusTimeout, false, []string{"oops"}},
+		{"not JSON", ptest.Reply{Chunks: ptest.SSE(`{nope}`)}, omni.StatusMalformed, false, []string{"malformed"}},
+		{"cut before finish", ptest.Reply{Chunks: ptest.SSE(chunk(`{"content":"a"}`))}, omni.StatusMalformed, false, []string{"finish_reason"}},
+		{"cut mid-event", ptest.Reply{Chunks: []string{"data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id"}}, omni.StatusMalformed, false, []string{"middle of an event"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(t, &ptest.Transport{Replies: []ptest.Reply{tc.reply}}, Options{})
+			_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+			if out.Status != tc.status || out.Permanent != tc.permanent {
+				t.Errorf("outcome %+v, want %s (permanent %v)", out, tc.status, tc.permanent)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(out.ErrorMessage, s) {
+					t.Errorf("error message %q lacks %q", out.ErrorMessage, s)
+				}
+			}
+		})
+	}
+}
+
+// Cancelling ctx mid-stream aborts the request and closes open fragments.
+func TestAbort(t *testing.T) {
+	tr := &ptest.Transport{Reading: make(chan struct{}), Replies: []ptest.Reply{{Hang: true, Chunks: ptest.SSE(
+		chunk(`{"content":"Hel"}`), chunk(`{"tool_calls":[{"index":0,"id":"call_x","function":{"name":"f","arguments":"{\"a\""}}]}`))}}}
+	m := newModel(t, tr, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-tr.Reading; cancel() }()
+	c := &ptest.Collector{T: t}
+	out := m.StreamGenerate(ctx, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, c.Emit)
+	c.End()
+	if out.Status != omni.StatusAborted {
+		t.Fatalf("outcome %+v", out)
+	}
+	got := c.Complete()
+	// The text closed when the tool call began; the call was cut.
+	if len(got) != 2 || !strings.Contains(got[0], `"text":"Hel","stop_reason":"completed"`) || !strings.Contains(got[1], `"arguments":"{\"a\"","tool_call_id":"call_x","stop_reason":"aborted"`) {
+		t.Errorf("messages %v", got)
+	}
+}
+
+// Tool call ids are unique in the session: a missing id or one used before
+// (in this request, an earlier one or the loaded history) is replaced.
+func TestToolCallIDs(t *testing.T) {
+	call := func(i int, id string) string {
+		return chunk(`{"tool_calls":[{"index":` + itoa(i) + `,"id":"` + id + `","function":{"name":"f","arguments":"{}"}}]}`)
+	}
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(call(0, "dup"), call(1, ""), call(2, "dup"), call(3, "old"), finish, "[DONE]")},
+		{Chunks: ptest.SSE(call(0, "dup"), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{})
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("before"), omni.ToolCallMsg("old", "f", "{}"), omni.ToolOutput("old", "x", omni.StatusCompleted)})
+	c1, _ := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("go")}})
+	c2, _ := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("again")}})
+	var ids []string
+	for _, c := range append(c1.Calls(), c2.Calls()...) {
+		ids = append(ids, c.Payload.ToolCallID)
+	}
+	if got, want := strings.Join(ids, ","), "dup,call_floe_1,call_floe_2,call_floe_3,call_floe_4"; got != want {
+		t.Errorf("ids %s, want %s", got, want)
+	}
+	// The loaded history is sent before the new input.
+	if got := js(tr.Body(t, 0)["messages"]); !strings.HasPrefix(got, `[{"content":[{"text":"before","type":"text"}],"role":"user"},{"content":"","role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"old"`) {
+		t.Errorf("history not sent: %s", got)
+	}
+}
+
+// token_usage is the last message; its session counts add up the
+// requests, from the totals a Factory context starts with.
+func TestTokenUsage(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"content":"a"}`), finish, usage(100, 10, 40), "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"b"}`), finish, usage(120, 20, 100), "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"c"}`), finish, usage(5, 1, 0), "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("1")}})
+	c, _ := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("2")}})
+	last := c.Last()
+	if !last.IsEvent(omni.TokenUsage) {
+		t.Fatalf("last message %s", last.AppendJSON(nil))
+	}
+	if got, want := js(last.Payload.Request), `{"cache_read":100,"cache_write":0,"output":20,"total":140}`; got != want {
+		t.Errorf("request %s, want %s", got, want)
+	}
+	if got, want := js(last.Payload.Session), `{"cache_read":140,"cache_write":0,"output":30,"total":250}`; got != want {
+		t.Errorf("session %s, want %s", got, want)
+	}
+	if u := m.Usage(); u.Input != 120 || u.Output != 20 || u.CacheRead != 100 {
+		t.Errorf("Usage() %+v", u)
+	}
+	fresh := m.Factory()(omni.TokenCounts{Output: 1000, Total: 5000}).(*Model)
+	c, _ = run(t, fresh, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("3")}})
+	if got, want := js(c.Last().Payload.Session), `{"cache_read":0,"cache_write":0,"output":1001,"total":5006}`; got != want {
+		t.Errorf("fresh session %s, want %s", got, want)
+	}
+	if got := js(tr.Body(t, 2)["messages"]); got != `[{"content":[{"text":"3","type":"text"}],"role":"user"}]` {
+		t.Errorf("a fresh context sent history: %s", got)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	tr := &ptest.Transport{}
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Model: "m"}, "Options.Transport is required"},
+		{Options{Transport: tr}, "Options.Model is required"},
+		{Options{Transport: tr, Model: "m", ExtraBody: omni.RawJSON(`[1]`)}, "Options.ExtraBody is not a JSON object"},
+	} {
+		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	m, err := New(Options{Transport: tr, Model: "m"})
+	if err != nil || m.opts.BaseURL != DefaultBaseURL {
+		t.Fatalf("defaults: %v %q", err, m.opts.BaseURL)
+	}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if tr.Requests[0].URL != "https://api.openai.com/v1/chat/completions" {
+		t.Errorf("URL %s", tr.Requests[0].URL)
+	}
+	if _, ok := tr.Requests[0].Header["authorization"]; ok {
+		t.Error("authorization sent without an API key")
+	}
+}
+
+// A refusal is not text: it is kept in the fidelity of an empty text.
+func TestRefusal(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"refusal":"I can't"}`), chunk(`{"refusal":" help."}`), finish, "[DONE]")}}}
+	c, out := run(t, newModel(t, tr, Options{}), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted || c.Text(omni.Text) != "" {
+		t.Fatalf("outcome %+v text %q", out, c.Text(omni.Text))
+	}
+	if got := c.Complete()[0]; !strings.Contains(got, `"fidelity":{"refusal":"I can't help."}`) {
+		t.Errorf("refusal message %s", got)
+	}
+}

@@ -1,0 +1,137 @@
+package openai
+
+import (
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+)
+
+// body builds the request: the system prompt, the conversation, the tools.
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
+	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
+	w.Lit("{")
+	w.KeyStr("model", m.opts.Model)
+	w.Lit(`"stream":true,"stream_options":{"include_usage":true},"messages":[`)
+	if p.SystemPrompt != "" {
+		w.Lit(`{"role":"system","content":`)
+		w.Str(p.SystemPrompt)
+		w.Close('}')
+	}
+	writeMessages(w, sent)
+	w.Close(']')
+	if len(p.Tools) > 0 {
+		w.Lit(`"tools":[`)
+		for i := range p.Tools {
+			t := &p.Tools[i]
+			w.Lit(`{"type":"function","function":{`)
+			w.KeyStr("name", t.Name)
+			w.KeyStr("description", t.Description)
+			w.KeyRaw("parameters", provider.Schema(t))
+			w.Lit("}}")
+		}
+		w.Close(']')
+	}
+	if p.ThinkingLevel != "" {
+		w.KeyStr("reasoning_effort", p.ThinkingLevel)
+	}
+	if m.opts.MaxTokens > 0 {
+		w.KeyInt("max_tokens", int64(m.opts.MaxTokens))
+	}
+	w.Members(m.opts.ExtraBody)
+	w.Close('}')
+	return w.B, nil
+}
+
+// writeMessages maps the conversation to Chat Completions messages: a run
+// of user text and images becomes one user message of parts, each tool
+// output a tool message, an assistant turn one assistant message with its
+// text and tool calls. Thinking is not sent back (the API has no field for
+// it). Images of tool outputs follow the tool messages as a user message,
+// since tool messages carry text only.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
+	provider.Turns(msgs, func(role string, turn []omni.Message) {
+		if role == omni.RoleAssistant {
+			writeAssistant(w, turn)
+			return
+		}
+		var images []string
+		open := false
+		for i := range turn {
+			p := &turn[i].Payload
+			if p.Type == omni.ToolCallOutput {
+				if open {
+					w.Lit("]}")
+					open = false
+				}
+				w.Lit(`{"role":"tool",`)
+				w.KeyStr("tool_call_id", p.ToolCallID)
+				w.KeyStr("content", p.Output)
+				w.Close('}')
+				images = append(images, p.Images...)
+				continue
+			}
+			if !open {
+				w.Lit(`{"role":"user","content":[`)
+				open = true
+			}
+			if p.Type == omni.Text {
+				w.Lit(`{"type":"text",`)
+				w.KeyStr("text", p.Text)
+				w.Close('}')
+			} else if u := provider.ImageOf(p); u != "" {
+				writeImage(w, u)
+			}
+		}
+		if len(images) > 0 {
+			if !open {
+				w.Lit(`{"role":"user","content":[`)
+				open = true
+			}
+			for _, u := range images {
+				writeImage(w, u)
+			}
+		}
+		if open {
+			w.Lit("]}")
+		}
+	})
+}
+
+func writeImage(w *provider.JSONWriter, u string) {
+	w.Lit(`{"type":"image_url","image_url":{`)
+	w.KeyStr("url", u)
+	w.Lit("}}")
+}
+
+func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
+	var text []byte
+	calls := 0
+	for i := range turn {
+		switch turn[i].Payload.Type {
+		case omni.Text:
+			text = append(text, turn[i].Payload.Text...)
+		case omni.ToolCall:
+			calls++
+		}
+	}
+	if len(text) == 0 && calls == 0 {
+		return
+	}
+	w.Lit(`{"role":"assistant",`)
+	w.KeyStr("content", string(text))
+	if calls > 0 {
+		w.Lit(`"tool_calls":[`)
+		for i := range turn {
+			if p := &turn[i].Payload; p.Type == omni.ToolCall {
+				w.Lit("{")
+				w.KeyStr("id", p.ToolCallID)
+				w.Lit(`"type":"function","function":{`)
+				w.KeyStr("name", p.Name)
+				w.KeyStr("arguments", p.Arguments)
+				w.Lit("}}")
+			}
+		}
+		w.Close(']')
+	}
+	w.Close('}')
+}

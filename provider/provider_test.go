@@ -1,0 +1,169 @@
+package provider
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+type recorder struct {
+	msgs []omni.Message
+	d    omni.Discipline
+	t    *testing.T
+}
+
+func (r *recorder) emit(m omni.Message) {
+	if err := m.Validate(); err != nil {
+		r.t.Errorf("invalid %s: %v", m.AppendJSON(nil), err)
+	}
+	if err := r.d.Check(m); err != nil {
+		r.t.Errorf("discipline: %v", err)
+	}
+	r.msgs = append(r.msgs, m)
+}
+
+func (r *recorder) lines() string {
+	var b strings.Builder
+	for _, m := range r.msgs {
+		p := &m.Payload
+		b.WriteString(p.Type + ":" + p.EventType + ":" + p.Body() + ":" + p.ToolCallID + ":" + p.StopReason + "\n")
+	}
+	return b.String()
+}
+
+// Interleaved tool calls stay open side by side; text and thinking close
+// before another segment of their type opens; every stop is followed by
+// its complete message.
+func TestEmitter(t *testing.T) {
+	r := &recorder{t: t}
+	var ids IDs
+	e := NewEmitter(r.emit, &ids)
+	e.Thinking(-2, "hm")
+	e.Text(-1, "a")
+	e.ToolStart(0, "c0", "f")
+	e.ToolStart(1, "", "g")
+	e.ToolArgs(1, "{")
+	e.ToolArgs(0, "[")
+	e.Text(-1, "")     // nothing
+	e.Thinking(-3, "") // nothing
+	e.Text(-4, "b")    // a second text segment closes the first
+	e.ToolArgs(7, "x") // a call that never started gets an id
+	e.CloseAll(omni.StatusMalformed)
+	if err := r.d.End(); err != nil {
+		t.Error(err)
+	}
+	want := `partial_thinking:start:::
+partial_thinking:delta:hm::
+partial_text:start:::
+partial_text:delta:a::
+partial_tool_call:start::c0:
+partial_tool_call:start::call_floe_1:
+partial_tool_call:delta:{:call_floe_1:
+partial_tool_call:delta:[:c0:
+partial_text:stop:::completed
+text::a::completed
+partial_text:start:::
+partial_text:delta:b::
+partial_tool_call:start::call_floe_2:
+partial_tool_call:delta:x:call_floe_2:
+partial_thinking:stop:::malformed
+thinking::hm::malformed
+partial_tool_call:stop::c0:malformed
+tool_call::[:c0:malformed
+partial_tool_call:stop::call_floe_1:malformed
+tool_call::{:call_floe_1:malformed
+partial_text:stop:::malformed
+text::b::malformed
+partial_tool_call:stop::call_floe_2:malformed
+tool_call::x:call_floe_2:malformed
+`
+	if got := r.lines(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if len(e.Out) != 6 || e.Out[5].Payload.Name != UnnamedTool || e.Out[2].Payload.Name != "f" {
+		t.Errorf("Out %d messages, last named %q", len(e.Out), e.Out[len(e.Out)-1].Payload.Name)
+	}
+}
+
+func TestIDs(t *testing.T) {
+	var ids IDs
+	ids.note(&omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ToolCall, ToolCallID: "call_floe_1"}})
+	ids.Begin()
+	got := []string{ids.Claim("a"), ids.Claim("a"), ids.Claim(""), ids.Claim("call_floe_3")}
+	if strings.Join(got, ",") != "a,call_floe_2,call_floe_3,call_floe_4" {
+		t.Errorf("claims %v", got)
+	}
+	ids.Rollback()
+	if id := ids.Claim("a"); id != "a" {
+		t.Errorf("after Rollback, a is %q", id)
+	}
+}
+
+func TestErrorDetail(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`: "invalid_request_error: bad key",
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`:             "overloaded_error: Overloaded",
+		`{"code":"rate_limit_exceeded","message":"slow"}`:                                         "rate_limit_exceeded: slow",
+		`{"error":"plain text"}`:                                   "plain text",
+		`{"error":{"code":429,"message":"quota"}}`:                 "429: quota",
+		"<html><head><TITLE>502 Bad Gateway</TITLE></head></html>": "502 Bad Gateway",
+		"  upstream timed out\nmore":                               "upstream timed out",
+		"":                                                         "",
+		strings.Repeat("é", 400):                                   strings.Repeat("é", 150) + "…",
+	} {
+		if got := ErrorDetail([]byte(body)); got != want {
+			t.Errorf("ErrorDetail(%.40q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestStatusFailure(t *testing.T) {
+	permanent := map[int]bool{400: true, 404: true, 405: true, 413: true, 415: true, 422: true}
+	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout",
+		400: "failed", 404: "failed", 402: "failed", 405: "failed", 413: "failed", 415: "failed", 422: "failed", 418: "failed"} {
+		f := StatusFailure("x", &Response{Status: st, Body: io.NopCloser(strings.NewReader("{}"))})
+		if f.Status != want {
+			t.Errorf("%d → %s, want %s", st, f.Status, want)
+		}
+		if perm := f.Outcome().Permanent; perm != permanent[st] {
+			t.Errorf("%d permanent %v", st, perm)
+		}
+	}
+}
+
+func TestJSONWriter(t *testing.T) {
+	w := &JSONWriter{}
+	w.Lit("{")
+	w.KeyStr("a", "x\"y")
+	w.Lit(`"b":[`)
+	w.Str("1")
+	w.Lit("{")
+	w.KeyInt("n", -3)
+	w.Close('}')
+	w.Lit("]")
+	w.Members(omni.RawJSON(` {"c":true, "d":null} `))
+	w.Members(omni.RawJSON(`{}`))
+	w.Members(nil)
+	w.KeyRaw("e", ObjectOr(`{"unfinished":`))
+	w.Close('}')
+	if got, want := string(w.B), `{"a":"x\"y","b":["1",{"n":-3}],"c":true, "d":null,"e":{}}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if m, d, ok := ParseDataURL("data:image/png;base64,QUJD"); !ok || m != "image/png" || d != "QUJD" {
+		t.Errorf("ParseDataURL: %q %q %v", m, d, ok)
+	}
+	if _, _, ok := ParseDataURL("https://x/y.png"); ok {
+		t.Error("ParseDataURL accepted a URL")
+	}
+}
+
+func TestErrorEvent(t *testing.T) {
+	for typ, want := range map[string]string{"overloaded_error": "timeout", "rate_limit_exceeded": "timeout", "server_error": "timeout",
+		"authentication_error": "auth", "permission_error": "auth", "invalid_api_key": "auth", "insufficient_quota": "failed", "": "failed"} {
+		if f := ErrorEvent("x", typ, "m"); f.Status != want || !strings.Contains(f.Message, "m") {
+			t.Errorf("%q → %s %q, want %s", typ, f.Status, f.Message, want)
+		}
+	}
+}

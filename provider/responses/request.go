@@ -1,0 +1,130 @@
+package responses
+
+import (
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+)
+
+// fidItem is the fidelity key of a thinking message that holds the whole
+// reasoning item (its id, summary and encrypted_content), sent back as is.
+const fidItem = "openai_reasoning_item"
+
+// body builds the request. The adapter keeps the conversation itself, so
+// it sends store:false; with a thinking level it asks for reasoning
+// summaries and the encrypted reasoning, which later requests send back.
+func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
+	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
+	w.Lit("{")
+	w.KeyStr("model", m.opts.Model)
+	w.Lit(`"stream":true,"store":false`)
+	if p.SystemPrompt != "" {
+		w.KeyStr("instructions", p.SystemPrompt)
+	}
+	w.Lit(`"input":[`)
+	writeItems(w, sent)
+	w.Close(']')
+	if len(p.Tools) > 0 {
+		w.Lit(`"tools":[`)
+		for i := range p.Tools {
+			t := &p.Tools[i]
+			w.Lit(`{"type":"function","strict":false`)
+			w.KeyStr("name", t.Name)
+			w.KeyStr("description", t.Description)
+			w.KeyRaw("parameters", provider.Schema(t))
+			w.Close('}')
+		}
+		w.Close(']')
+	}
+	if p.ThinkingLevel != "" {
+		w.Lit(`"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"`)
+		w.KeyStr("effort", p.ThinkingLevel)
+		w.Close('}')
+	}
+	if m.opts.MaxTokens > 0 {
+		w.KeyInt("max_output_tokens", int64(m.opts.MaxTokens))
+	}
+	w.Members(m.opts.ExtraBody)
+	w.Close('}')
+	return w.B, nil
+}
+
+// writeItems maps the conversation to input items: a run of user text and
+// images as one user message, assistant text as assistant messages,
+// reasoning items this adapter received sent back verbatim, function
+// calls and their outputs as function_call / function_call_output items.
+// Images of tool outputs follow as a user message.
+func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
+	open := false // a user message is open
+	var images []string
+	for i := 0; i <= len(msgs); i++ {
+		var p *omni.Payload
+		if i < len(msgs) {
+			p = &msgs[i].Payload
+		}
+		user := p != nil && p.Role != omni.RoleAssistant && (p.Type == omni.Text || provider.ImageOf(p) != "")
+		if !user && p != nil && p.Type == omni.ToolCallOutput {
+			if open {
+				w.Lit("]}")
+				open = false
+			}
+			w.Lit(`{"type":"function_call_output",`)
+			w.KeyStr("call_id", p.ToolCallID)
+			w.KeyStr("output", p.Output)
+			w.Close('}')
+			images = append(images, p.Images...)
+			continue
+		}
+		if len(images) > 0 || user && !open {
+			if !open {
+				w.Lit(`{"role":"user","content":[`)
+				open = true
+			}
+			for _, u := range images {
+				w.Lit(`{"type":"input_image",`)
+				w.KeyStr("image_url", u)
+				w.Close('}')
+			}
+			images = images[:0]
+		}
+		if user {
+			if p.Type == omni.Text {
+				w.Lit(`{"type":"input_text",`)
+				w.KeyStr("text", p.Text)
+			} else {
+				w.Lit(`{"type":"input_image",`)
+				w.KeyStr("image_url", provider.ImageOf(p))
+			}
+			w.Close('}')
+			continue
+		}
+		if open {
+			w.Lit("]}")
+			open = false
+		}
+		if p == nil {
+			break
+		}
+		switch p.Type {
+		case omni.Text:
+			if p.Text != "" {
+				w.Lit(`{"role":"assistant",`)
+				w.KeyStr("content", p.Text)
+				w.Close('}')
+			}
+		case omni.Thinking:
+			omni.WalkJSON(p.Fidelity, func(path []byte, kind byte, val []byte) error {
+				if string(path) == fidItem && kind == '}' {
+					w.Lit(string(val))
+				}
+				return nil
+			})
+		case omni.ToolCall:
+			w.Lit(`{"type":"function_call",`)
+			w.KeyStr("call_id", p.ToolCallID)
+			w.KeyStr("name", p.Name)
+			w.KeyStr("arguments", p.Arguments)
+			w.Close('}')
+		}
+	}
+}

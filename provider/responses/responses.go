@@ -1,0 +1,82 @@
+// Package responses is the model adapter for the OpenAI Responses
+// streaming API (also served by Azure OpenAI and LM Studio).
+package responses
+
+import (
+	"context"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
+)
+
+// DefaultBaseURL is the base URL used when Options.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Options configure a Model.
+type Options struct {
+	Transport provider.Transport // required: how requests are sent
+	Model     string             // required: the model name the server knows
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses"
+	APIKey    string             // sent as "Authorization: Bearer KEY"; "" = no Authorization header
+	Header    map[string]string  // extra request headers
+
+	// MaxTokens, when > 0, is sent as max_output_tokens.
+	MaxTokens int
+	// ExtraBody is a JSON object whose members are added to every request
+	// body (e.g. {"temperature":0.2}); nil = none.
+	ExtraBody omni.RawJSON
+	// SessionTokens are the session totals the context starts from (the
+	// argument of an engine.LLMFactory).
+	SessionTokens omni.TokenCounts
+}
+
+// Model is one stateful Responses API context.
+type Model struct {
+	opts Options
+	c    provider.Conversation
+}
+
+// New validates o and returns a fresh context.
+func New(o Options) (*Model, error) {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	m := &Model{opts: o}
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.Header, "authorization", bearer(o.APIKey)); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Factory returns an engine.LLMFactory that starts fresh contexts with m's
+// options (for compaction).
+func (m *Model) Factory() engine.LLMFactory {
+	return func(session omni.TokenCounts) engine.LLM {
+		return &Model{opts: m.opts, c: m.c.Fresh(session)}
+	}
+}
+
+// Usage returns the token counts the last completed request stated.
+func (m *Model) Usage() provider.Usage { return m.c.Last }
+
+// LoadHistory implements engine.HistoryLoader: history becomes the
+// conversation so far.
+func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
+	m.c.Load(history)
+	return nil
+}
+
+// StreamGenerate implements engine.LLM.
+func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
+}
+
+func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+
+func bearer(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "Bearer " + key
+}

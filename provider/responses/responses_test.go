@@ -1,0 +1,126 @@
+package responses
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+func events(payloads ...string) []string {
+	out := make([]string, len(payloads))
+	for i, p := range payloads {
+		var v struct{ Type string }
+		json.Unmarshal([]byte(p), &v)
+		out[i] = "event: " + v.Type + "\ndata: " + p + "\n\n"
+	}
+	return out
+}
+
+const completed = `{"type":"response.completed","response":{"id":"resp_1","status":"completed","usage":{"input_tokens":50,"input_tokens_details":{"cached_tokens":20},"output_tokens":9,"total_tokens":59}}}`
+
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func run(t *testing.T, m *Model, p engine.GenerateParams) (*ptest.Collector, engine.Outcome) {
+	t.Helper()
+	c := &ptest.Collector{T: t}
+	out := m.StreamGenerate(context.Background(), p, c.Emit)
+	c.End()
+	return c, out
+}
+
+// Encrypted reasoning items go back verbatim, function calls and outputs
+// as items, user content as input parts; store is off; the thinking level
+// asks for summaries and encrypted reasoning.
+func TestRequestMapping(t *testing.T) {
+	reasoning := `{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Plan"}],"encrypted_content":"ENC"}`
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: events(
+			`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
+			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"Plan"}`,
+			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"More"}`,
+			`{"type":"response.output_item.done","output_index":0,"item":`+reasoning+`}`,
+			`{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}`,
+			`{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"On it."}`,
+			`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_1","type":"message"}}`,
+			`{"type":"response.output_item.added","output_index":2,"item":{"id":"fc_1","type":"function_call","call_id":"call_1","name":"look","arguments":""}}`,
+			`{"type":"response.function_call_arguments.delta","output_index":2,"delta":"{\"q\":"}`,
+			`{"type":"response.function_call_arguments.delta","output_index":2,"delta":"1}"}`,
+			`{"type":"response.output_item.done","output_index":2,"item":{"id":"fc_1","type":"function_call","call_id":"call_other","name":"look","arguments":"{\"q\":1}"}}`,
+			completed)},
+		{Chunks: events(completed)},
+	}}
+	m, err := New(Options{Transport: tr, Model: "gpt-test", APIKey: "k", MaxTokens: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []omni.ToolDefinition{{Name: "look", Parameters: omni.RawJSON(`{"type":"object"}`)}}
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Look.")}, SystemPrompt: "Be brief.", Tools: tools, ThinkingLevel: "high"})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if c.Text(omni.Thinking) != "Plan\n\nMore" || c.Text(omni.Text) != "On it." {
+		t.Errorf("thinking %q text %q", c.Text(omni.Thinking), c.Text(omni.Text))
+	}
+	if calls := c.Calls(); len(calls) != 1 || calls[0].Payload.ToolCallID != "call_1" || calls[0].Payload.Arguments != `{"q":1}` {
+		t.Errorf("calls %v", calls)
+	}
+	if got, want := js(c.Last().Payload.Request), `{"cache_read":20,"cache_write":0,"output":9,"total":59}`; got != want {
+		t.Errorf("usage %s, want %s", got, want)
+	}
+	b := tr.Body(t, 0)
+	if tr.Requests[0].URL != DefaultBaseURL+"/responses" || tr.Requests[0].Header["authorization"] != "Bearer k" ||
+		b["store"] != false || b["instructions"] != "Be brief." || b["max_output_tokens"] != 64.0 ||
+		js(b["reasoning"]) != `{"effort":"high","summary":"auto"}` || js(b["include"]) != `["reasoning.encrypted_content"]` ||
+		js(b["tools"]) != `[{"description":"","name":"look","parameters":{"type":"object"},"strict":false,"type":"function"}]` {
+		t.Errorf("request %s", tr.Requests[0].Body)
+	}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("call_1", "42", omni.StatusCompleted)}, Tools: tools})
+	var item map[string]any
+	json.Unmarshal([]byte(reasoning), &item)
+	if got, want := js(tr.Body(t, 1)["input"]), `[{"content":[{"text":"Look.","type":"input_text"}],"role":"user"},`+js(item)+`,{"content":"On it.","role":"assistant"},{"arguments":"{\"q\":1}","call_id":"call_1","name":"look","type":"function_call"},{"call_id":"call_1","output":"42","type":"function_call_output"}]`; got != want {
+		t.Errorf("history\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reply    ptest.Reply
+		status   string
+		contains string
+	}{
+		{"failed", ptest.Reply{Chunks: events(`{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}`)}, omni.StatusTimeout, "response failed: boom"},
+		{"error event", ptest.Reply{Chunks: events(`{"type":"error","code":"insufficient_quota","message":"You exceeded your current quota"}`)}, omni.StatusFailed, "exceeded"},
+		{"rate limit", ptest.Reply{Chunks: events(`{"type":"error","error":{"type":"rate_limit_exceeded","message":"slow down"}}`)}, omni.StatusTimeout, "slow down"},
+		{"cut", ptest.Reply{Chunks: events(`{"type":"response.output_text.delta","output_index":0,"delta":"x"}`)}, omni.StatusMalformed, "response.completed"},
+		{"500", ptest.Reply{Status: 500, Chunks: []string{`{"error":{"message":"The server had an error"}}`}}, omni.StatusTimeout, "The server had an error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{tc.reply}}, Model: "m"})
+			_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+			if out.Status != tc.status || !strings.Contains(out.ErrorMessage, tc.contains) {
+				t.Errorf("outcome %+v, want %s with %q", out, tc.status, tc.contains)
+			}
+		})
+	}
+}
+
+// A refusal is not text: it is kept in the fidelity of an empty text.
+func TestRefusal(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`,
+		`{"type":"response.refusal.delta","output_index":0,"delta":"No."}`, completed)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted || c.Text(omni.Text) != "" {
+		t.Fatalf("outcome %+v text %q", out, c.Text(omni.Text))
+	}
+	if got := c.Complete(); len(got) != 2 || !strings.Contains(got[0], `"fidelity":{"refusal":"No."}`) {
+		t.Errorf("messages %v", got)
+	}
+}
