@@ -9,6 +9,7 @@ import { mkdtemp, writeFile, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { createServer } from "node:http";
 import { baseURL, CHROMIUM, explain, FLAGS, launch, page as firstPage, WAIT } from "./harness.mjs";
 
 const RUN = 60_000; // bound of one paced playground run
@@ -17,20 +18,22 @@ const PAGE = "/static/?pace=0.2"; // the scripted model at five times its normal
 const shotsDir = async () => process.env.FLOE_SCREENSHOT_DIR || (await mkdtemp(join(tmpdir(), "floe-shots-")));
 
 /** Fails on console errors and page errors. */
-function clean(log) {
-  const bad = log.filter((l) => l.startsWith("page error") || l.startsWith("console.error") || l.includes("Playground error"));
+function clean(log, expected = []) {
+  const bad = log.filter(
+    (l) => (l.startsWith("page error") || l.startsWith("console.error") || l.includes("Playground error")) && !expected.some((re) => re.test(l)),
+  );
   assert.deepEqual(bad, [], "errors in the page" + explain(log));
 }
 
 /** Runs body(page, ctx, log) in a fresh browser; screenshot on failure. */
-function pageTest(name, body, { viewport = { width: 1280, height: 860 }, timeout = 240_000 } = {}) {
+function pageTest(name, body, { viewport = { width: 1280, height: 860 }, timeout = 240_000, expected = [] } = {}) {
   test(name, { timeout }, async (t) => {
     const { ctx, log } = await launch(t);
     const page = await firstPage(ctx);
     await page.setViewportSize(viewport);
     try {
       await body(page, ctx, log, t);
-      clean(log);
+      clean(log, expected);
     } catch (e) {
       const file = join(await shotsDir(), name.replace(/[^a-z0-9]+/gi, "-") + ".png");
       await page.screenshot({ path: file }).catch(() => {});
@@ -447,3 +450,88 @@ pageTest("playground: loads and runs offline once the service worker is installe
   assert.equal(await lastReply(page), "offline and fine");
   await ctx.setOffline(false);
 });
+
+/** A loopback OpenAI-compatible server: real Chat Completions SSE bytes, CORS for any origin; 401 for the key "bad". */
+function modelServer(t) {
+  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+  const server = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (b) => (body += b));
+    req.on("end", () => {
+      server.requests.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+      if (req.headers.authorization === "Bearer bad") {
+        res.writeHead(401, { ...cors, "content-type": "application/json" });
+        return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
+      }
+      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+      res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
+      res.write(chunk({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
+      res.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
+      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.requests = [];
+  t.after(() => server.close());
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+async function configure(page, { provider, baseURL = "", model = "", key = "" }) {
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", provider);
+  await page.fill("#set-base-url", baseURL);
+  await page.fill("#set-model", model);
+  await page.fill("#set-key", key);
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  await page.click("#reset");
+}
+
+pageTest("playground: a real model through an OpenAI-compatible server; settings kept locally; auth and unreachable-server messages", async (page, ctx, log, t) => {
+  const server = await modelServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "sk-local" });
+  assert.match(await page.locator("#model-label").innerText(), /OpenAI-compatible server · test-model/);
+  await send(page, "Say hello");
+  await idle(page);
+  assert.equal(await lastReply(page), "Hello from the server");
+  assert.equal(await page.locator("#transcript > .msg.text strong").last().innerText(), "the server");
+  assert.match(await page.locator(".request").last().innerText(), /completed · 16 tokens/);
+  assert.equal(server.requests.length, 1);
+  assert.equal(server.requests[0].auth, "Bearer sk-local");
+  assert.equal(server.requests[0].body.model, "test-model");
+  assert.ok(server.requests[0].body.tools.some((d) => d.function.name === "write_file"), "the workspace tools are offered");
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings")));
+  assert.deepEqual([stored.provider, stored.baseURL, stored.model, stored.key], ["openai-compatible", url, "test-model", "sk-local"]);
+  // Survives a reload.
+  await page.reload();
+  await idle(page);
+  assert.match(await page.locator("#model-label").innerText(), /test-model/);
+
+  // A refused key: the request ends "auth", with what to do.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "bad" });
+  await send(page, "Say hello");
+  await idle(page);
+  assert.match(await page.locator(".request").last().innerText(), /auth.*Incorrect API key.*check the API key in Settings/s);
+
+  // No server (or CORS refused): the message says what to set; Give up ends the retries.
+  const closed = await new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = s.address().port;
+      s.close(() => resolve(port)); // a port nothing listens on
+    });
+  });
+  await configure(page, { provider: "openai-compatible", baseURL: `http://127.0.0.1:${closed}/v1`, model: "m" });
+  await send(page, "Say hello");
+  await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
+  assert.match(await page.locator(".request").last().innerText(), /no response from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*CORS/s);
+  await page.locator('.request .retry button:text("Give up")').click();
+  await idle(page);
+
+  // Back to the scripted demo.
+  await configure(page, { provider: "scripted" });
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
+}, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/] });

@@ -277,6 +277,9 @@ func (a *App) newSession() {
 	meta := playground.Meta(time.Now())
 	a.gen++
 	o := a.sessionOptions(a.gen)
+	if o.LLM != nil {
+		meta.Payload.Provider, meta.Payload.ModelID = a.set.Provider, a.set.Model
+	}
 	o.Meta = &meta
 	var bat *trace.Batcher
 	if a.env.Store != nil {

@@ -317,6 +317,9 @@ func (a *App) renderRequest(v *itemView, it *playground.Item) {
 	if r.ErrorMessage != "" {
 		parts = append(parts, r.ErrorMessage)
 	}
+	if r.Status == omni.StatusAuth {
+		parts = append(parts, "the provider refused the key: check the API key in Settings")
+	}
 	if u := r.Usage; u != nil {
 		parts = append(parts, fmt.Sprintf("%d tokens (output %d, cache read %d)", u.Total, u.Output, u.CacheRead))
 	}
