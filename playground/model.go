@@ -113,8 +113,11 @@ func (m *Model) newCall(name string, args any) step {
 		m.names = map[string]string{}
 	}
 	m.names[id] = name
-	b, _ := json.Marshal(args)
-	return step{kind: omni.ToolCall, name: name, id: id, body: string(b)}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // arguments as a model writes them: "=>" stays "=>"
+	enc.Encode(args)
+	return step{kind: omni.ToolCall, name: name, id: id, body: strings.TrimSuffix(b.String(), "\n")}
 }
 
 // plan decides the reply: a new prompt gets tool calls; tool outputs get a

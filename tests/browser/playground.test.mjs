@@ -460,7 +460,10 @@ function modelServer(t) {
     let body = "";
     req.on("data", (b) => (body += b));
     req.on("end", () => {
-      server.requests.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+      server.requests.push({ url: req.url, auth: req.headers.authorization, cookie: req.headers.cookie, body: body && JSON.parse(body) });
+      if (req.headers.authorization === "Bearer redirect") {
+        return res.writeHead(307, { ...cors, location: "/v1/elsewhere" }).end();
+      }
       if (req.headers.authorization === "Bearer bad") {
         res.writeHead(401, { ...cors, "content-type": "application/json" });
         return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
@@ -517,6 +520,15 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   await idle(page);
   assert.match(await page.locator(".request").last().innerText(), /auth.*Incorrect API key.*check the API key in Settings/s);
 
+  // A redirect is not followed: the key goes to the configured URL only.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "redirect" });
+  await send(page, "Say hello");
+  await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
+  await page.locator('.request .retry button:text("Give up")').click();
+  await idle(page);
+  assert.deepEqual(server.requests.map((r) => r.url).filter((u) => u !== "/v1/chat/completions"), [], "a redirect was followed");
+  assert.ok(server.requests.every((r) => r.cookie === undefined), "a request carried cookies");
+
   // No server (or CORS refused): the message says what to set; Give up ends the retries.
   const closed = await new Promise((resolve) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
@@ -534,4 +546,4 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   // Back to the scripted demo.
   await configure(page, { provider: "scripted" });
   assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
-}, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/] });
+}, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/, /Failed to load resource: net::ERR_FAILED/] });
