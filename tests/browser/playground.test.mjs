@@ -171,6 +171,11 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await decide(page, "read_file", "allow");
   await idle(page);
   assert.match(await page.locator('#transcript > .card', { has: page.locator('.tool-name:text("read_file")') }).locator(".output").innerText(), /# Todo\n\n- ship it/);
+  // The answer quotes the file in a code block with a Copy button.
+  const block = page.locator("#transcript > .msg.text .codeblock").last();
+  assert.match(await block.locator("pre").innerText(), /# Todo/);
+  await block.locator("button.copy").click();
+  await block.locator('button.copy:text("Copied")').waitFor();
   await page.click('#files [data-path="notes/todo.md"]');
   await page.locator('#file-view:text("ship it")').waitFor();
   // An exact-match edit.
@@ -178,6 +183,17 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await decide(page, "edit_file", "allow");
   await idle(page);
   await page.locator('#file-view:text("ship it today")').waitFor();
+
+  // Long arguments are cut, with "show all".
+  await send(page, "write big.txt: " + "0123456789".repeat(300));
+  const big = askCard(page, "write_file");
+  await big.waitFor({ timeout: RUN });
+  assert.ok((await big.locator(".args").innerText()).length < 1400, "long arguments are not cut");
+  await big.locator('button.more:has-text("show all (")').click();
+  assert.ok((await big.locator(".args").innerText()).length > 3000, "show all does not show all");
+  await big.locator('button.more:text("show less")').waitFor();
+  await decide(page, "write_file", "allow");
+  await idle(page);
 
   // run_js in the Worker: a result, then a timeout.
   await send(page, "js: console.log('hi', 1 + 1); [1, 2, 3].map((x) => x * 2)");
