@@ -8,9 +8,24 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
+// Status is the status of an LLM request: one of the six stop reasons
+// (PROTOCOL.md §4). The omni.Status* constants are untyped and convert
+// implicitly.
+type Status string
+
+// The six statuses of an Outcome.
+const (
+	StatusCompleted Status = omni.StatusCompleted
+	StatusFailed    Status = omni.StatusFailed
+	StatusAborted   Status = omni.StatusAborted
+	StatusTimeout   Status = omni.StatusTimeout
+	StatusMalformed Status = omni.StatusMalformed
+	StatusAuth      Status = omni.StatusAuth
+)
+
 // Outcome is the terminal result of one LLM request (ENGINE.md §1).
 type Outcome struct {
-	Status       string // one of the six stop reasons (omni.Status*)
+	Status       Status // one of the six stop reasons; any other value is a failed attempt (E-1.2)
 	ErrorMessage string // optional detail; "" = absent
 	Permanent    bool   // only meaningful with Status "failed": do not retry
 }
@@ -26,6 +41,12 @@ type GenerateParams struct {
 	// of a session; adapters must not modify Tools.
 	SystemPrompt string
 	Tools        []omni.ToolDefinition
+
+	// Abandoned is closed when the engine abandons this request: the LLM
+	// did not return within Config.AbortGrace of the run's abort, and the
+	// request has ended without it. An adapter waiting on something the
+	// call holds (a JavaScript promise) stops waiting then.
+	Abandoned <-chan struct{}
 }
 
 // LLM is one stateful model context (ENGINE.md §1, E-1.1). StreamGenerate
@@ -61,6 +82,10 @@ type LLMFactory func(sessionTokens omni.TokenCounts) LLM
 type ToolRequest struct {
 	ToolCall omni.Message // the tool_call message as streamed
 	Approve  Approver     // the run's approver (nil = deny all), for tools that spawn subagents
+
+	// Abandoned is closed when the engine abandons this tool call (see
+	// GenerateParams.Abandoned); the call already has its failed output.
+	Abandoned <-chan struct{}
 }
 
 // Environment runs approved tool calls (ENGINE.md §1, §6). ExecuteTool emits
@@ -77,16 +102,40 @@ func (f EnvironmentFunc) ExecuteTool(ctx context.Context, req ToolRequest, emit 
 	return f(ctx, req, emit)
 }
 
-// Approver decides one real tool call: omni.DecisionAllow, DecisionDeny or
+// Decision is an approver's answer about one real tool call (ENGINE.md §5).
+type Decision string
+
+// The three decisions (the omni.Decision* constants convert implicitly).
+const (
+	DecisionAllow     Decision = omni.DecisionAllow
+	DecisionDeny      Decision = omni.DecisionDeny
+	DecisionForbidden Decision = omni.DecisionForbidden
+)
+
+// Approver decides one real tool call: DecisionAllow, DecisionDeny or
 // DecisionForbidden. An error, a panic or any other value means deny (E-5.4).
-type Approver func(ctx context.Context, toolCall omni.Message) (string, error)
+type Approver func(ctx context.Context, toolCall omni.Message) (Decision, error)
 
 // TraceSink receives the session's Trace records in order (ENGINE.md §16).
 // Writes are best-effort: an error is reported as a diagnostic and the run
 // goes on (E-16.7). Rotate makes the next Write go to the next file.
+//
+// ctx is the run's context while the run is not aborted; the records
+// written once it is (the end of an aborted request, carry-over, the final
+// abort record) get context.WithoutCancel of it, so a sink that honours
+// cancellation still writes them.
 type TraceSink interface {
-	Write(msg omni.Message) error
+	Write(ctx context.Context, msg omni.Message) error
 	Rotate() error
+}
+
+// Timer starts the engine's one timeout that is not a backoff wait: the
+// abort grace (Config.AbortGrace). It is apart from Clock, whose Sleep
+// serves the backoff waits only (E-1.4).
+type Timer interface {
+	// AfterFunc calls f on its own goroutine once d has elapsed, unless
+	// stop is called first; stop reports whether it prevented the call.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
 // Clock is the engine's only source of time and of waiting (E-1.4).
@@ -122,6 +171,26 @@ type Config struct {
 	Clock Clock     // nil = the system clock
 	Trace TraceSink // nil = no Trace
 
+	// AbortGrace is how long an LLM or tool callback may run on after the
+	// run's abort before the engine abandons it: the request ends aborted,
+	// or the tool's call gets a failed output, at once, and whatever the
+	// callback emits later is dropped. 0 = 1 s; < 0 = never abandon.
+	// Timer (nil = real time) measures it.
+	AbortGrace time.Duration
+	Timer      Timer
+
+	// FoldInputImages is set for a model without vision (ENGINE.md
+	// E-11.6): the engine hands it each steering entry that holds an
+	// image_url, before wrapping the entry into its [user_steering] block,
+	// and delivers what it returns instead — typically the entry with each
+	// image saved somewhere and replaced by a user text
+	// "[attached image: <path>]", so the path lands inside the block. A run's
+	// own input is the host's to fold before Start, as in the reference. An
+	// error, a panic or a result that still holds an image_url drops the
+	// entry's images: the block says so and a DiagLLM diagnostic names why.
+	// It must not modify its argument.
+	FoldInputImages func(ctx context.Context, input []omni.Message) ([]omni.Message, error)
+
 	// Resume, when set, starts the session from replayed state (ENGINE.md §17).
 	Resume *Snapshot
 
@@ -140,6 +209,10 @@ type Snapshot struct {
 	LastRequestTotal int64
 	ContextClosed    bool // the next Trace write rotates first
 	MetaWritten      bool // the Trace already holds this session's session_meta
+	// Compacted: the current context was started by a completed compaction
+	// (or the next one will be, ContextClosed), so Compactability answers
+	// CompactJustCompacted until its first turn, as after a live compaction.
+	Compacted bool
 }
 
 // RunOptions are the per-run options (ENGINE.md §3).
@@ -148,12 +221,26 @@ type RunOptions struct {
 	ThinkingLevel string   // forwarded to every turn request of the run
 }
 
+// DiagnosticKind names what a Diagnostic is about.
+type DiagnosticKind string
+
+// Every kind a Diagnostic has.
+const (
+	DiagTrace    DiagnosticKind = "trace"    // a Trace write or rotation failed (E-16.7)
+	DiagApprover DiagnosticKind = "approver" // an approver failed or answered neither allow, deny nor forbidden: deny (E-5.4)
+	DiagTool     DiagnosticKind = "tool"     // a tool's message was dropped, or it failed after its output (E-6.6)
+	DiagLLM      DiagnosticKind = "llm"      // an LLM's message was dropped or not dispatched; LoadHistory failed
+	DiagPanic    DiagnosticKind = "panic"    // a callback or the engine panicked (Stack is set)
+	DiagSubagent DiagnosticKind = "subagent" // a subagent run could not start
+	DiagClock    DiagnosticKind = "clock"    // an embedding's Clock failed (reported by adapters such as the JavaScript bridge)
+)
+
 // Diagnostic is a failure that the engine reports but that does not change
 // the stream.
 type Diagnostic struct {
-	Kind  string // "trace", "approver", "tool", "llm", "panic"
+	Kind  DiagnosticKind
 	Err   error
-	Stack []byte // for Kind "panic"
+	Stack []byte // for Kind DiagPanic
 }
 
 // Errors returned by the Session API.
@@ -162,6 +249,9 @@ var (
 	ErrBusy = errors.New("engine: session busy: a run is already in flight")
 	// ErrClosed: the session was closed.
 	ErrClosed = errors.New("engine: session closed")
+	// ErrInvalidInput: a message handed to Start or Steer is not a valid
+	// OmniMessage. The errors wrap it (errors.Is) and the validation error.
+	ErrInvalidInput = errors.New("engine: invalid input")
 )
 
 // Compactability answers Session.Compactability (E-13.13).

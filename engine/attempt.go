@@ -12,7 +12,7 @@ import (
 )
 
 // queueCapacity bounds the messages producers may queue ahead of the
-// consumer (backpressure).
+// consumer's current batch (backpressure).
 const queueCapacity = 256
 
 // item is one entry of an attempt's merge queue.
@@ -48,31 +48,32 @@ func (t *attempt) outputsInCallOrder() []omni.Message {
 }
 
 // runAttempt performs one request: request_begin, the LLM call with its
-// driver and tools, request_end; it returns when the LLM has returned, every
-// tool has finished and the consumer has taken every message (E-4.9). A
-// compaction attempt (E-13.5) writes everything to the Trace only.
-func (r *run) runAttempt(in []omni.Message, retries, maxRetries int, compaction bool) *attempt {
+// driver and tools, request_end; it returns when the LLM has returned (or
+// was abandoned, Config.AbortGrace), every tool has finished and the
+// consumer has taken every message (E-4.9). A compaction attempt (E-13.5)
+// writes everything to the Trace only.
+func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRetries int, compaction bool) *attempt {
 	s := r.s
-	s.injectHistory(r.ctx)
+	s.injectHistory(ctx)
 	begin := omni.RequestBeginMsg()
 	if compaction {
 		s.stampMsg(&begin)
-		s.traceWrite(begin)
+		s.traceWrite(ctx, begin)
 	} else {
-		r.emit(begin)
+		r.emit(ctx, begin)
 	}
 
 	t := &attempt{}
 	q := mergequeue.New[item](queueCapacity)
-	llmCtx, cancelLLM := context.WithCancel(r.ctx)
+	llmCtx, cancelLLM := context.WithCancel(ctx)
 	defer cancelLLM()
-	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM}
+	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, retries: retries, maxRetries: maxRetries}
 	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
 	}
-	go d.run(llmCtx, s.llm, params, retries, maxRetries)
-	r.consume(q)
+	go d.run(ctx, llmCtx, s.llm, params)
+	r.consume(ctx, q)
 
 	if u := t.usage; u != nil { // E-4.7.2, E-13.5
 		if u.Payload.Request != nil {
@@ -89,12 +90,15 @@ func (r *run) runAttempt(in []omni.Message, retries, maxRetries int, compaction 
 }
 
 // consume moves the attempt's messages from the merge queue to the Trace
-// and the consumer, in arrival order, until every producer is done.
-func (r *run) consume(q *mergequeue.Queue[item]) {
-	buf := make([]item, 0, 64)
+// and the consumer, in arrival order, until every producer is done. It
+// takes the queue's whole buffer at a time (Swap): a message is copied
+// once into the queue and once to the consumer.
+func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
+	var buf []item
+	defer func() { clear(buf[:cap(buf)]) }() // for the garbage collector
 	var err error
 	for {
-		buf, err = q.PopBatch(context.Background(), buf[:0], 64)
+		buf, err = q.Swap(context.Background(), buf)
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
@@ -103,7 +107,7 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 			it := &buf[i]
 			if it.traceOnly {
 				if it.m.Recordable() {
-					r.s.traceWrite(it.m)
+					r.s.traceWrite(ctx, it.m)
 				}
 				continue
 			}
@@ -113,10 +117,11 @@ func (r *run) consume(q *mergequeue.Queue[item]) {
 				}
 				r.s.stamp.stampAt(now, &it.m)
 			}
-			more := i < len(buf)-1 || q.Len() > 0
-			r.deliverQueued(it.m, more)
+			// Whether a produced message follows matters only to a
+			// batching consumer (Run.NextBatch); asking costs a lock.
+			more := i < len(buf)-1 || (r.batching && q.Len() > 0)
+			r.deliverQueued(ctx, &it.m, more)
 		}
-		clear(buf)
 	}
 }
 
@@ -129,44 +134,77 @@ type driver struct {
 	compaction bool
 	cancelLLM  context.CancelFunc
 	stamp      stamper
+	retries    int
+	maxRetries int
 
-	mu     sync.Mutex // serializes emit calls and guards the fields below
-	closed bool       // the LLM has returned
-	bad    error      // the LLM broke the protocol; the attempt is malformed
-	check  omni.Discipline
+	mu      sync.Mutex // serializes emit calls and guards the fields below
+	closed  bool       // the attempt's request_end is pushed: the LLM returned or was abandoned
+	bad     error      // the LLM broke the protocol; the attempt is malformed
+	check   omni.Discipline
+	callIDs map[string]bool // tool_call ids of this request (E-4.10: one output per id)
 }
 
-func (d *driver) run(ctx context.Context, llm LLM, p GenerateParams, retries, maxRetries int) {
+// run calls the LLM and ends the attempt when it returns, or when the abort
+// grace runs out first (Config.AbortGrace): then the LLM is abandoned, the
+// attempt ends at once and whatever the LLM does later is dropped.
+func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 	s := d.r.s
-	defer d.prod.Done()
+	var abandoned func()
+	p.Abandoned, abandoned = abandonment()
+	stopGrace := s.watchGrace(llmCtx, func() {
+		abandoned()
+		d.end(ctx, Outcome{}, true)
+	})
 	var o Outcome
 	func() {
 		defer recoverTo(s, "llm", func(v any) {
 			o = Outcome{Status: omni.StatusFailed, ErrorMessage: "llm callback panicked: " + panicText(v)}
 		})
-		o = llm.StreamGenerate(ctx, p, d.emit)
+		o = llm.StreamGenerate(llmCtx, p, func(m omni.Message) { d.emit(ctx, m) })
 	}()
+	stopGrace()
+	d.end(ctx, o, false)
+}
+
+// end ends the attempt once: it closes the fragments the LLM left open
+// (P-6), with the attempt's status, and pushes request_end (E-4.8).
+func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
+	s := d.r.s
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
 	d.closed = true
-	bad := d.bad
-	if bad == nil {
-		bad = d.check.End()
-	}
-	d.mu.Unlock()
-	if bad != nil {
-		o = Outcome{Status: omni.StatusMalformed, ErrorMessage: bad.Error()}
-	}
 	o = normalizeOutcome(o)
+	switch {
+	case d.bad != nil:
+		o = Outcome{Status: omni.StatusMalformed, ErrorMessage: d.bad.Error()}
+	case abandon:
+		o = Outcome{Status: omni.StatusAborted, ErrorMessage: graceMessage("llm", s.abortGrace())}
+	case o.Status == omni.StatusCompleted:
+		if err := d.check.Unfinished(); err != nil { // the LLM said completed with a fragment open
+			o = Outcome{Status: omni.StatusMalformed, ErrorMessage: errf.Sprintf("invalid message from llm: %s", err.Error())}
+		}
+	}
+	for _, m := range d.check.Close(string(o.Status)) {
+		if !m.IsPartial() {
+			d.stamp.stamp(s.clock, &m)
+			d.note(ctx, &m)
+		}
+		d.push1(&m)
+	}
 	d.t.outcome = o
-	end := requestEnd(o, retries, maxRetries, s.delayMs)
+	end := requestEnd(o, d.retries, d.maxRetries, s.delayMs)
 	d.stamp.stamp(s.clock, &end)
-	d.push(end)
+	d.push1(&end)
+	d.prod.Done()
 }
 
 // requestEnd stamps request_end per E-4.8.
 func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.Message {
-	p := omni.Payload{Type: omni.RequestEnd, Status: o.Status, ErrorMessage: o.ErrorMessage}
-	if o.Status != omni.StatusCompleted || retries > 0 {
+	p := omni.Payload{Type: omni.RequestEnd, Status: string(o.Status), ErrorMessage: o.ErrorMessage}
+	if o.Status != StatusCompleted || retries > 0 {
 		p.Attempt = retries + 1
 	}
 	if retryable(o) && retries < maxRetries {
@@ -178,9 +216,9 @@ func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.
 
 func retryable(o Outcome) bool {
 	switch o.Status {
-	case omni.StatusFailed:
+	case StatusFailed:
 		return !o.Permanent
-	case omni.StatusTimeout, omni.StatusMalformed:
+	case StatusTimeout, StatusMalformed:
 		return true
 	}
 	return false
@@ -188,12 +226,12 @@ func retryable(o Outcome) bool {
 
 func normalizeOutcome(o Outcome) Outcome {
 	switch o.Status {
-	case omni.StatusCompleted, omni.StatusFailed, omni.StatusAborted, omni.StatusTimeout, omni.StatusMalformed, omni.StatusAuth:
+	case StatusCompleted, StatusFailed, StatusAborted, StatusTimeout, StatusMalformed, StatusAuth:
 		return o
 	case "":
-		return Outcome{Status: omni.StatusFailed, ErrorMessage: "llm returned no outcome status"}
+		return Outcome{Status: StatusFailed, ErrorMessage: "llm returned no outcome status"}
 	}
-	return Outcome{Status: omni.StatusFailed, ErrorMessage: errf.Sprintf("llm returned outcome status %q, not one of completed|failed|aborted|timeout|malformed|auth", o.Status)}
+	return Outcome{Status: StatusFailed, ErrorMessage: errf.Sprintf("llm returned outcome status %q, not one of completed|failed|aborted|timeout|malformed|auth", string(o.Status))}
 }
 
 func (d *driver) push(ms ...omni.Message) {
@@ -204,44 +242,75 @@ func (d *driver) push(ms ...omni.Message) {
 	d.prod.Push(context.Background(), items...)
 }
 
-func (d *driver) push1(m omni.Message) {
-	d.prod.Push(context.Background(), item{m: m, traceOnly: d.compaction})
+// push1 queues m, copied once, into the queue's buffer.
+func (d *driver) push1(m *omni.Message) {
+	d.prod.PushFunc(context.Background(), func(it *item) {
+		it.m, it.traceOnly = *m, d.compaction
+	})
 }
 
 // emit is the LLM's emit callback.
-func (d *driver) emit(m omni.Message) {
+func (d *driver) emit(ctx context.Context, m omni.Message) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed || d.bad != nil {
 		return
 	}
-	if err := checkLLMMessage(&m, &d.check); err != nil {
-		d.bad = err
-		d.cancelLLM()
+	if dropped := d.r.s.dropForeign("llm", &m); dropped {
 		return
+	}
+	if err := checkLLMMessage(&m, &d.check); err != nil {
+		d.refuse(err)
+		return
+	}
+	if m.IsModel(omni.ToolCall) {
+		id := m.Payload.ToolCallID
+		if d.callIDs[id] { // two calls, two approvals, two outputs for one id
+			d.refuse(errf.Errorf("invalid message from llm: tool_call %q repeats a tool_call_id of this request", id))
+			return
+		}
+		if d.callIDs == nil {
+			d.callIDs = map[string]bool{}
+		}
+		d.callIDs[id] = true
+		if m.Payload.StopReason != omni.StatusCompleted {
+			d.r.s.diag(DiagLLM, errf.Errorf("llm: tool_call %q has stop_reason %q, not completed: it is not dispatched (no approval, no output)", id, m.Payload.StopReason))
+		}
 	}
 	if !m.IsPartial() { // partials are stamped by the consumer (consume)
 		d.stamp.stamp(d.r.s.clock, &m)
 	}
-	d.push1(m)
+	d.push1(&m)
+	d.note(ctx, &m)
+}
+
+// refuse makes the attempt malformed: the LLM is cancelled and nothing it
+// sends later is looked at.
+func (d *driver) refuse(err error) {
+	d.bad = err
+	d.cancelLLM()
+}
+
+// note does the driver's bookkeeping for a message it pushed (E-4.7).
+func (d *driver) note(ctx context.Context, m *omni.Message) {
 	t := d.t
 	switch {
 	case m.IsEvent(omni.TokenUsage):
-		u := m // a copy, so that m itself does not escape
+		u := *m // a copy: the caller's m does not escape
 		t.usage = &u
 		t.usages++
 	case m.IsModel(omni.Thinking):
-		t.segments = append(t.segments, m)
+		t.segments = append(t.segments, *m)
 	case m.IsModel(omni.Text):
-		t.segments = append(t.segments, m)
+		t.segments = append(t.segments, *m)
 		if m.Payload.Role == omni.RoleAssistant {
 			t.text = append(t.text, m.Payload.Text...)
 		}
 	case m.IsRealToolCall():
-		c := &call{msg: m}
+		c := &call{msg: *m}
 		t.calls = append(t.calls, c)
 		if !d.compaction {
-			d.decide(c)
+			d.decide(ctx, c)
 		}
 	}
 }
@@ -263,7 +332,7 @@ func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
 			return errf.Errorf("invalid message from llm: event %q is the engine's to emit", m.Payload.Type)
 		}
 	}
-	if err := disc.CheckMessage(m); err != nil {
+	if err := disc.Try(m); err != nil {
 		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	return nil
@@ -271,21 +340,21 @@ func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
 
 // decide asks the approver about one real tool call and acts on the answer
 // (§5); called with d.mu held, before the next LLM message is looked at.
-func (d *driver) decide(c *call) {
+func (d *driver) decide(ctx context.Context, c *call) {
 	r := d.r
 	id := c.msg.Payload.ToolCallID
-	if r.aborted() { // E-5.5: the approver is not called
+	if aborted(ctx) { // E-5.5: the approver is not called
 		return
 	}
-	decision, ok := d.approve(c.msg)
+	decision, ok := d.approve(ctx, c.msg)
 	if !ok { // the abort won (E-5.5): no decision, nothing dispatched
 		return
 	}
-	dec := omni.ApprovalDecisionMsg(decision, id)
+	dec := omni.ApprovalDecisionMsg(string(decision), id)
 	d.stamp.stamp(r.s.clock, &dec)
 	if decision == omni.DecisionAllow {
-		d.push1(dec)
-		d.dispatch(c)
+		d.push1(&dec)
+		d.dispatch(ctx, c)
 		return
 	}
 	text := DeniedByUser
@@ -299,13 +368,13 @@ func (d *driver) decide(c *call) {
 }
 
 type approval struct {
-	decision string
+	decision Decision
 	err      error
 }
 
 // approve calls the run's approver (E-5.3, E-5.4, E-5.5). ok is false when
 // the abort fired before the answer was known.
-func (d *driver) approve(tc omni.Message) (string, bool) {
+func (d *driver) approve(ctx context.Context, tc omni.Message) (Decision, bool) {
 	r := d.r
 	ap := r.opts.Approve
 	if ap == nil {
@@ -316,32 +385,32 @@ func (d *driver) approve(tc omni.Message) (string, bool) {
 		defer recoverTo(r.s, "approver", func(v any) {
 			ch <- approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
 		})
-		dec, err := ap(r.ctx, tc)
+		dec, err := ap(ctx, tc)
 		ch <- approval{dec, err}
 	}()
 	var a approval
 	select {
 	case a = <-ch:
-	case <-r.ctx.Done():
+	case <-ctx.Done():
 		return "", false
 	}
-	if r.aborted() { // the abort wins every race
+	if aborted(ctx) { // the abort wins every race
 		return "", false
 	}
 	if a.err != nil {
-		r.s.diag("approver", errf.Errorf("approver for %s: %w (treated as deny)", tc.Payload.ToolCallID, a.err))
+		r.s.diag(DiagApprover, errf.Errorf("approver for %s: %w (treated as deny)", tc.Payload.ToolCallID, a.err))
 		return omni.DecisionDeny, true
 	}
 	switch a.decision {
 	case omni.DecisionAllow, omni.DecisionDeny, omni.DecisionForbidden:
 		return a.decision, true
 	}
-	r.s.diag("approver", errf.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, a.decision))
+	r.s.diag(DiagApprover, errf.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, string(a.decision)))
 	return omni.DecisionDeny, true
 }
 
 // dispatch starts the tool for an allowed call concurrently (E-6.1).
-func (d *driver) dispatch(c *call) {
+func (d *driver) dispatch(ctx context.Context, c *call) {
 	p := d.q.NewProducer()
-	go d.r.runTool(c, p)
+	go d.r.runTool(ctx, c, p)
 }

@@ -22,60 +22,60 @@ type compactionResult struct {
 }
 
 // compactionCheckpoint is E-4.3 / E-13.2 after a completed turn.
-func (r *run) compactionCheckpoint(t *attempt, mid bool) (compactAction, []omni.Message) {
+func (r *run) compactionCheckpoint(ctx context.Context, t *attempt, mid bool) (compactAction, []omni.Message) {
 	s := r.s
 	reason := s.compactionReason()
 	if reason == "" {
 		return compactNone, nil
 	}
-	if r.aborted() { // E-9.10
+	if aborted(ctx) { // E-9.10
 		s.carry = concat(s.carry, t.outputsInCallOrder())
-		r.emit(omni.AbortMsg(ReasonUser))
+		r.emit(ctx, omni.AbortMsg(ReasonUser))
 		return compactEnd, nil
 	}
 	if s.cfg.Compaction.Mode == omni.ModeDiscard { // E-13.3
 		if mid || s.steeringQueued() {
 			return compactNone, nil
 		}
-		r.discard(reason)
+		r.discard(ctx, reason)
 		return compactEnd, nil
 	}
 	var lead []omni.Message
 	if mid {
 		lead = t.outputsInCallOrder()
 	}
-	res := r.summarize(reason, lead)
+	res := r.summarize(ctx, reason, lead)
 	switch res.status {
 	case omni.StatusCompleted:
 		if !mid && !s.steeringQueued() { // E-13.8
 			s.summary = &res.summary
 			return compactEnd, nil
 		}
-		s.traceWrite(res.summary) // E-13.9: performs the rotation
-		steer := r.deliverSteering()
+		s.traceWrite(ctx, res.summary) // E-13.9: performs the rotation
+		steer := r.deliverSteering(ctx)
 		return compactContinue, concat([]omni.Message{res.summary}, steer)
 	case omni.StatusAborted:
 		if !mid { // E-13.12: task boundary, aborted
 			return compactEnd, nil
 		}
-		r.abortCompaction(t, res, ReasonCompactAbort)
+		r.abortCompaction(ctx, t, res, ReasonCompactAbort)
 		return compactEnd, nil
 	default:
 		if !mid { // task boundary, failed: input assembly goes on
 			return compactNone, nil
 		}
-		r.abortCompaction(t, res, ReasonCompactFailed)
+		r.abortCompaction(ctx, t, res, ReasonCompactFailed)
 		return compactEnd, nil
 	}
 }
 
 // abortCompaction ends a run whose mid-task compaction did not complete
 // (E-13.12).
-func (r *run) abortCompaction(t *attempt, res compactionResult, reason string) {
+func (r *run) abortCompaction(ctx context.Context, t *attempt, res compactionResult, reason string) {
 	if !res.committed {
 		r.s.carry = append(r.s.carry, t.outputsInCallOrder()...)
 	}
-	r.emit(omni.AbortMsg(reason))
+	r.emit(ctx, omni.AbortMsg(reason))
 }
 
 // compactionReason is the trigger check of E-13.2 ("" = none).
@@ -98,10 +98,10 @@ func (s *Session) compactionBegin(reason, mode string) omni.Message {
 }
 
 // discard is E-13.3 once it runs: begin, end, a new context.
-func (r *run) discard(reason string) {
+func (r *run) discard(ctx context.Context, reason string) {
 	s := r.s
-	r.emit(s.compactionBegin(reason, omni.ModeDiscard))
-	r.emit(omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}))
+	r.emit(ctx, s.compactionBegin(reason, omni.ModeDiscard))
+	r.emit(ctx, omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}))
 	s.newContext()
 }
 
@@ -117,13 +117,13 @@ func (s *Session) newContext() {
 // summarize runs a summarize compaction on the current context (E-13.4 –
 // E-13.7). lead is sent before the prompt (tool outputs mid-task, the
 // carry-over for a manual compaction).
-func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
+func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message) compactionResult {
 	s := r.s
 	c := s.cfg.Compaction
-	r.emit(s.compactionBegin(reason, omni.ModeSummarize))
+	r.emit(ctx, s.compactionBegin(reason, omni.ModeSummarize))
 	prompt := omni.UserText(c.Prompt)
 	s.stampMsg(&prompt)
-	s.traceWrite(prompt)
+	s.traceWrite(ctx, prompt)
 
 	base := concat(lead, []omni.Message{prompt})
 	in := base
@@ -139,7 +139,7 @@ func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
 		if status == omni.StatusFailed {
 			p.ErrorMessage = lastErr
 		}
-		r.emit(omni.Event(p))
+		r.emit(ctx, omni.Event(p))
 		if status != omni.StatusCompleted && len(repairs) > 0 {
 			s.carry = concat(repairs, s.carry)
 		}
@@ -147,17 +147,17 @@ func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
 		return res
 	}
 	for {
-		if r.aborted() {
+		if aborted(ctx) {
 			return end(omni.StatusAborted)
 		}
 		attempts++
-		t := r.runAttempt(in, retries, maxRetries, true)
+		t := r.runAttempt(ctx, in, retries, maxRetries, true)
 		if t.usage != nil { // E-13.5: streamed after the request, already traced
 			r.emitStreamOnly(*t.usage)
 		}
 		st := t.outcome.Status
 		switch {
-		case r.aborted() || st == omni.StatusAborted:
+		case aborted(ctx) || st == omni.StatusAborted:
 			return end(omni.StatusAborted)
 		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.8
 			lastErr = t.outcome.ErrorMessage
@@ -180,7 +180,7 @@ func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
 			for _, c := range t.calls {
 				rep := omni.ToolOutput(c.msg.Payload.ToolCallID, CompactionRepair, omni.StatusFailed)
 				s.stampMsg(&rep)
-				s.traceWrite(rep)
+				s.traceWrite(ctx, rep)
 				repairs = append(repairs, rep)
 			}
 			lastErr = errSummaryEmpty
@@ -194,13 +194,13 @@ func (r *run) summarize(reason string, lead []omni.Message) compactionResult {
 			return end(omni.StatusFailed)
 		}
 		retries++
-		if !r.sleep(s.delay(retries)) {
+		if !r.sleep(ctx, s.delay(retries)) {
 			return end(omni.StatusAborted)
 		}
 		if unusable {
 			g := omni.UserText(CompactionGuidance)
 			s.stampMsg(&g)
-			s.traceWrite(g)
+			s.traceWrite(ctx, g)
 			in = concat(repairs, []omni.Message{g}, base)
 		}
 	}
@@ -213,15 +213,15 @@ func (s *Session) Compact(ctx context.Context) (*Run, error) {
 	if err := s.reserve(); err != nil {
 		return nil, err
 	}
-	return newRun(ctx, s, RunOptions{}, func(r *run) { r.manualCompaction() }), nil
+	return newRun(ctx, s, RunOptions{}, func(ctx context.Context, r *run) { r.manualCompaction(ctx) }), nil
 }
 
-func (r *run) manualCompaction() {
+func (r *run) manualCompaction(ctx context.Context) {
 	s := r.s
 	if s.compactability(s.sessionTurns, s.compacted) != CompactOK {
 		return
 	}
-	s.ensureMeta()
+	s.ensureMeta(ctx)
 	if s.cfg.Compaction.Mode == omni.ModeDiscard {
 		kept := s.carry[:0:0]
 		for _, m := range s.carry {
@@ -230,12 +230,12 @@ func (r *run) manualCompaction() {
 			}
 		}
 		s.carry = kept
-		r.discard(omni.ReasonManual)
+		r.discard(ctx, omni.ReasonManual)
 		return
 	}
 	saved := s.carry
 	s.carry = nil
-	res := r.summarize(omni.ReasonManual, saved)
+	res := r.summarize(ctx, omni.ReasonManual, saved)
 	if res.status == omni.StatusCompleted {
 		s.summary = &res.summary
 	}

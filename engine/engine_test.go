@@ -46,7 +46,9 @@ func newSession(t *testing.T, llm engine.LLM, tools enginetest.Tools, sink *engi
 	return s
 }
 
-func allow(ctx context.Context, tc omni.Message) (string, error) { return omni.DecisionAllow, nil }
+func allow(ctx context.Context, tc omni.Message) (engine.Decision, error) {
+	return omni.DecisionAllow, nil
+}
 
 func TestToolTurnThenAnswer(t *testing.T) {
 	llm := enginetest.NewLLM(

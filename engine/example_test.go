@@ -36,7 +36,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	approve := func(ctx context.Context, call omni.Message) (string, error) {
+	approve := func(ctx context.Context, call omni.Message) (engine.Decision, error) {
 		return omni.DecisionAllow, nil
 	}
 	stream, err := session.Run(context.Background(), []omni.Message{omni.UserText("What time is it?")}, engine.RunOptions{Approve: approve})

@@ -39,7 +39,7 @@ func (d *diags) kinds() string {
 	defer d.mu.Unlock()
 	var ks []string
 	for _, x := range d.ds {
-		ks = append(ks, x.Kind)
+		ks = append(ks, string(x.Kind))
 	}
 	return strings.Join(ks, ",")
 }
@@ -72,7 +72,7 @@ func TestCallbackPanicsBecomeAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approve := func(ctx context.Context, tc omni.Message) (string, error) {
+	approve := func(ctx context.Context, tc omni.Message) (engine.Decision, error) {
 		if tc.Payload.ToolCallID == "B" {
 			panic("approver exploded")
 		}
@@ -173,7 +173,7 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 		if len(p.NewMessages) == 1 && p.NewMessages[0].Payload.Text == "go" {
 			kept = []omni.Message{omni.UserText("keep")}
 			dropped = []omni.Message{omni.UserText("drop")}
-			if !s.Steer(kept) || !s.Steer(dropped) || !s.Steer([]omni.Message{omni.UserText("  ")}) {
+			if !steer(s, kept) || !steer(s, dropped) || !steer(s, []omni.Message{omni.UserText("  ")}) {
 				panic("Steer during a run reported false")
 			}
 			if !s.Unsteer(dropped) || s.Unsteer(dropped) {
@@ -188,7 +188,7 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Steer([]omni.Message{omni.UserText("x")}) {
+	if steer(s, []omni.Message{omni.UserText("x")}) {
 		t.Fatal("Steer outside a run reported true")
 	}
 	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
@@ -203,10 +203,22 @@ func TestUnsteerAndSteerOutsideRun(t *testing.T) {
 	}
 }
 
+// steer is Session.Steer for valid input.
+func steer(s *engine.Session, input []omni.Message) bool {
+	ok, err := s.Steer(input)
+	if err != nil {
+		panic(err)
+	}
+	return ok
+}
+
 type failingSink struct{ n int }
 
-func (f *failingSink) Write(omni.Message) error { f.n++; return errors.New("disk full") }
-func (f *failingSink) Rotate() error            { return errors.New("disk full") }
+func (f *failingSink) Write(context.Context, omni.Message) error {
+	f.n++
+	return errors.New("disk full")
+}
+func (f *failingSink) Rotate() error { return errors.New("disk full") }
 
 // Trace failures are diagnostics; the run is not disturbed (E-16.7).
 func TestTraceErrorsAreDiagnostics(t *testing.T) {
@@ -315,11 +327,18 @@ func TestSnapshotDuringRun(t *testing.T) {
 // NextBatch returns the same stream as Next, in order, with several
 // messages per call when they are already produced.
 func TestNextBatch(t *testing.T) {
+	// The LLM emits 103 messages (fewer than the queue holds, so it never
+	// waits), then reports that it did. The first batch is request_begin
+	// (the LLM starts once it is taken); the consumer asks for its third
+	// batch only when the LLM is done, so at least 39 messages are already
+	// produced then.
+	emitted := make(chan struct{}, 2)
 	mk := func() *engine.Session {
 		llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-			for _, m := range enginetest.TextReply(5, strings.Split(strings.Repeat("ab", 300), "")...) {
+			for _, m := range enginetest.TextReply(5, strings.Split(strings.Repeat("ab", 50), "")...) {
 				emit(m)
 			}
+			emitted <- struct{}{}
 			return engine.Outcome{Status: omni.StatusCompleted}
 		})
 		s, err := engine.New(engine.Config{Meta: enginetest.Meta("b"), LLM: llm, Clock: enginetest.NewClock(t0)})
@@ -329,6 +348,7 @@ func TestNextBatch(t *testing.T) {
 		return s
 	}
 	want := kinds(collect(t, mk(), engine.RunOptions{}, omni.UserText("go")))
+	<-emitted
 	r, err := mk().Start(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -341,6 +361,9 @@ func TestNextBatch(t *testing.T) {
 			break
 		}
 		calls++
+		if calls == 2 {
+			<-emitted // every message of the LLM is produced now
+		}
 		biggest = max(biggest, len(batch))
 		if len(batch) > 64 {
 			t.Fatalf("batch of %d over its max", len(batch))
@@ -352,6 +375,9 @@ func TestNextBatch(t *testing.T) {
 	}
 	if _, ok := r.NextBatch(nil, 8); ok {
 		t.Fatal("NextBatch after the end reported a message")
+	}
+	if biggest < 39 {
+		t.Fatalf("largest batch %d: NextBatch did not take the messages already produced", biggest)
 	}
 	t.Logf("%d messages in %d batches (largest %d)", len(got), calls, biggest)
 }

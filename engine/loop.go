@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
@@ -8,9 +9,9 @@ import (
 
 // runLoop is one run (ENGINE.md §3, §4, §19), executed in the consumer's
 // goroutine so that every run-level step follows the consumer (E-3.2).
-func (r *run) runLoop(newMessages []omni.Message) {
+func (r *run) runLoop(ctx context.Context, newMessages []omni.Message) {
 	s := r.s
-	s.ensureMeta() // E-3.6.1
+	s.ensureMeta(ctx) // E-3.6.1
 
 	// E-3.6.2
 	var input []omni.Message
@@ -25,15 +26,15 @@ func (r *run) runLoop(newMessages []omni.Message) {
 	for i := range newMessages {
 		s.stampMsg(&newMessages[i])
 	}
-	if r.aborted() { // E-3.6.3, E-9.7
+	if aborted(ctx) { // E-3.6.3, E-9.7
 		if summary != nil {
-			s.traceWrite(*summary)
+			s.traceWrite(ctx, *summary)
 		}
 		for _, m := range newMessages {
-			s.traceWrite(m)
+			s.traceWrite(ctx, m)
 		}
 		s.carry = input
-		r.emit(omni.AbortMsg(ReasonUser))
+		r.emit(ctx, omni.AbortMsg(ReasonUser))
 		return
 	}
 
@@ -48,42 +49,42 @@ func (r *run) runLoop(newMessages []omni.Message) {
 	}
 	// E-3.6.5
 	if summary != nil {
-		s.traceWrite(*summary)
+		s.traceWrite(ctx, *summary)
 	}
 	for _, m := range newMessages {
-		s.traceWrite(m)
+		s.traceWrite(ctx, m)
 	}
 	if toolList != nil {
-		s.traceWrite(*toolList)
+		s.traceWrite(ctx, *toolList)
 	}
-	r.turnLoop(input)
+	r.turnLoop(ctx, input)
 }
 
 // turnLoop is E-3.6.6 onwards.
-func (r *run) turnLoop(next []omni.Message) {
+func (r *run) turnLoop(ctx context.Context, next []omni.Message) {
 	s := r.s
 	turns := 0
 	for {
-		if r.aborted() { // E-9.10: just before the next request
+		if aborted(ctx) { // E-9.10: just before the next request
 			s.carry = next
-			r.emit(omni.AbortMsg(ReasonUser))
+			r.emit(ctx, omni.AbortMsg(ReasonUser))
 			return
 		}
 		if s.cfg.MaxTurns > 0 && turns >= s.cfg.MaxTurns { // E-4.1, §12
 			s.carry = next
-			r.emitMaxTurns()
+			r.emitMaxTurns(ctx)
 			return
 		}
 		turns++
 
-		t, ok := r.turn(next)
+		t, ok := r.turn(ctx, next)
 		if !ok {
 			return
 		}
 		mid := len(t.calls) > 0
 
 		// E-4.3 compaction checkpoint.
-		switch action, after := r.compactionCheckpoint(t, mid); action {
+		switch action, after := r.compactionCheckpoint(ctx, t, mid); action {
 		case compactEnd:
 			return
 		case compactContinue:
@@ -92,12 +93,12 @@ func (r *run) turnLoop(next []omni.Message) {
 		}
 
 		// E-4.4 input assembly.
-		if r.aborted() { // E-9.10: nextInput as it stands, stash included
+		if aborted(ctx) { // E-9.10: nextInput as it stands, stash included
 			s.carry = concat(s.carry, t.outputsInCallOrder())
-			r.emit(omni.AbortMsg(ReasonUser))
+			r.emit(ctx, omni.AbortMsg(ReasonUser))
 			return
 		}
-		steer := r.deliverSteering()
+		steer := r.deliverSteering(ctx)
 		if !mid && len(steer) == 0 { // E-8.1 task end
 			return
 		}
@@ -110,22 +111,22 @@ func (r *run) turnLoop(next []omni.Message) {
 // turn runs the attempt loop of one turn (E-4.2, §10). It returns the
 // completed attempt, or false when the run has ended (abort, auth,
 // exhaustion).
-func (r *run) turn(next []omni.Message) (*attempt, bool) {
+func (r *run) turn(ctx context.Context, next []omni.Message) (*attempt, bool) {
 	s := r.s
 	maxRetries := s.maxReconnects()
 	var failed []*attempt
 	in := next
 	for retries := 0; ; {
-		t := r.runAttempt(in, retries, maxRetries, false)
+		t := r.runAttempt(ctx, in, retries, maxRetries, false)
 		st := t.outcome.Status
 		switch {
-		case r.aborted() || st == omni.StatusAborted: // E-10.1.1, E-9.3
+		case aborted(ctx) || st == omni.StatusAborted: // E-10.1.1, E-9.3
 			s.carry = t.carryOver(in)
-			r.emit(omni.AbortMsg(ReasonUser))
+			r.emit(ctx, omni.AbortMsg(ReasonUser))
 			return nil, false
 		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.1.2-3
 			s.carry = t.carryOver(in)
-			r.emit(omni.AbortMsg("llm request error: " + orUnknown(t.outcome.ErrorMessage)))
+			r.emit(ctx, omni.AbortMsg("llm request error: "+orUnknown(t.outcome.ErrorMessage)))
 			return nil, false
 		case st == omni.StatusCompleted:
 			return t, true
@@ -138,13 +139,13 @@ func (r *run) turn(next []omni.Message) (*attempt, bool) {
 		}
 		if retries >= maxRetries { // E-10.3
 			s.carry = in
-			r.emit(omni.AbortMsg(exhaustedReason(t.outcome, maxRetries)))
+			r.emit(ctx, omni.AbortMsg(exhaustedReason(t.outcome, maxRetries)))
 			return nil, false
 		}
 		retries++ // E-10.4
-		if !r.sleep(s.delay(retries)) {
+		if !r.sleep(ctx, s.delay(retries)) {
 			s.carry = in // E-9.8
-			r.emit(omni.AbortMsg(ReasonBackoff))
+			r.emit(ctx, omni.AbortMsg(ReasonBackoff))
 			return nil, false
 		}
 	}
@@ -170,33 +171,33 @@ func orUnknown(s string) string {
 // sleep is a backoff wait through the Clock (E-1.4), which
 // SkipReconnectWait may cut short (E-10.7). It reports false if the run was
 // aborted first.
-func (r *run) sleep(d time.Duration) bool {
+func (r *run) sleep(ctx context.Context, d time.Duration) bool {
 	s := r.s
-	ctx, wake := contextWithCancel(r.ctx)
+	wctx, wake := contextWithCancel(ctx)
 	s.mu.Lock()
 	s.backoff = wake
 	s.mu.Unlock()
-	s.clock.Sleep(ctx, d)
+	s.clock.Sleep(wctx, d)
 	s.mu.Lock()
 	s.backoff = nil
 	s.mu.Unlock()
 	wake()
-	return !r.aborted()
+	return !aborted(ctx)
 }
 
 // emitMaxTurns emits the notice of E-12.2.
-func (r *run) emitMaxTurns() {
+func (r *run) emitMaxTurns(ctx context.Context) {
 	t := MaxTurnsText(r.s.cfg.MaxTurns)
-	r.emit(omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
-	r.emit(omni.Partial(omni.PartialText, omni.EventDelta, t, "", "", omni.StatusCompleted))
-	r.emit(omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusFailed))
-	r.emit(omni.AssistantText(t, omni.StatusFailed))
+	r.emit(ctx, omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted))
+	r.emit(ctx, omni.Partial(omni.PartialText, omni.EventDelta, t, "", "", omni.StatusCompleted))
+	r.emit(ctx, omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusFailed))
+	r.emit(ctx, omni.AssistantText(t, omni.StatusFailed))
 }
 
 // deliverSteering drains the steering queue (E-11.4): each entry becomes a
 // [user_steering] text followed by its other messages; each is emitted and
 // the produced messages are returned for the next input.
-func (r *run) deliverSteering() []omni.Message {
+func (r *run) deliverSteering(ctx context.Context) []omni.Message {
 	s := r.s
 	s.mu.Lock()
 	entries := s.steering
@@ -206,7 +207,7 @@ func (r *run) deliverSteering() []omni.Message {
 	for _, e := range entries {
 		var texts []string
 		var others []omni.Message
-		for _, m := range e.input {
+		for _, m := range s.foldImages(ctx, e.input) {
 			if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
 				texts = append(texts, m.Payload.Text)
 			} else {
@@ -216,7 +217,7 @@ func (r *run) deliverSteering() []omni.Message {
 		msgs := append([]omni.Message{omni.UserText(SteeringBlock(joinText(texts)))}, others...)
 		for _, m := range msgs {
 			s.stampMsg(&m)
-			r.emit(m)
+			r.emit(ctx, m)
 			out = append(out, m)
 		}
 	}

@@ -11,25 +11,30 @@ import (
 // Run is one run's output stream (ENGINE.md §3). The run makes progress only
 // while its consumer asks for messages: every run-level step (the next
 // request, steering, compaction, the end) happens after the consumer has
-// taken every earlier message (E-3.2). Its methods must be called from one
-// goroutine at a time, except Close, which may be called from any goroutine.
+// taken every earlier message (E-3.2). Next, NextBatch and Buffered must be
+// called from one goroutine at a time; Close may be called from any
+// goroutine at any time (it waits for a Next in flight), but not from the
+// run's own callbacks, which it waits for.
 type Run struct {
-	r *run
+	r    *run
+	body func(yield func(omni.Message) bool) // the run as a push sequence; ranged once
 
-	mu      sync.Mutex
+	pull    sync.Mutex // held while the engine works for Next or NextBatch, and by Close
+	mu      sync.Mutex // guards the fields below
 	pulling bool
+	direct  bool // ranged by All without a coroutine
 	next    func() (omni.Message, bool)
 	stop    func()
 	ended   bool
 }
 
-// run is the state of one run, owned by the goroutine executing body.
+// run is the state of one run, owned by the goroutine executing body. The
+// run's context is passed down the calls, never stored.
 type run struct {
 	s      *Session
-	ctx    context.Context
 	cancel context.CancelFunc
 	opts   RunOptions
-	body   func(*run)
+	origin string // a subagent run: prepended to the origin of every streamed message
 
 	yield func(omni.Message) bool
 	gone  bool // the consumer left early (E-3.3a)
@@ -42,29 +47,37 @@ type run struct {
 	batchMax int
 }
 
-func newRun(ctx context.Context, s *Session, opts RunOptions, body func(*run)) *Run {
+func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.Context, *run)) *Run {
 	rctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.abortRun = cancel
 	s.mu.Unlock()
-	return &Run{r: &run{s: s, ctx: rctx, cancel: cancel, opts: opts, body: body}}
+	r := &run{s: s, cancel: cancel, opts: opts}
+	return &Run{r: r, body: func(yield func(omni.Message) bool) { r.seq(rctx, yield, body) }}
 }
 
-// seq is the run as a push sequence; it may be ranged once.
-func (r *run) seq(yield func(omni.Message) bool) {
+// seq runs body as a push sequence; it may be ranged once.
+func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(context.Context, *run)) {
 	r.yield = yield
 	defer r.s.release()
 	defer r.cancel()
 	defer recoverTo(r.s, "run", func(p any) {
 		// A panic in the engine itself: report it as an abort so the
 		// stream ends with a protocol message rather than a dead runtime.
-		r.emit(omni.AbortMsg("engine failure: " + panicText(p)))
+		r.emit(ctx, omni.AbortMsg("engine failure: "+panicText(p)))
 	})
-	r.body(r)
+	body(ctx, r)
 }
 
 // Next returns the next message; false when the run has ended.
 func (rn *Run) Next() (omni.Message, bool) {
+	rn.pull.Lock()
+	defer rn.pull.Unlock()
+	return rn.nextLocked()
+}
+
+// nextLocked is Next with rn.pull held.
+func (rn *Run) nextLocked() (omni.Message, bool) {
 	rn.mu.Lock()
 	if rn.ended {
 		rn.mu.Unlock()
@@ -72,7 +85,7 @@ func (rn *Run) Next() (omni.Message, bool) {
 	}
 	if !rn.pulling {
 		rn.pulling = true
-		rn.next, rn.stop = iter.Pull(rn.r.seq)
+		rn.next, rn.stop = iter.Pull(rn.body)
 	}
 	next := rn.next
 	rn.mu.Unlock()
@@ -92,6 +105,8 @@ func (rn *Run) Next() (omni.Message, bool) {
 // when the consumer asks again (E-3.2). It is Next followed by Next while
 // Buffered, without a coroutine switch per message.
 func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
+	rn.pull.Lock()
+	defer rn.pull.Unlock()
 	rn.mu.Lock()
 	ended := rn.ended
 	rn.mu.Unlock()
@@ -100,7 +115,7 @@ func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
 	}
 	r := rn.r
 	r.batch, r.batching, r.batchMax = dst, true, max
-	m, ok := rn.Next()
+	m, ok := rn.nextLocked()
 	out := r.batch
 	r.batch, r.batching = nil, false
 	if !ok {
@@ -121,7 +136,9 @@ func (rn *Run) Buffered() bool {
 // All returns the remaining stream as a sequence, to be ranged once.
 // Breaking out of the loop is a user abort (E-3.3a): the run finishes (tools
 // are waited for, carry-over is built, abort is traced) before the range
-// statement ends.
+// statement ends. While a run that was never pulled is ranged by All, Close
+// from another goroutine aborts it and returns at once; the range statement
+// ends once the engine has finished.
 func (rn *Run) All() iter.Seq[omni.Message] {
 	return func(yield func(omni.Message) bool) {
 		rn.mu.Lock()
@@ -130,9 +147,9 @@ func (rn *Run) All() iter.Seq[omni.Message] {
 			return
 		}
 		if !rn.pulling {
-			rn.ended = true // ranged directly: no coroutine needed
+			rn.ended, rn.direct = true, true // ranged directly: no coroutine needed
 			rn.mu.Unlock()
-			rn.r.seq(yield)
+			rn.body(yield)
 			return
 		}
 		rn.mu.Unlock()
@@ -150,36 +167,45 @@ func (rn *Run) All() iter.Seq[omni.Message] {
 }
 
 // Close abandons the run: if it has not ended it is aborted as if the
-// consumer had left (E-3.3a) and Close returns once the engine has
-// finished. Safe to call more than once, and after the end.
+// consumer had left (E-3.3a), and Close returns once the engine has
+// finished. Called while another goroutine is in Next or NextBatch, it
+// aborts the run, waits for that call to return, then finishes the run.
+// Safe to call more than once, and after the end.
 func (rn *Run) Close() {
 	rn.r.cancel()
+	rn.mu.Lock()
+	direct := rn.direct
+	rn.mu.Unlock()
+	if direct {
+		return // the range statement of All finishes the run
+	}
+	rn.pull.Lock()
+	defer rn.pull.Unlock()
 	rn.mu.Lock()
 	if rn.ended {
 		rn.mu.Unlock()
 		return
 	}
 	rn.ended = true
-	if !rn.pulling {
-		rn.mu.Unlock()
+	pulling, stop := rn.pulling, rn.stop
+	rn.mu.Unlock()
+	if !pulling {
 		// Never started: run it to its end with nobody reading.
-		rn.r.seq(func(omni.Message) bool { return false })
+		rn.body(func(omni.Message) bool { return false })
 		return
 	}
-	stop := rn.stop
-	rn.mu.Unlock()
 	stop()
 }
 
 // aborted reports whether the run's abort has fired.
-func (r *run) aborted() bool { return r.ctx.Err() != nil }
+func aborted(ctx context.Context) bool { return ctx.Err() != nil }
 
 // emit stamps m, writes it to the Trace if it is recordable and delivers it
 // to the consumer (E-16.2: one critical section, the consumer's goroutine).
-func (r *run) emit(m omni.Message) {
+func (r *run) emit(ctx context.Context, m omni.Message) {
 	r.s.stampMsg(&m)
 	if m.Recordable() {
-		r.s.traceWrite(m)
+		r.s.traceWrite(ctx, m)
 	}
 	r.deliver(m)
 }
@@ -194,6 +220,9 @@ func (r *run) deliver(m omni.Message) {
 	if r.gone {
 		return
 	}
+	if r.origin != "" {
+		m = m.WithOrigin(r.origin)
+	}
 	if !r.yield(m) {
 		r.gone = true
 		r.cancel()
@@ -203,19 +232,23 @@ func (r *run) deliver(m omni.Message) {
 
 // deliverQueued delivers a message taken from the merge queue; more says
 // whether another produced message follows without waiting.
-func (r *run) deliverQueued(m omni.Message, more bool) {
+func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more bool) {
 	if m.Recordable() {
-		r.s.traceWrite(m)
+		r.s.traceWrite(ctx, *m)
 	}
 	if r.gone {
 		return
 	}
+	if r.origin != "" {
+		o := m.WithOrigin(r.origin)
+		m = &o
+	}
 	if more && r.batching && len(r.batch)+1 < r.batchMax {
-		r.batch = append(r.batch, m) // the consumer takes it with the next one
+		r.batch = append(r.batch, *m) // the consumer takes it with the next one
 		return
 	}
 	r.more = more
-	if !r.yield(m) {
+	if !r.yield(*m) {
 		r.gone = true
 		r.cancel()
 	}

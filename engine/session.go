@@ -18,6 +18,7 @@ import (
 type Session struct {
 	cfg   Config
 	clock Clock
+	timer Timer
 	stamp stamper // used by the run goroutine only
 
 	// Run-goroutine state: touched only by the goroutine of the run in
@@ -33,6 +34,7 @@ type Session struct {
 	rotatePending    bool
 	toolListOwed     bool
 	compacted        bool // the current context was started by a completed compaction
+	announced        bool // a subagent's session_meta was streamed to its parent (E-15.4)
 
 	mu       sync.Mutex // guards the fields below
 	running  bool
@@ -41,10 +43,14 @@ type Session struct {
 	pub      Snapshot           // the state as of the end of the last run
 	pubEmpty bool               // pub was taken in a context started by compaction
 	steering []steerEntry
+	steerSeq SteerID            // the last SteerID handed out
 	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
 }
 
-type steerEntry struct{ input []omni.Message }
+type steerEntry struct {
+	input []omni.Message
+	id    SteerID // 0 for entries queued by Steer
+}
 
 // New validates cfg and returns a Session.
 func New(cfg Config) (*Session, error) {
@@ -64,6 +70,14 @@ func New(cfg Config) (*Session, error) {
 	if s.clock == nil {
 		s.clock = clock.System{}
 	}
+	switch {
+	case cfg.AbortGrace < 0:
+		s.timer = neverTimer{}
+	case cfg.Timer != nil:
+		s.timer = cfg.Timer
+	default:
+		s.timer = systemTimer{}
+	}
 	s.toolListOwed = cfg.ToolList != nil
 	if r := cfg.Resume; r != nil {
 		s.history = r.History
@@ -74,6 +88,7 @@ func New(cfg Config) (*Session, error) {
 		s.lastRequestTotal = r.LastRequestTotal
 		s.rotatePending = r.ContextClosed
 		s.metaWritten = r.MetaWritten
+		s.compacted = r.Compacted
 	}
 	s.publish()
 	return s, nil
@@ -88,18 +103,27 @@ func (s *Session) Meta() omni.Message { return s.cfg.Meta }
 // Start begins a run with newMessages as its input (E-3.6). The returned Run
 // must be consumed (Next or All) or closed: the session stays busy until the
 // run has ended. ErrBusy if a run is in flight; nothing is streamed or traced
-// then.
+// then. A message that is not a valid OmniMessage is refused with an error
+// wrapping ErrInvalidInput.
 func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts RunOptions) (*Run, error) {
-	for i := range newMessages {
-		if err := omni.Validate(newMessages[i]); err != nil {
-			return nil, errf.Errorf("engine: input[%d]: %w", i, err)
-		}
+	if err := validateInput(newMessages); err != nil {
+		return nil, err
 	}
 	if err := s.reserve(); err != nil {
 		return nil, err
 	}
 	input := append([]omni.Message(nil), newMessages...)
-	return newRun(ctx, s, opts, func(r *run) { r.runLoop(input) }), nil
+	return newRun(ctx, s, opts, func(ctx context.Context, r *run) { r.runLoop(ctx, input) }), nil
+}
+
+// validateInput checks the messages handed to Start or Steer.
+func validateInput(input []omni.Message) error {
+	for i := range input {
+		if err := omni.Validate(input[i]); err != nil {
+			return errf.Errorf("%w: input[%d]: %w", ErrInvalidInput, i, err)
+		}
+	}
+	return nil
 }
 
 // Run is Start followed by Run.All.
@@ -148,18 +172,23 @@ func (s *Session) Close() {
 
 // Steer queues steering input for the run in flight (E-11.1). It returns
 // false when no run is in flight. Input without steering content (no
-// image_url, no non-blank text) queues nothing and returns true. Steer never
-// waits for the run and may be called from inside the run's callbacks.
-func (s *Session) Steer(input []omni.Message) bool {
+// image_url, no non-blank text) queues nothing and returns true. A message
+// that is not a valid OmniMessage is refused, as by Start, with an error
+// wrapping ErrInvalidInput, and nothing is queued. Steer never waits for
+// the run and may be called from inside the run's callbacks.
+func (s *Session) Steer(input []omni.Message) (bool, error) {
+	if err := validateInput(input); err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running {
-		return false
+		return false, nil
 	}
 	if hasSteeringContent(input) {
 		s.steering = append(s.steering, steerEntry{input: input})
 	}
-	return true
+	return true, nil
 }
 
 // Unsteer removes a not yet delivered Steer entry, matched by identity (the
@@ -237,6 +266,7 @@ func (s *Session) publish() {
 		LastRequestTotal: s.lastRequestTotal,
 		ContextClosed:    s.rotatePending,
 		MetaWritten:      s.metaWritten,
+		Compacted:        s.compacted,
 	}
 	if s.summary != nil {
 		m := *s.summary

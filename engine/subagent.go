@@ -8,11 +8,10 @@ import (
 )
 
 // SubagentHandle runs a child session on behalf of a tool of the parent
-// (ENGINE.md §15, E-15.4). It is not safe for concurrent use: one run at a
-// time, like the child session itself.
+// (ENGINE.md §15, E-15.4). One run at a time, like the child session
+// itself: a second Start while a run is in flight returns ErrBusy.
 type SubagentHandle struct {
-	child   *Session
-	started bool
+	child *Session
 }
 
 // NewSubagent creates the child session; cfg.Meta should carry source
@@ -28,43 +27,57 @@ func NewSubagent(cfg Config) (*SubagentHandle, error) {
 // Session returns the child session.
 func (h *SubagentHandle) Session() *Session { return h.child }
 
-// Run runs the child with prompt and yields, each with the child id
+// Start runs the child with prompt. The Run yields, each with the child id
 // prepended to origin (E-15.4): on the handle's first run the child's
 // session_meta, then the prompt (sender "parent_agent"), then every message
 // of the child's run. The child's approver prepends the child id to each
 // tool call before asking approve (nil approve: the child denies all).
-// Breaking out of the loop aborts the child's run.
-func (h *SubagentHandle) Run(ctx context.Context, prompt string, approve Approver) iter.Seq[omni.Message] {
-	return func(yield func(omni.Message) bool) {
-		c := h.child
-		id := c.ID()
-		if !h.started {
-			h.started = true
+// ErrBusy while a run of the child is in flight, ErrClosed once the child
+// session is closed; nothing is streamed or traced then.
+func (h *SubagentHandle) Start(ctx context.Context, prompt string, approve Approver) (*Run, error) {
+	c := h.child
+	id := c.ID()
+	if err := c.reserve(); err != nil {
+		return nil, err
+	}
+	var childApprove Approver
+	if approve != nil {
+		childApprove = func(ctx context.Context, tc omni.Message) (Decision, error) {
+			return approve(ctx, tc.WithOrigin(id))
+		}
+	}
+	rn := newRun(ctx, c, RunOptions{Approve: childApprove}, func(ctx context.Context, r *run) {
+		if !c.announced {
+			c.announced = true
 			meta := c.cfg.Meta
 			c.stampMsg(&meta)
-			if !yield(meta.WithOrigin(id)) {
-				return
-			}
+			r.deliver(meta)
 		}
 		pm := omni.UserText(prompt)
 		pm.Payload.Sender = omni.SenderParentAgent
 		c.stampMsg(&pm)
-		if !yield(pm.WithOrigin(id)) {
+		r.deliver(pm)
+		if r.gone { // the consumer left before the child's run began
 			return
 		}
-		var childApprove Approver
-		if approve != nil {
-			childApprove = func(ctx context.Context, tc omni.Message) (string, error) {
-				return approve(ctx, tc.WithOrigin(id))
-			}
-		}
-		seq, err := c.Run(ctx, []omni.Message{pm}, RunOptions{Approve: childApprove})
+		r.runLoop(ctx, []omni.Message{pm})
+	})
+	rn.r.origin = id
+	return rn, nil
+}
+
+// Run is Start followed by Run.All; an error of Start is reported as a
+// DiagSubagent diagnostic and gives an empty sequence. Breaking out of the
+// loop aborts the child's run.
+func (h *SubagentHandle) Run(ctx context.Context, prompt string, approve Approver) iter.Seq[omni.Message] {
+	return func(yield func(omni.Message) bool) {
+		rn, err := h.Start(ctx, prompt, approve)
 		if err != nil {
-			c.diag("subagent", err)
+			h.child.diag(DiagSubagent, err)
 			return
 		}
-		for m := range seq {
-			if !yield(m.WithOrigin(id)) {
+		for m := range rn.All() {
+			if !yield(m) {
 				return
 			}
 		}

@@ -32,22 +32,30 @@ type toolRun struct {
 }
 
 // runTool executes one allowed call on its own goroutine (E-6.1) and closes
-// its producer when the tool has finished.
-func (r *run) runTool(c *call, p *mergequeue.Producer[item]) {
+// its producer when the tool has finished, or when the abort grace ran out
+// first (Config.AbortGrace): then the tool is abandoned and its call gets
+// the output of a failed tool at once.
+func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
+	s := r.s
 	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p}
-	defer p.Done()
+	gone, abandoned := abandonment()
+	stopGrace := s.watchGrace(ctx, func() {
+		abandoned()
+		tr.finish(errors.New(graceMessage("tool", s.abortGrace())))
+	})
 	var err error
 	func() {
-		defer recoverTo(r.s, "tool", func(v any) {
+		defer recoverTo(s, "tool", func(v any) {
 			err = errf.Errorf("tool panicked: %s", panicText(v))
 		})
-		env := r.s.cfg.Environment
+		env := s.cfg.Environment
 		if env == nil {
 			err = errNoEnvironment
 			return
 		}
-		err = env.ExecuteTool(r.ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve}, tr.emit)
+		err = env.ExecuteTool(ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve, Abandoned: gone}, tr.emit)
 	}()
+	stopGrace()
 	tr.finish(err)
 }
 
@@ -55,16 +63,20 @@ func (r *run) runTool(c *call, p *mergequeue.Producer[item]) {
 func (tr *toolRun) emit(m omni.Message) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	s := tr.r.s
 	if tr.done {
-		tr.r.s.diag("tool", errf.Errorf("tool %s emitted after it returned; dropped", tr.id))
+		s.diag(DiagTool, errf.Errorf("tool %s emitted after it returned (or was abandoned); dropped", tr.id))
+		return
+	}
+	if s.dropForeign("tool "+tr.id, &m) {
 		return
 	}
 	if err := m.Validate(); err != nil {
-		tr.r.s.diag("tool", errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
+		s.diag(DiagTool, errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
 	if !m.IsPartial() { // partials are stamped by the consumer
-		tr.stamp.stamp(tr.r.s.clock, &m)
+		tr.stamp.stamp(s.clock, &m)
 	}
 	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)
 		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
@@ -73,11 +85,15 @@ func (tr *toolRun) emit(m omni.Message) {
 			tr.prod.Push(context.Background(), item{m: ptr, traceOnly: true}, item{m: m})
 			return
 		}
-		tr.prod.Push(context.Background(), item{m: m})
+		tr.push1(&m)
 		return
 	}
 	p := &m.Payload
-	if m.Type == omni.TypeModelMsg && p.ToolCallID == tr.id {
+	if m.Type == omni.TypeModelMsg && (p.Type == omni.PartialToolCallOutput || p.Type == omni.ToolCallOutput) {
+		if p.ToolCallID != tr.id { // another call's output: that call would get two, this one none
+			s.diag(DiagTool, errf.Errorf("tool %s: %s for tool_call_id %q, not its own call, dropped", tr.id, p.Type, p.ToolCallID))
+			return
+		}
 		switch p.Type {
 		case omni.PartialToolCallOutput:
 			switch p.EventType {
@@ -96,7 +112,14 @@ func (tr *toolRun) emit(m omni.Message) {
 			tr.output = &out
 		}
 	}
-	tr.prod.Push(context.Background(), item{m: m})
+	tr.push1(&m)
+}
+
+// push1 queues m, copied once, into the queue's buffer.
+func (tr *toolRun) push1(m *omni.Message) {
+	tr.prod.PushFunc(context.Background(), func(it *item) {
+		it.m, it.traceOnly = *m, false
+	})
 }
 
 // finish guarantees the call's pairing once the tool has returned
@@ -104,10 +127,14 @@ func (tr *toolRun) emit(m omni.Message) {
 func (tr *toolRun) finish(err error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	if tr.done { // abandoned after the abort grace (runTool), or returned after that
+		return
+	}
 	tr.done = true
+	defer tr.prod.Done()
 	if tr.output != nil {
 		if err != nil { // E-6.6
-			tr.r.s.diag("tool", errf.Errorf("tool %s failed after its output: %w", tr.id, err))
+			tr.r.s.diag(DiagTool, errf.Errorf("tool %s failed after its output: %w", tr.id, err))
 		}
 		tr.c.output = tr.output
 		return

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"github.com/floehq/floe/internal/errf"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
@@ -39,7 +41,7 @@ func (st *stamper) stampAt(t time.Time, m *omni.Message) {
 func (s *Session) stampMsg(m *omni.Message) { s.stamp.stamp(s.clock, m) }
 
 // diag reports a diagnostic, if anyone listens.
-func (s *Session) diag(kind string, err error) {
+func (s *Session) diag(kind DiagnosticKind, err error) {
 	if f := s.cfg.OnDiagnostic; f != nil {
 		f(Diagnostic{Kind: kind, Err: err})
 	}
@@ -54,7 +56,7 @@ func recoverTo(s *Session, where string, onPanic func(any)) {
 		return
 	}
 	if f := s.cfg.OnDiagnostic; f != nil {
-		f(Diagnostic{Kind: "panic", Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: stack()})
+		f(Diagnostic{Kind: DiagPanic, Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: stack()})
 	}
 	onPanic(v)
 }
@@ -63,32 +65,35 @@ func panicText(v any) string { return errf.Sprintf("%v", v) }
 
 // traceWrite writes one record, performing a pending rotation first
 // (E-13.11). Failures are diagnostics only (E-16.7).
-func (s *Session) traceWrite(m omni.Message) {
+func (s *Session) traceWrite(ctx context.Context, m omni.Message) {
 	if s.rotatePending {
 		s.rotatePending = false
 		if s.cfg.Trace != nil {
 			if err := s.cfg.Trace.Rotate(); err != nil {
-				s.diag("trace", errf.Errorf("trace: rotate: %w", err))
+				s.diag(DiagTrace, errf.Errorf("trace: rotate: %w", err))
 			}
 		}
 		meta := s.cfg.Meta
 		s.stampMsg(&meta)
-		s.write(meta)
+		s.write(ctx, meta)
 		if s.cfg.ToolList != nil {
 			tl := omni.ToolListReadyMsg(s.cfg.ToolList)
 			s.stampMsg(&tl)
-			s.write(tl)
+			s.write(ctx, tl)
 		}
 	}
-	s.write(m)
+	s.write(ctx, m)
 }
 
-func (s *Session) write(m omni.Message) {
+func (s *Session) write(ctx context.Context, m omni.Message) {
 	if s.cfg.Trace == nil {
 		return
 	}
-	if err := s.cfg.Trace.Write(m); err != nil {
-		s.diag("trace", errf.Errorf("trace: write %s: %w", describe(&m), err))
+	if ctx.Err() != nil { // the records that end an aborted run are written all the same
+		ctx = context.WithoutCancel(ctx)
+	}
+	if err := s.cfg.Trace.Write(ctx, m); err != nil {
+		s.diag(DiagTrace, errf.Errorf("trace: write %s: %w", describe(&m), err))
 	}
 }
 
@@ -100,14 +105,14 @@ func describe(m *omni.Message) string {
 }
 
 // ensureMeta writes the session_meta once (E-3.6.1, E-14.1).
-func (s *Session) ensureMeta() {
+func (s *Session) ensureMeta(ctx context.Context) {
 	if s.metaWritten {
 		return
 	}
 	s.metaWritten = true
 	meta := s.cfg.Meta
 	s.stampMsg(&meta)
-	s.traceWrite(meta)
+	s.traceWrite(ctx, meta)
 }
 
 // injectHistory hands a resumed history to the LLM before its first
@@ -120,7 +125,7 @@ func (s *Session) injectHistory(ctx context.Context) {
 	s.history = nil
 	if l, ok := s.llm.(HistoryLoader); ok {
 		if err := l.LoadHistory(ctx, h); err != nil {
-			s.diag("llm", errf.Errorf("load history: %w", err))
+			s.diag(DiagLLM, errf.Errorf("load history: %w", err))
 		}
 	}
 }
@@ -162,6 +167,140 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func contextWithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithCancel(ctx)
+}
+
+// DefaultAbortGrace is Config.AbortGrace's default.
+const DefaultAbortGrace = time.Second
+
+func (s *Session) abortGrace() time.Duration {
+	if g := s.cfg.AbortGrace; g != 0 {
+		return g
+	}
+	return DefaultAbortGrace
+}
+
+// graceMessage is the failure of a callback abandoned after its abort.
+func graceMessage(what string, grace time.Duration) string {
+	return what + " did not finish within " + strconv.FormatInt(grace.Milliseconds(), 10) + " ms of the abort"
+}
+
+// systemTimer is the default Timer.
+type systemTimer struct{}
+
+func (systemTimer) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// neverTimer is the Timer of a negative AbortGrace: nothing is abandoned.
+type neverTimer struct{}
+
+func (neverTimer) AfterFunc(time.Duration, func()) func() bool { return func() bool { return true } }
+
+// watchGrace arms the abort grace once ctx is done: after AbortGrace on
+// the session's Timer, abandon runs, unless the returned stop was called
+// first. After stop returns no timer is pending.
+func (s *Session) watchGrace(ctx context.Context, abandon func()) (stop func()) {
+	var mu sync.Mutex
+	var stopTimer func() bool
+	returned := false
+	stopWatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !returned {
+			stopTimer = s.timer.AfterFunc(s.abortGrace(), abandon)
+		}
+	})
+	return func() {
+		stopWatch()
+		mu.Lock()
+		defer mu.Unlock()
+		returned = true
+		if stopTimer != nil {
+			stopTimer()
+		}
+	}
+}
+
+// abandonment returns the channel handed to one callback as Abandoned, and
+// the function that closes it (once).
+func abandonment() (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return ch, func() { once.Do(func() { close(ch) }) }
+}
+
+// engineOnly reports whether only the engine may produce m (when it has no
+// origin, i.e. is not forwarded subagent traffic): the run's events and the
+// session's own session_meta.
+func engineOnly(m *omni.Message) bool {
+	if len(m.Origin) > 0 {
+		return false
+	}
+	switch m.Type {
+	case omni.TypeSessionMeta:
+		return true
+	case omni.TypeEventMsg:
+		switch m.Payload.Type {
+		case omni.RequestBegin, omni.RequestEnd, omni.ApprovalDecision, omni.Abort,
+			omni.CompactionBegin, omni.CompactionEnd, omni.ToolListReady, omni.Subagent:
+			return true
+		}
+	}
+	return false
+}
+
+// dropForeign reports, with a diagnostic, a message that the callback named
+// by who may not produce, which is dropped: a message only the engine
+// produces (engineOnly), or, from the LLM, a tool output (only tools answer
+// calls).
+func (s *Session) dropForeign(who string, m *omni.Message) bool {
+	kind, why := DiagTool, " dropped: only the engine produces it"
+	if who == "llm" {
+		kind = DiagLLM
+	}
+	switch {
+	case engineOnly(m):
+	case kind == DiagLLM && len(m.Origin) == 0 && (m.IsModel(omni.ToolCallOutput) || m.IsModel(omni.PartialToolCallOutput)):
+		why = " for " + strconv.Quote(m.Payload.ToolCallID) + " dropped: only a tool answers a call"
+	default:
+		return false
+	}
+	s.diag(kind, errors.New(who+": "+describe(m)+why))
+	return true
+}
+
+// foldImages applies Config.FoldInputImages to one steering entry that
+// holds an image (E-11.6).
+func (s *Session) foldImages(ctx context.Context, in []omni.Message) (out []omni.Message) {
+	f := s.cfg.FoldInputImages
+	if f == nil || !hasImage(in) {
+		return in
+	}
+	var err error
+	func() {
+		defer recoverTo(s, "foldInputImages", func(v any) { err = errors.New("panic: " + panicText(v)) })
+		out, err = f(ctx, append([]omni.Message(nil), in...))
+	}()
+	if err == nil && hasImage(out) {
+		err = errors.New("the result still holds an image_url")
+	}
+	if err == nil {
+		return out
+	}
+	s.diag(DiagLLM, errors.New("foldInputImages: "+err.Error()+"; the steering entry's images are dropped"))
+	out = out[:0:0]
+	for _, m := range in {
+		if !m.IsModel(omni.ImageURL) {
+			out = append(out, m)
+		}
+	}
+	return append(out, omni.UserText("[images not attached: "+err.Error()+"]"))
+}
+func hasImage(in []omni.Message) bool {
+	for i := range in {
+		if in[i].IsModel(omni.ImageURL) {
+			return true
+		}
+	}
+	return false
 }
 
 // stack is the calling goroutine's stack (runtime/debug.Stack without the

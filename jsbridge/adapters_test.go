@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 )
 
@@ -58,7 +59,7 @@ func TestApprover(t *testing.T) {
 			var got string
 			approve := b.jsApprover(settleHost(t, b, tt.ok, tt.value, &got))
 			d, err := approve(context.Background(), tc)
-			if d != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			if string(d) != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("approve = %q, %v; want %q, error with %q", d, err, tt.want, tt.wantErr)
 			}
 			if !strings.Contains(got, `"tool_call_id":"c1"`) {
@@ -131,7 +132,7 @@ func TestSignalContext(t *testing.T) {
 func TestClock(t *testing.T) {
 	noPanics(t)
 	var diags []string
-	diag := func(kind string, err error) { diags = append(diags, kind+": "+err.Error()) }
+	diag := func(kind engine.DiagnosticKind, err error) { diags = append(diags, string(kind)+": "+err.Error()) }
 	t.Run("now", func(t *testing.T) {
 		b := New()
 		host, release := jsObject(map[string]func([]js.Value) any{"now": func([]js.Value) any { return 1735689600123.0 }})
@@ -213,7 +214,7 @@ func TestToolFailuresAreErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := New()
 			env := &fakeProducer{b: b, script: func(int, string) []batch { return tt.batches }}
-			e := &jsEnvironment{b: b, host: env.host(t), grace: time.Second}
+			e := &jsEnvironment{b: b, host: env.host(t)}
 			var got []omni.Message
 			err := e.ExecuteTool(context.Background(), engineToolRequest(tc), func(m omni.Message) { got = append(got, m) })
 			if len(got) != tt.emitted || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {

@@ -17,7 +17,7 @@ import (
 // engine turns it into "deny" (E-5.4). When ctx is done first the approver
 // is no longer waited for (E-5.5).
 func (b *Bridge) jsApprover(host js.Value) engine.Approver {
-	return func(ctx context.Context, toolCall omni.Message) (decision string, err error) {
+	return func(ctx context.Context, toolCall omni.Message) (decision engine.Decision, err error) {
 		defer guard("approve", func(p error) { decision, err = "", p })
 		tc := encodeOne(toolCall)
 		v, err := b.await(ctx, "approve", func(id int) js.Value { return host.Invoke(id, tc) })
@@ -27,7 +27,7 @@ func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 		if v.Type() != js.TypeString {
 			return "", badArg("approve", "resolved to "+typeName(v)+`, want "allow", "deny" or "forbidden"`)
 		}
-		return v.String(), nil
+		return engine.Decision(v.String()), nil
 	}
 }
 
@@ -81,6 +81,7 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 		if err != nil {
 			return nil, badArg("approve: toolCall", err.Error())
 		}
-		return t.approve(t.ctx, tc)
+		d, err := t.ask(tc)
+		return string(d), err
 	}), nil
 }

@@ -38,6 +38,7 @@ func (b *Bridge) Exports() js.Value {
 		{"start", b.start},
 		{"compact", b.compact},
 		{"steer", b.steer},
+		{"unsteer", b.unsteer},
 		{"skipReconnectWait", b.skipReconnectWait},
 		{"compactability", b.compactability},
 		{"closeSession", b.closeSession},

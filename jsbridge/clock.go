@@ -8,6 +8,8 @@ import (
 	"math"
 	"syscall/js"
 	"time"
+
+	"github.com/floehq/floe/engine"
 )
 
 // jsClock adapts the shim's clock — now() → ms since the epoch, and
@@ -16,20 +18,20 @@ import (
 type jsClock struct {
 	b    *Bridge
 	host js.Value
-	diag func(kind string, err error)
+	diag func(kind engine.DiagnosticKind, err error)
 }
 
 // Now implements [engine.Clock]. A now() that does not return a finite
 // number is reported and the system time is used.
 func (c *jsClock) Now() (t time.Time) {
-	defer guard("clock.now", func(err error) { t = time.Now(); c.diag("clock", err) })
+	defer guard("clock.now", func(err error) { t = time.Now(); c.diag(engine.DiagClock, err) })
 	v := c.host.Call("now")
 	if v.Type() == js.TypeString { // the shim's report of a throwing now()
-		c.diag("clock", errors.New(v.String()))
+		c.diag(engine.DiagClock, errors.New(v.String()))
 		return time.Now()
 	}
 	if v.Type() != js.TypeNumber || math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
-		c.diag("clock", badArg("clock.now", "returned "+typeName(v)+", want a number of milliseconds"))
+		c.diag(engine.DiagClock, badArg("clock.now", "returned "+typeName(v)+", want a number of milliseconds"))
 		return time.Now()
 	}
 	ms := v.Float()
@@ -40,14 +42,14 @@ func (c *jsClock) Now() (t time.Time) {
 // or when sleep resolves to false; a rejection is reported and counts as
 // slept.
 func (c *jsClock) Sleep(ctx context.Context, d time.Duration) (ok bool) {
-	defer guard("clock.sleep", func(err error) { ok = ctx.Err() == nil; c.diag("clock", err) })
+	defer guard("clock.sleep", func(err error) { ok = ctx.Err() == nil; c.diag(engine.DiagClock, err) })
 	ms := float64(d) / float64(time.Millisecond)
 	v, err := c.b.await(ctx, "clock.sleep", func(id int) js.Value { return c.host.Call("sleep", id, ms) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return false
 		}
-		c.diag("clock", errors.New("clock.sleep: "+err.Error()))
+		c.diag(engine.DiagClock, errors.New("clock.sleep: "+err.Error()))
 	}
 	if v.Type() == js.TypeBoolean && !v.Bool() {
 		return false

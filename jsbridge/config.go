@@ -3,23 +3,23 @@
 package jsbridge
 
 import (
+	"context"
+	"errors"
 	"syscall/js"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 )
-
-// defaultGrace is how long a callback may run on after its abort before the
-// bridge abandons it.
-const defaultGrace = time.Second
 
 // sessionSpec is what the shim hands to createSession and createSubagent:
 //
 //	{ meta: string /* session_meta payload JSON */, tools?: string /* ToolDefinition[] JSON */,
 //	  config?: object, llm: shimLLM, newLLM?: (tokensJSON) => shimLLM | string,
 //	  environment?: shimEnvironment, clock?: shimClock, trace?: shimTrace,
-//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number }
+//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number,
+//	  foldInputImages?: (waiterID, messagesJSON) => void /* settles with JSON */ }
 //
 // config keys: maxTurns, maxReconnects, reconnectBackoffMs,
 // reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
@@ -41,14 +41,22 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err
 	return cfg, readConfig(&cfg, spec.Get("config"), fn+": config")
 }
 
-// readMeta decodes the session_meta payload JSON.
+// readMeta decodes the session_meta payload JSON and checks it
+// (trace.ParseMeta: PROTOCOL.md §2 and an id that can name Trace files);
+// the error names the key.
 func readMeta(v js.Value, name string) (omni.Message, error) {
 	s, err := wantString(v, name)
 	if err != nil {
 		return omni.Message{}, err
 	}
-	m, err := omni.Decode([]byte(`{"type":"session_meta","payload":` + s + `}`))
+	m, err := trace.ParseMeta([]byte(s))
 	if err != nil {
+		var me *trace.MetaError
+		if errors.As(err, &me) && me.Key != "" {
+			return m, badArg(name+"."+me.Key, me.Msg)
+		} else if me != nil {
+			return m, badArg(name, me.Msg)
+		}
 		return m, badArg(name, err.Error())
 	}
 	return m, nil
@@ -76,23 +84,38 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 
 // readCallbacks wraps the shim's callback objects as engine adapters.
 func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) error {
-	grace := defaultGrace
 	if g := spec.Get("abortGraceMs"); !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
 			return err
 		}
-		grace = time.Duration(ms) * time.Millisecond
+		// The engine abandons the callback (Config.AbortGrace); 0 or less
+		// abandons it at once.
+		cfg.AbortGrace = max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 	}
 	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
 		return err
 	}
-	cfg.LLM = b.newLLM(spec.Get("llm"), grace)
-	if err := optFunc(spec.Get("newLLM"), fn+": newLLM"); err != nil {
-		return err
+	if l := spec.Get("llm"); isModelSpec(l) {
+		// A built-in adapter; without newLLM, compaction starts a fresh
+		// context of the same model (provider.go).
+		var err error
+		if cfg.LLM, cfg.NewLLM, err = b.providerLLM(l, fn+": llm"); err != nil {
+			return err
+		}
+	} else {
+		cfg.LLM = b.newLLM(l)
 	}
-	if f := spec.Get("newLLM"); !absent(f) {
-		cfg.NewLLM = b.llmFactory(f, grace)
+	if f := spec.Get("newLLM"); isModelSpec(f) {
+		_, factory, err := b.providerLLM(f, fn+": newLLM")
+		if err != nil {
+			return err
+		}
+		cfg.NewLLM = factory
+	} else if err := optFunc(f, fn+": newLLM"); err != nil {
+		return err
+	} else if !absent(f) {
+		cfg.NewLLM = b.llmFactory(f)
 	}
 	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
 		return err
@@ -106,7 +129,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 		}
 	}
 	if e := spec.Get("environment"); !absent(e) {
-		cfg.Environment = &jsEnvironment{b: b, host: e, grace: grace}
+		cfg.Environment = &jsEnvironment{b: b, host: e}
 	}
 	if c := spec.Get("clock"); !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
@@ -114,13 +137,37 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	if t := spec.Get("trace"); !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
 	}
+	if f := spec.Get("foldInputImages"); !absent(f) {
+		if err := wantFunc(f, fn+": foldInputImages"); err != nil {
+			return err
+		}
+		cfg.FoldInputImages = b.imageFold(f)
+	}
 	return nil
+}
+
+// imageFold adapts the shim's fold — (waiterID, messagesJSON), settling
+// with the JSON of the folded messages — to engine.Config.FoldInputImages.
+func (b *Bridge) imageFold(host js.Value) func(context.Context, []omni.Message) ([]omni.Message, error) {
+	return func(ctx context.Context, in []omni.Message) (out []omni.Message, err error) {
+		defer guard("foldInputImages", func(e error) { err = e })
+		data := string(appendArray(nil, in))
+		v, err := b.await(ctx, "foldInputImages", func(id int) js.Value { return host.Invoke(id, data) })
+		if err != nil {
+			return nil, err
+		}
+		s, err := wantString(v, "foldInputImages: result")
+		if err != nil {
+			return nil, err
+		}
+		return omni.DecodeArray([]byte(s))
+	}
 }
 
 // diagFunc adapts an OnDiagnostic to a (kind, err) reporter; nil reports
 // nothing.
-func diagFunc(on func(engine.Diagnostic)) func(string, error) {
-	return func(kind string, err error) {
+func diagFunc(on func(engine.Diagnostic)) func(engine.DiagnosticKind, error) {
+	return func(kind engine.DiagnosticKind, err error) {
 		if on != nil {
 			on(engine.Diagnostic{Kind: kind, Err: err})
 		}
@@ -131,7 +178,7 @@ func diagFunc(on func(engine.Diagnostic)) func(string, error) {
 // object, or a string with the error of the user's newLLM — to
 // [engine.LLMFactory]. A factory that fails gives a model whose every
 // request fails with that message.
-func (b *Bridge) llmFactory(f js.Value, grace time.Duration) engine.LLMFactory {
+func (b *Bridge) llmFactory(f js.Value) engine.LLMFactory {
 	return func(tokens omni.TokenCounts) (l engine.LLM) {
 		defer guard("newLLM", func(err error) { l = failingLLM("newLLM: " + err.Error()) })
 		v := f.Invoke(tokensJSON(tokens))
@@ -141,7 +188,18 @@ func (b *Bridge) llmFactory(f js.Value, grace time.Duration) engine.LLMFactory {
 		if v.Type() != js.TypeObject {
 			return failingLLM("newLLM: returned " + typeName(v) + ", want an llm object")
 		}
-		return b.newLLM(v, grace)
+		if isModelSpec(v) {
+			s, err := b.readModelSpec(v, "newLLM() result")
+			if err != nil {
+				return failingLLM("newLLM: " + err.Error())
+			}
+			l, err := s.newContext(tokens)
+			if err != nil {
+				return failingLLM("newLLM: " + err.Error())
+			}
+			return l
+		}
+		return b.newLLM(v)
 	}
 }
 

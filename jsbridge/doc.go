@@ -50,7 +50,9 @@
 // An AbortSignal maps to one context cancel; its listener is removed when
 // the run ends. When a callback's context is cancelled the bridge aborts the
 // AbortSignal it handed to the callback and keeps taking what the callback
-// still produces (ENGINE.md E-9.2). A callback that does not finish within
-// the grace period after the abort (1 s unless configured) is abandoned:
-// the bridge asks its iterator to return and reports it as aborted.
+// still produces (ENGINE.md E-9.2). When the engine abandons a callback
+// that did not finish within its abort grace (engine.Config.AbortGrace,
+// from abortGraceMs; the engine's timer, not the bridge's), the bridge stops
+// waiting (GenerateParams.Abandoned, ToolRequest.Abandoned) and asks the
+// callback's iterator to return.
 package jsbridge

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -18,16 +17,16 @@ import (
 // Shim shape: start(pumpID, toolCallJSON, hasApprover) → pump. The tool's
 // approve(toolCall) calls back into Bridge.approve with the pump id.
 type jsEnvironment struct {
-	b     *Bridge
-	host  js.Value
-	grace time.Duration
+	b    *Bridge
+	host js.Value
 }
 
 // toolApproval is the run's approver handed to one tool execution, for
-// tools that start subagents (ToolRequest.Approve).
+// tools that start subagents (ToolRequest.Approve): approve itself, and
+// ask, which calls it under the tool's context.
 type toolApproval struct {
-	ctx     context.Context
 	approve engine.Approver
+	ask     func(toolCall omni.Message) (engine.Decision, error)
 }
 
 // ExecuteTool implements [engine.Environment]. A tool that throws, rejects,
@@ -42,10 +41,11 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 		}
 	}()
 	tc := encodeOne(req.ToolCall)
-	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", e.grace, func(id int) js.Value {
+	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, func(id int) js.Value {
 		if req.Approve != nil {
 			approval = id
-			e.b.approvals.put(id, toolApproval{ctx, req.Approve})
+			ask := func(tc omni.Message) (engine.Decision, error) { return req.Approve(ctx, tc) }
+			e.b.approvals.put(id, toolApproval{req.Approve, ask})
 		}
 		return e.host.Call("start", id, tc, req.Approve != nil)
 	}, emit)

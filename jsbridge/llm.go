@@ -5,7 +5,6 @@ package jsbridge
 import (
 	"context"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -15,12 +14,29 @@ import (
 // llm.streamGenerate and llm.loadHistory) to [engine.LLM] and
 // [engine.HistoryLoader].
 //
-// Shim shape: start(pumpID, newMessagesJSON, thinkingLevel) → pump;
-// loadHistory(waiterID, historyJSON) settles through Bridge.settle.
+// Shim shape: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
+// systemPrompt) → pump; loadHistory(waiterID, historyJSON) settles through
+// Bridge.settle. toolsJSON is the tool_list_ready message of the session's
+// tool list ("" when it has none), encoded once per model context.
 type jsLLM struct {
 	b     *Bridge
 	host  js.Value
-	grace time.Duration
+	tools *omni.ToolDefinition // the list tjson encodes (its first element)
+	ntool int
+	tjson string
+}
+
+// toolsJSON returns the tool list as a tool_list_ready message's JSON; the
+// list is the same on every request of a session, so it is encoded once.
+func (l *jsLLM) toolsJSON(tools []omni.ToolDefinition) string {
+	if len(tools) == 0 {
+		return ""
+	}
+	if &tools[0] != l.tools || len(tools) != l.ntool {
+		l.tools, l.ntool = &tools[0], len(tools)
+		l.tjson = encodeOne(omni.ToolListReadyMsg(tools))
+	}
+	return l.tjson
 }
 
 // StreamGenerate implements [engine.LLM]. A callback that throws, rejects
@@ -31,8 +47,9 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
 	in := string(appendArray(nil, p.NewMessages))
-	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", l.grace, func(id int) js.Value {
-		return l.host.Call("start", id, in, p.ThinkingLevel)
+	tools := l.toolsJSON(p.Tools)
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) js.Value {
+		return l.host.Call("start", id, in, p.ThinkingLevel, tools, p.SystemPrompt)
 	}, emit)
 	switch {
 	case err != nil:
@@ -59,7 +76,7 @@ func outcomeOf(v js.Value) engine.Outcome {
 	} else if st := v.Get("status"); st.Type() != js.TypeString {
 		why = "status: want a string, got " + typeName(st)
 	} else {
-		o.Status = st.String()
+		o.Status = engine.Status(st.String())
 		if em := v.Get("errorMessage"); absent(em) {
 		} else if em.Type() == js.TypeString {
 			o.ErrorMessage = em.String()
@@ -93,8 +110,8 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 }
 
 // newLLM wraps a shim model object, with or without loadHistory.
-func (b *Bridge) newLLM(host js.Value, grace time.Duration) engine.LLM {
-	l := &jsLLM{b: b, host: host, grace: grace}
+func (b *Bridge) newLLM(host js.Value) engine.LLM {
+	l := &jsLLM{b: b, host: host}
 	if host.Get("loadHistory").Type() == js.TypeFunction {
 		return jsHistoryLLM{l}
 	}

@@ -4,9 +4,7 @@ package jsbridge
 
 import (
 	"context"
-	"strconv"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -21,33 +19,31 @@ type pump struct {
 	js      js.Value // the shim's pump: pull(), abort(), stop()
 	what    string   // "llm.streamGenerate" or "environment.executeTool", for messages
 	aborted bool
-	wait    time.Duration // grace period after the abort
-	grace   <-chan time.Time
 	stopped bool
+
+	abandoned <-chan struct{} // closed when the engine abandons the callback
 }
 
-// errGrace is returned when the callback did not finish within the grace
-// period after its abort.
-type errGrace struct {
-	what  string
-	grace time.Duration
-}
+// errAbandoned is returned when the engine abandoned the callback: it did
+// not finish within the abort grace (engine.Config.AbortGrace).
+type errAbandoned struct{ what string }
 
-func (e *errGrace) Error() string {
-	return e.what + " did not finish within " + strconv.FormatInt(e.grace.Milliseconds(), 10) + " ms of the abort"
+func (e *errAbandoned) Error() string {
+	return e.what + " was abandoned: it did not finish within the abort grace"
 }
 
 // newPump registers a pump and calls start(id) to create the shim's side.
-func (b *Bridge) newPump(what string, grace time.Duration, start func(id int) js.Value) *pump {
+func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id int) js.Value) *pump {
 	id, ch := b.waiters.add()
-	p := &pump{b: b, id: id, ch: ch, what: what, wait: grace}
+	p := &pump{b: b, id: id, ch: ch, what: what, abandoned: abandoned}
 	p.js = start(id)
 	return p
 }
 
 // next asks for the next batch and waits for it. When ctx is done it aborts
-// the callback's signal once and keeps waiting at most the grace period
-// (the callback may still emit and return, E-9.2).
+// the callback's signal once and keeps waiting (the callback may still emit
+// and return, E-9.2) until the engine abandons the callback
+// (GenerateParams.Abandoned, ToolRequest.Abandoned).
 func (p *pump) next(ctx context.Context) (reply, error) {
 	p.js.Call("pull")
 	if !p.aborted {
@@ -61,8 +57,8 @@ func (p *pump) next(ctx context.Context) (reply, error) {
 	select {
 	case r := <-p.ch:
 		return r, nil
-	case <-p.grace:
-		return reply{}, &errGrace{p.what, p.wait}
+	case <-p.abandoned:
+		return reply{}, &errAbandoned{p.what}
 	}
 }
 
@@ -72,7 +68,6 @@ func (p *pump) abort() {
 		return
 	}
 	p.aborted = true
-	p.grace = time.After(p.wait)
 	p.js.Call("abort")
 }
 
@@ -93,12 +88,12 @@ func (p *pump) stop() {
 // in order until the producer ends, and stops the pump. end is endDone
 // (value is the iterator's return value), endThrew or endBad (msg says
 // why; a message that does not decode is endBad, "yielded an invalid
-// message: …"); err is the grace error of a producer that did not end
+// message: …"); err is the error of a producer that the engine abandoned
 // after its abort.
-func (b *Bridge) produce(ctx context.Context, what string, grace time.Duration, start func(id int) js.Value, emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
+func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, start func(id int) js.Value, emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
 	var p *pump
 	defer func() { p.stop() }()
-	p = b.newPump(what, grace, start)
+	p = b.newPump(what, abandoned, start)
 	for {
 		r, err := p.next(ctx)
 		if err != nil {

@@ -161,7 +161,8 @@ func (b *Bridge) startStream(s *session, signal, ended js.Value, fn string, star
 }
 
 // steer is the export behind Session.steer: steer(handle, kind, input) →
-// boolean (E-11.1).
+// the entry's id (a number ≥ 1, for unsteer), or false when no run is in
+// flight (E-11.1). Input the engine refuses is bad_argument.
 func (b *Bridge) steer(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "steer")
 	if err != nil {
@@ -171,7 +172,32 @@ func (b *Bridge) steer(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.s.Steer(input), nil
+	id, err := s.s.SteerWithID(input)
+	if err != nil {
+		return nil, badArg("steer: input", err.Error())
+	}
+	if id == 0 {
+		return false, nil
+	}
+	return float64(id), nil
+}
+
+// unsteer is the export behind Session.unsteer: unsteer(handle, id) →
+// whether the entry steer returned id for was still pending and is now
+// withdrawn (E-11.2).
+func (b *Bridge) unsteer(args []js.Value) (any, error) {
+	s, err := b.session(arg(args, 0), "unsteer")
+	if err != nil {
+		return nil, err
+	}
+	id, err := wantInt(arg(args, 1), "unsteer: id")
+	if err != nil {
+		return nil, err
+	}
+	if id < 1 {
+		return false, nil
+	}
+	return s.s.UnsteerID(engine.SteerID(id)), nil
 }
 
 // skipReconnectWait is the export behind Session.skipReconnectWait:
@@ -195,26 +221,18 @@ func (b *Bridge) compactability(args []js.Value) (any, error) {
 }
 
 // closeSession is the export behind Session.close: closeSession(handle) →
-// Promise<void>: abandon
-// the run in flight, if any, and forget the session.
+// Promise<void>. The run or compaction in flight, if any, is aborted as by
+// its signal (engine.Session.Close) and its consumer still receives the
+// rest of its stream, ending with the abort (the shim drains it before
+// close() resolves); later calls are refused. The handle is forgotten.
 func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	h, err := wantInt(arg(args, 0), "close: handle")
 	if err != nil {
 		return nil, err
 	}
-	s, ok := b.sessions.get(h)
+	if s, ok := b.sessions.get(h); ok {
+		s.s.Close()
+	}
 	b.sessions.remove(h)
-	return b.async("close", func() (any, error) {
-		if !ok {
-			return nil, nil
-		}
-		s.mu.Lock()
-		id := s.active
-		s.mu.Unlock()
-		if st, ok := b.streams.get(id); ok && id != 0 {
-			st.abandon()
-			b.streams.remove(id)
-		}
-		return nil, nil
-	}), nil
+	return b.async("close", func() (any, error) { return nil, nil }), nil
 }

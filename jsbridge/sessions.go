@@ -28,7 +28,7 @@ func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*tra
 		return nil, err
 	}
 	bat := batcher(cfg, store, true)
-	teeTrace(cfg, trace.NewWriter(context.Background(), bat, cfg.Meta.Payload.SessionID, 1))
+	teeTrace(cfg, trace.NewWriter(bat, cfg.Meta.Payload.SessionID, 1))
 	return bat, nil
 }
 
@@ -200,7 +200,7 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 			return nil, storeErr(fn, err)
 		}
 		for _, sk := range res.Parsed.Skipped { // P-12: skipped with a diagnostic
-			diagFunc(cfg.OnDiagnostic)("trace", &trace.Error{Op: "resume", SessionID: id, Index: res.Index,
+			diagFunc(cfg.OnDiagnostic)(engine.DiagTrace, &trace.Error{Op: "resume", SessionID: id, Index: res.Index,
 				Err: errors.New("line " + strconv.Itoa(sk.Line) + " skipped: " + sk.Err.Error())})
 		}
 		cfg.Meta, cfg.Resume = res.Meta, &res.Snapshot

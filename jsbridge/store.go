@@ -88,15 +88,15 @@ func (b *Bridge) traceStore(v js.Value, name string) (trace.Store, error) {
 		}
 		return st.dirs[dir], nil
 	}
-	return nil, badArg(name, kind+" is not available in this build (IndexedDB: the browser build; {dir}: the Node build)")
+	return nil, badArg(name, kind+" is not available in this build (IndexedDB: the browser build; {dir}: the Node build, floe-node.wasm: install @floehq/floe-node next to @floehq/floe)")
 }
 
 // batcher returns the Batcher of a session persisted in store, so that the
 // engine's writes never wait for storage; its failures are diagnostics.
 // fresh: a new session, whose id must not be stored yet.
 func batcher(cfg *engine.Config, store trace.Store, fresh bool) *trace.Batcher {
-	report := func(err error) { diagFunc(cfg.OnDiagnostic)("trace", err) }
-	return trace.NewBatcher(context.Background(), store, trace.BatcherOptions{Fresh: fresh, Report: report})
+	report := func(err error) { diagFunc(cfg.OnDiagnostic)(engine.DiagTrace, err) }
+	return trace.NewBatcher(store, trace.BatcherOptions{Fresh: fresh, Report: report})
 }
 
 // teeTrace makes cfg.Trace write to w as well as to the trace callback.
@@ -111,8 +111,10 @@ func teeTrace(cfg *engine.Config, w engine.TraceSink) {
 // teeSink writes each record to both sinks; both are always attempted.
 type teeSink [2]engine.TraceSink
 
-func (t teeSink) Write(m omni.Message) error { return either(t[0].Write(m), t[1].Write(m)) }
-func (t teeSink) Rotate() error              { return either(t[0].Rotate(), t[1].Rotate()) }
+func (t teeSink) Write(ctx context.Context, m omni.Message) error {
+	return either(t[0].Write(ctx, m), t[1].Write(ctx, m))
+}
+func (t teeSink) Rotate() error { return either(t[0].Rotate(), t[1].Rotate()) }
 
 // either returns the first non-nil error.
 func either(a, b error) error {
@@ -131,7 +133,7 @@ func (s *session) flushTrace() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer time.AfterFunc(flushTimeout, cancel).Stop()
 	if err := s.trace.Flush(ctx); err != nil {
-		diagFunc(s.onDiag)("trace", errors.New("trace: records not yet stored at the end of the run: "+err.Error()))
+		diagFunc(s.onDiag)(engine.DiagTrace, errors.New("trace: records not yet stored at the end of the run: "+err.Error()))
 	}
 }
 

@@ -4,7 +4,6 @@ package jsbridge
 
 import (
 	"context"
-	"iter"
 	"sync"
 	"syscall/js"
 
@@ -20,11 +19,11 @@ const (
 
 // stream is one output stream handed to JavaScript: a run, a manual
 // compaction or a subagent run. pull and close may be called from any
-// goroutine; pulls are serialized and close waits for a pull in progress.
+// goroutine: pulls are serialized, and close aborts the run at once
+// (engine.Run.Close waits for a pull in progress).
 type stream struct {
-	next      func() (omni.Message, bool)                              // the next message; false at the end
-	nextBatch func(dst []omni.Message, max int) ([]omni.Message, bool) // the next message and those already produced (nil: one at a time)
-	close     func()                                                   // abandon: abort and wait for the end
+	nextBatch func(dst []omni.Message, max int) ([]omni.Message, bool) // the next message and those already produced
+	close     func()                                                   // abandon: abort and wait for the end (any goroutine)
 	cancel    context.CancelFunc
 	stop      func() // release the AbortSignal listener
 	onEnd     func() // the owner's bookkeeping (session no longer busy…)
@@ -42,16 +41,7 @@ func newStream() *stream { return &stream{turn: make(chan struct{}, 1)} }
 // runStream wraps an engine run.
 func runStream(r *engine.Run) *stream {
 	s := newStream()
-	s.next, s.nextBatch, s.close = r.Next, r.NextBatch, r.Close
-	return s
-}
-
-// seqStream wraps a sequence (a subagent run): one message per batch, as a
-// sequence cannot say whether its next message is ready.
-func seqStream(seq iter.Seq[omni.Message]) *stream {
-	s := newStream()
-	next, stop := iter.Pull(seq)
-	s.next, s.close = next, stop
+	s.nextBatch, s.close = r.NextBatch, r.Close
 	return s
 }
 
@@ -69,14 +59,7 @@ func (s *stream) pullBatch(jsonOnly bool) any {
 			return nil
 		}
 		var ok bool
-		if s.nextBatch != nil {
-			msgs, ok = s.nextBatch(s.msgs[:0], maxBatch)
-		} else {
-			var m omni.Message
-			if m, ok = s.next(); ok {
-				msgs = append(s.msgs[:0], m)
-			}
-		}
+		msgs, ok = s.nextBatch(s.msgs[:0], maxBatch)
 		if !ok {
 			s.end()
 			return nil
@@ -104,17 +87,13 @@ func (s *stream) pullBatch(jsonOnly bool) any {
 	return string(b)
 }
 
-// abandon cancels the stream's context, waits for a pull in progress,
-// closes the stream (which waits for the engine to finish, E-3.3a) and ends
-// it.
+// abandon closes the run (which aborts it, waits for a pull in progress and
+// for the engine to finish, E-3.3a) and ends the stream.
 func (s *stream) abandon() {
-	s.cancel()
+	s.close()
 	s.turn <- struct{}{}
 	defer func() { <-s.turn }()
-	if !s.ended {
-		s.close()
-		s.end()
-	}
+	s.end()
 }
 
 // end runs once when the stream ended or was abandoned.

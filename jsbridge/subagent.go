@@ -61,7 +61,13 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := seqStream(h.Run(ctx, prompt, approve))
+	r, err := h.Start(ctx, prompt, approve)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, startErr(err, "subagent.run")
+	}
+	st := runStream(r)
 	st.cancel, st.stop = cancel, stop
 	return b.streams.add(st), nil
 }

@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"context"
 	"errors"
 	"syscall/js"
 
@@ -20,7 +21,7 @@ type jsTrace struct {
 }
 
 // Write implements [engine.TraceSink].
-func (t *jsTrace) Write(m omni.Message) (err error) {
+func (t *jsTrace) Write(_ context.Context, m omni.Message) (err error) {
 	defer guard("trace.write", func(e error) { err = e })
 	t.buf = m.AppendJSON(t.buf[:0])
 	return sinkErr(t.host.Call("write", string(t.buf)))
@@ -51,6 +52,6 @@ func diagnostics(host js.Value) func(engine.Diagnostic) {
 		if d.Err != nil {
 			msg = d.Err.Error()
 		}
-		host.Invoke(d.Kind, msg, string(d.Stack))
+		host.Invoke(string(d.Kind), msg, string(d.Stack))
 	}
 }

@@ -47,7 +47,11 @@
 // ring buffer that grows on demand up to the capacity plus the largest
 // overshoot and never leaks popped slots: each is zeroed when popped.
 // Signalling costs nothing when nobody waits, and [Queue.PopBatch] drains
-// everything queued under one lock acquisition.
+// everything queued under one lock acquisition. For large items,
+// [Producer.PushFunc] writes an item in place and [Queue.Swap] hands the
+// consumer the whole buffer in exchange for its previous one, so an item is
+// never copied by the queue (the engine's path: a message is copied once in
+// and once out).
 //
 // # Concurrency and cancellation
 //

@@ -79,6 +79,49 @@ func (p *Producer[T]) Push(ctx context.Context, vs ...T) error {
 	}
 }
 
+// PushFunc appends one item that fill writes in place, under the queue's
+// lock: it is Push of one item without copying a large T through a
+// variadic argument. fill must only write the slot it is given (zeroed, or
+// holding an item already taken by the consumer: it must set every field)
+// and must not call the queue. PushFunc waits, fails and admits exactly
+// like Push; fill is not called when it fails.
+func (p *Producer[T]) PushFunc(ctx context.Context, fill func(*T)) error {
+	q := p.q
+	q.lock()
+	if q.items.n < q.capacity && !q.closed && !p.done { // fast path: no wait, no defer
+		fill(q.items.slot(q.capacity))
+		q.passOn()
+		q.mu.Unlock()
+		return nil
+	}
+	defer q.mu.Unlock()
+	var stop func() bool
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	for {
+		switch {
+		case q.closed || p.done:
+			return ErrClosed
+		case q.items.n < q.capacity:
+			fill(q.items.slot(q.capacity))
+			q.passOn()
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, q.wakePushers)
+		}
+		q.pushWait++
+		q.notFull.Wait()
+		q.pushWait--
+	}
+}
+
 // Done marks the producer finished: its later Pushes return [ErrClosed],
 // and once every producer is done and the queue is drained the consumer
 // gets [ErrDone]. Done is idempotent and safe for concurrent use.

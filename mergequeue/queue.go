@@ -115,6 +115,27 @@ func (q *Queue[T]) PopBatch(ctx context.Context, dst []T, max int) ([]T, error) 
 	return dst, nil
 }
 
+// Swap is [Queue.PopBatch] without copies: it waits like Pop, then returns
+// every queued item as a slice that was the queue's buffer and hands buf
+// (a slice Swap returned earlier, or nil) to the producers as the new one.
+// The returned slice is the caller's until it passes it to the next Swap;
+// producers overwrite what it still holds then, so clear it first if its
+// items must not stay reachable. On error it returns buf unchanged.
+//
+// A consumer that takes items only with Swap never makes the queue copy
+// an item. Swap is safe for concurrent use, but each buffer must have one
+// owner.
+func (q *Queue[T]) Swap(ctx context.Context, buf []T) ([]T, error) {
+	q.lock()
+	defer q.mu.Unlock()
+	if err := q.awaitItems(ctx); err != nil {
+		return buf, err
+	}
+	out := q.items.take(buf)
+	q.passOn()
+	return out, nil
+}
+
 // awaitItems waits until an item is queued, or returns why none will come.
 // It is called with q.mu held.
 func (q *Queue[T]) awaitItems(ctx context.Context) error {

@@ -3,6 +3,7 @@ package mergequeue_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/floehq/floe/mergequeue"
@@ -242,4 +243,68 @@ func TestAllBreakLeavesItems(t *testing.T) {
 		t.Fatalf("drain = %v", err)
 	}
 	wantItems(t, got, []int{2, 3})
+}
+
+// Swap hands over the queue's buffer: every queued item in order, without
+// copies, and the buffer given back is reused by later pushes; PushFunc
+// fills a slot in place and keeps the order and the end of stream of Push.
+func TestSwapPushFunc(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := mergequeue.New[int](4)
+	a, b := q.NewProducer(), q.NewProducer()
+	a.Push(ctx, 1)
+	b.PushFunc(ctx, func(v *int) { *v = 2 })
+	a.Push(ctx, 3, 4)
+	got, err := q.Swap(ctx, nil)
+	if err != nil || !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Fatalf("Swap = %v, %v; want [1 2 3 4]", got, err)
+	}
+	first := &got[0]
+	b.PushFunc(ctx, func(v *int) { *v = 5 })
+	b.Push(ctx, 6)
+	again, err := q.Swap(ctx, got)
+	if err != nil || !slices.Equal(again, []int{5, 6}) {
+		t.Fatalf("second Swap = %v, %v; want [5 6]", again, err)
+	}
+	// A mixed consumer: Pop leaves the ring's head off zero, so Swap
+	// copies into the buffer it was given.
+	a.Push(ctx, 7, 8, 9)
+	if v, _ := q.Pop(ctx); v != 7 {
+		t.Fatalf("Pop = %d, want 7", v)
+	}
+	third, err := q.Swap(ctx, again)
+	if err != nil || !slices.Equal(third, []int{8, 9}) {
+		t.Fatalf("Swap after Pop = %v, %v; want [8 9]", third, err)
+	}
+	// The first buffer went back to the producers: the next items land in it.
+	a.Push(ctx, 10)
+	fourth, _ := q.Swap(ctx, third)
+	if len(fourth) != 1 || fourth[0] != 10 || &fourth[0] != first {
+		t.Fatalf("the buffer handed back was not reused: %v", fourth)
+	}
+	a.Done()
+	b.Done()
+	if _, err := q.Swap(ctx, fourth); err != mergequeue.ErrDone {
+		t.Fatalf("Swap at the end = %v, want ErrDone", err)
+	}
+	if err := a.PushFunc(ctx, func(*int) { t.Fatal("fill called after Done") }); err != mergequeue.ErrClosed {
+		t.Fatalf("PushFunc after Done = %v, want ErrClosed", err)
+	}
+}
+
+// PushFunc blocks on a full queue like Push and gives up when its context
+// ends, without calling fill.
+func TestPushFuncBackpressure(t *testing.T) {
+	t.Parallel()
+	q := mergequeue.New[int](1)
+	p := q.NewProducer()
+	p.Push(context.Background(), 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- p.PushFunc(ctx, func(*int) { t.Error("fill called on a full queue") }) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("PushFunc = %v, want context.Canceled", err)
+	}
 }

@@ -40,6 +40,33 @@ func (r *ring[T]) grow(need, limit int) {
 	r.buf, r.head = buf, 0
 }
 
+// slot appends one item and returns it for the caller to fill; it holds
+// the zero value, or an item a [Queue.Swap] consumer has taken.
+func (r *ring[T]) slot(limit int) *T {
+	if r.n+1 > len(r.buf) {
+		r.grow(r.n+1, limit)
+	}
+	tail := r.head + r.n
+	if tail >= len(r.buf) {
+		tail -= len(r.buf)
+	}
+	r.n++
+	return &r.buf[tail]
+}
+
+// take returns every item as one slice and gives the ring buf (its full
+// length, which may hold stale items) as its new, empty buffer. It copies
+// only when the items wrap around the end of the buffer.
+func (r *ring[T]) take(buf []T) []T {
+	if r.head != 0 { // wrapped, or partly popped: move them to buf
+		out := r.popN(buf[:0], r.n)
+		return out
+	}
+	out := r.buf[:r.n]
+	r.buf, r.head, r.n = buf[:cap(buf)], 0, 0
+	return out
+}
+
 // pop removes and returns the oldest item. The ring must not be empty.
 func (r *ring[T]) pop() T {
 	v := r.buf[r.head]

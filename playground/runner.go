@@ -127,7 +127,8 @@ func (r *Runner) Steer(text string) bool {
 	}
 	msg := omni.UserText(text)
 	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
-	return r.sess.Steer([]omni.Message{msg})
+	ok, err := r.sess.Steer([]omni.Message{msg})
+	return ok && err == nil
 }
 
 // AskApprover returns an [engine.Approver] that hands each tool call to ask
@@ -135,7 +136,7 @@ func (r *Runner) Steer(text string) bool {
 // from any goroutine, at most once (extra answers are dropped). When the run
 // is aborted first, it stops waiting (ENGINE.md E-5.5).
 func AskApprover(ask func(call omni.Message, answer func(decision string))) engine.Approver {
-	return func(ctx context.Context, call omni.Message) (string, error) {
+	return func(ctx context.Context, call omni.Message) (engine.Decision, error) {
 		reply := make(chan string, 1)
 		ask(call, func(d string) {
 			select {
@@ -145,7 +146,7 @@ func AskApprover(ask func(call omni.Message, answer func(decision string))) engi
 		})
 		select {
 		case d := <-reply:
-			return d, nil
+			return engine.Decision(d), nil
 		case <-ctx.Done():
 			return omni.DecisionDeny, ctx.Err()
 		}

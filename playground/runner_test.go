@@ -8,13 +8,10 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
-// startOrSkip starts a run; while the engine is still a stub it skips.
-func startOrSkip(t *testing.T, r *Runner, prompt string, approve func(omni.Message, func(string)), deliver func(omni.Message), end func(error)) {
+// startRun starts a run.
+func startRun(t *testing.T, r *Runner, prompt string, approve func(omni.Message, func(string)), deliver func(omni.Message), end func(error)) {
 	t.Helper()
 	err := r.Start(prompt, AskApprover(approve), deliver, end)
-	if err != nil && strings.Contains(err.Error(), "not implemented") {
-		t.Skip("engine not implemented yet")
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +21,7 @@ func collect(t *testing.T, r *Runner, prompt string, decide func(omni.Message) s
 	t.Helper()
 	msgs := make(chan omni.Message, 1024)
 	ended := make(chan error, 1)
-	startOrSkip(t, r, prompt, func(call omni.Message, answer func(string)) {
+	startRun(t, r, prompt, func(call omni.Message, answer func(string)) {
 		go answer(decide(call))
 	}, func(m omni.Message) { msgs <- m }, func(err error) { close(msgs); ended <- err })
 	var out []omni.Message

@@ -89,7 +89,7 @@ func run(t *testing.T, s *engine.Session, prompt string) []omni.Message {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	seq, err := s.Run(ctx, []omni.Message{omni.UserText(prompt)}, engine.RunOptions{Approve: func(context.Context, omni.Message) (string, error) {
+	seq, err := s.Run(ctx, []omni.Message{omni.UserText(prompt)}, engine.RunOptions{Approve: func(context.Context, omni.Message) (engine.Decision, error) {
 		return omni.DecisionAllow, nil
 	}})
 	if err != nil {

@@ -64,6 +64,8 @@
 //	an overload, rate-limit or server error     timeout
 //	  event inside a 200 stream
 //	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)
+//	3xx (a redirect the Transport did not        failed, Permanent
+//	  follow, as the browser's does not)
 //	unparseable or truncated stream             malformed
 //	ctx cancelled                               aborted (open fragments closed first)
 //

@@ -22,7 +22,7 @@ func (f *Failure) Error() string { return f.Message }
 
 // Outcome returns f as an engine outcome.
 func (f *Failure) Outcome() engine.Outcome {
-	return engine.Outcome{Status: f.Status, ErrorMessage: f.Message, Permanent: f.Permanent && f.Status == omni.StatusFailed}
+	return engine.Outcome{Status: engine.Status(f.Status), ErrorMessage: f.Message, Permanent: f.Permanent && f.Status == omni.StatusFailed}
 }
 
 // Malformed returns a malformed-stream failure.
@@ -40,8 +40,9 @@ func BadEvent(api string, data []byte, err error) *Failure {
 }
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
-// are auth; 408, 409, 429 and 5xx timeout; other 4xx failed, permanent for
-// 400, 404, 405, 413, 415 and 422. The message names the API, the status,
+// are auth; 408, 409, 429 and 5xx timeout; other 4xx (and 3xx, a redirect
+// the transport did not follow) failed, permanent for 400, 404, 405, 413,
+// 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
 // body) and Retry-After when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
@@ -61,6 +62,8 @@ func StatusFailure(api string, resp *Response) *Failure {
 	case st == 408 || st == 409 || st == 429 || st >= 500:
 		f.Status = omni.StatusTimeout
 	case st == 400 || st == 404 || st == 405 || st == 413 || st == 415 || st == 422:
+		f.Permanent = true
+	case st >= 300 && st < 400: // a redirect not followed (the key stays with the endpoint)
 		f.Permanent = true
 	}
 	msg := api + ": HTTP " + strconv.Itoa(resp.Status)

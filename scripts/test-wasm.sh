@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The WebAssembly side's tests: the bridge under GOOS=js, the Node tests
-# of the built static/floe.mjs, and tsc over static/floe.d.ts.
+# of the built static/floe.mjs, floe.mjs in a Cloudflare Worker under
+# workerd, and tsc over static/floe.d.ts and static/test.d.ts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -34,10 +35,19 @@ fi
 echo "== node --test tests/node/"
 node --test tests/node/ || status=1
 
-echo "== tsc --noEmit -p tests/types"
-if [ ! -x tests/types/node_modules/.bin/tsc ]; then
+echo "== a Cloudflare Worker under workerd (tests/workerd)"
+if [ ! -x tests/workerd/node_modules/.bin/workerd ]; then
+  (cd tests/workerd && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+node --test tests/workerd/ || status=1
+
+echo "== tsc --noEmit over tests/types (DOM lib; @types/node without DOM; neither), and the readable errors of wrong.ts"
+if [ ! -d tests/types/node_modules/@types/node ]; then
   (cd tests/types && npm ci --no-audit --no-fund --loglevel=error) || status=1
 fi
-(cd tests/types && npx --no-install tsc --noEmit -p .) && echo "tsc: ok" || status=1
+for c in tsconfig.json tsconfig.node.json tsconfig.bare.json; do
+  (cd tests/types && npx --no-install tsc --noEmit -p "$c") && echo "tsc: ok ($c)" || status=1
+done
+node tests/types/check-errors.mjs || status=1
 
 exit $status

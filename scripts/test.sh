@@ -9,6 +9,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
 export FLOE_SHARED=$SHARED
+if [ ! -d "$SHARED/conformance" ] || [ ! -d "$SHARED/interop" ]; then
+  echo "test: the shared scenarios are expected in $SHARED/conformance and $SHARED/interop" >&2
+  echo "test: put the shared folder next to the repository, or set FLOE_SHARED to it" >&2
+  exit 1
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

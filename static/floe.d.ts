@@ -1,7 +1,23 @@
 // Types of floe.mjs: the Floe agent context engine compiled to WebAssembly.
 // Messages are the OmniMessage protocol's JSON (PROTOCOL.md), as plain
 // objects. Every message is one union, discriminated by `type` and by
-// `payload.type`, so a `switch` narrows it.
+// `payload.type`, so a `switch` narrows it. The types need neither the DOM
+// lib nor @types/node: the platform types they name (AbortSignal, URL,
+// Response, WebAssembly.Module) come from whichever the project has.
+
+// ---- platform types ---------------------------------------------------------------
+
+type GlobalClass<K extends string, Fallback> = typeof globalThis extends { [k in K]: { prototype: infer T } } ? T : Fallback;
+/** The platform's AbortSignal (DOM or Node), or its minimal shape when neither lib is loaded. */
+export type AbortSignal = GlobalClass<"AbortSignal", {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}>;
+type URLType = GlobalClass<"URL", { readonly href: string }>;
+type ResponseType = GlobalClass<"Response", { readonly ok: boolean; readonly url: string; arrayBuffer(): Promise<ArrayBuffer> }>;
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : { readonly __wasmModule: unique symbol };
 
 // ---- protocol enums -------------------------------------------------------------
 
@@ -279,9 +295,13 @@ export interface GenerateParams {
   /** Only the new input of this request, never history. */
   newMessages: OmniMessage[];
   /** Absent = the model's default; compaction requests never set it. */
-  thinkingLevel?: string;
+  thinkingLevel?: string | undefined;
   /** Aborts when the run is aborted; end promptly with status "aborted". */
   signal: AbortSignal;
+  /** The session's tool list (the same frozen array on every request; [] when none). */
+  tools: readonly ToolDefinition[];
+  /** The session_meta's system_prompt ("" when none). */
+  systemPrompt: string;
 }
 
 /**
@@ -301,7 +321,29 @@ export interface LLM {
   streamGenerate(params: GenerateParams): Producer<Outcome | void>;
   /** A resumed session hands the replayed history to a fresh context. */
   loadHistory?(history: OmniMessage[]): void | Promise<void>;
+  /** session_meta.provider of a session made without meta.provider (default "custom"). */
+  readonly provider?: string | undefined;
+  /** session_meta.model_id of a session made without meta.model_id (default "custom"). */
+  readonly modelId?: string | undefined;
+  /** session_meta.model_context_window (default 0: unknown). */
+  readonly contextWindow?: number | string | undefined;
 }
+
+/** What createSession accepts as llm before CheckModel looks at its yields. */
+export interface ModelShape {
+  streamGenerate(params: GenerateParams): AsyncIterator<OmniMessage | ({ type: string } & object), Outcome | void, undefined>;
+  loadHistory?(history: OmniMessage[]): void | Promise<void>;
+}
+
+/**
+ * The compile-time check of a model's yields: unknown when streamGenerate
+ * yields OmniMessages, else a type whose text says what is wrong.
+ */
+export type CheckModel<L> = L extends { streamGenerate(params: GenerateParams): AsyncIterator<infer Y, any, any> }
+  ? [Y] extends [OmniMessage]
+    ? unknown
+    : { llm: { streamGenerate: "Error: a yield of streamGenerate is not an OmniMessage (floe.msg builds them)" } }
+  : unknown;
 
 /** Decides one real tool call. Throwing, rejecting or any other value means "deny". */
 export type Approver = (toolCall: ToolCallMessage) => Decision | Promise<Decision>;
@@ -309,7 +351,7 @@ export type Approver = (toolCall: ToolCallMessage) => Decision | Promise<Decisio
 export interface ToolRequest {
   toolCall: ToolCallMessage;
   /** The run's approver, for tools that start subagents; absent when the run has none. */
-  approve?: Approver;
+  approve?: Approver | undefined;
   /** Aborts when the run is aborted. */
   signal: AbortSignal;
 }
@@ -337,60 +379,114 @@ export interface TraceSink {
   rotate?(): void | Promise<void>;
 }
 
+/**
+ * What a diagnostic is about: "trace" (a Trace write failed), "approver" (an
+ * approver failed: deny), "tool" (a tool's message was dropped, or it failed
+ * after its output), "llm" (a model's message was dropped or not dispatched,
+ * loadHistory failed), "panic" (a recovered Go panic, with stack),
+ * "subagent" (a subagent run could not start), "clock" (the injected clock
+ * failed).
+ */
+export type DiagnosticKind = "trace" | "approver" | "tool" | "llm" | "panic" | "subagent" | "clock";
+
 export interface Diagnostic {
-  kind: "trace" | "approver" | "tool" | "llm" | "panic" | "clock" | (string & {});
+  kind: DiagnosticKind;
   message: string;
   stack?: string;
 }
 
 // ---- options ---------------------------------------------------------------------------------
 
-/** ENGINE.md §2; an absent key takes the default, a present 0 means zero. */
+/**
+ * ENGINE.md §2; an absent key takes the default, a present 0 means zero.
+ * A plain object (an array, Map or Date is "bad_argument"); every number is
+ * an integer in the range given, else "bad_argument" naming the key.
+ */
 export interface Config {
-  /** Turns per run; ≤ 0 = no cap (default). */
+  /** Turns per run; ≤ 0 = no cap (default). −(2^31 − 1) … 2^31 − 1. */
   maxTurns?: number;
-  /** Retries per turn (default 5). */
+  /** Retries per turn (default 5). 0 … 2^31 − 1. */
   maxReconnects?: number;
-  /** Backoff base in ms (default 2000). */
+  /** Backoff base in ms (default 2000). 0 … 2^31 − 1 (the longest timer hosts honour, about 24.8 days). */
   reconnectBackoffMs?: number;
-  /** Backoff ceiling in ms (default 30000). */
+  /** Backoff ceiling in ms (default 30000). 0 … 2^31 − 1. */
   reconnectBackoffMaxMs?: number;
-  /** Retries per compaction (default: maxReconnects). */
+  /** Retries per compaction (default: maxReconnects). 0 … 2^31 − 1. */
   compactionMaxReconnects?: number;
   /** Automatic compaction; needs newLLM. */
   compaction?: {
+    /** > 0: compact when the last request's total reaches it; ≤ 0: never. A safe integer. */
     maxContextLength?: number;
+    /** > 0: compact when the context's turn count reaches it; ≤ 0: never. A safe integer. */
     maxSessionTurns?: number;
     mode: CompactionMode;
     prompt?: string;
   };
 }
 
+/**
+ * Every value is read once, when the function is called, on the JavaScript
+ * side: a getter or Proxy that throws, a BigInt, a circular or too deeply
+ * nested value is "bad_argument" naming the option.
+ */
 export interface SessionOptions {
-  /** The session's session_meta payload. */
-  meta: SessionMetaPayload;
-  llm: LLM;
-  /** A fresh model context after a compaction. */
-  newLLM?: (sessionTokens: TokenCounts) => LLM;
-  /** Runs approved tools; without it every tool call fails. */
-  environment?: Environment;
-  /** Announced with tool_list_ready on the first run. */
-  tools?: ToolDefinition[];
-  config?: Config;
+  /**
+   * The session's session_meta payload, checked per PROTOCOL.md §2: every
+   * key present with its type ("bad_argument" naming the key). Absent keys
+   * take defaults: session_id a new newSessionId(), provider / model_id /
+   * model_context_window from llm.provider / llm.modelId / llm.contextWindow
+   * ("custom", "custom", 0), system_prompt from system (""), agent_state
+   * "floe", workspace the page's origin (Node: the working directory). The
+   * session_id names the Trace files `<yyyy-mm-dd>/<session_id>_NNN.jsonl`:
+   * non-empty, at most 200 bytes, no "/", "\" or control character, not
+   * starting with "." (e.g. the reference's
+   * `session-YYYY-MM-DD-HH-mm-ss-<8 hex>`).
+   */
+  meta?: Partial<SessionMetaPayload> | undefined;
+  /** Your model callbacks, or a built-in adapter (floe.openai() and the like). */
+  llm: LLM | Model;
+  /** The system prompt (session_meta.system_prompt). */
+  system?: string | undefined;
+  /**
+   * A fresh model context after a compaction. With a Model as llm it may be
+   * left out: the model is its own factory (a fresh context of the same
+   * model). A Model here means a fresh context of that model.
+   */
+  newLLM?: ((sessionTokens: TokenCounts) => LLM | Model) | Model | undefined;
+  /**
+   * Runs approved calls of tools that are not tool()s; without it (and
+   * without tool()s) every tool call fails.
+   */
+  environment?: Environment | undefined;
+  /**
+   * Announced with tool_list_ready on the first run and handed to the model.
+   * tool()s run themselves; plain definitions run through environment.
+   */
+  tools?: ReadonlyArray<Tool<any> | ToolDefinition> | undefined;
+  config?: Config | undefined;
   /** Default: real time. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Also receives every Trace record, whatever the store. */
-  trace?: TraceSink;
+  trace?: TraceSink | undefined;
   /** Failures that do not change the stream (store failures: kind "trace"). */
-  onDiagnostic?: (d: Diagnostic) => void;
-  /** How long a callback may run on after its abort before it is abandoned (default 1000). */
-  abortGraceMs?: number;
+  onDiagnostic?: ((d: Diagnostic) => void) | undefined;
+  /** How long a callback may run on after its abort before it is abandoned (default 1000). 0 … 2^31 − 1. */
+  abortGraceMs?: number | undefined;
+  /**
+   * For a model without vision (ENGINE.md E-11.6): receives each steering entry
+   * that holds an image_url, before it is wrapped into its [user_steering] block,
+   * and returns the messages to deliver instead, typically each image saved and
+   * replaced by a user text "[attached image: <path>]". A run's own prompt is
+   * yours to fold before run(). A throw, a rejection or a result that still
+   * holds an image_url drops the images (the block says so; an "llm" diagnostic).
+   */
+  foldInputImages?: ((messages: OmniMessage[]) => OmniMessage[] | Promise<OmniMessage[]>) | undefined;
   /**
    * Where the session's Trace is persisted: default "indexeddb" in a browser,
    * "memory" elsewhere; false persists nothing. An id already stored is not
    * written again (a "trace" diagnostic): resume it with resumeSession.
    */
-  store?: StoreOption | false;
+  store?: StoreOption | false | undefined;
 }
 
 /**
@@ -401,14 +497,14 @@ export interface SessionOptions {
 export type StoreOption = "indexeddb" | "memory" | { dir: string };
 
 /** Options of resumeSession: a session's options without meta (the Trace's session_meta is used). */
-export interface ResumeOptions extends Omit<SessionOptions, "meta" | "store"> {
+export interface ResumeOptions extends Omit<SessionOptions, "meta" | "store" | "system"> {
   /** Default as for SessionOptions.store. */
-  store?: StoreOption;
+  store?: StoreOption | undefined;
 }
 
 /** The store option of the session functions; the default is SessionOptions.store's. */
 export interface StoreOptions {
-  store?: StoreOption;
+  store?: StoreOption | undefined;
 }
 
 /** One stored session, as listSessions returns it. */
@@ -434,11 +530,11 @@ export interface TraceFile {
 
 export interface RunOptions {
   /** Absent: every tool call is denied. */
-  approve?: Approver;
+  approve?: Approver | undefined;
   /** Aborting it aborts the run; the stream ends with an abort message. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Forwarded to every request of the run. */
-  thinkingLevel?: string;
+  thinkingLevel?: string | undefined;
 }
 
 /**
@@ -464,27 +560,51 @@ export interface Session {
    * it, the first next() rejects with "session_busy" and nothing is run.
    */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
-  /** Queues steering for the run in flight; false when none is. */
-  steer(input: string | OmniMessage[]): boolean;
+  /**
+   * Queues steering for the run in flight (E-11.1) and returns its id (an
+   * integer ≥ 1, so truthy) for unsteer(); false when no run is in flight.
+   * Input with no steering content (only blank text) queues nothing and
+   * still gets an id. An invalid OmniMessage is "bad_argument".
+   */
+  steer(input: string | OmniMessage[]): SteerID | false;
+  /**
+   * Withdraws the steering steer() returned id for, if it has not been
+   * delivered yet (E-11.2); true when it was still pending. False once it
+   * was delivered, withdrawn, or dropped at the end of its run. An id that
+   * is not an integer ≥ 1 is "bad_argument".
+   */
+  unsteer(id: SteerID): boolean;
   /** Wakes a pending reconnect backoff; false when none is pending. */
   skipReconnectWait(): boolean;
   /** A manual compaction between runs. */
-  compact(options?: { signal?: AbortSignal }): MessageStream;
+  compact(options?: { signal?: AbortSignal | undefined }): MessageStream;
   compactability(): Compactability;
-  /** Aborts the run in flight, if any; later calls throw "closed". */
+  /**
+   * Aborts the run or compaction in flight, if any, as its signal would:
+   * its stream still delivers the rest, request_end{aborted} … abort last,
+   * as in the Trace. Resolves once that stream has ended and its records
+   * are stored (whether or not its consumer is pulling); the same promise
+   * on every call. Later calls of other methods throw "closed". Called from
+   * inside a callback of the run, do not await it there: the run ends only
+   * after that callback returns (or is abandoned after abortGraceMs).
+   */
   close(): Promise<void>;
 }
+
+/** The id of one steer() call (an integer ≥ 1, unique within the session). */
+export type SteerID = number;
 
 /** A child session for a tool (ENGINE.md §15). */
 export interface Subagent {
   readonly id: string;
   /** The child's messages, origin prepended; the first run starts with its session_meta. */
-  run(prompt: string, options?: { approve?: Approver; signal?: AbortSignal }): MessageStream;
+  run(prompt: string, options?: { approve?: Approver | undefined; signal?: AbortSignal | undefined }): MessageStream;
   close(): void;
 }
 
 export interface Floe {
-  createSession(options: SessionOptions): Session;
+  /** A yield that is not an OmniMessage in options.llm is a compile error naming it (see CheckModel). */
+  createSession<L extends ModelShape | Model = LLM>(options: Omit<SessionOptions, "llm"> & { llm: L } & CheckModel<L>): Session;
   createSubagent(options: SessionOptions): Subagent;
   /**
    * Resumes a stored session (ENGINE.md §17) with fresh callbacks: history
@@ -507,6 +627,103 @@ export interface Floe {
   /** Deletes a stored session ("not_found" if there is none). */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
+  tool: typeof tool;
+  /** A tool running a child session per call (ENGINE.md §15); see SubagentToolSpec. */
+  subagentTool(spec: SubagentToolSpec): Tool<{ prompt: string }>;
+  msg: typeof msg;
+  isMessage: typeof isMessage;
+  transcript: typeof transcript;
+}
+
+// ---- models: the built-in adapters ----------------------------------------------------------
+
+declare const modelBrand: unique symbol;
+
+/**
+ * A built-in model adapter to pass as `llm` (or `newLLM`): the session runs
+ * it in Go inside floe.wasm, reading the provider's stream through `fetch`.
+ * A frozen description; the key is not one of its properties. One Model may
+ * serve any number of sessions (each gets its own context).
+ */
+export interface Model {
+  readonly [modelBrand]: true;
+  readonly provider: "openai-chat" | "openai-responses" | "anthropic";
+  readonly model: string;
+  /** Without a trailing slash. */
+  readonly baseURL: string;
+}
+
+export interface ModelOptions {
+  /** The model name the server knows. */
+  model: string;
+  /**
+   * Sent only to baseURL (redirects are not followed): `Authorization:
+   * Bearer` for OpenAI, `x-api-key` for Anthropic.
+   */
+  apiKey?: string;
+  /** Requests go to baseURL + "/chat/completions", "/responses" or "/messages". */
+  baseURL?: string;
+  /** Extra request headers (also sent only to baseURL). */
+  headers?: Record<string, string>;
+  /** max_tokens (max_output_tokens on the Responses API); Anthropic's default is 8192. */
+  maxTokens?: number;
+  temperature?: number;
+  /** Sent as top_p. */
+  topP?: number;
+  /**
+   * The default of RunOptions.thinkingLevel for this model's runs:
+   * reasoning_effort (Chat), reasoning.effort (Responses), Anthropic's
+   * budget_tokens ("minimal" 1024, "low" 2048, "medium" 8192, "high" 16384,
+   * "max" 32768, or a number of tokens as a string; "none"/"off": none).
+   */
+  thinkingLevel?: string;
+  /** Members added to every request body (provider-specific fields such as seed or top_k). */
+  body?: Record<string, unknown>;
+  /**
+   * The fetch function requests go through; default globalThis.fetch, looked
+   * up at each request. Must return a Response whose body is a
+   * ReadableStream of Uint8Array chunks.
+   */
+  fetch?: (url: string, init: FetchInit) => Promise<ResponseType>;
+}
+
+/** What a model's fetch is called with. */
+export interface FetchInit {
+  method: "POST";
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+  redirect: "manual";
+}
+
+/** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
+export interface OpenAIOptions extends ModelOptions {}
+
+/** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter…; apiKey optional. */
+export interface OpenAICompatibleOptions extends ModelOptions {
+  baseURL: string;
+}
+
+export interface AnthropicOptions extends ModelOptions {
+  /**
+   * Sends `anthropic-dangerous-direct-browser-access: true`, which Anthropic
+   * requires of requests from a page, a Worker or an extension. Default: true
+   * in a browser, false in Node.
+   */
+  browserAccess?: boolean;
+  /** The anthropic-version header (default "2023-06-01"). */
+  version?: string;
+}
+
+export interface Floe {
+  /** OpenAI Chat Completions. */
+  openai(options: OpenAIOptions): Model;
+  /** An OpenAI-compatible server (the Chat Completions wire). */
+  openaiCompatible(options: OpenAICompatibleOptions): Model;
+  /** The OpenAI Responses API (also Azure OpenAI, LM Studio). */
+  openaiResponses(options: OpenAIOptions): Model;
+  /** Anthropic Messages. */
+  anthropic(options: AnthropicOptions): Model;
 }
 
 // ---- errors and loading -----------------------------------------------------------------------
@@ -523,7 +740,9 @@ export type FloeErrorCode =
   /** A Trace that does not read (file and line named), or is not resumable. */
   | "invalid_trace"
   /** The store failed: quota, IndexedDB unavailable (private mode), a blocked upgrade, I/O. */
-  | "storage";
+  | "storage"
+  /** load(): the bytes are not a WebAssembly module (an HTML page: the message names the likely cause), or no file was found. */
+  | "bad_wasm";
 
 /** Thrown or rejected for API misuse only; callback failures are messages on the stream. */
 export interface FloeError extends Error {
@@ -541,11 +760,221 @@ export interface LoadOptions {
    * read with node:fs. Serve it as application/wasm to compile while it
    * downloads.
    */
-  wasm?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module;
+  wasm?: string | URLType | ArrayBuffer | ArrayBufferView | ResponseType | WasmModule | undefined;
 }
 
 /** Loads floe.wasm once; later calls return the same Floe. */
 export function load(options?: LoadOptions): Promise<Floe>;
 
-declare const floe: { load: typeof load; isFloeError: typeof isFloeError };
+declare const floe: {
+  load: typeof load;
+  isFloeError: typeof isFloeError;
+  tool: typeof tool;
+  msg: typeof msg;
+  isMessage: typeof isMessage;
+  transcript: typeof transcript;
+};
 export default floe;
+
+// ---- tools ------------------------------------------------------------------------------------
+
+/** A JSON value. */
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+
+/**
+ * A JSON Schema of the supported keyword set (README: Tools): type
+ * (incl. "integer" and arrays with "null"), nullable, enum, const,
+ * properties, required, additionalProperties, min/maxProperties, items,
+ * prefixItems, min/maxItems, uniqueItems, minimum, maximum,
+ * exclusiveMinimum/Maximum, multipleOf, min/maxLength, pattern,
+ * anyOf/oneOf/allOf/not, $ref to local $defs; annotations ignored. Any
+ * other keyword makes tool() throw.
+ */
+export type JSONSchema = boolean | { [keyword: string]: unknown };
+
+/** What a tool's execute may return: the output text, a value serialized as JSON, output with images, or output fragments. */
+export type ToolResult = string | { output: string; images?: string[] | undefined } | ToolFragments | JSONValue | void;
+/** Output fragments (an async generator yielding strings), streamed as partial_tool_call_output deltas. */
+export type ToolFragments = AsyncIterable<string>;
+
+export interface ToolContext {
+  /** Aborts when the run is aborted. */
+  signal: AbortSignal;
+  toolCall: ToolCallMessage;
+  /** A string streams an output fragment (part of the output); a message with origin is forwarded as is (a subagent's). */
+  emit(fragmentOrForwarded: string | OmniMessage): void;
+  /** The run's approver (for subagents); absent when the run has none. */
+  approve?: Approver | undefined;
+}
+
+export interface ToolSpec<A, R = ToolResult> {
+  name: string;
+  description?: string | undefined;
+  /** The arguments' JSON Schema; default { type: "object", properties: {} }. */
+  parameters?: JSONSchema | undefined;
+  /**
+   * Runs one approved call with the parsed arguments, valid against
+   * parameters (invalid ones never get here: the call gets a failed
+   * output naming what was wrong). Throwing is a tool error.
+   */
+  execute(args: A, context: ToolContext): R;
+}
+
+/**
+ * The compile-time check of what a tool's execute returns: unknown when it
+ * is a ToolResult (or a Promise of one), else a type whose text says what is
+ * wrong, so the error reads it.
+ */
+export type CheckToolResult<R> = [Awaited<R>] extends [infer V]
+  ? V extends AsyncIterable<infer Y>
+    ? [Y] extends [string]
+      ? unknown
+      : { execute: "Error: a tool's async generator must yield strings (its output fragments)" }
+    : [V] extends [ToolResult]
+      ? unknown
+      : { execute: "Error: a tool's execute must return a string, a JSON value, { output, images }, or an async iterable of strings" }
+  : never;
+
+/** A tool made by tool(): a ToolDefinition that runs itself. */
+export interface Tool<A = Record<string, unknown>> extends ToolDefinition {
+  readonly description: string;
+  readonly execute: (args: A, context: ToolContext) => ToolResult | Promise<ToolResult>;
+}
+
+/**
+ * Makes a tool. A is the arguments' type (declare it to match parameters).
+ * Throws "bad_argument" for a schema with an unsupported or malformed keyword.
+ */
+export function tool<A = Record<string, unknown>, R = ToolResult>(spec: ToolSpec<A, R> & CheckToolResult<R>): Tool<A>;
+
+export interface SubagentToolSpec {
+  /** Default "run_subagent". */
+  name?: string | undefined;
+  description?: string | undefined;
+  /** The child's session options for each call (source "subagent" is set). */
+  create(): SessionOptions | Promise<SessionOptions>;
+}
+
+// ---- builders and guards ----------------------------------------------------------------------
+
+type ModelMsg<P> = Envelope<"model_msg", P>;
+export type PartialTextMessage = ModelMsg<PartialTextPayload>;
+export type TokenUsageMessage = Envelope<"event_msg", TokenUsagePayload>;
+
+/** Builders of OmniMessages: the same shapes and key order as the Go omni builders; no timestamp. */
+export declare const msg: {
+  userText(text: string, sender?: Sender): ModelMsg<TextPayload>;
+  text(text: string, stopReason?: StopReason): ModelMsg<TextPayload>;
+  thinking(thinking: string, stopReason?: StopReason): ModelMsg<ThinkingPayload>;
+  /** args: the JSON text, or a value to serialize (default "{}"). */
+  toolCall(id: string, name: string, args?: string | JSONValue): ToolCallMessage;
+  toolOutput(id: string, output: string, stopReason?: StopReason, images?: string[]): ModelMsg<ToolCallOutputPayload>;
+  partialText(eventType: EventType, text?: string, stopReason?: StopReason): ModelMsg<PartialTextPayload>;
+  partialThinking(eventType: EventType, thinking?: string, stopReason?: StopReason): ModelMsg<PartialThinkingPayload>;
+  partialToolCall(eventType: EventType, args: string, id: string, name: string, stopReason?: StopReason): ModelMsg<PartialToolCallPayload>;
+  partialToolOutput(eventType: EventType, output: string, id: string, stopReason?: StopReason): ModelMsg<PartialToolCallOutputPayload>;
+  /** Absent counts are 0; request defaults to session. */
+  tokenUsage(session: Partial<TokenCounts>, request?: Partial<TokenCounts>): TokenUsageMessage;
+};
+
+/** The payload types (and "session_meta"). */
+export type MessageType = NonNullable<OmniMessage["payload"]["type"]> | "session_meta";
+/** The message whose payload type (or, for "session_meta", envelope type) is T. */
+export type MessageOf<T extends MessageType> = T extends "session_meta"
+  ? SessionMetaMessage
+  : Extract<ModelMessage | EventMessage, { payload: { type: T } }>;
+
+/** Narrows a whole message by its payload type: isMessage(m, "tool_call") gives a ToolCallMessage. */
+export function isMessage<T extends MessageType>(m: OmniMessage | null | undefined, type: T): m is MessageOf<T>;
+
+/** A session id in the reference's format session-YYYY-MM-DD-HH-mm-ss-<8 hex> (UTC). */
+export function newSessionId(now?: number): string;
+
+// ---- transcript -------------------------------------------------------------------------------
+
+export interface TextItem {
+  kind: "text" | "thinking";
+  /** The text so far. */
+  text: string;
+  /** The complete message arrived. */
+  done: boolean;
+}
+
+export type CardStatus = "streaming" | "awaiting_approval" | "running" | "done" | "failed" | "aborted" | "denied";
+
+/** A tool call and its output, paired by tool_call_id and origin. */
+export interface ToolCard {
+  kind: "tool";
+  id: string;
+  name: string;
+  /** The origin chain of the call ([] for the session's own). */
+  origin: string[];
+  /** The arguments' JSON text so far. */
+  arguments: string;
+  /** The parsed arguments, once the complete tool_call arrived (undefined if not JSON). */
+  args: unknown;
+  status: CardStatus;
+  decision: Decision | null;
+  /** The output so far, then the complete output. */
+  output: string;
+  images: string[];
+  stopReason: StopReason | null;
+  /** Output arrived after its turn's request_end. */
+  late: boolean;
+  /** The index of its turn in turns. */
+  turn: number;
+}
+
+export interface UserTurn {
+  role: "user";
+  text: string;
+  sender: Sender;
+}
+
+/** One model request. */
+export interface AssistantTurn {
+  role: "assistant";
+  items: Array<TextItem | ToolCard>;
+  status: "streaming" | StopReason;
+  error: string | null;
+  /** This request's token counts. */
+  usage: TokenCounts | null;
+  attempt: number | null;
+}
+
+export interface Transcript {
+  /** User texts and one assistant turn per model request, in stream order. */
+  readonly turns: Array<UserTurn | AssistantTurn>;
+  /** The text streamed so far in the last assistant turn. */
+  readonly text: string;
+  /** Cards whose tool_call arrived and whose approval_decision did not yet: this transcript's, then its subagents'. */
+  readonly pendingApprovals: ToolCard[];
+  /** The reconnect being waited for; null when none. until: ms since the epoch, from the message's timestamp. */
+  readonly retry: { attempt: number | null; inMs: number; until: number | null; error: string | null } | null;
+  readonly status: "idle" | "running" | "done" | "aborted";
+  readonly abortReason: string | null;
+  /** The session's token counts of the last token_usage. */
+  readonly usage: TokenCounts | null;
+  /** The session_meta payload (a subagent's stream starts with one). */
+  readonly meta: SessionMetaPayload | null;
+  readonly compaction: { reason: CompactionReason; mode: CompactionMode; status: StopReason | null; error: string | null } | null;
+  /** Subagents' transcripts by child session id (origin[0]). */
+  readonly subagents: Map<string, Transcript>;
+  /** This transcript's origin chain ([] for the root). */
+  readonly origin: string[];
+  /** Grows on every change. */
+  readonly version: number;
+  /** This transcript's own cards, in call order. */
+  readonly cards: ToolCard[];
+  /** The card of a call: its tool_call_id and origin chain. */
+  card(toolCallId: string, origin?: string[]): ToolCard | undefined;
+  push(message: OmniMessage): void;
+  /** Pushes every message of a stream, then end(). */
+  consume(stream: AsyncIterable<OmniMessage>): Promise<Transcript>;
+  /** The run ended: status "done" unless aborted. */
+  end(): void;
+  /** fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */
+  subscribe(fn: (t: Transcript, m: OmniMessage | null) => void): () => void;
+}
+
+export function transcript(options?: { onChange?: ((t: Transcript, m: OmniMessage | null) => void) | undefined } | ((t: Transcript, m: OmniMessage | null) => void)): Transcript;

@@ -7,6 +7,13 @@
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
 // an extension page and Node 20.
 import "./wasm_exec.js";
+import { applyDefaults } from "./options.mjs";
+import { subagentTool, tool } from "./tool.mjs";
+import { isMessage, msg } from "./msg.mjs";
+import { transcript } from "./transcript.mjs";
+
+export { tool, msg, isMessage, transcript };
+export { newSessionId } from "./options.mjs";
 
 // End codes of a producer batch (jsbridge/registry.go).
 const END_MORE = 0;
@@ -22,6 +29,9 @@ const BATCH_CAP = 512;
 // with it uses the run's approver without a round trip through JavaScript.
 const TOOL_APPROVE = Symbol("floe.toolApprove");
 
+// The key of the test hooks on a Floe object (not enumerable).
+const DEBUG = Symbol.for("floe.debug");
+
 /** An Error whose name is "FloeError", with a code. */
 function floeError(code, message) {
   const e = new Error(message);
@@ -35,20 +45,34 @@ export function isFloeError(e) {
   return e instanceof Error && e.name === "FloeError" && typeof e.code === "string";
 }
 
-/** The message of a thrown value (ENGINE.md E-1.3). */
+/** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
 function errMessage(e) {
-  if (e instanceof Error) return String(e.message);
+  try {
+    if (e instanceof Error) return String(e.message);
+  } catch {}
   try {
     return String(e);
-  } catch {
+  } catch {}
+  try {
     return Object.prototype.toString.call(e);
+  } catch {
+    return "a value that cannot be read";
   }
 }
 
+/** Names the type of v for error messages; never throws (a Proxy may). */
 function describe(v) {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+  if (v === undefined) return "undefined";
+  if (typeof v === "function") return "a function";
+  if (typeof v !== "object") return `a ${typeof v}`;
+  try {
+    if (Array.isArray(v)) return "an array";
+    const proto = Object.getPrototypeOf(v);
+    const name = proto === null || proto === Object.prototype ? "" : proto.constructor?.name;
+    if (typeof name === "string" && name !== "") return (/^[AEIOU]/.test(name) ? "an " : "a ") + name;
+  } catch {}
+  return "an object";
 }
 
 const isObject = (v) => v !== null && typeof v === "object";
@@ -59,19 +83,95 @@ function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
 
-// Runs f at the next macrotask.
-const macrotask =
-  typeof setImmediate === "function"
-    ? setImmediate
-    : (() => {
-        const ch = new MessageChannel();
-        const queue = [];
-        ch.port1.onmessage = () => queue.shift()();
-        return (f) => {
-          queue.push(f);
-          ch.port2.postMessage(0);
-        };
-      })();
+// User-supplied values are read here, on the JavaScript side, and only
+// plain data (strings, numbers, booleans, the shim's own objects) crosses
+// into Go: a getter or Proxy trap that throws while Go reads a value would
+// unwind through Go's frames and leave its call unfinished forever.
+
+/** Reads obj[key]; a throwing getter or Proxy trap is bad_argument naming it. */
+function get(obj, key, name) {
+  try {
+    return obj[key];
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/** Array.isArray that names the value when a Proxy throws. */
+function isArray(v, name) {
+  try {
+    return Array.isArray(v);
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/**
+ * Checks that v is an object of options: not an array, Map, Date or other
+ * built-in collection (class instances and objects of another realm are
+ * fine).
+ */
+function plainObject(v, name, want = "an object") {
+  let tag;
+  try {
+    tag = isObject(v) && !Array.isArray(v) ? Object.prototype.toString.call(v) : "";
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+  if (tag !== "[object Object]") throw badArg(name, want, v);
+  return v;
+}
+
+/**
+ * JSON.stringify of a user value: BigInt, circular, too deeply nested
+ * values and throwing getters or toJSON are bad_argument naming it.
+ */
+function jsonArg(v, name) {
+  let s;
+  try {
+    s = JSON.stringify(v);
+  } catch (e) {
+    const why = e instanceof RangeError ? "is nested too deeply for JSON" : "cannot be encoded as JSON";
+    throw floeError("bad_argument", `${name}: ${why}: ${errMessage(e)}`);
+  }
+  if (typeof s !== "string") throw badArg(name, "a value JSON can encode", v);
+  return s;
+}
+
+// The largest values the engine honours: a duration in milliseconds must
+// fit the hosts' timers (setTimeout fires at once beyond 2^31 − 1 ms, about
+// 24.8 days); a count, an int32; a token or turn limit, an exact integer.
+const MAX_MS = 2 ** 31 - 1;
+const MAX_COUNT = 2 ** 31 - 1;
+
+/** Checks an integer option in [min, max]. */
+function intArg(v, name, max, min = 0) {
+  if (typeof v !== "number") throw badArg(name, "a number", v);
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw floeError("bad_argument", `${name}: want an integer from ${min} to ${max}, got ${v}`);
+  }
+  return v;
+}
+
+// Runs f at the next macrotask: setImmediate (Node), else a MessageChannel
+// (pages, Workers; made on first use), else setTimeout (a Cloudflare Worker
+// without the expose_global_message_channel flag).
+let macrotaskImpl = null;
+function macrotask(f) {
+  if (!macrotaskImpl) {
+    if (typeof setImmediate === "function") macrotaskImpl = setImmediate;
+    else if (typeof MessageChannel === "function") {
+      const ch = new MessageChannel();
+      const queue = [];
+      ch.port1.onmessage = () => queue.shift()();
+      macrotaskImpl = (g) => {
+        queue.push(g);
+        ch.port2.postMessage(0);
+      };
+    } else macrotaskImpl = (g) => setTimeout(g, 0);
+  }
+  macrotaskImpl(f);
+}
 
 // ---- loading ----------------------------------------------------------------
 
@@ -96,7 +196,6 @@ async function doLoad(opts) {
   const Go = globalThis.Go;
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
-  if (isNode) await useNodeFS();
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
@@ -104,7 +203,8 @@ async function doLoad(opts) {
   go.argv = ["floe", readyName];
   go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
-    const instance = await instantiate(opts.wasm ?? (await defaultWasm()), go.importObject);
+    const wasm = get(opts, "wasm", "load: opts.wasm");
+    const instance = await (wasm != null ? instantiate(wasm, go.importObject) : instantiateDefault(go.importObject));
     let exited = false;
     const run = go.run(instance);
     const gone = run.then(() => {
@@ -113,40 +213,31 @@ async function doLoad(opts) {
     });
     const api = await Promise.race([ready, gone]);
     gone.catch(() => {});
-    return makeFloe(api, () => exited);
+    return makeFloe(api, () => exited, () => instance.exports.mem);
   } finally {
     delete globalThis[readyName];
   }
 }
 
-// In Node the default is floe-node.wasm, the build with directory stores
-// (floe.wasm when it is missing); elsewhere floe.wasm.
-async function defaultWasm() {
-  const browser = new URL("./floe.wasm", import.meta.url);
-  if (!isNode || browser.protocol !== "file:") return browser;
-  // Built from parts so that bundlers do not copy the Node build (3.9 MB)
-  // into browser bundles; they only follow literal new URL() arguments.
-  const nodeName = "./floe-node" + ".wasm";
-  const node = new URL(nodeName, import.meta.url);
+// The default floe.wasm is the one beside this module, as bundlers emit
+// it. A dev server that pre-bundled the package away from its files (Vite 7's
+// dependency optimizer, node_modules/.vite/deps/) serves the package's own
+// file from node_modules instead.
+async function instantiateDefault(imports) {
+  const here = new URL("./floe.wasm", import.meta.url);
   try {
-    await (await import("node:fs/promises")).access(node);
-    return node;
-  } catch {
-    return browser;
+    return await instantiate(here, imports);
+  } catch (e) {
+    if (!/\/node_modules\/\.vite\/deps\//.test(import.meta.url)) throw e;
+    return instantiate(new URL("/node_modules/@floehq/floe/floe.wasm", import.meta.url), imports);
   }
 }
 
-// In Node, Go's file system calls (the {dir} store) go through Node's fs, as
-// with the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
-async function useNodeFS() {
-  if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = (await import("node:fs")).default;
-}
-
+// This module fetches; reading files is the Node entry's (floe-node.mjs,
+// the package's "node" condition), so that browser bundles never see node:fs.
 async function instantiate(src, imports) {
   if (src instanceof WebAssembly.Module) return WebAssembly.instantiate(src, imports);
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
-    return (await WebAssembly.instantiate(src, imports)).instance;
-  }
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return fromBytes(src, "opts.wasm", imports);
   if (typeof Response === "function" && src instanceof Response) return fromResponse(src, imports);
   if (typeof src !== "string" && !(src instanceof URL)) {
     throw badArg("load: opts.wasm", "a URL, a string, an ArrayBuffer or a Response", src);
@@ -154,19 +245,50 @@ async function instantiate(src, imports) {
   const base = globalThis.location?.href ?? import.meta.url;
   const url = new URL(src, base);
   if (url.protocol === "file:") {
-    const { readFile } = await import("node:fs/promises");
-    return (await WebAssembly.instantiate(await readFile(url), imports)).instance;
+    throw floeError("bad_argument", `load: ${url.href} is a file: URL; in Node import the package by name: its "node" export condition reads files`);
   }
-  return fromResponse(await fetch(url), imports);
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (e) {
+    throw floeError("internal", `load: fetching ${url.href}: ${errMessage(e)}`);
+  }
+  return fromResponse(resp, imports, url.href);
 }
 
-async function fromResponse(resp, imports) {
-  if (!resp.ok) throw floeError("internal", `load: fetching ${resp.url}: HTTP ${resp.status}`);
+async function fromResponse(resp, imports, href = resp.url) {
+  if (!resp.ok) {
+    throw floeError("internal", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
+  }
   const type = resp.headers.get("content-type") ?? "";
   if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
     return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
   }
-  return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+  return fromBytes(await resp.arrayBuffer(), href, imports, type);
+}
+
+// fromBytes instantiates bytes after checking the wasm magic ("\0asm"):
+// an HTML page in their place is named with its likely causes.
+async function fromBytes(src, what, imports, type = "") {
+  const b = src instanceof ArrayBuffer ? new Uint8Array(src) : new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+  if (!(b.length >= 4 && b[0] === 0 && b[1] === 0x61 && b[2] === 0x73 && b[3] === 0x6d)) {
+    throw floeError("bad_wasm", notWasm(b, what, type));
+  }
+  return (await WebAssembly.instantiate(src, imports)).instance;
+}
+
+function notWasm(b, what, type) {
+  const head = new TextDecoder().decode(b.subarray(0, 64)).replace(/\s+/g, " ").trim();
+  const got = `${b.length} bytes${type ? ` of ${type}` : ""} starting ${JSON.stringify(head.slice(0, 40))}`;
+  if (/^(\ufeff)?\s*</.test(head) || type.startsWith("text/html")) {
+    return (
+      `load: ${what} is an HTML page, not floe.wasm (${got}). Likely causes: a dev server answering a missing file with its ` +
+      `index.html fallback, or a wrong path. Fix: serve floe.wasm next to floe.mjs (as application/wasm), or pass its real URL ` +
+      `with load({ wasm: url }); with a bundler, keep the package's own new URL("./floe.wasm", import.meta.url) (Vite: ` +
+      `optimizeDeps: { exclude: ["@floehq/floe"] } when its dev server pre-bundles the package)`
+    );
+  }
+  return `load: ${what} is not a WebAssembly module (${got}, want the magic bytes "\\0asm")`;
 }
 
 // ---- the API ------------------------------------------------------------------
@@ -182,7 +304,7 @@ function deferred() {
   return [promise, resolve, reject];
 }
 
-function makeFloe(api, exited) {
+function makeFloe(api, exited, memory) {
   api.useDeferred(deferred);
   // call runs a synchronous Go export: a returned Error is thrown.
   const call = (fn, ...args) => {
@@ -193,27 +315,31 @@ function makeFloe(api, exited) {
   };
 
   function createSession(opts) {
+    opts = applyDefaults(opts, "createSession", true);
     const spec = sessionSpec(api, "createSession", opts);
-    spec.store = storeArg(opts.store, "createSession: store", true);
+    spec.store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     const { id, handle } = call("createSession", spec);
-    return makeSession(id, handle, spec.store);
+    return makeSession(id, handle, spec.store, modelThinking(opts.llm));
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
   // Locks, each run and compaction holds the lock "floe:session:<id>" from
   // its first next() until its records are stored: one writer per session
   // across the tabs of an origin.
-  function makeSession(id, handle, store) {
+  function makeSession(id, handle, store, defaultThinking) {
     let closed = false;
+    let closing = null; // close()'s promise
     let running = false; // this object holds the session's lock
+    let active = null; // the stream of the last run or compaction
     const live = (fn) => {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
     const lockable = (store === "indexeddb" || store.startsWith("dir:")) && locks() != null;
-    // open starts a run or compaction: start(ended) → stream id.
-    const open = (fn, start) => {
-      if (!lockable || running) return new Stream(api, start(undefined));
-      return new LockedStream(id, fn, (release) => {
+    // open starts a run or compaction: start(ended) → stream id; signal is
+    // its stand-in signal (released if the run never starts).
+    const open = (fn, start, signal) => {
+      if (!lockable || running) return (active = new Stream(api, start(undefined)));
+      return (active = new LockedStream(id, fn, (release) => {
         running = true;
         const ended = () => {
           running = false;
@@ -225,7 +351,7 @@ function makeFloe(api, exited) {
           ended();
           throw e;
         }
-      });
+      }, () => signal?.unlink()));
     };
     return {
       id,
@@ -233,20 +359,32 @@ function makeFloe(api, exited) {
         live("run");
         if (!isObject(runOpts)) throw badArg("run: options", "an object", runOpts);
         const [kind, input] = inputArg(prompt, "run: prompt");
-        const { approve, signal, thinkingLevel } = runOpts;
+        const approve = get(runOpts, "approve", "run: approve");
+        const thinkingLevel = get(runOpts, "thinkingLevel", "run: thinkingLevel");
         if (approve != null && typeof approve !== "function") throw badArg("run: approve", "a function", approve);
         if (thinkingLevel != null && typeof thinkingLevel !== "string") {
           throw badArg("run: thinkingLevel", "a string", thinkingLevel);
         }
+        const signal = signalArg(get(runOpts, "signal", "run: signal"), "run: signal");
         const approveHost = approve == null ? undefined : approverHost(api, approve);
-        return open("run", (ended) =>
-          call("start", handle, kind, input, approveHost, signal ?? undefined, thinkingLevel ?? undefined, ended),
+        return open(
+          "run",
+          (ended) =>
+            withSignal(signal, () =>
+              call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? defaultThinking, ended),
+            ),
+          signal,
         );
       },
       steer(input) {
         live("steer");
         const [kind, data] = inputArg(input, "steer: input");
         return call("steer", handle, kind, data);
+      },
+      unsteer(steerID) {
+        live("unsteer");
+        if (!Number.isSafeInteger(steerID) || steerID < 1) throw badArg("unsteer: id", "an id returned by steer()", steerID);
+        return call("unsteer", handle, steerID);
       },
       skipReconnectWait() {
         live("skipReconnectWait");
@@ -255,21 +393,33 @@ function makeFloe(api, exited) {
       compact(compactOpts = {}) {
         live("compact");
         if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
-        return open("compact", (ended) => call("compact", handle, compactOpts.signal ?? undefined, ended));
+        const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
+        return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)), signal);
       },
       compactability() {
         live("compactability");
         return call("compactability", handle);
       },
+      // close aborts the run or compaction in flight, if any (its stream
+      // ends as an abort does: request_end{aborted} … abort), and resolves
+      // once that stream has ended and its records are stored.
       close() {
-        if (closed) return Promise.resolve();
+        if (closing) return closing;
         closed = true;
-        return call("closeSession", handle);
+        try {
+          closing = Promise.resolve(call("closeSession", handle))
+            .then(() => active?.drain())
+            .then(() => undefined);
+        } catch (e) {
+          closing = Promise.reject(e);
+        }
+        return closing;
       },
     };
   }
 
   function createSubagent(opts) {
+    opts = applyDefaults(opts, "createSubagent", true, "subagent");
     const spec = sessionSpec(api, "createSubagent", opts);
     const { id, handle } = call("createSubagent", spec);
     let closed = false;
@@ -279,13 +429,14 @@ function makeFloe(api, exited) {
         if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
         if (typeof prompt !== "string") throw badArg("subagent.run: prompt", "a string", prompt);
         if (!isObject(runOpts)) throw badArg("subagent.run: options", "an object", runOpts);
-        const { approve, signal } = runOpts;
+        const approve = get(runOpts, "approve", "subagent.run: approve");
         if (approve != null && typeof approve !== "function") {
           throw badArg("subagent.run: approve", "a function", approve);
         }
-        const toolID = approve?.[TOOL_APPROVE];
+        const toolID = approve == null ? undefined : get(approve, TOOL_APPROVE, "subagent.run: approve");
+        const signal = signalArg(get(runOpts, "signal", "subagent.run: signal"), "subagent.run: signal");
         const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
-        return new Stream(api, call("subagentRun", handle, prompt, approveHost, toolID, signal ?? undefined));
+        return new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal)));
       },
       close() {
         if (!closed) {
@@ -300,44 +451,48 @@ function makeFloe(api, exited) {
 
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
+    opts = applyDefaults(opts, "resumeSession", false);
     const spec = sessionSpec(api, "resumeSession", opts, false);
-    const store = storeArg(opts.store, "resumeSession: store");
+    const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
     const release = locks() != null && store !== "memory" ? await tryLock(id) : () => {};
     if (!release) throw busy("resumeSession", id);
     try {
       const { id: sid, handle } = await call("resumeSession", id, spec, store);
-      return makeSession(sid, handle, store);
+      return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
     }
   }
 
+  // storeOpt reads the store of a store function's options object.
+  const storeOpt = (opts, fn) => {
+    if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+    return storeArg(get(opts, "store", `${fn}: store`), `${fn}: store`);
+  };
+
   async function listSessions(opts = {}) {
-    if (!isObject(opts)) throw badArg("listSessions: options", "an object", opts);
-    const rows = await call("listSessions", storeArg(opts.store, "listSessions: store"));
+    const rows = await call("listSessions", storeOpt(opts, "listSessions"));
     return rows.map(([id, firstPrompt, lastActivity, size, files]) => ({ id, firstPrompt, lastActivity, size, files }));
   }
 
   async function exportSession(id, opts = {}) {
-    if (!isObject(opts)) throw badArg("exportSession: options", "an object", opts);
-    const files = await call("exportSession", id, storeArg(opts.store, "exportSession: store"));
+    if (typeof id !== "string") throw badArg("exportSession: id", "a string", id);
+    const files = await call("exportSession", id, storeOpt(opts, "exportSession"));
     return files.map(([name, text]) => ({ name, text }));
   }
 
   async function importSession(files, opts = {}) {
-    if (!isObject(opts)) throw badArg("importSession: options", "an object", opts);
-    if (typeof files === "string") files = [{ name: "", text: files }];
-    else if (!Array.isArray(files)) throw badArg("importSession: files", "an array of {name, text} or a JSONL string", files);
-    return call("importSession", files, storeArg(opts.store, "importSession: store"));
+    const store = storeOpt(opts, "importSession");
+    return call("importSession", filesArg(files, "importSession: files"), store);
   }
 
   async function deleteSession(id, opts = {}) {
-    if (!isObject(opts)) throw badArg("deleteSession: options", "an object", opts);
-    return call("deleteSession", id, storeArg(opts.store, "deleteSession: store"));
+    if (typeof id !== "string") throw badArg("deleteSession: id", "a string", id);
+    return call("deleteSession", id, storeOpt(opts, "deleteSession"));
   }
 
-  return {
+  const floe = {
     createSession,
     createSubagent,
     resumeSession,
@@ -346,48 +501,218 @@ function makeFloe(api, exited) {
     importSession,
     deleteSession,
     isFloeError,
-    /** Test hook: makes Go panic ("sync" in the export, "async" on a goroutine). */
-    _debugPanic(mode) {
-      return call("debugPanic", mode);
-    },
-    /** Test hook: batches carry every message as JSON (no fragment records) while on. */
-    _debugJSONOnly(on) {
-      jsonOnly = !!on;
-    },
+    tool,
+    subagentTool: (spec) => subagentTool(createSubagent, spec),
+    msg,
+    isMessage,
+    transcript,
+    ...modelFactories,
   };
+  // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
+  // in the export, "async" on a goroutine); jsonOnly(on) makes batches carry
+  // every message as JSON (no fragment records); memoryBytes() is the size
+  // of the Go instance's linear memory (it only grows).
+  Object.defineProperty(floe, DEBUG, {
+    value: Object.freeze({
+      panic: (mode) => call("debugPanic", mode),
+      jsonOnly: (on) => {
+        jsonOnly = !!on;
+      },
+      memoryBytes: () => memory().buffer.byteLength,
+    }),
+  });
+  return floe;
 }
 
 // inputArg converts a run or steer input: a string is one user text, an
 // array is OmniMessage[].
 function inputArg(v, name) {
   if (typeof v === "string") return ["text", v];
-  if (Array.isArray(v)) return ["json", JSON.stringify(v)];
+  if (isArray(v, name)) return ["json", jsonArg(v, name)];
   throw badArg(name, "a string or an OmniMessage[]", v);
+}
+
+// filesArg copies importSession's files into plain {name, text} objects
+// (one JSONL string is one file without a name).
+function filesArg(files, name) {
+  if (typeof files === "string") return [{ name: "", text: files }];
+  if (!isArray(files, name)) throw badArg(name, "an array of {name, text} or a JSONL string", files);
+  const n = get(files, "length", name);
+  if (n === 0) throw badArg(name, "a non-empty array of {name, text} or a JSONL string", files);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const at = `${name}[${i}]`;
+    const f = get(files, i, at);
+    if (!isObject(f)) throw badArg(at, "a {name, text} object", f);
+    const fileName = get(f, "name", `${at}.name`);
+    const text = get(f, "text", `${at}.text`);
+    if (typeof fileName !== "string") throw badArg(`${at}.name`, "a string", fileName);
+    if (typeof text !== "string") throw badArg(`${at}.text`, "a string", text);
+    out.push({ name: fileName, text });
+  }
+  return out;
+}
+
+// signalArg reads an optional AbortSignal on the JavaScript side and
+// returns the shim's stand-in that Go listens to (or undefined): Go never
+// touches the user's object. The stand-in's listener on the user's signal
+// is removed when Go removes its own (the run ended) or when the call that
+// was given it failed (withSignal).
+function signalArg(signal, name) {
+  if (signal == null) return undefined;
+  if (!isObject(signal)) throw badArg(name, "an AbortSignal", signal);
+  const aborted = get(signal, "aborted", name + ".aborted");
+  const add = get(signal, "addEventListener", name + ".addEventListener");
+  const remove = get(signal, "removeEventListener", name + ".removeEventListener");
+  if (typeof aborted !== "boolean" || typeof add !== "function" || typeof remove !== "function") {
+    throw badArg(name, "an AbortSignal", signal);
+  }
+  const listeners = new Set();
+  let linked = false;
+  const fire = () => {
+    for (const f of [...listeners]) {
+      try {
+        f();
+      } catch {}
+    }
+  };
+  const unlink = () => {
+    if (!linked) return;
+    linked = false;
+    try {
+      remove.call(signal, "abort", fire);
+    } catch {}
+  };
+  if (!aborted) {
+    try {
+      add.call(signal, "abort", fire);
+    } catch (e) {
+      throw floeError("bad_argument", `${name}.addEventListener threw: ${errMessage(e)}`);
+    }
+    linked = true;
+  }
+  return {
+    aborted,
+    addEventListener(_type, f) {
+      listeners.add(f);
+    },
+    removeEventListener(_type, f) {
+      listeners.delete(f);
+      if (listeners.size === 0) unlink();
+    },
+    unlink,
+  };
+}
+
+// withSignal runs f (a call into Go given the stand-in signal); when it
+// throws, the stand-in's listener on the user's signal is removed.
+function withSignal(signal, f) {
+  try {
+    return f();
+  } catch (e) {
+    signal?.unlink();
+    throw e;
+  }
 }
 
 // ---- session options --------------------------------------------------------------
 
+// The integer keys of config (floe.d.ts SessionConfig) with the range each
+// may take: a limit that is ≤ 0 disables it (ENGINE.md §2: maxTurns,
+// compaction's maxContextLength and maxSessionTurns); a count of retries or
+// a duration is never negative.
+const CONFIG_INTS = [
+  ["maxTurns", MAX_COUNT, -MAX_COUNT],
+  ["maxReconnects", MAX_COUNT],
+  ["reconnectBackoffMs", MAX_MS],
+  ["reconnectBackoffMaxMs", MAX_MS],
+  ["compactionMaxReconnects", MAX_COUNT],
+];
+
+// configArg copies the config option into plain data for Go, checking each
+// value (a number the engine cannot honour is refused, never clamped).
+function configArg(config, name) {
+  if (config == null) return undefined;
+  plainObject(config, name);
+  const out = {};
+  for (const [key, max, min] of CONFIG_INTS) {
+    const v = get(config, key, `${name}.${key}`);
+    if (v != null) out[key] = intArg(v, `${name}.${key}`, max, min);
+  }
+  const c = get(config, "compaction", `${name}.compaction`);
+  if (c != null) {
+    const at = `${name}.compaction`;
+    plainObject(c, at);
+    const comp = {};
+    for (const key of ["maxContextLength", "maxSessionTurns"]) {
+      const v = get(c, key, `${at}.${key}`);
+      if (v != null) comp[key] = intArg(v, `${at}.${key}`, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER);
+    }
+    const mode = get(c, "mode", `${at}.mode`);
+    if (mode !== "summarize" && mode !== "discard") {
+      throw floeError("bad_argument", `${at}.mode: want "summarize" or "discard", got ${typeof mode === "string" ? JSON.stringify(mode) : describe(mode)}`);
+    }
+    comp.mode = mode;
+    const prompt = get(c, "prompt", `${at}.prompt`);
+    if (prompt != null) {
+      if (typeof prompt !== "string") throw badArg(`${at}.prompt`, "a string", prompt);
+      comp.prompt = prompt;
+    }
+    out.compaction = comp;
+  }
+  return out;
+}
+
 function sessionSpec(api, fn, opts, needMeta = true) {
   if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
-  const { meta, llm, newLLM, environment, tools, config, clock, trace, onDiagnostic, abortGraceMs } = opts;
-  if (needMeta && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
-  checkLLM(llm, `${fn}: llm`);
-  if (newLLM != null && typeof newLLM !== "function") throw badArg(`${fn}: newLLM`, "a function", newLLM);
-  if (environment != null && (!isObject(environment) || typeof environment.executeTool !== "function")) {
-    throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
+  const opt = (key) => get(opts, key, `${fn}: ${key}`);
+  const meta = needMeta ? opt("meta") : undefined;
+  if (needMeta) plainObject(meta, `${fn}: meta`, "a session_meta payload object");
+  const llm = checkLLM(opt("llm"), `${fn}: llm`);
+  const newLLM = opt("newLLM");
+  if (newLLM != null && typeof newLLM !== "function" && !isModel(newLLM)) {
+    throw badArg(`${fn}: newLLM`, "a function or a model of floe.openai() and the like", newLLM);
   }
-  if (tools != null && !Array.isArray(tools)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
-  if (config != null && !isObject(config)) throw badArg(`${fn}: config`, "an object", config);
+  const environment = opt("environment");
+  let executeTool;
+  if (environment != null) {
+    executeTool = isObject(environment) ? get(environment, "executeTool", `${fn}: environment.executeTool`) : undefined;
+    if (typeof executeTool !== "function") throw badArg(`${fn}: environment`, "an object with executeTool()", environment);
+  }
+  const tools = opt("tools");
+  if (tools != null && !isArray(tools, `${fn}: tools`)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
+  const config = configArg(opt("config"), `${fn}: config`);
+  const clock = opt("clock");
+  let now, sleep;
   if (clock != null) {
-    if (!isObject(clock) || typeof clock.now !== "function" || typeof clock.sleep !== "function") {
+    if (isObject(clock)) {
+      now = get(clock, "now", `${fn}: clock.now`);
+      sleep = get(clock, "sleep", `${fn}: clock.sleep`);
+    }
+    if (typeof now !== "function" || typeof sleep !== "function") {
       throw badArg(`${fn}: clock`, "an object with now() and sleep()", clock);
     }
   }
-  if (trace != null && (!isObject(trace) || typeof trace.write !== "function")) {
-    throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+  const trace = opt("trace");
+  let write, rotate;
+  if (trace != null) {
+    if (isObject(trace)) {
+      write = get(trace, "write", `${fn}: trace.write`);
+      rotate = get(trace, "rotate", `${fn}: trace.rotate`);
+    }
+    if (typeof write !== "function" || (rotate != null && typeof rotate !== "function")) {
+      throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+    }
   }
+  const onDiagnostic = opt("onDiagnostic");
   if (onDiagnostic != null && typeof onDiagnostic !== "function") {
     throw badArg(`${fn}: onDiagnostic`, "a function", onDiagnostic);
+  }
+  const abortGraceMs = opt("abortGraceMs");
+  if (abortGraceMs != null) intArg(abortGraceMs, `${fn}: abortGraceMs`, MAX_MS);
+  const foldInputImages = opt("foldInputImages");
+  if (foldInputImages != null && typeof foldInputImages !== "function") {
+    throw badArg(`${fn}: foldInputImages`, "a function", foldInputImages);
   }
   const diag = (kind, message) => {
     if (onDiagnostic) {
@@ -397,15 +722,16 @@ function sessionSpec(api, fn, opts, needMeta = true) {
     }
   };
   return {
-    meta: needMeta ? JSON.stringify(meta) : undefined,
-    tools: tools == null ? undefined : JSON.stringify(tools),
-    config: config ?? undefined,
+    meta: needMeta ? jsonArg(meta, `${fn}: meta`) : undefined,
+    tools: tools == null ? undefined : jsonArg(tools, `${fn}: tools`),
+    config,
     abortGraceMs: abortGraceMs ?? undefined,
     llm: llmHost(api, llm),
-    newLLM: newLLM == null ? undefined : newLLMHost(api, newLLM, `${fn}: newLLM`),
-    environment: environment == null ? undefined : environmentHost(api, environment),
-    clock: clock == null ? undefined : clockHost(api, clock),
-    trace: trace == null ? undefined : traceHost(trace, diag),
+    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    environment: environment == null ? undefined : environmentHost(api, environment, executeTool),
+    clock: clock == null ? undefined : clockHost(api, clock, now, sleep),
+    trace: trace == null ? undefined : traceHost(trace, write, rotate, diag),
+    foldInputImages: foldInputImages == null ? undefined : foldHost(api, foldInputImages),
     onDiagnostic:
       onDiagnostic == null
         ? undefined
@@ -417,36 +743,74 @@ function sessionSpec(api, fn, opts, needMeta = true) {
   };
 }
 
+// checkLLM reads a model object's methods once: {self, streamGenerate, loadHistory?}.
 function checkLLM(llm, name) {
-  if (!isObject(llm) || typeof llm.streamGenerate !== "function") {
-    throw badArg(name, "an object with streamGenerate()", llm);
+  if (isModel(llm)) return { model: llm };
+  const streamGenerate = isObject(llm) ? get(llm, "streamGenerate", `${name}.streamGenerate`) : undefined;
+  if (typeof streamGenerate !== "function") {
+    throw badArg(name, "an object with streamGenerate() or a model of floe.openai() and the like", llm);
   }
-  if (llm.loadHistory != null && typeof llm.loadHistory !== "function") {
-    throw badArg(`${name}.loadHistory`, "a function", llm.loadHistory);
+  const loadHistory = get(llm, "loadHistory", `${name}.loadHistory`);
+  if (loadHistory != null && typeof loadHistory !== "function") {
+    throw badArg(`${name}.loadHistory`, "a function", loadHistory);
   }
+  return { self: llm, streamGenerate, loadHistory };
 }
 
-// The model: start(pumpID, newMessagesJSON, thinkingLevel) → pump.
+// The model: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
+// systemPrompt) → pump. toolsJSON (a tool_list_ready message) is parsed
+// once per distinct text; every request gets the same frozen array.
 function llmHost(api, llm) {
+  if (llm.model) return modelSpec(api, llm.model); // a built-in adapter: runs in Go
+  let toolsJSON = "";
+  let tools = Object.freeze([]);
   const host = {
-    start: (id, json, thinkingLevel) =>
-      pump(api, id, "llm.streamGenerate", (signal) =>
-        llm.streamGenerate({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, signal }),
-      ),
+    start: (id, json, thinkingLevel, tj, systemPrompt) => {
+      if (tj !== toolsJSON) {
+        toolsJSON = tj;
+        tools = Object.freeze(tj ? JSON.parse(tj).payload.tools : []);
+      }
+      return pump(
+        api,
+        id,
+        "llm.streamGenerate",
+        (signal) =>
+          llm.streamGenerate.call(llm.self, {
+            newMessages: JSON.parse(json),
+            thinkingLevel: thinkingLevel || undefined,
+            signal,
+            tools,
+            systemPrompt: systemPrompt ?? "",
+          }),
+        plainOutcome,
+      );
+    },
   };
-  if (typeof llm.loadHistory === "function") {
-    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory(JSON.parse(json)));
+  if (llm.loadHistory) {
+    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json)), () => undefined);
   }
   return host;
+}
+
+// plainOutcome checks the outcome a model returned and copies it into
+// plain data for Go. A wrong shape, or a getter that throws, is the request
+// failing with that message (ENGINE.md E-1.2, E-1.3).
+function plainOutcome(v) {
+  if (v === undefined) return undefined; // a generator that ends without return: completed
+  const bad = (what, want, got) => new TypeError(`llm.streamGenerate: outcome${what}: want ${want}, got ${describe(got)}`);
+  if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?}", v);
+  const { status, errorMessage, permanent } = v;
+  if (typeof status !== "string") throw bad(".status", "a string", status);
+  if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
+  if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
+  return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
 }
 
 // newLLM(tokensJSON) → a model host, or the error message.
 function newLLMHost(api, newLLM, name) {
   return (tokensJSON) => {
     try {
-      const llm = newLLM(JSON.parse(tokensJSON));
-      checkLLM(llm, `${name}() result`);
-      return llmHost(api, llm);
+      return llmHost(api, checkLLM(newLLM(JSON.parse(tokensJSON)), `${name}() result`));
     } catch (e) {
       return errMessage(e);
     }
@@ -454,87 +818,119 @@ function newLLMHost(api, newLLM, name) {
 }
 
 // The tools: start(pumpID, toolCallJSON, hasApprover) → pump.
-function environmentHost(api, env) {
+function environmentHost(api, env, executeTool) {
+  const done = () => undefined; // a tool's return value means nothing
   return {
     start(id, json, hasApprover) {
       let approve;
       if (hasApprover) {
-        let done = false;
+        let over = false;
         approve = (toolCall) => {
-          if (done) return Promise.reject(floeError("closed", "approve: the tool execution has ended"));
+          if (over) return Promise.reject(floeError("closed", "approve: the tool execution has ended"));
           if (!isObject(toolCall)) return Promise.reject(badArg("approve: toolCall", "an OmniMessage", toolCall));
-          const r = api.approve(id, JSON.stringify(toolCall));
+          let r;
+          try {
+            r = api.approve(id, jsonArg(toolCall, "approve: toolCall"));
+          } catch (e) {
+            return Promise.reject(e);
+          }
           return r instanceof Error ? Promise.reject(r) : r;
         };
         approve[TOOL_APPROVE] = id;
         const p = pump(api, id, "environment.executeTool", (signal) =>
-          env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
-        );
+          executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
+        done);
         const stop = p.stop;
         p.stop = () => {
-          done = true;
+          over = true;
           stop();
         };
         return p;
       }
       return pump(api, id, "environment.executeTool", (signal) =>
-        env.executeTool({ toolCall: JSON.parse(json), approve, signal }),
-      );
+        executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
+      done);
     },
   };
 }
 
-// The run's approver: (waiterID, toolCallJSON), settled through api.settle.
-function approverHost(api, approve) {
-  return (wid, json) => settleWith(api, wid, () => approve(JSON.parse(json)));
+// The image fold of a model without vision: (waiterID, messagesJSON),
+// settled with the JSON of the OmniMessage[] it returns.
+function foldHost(api, fold) {
+  return (wid, json) =>
+    settleWith(api, wid, () => fold(JSON.parse(json)), (out) => {
+      if (!isArray(out, "foldInputImages result")) throw new TypeError(`returned ${describe(out)}, want an OmniMessage[]`);
+      return jsonArg(out, "foldInputImages result");
+    });
 }
 
-// settleWith calls f and settles the Go waiter wid with its (awaited) result
-// or its error message.
-function settleWith(api, wid, f) {
+// The run's approver: (waiterID, toolCallJSON), settled through api.settle
+// with the decision string, or as failed (the engine denies, E-5.4).
+function approverHost(api, approve) {
+  return (wid, json) =>
+    settleWith(api, wid, () => approve(JSON.parse(json)), (v) => {
+      if (typeof v !== "string") throw new TypeError(`resolved to ${describe(v)}, want "allow", "deny" or "forbidden"`);
+      return v;
+    });
+}
+
+// settleWith calls f and settles the Go waiter wid with plain(its awaited
+// result) — plain data only — or with the message of its error (also of an
+// error plain throws).
+function settleWith(api, wid, f, plain) {
+  const fail = (e) => api.settle(wid, false, errMessage(e));
   let p;
   try {
-    p = f();
+    p = Promise.resolve(f());
   } catch (e) {
-    api.settle(wid, false, errMessage(e));
+    fail(e);
     return;
   }
-  Promise.resolve(p).then(
-    (v) => api.settle(wid, true, v),
-    (e) => api.settle(wid, false, errMessage(e)),
-  );
+  p.then((v) => {
+    let out;
+    try {
+      out = plain(v);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    api.settle(wid, true, out);
+  }, fail);
 }
 
-function clockHost(api, clock) {
+function clockHost(api, clock, now, sleep) {
   return {
     now() {
       try {
-        return clock.now();
+        const v = now.call(clock);
+        return typeof v === "number" ? v : `clock.now: returned ${describe(v)}, want a number of milliseconds`;
       } catch (e) {
         return `clock.now: ${errMessage(e)}`;
       }
     },
     sleep(wid, ms) {
       const ac = new AbortController();
-      settleWith(api, wid, () => clock.sleep(ms, ac.signal));
+      settleWith(api, wid, () => sleep.call(clock, ms, ac.signal), (v) => v !== false);
       return ac;
     },
   };
 }
 
-function traceHost(trace, diag) {
+function traceHost(trace, write, rotate, diag) {
   const sink = (f, what) => {
     try {
       const r = f();
-      if (r && typeof r.then === "function") r.then(undefined, (e) => diag("trace", `${what}: ${errMessage(e)}`));
+      if (isObject(r) && typeof r.then === "function") {
+        r.then(undefined, (e) => diag("trace", `${what}: ${errMessage(e)}`));
+      }
       return undefined;
     } catch (e) {
       return `${what}: ${errMessage(e)}`;
     }
   };
   return {
-    write: (json) => sink(() => trace.write(JSON.parse(json)), "trace.write"),
-    rotate: () => sink(() => (typeof trace.rotate === "function" ? trace.rotate() : undefined), "trace.rotate"),
+    write: (json) => sink(() => write.call(trace, JSON.parse(json)), "trace.write"),
+    rotate: () => sink(() => rotate?.call(trace), "trace.rotate"),
   };
 }
 
@@ -555,7 +951,7 @@ async function asIterator(v, what) {
 // a streamed fragment with exactly the standard keys travels without JSON,
 // any other message as "J" + its JSON. Every string is "<length>:<text>".
 
-// Test hook (_debugJSONOnly): no fragment records in either direction.
+// Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
 
 // fragmentRecord returns the record of a partial_* message that is a plain
@@ -693,8 +1089,10 @@ function readRecords(s) {
 }
 
 // pump drains the iterator that start(signal) returns and answers Go's
-// pulls with batches of records through api.deliver(id, batch, end, value).
-function pump(api, id, what, start) {
+// pulls with batches of records through api.deliver(id, batch, end, value);
+// done(returnValue) gives the plain data Go gets as the end value (it may
+// throw: the callback then failed with that message).
+function pump(api, id, what, start, done) {
   const ac = new AbortController();
   let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
   let end = null; // [code, value] once the iterator ended
@@ -727,11 +1125,17 @@ function pump(api, id, what, start) {
     if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();
   };
   const push = (v) => {
-    if (!isObject(v) || Array.isArray(v)) {
-      finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
+    let s;
+    try {
+      if (!isObject(v) || Array.isArray(v)) {
+        finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
+        return false;
+      }
+      s = jsonOnly ? null : fragmentRecord(v);
+    } catch (e) {
+      finish(END_BAD, `yielded a message that cannot be read: ${errMessage(e)}`);
       return false;
     }
-    let s = jsonOnly ? null : fragmentRecord(v);
     if (s === null) {
       try {
         s = JSON.stringify(v);
@@ -775,7 +1179,7 @@ function pump(api, id, what, start) {
           return;
         }
         if (r.done) {
-          finish(END_DONE, r.value);
+          finish(END_DONE, done(r.value));
           return;
         }
         if (!push(r.value)) {
@@ -788,11 +1192,9 @@ function pump(api, id, what, start) {
     }
   };
   const stopIterator = () => {
-    if (it && typeof it.return === "function") {
-      try {
-        Promise.resolve(it.return()).catch(() => {});
-      } catch {}
-    }
+    try {
+      if (it && typeof it.return === "function") Promise.resolve(it.return()).catch(() => {});
+    } catch {}
   };
   read();
   return {
@@ -850,11 +1252,11 @@ class Stream {
       const batch = await p;
       if (this.#done) return;
       if (batch === null) {
-        this.#done = true;
-        this.#buf = [];
+        this.#done = true; // what drain() buffered is still served
         return;
       }
-      this.#buf = readRecords(batch);
+      const msgs = readRecords(batch);
+      this.#buf = this.#i < this.#buf.length ? this.#buf.slice(this.#i).concat(msgs) : msgs;
       this.#i = 0;
     } catch (e) {
       if (!this.#done) {
@@ -868,9 +1270,26 @@ class Stream {
     }
   }
 
+  /**
+   * Pulls the rest of the stream into the buffer, where next() still finds
+   * it, and resolves at its end (Session.close, after the abort).
+   */
+  async drain() {
+    while (!this.#done) {
+      this.#pending ??= this.#pull();
+      try {
+        await this.#pending;
+      } catch {
+        return; // the consumer's next() rejects with it
+      }
+    }
+  }
+
   /** Aborts the run (a `break`) and resolves once the engine has finished. */
   return(value) {
     if (!this.#closing) {
+      this.#buf = [];
+      this.#i = 0;
       if (this.#done) {
         this.#closing = Promise.resolve();
       } else {
@@ -900,7 +1319,8 @@ function storeArg(store, name, allowNone = false) {
   if (store == null) return !isNode && globalThis.indexedDB ? "indexeddb" : "memory";
   if (store === false && allowNone) return "";
   if (store === "indexeddb" || store === "memory") return store;
-  if (isObject(store) && typeof store.dir === "string" && store.dir !== "") return "dir:" + store.dir;
+  const dir = isObject(store) ? get(store, "dir", name + ".dir") : undefined;
+  if (typeof dir === "string" && dir !== "") return "dir:" + dir;
   throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
 }
 
@@ -937,11 +1357,19 @@ class LockedStream {
   #inner = null;
   #first = null;
   #done = false;
+  #skip; // called once if the run never starts (releases its signal)
 
-  constructor(id, fn, open) {
+  constructor(id, fn, open, skip) {
     this.#id = id;
     this.#fn = fn;
     this.#open = open;
+    this.#skip = skip;
+  }
+
+  #skipped() {
+    const f = this.#skip;
+    this.#skip = null;
+    f?.();
   }
 
   [Symbol.asyncIterator]() {
@@ -959,9 +1387,14 @@ class LockedStream {
     const release = await tryLock(this.#id);
     if (!release) {
       this.#done = true;
+      this.#skipped();
       throw busy(this.#fn, this.#id);
     }
-    if (this.#done) return release(); // return() came first
+    if (this.#done) {
+      this.#skipped();
+      return release(); // return() or close() came first
+    }
+    this.#skip = null; // from here the run owns the signal
     try {
       this.#inner = this.#open(release);
     } catch (e) {
@@ -970,9 +1403,20 @@ class LockedStream {
     }
   }
 
+  /** Session.close: a run not yet started never starts; a started one is drained. */
+  async drain() {
+    if (!this.#first) {
+      this.#done = true;
+      this.#skipped();
+    }
+    await Promise.resolve(this.#first).catch(() => {});
+    if (this.#inner) await this.#inner.drain();
+  }
+
   return(value) {
     if (this.#inner) return this.#inner.return(value);
     this.#done = true;
+    if (!this.#first) this.#skipped();
     return Promise.resolve(this.#first)
       .catch(() => {})
       .then(() => (this.#inner ? this.#inner.return(value) : { value, done: true }));
@@ -985,4 +1429,230 @@ class LockedStream {
   }
 }
 
-export default { load, isFloeError };
+// ---- models: the built-in provider adapters ----------------------------------------
+//
+// floe.openai(), openaiCompatible(), openaiResponses() and anthropic() return
+// a model: a frozen description (provider, model, baseURL) to pass as `llm`
+// (or `newLLM`) of createSession. The session then runs the Go adapter of
+// package provider inside floe.wasm: requests go out through `fetch`, and
+// only the response's byte chunks cross into Go (jsbridge/fetch.go). The
+// key is kept out of the model object (in MODELS), so logging or
+// serializing a model never shows it, and it is sent only to baseURL:
+// redirects are not followed.
+
+const MODELS = new WeakMap(); // model object → its spec for the bridge
+
+function isModel(v) {
+  return isObject(v) && MODELS.has(v);
+}
+
+// A page, a Worker or an extension: the runtimes where fetch is subject to
+// CORS and Anthropic wants its browser-access header.
+const isBrowser = !isNode && /^Mozilla\//.test(String(globalThis.navigator?.userAgent ?? ""));
+
+const defaultFetch = (url, init) => globalThis.fetch(url, init);
+
+const PROVIDERS = {
+  openai: { provider: "openai-chat", baseURL: "https://api.openai.com/v1", key: true },
+  openaiCompatible: { provider: "openai-chat", baseURL: null, key: false },
+  openaiResponses: { provider: "openai-responses", baseURL: "https://api.openai.com/v1", key: true },
+  anthropic: { provider: "anthropic", baseURL: "https://api.anthropic.com/v1", key: true },
+};
+
+const MODEL_KEYS = new Set([
+  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch",
+  "browserAccess", "version",
+]);
+
+// The thinkingLevel of a model's options: the default of its session's runs.
+function modelThinking(llm) {
+  return isModel(llm) ? MODELS.get(llm).thinkingLevel : undefined;
+}
+
+function makeModel(fname, opts) {
+  const d = PROVIDERS[fname];
+  const name = `${fname}: options`;
+  if (!isObject(opts)) throw badArg(name, "an object", opts);
+  for (const k of Object.keys(opts)) {
+    if (!MODEL_KEYS.has(k) || ((k === "browserAccess" || k === "version") && d.provider !== "anthropic")) {
+      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}()`);
+    }
+  }
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
+  if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
+  let baseURL = opts.baseURL ?? d.baseURL;
+  if (baseURL == null && d.baseURL == null) {
+    throw badArg(`${name}.baseURL`, 'the server\'s URL (e.g. "http://localhost:11434/v1")', opts.baseURL);
+  }
+  if (typeof baseURL !== "string") throw badArg(`${name}.baseURL`, "a URL string", baseURL);
+  let url;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw floeError("bad_argument", `${name}.baseURL: ${JSON.stringify(baseURL)} is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw floeError("bad_argument", `${name}.baseURL: want an http: or https: URL, got ${url.protocol}`);
+  }
+  baseURL = baseURL.replace(/\/+$/, "");
+  if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
+  if (d.key && !apiKey && opts.baseURL == null) {
+    throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
+  }
+  let hdrText = "";
+  if (headers != null) {
+    if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
+    for (const [k, v] of Object.entries(headers)) {
+      if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
+      if (/[\r\n]/.test(k + v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header cannot hold a line break`);
+      hdrText += k + "\n" + v + "\n";
+    }
+  }
+  if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
+    throw badArg(`${name}.maxTokens`, "a positive integer", maxTokens);
+  }
+  for (const [k, v] of [["temperature", temperature], ["topP", topP]]) {
+    if (v != null && !(typeof v === "number" && Number.isFinite(v))) throw badArg(`${name}.${k}`, "a number", v);
+  }
+  if (body != null && (!isObject(body) || Array.isArray(body))) throw badArg(`${name}.body`, "an object", body);
+  if (fetch != null && typeof fetch !== "function") throw badArg(`${name}.fetch`, "a function", fetch);
+  if (browserAccess != null && typeof browserAccess !== "boolean") {
+    throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
+  }
+  if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
+    throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
+  }
+  let extra;
+  if (body != null || temperature != null || topP != null) {
+    extra = { ...body };
+    if (temperature != null) extra.temperature = temperature;
+    if (topP != null) extra.top_p = topP;
+    extra = JSON.stringify(extra);
+  }
+  const spec = {
+    provider: d.provider,
+    model,
+    baseURL,
+    apiKey: apiKey ?? "",
+    version: version ?? "",
+    body: extra ?? "",
+    headers: hdrText,
+    maxTokens: maxTokens ?? 0,
+    browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
+    fetch: fetch ?? defaultFetch,
+    thinkingLevel: thinkingLevel ?? undefined,
+  };
+  const m = Object.freeze({ provider: d.provider, model, baseURL });
+  MODELS.set(m, Object.freeze(spec));
+  return m;
+}
+
+// modelSpec is the bridge's spec of a model (jsbridge/provider.go), with
+// the HTTP host its requests go through.
+function modelSpec(api, m) {
+  const { fetch, thinkingLevel, ...spec } = MODELS.get(m);
+  return { ...spec, http: httpHost(api, fetch) };
+}
+
+// The JavaScript half of the HTTP seam (jsbridge/fetch.go): one fetch per
+// request, aborted through its AbortController, and the body read with its
+// ReadableStream reader, each chunk handed to Go as it arrives. Redirects
+// are not followed, so a key goes only to the configured endpoint.
+function httpHost(api, fetch) {
+  return {
+    send(wid, url, method, headerText, body) {
+      const ac = new AbortController();
+      let reader = null;
+      let synthetic = null; // the body of a redirect
+      const headers = {};
+      const h = headerText.split("\n");
+      for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]] = h[i + 1];
+      let p;
+      try {
+        p = Promise.resolve(fetch(url, { method, headers, body, signal: ac.signal, redirect: "manual" }));
+      } catch (e) {
+        p = Promise.reject(e);
+      }
+      p.then(
+        (res) => {
+          if (!isObject(res) || typeof res.status !== "number") {
+            api.settle(wid, false, `fetch ${url}: the fetch function resolved to ${describe(res)}, want a Response`);
+            return;
+          }
+          let status = res.status;
+          let text = "";
+          try {
+            for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
+          } catch {}
+          if (res.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+            // Not followed, so the key cannot reach another address; the
+            // body says so (the adapter quotes an error body's message).
+            ac.abort();
+            const to = res.headers?.get?.("location");
+            const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
+            const message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+            synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
+            api.settle(wid, true, [status || 302, text, true]);
+            return;
+          }
+          reader = res.body && typeof res.body.getReader === "function" ? res.body.getReader() : null;
+          api.settle(wid, true, [status, text, reader !== null]);
+        },
+        (e) => api.settle(wid, false, networkError(url, e)),
+      );
+      return {
+        read(rid) {
+          if (!reader) {
+            api.settle(rid, true, synthetic);
+            synthetic = null;
+            return;
+          }
+          reader.read().then(
+            (r) => {
+              if (r.done) api.settle(rid, true, null);
+              else if (r.value instanceof Uint8Array) api.settle(rid, true, r.value);
+              else api.settle(rid, false, `reading the response: the body yielded ${describe(r.value)}, want a Uint8Array`);
+            },
+            (e) => api.settle(rid, false, "reading the response: " + errorText(e)),
+          );
+        },
+        abort() {
+          ac.abort();
+        },
+      };
+    },
+  };
+}
+
+// errorText renders a rejection: "Name: message", with the cause Node's
+// fetch gives (ECONNREFUSED and the like).
+function errorText(e) {
+  if (!(e instanceof Error)) return errMessage(e);
+  let s = `${e.name}: ${e.message}`;
+  const c = e.cause;
+  if (isObject(c)) {
+    const detail = [c.code, c.message].filter((x) => typeof x === "string" && x !== "");
+    if (detail.length) s += ` (${[...new Set(detail)].join(" ")})`;
+  }
+  return s;
+}
+
+// networkError says why a fetch gave no response; a browser does not tell
+// the page a refused connection from a CORS refusal.
+function networkError(url, e) {
+  let s = `fetch ${url}: ${errorText(e)}`;
+  if (isBrowser) {
+    s += " (no response reached the page: the server is unreachable, or it refused this origin — a cross-origin endpoint must allow it with CORS headers; the browser console says which)";
+  }
+  return s;
+}
+
+const modelFactories = {
+  openai: (opts) => makeModel("openai", opts),
+  openaiCompatible: (opts) => makeModel("openaiCompatible", opts),
+  openaiResponses: (opts) => makeModel("openaiResponses", opts),
+  anthropic: (opts) => makeModel("anthropic", opts),
+};
+
+export default { load, isFloeError, tool, msg, isMessage, transcript, ...modelFactories };

@@ -10,7 +10,7 @@
 // scenario failed or DIR holds none.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { load } from "../static/floe.mjs";
+import { load } from "../static/floe-node.mjs";
 
 const TIMEOUT_MS = Number(process.env.FLOE_CONFORM_TIMEOUT_MS ?? 30000);
 const EPOCH = Date.UTC(2025, 0, 1);
@@ -171,7 +171,7 @@ class World {
         if (a.action === "abort") this.abortRun?.();
         else if (a.action === "steer") {
           const want = a.expect ?? true;
-          const got = this.top.steer(a.input.map((m) => this.stamp(m)));
+          const got = this.top.steer(a.input.map((m) => this.stamp(m))) !== false; // an id, or false
           if (got !== want) {
             this.fail(`run ${h.run} hook ${h.index} action ${j + 1} (steer): steer returned ${got}, expected ${want}`);
           }

@@ -12,7 +12,7 @@ import (
 func TestResumeSummaryLine(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "conformance")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no project scenarios: %v", err)
+		t.Fatalf("the project's scenarios are expected in %s: %v", dir, err)
 	}
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--resume", dir}, &stdout, &stderr)

@@ -21,7 +21,7 @@ func repoRoot(t *testing.T) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("conformance: repository root (go.mod) not found; set FLOE_SHARED")
+			t.Fatal("conformance: repository root (go.mod) not found above the working directory")
 		}
 		dir = parent
 	}
@@ -44,7 +44,7 @@ func projectDir(t *testing.T) string { return filepath.Join(repoRoot(t), "testda
 // check, when set, looks further at each result.
 func runDir(t *testing.T, dir string, opts Options, check func(*testing.T, Result)) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("conformance: no scenario directory at %s (set FLOE_SHARED to the shared directory)", dir)
+		t.Fatalf("conformance: scenarios expected in %s (the shared folder sits next to the repository, or set FLOE_SHARED to it)", dir)
 	}
 	scenarios, err := LoadDir(dir)
 	if err != nil {

@@ -60,7 +60,7 @@ func TestResumeCatchesADifference(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(sharedDir(t), "S01_seed_two_tool_timeline.json")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("conformance: %s not found", path)
+		t.Fatalf("conformance: scenario expected at %s (the shared folder sits next to the repository, or set FLOE_SHARED to it)", path)
 	}
 	s, err := Load(path)
 	if err != nil {
@@ -92,11 +92,11 @@ type dropping struct {
 	drop string
 }
 
-func (d *dropping) Write(m omni.Message) error {
+func (d *dropping) Write(ctx context.Context, m omni.Message) error {
 	if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleAssistant && strings.HasPrefix(m.Payload.Text, d.drop) {
 		return nil
 	}
-	return d.StoreTrace.Write(m)
+	return d.StoreTrace.Write(ctx, m)
 }
 
 // TestResumeNeedsAStore: a sink that does not write to a trace.Store
@@ -125,7 +125,7 @@ func TestStoreTrace(t *testing.T) {
 	stamp := func(m omni.Message) omni.Message { m.Timestamp = "2025-01-01T00:00:00.000Z"; return m }
 	for _, op := range []any{stamp(omni.RequestBeginMsg()), "rotate", "rotate", stamp(omni.AbortMsg("x")), "rotate"} {
 		if m, ok := op.(omni.Message); ok {
-			err = tr.Write(m)
+			err = tr.Write(context.Background(), m)
 		} else {
 			err = tr.Rotate()
 		}
@@ -133,7 +133,7 @@ func TestStoreTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := tr.Write(omni.RequestBeginMsg()); err == nil {
+	if err := tr.Write(context.Background(), omni.RequestBeginMsg()); err == nil {
 		t.Error("an unstamped record was accepted")
 	}
 	files, err = tr.Files()

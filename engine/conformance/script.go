@@ -181,7 +181,7 @@ func (w *world) executeTool(ctx context.Context, req engine.ToolRequest, emit fu
 }
 
 // approve is the scripted Approver.
-func (w *world) approve(ctx context.Context, toolCall omni.Message) (string, error) {
+func (w *world) approve(ctx context.Context, toolCall omni.Message) (engine.Decision, error) {
 	id := toolCall.Payload.ToolCallID
 	w.mu.Lock()
 	w.approverCalls = append(w.approverCalls, id)
@@ -200,7 +200,7 @@ func (w *world) approve(ctx context.Context, toolCall omni.Message) (string, err
 	case a.decision == "throw":
 		return "", errors.New(a.message)
 	}
-	return a.decision, nil
+	return engine.Decision(a.decision), nil
 }
 
 func showOrigin(o []string) string {

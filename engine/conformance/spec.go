@@ -202,7 +202,7 @@ func compileLLMRequest(r rawLLMRequest) (*llmRequest, error) {
 		if o.Status == "" {
 			return nil, errors.New("outcome.status: missing")
 		}
-		req.outcome = engine.Outcome{Status: o.Status, ErrorMessage: o.ErrorMessage, Permanent: o.Permanent}
+		req.outcome = engine.Outcome{Status: engine.Status(o.Status), ErrorMessage: o.ErrorMessage, Permanent: o.Permanent}
 	}
 	var err error
 	if req.steps, err = compileSteps(r.Steps, false); err != nil {

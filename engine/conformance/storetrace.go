@@ -37,7 +37,7 @@ var (
 // NewStoreTrace returns a sink that writes session sessionID to store,
 // starting at file 1.
 func NewStoreTrace(store trace.Store, sessionID string) *StoreTrace {
-	return &StoreTrace{Writer: trace.NewWriter(context.Background(), store, sessionID, 1), store: store}
+	return &StoreTrace{Writer: trace.NewWriter(store, sessionID, 1), store: store}
 }
 
 // Store returns the store the sink writes to.

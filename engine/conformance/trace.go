@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"slices"
 	"sync"
 
@@ -33,7 +34,7 @@ var (
 )
 
 // Write appends msg to the current file.
-func (t *MemoryTrace) Write(msg omni.Message) error {
+func (t *MemoryTrace) Write(_ context.Context, msg omni.Message) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.open()

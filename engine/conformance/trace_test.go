@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"testing"
 
 	"github.com/floehq/floe/engine/omni"
@@ -27,7 +28,7 @@ func TestMemoryTrace(t *testing.T) {
 			var tr MemoryTrace
 			for _, op := range tc.ops {
 				if m, ok := op.(omni.Message); ok {
-					if err := tr.Write(m); err != nil {
+					if err := tr.Write(context.Background(), m); err != nil {
 						t.Fatal(err)
 					}
 				} else if err := tr.Rotate(); err != nil {

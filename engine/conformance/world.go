@@ -225,7 +225,9 @@ func (w *world) act(hooks []*liveHook) {
 				w.mu.Unlock()
 				if top == nil {
 					w.fail("run %d hook %d action %d (steer): no session to steer", lh.run, lh.index, j+1)
-				} else if got := top.Steer(w.stampAll(a.steer)); got != a.expect {
+				} else if got, err := top.Steer(w.stampAll(a.steer)); err != nil {
+					w.fail("run %d hook %d action %d (steer): Steer: %v", lh.run, lh.index, j+1, err)
+				} else if got != a.expect {
 					w.fail("run %d hook %d action %d (steer): Steer returned %t, expected %t", lh.run, lh.index, j+1, got, a.expect)
 				}
 			}

@@ -177,7 +177,7 @@ func TestSleeper(t *testing.T) {
 
 func TestApprover(t *testing.T) {
 	w, runCtx := newTestWorld(t)
-	call := func(id string, origin ...string) (string, error) {
+	call := func(id string, origin ...string) (engine.Decision, error) {
 		m := omni.ToolCallMsg(id, "t", "{}")
 		m.Origin = origin
 		return w.approve(context.Background(), m)

@@ -109,7 +109,7 @@ type Sink struct {
 }
 
 // Write appends to the current file.
-func (s *Sink) Write(m omni.Message) error {
+func (s *Sink) Write(_ context.Context, m omni.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.files) == 0 {
@@ -204,4 +204,63 @@ func TextReply(total int64, deltas ...string) []omni.Message {
 func Usage(total int64) omni.Message {
 	c := omni.TokenCounts{Total: total}
 	return omni.TokenUsageMsg(c, c)
+}
+
+// Timer is a manual engine.Timer (Config.Timer): nothing fires until Fire,
+// so a test of the abort grace needs no real wait. It is safe for
+// concurrent use.
+type Timer struct {
+	mu      sync.Mutex
+	pending []*timerEntry
+	armed   chan time.Duration
+}
+
+type timerEntry struct {
+	d       time.Duration
+	f       func()
+	stopped bool
+}
+
+// NewTimer returns a Timer; Armed reports each AfterFunc call.
+func NewTimer() *Timer { return &Timer{armed: make(chan time.Duration, 64)} }
+
+// AfterFunc records f; it runs when Fire is called, unless stopped first.
+func (t *Timer) AfterFunc(d time.Duration, f func()) func() bool {
+	e := &timerEntry{d: d, f: f}
+	t.mu.Lock()
+	t.pending = append(t.pending, e)
+	t.mu.Unlock()
+	select {
+	case t.armed <- d:
+	default:
+	}
+	return func() bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		was := !e.stopped
+		e.stopped = true
+		return was
+	}
+}
+
+// Armed receives the duration of each AfterFunc call, as it is made.
+func (t *Timer) Armed() <-chan time.Duration { return t.armed }
+
+// Fire runs every pending timer that was not stopped, each on its own
+// goroutine as time.AfterFunc does, and returns how many it started.
+func (t *Timer) Fire() int {
+	t.mu.Lock()
+	var due []*timerEntry
+	for _, e := range t.pending {
+		if !e.stopped {
+			e.stopped = true
+			due = append(due, e)
+		}
+	}
+	t.pending = nil
+	t.mu.Unlock()
+	for _, e := range due {
+		go e.f()
+	}
+	return len(due)
 }

@@ -49,32 +49,48 @@ func disciplineErr(format string, args ...any) error {
 func (d *Discipline) Check(m Message) error { return d.CheckMessage(&m) }
 
 // CheckMessage is [Discipline.Check] without copying the message.
-func (d *Discipline) CheckMessage(m *Message) error {
+func (d *Discipline) CheckMessage(m *Message) error { return d.check(m, false) }
+
+// check is CheckMessage; strict leaves the checker unchanged on an error
+// (Try) instead of recovering.
+func (d *Discipline) check(m *Message, strict bool) error {
 	if len(m.Origin) > 0 {
 		return nil
 	}
 	var err error
 	if f := d.stopped; f != nil {
-		d.stopped = nil
 		p := &m.Payload
 		if m.Type == TypeModelMsg && p.Type == completeOf(f.typ) && p.ToolCallID == f.callID {
-			return f.match(p)
+			err = f.match(p)
+			if err == nil || !strict {
+				d.stopped = nil
+				f.release()
+			}
+			return err
 		}
 		err = disciplineErr("%s arrived after the stop of %s, before its complete %s", describe(m), f.label(), completeOf(f.typ))
+		if strict {
+			return err
+		}
+		d.stopped = nil
+		f.release()
 	}
-	if e := d.step(m); err == nil {
+	if e := d.step(m, strict); err == nil {
 		err = e
 	}
 	return err
 }
 
-func (d *Discipline) step(m *Message) error {
+func (d *Discipline) step(m *Message, strict bool) error {
 	p := &m.Payload
 	if !m.IsPartial() {
 		if m.Type == TypeModelMsg {
 			if i := d.find(partialOf(p.Type), p.ToolCallID); i >= 0 {
-				f := d.remove(i)
-				return disciplineErr("complete %s while %s is open (no stop)", p.Type, f.label())
+				err := disciplineErr("complete %s while %s is open (no stop)", p.Type, d.open[i].label())
+				if !strict {
+					d.remove(i)
+				}
+				return err
 			}
 		}
 		return nil
@@ -82,25 +98,37 @@ func (d *Discipline) step(m *Message) error {
 	i := d.find(p.Type, p.ToolCallID)
 	switch p.EventType {
 	case EventStart:
+		if i >= 0 {
+			err := disciplineErr("start of %s while it is open", d.open[i].label())
+			if !strict {
+				f := newFragment(m)
+				f.origin = nil
+				f.note(m, false)
+				d.open[i] = f
+			}
+			return err
+		}
 		f := newFragment(m)
 		f.origin = nil
 		f.note(m, false)
-		if i >= 0 {
-			d.open[i] = f
-			return disciplineErr("start of %s while it is open", f.label())
-		}
 		d.open = append(d.open, f)
 	case EventDelta:
 		var err error
 		if i < 0 {
-			i, err = d.lenientOpen(m), disciplineErr("%s without start", describe(m))
+			if err = disciplineErr("%s without start", describe(m)); strict {
+				return err
+			}
+			i = d.lenientOpen(m)
 		}
 		d.open[i].note(m, true)
 		return err
 	case EventStop:
 		var err error
 		if i < 0 {
-			i, err = d.lenientOpen(m), disciplineErr("%s without start", describe(m))
+			if err = disciplineErr("%s without start", describe(m)); strict {
+				return err
+			}
+			i = d.lenientOpen(m)
 		}
 		f := d.remove(i)
 		images, has := f.images, f.hasImages
@@ -154,19 +182,63 @@ func (f *fragment) match(p *Payload) error {
 	return nil
 }
 
+// Try is [Discipline.CheckMessage] for a producer whose rejected messages
+// are dropped: a message that breaks the discipline is reported and leaves
+// the checker as it was, so that the checker describes exactly the
+// messages it accepted (what [Discipline.Close] closes).
+func (d *Discipline) Try(m *Message) error { return d.check(m, true) }
+
+// Unfinished reports, like [Discipline.End] but without resetting the
+// checker, a fragment left unfinished: a start without its stop, or a stop
+// without its complete message. nil means every fragment is complete.
+func (d *Discipline) Unfinished() error {
+	switch {
+	case d.stopped != nil:
+		return disciplineErr("stream ended after the stop of %s, before its complete %s", d.stopped.label(), completeOf(d.stopped.typ))
+	case len(d.open) == 1:
+		return disciplineErr("stream ended with %s open", d.open[0].label())
+	case len(d.open) > 1:
+		return disciplineErr("stream ended with %s and %d more fragments open", d.open[0].label(), len(d.open)-1)
+	}
+	return nil
+}
+
+// Close ends the producer's stream on its behalf (PROTOCOL.md P-6): for a
+// fragment whose stop was its last message, the complete message; for each
+// fragment still open, in start order, a stop and then the complete
+// message. Each complete message carries the concatenated bodies of the
+// fragment's deltas and the images of its deltas; the stops and the
+// complete messages carry stopReason. The messages have no timestamp.
+// The checker is then reset.
+func (d *Discipline) Close(stopReason string) []Message {
+	var out []Message
+	if f := d.stopped; f != nil {
+		out = append(out, f.closing(stopReason))
+	}
+	for _, f := range d.open {
+		stop := f.message(f.typ, "")
+		stop.Payload.EventType = EventStop
+		stop.Payload.setBody("")
+		stop.Payload.Images = nil
+		stop.Payload.StopReason = stopReason
+		out = append(out, stop, f.closing(stopReason))
+	}
+	*d = Discipline{}
+	return out
+}
+
+// closing is the complete message of f, with stopReason.
+func (f *fragment) closing(stopReason string) Message {
+	m := f.message(completeOf(f.typ), "")
+	m.Payload.StopReason = stopReason
+	return m
+}
+
 // End reports fragments left unfinished when the producer's stream ends (a
 // start without stop, or a stop without its complete message) and resets
 // the checker.
 func (d *Discipline) End() error {
-	var err error
-	switch {
-	case d.stopped != nil:
-		err = disciplineErr("stream ended after the stop of %s, before its complete %s", d.stopped.label(), completeOf(d.stopped.typ))
-	case len(d.open) == 1:
-		err = disciplineErr("stream ended with %s open", d.open[0].label())
-	case len(d.open) > 1:
-		err = disciplineErr("stream ended with %s and %d more fragments open", d.open[0].label(), len(d.open)-1)
-	}
+	err := d.Unfinished()
 	*d = Discipline{}
 	return err
 }

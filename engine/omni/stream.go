@@ -1,6 +1,9 @@
 package omni
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // completeOf returns the complete payload type a partial_* type streams
 // (partial_text → text), or "".
@@ -87,7 +90,7 @@ func (f *fragment) is(typ, callID string, origin []string) bool {
 func (f *fragment) note(m *Message, withBody bool) {
 	p := &m.Payload
 	if withBody {
-		f.body = append(f.body, p.Body()...)
+		f.appendBody(p.Body())
 	}
 	if len(p.Images) > 0 {
 		f.images, f.hasImages = p.Images, true
@@ -107,6 +110,41 @@ func (f *fragment) note(m *Message, withBody bool) {
 			f.firstTS = m.Timestamp
 		}
 	}
+}
+
+// bodies recycles the body buffers of long fragments: a stream of many
+// deltas would otherwise allocate about five times its length as the
+// buffer grows, for every request. Only buffers of at least minPooled
+// bytes are kept.
+var bodies sync.Pool
+
+const minPooled = 4 << 10
+
+// appendBody appends b to the body, taking a larger buffer from the pool
+// when the body outgrows a buffer of minPooled bytes or more.
+func (f *fragment) appendBody(b string) {
+	if n := len(f.body) + len(b); n > cap(f.body) && n >= minPooled {
+		if v, _ := bodies.Get().(*[]byte); v != nil {
+			if cap(*v) >= n {
+				nb := append((*v)[:0], f.body...)
+				*v = f.body
+				f.body = nb
+			}
+			if cap(*v) >= minPooled {
+				bodies.Put(v)
+			}
+		}
+	}
+	f.body = append(f.body, b...)
+}
+
+// release returns the body buffer to the pool; f's body is empty after.
+func (f *fragment) release() {
+	if cap(f.body) >= minPooled {
+		b := f.body[:0]
+		bodies.Put(&b)
+	}
+	f.body = nil
 }
 
 // message builds a message of payload type typ carrying what f

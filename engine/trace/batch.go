@@ -27,7 +27,6 @@ import (
 // concurrent use.
 type Batcher struct {
 	store Store
-	ctx   context.Context
 	opts  BatcherOptions
 
 	mu       sync.Mutex
@@ -63,14 +62,14 @@ type batch struct {
 
 var _ Store = (*Batcher)(nil)
 
-// NewBatcher returns a Batcher over store. ctx bounds every call the
-// Batcher's goroutine makes to store; its cancellation is not watched by
-// Append.
-func NewBatcher(ctx context.Context, store Store, opts BatcherOptions) *Batcher {
+// NewBatcher returns a Batcher over store. Its goroutine calls store with a
+// background context: a queued record is written even when the run whose
+// Write queued it was aborted (the Append's context bounds only Append).
+func NewBatcher(store Store, opts BatcherOptions) *Batcher {
 	if opts.MaxBatchBytes <= 0 {
 		opts.MaxBatchBytes = 1 << 20
 	}
-	return &Batcher{store: store, ctx: ctx, opts: opts, progress: make(chan struct{}), checked: map[string]bool{}}
+	return &Batcher{store: store, opts: opts, progress: make(chan struct{}), checked: map[string]bool{}}
 }
 
 // Append implements [Store]: it validates and queues data (copied) and
@@ -135,7 +134,7 @@ func (b *Batcher) write(next batch) error {
 			return err
 		}
 	}
-	_, err := b.store.Append(b.ctx, next.id, next.index, next.data)
+	_, err := b.store.Append(context.Background(), next.id, next.index, next.data)
 	return err
 }
 
@@ -148,7 +147,7 @@ func (b *Batcher) refuse(id string) (bool, error) {
 	if checked {
 		return refused, nil
 	}
-	_, err := b.store.Files(b.ctx, id)
+	_, err := b.store.Files(context.Background(), id)
 	exists := err == nil
 	b.mu.Lock()
 	b.checked[id] = exists

@@ -46,7 +46,7 @@ func TestBatcherGroupsInOrderWithoutWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		store := &gatedStore{gate: make(chan struct{})}
-		b := trace.NewBatcher(ctx, store, trace.BatcherOptions{})
+		b := trace.NewBatcher(store, trace.BatcherOptions{})
 		mustQueue(t, b, "s", 1, 1) // taken by the goroutine, blocked at the gate
 		synctest.Wait()
 		for n := 2; n <= 5; n++ {
@@ -93,7 +93,7 @@ func TestBatcherCapsAGroup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &gatedStore{gate: make(chan struct{})}
 		rec := len(tracetest.Record(1))
-		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{MaxBatchBytes: 2 * rec})
+		b := trace.NewBatcher(store, trace.BatcherOptions{MaxBatchBytes: 2 * rec})
 		mustQueue(t, b, "s", 1, 1) // taken alone by the goroutine
 		synctest.Wait()
 		for n := 2; n <= 6; n++ {
@@ -118,7 +118,7 @@ func TestBatcherReportsAndGoesOn(t *testing.T) {
 		quota := errors.New("quota exceeded")
 		store := &gatedStore{gate: make(chan struct{}), fail: quota}
 		var reported []error
-		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+		b := trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
 		mustQueue(t, b, "s", 1, 1)
 		synctest.Wait()
 		mustQueue(t, b, "s", 2, 2)
@@ -138,7 +138,7 @@ func TestBatcherReportsAndGoesOn(t *testing.T) {
 func TestBatcherFlushCancelled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &gatedStore{gate: make(chan struct{})}
-		b := trace.NewBatcher(context.Background(), store, trace.BatcherOptions{})
+		b := trace.NewBatcher(store, trace.BatcherOptions{})
 		mustQueue(t, b, "s", 1, 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -163,7 +163,7 @@ func TestBatcherFreshRefusesAStoredSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		var reported []error
-		b := trace.NewBatcher(ctx, store, trace.BatcherOptions{Fresh: true, Report: func(err error) { reported = append(reported, err) }})
+		b := trace.NewBatcher(store, trace.BatcherOptions{Fresh: true, Report: func(err error) { reported = append(reported, err) }})
 		mustQueue(t, b, "old", 1, 2)
 		if err := b.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -186,7 +186,7 @@ func TestBatcherFreshRefusesAStoredSession(t *testing.T) {
 }
 
 func TestBatcherRefusesInvalidAppends(t *testing.T) {
-	b := trace.NewBatcher(context.Background(), &trace.MemStore{}, trace.BatcherOptions{})
+	b := trace.NewBatcher(&trace.MemStore{}, trace.BatcherOptions{})
 	if _, err := b.Append(context.Background(), "a/b", 1, tracetest.Record(1)); !errors.Is(err, trace.ErrInvalid) {
 		t.Errorf("Append with a bad id = %v", err)
 	}

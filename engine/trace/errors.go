@@ -39,7 +39,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := "trace: " + e.Op
 	if e.SessionID != "" {
-		s += " " + strconv.Quote(e.SessionID)
+		s += " " + QuoteID(e.SessionID)
 	}
 	if e.Index != 0 {
 		s += " file " + strconv.Itoa(e.Index)
@@ -56,30 +56,48 @@ func opErr(op, id string, index int, err error) error {
 // maxIDBytes keeps "<id>_NNN.jsonl" within common file-name limits.
 const maxIDBytes = 200
 
+// QuoteID quotes a session id for a message: whole when it is at most 200
+// bytes (the longest valid id), else its first 64 bytes and its length, so
+// that an error about an oversized id costs the same whatever its size.
+func QuoteID(id string) string {
+	if len(id) <= maxIDBytes {
+		return strconv.Quote(id)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return strconv.Quote(id[:cut]) + "… (" + strconv.Itoa(len(id)) + " bytes)"
+}
+
 // ValidateID reports whether id can name a session in every Store: non-empty,
 // at most 200 bytes of valid UTF-8, no path separator, no control character,
 // not starting with a dot.
 func ValidateID(id string) error {
-	why := ""
+	if why := idProblem(id); why != "" {
+		return errf.Errorf("%w: session id %s %s", ErrInvalid, QuoteID(id), why)
+	}
+	return nil
+}
+
+// idProblem says what makes id unfit to name a session, or "".
+func idProblem(id string) string {
 	switch {
 	case id == "":
-		why = "is empty"
+		return "is empty"
 	case len(id) > maxIDBytes:
-		why = "is longer than 200 bytes"
+		return "is longer than 200 bytes"
 	case !utf8.ValidString(id):
-		why = "is not valid UTF-8"
+		return "is not valid UTF-8"
 	case id[0] == '.':
-		why = "starts with a dot"
+		return "starts with a dot"
 	}
 	for _, r := range id {
-		if why == "" && (r == '/' || r == '\\' || r < 0x20 || r == 0x7f) {
-			why = "contains " + strconv.QuoteRune(r)
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return "contains " + strconv.QuoteRune(r)
 		}
 	}
-	if why == "" {
-		return nil
-	}
-	return errf.Errorf("%w: session id %q %s", ErrInvalid, id, why)
+	return ""
 }
 
 func validateIndex(index int) error {

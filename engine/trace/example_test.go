@@ -14,7 +14,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	store := &trace.MemStore{}
-	w := trace.NewWriter(ctx, store, "demo", 1)
+	w := trace.NewWriter(store, "demo", 1)
 	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
 		SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"),
 		SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}}
@@ -28,7 +28,7 @@ func Example() {
 		omni.RequestBeginMsg(), // the process dies before this request ends
 	} {
 		m.Timestamp = "2026-11-30T04:09:45.282Z" // the engine stamps records with its Clock
-		if err := w.Write(m); err != nil {
+		if err := w.Write(context.Background(), m); err != nil {
 			fmt.Println(err)
 		}
 	}
@@ -81,11 +81,11 @@ func ExampleReadFile() {
 func ExampleWriter_Rotate() {
 	ctx := context.Background()
 	store := &trace.MemStore{}
-	w := trace.NewWriter(ctx, store, "demo", 1)
+	w := trace.NewWriter(store, "demo", 1)
 	write := func(text string) {
 		m := omni.UserText(text)
 		m.Timestamp = "2026-11-30T04:09:45.282Z"
-		got, err := w.WriteRecord(m)
+		got, err := w.WriteRecord(context.Background(), m)
 		fmt.Println(text, "→ file", got.Index, "new:", got.NewFile, err)
 	}
 	write("one")

@@ -35,7 +35,7 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		store := &trace.MemStore{}
-		w := trace.NewWriter(context.Background(), store, "f", 1)
+		w := trace.NewWriter(store, "f", 1)
 		var written []omni.Message
 		for _, m := range p.Records {
 			enc := m.AppendJSON(nil)
@@ -47,7 +47,7 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("round trip changed the record:\n was %#v\n now %#v", m, again)
 			}
 			if m.Timestamp != "" && m.Recordable() {
-				if err := w.Write(m); err != nil {
+				if err := w.Write(context.Background(), m); err != nil {
 					t.Fatalf("Write: %v", err)
 				}
 				written = append(written, m)

@@ -12,6 +12,7 @@ import (
 // Parsed is the result of reading one Trace file (PROTOCOL.md P-12).
 type Parsed struct {
 	Records []omni.Message
+	Lines   []int // the 1-based line number of each record
 	// Skipped lists the malformed lines that were skipped, other than a torn
 	// last line, in file order.
 	Skipped []SkippedLine
@@ -33,6 +34,42 @@ func (p *Parsed) SkippedLines() []int {
 		out[i] = s.Line
 	}
 	return out
+}
+
+// CheckCalls reports, wrapping ErrInvalid and naming the line, the first
+// record that a provider would refuse in every later request of the
+// session: a tool_call or tool_call_output without tool_call_id, or a
+// tool_call that repeats a tool_call_id of its request (the records since
+// the last request_begin). Import and Resume refuse such a file.
+func (p *Parsed) CheckCalls() error {
+	seen := map[string]int{}
+	for i := range p.Records {
+		m := &p.Records[i]
+		switch {
+		case m.IsEvent(omni.RequestBegin):
+			clear(seen)
+		case m.IsModel(omni.ToolCall) || m.IsModel(omni.ToolCallOutput):
+			id := m.Payload.ToolCallID
+			if id == "" {
+				return errf.Errorf("line %d: %w: %s without tool_call_id", p.line(i), ErrInvalid, m.Payload.Type)
+			}
+			if !m.IsModel(omni.ToolCall) {
+				continue
+			}
+			if at, ok := seen[id]; ok {
+				return errf.Errorf("line %d: %w: tool_call %q repeats the tool_call_id of line %d in one request", p.line(i), ErrInvalid, id, at)
+			}
+			seen[id] = p.line(i)
+		}
+	}
+	return nil
+}
+
+func (p *Parsed) line(i int) int {
+	if i < len(p.Lines) {
+		return p.Lines[i]
+	}
+	return 0
 }
 
 // Strict returns an error naming the first skipped line, or nil when no
@@ -69,6 +106,7 @@ func ReadFile(data []byte) (Parsed, error) {
 		switch {
 		case err == nil:
 			p.Records = append(p.Records, m)
+			p.Lines = append(p.Lines, lineNo)
 		case lineNo == last:
 			p.TornTail = true
 		default:

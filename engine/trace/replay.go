@@ -51,13 +51,13 @@ func Replay(records []omni.Message, now time.Time) Replayed {
 	if closedContext(records) { // E-17.2
 		end := records[len(records)-1].Payload
 		if end.Mode != omni.ModeSummarize {
-			snap.ContextClosed, snap.LastRequestTotal = true, 0
+			snap.ContextClosed, snap.LastRequestTotal, snap.Compacted = true, 0, true
 			return r
 		}
 		if s := engine.ExtractSummary(lastCompletedRequestText(records)); s != "" {
 			msg := omni.UserText(engine.ContextSummary(s))
 			msg.Timestamp = stamp
-			snap.ContextClosed, snap.LastRequestTotal, snap.PendingSummary = true, 0, &msg
+			snap.ContextClosed, snap.LastRequestTotal, snap.PendingSummary, snap.Compacted = true, 0, &msg, true
 			return r
 		}
 		// An empty summary voids the closure: replay the context normally.

@@ -278,7 +278,7 @@ func TestResume(t *testing.T) {
 		if err != nil || !r.Parsed.TornTail || len(r.Writes) != 0 {
 			t.Fatalf("resume: %+v, %v", r, err)
 		}
-		w, err := r.Writer.WriteRecord(userText("Continue."))
+		w, err := r.Writer.WriteRecord(context.Background(), userText("Continue."))
 		if err != nil || !w.HealNewline || w.NewFile || w.Index != 1 {
 			t.Errorf("first append: %+v, %v", w, err)
 		}

@@ -34,11 +34,13 @@ type Resumed struct {
 // open, writes compaction_end{reason, mode, status:"failed"} before anything
 // else (E-17.4). now stamps the messages Resume synthesizes and writes.
 //
-// ctx bounds Resume's own store calls. The returned Writer keeps ctx's
-// values but not its cancellation: it lives as long as the session.
+// ctx bounds Resume's own store calls (and the compaction_end it may
+// write); the returned Writer's calls are bounded by the ctx of each Write.
 //
 // Errors: ErrNotFound when the session has no file, ErrNotResumable when the
-// file holds no session_meta; store errors as they come.
+// file holds no session_meta, ErrInvalid (naming the line) when a tool call
+// or output lacks its tool_call_id or a request repeats one
+// ([Parsed.CheckCalls]); store errors as they come.
 func Resume(ctx context.Context, store Store, sessionID string, now func() time.Time) (*Resumed, error) {
 	if now == nil {
 		return nil, opErr("resume", sessionID, 0, errf.Errorf("%w: nil clock", ErrInvalid))
@@ -56,6 +58,9 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		return nil, err
 	}
 	parsed, err := ReadFile(data)
+	if err == nil {
+		err = parsed.CheckCalls()
+	}
 	if err != nil {
 		return nil, opErr("resume", sessionID, index, err)
 	}
@@ -64,6 +69,9 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	if rp.Meta == nil {
 		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: no session_meta", ErrNotResumable))
 	}
+	if index > 1 { // only a completed compaction starts a new file (E-13.11)
+		rp.Snapshot.Compacted = true
+	}
 	res := &Resumed{
 		SessionID: sessionID,
 		Index:     index,
@@ -71,12 +79,12 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		Meta:      *rp.Meta,
 		Snapshot:  rp.Snapshot,
 		Dangling:  rp.Dangling,
-		Writer:    NewWriter(context.WithoutCancel(ctx), store, sessionID, index),
+		Writer:    NewWriter(store, sessionID, index),
 	}
 	if d := rp.Dangling; d != nil {
 		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed})
 		end.Timestamp = omni.FormatTimestamp(at)
-		w, err := res.Writer.WriteRecord(end)
+		w, err := res.Writer.WriteRecord(ctx, end)
 		if err != nil {
 			return nil, err
 		}

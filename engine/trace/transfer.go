@@ -57,7 +57,9 @@ func Export(ctx context.Context, store Store, sessionID string, loc *time.Locati
 // session named by its session_meta. Every file must read without a
 // malformed line other than a torn last line (P-12, the importer's
 // choice), hold at least one record, and name no other session in a
-// session_meta; the last file must hold a session_meta (E-17.1). Errors
+// session_meta; the last file must hold a session_meta (E-17.1); every
+// tool call and output must carry a tool_call_id, unique among the calls of
+// its request ([Parsed.CheckCalls]). Errors
 // name the file and the line; an id that is already stored is refused with
 // ErrExists and nothing is written.
 func Import(ctx context.Context, store Store, files []File) (string, error) {
@@ -79,7 +81,7 @@ func Import(ctx context.Context, store Store, files []File) (string, error) {
 		case meta == "" && i == len(ordered)-1:
 			err = errf.Errorf("%w: no session_meta in the last file", ErrNotResumable)
 		case meta != "" && meta != id:
-			err = errf.Errorf("%w: session_meta names session %q", ErrInvalid, meta)
+			err = errf.Errorf("%w: session_meta names session %s", ErrInvalid, QuoteID(meta))
 		}
 		if err != nil {
 			name := f.Name
@@ -111,7 +113,7 @@ func order(files []File) (string, []File, error) {
 		case !ok:
 			why = " is not a trace file name <session_id>_<NNN>.jsonl"
 		case id != "" && sid != id:
-			why = " belongs to another session than " + strconv.Quote(id)
+			why = " belongs to another session than " + QuoteID(id)
 		case index > len(files) || ordered[index-1].Name != "":
 			why = ": the files must be numbered from 001 without gaps or repeats"
 		}
@@ -133,6 +135,9 @@ func check(data []byte) (string, error) {
 	}
 	if len(p.Skipped) > 0 {
 		return "", errf.Errorf("line %d: %w (%w)", p.Skipped[0].Line, p.Skipped[0].Err, ErrInvalid)
+	}
+	if err := p.CheckCalls(); err != nil {
+		return "", err
 	}
 	for i := range p.Records {
 		if p.Records[i].Type == omni.TypeSessionMeta {

@@ -1,7 +1,6 @@
 package trace_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -59,39 +58,6 @@ func TestListNewestFirst(t *testing.T) {
 	}
 	if !slices.Equal(ids, []string{"new", "mid", "old"}) {
 		t.Errorf("order = %v, want newest first", ids)
-	}
-}
-
-func TestExportImportRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	src := &trace.MemStore{}
-	file2 := metaLine + beginLine + `{"timestamp":"2026-12-01T00:00:00.000Z","type":"ev` // torn tail kept
-	if err := src.Create(ctx, "s1", [][]byte{[]byte(metaLine + promptLine), []byte(file2)}); err != nil {
-		t.Fatal(err)
-	}
-	files, err := trace.Export(ctx, src, "s1", time.FixedZone("+1", 3600))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files[0].Name != "2026-12-01/s1_001.jsonl" || files[1].Name != "2026-12-01/s1_002.jsonl" {
-		t.Errorf("names = %q, %q", files[0].Name, files[1].Name)
-	}
-	dst := trace.NewFileStore(t.TempDir(), trace.FileStoreOptions{Location: time.UTC})
-	id, err := trace.Import(ctx, dst, []trace.File{files[1], files[0]})
-	if err != nil || id != "s1" {
-		t.Fatalf("Import = %q, %v", id, err)
-	}
-	for i, f := range files {
-		if got, _ := dst.ReadFile(ctx, "s1", i+1); !bytes.Equal(got, f.Data) {
-			t.Errorf("file %d = %q, want %q", i+1, got, f.Data)
-		}
-	}
-	if _, err := trace.Import(ctx, dst, files); !errors.Is(err, trace.ErrExists) {
-		t.Errorf("second Import = %v, want ErrExists", err)
-	}
-	id, err = trace.Import(ctx, &trace.MemStore{}, []trace.File{{Data: []byte(metaLine + promptLine)}})
-	if err != nil || id != "s1" {
-		t.Errorf("Import of one unnamed file = %q, %v", id, err)
 	}
 }
 

@@ -30,9 +30,9 @@ var (
 // line, the first append heals it (PROTOCOL.md P-13). A Writer is safe for
 // concurrent use.
 type Writer struct {
-	ctx   context.Context
 	store Store
 	id    string
+	idErr error // ValidateID(id), checked once: a write's cost never grows with the id
 
 	mu    sync.Mutex
 	index int
@@ -52,13 +52,12 @@ type Written struct {
 }
 
 // NewWriter returns a Writer that appends to file index (≥ 1) of the
-// session. ctx bounds every Store call the Writer makes: TraceSink's
-// methods carry no context of their own.
-func NewWriter(ctx context.Context, store Store, sessionID string, index int) *Writer {
+// session. Each Write's ctx bounds the Store call it makes.
+func NewWriter(store Store, sessionID string, index int) *Writer {
 	if index < 1 {
 		index = 1
 	}
-	return &Writer{ctx: ctx, store: store, id: sessionID, index: index}
+	return &Writer{store: store, id: sessionID, index: index, idErr: ValidateID(sessionID)}
 }
 
 // SessionID returns the session the Writer writes.
@@ -72,8 +71,10 @@ func (w *Writer) Index() int {
 }
 
 // Write implements [engine.TraceSink]: it appends msg as one line.
-func (w *Writer) Write(msg omni.Message) error {
-	_, err := w.WriteRecord(msg)
+func (w *Writer) Write(ctx context.Context, msg omni.Message) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.write(ctx, &msg)
 	return err
 }
 
@@ -88,28 +89,37 @@ func (w *Writer) Rotate() error {
 
 // WriteRecord is Write that also reports where and how the record was
 // appended. The message must be stamped and recordable.
-func (w *Writer) WriteRecord(msg omni.Message) (Written, error) {
+func (w *Writer) WriteRecord(ctx context.Context, msg omni.Message) (Written, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	res, err := w.write(ctx, &msg)
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Index: w.index, NewFile: res.Created, HealNewline: res.Healed, Records: []omni.Message{msg}}, nil
+}
+
+// write encodes msg into the Writer's reused buffer and appends it; w.mu
+// is held. It allocates nothing of its own.
+func (w *Writer) write(ctx context.Context, msg *omni.Message) (AppendResult, error) {
+	if w.idErr != nil {
+		return AppendResult{}, opErr("write", w.id, w.index, w.idErr)
+	}
 	if msg.Timestamp == "" {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(&msg)))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrUnstamped, describe(msg)))
 	}
 	if !msg.Recordable() {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrNotRecordable, describe(&msg)))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%w: %s", ErrNotRecordable, describe(msg)))
 	}
-	line, err := encodeLine(w.buf[:0], &msg)
+	line, err := encodeLine(w.buf[:0], msg)
 	if err != nil {
-		return Written{}, opErr("write", w.id, w.index, errf.Errorf("%s: %w", describe(&msg), err))
+		return AppendResult{}, opErr("write", w.id, w.index, errf.Errorf("%s: %w", describe(msg), err))
 	}
 	w.buf = line
 	if cap(w.buf) > maxKeptBuffer {
 		w.buf = nil // do not pin the memory of one huge record
 	}
-	res, err := w.store.Append(w.ctx, w.id, w.index, line)
-	if err != nil {
-		return Written{}, err
-	}
-	return Written{Index: w.index, NewFile: res.Created, HealNewline: res.Healed, Records: []omni.Message{msg}}, nil
+	return w.store.Append(ctx, w.id, w.index, line)
 }
 
 // maxKeptBuffer bounds the encode buffer a Writer keeps between writes.

@@ -70,7 +70,7 @@ func TestWriter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			w := trace.NewWriter(ctx, store, "s", tc.start)
+			w := trace.NewWriter(store, "s", tc.start)
 			for i, st := range tc.steps {
 				if st.rotate {
 					if err := w.Rotate(); err != nil {
@@ -78,7 +78,7 @@ func TestWriter(t *testing.T) {
 					}
 					continue
 				}
-				got, err := w.WriteRecord(st.msg)
+				got, err := w.WriteRecord(context.Background(), st.msg)
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
@@ -118,8 +118,8 @@ func TestWriterHealedLineIsSkippedNotLost(t *testing.T) {
 	if err := store.Create(ctx, "s", [][]byte{[]byte(recA + "\n" + torn)}); err != nil {
 		t.Fatal(err)
 	}
-	w := trace.NewWriter(ctx, store, "s", 1)
-	if err := w.Write(userText("after")); err != nil {
+	w := trace.NewWriter(store, "s", 1)
+	if err := w.Write(context.Background(), userText("after")); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := store.ReadFile(ctx, "s", 1)
@@ -145,8 +145,8 @@ func TestWriterRefuses(t *testing.T) {
 		{"origin", tagged, trace.ErrNotRecordable},
 	} {
 		store := &trace.MemStore{}
-		w := trace.NewWriter(context.Background(), store, "s", 1)
-		err := w.Write(tc.msg)
+		w := trace.NewWriter(store, "s", 1)
+		err := w.Write(context.Background(), tc.msg)
 		var te *trace.Error
 		if !errors.Is(err, tc.want) || !errors.As(err, &te) || te.SessionID != "s" || te.Index != 1 {
 			t.Errorf("%s: Write = %v, want %v naming the session and file", tc.name, err, tc.want)
@@ -162,7 +162,7 @@ func TestWriterKeepsRawJSONOnOneLine(t *testing.T) {
 	m.Payload.Fidelity = omni.RawJSON("{\n  \"k\": [1,\n 2]\n}")
 	m.Payload.Extra = []omni.RawField{{Key: "zz", Value: omni.RawJSON("{\n}")}}
 	store := &trace.MemStore{}
-	if err := trace.NewWriter(context.Background(), store, "s", 1).Write(m); err != nil {
+	if err := trace.NewWriter(store, "s", 1).Write(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := store.ReadFile(context.Background(), "s", 1)
@@ -195,11 +195,11 @@ func (s *failingStore) Append(ctx context.Context, id string, index int, data []
 
 func TestWriterGoesOnAfterAFailure(t *testing.T) {
 	store := &failingStore{fails: 1}
-	w := trace.NewWriter(context.Background(), store, "s", 1)
-	if err := w.Write(userText("lost")); err == nil {
+	w := trace.NewWriter(store, "s", 1)
+	if err := w.Write(context.Background(), userText("lost")); err == nil {
 		t.Fatal("first Write succeeded")
 	}
-	if err := w.Write(userText("kept")); err != nil {
+	if err := w.Write(context.Background(), userText("kept")); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := store.ReadFile(context.Background(), "s", 1)
@@ -211,12 +211,12 @@ func TestWriterGoesOnAfterAFailure(t *testing.T) {
 
 func TestWriterConcurrent(t *testing.T) {
 	store := &trace.MemStore{}
-	w := trace.NewWriter(context.Background(), store, "s", 1)
+	w := trace.NewWriter(store, "s", 1)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 25 {
-				if err := w.Write(userText(fmt.Sprint(g, "-", i))); err != nil {
+				if err := w.Write(context.Background(), userText(fmt.Sprint(g, "-", i))); err != nil {
 					t.Error(err)
 				}
 			}
@@ -227,5 +227,38 @@ func TestWriterConcurrent(t *testing.T) {
 	p, _ := trace.ReadFile(data)
 	if len(p.Records) != 100 || len(p.Skipped) != 0 {
 		t.Errorf("%d records, %d skipped", len(p.Records), len(p.Skipped))
+	}
+}
+
+// discardStore is a Store whose Append keeps only a byte count.
+type discardStore struct {
+	trace.Store
+	n int
+}
+
+func (d *discardStore) Append(_ context.Context, _ string, _ int, data []byte) (trace.AppendResult, error) {
+	d.n += len(data)
+	return trace.AppendResult{}, nil
+}
+
+// Write, the engine's path, allocates nothing per record once its buffer
+// has grown (WriteRecord's report is what allocates).
+func TestWriterWriteAllocs(t *testing.T) {
+	st := &discardStore{}
+	w := trace.NewWriter(st, "session-2026-11-30-04-09-45-00000001", 1)
+	ctx := context.Background()
+	m := userText("hello, trace")
+	if err := w.Write(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := w.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("Writer.Write: %v allocations per record, want 0", n)
+	}
+	if st.n == 0 {
+		t.Fatal("nothing appended")
 	}
 }

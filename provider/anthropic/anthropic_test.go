@@ -143,7 +143,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{tc.reply}}, Model: "m"})
 			c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
-			if out.Status != tc.status || !strings.Contains(out.ErrorMessage, tc.contains) {
+			if string(out.Status) != tc.status || !strings.Contains(out.ErrorMessage, tc.contains) {
 				t.Errorf("outcome %+v, want %s with %q", out, tc.status, tc.contains)
 			}
 			if tc.name == "overloaded mid-stream" && c.Text(omni.Text) != "Hi" {

@@ -157,7 +157,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newModel(t, &ptest.Transport{Replies: []ptest.Reply{tc.reply}}, Options{})
 			_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
-			if out.Status != tc.status || out.Permanent != tc.permanent {
+			if string(out.Status) != tc.status || out.Permanent != tc.permanent {
 				t.Errorf("outcome %+v, want %s (permanent %v)", out, tc.status, tc.permanent)
 			}
 			for _, s := range tc.contains {

@@ -300,8 +300,8 @@ func Check(c *Case, res *Result) error {
 		return errors.New("at the end: " + err.Error())
 	}
 	out := res.Outcome
-	if !ex.Outcome.Status.Has(out.Status) {
-		return errors.New("outcome " + quote(out.Status) + " (" + out.ErrorMessage + "), want " + ex.Outcome.Status.String())
+	if !ex.Outcome.Status.Has(string(out.Status)) {
+		return errors.New("outcome " + quote(string(out.Status)) + " (" + out.ErrorMessage + "), want " + ex.Outcome.Status.String())
 	}
 	if sub := ex.Outcome.ErrorMessageContains; sub != "" && !strings.Contains(out.ErrorMessage, sub) {
 		return errors.New("error message " + quote(out.ErrorMessage) + " lacks " + quote(sub))

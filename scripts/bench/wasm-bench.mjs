@@ -10,7 +10,7 @@
 //   tools:  20 turns × (200 text deltas + 4 concurrent tool calls, each
 //           streamed in 4 argument deltas of 10 bytes, whose tools yield 10
 //           output fragments of 16 bytes); the last turn calls no tools.
-import { load } from "../../static/floe.mjs";
+import { load } from "../../static/floe-node.mjs";
 
 const W = {
   stream: { T: 1, D: 100000, K: 0, F: 0 },

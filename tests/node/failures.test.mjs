@@ -132,7 +132,7 @@ const misuse = [
   ["createSession without options", () => floe.createSession(), "createSession: options"],
   ["createSession without llm", () => floe.createSession({ meta: meta() }), "createSession: llm"],
   ["createSession with a bad meta", () => floe.createSession({ meta: "s", llm: scriptedLLM(say("x")) }), "createSession: meta"],
-  ["createSession without session_id", () => floe.createSession({ meta: {}, llm: scriptedLLM(say("x")) }), "session_id"],
+  ["createSession with a numeric session_id", () => floe.createSession({ meta: { session_id: 5 }, llm: scriptedLLM(say("x")) }), "session_id"],
   ["a config number as a string", () => floe.createSession({ meta: meta(), llm: scriptedLLM(say("x")), config: { maxTurns: "3" } }), "config.maxTurns"],
   ["a clock without sleep", () => floe.createSession({ meta: meta(), llm: scriptedLLM(say("x")), clock: { now: Date.now } }), "createSession: clock"],
   ["createSubagent without llm", () => floe.createSubagent({ meta: meta() }), "createSubagent: llm"],
@@ -165,8 +165,8 @@ test("a Go panic is an error and the runtime stays up", async () => {
   const logged = console.error;
   console.error = () => {};
   try {
-    assert.throws(() => floe._debugPanic("sync"), { name: "FloeError", code: "internal" });
-    await assert.rejects(floe._debugPanic("async"), { name: "FloeError", code: "internal" });
+    assert.throws(() => floe[Symbol.for("floe.debug")].panic("sync"), { name: "FloeError", code: "internal" });
+    await assert.rejects(floe[Symbol.for("floe.debug")].panic("async"), { name: "FloeError", code: "internal" });
   } finally {
     console.error = logged;
   }

@@ -1,5 +1,5 @@
-// Shared fixtures of the Node tests: they drive the built static/floe.mjs.
-import { load } from "../../static/floe.mjs";
+// Shared fixtures of the Node tests: they drive the built static/floe-node.mjs.
+import { load } from "../../static/floe-node.mjs";
 
 export const floe = await load();
 

@@ -82,7 +82,7 @@ const environment = {
 };
 
 async function runScenario(make, jsonOnly) {
-  floe._debugJSONOnly(jsonOnly);
+  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
   try {
     let turn = 0;
     const llm = {
@@ -98,7 +98,7 @@ async function runScenario(make, jsonOnly) {
     await session.close();
     return msgs.map((m) => JSON.stringify(m));
   } finally {
-    floe._debugJSONOnly(false);
+    floe[Symbol.for("floe.debug")].jsonOnly(false);
   }
 }
 

@@ -146,7 +146,7 @@ test("steer, compactability and skipReconnectWait answer", async () => {
   assert.equal(session.skipReconnectWait(), false);
   assert.equal(session.compactability(), "unsupported");
   const msgs = await collect(session.run("go", { approve: () => "allow" }));
-  assert.equal(steered, true);
+  assert.ok(Number.isSafeInteger(steered) && steered >= 1, `steer() returned ${steered}, want an id`);
   assert.ok(msgs.some((m) => m.payload.type === "text" && m.payload.text.includes("[user_steering]")));
 });
 

@@ -1,5 +1,5 @@
 // A typed example of the floe.mjs API; `tsc --noEmit -p tests/types` checks it.
-import { load, isFloeError, type ToolCallMessage, type Decision, type OmniMessage, type Outcome } from "floe";
+import { load, isFloeError, type SteerID, type ToolCallMessage, type Decision, type OmniMessage, type Outcome } from "floe";
 
 const usage = { cache_read: 0, cache_write: 0, output: 3, total: 10 };
 
@@ -79,7 +79,8 @@ export async function main(): Promise<string> {
     if (isFloeError(e) && e.code === "session_busy") return "busy";
     throw e;
   }
-  const steered: boolean = session.steer([{ type: "model_msg", payload: { type: "text", role: "user", text: "more" } }]);
+  const steerID: SteerID | false = session.steer([{ type: "model_msg", payload: { type: "text", role: "user", text: "more" } }]);
+  const steered: boolean = steerID !== false && session.unsteer(steerID);
   const state = session.compactability();
   if (state === "ok") for await (const m of session.compact()) void m;
   await session.close();

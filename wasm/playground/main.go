@@ -38,7 +38,7 @@ func main() {
 		Pace:  playground.RealTime,
 		Plain: q.Get("render") == "plain",
 		Diag: func(d engine.Diagnostic) {
-			console.Call("warn", "floe diagnostic ("+d.Kind+"): "+d.Err.Error())
+			console.Call("warn", "floe diagnostic ("+string(d.Kind)+"): "+d.Err.Error())
 		},
 	}
 	// ?pace=0.25 scales the scripted model's delays (tests); 0 streams at once.

@@ -284,13 +284,13 @@ func (a *App) newSession() {
 	var bat *trace.Batcher
 	if a.env.Store != nil {
 		bat = a.batcher(true)
-		o.Trace = trace.NewWriter(context.Background(), bat, meta.Payload.SessionID, 1)
+		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID, 1)
 	}
 	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "")
 }
 
 func (a *App) batcher(fresh bool) *trace.Batcher {
-	return trace.NewBatcher(context.Background(), a.env.Store, trace.BatcherOptions{Fresh: fresh, Report: func(err error) {
+	return trace.NewBatcher(a.env.Store, trace.BatcherOptions{Fresh: fresh, Report: func(err error) {
 		consoleWarn("floe trace: " + err.Error())
 	}})
 }

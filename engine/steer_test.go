@@ -1,0 +1,82 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/enginetest"
+	"github.com/floehq/floe/engine/omni"
+)
+
+// SteerWithID / UnsteerID: ids name entries without slice identity; a
+// withdrawn entry is never delivered, a delivered one cannot be withdrawn,
+// ids are never reused across runs, invalid input is refused.
+func TestSteerWithID(t *testing.T) {
+	var s *engine.Session
+	var fails []string
+	check := func(ok bool, what string) {
+		if !ok {
+			fails = append(fails, what)
+		}
+	}
+	var first []engine.SteerID // the ids of the first run
+	request := 0
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		request++
+		switch request {
+		case 1: // the first run's first request
+			keep, err := s.SteerWithID([]omni.Message{omni.UserText("keep")})
+			check(err == nil && keep != 0, "SteerWithID keep")
+			drop, err := s.SteerWithID([]omni.Message{omni.UserText("drop")})
+			check(err == nil && drop != 0 && drop != keep, "SteerWithID drop")
+			blank, err := s.SteerWithID([]omni.Message{omni.UserText("   ")})
+			check(err == nil && blank != 0 && blank != drop && blank != keep, "SteerWithID blank")
+			if id, err := s.SteerWithID([]omni.Message{{Type: "bogus"}}); !errors.Is(err, engine.ErrInvalidInput) || id != 0 {
+				check(false, "SteerWithID accepted an invalid message")
+			}
+			check(s.UnsteerID(drop), "UnsteerID of a pending entry")
+			check(!s.UnsteerID(drop), "UnsteerID twice")
+			check(!s.UnsteerID(blank), "UnsteerID of an entry without steering content")
+			check(!s.UnsteerID(0), "UnsteerID(0)")
+			first = []engine.SteerID{keep, drop, blank}
+		case 2: // keep was delivered before this request
+			check(!s.UnsteerID(first[0]), "UnsteerID of a delivered entry")
+		case 3: // the second run
+			id, _ := s.SteerWithID([]omni.Message{omni.UserText("again")})
+			for _, old := range first {
+				check(id != old, "an id reused in a later run")
+				check(!s.UnsteerID(old), "UnsteerID of an id of an earlier run")
+			}
+			check(s.UnsteerID(id), "UnsteerID in the second run")
+		}
+		emit(enginetest.Usage(1))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	var err error
+	s, err = engine.New(engine.Config{Meta: enginetest.Meta("sid"), LLM: llm, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.SteerWithID([]omni.Message{omni.UserText("x")}); id != 0 || err != nil {
+		t.Fatalf("SteerWithID outside a run = %d, %v; want 0, nil", id, err)
+	}
+	steered := func(msgs []omni.Message) (out []string) {
+		for _, m := range msgs {
+			if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
+				out = append(out, m.Payload.Text)
+			}
+		}
+		return out
+	}
+	if got := steered(collect(t, s, engine.RunOptions{}, omni.UserText("go"))); len(got) != 1 || got[0] != engine.SteeringBlock("keep") {
+		t.Fatalf("steering delivered in the first run: %q", got)
+	}
+	if got := steered(collect(t, s, engine.RunOptions{}, omni.UserText("go"))); len(got) != 0 {
+		t.Fatalf("steering delivered in the second run: %q", got)
+	}
+	if request != 3 || len(fails) > 0 {
+		t.Fatalf("%d requests (want 3); failed: %q", request, fails)
+	}
+}

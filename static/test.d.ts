@@ -1,0 +1,44 @@
+// Types of floe/test (test.mjs): a scripted model and a stream checker.
+import type { GenerateParams, JSONValue, LLM, OmniMessage, StopReason, AbortSignal } from "./floe.js";
+
+/** One part of a scripted reply (see mockModel). */
+export type ReplyPart =
+  | string
+  | { text: string; chunks?: string[] | undefined }
+  | { thinking: string; chunks?: string[] | undefined }
+  | { toolCall: { name: string; args?: string | JSONValue | undefined; id?: string | undefined } }
+  | { delay: number }
+  | { error: string; status?: Exclude<StopReason, "completed"> | undefined; permanent?: boolean | undefined }
+  | { throws: string };
+
+/** The answer to one request: one part or several, streamed in order. */
+export type Reply = ReplyPart | ReplyPart[];
+
+export interface MockModelOptions {
+  provider?: string | undefined;
+  modelId?: string | undefined;
+  contextWindow?: number | undefined;
+  /** Waits of { delay }: resolve false (or see the signal aborted) to end the request "aborted". Default: setTimeout. */
+  sleep?: ((ms: number, signal: AbortSignal) => Promise<boolean | void> | boolean | void) | undefined;
+}
+
+export interface MockModel extends LLM {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly contextWindow: number;
+  /** The params of every request, in order. */
+  readonly calls: GenerateParams[];
+}
+
+/**
+ * A model answering request k with replies[k] in proper fragment
+ * discipline, each completed reply ending with token_usage. Requests past
+ * the last reply fail permanently with a message saying so.
+ */
+export function mockModel(replies: Reply[], options?: MockModelOptions): MockModel;
+
+/** The broken ENGINE.md §7 guarantees of a collected stream, "#<index> <what>"; [] when none. */
+export function checkStream(messages: readonly OmniMessage[]): string[];
+
+/** Throws an Error listing checkStream's findings; returns the messages when there are none. */
+export function assertStream<M extends readonly OmniMessage[]>(messages: M): M;

@@ -1,0 +1,238 @@
+// floe/test: a scripted model for tests, and a checker of a collected
+// stream against the engine's ordering guarantees (ENGINE.md §7).
+import { msg } from "./msg.mjs";
+
+/**
+ * mockModel(replies, options) → a model for createSession({ llm }) that
+ * answers request k with replies[k]. A reply is one part or an array of
+ * parts, streamed in order:
+ *   "text" or { text, chunks? }     partial_text start, a delta per chunk
+ *                                   (default: per word), stop, then text
+ *   { thinking, chunks? }           the same as partial_thinking / thinking
+ *   { toolCall: { name, args?, id? } }  partial_tool_call start, delta, stop,
+ *                                   then tool_call (id default "call_<n>")
+ *   { delay: ms }                   waits (an abort ends the request "aborted")
+ *   { error, status?, permanent? }  ends the request with that outcome
+ *                                   (status default "failed")
+ *   { throws }                      the model throws that message
+ * A reply that ends without error yields token_usage and returns
+ * { status: "completed" }. Requests past the last reply fail permanently.
+ * options: provider ("mock"), modelId ("mock-model"), contextWindow
+ * (200000), sleep(ms, signal) (default: setTimeout).
+ * The model records every request's params in .calls.
+ */
+export function mockModel(replies, options = {}) {
+  if (!Array.isArray(replies)) throw new TypeError("mockModel: replies: want an array");
+  const sleep = options.sleep ?? defaultSleep;
+  let calls = 0;
+  let ids = 0;
+  let session = { cache_read: 0, cache_write: 0, output: 0, total: 0 };
+  const model = {
+    provider: options.provider ?? "mock",
+    modelId: options.modelId ?? "mock-model",
+    contextWindow: options.contextWindow ?? 200000,
+    calls: [],
+    async *streamGenerate(params) {
+      model.calls.push(params);
+      const k = calls++;
+      if (k >= replies.length) {
+        return { status: "failed", errorMessage: `mockModel: no reply for request ${k + 1} (${replies.length} scripted)`, permanent: true };
+      }
+      const parts = Array.isArray(replies[k]) ? replies[k] : [replies[k]];
+      let out = 0;
+      for (const part of parts) {
+        if (params.signal.aborted) return { status: "aborted" };
+        const p = typeof part === "string" ? { text: part } : part;
+        if (p === null || typeof p !== "object") throw new TypeError(`mockModel: reply ${k}: a part is ${p === null ? "null" : typeof p}`);
+        if ("delay" in p) {
+          const ok = await sleep(p.delay, params.signal);
+          if (ok === false || params.signal.aborted) return { status: "aborted" };
+        } else if ("text" in p) {
+          yield* streamed("text", p.text, p.chunks);
+          out += p.text.length;
+        } else if ("thinking" in p) {
+          yield* streamed("thinking", p.thinking, p.chunks);
+          out += p.thinking.length;
+        } else if ("toolCall" in p) {
+          const { name, args = {}, id = `call_${++ids}` } = p.toolCall;
+          const a = typeof args === "string" ? args : JSON.stringify(args);
+          yield msg.partialToolCall("start", "", id, name);
+          yield msg.partialToolCall("delta", a, id, name);
+          yield msg.partialToolCall("stop", "", id, name);
+          yield msg.toolCall(id, name, a);
+          out += a.length;
+        } else if ("error" in p) {
+          const o = { status: p.status ?? "failed", errorMessage: String(p.error) };
+          if (p.permanent) o.permanent = true;
+          return o;
+        } else if ("throws" in p) {
+          throw new Error(String(p.throws));
+        } else {
+          throw new TypeError(`mockModel: reply ${k}: unknown part ${JSON.stringify(p)}`);
+        }
+      }
+      const request = { cache_read: 0, cache_write: 0, output: out, total: out + 10 };
+      session = { ...session, output: session.output + request.output, total: session.total + request.total };
+      yield msg.tokenUsage(session, request);
+      return { status: "completed" };
+    },
+  };
+  return model;
+}
+
+function* streamed(kind, body, chunks) {
+  const partial = kind === "text" ? msg.partialText : msg.partialThinking;
+  const pieces = chunks ?? (body.match(/\s*\S+\s*/g) || (body === "" ? [] : [body]));
+  yield partial("start", "");
+  for (const c of pieces) yield partial("delta", c);
+  yield partial("stop", "");
+  yield kind === "text" ? msg.text(body) : msg.thinking(body);
+}
+
+function defaultSleep(ms, signal) {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(true), ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        resolve(false);
+      },
+      { once: true },
+    );
+  });
+}
+
+const BODY = {
+  partial_text: "text",
+  partial_thinking: "thinking",
+  partial_tool_call: "tool_call",
+  partial_tool_call_output: "tool_call_output",
+};
+const LLM_TYPES = new Set(["text", "thinking", "tool_call", "image_url", "inline_data", "inline_thinking", "partial_text", "partial_thinking", "partial_tool_call"]);
+
+/**
+ * checkStream(messages) → the list of broken guarantees (empty when the
+ * stream keeps them all), each "#<index> <what>". Checked per origin chain:
+ * fragment discipline (start → delta… → stop → the complete message),
+ * approval_decision after its tool_call and before its output, a denial's
+ * output right after its decision, exactly one output per decided call,
+ * request_begin/request_end bracketing the model's messages with
+ * token_usage its last, every output of an attempt before the next
+ * request_begin, and abort last.
+ */
+export function checkStream(messages) {
+  const bad = [];
+  const groups = new Map();
+  messages.forEach((m, i) => {
+    const k = Array.isArray(m?.origin) ? m.origin.join("/") : "";
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push([m, i]);
+  });
+  for (const [origin, list] of groups) {
+    const at = (i, what) => bad.push(`#${i}${origin ? ` [origin ${origin}]` : ""} ${what}`);
+    const open = new Map(); // fragment key → "open" | "stopped"
+    const calls = new Map(); // id → {decided, decision, outputs, attempt}
+    let inAttempt = false;
+    let usageSeen = false;
+    let denialDue = null; // id whose output must come next
+    let aborted = -1;
+    for (let j = 0; j < list.length; j++) {
+      const [m, i] = list[j];
+      const p = m?.payload;
+      if (!p || typeof p !== "object") {
+        at(i, "is not an OmniMessage");
+        continue;
+      }
+      if (aborted >= 0) at(i, `comes after abort (#${aborted})`);
+      const type = m.type === "session_meta" ? "session_meta" : p.type;
+      if (denialDue !== null) {
+        if (!(type === "tool_call_output" && p.tool_call_id === denialDue)) at(i, `${type} between the denial of ${denialDue} and its output`);
+        denialDue = null;
+      }
+      // fragment discipline (P-6)
+      if (type in BODY) {
+        const fk = BODY[type] + "\u0000" + (p.tool_call_id ?? "");
+        const st = open.get(fk);
+        if (p.event_type === "start") {
+          if (st === "open") at(i, `${type} start while one is open`);
+          open.set(fk, "open");
+        } else if (p.event_type === "delta") {
+          if (st !== "open") at(i, `${type} delta without start`);
+        } else if (p.event_type === "stop") {
+          if (st !== "open") at(i, `${type} stop without start`);
+          open.set(fk, "stopped");
+        } else at(i, `${type} with event_type ${JSON.stringify(p.event_type)}`);
+      } else if (Object.values(BODY).includes(type)) {
+        const fk = type + "\u0000" + (type === "tool_call" || type === "tool_call_output" ? p.tool_call_id ?? "" : "");
+        if (open.get(fk) === "open") at(i, `complete ${type} before its fragments stopped`);
+        open.delete(fk);
+      }
+      if (LLM_TYPES.has(type) && !(type === "text" && p.role === "user")) {
+        if (!inAttempt) at(i, `${type} outside a request (request_begin … request_end)`);
+        else if (usageSeen) at(i, `${type} after token_usage (token_usage is the model's last message)`);
+      }
+      switch (type) {
+        case "request_begin":
+          if (inAttempt) at(i, "request_begin inside a request");
+          for (const [id, c] of calls) {
+            if (c.decided && c.outputs === 0) at(i, `request_begin before the output of ${id} (a call of the previous request)`);
+          }
+          inAttempt = true;
+          usageSeen = false;
+          break;
+        case "token_usage":
+          if (inAttempt) usageSeen = true;
+          break;
+        case "request_end":
+          if (!inAttempt) at(i, "request_end without request_begin");
+          inAttempt = false;
+          usageSeen = false;
+          break;
+        case "tool_call":
+          calls.set(p.tool_call_id, { decided: false, outputs: 0 });
+          break;
+        case "approval_decision": {
+          const c = calls.get(p.tool_call_id);
+          if (!c) at(i, `approval_decision for ${p.tool_call_id} before its tool_call`);
+          else {
+            if (c.decided) at(i, `a second approval_decision for ${p.tool_call_id}`);
+            if (c.outputs > 0) at(i, `approval_decision for ${p.tool_call_id} after its output`);
+            c.decided = true;
+          }
+          if (p.decision !== "allow") denialDue = p.tool_call_id;
+          break;
+        }
+        case "partial_tool_call_output":
+        case "tool_call_output": {
+          const c = calls.get(p.tool_call_id);
+          if (c && !c.decided) at(i, `output of ${p.tool_call_id} before its approval_decision`);
+          if (type === "tool_call_output" && c) {
+            c.outputs++;
+            if (c.outputs === 2) at(i, `a second tool_call_output for ${p.tool_call_id}`);
+          }
+          break;
+        }
+        case "abort":
+          aborted = i;
+          break;
+      }
+    }
+    const last = list.length ? list[list.length - 1][1] : -1;
+    if (denialDue !== null) at(last, `the denial of ${denialDue} has no output`);
+    for (const [k, st] of open) {
+      const [kind, id] = k.split("\u0000");
+      at(last, `the ${kind}${id ? " " + id : ""} fragments ${st === "open" ? "never stopped" : "have no complete message"}`);
+    }
+    for (const [id, c] of calls) if (c.decided && c.outputs === 0) at(last, `the decided call ${id} has no tool_call_output`);
+    if (inAttempt && aborted < 0) at(last, "the stream ends inside a request (no request_end)");
+  }
+  return bad;
+}
+
+/** Throws an Error listing what checkStream found; returns messages when nothing. */
+export function assertStream(messages) {
+  const bad = checkStream(messages);
+  if (bad.length) throw new Error(`the stream breaks ${bad.length} ordering guarantee(s):\n  ${bad.join("\n  ")}`);
+  return messages;
+}

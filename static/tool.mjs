@@ -1,0 +1,254 @@
+// Tools with schemas: tool() makes a tool from a JSON Schema and an execute
+// function; toolEnvironment() turns a session's tools into the environment
+// the engine calls, building the envelopes, the fragment discipline and the
+// complete output; subagentTool() runs a child session as a tool.
+import { compileSchema } from "./schema.mjs";
+import { msg } from "./msg.mjs";
+import { badArg, describe, errMessage, floeError, isObject } from "./internal.mjs";
+
+const TOOL = Symbol.for("floe.tool");
+
+const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze({}) });
+
+/**
+ * tool({ name, description, parameters, execute }) → a tool for
+ * createSession({ tools }). parameters is a JSON Schema (default: an object
+ * with no properties); execute(args, { signal, toolCall, emit, approve })
+ * gets the parsed, validated arguments.
+ */
+export function tool(spec) {
+  if (!isObject(spec)) throw badArg("tool: spec", "an object", spec);
+  const { name, description = "", parameters = NO_PARAMETERS, execute } = spec;
+  if (typeof name !== "string" || name === "") throw badArg("tool: name", "a non-empty string", name);
+  if (typeof description !== "string") throw badArg(`tool ${name}: description`, "a string", description);
+  if (typeof execute !== "function") throw badArg(`tool ${name}: execute`, "a function", execute);
+  if (!isObject(parameters) || Array.isArray(parameters)) throw badArg(`tool ${name}: parameters`, "a JSON Schema object", parameters);
+  let validate;
+  try {
+    validate = compileSchema(parameters);
+  } catch (e) {
+    throw floeError("bad_argument", `tool ${name}: ${errMessage(e)}`);
+  }
+  return Object.freeze({ name, description, parameters, execute, [TOOL]: validate });
+}
+
+/** Reports whether t was made by tool() (or subagentTool()). */
+export const isTool = (t) => isObject(t) && typeof t[TOOL] === "function";
+
+/**
+ * Splits a session's tools option into the ToolDefinition list and, when
+ * any entry is a tool(), an environment running them; calls of other names
+ * go to the user's environment (without one they get a failed output).
+ * Throws bad_argument for duplicate names.
+ */
+export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
+  if (tools == null) return { tools, environment };
+  let list;
+  try {
+    list = Array.isArray(tools) ? Array.from(tools) : null;
+  } catch (e) {
+    throw floeError("bad_argument", `${fn}: tools: reading it threw: ${errMessage(e)}`);
+  }
+  if (!list) throw badArg(`${fn}: tools`, "an array of tool() or ToolDefinition", tools);
+  const byName = new Map();
+  const defs = list.map((t, i) => {
+    const at = `${fn}: tools[${i}]`;
+    const name = isObject(t) ? read(t, "name", at) : undefined;
+    if (typeof name !== "string") throw badArg(at, "a tool() or a ToolDefinition", t);
+    if (byName.has(name)) throw floeError("bad_argument", `${at}: a second tool named ${JSON.stringify(name)}`);
+    const own = isObject(t) && typeof read(t, TOOL, at) === "function";
+    byName.set(name, own ? t : null);
+    if (!own) return t;
+    const d = { name: t.name, description: t.description };
+    if (t.parameters !== undefined) d.parameters = t.parameters;
+    return d;
+  });
+  if (![...byName.values()].some((t) => t !== null)) return { tools: defs, environment };
+  const fallback = environment;
+  const executeTool = fallback == null ? undefined : isObject(fallback) ? read(fallback, "executeTool", `${fn}: environment.executeTool`) : undefined;
+  if (fallback != null && typeof executeTool !== "function") throw badArg(`${fn}: environment`, "an object with executeTool()", fallback);
+  return {
+    tools: defs,
+    environment: {
+      executeTool(req) {
+        const t = byName.get(req.toolCall.payload.name);
+        if (t) return runTool(t, req);
+        if (fallback) return executeTool.call(fallback, req);
+        return unknownTool(req.toolCall);
+      },
+    },
+  };
+}
+
+async function* unknownTool(toolCall) {
+  const { name, tool_call_id } = toolCall.payload;
+  yield msg.toolOutput(tool_call_id, `[unknown tool] there is no tool named ${JSON.stringify(name)}`, "failed");
+}
+
+/**
+ * The argument check of a tool call: the parsed arguments, or the text of
+ * the failed output naming what was wrong. Empty arguments are {}.
+ */
+export function checkArguments(t, raw) {
+  let args;
+  try {
+    args = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (e) {
+    return { error: `[invalid arguments] ${t.name}: the arguments are not JSON (${errMessage(e)})` };
+  }
+  const errs = t[TOOL](args);
+  if (errs.length) return { error: `[invalid arguments] ${t.name}: ${errs.join("; ")}` };
+  return { args };
+}
+
+// runTool runs one call of a tool(): it yields the tool's messages.
+async function* runTool(t, { toolCall, approve, signal }) {
+  const id = toolCall.payload.tool_call_id;
+  const checked = checkArguments(t, toolCall.payload.arguments);
+  if (checked.error !== undefined) {
+    yield msg.toolOutput(id, checked.error, "failed");
+    return;
+  }
+  const queue = [];
+  let wake = null;
+  const notify = () => {
+    if (wake) {
+      const w = wake;
+      wake = null;
+      w();
+    }
+  };
+  let started = false;
+  let ended = false;
+  const fragments = [];
+  const fragment = (f, what) => {
+    if (typeof f !== "string") throw new TypeError(`tool ${t.name}: ${what} ${describe(f)}, want a string (an output fragment)`);
+    if (!started) {
+      started = true;
+      queue.push(msg.partialToolOutput("start", "", id));
+    }
+    if (f === "") return;
+    fragments.push(f);
+    queue.push(msg.partialToolOutput("delta", f, id));
+    notify();
+  };
+  const emit = (x) => {
+    if (ended) throw floeError("closed", `tool ${t.name}: emit after the tool ended`);
+    if (typeof x === "string") return fragment(x, "emitted");
+    if (isObject(x) && Array.isArray(x.origin) && x.origin.length > 0 && isObject(x.payload)) {
+      queue.push(x);
+      notify();
+      return;
+    }
+    throw new TypeError(`tool ${t.name}: emit: want a string (an output fragment) or a message with origin (forwarded), got ${describe(x)}`);
+  };
+  let result = null; // {output, images} once execute finished
+  let failure = null;
+  const done = (async () => {
+    const r = await t.execute(checked.args, { signal, toolCall, emit, approve });
+    if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
+      for await (const f of r) {
+        if (signal.aborted) break;
+        fragment(f, "yielded");
+      }
+      return { output: "" };
+    }
+    return outputOf(t, r);
+  })().then(
+    (r) => {
+      result = r;
+      notify();
+    },
+    (e) => {
+      failure = e === undefined ? new Error("undefined") : e;
+      notify();
+    },
+  );
+  done.catch(() => {});
+  try {
+    for (;;) {
+      while (queue.length) yield queue.shift();
+      if (result || failure) break;
+      await new Promise((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    ended = true;
+  }
+  if (started) yield msg.partialToolOutput("stop", "", id);
+  if (failure) throw failure; // the engine makes "[tool error] <message>" of it
+  yield msg.toolOutput(id, fragments.join("") + result.output, "completed", result.images);
+}
+
+// outputOf converts what execute returned: a string, {output, images?},
+// undefined (""), or any other value as JSON.
+function outputOf(t, r) {
+  if (typeof r === "string") return { output: r };
+  if (r === undefined) return { output: "" };
+  if (isObject(r) && !Array.isArray(r) && typeof r.output === "string" && Object.keys(r).every((k) => k === "output" || k === "images")) {
+    if (r.images !== undefined && !(Array.isArray(r.images) && r.images.every((u) => typeof u === "string"))) {
+      throw new TypeError(`tool ${t.name}: returned images: want an array of data: URL strings, got ${describe(r.images)}`);
+    }
+    return { output: r.output, images: r.images };
+  }
+  let s;
+  try {
+    s = JSON.stringify(r);
+  } catch (e) {
+    throw new TypeError(`tool ${t.name}: returned a value JSON cannot encode: ${errMessage(e)}`);
+  }
+  if (typeof s !== "string") throw new TypeError(`tool ${t.name}: returned ${describe(r)}, want a string, an object or an async iterable`);
+  return { output: s };
+}
+
+const SUBAGENT_PARAMETERS = Object.freeze({
+  type: "object",
+  properties: Object.freeze({ prompt: Object.freeze({ type: "string", minLength: 1, description: "The complete task for the subagent: it sees nothing else of this conversation." }) }),
+  required: Object.freeze(["prompt"]),
+  additionalProperties: false,
+});
+
+/**
+ * subagentTool(createSubagent, { name, description, create }) → a tool
+ * that runs a child session per call (ENGINE.md §15): the prompt argument
+ * in, the child's final assistant text out; the child's stream is forwarded
+ * with origin and its tool calls go to the run's approver with the origin
+ * chain. create() (may be async) returns the child's session options
+ * ({ llm, tools, system, ... }).
+ */
+export function subagentTool(createSubagent, spec) {
+  if (!isObject(spec)) throw badArg("subagentTool: spec", "an object", spec);
+  const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create } = spec;
+  if (typeof create !== "function") throw badArg("subagentTool: create", "a function returning session options", create);
+  return tool({
+    name,
+    description,
+    parameters: SUBAGENT_PARAMETERS,
+    async execute({ prompt }, { signal, approve, emit }) {
+      const opts = await create();
+      if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
+      const child = createSubagent(opts);
+      let final = "";
+      let end = null;
+      let aborted = null;
+      try {
+        for await (const m of child.run(prompt, { approve, signal })) {
+          emit(m);
+          if (m.origin?.length !== 1) continue; // a grandchild's
+          const p = m.payload;
+          if (p.type === "text" && p.role === "assistant") final = p.text;
+          else if (p.type === "request_end") end = p;
+          else if (p.type === "abort") aborted = p.reason ?? "aborted";
+        }
+      } finally {
+        child.close();
+      }
+      if (aborted !== null) throw new Error(`the subagent stopped: ${aborted}`);
+      if (end && end.status !== "completed") {
+        throw new Error(`the subagent's last request ended ${end.status}${end.error_message ? ": " + end.error_message : ""}`);
+      }
+      return final;
+    },
+  });
+}

@@ -1,0 +1,299 @@
+// transcript(): what a UI renders, folded from a session's stream. It is
+// framework-agnostic: push() every message (or consume() a stream), read
+// the state, and redraw from onChange. The objects are updated in place;
+// `version` grows on every change.
+
+const key = (origin, id) => (origin.length ? origin.join("\u0000") + "\u0001" : "") + id;
+
+/**
+ * transcript({ onChange }) → a Transcript.
+ * onChange(transcript, message) runs after every message that changed it
+ * (a message of a subagent changes the sub-transcript and this one).
+ */
+export function transcript(opts = {}) {
+  const onChange = typeof opts === "function" ? opts : opts?.onChange;
+  return new Transcript(onChange, []);
+}
+
+class Transcript {
+  /** Conversation order: user texts, and one assistant turn per model request. */
+  turns = [];
+  #pending = [];
+  /** The reconnect being waited for: {attempt, inMs, until?, error}; null when none. */
+  retry = null;
+  /** "idle" before the first request, "running" during a run, then "done" or "aborted". */
+  status = "idle";
+  /** The abort reason, once the stream ended with abort. */
+  abortReason = null;
+  /** The session's token counts from the last token_usage. */
+  usage = null;
+  /** The session_meta payload, when the stream carried one (a subagent's does). */
+  meta = null;
+  /** The compaction in flight or last finished: {reason, mode, status?, error?}. */
+  compaction = null;
+  /** Sub-transcripts of subagents by child session id (origin[0]), in first-seen order. */
+  subagents = new Map();
+  /** The origin chain of this transcript (empty for the root). */
+  origin;
+  /** Grows on every change. */
+  version = 0;
+
+  #cards = new Map(); // key(origin, id) → card, for this transcript's own calls
+  #onChange;
+  #listeners = new Set();
+  #turn = null; // the assistant turn being streamed (or the last one)
+  #open = { text: null, thinking: null };
+
+  constructor(onChange, origin) {
+    this.#onChange = typeof onChange === "function" ? onChange : null;
+    this.origin = origin;
+  }
+
+  /**
+   * Tool calls whose approval is pending (a complete tool_call without a
+   * decision yet): this transcript's, then its subagents' (their cards
+   * carry the origin the approver sees).
+   */
+  get pendingApprovals() {
+    const all = [...this.#pending];
+    for (const sub of this.subagents.values()) all.push(...sub.pendingApprovals);
+    return all;
+  }
+
+  /** The text streamed so far in the current (last) assistant turn. */
+  get text() {
+    const t = this.#turn;
+    if (!t) return "";
+    return t.items.filter((i) => i.kind === "text").map((i) => i.text).join("");
+  }
+
+  /** The tool card of a call: tool_call_id and the origin chain of the call ([] or absent for this session's own). */
+  card(toolCallId, origin = []) {
+    if (origin.length === 0) return this.#cards.get(key([], toolCallId));
+    return this.subagents.get(origin[0])?.card(toolCallId, origin.slice(1));
+  }
+
+  /** Every tool card of this transcript (not of subagents), in call order. */
+  get cards() {
+    return [...this.#cards.values()];
+  }
+
+  /** Calls fn(transcript, message) after every change; returns the unsubscribe function. */
+  subscribe(fn) {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** Consumes a message stream to its end (rethrowing what it throws). */
+  async consume(stream) {
+    try {
+      for await (const m of stream) this.push(m);
+    } finally {
+      this.end();
+    }
+    return this;
+  }
+
+  /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted. */
+  end() {
+    if (this.status !== "aborted") this.status = "done";
+    this.retry = null;
+    for (const sub of this.subagents.values()) if (sub.status === "running") sub.end();
+    this.#changed(null);
+  }
+
+  /** Folds one message in. */
+  push(m) {
+    if (m === null || typeof m !== "object" || m.payload === null || typeof m.payload !== "object") return;
+    if (Array.isArray(m.origin) && m.origin.length > 0) {
+      const [child, ...rest] = m.origin;
+      let sub = this.subagents.get(child);
+      if (!sub) {
+        sub = new Transcript(null, [...this.origin, child]);
+        this.subagents.set(child, sub);
+      }
+      sub.push(rest.length ? { ...m, origin: rest } : { ...m, origin: undefined });
+      this.#changed(m);
+      return;
+    }
+    if (this.#fold(m)) this.#changed(m);
+  }
+
+  #changed(m) {
+    this.version++;
+    if (this.#onChange) this.#onChange(this, m);
+    for (const f of this.#listeners) f(this, m);
+  }
+
+  #fold(m) {
+    if (m.type === "session_meta") {
+      this.meta = m.payload;
+      return true;
+    }
+    const p = m.payload;
+    switch (p.type) {
+      case "request_begin":
+        this.retry = null;
+        this.status = "running";
+        this.#turn = { role: "assistant", items: [], status: "streaming", error: null, usage: null, attempt: null };
+        this.#open = { text: null, thinking: null };
+        this.turns.push(this.#turn);
+        return true;
+      case "request_end": {
+        const t = this.#turn;
+        if (t) {
+          t.status = p.status;
+          t.error = p.error_message ?? null;
+          t.attempt = p.attempt ?? null;
+        }
+        if (p.retry_in_ms != null) {
+          const at = typeof m.timestamp === "string" ? Date.parse(m.timestamp) : NaN;
+          this.retry = { attempt: p.attempt ?? null, inMs: p.retry_in_ms, until: Number.isNaN(at) ? null : at + p.retry_in_ms, error: p.error_message ?? null };
+        }
+        return true;
+      }
+      case "token_usage":
+        this.usage = p.session;
+        if (this.#turn) this.#turn.usage = p.request;
+        return true;
+      case "abort":
+        this.status = "aborted";
+        this.abortReason = p.reason ?? null;
+        this.retry = null;
+        return true;
+      case "compaction_begin":
+        this.compaction = { reason: p.reason, mode: p.mode, status: null, error: null };
+        return true;
+      case "compaction_end":
+        this.compaction = { reason: p.reason, mode: p.mode, status: p.status, error: p.error_message ?? null };
+        return true;
+      case "text":
+        if (p.role === "user") {
+          this.turns.push({ role: "user", text: p.text, sender: p.sender ?? "user" });
+          if (this.status === "idle" || this.status === "done" || this.status === "aborted") this.status = "running";
+          return true;
+        }
+        return this.#block("text", p.text, true);
+      case "thinking":
+        return this.#block("thinking", p.thinking, true);
+      case "partial_text":
+        return this.#partial("text", p.event_type, p.text);
+      case "partial_thinking":
+        return this.#partial("thinking", p.event_type, p.thinking);
+      case "partial_tool_call": {
+        const c = this.#callCard(p);
+        if (p.event_type === "delta") c.arguments += p.arguments;
+        return true;
+      }
+      case "tool_call": {
+        const c = this.#callCard(p);
+        c.arguments = p.arguments;
+        try {
+          c.args = JSON.parse(p.arguments);
+        } catch {
+          c.args = undefined;
+        }
+        c.status = "awaiting_approval";
+        this.#pending.push(c);
+        return true;
+      }
+      case "approval_decision": {
+        const c = this.#cards.get(key([], p.tool_call_id));
+        if (!c) return false;
+        c.decision = p.decision;
+        c.status = p.decision === "allow" ? "running" : "denied";
+        this.#pending = this.#pending.filter((x) => x !== c);
+        return true;
+      }
+      case "partial_tool_call_output": {
+        const c = this.#outputCard(p.tool_call_id);
+        if (p.event_type === "delta") c.output += p.output;
+        return true;
+      }
+      case "tool_call_output": {
+        const c = this.#outputCard(p.tool_call_id);
+        c.output = p.output;
+        c.images = p.images ?? [];
+        c.stopReason = p.stop_reason ?? "completed";
+        if (c.status !== "denied") c.status = c.stopReason === "completed" ? "done" : c.stopReason === "aborted" ? "aborted" : "failed";
+        this.#pending = this.#pending.filter((x) => x !== c);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // #current returns the turn model output goes to (one is made when a
+  // model message comes without request_begin).
+  #current() {
+    if (!this.#turn) {
+      this.#turn = { role: "assistant", items: [], status: "streaming", error: null, usage: null, attempt: null };
+      this.turns.push(this.#turn);
+    }
+    return this.#turn;
+  }
+
+  #partial(kind, ev, body) {
+    const t = this.#current();
+    let item = this.#open[kind];
+    if (ev === "start" || !item) {
+      item = { kind, text: "", done: false };
+      t.items.push(item);
+      this.#open[kind] = item;
+    }
+    if (ev === "delta") item.text += body;
+    return true;
+  }
+
+  #block(kind, body, done) {
+    const t = this.#current();
+    const open = this.#open[kind];
+    if (open && !open.done) {
+      open.text = body;
+      open.done = done;
+    } else {
+      t.items.push({ kind, text: body, done });
+    }
+    this.#open[kind] = null;
+    return true;
+  }
+
+  #callCard(p) {
+    const k = key([], p.tool_call_id);
+    let c = this.#cards.get(k);
+    if (!c) {
+      const t = this.#current();
+      c = {
+        kind: "tool",
+        id: p.tool_call_id,
+        name: p.name,
+        origin: this.origin,
+        arguments: "",
+        args: undefined,
+        status: "streaming",
+        decision: null,
+        output: "",
+        images: [],
+        stopReason: null,
+        late: false,
+        turn: this.turns.indexOf(t),
+      };
+      this.#cards.set(k, c);
+      t.items.push(c);
+    }
+    return c;
+  }
+
+  // #outputCard finds the card an output belongs to; output after its
+  // turn's request_end is marked late. An output without a call (a
+  // resumed history, a misbehaving tool) gets a card of its own.
+  #outputCard(id) {
+    let c = this.#cards.get(key([], id));
+    if (!c) c = this.#callCard({ tool_call_id: id, name: "" });
+    if (this.turns[c.turn].status !== "streaming") c.late = true;
+    if (c.status === "streaming" || c.status === "awaiting_approval") c.status = "running";
+    return c;
+  }
+}
+
+export { Transcript };

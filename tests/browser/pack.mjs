@@ -1,0 +1,76 @@
+// Packing for the package tests: the npm tarballs of static/ (@floehq/floe)
+// and npm/floe-node (@floehq/floe-node), and a fresh copy of an app
+// directory with its committed lock file installed by npm ci and the
+// tarballs added, as a user would.
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { ROOT, WAIT } from "./harness.mjs";
+
+const exec = promisify(execFile);
+
+/** What the @floehq/floe tarball holds: no Node-only wasm (that is @floehq/floe-node's). */
+export const PACKAGE_FILES = [
+  "LICENSE", "LICENSE-wasm_exec", "NOTICE", "README.md", "floe-node.mjs", "floe.d.ts", "floe.mjs", "floe.wasm",
+  "internal.mjs", "msg.mjs", "options.mjs", "package.json", "schema.mjs", "test.d.ts", "test.mjs", "tool.mjs",
+  "transcript.mjs", "wasm_exec.js",
+];
+
+/** run runs a command with a time bound; a failure carries its output. */
+export async function run(cmd, args, cwd, timeout = 180_000) {
+  try {
+    return (await exec(cmd, args, { cwd, timeout, maxBuffer: 16 << 20 })).stdout;
+  } catch (e) {
+    throw new Error(`${cmd} ${args.join(" ")} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
+}
+
+/** Packs both packages into work; returns their tarball paths (and checks the main one's files). */
+export async function pack(work) {
+  const [main] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "static")));
+  assert.deepEqual(main.files.map((f) => f.path).sort(), PACKAGE_FILES);
+  const [node] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "npm/floe-node")));
+  assert.deepEqual(node.files.map((f) => f.path).sort(), ["LICENSE", "LICENSE-wasm_exec", "NOTICE", "floe-node.wasm", "package.json"]);
+  return { main: join(work, main.filename), node: join(work, node.filename) };
+}
+
+/** Copies the app at src (without node_modules or build output) to dst, runs npm ci, installs the tarballs. */
+export async function freshApp(src, dst, tarballs) {
+  await cp(src, dst, { recursive: true, filter: (p) => !/[\\/](node_modules|dist[^\\/]*)([\\/]|$)/.test(p) });
+  await run("npm", ["ci", "--no-audit", "--no-fund"], dst);
+  await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...tarballs], dst);
+}
+
+/**
+ * Starts a dev server (cmd args in cwd, in its own process group) and
+ * resolves to the first http://127.0.0.1:<port> URL it prints; it is
+ * killed after the test.
+ */
+export function devServer(t, cmd, args, cwd) {
+  const child = spawn(cmd, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  t.after(() => {
+    try {
+      process.kill(-child.pid);
+    } catch {}
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${cmd} printed no URL within ${WAIT} ms:\n${out}`)), WAIT);
+    const onData = (b) => {
+      out += b;
+      const m = out.replace(/\x1b\[[0-9;]*m/g, "").match(/http:\/\/127\.0\.0\.1:\d+/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${cmd} exited (${code}):\n${out}`));
+    });
+  });
+}

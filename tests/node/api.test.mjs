@@ -1,0 +1,314 @@
+// The higher layer of floe.mjs: builders (the Go shapes), session defaults,
+// what the model callback receives, transcript(), floe/test, subagentTool().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { floe, collect, find, meta } from "./helpers.mjs";
+import { msg, isMessage, tool, transcript, newSessionId } from "../../static/floe-node.mjs";
+import { mockModel, checkStream, assertStream } from "../../static/test.mjs";
+
+test("msg builders make the Go omni builders' messages, key order included", () => {
+  const want = readFileSync(new URL("../../engine/omni/testdata/builders.jsonl", import.meta.url), "utf8").trim().split("\n");
+  const img = ["data:image/png;base64,AAAA"];
+  const got = [
+    msg.userText("hello"),
+    msg.userText("from the parent", "parent_agent"),
+    msg.text("hi"),
+    msg.thinking("hmm"),
+    msg.toolCall("call_1", "read_file", { path: "a.txt" }),
+    msg.toolOutput("call_1", "contents"),
+    msg.toolOutput("call_1", "[invalid arguments]", "failed"),
+    msg.toolOutput("call_1", "a chart", "completed", img),
+    msg.partialText("start"),
+    msg.partialText("delta", "hi"),
+    msg.partialThinking("delta", "hmm"),
+    msg.partialToolCall("delta", '{"pa', "call_1", "read_file"),
+    msg.partialToolOutput("delta", "cont", "call_1"),
+    msg.partialText("stop", "", "aborted"),
+    msg.tokenUsage({ output: 3, total: 10 }, { cache_read: 1, output: 3, total: 10 }),
+  ].map((m) => JSON.stringify(m));
+  assert.deepEqual(got, want);
+});
+
+test("isMessage narrows by payload type, and by session_meta", () => {
+  const call = msg.toolCall("c", "n");
+  assert.equal(isMessage(call, "tool_call"), true);
+  assert.equal(isMessage(call, "text"), false);
+  assert.equal(isMessage({ type: "session_meta", payload: meta() }, "session_meta"), true);
+  assert.equal(isMessage(null, "text"), false);
+  assert.equal(isMessage({ type: "model_msg" }, "text"), false);
+});
+
+test("createSession({ llm }) alone: a generated id in the reference format, meta from the model object, documented defaults", async () => {
+  const llm = mockModel(["hi"], { provider: "acme", modelId: "acme-1", contextWindow: 64000 });
+  const records = [];
+  const session = floe.createSession({ llm, system: "Be brief.", trace: { write: (r) => records.push(r) } });
+  assert.match(session.id, /^session-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-[0-9a-f]{8}$/);
+  const out = await collect(session.run("hello"));
+  assert.deepEqual(checkStream(out), []);
+  assert.deepEqual(records[0], {
+    timestamp: records[0].timestamp,
+    type: "session_meta",
+    payload: {
+      session_id: session.id,
+      provider: "acme",
+      model_id: "acme-1",
+      model_context_window: 64000,
+      system_prompt: "Be brief.",
+      agent_state: "floe",
+      workspace: process.cwd(),
+    },
+  });
+  // a model object without provider/modelId
+  const r2 = [];
+  floe.createSession({ llm: { async *streamGenerate() {} }, trace: { write: (r) => r2.push(r) } });
+  await Promise.resolve();
+  const s2 = floe.createSession({ llm: mockModel(["x"]), meta: { session_id: "session-mine", workspace: "/w", agent_state: undefined }, trace: { write: (r) => r2.push(r) } });
+  assert.equal(s2.id, "session-mine");
+  await collect(s2.run("x"));
+  const m2 = r2.find((r) => r.type === "session_meta" && r.payload.session_id === "session-mine").payload;
+  assert.deepEqual([m2.provider, m2.model_id, m2.model_context_window, m2.system_prompt, m2.workspace, m2.agent_state], ["mock", "mock-model", 200000, "", "/w", "floe"]);
+});
+
+test("newSessionId: UTC time and 8 hex digits", () => {
+  assert.match(newSessionId(Date.UTC(2026, 6, 18, 11, 10, 22)), /^session-2026-07-18-11-10-22-[0-9a-f]{8}$/);
+  assert.notEqual(newSessionId(0), newSessionId(0));
+});
+
+test("defaults misuse: system not a string, system and meta.system_prompt disagreeing, a bad provider", () => {
+  const llm = mockModel([]);
+  for (const [opts, want] of [
+    [{ llm, system: 5 }, "createSession: system"],
+    [{ llm, system: "a", meta: { system_prompt: "b" } }, "system and meta.system_prompt differ"],
+    [{ llm: { ...llm, streamGenerate: llm.streamGenerate, provider: 3 } }, "createSession: llm.provider"],
+  ]) {
+    assert.throws(() => floe.createSession(opts), (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message.includes(want), want);
+  }
+});
+
+test("the model callback receives the tool list and the system prompt on every request", async () => {
+  const t = tool({ name: "echo", description: "echoes", parameters: { type: "object", properties: { s: { type: "string" } } }, execute: ({ s }) => s ?? "" });
+  const llm = mockModel([{ toolCall: { name: "echo", args: { s: "x" } } }, "done"]);
+  await collect(floe.createSession({ llm, tools: [t], system: "You are terse." }).run("go", { approve: () => "allow" }));
+  assert.equal(llm.calls.length, 2);
+  for (const c of llm.calls) {
+    assert.equal(c.systemPrompt, "You are terse.");
+    assert.deepEqual(c.tools, [{ name: "echo", description: "echoes", parameters: { type: "object", properties: { s: { type: "string" } } } }]);
+  }
+  assert.equal(llm.calls[0].tools, llm.calls[1].tools, "the same array on every request");
+  const bare = mockModel(["x"]);
+  await collect(floe.createSession({ llm: bare }).run("go"));
+  assert.deepEqual([bare.calls[0].tools, bare.calls[0].systemPrompt], [[], ""]);
+});
+
+test("mockModel streams text, thinking and tool calls in discipline, then token_usage", async () => {
+  const llm = mockModel([[{ thinking: "hmm" }, { text: "a b", chunks: ["a", " b"] }, { toolCall: { name: "t", args: { x: 1 }, id: "k" } }]]);
+  const ac = new AbortController();
+  const got = [];
+  for await (const m of llm.streamGenerate({ newMessages: [], signal: ac.signal })) got.push(m);
+  assert.deepEqual(got, [
+    msg.partialThinking("start"), msg.partialThinking("delta", "hmm"), msg.partialThinking("stop"), msg.thinking("hmm"),
+    msg.partialText("start"), msg.partialText("delta", "a"), msg.partialText("delta", " b"), msg.partialText("stop"), msg.text("a b"),
+    msg.partialToolCall("start", "", "k", "t"), msg.partialToolCall("delta", '{"x":1}', "k", "t"), msg.partialToolCall("stop", "", "k", "t"), msg.toolCall("k", "t", '{"x":1}'),
+    msg.tokenUsage({ output: 13, total: 23 }, { output: 13, total: 23 }),
+  ]);
+});
+
+test("mockModel failures, throws, delays and running out of replies", async () => {
+  const sleeps = [];
+  const llm = mockModel([{ error: "overloaded" }, { error: "bad key", status: "auth" }, { throws: "boom" }, [{ delay: 250 }, "late"]], {
+    sleep: async (ms) => (sleeps.push(ms), true),
+  });
+  const session = floe.createSession({ llm, config: { reconnectBackoffMs: 0, maxReconnects: 0 } });
+  const ends = async () => find(await collect(session.run("x")), "request_end").map((m) => [m.payload.status, m.payload.error_message]);
+  assert.deepEqual(await ends(), [["failed", "overloaded"]]);
+  assert.deepEqual(await ends(), [["auth", "bad key"]]);
+  assert.deepEqual(await ends(), [["failed", "boom"]]);
+  assert.deepEqual(await ends(), [["completed", undefined]]);
+  assert.deepEqual(sleeps, [250]);
+  assert.deepEqual(await ends(), [["failed", "mockModel: no reply for request 5 (4 scripted)"]]);
+});
+
+test("mockModel's delay ends the request aborted when the run is aborted", async () => {
+  const llm = mockModel([["first", { delay: 60_000 }]]);
+  const ac = new AbortController();
+  const out = [];
+  for await (const m of floe.createSession({ llm }).run("x", { signal: ac.signal })) {
+    out.push(m);
+    if (m.payload.type === "text") ac.abort();
+  }
+  assert.deepEqual(checkStream(out), []);
+  assert.equal(out.at(-1).payload.type, "abort");
+});
+
+// Streams of the real engine keep every guarantee; broken copies are named.
+test("checkStream: real streams pass; each broken guarantee is reported", async () => {
+  const t = tool({ name: "t", execute: async ({ ms = 0 }) => (await new Promise((r) => setTimeout(r, ms)), `slept ${ms}`) });
+  const llm = mockModel([[{ toolCall: { name: "t", args: { ms: 20 }, id: "A" } }, { toolCall: { name: "t", args: { ms: 0 }, id: "B" } }, { toolCall: { name: "t", id: "C" } }], "done"]);
+  const out = await collect(floe.createSession({ llm, tools: [t] }).run("x", { approve: (c) => (c.payload.tool_call_id === "C" ? "deny" : "allow") }));
+  assert.deepEqual(checkStream(out), []);
+  assertStream(out);
+  const idx = (type, id) => out.findIndex((m) => m.payload.type === type && (id === undefined || m.payload.tool_call_id === id));
+  const without = (i) => out.filter((_, j) => j !== i);
+  const move = (from, to) => {
+    const c = [...out];
+    const [m] = c.splice(from, 1);
+    c.splice(to, 0, m);
+    return c;
+  };
+  const broken = [
+    [without(idx("tool_call_output", "A")), "the decided call A has no tool_call_output"],
+    [move(idx("approval_decision", "A"), idx("tool_call", "A")), "approval_decision for A before its tool_call"],
+    [move(idx("tool_call_output", "C"), out.length - 1), "between the denial of C and its output"],
+    [[...out, out[idx("tool_call_output", "B")]], "a second tool_call_output for B"],
+    [without(idx("request_end")), "request_begin inside a request"],
+    [move(idx("token_usage"), idx("tool_call", "A")), "after token_usage"],
+    [move(idx("tool_call_output", "A"), out.length - 1), "request_begin before the output of A"],
+    [without(out.findIndex((m) => m.payload.type === "partial_tool_call" && m.payload.event_type === "start")), "partial_tool_call delta without start"],
+    [without(out.findIndex((m) => m.payload.type === "partial_tool_call" && m.payload.event_type === "stop")), "complete tool_call before its fragments stopped"],
+    [[...out, { type: "event_msg", payload: { type: "abort", reason: "x" } }, msg.text("after")], "comes after abort"],
+    [[...out, msg.partialText("start")], "fragments never stopped"],
+  ];
+  for (const [s, want] of broken) {
+    const bad = checkStream(s);
+    assert.ok(bad.some((b) => b.includes(want)), `want ${JSON.stringify(want)}, got ${JSON.stringify(bad)}`);
+    assert.throws(() => assertStream(s), new RegExp(want.replace(/[()[\]]/g, "\\$&")));
+  }
+});
+
+test("transcript: turns, text so far, cards paired by id and origin, late output, approvals pending, retries, change callback", async () => {
+  let gate;
+  const slow = tool({ name: "slow", execute: () => new Promise((r) => (gate = r)) });
+  const quick = tool({ name: "quick", execute: () => "fast" });
+  const llm = mockModel([{ error: "overloaded" }, [{ text: "Looking." }, { toolCall: { name: "slow", id: "s" } }, { toolCall: { name: "quick", id: "q" } }], "All done."]);
+  let changes = 0;
+  const view = transcript({ onChange: () => changes++ });
+  view.push(msg.userText("please"));
+  let approveNow;
+  const approved = new Promise((r) => (approveNow = r));
+  const session = floe.createSession({ llm, tools: [slow, quick], config: { reconnectBackoffMs: 1 } });
+  const seen = [];
+  const consumed = (async () => {
+    for await (const m of session.run("please", {
+      approve: async (c) => {
+        if (c.payload.tool_call_id === "s") await approved;
+        return "allow";
+      },
+    })) {
+      view.push(m);
+      seen.push(m);
+      const p = m.payload;
+      if (p.type === "request_end" && p.status === "failed") {
+        assert.equal(view.retry.attempt, 1);
+        assert.equal(view.retry.inMs, 1);
+        assert.equal(view.retry.error, "overloaded");
+        assert.equal(typeof view.retry.until, "number");
+      }
+      if (p.type === "tool_call" && p.tool_call_id === "s") {
+        assert.deepEqual(view.pendingApprovals.map((c) => c.id), ["s"]);
+        assert.equal(view.card("s").status, "awaiting_approval");
+        assert.equal(view.text, "Looking.");
+        approveNow();
+      }
+      if (p.type === "request_end" && p.status === "completed" && view.turns.length === 3) {
+        assert.equal(view.card("s").status, "running");
+        setTimeout(() => gate("slow result"), 1);
+      }
+    }
+  })();
+  await consumed;
+  view.end();
+  assert.deepEqual(checkStream(seen), []);
+  assert.equal(changes, view.version);
+  assert.ok(changes >= seen.length);
+  assert.deepEqual(view.turns.map((t) => t.role + ":" + (t.status ?? t.text)), ["user:please", "assistant:failed", "assistant:completed", "assistant:completed"]);
+  assert.equal(view.retry, null);
+  assert.equal(view.status, "done");
+  assert.equal(view.text, "All done.");
+  const s = view.card("s");
+  assert.deepEqual([s.name, s.status, s.decision, s.output, s.late, s.turn], ["slow", "done", "allow", "slow result", true, 2]);
+  assert.equal(view.card("q").output, "fast");
+  assert.deepEqual(view.turns[2].items.map((i) => i.kind + ":" + (i.text ?? i.id)), ["text:Looking.", "tool:s", "tool:q"]);
+  assert.deepEqual(view.pendingApprovals, []);
+  assert.doesNotThrow(() => JSON.stringify(view.turns));
+});
+
+test("transcript: subagent sub-transcripts by origin; the same tool_call_id in parent and child are different cards; abort", () => {
+  const view = transcript();
+  const calls = [];
+  view.subscribe((t, m) => calls.push(m?.payload?.type));
+  const o = (m, origin) => ({ ...m, origin });
+  const seq = [
+    { type: "event_msg", payload: { type: "request_begin" } },
+    msg.toolCall("call_1", "run_subagent", { prompt: "p" }),
+    { type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "call_1" } },
+    o({ type: "session_meta", payload: meta("child") }, ["child"]),
+    o(msg.userText("p", "parent_agent"), ["child"]),
+    o({ type: "event_msg", payload: { type: "request_begin" } }, ["child"]),
+    o(msg.partialText("start"), ["child"]),
+    o(msg.partialText("delta", "chi"), ["child"]),
+    o(msg.toolCall("call_1", "read", {}), ["child"]),
+    o(msg.toolCall("call_9", "deep", {}), ["child", "grandchild"]),
+    o(msg.toolOutput("call_1", "child output"), ["child"]),
+    msg.toolOutput("call_1", "parent output"),
+    { type: "event_msg", payload: { type: "abort", reason: "user" } },
+  ];
+  for (const m of seq.slice(0, 9)) view.push(m);
+  assert.deepEqual(view.pendingApprovals.map((c) => [c.id, c.origin]), [["call_1", ["child"]]], "a subagent's pending approval is the root's too");
+  for (const m of seq.slice(9)) view.push(m);
+  assert.equal(calls.length, seq.length);
+  assert.equal(view.card("call_1").output, "parent output");
+  assert.equal(view.card("call_1", ["child"]).output, "child output");
+  assert.equal(view.card("call_9", ["child", "grandchild"]).name, "deep");
+  const child = view.subagents.get("child");
+  assert.deepEqual(child.origin, ["child"]);
+  assert.equal(child.meta.session_id, "child");
+  assert.equal(child.text, "chi");
+  assert.deepEqual(child.turns[0], { role: "user", text: "p", sender: "parent_agent" });
+  assert.deepEqual(child.subagents.get("grandchild").origin, ["child", "grandchild"]);
+  assert.deepEqual([view.status, view.abortReason], ["aborted", "user"]);
+});
+
+test("subagentTool: prompt in, the child's final text out, the child's stream forwarded with origin, its calls approved with the origin chain", async () => {
+  const read = tool({ name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }, execute: ({ path }) => `contents of ${path}` });
+  let childLLM;
+  const research = floe.subagentTool({
+    name: "research",
+    description: "Delegates a research task.",
+    create: async () => ({ llm: (childLLM = mockModel([{ toolCall: { name: "read", args: { path: "notes" } } }, "The answer is 42."])), tools: [read], system: "You research." }),
+  });
+  assert.deepEqual(research.parameters.required, ["prompt"]);
+  const llm = mockModel([{ toolCall: { name: "research", args: { prompt: "Find the answer." }, id: "r" } }, "It is 42."]);
+  const approvals = [];
+  const out = await collect(floe.createSession({ llm, tools: [research] }).run("go", { approve: (c) => (approvals.push([c.payload.name, c.origin ?? []]), "allow") }));
+  assert.deepEqual(checkStream(out), []);
+  const childId = out.find((m) => m.type === "session_meta").origin[0];
+  assert.deepEqual(approvals, [["research", []], ["read", [childId]]]);
+  const forwarded = out.filter((m) => m.origin);
+  assert.ok(forwarded.every((m) => m.origin[0] === childId));
+  assert.equal(forwarded.find((m) => m.type === "session_meta").payload.source, "subagent");
+  assert.equal(forwarded.find((m) => m.type === "session_meta").payload.system_prompt, "You research.");
+  assert.deepEqual(forwarded[1].payload, { type: "text", role: "user", text: "Find the answer.", stop_reason: "completed", sender: "parent_agent" });
+  const own = out.filter((m) => !m.origin);
+  assert.deepEqual(find(own, "tool_call_output").map((m) => m.payload.output), ["The answer is 42."]);
+  assert.equal(llm.calls[1].newMessages[0].payload.output, "The answer is 42.");
+  assert.equal(childLLM.calls[0].systemPrompt, "You research.");
+  // a child that fails: the tool fails with the reason
+  const broken = floe.subagentTool({ create: () => ({ llm: mockModel([{ error: "no quota", status: "auth" }]) }) });
+  const out2 = await collect(floe.createSession({ llm: mockModel([{ toolCall: { name: "run_subagent", args: { prompt: "x" } } }, "ok"]), tools: [broken] }).run("go", { approve: () => "allow" }));
+  assert.match(find(out2.filter((m) => !m.origin), "tool_call_output")[0].payload.output, /^\[tool error\] the subagent stopped: llm request error: no quota/);
+});
+
+test("transcript: consume() a whole stream, compaction state, a function as the change callback", async () => {
+  const seen = [];
+  const view = transcript((t, m) => seen.push(m?.payload?.type ?? null));
+  async function* stream() {
+    yield { type: "event_msg", payload: { type: "compaction_begin", reason: "manual", mode: "discard", context: 10, turns: 1 } };
+    assert.deepEqual(view.compaction, { reason: "manual", mode: "discard", status: null, error: null });
+    yield { type: "event_msg", payload: { type: "compaction_end", reason: "manual", mode: "discard", status: "completed" } };
+  }
+  await view.consume(stream());
+  assert.deepEqual(view.compaction, { reason: "manual", mode: "discard", status: "completed", error: null });
+  assert.equal(view.status, "done");
+  assert.deepEqual(seen, ["compaction_begin", "compaction_end", null]);
+});

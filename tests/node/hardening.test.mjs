@@ -1,0 +1,710 @@
+// Hostile values anywhere in the API: a throwing getter, a Proxy whose
+// every trap throws, a revoked Proxy, BigInt, circular and very deep values.
+// Each is a FloeError bad_argument naming the argument when it is an
+// argument, and the protocol's answer (failed, malformed, deny, [tool
+// error]) when a callback returns it; no run hangs, no call leaks memory
+// inside Go. Also: close() during a run, steer ids and unsteer().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
+import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, find, types, instantClock, never } from "./helpers.mjs";
+
+const boom = () => {
+  throw new Error("hostile read");
+};
+
+/** Values whose reading throws, each made fresh. */
+// Every key the API reads from an argument or a callback's result.
+const keys = ("status errorMessage permanent type payload name text aborted addEventListener removeEventListener " +
+  "dir maxTurns compaction mode meta llm newLLM environment tools config clock trace onDiagnostic abortGraceMs " +
+  "store approve signal thinkingLevel done value next streamGenerate loadHistory executeTool now sleep write " +
+  "rotate length 0 toJSON").split(" ");
+
+const hostile = {
+  "a throwing getter": () => {
+    const o = {};
+    for (const k of keys) Object.defineProperty(o, k, { get: boom, enumerable: true });
+    return o;
+  },
+  "a Proxy whose every trap throws": () =>
+    new Proxy({}, { get: boom, has: boom, ownKeys: boom, getPrototypeOf: boom, getOwnPropertyDescriptor: boom }),
+  "a revoked Proxy": () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  },
+};
+
+const deep = (n = 10000) => {
+  const root = {};
+  let cur = root;
+  for (let i = 0; i < n; i++) cur = cur.x = {};
+  return root;
+};
+const circular = () => {
+  const o = { a: 1 };
+  o.self = o;
+  return o;
+};
+/** Values JSON cannot encode. */
+const unencodable = { BigInt: () => 10n, circular, "10,000 deep": () => deep() };
+
+const llm = () => scriptedLLM(say("hi"));
+
+function isBadArgument(name) {
+  return (e) => {
+    assert.equal(e?.name, "FloeError", `${name}: ${e?.stack ?? e}`);
+    assert.equal(e.code, "bad_argument", e.message);
+    assert.ok(e.message.includes(name), `"${e.message}" does not name ${name}`);
+    return true;
+  };
+}
+
+/**
+ * Each place of the API that takes an argument: [the name its error must
+ * carry, f(value), whether the value is encoded as JSON]. An options
+ * object is read key by key: its error names the key read first.
+ */
+const argumentPlaces = [
+  ["createSession:", (v) => floe.createSession(v)],
+  ["createSession: meta", (v) => floe.createSession({ meta: v, llm: llm() }), true],
+  ["createSession: llm", (v) => floe.createSession({ meta: meta(), llm: v })],
+  ["createSession: tools", (v) => floe.createSession({ meta: meta(), llm: llm(), tools: v }), true],
+  ["createSession: tools", (v) => floe.createSession({ meta: meta(), llm: llm(), tools: [v] }), true],
+  ["createSession: config", (v) => floe.createSession({ meta: meta(), llm: llm(), config: v })],
+  ["createSession: config.maxTurns", (v) => floe.createSession({ meta: meta(), llm: llm(), config: { maxTurns: v } })],
+  ["createSession: config.compaction", (v) => floe.createSession({ meta: meta(), llm: llm(), config: { compaction: v } })],
+  ["createSession: environment", (v) => floe.createSession({ meta: meta(), llm: llm(), environment: v })],
+  ["createSession: clock", (v) => floe.createSession({ meta: meta(), llm: llm(), clock: v })],
+  ["createSession: trace", (v) => floe.createSession({ meta: meta(), llm: llm(), trace: v })],
+  ["createSession: store", (v) => floe.createSession({ meta: meta(), llm: llm(), store: v })],
+  ["createSession: abortGraceMs", (v) => floe.createSession({ meta: meta(), llm: llm(), abortGraceMs: v })],
+  ["createSubagent: meta", (v) => floe.createSubagent({ meta: v, llm: llm() }), true],
+  ["createSubagent: config", (v) => floe.createSubagent({ meta: meta(), llm: llm(), config: v })],
+  ["run: prompt", (v) => floe.createSession({ meta: meta(), llm: llm() }).run([v]), true],
+  ["run:", (v) => floe.createSession({ meta: meta(), llm: llm() }).run("x", v)],
+  ["run: signal", (v) => floe.createSession({ meta: meta(), llm: llm() }).run("x", { signal: v })],
+  ["compact: signal", (v) => floe.createSession({ meta: meta(), llm: llm() }).compact({ signal: v })],
+  ["steer: input", (v) => floe.createSession({ meta: meta(), llm: llm() }).steer([v]), true],
+  ["subagent.run: signal", (v) => floe.createSubagent({ meta: meta(), llm: llm() }).run("x", { signal: v })],
+  ["importSession: files", (v) => floe.importSession(v)],
+  ["importSession: files[0]", (v) => floe.importSession([v])],
+  ["importSession:", (v) => floe.importSession("x", v)],
+  ["listSessions:", (v) => floe.listSessions(v)],
+  ["exportSession:", (v) => floe.exportSession("x", v)],
+  ["deleteSession:", (v) => floe.deleteSession("x", v)],
+  ["resumeSession:", (v) => floe.resumeSession("x", v)],
+];
+
+/** Calls place(v) and checks the FloeError bad_argument naming name, thrown, rejected or at the first next(). */
+async function refuses(name, place, v, what) {
+  let r;
+  try {
+    r = place(v);
+  } catch (e) {
+    return isBadArgument(name)(e);
+  }
+  if (typeof r?.then === "function") return assert.rejects(r, isBadArgument(name));
+  if (typeof r?.next === "function") return assert.rejects(r.next(), isBadArgument(name));
+  assert.fail(`${name} accepted ${what}`);
+}
+
+// Arguments that cannot be read, and JSON that cannot be written.
+for (const [name, place, json] of argumentPlaces) {
+  for (const [what, make] of Object.entries(json ? { ...hostile, ...unencodable } : hostile)) {
+    test(`${name} given ${what}: bad_argument naming it`, () => refuses(name, place, make(), what));
+  }
+}
+
+// config: an options object, not a collection; numbers the engine honours.
+const badConfigs = [
+  ["an array", [], "createSession: config"],
+  ["a Map", new Map([["maxTurns", 1]]), "createSession: config"],
+  ["a Date", new Date(), "createSession: config"],
+  ["compaction as a Map", { compaction: new Map() }, "createSession: config.compaction"],
+  ["reconnectBackoffMs 2**60", { reconnectBackoffMs: 2 ** 60 }, "config.reconnectBackoffMs"],
+  ["reconnectBackoffMs 2**31", { reconnectBackoffMs: 2 ** 31 }, "config.reconnectBackoffMs"],
+  ["reconnectBackoffMs -1", { reconnectBackoffMs: -1 }, "config.reconnectBackoffMs"],
+  ["reconnectBackoffMaxMs 1e300", { reconnectBackoffMaxMs: 1e300 }, "config.reconnectBackoffMaxMs"],
+  ["reconnectBackoffMaxMs Infinity", { reconnectBackoffMaxMs: Infinity }, "config.reconnectBackoffMaxMs"],
+  ["maxReconnects -3", { maxReconnects: -3 }, "config.maxReconnects"],
+  ["maxReconnects NaN", { maxReconnects: NaN }, "config.maxReconnects"],
+  ["maxReconnects 1.5", { maxReconnects: 1.5 }, "config.maxReconnects"],
+  ["compactionMaxReconnects -1", { compactionMaxReconnects: -1 }, "config.compactionMaxReconnects"],
+  ["maxTurns 2**53", { maxTurns: 2 ** 53 }, "config.maxTurns"],
+  ["maxTurns 1n", { maxTurns: 1n }, "config.maxTurns"],
+  ["compaction.maxContextLength 2**60", { compaction: { mode: "discard", maxContextLength: 2 ** 60 } }, "config.compaction.maxContextLength"],
+  ["compaction.mode missing", { compaction: { maxContextLength: 10 } }, "config.compaction.mode"],
+  ["compaction.mode unknown", { compaction: { mode: "fold" } }, "config.compaction.mode"],
+];
+
+for (const [what, config, name] of badConfigs) {
+  test(`config ${what}: bad_argument`, () => {
+    assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument(name));
+  });
+}
+
+test("abortGraceMs beyond a timer's range or negative: bad_argument", () => {
+  for (const v of [-1, 2 ** 31, 2 ** 60, 0.5, NaN]) {
+    assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), abortGraceMs: v }), isBadArgument("abortGraceMs"));
+  }
+});
+
+test("config as a class instance or an object of another realm is accepted", async () => {
+  const { runInNewContext } = await import("node:vm");
+  class Settings {
+    maxTurns = 3;
+  }
+  for (const config of [new Settings(), runInNewContext("({ maxReconnects: 1 })"), Object.create(null)]) {
+    const s = floe.createSession({ meta: meta(), llm: llm(), config });
+    assert.equal(find(await collect(s.run("go")), "text").at(-1).payload.text, "hi");
+  }
+});
+
+test("callback methods are read once, at createSession", async () => {
+  const model = scriptedLLM(say("first"));
+  const session = floe.createSession({ meta: meta(), llm: model });
+  model.streamGenerate = () => {
+    throw new Error("replaced");
+  };
+  assert.equal(find(await collect(session.run("go")), "text").at(-1).payload.text, "first");
+});
+
+// ENGINE.md §2: a limit ≤ 0 disables it, so negative limits stay valid.
+test("config limits that are ≤ 0 disable (maxTurns, compaction limits)", () => {
+  const s = floe.createSession({
+    meta: meta(),
+    llm: llm(),
+    newLLM: () => llm(),
+    config: { maxTurns: -1, compaction: { mode: "discard", maxContextLength: -1, maxSessionTurns: 0 } },
+  });
+  assert.equal(s.compactability(), "empty");
+});
+
+// E-10.4: the largest backoff accepted is announced and slept as it is.
+test("the largest reconnectBackoffMs is announced and slept exactly", async () => {
+  const clock = instantClock();
+  const max = 2 ** 31 - 1;
+  const session = floe.createSession({
+    meta: meta(),
+    clock,
+    config: { maxReconnects: 1, reconnectBackoffMs: max, reconnectBackoffMaxMs: max },
+    llm: scriptedLLM(async function* () {
+      yield usage();
+      return { status: "failed", errorMessage: "down" };
+    }, say("up")),
+  });
+  const ends = find(await collect(session.run("go")), "request_end").map((m) => m.payload);
+  assert.equal(ends[0].retry_in_ms, max);
+  assert.deepEqual(clock.sleeps, [max]);
+  assert.equal(ends[1].status, "completed");
+});
+
+// ---- item: session_meta (PROTOCOL §2) and the session id ----
+
+const required = ["session_id", "provider", "model_id", "model_context_window", "system_prompt", "agent_state", "workspace"];
+
+test("createSession: every session_meta key mistyped is bad_argument naming it (a missing one takes its default)", () => {
+  for (const key of required) {
+    const m = meta();
+    delete m[key];
+    assert.doesNotThrow(() => floe.createSession({ meta: m, llm: llm() }), key);
+    assert.doesNotThrow(() => floe.createSubagent({ meta: m, llm: llm() }), key);
+    assert.throws(() => floe.createSession({ meta: { ...meta(), [key]: null }, llm: llm() }), isBadArgument(`createSession: meta.${key}`));
+    assert.throws(() => floe.createSubagent({ meta: { ...meta(), [key]: null }, llm: llm() }), isBadArgument(`createSubagent: meta.${key}`));
+    assert.throws(() => floe.createSession({ meta: { ...meta(), [key]: key === "model_context_window" ? true : 7 }, llm: llm() }), isBadArgument(`meta.${key}`));
+  }
+  assert.throws(() => floe.createSession({ meta: { ...meta(), source: "cron" }, llm: llm() }), isBadArgument("meta.source"));
+  assert.throws(() => floe.createSession({ meta: { ...meta(), type: "x" }, llm: llm() }), isBadArgument("meta.type"));
+  assert.throws(() => floe.createSession({ meta: [], llm: llm() }), isBadArgument("createSession: meta"));
+});
+
+test("createSession: a session id that cannot name Trace files is bad_argument, with every store", async (t) => {
+  const { mkdtemp, rm, readdir } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const dir = await mkdtemp(join(tmpdir(), "floe-ids-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const id of ["../x", "a/b", "a\\b", ".hidden", "", "line\nbreak", "x".repeat(201)]) {
+    for (const store of [false, "memory", { dir }]) {
+      assert.throws(() => floe.createSession({ meta: meta(id), llm: llm(), store }), isBadArgument("createSession: meta.session_id"));
+    }
+  }
+  assert.deepEqual(await readdir(dir), []);
+  // The reference's format, and other plain ids, are fine.
+  for (const id of ["session-2026-11-30-09-00-00-3f8a1c2d", "my session (2)", "日本語"]) {
+    const s = floe.createSession({ meta: meta(id), llm: llm(), store: false });
+    assert.equal(s.id, id);
+  }
+});
+
+// ---- item: values a callback returns are read on the JavaScript side ----
+
+/** Runs one session whose first request runs first(); the next says "recovered". Returns the messages. */
+async function runWithFirst(first, extra = {}) {
+  const clock = instantClock();
+  const session = floe.createSession({
+    meta: meta(),
+    clock,
+    config: { maxReconnects: 1, reconnectBackoffMs: 5 },
+    llm: scriptedLLM(first, say("recovered")),
+    ...extra,
+  });
+  const msgs = await collect(session.run("go", { approve: extra.approve }));
+  await session.close();
+  return { msgs, clock };
+}
+
+test("a model's outcome whose status getter throws: failed with that message, the ladder runs, the run ends", async () => {
+  const { msgs, clock } = await runWithFirst(async function* () {
+    yield* text("x");
+    yield usage();
+    return { get status() { throw new Error("status getter"); } };
+  });
+  const ends = find(msgs, "request_end").map((m) => m.payload);
+  assert.equal(ends.length, 2, JSON.stringify(ends));
+  assert.equal(ends[0].status, "failed");
+  assert.match(ends[0].error_message, /status getter/);
+  assert.equal(ends[0].retry_in_ms, 5);
+  assert.deepEqual(clock.sleeps, [5]);
+  assert.equal(ends[1].status, "completed");
+});
+
+// Go cannot even name a BigInt's type (syscall/js panics): none may reach it.
+test("a model returning a BigInt or a Symbol as its outcome or status: failed, then retried, no Go panic", async () => {
+  const logged = [];
+  const error = console.error;
+  console.error = (...a) => logged.push(a.join(" "));
+  try {
+    for (const v of [1n, Symbol("s")]) {
+      for (const outcome of [v, { status: v }, { status: "failed", errorMessage: v }]) {
+        const { msgs } = await runWithFirst(async function* () {
+          yield usage();
+          return outcome;
+        });
+        const ends = find(msgs, "request_end").map((m) => m.payload);
+        assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
+        assert.doesNotMatch(ends[0].error_message, /panic/);
+      }
+    }
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(logged, []);
+});
+
+for (const [what, make] of Object.entries(hostile)) {
+  for (const [where, outcome] of [
+    ["the outcome", (v) => v],
+    ["outcome.status", (v) => ({ status: v })],
+    ["outcome.errorMessage", (v) => ({ status: "failed", errorMessage: v })],
+    ["outcome.permanent", (v) => ({ status: "failed", permanent: v })],
+  ]) {
+    test(`a model returning ${what} as ${where}: failed, then retried`, async () => {
+      const { msgs } = await runWithFirst(async function* () {
+        yield usage();
+        return outcome(make());
+      });
+      const ends = find(msgs, "request_end").map((m) => m.payload);
+      assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"], JSON.stringify(ends));
+      assert.ok(ends[0].error_message, "no error message");
+    });
+  }
+
+  test(`a model yielding ${what}: malformed, then retried`, async () => {
+    // Not an async generator: its yield would await the value (reading then) and throw itself.
+    let n = 0;
+    const { msgs } = await runWithFirst(() => ({
+      [Symbol.asyncIterator]() { return this; },
+      next: async () => (n++ === 0 ? { done: false, value: make() } : { done: true }),
+    }));
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["malformed", "completed"]);
+  });
+
+  test(`a model yielding a message whose payload is ${what}: malformed, then retried`, async () => {
+    const { msgs } = await runWithFirst(async function* () {
+      yield { type: "model_msg", payload: make() };
+    });
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["malformed", "completed"]);
+  });
+
+  test(`a model throwing ${what}: failed, then retried`, async () => {
+    const { msgs } = await runWithFirst(() => {
+      throw make();
+    });
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
+  });
+
+  test(`a model whose iterator result is ${what}: failed, then retried`, async () => {
+    const { msgs } = await runWithFirst(() => ({ [Symbol.asyncIterator]() { return this; }, next: async () => make() }));
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
+  });
+
+  test(`an approver resolving to ${what}: deny`, async () => {
+    const session = floe.createSession({
+      meta: meta(),
+      llm: scriptedLLM(async function* () {
+        yield toolCall("t1");
+        yield usage();
+        return { status: "completed" };
+      }, say("done")),
+      environment: { executeTool: () => assert.fail("a denied tool ran") },
+    });
+    const msgs = await collect(session.run("go", { approve: async () => make() }));
+    assert.deepEqual(find(msgs, "approval_decision").map((m) => m.payload.decision), ["deny"]);
+    assert.equal(msgs.at(-1).payload.type, "request_end");
+  });
+
+  test(`a tool returning or throwing ${what}: the run goes on`, async () => {
+    for (const executeTool of [
+      async function* ({ toolCall: c }) {
+        yield toolOutput(c.payload.tool_call_id, "ok");
+        return make();
+      },
+      () => {
+        throw make();
+      },
+      () => make(),
+    ]) {
+      const session = floe.createSession({
+        meta: meta(),
+        llm: scriptedLLM(async function* () {
+          yield toolCall("t1");
+          yield usage();
+          return { status: "completed" };
+        }, say("done")),
+        environment: { executeTool },
+      });
+      const msgs = await collect(session.run("go", { approve: () => "allow" }));
+      assert.equal(find(msgs, "tool_call_output").length, 1);
+      assert.equal(find(msgs, "text").at(-1).payload.text, "done");
+    }
+  });
+
+  test(`a clock returning ${what}: reported, the run goes on`, async () => {
+    const diags = [];
+    const session = floe.createSession({
+      meta: meta(),
+      config: { maxReconnects: 1, reconnectBackoffMs: 1 },
+      clock: { now: () => make(), sleep: async () => make() },
+      onDiagnostic: (d) => diags.push(d),
+      llm: scriptedLLM(async function* () {
+        yield usage();
+        return { status: "failed" };
+      }, say("up")),
+    });
+    const msgs = await collect(session.run("go"));
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
+    assert.ok(diags.some((d) => d.kind === "clock"), JSON.stringify(diags));
+  });
+
+  test(`loadHistory resolving to ${what}: the resumed run goes on`, async () => {
+    const id = `hostile-history-${what.replace(/\W+/g, "-")}`;
+    const first = floe.createSession({ meta: meta(id), llm: llm() });
+    await collect(first.run("one"));
+    await first.close();
+    const l = scriptedLLM(say("two"));
+    l.loadHistory = async () => make();
+    const session = await floe.resumeSession(id, { llm: l });
+    const msgs = await collect(session.run("again"));
+    assert.equal(find(msgs, "text").at(-1).payload.text, "two");
+  });
+}
+
+test("JSON a callback cannot encode: malformed for a model, [tool error] for a tool, bad_argument for approve()", async () => {
+  for (const make of Object.values(unencodable)) {
+    const { msgs } = await runWithFirst(async function* () {
+      yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "x", extra: make() } };
+    });
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["malformed", "completed"]);
+
+    let approveErr;
+    const session = floe.createSession({
+      meta: meta(),
+      llm: scriptedLLM(async function* () {
+        yield toolCall("t1");
+        yield usage();
+        return { status: "completed" };
+      }, say("done")),
+      environment: {
+        async *executeTool({ toolCall: c, approve }) {
+          approveErr = await approve({ ...c, extra: make() }).catch((e) => e);
+          yield { type: "model_msg", payload: { type: "tool_call_output", role: "user", output: "x", tool_call_id: c.payload.tool_call_id, stop_reason: "completed", extra: make() } };
+        },
+      },
+    });
+    const out = await collect(session.run("go", { approve: () => "allow" }));
+    isBadArgument("approve: toolCall")(approveErr);
+    const o = find(out, "tool_call_output");
+    assert.equal(o.length, 1);
+    assert.match(o[0].payload.output, /^\[tool error\]/);
+  }
+});
+
+// ---- item: close() during a run ends the stream as an abort does ----
+
+/**
+ * A session whose Trace is captured; returns {session, records}. The
+ * model streams "a", then runs during(session, signal) and honours its
+ * signal.
+ */
+function closable(during, where = "model") {
+  const records = [];
+  let session;
+  const waitAbort = (signal) => new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", resolve)));
+  const model = async function* ({ signal }) {
+    yield* text("a");
+    if (where === "model") {
+      during(session);
+      await waitAbort(signal);
+      return { status: "aborted" };
+    }
+    yield toolCall("t1");
+    yield usage();
+    return { status: "completed" };
+  };
+  session = floe.createSession({
+    meta: meta(),
+    store: false,
+    trace: { write: (r) => records.push(r), rotate() {} },
+    llm: scriptedLLM(model, say("never")),
+    environment: {
+      async *executeTool({ signal }) {
+        during(session);
+        await waitAbort(signal);
+        throw new Error("stopped");
+      },
+    },
+  });
+  const approve = where === "approver" ? () => (during(session), never()) : () => "allow";
+  return { session, records, approve };
+}
+
+/** The stream without partials equals the Trace without its session_meta, and ends with abort. */
+function assertEndsAsAbort(msgs, records, requested = true) {
+  assert.equal(msgs.at(-1).payload.type, "abort", types(msgs).join(" "));
+  assert.deepEqual(msgs.at(-1).payload, { type: "abort", reason: "aborted by user" });
+  const streamed = msgs.filter((m) => !m.payload.type?.startsWith("partial_"));
+  // The Trace also holds the session_meta and the run's input.
+  const isInput = (r) => r.payload.type === "text" && r.payload.role === "user" && r.payload.text === "go";
+  assert.deepEqual(streamed, records.filter((r) => r.type !== "session_meta" && !isInput(r)));
+  if (requested) assert.ok(find(msgs, "request_end").length >= 1, "no request_end");
+}
+
+for (const where of ["model", "tool", "approver"]) {
+  test(`close() called inside the ${where}: the stream ends as an abort does, identical to the Trace`, async () => {
+    let closed;
+    const { session, records, approve } = closable((s) => (closed ??= s.close()), where);
+    const msgs = await collect(session.run("go", { approve }));
+    assert.ok(closed, "close() was not called");
+    await closed;
+    assertEndsAsAbort(msgs, records);
+    if (where === "model") assert.equal(find(msgs, "request_end")[0].payload.status, "aborted");
+    assert.throws(() => session.run("x"), { name: "FloeError", code: "closed" });
+  });
+}
+
+test("close() while the consumer does not pull: resolves after the run ended; the consumer still gets the rest", async () => {
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const records = [];
+  const session = floe.createSession({
+    meta: meta(),
+    store: false,
+    trace: { write: (r) => records.push(r), rotate() {} },
+    llm: scriptedLLM(async function* ({ signal }) {
+      yield* text("a");
+      release();
+      await new Promise((r) => signal.addEventListener("abort", r));
+      yield usage();
+      return { status: "aborted" };
+    }),
+  });
+  const it = session.run("go")[Symbol.asyncIterator]();
+  const msgs = [];
+  for (;;) {
+    const r = await it.next();
+    msgs.push(r.value);
+    if (r.value.payload.type === "partial_text") break;
+  }
+  await gate;
+  await session.close(); // nobody pulls meanwhile
+  assert.equal(records.at(-1).payload.type, "abort", "close() resolved before the run ended");
+  for (let r = await it.next(); !r.done; r = await it.next()) msgs.push(r.value);
+  assertEndsAsAbort(msgs, records);
+  assert.equal(find(msgs, "request_end")[0].payload.status, "aborted");
+  assert.equal(await session.close(), undefined, "a second close() resolves too");
+});
+
+test("close() before the first next(): the run streams only its abort, as in the Trace", async () => {
+  const records = [];
+  const session = floe.createSession({ meta: meta(), store: false, trace: { write: (r) => records.push(r) }, llm: llm() });
+  const stream = session.run("go");
+  await session.close();
+  const msgs = await collect(stream);
+  assert.deepEqual(types(msgs), ["abort"]);
+  assertEndsAsAbort(msgs, records, false);
+});
+
+test("close() during a manual compaction: it ends as an aborted compaction, as in the Trace", async () => {
+  const records = [];
+  const session = floe.createSession({
+    meta: meta(),
+    store: false,
+    trace: { write: (r) => records.push(r) },
+    config: { compaction: { mode: "summarize" } },
+    llm: llm(),
+    newLLM: () =>
+      scriptedLLM(async function* ({ signal }) {
+        if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r));
+        return { status: "aborted" };
+      }),
+  });
+  await collect(session.run("go"));
+  const stream = session.compact();
+  const msgs = [(await stream.next()).value];
+  await session.close();
+  msgs.push(...(await collect(stream)));
+  assert.deepEqual(types(msgs), ["compaction_begin", "compaction_end"]);
+  assert.equal(msgs[1].payload.status, "aborted");
+  // The Trace also holds the compaction's own request; the stream's messages are in it, in order, compaction_end last.
+  const at = records.findIndex((r) => r.payload.type === "compaction_begin");
+  assert.deepEqual(records[at], msgs[0]);
+  assert.deepEqual(records.at(-1), msgs[1]);
+});
+
+test("close() of a session that never ran, and twice, resolves", async () => {
+  const session = floe.createSession({ meta: meta(), llm: llm() });
+  const a = session.close();
+  assert.equal(session.close(), a);
+  await a;
+  assert.throws(() => session.steer("x"), { name: "FloeError", code: "closed" });
+});
+
+test("a run's signal is listened to only while the run lives, also when it cannot start", async () => {
+  const ac = new AbortController();
+  const listeners = () => getEventListeners(ac.signal, "abort").length;
+  const session = floe.createSession({ meta: meta(), llm: scriptedLLM(say("a"), say("b")) });
+  await collect(session.run("one", { signal: ac.signal }));
+  assert.equal(listeners(), 0, "after a run");
+  const running = session.run("two", { signal: ac.signal });
+  assert.throws(() => session.run("three", { signal: ac.signal }), { code: "session_busy" });
+  assert.equal(listeners(), 1, "the busy run() left a listener");
+  await collect(running);
+  assert.equal(listeners(), 0, "after the second run");
+  assert.throws(() => session.run([{ type: "bogus" }], { signal: ac.signal }), { code: "bad_argument" });
+  assert.equal(listeners(), 0, "after a refused input");
+});
+
+// ---- item: steer ids and unsteer ----
+
+test("steer returns an id; unsteer withdraws what is still pending and says whether it was", async () => {
+  let s;
+  const got = {};
+  const session = (s = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(
+      async function* () {
+        got.keep = s.steer("keep this");
+        got.drop = s.steer([{ type: "model_msg", payload: { type: "text", role: "user", text: "drop this" } }]);
+        got.blank = s.steer("   ");
+        got.unsteerDrop = s.unsteer(got.drop);
+        got.unsteerDropAgain = s.unsteer(got.drop);
+        got.unsteerBlank = s.unsteer(got.blank);
+        got.unsteerUnknown = s.unsteer(987654);
+        assert.throws(() => s.steer([{ type: "bogus" }]), isBadArgument("steer: input"));
+        assert.throws(() => s.steer([{ type: "model_msg", payload: { type: "text", role: "user", text: "x", stop_reason: "nope" } }]), isBadArgument("steer: input"));
+        for (const bad of [0, -1, 1.5, "1", null, 2 ** 60]) assert.throws(() => s.unsteer(bad), isBadArgument("unsteer: id"));
+        yield* text("a");
+        yield usage();
+        return { status: "completed" };
+      },
+      async function* () {
+        got.unsteerDelivered = s.unsteer(got.keep);
+        yield* text("b");
+        yield usage();
+        return { status: "completed" };
+      },
+    ),
+  }));
+  assert.equal(session.steer("nobody runs"), false);
+  const msgs = await collect(session.run("go"));
+  for (const k of ["keep", "drop", "blank"]) assert.ok(Number.isSafeInteger(got[k]) && got[k] >= 1, `${k}: ${got[k]}`);
+  assert.equal(new Set([got.keep, got.drop, got.blank]).size, 3);
+  assert.equal(got.unsteerDrop, true);
+  assert.equal(got.unsteerDropAgain, false);
+  assert.equal(got.unsteerBlank, false);
+  assert.equal(got.unsteerUnknown, false);
+  assert.equal(got.unsteerDelivered, false);
+  const steered = find(msgs, "text").filter((m) => m.payload.role === "user").map((m) => m.payload.text);
+  assert.deepEqual(steered, ["[user_steering]\nkeep this\n[/user_steering]"]);
+  assert.equal(session.unsteer(got.keep), false);
+});
+
+// ---- the bar: no memory grows inside Go ----
+
+async function growth(n, f) {
+  for (let i = 0; i < 50; i++) await f(i); // warm up: the heap finds its size
+  const before = floe[Symbol.for("floe.debug")].memoryBytes();
+  for (let i = 0; i < n; i++) await f(i);
+  return floe[Symbol.for("floe.debug")].memoryBytes() - before;
+}
+
+const MB = 1 << 20;
+
+test("memory: 2,000 createSession calls with a throwing config getter grow wasm memory by < 1 MB", async (t) => {
+  const config = { get maxTurns() { throw new Error("getter"); } };
+  const grew = await growth(2000, () => {
+    assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument("config.maxTurns"));
+  });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
+  assert.ok(grew < MB, `grew ${grew} bytes`);
+});
+
+test("memory: 2,000 hostile arguments across the API grow wasm memory by < 1 MB", async (t) => {
+  const makers = Object.values(hostile);
+  const grew = await growth(2000, async (i) => {
+    const [name, place] = argumentPlaces[i % argumentPlaces.length];
+    if (name.startsWith("resumeSession") || name.startsWith("import")) return; // they touch the store
+    const v = makers[i % makers.length]();
+    try {
+      const r = place(v);
+      if (typeof r?.then === "function") await r;
+      else if (typeof r?.next === "function") await r.next();
+    } catch (e) {
+      assert.equal(e.name, "FloeError", `${name}: ${e.stack}`);
+    }
+  });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
+  assert.ok(grew < MB, `grew ${grew} bytes`);
+});
+
+test("memory: 2,000 sessions created, run and closed grow wasm memory by < 1 MB", async (t) => {
+  const grew = await growth(2000, async (i) => {
+    const session = floe.createSession({ meta: meta(`mem-${i}`), store: false, llm: llm() });
+    await collect(session.run("hi"));
+    await session.close();
+  });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
+  assert.ok(grew < MB, `grew ${grew} bytes`);
+});
+
+test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (t) => {
+  const grew = await growth(2000, async (i) => {
+    let s;
+    s = floe.createSession({
+      meta: meta(`memc-${i}`),
+      store: false,
+      llm: scriptedLLM(async function* ({ signal }) {
+        yield* text("a");
+        s.close(); // aborts the signal at once
+        assert.equal(signal.aborted, true);
+        return { status: "aborted" };
+      }),
+    });
+    const msgs = await collect(s.run("hi"));
+    assert.equal(msgs.at(-1).payload.type, "abort");
+  });
+  t.diagnostic(`wasm memory grew ${grew} bytes`);
+  assert.ok(grew < MB, `grew ${grew} bytes`);
+});

@@ -1,0 +1,46 @@
+// load(): the wasm magic check, in fresh processes (a process loads once).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+const entry = new URL("../../static/floe-node.mjs", import.meta.url).href;
+
+// loadWith runs load(<wasm expression>) in a fresh Node and returns the error's code and message.
+async function loadWith(expr) {
+  const src = `import { load } from ${JSON.stringify(entry)};
+try { await load({ wasm: ${expr} }); console.log(JSON.stringify({ ok: true })); process.exit(0); }
+catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })); process.exit(0); }`;
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src]);
+  return JSON.parse(stdout);
+}
+
+test("load() names an HTML page given for floe.wasm, with its likely causes and the fix", async () => {
+  for (const expr of [
+    `new TextEncoder().encode("<!doctype html><html><head><title>App</title>")`,
+    `new Response("<!DOCTYPE html><html></html>", { headers: { "content-type": "text/html" } })`,
+  ]) {
+    const e = await loadWith(expr);
+    assert.equal(e.name, "FloeError");
+    assert.equal(e.code, "bad_wasm");
+    assert.match(e.message, /is an HTML page, not floe\.wasm/);
+    assert.match(e.message, /dev server answering a missing file with its index\.html fallback, or a wrong path/);
+    assert.match(e.message, /load\(\{ wasm: url \}\)/);
+  }
+});
+
+test("load() refuses bytes without the wasm magic, and a missing file, naming them", async () => {
+  const e = await loadWith(`new Uint8Array([1, 2, 3, 4, 5])`);
+  assert.equal(e.code, "bad_wasm");
+  assert.match(e.message, /is not a WebAssembly module \(5 bytes starting .*want the magic bytes/);
+  const m = await loadWith(`"./no-such.wasm"`);
+  assert.equal(m.code, "bad_wasm");
+  assert.match(m.message, /cannot read floe\.wasm: tried .*no-such\.wasm \(ENOENT\)/);
+});
+
+test("the public object carries no _debug hooks", async () => {
+  const { floe } = await import("./helpers.mjs");
+  assert.deepEqual(Object.keys(floe).filter((k) => k.startsWith("_")), []);
+  assert.equal(typeof floe[Symbol.for("floe.debug")].panic, "function");
+});

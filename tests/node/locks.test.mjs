@@ -1,0 +1,94 @@
+// close() of a session whose runs hold its Web Lock (a persisted store where
+// navigator.locks exists): Node has no Web Locks, so this file installs a
+// minimal LockManager (exclusive, ifAvailable) before loading floe.mjs; the
+// browser tests run the same paths on Chromium's.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getEventListeners } from "node:events";
+
+const held = new Set();
+globalThis.navigator = {
+  locks: {
+    async request(name, opts, cb) {
+      if (held.has(name)) return cb(null);
+      held.add(name);
+      try {
+        return await cb({ name });
+      } finally {
+        held.delete(name);
+      }
+    },
+  },
+};
+
+const { floe, meta, scriptedLLM, say, text, usage, collect, find, types } = await import("./helpers.mjs");
+
+async function tempDir(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-locks-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test("close() inside the model of a locked run: the stream ends with abort and the lock is released", async (t) => {
+  const dir = await tempDir(t);
+  let s;
+  let closed;
+  s = floe.createSession({
+    meta: meta("locked-close"),
+    store: { dir },
+    llm: scriptedLLM(async function* ({ signal }) {
+      yield* text("a");
+      closed = s.close();
+      assert.equal(signal.aborted, true);
+      yield usage();
+      return { status: "aborted" };
+    }),
+  });
+  const msgs = await collect(s.run("go"));
+  await closed;
+  assert.equal(msgs.at(-1).payload.type, "abort");
+  assert.equal(find(msgs, "request_end")[0].payload.status, "aborted");
+  assert.equal(held.size, 0, "the session's lock is still held");
+  const files = await floe.exportSession("locked-close", { store: { dir } });
+  const recs = files[0].text.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(recs.at(-1).payload.type, "abort");
+});
+
+test("close() before the first next() of a locked run: nothing runs, nothing is written", async (t) => {
+  const dir = await tempDir(t);
+  const model = scriptedLLM(say("never"));
+  const s = floe.createSession({ meta: meta("locked-unstarted"), store: { dir }, llm: model });
+  const ac = new AbortController();
+  const stream = s.run("go", { signal: ac.signal });
+  assert.equal(getEventListeners(ac.signal, "abort").length, 1);
+  await s.close();
+  assert.deepEqual(types(await collect(stream)), []);
+  assert.equal(getEventListeners(ac.signal, "abort").length, 0, "the run that never started still listens to the signal");
+  assert.equal(model.calls.length, 0);
+  assert.equal(held.size, 0);
+  const files = await floe.exportSession("locked-unstarted", { store: { dir } }).catch((e) => e);
+  assert.ok(Array.isArray(files) ? files.every((f) => !f.text.includes('"request_begin"')) : files.code === "not_found", String(files?.message ?? files));
+});
+
+test("close() while the locked run's consumer does not pull: resolves after the run ended", async (t) => {
+  const dir = await tempDir(t);
+  const s = floe.createSession({
+    meta: meta("locked-idle"),
+    store: { dir },
+    llm: scriptedLLM(async function* ({ signal }) {
+      yield* text("a");
+      if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r));
+      return { status: "aborted" };
+    }),
+  });
+  const it = s.run("go")[Symbol.asyncIterator]();
+  assert.equal((await it.next()).value.payload.type, "request_begin");
+  await s.close();
+  assert.equal(held.size, 0, "close() resolved before the run released its lock");
+  const rest = [];
+  for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value);
+  assert.equal(rest.at(-1).payload.type, "abort");
+});

@@ -1,0 +1,277 @@
+// The built-in model adapters through floe.mjs + floe.wasm in Node, with
+// Node's real fetch against loopback servers: the shared provider corpus
+// replayed byte for byte, then this project's own scripted exchanges
+// (abort mid-stream, auth, network failures, redirects, a tool task over
+// several requests, compaction and resume).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floe, meta, collect, find, instantClock } from "./helpers.mjs";
+import { replayServer, writeResponse, loadCases, checkCase, modelMessages, disciplineError, openaiStream, anthropicStream, SSE_HEADERS } from "./replay.mjs";
+
+/** The text of a Chat Completions message content: a string or text parts. */
+const textOf = (c) => (typeof c === "string" ? c : c.map((x) => x.text ?? "").join("\n"));
+
+const FACTORY = { "openai-chat": "openaiCompatible", "openai-responses": "openaiResponses", anthropic: "anthropic" };
+
+/** A model of provider against baseURL. */
+const modelFor = (provider, baseURL, extra = {}) => floe[FACTORY[provider]]({ baseURL, model: "floe-test", apiKey: "sk-test", ...extra });
+
+/** One request (maxTurns 1, no retries), every tool call denied. */
+function oneRequest(llm, extra = {}) {
+  const session = floe.createSession({
+    meta: meta(),
+    store: false,
+    llm,
+    tools: [{ name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+    config: { maxTurns: 1, maxReconnects: 0 },
+    clock: instantClock(),
+    ...extra,
+  });
+  return session;
+}
+
+test("the shared provider corpus, replayed through floe.wasm's fetch seam", async (t) => {
+  const cases = loadCases();
+  const byName = new Map(cases.map((c) => [c.name, c]));
+  const srv = await replayServer(t, async (req, res) => {
+    const name = req.url.split("/")[1];
+    const c = byName.get(name);
+    if (!c) {
+      res.writeHead(404).end();
+      return;
+    }
+    await writeResponse(res, c.response);
+  });
+  const failed = [];
+  for (const c of cases) {
+    await t.test(c.name, async () => {
+      const session = oneRequest(modelFor(c.provider, `${srv.url}/${c.name}/v1`));
+      const msgs = await collect(session.run("Go.", { approve: async () => "deny" }));
+      await session.close();
+      const diff = checkCase(c.expect, msgs);
+      if (diff) failed.push(c.name);
+      assert.equal(diff, null, `${c.name}: ${diff}`);
+    });
+  }
+  assert.ok(cases.length > 0);
+  assert.deepEqual(failed, []);
+});
+
+test("a checker that fails changed bytes", () => {
+  // The corpus check above must be able to fail: a case's text changed.
+  const c = loadCases().find((x) => x.expect.text && x.expect.outcome?.status === "completed");
+  const msgs = [
+    { type: "model_msg", payload: { type: "text", role: "assistant", text: c.expect.text + "!" } },
+    { type: "event_msg", payload: { type: "token_usage", session: {}, request: {} } },
+    { type: "event_msg", payload: { type: "request_end", status: "completed" } },
+  ];
+  assert.match(checkCase(c.expect, msgs), /^text: /);
+  assert.match(
+    disciplineError([
+      { payload: { type: "partial_text", event_type: "start", text: "" } },
+      { payload: { type: "partial_text", event_type: "delta", text: "a" } },
+      { payload: { type: "partial_text", event_type: "stop", text: "" } },
+      { payload: { type: "text", text: "b" } },
+    ]),
+    /complete text/,
+  );
+});
+
+test("the request: URL, key, headers, options and the conversation's JSON", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    res.end(req.url.includes("/anthropic/") ? anthropicStream({ text: ["Hi"] }) : openaiStream({ text: ["Hi"] }));
+  });
+  const key = "sk-secret-0123";
+  const chat = floe.openai({ apiKey: key, model: "gpt-test", baseURL: `${srv.url}/openai/v1/`, headers: { "x-trace": "t1" }, maxTokens: 77, temperature: 0.25, body: { seed: 7 } });
+  assert.deepEqual({ ...chat }, { provider: "openai-chat", model: "gpt-test", baseURL: `${srv.url}/openai/v1` });
+  assert.ok(!JSON.stringify(chat).includes(key), "the key is not part of the model object");
+  assert.ok(Object.isFrozen(chat));
+  let msgs = await collect(oneRequest(chat).run("Hello"));
+  assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
+  const r = srv.requests[0];
+  assert.equal(r.method, "POST");
+  assert.equal(r.url, "/openai/v1/chat/completions");
+  assert.equal(r.headers.authorization, `Bearer ${key}`);
+  assert.equal(r.headers["x-trace"], "t1");
+  const body = JSON.parse(r.body);
+  assert.equal(body.model, "gpt-test");
+  assert.equal(body.stream, true);
+  assert.equal(body.temperature, 0.25);
+  assert.equal(body.seed, 7);
+  assert.equal(body.max_tokens ?? body.max_completion_tokens, 77);
+  assert.equal(textOf(body.messages.at(-1).content), "Hello");
+  assert.equal(body.tools[0].function.name, "get_weather");
+
+  assert.equal(body.reasoning_effort, undefined);
+
+  // thinkingLevel: the model's default for its runs; a run's own wins.
+  const thinker = floe.openaiCompatible({ baseURL: `${srv.url}/openai/v1`, model: "m", thinkingLevel: "low" });
+  const ts = oneRequest(thinker, { config: { maxReconnects: 0 } });
+  await collect(ts.run("a"));
+  await collect(ts.run("b", { thinkingLevel: "high" }));
+  assert.deepEqual(srv.requests.slice(1).map((x) => JSON.parse(x.body).reasoning_effort), ["low", "high"]);
+  srv.requests.length = 1;
+
+  const claude = floe.anthropic({ apiKey: key, model: "claude-test", baseURL: `${srv.url}/anthropic/v1` });
+  msgs = await collect(oneRequest(claude).run("Hello"));
+  assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
+  assert.deepEqual(find(msgs, "text").map((m) => m.payload.text), ["Hi"]);
+  const a = srv.requests[1];
+  assert.equal(a.url, "/anthropic/v1/messages");
+  assert.equal(a.headers["x-api-key"], key);
+  assert.equal(a.headers.authorization, undefined);
+  assert.ok(a.headers["anthropic-version"]);
+  assert.equal(a.headers["anthropic-dangerous-direct-browser-access"], undefined, "not sent from Node by default");
+  await collect(oneRequest(floe.anthropic({ apiKey: key, model: "claude-test", baseURL: `${srv.url}/anthropic/v1`, browserAccess: true })).run("Hello"));
+  assert.equal(srv.requests[2].headers["anthropic-dangerous-direct-browser-access"], "true");
+});
+
+test("model options are checked when the model is made", () => {
+  const bad = [
+    [() => floe.openai({ model: "m" }), /openai: options.apiKey: want the API key/],
+    [() => floe.openai({ apiKey: "k" }), /openai: options.model: want a model name/],
+    [() => floe.openaiCompatible({ model: "m" }), /openaiCompatible: options.baseURL: want the server's URL/],
+    [() => floe.openaiCompatible({ model: "m", baseURL: "localhost:11434" }), /want an http: or https: URL/],
+    [() => floe.openaiCompatible({ model: "m", baseURL: "/v1" }), /is not an absolute URL/],
+    [() => floe.anthropic({ apiKey: "k", model: "m", maxTokens: 0 }), /maxTokens: want a positive integer/],
+    [() => floe.anthropic({ apiKey: "k", model: "m", headers: { a: 1 } }), /headers\["a"\]: want a string/],
+    [() => floe.openai({ apiKey: "k", model: "m", browserAccess: true }), /browserAccess: unknown option of openai\(\)/],
+    [() => floe.openai({ apiKey: "k", model: "m", temprature: 1 }), /temprature: unknown option/],
+    [() => floe.openai({ apiKey: "k", model: "m", fetch: "no" }), /fetch: want a function/],
+    [() => floe.openai({ apiKey: "k", model: "m", body: [] }), /body: want an object/],
+    [() => floe.openai({ apiKey: "k", model: "m", thinkingLevel: 3 }), /thinkingLevel: want a level/],
+  ];
+  for (const [f, re] of bad) {
+    assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message), String(re));
+  }
+  const m = floe.openaiCompatible({ baseURL: "http://127.0.0.1:11434/v1", model: "llama3" });
+  assert.throws(() => floe.createSession({ meta: meta(), llm: { ...m } }), /llm: want an object with streamGenerate\(\) or a model/);
+  assert.throws(() => floe.createSession({ meta: meta(), llm: m, newLLM: 3 }), /newLLM: want a function or a model/);
+});
+
+test("abort mid-stream: the connection closes and the open fragment is closed", async (t) => {
+  let sent;
+  const gotThere = new Promise((r) => (sent = r));
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    const full = openaiStream({ text: ["Hel", "lo", " never"] });
+    const cut = full.indexOf('"lo"');
+    res.write(full.slice(0, full.indexOf("\n\n", cut) + 2), () => sent()); // then hold the connection open
+  });
+  const ac = new AbortController();
+  const session = oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m" }));
+  const msgs = [];
+  for await (const m of session.run("Hi", { signal: ac.signal })) {
+    msgs.push(m);
+    if (m.payload.type === "partial_text" && m.payload.text === "lo") ac.abort();
+  }
+  await gotThere;
+  assert.equal(await srv.requests[0].closed, true, "the server saw the connection closed before the response ended");
+  const ends = find(msgs, "request_end");
+  assert.equal(ends[0].payload.status, "aborted");
+  assert.equal(msgs.at(-1).payload.type, "abort");
+  const ms = modelMessages(msgs);
+  assert.equal(disciplineError(ms), null);
+  assert.deepEqual(find(msgs, "text").map((m) => m.payload.text), ["Hello"]);
+});
+
+test("an auth error stops at once with the server's message", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: "Incorrect API key provided: sk-te***", type: "invalid_request_error", code: "invalid_api_key" } }));
+  });
+  const session = floe.createSession({ meta: meta(), store: false, llm: floe.openai({ apiKey: "sk-test", model: "m", baseURL: `${srv.url}/v1` }), clock: instantClock() });
+  const msgs = await collect(session.run("Hi"));
+  const end = find(msgs, "request_end");
+  assert.equal(end.length, 1, "auth is not retried");
+  assert.equal(end[0].payload.status, "auth");
+  assert.match(end[0].payload.error_message, /401.*Incorrect API key provided/);
+  assert.equal(srv.requests.length, 1);
+});
+
+test("no response (refused, or refused like a browser's CORS failure) is timeout, saying what happened", async (t) => {
+  const srv = await replayServer(t, () => {});
+  const port = new URL(srv.url).port;
+  await srv.close(); // nothing listens there now
+  let msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `http://127.0.0.1:${port}/v1`, model: "m" })).run("Hi"));
+  let end = find(msgs, "request_end")[0].payload;
+  assert.equal(end.status, "timeout");
+  assert.match(end.error_message, new RegExp(`fetch http://127.0.0.1:${port}/v1/chat/completions: TypeError: fetch failed \\(ECONNREFUSED`));
+
+  // A browser rejects a CORS refusal as "TypeError: Failed to fetch".
+  const cors = async () => {
+    throw new TypeError("Failed to fetch");
+  };
+  msgs = await collect(oneRequest(floe.anthropic({ apiKey: "k", model: "m", fetch: cors })).run("Hi"));
+  end = find(msgs, "request_end")[0].payload;
+  assert.equal(end.status, "timeout");
+  assert.match(end.error_message, /fetch https:\/\/api\.anthropic\.com\/v1\/messages: TypeError: Failed to fetch/);
+});
+
+test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {
+  const other = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    res.end(openaiStream({ text: ["stolen"] }));
+  });
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(307, { location: `${other.url}/v1/chat/completions` });
+    res.end();
+  });
+  const session = oneRequest(floe.openai({ apiKey: "sk-secret", model: "m", baseURL: `${srv.url}/v1` }), { config: { maxTurns: 1 } });
+  const msgs = await collect(session.run("Hi"));
+  assert.equal(find(msgs, "request_end").length, 1, "a redirect is permanent: not retried");
+  assert.equal(srv.requests.length, 1);
+  const end = find(msgs, "request_end")[0].payload;
+  assert.equal(end.status, "failed");
+  assert.match(end.error_message, /HTTP 307: the server redirected to http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions; Floe does not follow redirects/);
+  assert.equal(other.requests.length, 0);
+});
+
+test("a tool task over two requests, then compaction with a fresh context of the same model, then resume", async (t) => {
+  const bodies = [];
+  const srv = await replayServer(t, async (req, res, body) => {
+    const n = bodies.push(JSON.parse(body));
+    res.writeHead(200, SSE_HEADERS);
+    if (n === 1) {
+      res.end(openaiStream({ text: ["Checking."], calls: [{ id: "call_a", name: "get_weather", args: ['{"city":', '"Oslo"}'] }, { id: "call_b", name: "get_weather", args: ['{"city":"Rome"}'] }] }));
+    } else if (n === 2) res.end(openaiStream({ text: ["Oslo is cold; Rome was not asked."] }));
+    else if (n === 3) res.end(openaiStream({ text: ["Summary: weather asked."] }));
+    else res.end(openaiStream({ text: ["Yes."] }));
+  });
+  const model = floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m" });
+  const session = floe.createSession({
+    meta: meta("session-2026-12-01-09-00-00-0000abcd"),
+    store: "memory",
+    llm: model,
+    tools: [{ name: "get_weather", description: "Weather", parameters: { type: "object" } }],
+    environment: {
+      async *executeTool({ toolCall }) {
+        yield { type: "model_msg", payload: { type: "tool_call_output", role: "user", output: `cold in ${JSON.parse(toolCall.payload.arguments).city}`, tool_call_id: toolCall.payload.tool_call_id, stop_reason: "completed" } };
+      },
+    },
+    config: { compaction: { mode: "summarize" } },
+  });
+  const msgs = await collect(session.run("Weather?", { approve: async (c) => (c.payload.tool_call_id === "call_a" ? "allow" : "deny") }));
+  assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["completed", "completed"]);
+  assert.deepEqual(find(msgs, "tool_call").map((m) => [m.payload.tool_call_id, m.payload.arguments]), [["call_a", '{"city":"Oslo"}'], ["call_b", '{"city":"Rome"}']]);
+  // Request 2 carries the assistant's calls and both outputs, paired by id.
+  const second = bodies[1].messages;
+  assert.ok(second.find((m) => m.role === "assistant" && m.tool_calls?.length === 2));
+  assert.equal(second.find((m) => m.role === "tool" && m.tool_call_id === "call_a").content, "cold in Oslo");
+  assert.ok(second.find((m) => m.role === "tool" && m.tool_call_id === "call_b"));
+  // Compaction: no newLLM given, the model is its own factory.
+  const comp = await collect(session.compact());
+  assert.equal(find(comp, "compaction_end")[0].payload.status ?? "completed", "completed", JSON.stringify(find(comp, "compaction_end")));
+  assert.equal(bodies.length, 3);
+  await session.close();
+  // Resume: the history is handed to a fresh context (loadHistory), so the
+  // next request carries it.
+  const resumed = await floe.resumeSession("session-2026-12-01-09-00-00-0000abcd", { llm: model, store: "memory" });
+  const more = await collect(resumed.run("And now?"));
+  assert.equal(find(more, "request_end")[0].payload.status, "completed");
+  const last = bodies[3].messages;
+  assert.ok(JSON.stringify(last).includes("Summary: weather asked."), JSON.stringify(last));
+  assert.match(textOf(last.at(-1).content), /And now\?$/);
+  await resumed.close();
+});

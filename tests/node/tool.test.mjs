@@ -1,0 +1,187 @@
+// tool(): schema validation (a corpus per keyword), what execute may return,
+// emit, errors, and the environment createSession derives from tools.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floe, collect, find, usage } from "./helpers.mjs";
+import { tool, msg } from "../../static/floe-node.mjs";
+import { compileSchema } from "../../static/schema.mjs";
+import { mockModel, checkStream } from "../../static/test.mjs";
+import { corpus, badSchemas } from "./schema-corpus.mjs";
+
+for (const { keyword, schema, valid, invalid } of corpus) {
+  test(`schema ${keyword}: valid arguments pass, invalid ones are named`, () => {
+    const validate = compileSchema(schema);
+    for (const v of valid) assert.deepEqual(validate(v), [], `valid ${JSON.stringify(v)}`);
+    for (const [v, want] of invalid) {
+      const errs = validate(v);
+      assert.ok(errs.some((e) => e.includes(want)), `${JSON.stringify(v)}: want an error with ${JSON.stringify(want)}, got ${JSON.stringify(errs)}`);
+    }
+  });
+}
+
+test("schemas with unsupported or malformed keywords are refused by tool()", () => {
+  for (const [schema, want] of badSchemas) {
+    assert.throws(
+      () => tool({ name: "t", parameters: schema, execute: () => "" }),
+      (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message.includes(want),
+      want,
+    );
+  }
+});
+
+// A model that calls tool t once per argument text, then says "ok".
+const callsThenOk = (name, argTexts) =>
+  mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
+
+test("every invalid corpus call gets a failed output and never runs the tool; valid ones run", async () => {
+  for (const { keyword, schema, valid, invalid } of corpus) {
+    const ran = [];
+    const t = tool({ name: "t", parameters: schema, execute: (args) => (ran.push(args), "ran") });
+    const args = [...valid.map((v) => JSON.stringify(v)), ...invalid.map(([v]) => JSON.stringify(v)), "{not json", "[1,"];
+    const llm = callsThenOk("t", args);
+    const out = await collect(floe.createSession({ llm, tools: [t] }).run("go", { approve: () => "allow" }));
+    assert.deepEqual(checkStream(out), [], keyword);
+    assert.deepEqual(ran, valid, `${keyword}: only the valid calls ran`);
+    for (let i = 0; i < args.length; i++) {
+      const o = find(out, "tool_call_output").find((m) => m.payload.tool_call_id === `c${i}`);
+      if (i < valid.length) assert.deepEqual([o.payload.output, o.payload.stop_reason], ["ran", "completed"]);
+      else {
+        assert.equal(o.payload.stop_reason, "failed", `${keyword} ${args[i]}`);
+        assert.match(o.payload.output, /^\[invalid arguments\] t: /);
+        if (i < valid.length + invalid.length) assert.ok(o.payload.output.includes(invalid[i - valid.length][1]), o.payload.output);
+        else assert.match(o.payload.output, /the arguments are not JSON/);
+      }
+    }
+    // the next request carries the failed outputs, so the model can correct itself
+    assert.equal(llm.calls[1].newMessages.length, args.length);
+  }
+});
+
+test("empty arguments are {}", async () => {
+  let got;
+  const t = tool({ name: "now", execute: (a) => ((got = a), "12:00") });
+  await collect(floe.createSession({ llm: callsThenOk("now", [""]), tools: [t] }).run("x", { approve: () => "allow" }));
+  assert.deepEqual(got, {});
+});
+
+async function outputsOf(execute, opts = {}) {
+  const t = tool({ name: "t", execute });
+  const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t], ...opts }).run("x", { approve: () => "allow" }));
+  assert.deepEqual(checkStream(out), []);
+  return out.filter((m) => m.payload.tool_call_id === "c0" && m.payload.type.includes("output")).map((m) => {
+    const { timestamp, ...rest } = m;
+    return rest;
+  });
+}
+
+test("execute returning a string, an object, {output, images}, undefined", async () => {
+  assert.deepEqual(await outputsOf(() => "plain"), [msg.toolOutput("c0", "plain")]);
+  assert.deepEqual(await outputsOf(async () => ({ a: [1, 2] })), [msg.toolOutput("c0", '{"a":[1,2]}')]);
+  assert.deepEqual(await outputsOf(async () => [1, "x"]), [msg.toolOutput("c0", '[1,"x"]')]);
+  assert.deepEqual(await outputsOf(() => 42), [msg.toolOutput("c0", "42")]);
+  assert.deepEqual(await outputsOf(() => undefined), [msg.toolOutput("c0", "")]);
+  const img = "data:image/png;base64,iVBORw0KGgo=";
+  assert.deepEqual(await outputsOf(() => ({ output: "a chart", images: [img] })), [msg.toolOutput("c0", "a chart", "completed", [img])]);
+});
+
+test("execute as an async generator streams fragments in discipline; the complete output joins them", async () => {
+  const out = await outputsOf(async function* () {
+    yield "one ";
+    yield "";
+    yield "two";
+  });
+  assert.deepEqual(out, [
+    msg.partialToolOutput("start", "", "c0"),
+    msg.partialToolOutput("delta", "one ", "c0"),
+    msg.partialToolOutput("delta", "two", "c0"),
+    msg.partialToolOutput("stop", "", "c0"),
+    msg.toolOutput("c0", "one two"),
+  ]);
+});
+
+test("emit streams fragments before the returned value; the output is both", async () => {
+  const out = await outputsOf(async (args, { emit }) => {
+    emit("progress… ");
+    await new Promise((r) => setTimeout(r, 1));
+    return "done";
+  });
+  assert.deepEqual(out.map((m) => m.payload.event_type ?? "complete"), ["start", "delta", "stop", "complete"]);
+  assert.equal(out.at(-1).payload.output, "progress… done");
+});
+
+test("a throwing tool, a bad yield, a bad emit and bad images are tool errors; fragments are closed first", async () => {
+  const err = async (execute) => {
+    const out = await outputsOf(execute);
+    return out.at(-1).payload.output;
+  };
+  assert.equal(await err(() => { throw new Error("disk full"); }), "[tool error] disk full");
+  assert.match(await err(async function* () { yield 5; }), /^\[tool error\] tool t: yielded a number, want a string/);
+  assert.match(await err((a, { emit }) => emit({ type: "model_msg", payload: {} })), /emit: want a string \(an output fragment\) or a message with origin/);
+  assert.match(await err(() => ({ output: "x", images: "nope" })), /returned images: want an array/);
+  const out = await outputsOf(async function* () {
+    yield "half";
+    throw new Error("then failed");
+  });
+  assert.deepEqual(out.map((m) => m.payload.event_type ?? m.payload.output), ["start", "delta", "stop", "half\n[tool error] then failed"]);
+});
+
+test("execute gets the signal, the tool call and the run's approver", async () => {
+  let ctx;
+  await outputsOf((args, c) => ((ctx = c), "x"));
+  assert.ok(ctx.signal instanceof AbortSignal);
+  assert.equal(ctx.toolCall.payload.name, "t");
+  assert.equal(typeof ctx.approve, "function");
+});
+
+test("tools mix tool() and plain definitions: the environment runs the others; unknown names fail", async () => {
+  const t = tool({ name: "mine", execute: () => "from tool()" });
+  const llm = mockModel([[{ toolCall: { name: "mine", id: "a" } }, { toolCall: { name: "raw", id: "b" } }, { toolCall: { name: "nope", id: "c" } }], "ok"]);
+  const environment = {
+    async *executeTool({ toolCall }) {
+      if (toolCall.payload.name === "nope") throw new Error("the environment does not know nope");
+      yield msg.toolOutput(toolCall.payload.tool_call_id, "from environment");
+    },
+  };
+  const session = floe.createSession({ llm, tools: [t, { name: "raw", description: "plain" }], environment });
+  const out = await collect(session.run("x", { approve: () => "allow" }));
+  const by = Object.fromEntries(find(out, "tool_call_output").map((m) => [m.payload.tool_call_id, m.payload.output]));
+  assert.deepEqual(by, { a: "from tool()", b: "from environment", c: "[tool error] the environment does not know nope" });
+  assert.deepEqual(find(out, "tool_list_ready")[0].payload.tools, [
+    { name: "mine", description: "", parameters: { type: "object", properties: {} } },
+    { name: "raw", description: "plain" },
+  ]);
+  // without an environment an unknown name gets a failed output
+  const out2 = await collect(floe.createSession({ llm: callsThenOk("ghost", ["{}"]), tools: [t] }).run("x", { approve: () => "allow" }));
+  assert.deepEqual(find(out2, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [['[unknown tool] there is no tool named "ghost"', "failed"]]);
+});
+
+test("tool() and tools misuse throw bad_argument naming the argument", () => {
+  const cases = [
+    [() => tool({ execute: () => "" }), "tool: name"],
+    [() => tool({ name: "x" }), "tool x: execute"],
+    [() => tool({ name: "x", execute: () => "", parameters: [] }), "tool x: parameters"],
+    [() => tool({ name: "x", execute: () => "", description: 3 }), "tool x: description"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [tool({ name: "a", execute: () => "" }), tool({ name: "a", execute: () => "" })] }), 'tools[1]: a second tool named "a"'],
+    [() => floe.createSession({ llm: mockModel([]), tools: [42] }), "createSession: tools[0]"],
+  ];
+  for (const [f, want] of cases) assert.throws(f, (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message.includes(want), want);
+});
+
+test("a denied tool() call never runs", async () => {
+  let ran = false;
+  const t = tool({ name: "rm", execute: () => ((ran = true), "") });
+  const out = await collect(floe.createSession({ llm: callsThenOk("rm", ["{}"]), tools: [t] }).run("x", { approve: () => "deny" }));
+  assert.equal(ran, false);
+  assert.deepEqual(checkStream(out), []);
+  assert.equal(find(out, "approval_decision")[0].payload.decision, "deny");
+});
+
+void usage;
+
+test("at most 8 problems are reported per call", () => {
+  const props = Object.fromEntries([..."abcdefghijkl"].map((k) => [k, { type: "string" }]));
+  const validate = compileSchema({ type: "object", properties: props });
+  const errs = validate(Object.fromEntries([..."abcdefghijkl"].map((k) => [k, 1])));
+  assert.equal(errs.length, 8);
+  assert.equal(errs[0], "$.a: want string, got number");
+});
