@@ -27,6 +27,8 @@ type Model struct {
 	context  int64             // characters in the context so far
 	session  omni.TokenCounts
 	requests int
+	failed   map[string]bool // "fail:" prompts whose first attempt failed
+	prompts  []string        // the prompts seen, for a compaction's summary
 }
 
 // NewModel returns the playground's model for ws.
@@ -48,6 +50,9 @@ func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	defer m.mu.Unlock()
 	m.requests++
 	in := readInput(p.NewMessages, m.names)
+	if m.failFirst(in.prompt) {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "scripted failure: the demo model fails the first attempt of a \"fail:\" prompt"}
+	}
 	steps := m.plan(in)
 	pr := &producer{pace: m.Pace, now: m.Now, emit: emit, delay: m.WordDelay}
 	var out int64
@@ -108,15 +113,24 @@ func (m *Model) newCall(name string, args any) step {
 		m.names = map[string]string{}
 	}
 	m.names[id] = name
-	b, _ := json.Marshal(args)
-	return step{kind: omni.ToolCall, name: name, id: id, body: string(b)}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // arguments as a model writes them: "=>" stays "=>"
+	enc.Encode(args)
+	return step{kind: omni.ToolCall, name: name, id: id, body: strings.TrimSuffix(b.String(), "\n")}
 }
 
 // plan decides the reply: a new prompt gets tool calls; tool outputs get a
 // summary; steering alone gets an acknowledgement.
 func (m *Model) plan(in input) []step {
 	switch {
+	case in.prompt == CompactionPrompt:
+		return m.summaryReply()
 	case in.prompt != "":
+		m.prompts = append(m.prompts, in.prompt)
+		if steps, ok := m.command(strings.TrimPrefix(in.prompt, "fail: ")); ok {
+			return steps
+		}
 		return m.planPrompt(in)
 	case len(in.outputs) > 0:
 		return planSummary(in)

@@ -38,6 +38,8 @@ func readInput(msgs []omni.Message, names map[string]string) input {
 			case strings.HasPrefix(t, steerOpen):
 				t = strings.TrimSuffix(strings.TrimPrefix(t, steerOpen), steerClose)
 				in.steering = append(in.steering, strings.TrimSpace(t))
+			case strings.HasPrefix(t, "[context_summary]"):
+				// a compaction's summary: the new context's first input
 			case strings.HasPrefix(t, "[turn_aborted]"), strings.HasPrefix(t, "[turn_retried]"), strings.HasPrefix(t, "<turn_aborted>"):
 				in.interrupted = true
 			case t != "":
@@ -71,6 +73,13 @@ func planSummary(in input) []step {
 		case o.stop != omni.StatusCompleted:
 			think = append(think, name+" failed.")
 			text = append(text, fmt.Sprintf("- `%s` failed: %s", name, lastLine(o.body)))
+		case o.name == ToolReadFile:
+			fence := "```"
+			for strings.Contains(o.body, fence) {
+				fence += "`"
+			}
+			think = append(think, "read_file returned the file.")
+			text = append(text, "- `read_file` returned:\n\n"+fence+"\n"+strings.TrimSuffix(o.body, "\n")+"\n"+fence)
 		case o.name == ToolListFiles:
 			n, biggest, size := scanTable(o.body, "files")
 			think = append(think, fmt.Sprintf("list_files reports %d files.", n))

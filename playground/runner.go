@@ -55,6 +55,29 @@ func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni
 	return nil
 }
 
+// StartCompact begins a manual compaction (ENGINE.md E-13.13), delivered
+// like a run's stream; Stop aborts it.
+func (r *Runner) StartCompact(deliver func(omni.Message), end func(error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		return ErrRunning
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := r.sess.Compact(ctx)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("compact: %w", err)
+	}
+	r.cancel = cancel
+	go r.consume(run, cancel, deliver, end)
+	return nil
+}
+
+// SkipReconnectWait ends the reconnect backoff in progress (ENGINE.md
+// §10); false when none is.
+func (r *Runner) SkipReconnectWait() bool { return r.sess.SkipReconnectWait() }
+
 func (r *Runner) consume(run *engine.Run, cancel context.CancelFunc, deliver func(omni.Message), end func(error)) {
 	var err error
 	defer func() {

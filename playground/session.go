@@ -1,8 +1,10 @@
 package playground
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -10,27 +12,120 @@ import (
 )
 
 // SystemPrompt is the playground session's system prompt.
-const SystemPrompt = "You are the Floe playground's scripted model. Explore the in-memory workspace with list_files and count_lines, then report."
+const SystemPrompt = "You are the Floe playground's scripted model. Explore the workspace with its tools, then report."
+
+// Options configure a playground session; see [Open].
+type Options struct {
+	Pace Pace // nil: no waiting
+	FS   FS   // nil: the demo files in memory
+	Eval Evaluator
+
+	// LLM, when set, replaces the scripted model (a real provider); NewLLM
+	// gives its fresh context after a compaction.
+	LLM    engine.LLM
+	NewLLM engine.LLMFactory
+
+	Meta       *omni.Message    // nil: a new session_meta
+	Resume     *engine.Snapshot // a resumed session's state (engine/trace.Resume)
+	Trace      engine.TraceSink
+	Compaction *engine.Compaction // nil: manual compaction only, in summarize mode
+
+	ReconnectBackoffMs int // 0: the engine's default
+	OnDiagnostic       func(engine.Diagnostic)
+	OnSubagent         func(childID, callID string) // a subagent starts for callID
+	OnChange           func()                       // a tool changed the workspace
+}
 
 // NewSession returns an engine session wired to a fresh scripted [Model]
-// and the demo [Workspace], both paced by pace (nil: no waiting). It has no
-// Trace. diag, if non-nil, receives the engine's diagnostics.
+// and the demo [Workspace] in memory, both paced by pace (nil: no
+// waiting). It has no Trace. diag, if non-nil, receives the engine's
+// diagnostics.
 func NewSession(pace Pace, diag func(engine.Diagnostic)) (*engine.Session, error) {
-	ws := NewWorkspace(pace)
-	return engine.New(engine.Config{
-		Meta:         Meta(time.Now()),
-		LLM:          NewModel(ws, pace),
-		Environment:  ws,
-		ToolList:     ws.Tools(),
-		MaxTurns:     8,
-		OnDiagnostic: diag,
+	s, _, err := Open(Options{Pace: pace, OnDiagnostic: diag})
+	return s, err
+}
+
+// Open returns an engine session with the playground's workspace tools, the
+// subagent tool and, when o.Eval is set, run_js; the scripted model unless
+// o.LLM is set.
+func Open(o Options) (*engine.Session, *Workspace, error) {
+	fs := o.FS
+	if fs == nil {
+		fs = NewMemFS(demoFiles)
+	}
+	ws := &Workspace{FS: fs, Pace: o.Pace, LineDelay: 90 * time.Millisecond, Eval: o.Eval, OnChange: o.OnChange}
+	ws.Subagent = subagentRunner(fs, o)
+	meta := Meta(time.Now())
+	if o.Meta != nil {
+		meta = *o.Meta
+	}
+	llm, newLLM := o.LLM, o.NewLLM
+	if llm == nil {
+		llm = NewModel(ws, o.Pace)
+		newLLM = func(omni.TokenCounts) engine.LLM { return NewModel(ws, o.Pace) }
+	}
+	comp := o.Compaction
+	if comp == nil {
+		comp = &engine.Compaction{Mode: omni.ModeSummarize}
+	}
+	if comp.Prompt == "" {
+		comp.Prompt = CompactionPrompt
+	}
+	s, err := engine.New(engine.Config{
+		Meta:               meta,
+		LLM:                llm,
+		NewLLM:             newLLM,
+		Environment:        ws,
+		ToolList:           ws.Tools(),
+		MaxTurns:           8,
+		ReconnectBackoffMs: o.ReconnectBackoffMs,
+		Compaction:         comp,
+		Trace:              o.Trace,
+		Resume:             o.Resume,
+		OnDiagnostic:       o.OnDiagnostic,
 	})
+	return s, ws, err
+}
+
+// subagentRunner runs one child session per subagent call: the scripted
+// model over the same file system with the file tools (no run_js, no
+// further subagents), its messages forwarded with the child id in origin
+// (ENGINE.md §15), its approvals asked through the parent's approver. It
+// returns the child's last answer.
+func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error) {
+	return func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error) {
+		cws := &Workspace{FS: fs, Pace: o.Pace, LineDelay: 90 * time.Millisecond, OnChange: o.OnChange}
+		meta := Meta(time.Now())
+		meta.Payload.Source = omni.SourceSubagent
+		h, err := engine.NewSubagent(engine.Config{
+			Meta: meta, LLM: NewModel(cws, o.Pace), Environment: cws, ToolList: cws.Tools(), MaxTurns: 4,
+			OnDiagnostic: o.OnDiagnostic,
+		})
+		if err != nil {
+			return "", err
+		}
+		id := meta.Payload.SessionID
+		if o.OnSubagent != nil {
+			o.OnSubagent(id, req.ToolCall.Payload.ToolCallID)
+		}
+		answer := ""
+		for m := range h.Run(ctx, task, req.Approve) {
+			emit(m)
+			if p := m.Payload; len(m.Origin) == 1 && m.Type == omni.TypeModelMsg && !m.IsPartial() && p.Type == omni.Text && p.Role == omni.RoleAssistant {
+				answer = p.Text
+			}
+		}
+		if strings.TrimSpace(answer) == "" {
+			answer = "(the subagent gave no answer)"
+		}
+		return answer, nil
+	}
 }
 
 // Meta returns a session_meta for a playground session created at now, with
 // a session id in the reference format (PROTOCOL.md §2). The id's random
-// part only has to tell this tab's sessions apart, so it is not from
-// crypto/rand, which would double the size of the page's WebAssembly.
+// part only has to tell this origin's sessions apart, so it is not from
+// crypto/rand.
 func Meta(now time.Time) omni.Message {
 	now = now.UTC()
 	return omni.Message{
@@ -43,7 +138,7 @@ func Meta(now time.Time) omni.Message {
 			ModelContextWindow: omni.RawJSON("32000"),
 			SystemPrompt:       SystemPrompt,
 			AgentState:         "memory",
-			Workspace:          "memory://demo",
+			Workspace:          "opfs://workspace",
 		},
 	}
 }

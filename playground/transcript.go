@@ -2,6 +2,7 @@ package playground
 
 import (
 	"strings"
+	"time"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -17,7 +18,9 @@ const (
 	KindText     Kind = "text"     // assistant text
 	KindTool     Kind = "tool"     // one tool call and its output, paired by tool_call_id
 	KindRequest  Kind = "request"  // one LLM request: request_begin … request_end, its token_usage
-	KindNotice   Kind = "notice"   // any other event: abort, tool_list_ready, compaction …
+	KindNotice   Kind = "notice"   // any other event: abort, tool_list_ready …
+	KindCompact  Kind = "compact"  // one compaction: compaction_begin … compaction_end
+	KindSubagent Kind = "subagent" // a subagent whose messages arrived with no tool card to host them
 )
 
 // Item is one element of the transcript. The fields used depend on Kind.
@@ -31,6 +34,8 @@ type Item struct {
 
 	Tool    *ToolCard
 	Request *Request
+	Sub     *Transcript // a subagent's transcript, nested in this card (KindTool, KindSubagent)
+	T       *Transcript // the transcript the item belongs to
 }
 
 // ToolCard aggregates one tool call: its streamed arguments, the approval
@@ -45,6 +50,7 @@ type ToolCard struct {
 	OutputStreaming bool
 	OutputStop      string // stop_reason of the complete tool_call_output; "" = none yet
 	Images          []string
+	Started, Ended  time.Time // when it was allowed / when its output completed (zero: not yet, or no clock)
 }
 
 // Request is one LLM request.
@@ -54,6 +60,7 @@ type Request struct {
 	ErrorMessage string
 	Attempt      int
 	RetryInMs    *int
+	Ended        time.Time         // when request_end arrived (zero without a clock): the retry counts from it
 	Usage        *omni.TokenCounts // this request's token_usage
 }
 
@@ -62,16 +69,81 @@ type Request struct {
 // tool_call_id); a start for a key still open closes the previous one; a
 // delta or stop without a start opens one leniently; tool fragments go to the
 // card of their tool_call_id, never by arrival. Not safe for concurrent use.
+//
+// Messages with an origin belong to a subagent (ENGINE.md §15): they go to
+// the nested transcript of the child named by origin[0] — in the tool card
+// [Transcript.Link] named for it, else in a subagent item of its own — so a
+// child's tool_call_id never meets the parent's.
 type Transcript struct {
 	Items   []*Item
 	Session omni.TokenCounts // the last token_usage's session counts
 	Count   int              // messages applied
+	Now     func() time.Time // stamps tool and retry times; nil: none
+	Host    *Item            // the item this transcript is nested in; nil at the root
+	ID      string           // the child's id (origin element); "" at the root
 
 	open     map[fragKey]*Item // open fragments
 	closed   map[string]*Item  // text/thinking item whose complete message is due, by partial type
 	tools    map[string]*Item  // tool cards by tool_call_id
 	requests int
 	current  *Item // the request in flight
+	compact  *Item // the compaction in flight
+	children map[string]*Transcript
+	links    map[string]string // child id → tool_call_id of the card that runs it
+}
+
+func (t *Transcript) now() time.Time {
+	if t.Now == nil {
+		return time.Time{}
+	}
+	return t.Now()
+}
+
+// Link says that the child session childID is run by the tool call callID
+// of this transcript: its messages will be shown nested in that card.
+func (t *Transcript) Link(childID, callID string) {
+	if t.links == nil {
+		t.links = map[string]string{}
+	}
+	t.links[childID] = callID
+}
+
+// Child returns the nested transcript of childID, creating it (and its
+// host) when needed.
+func (t *Transcript) Child(childID string) *Transcript {
+	if c := t.children[childID]; c != nil {
+		return c
+	}
+	var host *Item
+	if id, ok := t.links[childID]; ok {
+		host = t.Tool(id, "")
+	} else {
+		host = t.add(&Item{Kind: KindSubagent, Body: childID})
+	}
+	c := &Transcript{Now: t.Now, Host: host, ID: childID}
+	host.Sub = c
+	if t.children == nil {
+		t.children = map[string]*Transcript{}
+	}
+	t.children[childID] = c
+	return c
+}
+
+// Find returns the transcript of origin (nil or empty: t itself).
+func (t *Transcript) Find(origin []string) *Transcript {
+	for _, id := range origin {
+		t = t.Child(id)
+	}
+	return t
+}
+
+// Path is the origin of t from the root.
+func (t *Transcript) Path() []string {
+	var out []string
+	for c := t; c != nil && c.Host != nil; c = c.Host.T {
+		out = append([]string{c.ID}, out...)
+	}
+	return out
 }
 
 type fragKey struct{ typ, callID string }
@@ -99,6 +171,7 @@ func (t *Transcript) Tool(callID, name string) *Item {
 
 func (t *Transcript) add(it *Item) *Item {
 	it.ID = len(t.Items)
+	it.T = t
 	t.Items = append(t.Items, it)
 	return it
 }
@@ -108,6 +181,12 @@ func (t *Transcript) add(it *Item) *Item {
 // session_meta).
 func (t *Transcript) Apply(m omni.Message) *Item {
 	t.Count++
+	if len(m.Origin) > 0 {
+		c := t.Child(m.Origin[0])
+		m.Origin = m.Origin[1:]
+		c.Count--
+		return c.Apply(m)
+	}
 	p := &m.Payload
 	switch {
 	case m.Type == omni.TypeModelMsg && m.IsPartial():
@@ -221,6 +300,7 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 		delete(t.open, fragKey{omni.PartialToolCallOutput, p.ToolCallID})
 		c := it.Tool
 		c.Output, c.OutputStreaming, c.OutputStop = p.Output, false, p.StopReason
+		c.Ended = t.now()
 		if len(p.Images) > 0 {
 			c.Images = p.Images
 		}
@@ -243,6 +323,7 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 		}
 		r := it.Request
 		r.Status, r.ErrorMessage, r.Attempt, r.RetryInMs = p.Status, p.ErrorMessage, p.Attempt, p.RetryInMs
+		r.Ended = t.now()
 		t.current = nil
 		return it
 	case omni.TokenUsage:
@@ -257,6 +338,9 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 	case omni.ApprovalDecision:
 		it := t.Tool(p.ToolCallID, "")
 		it.Tool.Decision = p.Decision
+		if p.Decision == omni.DecisionAllow {
+			it.Tool.Started = t.now()
+		}
 		return it
 	case omni.Abort:
 		reason := p.Reason
@@ -271,9 +355,19 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 		}
 		return t.add(&Item{Kind: KindNotice, Body: "Tools ready: " + strings.Join(names, ", ")})
 	case omni.CompactionBegin:
-		return t.add(&Item{Kind: KindNotice, Body: "Compaction started (" + p.Reason + ", " + p.Mode + ")"})
+		t.compact = t.add(&Item{Kind: KindCompact, Body: p.Reason + ", " + p.Mode, Streaming: true})
+		return t.compact
 	case omni.CompactionEnd:
-		return t.add(&Item{Kind: KindNotice, Body: "Compaction " + p.Status})
+		it := t.compact
+		if it == nil {
+			it = t.add(&Item{Kind: KindCompact, Body: p.Reason + ", " + p.Mode})
+		}
+		t.compact = nil
+		it.Streaming, it.StopReason = false, p.Status
+		if p.ErrorMessage != "" {
+			it.Body += " · " + p.ErrorMessage
+		}
+		return it
 	}
 	return t.add(&Item{Kind: KindNotice, Body: p.Type})
 }
@@ -286,4 +380,60 @@ func SteeringText(text string) string {
 		return ""
 	}
 	return strings.TrimSpace(t[len(steerOpen) : len(t)-len(steerClose)])
+}
+
+// ApplyRecord adds one stored Trace record (engine/trace): like [Transcript.Apply],
+// except that the user's prompts, which a live stream never echoes, come
+// back from the Trace and are shown as prompts. Session metadata and a
+// compaction's summary record are left out.
+func (t *Transcript) ApplyRecord(m omni.Message) *Item {
+	p := &m.Payload
+	if m.Type == omni.TypeSessionMeta {
+		return nil
+	}
+	if m.Type == omni.TypeModelMsg && p.Type == omni.Text && p.Role == omni.RoleUser && len(m.Origin) == 0 {
+		body := strings.TrimSpace(p.Text)
+		switch {
+		case SteeringText(body) != "":
+		case strings.HasPrefix(body, "[context_summary]"):
+			return t.add(&Item{Kind: KindNotice, Body: "Context summary: " + strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "[context_summary]"), "[/context_summary]"))})
+		case strings.HasPrefix(body, "[turn_aborted]"), strings.HasPrefix(body, "[turn_retried]"), p.Text == CompactionPrompt:
+			return nil
+		default:
+			t.Count++
+			return t.AddPrompt(p.Text)
+		}
+	}
+	return t.Apply(m)
+}
+
+// AddNotice appends a notice of the page's own (not from the stream).
+func (t *Transcript) AddNotice(text string) *Item {
+	return t.add(&Item{Kind: KindNotice, Body: text})
+}
+
+// Interrupt closes what a stream cut off midway left open — a stored
+// session whose page went away during a task: the request in flight, open
+// fragments and tool calls that never got an output are marked
+// "interrupted".
+func (t *Transcript) Interrupt() {
+	if t.current != nil {
+		t.current.Request.Status = "interrupted"
+		t.current = nil
+	}
+	for key, it := range t.open {
+		t.closeFragment(key, it, "")
+		if it.Kind == KindText || it.Kind == KindThinking {
+			it.StopReason = "interrupted"
+		}
+	}
+	if t.compact != nil {
+		t.compact.Streaming, t.compact.StopReason = false, "interrupted"
+		t.compact = nil
+	}
+	for _, it := range t.Items {
+		if c := it.Tool; c != nil && c.OutputStop == "" {
+			c.OutputStop, c.OutputStreaming, c.ArgsStreaming = "interrupted", false, false
+		}
+	}
 }

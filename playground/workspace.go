@@ -3,65 +3,206 @@ package playground
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 )
 
-// Tool names of the demo workspace.
+// Tool names of the workspace.
 const (
 	ToolListFiles  = "list_files"
 	ToolCountLines = "count_lines"
+	ToolReadFile   = "read_file"
+	ToolWriteFile  = "write_file"
+	ToolEditFile   = "edit_file"
+	ToolDeleteFile = "delete_file"
+	ToolRunJS      = "run_js"
+	ToolSubagent   = "subagent"
 )
 
 // interrupted is the line a tool appends when it is aborted (ENGINE.md E-6.8).
 const interrupted = "[interrupted: tool aborted by user]"
 
-// Workspace is an in-memory file tree with two tools, list_files and
-// count_lines; it implements [engine.Environment]. Tool output streams one
-// line per fragment delta. A Workspace is safe for concurrent use: its files
-// are never modified.
+// FileInfo is one file of a workspace.
+type FileInfo struct {
+	Path string
+	Size int
+}
+
+// FS is a workspace's file system: flat paths with "/" separators. The
+// browser's is the Origin Private File System (package web/opfs); tests
+// and Node use [MemFS]. Implementations are safe for concurrent use.
+type FS interface {
+	List(ctx context.Context) ([]FileInfo, error) // sorted by path
+	Read(ctx context.Context, path string) (string, error)
+	Write(ctx context.Context, path, content string) error
+	Delete(ctx context.Context, path string) error
+}
+
+// MemFS is an [FS] in memory.
+type MemFS struct {
+	mu    sync.Mutex
+	files map[string]string
+}
+
+// NewMemFS returns a MemFS holding a copy of files.
+func NewMemFS(files map[string]string) *MemFS {
+	m := &MemFS{files: map[string]string{}}
+	for k, v := range files {
+		m.files[k] = v
+	}
+	return m
+}
+
+// List implements FS.
+func (m *MemFS) List(context.Context) ([]FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]FileInfo, 0, len(m.files))
+	for p, b := range m.files {
+		out = append(out, FileInfo{p, len(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Read implements FS.
+func (m *MemFS) Read(_ context.Context, p string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.files[p]
+	if !ok {
+		return "", fmt.Errorf("no such file: %q", p)
+	}
+	return b, nil
+}
+
+// Write implements FS.
+func (m *MemFS) Write(_ context.Context, p, content string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[p] = content
+	return nil
+}
+
+// Delete implements FS.
+func (m *MemFS) Delete(_ context.Context, p string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.files[p]; !ok {
+		return fmt.Errorf("no such file: %q", p)
+	}
+	delete(m.files, p)
+	return nil
+}
+
+// DemoFiles returns the demo workspace's files: a small Go project.
+func DemoFiles() map[string]string { return demoFiles }
+
+// CleanPath checks a workspace path from a tool's arguments and returns it
+// cleaned: relative, "/"-separated, no "." or ".." segments, no empty or
+// dot-led segment, at most 255 bytes a segment.
+func CleanPath(p string) (string, error) {
+	c := strings.Trim(path.Clean("/"+p), "/")
+	if c == "" || c != strings.Trim(p, "/") {
+		return "", fmt.Errorf("bad path %q: want a relative path like notes/todo.md", p)
+	}
+	for _, seg := range strings.Split(c, "/") {
+		if strings.HasPrefix(seg, ".") || len(seg) > 255 || strings.ContainsAny(seg, "\\\x00") {
+			return "", fmt.Errorf("bad path %q: segment %q", p, seg)
+		}
+	}
+	return c, nil
+}
+
+// EvalResult is what the JavaScript evaluator returns.
+type EvalResult struct {
+	Console []string // console.log/info/warn/error lines, in order
+	Result  string   // the completion value, as text
+	Error   string   // the exception thrown, if any
+}
+
+// Evaluator runs JavaScript code in isolation (the browser's is a
+// dedicated Worker, terminated after timeout or on ctx's end).
+type Evaluator func(ctx context.Context, code string, timeout time.Duration) (EvalResult, error)
+
+// Workspace is a file tree with the tools of the playground; it implements
+// [engine.Environment]. Tool output streams one line per fragment delta.
+// A Workspace is safe for concurrent use.
 type Workspace struct {
-	Files map[string]string // path → content
+	FS FS
 
 	Pace      Pace             // nil: no waiting between lines
 	Now       func() time.Time // message timestamps; nil = time.Now
 	LineDelay time.Duration    // between two output lines (count_lines waits twice as long)
+
+	Eval        Evaluator     // run_js; nil: the tool is not offered
+	EvalTimeout time.Duration // run_js's time limit; 0 = 3 s
+	// Subagent, when set, offers the subagent tool: it runs a child
+	// session for one call and forwards its messages (see [Workspace.RunSubagent]).
+	Subagent func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error)
+	// OnChange is called after a tool changed the file system.
+	OnChange func()
 }
 
-// NewWorkspace returns the demo workspace: a small Go project.
+// NewWorkspace returns the demo workspace in memory: a small Go project.
 func NewWorkspace(pace Pace) *Workspace {
-	return &Workspace{Files: demoFiles, Pace: pace, LineDelay: 90 * time.Millisecond}
+	return &Workspace{FS: NewMemFS(demoFiles), Pace: pace, LineDelay: 90 * time.Millisecond}
 }
 
-// Tools describes the workspace's tools for tool_list_ready.
+func schema(props string, required ...string) omni.RawJSON {
+	req := ""
+	if len(required) > 0 {
+		b, _ := json.Marshal(required)
+		req = `,"required":` + string(b)
+	}
+	return omni.RawJSON(`{"type":"object","properties":{` + props + `}` + req + `,"additionalProperties":false}`)
+}
+
+// Tools describes the workspace's tools for tool_list_ready, each with a
+// JSON Schema of its parameters.
 func (w *Workspace) Tools() []omni.ToolDefinition {
-	return []omni.ToolDefinition{
-		{
-			Name:        ToolListFiles,
-			Description: "List the files of the workspace under a directory, with their sizes.",
-			Parameters:  omni.RawJSON(`{"type":"object","properties":{"dir":{"type":"string","description":"directory; empty for the root"}}}`),
-		},
-		{
-			Name:        ToolCountLines,
-			Description: "Count the lines of workspace files; all files when paths is empty.",
-			Parameters:  omni.RawJSON(`{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}}`),
-		},
+	pathProp := `"path":{"type":"string","description":"workspace path, such as notes/todo.md"}`
+	tools := []omni.ToolDefinition{
+		{Name: ToolListFiles, Description: "List the files of the workspace under a directory, with their sizes.",
+			Parameters: schema(`"dir":{"type":"string","description":"directory; empty for the root"}`)},
+		{Name: ToolCountLines, Description: "Count the lines of workspace files; all files when paths is empty.",
+			Parameters: schema(`"paths":{"type":"array","items":{"type":"string"}}`)},
+		{Name: ToolReadFile, Description: "Read a workspace file.", Parameters: schema(pathProp, "path")},
+		{Name: ToolWriteFile, Description: "Create or replace a workspace file.",
+			Parameters: schema(pathProp+`,"content":{"type":"string"}`, "path", "content")},
+		{Name: ToolEditFile, Description: "Replace the one exact occurrence of old_text in a workspace file with new_text.",
+			Parameters: schema(pathProp+`,"old_text":{"type":"string","minLength":1},"new_text":{"type":"string"}`, "path", "old_text", "new_text")},
+		{Name: ToolDeleteFile, Description: "Delete a workspace file.", Parameters: schema(pathProp, "path")},
 	}
+	if w.Eval != nil {
+		tools = append(tools, omni.ToolDefinition{Name: ToolRunJS,
+			Description: "Run JavaScript in a sandboxed Worker (no DOM, no network) with a time limit; returns console output and the value of the last expression.",
+			Parameters:  schema(`"code":{"type":"string"}`, "code")})
+	}
+	if w.Subagent != nil {
+		tools = append(tools, omni.ToolDefinition{Name: ToolSubagent,
+			Description: "Hand a task to a subagent with the workspace tools; returns its final answer.",
+			Parameters:  schema(`"task":{"type":"string"}`, "task")})
+	}
+	return tools
 }
 
-// Paths returns the workspace's file paths, sorted.
+// Paths returns the workspace's file paths, sorted (none when the file
+// system fails).
 func (w *Workspace) Paths() []string {
-	ps := make([]string, 0, len(w.Files))
-	for p := range w.Files {
-		ps = append(ps, p)
+	fs, _ := w.FS.List(context.Background())
+	ps := make([]string, len(fs))
+	for i, f := range fs {
+		ps[i] = f.Path
 	}
-	sort.Strings(ps)
 	return ps
 }
 
@@ -71,29 +212,52 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 	call := req.ToolCall.Payload
 	var out []string
 	delay := w.LineDelay
+	var args struct {
+		Dir     string   `json:"dir"`
+		Paths   []string `json:"paths"`
+		Path    string   `json:"path"`
+		Content *string  `json:"content"`
+		OldText string   `json:"old_text"`
+		NewText *string  `json:"new_text"`
+		Code    *string  `json:"code"`
+		Task    string   `json:"task"`
+	}
+	if err := decodeArgs(call.Arguments, &args); err != nil {
+		return err
+	}
+	var err error
 	switch call.Name {
 	case ToolListFiles:
-		var args struct {
-			Dir string `json:"dir"`
-		}
-		if err := decodeArgs(call.Arguments, &args); err != nil {
-			return err
-		}
-		out = w.listFiles(args.Dir)
+		out, err = w.listFiles(ctx, args.Dir)
 	case ToolCountLines:
-		var args struct {
-			Paths []string `json:"paths"`
-		}
-		if err := decodeArgs(call.Arguments, &args); err != nil {
-			return err
-		}
-		var err error
-		if out, err = w.countLines(args.Paths); err != nil {
-			return err
-		}
+		out, err = w.countLines(ctx, args.Paths)
 		delay *= 2
+	case ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile:
+		out, err = w.fileTool(ctx, call.Name, args.Path, args.Content, args.OldText, args.NewText)
+	case ToolRunJS:
+		if w.Eval == nil || args.Code == nil {
+			return errors.New("run_js: want {\"code\": string}")
+		}
+		out, err = w.runJS(ctx, *args.Code)
+	case ToolSubagent:
+		if w.Subagent == nil || strings.TrimSpace(args.Task) == "" {
+			return errors.New("subagent: want {\"task\": non-empty string}")
+		}
+		answer, err := w.Subagent(ctx, req, args.Task, emit)
+		if err != nil {
+			return err
+		}
+		st := omni.StatusCompleted
+		if ctx.Err() != nil {
+			st, answer = omni.StatusAborted, answer+"\n"+interrupted
+		}
+		(&producer{now: w.Now, emit: emit}).send(omni.ToolOutput(call.ToolCallID, answer, st))
+		return nil
 	default:
 		return fmt.Errorf("unknown tool %q", call.Name)
+	}
+	if err != nil {
+		return err
 	}
 	p := &producer{pace: w.Pace, now: w.Now, emit: emit, delay: delay}
 	id := call.ToolCallID
@@ -105,6 +269,86 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		return omni.ToolOutput(id, body, stop)
 	})
 	return nil
+}
+
+func (w *Workspace) changed() {
+	if w.OnChange != nil {
+		w.OnChange()
+	}
+}
+
+func (w *Workspace) fileTool(ctx context.Context, name, p string, content *string, oldText string, newText *string) ([]string, error) {
+	p, err := CleanPath(p)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case ToolReadFile:
+		body, err := w.FS.Read(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if body == "" {
+			return []string{"(empty file)\n"}, nil
+		}
+		return lines(body), nil
+	case ToolWriteFile:
+		if content == nil {
+			return nil, errors.New("write_file: want {\"path\": string, \"content\": string}")
+		}
+		if err := w.FS.Write(ctx, p, *content); err != nil {
+			return nil, err
+		}
+		w.changed()
+		return []string{fmt.Sprintf("wrote %d bytes to %s\n", len(*content), p)}, nil
+	case ToolEditFile:
+		if oldText == "" || newText == nil {
+			return nil, errors.New("edit_file: want {\"path\", \"old_text\" (non-empty), \"new_text\"}")
+		}
+		body, err := w.FS.Read(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		switch n := strings.Count(body, oldText); n {
+		case 0:
+			return nil, fmt.Errorf("edit_file: old_text does not occur in %s", p)
+		case 1:
+		default:
+			return nil, fmt.Errorf("edit_file: old_text occurs %d times in %s; give more context so it occurs once", n, p)
+		}
+		if err := w.FS.Write(ctx, p, strings.Replace(body, oldText, *newText, 1)); err != nil {
+			return nil, err
+		}
+		w.changed()
+		return []string{fmt.Sprintf("edited %s: replaced %d bytes with %d\n", p, len(oldText), len(*newText))}, nil
+	default:
+		if err := w.FS.Delete(ctx, p); err != nil {
+			return nil, err
+		}
+		w.changed()
+		return []string{"deleted " + p + "\n"}, nil
+	}
+}
+
+func (w *Workspace) runJS(ctx context.Context, code string) ([]string, error) {
+	timeout := w.EvalTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Second
+	}
+	res, err := w.Eval(ctx, code, timeout)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range res.Console {
+		out = append(out, l+"\n")
+	}
+	if res.Error != "" {
+		out = append(out, "error: "+res.Error+"\n")
+	} else {
+		out = append(out, "result: "+res.Result+"\n")
+	}
+	return out, nil
 }
 
 // interruptedTail is the line an aborted tool appends to what it streamed.
@@ -125,28 +369,32 @@ func decodeArgs(raw string, dst any) error {
 	return nil
 }
 
-func (w *Workspace) listFiles(dir string) []string {
+func (w *Workspace) listFiles(ctx context.Context, dir string) ([]string, error) {
 	dir = strings.Trim(path.Clean("/"+dir), "/")
+	fs, err := w.FS.List(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, p := range w.Paths() {
-		if dir == "" || strings.HasPrefix(p, dir+"/") {
-			out = append(out, fmt.Sprintf("%-28s %5d B\n", p, len(w.Files[p])))
+	for _, f := range fs {
+		if dir == "" || strings.HasPrefix(f.Path, dir+"/") {
+			out = append(out, fmt.Sprintf("%-28s %5d B\n", f.Path, f.Size))
 		}
 	}
 	out = append(out, fmt.Sprintf("%d files\n", len(out)))
-	return out
+	return out, nil
 }
 
-func (w *Workspace) countLines(paths []string) ([]string, error) {
+func (w *Workspace) countLines(ctx context.Context, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		paths = w.Paths()
 	}
 	var out []string
 	total := 0
 	for _, p := range paths {
-		body, ok := w.Files[p]
-		if !ok {
-			return nil, fmt.Errorf("no such file: %q", p)
+		body, err := w.FS.Read(ctx, p)
+		if err != nil {
+			return nil, err
 		}
 		n := strings.Count(body, "\n")
 		if body != "" && !strings.HasSuffix(body, "\n") {

@@ -54,3 +54,4 @@ FLOE_STATIC="$PWD/static" FLOE_PEERS="$PWD/$peers" node "$peers/run-all.mjs" --w
 node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the IndexedDB store on vs off
 echo "== shared/peers: Floe beside the JS agent loops (node 20 and 24), same-rep ratios, cost model"
 scripts/bench/peers.sh
+node scripts/bench/playground-bench.mjs "$@" # Chromium: the playground rendering Markdown vs plain text

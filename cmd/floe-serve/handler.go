@@ -22,6 +22,34 @@ var contentTypes = map[string]string{
 	".png":  "image/png",
 }
 
+// CSP is the Content-Security-Policy of every page floe-serve serves
+// (outside /tests/): scripts only from the origin, WebAssembly compiled
+// from them, no inline script, no eval, no plugins, no framing. connect-src
+// admits HTTPS and loopback servers so that the playground can reach the
+// model provider its user chose (api.openai.com, api.anthropic.com, or a
+// local Ollama / llama.cpp / LM Studio).
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self' https: http://127.0.0.1:* http://localhost:*; worker-src 'self'; object-src 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// WorkerCSP is the policy of the playground's JavaScript sandbox
+// (eval-worker.js): it may evaluate the code it is sent and do nothing
+// else — no network, no imports.
+const WorkerCSP = "default-src 'none'; script-src 'self' 'unsafe-eval'"
+
+// cspFor returns the policy for a request path: WorkerCSP for the sandbox
+// worker, none under /tests/ (test fixtures stage their cases with inline
+// scripts), CSP for everything else.
+func cspFor(p string) string {
+	switch {
+	case path.Base(p) == "eval-worker.js":
+		return WorkerCSP
+	case strings.HasPrefix(p, "/tests/"):
+		return ""
+	}
+	return CSP
+}
+
 // Handler serves the files under dir. Every response carries
 // Cache-Control: no-cache, so the browser revalidates (a cheap 304 when the
 // file did not change) and never runs a stale floe.wasm after a rebuild.
@@ -43,6 +71,9 @@ func Handler(dir string) http.Handler {
 		h := w.Header()
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Content-Type-Options", "nosniff")
+		if csp := cspFor(path.Clean(r.URL.Path)); csp != "" {
+			h.Set("Content-Security-Policy", csp)
+		}
 		if ct, ok := contentTypes[path.Ext(r.URL.Path)]; ok {
 			h.Set("Content-Type", ct)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,35 @@ func TestHandler(t *testing.T) {
 				t.Errorf("Cache-Control = %q, want no-cache", resp.Header.Get("Cache-Control"))
 			}
 		})
+	}
+}
+
+func TestCSP(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"index.html", "eval-worker.js"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(dir, "tests"), 0o755)
+	os.WriteFile(filepath.Join(dir, "tests", "page.html"), []byte("x"), 0o644)
+	srv := httptest.NewServer(Handler(dir))
+	defer srv.Close()
+	for path, want := range map[string]string{"/": CSP, "/index.html": CSP, "/eval-worker.js": WorkerCSP, "/tests/page.html": ""} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Security-Policy"); got != want {
+			t.Errorf("%s: Content-Security-Policy %q, want %q", path, got, want)
+		}
+	}
+	for _, must := range []string{"script-src 'self' 'wasm-unsafe-eval';", "object-src 'none'", "base-uri 'none'"} {
+		if !strings.Contains(CSP, must) {
+			t.Errorf("CSP lacks %q", must)
+		}
+	}
+	if strings.Contains(CSP, "unsafe-inline") || strings.Contains(CSP, "'unsafe-eval'") {
+		t.Error("CSP allows inline script or eval")
 	}
 }
 

@@ -1,98 +1,565 @@
-// (c) The playground page (static/index.html + playground.wasm): a prompt
-// runs to the end with approvals clicked and steering delivered; Stop aborts
-// a run waiting for approval; Deny reaches the model; New session clears.
+// The playground page (static/index.html + playground.wasm), driven as a
+// person would: type, press Enter, click Allow/Deny, Stop, steer; the
+// assertions read what is on screen. Every test runs in a fresh profile; a
+// failing test saves a screenshot in FLOE_SCREENSHOT_DIR. No test may log
+// a console error or a page error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { baseURL, explain, launch, page as firstPage, WAIT } from "./harness.mjs";
+import { chromium } from "playwright-core";
+import { createServer } from "node:http";
+import { baseURL, CHROMIUM, explain, FLAGS, launch, page as firstPage, WAIT } from "./harness.mjs";
 
 const RUN = 60_000; // bound of one paced playground run
+const PAGE = "/static/?pace=0.2"; // the scripted model at five times its normal speed
 
-// approve answers the approval the page is waiting for, on the card of tool.
-async function approve(page, tool, decision) {
-  const card = page.locator(".card.ask", { has: page.locator(".tool-name", { hasText: tool }) });
-  await card.locator(`button[data-decision="${decision}"]`).click({ timeout: RUN });
+const shotsDir = async () => process.env.FLOE_SCREENSHOT_DIR || (await mkdtemp(join(tmpdir(), "floe-shots-")));
+
+/** Fails on console errors and page errors. */
+function clean(log, expected = []) {
+  const bad = log.filter(
+    (l) => (l.startsWith("page error") || l.startsWith("console.error") || l.includes("Playground error")) && !expected.some((re) => re.test(l)),
+  );
+  assert.deepEqual(bad, [], "errors in the page" + explain(log));
 }
 
-async function send(page, prompt) {
-  await page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
-  await page.fill("#prompt", prompt);
-  await page.press("#prompt", "Enter");
-  await page.locator('body:not([data-state="idle"])').waitFor();
+/** Runs body(page, ctx, log) in a fresh browser; screenshot on failure. */
+function pageTest(name, body, { viewport = { width: 1280, height: 860 }, timeout = 240_000, expected = [] } = {}) {
+  test(name, { timeout }, async (t) => {
+    const { ctx, log } = await launch(t);
+    const page = await firstPage(ctx);
+    await page.setViewportSize(viewport);
+    try {
+      await body(page, ctx, log, t);
+      clean(log, expected);
+    } catch (e) {
+      const file = join(await shotsDir(), name.replace(/[^a-z0-9]+/gi, "-") + ".png");
+      await page.screenshot({ path: file }).catch(() => {});
+      e.message += `\n(screenshot of the failure: ${file})` + explain(log);
+      throw e;
+    }
+  });
+}
+
+export async function open(page, path = PAGE) {
+  const res = await page.goto(baseURL() + path);
+  await idle(page);
+  return res;
 }
 
 const idle = (page) => page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
-const lastReply = (page) => page.locator('.msg.text[data-kind="text"] .body').last().innerText();
 
-test("playground: prompt, approvals, steering, Stop, Deny, New session", { timeout: 240_000 }, async (t) => {
-  const shots = process.env.FLOE_SCREENSHOT_DIR || (await mkdtemp(join(tmpdir(), "floe-shots-")));
-  const { ctx, log } = await launch(t);
-  const page = await firstPage(ctx);
-  await page.setViewportSize({ width: 1280, height: 860 });
-  t.after(() => {
-    const bad = log.filter((l) => l.startsWith("page error") || l.includes("Playground error"));
-    assert.deepEqual(bad, [], "errors in the page" + explain(log));
-  });
-  try {
-    await steps(t, page, shots, log);
-  } catch (e) {
-    await page.screenshot({ path: join(shots, "failure.png") }).catch(() => {});
-    e.message += `\n(screenshot of the failure: ${join(shots, "failure.png")})` + explain(log);
-    throw e;
-  }
-  t.diagnostic(`screenshots in ${shots}`);
-});
+/** Sends a prompt; returns once the run has started (its prompt is shown; it may have ended already). */
+async function send(page, prompt) {
+  await idle(page);
+  const n = await page.locator("#transcript > .msg.prompt").count();
+  await page.fill("#prompt", prompt);
+  await page.press("#prompt", "Enter");
+  await page.locator("#transcript > .msg.prompt").nth(n).waitFor();
+}
 
-async function steps(t, page, shots, log) {
-  await page.goto(baseURL() + "/static/");
-  await idle(page).catch((e) => assert.fail("the playground did not become idle: " + e.message + explain(log)));
+/** The approval card of tool (the last one waiting), at the top level. */
+const askCard = (page, tool, scope = "#transcript > ") =>
+  page.locator(`${scope}.card.ask`, { has: page.locator(".tool-name", { hasText: tool }) }).last();
+
+async function decide(page, tool, decision, scope) {
+  await askCard(page, tool, scope).locator(`button[data-decision="${decision}"]`).click({ timeout: RUN });
+}
+
+const lastReply = (page) => page.locator('#transcript > .msg.text[data-kind="text"] .body').last().innerText();
+
+pageTest("playground: approve, tool output, answer; steer; deny; always allow; Stop; Escape", async (page, ctx, log) => {
+  await open(page);
   assert.match(await page.locator("#session-id").innerText(), /^session-\d{4}(-\d\d){5}-[0-9a-f]{8}$/);
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
 
-  // 1. A full run: allow both tools, steer while the second waits.
+  // Prompt → approve → tool output → answer; steering from the main composer.
   await send(page, "How long is store.go?");
-  await approve(page, "list_files", "allow");
-  await page.locator('.card.ask .tool-name:text("count_lines")').waitFor({ timeout: RUN });
-  await page.screenshot({ path: join(shots, "1-approval.png") });
-  await page.fill("#steer", "mention the tests");
-  await page.press("#steer", "Enter");
+  await decide(page, "list_files", "allow");
+  await askCard(page, "count_lines").waitFor({ timeout: RUN });
+  assert.equal(await page.locator("#send").innerText(), "Steer");
+  await page.fill("#prompt", "mention the tests");
+  await page.press("#prompt", "Enter");
   await page.locator('.chip:text("queued: mention the tests")').waitFor();
-  await approve(page, "count_lines", "allow");
+  await decide(page, "count_lines", "allow");
   await idle(page);
   const reply = await lastReply(page);
   assert.match(reply, /add up to \d+ lines/, "final reply" + explain(log));
   assert.match(reply, /You added: “mention the tests”/);
-  assert.equal(await page.locator('.card .badge.status[data-status="completed"]').count(), 2);
-  assert.equal(await page.locator('.card .badge.decision[data-decision="allow"]').count(), 2);
-  assert.equal(await page.locator('.request[data-status="completed"]').count(), 2);
+  assert.match(await page.locator('#transcript > .card[data-call-id="call_1_1"] .output').innerText(), /files/);
+  assert.equal(await page.locator('#transcript > .card .badge.status[data-status="completed"]').count(), 2);
+  assert.match(await page.locator("#transcript > .card .timer").first().innerText(), /^\d+\.\d s$/);
   await page.locator('.msg.user .label:text("steering · delivered to the model")').waitFor();
-  assert.equal(await page.locator(".chip").count(), 0, "the steering chip stays after delivery");
-  const n = Number(await page.locator("#stream-count").innerText());
-  assert.ok(n > 40, `stream count ${n}`);
-  await page.screenshot({ path: join(shots, "2-done.png") });
+  // Markdown: inline code is a <code> element; thinking is collapsed.
+  assert.ok((await page.locator("#transcript > .msg.text .body code").count()) > 0, "no inline code rendered");
+  assert.equal(await page.locator("#transcript details.thinking[open]").count(), 0, "thinking is open by default");
+  assert.ok((await page.locator("#transcript details.thinking").count()) > 0);
+  assert.match(await page.locator("#tokens").innerText(), /session: \d+ tokens/);
+  assert.match(await page.locator(".request").first().innerText(), /\d+ tokens/);
+  assert.match(await page.locator("#live").innerText(), /add up to/, "the completed answer is announced");
 
-  // 2. Stop while the engine waits for approval: the run ends with abort.
+  // Deny reaches the model.
+  await send(page, "Count the lines of go.mod");
+  await decide(page, "list_files", "deny");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /You denied `?list_files/);
+
+  // Always allow: the next list_files call is not asked.
   await send(page, "What is in this project?");
-  await page.locator(".card.ask").waitFor({ timeout: RUN });
+  await decide(page, "list_files", "always");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  await send(page, "And go.mod?");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  const lastList = page.locator('#transcript > .card', { has: page.locator('.tool-name:text("list_files")') }).last();
+  assert.equal(await lastList.locator(".badge.decision").innerText(), "allowed");
+
+  // Stop during an approval: the card shows the cancelled decision.
+  await send(page, "What is in this project?");
+  await askCard(page, "count_lines").waitFor({ timeout: RUN });
   await page.click("#stop");
   await idle(page);
-  await page.locator('.notice:text("Run aborted: aborted by user")').waitFor();
+  await page.locator('.notice:text("Run aborted: aborted by user")').last().waitFor();
   assert.equal(await page.locator(".card.ask").count(), 0, "approval buttons left after Stop");
+  await page.locator('.badge.decision:text("approval cancelled by Stop")').first().waitFor();
 
-  // 3. Deny reaches the model as a denial output.
-  await send(page, "Count the lines of go.mod");
-  await approve(page, "list_files", "deny");
-  await approve(page, "count_lines", "allow");
+  // Stop during streaming, with Escape; focus stays where the user is.
+  await send(page, "stream 4000");
+  await page.locator("#transcript > .msg.text.streaming").waitFor();
+  await page.focus("#prompt");
+  await page.keyboard.type("draft");
+  await page.keyboard.press("Escape");
   await idle(page);
-  assert.match(await lastReply(page), /You denied list_files/);
-  await page.screenshot({ path: join(shots, "3-deny.png") });
+  assert.equal(await page.evaluate(() => document.activeElement.id), "prompt");
+  assert.equal(await page.inputValue("#prompt"), "draft", "the draft was lost");
+  await page.locator('.notice:text("Run aborted: aborted by user")').last().waitFor();
+  assert.match(await page.locator("#transcript > .msg.text").last().locator(".label").innerText(), /aborted/i);
+});
 
-  // 4. New session: a fresh session id, an empty transcript and stream.
-  const before = await page.locator("#session-id").innerText();
-  await page.click("#reset");
-  await page.waitForFunction((id) => document.getElementById("session-id").textContent !== id, before);
-  await page.locator("#intro").waitFor();
-  assert.equal(await page.locator("#transcript [data-kind]").count(), 0);
-  assert.equal(await page.locator("#stream-count").innerText(), "0");
+pageTest("playground: retry countdown and Retry now; Compact; workspace files; run_js; subagent", async (page, ctx, log) => {
+  await open(page);
+  // A scripted failure: the countdown runs, Retry now ends the wait.
+  await send(page, "fail: echo: recovered");
+  const retry = page.locator(".request .retry");
+  await retry.locator(".countdown").waitFor({ timeout: RUN });
+  assert.match(await retry.locator(".countdown").innerText(), /retrying in \d\.\d s/);
+  await retry.locator('button:text("Retry now")').click();
+  await idle(page);
+  assert.equal(await lastReply(page), "recovered");
+  assert.equal(await page.locator('.request[data-status="failed"]').count(), 1);
+
+  // Compaction: the button, then one collapsed row.
+  await page.locator("#compact:not([disabled])").waitFor();
+  await page.click("#compact");
+  await idle(page);
+  const row = page.locator("#transcript > details.compact");
+  assert.equal(await row.count(), 1);
+  assert.match(await row.locator("summary").innerText(), /Compaction · completed/);
+  assert.equal(await page.locator("#transcript > details.compact[open]").count(), 0);
+
+  // Workspace: write, then read it back; the file panel lists it.
+  await send(page, "write notes/todo.md: # Todo\n\n- ship it");
+  await decide(page, "write_file", "allow");
+  await idle(page);
+  await page.click("#tab-files");
+  await page.locator('#files [data-path="notes/todo.md"]').waitFor();
+  await send(page, "read notes/todo.md");
+  await decide(page, "read_file", "allow");
+  await idle(page);
+  assert.match(await page.locator('#transcript > .card', { has: page.locator('.tool-name:text("read_file")') }).locator(".output").innerText(), /# Todo\n\n- ship it/);
+  // The answer quotes the file in a code block with a Copy button.
+  const block = page.locator("#transcript > .msg.text .codeblock").last();
+  assert.match(await block.locator("pre").innerText(), /# Todo/);
+  await block.locator("button.copy").click();
+  await block.locator('button.copy:text("Copied")').waitFor();
+  await page.click('#files [data-path="notes/todo.md"]');
+  await page.locator('#file-view:text("ship it")').waitFor();
+  // An exact-match edit.
+  await send(page, "edit notes/todo.md: ship it => ship it today");
+  await decide(page, "edit_file", "allow");
+  await idle(page);
+  await page.locator('#file-view:text("ship it today")').waitFor();
+
+  // Long arguments are cut, with "show all".
+  await send(page, "write big.txt: " + "0123456789".repeat(300));
+  const big = askCard(page, "write_file");
+  await big.waitFor({ timeout: RUN });
+  assert.ok((await big.locator(".args").innerText()).length < 1400, "long arguments are not cut");
+  await big.locator('button.more:has-text("show all (")').click();
+  assert.ok((await big.locator(".args").innerText()).length > 3000, "show all does not show all");
+  await big.locator('button.more:text("show less")').waitFor();
+  await decide(page, "write_file", "allow");
+  await idle(page);
+
+  // run_js in the Worker: a result, then a timeout.
+  await send(page, "js: console.log('hi', 1 + 1); [1, 2, 3].map((x) => x * 2)");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  const jsCard = page.locator('#transcript > .card', { has: page.locator('.tool-name:text("run_js")') });
+  assert.equal(await jsCard.last().locator(".output").innerText(), "hi 2\nresult: [2,4,6]\n");
+  await send(page, "js: while (true) {}");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  assert.match(await jsCard.last().locator(".output").innerText(), /timed out after 3 s; the worker was terminated/);
+
+  // A subagent: its cards are nested in the parent's card, its call ids
+  // its own (the child's first call has the parent's id, call_N_1).
+  await send(page, "subagent: look around");
+  await decide(page, "subagent", "allow");
+  const nested = '#transcript > .card[data-call-id] .subagent > ';
+  await decide(page, "list_files", "allow", nested);
+  await decide(page, "count_lines", "allow", nested);
+  await idle(page);
+  const parent = page.locator("#transcript > .card", { has: page.locator(':scope > .head .tool-name:text("subagent")') }).last();
+  assert.equal(await parent.locator(".subagent > .card").count(), 2);
+  assert.match(await parent.locator(":scope > .output").innerText(), /add up to \d+ lines/);
+  assert.match(await parent.locator(":scope > .head .badge.status").innerText(), /completed/);
+});
+
+/** A browser on a profile that survives a restart (close, launch again). */
+async function profile(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-playground-"));
+  const log = [];
+  const b = { log, ctx: null, n: 0 };
+  b.launch = async () => {
+    b.ctx = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: WAIT, acceptDownloads: true });
+    b.ctx.setDefaultTimeout(WAIT);
+    const tag = `[browser ${++b.n}] `;
+    b.ctx.on("console", (m) => log.push(tag + `console.${m.type()}: ${m.text()}`));
+    b.ctx.on("weberror", (e) => log.push(tag + `page error: ${e.error()}`));
+    b.page = b.ctx.pages()[0] ?? (await b.ctx.newPage());
+    await b.page.setViewportSize({ width: 1280, height: 860 });
+    return b.page;
+  };
+  t.after(async () => {
+    if (b.ctx) await b.ctx.close().catch(() => {});
+  });
+  return b;
 }
+
+/** Waits until the session's row in IndexedDB names its first prompt (its first records are committed). */
+async function storedPrompt(page, id) {
+  await page.waitForFunction(
+    (id) =>
+      new Promise((resolve) => {
+        const req = indexedDB.open("floe-playground");
+        req.onerror = () => resolve(false);
+        req.onsuccess = () => {
+          const db = req.result;
+          try {
+            const get = db.transaction("sessions").objectStore("sessions").get(id);
+            get.onsuccess = () => (db.close(), resolve(Boolean(get.result && get.result[1])));
+            get.onerror = () => (db.close(), resolve(false));
+          } catch {
+            db.close();
+            resolve(false);
+          }
+        };
+      }),
+    id,
+    { timeout: WAIT, polling: 100 },
+  );
+}
+
+const sessionRow = (page, title) => page.locator("#sessions li.session", { has: page.locator(".title", { hasText: title }) });
+
+test("playground sessions: reload mid-task, resume, continue; browser restart; rename, delete, export → import; trace viewer", { timeout: 300_000 }, async (t) => {
+  const b = await profile(t);
+  let page = await b.launch();
+  try {
+    await open(page);
+    const id = await page.locator("#session-id").innerText();
+    await send(page, "How long is store.go?");
+    await decide(page, "list_files", "allow");
+    await askCard(page, "count_lines").waitFor({ timeout: RUN });
+    await storedPrompt(page, id); // records reach IndexedDB in batches, off the run's path
+    // Reload mid-task: listed, reopened, the cut-off task carries over.
+    await page.reload();
+    await idle(page);
+    assert.equal(await page.locator("#session-id").innerText(), id, "the page did not reopen the session");
+    await sessionRow(page, "How long is store.go?").waitFor();
+    assert.equal(await sessionRow(page, "How long is store.go?").getAttribute("aria-current"), "true");
+    await page.locator('#transcript > .msg.prompt:has-text("How long is store.go?")').waitFor();
+    await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+    await send(page, "Continue, please.");
+    await decide(page, "list_files", "allow");
+    await decide(page, "count_lines", "allow");
+    await idle(page);
+    assert.match(await lastReply(page), /add up to \d+ lines/);
+
+    // The trace viewer shows the stored records; a row opens its JSON.
+    await page.click("#tab-trace");
+    await page.locator('#trace li .type:text("session_meta")').first().waitFor();
+    await page.locator("#trace li").first().click();
+    assert.match(await page.locator("#trace li pre.json").first().innerText(), /"session_id":"session-/);
+
+    // Rename; it survives a browser restart, as does the session.
+    await sessionRow(page, "How long is store.go?").locator('button:text("Rename")').click();
+    await page.fill("#sessions .rename-input", "Store size");
+    await page.press("#sessions .rename-input", "Enter");
+    await sessionRow(page, "Store size").waitFor();
+    await b.ctx.close();
+    page = await b.launch();
+    await open(page);
+    assert.equal(await page.locator("#session-id").innerText(), id, "the restarted browser did not reopen the session");
+    await sessionRow(page, "Store size").waitFor();
+    await page.locator('#transcript > .msg.prompt:has-text("Continue, please.")').waitFor();
+    assert.match(await lastReply(page), /add up to \d+ lines/);
+
+    // New session, then open the stored one from the list.
+    await page.click("#reset");
+    await page.locator("#intro").waitFor();
+    assert.notEqual(await page.locator("#session-id").innerText(), id);
+    await sessionRow(page, "Store size").locator(".session-open").click();
+    await page.locator('#transcript > .msg.prompt:has-text("How long is store.go?")').waitFor();
+    assert.equal(await page.locator("#session-id").innerText(), id);
+
+    // Export → delete → import gives the session back.
+    const [download] = await Promise.all([page.waitForEvent("download"), sessionRow(page, "Store size").locator('button:text("Export")').click()]);
+    assert.equal(download.suggestedFilename(), `${id}_001.jsonl`);
+    const file = join(await mkdtemp(join(tmpdir(), "floe-export-")), download.suggestedFilename());
+    await download.saveAs(file);
+    const text = await readFile(file, "utf8");
+    assert.match(text.split("\n")[0], /"type":"session_meta"/);
+    await page.click("#reset");
+    await sessionRow(page, "Store size").locator('button:text("Delete")').click();
+    await sessionRow(page, "Store size").locator('button:text("Confirm delete")').click();
+    await page.locator(`#sessions li[data-session-id="${id}"]`).waitFor({ state: "detached" });
+    await page.setInputFiles("#import", file);
+    await page.locator("#note", { hasText: `Imported ${id}.` }).waitFor();
+    await sessionRow(page, "How long is store.go?").locator(".session-open").click();
+    await page.locator('#transcript > .msg.prompt:has-text("Continue, please.")').waitFor();
+    // Importing it again is refused, with the reason.
+    await page.setInputFiles("#import", file);
+    await page.locator("#note", { hasText: "Import refused" }).waitFor();
+    clean(b.log);
+  } catch (e) {
+    const shot = join(await shotsDir(), "playground-sessions.png");
+    await b.page?.screenshot({ path: shot }).catch(() => {});
+    e.message += `\n(screenshot of the failure: ${shot})` + explain(b.log);
+    throw e;
+  }
+});
+
+const XSS = [
+  `<script>window.__xss = 1</script>`,
+  `<img src=x onerror="window.__xss = 2">`,
+  `<svg onload="window.__xss = 3"><circle r="1"/></svg>`,
+  `[click](javascript:window.__xss=4)`,
+  `[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)`,
+  `![img](javascript:window.__xss=5)`,
+  `<a href="javascript:window.__xss=6">x</a>`,
+  `[x](&#106;avascript:window.__xss=7)`,
+  `<noscript><p title="</noscript><img src=x onerror=window.__xss=8>">`,
+  `<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=9>`,
+  "```\"><img src=x onerror=window.__xss=10>\ncode\n```",
+  `<iframe src="javascript:window.__xss=11"></iframe>`,
+  `<details open ontoggle="window.__xss=12">`,
+];
+
+async function checkInert(page, dialogs) {
+  assert.equal(await page.evaluate(() => window.__xss), undefined, "an XSS payload ran");
+  assert.deepEqual(dialogs, [], "a dialog opened");
+  const found = await page.evaluate(() => {
+    const bad = [...document.querySelectorAll("main script, main img, main svg, main iframe, main math, main noscript, main style")].map((e) => e.tagName);
+    for (const e of document.querySelectorAll("main *")) {
+      for (const a of e.attributes) if (/^on/i.test(a.name)) bad.push(`${e.tagName}[${a.name}]`);
+    }
+    for (const a of document.querySelectorAll("main a[href]")) {
+      if (!/^(https?:|mailto:)/i.test(a.getAttribute("href"))) bad.push("a[href=" + a.getAttribute("href") + "]");
+      if (a.rel !== "noopener noreferrer" || a.target !== "_blank") bad.push("a without rel/target");
+    }
+    return bad;
+  });
+  assert.deepEqual(found, [], "markup from untrusted text in the page");
+}
+
+pageTest("playground: an XSS corpus through model text, thinking, tool arguments and output, file names and an imported trace executes nothing; CSP header", async (page) => {
+  const dialogs = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  const res = await open(page);
+  const csp = res.headers()["content-security-policy"] || "";
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-inline|'unsafe-eval'/);
+  const corpus = XSS.join("\n\n");
+  // Model text and thinking (echo: streams it as both).
+  await send(page, "echo: " + corpus);
+  await idle(page);
+  await page.locator("#transcript details.thinking").last().locator("summary").click();
+  assert.match(await lastReply(page), /window\.__xss = 1/, "the payload is shown as text");
+  // Tool arguments, tool output and a file name.
+  const name = `x<img src=x onerror=window.__xss=13>.md`;
+  await send(page, `write ${name}: ${corpus}`);
+  await decide(page, "write_file", "allow");
+  await idle(page);
+  await send(page, `read ${name}`);
+  await decide(page, "read_file", "allow");
+  await idle(page);
+  await page.click("#tab-files");
+  await page.locator("#files [data-path]", { hasText: "onerror" }).click();
+  await page.locator("#file-view", { hasText: "__xss = 1" }).waitFor();
+  // An imported trace.
+  const ts = "2026-01-01T00:00:00.000Z";
+  const sid = "session-2026-01-01-00-00-00-0bad0bad";
+  const lines = [
+    { timestamp: ts, type: "session_meta", payload: { session_id: sid, provider: "x", model_id: "<img src=x onerror=window.__xss=14>", model_context_window: 1, system_prompt: corpus, agent_state: "m", workspace: "w" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "user", text: corpus } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "thinking", role: "assistant", thinking: corpus, stop_reason: "completed" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "assistant", text: corpus, stop_reason: "completed" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "<svg onload=window.__xss=15>", arguments: corpus, tool_call_id: "c<b>1", stop_reason: "completed" } },
+  ];
+  await page.setInputFiles("#import", { name: "evil.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n") });
+  await page.locator("#note", { hasText: `Imported ${sid}.` }).waitFor();
+  await page.locator(`#sessions li[data-session-id="${sid}"] .session-open`).click();
+  await page.locator("#transcript > .card .tool-name", { hasText: "svg onload" }).waitFor();
+  await page.click("#tab-trace");
+  await page.locator("#trace li").nth(1).click();
+  await page.locator("#trace pre.json").first().waitFor();
+  await checkInert(page, dialogs);
+});
+
+pageTest("playground: a phone-sized viewport (390 px): no sideways scrolling, the panels in a drawer", async (page) => {
+  await open(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width} px wide`);
+  assert.ok(await page.locator("#tokens").isVisible(), "token counts hidden");
+  assert.equal(await page.locator("#side").isVisible(), false);
+  await send(page, "echo: small **screen**");
+  await idle(page);
+  assert.equal(await page.locator("#transcript > .msg.text strong").innerText(), "screen");
+  await page.click("#toggle-side");
+  await page.locator("#side").waitFor();
+  assert.ok((await page.locator("#stream li").count()) > 3);
+  const box = await page.locator("#side").boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `drawer at ${JSON.stringify(box)}`);
+  await page.click("#toggle-side");
+  await page.click("#toggle-sessions");
+  await page.locator("#sessions-panel").waitFor();
+  await page.locator("#sessions li.session").first().waitFor();
+  const labels = await page.evaluate(() =>
+    [...document.querySelectorAll("input:not([type=hidden]), textarea, select")].filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id),
+  );
+  assert.deepEqual(labels, [], "inputs without a label");
+  const live = await page.evaluate(() => [...document.querySelectorAll("[aria-live]")].map((e) => e.id));
+  assert.deepEqual(live, ["live"], "aria-live only on the completed-message region");
+}, { viewport: { width: 390, height: 844 } });
+
+pageTest("playground: loads and runs offline once the service worker is installed", async (page, ctx) => {
+  await open(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  await idle(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await ctx.setOffline(true);
+  await page.reload();
+  await idle(page);
+  await send(page, "echo: offline and fine");
+  await idle(page);
+  assert.equal(await lastReply(page), "offline and fine");
+  await ctx.setOffline(false);
+});
+
+/** A loopback OpenAI-compatible server: real Chat Completions SSE bytes, CORS for any origin; 401 for the key "bad". */
+function modelServer(t) {
+  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+  const server = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (b) => (body += b));
+    req.on("end", () => {
+      server.requests.push({ url: req.url, auth: req.headers.authorization, cookie: req.headers.cookie, body: body && JSON.parse(body) });
+      if (req.headers.authorization === "Bearer redirect") {
+        return res.writeHead(307, { ...cors, location: "/v1/elsewhere" }).end();
+      }
+      if (req.headers.authorization === "Bearer bad") {
+        res.writeHead(401, { ...cors, "content-type": "application/json" });
+        return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
+      }
+      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+      res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
+      res.write(chunk({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
+      res.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
+      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.requests = [];
+  t.after(() => server.close());
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+async function configure(page, { provider, baseURL = "", model = "", key = "" }) {
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", provider);
+  await page.fill("#set-base-url", baseURL);
+  await page.fill("#set-model", model);
+  await page.fill("#set-key", key);
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  await page.click("#reset");
+}
+
+pageTest("playground: a real model through an OpenAI-compatible server; settings kept locally; auth and unreachable-server messages", async (page, ctx, log, t) => {
+  const server = await modelServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "sk-local" });
+  assert.match(await page.locator("#model-label").innerText(), /OpenAI-compatible server · test-model/);
+  await send(page, "Say hello");
+  await idle(page);
+  assert.equal(await lastReply(page), "Hello from the server");
+  assert.equal(await page.locator("#transcript > .msg.text strong").last().innerText(), "the server");
+  assert.match(await page.locator(".request").last().innerText(), /completed · 16 tokens/);
+  assert.equal(server.requests.length, 1);
+  assert.equal(server.requests[0].auth, "Bearer sk-local");
+  assert.equal(server.requests[0].body.model, "test-model");
+  assert.ok(server.requests[0].body.tools.some((d) => d.function.name === "write_file"), "the workspace tools are offered");
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings")));
+  assert.deepEqual([stored.provider, stored.baseURL, stored.model, stored.key], ["openai-compatible", url, "test-model", "sk-local"]);
+  // Survives a reload.
+  await page.reload();
+  await idle(page);
+  assert.match(await page.locator("#model-label").innerText(), /test-model/);
+
+  // A refused key: the request ends "auth", with what to do.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "bad" });
+  await send(page, "Say hello");
+  await idle(page);
+  assert.match(await page.locator(".request").last().innerText(), /auth.*Incorrect API key.*check the API key in Settings/s);
+
+  // A redirect is not followed: the key goes to the configured URL only.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "redirect" });
+  await send(page, "Say hello");
+  await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
+  await page.locator('.request .retry button:text("Give up")').click();
+  await idle(page);
+  assert.deepEqual(server.requests.map((r) => r.url).filter((u) => u !== "/v1/chat/completions"), [], "a redirect was followed");
+  assert.ok(server.requests.every((r) => r.cookie === undefined), "a request carried cookies");
+
+  // No server (or CORS refused): the message says what to set; Give up ends the retries.
+  const closed = await new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = s.address().port;
+      s.close(() => resolve(port)); // a port nothing listens on
+    });
+  });
+  await configure(page, { provider: "openai-compatible", baseURL: `http://127.0.0.1:${closed}/v1`, model: "m" });
+  await send(page, "Say hello");
+  await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
+  assert.match(await page.locator(".request").last().innerText(), /no response from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*CORS/s);
+  await page.locator('.request .retry button:text("Give up")').click();
+  await idle(page);
+
+  // Back to the scripted demo.
+  await configure(page, { provider: "scripted" });
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
+}, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/, /Failed to load resource: net::ERR_FAILED/] });

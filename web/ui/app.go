@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall/js"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/playground"
 	"honnef.co/go/js/dom/v2"
 )
@@ -23,63 +26,119 @@ const (
 	stateStopping = "stopping"
 )
 
+// Env is what the page's main package hands the App: where sessions are
+// stored, the workspace's file system, the JavaScript evaluator.
+type Env struct {
+	Store trace.Store          // sessions; nil: nothing is stored
+	FS    playground.FS        // the workspace
+	Eval  playground.Evaluator // run_js; nil: not offered
+	Pace  playground.Pace      // the scripted model's pacing
+	Diag  func(engine.Diagnostic)
+	Plain bool // render model text as plain text (the Markdown benchmark's baseline)
+}
+
+// pendingApproval is a tool call waiting for the user's decision.
+type pendingApproval struct {
+	answer func(string)
+	name   string
+	item   *playground.Item
+}
+
 // App is the playground page. Create it with [New] and start it with
 // [App.Run]; all its fields belong to the loop goroutine.
 type App struct {
-	doc        js.Value // the document
-	loop       playground.Loop
-	newSession func() (*engine.Session, error)
+	doc  js.Value
+	loop playground.Loop
+	env  Env
+	set  Settings
 
-	runner  *playground.Runner
-	tr      *playground.Transcript
-	gen     int // session generation: output of an older session is dropped
-	running bool
-	stop    bool // Stop was pressed for the run in flight
+	// the session shown
+	runner *playground.Runner
+	bat    *trace.Batcher // its records on their way to the store; nil when not stored
+	tr     *playground.Transcript
+	gen    int // session generation: output of an older session is dropped
+	sessID string
+	// the run in flight
+	running, stop, compacting bool
+	pending                   map[string]*pendingApproval // by approvalKey
+	cancelled                 map[string]bool             // approvals Stop cancelled
+	always                    map[string]bool             // tools always allowed in this session
+	steers                    []string                    // steering queued, not yet delivered
+	retrying                  *playground.Item            // the request whose retry is counting down
+	note                      string                      // one-line note under the composer
 
-	views   map[int]*itemView
+	views   map[*playground.Item]*itemView
 	dirty   []*playground.Item
-	isDirty map[int]bool
+	isDirty map[*playground.Item]bool
+	ticking map[*playground.Item]bool
+	ticks   atomic.Int32 // len(ticking), read by the ticker goroutine
 	log     *streamLog
 
-	pending map[string]func(string) // approval answers by tool_call_id
-	steers  []string                // steering queued, not yet delivered
-	note    string                  // one-line note under the composer
+	sessions sessionsView
+	files    filesView
+	traceV   traceView
+	tab      string // the side panel shown: stream, files, trace
+	drawer   string // narrow screens: "", "sessions" or "side"
 
-	composer, body, transcript, intro, send, stopBtn, reset elem
-	steerForm, steerQueue, noteEl, banner                   elem
-	statePill, sessionID, tokens                            elem
-	prompt                                                  *dom.HTMLTextAreaElement
-	steerInput                                              *dom.HTMLInputElement
+	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem
+	steerQueue, noteEl, banner, live, statePill, sessionIDEl, tokens    elem
+	modelLabel                                                          elem
+	prompt                                                              *dom.HTMLTextAreaElement
 }
 
-// New binds the page skeleton of doc; newSession makes the engine session
-// for the page and for "New session".
-func New(doc js.Value, newSession func() (*engine.Session, error)) *App {
-	a := &App{doc: doc, newSession: newSession, views: map[int]*itemView{}, isDirty: map[int]bool{}, pending: map[string]func(string){}}
+// New binds the page skeleton of doc.
+func New(doc js.Value, env Env) *App {
+	a := &App{doc: doc, env: env, views: map[*playground.Item]*itemView{}, isDirty: map[*playground.Item]bool{},
+		ticking: map[*playground.Item]bool{}, tab: "stream"}
 	a.body = wrap(doc.Get("body"))
 	for _, b := range []struct {
 		dst *elem
 		id  string
 	}{
 		{&a.composer, "composer"}, {&a.transcript, "transcript"}, {&a.intro, "intro"}, {&a.send, "send"},
-		{&a.stopBtn, "stop"}, {&a.reset, "reset"}, {&a.steerForm, "steer-form"},
-		{&a.steerQueue, "steer-queue"}, {&a.noteEl, "note"}, {&a.banner, "error"}, {&a.statePill, "state"},
-		{&a.sessionID, "session-id"}, {&a.tokens, "tokens"},
+		{&a.stopBtn, "stop"}, {&a.compactBtn, "compact"}, {&a.reset, "reset"},
+		{&a.steerQueue, "steer-queue"}, {&a.noteEl, "note"}, {&a.banner, "error"}, {&a.live, "live"},
+		{&a.statePill, "state"}, {&a.sessionIDEl, "session-id"}, {&a.tokens, "tokens"}, {&a.modelLabel, "model-label"},
 	} {
 		*b.dst = byID(doc, b.id)
 	}
 	a.prompt = &dom.HTMLTextAreaElement{BasicHTMLElement: byID(doc, "prompt")}
-	a.steerInput = &dom.HTMLInputElement{BasicHTMLElement: byID(doc, "steer")}
 	a.log = newStreamLog(a, byID(doc, "stream"), byID(doc, "stream-count"))
+	a.sessions.init(a)
+	a.files.init(a)
+	a.traceV.init(a)
+	a.set = loadSettings()
 	return a
 }
 
-// Run creates the first session, wires the controls and runs the loop until
-// ctx is done.
+// Run opens the last session (or a new one), wires the controls and runs
+// the loop until ctx is done.
 func (a *App) Run(ctx context.Context) {
-	a.post(a.resetSession)
+	a.post(a.start)
 	a.listen()
+	go a.tick(ctx)
 	a.loop.Run(ctx, a.render)
+}
+
+// tick marks the items that show a running time (tool timers, retry
+// countdowns) five times a second, while there are any.
+func (a *App) tick(ctx context.Context) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if a.ticks.Load() > 0 {
+				a.post(func() {
+					for it := range a.ticking {
+						a.mark(it)
+					}
+				})
+			}
+		}
+	}
 }
 
 // post queues f on the loop; a panic in f is shown on the page instead of
@@ -101,9 +160,32 @@ func (a *App) fail(err error) {
 	consoleError(err.Error())
 }
 
+// start opens the session the page showed last, when it is stored, or a
+// new one.
+func (a *App) start() {
+	a.files.refresh()
+	if a.env.Store == nil {
+		a.newSession()
+		return
+	}
+	last := localGet(keyCurrent)
+	go func() {
+		list, err := trace.List(context.Background(), a.env.Store)
+		a.post(func() {
+			a.sessions.set(list, err)
+			for _, s := range list {
+				if s.ID == last {
+					a.resume(last)
+					return
+				}
+			}
+			a.newSession()
+		})
+	}()
+}
+
 func (a *App) listen() {
 	a.byForm(a.composer, a.sendPrompt)
-	a.byForm(a.steerForm, a.steer)
 	a.prompt.AddEventListener("keydown", false, func(ev dom.Event) {
 		k := ev.Underlying()
 		if k.Get("key").String() == "Enter" && !k.Get("shiftKey").Bool() && !k.Get("isComposing").Bool() {
@@ -111,12 +193,31 @@ func (a *App) listen() {
 			a.post(a.sendPrompt)
 		}
 	})
+	wrap(a.doc).AddEventListener("keydown", false, func(ev dom.Event) {
+		k := ev.Underlying()
+		if k.Get("key").String() == "Escape" && !k.Get("defaultPrevented").Bool() && !a.settingsOpen() {
+			a.post(a.stopRun)
+		}
+	})
 	a.stopBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.stopRun) })
-	a.reset.AddEventListener("click", false, func(dom.Event) { a.post(a.resetSession) })
+	a.compactBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.compact) })
+	a.reset.AddEventListener("click", false, func(dom.Event) {
+		a.post(func() {
+			if !a.running {
+				a.newSession()
+			}
+		})
+	})
 	a.transcript.AddEventListener("click", false, func(ev dom.Event) {
 		target := wrap(ev.Underlying().Get("target"))
 		a.post(func() { a.clickIn(target) })
 	})
+	for _, t := range []string{"stream", "files", "trace"} {
+		byID(a.doc, "tab-"+t).AddEventListener("click", false, func(dom.Event) { a.post(func() { a.showTab(t) }) })
+	}
+	byID(a.doc, "toggle-sessions").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("sessions") }) })
+	byID(a.doc, "toggle-side").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("side") }) })
+	a.listenSettings()
 }
 
 func (a *App) byForm(form elem, f func()) {
@@ -126,47 +227,131 @@ func (a *App) byForm(form elem, f func()) {
 	})
 }
 
-// resetSession starts a fresh session (and clears the page) when idle.
-func (a *App) resetSession() {
-	if a.running {
-		return
+func (a *App) toggleDrawer(d string) {
+	if a.drawer == d {
+		a.drawer = ""
+	} else {
+		a.drawer = d
 	}
-	sess, err := a.newSession()
-	if err != nil {
-		a.fail(fmt.Errorf("new session: %w", err))
-		return
+}
+
+func (a *App) showTab(t string) {
+	a.tab = t
+	switch t {
+	case "files":
+		a.files.refresh()
+	case "trace":
+		a.traceV.refresh()
 	}
+}
+
+// sessionOptions are the options every session of the page shares.
+func (a *App) sessionOptions(gen int) playground.Options {
+	o := playground.Options{
+		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval, OnDiagnostic: a.env.Diag,
+		OnSubagent: func(child, callID string) {
+			a.post(func() {
+				if a.gen == gen {
+					a.tr.Link(child, callID)
+				}
+			})
+		},
+		OnChange: func() { a.post(a.files.refresh) },
+	}
+	if a.set.CompactTokens > 0 {
+		o.Compaction = &engine.Compaction{MaxContextLength: int64(a.set.CompactTokens), Mode: a.set.compactMode()}
+	} else {
+		o.Compaction = &engine.Compaction{Mode: a.set.compactMode()}
+	}
+	if llm, newLLM, label := a.provider(); llm != nil {
+		o.LLM, o.NewLLM = llm, newLLM
+		a.modelLabel.SetTextContent(label)
+	} else {
+		a.modelLabel.SetTextContent(label)
+	}
+	return o
+}
+
+// newSession starts a fresh session, stored when the page has a store.
+func (a *App) newSession() {
+	meta := playground.Meta(time.Now())
 	a.gen++
-	a.runner = playground.NewRunner(sess)
-	a.tr = &playground.Transcript{}
+	o := a.sessionOptions(a.gen)
+	if o.LLM != nil {
+		meta.Payload.Provider, meta.Payload.ModelID = a.set.Provider, a.set.Model
+	}
+	o.Meta = &meta
+	var bat *trace.Batcher
+	if a.env.Store != nil {
+		bat = a.batcher(true)
+		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID, 1)
+	}
+	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "")
+}
+
+func (a *App) batcher(fresh bool) *trace.Batcher {
+	return trace.NewBatcher(a.env.Store, trace.BatcherOptions{Fresh: fresh, Report: func(err error) {
+		consoleWarn("floe trace: " + err.Error())
+	}})
+}
+
+// attach shows the session o opens, with the transcript tr (a resumed
+// session's stored records) and a notice, if any.
+func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Transcript, notice string) {
+	sess, _, err := playground.Open(o)
+	if err != nil {
+		a.fail(fmt.Errorf("open session: %w", err))
+		return
+	}
+	if old := a.bat; old != nil {
+		go old.Flush(context.Background())
+	}
+	a.runner, a.bat, a.tr, a.sessID = playground.NewRunner(sess), bat, tr, sess.ID()
 	for _, v := range a.views {
 		v.root.Remove()
 	}
-	a.views, a.dirty, a.isDirty = map[int]*itemView{}, nil, map[int]bool{}
+	a.views, a.dirty, a.isDirty = map[*playground.Item]*itemView{}, nil, map[*playground.Item]bool{}
+	a.ticking = map[*playground.Item]bool{}
+	a.ticks.Store(0)
+	a.pending, a.cancelled, a.always = map[string]*pendingApproval{}, map[string]bool{}, map[string]bool{}
+	a.retrying, a.steers, a.note = nil, nil, ""
 	a.log.clear()
-	show(a.intro, true)
-	a.sessionID.SetTextContent(sess.ID())
-	a.note = ""
+	for _, it := range tr.Items {
+		a.mark(it)
+	}
+	if notice != "" {
+		a.mark(tr.AddNotice(notice))
+	}
+	show(a.intro, len(tr.Items) == 0)
+	a.sessionIDEl.SetTextContent(sess.ID())
+	if bat != nil {
+		localSet(keyCurrent, sess.ID())
+	}
+	a.traceV.reset()
+	if a.tab == "trace" {
+		a.traceV.refresh()
+	}
 }
+
+// originKey names a transcript by its origin path.
+func originKey(origin []string) string { return strings.Join(origin, "/") }
+
+func approvalKey(origin []string, callID string) string { return originKey(origin) + "|" + callID }
 
 func (a *App) sendPrompt() {
 	text := strings.TrimSpace(a.prompt.Value())
-	if text == "" || a.running || a.runner == nil {
+	if text == "" || a.runner == nil {
+		return
+	}
+	if a.running {
+		a.steer(text)
 		return
 	}
 	gen := a.gen
 	approve := playground.AskApprover(func(call omni.Message, answer func(string)) {
 		a.post(func() { a.askApproval(gen, call, answer) })
 	})
-	deliver := func(m omni.Message) {
-		a.post(func() {
-			if a.gen == gen {
-				a.apply(m)
-			}
-		})
-	}
-	end := func(err error) { a.post(func() { a.runEnded(gen, err) }) }
-	if err := a.runner.Start(text, approve, deliver, end); err != nil {
+	if err := a.runner.Start(text, approve, a.deliver(gen), a.ender(gen)); err != nil {
 		a.note = err.Error()
 		return
 	}
@@ -174,18 +359,82 @@ func (a *App) sendPrompt() {
 	a.mark(a.tr.AddPrompt(text))
 	a.prompt.SetValue("")
 	a.running, a.stop, a.note = true, false, ""
+	a.cancelled = map[string]bool{}
+}
+
+func (a *App) deliver(gen int) func(omni.Message) {
+	return func(m omni.Message) {
+		a.post(func() {
+			if a.gen == gen {
+				a.apply(m)
+			}
+		})
+	}
+}
+
+func (a *App) ender(gen int) func(error) {
+	return func(err error) { a.post(func() { a.runEnded(gen, err) }) }
+}
+
+func (a *App) compact() {
+	if a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK {
+		return
+	}
+	gen := a.gen
+	if err := a.runner.StartCompact(a.deliver(gen), a.ender(gen)); err != nil {
+		a.note = err.Error()
+		return
+	}
+	a.running, a.compacting, a.stop, a.note = true, true, false, ""
 }
 
 func (a *App) apply(m omni.Message) {
 	a.log.add(m)
-	if m.Payload.Type == omni.Text && m.Payload.Role == omni.RoleUser && len(a.steers) > 0 {
+	p := &m.Payload
+	root := len(m.Origin) == 0
+	if root && p.Type == omni.Text && p.Role == omni.RoleUser && len(a.steers) > 0 && !m.IsPartial() {
 		a.steers = a.steers[1:] // steering is delivered in queue order (E-11.4)
 	}
-	if m.Payload.Type == omni.ApprovalDecision {
-		delete(a.pending, m.Payload.ToolCallID)
+	if p.Type == omni.ApprovalDecision {
+		delete(a.pending, approvalKey(m.Origin, p.ToolCallID))
 	}
-	if it := a.tr.Apply(m); it != nil {
-		a.mark(it)
+	if root && p.Type == omni.RequestBegin && a.retrying != nil {
+		a.untick(a.retrying)
+		a.mark(a.retrying)
+		a.retrying = nil
+	}
+	it := a.tr.Apply(m)
+	if it == nil {
+		return
+	}
+	a.mark(it)
+	if root && p.Type == omni.RequestEnd && p.RetryInMs != nil && p.Status != omni.StatusCompleted {
+		a.retrying = it
+		a.tickOn(it)
+	}
+	if it.Kind == playground.KindTool && it.Tool != nil {
+		if !it.Tool.Started.IsZero() && it.Tool.Ended.IsZero() {
+			a.tickOn(it)
+		} else {
+			a.untick(it)
+		}
+	}
+	if root && m.Type == omni.TypeModelMsg && !m.IsPartial() && p.Type == omni.Text && p.Role == omni.RoleAssistant {
+		a.live.SetTextContent(cut(p.Text, 600)) // completed messages only (aria-live)
+	}
+}
+
+func (a *App) tickOn(it *playground.Item) {
+	if !a.ticking[it] {
+		a.ticking[it] = true
+		a.ticks.Store(int32(len(a.ticking)))
+	}
+}
+
+func (a *App) untick(it *playground.Item) {
+	if a.ticking[it] {
+		delete(a.ticking, it)
+		a.ticks.Store(int32(len(a.ticking)))
 	}
 }
 
@@ -194,11 +443,16 @@ func (a *App) askApproval(gen int, call omni.Message, answer func(string)) {
 		answer(omni.DecisionDeny)
 		return
 	}
-	a.pending[call.Payload.ToolCallID] = answer
-	it := a.tr.Tool(call.Payload.ToolCallID, call.Payload.Name)
+	name := call.Payload.Name
+	if a.always[name] {
+		answer(omni.DecisionAllow)
+		return
+	}
+	it := a.tr.Find(call.Origin).Tool(call.Payload.ToolCallID, name)
 	if it.Tool.Args == "" {
 		it.Tool.Args = call.Payload.Arguments
 	}
+	a.pending[approvalKey(call.Origin, call.Payload.ToolCallID)] = &pendingApproval{answer: answer, name: name, item: it}
 	a.mark(it)
 }
 
@@ -206,20 +460,58 @@ func (a *App) clickIn(target elem) {
 	if target == nil {
 		return
 	}
+	if b := wrap(target.Call("closest", "[data-action]")); b != nil {
+		a.action(b)
+		return
+	}
 	b := wrap(target.Call("closest", "button[data-decision]"))
-	card := wrap(target.Call("closest", "[data-call-id]"))
+	card := wrap(target.Call("closest", "[data-approval-key]"))
 	if b == nil || card == nil {
 		return
 	}
-	id := card.GetAttribute("data-call-id")
-	answer := a.pending[id]
-	if answer == nil {
+	key := card.GetAttribute("data-approval-key")
+	p := a.pending[key]
+	if p == nil {
 		return
 	}
-	delete(a.pending, id)
-	answer(b.GetAttribute("data-decision"))
-	if it := a.tr.Tool(id, ""); it != nil {
-		a.mark(it)
+	decision := b.GetAttribute("data-decision")
+	if decision == "always" {
+		a.always[p.name] = true
+		for k, q := range a.pending { // every call of that tool waiting now
+			if q.name == p.name {
+				delete(a.pending, k)
+				q.answer(omni.DecisionAllow)
+				a.mark(q.item)
+			}
+		}
+		return
+	}
+	delete(a.pending, key)
+	p.answer(decision)
+	a.mark(p.item)
+}
+
+// action runs the button b of the transcript with a data-action.
+func (a *App) action(b elem) {
+	switch b.GetAttribute("data-action") {
+	case "retry-now":
+		if a.runner != nil && !a.runner.SkipReconnectWait() {
+			a.note = "No retry is waiting."
+		}
+	case "give-up":
+		a.stopRun()
+	case "copy":
+		pre := b.Get("parentElement").Call("querySelector", "pre")
+		if !pre.IsNull() {
+			copyText(pre.Get("textContent").String())
+			b.SetTextContent("Copied")
+		}
+	case "expand":
+		if v := a.viewOf(b); v != nil {
+			part := b.GetAttribute("data-part")
+			v.expanded[part] = !v.expanded[part]
+			a.mark(v.item)
+		}
 	}
 }
 
@@ -229,30 +521,32 @@ func (a *App) stopRun() {
 	}
 }
 
-func (a *App) steer() {
-	in := a.steerInput
-	text := strings.TrimSpace(in.Value())
-	if text == "" || !a.running {
-		return
-	}
+func (a *App) steer(text string) {
 	if !a.runner.Steer(text) {
 		a.note = "The run had already ended; send it as a new prompt."
 		return
 	}
 	a.steers = append(a.steers, text)
-	in.SetValue("")
+	a.prompt.SetValue("")
 }
 
 func (a *App) runEnded(gen int, err error) {
 	if gen != a.gen {
 		return
 	}
-	a.running = false
-	for id := range a.pending {
-		delete(a.pending, id)
-		if it := a.tr.Tool(id, ""); it != nil {
-			a.mark(it)
-		}
+	a.running, a.compacting = false, false
+	for key, p := range a.pending {
+		delete(a.pending, key)
+		a.cancelled[key] = true
+		a.mark(p.item)
+	}
+	if a.retrying != nil {
+		a.untick(a.retrying)
+		a.mark(a.retrying)
+		a.retrying = nil
+	}
+	for it := range a.ticking {
+		a.mark(it)
 	}
 	if len(a.steers) > 0 {
 		a.note = fmt.Sprintf("%d steering message(s) not delivered: the run ended first.", len(a.steers))
@@ -261,18 +555,36 @@ func (a *App) runEnded(gen int, err error) {
 	if err != nil {
 		a.fail(err)
 	}
-	a.prompt.Focus()
+	if act := a.doc.Get("activeElement"); act.IsNull() || act.Equal(a.doc.Get("body")) {
+		a.prompt.Focus() // only when nothing else has the focus: never while the user types
+	}
+	if bat := a.bat; bat != nil {
+		go func() {
+			bat.Flush(context.Background())
+			a.post(func() {
+				a.sessions.refresh()
+				if a.tab == "trace" {
+					a.traceV.refresh()
+				}
+			})
+		}()
+	}
 }
 
 func (a *App) mark(it *playground.Item) {
-	if !a.isDirty[it.ID] {
-		a.isDirty[it.ID] = true
+	if it == nil {
+		return
+	}
+	if !a.isDirty[it] {
+		a.isDirty[it] = true
 		a.dirty = append(a.dirty, it)
 	}
 }
 
 func (a *App) state() string {
 	switch {
+	case a.runner == nil:
+		return "loading"
 	case !a.running:
 		return stateIdle
 	case a.stop:
@@ -282,3 +594,15 @@ func (a *App) state() string {
 	}
 	return stateRunning
 }
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

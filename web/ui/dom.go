@@ -3,7 +3,6 @@
 package ui
 
 import (
-	"strings"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -45,25 +44,6 @@ func byID(doc js.Value, id string) elem {
 	return e
 }
 
-// setRich replaces e's content with s, rendering `code` spans.
-func (a *App) setRich(e elem, s string) {
-	e.SetTextContent("")
-	parts := strings.Split(s, "`")
-	for i, p := range parts {
-		if p == "" {
-			continue
-		}
-		if i%2 == 1 && i < len(parts)-1 {
-			e.AppendChild(a.el("code", "", p))
-		} else {
-			if i%2 == 1 {
-				p = "`" + p
-			}
-			e.Call("append", p)
-		}
-	}
-}
-
 // toggle sets or clears a class.
 func toggle(e elem, class string, on bool) {
 	if on {
@@ -91,3 +71,47 @@ func setDisabled(e elem, on bool) {
 }
 
 func consoleError(s string) { js.Global().Get("console").Call("error", s) }
+
+func consoleWarn(s string) { js.Global().Get("console").Call("warn", s) }
+
+// Keys of the page's local storage.
+const (
+	keyCurrent  = "floe-playground:current"  // the session shown last
+	keyTitles   = "floe-playground:titles"   // session titles the user gave, by id (JSON)
+	keySettings = "floe-playground:settings" // Settings (JSON)
+)
+
+func localStorage() js.Value { return js.Global().Get("localStorage") }
+
+func localGet(key string) string {
+	ls := localStorage()
+	if !ls.Truthy() {
+		return ""
+	}
+	v := ls.Call("getItem", key)
+	if v.Type() != js.TypeString {
+		return ""
+	}
+	return v.String()
+}
+
+func localSet(key, value string) {
+	if ls := localStorage(); ls.Truthy() {
+		ls.Call("setItem", key, value)
+	}
+}
+
+// parseJSON parses s with JSON.parse; undefined when s is not JSON.
+func parseJSON(s string) (v js.Value) {
+	if s == "" {
+		return js.Undefined()
+	}
+	defer func() {
+		if recover() != nil {
+			v = js.Undefined()
+		}
+	}()
+	return js.Global().Get("JSON").Call("parse", s)
+}
+
+func stringifyJSON(v js.Value) string { return js.Global().Get("JSON").Call("stringify", v).String() }

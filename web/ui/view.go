@@ -4,17 +4,32 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"syscall/js"
+	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/playground"
 )
 
+// collapseAt is the size above which tool arguments and outputs are cut,
+// with a "show all" button.
+const collapseAt = 1200
+
 // itemView holds the elements of one transcript item.
 type itemView struct {
+	item              *playground.Item
 	root, label, body elem
+	md                playground.MarkdownDoc
+	chunks            []elem
+	plain             js.Value // the text node of a plain-text body
+	shown             string   // the body text rendered
 	// tool cards
-	name, args, decision, status, approval, output elem
+	name, decision, status, timer, approval, args, argsMore, output, outMore, sub elem
+	expanded                                                                      map[string]bool
+	shownArgs, shownOut                                                           string
 }
 
 // render runs after every batch of posted work: it updates the items that
@@ -23,27 +38,48 @@ func (a *App) render() {
 	stick := a.nearBottom()
 	for _, it := range a.dirty {
 		a.renderItem(it)
-		delete(a.isDirty, it.ID)
+		delete(a.isDirty, it)
 	}
 	a.dirty = a.dirty[:0]
 	a.log.flush()
 
 	st := a.state()
 	a.body.SetAttribute("data-state", st)
+	a.body.SetAttribute("data-drawer", a.drawer)
 	a.statePill.SetAttribute("data-state", st)
-	a.statePill.SetTextContent(map[string]string{
-		stateIdle: "idle", stateRunning: "running", stateApproval: "waiting for approval", stateStopping: "stopping…",
-	}[st])
+	label := map[string]string{
+		"loading": "loading…", stateIdle: "idle", stateRunning: "running", stateApproval: "waiting for approval", stateStopping: "stopping…",
+	}[st]
+	if a.compacting && st == stateRunning {
+		label = "compacting"
+	}
+	a.statePill.SetTextContent(label)
 	if a.tr != nil {
 		s := a.tr.Session
-		a.tokens.SetTextContent(fmt.Sprintf("session tokens %d · output %d · cache read %d", s.Total, s.Output, s.CacheRead))
+		a.tokens.SetTextContent(fmt.Sprintf("session: %d tokens · output %d · cache read %d", s.Total, s.Output, s.CacheRead))
 	}
-	setDisabled(a.send, a.running)
+	if a.running {
+		a.send.SetTextContent("Steer")
+		a.send.SetAttribute("title", "Send to the run in flight (delivered after the current turn)")
+	} else {
+		a.send.SetTextContent("Send")
+		a.send.RemoveAttribute("title")
+	}
+	setDisabled(a.send, a.runner == nil)
 	setDisabled(a.stopBtn, !a.running || a.stop)
 	setDisabled(a.reset, a.running)
-	show(a.steerForm, a.running)
+	setDisabled(a.compactBtn, a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK)
 	a.renderSteers()
 	a.noteEl.SetTextContent(a.note)
+	for _, t := range []string{"stream", "files", "trace"} {
+		byID(a.doc, "tab-"+t).SetAttribute("aria-selected", strconv.FormatBool(a.tab == t))
+		show(byID(a.doc, "panel-"+t), a.tab == t)
+	}
+	byID(a.doc, "toggle-sessions").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "sessions"))
+	byID(a.doc, "toggle-side").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "side"))
+	a.sessions.render()
+	a.files.render()
+	a.traceV.render()
 	if stick {
 		t := a.transcript.Underlying()
 		t.Set("scrollTop", t.Get("scrollHeight"))
@@ -62,57 +98,117 @@ func (a *App) renderSteers() {
 	}
 }
 
+// container is the element the items of t go into: the transcript, or the
+// nested area of the card that hosts a subagent.
+func (a *App) container(t *playground.Transcript) elem {
+	if t.Host == nil {
+		return a.transcript
+	}
+	return a.view(t.Host).sub
+}
+
+func (a *App) viewOf(e elem) *itemView {
+	root := wrap(e.Call("closest", "[data-item]"))
+	if root == nil {
+		return nil
+	}
+	for _, v := range a.views {
+		if v.root.Underlying().Equal(root.Underlying()) {
+			return v
+		}
+	}
+	return nil
+}
+
 func (a *App) view(it *playground.Item) *itemView {
-	if v := a.views[it.ID]; v != nil {
+	if v := a.views[it]; v != nil {
 		return v
 	}
-	v := &itemView{}
+	v := &itemView{item: it, expanded: map[string]bool{}}
 	switch it.Kind {
-	case playground.KindTool:
-		a.toolView(v, it.Tool)
+	case playground.KindTool, playground.KindSubagent:
+		a.toolView(v, it)
 	case playground.KindRequest:
 		v.root = a.el("div", "request", "")
 		v.body = a.el("span", "", "")
 		v.root.AppendChild(v.body)
+		v.approval = a.el("span", "retry", "")
+		v.root.AppendChild(v.approval)
 	case playground.KindNotice:
 		v.root = a.el("div", "notice", "")
 		v.body = v.root
+	case playground.KindCompact:
+		v.root = a.el("details", "compact", "")
+		v.label = a.el("summary", "", "")
+		v.body = a.el("div", "body", "")
+		v.root.AppendChild(v.label)
+		v.root.AppendChild(v.body)
+	case playground.KindThinking:
+		v.root = a.el("details", "msg thinking", "")
+		v.label = a.el("summary", "label", "")
+		v.body = a.el("div", "body md", "")
+		v.root.AppendChild(v.label)
+		v.root.AppendChild(v.body)
 	default:
 		v.root = a.el("div", "msg "+string(it.Kind), "")
 		v.label = a.el("div", "label", "")
 		v.body = a.el("div", "body", "")
+		if it.Kind == playground.KindText {
+			v.body.SetAttribute("class", "body md")
+		}
 		v.root.AppendChild(v.label)
 		v.root.AppendChild(v.body)
 	}
 	v.root.SetAttribute("data-kind", string(it.Kind))
-	a.transcript.AppendChild(v.root)
-	a.views[it.ID] = v
+	v.root.SetAttribute("data-item", "")
+	a.views[it] = v
+	a.container(it.T).AppendChild(v.root)
 	return v
 }
 
-func (a *App) toolView(v *itemView, c *playground.ToolCard) {
+func (a *App) button(class, text string, attrs ...string) elem {
+	b := a.el("button", "btn "+class, text)
+	b.SetAttribute("type", "button")
+	for i := 0; i+1 < len(attrs); i += 2 {
+		b.SetAttribute(attrs[i], attrs[i+1])
+	}
+	return b
+}
+
+func (a *App) toolView(v *itemView, it *playground.Item) {
 	v.root = a.el("div", "card", "")
-	v.root.SetAttribute("data-call-id", c.CallID)
 	head := a.el("div", "head", "")
 	v.name = a.el("span", "tool-name", "")
-	v.args = a.el("code", "args", "")
 	v.decision = a.el("span", "badge decision", "")
 	v.status = a.el("span", "badge status", "")
-	for _, e := range []elem{v.name, v.args, v.decision, v.status} {
+	v.timer = a.el("span", "timer", "")
+	for _, e := range []elem{v.name, v.decision, v.timer, v.status} {
 		head.AppendChild(e)
 	}
-	v.approval = a.el("div", "approval", "")
-	v.approval.AppendChild(a.el("span", "ask", "Run this tool?"))
-	for _, d := range []struct{ decision, label string }{{omni.DecisionAllow, "Allow"}, {omni.DecisionDeny, "Deny"}} {
-		b := a.el("button", "btn "+d.decision, d.label)
-		b.SetAttribute("type", "button")
-		b.SetAttribute("data-decision", d.decision)
-		v.approval.AppendChild(b)
-	}
-	v.output = a.el("pre", "output", "")
 	v.root.AppendChild(head)
-	v.root.AppendChild(v.approval)
-	v.root.AppendChild(v.output)
+	v.sub = a.el("div", "subagent", "")
+	if it.Kind == playground.KindSubagent {
+		v.name.SetTextContent("subagent")
+		v.root.AppendChild(v.sub)
+		return
+	}
+	v.root.SetAttribute("data-call-id", it.Tool.CallID)
+	v.root.SetAttribute("data-approval-key", approvalKey(it.T.Path(), it.Tool.CallID))
+	v.approval = a.el("div", "approval", "")
+	v.approval.SetAttribute("role", "group")
+	v.approval.SetAttribute("aria-label", "Approve this tool call")
+	v.approval.AppendChild(a.el("span", "ask", "Run this tool?"))
+	v.approval.AppendChild(a.button("allow", "Allow", "data-decision", omni.DecisionAllow))
+	v.approval.AppendChild(a.button("deny", "Deny", "data-decision", omni.DecisionDeny))
+	v.approval.AppendChild(a.button("always", "Always allow this tool", "data-decision", "always",
+		"title", "Allow this tool without asking for the rest of this session"))
+	v.args = a.el("pre", "args", "")
+	v.argsMore = a.button("more", "", "data-action", "expand", "data-part", "args")
+	v.output = a.el("pre", "output", "")
+	v.outMore = a.button("more", "", "data-action", "expand", "data-part", "output")
+	for _, e := range []elem{v.approval, v.args, v.argsMore, v.output, v.outMore, v.sub} {
+		v.root.AppendChild(e)
+	}
 }
 
 func (a *App) renderItem(it *playground.Item) {
@@ -121,14 +217,28 @@ func (a *App) renderItem(it *playground.Item) {
 	case playground.KindTool:
 		a.renderTool(v, it.Tool)
 		return
+	case playground.KindSubagent:
+		v.decision.SetTextContent(it.Body)
+		show(v.status, false)
+		return
 	case playground.KindRequest:
-		a.renderRequest(v, it.Request)
+		a.renderRequest(v, it)
 		return
 	case playground.KindNotice:
 		v.body.SetTextContent(it.Body)
 		return
+	case playground.KindCompact:
+		status := it.StopReason
+		if it.Streaming {
+			status = "running…"
+		}
+		v.label.SetTextContent("Compaction · " + status)
+		v.root.SetAttribute("data-status", it.StopReason)
+		v.body.SetTextContent(it.Body)
+		return
 	}
 	label, body := string(it.Kind), it.Body
+	md := false
 	switch it.Kind {
 	case playground.KindPrompt:
 		label = "you"
@@ -138,17 +248,62 @@ func (a *App) renderItem(it *playground.Item) {
 			label, body = "steering · delivered to the model", s
 		}
 	case playground.KindText:
-		label = "assistant"
+		label, md = "assistant", true
+	case playground.KindThinking:
+		label, md = "thinking", true
+		if it.Streaming {
+			label = "thinking…"
+		}
+		label += fmt.Sprintf(" · %d characters", len(body))
 	}
 	if it.StopReason != "" && it.StopReason != omni.StatusCompleted {
 		label += " · " + it.StopReason
 	}
 	v.label.SetTextContent(label)
-	a.setRich(v.body, body)
 	toggle(v.root, "streaming", it.Streaming)
+	if !md || a.env.Plain {
+		a.setPlain(v, body)
+		return
+	}
+	if body == v.shown && it.Streaming {
+		return
+	}
+	keep, fresh := v.md.Update(body, !it.Streaming)
+	if keep == len(v.chunks) && len(fresh) == 0 {
+		return
+	}
+	for _, c := range v.chunks[keep:] {
+		c.Remove()
+	}
+	v.chunks = v.chunks[:keep]
+	for _, c := range fresh {
+		ce := a.el("div", "chunk", "")
+		a.mdNodes(ce.Underlying(), c.Nodes)
+		v.body.AppendChild(ce)
+		v.chunks = append(v.chunks, ce)
+	}
+	v.shown = body
 }
 
-func (a *App) renderRequest(v *itemView, r *playground.Request) {
+// setPlain shows body as the text of one text node.
+func (a *App) setPlain(v *itemView, body string) {
+	if v.shown == body && !v.plain.IsUndefined() {
+		return
+	}
+	switch {
+	case v.plain.IsUndefined():
+		v.plain = a.doc.Call("createTextNode", body)
+		v.body.Underlying().Call("append", v.plain)
+	case strings.HasPrefix(body, v.shown):
+		v.plain.Call("appendData", body[len(v.shown):]) // streaming: only the new text crosses
+	default:
+		v.plain.Set("data", body)
+	}
+	v.shown = body
+}
+
+func (a *App) renderRequest(v *itemView, it *playground.Item) {
+	r := it.Request
 	parts := []string{fmt.Sprintf("request %d", r.N)}
 	switch r.Status {
 	case "":
@@ -162,29 +317,45 @@ func (a *App) renderRequest(v *itemView, r *playground.Request) {
 	if r.ErrorMessage != "" {
 		parts = append(parts, r.ErrorMessage)
 	}
-	if r.RetryInMs != nil {
-		parts = append(parts, fmt.Sprintf("retry in %d ms", *r.RetryInMs))
+	if r.Status == omni.StatusAuth {
+		parts = append(parts, "the provider refused the key: check the API key in Settings")
 	}
 	if u := r.Usage; u != nil {
 		parts = append(parts, fmt.Sprintf("%d tokens (output %d, cache read %d)", u.Total, u.Output, u.CacheRead))
 	}
 	v.body.SetTextContent(strings.Join(parts, " · "))
 	v.root.SetAttribute("data-status", r.Status)
+	v.approval.SetTextContent("")
+	if it == a.retrying && a.running && r.RetryInMs != nil {
+		left := time.Duration(*r.RetryInMs)*time.Millisecond - time.Since(r.Ended)
+		if left < 0 {
+			left = 0
+		}
+		cd := a.el("span", "countdown", fmt.Sprintf("retrying in %.1f s", left.Seconds()))
+		v.approval.AppendChild(cd)
+		v.approval.AppendChild(a.button("small", "Retry now", "data-action", "retry-now"))
+		v.approval.AppendChild(a.button("small danger", "Give up", "data-action", "give-up"))
+	}
 }
 
 func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 	v.name.SetTextContent(c.Name)
-	v.args.SetTextContent(c.Args)
-	toggle(v.args, "streaming", c.ArgsStreaming)
-	waiting := a.pending[c.CallID] != nil
+	key := v.root.GetAttribute("data-approval-key")
+	waiting := a.pending[key] != nil
 	show(v.approval, waiting)
 	toggle(v.root, "ask", waiting)
 	decision := map[string]string{omni.DecisionAllow: "allowed", omni.DecisionDeny: "denied", omni.DecisionForbidden: "forbidden"}[c.Decision]
+	if c.Decision == "" && a.cancelled[key] {
+		decision = "approval cancelled by Stop"
+	}
 	if decision == "" && c.CallStop != "" && c.CallStop != omni.StatusCompleted {
 		decision = "call " + c.CallStop
 	}
 	v.decision.SetTextContent(decision)
 	v.decision.SetAttribute("data-decision", c.Decision)
+	if a.cancelled[key] && c.Decision == "" {
+		v.decision.SetAttribute("data-decision", "cancelled")
+	}
 	status := c.OutputStop
 	switch {
 	case c.OutputStreaming:
@@ -198,7 +369,57 @@ func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 	v.status.SetAttribute("data-status", c.OutputStop)
 	show(v.status, status != "")
 	show(v.decision, decision != "")
-	v.output.SetTextContent(c.Output)
+	if !c.Started.IsZero() {
+		end := c.Ended
+		if end.IsZero() {
+			end = time.Now()
+		}
+		v.timer.SetTextContent(fmt.Sprintf("%.1f s", end.Sub(c.Started).Seconds()))
+	}
+	a.setLong(v, "args", v.args, v.argsMore, c.Args, &v.shownArgs)
+	toggle(v.args, "streaming", c.ArgsStreaming)
+	a.setLong(v, "output", v.output, v.outMore, c.Output, &v.shownOut)
 	toggle(v.output, "streaming", c.OutputStreaming)
-	show(v.output, c.Output != "")
+}
+
+// setLong shows s in pre, cut to collapseAt bytes unless the user asked
+// for all of it; more is the button that toggles.
+func (a *App) setLong(v *itemView, part string, pre, more elem, s string, shown *string) {
+	show(pre, s != "")
+	long := len(s) > collapseAt || strings.Count(s, "\n") > 24
+	show(more, long)
+	text := s
+	if long && !v.expanded[part] {
+		text = cutLines(s, collapseAt, 24)
+		more.SetTextContent(fmt.Sprintf("show all (%s)", size(len(s))))
+	} else if long {
+		more.SetTextContent("show less")
+	}
+	if text != *shown {
+		pre.SetTextContent(text)
+		*shown = text
+	}
+}
+
+func cutLines(s string, n, lines int) string {
+	s = cut(s, n)
+	i := 0
+	for k := 0; k < lines; k++ {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			return s
+		}
+		i += j + 1
+	}
+	return s[:i] + "…"
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -1,0 +1,443 @@
+package playground
+
+import (
+	"bytes"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// MDNode is one node of rendered Markdown: an element (Tag set) with
+// attributes and children, or a text node (Tag ""). It is what a view turns
+// into DOM nodes one by one, never into an HTML string. Tags come only from
+// a fixed set (p, h1–h6, ul, ol, li, blockquote, pre, code, em, strong, del,
+// a, br, hr, table, thead, tbody, tr, th, td, span); attributes only from
+// href (http, https or mailto, absolute), target, rel, class, start and
+// data-lang. Raw HTML of the source is shown as text; images are shown as
+// links to them, never loaded.
+type MDNode struct {
+	Tag   string
+	Text  string
+	Attrs [][2]string
+	Kids  []*MDNode
+}
+
+// Attr returns the value of attribute name, or "".
+func (n *MDNode) Attr(name string) string {
+	for _, a := range n.Attrs {
+		if a[0] == name {
+			return a[1]
+		}
+	}
+	return ""
+}
+
+// TextContent is the concatenated text of n and its descendants.
+func (n *MDNode) TextContent() string {
+	var b strings.Builder
+	var walk func(*MDNode)
+	walk = func(n *MDNode) {
+		b.WriteString(n.Text)
+		for _, k := range n.Kids {
+			walk(k)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// RenderMarkdown parses src and returns its top-level blocks.
+func RenderMarkdown(src string) []*MDNode {
+	b := []byte(src)
+	doc := md.Parser().Parse(text.NewReader(b))
+	c := converter{src: b}
+	return c.kids(doc)
+}
+
+// SafeURL returns the normalized form of a link destination when it is an
+// absolute http, https or mailto URL, else "".
+func SafeURL(dest string) string {
+	dest = strings.TrimSpace(dest)
+	u, err := url.Parse(dest)
+	if err != nil || u.Opaque == "" && u.Host == "" && u.Scheme != "mailto" {
+		return ""
+	}
+	switch u.Scheme {
+	case "http", "https":
+		if u.Host == "" {
+			return ""
+		}
+	case "mailto":
+		if u.Opaque == "" {
+			return ""
+		}
+	default:
+		return ""
+	}
+	return u.String()
+}
+
+type converter struct{ src []byte }
+
+func el(tag string, kids ...*MDNode) *MDNode { return &MDNode{Tag: tag, Kids: kids} }
+func txt(s string) *MDNode                   { return &MDNode{Text: s} }
+
+func (c *converter) kids(n ast.Node) []*MDNode {
+	var out []*MDNode
+	for k := n.FirstChild(); k != nil; k = k.NextSibling() {
+		out = append(out, c.node(k)...)
+	}
+	return out
+}
+
+func (c *converter) lines(n ast.Node) string {
+	var b bytes.Buffer
+	ls := n.Lines()
+	for i := 0; i < ls.Len(); i++ {
+		s := ls.At(i)
+		b.Write(s.Value(c.src))
+	}
+	return b.String()
+}
+
+// unescape resolves backslash escapes and character references, as an HTML
+// renderer would when writing text.
+func unescape(b []byte) string {
+	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(b))))
+}
+
+func (c *converter) node(n ast.Node) []*MDNode {
+	switch n := n.(type) {
+	case *ast.Paragraph:
+		return []*MDNode{el("p", c.kids(n)...)}
+	case *ast.TextBlock:
+		return c.kids(n)
+	case *ast.Heading:
+		lvl := min(max(n.Level, 1), 6)
+		return []*MDNode{el("h"+strconv.Itoa(lvl), c.kids(n)...)}
+	case *ast.ThematicBreak:
+		return []*MDNode{el("hr")}
+	case *ast.Blockquote:
+		return []*MDNode{el("blockquote", c.kids(n)...)}
+	case *ast.List:
+		if n.IsOrdered() {
+			l := el("ol", c.kids(n)...)
+			if n.Start != 1 {
+				l.Attrs = append(l.Attrs, [2]string{"start", strconv.Itoa(n.Start)})
+			}
+			return []*MDNode{l}
+		}
+		return []*MDNode{el("ul", c.kids(n)...)}
+	case *ast.ListItem:
+		return []*MDNode{el("li", c.kids(n)...)}
+	case *ast.CodeBlock:
+		return []*MDNode{codeBlock(c.lines(n), "")}
+	case *ast.FencedCodeBlock:
+		lang := ""
+		if n.Info != nil {
+			lang = string(n.Language(c.src))
+		}
+		return []*MDNode{codeBlock(c.lines(n), lang)}
+	case *ast.HTMLBlock:
+		s := c.lines(n)
+		if n.HasClosure() {
+			s += string(n.ClosureLine.Value(c.src))
+		}
+		return []*MDNode{el("p", txt(strings.TrimRight(s, "\n")))}
+	case *ast.Text:
+		out := []*MDNode{txt(unescape(n.Segment.Value(c.src)))}
+		if n.IsRaw() {
+			out[0].Text = string(n.Segment.Value(c.src))
+		}
+		switch {
+		case n.HardLineBreak():
+			out = append(out, el("br"))
+		case n.SoftLineBreak():
+			out = append(out, txt("\n"))
+		}
+		return out
+	case *ast.String:
+		return []*MDNode{txt(string(n.Value))}
+	case *ast.CodeSpan:
+		var b strings.Builder
+		for k := n.FirstChild(); k != nil; k = k.NextSibling() {
+			if t, ok := k.(*ast.Text); ok {
+				v := t.Segment.Value(c.src)
+				if bytes.HasSuffix(v, []byte("\n")) {
+					v = append(v[:len(v)-1:len(v)-1], ' ')
+				}
+				b.Write(v)
+			} else if s, ok := k.(*ast.String); ok {
+				b.Write(s.Value)
+			}
+		}
+		return []*MDNode{el("code", txt(b.String()))}
+	case *ast.Emphasis:
+		tag := "em"
+		if n.Level >= 2 {
+			tag = "strong"
+		}
+		return []*MDNode{el(tag, c.kids(n)...)}
+	case *ast.Link:
+		return []*MDNode{link(unescape(n.Destination), c.kids(n))}
+	case *ast.AutoLink:
+		u := string(n.URL(c.src))
+		label := string(n.Label(c.src))
+		if n.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(u), "mailto:") {
+			u = "mailto:" + u
+		}
+		return []*MDNode{link(u, []*MDNode{txt(label)})}
+	case *ast.Image:
+		alt := (&MDNode{Kids: c.kids(n)}).TextContent()
+		if alt == "" {
+			alt = "image"
+		}
+		return []*MDNode{link(unescape(n.Destination), []*MDNode{txt("[image: " + alt + "]")})}
+	case *ast.RawHTML:
+		var b strings.Builder
+		for i := 0; i < n.Segments.Len(); i++ {
+			s := n.Segments.At(i)
+			b.Write(s.Value(c.src))
+		}
+		return []*MDNode{txt(b.String())}
+	case *east.Strikethrough:
+		return []*MDNode{el("del", c.kids(n)...)}
+	case *east.TaskCheckBox:
+		if n.IsChecked {
+			return []*MDNode{txt("☑ ")}
+		}
+		return []*MDNode{txt("☐ ")}
+	case *east.Table:
+		t := el("table")
+		var body *MDNode
+		for k := n.FirstChild(); k != nil; k = k.NextSibling() {
+			switch k.(type) {
+			case *east.TableHeader:
+				t.Kids = append(t.Kids, el("thead", el("tr", c.cells(k, "th")...)))
+			case *east.TableRow:
+				if body == nil {
+					body = el("tbody")
+					t.Kids = append(t.Kids, body)
+				}
+				body.Kids = append(body.Kids, el("tr", c.cells(k, "td")...))
+			}
+		}
+		return []*MDNode{t}
+	}
+	// Anything else (extensions not enabled): its text, so nothing is lost.
+	if n.Type() == ast.TypeBlock {
+		if n.HasChildren() {
+			return []*MDNode{el("p", c.kids(n)...)}
+		}
+		return []*MDNode{el("p", txt(c.lines(n)))}
+	}
+	return c.kids(n)
+}
+
+func (c *converter) cells(row ast.Node, tag string) []*MDNode {
+	var out []*MDNode
+	for k := row.FirstChild(); k != nil; k = k.NextSibling() {
+		out = append(out, el(tag, c.kids(k)...))
+	}
+	return out
+}
+
+func codeBlock(body, lang string) *MDNode {
+	code := el("code", txt(body))
+	pre := el("pre", code)
+	if lang = cleanLang(lang); lang != "" {
+		code.Attrs = [][2]string{{"class", "language-" + lang}}
+		pre.Attrs = [][2]string{{"data-lang", lang}}
+	}
+	return pre
+}
+
+// cleanLang keeps a fence's language name when it is a plain word.
+func cleanLang(s string) string {
+	if len(s) > 32 {
+		return ""
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '+' || r == '#' || r == '.') {
+			return ""
+		}
+	}
+	return s
+}
+
+// link is an anchor for a safe destination; otherwise the label alone, in
+// a span that shows the refused destination as its title.
+func link(dest string, label []*MDNode) *MDNode {
+	u := SafeURL(dest)
+	if u == "" {
+		s := el("span", label...)
+		s.Attrs = [][2]string{{"class", "link-refused"}}
+		return s
+	}
+	a := el("a", label...)
+	a.Attrs = [][2]string{{"href", u}, {"target", "_blank"}, {"rel", "noopener noreferrer"}}
+	return a
+}
+
+// Chunk is a run of top-level Markdown blocks rendered together: the
+// source's bytes [Start, End).
+type Chunk struct {
+	Start, End int
+	Nodes      []*MDNode
+}
+
+// MarkdownDoc renders a source that grows by appends, as streamed text
+// does, rebuilding only its last chunk. The source is cut into chunks at
+// lines that start a new top-level block after a blank line and cannot
+// belong to the block before (not indented, not a list item, not inside a
+// fenced code block or a raw HTML block that spans blank lines); text
+// appended later cannot change a chunk before the last one. The final
+// render parses the whole source once, so that what depends on the whole
+// document (link reference definitions) comes out as a full parse gives it.
+type MarkdownDoc struct {
+	src    string
+	chunks []Chunk
+	final  bool
+}
+
+// Update sets the source. It returns keep, the number of leading chunks
+// whose rendering stands, and the chunks that replace the rest. final
+// marks the complete message. A source that does not extend the previous
+// one is rendered from scratch.
+func (d *MarkdownDoc) Update(src string, final bool) (keep int, fresh []Chunk) {
+	if final || d.final || !strings.HasPrefix(src, d.src) {
+		d.src, d.final = src, final
+		d.chunks = []Chunk{{0, len(src), RenderMarkdown(src)}}
+		return 0, d.chunks
+	}
+	if src == d.src && len(d.chunks) > 0 {
+		return len(d.chunks), nil
+	}
+	start := 0
+	if n := len(d.chunks); n > 0 {
+		start = d.chunks[n-1].Start
+		d.chunks = d.chunks[:n-1]
+	}
+	keep = len(d.chunks)
+	bounds := append([]int{start}, CutPoints(src, start)...)
+	bounds = append(bounds, len(src))
+	for i := 0; i+1 < len(bounds); i++ {
+		d.chunks = append(d.chunks, Chunk{bounds[i], bounds[i+1], RenderMarkdown(src[bounds[i]:bounds[i+1]])})
+	}
+	d.src = src
+	return keep, d.chunks[keep:]
+}
+
+// Chunks returns the current chunks.
+func (d *MarkdownDoc) Chunks() []Chunk { return d.chunks }
+
+// htmlBlockEnds are the raw HTML blocks that go on across blank lines
+// (CommonMark kinds 1–5), by how they start, with what ends them.
+var htmlBlockEnds = [][2]string{
+	{"<pre", "</pre>"}, {"<script", "</script>"}, {"<style", "</style>"}, {"<textarea", "</textarea>"},
+	{"<!--", "-->"}, {"<?", "?>"}, {"<![CDATA[", "]]>"}, {"<!", ">"},
+}
+
+// CutPoints returns the offsets after from (a line start outside any
+// block that spans blank lines) where src may be cut into chunks; see
+// [MarkdownDoc]. Only complete lines (ending in a line feed) are cut
+// before.
+func CutPoints(src string, from int) []int {
+	var cuts []int
+	var fence string   // the open fence's marker, "" outside
+	var htmlEnd string // what closes the open raw HTML block, "" outside
+	prevBlank := false
+	for off := from; off < len(src); {
+		nl := strings.IndexByte(src[off:], '\n')
+		if nl < 0 {
+			break // an incomplete last line is never cut before
+		}
+		line := src[off : off+nl]
+		trim := strings.TrimLeft(line, " ")
+		indent := len(line) - len(trim)
+		blank := strings.TrimSpace(line) == ""
+		switch {
+		case fence != "":
+			if indent < 4 && strings.HasPrefix(trim, fence) && strings.TrimSpace(strings.TrimLeft(trim, fence[:1])) == "" {
+				fence = ""
+			}
+			blank = false
+		case htmlEnd != "":
+			if strings.Contains(line, htmlEnd) {
+				htmlEnd = ""
+			}
+			blank = false
+		default:
+			if off > from && prevBlank && !blank && indent == 0 && !strings.HasPrefix(line, "\t") && !listMarker(line) {
+				cuts = append(cuts, off)
+			}
+			if indent < 4 {
+				if f := fenceOpen(trim); f != "" {
+					fence = f
+				} else if strings.HasPrefix(trim, "<") {
+					low := strings.ToLower(trim)
+					for _, h := range htmlBlockEnds {
+						if strings.HasPrefix(low, h[0]) {
+							if !strings.Contains(low[len(h[0]):], h[1]) {
+								htmlEnd = h[1]
+							}
+							break
+						}
+					}
+				}
+			}
+		}
+		prevBlank = blank
+		off += nl + 1
+	}
+	return cuts
+}
+
+// fenceOpen returns the fence a line opens (``` or ~~~, three or more),
+// or "".
+func fenceOpen(trim string) string {
+	for _, c := range []byte{'`', '~'} {
+		n := 0
+		for n < len(trim) && trim[n] == c {
+			n++
+		}
+		if n >= 3 {
+			if c == '`' && strings.IndexByte(trim[n:], '`') >= 0 {
+				return "" // a backtick fence's info string holds no backtick
+			}
+			return trim[:n]
+		}
+	}
+	return ""
+}
+
+// listMarker reports whether line starts with a list item marker: -, *, +
+// or digits followed by . or ), then a space or the end of the line.
+func listMarker(line string) bool {
+	if line == "" {
+		return false
+	}
+	i := 0
+	switch line[0] {
+	case '-', '*', '+':
+		i = 1
+	default:
+		for i < len(line) && i < 9 && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+		if i == 0 || i >= len(line) || (line[i] != '.' && line[i] != ')') {
+			return false
+		}
+		i++
+	}
+	return i == len(line) || line[i] == ' ' || line[i] == '\t'
+}

@@ -1,0 +1,219 @@
+package playground
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var allowedTags = map[string]bool{
+	"": true, "p": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"ul": true, "ol": true, "li": true, "blockquote": true, "pre": true, "code": true, "em": true,
+	"strong": true, "del": true, "a": true, "br": true, "hr": true, "table": true, "thead": true,
+	"tbody": true, "tr": true, "th": true, "td": true, "span": true,
+}
+
+var allowedAttrs = map[string]bool{"href": true, "target": true, "rel": true, "class": true, "start": true, "data-lang": true}
+
+// checkSafe fails when a node has a tag or attribute outside the allowlist,
+// or a link that is not an absolute http(s)/mailto URL opened safely.
+func checkSafe(t *testing.T, src string, nodes []*MDNode) {
+	t.Helper()
+	var walk func(n *MDNode)
+	walk = func(n *MDNode) {
+		if !allowedTags[n.Tag] {
+			t.Errorf("%q: tag %q", src, n.Tag)
+		}
+		if n.Tag == "" && (len(n.Attrs) > 0 || len(n.Kids) > 0) {
+			t.Errorf("%q: text node with attributes or children", src)
+		}
+		for _, a := range n.Attrs {
+			if !allowedAttrs[a[0]] {
+				t.Errorf("%q: attribute %q", src, a[0])
+			}
+			if a[0] == "class" && strings.ContainsAny(a[1], "\"'<> ") && n.Tag != "span" {
+				t.Errorf("%q: class %q", src, a[1])
+			}
+		}
+		if n.Tag == "a" {
+			h := n.Attr("href")
+			low := strings.ToLower(h)
+			if !(strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") || strings.HasPrefix(low, "mailto:")) {
+				t.Errorf("%q: href %q", src, h)
+			}
+			if n.Attr("rel") != "noopener noreferrer" || n.Attr("target") != "_blank" {
+				t.Errorf("%q: link attrs %v", src, n.Attrs)
+			}
+		}
+		for _, k := range n.Kids {
+			walk(k)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+}
+
+// XSSCorpus is shared with the browser tests' idea of hostile input: none
+// of it may become anything but text and safe links.
+var xssCorpus = []string{
+	`<script>window.__xss=1</script>`,
+	`<img src=x onerror="window.__xss=1">`,
+	`<svg onload="window.__xss=1"><circle r=1></svg>`,
+	`[click](javascript:window.__xss=1)`,
+	`[click](JaVaScRiPt:alert(1))`,
+	"[click](\x01javascript:alert(1))",
+	`[click](  javascript:alert(1))`,
+	`[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)`,
+	`![img](javascript:alert(1))`,
+	`![img](https://example.com/x.png "t")`,
+	`<a href="javascript:alert(1)">x</a>`,
+	`[x](&#106;avascript:alert(1))`,
+	`[x](java&#x09;script:alert(1))`,
+	`<noscript><p title="</noscript><img src=x onerror=alert(1)>">`,
+	`<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>`,
+	"```\"><img src=x onerror=alert(1)>\ncode\n```",
+	`<http://example.com/"onmouseover="alert(1)>`,
+	`[ref]` + "\n\n" + `[ref]: javascript:alert(1)`,
+	`<iframe src="javascript:alert(1)"></iframe>`,
+	`[x](vbscript:msgbox(1))`,
+	`[x](//evil.example/path)`,
+	`[x](/relative)`,
+}
+
+func TestMarkdownSafe(t *testing.T) {
+	for _, src := range xssCorpus {
+		nodes := RenderMarkdown(src)
+		checkSafe(t, src, nodes)
+	}
+	good := RenderMarkdown("[a](https://example.com/?q=1) <https://x.example> [m](mailto:a@b.example)")
+	var hrefs []string
+	var walk func(n *MDNode)
+	walk = func(n *MDNode) {
+		if n.Tag == "a" {
+			hrefs = append(hrefs, n.Attr("href"))
+		}
+		for _, k := range n.Kids {
+			walk(k)
+		}
+	}
+	for _, n := range good {
+		walk(n)
+	}
+	want := []string{"https://example.com/?q=1", "https://x.example", "mailto:a@b.example"}
+	if !reflect.DeepEqual(hrefs, want) {
+		t.Errorf("hrefs %q, want %q", hrefs, want)
+	}
+}
+
+func TestMarkdownShapes(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"# T\n\npara *em* **b** `c` ~~d~~", "h1(T) p(para em(em) strong(b) code(c) del(d))"},
+		{"- a\n- b", "ul(li(a) li(b))"},
+		{"3. a", "ol(li(a))"},
+		{"```go\nx := 1\n```", "pre(code(x := 1))"},
+		{"> q", "blockquote(p(q))"},
+		{"a\\*b &amp; &#65;", "p(a*b & A)"},
+		{"<b>raw</b>", "p(<b> raw </b>)"},
+		{"| h |\n|---|\n| c |", "table(thead(tr(th(h))) tbody(tr(td(c))))"},
+		{"line  \nbreak", "p(line br() break)"},
+	}
+	for _, tc := range tests {
+		if got := shape(RenderMarkdown(tc.src)); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+func shape(nodes []*MDNode) string {
+	var parts []string
+	for _, n := range nodes {
+		if n.Tag == "" {
+			if s := strings.TrimSpace(n.Text); s != "" || n.Text == "\n" {
+				if n.Text == "\n" {
+					continue
+				}
+				parts = append(parts, s)
+			}
+			continue
+		}
+		parts = append(parts, n.Tag+"("+shape(n.Kids)+")")
+	}
+	s := strings.Join(parts, " ")
+	return s
+}
+
+func TestCutPoints(t *testing.T) {
+	src := "para one\n\n# head\n\n```\ncode\n\nmore\n```\n\n- a\n\n- b\n\n    indented\n\nlast\n"
+	var got []string
+	for _, c := range CutPoints(src, 0) {
+		got = append(got, strings.SplitN(src[c:], "\n", 2)[0])
+	}
+	want := []string{"# head", "```", "last"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cuts before %q, want %q", got, want)
+	}
+}
+
+// streamDoc feeds src to a MarkdownDoc in pieces of n bytes, keeping the
+// chunks as a view would, and returns the view's nodes.
+func streamDoc(src string, n int) ([]*MDNode, int) {
+	var d MarkdownDoc
+	var view []Chunk
+	rebuilt := 0
+	for i := n; ; i += n {
+		if i > len(src) {
+			i = len(src)
+		}
+		keep, fresh := d.Update(src[:i], false)
+		view = append(view[:keep], fresh...)
+		rebuilt += len(fresh)
+		if i == len(src) {
+			break
+		}
+	}
+	var out []*MDNode
+	for _, c := range view {
+		out = append(out, c.Nodes...)
+	}
+	return out, rebuilt
+}
+
+func TestMarkdownDocIncremental(t *testing.T) {
+	src := strings.Repeat("Some *text* with `code` and a [link](https://example.com).\n\n```go\nfunc f() {}\n\n// more\n```\n\n- one\n- two\n\n", 20)
+	got, rebuilt := streamDoc(src, 7)
+	if want := RenderMarkdown(src); !reflect.DeepEqual(got, want) {
+		t.Errorf("streamed rendering differs from a full parse:\n%s\n%s", shape(got), shape(want))
+	}
+	if steps := (len(src) + 6) / 7; rebuilt > steps+len(CutPoints(src, 0))+1 {
+		t.Errorf("rebuilt %d chunks over %d updates: more than the last chunk each time", rebuilt, steps)
+	}
+	var d MarkdownDoc
+	d.Update("abc", false)
+	if keep, fresh := d.Update("xyz", false); keep != 0 || len(fresh) != 1 {
+		t.Errorf("a source that does not extend the last: keep %d, %d fresh", keep, len(fresh))
+	}
+	if keep, fresh := d.Update("xyz\n\nmore", true); keep != 0 || len(fresh) != 1 || len(fresh[0].Nodes) != 2 {
+		t.Errorf("final: keep %d, fresh %+v", keep, fresh)
+	}
+}
+
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range xssCorpus {
+		f.Add(s, 3)
+	}
+	f.Add("# a\n\n- b\n\n```\nc\n\n```\n\nd", 2)
+	f.Fuzz(func(t *testing.T, src string, n int) {
+		if n <= 0 || n > 64 {
+			n = 5
+		}
+		got, _ := streamDoc(src, n)
+		checkSafe(t, src, got)
+		checkSafe(t, src, RenderMarkdown(src))
+		for _, c := range CutPoints(src, 0) {
+			if c <= 0 || c >= len(src) || src[c-1] != '\n' {
+				t.Fatalf("cut %d is not a line start", c)
+			}
+		}
+	})
+}

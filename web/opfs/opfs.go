@@ -1,0 +1,176 @@
+//go:build js && wasm
+
+// Package opfs is a playground.FS over the Origin Private File System: the
+// files of one directory of navigator.storage.getDirectory(), with "/" in
+// a path as subdirectories. Calls block their goroutine until the browser
+// answers; never call them from a js.FuncOf body.
+package opfs
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+	"syscall/js"
+
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/web/jsx"
+)
+
+// FS is the workspace directory name under the OPFS root.
+type FS struct {
+	Dir string
+
+	mu   sync.Mutex // one operation at a time: writes are read-modify-write
+	root js.Value
+}
+
+// ErrUnavailable: the browser offers no Origin Private File System.
+var ErrUnavailable = errors.New("opfs: the Origin Private File System is not available in this browser")
+
+// Open returns the FS of dir, creating the directory; created reports
+// whether it did not exist before.
+func Open(ctx context.Context, dir string) (*FS, bool, error) {
+	st := js.Global().Get("navigator").Get("storage")
+	if !st.Truthy() || st.Get("getDirectory").Type() != js.TypeFunction {
+		return nil, false, ErrUnavailable
+	}
+	top, err := jsx.AwaitCall(ctx, st, "getDirectory")
+	if err != nil {
+		return nil, false, err
+	}
+	created := false
+	d, err := jsx.AwaitCall(ctx, top, "getDirectoryHandle", dir)
+	if err != nil {
+		created = true
+		if d, err = jsx.AwaitCall(ctx, top, "getDirectoryHandle", dir, map[string]any{"create": true}); err != nil {
+			return nil, false, err
+		}
+	}
+	return &FS{Dir: dir, root: d}, created, nil
+}
+
+func notFound(err error, p string) error {
+	if err != nil && strings.HasPrefix(err.Error(), "NotFoundError") {
+		return errors.New("no such file: \"" + p + "\"")
+	}
+	return err
+}
+
+// dir returns the handle of the directory holding p and p's base name.
+func (f *FS) dir(ctx context.Context, p string, create bool) (js.Value, string, error) {
+	segs := strings.Split(p, "/")
+	d := f.root
+	for _, s := range segs[:len(segs)-1] {
+		var err error
+		d, err = jsx.AwaitCall(ctx, d, "getDirectoryHandle", s, map[string]any{"create": create})
+		if err != nil {
+			return js.Undefined(), "", notFound(err, p)
+		}
+	}
+	return d, segs[len(segs)-1], nil
+}
+
+// List implements playground.FS.
+func (f *FS) List(ctx context.Context) ([]playground.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []playground.FileInfo
+	var walk func(d js.Value, prefix string) error
+	walk = func(d js.Value, prefix string) error {
+		it, err := jsx.Call(d, "values")
+		if err != nil {
+			return err
+		}
+		for {
+			r, err := jsx.AwaitCall(ctx, it, "next")
+			if err != nil {
+				return err
+			}
+			if r.Get("done").Bool() {
+				return nil
+			}
+			h := r.Get("value")
+			name := prefix + h.Get("name").String()
+			if h.Get("kind").String() == "directory" {
+				if err := walk(h, name+"/"); err != nil {
+					return err
+				}
+				continue
+			}
+			file, err := jsx.AwaitCall(ctx, h, "getFile")
+			if err != nil {
+				return err
+			}
+			out = append(out, playground.FileInfo{Path: name, Size: file.Get("size").Int()})
+		}
+	}
+	if err := walk(f.root, ""); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Read implements playground.FS.
+func (f *FS) Read(ctx context.Context, p string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, name, err := f.dir(ctx, p, false)
+	if err != nil {
+		return "", err
+	}
+	h, err := jsx.AwaitCall(ctx, d, "getFileHandle", name)
+	if err != nil {
+		return "", notFound(err, p)
+	}
+	file, err := jsx.AwaitCall(ctx, h, "getFile")
+	if err != nil {
+		return "", err
+	}
+	t, err := jsx.AwaitCall(ctx, file, "text")
+	if err != nil {
+		return "", err
+	}
+	return t.String(), nil
+}
+
+// Write implements playground.FS.
+func (f *FS) Write(ctx context.Context, p, content string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, name, err := f.dir(ctx, p, true)
+	if err != nil {
+		return err
+	}
+	h, err := jsx.AwaitCall(ctx, d, "getFileHandle", name, map[string]any{"create": true})
+	if err != nil {
+		return err
+	}
+	w, err := jsx.AwaitCall(ctx, h, "createWritable")
+	if err != nil {
+		return err
+	}
+	if _, err := jsx.AwaitCall(ctx, w, "write", content); err != nil {
+		jsx.AwaitCall(context.WithoutCancel(ctx), w, "abort")
+		return err
+	}
+	_, err = jsx.AwaitCall(ctx, w, "close")
+	return err
+}
+
+// Delete implements playground.FS.
+func (f *FS) Delete(ctx context.Context, p string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, name, err := f.dir(ctx, p, false)
+	if err != nil {
+		return err
+	}
+	if _, err := jsx.AwaitCall(ctx, d, "getFileHandle", name); err != nil {
+		return notFound(err, p)
+	}
+	_, err = jsx.AwaitCall(ctx, d, "removeEntry", name)
+	return notFound(err, p)
+}

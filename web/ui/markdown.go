@@ -1,0 +1,58 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"syscall/js"
+
+	"github.com/floehq/floe/playground"
+)
+
+// The DOM of rendered Markdown is built node by node from the tree of
+// playground.RenderMarkdown: createElement with a tag from the allowlist,
+// createTextNode for text, setAttribute for the allowed attributes. No
+// HTML string is ever parsed, so model text cannot become markup.
+var mdTags = map[string]bool{
+	"p": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "ul": true, "ol": true,
+	"li": true, "blockquote": true, "pre": true, "code": true, "em": true, "strong": true, "del": true, "a": true,
+	"br": true, "hr": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "span": true,
+}
+
+var mdAttrs = map[string]bool{"href": true, "target": true, "rel": true, "class": true, "start": true, "data-lang": true}
+
+func (a *App) mdNodes(parent js.Value, nodes []*playground.MDNode) {
+	for _, n := range nodes {
+		if n.Tag == "" {
+			parent.Call("append", a.doc.Call("createTextNode", n.Text))
+			continue
+		}
+		tag := n.Tag
+		if !mdTags[tag] {
+			tag = "span"
+		}
+		e := a.doc.Call("createElement", tag)
+		for _, at := range n.Attrs {
+			if mdAttrs[at[0]] {
+				e.Call("setAttribute", at[0], at[1])
+			}
+		}
+		a.mdNodes(e, n.Kids)
+		if tag == "pre" {
+			box := a.doc.Call("createElement", "div")
+			box.Call("setAttribute", "class", "codeblock")
+			box.Call("append", a.button("copy small", "Copy", "data-action", "copy", "aria-label", "Copy the code").Underlying())
+			box.Call("append", e)
+			e = box
+		}
+		parent.Call("append", e)
+	}
+}
+
+// copyText puts s on the clipboard, when the page may.
+func copyText(s string) {
+	cb := js.Global().Get("navigator").Get("clipboard")
+	if cb.Truthy() {
+		p := cb.Call("writeText", s)
+		p.Call("catch", js.FuncOf(func(js.Value, []js.Value) any { return nil }))
+	}
+}

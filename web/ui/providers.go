@@ -1,0 +1,68 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"errors"
+	"strings"
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/provider/anthropic"
+	"github.com/floehq/floe/provider/openai"
+	"github.com/floehq/floe/web/fetch"
+)
+
+// newProviderLLM returns the model of a real provider (package provider's
+// adapters over the browser's fetch). The key goes only to the chosen
+// endpoint: requests never follow redirects and carry no cookies.
+func newProviderLLM(s Settings) (engine.LLM, engine.LLMFactory, error) {
+	if strings.TrimSpace(s.Model) == "" {
+		return nil, nil, errors.New("Settings: choose a model name for " + providerNames[s.Provider] + "; the scripted demo is used meanwhile.")
+	}
+	tr := fetch.Transport{Hint: corsHint}
+	base := strings.TrimRight(strings.TrimSpace(s.BaseURL), "/")
+	switch s.Provider {
+	case "openai", "openai-compatible":
+		if s.Provider == "openai-compatible" && base == "" {
+			return nil, nil, errors.New("Settings: an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1 for Ollama.")
+		}
+		if s.Provider == "openai" && s.Key == "" {
+			return nil, nil, errors.New("Settings: OpenAI needs an API key.")
+		}
+		if s.Provider == "openai" {
+			base = ""
+		}
+		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key})
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, m.Factory(), nil
+	case "anthropic":
+		if s.Key == "" {
+			return nil, nil, errors.New("Settings: Anthropic needs an API key.")
+		}
+		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, APIKey: s.Key, BrowserAccess: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, m.Factory(), nil
+	}
+	return nil, nil, errors.New("unknown provider " + s.Provider)
+}
+
+// corsHint explains a request that got no response: the server is not
+// running, or it refuses this page's origin (CORS).
+func corsHint(url string, err error) error {
+	origin := js.Global().Get("location").Get("origin").String()
+	msg := "no response from " + url + " (" + err.Error() + "): the server is not running, or it does not allow this page's origin " + origin + " (CORS)."
+	switch {
+	case strings.Contains(url, ":11434"):
+		msg += " Ollama: start it with OLLAMA_ORIGINS=" + origin + " ollama serve."
+	case strings.Contains(url, ":1234"):
+		msg += " LM Studio: enable CORS in its server settings."
+	case strings.Contains(url, ":8080"):
+		msg += " llama.cpp: llama-server answers any origin; check that it runs and that the URL ends in /v1."
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,429 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/web/jsx"
+	"github.com/norunners/vert"
+	"honnef.co/go/js/dom/v2"
+)
+
+// sessionsView is the list of stored sessions: open (resume), rename,
+// export, delete; and the import button.
+type sessionsView struct {
+	a        *App
+	list     elem
+	items    []trace.Summary
+	titles   map[string]string // the user's titles, kept in local storage
+	renaming string            // the session whose title is being edited
+	deleting string            // the session whose Delete waits for confirmation
+	dirty    bool
+}
+
+func (s *sessionsView) init(a *App) {
+	s.a, s.list = a, byID(a.doc, "sessions")
+	s.titles = map[string]string{}
+	if v := parseJSON(localGet(keyTitles)); v.Type() == js.TypeObject {
+		if err := vert.ValueOf(v).AssignTo(&s.titles); err != nil {
+			consoleWarn("stored session titles: " + err.Error())
+		}
+	}
+	s.list.AddEventListener("click", false, func(ev dom.Event) {
+		t := wrap(ev.Underlying().Get("target"))
+		a.post(func() { s.click(t) })
+	})
+	s.list.AddEventListener("keydown", false, func(ev dom.Event) {
+		k := ev.Underlying()
+		t := wrap(k.Get("target"))
+		if t == nil || !t.Class().Contains("rename-input") {
+			return
+		}
+		switch k.Get("key").String() {
+		case "Enter":
+			ev.PreventDefault()
+			title := t.Get("value").String()
+			a.post(func() { s.rename(title) })
+		case "Escape":
+			ev.PreventDefault()
+			a.post(func() { s.renaming, s.dirty = "", true })
+		}
+	})
+	in := byID(a.doc, "import")
+	in.AddEventListener("change", false, func(dom.Event) {
+		files := in.Get("files")
+		list := make([]js.Value, files.Length())
+		for i := range list {
+			list[i] = files.Index(i)
+		}
+		in.Set("value", "")
+		go s.importFiles(list)
+	})
+}
+
+func (s *sessionsView) set(list []trace.Summary, err error) {
+	if err != nil {
+		s.a.note = "Could not list the stored sessions: " + err.Error()
+	}
+	s.items, s.dirty = list, true
+}
+
+// refresh reads the list again.
+func (s *sessionsView) refresh() {
+	store := s.a.env.Store
+	if store == nil {
+		return
+	}
+	go func() {
+		list, err := trace.List(context.Background(), store)
+		s.a.post(func() { s.set(list, err) })
+	}()
+}
+
+func (s *sessionsView) title(it trace.Summary) string {
+	if t := s.titles[it.ID]; t != "" {
+		return t
+	}
+	if p := strings.TrimSpace(it.FirstPrompt); p != "" {
+		return cut(strings.Join(strings.Fields(p), " "), 80)
+	}
+	return "(no prompt yet)"
+}
+
+func (s *sessionsView) render() {
+	if !s.dirty {
+		return
+	}
+	s.dirty = false
+	a := s.a
+	s.list.SetTextContent("")
+	if len(s.items) == 0 {
+		s.list.AppendChild(a.el("li", "empty", "No stored session yet: send a prompt."))
+	}
+	for _, it := range s.items {
+		li := a.el("li", "session", "")
+		li.SetAttribute("data-session-id", it.ID)
+		if it.ID == a.sessID {
+			li.SetAttribute("aria-current", "true")
+		}
+		if s.renaming == it.ID {
+			lbl := a.el("label", "visually-hidden", "New title")
+			lbl.SetAttribute("for", "rename-"+it.ID)
+			in := a.el("input", "rename-input", "")
+			in.SetAttribute("id", "rename-"+it.ID)
+			in.Set("value", s.title(it))
+			li.AppendChild(lbl)
+			li.AppendChild(in)
+			s.list.AppendChild(li)
+			in.Focus()
+			continue
+		}
+		open := a.button("session-open", "", "data-do", "open")
+		open.AppendChild(a.el("span", "title", s.title(it)))
+		open.AppendChild(a.el("span", "when", fmt.Sprintf("%s · %s · %d file(s)", it.LastActivity.Local().Format("Jan 2 15:04"), size(int(it.Size)), it.Files)))
+		li.AppendChild(open)
+		acts := a.el("span", "acts", "")
+		acts.AppendChild(a.button("small ghost", "Rename", "data-do", "rename"))
+		acts.AppendChild(a.button("small ghost", "Export", "data-do", "export"))
+		if s.deleting == it.ID {
+			acts.AppendChild(a.button("small danger", "Confirm delete", "data-do", "delete"))
+		} else {
+			acts.AppendChild(a.button("small ghost", "Delete", "data-do", "ask-delete"))
+		}
+		li.AppendChild(acts)
+		s.list.AppendChild(li)
+	}
+}
+
+func (s *sessionsView) click(t elem) {
+	if t == nil {
+		return
+	}
+	b := wrap(t.Call("closest", "[data-do]"))
+	li := wrap(t.Call("closest", "[data-session-id]"))
+	if b == nil || li == nil {
+		return
+	}
+	id := li.GetAttribute("data-session-id")
+	a := s.a
+	switch b.GetAttribute("data-do") {
+	case "open":
+		if a.running {
+			a.note = "Stop the run in flight before opening another session."
+			return
+		}
+		if id != a.sessID {
+			a.resume(id)
+		}
+		a.drawer = ""
+	case "rename":
+		s.renaming = id
+	case "export":
+		go s.export(id)
+	case "ask-delete":
+		s.deleting = id
+	case "delete":
+		s.deleting = ""
+		go s.delete(id)
+	}
+	s.dirty = true
+}
+
+func (s *sessionsView) rename(title string) {
+	id := s.renaming
+	s.renaming, s.dirty = "", true
+	if id == "" {
+		return
+	}
+	if t := strings.TrimSpace(title); t != "" {
+		s.titles[id] = cut(t, 200)
+	} else {
+		delete(s.titles, id)
+	}
+	s.saveTitles()
+}
+
+func (s *sessionsView) saveTitles() {
+	localSet(keyTitles, stringifyJSON(vert.ValueOf(s.titles).JSValue()))
+}
+
+func (s *sessionsView) delete(id string) {
+	a := s.a
+	err := a.env.Store.Delete(context.Background(), id)
+	a.post(func() {
+		if err != nil {
+			a.note = "Could not delete the session: " + err.Error()
+			return
+		}
+		delete(s.titles, id)
+		s.saveTitles()
+		a.note = "Deleted " + id + "."
+		if id == a.sessID && !a.running {
+			a.newSession()
+		}
+		s.refresh()
+	})
+}
+
+// export downloads the session's Trace files, byte for byte.
+func (s *sessionsView) export(id string) {
+	a := s.a
+	files, err := trace.Export(context.Background(), a.env.Store, id, time.Local)
+	a.post(func() {
+		if err != nil {
+			a.note = "Could not export the session: " + err.Error()
+			return
+		}
+		for _, f := range files {
+			download(f.Name[strings.LastIndexByte(f.Name, '/')+1:], f.Data)
+		}
+		a.note = fmt.Sprintf("Exported %s (%d file(s)).", id, len(files))
+	})
+}
+
+// importFiles stores JSONL files chosen by the user as one session.
+func (s *sessionsView) importFiles(list []js.Value) {
+	a := s.a
+	ctx := context.Background()
+	files := make([]trace.File, 0, len(list))
+	for _, f := range list {
+		t, err := jsx.AwaitCall(ctx, f, "text")
+		if err != nil {
+			a.post(func() { a.note = "Could not read the file: " + err.Error() })
+			return
+		}
+		files = append(files, trace.File{Name: f.Get("name").String(), Data: []byte(t.String())})
+	}
+	if len(files) == 1 {
+		if _, _, ok := trace.ParseFileName(files[0].Name); !ok {
+			files[0].Name = "" // one file of any name: its session_meta names the session
+		}
+	}
+	id, err := trace.Import(ctx, a.env.Store, files)
+	a.post(func() {
+		if err != nil {
+			a.note = "Import refused: " + err.Error()
+			return
+		}
+		a.note = "Imported " + id + "."
+		s.refresh()
+	})
+}
+
+// download saves data as a file named name.
+func download(name string, data []byte) {
+	arr := js.Global().Get("Uint8Array").New(len(data))
+	js.CopyBytesToJS(arr, data)
+	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": "application/x-ndjson"})
+	url := js.Global().Get("URL").Call("createObjectURL", blob)
+	doc := js.Global().Get("document")
+	link := doc.Call("createElement", "a")
+	link.Set("href", url)
+	link.Set("download", name)
+	doc.Get("body").Call("append", link)
+	link.Call("click")
+	link.Call("remove")
+	js.Global().Call("setTimeout", js.FuncOf(func(this js.Value, args []js.Value) any {
+		js.Global().Get("URL").Call("revokeObjectURL", url)
+		return nil
+	}), 10000)
+}
+
+// readRecords reads every stored record of a session, file by file.
+func readRecords(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
+	infos, err := store.Files(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []omni.Message
+	for _, fi := range infos {
+		data, err := store.ReadFile(ctx, id, fi.Index)
+		if err != nil {
+			return nil, err
+		}
+		p, err := trace.ReadFile(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Records...)
+	}
+	return out, nil
+}
+
+// resume opens the stored session id (ENGINE.md §17): the engine starts
+// from the replayed Trace and continues its file; the transcript shows the
+// stored records.
+func (a *App) resume(id string) {
+	a.note = "Opening " + id + "…"
+	go func() {
+		ctx := context.Background()
+		bat := a.batcher(false)
+		res, err := trace.Resume(ctx, bat, id, time.Now)
+		if err == nil {
+			err = bat.Flush(ctx)
+		}
+		var recs []omni.Message
+		if err == nil {
+			recs, err = readRecords(ctx, a.env.Store, id)
+		}
+		a.post(func() {
+			if err != nil {
+				a.note = "Could not open " + id + ": " + err.Error()
+				return
+			}
+			if a.running {
+				a.note = "A run started meanwhile; open the session again when it ends."
+				return
+			}
+			tr := &playground.Transcript{} // no clock: stored tools show no timer
+			for _, r := range recs {
+				tr.ApplyRecord(r)
+			}
+			tr.Interrupt()
+			tr.Now = time.Now
+			a.gen++
+			o := a.sessionOptions(a.gen)
+			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
+			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
+			if n := len(res.Snapshot.CarryOver); n > 0 {
+				notice += fmt.Sprintf(" The last task was cut off; %d message(s) carry over to the next prompt.", n)
+			}
+			a.attach(o, bat, tr, notice)
+			a.sessions.dirty = true
+		})
+	}()
+}
+
+// traceView is the trace viewer: the stored records of the session shown.
+type traceView struct {
+	a       *App
+	list    elem
+	records []omni.Message
+	raw     []string
+	open    map[int]bool
+	dirty   bool
+}
+
+const maxTraceRows = 2000
+
+func (t *traceView) init(a *App) {
+	t.a, t.list, t.open = a, byID(a.doc, "trace"), map[int]bool{}
+	t.list.AddEventListener("click", false, func(ev dom.Event) {
+		li := wrap(ev.Underlying().Get("target").Call("closest", "li[data-n]"))
+		if li == nil {
+			return
+		}
+		n := li.GetAttribute("data-n")
+		a.post(func() {
+			var i int
+			fmt.Sscan(n, &i)
+			t.open[i] = !t.open[i]
+			t.dirty = true
+		})
+	})
+}
+
+func (t *traceView) reset() { t.records, t.raw, t.open, t.dirty = nil, nil, map[int]bool{}, true }
+
+func (t *traceView) refresh() {
+	a := t.a
+	store, id := a.env.Store, a.sessID
+	if store == nil || id == "" {
+		return
+	}
+	go func() {
+		recs, err := readRecords(context.Background(), store, id)
+		a.post(func() {
+			if id != a.sessID {
+				return
+			}
+			if err != nil && !strings.Contains(err.Error(), "not found") {
+				a.note = "Could not read the Trace: " + err.Error()
+			}
+			t.records, t.raw, t.dirty = recs, nil, true
+			for _, r := range recs {
+				b, _ := r.MarshalJSON()
+				t.raw = append(t.raw, string(b))
+			}
+		})
+	}()
+}
+
+func (t *traceView) render() {
+	if !t.dirty || t.a.tab != "trace" {
+		return
+	}
+	t.dirty = false
+	a := t.a
+	t.list.SetTextContent("")
+	if len(t.records) == 0 {
+		t.list.AppendChild(a.el("li", "empty", "Nothing stored yet."))
+		return
+	}
+	from := max(0, len(t.records)-maxTraceRows)
+	for i := from; i < len(t.records); i++ {
+		m := t.records[i]
+		li := a.el("li", "", "")
+		li.SetAttribute("data-n", fmt.Sprint(i))
+		li.SetAttribute("tabindex", "0")
+		li.AppendChild(a.el("span", "seq", fmt.Sprint(i+1)))
+		name := m.Payload.Type
+		if name == "" {
+			name = m.Type
+		}
+		li.AppendChild(a.el("span", "type", name))
+		li.AppendChild(a.el("span", "detail", detail(m)))
+		if t.open[i] {
+			li.AppendChild(a.el("pre", "json", t.raw[i]))
+		}
+		t.list.AppendChild(li)
+	}
+}

@@ -1,0 +1,134 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"strconv"
+	"syscall/js"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/norunners/vert"
+	"honnef.co/go/js/dom/v2"
+)
+
+// Settings are the page's settings, kept in local storage only (converted
+// with vert: a reflection-based Go ⇄ JS conversion the playground can
+// afford and floe.wasm cannot).
+type Settings struct {
+	Provider      string `js:"provider"` // scripted, openai, openai-compatible, anthropic
+	BaseURL       string `js:"baseURL"`
+	Model         string `js:"model"`
+	Key           string `js:"key"`
+	CompactTokens int    `js:"compactTokens"` // automatic compaction at this many tokens; 0 = never
+	CompactMode   string `js:"compactMode"`   // summarize or discard
+}
+
+// Providers the settings offer, with what they need.
+var providerNames = map[string]string{
+	"scripted":          "scripted demo (offline)",
+	"openai":            "OpenAI",
+	"openai-compatible": "OpenAI-compatible server",
+	"anthropic":         "Anthropic",
+}
+
+func loadSettings() Settings {
+	s := Settings{Provider: "scripted", CompactMode: omni.ModeSummarize}
+	if v := parseJSON(localGet(keySettings)); v.Type() == js.TypeObject {
+		if err := vert.ValueOf(v).AssignTo(&s); err != nil {
+			consoleWarn("stored settings ignored: " + err.Error())
+			return Settings{Provider: "scripted", CompactMode: omni.ModeSummarize}
+		}
+	}
+	if providerNames[s.Provider] == "" {
+		s.Provider = "scripted"
+	}
+	return s
+}
+
+func (s Settings) save() { localSet(keySettings, stringifyJSON(vert.ValueOf(s).JSValue())) }
+
+func (s Settings) compactMode() string {
+	if s.CompactMode == omni.ModeDiscard {
+		return omni.ModeDiscard
+	}
+	return omni.ModeSummarize
+}
+
+// provider returns the model of the chosen provider (nil: the scripted
+// demo) and the header's label.
+func (a *App) provider() (engine.LLM, engine.LLMFactory, string) {
+	if a.set.Provider == "scripted" {
+		return nil, nil, "Model: scripted demo (offline)"
+	}
+	llm, newLLM, err := newProviderLLM(a.set)
+	if err != nil {
+		a.note = err.Error()
+		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)"
+	}
+	return llm, newLLM, "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model
+}
+
+func (a *App) settingsDialog() js.Value { return byID(a.doc, "settings").Underlying() }
+
+func (a *App) settingsOpen() bool { return a.settingsDialog().Get("open").Bool() }
+
+func (a *App) listenSettings() {
+	dlg := a.settingsDialog()
+	field := func(id string) js.Value { return byID(a.doc, id).Underlying() }
+	fill := func(s Settings) {
+		field("set-provider").Set("value", s.Provider)
+		field("set-base-url").Set("value", s.BaseURL)
+		field("set-model").Set("value", s.Model)
+		field("set-key").Set("value", s.Key)
+		field("set-compact-tokens").Set("value", strconv.Itoa(s.CompactTokens))
+		field("set-compact-mode").Set("value", s.compactMode())
+		byID(a.doc, "set-provider-note").SetTextContent(providerNote(s.Provider))
+	}
+	byID(a.doc, "open-settings").AddEventListener("click", false, func(dom.Event) {
+		a.post(func() {
+			fill(a.set)
+			dlg.Call("showModal")
+		})
+	})
+	byID(a.doc, "set-provider").AddEventListener("change", false, func(dom.Event) {
+		p := field("set-provider").Get("value").String()
+		a.post(func() { byID(a.doc, "set-provider-note").SetTextContent(providerNote(p)) })
+	})
+	byID(a.doc, "settings-cancel").AddEventListener("click", false, func(dom.Event) { dlg.Call("close") })
+	byID(a.doc, "settings-form").AddEventListener("submit", false, func(ev dom.Event) {
+		s := Settings{
+			Provider:    field("set-provider").Get("value").String(),
+			BaseURL:     field("set-base-url").Get("value").String(),
+			Model:       field("set-model").Get("value").String(),
+			Key:         field("set-key").Get("value").String(),
+			CompactMode: field("set-compact-mode").Get("value").String(),
+		}
+		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
+		a.post(func() {
+			if providerNames[s.Provider] == "" {
+				s.Provider = "scripted"
+			}
+			a.set = s
+			s.save()
+			a.note = "Settings saved; they apply to the next new session."
+			if !a.running && len(a.tr.Items) == 0 {
+				a.newSession()
+			}
+		})
+	})
+}
+
+func providerNote(p string) string {
+	switch p {
+	case "scripted":
+		return "The scripted demo needs no network and no key: a model written in Go runs in this page."
+	case "openai":
+		return "Sends your prompts to api.openai.com with your key."
+	case "openai-compatible":
+		return "A local server: Ollama (http://127.0.0.1:11434/v1; start it with OLLAMA_ORIGINS set to this page's origin), llama.cpp's llama-server (http://127.0.0.1:8080/v1) or LM Studio (http://127.0.0.1:1234/v1, with CORS enabled in its server settings)."
+	case "anthropic":
+		return "Sends your prompts to api.anthropic.com with your key (the browser-access header is set)."
+	}
+	return ""
+}
