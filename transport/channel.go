@@ -2,9 +2,8 @@ package transport
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -82,11 +81,17 @@ func NewChannel(opts Options) *Channel {
 }
 
 // NewEpoch returns 8 random hex digits (the reference takes the first 8
-// characters of a random UUID).
+// characters of a random UUID). An epoch only has to differ from the
+// previous one of the same key, so it is not from crypto/rand, which would
+// bring fmt into WebAssembly builds.
 func NewEpoch() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	const hex = "0123456789abcdef"
+	n := rand.Uint32()
+	b := make([]byte, 8)
+	for i := range b {
+		b[i] = hex[n>>(28-4*i)&0xf]
+	}
+	return string(b)
 }
 
 // Epoch returns the channel's epoch.
