@@ -130,3 +130,16 @@ func AppendString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// SessionState returns the user channel's session_state server event.
+func SessionState(sessionID, state, lastActiveAt string, hasTrace bool) Event {
+	b := []byte(`{"type":"session_state","sessionId":`)
+	b = AppendString(b, sessionID)
+	b = append(b, `,"state":`...)
+	b = AppendString(b, state)
+	b = append(b, `,"lastActiveAt":`...)
+	b = AppendString(b, lastActiveAt)
+	b = append(b, `,"hasTrace":`...)
+	b = strconv.AppendBool(b, hasTrace)
+	return Event{Name: EventServer, Data: append(b, '}')}
+}
