@@ -10,9 +10,9 @@ import (
 type Replay int
 
 const (
-	Fresh    Replay = iota // no Last-Event-ID
-	Hit                    // the buffered events after Last-Event-ID were queued
-	Miss                   // resync_required was queued
+	Fresh Replay = iota // no Last-Event-ID
+	Hit                 // the buffered events after Last-Event-ID were queued
+	Miss                // resync_required was queued
 )
 
 func (r Replay) String() string {

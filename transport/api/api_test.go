@@ -188,7 +188,9 @@ func TestUserChannelAndDelete(t *testing.T) {
 		t.Fatalf("after start: %+v", got)
 	}
 	ev.until(func(r transport.Received) bool { return strings.Contains(r.Data, `"state":"idle"`) })
-	var list struct{ Sessions []struct{ ID, FirstPrompt string } }
+	var list struct {
+		Sessions []struct{ ID, FirstPrompt string }
+	}
 	json.Unmarshal(e.must(200, "GET", "/api/sessions", ""), &list)
 	if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].FirstPrompt != "hi" {
 		t.Fatalf("list %+v", list)

@@ -25,7 +25,7 @@ type Wiring struct {
 
 // Config configures a Registry.
 type Config struct {
-	Store trace.Store   // required: every session's Trace
+	Store trace.Store    // required: every session's Trace
 	Hub   *transport.Hub // required: the channels
 	// Wire returns a fresh model context and tools for a session (created
 	// or resumed). Required.
