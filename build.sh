@@ -5,6 +5,7 @@
 #   ./build.sh test           install what tests need, run every test
 #   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR
 #   ./build.sh bench          benchmarks (Go and wasm)
+#   ./build.sh server [--port N] [--dir D] [--model M]   the session server (HTTP + SSE)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -19,5 +20,6 @@ case "$cmd" in
   test) exec scripts/test.sh "$@" ;;
   conform) exec scripts/conform.sh "$@" ;;
   bench) exec scripts/bench.sh "$@" ;;
-  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench)" >&2; exit 2 ;;
+  server) exec scripts/server.sh "$@" ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench, server)" >&2; exit 2 ;;
 esac
