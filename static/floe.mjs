@@ -7,6 +7,9 @@
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
 // an extension page and Node 20.
 import "./wasm_exec.js";
+import { connect } from "./connect.mjs";
+
+export { connect };
 
 // End codes of a producer batch (jsbridge/registry.go).
 const END_MORE = 0;
@@ -338,6 +341,7 @@ function makeFloe(api, exited) {
   }
 
   return {
+    connect,
     createSession,
     createSubagent,
     resumeSession,
@@ -985,4 +989,4 @@ class LockedStream {
   }
 }
 
-export default { load, isFloeError };
+export default { load, isFloeError, connect };

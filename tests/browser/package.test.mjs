@@ -28,7 +28,7 @@ test("npm package: pack, install into a Vite app, build, run in Chromium", { tim
 
   const [packed] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "static")));
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ["README.md", "floe-node.wasm", "floe.d.ts", "floe.mjs", "floe.wasm", "package.json", "wasm_exec.js"]);
+  assert.deepEqual(files, ["README.md", "connect.mjs", "floe-node.wasm", "floe.d.ts", "floe.mjs", "floe.wasm", "package.json", "wasm_exec.js"]);
   const tarball = join(work, packed.filename);
 
   const app = join(work, "app");

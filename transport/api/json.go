@@ -37,7 +37,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // messages read as the stream writes them
+	enc.Encode(v)
 }
 
 // decode reads a JSON object body into dst: at most MaxBody bytes, no

@@ -184,14 +184,20 @@ func (h *Handler) approve(w http.ResponseWriter, r *http.Request, s *host.Host, 
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// unpublished locates messages[from:from+count]: Trace records not yet
+// published at the cursor, which may still arrive on the stream.
+type unpublished struct {
+	From  int `json:"from"`
+	Count int `json:"count"`
+}
+
 type live struct {
 	Cursor    string         `json:"cursor"`
 	Fragments []omni.Message `json:"fragments"`
 }
 
 func (h *Handler) messages(w http.ResponseWriter, r *http.Request, s *host.Host) {
-	state, pending, lv := s.Snapshot() // before reading the Trace: history covers the cursor
-	history, err := h.reg.History(r.Context(), s.ID())
+	m, err := s.Messages(r.Context())
 	if err != nil {
 		writeErr(w, err)
 		return
@@ -200,14 +206,16 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request, s *host.Host)
 		SessionID        string         `json:"sessionId"`
 		State            string         `json:"state"`
 		Messages         []omni.Message `json:"messages"`
+		Cursor           string         `json:"cursor"`
+		Unpublished      unpublished    `json:"unpublished"`
 		PendingApprovals []omni.Message `json:"pendingApprovals,omitempty"`
 		Live             *live          `json:"live,omitempty"`
-	}{SessionID: s.ID(), State: state, Messages: history, PendingApprovals: pending}
+	}{SessionID: s.ID(), State: m.State, Messages: m.History, Cursor: m.Cursor, Unpublished: unpublished{m.TailStart, m.Tail}, PendingApprovals: m.Pending}
 	if body.Messages == nil {
 		body.Messages = []omni.Message{}
 	}
-	if lv != nil {
-		body.Live = &live{Cursor: lv.Cursor, Fragments: lv.Fragments}
+	if m.Live {
+		body.Live = &live{Cursor: m.Cursor, Fragments: m.Fragments}
 		if body.Live.Fragments == nil {
 			body.Live.Fragments = []omni.Message{}
 		}

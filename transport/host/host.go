@@ -40,6 +40,8 @@ type Host struct {
 	followUps []task
 	nextTask  int
 	closed    bool
+	written   []string // see sink
+	untraced  []keyed
 }
 
 type approval struct {
@@ -151,25 +153,4 @@ func (h *Host) Subscribe(lastID string, resume bool) (*transport.Subscriber, tra
 
 func approvalEvent(call omni.Message) transport.Event {
 	return transport.ApprovalRequest(call.AppendJSON(nil), call.Origin)
-}
-
-// Live is the messages endpoint's snapshot of the run in flight (§6).
-type Live struct {
-	Cursor    string
-	Fragments []omni.Message
-}
-
-// Snapshot returns the state, the pending approvals and, while a run or
-// compaction is in flight, the live cursor and open fragments, all as of
-// one instant of the stream.
-func (h *Host) Snapshot() (state string, pending []omni.Message, live *Live) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, a := range h.pending {
-		pending = append(pending, a.call)
-	}
-	if h.state != transport.StateIdle {
-		live = &Live{Cursor: h.channel().LastID(), Fragments: h.agg.Open()}
-	}
-	return h.state, pending, live
 }

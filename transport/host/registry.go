@@ -126,15 +126,17 @@ func (r *Registry) newHost(meta omni.Message, w engine.TraceSink, snap *engine.S
 	if err != nil {
 		return nil, newErr(500, "model_failed", err.Error())
 	}
+	h := &Host{reg: r, id: meta.Payload.SessionID, state: transport.StateIdle, mode: mode}
 	sess, err := engine.New(engine.Config{
 		Meta: meta, LLM: wire.LLM, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
-		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: w, Resume: snap,
+		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: sink{h, w}, Resume: snap,
 		OnDiagnostic: r.cfg.OnDiagnostic,
 	})
 	if err != nil {
 		return nil, newErr(500, "engine_failed", err.Error())
 	}
-	return &Host{reg: r, id: meta.Payload.SessionID, sess: sess, state: transport.StateIdle, mode: mode}, nil
+	h.sess = sess
+	return h, nil
 }
 
 // Get returns the host of id, resuming it from its Trace (ENGINE.md §17)

@@ -55,7 +55,9 @@ func (h *Host) startLocked(t Task) error {
 	}
 	h.begin(cancel)
 	for i := range t.Input {
-		h.publish(transport.Event{Data: t.Input[i].AppendJSON(nil)})
+		data := t.Input[i].AppendJSON(nil)
+		h.publish(transport.Event{Data: data})
+		h.published(&t.Input[i], string(data))
 	}
 	h.setState(transport.StateRunning)
 	go h.consume(run)
@@ -88,7 +90,9 @@ func (h *Host) consume(run *engine.Run) {
 			h.agg.Add(batch[i])
 			buf = batch[i].AppendJSON(buf[:0])
 			h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
+			h.published(&batch[i], string(buf))
 		}
+		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
 	}
 	h.mu.Lock()
