@@ -63,6 +63,7 @@ test("run yields the run's messages and answers approvals", async () => {
   assert.equal(got.filter((m) => m.payload.type === "tool_call_output").length, 2);
   assert.deepEqual(got.filter(complete), (await history(s)).slice(1), "complete messages = history after the prompt");
   assert.equal(s.state, "idle");
+  assert.equal(await s.retryNow(), false);
   assert.equal(await s.steer("late"), false);
   assert.equal(await s.abort(), false);
   s.close();
@@ -81,6 +82,7 @@ test("steer and abort a remote run; a second run while busy is session_busy", as
   let busy = null;
   const run = s.run("hi", {
     approve: async (call) => {
+      assert.ok(s.pendingApprovals.some((c) => c.payload.tool_call_id === call.payload.tool_call_id), "pendingApprovals lists the call");
       if (call.payload.name === "list_files") {
         steered = await s.steer("And say hello.");
         try {

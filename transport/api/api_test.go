@@ -202,3 +202,17 @@ func TestUserChannelAndDelete(t *testing.T) {
 		t.Fatalf("list after delete %+v", list)
 	}
 }
+
+// The native server's read-only mode allows both demo tools, which only read.
+func TestReadOnlyAllowsTheDemoTools(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("read-only")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	for _, ev := range st.until(taskState("idle")) {
+		if serverEvent("approval_request")(ev) {
+			t.Fatalf("read-only asked: %s", ev.Data)
+		}
+	}
+}
