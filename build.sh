@@ -6,6 +6,7 @@
 #   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR
 #   ./build.sh bench          benchmarks (Go and wasm)
 #   ./build.sh server [--port N] [--dir D] [--model M]   the session server (HTTP + SSE)
+#   ./build.sh worker [build|test]   the Cloudflare target into build/worker
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -21,5 +22,6 @@ case "$cmd" in
   conform) exec scripts/conform.sh "$@" ;;
   bench) exec scripts/bench.sh "$@" ;;
   server) exec scripts/server.sh "$@" ;;
-  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench, server)" >&2; exit 2 ;;
+  worker) exec scripts/worker.sh "$@" ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, bench, server, worker)" >&2; exit 2 ;;
 esac

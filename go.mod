@@ -3,3 +3,5 @@ module github.com/floehq/floe
 go 1.26
 
 require honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193
+
+require github.com/syumai/workers v0.33.0 // indirect

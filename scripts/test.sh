@@ -43,6 +43,9 @@ run ./build.sh conform --resume testdata/conformance
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh
 
+step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
+run scripts/worker.sh test
+
 echo
 echo "== summary"
 grep -E '^(go test: |conformance \(|(# |ℹ )(pass|fail) |tsc: )' "$log"

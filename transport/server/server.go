@@ -22,6 +22,7 @@ import (
 // Config configures a Server.
 type Config struct {
 	Dir     string        // Trace directory; "" = in memory
+	Store   trace.Store   // overrides Dir (a Durable Object's SQLite storage)
 	Model   string        // "scripted" (default)
 	Delay   time.Duration // scripted model: wait between two deltas; 0 = none
 	Mode    string        // default approval mode; "" = ask
@@ -50,7 +51,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	var store trace.Store = &trace.MemStore{}
 	if cfg.Dir != "" {
-		store = trace.NewFileStore(cfg.Dir, trace.FileStoreOptions{})
+		if store = dirStore(cfg.Dir); store == nil {
+			return nil, errors.New("server: Config.Dir: no file system in this build (set Config.Store)")
+		}
+	}
+	if cfg.Store != nil {
+		store = cfg.Store
 	}
 	chOpts := cfg.Channel
 	if cfg.Clock != nil {
