@@ -6,6 +6,8 @@
 #   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR
 #   ./build.sh providers DIR  replay the provider response cases in DIR
 #   ./build.sh bench          benchmarks (Go and wasm)
+#   ./build.sh server [--port N] [--dir D] [--model M]   the session server (HTTP + SSE)
+#   ./build.sh worker [build|test]   the Cloudflare target into build/worker
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -21,5 +23,7 @@ case "$cmd" in
   conform) exec scripts/conform.sh "$@" ;;
   providers) exec scripts/providers.sh "$@" ;;
   bench) exec scripts/bench.sh "$@" ;;
-  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, providers, bench)" >&2; exit 2 ;;
+  server) exec scripts/server.sh "$@" ;;
+  worker) exec scripts/worker.sh "$@" ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, providers, bench, server, worker)" >&2; exit 2 ;;
 esac

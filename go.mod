@@ -7,3 +7,5 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	honnef.co/go/js/dom/v2 v2.0.0-20231112215516-51f43a291193
 )
+
+require github.com/syumai/workers v0.33.0

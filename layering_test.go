@@ -12,7 +12,7 @@ import (
 // rules of the house), and every file of jsbridge/ and web/ carries the
 // js && wasm build constraint.
 func TestLayering(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...", "./provider/...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...", "./provider/...", "./transport/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -53,6 +53,21 @@ func TestProviderWasmDeps(t *testing.T) {
 		switch dep {
 		case "net/http", "fmt", "encoding/json", "regexp", "os", "reflect":
 			t.Errorf("the browser-linked provider packages depend on %s", dep)
+		}
+	}
+}
+
+// The channel core goes into WebAssembly builds: no net/http, fmt,
+// encoding/json or regexp (each costs 16–100 KB there).
+func TestTransportCoreIsLean(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./transport").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "net/http", "fmt", "encoding/json", "regexp", "syscall/js":
+			t.Errorf("package transport depends on %s", dep)
 		}
 	}
 }

@@ -50,6 +50,9 @@ run ./build.sh providers "$SHARED/providers"
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh
 
+step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
+run scripts/worker.sh test
+
 echo
 echo "== summary"
 grep -E '^(go test: |conformance \(|providers: |(# |ℹ )(pass|fail) |tsc: )' "$log"

@@ -603,6 +603,8 @@ export interface Subagent {
 }
 
 export interface Floe {
+  /** A session hosted by a Floe server; the same as the module's connect(). */
+  connect: typeof connect;
   /** A yield that is not an OmniMessage in options.llm is a compile error naming it (see CheckModel). */
   createSession<L extends ModelShape | Model = LLM>(options: Omit<SessionOptions, "llm"> & { llm: L } & CheckModel<L>): Session;
   createSubagent(options: SessionOptions): Subagent;
@@ -766,6 +768,84 @@ export interface LoadOptions {
 /** Loads floe.wasm once; later calls return the same Floe. */
 export function load(options?: LoadOptions): Promise<Floe>;
 
+// ---- remote sessions (connect.mjs) ------------------------------------------------------------
+
+export interface ConnectOptions {
+  /** Sent as "Authorization: Bearer <token>" on every request, the stream included. */
+  token?: string;
+  /** A fetch implementation; default globalThis.fetch. */
+  fetch?: typeof fetch;
+  /** Wait before reopening a dropped stream (with Last-Event-ID); default 1000. */
+  reconnectDelayMs?: number;
+}
+
+export interface RemoteRunOptions {
+  /** Answers approval requests; without it they stay pending for another client. */
+  approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
+  /** Aborts the run (POST …/abort). */
+  signal?: AbortSignal;
+  thinkingLevel?: string;
+}
+
+/** GET /api/sessions/{id}/messages. */
+export interface RemoteHistory {
+  sessionId: string;
+  state: "idle" | "running" | "compacting";
+  /** The Trace's records, every file in order (session_meta lines included). */
+  messages: OmniMessage[];
+  pendingApprovals?: ToolCallMessage[];
+  /** While a run or compaction is in flight: the channel's last id and the open fragments. */
+  live?: { cursor: string; fragments: OmniMessage[] };
+}
+
+/**
+ * An error from a remote session: name "FloeError", the server's error code
+ * ("session_busy" for a busy session, "session_not_found", "unauthorized",
+ * "approval_not_found", "bad_request", …, or "http_<status>") and the HTTP
+ * status.
+ */
+export interface RemoteError extends Error {
+  name: "FloeError";
+  code: string;
+  status?: number;
+}
+
+export interface RemoteSession {
+  readonly id: string;
+  /** The run state as last reported by the server. */
+  readonly state: "idle" | "running" | "compacting";
+  /** Tool calls awaiting a decision, oldest first. */
+  readonly pendingApprovals: ToolCallMessage[];
+  /**
+   * Every message of the session: the complete messages delivered so far (on
+   * first use, the history), then the live stream; each complete message
+   * once, across reconnects and resyncs. Never ends on its own.
+   */
+  messages(): MessageStream;
+  /**
+   * Starts a task and yields its messages like a local run (the prompt is
+   * not yielded). Rejects with code "session_busy" while another task runs.
+   * break aborts the run and resolves once the server reports it idle.
+   */
+  run(prompt: string | OmniMessage[], options?: RemoteRunOptions): MessageStream;
+  /** Steering for the run in flight; false when none is. */
+  steer(text: string, images?: string[]): Promise<boolean>;
+  /** Aborts the run in flight (pending approvals are denied); false when idle. */
+  abort(): Promise<boolean>;
+  /** Answers a pending approval by tool_call_id. */
+  approve(toolCallId: string, decision: "allow" | "deny"): Promise<void>;
+  /** Skips the engine's pending reconnect wait; false when none was pending. */
+  retryNow(): Promise<boolean>;
+  /** Starts a manual compaction. */
+  compact(): Promise<void>;
+  history(): Promise<RemoteHistory>;
+  /** Closes the stream; iterators end. */
+  close(): void;
+}
+
+/** Connects to session sessionId of the Floe server at baseURL (no WebAssembly needed). */
+export function connect(baseURL: string, sessionId: string, options?: ConnectOptions): RemoteSession;
+
 declare const floe: {
   load: typeof load;
   isFloeError: typeof isFloeError;
@@ -773,6 +853,7 @@ declare const floe: {
   msg: typeof msg;
   isMessage: typeof isMessage;
   transcript: typeof transcript;
+  connect: typeof connect;
 };
 export default floe;
 

@@ -14,6 +14,9 @@ import { transcript } from "./transcript.mjs";
 
 export { tool, msg, isMessage, transcript };
 export { newSessionId } from "./options.mjs";
+import { connect } from "./connect.mjs";
+
+export { connect };
 
 // End codes of a producer batch (jsbridge/registry.go).
 const END_MORE = 0;
@@ -493,6 +496,7 @@ function makeFloe(api, exited, memory) {
   }
 
   const floe = {
+    connect,
     createSession,
     createSubagent,
     resumeSession,

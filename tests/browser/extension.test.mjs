@@ -22,7 +22,7 @@ test("extension page runs a session", { timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(EXAMPLE, dir, { recursive: true });
-  for (const f of ["floe.mjs", "internal.mjs", "msg.mjs", "options.mjs", "schema.mjs", "tool.mjs", "transcript.mjs", "floe.wasm", "wasm_exec.js"]) {
+  for (const f of ["floe.mjs", "connect.mjs", "internal.mjs", "msg.mjs", "options.mjs", "schema.mjs", "tool.mjs", "transcript.mjs", "floe.wasm", "wasm_exec.js"]) {
     await cp(join(ROOT, "static", f), join(dir, f)).catch((e) => {
       throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
     });

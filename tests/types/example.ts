@@ -1,5 +1,5 @@
 // A typed example of the floe.mjs API; `tsc --noEmit -p tests/types` checks it.
-import { load, isFloeError, type SteerID, type ToolCallMessage, type Decision, type OmniMessage, type Outcome } from "floe";
+import { load, isFloeError, connect, type SteerID, type ToolCallMessage, type Decision, type OmniMessage, type Outcome } from "floe";
 
 const usage = { cache_read: 0, cache_write: 0, output: 3, total: 10 };
 
@@ -121,4 +121,28 @@ export async function persisted(): Promise<number> {
   }
   floe.createSession({ meta: { session_id: "x", provider: "p", model_id: "m", model_context_window: 1, system_prompt: "", agent_state: "", workspace: "" }, llm: { streamGenerate: async function* () {} }, store: false });
   return files.length + first.size + first.files + (when ? 1 : 0);
+}
+
+// A remote session: follow, run with approvals, steer, abort.
+export async function remote(): Promise<number> {
+  const floe = await load();
+  const s = floe.connect("http://127.0.0.1:8787", "session-x", { token: "t", reconnectDelayMs: 500 });
+  const direct = connect("http://127.0.0.1:8787", "session-x");
+  direct.close();
+  let n = 0;
+  for await (const m of s.run("hi", { approve: (call) => (call.payload.name === "read" ? "allow" : "deny") })) {
+    if (m.type === "model_msg" && m.payload.type === "partial_text") n += m.payload.text.length;
+  }
+  const steered: boolean = await s.steer("more");
+  const aborted: boolean = await s.abort();
+  await s.approve("call_1", "allow");
+  // @ts-expect-error remote approvals are allow or deny
+  await s.approve("call_1", "forbidden");
+  const skipped: boolean = await s.retryNow();
+  const h = await s.history();
+  const cursor: string | undefined = h.live?.cursor;
+  const state: "idle" | "running" | "compacting" = s.state;
+  for await (const m of s.messages()) if (m.type === "event_msg") break;
+  s.close();
+  return n + (steered ? 1 : 0) + (aborted ? 1 : 0) + (skipped ? 1 : 0) + (cursor?.length ?? 0) + state.length + s.pendingApprovals.length;
 }

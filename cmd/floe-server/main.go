@@ -1,0 +1,115 @@
+// Command floe-server hosts Floe sessions over HTTP and SSE (TRANSPORT.md):
+// every session's Trace in a directory in the reference layout, resumed from
+// it after a restart; the playground's scripted model by default, so it runs
+// offline.
+//
+// Usage:
+//
+//	floe-server [--port 8787] [--host 127.0.0.1] [--dir floe-sessions] [--model scripted]
+//	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
+//	            [--token T] [--origin https://app.example,…] [--replay-events N]
+//
+// --dir :memory: keeps Traces in memory. The token may also come from the
+// FLOE_TOKEN environment variable. With --port 0 the system picks a port;
+// the "listening on" line names it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/server"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("floe-server: ")
+	cfg, addr, err := parse(os.Args[1:])
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := run(cfg, addr); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func parse(args []string) (server.Config, string, error) {
+	fs := flag.NewFlagSet("floe-server", flag.ContinueOnError)
+	port := fs.Int("port", 8787, "port to listen on (0: any free port)")
+	hostname := fs.String("host", "127.0.0.1", "interface to listen on")
+	dir := fs.String("dir", "floe-sessions", "Trace directory (:memory: keeps Traces in memory)")
+	model := fs.String("model", "scripted", "model of new and resumed sessions: scripted")
+	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas")
+	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
+	token := fs.String("token", os.Getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
+	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
+	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
+	if err := fs.Parse(args); err != nil {
+		return server.Config{}, "", err
+	}
+	if fs.NArg() > 0 {
+		return server.Config{}, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *port < 0 || *port > 65535 {
+		return server.Config{}, "", fmt.Errorf("--port %d: out of range", *port)
+	}
+	cfg := server.Config{Dir: *dir, Model: *model, Delay: *delay, Mode: *mode, Token: *token,
+		Channel: transport.Options{MaxEvents: *replay}}
+	if *dir == ":memory:" {
+		cfg.Dir = ""
+	}
+	if *origins != "" {
+		cfg.Origins = strings.Split(*origins, ",")
+	}
+	return cfg, net.JoinHostPort(*hostname, strconv.Itoa(*port)), nil
+}
+
+func run(cfg server.Config, addr string) error {
+	if cfg.Dir != "" {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		// Streams never end on their own: give requests a moment, then close.
+		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if hs.Shutdown(shutdown) != nil {
+			hs.Close()
+		}
+	}()
+	where := cfg.Dir
+	if where == "" {
+		where = "memory"
+	}
+	fmt.Printf("floe-server: listening on http://%s/ (Traces in %s)\n", ln.Addr(), where)
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

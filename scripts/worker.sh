@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# scripts/worker.sh build — builds the Cloudflare target into build/worker:
+# the Go front Worker (syumai/workers: worker.mjs, runtime.mjs, its
+# wasm_exec.js, app.wasm), the session object's WebAssembly (object.wasm),
+# the Durable Object class and the main module; prints the sizes.
+# scripts/worker.sh test — builds, then runs the workerd tests (tests/worker).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build/worker
+build() {
+  rm -rf "$out" && mkdir -p "$out"
+  go run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o "$out" >/dev/null
+  GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/app.wasm" ./wasm/worker/front
+  GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/object.wasm" ./wasm/worker/object
+  cp wasm/worker/index.mjs wasm/worker/session_object.mjs "$out/"
+  for f in app.wasm object.wasm; do
+    printf 'worker: %-12s %9d bytes raw, %9d gzip\n' "$f" "$(wc -c <"$out/$f")" "$(gzip -9c "$out/$f" | wc -c)"
+  done
+}
+case "${1:-build}" in
+  build) build ;;
+  test)
+    build
+    if [ ! -x tests/worker/node_modules/.bin/workerd ]; then
+      (cd tests/worker && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+    node --test tests/worker/
+    ;;
+  *) echo "worker.sh: want build or test" >&2; exit 2 ;;
+esac

@@ -1,0 +1,491 @@
+// Floe's remote client: a session hosted by a Floe server (floe-server, or
+// the Cloudflare Worker target), followed and driven over HTTP and SSE
+// (TRANSPORT.md). It needs no WebAssembly: import it alone, or call
+// floe.connect() after load().
+//
+// The stream is read with fetch, so a bearer token travels in the
+// Authorization header (EventSource cannot send one). The client follows
+// TRANSPORT.md §7: it connects the stream first and buffers, fetches
+// /messages, drops buffered fragments the history's live snapshot already
+// covers and seeds that snapshot's open fragments, skips complete messages
+// already in history, then goes live; on resync_required it fetches
+// /messages again and hands over only what it had not yet delivered. A
+// dropped connection is reopened with Last-Event-ID.
+
+function floeError(code, message) {
+  const e = new Error(message);
+  e.name = "FloeError";
+  e.code = code;
+  return e;
+}
+
+const isPartial = (m) => typeof m?.payload?.type === "string" && m.payload.type.startsWith("partial_");
+const canonical = (m) => JSON.stringify(m);
+const seqOf = (id) => {
+  const i = id.lastIndexOf("-");
+  return i < 0 ? -1 : Number(id.slice(i + 1));
+};
+const epochOf = (id) => id.slice(0, Math.max(0, id.lastIndexOf("-")));
+
+// sseEvents parses a text/event-stream body into {id, event, data} objects.
+async function* sseEvents(body, signal) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  let ev = { id: "", event: "", data: [] };
+  const onAbort = () => reader.cancel().catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += decoder.decode(value, { stream: true });
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        let line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.endsWith("\r")) line = line.slice(0, -1);
+        if (line === "") {
+          if (ev.data.length > 0 || ev.id !== "") yield { id: ev.id, event: ev.event, data: ev.data.join("\n") };
+          ev = { id: "", event: "", data: [] };
+          continue;
+        }
+        if (line.startsWith(":")) continue;
+        const c = line.indexOf(":");
+        const field = c < 0 ? line : line.slice(0, c);
+        let value = c < 0 ? "" : line.slice(c + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (field === "id") ev.id = value;
+        else if (field === "event") ev.event = value;
+        else if (field === "data") ev.data.push(value);
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    reader.releaseLock?.();
+  }
+}
+
+/**
+ * Connects to session sessionId of the Floe server at baseURL. Options:
+ * token (bearer token), fetch (a fetch implementation; default
+ * globalThis.fetch), reconnectDelayMs (wait before reopening a dropped
+ * stream; default 1000).
+ */
+export function connect(baseURL, sessionId, options = {}) {
+  if (typeof baseURL !== "string" || baseURL === "") throw floeError("bad_argument", "connect: baseURL: want a URL string");
+  if (typeof sessionId !== "string" || sessionId === "") throw floeError("bad_argument", "connect: sessionId: want a non-empty string");
+  if (options === null || typeof options !== "object") throw floeError("bad_argument", "connect: options: want an object");
+  const { token, reconnectDelayMs = 1000 } = options;
+  if (token !== undefined && typeof token !== "string") throw floeError("bad_argument", "connect: token: want a string");
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + encodeURIComponent(sessionId);
+  const headers = (extra = {}) => (token ? { ...extra, Authorization: `Bearer ${token}` } : extra);
+
+  async function request(method, path, body) {
+    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const resp = await doFetch(base + path, init);
+    const text = await resp.text();
+    const json = text ? JSON.parse(text) : undefined;
+    if (!resp.ok) {
+      const err = json?.error ?? {};
+      throw Object.assign(floeError(err.code ?? `http_${resp.status}`, err.message ?? `${method} ${path}: ${resp.status}`), {
+        status: resp.status,
+      });
+    }
+    return { status: resp.status, json };
+  }
+
+  // ---- the follower: one stream for the session, shared by every iterator ----
+
+  const listeners = new Set(); // each gets {kind:"message"|"state"|"approval"|"history", ...}
+  const seen = new Set(); // canonical complete messages already delivered
+  const pending = new Map(); // tool_call_id -> tool_call, approvals awaiting a decision
+  let state = "idle";
+  let lastId = null;
+  let closed = false;
+  let started = null;
+  const stop = new AbortController();
+
+  const emit = (ev) => {
+    for (const l of listeners) l(ev);
+  };
+
+  const log = []; // complete messages delivered so far, in order
+  let expected = []; // keys of history's unpublished tail, which the stream may still bring
+
+  function deliver(msg) {
+    if (!isPartial(msg)) {
+      const i = expected.indexOf(canonical(msg));
+      if (i >= 0) {
+        expected.splice(0, i + 1); // already delivered from history
+        return;
+      }
+      log.push(msg);
+    }
+    emit({ kind: "message", message: msg });
+  }
+
+  function serverEvent(data) {
+    switch (data.type) {
+      case "task_state":
+        state = data.state;
+        emit({ kind: "state", state: data.state, event: data });
+        break;
+      case "approval_request": {
+        const id = data.toolCall?.payload?.tool_call_id;
+        if (id && !pending.has(id)) {
+          pending.set(id, data.toolCall);
+          emit({ kind: "approval", toolCall: data.toolCall });
+        }
+        break;
+      }
+    }
+  }
+
+  // history fetches /messages (§7): it delivers the complete messages not
+  // yet delivered (counted, so repeated identical messages stay apart) and
+  // returns the cursor and the live snapshot.
+  async function history() {
+    const { json } = await request("GET", "/messages");
+    const counts = new Map();
+    for (const m of log) counts.set(canonical(m), (counts.get(canonical(m)) ?? 0) + 1);
+    const fresh = [];
+    for (const m of json.messages) {
+      if (m.type === "session_meta") continue;
+      const key = canonical(m);
+      const c = counts.get(key) ?? 0;
+      if (c > 0) counts.set(key, c - 1);
+      else fresh.push(m);
+    }
+    const u = json.unpublished ?? { from: 0, count: 0 };
+    expected = json.messages.slice(u.from, u.from + u.count).map(canonical);
+    state = json.state;
+    pending.clear();
+    for (const call of json.pendingApprovals ?? []) pending.set(call.payload.tool_call_id, call);
+    log.push(...fresh);
+    emit({ kind: "history", messages: fresh, state: json.state });
+    for (const m of fresh) emit({ kind: "message", message: m, history: true });
+    return { cursor: json.cursor, live: json.live ?? null };
+  }
+
+  function handle(e) {
+    const data = JSON.parse(e.data);
+    if (e.event === "server_event") serverEvent(data);
+    else deliver(data);
+  }
+
+  const isResync = (e) => e.event === "server_event" && e.data === '{"type":"resync_required"}';
+
+  // open connects the stream, with Last-Event-ID after the first time.
+  async function open() {
+    const h = headers({ Accept: "text/event-stream" });
+    if (lastId !== null) h["Last-Event-ID"] = lastId;
+    const resp = await doFetch(base + "/stream", { headers: h, signal: stop.signal });
+    if (!resp.ok) {
+      const text = await resp.text().catch(() => "");
+      let err;
+      try {
+        err = JSON.parse(text).error;
+      } catch {}
+      throw Object.assign(floeError(err?.code ?? `http_${resp.status}`, err?.message ?? `stream: ${resp.status}`), {
+        status: resp.status,
+        fatal: true,
+      });
+    }
+    return sseEvents(resp.body, stop.signal)[Symbol.asyncIterator]();
+  }
+
+  // follow keeps the stream open for as long as the session is not closed.
+  async function follow() {
+    let resync = true; // the first connection fetches history
+    while (!closed) {
+      let events;
+      try {
+        events = await open();
+      } catch (e) {
+        if (e.fatal) throw e;
+        if (closed) return;
+        await wait(reconnectDelayMs);
+        continue;
+      }
+      try {
+        let next = events.next();
+        for (;;) {
+          if (resync) {
+            resync = false;
+            // Fetch history while the stream buffers (connect first, §7).
+            const buffered = [];
+            const hist = history();
+            const histIn = hist.then(() => null);
+            for (;;) {
+              const r = await Promise.race([histIn, next]);
+              if (r === null || r.done) break;
+              if (r.value.id) lastId = r.value.id;
+              buffered.push(r.value);
+              next = events.next();
+            }
+            const { cursor, live } = await hist;
+            // Messages up to the cursor are in history, fragments in the
+            // live snapshot: drop them from the buffer.
+            const epoch = epochOf(cursor);
+            const upTo = seqOf(cursor);
+            const rest = buffered.filter((e) => !(e.event === "" && epochOf(e.id) === epoch && seqOf(e.id) <= upTo));
+            if (live) for (const f of live.fragments) emit({ kind: "message", message: f });
+            for (const e of rest) {
+              if (isResync(e)) resync = true;
+              else handle(e);
+            }
+            if (resync) continue;
+          }
+          const r = await next;
+          if (r.done) break;
+          next = events.next();
+          const e = r.value;
+          if (e.id) lastId = e.id;
+          if (isResync(e)) resync = true;
+          else handle(e);
+        }
+      } catch (e) {
+        if (closed) return;
+        if (e instanceof SyntaxError) throw e;
+      }
+      if (!closed) await wait(reconnectDelayMs);
+    }
+  }
+
+  function wait(ms) {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      stop.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+
+  function ensureStarted() {
+    if (closed) throw floeError("closed", "remote session: closed");
+    if (!started) {
+      started = follow().catch((e) => {
+        emit({ kind: "error", error: e });
+      });
+    }
+  }
+
+  // A queue-backed async iterator fed by the follower.
+  function iterator(accept, onReturn) {
+    const queue = [];
+    let waiting = null;
+    let done = false;
+    let failure = null;
+    const push = (v) => {
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        w.resolve({ value: v, done: false });
+      } else queue.push(v);
+    };
+    const finish = (err) => {
+      if (done) return;
+      done = true;
+      failure = err ?? null;
+      listeners.delete(listener);
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        if (failure) w.reject(failure);
+        else w.resolve({ value: undefined, done: true });
+      }
+    };
+    const listener = (ev) => {
+      if (done) return;
+      if (ev.kind === "error") return finish(ev.error);
+      accept(ev, push, finish);
+    };
+    listeners.add(listener);
+    const it = {
+      next() {
+        if (queue.length > 0) return Promise.resolve({ value: queue.shift(), done: false });
+        if (done) return failure ? Promise.reject(failure) : Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+      },
+      async return() {
+        if (!done) {
+          await onReturn?.();
+          finish();
+        }
+        queue.length = 0;
+        return { value: undefined, done: true };
+      },
+      async throw(err) {
+        await it.return();
+        throw err;
+      },
+      [Symbol.asyncIterator]() {
+        return it;
+      },
+    };
+    return { it, finish, push };
+  }
+
+  const session = {
+    id: sessionId,
+    /** The run state as last reported: "idle", "running" or "compacting". */
+    get state() {
+      return state;
+    },
+    /** Tool calls awaiting a decision, oldest first. */
+    get pendingApprovals() {
+      return [...pending.values()];
+    },
+
+    /**
+     * Every message of the session: the complete messages delivered so far
+     * (on first use: the history), then the live stream, each complete
+     * message once. Never ends on its own; break (or close()) to stop.
+     */
+    messages() {
+      const { it, push } = iterator((ev, push) => {
+        if (ev.kind === "message") push(ev.message);
+      });
+      for (const m of log) push(m);
+      ensureStarted();
+      return it;
+    },
+
+    /**
+     * Starts a task and yields its messages, like a local session.run():
+     * from the run's first streamed message to its last (the prompt itself
+     * is not yielded). approve(toolCall) answers approval requests
+     * ("allow"/"deny"); without it they stay pending for another client.
+     * signal aborts the run; breaking out of the loop aborts it too.
+     */
+    run(prompt, opts = {}) {
+      const input = typeof prompt === "string" ? prompt : Array.isArray(prompt) ? prompt : null;
+      if (input === null) throw floeError("bad_argument", "run: prompt: want a string or an array of messages");
+      if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "run: options: want an object");
+      const { approve, signal, thinkingLevel } = opts;
+      if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "run: approve: want a function");
+      let phase = "before"; // before -> running -> done
+      let posted = false;
+      let sawEnd = null;
+      const ended = new Promise((r) => (sawEnd = r));
+      const answer = async (call) => {
+        let d = "deny";
+        try {
+          d = (await approve(call)) === "allow" ? "allow" : "deny";
+        } catch {}
+        try {
+          await session.approve(call.payload.tool_call_id, d);
+        } catch {}
+      };
+      const { it, finish } = iterator(
+        (ev, push, fin) => {
+          if (ev.kind === "state") {
+            if (ev.state !== "idle" && phase === "before" && posted) phase = "running";
+            else if (ev.state === "idle" && phase === "running") {
+              phase = "done";
+              sawEnd();
+              fin();
+            }
+          } else if (ev.kind === "message" && phase === "running") {
+            push(ev.message); // live, or recovered from history after a resync
+          } else if (ev.kind === "approval" && phase === "running" && approve) {
+            answer(ev.toolCall);
+          } else if (ev.kind === "history" && phase === "running" && ev.state === "idle") {
+            phase = "done";
+            sawEnd();
+            fin();
+          }
+        },
+        async () => {
+          if (phase === "running") {
+            await session.abort().catch(() => {});
+            await Promise.race([ended, wait(30000)]);
+          }
+        },
+      );
+      const onAbort = () => session.abort().catch(() => {});
+      signal?.addEventListener("abort", onAbort, { once: true });
+      ended.then(() => signal?.removeEventListener("abort", onAbort));
+      ensureStarted();
+      (async () => {
+        try {
+          // Connect first, so the run's first event is not missed.
+          await ready();
+          posted = true;
+          const body = { input };
+          if (thinkingLevel !== undefined) body.thinkingLevel = thinkingLevel;
+          await request("POST", "/tasks", body);
+          if (approve) for (const call of pending.values()) answer(call);
+        } catch (e) {
+          finish(e.code === "task_in_progress" ? Object.assign(floeError("session_busy", e.message), { status: 409 }) : e);
+        }
+      })();
+      return it;
+    },
+
+    /** Queues steering text for the run in flight; false when none is. */
+    async steer(text, images) {
+      try {
+        await request("POST", "/steer", images === undefined ? { text } : { text, images });
+        return true;
+      } catch (e) {
+        if (e.code === "not_running") return false;
+        throw e;
+      }
+    },
+    /** Aborts the run in flight; false when the session is idle. */
+    async abort() {
+      const { status } = await request("POST", "/abort");
+      return status === 202;
+    },
+    /** Answers a pending approval by tool_call_id. */
+    async approve(toolCallId, decision) {
+      if (decision !== "allow" && decision !== "deny") throw floeError("bad_argument", 'approve: decision: want "allow" or "deny"');
+      await request("POST", "/approvals/" + encodeURIComponent(toolCallId), { decision });
+      pending.delete(toolCallId);
+    },
+    /** Skips a pending reconnect wait of the engine; false when none was pending. */
+    async retryNow() {
+      const { json } = await request("POST", "/retry-now");
+      return json.skipped;
+    },
+    /** Starts a manual compaction. */
+    async compact() {
+      await request("POST", "/compact");
+    },
+    /** The session's history and live snapshot, as GET /messages answers. */
+    async history() {
+      return (await request("GET", "/messages")).json;
+    },
+    /** Closes the stream; iterators end. */
+    close() {
+      closed = true;
+      stop.abort();
+      for (const l of [...listeners]) l({ kind: "error", error: null });
+      listeners.clear();
+    },
+  };
+
+  // ready resolves once the stream is open and history applied.
+  let readyPromise = null;
+  function ready() {
+    if (!readyPromise) {
+      readyPromise = new Promise((resolve, reject) => {
+        const l = (ev) => {
+          if (ev.kind === "history") {
+            listeners.delete(l);
+            resolve();
+          } else if (ev.kind === "error") {
+            listeners.delete(l);
+            reject(ev.error ?? floeError("closed", "remote session: closed"));
+          }
+        };
+        listeners.add(l);
+      });
+    }
+    return readyPromise;
+  }
+
+  return session;
+}

@@ -1,0 +1,206 @@
+// floe.connect against the native server (cmd/floe-server) on 127.0.0.1.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connect } from "../../static/connect.mjs";
+import floeDefault from "../../static/floe.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const tmp = mkdtempSync(join(tmpdir(), "floe-connect-"));
+const binary = join(tmp, "floe-server");
+const servers = [];
+
+before(() => {
+  execFileSync("go", ["build", "-o", binary, "./cmd/floe-server"], { cwd: ROOT, stdio: "inherit" });
+});
+after(() => {
+  for (const p of servers) p.kill("SIGKILL");
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+// start runs a server on a free port and resolves to its base URL.
+function start(...args) {
+  const p = spawn(binary, ["--port", "0", "--dir", mkdtempSync(join(tmp, "d-")), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  servers.push(p);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    p.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/listening on (http:\/\/\S+?)\/? /);
+      if (m) resolve(m[1]);
+    });
+    p.on("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+}
+
+async function create(base, mode, token) {
+  const resp = await fetch(base + "/api/sessions", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ approvalMode: mode }),
+  });
+  assert.equal(resp.status, 201);
+  return (await resp.json()).id;
+}
+
+const complete = (m) => !m.payload.type.startsWith("partial_");
+const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
+
+test("run yields the run's messages and answers approvals", async () => {
+  const base = await start("--delay", "0", "--token", "tok");
+  const id = await create(base, "ask", "tok");
+  const s = connect(base, id, { token: "tok" });
+  const asked = [];
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.name), "allow") })) got.push(m);
+  assert.deepEqual(asked, ["list_files", "count_lines"]);
+  assert.equal(got[0].payload.type, "tool_list_ready", "the prompt is not yielded");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.equal(got.filter((m) => m.payload.type === "tool_call_output").length, 2);
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(1), "complete messages = history after the prompt");
+  assert.equal(s.state, "idle");
+  assert.equal(await s.retryNow(), false);
+  assert.equal(await s.steer("late"), false);
+  assert.equal(await s.abort(), false);
+  s.close();
+});
+
+test("floe.connect is the same function on the loaded API's module", () => {
+  assert.equal(floeDefault.connect, connect);
+});
+
+test("steer and abort a remote run; a second run while busy is session_busy", async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  const s = connect(base, id);
+  const seen = [];
+  let steered = null;
+  let busy = null;
+  const run = s.run("hi", {
+    approve: async (call) => {
+      assert.ok(s.pendingApprovals.some((c) => c.payload.tool_call_id === call.payload.tool_call_id), "pendingApprovals lists the call");
+      if (call.payload.name === "list_files") {
+        steered = await s.steer("And say hello.");
+        try {
+          for await (const m of s.run("other")) void m;
+        } catch (e) {
+          busy = e;
+        }
+        return "allow";
+      }
+      await s.abort();
+      return "allow"; // too late: the abort denied it
+    },
+  });
+  for await (const m of run) seen.push(m);
+  assert.equal(steered, true);
+  assert.equal(busy?.name, "FloeError");
+  assert.equal(busy?.code, "session_busy");
+  assert.equal(seen.at(-1).payload.type, "abort");
+  assert.ok(!seen.some((m) => m.payload.type === "approval_decision" && m.payload.tool_call_id === "call_1_2"), "the aborted approval got no decision");
+  s.close();
+});
+
+test("a client attaching mid-run gets every complete message once (history, live fragments, stream)", async () => {
+  const base = await start("--delay", "2ms", "--mode", "allow-all");
+  const id = await create(base, "");
+  const driver = connect(base, id);
+  const run = driver.run("Count the lines of main.go and README.md");
+  const first = await run.next(); // the run is streaming
+  assert.equal(first.done, false);
+  const watcher = connect(base, id);
+  const watched = [];
+  const done = (async () => {
+    for await (const m of watcher.messages()) {
+      watched.push(m);
+      if (m.payload.type === "request_end" && watched.filter((x) => x.payload.type === "request_end").length === 2) break;
+    }
+  })();
+  for await (const m of run) void m;
+  await done;
+  const want = await history(driver);
+  const got = watched.filter(complete);
+  assert.deepEqual(got, want);
+  // The fragments it saw rebuild the texts it saw completed: nothing lost mid-fragment.
+  const texts = new Map();
+  for (const m of watched) {
+    if (m.payload.type !== "partial_text") continue;
+    if (m.payload.event_type === "start") texts.set("t", m.payload.text ?? "");
+    else if (m.payload.event_type === "delta") texts.set("t", (texts.get("t") ?? "") + m.payload.text);
+    else if (m.payload.event_type === "stop") {
+      assert.ok(want.some((w) => w.payload.type === "text" && w.payload.text === texts.get("t")), `a fragment rebuilt ${JSON.stringify(texts.get("t"))}`);
+    }
+  }
+  driver.close();
+  watcher.close();
+});
+
+// cutting wraps fetch so that the first `times` streams break after `after` chunks.
+function cutting(after, times) {
+  let cuts = 0;
+  return async (url, init) => {
+    const resp = await fetch(url, init);
+    if (!String(url).endsWith("/stream") || cuts >= times) return resp;
+    cuts++;
+    const reader = resp.body.getReader();
+    let n = 0;
+    const body = new ReadableStream({
+      async pull(ctrl) {
+        const { value, done } = await reader.read();
+        if (done) return ctrl.close();
+        if (++n > after) {
+          reader.cancel().catch(() => {});
+          ctrl.error(new Error("connection cut"));
+          return;
+        }
+        ctrl.enqueue(value);
+      },
+      cancel() {
+        reader.cancel().catch(() => {});
+      },
+    });
+    return new Response(body, { status: resp.status, headers: resp.headers });
+  };
+}
+
+test("reconnects with Last-Event-ID, and after eviction resyncs from /messages", async () => {
+  for (const [replay, label] of [["0", "replay"], ["3", "resync"]]) {
+    const base = await start("--delay", "3ms", "--mode", "allow-all", "--replay-events", replay);
+    const id = await create(base, "");
+    const driver = connect(base, id);
+    const s = connect(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
+    const watched = [];
+    const ready = s.messages();
+    const done = (async () => {
+      for await (const m of ready) {
+        watched.push(m);
+        if (m.payload.type === "request_end" && watched.filter((x) => x.payload.type === "request_end").length === 2) break;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 50)); // let the watcher connect before the run starts
+    for await (const m of driver.run("Count the lines of main.go")) void m;
+    await done;
+    assert.deepEqual(watched.filter(complete), await history(driver), `${label}: every complete message exactly once, in order`);
+    driver.close();
+    s.close();
+  }
+});
+
+test("a wrong token is refused", async () => {
+  const base = await start("--delay", "0", "--token", "right");
+  const id = await create(base, "ask", "right");
+  const s = connect(base, id, { token: "wrong" });
+  await assert.rejects(
+    async () => {
+      for await (const m of s.run("hi")) void m;
+    },
+    (e) => e.name === "FloeError" && e.code === "unauthorized" && e.status === 401,
+  );
+  s.close();
+  assert.throws(() => connect("", id), (e) => e.code === "bad_argument");
+  assert.throws(() => connect(base, id, { token: 5 }), (e) => e.code === "bad_argument");
+});

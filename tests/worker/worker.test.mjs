@@ -1,0 +1,235 @@
+// The Cloudflare target under local workerd (the npm package, pinned; no
+// account, no network): the Go front Worker routes to one Durable Object per
+// session, which hosts the engine and the channel over SQLite storage.
+// Build first: scripts/worker.sh build (scripts/worker.sh test does both).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { start } from "./workerd.mjs";
+import { connect } from "../../static/connect.mjs";
+
+const tmp = mkdtempSync(join(tmpdir(), "floe-workerd-"));
+const running = [];
+after(async () => {
+  for (const w of running) await w.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+let nextPort = 8821; // the ports of this test run: 8821-8829
+async function worker(opts = {}) {
+  const w = await start({ port: opts.port ?? nextPort++, storage: opts.storage ?? mkdtempSync(join(tmp, "s-")), ...opts });
+  running.push(w);
+  return w;
+}
+
+async function api(w, method, path, body, token = "tok") {
+  const headers = { Authorization: `Bearer ${token}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(w.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await resp.text();
+  return { status: resp.status, json: text ? JSON.parse(text) : undefined };
+}
+
+const complete = (m) => !m.payload.type.startsWith("partial_");
+const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
+
+// sse reads a stream response incrementally: next() gives {id, event, data}.
+function sse(resp) {
+  const reader = resp.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  return {
+    async next() {
+      for (;;) {
+        const end = buf.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const ev = { id: "", event: "", data: "" };
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const [k, ...v] = line.split(": ");
+            if (k in ev) ev[k] = ev[k] && k === "data" ? ev[k] + "\n" + v.join(": ") : v.join(": ");
+          }
+          if (ev.id || ev.data) return ev;
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        buf += dec.decode(value, { stream: true });
+      }
+    },
+    close: () => reader.cancel().catch(() => {}),
+  };
+}
+
+async function stream(w, id, lastId) {
+  const headers = { Authorization: "Bearer tok" };
+  if (lastId !== undefined) headers["Last-Event-ID"] = lastId;
+  const resp = await fetch(`${w.url}/api/sessions/${id}/stream`, { headers });
+  assert.equal(resp.status, 200);
+  assert.equal(resp.headers.get("content-type"), "text/event-stream");
+  return sse(resp);
+}
+
+test("the front Worker authenticates, creates and lists sessions", async () => {
+  const w = await worker({ token: "tok" });
+  assert.equal((await api(w, "GET", "/api/sessions", undefined, "wrong")).status, 401);
+  assert.equal((await api(w, "GET", "/api/sessions/x/stream", undefined, "")).status, 401);
+  const { status, json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });
+  assert.equal(status, 201);
+  assert.match(json.id, /^session-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-[0-9a-f]{8}$/);
+  const list = await api(w, "GET", "/api/sessions");
+  assert.deepEqual(list.json.sessions.map((s) => s.id), [json.id]);
+  assert.equal((await api(w, "POST", "/api/sessions", { bogus: 1 })).status, 400);
+  assert.equal((await api(w, "POST", `/api/sessions/${json.id}/tasks`, { input: "hi", bogus: 1 })).json.error.code, "bad_json");
+  assert.equal((await api(w, "DELETE", `/api/sessions/${json.id}`)).status, 204);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+});
+
+test("a run streamed from the object: approvals over HTTP, steer, abort, history", async () => {
+  const w = await worker({ token: "tok" });
+  const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });
+  const s = connect(w.url, json.id, { token: "tok" });
+  const asked = [];
+  let steered = null;
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", {
+    approve: async (call) => {
+      asked.push(call.payload.name);
+      if (asked.length === 1) steered = await s.steer("And greet me.");
+      return "allow";
+    },
+  }))
+    got.push(m);
+  assert.deepEqual(asked, ["list_files", "count_lines"]);
+  assert.equal(steered, true);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  const hist = await history(s);
+  assert.deepEqual(got.filter(complete), hist.slice(1));
+  assert.ok(hist.some((m) => JSON.stringify(m).includes("And greet me.")), "the steering is in the Trace");
+  // Abort while an approval is pending.
+  const run = s.run("again", { approve: async () => (await s.abort(), "allow") });
+  const rest = [];
+  for await (const m of run) rest.push(m);
+  assert.equal(rest.at(-1).payload.type, "abort");
+  s.close();
+});
+
+test("workerd restarted mid-task: the object resumes the session from its SQLite Trace", async () => {
+  const storage = mkdtempSync(join(tmp, "restart-"));
+  const port = nextPort++;
+  const w = await worker({ token: "tok", storage, port });
+  const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });
+  const id = json.id;
+  const st = await stream(w, id);
+  await api(w, "POST", `/api/sessions/${id}/tasks`, { input: "Count the lines of main.go" });
+  let lastId = "";
+  let sawCall = false;
+  let sawRequest = false;
+  while (!(sawCall && sawRequest)) {
+    const ev = await st.next();
+    lastId = ev.id;
+    sawRequest ||= ev.event === "server_event" && ev.data.includes('"approval_request"');
+    sawCall ||= ev.event === "" && ev.data.includes('"type":"tool_call"');
+  }
+  st.close();
+  await w.stop(); // mid-task: a tool call awaits approval
+  const w2 = await worker({ token: "tok", storage, port, mode: "allow-all" });
+  const h = await api(w2, "GET", `/api/sessions/${id}/messages`);
+  assert.equal(h.json.state, "idle");
+  assert.ok(h.json.messages.some((m) => m.payload.text === "Count the lines of main.go"));
+  const again = await stream(w2, id, lastId);
+  assert.equal((await again.next()).data, '{"type":"resync_required"}', "a new object instance has a new epoch");
+  again.close();
+  await api(w2, "PATCH", `/api/sessions/${id}`, { approvalMode: "allow-all" });
+  const s = connect(w2.url, id, { token: "tok" });
+  const got = [];
+  for await (const m of s.run("Continue.")) got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.ok(got.some((m) => m.payload.type === "tool_call_output"), "the carried-over task ran its tools");
+  s.close();
+});
+
+// follow reads a session's run through seeded disconnects, reconnecting with
+// Last-Event-ID, and returns the message events it saw.
+async function follow(w, id, seed, started) {
+  let rng = seed;
+  const rand = (n) => ((rng = (rng * 1103515245 + 12345) % 2147483648), 1 + (rng % n));
+  const msgs = [];
+  let resynced = false;
+  let st = await stream(w, id);
+  await st.next(); // the snapshot
+  started();
+  let running = false;
+  for (;;) {
+    let budget = rand(40);
+    let last = null;
+    while (budget > 0) {
+      const ev = await st.next();
+      if (ev === null) break;
+      last = ev.id;
+      if (ev.data === '{"type":"resync_required"}') resynced = true;
+      else if (ev.event === "server_event" && ev.data.startsWith('{"type":"task_state","state":"running"')) running = true;
+      else if (ev.event === "server_event" && ev.data.startsWith('{"type":"task_state","state":"idle"') && running) {
+        st.close();
+        return { msgs, resynced };
+      } else if (ev.event === "") {
+        msgs.push(ev);
+        budget--;
+      }
+    }
+    st.close();
+    st = await stream(w, id, last ?? msgs.at(-1)?.id);
+  }
+}
+
+test("50 clients disconnecting at seeded points each see every message once, in order", { timeout: 240_000 }, async () => {
+  const w = await worker({ token: "tok", delayMs: 2, mode: "allow-all" });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  const id = json.id;
+  const ref = await stream(w, id);
+  await ref.next();
+  let n = 0;
+  let allStarted;
+  const startedAll = new Promise((r) => (allStarted = r));
+  const clients = [];
+  for (let i = 0; i < 50; i++) clients.push(follow(w, id, i + 1, () => ++n === 50 && allStarted()));
+  await startedAll;
+  await api(w, "POST", `/api/sessions/${id}/tasks`, { input: "Count the lines of main.go and README.md" });
+  const want = [];
+  let running = false;
+  for (;;) {
+    const ev = await ref.next();
+    if (ev.event === "") want.push(ev);
+    if (ev.event === "server_event" && ev.data.startsWith('{"type":"task_state","state":"running"')) running = true;
+    if (running && ev.event === "server_event" && ev.data.startsWith('{"type":"task_state","state":"idle"')) break;
+  }
+  ref.close();
+  const results = await Promise.all(clients);
+  assert.ok(want.length >= 100, `the run streamed ${want.length} messages`);
+  for (const [i, r] of results.entries()) {
+    assert.equal(r.resynced, false, `client ${i} was told to resync`);
+    assert.deepEqual(r.msgs, want, `client ${i}`);
+  }
+});
+
+test("after eviction: resync_required, then /messages recovers the same state", async () => {
+  const w = await worker({ token: "tok", mode: "allow-all", replayEvents: 20 });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  const id = json.id;
+  const gone = await stream(w, id);
+  const snapshot = await gone.next();
+  gone.close();
+  const s = connect(w.url, id, { token: "tok" });
+  const got = [];
+  for await (const m of s.run("hi")) got.push(m);
+  s.close();
+  const back = await stream(w, id, snapshot.id);
+  assert.equal((await back.next()).data, '{"type":"resync_required"}');
+  back.close();
+  const h = await api(w, "GET", `/api/sessions/${id}/messages`);
+  const recovered = h.json.messages.filter((m) => m.type !== "session_meta");
+  assert.deepEqual(recovered.slice(1), got.filter(complete));
+});

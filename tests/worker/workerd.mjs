@@ -1,0 +1,78 @@
+// Runs the built Cloudflare target (build/worker) under local workerd: no
+// account, no network. start() writes a workerd config beside the build
+// and resolves once the front Worker answers.
+import { spawn } from "node:child_process";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const BUILD = join(ROOT, "build/worker");
+const WORKERD = join(ROOT, "tests/worker/node_modules/.bin/workerd");
+
+export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0 }) {
+  const text = (s) => JSON.stringify(String(s));
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .floe),
+    (name = "storage", disk = (path = ${text(storage)}, writable = true)),
+  ],
+  sockets = [(name = "http", address = ${text("127.0.0.1:" + port)}, http = (), service = "main")],
+);
+const floe :Workerd.Worker = (
+  modules = [
+    (name = "index.mjs", esModule = embed "index.mjs"),
+    (name = "worker.mjs", esModule = embed "worker.mjs"),
+    (name = "runtime.mjs", esModule = embed "runtime.mjs"),
+    (name = "session_object.mjs", esModule = embed "session_object.mjs"),
+    (name = "wasm_exec.js", esModule = embed "wasm_exec.js"),
+    (name = "app.wasm", wasm = embed "app.wasm"),
+    (name = "object.wasm", wasm = embed "object.wasm"),
+  ],
+  compatibilityDate = "2026-11-01",
+  bindings = [
+    (name = "SESSIONS", durableObjectNamespace = "SessionObject"),
+    (name = "FLOE_TOKEN", text = ${text(token)}),
+    (name = "FLOE_DELAY_MS", text = ${text(delayMs)}),
+    (name = "FLOE_MODE", text = ${text(mode)}),
+    (name = "FLOE_REPLAY_EVENTS", text = ${text(replayEvents)}),
+  ],
+  durableObjectNamespaces = [(className = "SessionObject", uniqueKey = "floe-sessions", enableSql = true)],
+  durableObjectStorage = (localDisk = "storage"),
+);
+`;
+}
+
+// start runs workerd and resolves to {url, stop()} once it answers.
+export async function start(opts) {
+  mkdirSync(opts.storage, { recursive: true });
+  const file = join(BUILD, `config-${opts.port}.capnp`);
+  writeFileSync(file, config(opts));
+  const proc = spawn(WORKERD, ["serve", file, "--experimental"], { stdio: ["ignore", "inherit", "inherit"] });
+  let exited = null;
+  proc.on("exit", (code, signal) => (exited = code ?? signal));
+  const kill = () => exited === null && proc.kill("SIGKILL");
+  process.on("exit", kill);
+  for (const sig of ["SIGTERM", "SIGINT"]) process.once(sig, () => (kill(), process.exit(1)));
+  const url = `http://127.0.0.1:${opts.port}`;
+  for (let i = 0; ; i++) {
+    if (exited !== null) throw new Error(`workerd exited with ${exited}`);
+    try {
+      await fetch(url + "/api/nothing");
+      break;
+    } catch {
+      if (i > 300) throw new Error("workerd did not start within 30 s");
+      await new Promise((r) => setTimeout(r, 100)); // waiting for the listener, not ordering events
+    }
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited !== null) return resolve();
+        proc.on("exit", resolve);
+        proc.kill("SIGKILL");
+      }),
+  };
+}

@@ -1,0 +1,218 @@
+package api_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/server"
+)
+
+func TestTaskApproveSteerHistory(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	if first := st.next(); !taskState("idle")(first) {
+		t.Fatalf("first event %+v, want the task_state snapshot", first)
+	}
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"Count the lines of main.go"}`)
+	evs := st.until(serverEvent("approval_request"))
+	if payloadType(evs[0]) != "text" || !taskState("running")(evs[1]) {
+		t.Fatalf("a run starts with its input then task_state running: %+v", evs[:2])
+	}
+	e.must(409, "POST", "/api/sessions/"+id+"/tasks", `{"input":"again"}`)
+	e.must(202, "POST", "/api/sessions/"+id+"/steer", `{"text":"Also say hello."}`)
+	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, evs[len(evs)-1]), `{"decision":"allow"}`)
+	more := st.until(serverEvent("approval_request"))
+	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, more[len(more)-1]), `{"decision":"deny"}`)
+	evs = append(evs, more...)
+	evs = append(evs, st.until(taskState("idle"))...)
+	var streamed []string
+	sawSteer := false
+	for _, ev := range evs {
+		if ev.Name == "" && !strings.Contains(ev.Data, `"partial_`) {
+			streamed = append(streamed, ev.Data)
+			sawSteer = sawSteer || strings.Contains(ev.Data, "Also say hello.")
+		}
+	}
+	if !sawSteer {
+		t.Fatal("the steering text never reached the stream")
+	}
+	var hist struct {
+		State    string
+		Messages []json.RawMessage
+		Live     *struct{}
+	}
+	json.Unmarshal(e.must(200, "GET", "/api/sessions/"+id+"/messages", ""), &hist)
+	if hist.State != "idle" || hist.Live != nil {
+		t.Fatalf("idle session: state %q, live %v", hist.State, hist.Live)
+	}
+	var recorded []string
+	for _, m := range hist.Messages[1:] { // after session_meta
+		recorded = append(recorded, compact(m))
+	}
+	if strings.Join(recorded, "\n") != strings.Join(streamed, "\n") {
+		t.Fatalf("history differs from the stream's complete messages:\nhistory %d\n%s\nstream %d\n%s", len(recorded), strings.Join(recorded, "\n"), len(streamed), strings.Join(streamed, "\n"))
+	}
+}
+
+func TestAbortDeniesPendingApprovals(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	req := st.until(serverEvent("approval_request"))
+	call := toolCallID(t, req[len(req)-1])
+	// A second subscriber gets the pending approval among its initial events.
+	st2 := e.open("/api/sessions/"+id+"/stream", "", false)
+	if ev := st2.next(); !taskState("running")(ev) {
+		t.Fatalf("first initial event %+v", ev)
+	}
+	if ev := st2.next(); !serverEvent("approval_request")(ev) || toolCallID(t, ev) != call {
+		t.Fatalf("second initial event %+v, want the pending approval", ev)
+	}
+	e.must(202, "POST", "/api/sessions/"+id+"/abort", "")
+	rest := st.until(taskState("idle"))
+	sawAbort := false
+	for _, ev := range rest {
+		if strings.Contains(ev.Data, `"approval_decision"`) {
+			t.Fatalf("an aborted approval got a decision: %s", ev.Data)
+		}
+		sawAbort = sawAbort || payloadType(ev) == "abort"
+	}
+	if !sawAbort {
+		t.Fatal("no abort message")
+	}
+	e.must(204, "POST", "/api/sessions/"+id+"/abort", "")
+	e.must(404, "POST", "/api/sessions/"+id+"/approvals/"+call, `{"decision":"allow"}`)
+}
+
+func TestApprovalModes(t *testing.T) {
+	cases := []struct {
+		mode     string
+		asks     int
+		decision string
+	}{
+		{"allow-all", 0, `"decision":"allow"`},
+		{"deny-all", 0, `"decision":"deny"`},
+		{"read-only", 1, `"decision":"allow"`}, // list_files is read-only here; count_lines asks
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			e := newEnv(t, server.Config{ReadOnly: func(tool string) bool { return tool == "list_files" }})
+			id := e.create(tc.mode)
+			st := e.open("/api/sessions/"+id+"/stream", "", false)
+			st.next() // the task_state snapshot
+			e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+			asks, decided := 0, false
+			for {
+				ev := st.next()
+				if serverEvent("approval_request")(ev) {
+					asks++
+					e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, ev), `{"decision":"allow"}`)
+				}
+				decided = decided || strings.Contains(ev.Data, tc.decision)
+				if taskState("idle")(ev) {
+					break
+				}
+			}
+			if asks != tc.asks || !decided {
+				t.Fatalf("%s: %d approval requests (want %d), decision %s seen: %v", tc.mode, asks, tc.asks, tc.decision, decided)
+			}
+		})
+	}
+}
+
+func TestQueuedFollowUp(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"first"}`)
+	req := st.until(serverEvent("approval_request"))
+	if b := e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"second","queueIfBusy":true}`); compact(b) != `{"queued":true}` {
+		t.Fatalf("queued answer %s", b)
+	}
+	ts := st.until(serverEvent("task_state"))
+	if d := ts[len(ts)-1].Data; !strings.Contains(d, `"queued":1`) || !strings.Contains(d, `"pendingFollowUps":[{"id":"task-1","text":"second","images":0,"files":0}]`) {
+		t.Fatalf("task_state after queueing: %s", d)
+	}
+	e.must(200, "PATCH", "/api/sessions/"+id, `{"approvalMode":"allow-all"}`)
+	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, req[len(req)-1]), `{"decision":"allow"}`)
+	st.until(taskState("idle"))
+	second := st.until(taskState("running"))
+	if !strings.Contains(second[len(second)-2].Data, `"text":"second"`) {
+		t.Fatalf("the queued task's input was not published before it ran: %+v", second[len(second)-2])
+	}
+	st.until(taskState("idle"))
+}
+
+func TestManualCompaction(t *testing.T) {
+	e := newEnv(t, server.Config{Mode: "allow-all"})
+	id := e.create("")
+	e.must(409, "POST", "/api/sessions/"+id+"/compact", "")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	st.next() // the task_state snapshot
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	st.until(taskState("idle"))
+	e.must(202, "POST", "/api/sessions/"+id+"/compact", "")
+	evs := st.until(taskState("idle"))
+	if !taskState("compacting")(evs[0]) {
+		t.Fatalf("compaction began with %+v", evs[0])
+	}
+	var types []string
+	for _, ev := range evs {
+		types = append(types, payloadType(ev))
+	}
+	if j := strings.Join(types, ","); !strings.Contains(j, "compaction_begin") || !strings.Contains(j, "compaction_end") {
+		t.Fatalf("compaction stream %s", j)
+	}
+	_, b := e.do("POST", "/api/sessions/"+id+"/compact", "")
+	if !strings.Contains(string(b), "already_compacted") {
+		t.Fatalf("second compaction: %s", b)
+	}
+}
+
+func TestUserChannelAndDelete(t *testing.T) {
+	e := newEnv(t, server.Config{Mode: "allow-all"})
+	ev := e.open("/api/events", "", false)
+	if first := ev.next(); first.Data != `{"type":"hello"}` {
+		t.Fatalf("first user event %+v", first)
+	}
+	id := e.create("")
+	if got := ev.next(); !strings.Contains(got.Data, `"type":"session_created"`) || !strings.Contains(got.Data, id) {
+		t.Fatalf("after create: %+v", got)
+	}
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	if got := ev.next(); !strings.Contains(got.Data, `"type":"session_state","sessionId":"`+id+`","state":"running"`) {
+		t.Fatalf("after start: %+v", got)
+	}
+	ev.until(func(r transport.Received) bool { return strings.Contains(r.Data, `"state":"idle"`) })
+	var list struct {
+		Sessions []struct{ ID, FirstPrompt string }
+	}
+	json.Unmarshal(e.must(200, "GET", "/api/sessions", ""), &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].FirstPrompt != "hi" {
+		t.Fatalf("list %+v", list)
+	}
+	e.must(204, "DELETE", "/api/sessions/"+id, "")
+	e.must(404, "GET", "/api/sessions/"+id+"/messages", "")
+	json.Unmarshal(e.must(200, "GET", "/api/sessions", ""), &list)
+	if len(list.Sessions) != 0 {
+		t.Fatalf("list after delete %+v", list)
+	}
+}
+
+// The native server's read-only mode allows both demo tools, which only read.
+func TestReadOnlyAllowsTheDemoTools(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("read-only")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	for _, ev := range st.until(taskState("idle")) {
+		if serverEvent("approval_request")(ev) {
+			t.Fatalf("read-only asked: %s", ev.Data)
+		}
+	}
+}

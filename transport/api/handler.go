@@ -1,0 +1,170 @@
+package api
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/floehq/floe/transport/host"
+)
+
+// MaxBody bounds a request body (1 MiB).
+const MaxBody = 1 << 20
+
+// Options configure the handler.
+type Options struct {
+	// Token, when non-empty, is required as "Authorization: Bearer <Token>"
+	// on every route.
+	Token string
+	// Origins lists the origins allowed by CORS ("*" allows any); empty = no
+	// CORS headers.
+	Origins []string
+}
+
+// Handler serves the API of reg.
+type Handler struct {
+	reg  *host.Registry
+	opts Options
+}
+
+// New returns the handler.
+func New(reg *host.Registry, opts Options) *Handler { return &Handler{reg: reg, opts: opts} }
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.cors(w, r)
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="floe"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+		return
+	}
+	h.route(w, r)
+}
+
+func (h *Handler) authorized(r *http.Request) bool {
+	if h.opts.Token == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
+}
+
+func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || len(h.opts.Origins) == 0 {
+		return
+	}
+	allowed := false
+	for _, o := range h.opts.Origins {
+		if o == "*" || o == origin {
+			allowed = true
+			break
+		}
+	}
+	w.Header().Add("Vary", "Origin")
+	if !allowed {
+		return
+	}
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
+	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	hd.Set("Access-Control-Max-Age", "600")
+}
+
+// route dispatches /api/... paths.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/")
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+		return
+	}
+	parts := strings.Split(rest, "/")
+	switch {
+	case rest == "events":
+		if method(w, r, http.MethodGet) {
+			h.userStream(w, r)
+		}
+	case rest == "sessions":
+		switch r.Method {
+		case http.MethodGet:
+			h.list(w, r)
+		case http.MethodPost:
+			h.create(w, r)
+		default:
+			notAllowed(w, "GET, POST")
+		}
+	case parts[0] == "sessions" && len(parts) == 2 && parts[1] != "":
+		switch r.Method {
+		case http.MethodGet:
+			h.withHost(w, r, parts[1], h.info)
+		case http.MethodPatch:
+			h.withHost(w, r, parts[1], h.patch)
+		case http.MethodDelete:
+			h.delete(w, r, parts[1])
+		default:
+			notAllowed(w, "GET, PATCH, DELETE")
+		}
+	case parts[0] == "sessions" && len(parts) == 3:
+		h.sessionRoute(w, r, parts[1], parts[2])
+	case parts[0] == "sessions" && len(parts) == 4 && parts[2] == "approvals" && parts[3] != "":
+		if method(w, r, http.MethodPost) {
+			h.withHost(w, r, parts[1], func(w http.ResponseWriter, r *http.Request, s *host.Host) {
+				h.approve(w, r, s, parts[3])
+			})
+		}
+	default:
+		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+	}
+}
+
+type hostHandler func(http.ResponseWriter, *http.Request, *host.Host)
+
+var sessionRoutes = map[string]struct {
+	method string
+	fn     func(*Handler) hostHandler
+}{
+	"stream":    {http.MethodGet, func(h *Handler) hostHandler { return h.stream }},
+	"messages":  {http.MethodGet, func(h *Handler) hostHandler { return h.messages }},
+	"tasks":     {http.MethodPost, func(h *Handler) hostHandler { return h.task }},
+	"steer":     {http.MethodPost, func(h *Handler) hostHandler { return h.steer }},
+	"abort":     {http.MethodPost, func(h *Handler) hostHandler { return h.abort }},
+	"retry-now": {http.MethodPost, func(h *Handler) hostHandler { return h.retryNow }},
+	"compact":   {http.MethodPost, func(h *Handler) hostHandler { return h.compact }},
+}
+
+func (h *Handler) sessionRoute(w http.ResponseWriter, r *http.Request, id, action string) {
+	rt, ok := sessionRoutes[action]
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+		return
+	}
+	if method(w, r, rt.method) {
+		h.withHost(w, r, id, rt.fn(h))
+	}
+}
+
+func (h *Handler) withHost(w http.ResponseWriter, r *http.Request, id string, fn hostHandler) {
+	s, err := h.reg.Get(r.Context(), id)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	fn(w, r, s)
+}
+
+func method(w http.ResponseWriter, r *http.Request, want string) bool {
+	if r.Method == want || (want == http.MethodGet && r.Method == http.MethodHead) {
+		return true
+	}
+	notAllowed(w, want)
+	return false
+}
+
+func notAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
+}

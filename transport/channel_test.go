@@ -1,0 +1,422 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// sink is an io.Writer that records each Write call.
+type sink struct {
+	mu     sync.Mutex
+	writes []string
+	block  chan struct{} // when non-nil, every Write waits for a receive
+	fail   error
+}
+
+func (s *sink) Write(b []byte) (int, error) {
+	if s.block != nil {
+		<-s.block
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return 0, s.fail
+	}
+	s.writes = append(s.writes, string(b))
+	return len(b), nil
+}
+
+func (s *sink) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.writes, "")
+}
+
+// sseEvent is one parsed SSE event (comments kept as name "comment").
+type sseEvent struct{ id, name, data string }
+
+func parseSSE(t *testing.T, text string) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	for _, block := range strings.Split(text, "\n\n") {
+		if block == "" {
+			continue
+		}
+		var ev sseEvent
+		for _, line := range strings.Split(block, "\n") {
+			k, v, _ := strings.Cut(line, ": ")
+			switch k {
+			case "":
+				ev.name = "comment"
+				ev.data = v
+			case "id":
+				ev.id = v
+			case "event":
+				ev.name = v
+			case "data":
+				if ev.data != "" {
+					ev.data += "\n"
+				}
+				ev.data += v
+			default:
+				t.Fatalf("unexpected SSE line %q", line)
+			}
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func msg(i int) Event { return Event{Data: []byte(fmt.Sprintf(`{"n":%d}`, i))} }
+
+// serve runs s.Serve on a goroutine and returns a stop function that
+// cancels it and returns Serve's error.
+func serve(s *Subscriber, w *sink) func() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, w, nil) }()
+	return func() error { cancel(); return <-done }
+}
+
+func TestIDsCountEveryEvent(t *testing.T) {
+	c := NewChannel(Options{Epoch: "ab12cd34"})
+	if got := c.LastID(); got != "ab12cd34-0" {
+		t.Fatalf("LastID before any event = %q", got)
+	}
+	if f := c.Publish(msg(1)); f.ID != "ab12cd34-1" || f.Seq != 1 {
+		t.Fatalf("first frame %q seq %d", f.ID, f.Seq)
+	}
+	s, mode := c.Subscribe("", false, []Event{TaskState{State: StateIdle}.Event()})
+	defer s.Close()
+	if mode != Fresh {
+		t.Fatalf("mode %v", mode)
+	}
+	if f := c.Publish(msg(2)); f.ID != "ab12cd34-3" {
+		t.Fatalf("after one unicast event the next broadcast id is %q, want ab12cd34-3", f.ID)
+	}
+	if n, _, _ := c.Buffered(); n != 2 {
+		t.Fatalf("buffered %d events, want 2 (unicast events are not buffered)", n)
+	}
+}
+
+func TestFrameWireFormat(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	f := c.Publish(Event{Data: []byte(`{"a":1}`)})
+	if got := string(f.Wire); got != "id: e-1\ndata: {\"a\":1}\n\n" {
+		t.Fatalf("message frame %q", got)
+	}
+	f = c.Publish(Event{Name: EventServer, Data: []byte("{\"a\":\n1}")})
+	if got := string(f.Wire); got != "id: e-2\nevent: server_event\ndata: {\"a\":\ndata: 1}\n\n" {
+		t.Fatalf("server event frame %q", got)
+	}
+}
+
+func TestBufferEvictsOldestByCount(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e", MaxEvents: 100})
+	for i := 1; i <= 250; i++ {
+		c.Publish(msg(i))
+	}
+	n, _, ev := c.Buffered()
+	if n != 100 || ev != 150 {
+		t.Fatalf("buffered %d, lastEvicted %d; want 100, 150", n, ev)
+	}
+}
+
+func TestBufferDefaultIsTenThousandEvents(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	for i := 1; i <= DefaultMaxEvents+7; i++ {
+		c.Publish(Event{Data: []byte("{}")})
+	}
+	n, _, ev := c.Buffered()
+	if n != DefaultMaxEvents || ev != 7 {
+		t.Fatalf("buffered %d, lastEvicted %d; want %d, 7", n, ev, DefaultMaxEvents)
+	}
+}
+
+func TestBufferEvictsOldestByUnits(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	big := bytes.Repeat([]byte("x"), 1024*1024) // 1 Mi units each
+	for i := 0; i < 9; i++ {
+		c.Publish(Event{Data: big})
+	}
+	n, units, ev := c.Buffered()
+	if n != 8 || units != 8*1024*1024 || ev != 1 {
+		t.Fatalf("buffered %d events, %d units, lastEvicted %d; want 8, 8 MiB, 1", n, units, ev)
+	}
+	// Units are UTF-16 code units: "é" is 1, "😀" is 2.
+	if got := utf16Len([]byte("aé😀")); got != 4 {
+		t.Fatalf("utf16Len = %d, want 4", got)
+	}
+	// A single event over the limit evicts everything, itself included.
+	c2 := NewChannel(Options{Epoch: "e", MaxUnits: 10})
+	c2.Publish(Event{Data: []byte("12345")})
+	c2.Publish(Event{Data: bytes.Repeat([]byte("y"), 11)})
+	if n, units, ev := c2.Buffered(); n != 0 || units != 0 || ev != 2 {
+		t.Fatalf("oversized event: buffered %d, %d units, lastEvicted %d", n, units, ev)
+	}
+}
+
+func TestReplayDecision(t *testing.T) {
+	cases := []struct {
+		id   string
+		want Replay
+		n    int // replayed events
+	}{
+		{"ep-x-3", Hit, 5},  // lastEvicted itself: everything after it is buffered
+		{"ep-x-5", Hit, 3},  // 6, 7, 8
+		{"ep-x-8", Hit, 0},  // up to date
+		{"ep-x-2", Miss, 0}, // evicted
+		{"ep-x-9", Miss, 0}, // not assigned yet
+		{"ep-y-5", Miss, 0}, // other epoch
+		{"ep-x--1", Miss, 0},
+		{"ep-x-05x", Miss, 0},
+		{"garbage", Miss, 0},
+		{"", Miss, 0},
+		{"ep-x-", Miss, 0},
+		{"ep-x-+5", Miss, 0},
+		{"ep-x-99999999999999999999999", Miss, 0},
+	}
+	for _, tc := range cases {
+		c := NewChannel(Options{Epoch: "ep-x", MaxEvents: 5})
+		for i := 1; i <= 8; i++ { // seqs 1..8; 4..8 buffered; lastEvicted 3
+			c.Publish(msg(i))
+		}
+		s, mode := c.Subscribe(tc.id, true, nil)
+		q, _ := s.take()
+		s.Close()
+		if mode != tc.want {
+			t.Errorf("Last-Event-ID %q: %v, want %v", tc.id, mode, tc.want)
+			continue
+		}
+		if mode == Miss {
+			if len(q) != 1 || !strings.Contains(string(q[0]), `{"type":"resync_required"}`) {
+				t.Errorf("%q: miss queued %q", tc.id, q)
+			}
+			continue
+		}
+		if len(q) != tc.n {
+			t.Errorf("%q: replayed %d events, want %d", tc.id, len(q), tc.n)
+		}
+	}
+}
+
+func TestConnectionSequence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e"})
+		for i := 1; i <= 3; i++ {
+			c.Publish(msg(i))
+		}
+		initial := []Event{TaskState{State: StateRunning}.Event(), ApprovalRequest([]byte(`{"x":1}`), nil)}
+		w := &sink{}
+		s, _ := c.Subscribe("e-1", true, initial)
+		stop := serve(s, w)
+		c.Publish(msg(4))
+		synctest.Wait()
+		stop()
+		got := parseSSE(t, w.text())
+		want := []sseEvent{
+			{"e-2", "", `{"n":2}`}, {"e-3", "", `{"n":3}`},
+			{"e-4", EventServer, `{"type":"task_state","state":"running"}`},
+			{"e-5", EventServer, `{"type":"approval_request","toolCall":{"x":1}}`},
+			{"e-6", "", `{"n":4}`},
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("stream\n got %v\nwant %v", got, want)
+		}
+		// A miss: resync_required, then the initial events.
+		w2 := &sink{}
+		s2, _ := c.Subscribe("other-3", true, initial[:1])
+		stop2 := serve(s2, w2)
+		synctest.Wait()
+		stop2()
+		got = parseSSE(t, w2.text())
+		if len(got) != 2 || got[0].data != `{"type":"resync_required"}` || got[0].id != "e-7" || got[1].id != "e-8" {
+			t.Fatalf("miss stream %v", got)
+		}
+	})
+}
+
+func TestWritesAreWholeAndPingEvery20s(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e"})
+		w := &sink{}
+		s, _ := c.Subscribe("", false, nil)
+		stop := serve(s, w)
+		synctest.Wait()
+		time.Sleep(19 * time.Second)
+		synctest.Wait()
+		if w.text() != "" {
+			t.Fatalf("wrote %q before 20 s", w.text())
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if w.text() != ": ping\n\n" {
+			t.Fatalf("after 20 s wrote %q", w.text())
+		}
+		time.Sleep(40 * time.Second)
+		synctest.Wait()
+		if strings.Count(w.text(), ": ping\n\n") != 3 {
+			t.Fatalf("after 60 s wrote %q", w.text())
+		}
+		for i := 0; i < 50; i++ {
+			c.Publish(msg(i))
+		}
+		synctest.Wait()
+		stop()
+		for _, wr := range w.writes {
+			if !strings.HasSuffix(wr, "\n\n") {
+				t.Fatalf("a write ended inside a frame: %q", wr)
+			}
+		}
+		if n := len(parseSSE(t, w.text())); n != 53 {
+			t.Fatalf("%d events and pings, want 53", n)
+		}
+	})
+}
+
+func TestFailedWriteEndsServe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e"})
+		w := &sink{fail: fmt.Errorf("broken pipe")}
+		s, _ := c.Subscribe("", false, nil)
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(context.Background(), w, nil) }()
+		c.Publish(msg(1))
+		if err := <-done; err == nil || err.Error() != "broken pipe" {
+			t.Fatalf("Serve = %v", err)
+		}
+		if c.Subscribers() != 0 {
+			t.Fatal("a failed subscriber is still registered")
+		}
+	})
+}
+
+func TestSlowSubscriberOverflowsWithoutBlocking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e", QueueLen: 10})
+		slow := &sink{block: make(chan struct{})}
+		fast := &sink{}
+		ss, _ := c.Subscribe("", false, nil)
+		fs, _ := c.Subscribe("", false, nil)
+		slowDone := make(chan error, 1)
+		go func() { slowDone <- ss.Serve(context.Background(), slow, nil) }()
+		stopFast := serve(fs, fast)
+		c.Publish(msg(1))
+		synctest.Wait() // the slow writer is now stuck in Write with event 1
+		for i := 2; i <= 100; i++ {
+			c.Publish(msg(i)) // never blocks: the test would deadlock otherwise
+			synctest.Wait()   // the fast subscriber keeps up
+		}
+		synctest.Wait()
+		if c.Subscribers() != 1 {
+			t.Fatalf("%d subscribers, want 1 (the slow one dropped)", c.Subscribers())
+		}
+		close(slow.block)
+		if err := <-slowDone; err != ErrOverflow {
+			t.Fatalf("slow Serve = %v, want ErrOverflow", err)
+		}
+		stopFast()
+		if n := len(parseSSE(t, fast.text())); n != 100 {
+			t.Fatalf("fast subscriber got %d events, want 100", n)
+		}
+		// The slow one recovers with its last id.
+		got := parseSSE(t, slow.text())
+		last := got[len(got)-1].id
+		again := &sink{}
+		s, mode := c.Subscribe(last, true, nil)
+		stop := serve(s, again)
+		synctest.Wait()
+		stop()
+		all := append(got, parseSSE(t, again.text())...)
+		if mode != Hit || len(all) != 100 || all[99].id != "e-100" {
+			t.Fatalf("recovered %v with %d events, last %v", mode, len(all), all[len(all)-1])
+		}
+	})
+}
+
+// Subscribing while another goroutine publishes loses and duplicates nothing.
+func TestSubscribeIsAtomicWithPublish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e"})
+		const total = 2000
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= total; i++ {
+				c.Publish(msg(i))
+			}
+		}()
+		type sub struct {
+			w    *sink
+			stop func() error
+		}
+		var subs []sub
+		for k := 0; k < 20; k++ {
+			w := &sink{}
+			s, _ := c.Subscribe("", false, []Event{TaskState{State: StateRunning}.Event()})
+			subs = append(subs, sub{w, serve(s, w)})
+		}
+		wg.Wait()
+		synctest.Wait()
+		for k, s := range subs {
+			s.stop()
+			evs := parseSSE(t, s.w.text())
+			if evs[0].name != EventServer {
+				t.Fatalf("subscriber %d: first event %v, want task_state", k, evs[0])
+			}
+			_, prev, _ := ParseID(evs[0].id)
+			n := 0
+			for _, e := range evs[1:] {
+				_, seq, _ := ParseID(e.id)
+				if seq <= prev {
+					t.Fatalf("subscriber %d: %s after seq %d", k, e.id, prev)
+				}
+				prev = seq
+				n++
+			}
+			var last int
+			fmt.Sscanf(evs[len(evs)-1].data, `{"n":%d}`, &last)
+			var first int
+			if len(evs) > 1 {
+				fmt.Sscanf(evs[1].data, `{"n":%d}`, &first)
+				if last-first+1 != n {
+					t.Fatalf("subscriber %d: %d messages from %d to %d: a gap or a duplicate", k, n, first, last)
+				}
+			}
+			if len(evs) > 1 && last != total {
+				t.Fatalf("subscriber %d ended at %d", k, last)
+			}
+		}
+	})
+}
+
+func TestCloseEndsServe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewChannel(Options{Epoch: "e"})
+		s, _ := c.Subscribe("", false, nil)
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(context.Background(), &sink{}, nil) }()
+		synctest.Wait()
+		s.Close()
+		if err := <-done; err != ErrClosed {
+			t.Fatalf("Serve after Close = %v", err)
+		}
+		s2, _ := c.Subscribe("", false, nil)
+		go func() { done <- s2.Serve(context.Background(), &sink{}, nil) }()
+		synctest.Wait()
+		c.Close()
+		if err := <-done; err != ErrClosed {
+			t.Fatalf("Serve after channel Close = %v", err)
+		}
+		if f := c.Publish(msg(1)); f.Seq != 0 {
+			t.Fatal("Publish after Close numbered an event")
+		}
+	})
+}

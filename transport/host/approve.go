@@ -1,0 +1,88 @@
+package host
+
+import (
+	"context"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/transport"
+)
+
+// approve is the runs' approver (T-13): the approval mode answers, or a
+// pending entry waits for Approve (or the abort) with no timeout.
+func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision, error) {
+	h.mu.Lock()
+	switch h.mode {
+	case ModeAllowAll:
+		h.mu.Unlock()
+		return omni.DecisionAllow, nil
+	case ModeDenyAll:
+		h.mu.Unlock()
+		return omni.DecisionDeny, nil
+	case ModeReadOnly:
+		if ro := h.reg.cfg.ReadOnly; ro != nil && ro(call.Payload.Name) {
+			h.mu.Unlock()
+			return omni.DecisionAllow, nil
+		}
+	}
+	id := call.Payload.ToolCallID
+	for i, a := range h.pending {
+		if a.call.Payload.ToolCallID == id { // re-registered: the old entry is denied
+			a.reply <- omni.DecisionDeny
+			h.pending = append(h.pending[:i:i], h.pending[i+1:]...)
+			break
+		}
+	}
+	a := &approval{call: call, reply: make(chan string, 1)}
+	h.pending = append(h.pending, a)
+	h.publish(approvalEvent(call))
+	h.mu.Unlock()
+	select {
+	case d := <-a.reply:
+		return engine.Decision(d), nil
+	case <-ctx.Done():
+		h.mu.Lock()
+		h.remove(a)
+		h.mu.Unlock()
+		return omni.DecisionDeny, ctx.Err()
+	}
+}
+
+// Approve answers the pending approval of toolCallID with "allow" or
+// "deny"; ErrNoPendingApproval when none is pending.
+func (h *Host) Approve(toolCallID, decision string) error {
+	if decision != omni.DecisionAllow && decision != omni.DecisionDeny {
+		return badRequest("decision: want \"allow\" or \"deny\", got " + quote(decision))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range h.pending {
+		if a.call.Payload.ToolCallID == toolCallID {
+			h.remove(a)
+			a.reply <- decision
+			return nil
+		}
+	}
+	return ErrNoPendingApproval
+}
+
+func (h *Host) remove(a *approval) {
+	for i, p := range h.pending {
+		if p == a {
+			h.pending = append(h.pending[:i:i], h.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+// denyPending resolves every pending approval as deny; h.mu is held.
+func (h *Host) denyPending() {
+	for _, a := range h.pending {
+		a.reply <- omni.DecisionDeny
+	}
+	h.pending = nil
+}
+
+func quote(s string) string {
+	return string(transport.AppendString(nil, s))
+}

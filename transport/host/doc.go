@@ -1,0 +1,11 @@
+// Package host runs sessions for remote clients: one engine session per
+// id, its Trace in a trace.Store, its stream relayed on a transport channel
+// (TRANSPORT.md §1–§6). A [Host] starts, steers, aborts and compacts runs,
+// answers tool approvals from its approval mode or from a client
+// (approval_request, then [Host.Approve]), and keeps the open fragments
+// for the messages endpoint's live snapshot. A [Registry] creates, lists,
+// resumes (from the Trace, after a restart) and deletes hosts.
+//
+// It is pure Go without net/http: package transport/api puts it on HTTP.
+// Everything here is safe for concurrent use.
+package host

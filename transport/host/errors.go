@@ -1,0 +1,35 @@
+package host
+
+import "errors"
+
+// Error is a failure with the wire code of TRANSPORT.md §6 and the HTTP
+// status that goes with it.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func newErr(status int, code, msg string) *Error { return &Error{status, code, msg} }
+
+// Errors callers compare with errors.Is (by code).
+var (
+	ErrTaskInProgress    = newErr(409, "task_in_progress", "a task is already running in this session")
+	ErrNotRunning        = newErr(409, "not_running", "no task is running in this session")
+	ErrNoCompaction      = newErr(409, "compaction_not_configured", "this session has no compaction configured")
+	ErrNothingToCompact  = newErr(409, "nothing_to_compact", "the session's context holds no turn to compact")
+	ErrAlreadyCompacted  = newErr(409, "already_compacted", "the context was just compacted")
+	ErrNotFound          = newErr(404, "session_not_found", "no such session")
+	ErrExists            = newErr(409, "session_exists", "a session with this id exists")
+	ErrNoPendingApproval = newErr(404, "approval_not_found", "no approval is pending for this tool call")
+)
+
+// Is matches errors by code.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code
+}
+
+func badRequest(msg string) *Error { return newErr(400, "bad_request", msg) }

@@ -1,0 +1,156 @@
+package host
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/transport"
+)
+
+// Approval modes (TRANSPORT.md T-13).
+const (
+	ModeAsk      = "ask"
+	ModeAllowAll = "allow-all"
+	ModeDenyAll  = "deny-all"
+	ModeReadOnly = "read-only"
+)
+
+// ValidMode reports whether m is one of the four approval modes.
+func ValidMode(m string) bool {
+	return m == ModeAsk || m == ModeAllowAll || m == ModeDenyAll || m == ModeReadOnly
+}
+
+// Host is one session served to remote clients.
+type Host struct {
+	reg  *Registry
+	id   string
+	sess *engine.Session
+
+	mu        sync.Mutex // held around every state change and its Publish
+	state     string
+	mode      string
+	ch        *transport.Channel // the channel of the run in flight
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the run in flight has ended
+	pending   []*approval
+	agg       omni.Aggregator
+	followUps []task
+	nextTask  int
+	closed    bool
+	written   []string // see sink
+	untraced  []keyed
+}
+
+type approval struct {
+	call  omni.Message
+	reply chan string
+}
+
+// Task is the input of one run (POST …/tasks).
+type Task struct {
+	Input         []omni.Message
+	ThinkingLevel string
+	QueueIfBusy   bool
+}
+
+type task struct {
+	id string
+	Task
+}
+
+// ID returns the session id.
+func (h *Host) ID() string { return h.id }
+
+// Session returns the engine session.
+func (h *Host) Session() *engine.Session { return h.sess }
+
+// State returns idle, running or compacting.
+func (h *Host) State() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.state
+}
+
+// Mode returns the approval mode.
+func (h *Host) Mode() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.mode
+}
+
+// SetMode changes the approval mode; it applies to tool calls decided from
+// then on.
+func (h *Host) SetMode(mode string) error {
+	if !ValidMode(mode) {
+		return badRequest("approvalMode: " + quote(mode) + " is not one of ask, allow-all, deny-all, read-only")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.mode = mode
+	return nil
+}
+
+func (h *Host) channel() *transport.Channel { return h.reg.cfg.Hub.Channel(h.id) }
+
+// publish sends ev on the session channel; h.mu is held.
+func (h *Host) publish(ev transport.Event) {
+	ch := h.ch
+	if ch == nil {
+		ch = h.channel()
+	}
+	ch.Publish(ev)
+}
+
+// taskState is the current task_state event; h.mu is held.
+func (h *Host) taskState() transport.Event {
+	ts := transport.TaskState{State: h.state, Queued: len(h.followUps)}
+	for _, t := range h.followUps {
+		ts.PendingFollowUps = append(ts.PendingFollowUps, pendingOf(t.id, t.Input))
+	}
+	return ts.Event()
+}
+
+func pendingOf(id string, input []omni.Message) transport.Pending {
+	p := transport.Pending{ID: id}
+	var texts []string
+	for _, m := range input {
+		switch m.Payload.Type {
+		case omni.Text:
+			texts = append(texts, m.Payload.Text)
+		case omni.ImageURL:
+			p.Images++
+		case omni.InlineData:
+			p.Files++
+		}
+	}
+	p.Text = strings.Join(texts, "\n")
+	return p
+}
+
+// setState flips the run state and announces it on both channels; h.mu is
+// held.
+func (h *Host) setState(state string) {
+	h.state = state
+	h.publish(h.taskState())
+	h.reg.announceState(h.id, state)
+}
+
+// Subscribe opens the session stream for one connection (T-10): replay or
+// resync_required for lastID when resume is set, then the task_state
+// snapshot and one approval_request per pending approval, then live events.
+func (h *Host) Subscribe(lastID string, resume bool) (*transport.Subscriber, transport.Replay) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	initial := []transport.Event{h.taskState()}
+	for _, a := range h.pending {
+		initial = append(initial, approvalEvent(a.call))
+	}
+	return h.channel().Subscribe(lastID, resume, initial)
+}
+
+func approvalEvent(call omni.Message) transport.Event {
+	return transport.ApprovalRequest(call.AppendJSON(nil), call.Origin)
+}

@@ -1,0 +1,244 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/transport"
+)
+
+// Wiring is what a model factory gives one session.
+type Wiring struct {
+	LLM         engine.LLM
+	NewLLM      engine.LLMFactory // for compaction; nil = none
+	Environment engine.Environment
+	Tools       []omni.ToolDefinition
+	Compaction  *engine.Compaction
+	MaxTurns    int
+}
+
+// Config configures a Registry.
+type Config struct {
+	Store trace.Store    // required: every session's Trace
+	Hub   *transport.Hub // required: the channels
+	// Wire returns a fresh model context and tools for a session (created
+	// or resumed). Required.
+	Wire func(meta omni.Message) (Wiring, error)
+	// NewMeta returns the session_meta of a new session at now; id is ""
+	// unless the client chose one. Required.
+	NewMeta func(id string, now time.Time) omni.Message
+	// ReadOnly reports whether a tool only reads (read-only mode allows
+	// it without asking).
+	ReadOnly func(tool string) bool
+	Mode     string       // default approval mode; "" = ask
+	Clock    engine.Clock // nil = the system clock
+	// User is the per-user channel's key suffix ("user:<User>"); "" = "local".
+	User         string
+	OnDiagnostic func(engine.Diagnostic)
+}
+
+// Registry is the set of sessions a server hosts.
+type Registry struct {
+	cfg Config
+
+	mu    sync.Mutex
+	hosts map[string]*Host
+}
+
+// NewRegistry returns an empty registry over cfg.Store; stored sessions are
+// loaded on first use.
+func NewRegistry(cfg Config) (*Registry, error) {
+	if cfg.Store == nil || cfg.Hub == nil || cfg.Wire == nil || cfg.NewMeta == nil {
+		return nil, errors.New("host: Config needs Store, Hub, Wire and NewMeta")
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeAsk
+	}
+	if !ValidMode(cfg.Mode) {
+		return nil, errors.New("host: Config.Mode: " + quote(cfg.Mode) + " is not an approval mode")
+	}
+	if cfg.User == "" {
+		cfg.User = "local"
+	}
+	return &Registry{cfg: cfg, hosts: map[string]*Host{}}, nil
+}
+
+func (r *Registry) now() time.Time {
+	if r.cfg.Clock != nil {
+		return r.cfg.Clock.Now()
+	}
+	return time.Now()
+}
+
+// UserChannel returns the per-user channel (T-2).
+func (r *Registry) UserChannel() *transport.Channel { return r.cfg.Hub.Channel("user:" + r.cfg.User) }
+
+func (r *Registry) announceState(id, state string) {
+	r.UserChannel().Publish(transport.SessionState(id, state, omni.FormatTimestamp(r.now()), true))
+}
+
+// Create makes a new session (its session_meta is written to the Trace at
+// once, so it survives a restart) with the given approval mode ("" = the
+// default).
+func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
+	if mode == "" {
+		mode = r.cfg.Mode
+	}
+	if !ValidMode(mode) {
+		return nil, badRequest("approvalMode: " + quote(mode) + " is not one of ask, allow-all, deny-all, read-only")
+	}
+	if id != "" {
+		if err := trace.ValidateID(id); err != nil {
+			return nil, badRequest("id: " + err.Error())
+		}
+	}
+	meta := r.cfg.NewMeta(id, r.now())
+	id = meta.Payload.SessionID
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.hosts[id]; ok {
+		return nil, ErrExists
+	}
+	if _, err := r.cfg.Store.Files(ctx, id); err == nil {
+		return nil, ErrExists
+	}
+	w := trace.NewWriter(r.cfg.Store, id, 1)
+	if err := w.Write(context.WithoutCancel(ctx), meta); err != nil {
+		return nil, newErr(500, "store_failed", err.Error())
+	}
+	h, err := r.newHost(meta, w, &engine.Snapshot{MetaWritten: true}, mode)
+	if err != nil {
+		return nil, err
+	}
+	r.hosts[id] = h
+	r.UserChannel().Publish(transport.Simple("session_created", "projectId", "", "agentId", "", "sessionId", id, "source", "api"))
+	return h, nil
+}
+
+func (r *Registry) newHost(meta omni.Message, w engine.TraceSink, snap *engine.Snapshot, mode string) (*Host, error) {
+	wire, err := r.cfg.Wire(meta)
+	if err != nil {
+		return nil, newErr(500, "model_failed", err.Error())
+	}
+	h := &Host{reg: r, id: meta.Payload.SessionID, state: transport.StateIdle, mode: mode}
+	sess, err := engine.New(engine.Config{
+		Meta: meta, LLM: wire.LLM, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
+		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: sink{h, w}, Resume: snap,
+		OnDiagnostic: r.cfg.OnDiagnostic,
+	})
+	if err != nil {
+		return nil, newErr(500, "engine_failed", err.Error())
+	}
+	h.sess = sess
+	return h, nil
+}
+
+// Get returns the host of id, resuming it from its Trace (ENGINE.md §17)
+// when it is not loaded; ErrNotFound when the store has no such session.
+func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
+	if trace.ValidateID(id) != nil {
+		return nil, ErrNotFound
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.hosts[id]; ok {
+		return h, nil
+	}
+	res, err := trace.Resume(ctx, r.cfg.Store, id, r.now)
+	if errors.Is(err, trace.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, newErr(500, "resume_failed", err.Error())
+	}
+	h, err := r.newHost(res.Meta, res.Writer, &res.Snapshot, r.cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	r.hosts[id] = h
+	return h, nil
+}
+
+// Info is one row of the session list.
+type Info struct {
+	ID           string
+	FirstPrompt  string
+	LastActivity time.Time
+	State        string
+}
+
+// List returns every stored session, newest activity first.
+func (r *Registry) List(ctx context.Context) ([]Info, error) {
+	sums, err := trace.List(ctx, r.cfg.Store)
+	if err != nil {
+		return nil, newErr(500, "store_failed", err.Error())
+	}
+	out := make([]Info, 0, len(sums))
+	for _, s := range sums {
+		info := Info{ID: s.ID, FirstPrompt: s.FirstPrompt, LastActivity: s.LastActivity, State: transport.StateIdle}
+		r.mu.Lock()
+		if h, ok := r.hosts[s.ID]; ok {
+			info.State = h.State()
+		}
+		r.mu.Unlock()
+		out = append(out, info)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].LastActivity.After(out[j].LastActivity) })
+	return out, nil
+}
+
+// Delete aborts the session's run, waits for it to end, closes its channel
+// and removes its Trace.
+func (r *Registry) Delete(ctx context.Context, id string) error {
+	h, err := r.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.Abort()
+	if err := h.Wait(ctx); err != nil {
+		return err
+	}
+	h.sess.Close()
+	r.mu.Lock()
+	delete(r.hosts, id)
+	r.mu.Unlock()
+	r.cfg.Hub.Remove(id)
+	if err := r.cfg.Store.Delete(ctx, id); err != nil && !errors.Is(err, trace.ErrNotFound) {
+		return newErr(500, "store_failed", err.Error())
+	}
+	return nil
+}
+
+// History returns the session's Trace records, every file in order
+// (session_meta lines included), read tolerantly (P-12).
+func (r *Registry) History(ctx context.Context, id string) ([]omni.Message, error) {
+	files, err := r.cfg.Store.Files(ctx, id)
+	if errors.Is(err, trace.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, newErr(500, "store_failed", err.Error())
+	}
+	var out []omni.Message
+	for _, f := range files {
+		data, err := r.cfg.Store.ReadFile(ctx, id, f.Index)
+		if err != nil {
+			return nil, newErr(500, "store_failed", err.Error())
+		}
+		p, err := trace.ReadFile(data)
+		if err != nil {
+			return nil, newErr(500, "store_failed", err.Error())
+		}
+		out = append(out, p.Records...)
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/transport"
+)
+
+// Start begins a run of t.Input (T-4: the input is published, then
+// task_state running, then the run's stream). A busy session answers
+// ErrTaskInProgress, or queues the task when t.QueueIfBusy is set (queued
+// is then true).
+func (h *Host) Start(t Task) (queued bool, err error) {
+	if len(t.Input) == 0 {
+		return false, badRequest("input: want at least one message")
+	}
+	for i := range t.Input {
+		if t.Input[i].Timestamp == "" {
+			t.Input[i].Timestamp = omni.FormatTimestamp(h.reg.now())
+		}
+		if err := omni.Validate(t.Input[i]); err != nil {
+			return false, badRequest("input[" + strconv.Itoa(i) + "]: " + err.Error())
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false, ErrNotFound
+	}
+	if h.state != transport.StateIdle {
+		if !t.QueueIfBusy {
+			return false, ErrTaskInProgress
+		}
+		h.nextTask++
+		h.followUps = append(h.followUps, task{id: "task-" + strconv.Itoa(h.nextTask), Task: t})
+		h.publish(h.taskState())
+		return true, nil
+	}
+	return false, h.startLocked(t)
+}
+
+func (h *Host) startLocked(t Task) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := h.sess.Start(ctx, t.Input, engine.RunOptions{Approve: h.approve, ThinkingLevel: t.ThinkingLevel})
+	if err != nil {
+		cancel()
+		if errors.Is(err, engine.ErrBusy) {
+			return ErrTaskInProgress
+		}
+		return badRequest(err.Error())
+	}
+	h.begin(cancel)
+	for i := range t.Input {
+		data := t.Input[i].AppendJSON(nil)
+		h.publish(transport.Event{Data: data})
+		h.published(&t.Input[i], string(data))
+	}
+	h.setState(transport.StateRunning)
+	go h.consume(run)
+	return nil
+}
+
+// begin takes the channel for the run; h.mu is held.
+func (h *Host) begin(cancel context.CancelFunc) {
+	h.ch = h.channel()
+	h.ch.SetBusy(true)
+	h.cancel = cancel
+	h.done = make(chan struct{})
+	h.agg = omni.Aggregator{}
+}
+
+// consume relays the run's stream to the channel, then ends the run and
+// starts the next queued task.
+func (h *Host) consume(run *engine.Run) {
+	defer run.Close()
+	var batch []omni.Message
+	var buf []byte
+	for {
+		var ok bool
+		batch, ok = run.NextBatch(batch[:0], 256)
+		if !ok {
+			break
+		}
+		h.mu.Lock()
+		for i := range batch {
+			h.agg.Add(batch[i])
+			buf = batch[i].AppendJSON(buf[:0])
+			h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
+			h.published(&batch[i], string(buf))
+		}
+		h.written = h.written[:0] // what is left is never streamed (see sink)
+		h.mu.Unlock()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.denyPending()
+	h.cancel()
+	h.cancel = nil
+	h.agg = omni.Aggregator{}
+	close(h.done)
+	h.setState(transport.StateIdle)
+	h.ch.SetBusy(false)
+	h.ch = nil
+	for len(h.followUps) > 0 && !h.closed {
+		next := h.followUps[0]
+		h.followUps = h.followUps[1:]
+		if h.startLocked(next.Task) == nil {
+			return
+		}
+	}
+}
+
+// Steer queues text (and image URLs) for the run in flight; ErrNotRunning
+// when there is none.
+func (h *Host) Steer(text string, images []string) error {
+	msgs := []omni.Message{}
+	now := omni.FormatTimestamp(h.reg.now())
+	if text != "" {
+		m := omni.UserText(text)
+		m.Timestamp = now
+		msgs = append(msgs, m)
+	}
+	for _, u := range images {
+		m := omni.Message{Timestamp: now, Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: u}}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) == 0 {
+		return badRequest("steer: want a non-empty text or images")
+	}
+	h.mu.Lock()
+	running := h.state == transport.StateRunning
+	h.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	ok, err := h.sess.Steer(msgs)
+	if err != nil {
+		return badRequest("steer: " + err.Error())
+	}
+	if !ok {
+		return ErrNotRunning
+	}
+	return nil
+}
+
+// Abort cancels the run or compaction in flight and denies every pending
+// approval (T-14); false when the session is idle. It does not wait.
+func (h *Host) Abort() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cancel == nil {
+		return false
+	}
+	h.followUps = nil
+	h.cancel()
+	h.denyPending()
+	return true
+}
+
+// Wait blocks until the run in flight, if any, has ended or ctx is done.
+func (h *Host) Wait(ctx context.Context) error {
+	h.mu.Lock()
+	done := h.done
+	h.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RetryNow skips a pending reconnect wait; false when none is pending.
+func (h *Host) RetryNow() bool { return h.sess.SkipReconnectWait() }
+
+// Compact starts a manual compaction (state compacting) whose stream is
+// relayed like a run's.
+func (h *Host) Compact() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != transport.StateIdle {
+		return ErrTaskInProgress
+	}
+	switch h.sess.Compactability() {
+	case engine.CompactUnsupported:
+		return ErrNoCompaction
+	case engine.CompactEmpty:
+		return ErrNothingToCompact
+	case engine.CompactJustCompacted:
+		return ErrAlreadyCompacted
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := h.sess.Compact(ctx)
+	if err != nil {
+		cancel()
+		return ErrTaskInProgress
+	}
+	h.begin(cancel)
+	h.setState(transport.StateCompacting)
+	go h.consume(run)
+	return nil
+}

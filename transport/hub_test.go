@@ -1,0 +1,55 @@
+package transport
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestHubReclaimsIdleChannels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(Options{})
+		idle := h.Channel("idle")
+		busy := h.Channel("busy")
+		busy.SetBusy(true)
+		watched := h.Channel("watched")
+		s, _ := watched.Subscribe("", false, nil)
+		time.Sleep(IdleReclaim - time.Second)
+		if n := h.Reclaim(); n != 0 {
+			t.Fatalf("reclaimed %d before 30 min", n)
+		}
+		time.Sleep(time.Second)
+		if n := h.Reclaim(); n != 1 {
+			t.Fatalf("reclaimed %d at 30 min, want 1", n)
+		}
+		if _, ok := h.Lookup("idle"); ok {
+			t.Fatal("the idle channel survived")
+		}
+		again := h.Channel("idle")
+		if again.Epoch() == idle.Epoch() {
+			t.Fatal("a recreated channel kept its epoch")
+		}
+		// The subscriber leaves: the channel is reclaimed 30 min later.
+		s.Close()
+		time.Sleep(IdleReclaim)
+		h.Reclaim()
+		if _, ok := h.Lookup("watched"); ok {
+			t.Fatal("the channel whose subscriber left 30 min ago survived")
+		}
+		if _, ok := h.Lookup("busy"); !ok {
+			t.Fatal("a busy channel was reclaimed")
+		}
+		busy.SetBusy(false)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { h.Run(ctx); close(done) }()
+		time.Sleep(IdleReclaim + time.Minute)
+		synctest.Wait()
+		if h.Len() != 0 {
+			t.Fatalf("Run left %d channels", h.Len())
+		}
+		cancel()
+		<-done
+	})
+}

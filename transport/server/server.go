@@ -1,0 +1,126 @@
+// Package server assembles the native Floe session server: a host.Registry
+// over a Trace directory (trace.FileStore, the reference layout) or memory,
+// the HTTP API of package transport/api, and the model the sessions use
+// (the playground's scripted model by default, so it runs offline).
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/api"
+	"github.com/floehq/floe/transport/host"
+)
+
+// Config configures a Server.
+type Config struct {
+	Dir     string        // Trace directory; "" = in memory
+	Store   trace.Store   // overrides Dir (a Durable Object's SQLite storage)
+	Model   string        // "scripted" (default)
+	Delay   time.Duration // scripted model: wait between two deltas; 0 = none
+	Mode    string        // default approval mode; "" = ask
+	Token   string        // bearer token; "" = no authentication
+	Origins []string      // CORS origins
+	Channel transport.Options
+	Clock   engine.Clock // nil = the system clock
+	// ReadOnly overrides which tools read-only mode allows (nil: both
+	// tools of the scripted workspace, which only read).
+	ReadOnly func(tool string) bool
+}
+
+// Server is an assembled server.
+type Server struct {
+	Registry *host.Registry
+	Hub      *transport.Hub
+	Handler  http.Handler
+	cancel   context.CancelFunc
+}
+
+// New assembles a server; Close stops its background work.
+func New(cfg Config) (*Server, error) {
+	wire, err := Wire(cfg.Model, cfg.Delay)
+	if err != nil {
+		return nil, err
+	}
+	var store trace.Store = &trace.MemStore{}
+	if cfg.Dir != "" {
+		if store = dirStore(cfg.Dir); store == nil {
+			return nil, errors.New("server: Config.Dir: no file system in this build (set Config.Store)")
+		}
+	}
+	if cfg.Store != nil {
+		store = cfg.Store
+	}
+	chOpts := cfg.Channel
+	if cfg.Clock != nil {
+		chOpts.Clock = cfg.Clock
+	}
+	hub := transport.NewHub(chOpts)
+	readOnly := cfg.ReadOnly
+	if readOnly == nil {
+		readOnly = func(tool string) bool { return tool == playground.ToolListFiles || tool == playground.ToolCountLines }
+	}
+	reg, err := host.NewRegistry(host.Config{
+		Store: store, Hub: hub, Wire: wire, NewMeta: NewMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go hub.Run(ctx)
+	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins}), cancel: cancel}, nil
+}
+
+// Close stops the channel reclaimer.
+func (s *Server) Close() { s.cancel() }
+
+// Wire returns the session wiring of a model name.
+func Wire(model string, delay time.Duration) (func(omni.Message) (host.Wiring, error), error) {
+	switch model {
+	case "", "scripted":
+		return func(omni.Message) (host.Wiring, error) { return Scripted(delay), nil }, nil
+	}
+	return nil, errors.New("model " + model + ": not available (want scripted)")
+}
+
+// Scripted is the playground's scripted model and demo workspace, waiting
+// delay between two deltas (0: no waiting), with manual compaction in
+// discard mode.
+func Scripted(delay time.Duration) host.Wiring {
+	var pace playground.Pace
+	if delay > 0 {
+		pace = playground.RealTime
+	}
+	ws := playground.NewWorkspace(pace)
+	ws.LineDelay = delay
+	newModel := func() *playground.Model {
+		m := playground.NewModel(ws, pace)
+		m.WordDelay = delay
+		return m
+	}
+	return host.Wiring{
+		LLM:         newModel(),
+		NewLLM:      func(omni.TokenCounts) engine.LLM { return newModel() },
+		Environment: ws,
+		Tools:       ws.Tools(),
+		Compaction:  &engine.Compaction{Mode: omni.ModeDiscard},
+		MaxTurns:    8,
+	}
+}
+
+// NewMeta is the session_meta of a new scripted session (id "" = a new
+// reference-format id).
+func NewMeta(id string, now time.Time) omni.Message {
+	m := playground.Meta(now)
+	if id != "" {
+		m.Payload.SessionID = id
+	}
+	return m
+}

@@ -1,0 +1,184 @@
+//go:build js && wasm
+
+// Command front is the stateless front Worker of the Cloudflare target,
+// written in Go with github.com/syumai/workers: it checks the bearer token
+// (the FLOE_TOKEN secret), routes /api/sessions/{id}/... to the Durable
+// Object of that id (binding SESSIONS) and streams its answer back, and
+// keeps the session list in the object named "index".
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/syumai/workers"
+	"github.com/syumai/workers/cloudflare"
+)
+
+func main() { workers.Serve(http.HandlerFunc(handle)) }
+
+func handle(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	if tok := cloudflare.Getenv("FLOE_TOKEN"); tok != "" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="floe"`)
+			fail(w, 401, "unauthorized", "missing or wrong bearer token")
+			return
+		}
+	}
+	ns, err := cloudflare.NewDurableObjectNamespace("SESSIONS")
+	if err != nil {
+		fail(w, 500, "internal", "no SESSIONS binding: "+err.Error())
+		return
+	}
+	path := r.URL.Path
+	switch {
+	case path == "/api/sessions" && r.Method == http.MethodGet:
+		relay(w, ns, "index", mustRequest("GET", "/_index/list", nil))
+	case path == "/api/sessions" && r.Method == http.MethodPost:
+		create(w, r, ns)
+	case path == "/api/sessions":
+		w.Header().Set("Allow", "GET, POST")
+		fail(w, 405, "method_not_allowed", "method not allowed; use GET, POST")
+	case strings.HasPrefix(path, "/api/sessions/"):
+		id, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/sessions/"), "/")
+		if id == "" || id == "index" {
+			fail(w, 404, "session_not_found", "no such session")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			fail(w, 413, "body_too_large", "request body exceeds 1 MiB")
+			return
+		}
+		req := mustRequest(r.Method, r.URL.RequestURI(), body)
+		for k, vs := range r.Header {
+			if k != "Authorization" {
+				req.Header[k] = vs
+			}
+		}
+		status := relay(w, ns, id, req)
+		if r.Method == http.MethodDelete && path == "/api/sessions/"+id && status == 204 {
+			index(ns, "/_index/remove", id)
+		}
+	default:
+		fail(w, 404, "not_found", "no route "+path)
+	}
+}
+
+// create makes a session: an id (the client's or a new one) is created in
+// its object, then added to the index.
+func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObjectNamespace) {
+	var req struct {
+		ID           string `json:"id"`
+		ApprovalMode string `json:"approvalMode"`
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil {
+		fail(w, 413, "body_too_large", "request body exceeds 1 MiB")
+		return
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			fail(w, 400, "bad_json", "request body: "+err.Error())
+			return
+		}
+	}
+	if req.ID == "" {
+		req.ID = newID(time.Now())
+	}
+	fwd, _ := json.Marshal(req)
+	if relay(w, ns, req.ID, mustRequest("POST", "/api/sessions", fwd)) == 201 {
+		index(ns, "/_index/add", req.ID)
+	}
+}
+
+func newID(now time.Time) string {
+	var b [4]byte
+	rand.Read(b[:])
+	return "session-" + now.UTC().Format("2006-01-02-15-04-05") + "-" + hex.EncodeToString(b[:])
+}
+
+// mustRequest makes a request to an object; a Request may carry no body
+// with GET or HEAD, so an empty body is none.
+func mustRequest(method, uri string, body []byte) *http.Request {
+	if len(body) == 0 {
+		req, _ := http.NewRequest(method, "https://session.floe"+uri, nil)
+		return req
+	}
+	req, _ := http.NewRequest(method, "https://session.floe"+uri, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func stub(ns *cloudflare.DurableObjectNamespace, name string) (*cloudflare.DurableObjectStub, error) {
+	return ns.Get(ns.IdFromName(name))
+}
+
+// relay sends req to the object of name and streams its answer to w; it
+// returns the status.
+func relay(w http.ResponseWriter, ns *cloudflare.DurableObjectNamespace, name string, req *http.Request) int {
+	s, err := stub(ns, name)
+	if err == nil {
+		var resp *http.Response
+		if resp, err = s.Fetch(req); err == nil {
+			defer resp.Body.Close()
+			for k, vs := range resp.Header {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(resp.StatusCode)
+			copyFlushing(w, resp.Body)
+			return resp.StatusCode
+		}
+	}
+	fail(w, 502, "object_failed", err.Error())
+	return 502
+}
+
+func copyFlushing(w http.ResponseWriter, r io.Reader) {
+	defer func() { recover() }() // a read of a stream the client abandoned can panic in the JS glue
+	buf := make([]byte, 32<<10)
+	fl, _ := w.(http.Flusher)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func index(ns *cloudflare.DurableObjectNamespace, path, id string) {
+	body, _ := json.Marshal(map[string]string{"id": id})
+	if s, err := stub(ns, "index"); err == nil {
+		if resp, err := s.Fetch(mustRequest("POST", path, body)); err == nil {
+			resp.Body.Close()
+		}
+	}
+}
+
+func fail(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	w.Write(b)
+}

@@ -1,0 +1,96 @@
+// The session Durable Object: one object per session id hosts the engine
+// and the SSE channel (the Go session server compiled to object.wasm), its
+// Trace in the object's SQLite storage. Durable Object classes must be
+// JavaScript; this one only instantiates the WebAssembly and hands it
+// requests. When the object wakes after eviction (memory is gone), the
+// server resumes the session from its Trace on the first request.
+//
+// The object named "index" keeps the list of sessions for the front
+// Worker (/_index/add, /_index/remove, /_index/list).
+import "./wasm_exec.js";
+import mod from "./object.wasm";
+
+let api = null;
+function floeObject() {
+  if (!api) {
+    const go = new Go();
+    const instance = new WebAssembly.Instance(mod, go.importObject);
+    go.run(instance); // main registers globalThis.floeObject, then blocks
+    api = globalThis.floeObject;
+  }
+  return api;
+}
+
+export class SessionObject {
+  constructor(ctx, env) {
+    this.ctx = ctx;
+    this.env = env;
+    this.handle = null;
+  }
+
+  server() {
+    if (this.handle === null) {
+      const delayMs = Number(this.env.FLOE_DELAY_MS ?? 30);
+      const replayEvents = Number(this.env.FLOE_REPLAY_EVENTS ?? 0);
+      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents });
+      if (h instanceof Error) throw h;
+      this.handle = h;
+    }
+    return this.handle;
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith("/_index/")) return this.index(url, request);
+    const handle = this.server();
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
+    return new Promise((resolve) => {
+      let controller;
+      let cancelled = null;
+      const stream = new ReadableStream({
+        start(c) {
+          controller = c;
+        },
+        cancel() {
+          cancelled?.();
+        },
+      });
+      const reply = {
+        head(status, headers) {
+          const noBody = status === 204 || status === 304;
+          resolve(new Response(noBody ? null : stream, { status, headers }));
+        },
+        write(bytes) {
+          try {
+            controller.enqueue(bytes);
+          } catch {}
+        },
+        end() {
+          try {
+            controller.close();
+          } catch {}
+        },
+        onCancel(f) {
+          cancelled = f;
+        },
+      };
+      const err = floeObject().fetch(handle, request.method, request.url, [...request.headers], body, reply);
+      if (err instanceof Error) resolve(Response.json({ error: { code: "internal", message: err.message } }, { status: 500 }));
+    });
+  }
+
+  // The session list, kept by the object named "index".
+  async index(url, request) {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS floe_sessions (id TEXT PRIMARY KEY, created INTEGER NOT NULL)");
+    if (url.pathname === "/_index/list") {
+      const rows = sql.exec("SELECT id, created FROM floe_sessions ORDER BY created DESC").toArray();
+      return Response.json({ sessions: rows.map((r) => ({ id: r.id, created: new Date(r.created).toISOString() })) });
+    }
+    const { id } = await request.json();
+    if (url.pathname === "/_index/add") sql.exec("INSERT OR IGNORE INTO floe_sessions (id, created) VALUES (?, ?)", id, Date.now());
+    else if (url.pathname === "/_index/remove") sql.exec("DELETE FROM floe_sessions WHERE id = ?", id);
+    else return Response.json({ error: { code: "not_found", message: url.pathname } }, { status: 404 });
+    return new Response(null, { status: 204 });
+  }
+}

@@ -1,0 +1,165 @@
+//go:build js && wasm
+
+// Package dostore is a trace.Store in a Cloudflare Durable Object's SQLite
+// storage (ctx.storage.sql): one row per append, so a record is never torn
+// and a file is the concatenation of its rows. The object's storage
+// survives hibernation, eviction and restarts; a session object resumes
+// from it when it wakes.
+package dostore
+
+import (
+	"context"
+	"syscall/js"
+	"time"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+const schema = `CREATE TABLE IF NOT EXISTS floe_trace (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  session TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  at INTEGER NOT NULL)`
+
+// Store is the SQLite-backed Store. Its methods run synchronously on the
+// object's single thread (the SQL API is synchronous), so it is safe for
+// concurrent use from goroutines.
+type Store struct {
+	sql js.Value
+	now func() time.Time
+}
+
+var _ trace.Store = (*Store)(nil)
+
+// New returns the Store over sql (a SqlStorage), creating its table.
+func New(sql js.Value, now func() time.Time) (*Store, error) {
+	s := &Store{sql: sql, now: now}
+	if _, err := s.exec(schema); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// exec runs one statement and returns its rows as arrays of values.
+func (s *Store) exec(query string, args ...any) (rows []js.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(js.Error); ok {
+				err = e
+				return
+			}
+			panic(p)
+		}
+	}()
+	cur := s.sql.Call("exec", append([]any{query}, args...)...)
+	it := cur.Call("raw").Call("toArray")
+	for i := 0; i < it.Length(); i++ {
+		rows = append(rows, it.Index(i))
+	}
+	return rows, nil
+}
+
+func fail(op, id string, index int, err error) error {
+	return &trace.Error{Op: op, SessionID: id, Index: index, Err: err}
+}
+
+// Append implements trace.Store.
+func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	if err := trace.ValidateID(id); err != nil {
+		return trace.AppendResult{}, fail("append", id, index, err)
+	}
+	if index < 1 || len(data) == 0 || data[len(data)-1] != '\n' {
+		return trace.AppendResult{}, fail("append", id, index, trace.ErrInvalid)
+	}
+	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ? AND idx = ?", id, index)
+	if err != nil {
+		return trace.AppendResult{}, fail("append", id, index, err)
+	}
+	created := len(rows) == 0 || rows[0].Index(0).Int() == 0
+	if _, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?)", id, index, string(data), s.now().UnixMilli()); err != nil {
+		return trace.AppendResult{}, fail("append", id, index, err)
+	}
+	return trace.AppendResult{Created: created}, nil
+}
+
+// Files implements trace.Store.
+func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
+	rows, err := s.exec("SELECT idx, sum(length(CAST(data AS BLOB))), max(at) FROM floe_trace WHERE session = ? GROUP BY idx ORDER BY idx", id)
+	if err != nil {
+		return nil, fail("files", id, 0, err)
+	}
+	if len(rows) == 0 {
+		return nil, fail("files", id, 0, trace.ErrNotFound)
+	}
+	out := make([]trace.FileInfo, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, trace.FileInfo{Index: r.Index(0).Int(), Size: int64(r.Index(1).Float()), Modified: time.UnixMilli(int64(r.Index(2).Float()))})
+	}
+	return out, nil
+}
+
+// ReadFile implements trace.Store.
+func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	rows, err := s.exec("SELECT data FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq", id, index)
+	if err != nil {
+		return nil, fail("read", id, index, err)
+	}
+	if len(rows) == 0 {
+		return nil, fail("read", id, index, trace.ErrNotFound)
+	}
+	var out []byte
+	for _, r := range rows {
+		out = append(out, r.Index(0).String()...)
+	}
+	return out, nil
+}
+
+// Sessions implements trace.Store.
+func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
+	rows, err := s.exec("SELECT session, count(DISTINCT idx), sum(length(CAST(data AS BLOB))), max(at) FROM floe_trace GROUP BY session ORDER BY session")
+	if err != nil {
+		return nil, fail("sessions", "", 0, err)
+	}
+	out := make([]trace.SessionInfo, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, trace.SessionInfo{ID: r.Index(0).String(), Files: r.Index(1).Int(), Size: int64(r.Index(2).Float()), LastActivity: time.UnixMilli(int64(r.Index(3).Float()))})
+	}
+	return out, nil
+}
+
+// Create implements trace.Store.
+func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
+	if err := trace.ValidateID(id); err != nil {
+		return fail("create", id, 0, err)
+	}
+	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ?", id)
+	if err != nil {
+		return fail("create", id, 0, err)
+	}
+	if len(rows) > 0 && rows[0].Index(0).Int() > 0 {
+		return fail("create", id, 0, trace.ErrExists)
+	}
+	for i, f := range files {
+		if _, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?)", id, i+1, string(f), s.now().UnixMilli()); err != nil {
+			return fail("create", id, i+1, err)
+		}
+	}
+	return nil
+}
+
+// Delete implements trace.Store.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ?", id)
+	if err != nil {
+		return fail("delete", id, 0, err)
+	}
+	if len(rows) == 0 || rows[0].Index(0).Int() == 0 {
+		return fail("delete", id, 0, trace.ErrNotFound)
+	}
+	_, err = s.exec("DELETE FROM floe_trace WHERE session = ?", id)
+	if err != nil {
+		return fail("delete", id, 0, err)
+	}
+	return nil
+}
