@@ -772,9 +772,9 @@ export function load(options?: LoadOptions): Promise<Floe>;
 
 export interface ConnectOptions {
   /** Sent as "Authorization: Bearer <token>" on every request, the stream included. */
-  token?: string;
+  token?: string | undefined;
   /** A fetch implementation; default globalThis.fetch. */
-  fetch?: typeof fetch;
+  fetch?: ((url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseType>) | undefined;
   /** Wait before reopening a dropped stream (with Last-Event-ID); default 1000. */
   reconnectDelayMs?: number;
 }
