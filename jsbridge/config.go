@@ -4,7 +4,7 @@ package jsbridge
 
 import (
 	"context"
-	"errors"
+	"github.com/floehq/floe/internal/errf"
 	"syscall/js"
 	"time"
 
@@ -51,8 +51,8 @@ func readMeta(v js.Value, name string) (omni.Message, error) {
 	}
 	m, err := trace.ParseMeta([]byte(s))
 	if err != nil {
-		var me *trace.MetaError
-		if errors.As(err, &me) && me.Key != "" {
+		me, _ := errf.As[*trace.MetaError](err)
+		if me != nil && me.Key != "" {
 			return m, badArg(name+"."+me.Key, me.Msg)
 		} else if me != nil {
 			return m, badArg(name, me.Msg)

@@ -3,7 +3,7 @@
 package jsbridge
 
 import (
-	"errors"
+	"github.com/floehq/floe/internal/errf"
 	"strconv"
 	"syscall/js"
 )
@@ -38,8 +38,8 @@ func closedErr(what string) *Error {
 // jsError turns err into a JavaScript Error with name "FloeError" and a
 // code; errors that are not *Error get the code "internal".
 func jsError(err error) js.Value {
-	var fe *Error
-	if !errors.As(err, &fe) {
+	fe, ok := errf.As[*Error](err)
+	if !ok {
 		fe = &Error{Code: CodeInternal, Msg: err.Error()}
 	}
 	e := js.Global().Get("Error").New(fe.Msg)

@@ -88,7 +88,7 @@ func (t *fetchTransport) RoundTrip(ctx context.Context, req *provider.Request) (
 	}
 	v := r.value
 	res = &provider.Response{Status: v.Index(0).Int(), Header: map[string]string{}}
-	lines := strings.Split(v.Index(1).String(), "\n")
+	lines := splitLines(v.Index(1).String())
 	for i := 0; i+1 < len(lines); i += 2 {
 		res.Header[lines[i]] = lines[i+1]
 	}

@@ -53,7 +53,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 	if body := str("body"); body != "" {
 		s.body = omni.RawJSON(body)
 	}
-	if h := strings.Split(str("headers"), "\n"); len(h) > 1 {
+	if h := splitLines(str("headers")); len(h) > 1 {
 		s.header = make(map[string]string, len(h)/2)
 		for i := 0; i+1 < len(h); i += 2 {
 			s.header[h[i]] = h[i+1]
@@ -102,4 +102,18 @@ func (b *Bridge) providerLLM(v js.Value, name string) (engine.LLM, engine.LLMFac
 		return nil, nil, badArg(name, err.Error())
 	}
 	return l, s.factory(), nil
+}
+
+// splitLines is strings.Split(s, "\n"), which links about 1 kB (brotli)
+// more.
+func splitLines(s string) []string {
+	out := make([]string, 0, 8)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i])
+		s = s[i+1:]
+	}
 }

@@ -425,11 +425,11 @@ func (s *scanner) integer(path string) (int64, error) {
 	if n, ok := parseInt(b); ok {
 		return n, nil
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f < -(1<<63) || f >= 1<<63 || f != float64(int64(f)) {
+	n, ok := integral(b)
+	if !ok {
 		return 0, &DecodeError{Field: path, Msg: "want integer, got " + string(b)}
 	}
-	return int64(f), nil
+	return n, nil
 }
 
 // parseInt parses an optionally negative run of decimal digits without

@@ -1,6 +1,7 @@
 package omni
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -116,7 +117,61 @@ func (f *fragment) note(m *Message, withBody bool) {
 // deltas would otherwise allocate about five times its length as the
 // buffer grows, for every request. Only buffers of at least minPooled
 // bytes are kept.
-var bodies sync.Pool
+var bodies bodyPool
+
+// bodyPool is a small pool of buffers that, as a sync.Pool does, lets
+// the collector have them: every collection empties it. sync.Pool costs
+// the WebAssembly build about 6 kB (brotli).
+type bodyPool struct {
+	mu    sync.Mutex
+	free  []*[]byte
+	armed bool // a sentinel is waiting for the next collection
+}
+
+// maxPooled bounds the pool; a buffer put beyond it is left to the
+// collector.
+const maxPooled = 16
+
+// Get returns a pooled buffer, or nil.
+func (p *bodyPool) Get() *[]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	v := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return v
+}
+
+// Put adds v to the pool.
+func (p *bodyPool) Put(v *[]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxPooled {
+		p.free = append(p.free, v)
+	}
+	if !p.armed {
+		p.armed = true
+		p.arm()
+	}
+}
+
+// arm sets a finalizer on a fresh sentinel: it runs after the next
+// collection and empties the pool.
+func (p *bodyPool) arm() {
+	runtime.SetFinalizer(new(sentinel), func(*sentinel) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		clear(p.free)
+		p.free = p.free[:0]
+		p.armed = false
+	})
+}
+
+type sentinel struct{ _ int } // not zero-sized: each one is its own allocation
 
 const minPooled = 4 << 10
 
@@ -124,7 +179,7 @@ const minPooled = 4 << 10
 // when the body outgrows a buffer of minPooled bytes or more.
 func (f *fragment) appendBody(b string) {
 	if n := len(f.body) + len(b); n > cap(f.body) && n >= minPooled {
-		if v, _ := bodies.Get().(*[]byte); v != nil {
+		if v := bodies.Get(); v != nil {
 			if cap(*v) >= n {
 				nb := append((*v)[:0], f.body...)
 				*v = f.body

@@ -1,7 +1,7 @@
 package trace
 
 import (
-	"errors"
+	"github.com/floehq/floe/internal/errf"
 	"strconv"
 	"strings"
 
@@ -32,8 +32,7 @@ func ParseMeta(payload []byte) (omni.Message, error) {
 	data = append(append(data, payload...), '}')
 	m, err := omni.Decode(data)
 	if err != nil {
-		var de *omni.DecodeError
-		if errors.As(err, &de) {
+		if de, ok := errf.As[*omni.DecodeError](err); ok {
 			key, ok := strings.CutPrefix(de.Field, "payload.")
 			if !ok && de.Field == "payload" {
 				key = ""
@@ -57,8 +56,8 @@ func CheckMeta(m omni.Message) error {
 		return &MetaError{Msg: "want a session_meta message, got type " + strconv.Quote(m.Type)}
 	}
 	if err := omni.Validate(m); err != nil {
-		var ve *omni.ValidationError
-		if !errors.As(err, &ve) {
+		ve, ok := errf.As[*omni.ValidationError](err)
+		if !ok {
 			return &MetaError{Msg: err.Error()}
 		}
 		msg := ve.Msg
