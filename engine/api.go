@@ -120,10 +120,11 @@ type Approver func(ctx context.Context, toolCall omni.Message) (Decision, error)
 // Writes are best-effort: an error is reported as a diagnostic and the run
 // goes on (E-16.7). Rotate makes the next Write go to the next file.
 //
-// ctx is the run's context while the run is not aborted; the records
-// written once it is (the end of an aborted request, carry-over, the final
-// abort record) get context.WithoutCancel of it, so a sink that honours
-// cancellation still writes them.
+// ctx is context.WithoutCancel of the run's context: it carries the run's
+// values but never its cancellation, so a sink that honours cancellation
+// still writes every record, the one being written when the abort lands
+// and those that end the aborted run (its request_end, synthesized outputs,
+// the final abort record) alike.
 type TraceSink interface {
 	Write(ctx context.Context, msg omni.Message) error
 	Rotate() error

@@ -581,3 +581,46 @@ func TestTraceWriteContext(t *testing.T) {
 		}
 	}
 }
+
+// cancelSink aborts the run from inside its first Write, the way an abort
+// lands while a record is being written, and records what each Write's
+// context says after that.
+type cancelSink struct {
+	ctxSink
+	cancel func()
+}
+
+func (c *cancelSink) Write(ctx context.Context, m omni.Message) error {
+	if c.cancel != nil {
+		c.cancel()
+		c.cancel = nil
+	}
+	return c.ctxSink.Write(ctx, m)
+}
+
+// An abort landing during a Write does not cancel that Write's context: a
+// sink that honours cancellation would drop a record streamed before the
+// abort, and the Trace would no longer match the stream (E-16.2).
+func TestTraceWriteContextAbortDuringWrite(t *testing.T) {
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		<-ctx.Done()
+		return engine.Outcome{Status: engine.StatusAborted}
+	})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
+	defer cancel()
+	sink := &cancelSink{cancel: cancel}
+	s, _ := engine.New(engine.Config{Meta: enginetest.Meta("o"), LLM: llm, Clock: enginetest.NewClock(t0), Trace: sink})
+	r, _ := s.Start(ctx, []omni.Message{omni.UserText("go")}, engine.RunOptions{})
+	for _, ok := r.Next(); ok; _, ok = r.Next() {
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if len(sink.recs) < 2 || !sink.recs[len(sink.recs)-1].m.IsEvent(omni.Abort) {
+		t.Fatalf("trace %d records, not ending in abort", len(sink.recs))
+	}
+	for _, rec := range sink.recs {
+		if rec.canceled || rec.value != "v" {
+			t.Fatalf("%s written with canceled=%v value=%v", rec.m.Type+"/"+rec.m.Payload.Type, rec.canceled, rec.value)
+		}
+	}
+}

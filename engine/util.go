@@ -89,10 +89,11 @@ func (s *Session) write(ctx context.Context, m omni.Message) {
 	if s.cfg.Trace == nil {
 		return
 	}
-	if ctx.Err() != nil { // the records that end an aborted run are written all the same
-		ctx = context.WithoutCancel(ctx)
-	}
-	if err := s.cfg.Trace.Write(ctx, m); err != nil {
+	// Every record is written, those that end an aborted run too, so the
+	// sink never sees the run's cancellation: checking ctx.Err() here and
+	// passing the run's context on while it was live let an abort that
+	// landed during the sink's Write drop a record streamed before it.
+	if err := s.cfg.Trace.Write(context.WithoutCancel(ctx), m); err != nil {
 		s.diag(DiagTrace, errf.Errorf("trace: write %s: %w", describe(&m), err))
 	}
 }
