@@ -1659,4 +1659,4 @@ const modelFactories = {
   anthropic: (opts) => makeModel("anthropic", opts),
 };
 
-export default { load, isFloeError, tool, msg, isMessage, transcript, ...modelFactories };
+export default { load, isFloeError, connect, tool, msg, isMessage, transcript, ...modelFactories };
