@@ -329,9 +329,14 @@ export interface LLM {
   readonly contextWindow?: number | string | undefined;
 }
 
-/** What createSession accepts as llm before CheckModel looks at its yields. */
+/**
+ * What createSession accepts as llm before CheckModel looks at its yields:
+ * objects (typed contextually, so literal messages keep their literal
+ * types) and primitives (so that CheckModel, not this constraint, names the
+ * mistake).
+ */
 export interface ModelShape {
-  streamGenerate(params: GenerateParams): AsyncIterator<OmniMessage | ({ type: string } & object), Outcome | void, undefined>;
+  streamGenerate(params: GenerateParams): AsyncIterator<OmniMessage | ({ type: string } & object) | string | number | boolean | bigint | null | undefined, Outcome | void, undefined>;
   loadHistory?(history: OmniMessage[]): void | Promise<void>;
 }
 
@@ -717,15 +722,28 @@ export interface AnthropicOptions extends ModelOptions {
   version?: string;
 }
 
+/**
+ * OpenAI Chat Completions. The four factories need no floe.wasm: they are
+ * named exports and methods of the loaded Floe (the same functions).
+ */
+export function openai(options: OpenAIOptions): Model;
+/** An OpenAI-compatible server (the Chat Completions wire). */
+export function openaiCompatible(options: OpenAICompatibleOptions): Model;
+/** The OpenAI Responses API (also Azure OpenAI, LM Studio). */
+export function openaiResponses(options: OpenAIOptions): Model;
+/** Anthropic Messages. */
+export function anthropic(options: AnthropicOptions): Model;
+
 export interface Floe {
   /** OpenAI Chat Completions. */
-  openai(options: OpenAIOptions): Model;
+  openai: typeof openai;
   /** An OpenAI-compatible server (the Chat Completions wire). */
-  openaiCompatible(options: OpenAICompatibleOptions): Model;
+  openaiCompatible: typeof openaiCompatible;
   /** The OpenAI Responses API (also Azure OpenAI, LM Studio). */
-  openaiResponses(options: OpenAIOptions): Model;
+  openaiResponses: typeof openaiResponses;
   /** Anthropic Messages. */
-  anthropic(options: AnthropicOptions): Model;
+  anthropic: typeof anthropic;
+  newSessionId: typeof newSessionId;
 }
 
 // ---- errors and loading -----------------------------------------------------------------------
@@ -854,6 +872,11 @@ declare const floe: {
   isMessage: typeof isMessage;
   transcript: typeof transcript;
   connect: typeof connect;
+  newSessionId: typeof newSessionId;
+  openai: typeof openai;
+  openaiCompatible: typeof openaiCompatible;
+  openaiResponses: typeof openaiResponses;
+  anthropic: typeof anthropic;
 };
 export default floe;
 

@@ -7,13 +7,12 @@
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
 // an extension page and Node 20.
 import "./wasm_exec.js";
-import { applyDefaults } from "./options.mjs";
+import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
 import { transcript } from "./transcript.mjs";
 
-export { tool, msg, isMessage, transcript };
-export { newSessionId } from "./options.mjs";
+export { tool, msg, isMessage, transcript, newSessionId };
 import { connect } from "./connect.mjs";
 
 export { connect };
@@ -510,6 +509,7 @@ function makeFloe(api, exited, memory) {
     msg,
     isMessage,
     transcript,
+    newSessionId,
     ...modelFactories,
   };
   // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
@@ -1652,11 +1652,18 @@ function networkError(url, e) {
   return s;
 }
 
-const modelFactories = {
-  openai: (opts) => makeModel("openai", opts),
-  openaiCompatible: (opts) => makeModel("openaiCompatible", opts),
-  openaiResponses: (opts) => makeModel("openaiResponses", opts),
-  anthropic: (opts) => makeModel("anthropic", opts),
-};
+// The factories need no floe.wasm (a model is a description until a session
+// runs it), so they are named exports as well as methods of the loaded floe.
 
-export default { load, isFloeError, connect, tool, msg, isMessage, transcript, ...modelFactories };
+/** OpenAI Chat Completions. */
+export const openai = (opts) => makeModel("openai", opts);
+/** An OpenAI-compatible server (the Chat Completions wire); baseURL required. */
+export const openaiCompatible = (opts) => makeModel("openaiCompatible", opts);
+/** The OpenAI Responses API. */
+export const openaiResponses = (opts) => makeModel("openaiResponses", opts);
+/** Anthropic Messages. */
+export const anthropic = (opts) => makeModel("anthropic", opts);
+
+const modelFactories = { openai, openaiCompatible, openaiResponses, anthropic };
+
+export default { load, isFloeError, connect, tool, msg, isMessage, transcript, newSessionId, ...modelFactories };

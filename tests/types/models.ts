@@ -1,5 +1,5 @@
 // Typed use of the built-in model adapters; `tsc --noEmit -p tests/types` checks it.
-import { load, type Model, type SessionMetaPayload } from "floe";
+import floeDefault, { load, openai, openaiCompatible, anthropic, openaiResponses, type Floe, type Model, type SessionMetaPayload } from "floe";
 
 const meta: SessionMetaPayload = {
   session_id: "session-2026-12-01-00-00-00-0000abcd",
@@ -30,5 +30,20 @@ export async function models(): Promise<Model[]> {
   floe.openaiCompatible({ model: "llama3.2" });
   // @ts-expect-error browserAccess is Anthropic's
   floe.openai({ apiKey: "k", model: "m", browserAccess: true });
-  return [local, gpt, resp, claude];
+  // The factories are named exports too, the same functions as the loaded floe's and the default's.
+  const named: Model[] = [
+    openaiCompatible({ baseURL: "http://localhost:11434/v1", model: "llama3.2" }),
+    openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
+    openaiResponses({ apiKey: "sk-…", model: "o4-mini" }),
+    anthropic({ apiKey: "sk-ant-…", model: "claude-sonnet-4-5", version: "2023-06-01" }),
+    floeDefault.openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
+  ];
+  const same: Floe["openai"] = openai;
+  const id: string = floeDefault.newSessionId() + floe.newSessionId(0);
+  void same;
+  void id;
+  floe.createSession({ meta, llm: named[0]!, tools: [] });
+  // @ts-expect-error an OpenAI-compatible server needs its baseURL, by name too
+  openaiCompatible({ model: "llama3.2" });
+  return [local, gpt, resp, claude, ...named];
 }

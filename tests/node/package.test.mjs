@@ -1,0 +1,105 @@
+// The package as a new Node user meets it: `npm pack` of static/, installed
+// from the tarball into a fresh project, and two small agents written from
+// the README run there by plain `node`: one with floe.openaiCompatible (and
+// the named export) against a loopback Chat Completions server, one with
+// floe/test's mockModel; both with a tool() and a transcript().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { replayServer, openaiStream, SSE_HEADERS } from "./replay.mjs";
+
+const exec = promisify(execFile);
+const STATIC = fileURLToPath(new URL("../../static", import.meta.url));
+
+async function run(cmd, args, cwd, env = {}) {
+  try {
+    return (await exec(cmd, args, { cwd, timeout: 60_000, maxBuffer: 16 << 20, env: { ...process.env, ...env } })).stdout;
+  } catch (e) {
+    throw new Error(`${cmd} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
+}
+
+// An agent as the README's Models section writes one; BASE_URL comes from the test.
+const AGENT = `
+import floeDefault, { load, tool, transcript, openaiCompatible } from "@floehq/floe";
+
+const floe = await load();
+const add = tool({
+  name: "add",
+  description: "Adds two numbers",
+  parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+  execute: ({ a, b }) => String(a + b),
+});
+const models = [
+  floe.openaiCompatible({ baseURL: process.env.BASE_URL, model: "llama3.2" }),
+  openaiCompatible({ baseURL: process.env.BASE_URL, model: "llama3.2" }),
+  floeDefault.openaiCompatible({ baseURL: process.env.BASE_URL, model: "llama3.2" }),
+];
+const out = [];
+for (const llm of models) {
+  const session = floe.createSession({ llm, tools: [add], system: "Use the tool." });
+  const view = transcript();
+  await view.consume(session.run("What is 2 + 3?", { approve: async () => "allow" }));
+  out.push({ status: view.status, text: view.text, card: [view.card("call_add").status, view.card("call_add").output] });
+  await session.close();
+}
+console.log(JSON.stringify(out));
+`;
+
+// The scripted model of floe/test, as the README's Testing section writes it.
+const MOCK = `
+import { load, tool } from "@floehq/floe";
+import { mockModel, assertStream } from "@floehq/floe/test";
+
+const floe = await load();
+const add = tool({ name: "add", parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } }, execute: ({ a, b }) => String(a + b) });
+const llm = mockModel([{ toolCall: { name: "add", args: { a: 2, b: 3 }, id: "x" } }, "It is 5."]);
+const view = floe.transcript();
+const messages = [];
+for await (const m of floe.createSession({ llm, tools: [add] }).run("2 + 3?", { approve: () => "allow" })) {
+  messages.push(m);
+  view.push(m);
+}
+view.end();
+assertStream(messages);
+console.log(JSON.stringify({ status: view.status, text: view.text, output: view.card("x").output, sent: llm.calls[1].newMessages.map((m) => m.payload.output) }));
+`;
+
+test("npm pack of static/, installed into a fresh Node project: a README agent with openaiCompatible, and one with floe/test", { timeout: 300_000 }, async (t) => {
+  const work = await mkdtemp(join(tmpdir(), "floe-newuser-"));
+  t.after(() => rm(work, { recursive: true, force: true }));
+  const [packed] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], STATIC));
+  assert.ok(packed.files.some((f) => f.path === "floe.wasm"), "the tarball holds floe.wasm");
+  const app = join(work, "app");
+  await run("mkdir", ["-p", app], work);
+  await writeFile(join(app, "package.json"), JSON.stringify({ name: "new-user", private: true, type: "module" }));
+  // The tarball has no dependencies: nothing is fetched.
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", join(work, packed.filename)], app);
+  await writeFile(join(app, "agent.mjs"), AGENT);
+  await writeFile(join(app, "mock.mjs"), MOCK);
+
+  const srv = await replayServer(t, async (req, res, text) => {
+    res.writeHead(200, SSE_HEADERS);
+    const body = JSON.parse(text);
+    const answered = (body.messages ?? []).some((m) => m.role === "tool");
+    res.end(answered ? openaiStream({ text: ["It is ", "5."] }) : openaiStream({ calls: [{ id: "call_add", name: "add", args: ['{"a":2,', '"b":3}'] }] }));
+  });
+  const out = JSON.parse(await run("node", ["agent.mjs"], app, { BASE_URL: `${srv.url}/v1` }));
+  assert.deepEqual(out, Array(3).fill({ status: "done", text: "It is 5.", card: ["done", "5"] }), "the loaded, named and default factories alike");
+  assert.equal(srv.requests.length, 6);
+  for (const [i, r] of srv.requests.entries()) {
+    assert.equal(r.url, "/v1/chat/completions");
+    const body = JSON.parse(r.body);
+    assert.equal(body.model, "llama3.2");
+    const tool = body.messages.filter((m) => m.role === "tool");
+    assert.deepEqual(tool.map((m) => [m.tool_call_id, m.content]), i % 2 ? [["call_add", "5"]] : [], `request ${i}: the tool's output goes back with the second request`);
+  }
+
+  const mock = JSON.parse(await run("node", ["mock.mjs"], app));
+  assert.deepEqual(mock, { status: "done", text: "It is 5.", output: "5", sent: ["5"] });
+});
