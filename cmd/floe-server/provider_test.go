@@ -222,11 +222,14 @@ func TestProviderCompaction(t *testing.T) {
 // up to its tool call.
 func TestEveryProviderModel(t *testing.T) {
 	cases := []struct {
-		model, fixture, keyEnv, path, header, key, want string
+		model, fixture, env, path, header, key, want string
 	}{
-		{"openai", "chat_text_reasoning_tool", "OPENAI_API_KEY", "/v1/chat/completions", "Authorization", "Bearer sk-o", "Let me check Z\u00fcrich."},
-		{"openai-responses", "responses_reasoning_parallel_calls", "OPENAI_API_KEY", "/v1/responses", "Authorization", "Bearer sk-o", "Two lookups."},
-		{"anthropic", "messages_thinking_text_tool", "ANTHROPIC_API_KEY", "/v1/messages", "X-Api-Key", "sk-a", "Checking K\u00f6ln."},
+		{"openai", "chat_text_reasoning_tool", "OPENAI_API_KEY=sk-o", "/v1/chat/completions", "Authorization", "Bearer sk-o", "Let me check Z\u00fcrich."},
+		{"openai-responses", "responses_reasoning_parallel_calls", "OPENAI_API_KEY=sk-o", "/v1/responses", "Authorization", "Bearer sk-o", "Two lookups."},
+		{"anthropic", "messages_thinking_text_tool", "ANTHROPIC_API_KEY=sk-a", "/v1/messages", "X-Api-Key", "sk-a", "Checking K\u00f6ln."},
+		// Without --api-key-env an OpenAI-compatible server gets no key,
+		// not the OpenAI one.
+		{"openai-compatible", "chat_text_reasoning_tool", "OPENAI_API_KEY=sk-o", "/v1/chat/completions", "Authorization", "", "Let me check Z\u00fcrich."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.model, func(t *testing.T) {
@@ -250,7 +253,7 @@ func TestEveryProviderModel(t *testing.T) {
 				io.WriteString(w, fx.Response.Body)
 			}))
 			defer lb.Close()
-			p := startEnv(t, []string{tc.keyEnv + "=" + strings.TrimPrefix(tc.key, "Bearer ")},
+			p := startEnv(t, []string{tc.env},
 				"--dir", ":memory:", "--model", tc.model, "--model-id", "m", "--base-url", lb.URL+"/v1")
 			c := &tt.Client{T: t, URL: p.url}
 			id := c.Create("ask")
