@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ./build.sh server [--port N] [--dir D] [--model scripted] [...] — builds and
+# ./build.sh server [--port N] [--dir D] [--model scripted|openai|openai-compatible|
+# openai-responses|anthropic] [--model-id NAME] [--base-url URL] [...] — builds and
 # runs the session server (cmd/floe-server); every flag is passed on.
 set -euo pipefail
 cd "$(dirname "$0")/.."

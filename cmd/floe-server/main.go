@@ -1,17 +1,23 @@
 // Command floe-server hosts Floe sessions over HTTP and SSE (TRANSPORT.md):
 // every session's Trace in a directory in the reference layout, resumed from
 // it after a restart; the playground's scripted model by default, so it runs
-// offline.
+// offline, or a provider model (the adapters of package provider over
+// net/http) working in the playground's demo workspace.
 //
 // Usage:
 //
-//	floe-server [--port 8787] [--host 127.0.0.1] [--dir floe-sessions] [--model scripted]
+//	floe-server [--port 8787] [--host 127.0.0.1] [--dir floe-sessions]
+//	            [--model scripted|openai|openai-compatible|openai-responses|anthropic]
+//	            [--model-id NAME] [--base-url URL] [--api-key-env NAME]
 //	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
 //	            [--token T] [--origin https://app.example,…] [--replay-events N]
 //
 // --dir :memory: keeps Traces in memory. The token may also come from the
 // FLOE_TOKEN environment variable. With --port 0 the system picks a port;
-// the "listening on" line names it.
+// the "listening on" line names it. A provider model's key comes from the
+// environment: OPENAI_API_KEY (openai, openai-responses), ANTHROPIC_API_KEY
+// (anthropic), or the variable --api-key-env names (openai-compatible sends
+// no key without it). Bad flags exit with status 2.
 package main
 
 import (
@@ -30,30 +36,38 @@ import (
 	"time"
 
 	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/server"
 )
 
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("floe-server: ")
-	cfg, addr, err := parse(os.Args[1:])
+	cfg, addr, err := parse(os.Args[1:], os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
 	if err != nil {
-		log.Fatal(err)
+		log.Print(err)
+		os.Exit(2)
 	}
 	if err := run(cfg, addr); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func parse(args []string) (server.Config, string, error) {
+func parse(args []string, getenv func(string) string) (server.Config, string, error) {
 	fs := flag.NewFlagSet("floe-server", flag.ContinueOnError)
 	port := fs.Int("port", 8787, "port to listen on (0: any free port)")
 	hostname := fs.String("host", "127.0.0.1", "interface to listen on")
 	dir := fs.String("dir", "floe-sessions", "Trace directory (:memory: keeps Traces in memory)")
-	model := fs.String("model", "scripted", "model of new and resumed sessions: scripted")
+	model := fs.String("model", "scripted", "model of new and resumed sessions: "+modelNames)
+	modelID := fs.String("model-id", "", "provider model: the model name the provider knows (required)")
+	baseURL := fs.String("base-url", "", "provider model: the API base URL (required for openai-compatible)")
+	keyEnv := fs.String("api-key-env", "", "provider model: the environment variable holding the API key")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
-	token := fs.String("token", os.Getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
+	token := fs.String("token", getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
 	if err := fs.Parse(args); err != nil {
@@ -65,13 +79,25 @@ func parse(args []string) (server.Config, string, error) {
 	if *port < 0 || *port > 65535 {
 		return server.Config{}, "", fmt.Errorf("--port %d: out of range", *port)
 	}
-	cfg := server.Config{Dir: *dir, Model: *model, Delay: *delay, Mode: *mode, Token: *token,
+	if !host.ValidMode(*mode) {
+		return server.Config{}, "", fmt.Errorf("--mode %q: want ask, allow-all, deny-all or read-only", *mode)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, set, getenv)
+	if err != nil {
+		return server.Config{}, "", err
+	}
+	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
 		Channel: transport.Options{MaxEvents: *replay}}
 	if *dir == ":memory:" {
 		cfg.Dir = ""
 	}
 	if *origins != "" {
 		cfg.Origins = strings.Split(*origins, ",")
+	}
+	if err := mc.apply(&cfg); err != nil {
+		return server.Config{}, "", err
 	}
 	return cfg, net.JoinHostPort(*hostname, strconv.Itoa(*port)), nil
 }
@@ -107,7 +133,7 @@ func run(cfg server.Config, addr string) error {
 	if where == "" {
 		where = "memory"
 	}
-	fmt.Printf("floe-server: listening on http://%s/ (Traces in %s)\n", ln.Addr(), where)
+	fmt.Printf("floe-server: listening on http://%s/ (Traces in %s, model %s)\n", ln.Addr(), where, cfg.Model)
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -21,9 +21,14 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	Dir     string        // Trace directory; "" = in memory
-	Store   trace.Store   // overrides Dir (a Durable Object's SQLite storage)
-	Model   string        // "scripted" (default)
+	Dir   string      // Trace directory; "" = in memory
+	Store trace.Store // overrides Dir (a Durable Object's SQLite storage)
+	Model string      // "scripted" (default)
+	// Wire, when set, wires every session instead of Model (the native
+	// server's provider models).
+	Wire func(meta omni.Message) (host.Wiring, error)
+	// NewMeta, when set, replaces NewMeta (the session_meta of new sessions).
+	NewMeta func(id string, now time.Time) omni.Message
 	Delay   time.Duration // scripted model: wait between two deltas; 0 = none
 	Mode    string        // default approval mode; "" = ask
 	Token   string        // bearer token; "" = no authentication
@@ -45,9 +50,16 @@ type Server struct {
 
 // New assembles a server; Close stops its background work.
 func New(cfg Config) (*Server, error) {
-	wire, err := Wire(cfg.Model, cfg.Delay)
-	if err != nil {
-		return nil, err
+	wire := cfg.Wire
+	if wire == nil {
+		var err error
+		if wire, err = Wire(cfg.Model, cfg.Delay); err != nil {
+			return nil, err
+		}
+	}
+	newMeta := cfg.NewMeta
+	if newMeta == nil {
+		newMeta = NewMeta
 	}
 	var store trace.Store = &trace.MemStore{}
 	if cfg.Dir != "" {
@@ -68,7 +80,7 @@ func New(cfg Config) (*Server, error) {
 		readOnly = func(tool string) bool { return tool == playground.ToolListFiles || tool == playground.ToolCountLines }
 	}
 	reg, err := host.NewRegistry(host.Config{
-		Store: store, Hub: hub, Wire: wire, NewMeta: NewMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
+		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
 	})
 	if err != nil {
 		return nil, err
