@@ -58,6 +58,6 @@ export FLOE_BASE_URL="http://127.0.0.1:$PORT" FLOE_SERVE="$ROOT/build/floe-serve
 cd tests/browser
 if [ $# -eq 0 ]; then set -- *.test.mjs; fi
 status=0
-node --test --test-concurrency=1 --test-reporter=spec "$@" || status=$?
+node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "$@" || status=$?
 echo "== screenshots: $shots"
 exit $status

@@ -33,13 +33,16 @@ if ! scripts/build.sh; then
 fi
 
 echo "== node --test tests/node/"
-node --test tests/node/ || status=1
+# --test-force-exit: a test file whose tests have all finished but which
+# still holds a handle (seen once in 16 loaded runs of connect.test.mjs)
+# ends instead of holding up the whole run.
+node --test --test-force-exit tests/node/ || status=1
 
 echo "== a Cloudflare Worker under workerd (tests/workerd)"
 if [ ! -x tests/workerd/node_modules/.bin/workerd ]; then
   (cd tests/workerd && npm ci --no-audit --no-fund --loglevel=error) || status=1
 fi
-node --test tests/workerd/ || status=1
+node --test --test-force-exit tests/workerd/ || status=1
 
 echo "== tsc --noEmit over tests/types (DOM lib; @types/node without DOM; neither), and the readable errors of wrong.ts"
 if [ ! -d tests/types/node_modules/@types/node ]; then
