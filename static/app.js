@@ -2,8 +2,6 @@
 // index.html so the page runs under a Content-Security-Policy without
 // inline scripts. Registers the service worker that makes the page load
 // with no network after the first visit.
-import { connect } from "./connect.mjs";
-
 const fail = (err) => {
   const banner = document.getElementById("error");
   banner.hidden = false;
@@ -21,72 +19,3 @@ try {
 } catch (err) {
   fail(err);
 }
-
-// Remote session: the form attaches the page to a session hosted by a Floe
-// server. The client (connect.mjs) follows it over HTTP and SSE; the Go UI
-// renders its messages and drives it through this handle.
-const form = document.getElementById("remote-form");
-const status = document.getElementById("remote-status");
-let current = null;
-form.addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const url = document.getElementById("remote-url").value.trim();
-  const id = document.getElementById("remote-session").value.trim();
-  const token = document.getElementById("remote-token").value || undefined;
-  let s;
-  try {
-    s = connect(url, id, { token });
-  } catch (e) {
-    status.textContent = e.message;
-    return;
-  }
-  if (!globalThis.floePlayground) {
-    status.textContent = "The playground has not started yet.";
-    return;
-  }
-  current?.close();
-  current = s;
-  const report = (e) => {
-    if (current === s) status.textContent = "Remote session: " + ((e && e.message) || e);
-  };
-  status.textContent = "Attached to " + id + ".";
-  globalThis.floePlayground.attachRemote(
-    {
-      follow(onMessage) {
-        (async () => {
-          try {
-            for await (const m of s.messages()) onMessage(JSON.stringify(m));
-          } catch (e) {
-            report(e);
-          }
-        })();
-      },
-      run(text, approve, end) {
-        (async () => {
-          try {
-            const opts = { approve: (call) => new Promise((resolve) => approve(JSON.stringify(call), resolve)) };
-            for await (const m of s.run(text, opts)) void m; // shown through follow()
-            end(null);
-          } catch (e) {
-            end((e && e.message) || String(e));
-          }
-        })();
-      },
-      steer(text) {
-        s.steer(text).catch(report);
-      },
-      abort() {
-        s.abort().catch(report);
-      },
-      retryNow() {
-        s.retryNow().catch(report);
-      },
-      close() {
-        s.close();
-        if (current === s) current = null;
-      },
-    },
-    id,
-    "remote · " + new URL(url).host,
-  );
-});

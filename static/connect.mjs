@@ -106,7 +106,6 @@ export function connect(baseURL, sessionId, options = {}) {
   let lastId = null;
   let closed = false;
   let started = null;
-  let loaded = false; // history applied once: the stream is open
   const stop = new AbortController();
 
   const emit = (ev) => {
@@ -166,7 +165,6 @@ export function connect(baseURL, sessionId, options = {}) {
     pending.clear();
     for (const call of json.pendingApprovals ?? []) pending.set(call.payload.tool_call_id, call);
     log.push(...fresh);
-    loaded = true;
     emit({ kind: "history", messages: fresh, state: json.state });
     for (const m of fresh) emit({ kind: "message", message: m, history: true });
     return { cursor: json.cursor, live: json.live ?? null };
@@ -473,8 +471,6 @@ export function connect(baseURL, sessionId, options = {}) {
   let readyPromise = null;
   function ready() {
     if (!readyPromise) {
-      // messages() may have opened the stream and applied history already.
-      if (loaded) return (readyPromise = Promise.resolve());
       readyPromise = new Promise((resolve, reject) => {
         const l = (ev) => {
           if (ev.kind === "history") {

@@ -204,29 +204,3 @@ test("a wrong token is refused", async () => {
   assert.throws(() => connect("", id), (e) => e.code === "bad_argument");
   assert.throws(() => connect(base, id, { token: 5 }), (e) => e.code === "bad_argument");
 });
-
-test("run works on a client that is already following messages()", async () => {
-  const base = await start("--delay", "0", "--mode", "allow-all");
-  const id = await create(base, "");
-  const driver = connect(base, id);
-  for await (const m of driver.run("Count the lines of main.go")) void m;
-  driver.close();
-  const s = connect(base, id);
-  const it = s.messages();
-  let first = await it.next(); // from history: the stream is open, history applied
-  assert.equal(first.value.payload.type, "text");
-  const got = [];
-  const run = (async () => {
-    for await (const m of s.run("Count the lines of README.md")) got.push(m);
-  })();
-  const followed = [];
-  for (;;) {
-    const { value } = await it.next();
-    followed.push(value);
-    if (value.payload.type === "request_end" && value.payload.status === "completed" && followed.some((m) => m.payload.text === "Count the lines of README.md")) break;
-  }
-  await run;
-  assert.equal(got.at(-1).payload.type, "request_end");
-  assert.ok(followed.some((m) => m.payload.role === "user" && m.payload.text === "Count the lines of README.md"), "messages() echoes the prompt");
-  s.close();
-});
