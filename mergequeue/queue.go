@@ -196,6 +196,35 @@ func (q *Queue[T]) Len() int {
 	return q.items.n
 }
 
+// Reuse gives an empty queue buf (emptied, its full capacity used) as its
+// buffer, so a queue made for a short stream need not grow one from
+// nothing; a queue that already holds items or a buffer keeps its own.
+// buf must have no other owner from then on. Reuse is safe for concurrent
+// use.
+func (q *Queue[T]) Reuse(buf []T) {
+	q.lock()
+	defer q.mu.Unlock()
+	if q.items.n == 0 && len(q.items.buf) == 0 && cap(buf) > 0 {
+		clear(buf[:cap(buf)])
+		q.items.buf, q.items.head = buf[:cap(buf)], 0
+	}
+}
+
+// Release takes the buffer back from a drained queue, for [Queue.Reuse] by
+// another queue: it returns nil while items are queued or producers are
+// live. The queue keeps working and grows a new buffer if it is pushed to
+// again. Release is safe for concurrent use.
+func (q *Queue[T]) Release() []T {
+	q.lock()
+	defer q.mu.Unlock()
+	if q.items.n > 0 || q.live > 0 {
+		return nil
+	}
+	buf := q.items.buf
+	q.items.reset()
+	return buf
+}
+
 // Close tells the queue that its consumer is gone. It drops the queued
 // items and wakes every waiter; from then on Push, Pop and PopBatch return
 // [ErrClosed]. Close is idempotent and safe for concurrent use.

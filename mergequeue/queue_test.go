@@ -308,3 +308,71 @@ func TestPushFuncBackpressure(t *testing.T) {
 		t.Fatalf("PushFunc = %v, want context.Canceled", err)
 	}
 }
+
+// TestReuseRelease checks that a drained queue's buffers move to the next
+// queue: with two buffers handed around, a stream of any length within
+// the capacity allocates no buffer, and what a buffer held is cleared.
+func TestReuseRelease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	spare := [2][]*int{make([]*int, 4), make([]*int, 4)}
+	same := func(a, b []*int) bool { return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0] }
+	for round := 0; round < 3; round++ {
+		q := mergequeue.New[*int](4)
+		q.Reuse(spare[0])
+		buf := spare[1]
+		p := q.NewProducer()
+		for i := 0; i < 3; i++ {
+			v := new(int)
+			*v = i
+			if err := p.Push(ctx, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.Done()
+		got := 0
+		for {
+			var err error
+			buf, err = q.Swap(ctx, buf)
+			if errors.Is(err, mergequeue.ErrDone) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !same(buf, spare[0]) && !same(buf, spare[1]) {
+				t.Errorf("round %d: Swap returned a buffer that is neither of the reused ones", round)
+			}
+			got += len(buf)
+		}
+		if got != 3 {
+			t.Fatalf("round %d: got %d items, want 3", round, got)
+		}
+		own := q.Release()
+		if own == nil {
+			t.Fatalf("round %d: Release of a drained queue gave nil", round)
+		}
+		if q.Release() != nil {
+			t.Fatalf("round %d: a second Release gave the buffer again", round)
+		}
+		spare = [2][]*int{own, buf}
+	}
+	q := mergequeue.New[*int](4)
+	q.Reuse(spare[0])
+	for _, v := range spare[0][:cap(spare[0])] {
+		if v != nil {
+			t.Fatal("Reuse kept an item of the buffer's earlier queue reachable")
+		}
+	}
+	p := q.NewProducer()
+	if err := p.Push(ctx, new(int)); err != nil {
+		t.Fatal(err)
+	}
+	if q.Release() != nil {
+		t.Fatal("Release gave away the buffer of a queue that holds items")
+	}
+	q.Reuse(make([]*int, 8)) // a queue with a buffer keeps it
+	if v, err := q.Pop(ctx); err != nil || v == nil {
+		t.Fatalf("Pop after a refused Reuse: %v, %v", v, err)
+	}
+}
