@@ -25,7 +25,7 @@ import (
 //
 //	J <str:json>                               any message, as JSON
 //	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
-//	t <str:timestamp>                          consumer side only: the timestamp of the fragments that follow
+//	t <str:timestamp>                          the timestamp of the fragment records that follow in the batch ("" at its start)
 //	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking
 //	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
 //	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
@@ -86,9 +86,9 @@ func (r *recordReader) str() (string, bool) {
 }
 
 // fragment reads a fragment record of kind k (its tag already read) into
-// m. clean says that m holds only fragment fields (every one of which is
+// m, with timestamp ts (from the batch's last t record). clean says that m holds only fragment fields (every one of which is
 // set here), so m need not be zeroed first.
-func (r *recordReader) fragment(k byte, m *omni.Message, clean bool) bool {
+func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) bool {
 	if r.i+2 > len(r.s) {
 		return false
 	}
@@ -114,7 +114,7 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool) bool {
 	if !clean {
 		*m = omni.Message{}
 	}
-	m.Type = omni.TypeModelMsg
+	m.Timestamp, m.Type = ts, omni.TypeModelMsg
 	p := &m.Payload
 	p.EventType, p.Role, p.StopReason = ev, role, strs[n-1]
 	p.Text, p.Thinking, p.Arguments, p.Output, p.ToolCallID, p.Name = "", "", "", "", "", ""
@@ -141,11 +141,17 @@ func eachRecord(data string, emit func(omni.Message)) error {
 	r := recordReader{s: data}
 	var m omni.Message
 	clean := true
+	ts := ""
 	for i := 0; r.i < len(data); i++ {
 		k := data[r.i]
 		r.i++
 		ok := false
 		switch k {
+		case recTime: // not a message: i counts messages
+			if ts, ok = r.str(); ok {
+				i--
+				continue
+			}
 		case recJSON:
 			var j string
 			if j, ok = r.str(); ok {
@@ -155,7 +161,7 @@ func eachRecord(data string, emit func(omni.Message)) error {
 				}
 			}
 		case recText, recThinking, recToolCall, recToolOutput:
-			ok = r.fragment(k, &m, clean)
+			ok = r.fragment(k, &m, clean, ts)
 			clean = ok
 		}
 		if !ok {

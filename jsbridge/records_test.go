@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -213,14 +214,34 @@ func readBatch(s string) ([]obj, error) {
 // shimRecord is the shim's fragmentRecord: the record of a message object,
 // or "" when it goes as JSON.
 func shimRecord(v obj) string {
-	if len(v) != 2 {
-		return ""
-	}
+	ts, keys := "", 0
 	for _, f := range v {
-		if f.k != "type" && f.k != "payload" {
+		switch f.k {
+		case "timestamp":
+			t, ok := f.v.(string)
+			if !ok {
+				return ""
+			}
+			ts = "t" + lenStr(t)
+		case "type", "payload":
+			keys++
+		default:
 			return ""
 		}
 	}
+	if keys != 2 {
+		return ""
+	}
+	rec := shimFragment(v)
+	if rec == "" {
+		return ""
+	}
+	return ts + rec
+}
+
+// shimFragment is the rest of fragmentRecord, for an envelope of type and
+// payload (and perhaps a timestamp).
+func shimFragment(v obj) string {
 	if t, _ := v.get("type"); t != "model_msg" {
 		return ""
 	}
@@ -316,7 +337,10 @@ func TestEachRecord(t *testing.T) {
 		{"huge length", "J99999999999999999999999:{}", 0, "malformed"},
 		{"truncated", jRecords(good) + "Tda", 1, "[1]: omni: malformed"},
 		{"missing stop", "Tda1:a", 0, "malformed"},
-		{"timestamp record from a producer", "t3:abc" + jRecords(good), 0, "malformed"},
+		{"timestamps", "t3:abc" + jRecords(good) + "Tda1:a0:" + "t0:" + "Tda1:b0:", 3, ""},
+		{"a timestamp and nothing else", "t3:abc", 0, ""},
+		{"a bad timestamp record", "t9:abc", 0, "[0]: omni: malformed"},
+		{"a bad record after a timestamp", "t1:aTda1:a0:X", 1, "[1]: omni: malformed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,6 +355,12 @@ func TestEachRecord(t *testing.T) {
 	_ = eachRecord("Tda5:é日😀x0:", func(m omni.Message) { ms["u"] = m })
 	if ms["u"].Payload.Text != "é日😀x" {
 		t.Errorf("non-ASCII text = %q", ms["u"].Payload.Text)
+	}
+	var stamps []string
+	_ = eachRecord("t3:abc"+"Tda1:a0:"+jRecords(`{"timestamp":"j","type":"model_msg","payload":{"type":"text","role":"user","text":"x"}}`)+"Tda1:b0:"+"t0:"+"Tda1:c0:",
+		func(m omni.Message) { stamps = append(stamps, m.Timestamp) })
+	if want := []string{"abc", "j", "abc", ""}; !slices.Equal(stamps, want) {
+		t.Errorf("timestamps = %q, want %q", stamps, want)
 	}
 }
 
@@ -387,10 +417,12 @@ func randMessage(r *rand.Rand) obj {
 	}
 	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
 	m := obj{{"type", pick("model_msg", "model_msg", "model_msg", "event_msg")}, {"payload", p}}
-	switch r.IntN(15) {
-	case 0:
-		m = append(m, kv{"timestamp", "2026-01-02T03:04:05.000Z"})
-	case 1:
+	switch r.IntN(10) {
+	case 0, 1, 2:
+		m = append(m, kv{"timestamp", pick("2026-01-02T03:04:05.000Z", "2026-01-02T05:04:05+02:00", "", "yesterday", "2026-02-30T00:00:00Z", "日")})
+	case 3:
+		m = append(m, kv{"timestamp", json.Number("5")})
+	case 4:
 		m = append(m, kv{"origin", []any{"sub"}})
 	}
 	r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
@@ -566,7 +598,7 @@ func TestOnlyFragmentFields(t *testing.T) {
 // FuzzEachRecord: decoding a batch never panics, and every message it
 // emits round-trips through both record forms.
 func FuzzEachRecord(f *testing.F) {
-	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "Tda2:😀0:", "R{}"} {
+	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
@@ -585,4 +617,46 @@ func FuzzEachRecord(f *testing.F) {
 func hasKey(o obj, k string) bool {
 	_, ok := o.get(k)
 	return ok
+}
+
+// TestRecordBatchesMatchJSON: a batch of several messages, timestamped or
+// not, built as the shim's pump builds it (a t record only where the
+// timestamp changes), decodes to the messages its all-JSON batch gives.
+func TestRecordBatchesMatchJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	stamps := []string{"", "2026-01-02T03:04:05.000Z", "2026-01-02T03:04:05.001Z", "yesterday"}
+	for i := range 3000 {
+		var viaJSON, viaRec strings.Builder
+		bufTs := ""
+		for range 1 + r.IntN(8) {
+			v := randMessage(r)
+			if r.IntN(2) == 0 { // fragments of one request often share a stamp
+				v = slices.DeleteFunc(v, func(f kv) bool { return f.k == "timestamp" })
+				if ts := stamps[r.IntN(len(stamps))]; ts != "" {
+					v = append(obj{{"timestamp", ts}}, v...)
+				}
+			}
+			viaJSON.WriteString(jRecords(v.json()))
+			rec := shimFragment(v)
+			if rec == "" || shimRecord(v) == "" {
+				viaRec.WriteString(jRecords(v.json()))
+				continue
+			}
+			ts := ""
+			if x, ok := v.get("timestamp"); ok {
+				ts = x.(string)
+			}
+			if ts != bufTs {
+				bufTs = ts
+				viaRec.WriteString("t" + lenStr(ts))
+			}
+			viaRec.WriteString(rec)
+		}
+		var a, b []string
+		errA := eachRecord(viaJSON.String(), func(m omni.Message) { a = append(a, string(m.AppendJSON(nil))+errText(omni.Validate(m))) })
+		errB := eachRecord(viaRec.String(), func(m omni.Message) { b = append(b, string(m.AppendJSON(nil))+errText(omni.Validate(m))) })
+		if errText(errA) != errText(errB) || !slices.Equal(a, b) {
+			t.Fatalf("#%d: batch %q\nJSON    %q (%v)\nrecords %q (%v)", i, viaRec.String(), a, errA, b, errB)
+		}
+	}
 }

@@ -958,15 +958,27 @@ async function asIterator(v, what) {
 // Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
 
+// The timestamp of the message fragmentRecord last accepted ("" when it
+// had none): the pump writes it as a "t" record when it changes.
+let fragTs = "";
+
 // fragmentRecord returns the record of a partial_* message that is a plain
-// object with exactly the standard keys, string values, a standard role and
-// event, and neither an empty stop_reason nor an empty tool_call_id; else
-// null (the message goes as JSON). Go decodes such a record to a message
-// that encodes and validates as the one its JSON decodes to.
+// object with exactly the standard keys (and, optionally, a string
+// timestamp), string values, a standard role and event, and neither an
+// empty stop_reason nor an empty tool_call_id; else null (the message goes
+// as JSON). Go decodes such a record to a message that encodes and
+// validates as the one its JSON decodes to.
 function fragmentRecord(v) {
   if (Object.getPrototypeOf(v) !== Object.prototype) return null;
   let keys = 0; // JSON.stringify writes enumerable own keys only: so do we
+  let ts = "";
   for (const k in v) {
+    if (k === "timestamp") {
+      const t = v.timestamp;
+      if (typeof t !== "string") return null;
+      ts = t;
+      continue;
+    }
     if (k !== "type" && k !== "payload") return null;
     keys++;
   }
@@ -1011,6 +1023,7 @@ function fragmentRecord(v) {
     }
   }
   if (!role || !ev || body === undefined) return null;
+  fragTs = ts;
   const head = role === "a" ? ev + "a" : ev + "u";
   const tail = stop.length + ":" + stop;
   switch (type) {
@@ -1099,6 +1112,7 @@ function readRecords(s) {
 function pump(api, id, what, start, done) {
   const ac = new AbortController();
   let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
+  let bufTs = ""; // the timestamp Go gives the batch's next fragment record
   let end = null; // [code, value] once the iterator ended
   let want = false; // Go waits for a batch
   let tick = false; // a macrotask passed since the batch's first message
@@ -1115,6 +1129,7 @@ function pump(api, id, what, start, done) {
     want = false;
     const json = buf.length ? buf.join("") : "";
     buf = [];
+    bufTs = "";
     tick = false;
     gen++;
     if (space) {
@@ -1152,6 +1167,9 @@ function pump(api, id, what, start, done) {
         return false;
       }
       s = "J" + s.length + ":" + s;
+    } else if (fragTs !== bufTs) {
+      bufTs = fragTs;
+      buf.push("t" + fragTs.length + ":" + fragTs);
     }
     buf.push(s);
     if (buf.length === 1) {
