@@ -220,6 +220,12 @@ type Snapshot struct {
 type RunOptions struct {
 	Approve       Approver // nil ⇒ deny everything (E-5.3)
 	ThinkingLevel string   // forwarded to every turn request of the run
+
+	// ApproveHonorsCancel promises that Approve returns as soon as its ctx
+	// is done (the JavaScript bridge's approver does). The engine then
+	// calls it directly instead of on a goroutine of its own that it can
+	// stop waiting for (E-5.5): one goroutine less per tool call.
+	ApproveHonorsCancel bool
 }
 
 // DiagnosticKind names what a Diagnostic is about.

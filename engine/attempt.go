@@ -424,19 +424,17 @@ func (d *driver) approve(ctx context.Context, tc omni.Message) (Decision, bool) 
 	if ap == nil {
 		return omni.DecisionDeny, true
 	}
-	ch := make(chan approval, 1)
-	go func() {
-		defer recoverTo(r.s, "approver", func(v any) {
-			ch <- approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
-		})
-		dec, err := ap(ctx, tc)
-		ch <- approval{dec, err}
-	}()
 	var a approval
-	select {
-	case a = <-ch:
-	case <-ctx.Done():
-		return "", false
+	if r.opts.ApproveHonorsCancel {
+		a = d.callApprover(ctx, ap, tc)
+	} else {
+		ch := make(chan approval, 1)
+		go func() { ch <- d.callApprover(ctx, ap, tc) }()
+		select {
+		case a = <-ch:
+		case <-ctx.Done():
+			return "", false
+		}
 	}
 	if aborted(ctx) { // the abort wins every race
 		return "", false
@@ -451,6 +449,15 @@ func (d *driver) approve(ctx context.Context, tc omni.Message) (Decision, bool) 
 	}
 	r.s.diag(DiagApprover, errf.Errorf("approver for %s returned %q, not allow|deny|forbidden (treated as deny)", tc.Payload.ToolCallID, string(a.decision)))
 	return omni.DecisionDeny, true
+}
+
+// callApprover calls ap; a panic is an error (E-5.4).
+func (d *driver) callApprover(ctx context.Context, ap Approver, tc omni.Message) (a approval) {
+	defer recoverTo(d.r.s, "approver", func(v any) {
+		a = approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
+	})
+	dec, err := ap(ctx, tc)
+	return approval{dec, err}
 }
 
 // dispatch starts the tool for an allowed call concurrently (E-6.1).

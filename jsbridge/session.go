@@ -100,7 +100,7 @@ func (b *Bridge) start(args []js.Value) (any, error) {
 		if err := wantFunc(a, "run: approve"); err != nil {
 			return nil, err
 		}
-		opts.Approve = b.jsApprover(a)
+		opts.Approve, opts.ApproveHonorsCancel = b.jsApprover(a), true
 	}
 	if t := arg(args, 5); !absent(t) {
 		if opts.ThinkingLevel, err = wantString(t, "run: thinkingLevel"); err != nil {

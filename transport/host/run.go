@@ -45,7 +45,7 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 
 func (h *Host) startLocked(t Task) error {
 	ctx, cancel := context.WithCancel(context.Background())
-	run, err := h.sess.Start(ctx, t.Input, engine.RunOptions{Approve: h.approve, ThinkingLevel: t.ThinkingLevel})
+	run, err := h.sess.Start(ctx, t.Input, engine.RunOptions{Approve: h.approve, ApproveHonorsCancel: true, ThinkingLevel: t.ThinkingLevel})
 	if err != nil {
 		cancel()
 		if errors.Is(err, engine.ErrBusy) {
