@@ -21,45 +21,35 @@ type item struct {
 	traceOnly bool // written to the Trace, never streamed
 }
 
-// itemBufs keeps a few merge-queue buffers between attempts: an attempt's
-// queue and its consumer each need one of up to about queueCapacity items
-// (some 200 KB), and growing them from nothing for every request was most
-// of the bytes a short request allocated. Bounded: at most maxSpareBufs
-// buffers, none larger than maxSpareItems, are kept, for all sessions.
-var itemBufs struct {
-	mu   sync.Mutex
-	free [][]item
-}
+// A run keeps its attempts' two merge-queue buffers (the queue's and the
+// consumer's, of up to about queueCapacity items, some 200 KB each) for its
+// next attempt: growing them from nothing for every request was most of
+// the bytes a short request allocated. They go with the run.
+const maxSpareItems = queueCapacity + queueCapacity/4
 
-const (
-	maxSpareBufs  = 8
-	maxSpareItems = 2 * queueCapacity
-)
-
-// takeItemBuf returns a spare buffer, or nil.
-func takeItemBuf() []item {
-	itemBufs.mu.Lock()
-	defer itemBufs.mu.Unlock()
-	n := len(itemBufs.free)
-	if n == 0 {
-		return nil
+// takeBuf returns a spare buffer of the run, or nil.
+func (r *run) takeBuf() []item {
+	for i, b := range r.spare {
+		if b != nil {
+			r.spare[i] = nil
+			return b
+		}
 	}
-	b := itemBufs.free[n-1]
-	itemBufs.free[n-1] = nil
-	itemBufs.free = itemBufs.free[:n-1]
-	return b
+	return nil
 }
 
-// putItemBuf keeps b (cleared, so it holds no message) for a later attempt.
-func putItemBuf(b []item) {
+// putBuf keeps b (cleared, so it holds no message) for the run's next
+// attempt.
+func (r *run) putBuf(b []item) {
 	if cap(b) == 0 || cap(b) > maxSpareItems {
 		return
 	}
 	clear(b[:cap(b)])
-	itemBufs.mu.Lock()
-	defer itemBufs.mu.Unlock()
-	if len(itemBufs.free) < maxSpareBufs {
-		itemBufs.free = append(itemBufs.free, b[:0])
+	for i := range r.spare {
+		if r.spare[i] == nil {
+			r.spare[i] = b[:0]
+			return
+		}
 	}
 }
 
@@ -107,7 +97,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 
 	t := &attempt{}
 	q := mergequeue.New[item](queueCapacity)
-	q.Reuse(takeItemBuf())
+	q.Reuse(r.takeBuf())
 	llmCtx, cancelLLM := context.WithCancel(ctx)
 	defer cancelLLM()
 	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, retries: retries, maxRetries: maxRetries}
@@ -117,7 +107,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	}
 	go d.run(ctx, llmCtx, s.llm, params)
 	r.consume(ctx, q)
-	putItemBuf(q.Release())
+	r.putBuf(q.Release())
 
 	if u := t.usage; u != nil { // E-4.7.2, E-13.5
 		if u.Payload.Request != nil {
@@ -138,8 +128,8 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 // takes the queue's whole buffer at a time (Swap): a message is copied
 // once into the queue and once to the consumer.
 func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
-	buf := takeItemBuf()
-	defer func() { putItemBuf(buf) }() // cleared there, for the garbage collector
+	buf := r.takeBuf()
+	defer func() { r.putBuf(buf) }() // cleared there, for the garbage collector
 	var err error
 	for {
 		buf, err = q.Swap(context.Background(), buf)

@@ -45,6 +45,8 @@ type run struct {
 	batch    []omni.Message
 	batching bool
 	batchMax int
+
+	spare [2][]item // merge-queue buffers kept between attempts (attempt.go)
 }
 
 func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.Context, *run)) *Run {

@@ -20,7 +20,7 @@ func settleHost(t *testing.T, b *Bridge, ok bool, value any, got *string) js.Val
 	fn := js.FuncOf(func(this js.Value, args []js.Value) any {
 		id := args[0].Int()
 		if got != nil {
-			*got = args[1].String()
+			*got = memText(args[1], args[2])
 		}
 		later(func() { b.waiters.send(id, settled(ok, value)) })
 		return nil

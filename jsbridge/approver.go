@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"syscall/js"
 
@@ -11,16 +12,22 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
-// jsApprover adapts the shim's approve function — (waiterID, toolCallJSON),
-// settling through Bridge.settle — to [engine.Approver]. A rejection, a
+// jsApprover adapts the shim's approve function — (waiterID, toolCallPtr,
+// toolCallLen) with the tool call's JSON in the module's memory, read
+// during the call, settling through Bridge.settle — to [engine.Approver]. A rejection, a
 // throw or a value that is not a string is returned as an error; the
 // engine turns it into "deny" (E-5.4). When ctx is done first the approver
 // is no longer waited for (E-5.5).
 func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 	return func(ctx context.Context, toolCall omni.Message) (decision engine.Decision, err error) {
 		defer guard("approve", func(p error) { decision, err = "", p })
-		tc := encodeOne(toolCall)
-		v, err := b.await(ctx, "approve", func(id int) js.Value { return host.Invoke(id, tc) })
+		tc := toolCall.AppendJSON(nil)
+		v, err := b.await(ctx, "approve", func(id int) js.Value {
+			ptr, n := bytesArg(tc)
+			r := host.Invoke(id, ptr, n)
+			runtime.KeepAlive(tc)
+			return r
+		})
 		if err != nil {
 			return "", err
 		}

@@ -18,12 +18,14 @@ type Bridge struct {
 	subagents handles[*engine.SubagentHandle]
 	streams   handles[*stream]
 	funcs     []js.Func
-	deferred  js.Value // the shim's () => [promise, resolve, reject], if given
-	stores    stores   // the trace stores of persisted sessions (store.go)
+	deferred  js.Value    // the shim's () => [promise, resolve, reject], if given
+	port      js.Value    // the shim's side of the exchange (usePort)
+	tasks     chan func() // idle workers wait here (spawn)
+	stores    stores      // the trace stores of persisted sessions (store.go)
 }
 
 // New returns an empty Bridge.
-func New() *Bridge { return &Bridge{} }
+func New() *Bridge { return &Bridge{tasks: make(chan func())} }
 
 // Exports returns the object of Go functions the shim calls. Its functions
 // live as long as the program.
@@ -50,6 +52,7 @@ func (b *Bridge) Exports() js.Value {
 		{"settle", b.settle},
 		{"approve", b.approve},
 		{"useDeferred", b.useDeferred},
+		{"usePort", b.usePort},
 		{"debugPanic", b.debugPanic},
 		{"listSessions", b.listSessions},
 		{"resumeSession", b.resumeSession},

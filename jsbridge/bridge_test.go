@@ -12,8 +12,7 @@ import (
 
 func TestCreateSessionArguments(t *testing.T) {
 	noPanics(t)
-	b := New()
-	api := b.Exports()
+	_, api := newBridge()
 	llm, release := jsObject(map[string]func([]js.Value) any{"start": func([]js.Value) any { return nil }})
 	defer release()
 	obj := func(kv map[string]any) js.Value { return js.ValueOf(kv) }
@@ -58,7 +57,7 @@ func TestCreateSessionArguments(t *testing.T) {
 
 func TestExportArguments(t *testing.T) {
 	noPanics(t)
-	api := New().Exports()
+	_, api := newBridge()
 	tests := []struct {
 		fn   string
 		args []any
@@ -86,7 +85,7 @@ func TestPanicBecomesError(t *testing.T) {
 	allow()
 	reported := 0
 	PanicReporter = func(*PanicError) { reported++ }
-	api := New().Exports()
+	b, api := newBridge()
 	floeError(t, api.Call("debugPanic", "sync"), CodeInternal, "debugPanic: sync")
 	v, ok := await(t, api.Call("debugPanic", "async"))
 	if ok {
@@ -97,7 +96,7 @@ func TestPanicBecomesError(t *testing.T) {
 		t.Errorf("reported %d panics, want 2", reported)
 	}
 	// The runtime is alive: a later call works.
-	v, ok = await(t, api.Call("pull", 12345))
+	v, ok = await(t, pullP(b, api, 12345))
 	if !ok || !v.IsNull() {
 		t.Errorf("pull after panics = %v, %v; want null", v, ok)
 	}
@@ -105,7 +104,7 @@ func TestPanicBecomesError(t *testing.T) {
 
 // runAll starts a run and pulls until the end; it returns the messages as
 // generic JSON and the size of each batch.
-func runAll(t *testing.T, api, handle js.Value, prompt string, extra ...any) ([]map[string]any, []int) {
+func runAll(t *testing.T, b *Bridge, api, handle js.Value, prompt string, extra ...any) ([]map[string]any, []int) {
 	t.Helper()
 	args := append([]any{handle, "text", prompt}, extra...)
 	id := api.Call("start", args...)
@@ -115,7 +114,7 @@ func runAll(t *testing.T, api, handle js.Value, prompt string, extra ...any) ([]
 	var msgs []map[string]any
 	var sizes []int
 	for {
-		v, ok := await(t, api.Call("pull", id))
+		v, ok := await(t, pullP(b, api, id))
 		if !ok {
 			t.Fatalf("pull rejected: %v", v.Get("message"))
 		}
@@ -148,14 +147,13 @@ func payloadTypes(msgs []map[string]any) string {
 
 func TestRunIsBatched(t *testing.T) {
 	noPanics(t)
-	b := New()
-	api := b.Exports()
+	b, api := newBridge()
 	many := textJSON(50, "ab")
 	llm := &fakeProducer{b: b, script: func(int, string) []batch {
 		return []batch{{msgs: append(many, usageJSON())}, {end: endDone, value: outcome("completed")}}
 	}}
 	s := api.Call("createSession", spec(llm.host(t), nil))
-	msgs, sizes := runAll(t, api, s.Get("handle"), "hello")
+	msgs, sizes := runAll(t, b, api, s.Get("handle"), "hello")
 	got := payloadTypes(msgs)
 	want := "request_begin" + strings.Repeat(" partial_text", 52) + " text token_usage request_end"
 	if got != want {
@@ -185,12 +183,11 @@ func TestLLMFailuresAreOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := New()
-			api := b.Exports()
+			b, api := newBridge()
 			llm := &fakeProducer{b: b, script: func(int, string) []batch { return tt.batches }}
 			cfg := js.ValueOf(map[string]any{"maxReconnects": 0})
 			s := api.Call("createSession", spec(llm.host(t), map[string]any{"config": cfg}))
-			msgs, _ := runAll(t, api, s.Get("handle"), "x")
+			msgs, _ := runAll(t, b, api, s.Get("handle"), "x")
 			var end map[string]any
 			for _, m := range msgs {
 				if p := m["payload"].(map[string]any); p["type"] == "request_end" {
@@ -212,13 +209,12 @@ func TestLLMFailuresAreOutcomes(t *testing.T) {
 
 func TestBusyAndClose(t *testing.T) {
 	noPanics(t)
-	b := New()
-	api := b.Exports()
+	b, api := newBridge()
 	llm := &fakeProducer{b: b, script: func(int, string) []batch { return []batch{{never: true}} }}
 	s := api.Call("createSession", spec(llm.host(t), map[string]any{"abortGraceMs": 20, "config": js.ValueOf(map[string]any{"maxReconnects": 0})}))
 	h := s.Get("handle")
 	id := api.Call("start", h, "text", "one")
-	pending := api.Call("pull", id) // the model never answers
+	pending := pullP(b, api, id) // the model never answers
 	floeError(t, api.Call("start", h, "text", "two"), CodeSessionBusy, "busy")
 	floeError(t, api.Call("compact", h), CodeSessionBusy, "busy")
 	start := time.Now()
@@ -238,7 +234,7 @@ func TestBusyAndClose(t *testing.T) {
 	llm.script = func(int, string) []batch {
 		return []batch{{msgs: []string{usageJSON()}, end: endDone, value: outcome("completed")}}
 	}
-	msgs, _ := runAll(t, api, h, "three")
+	msgs, _ := runAll(t, b, api, h, "three")
 	if got := payloadTypes(msgs); got != "request_begin token_usage request_end" {
 		t.Errorf("next run = %s", got)
 	}
@@ -250,8 +246,7 @@ func TestBusyAndClose(t *testing.T) {
 
 func TestDeferredPromises(t *testing.T) {
 	noPanics(t)
-	b := New()
-	api := b.Exports()
+	_, api := newBridge()
 	made := 0
 	factory := js.FuncOf(func(js.Value, []js.Value) any {
 		made++
@@ -265,7 +260,7 @@ func TestDeferredPromises(t *testing.T) {
 	defer factory.Release()
 	floeError(t, api.Call("useDeferred", 1), CodeBadArgument, "useDeferred: factory")
 	api.Call("useDeferred", factory)
-	if v, ok := await(t, api.Call("pull", 77)); !ok || !v.IsNull() || made != 1 {
-		t.Errorf("pull = %v, %v with %d deferreds; want null from 1", v, ok, made)
+	if v, ok := await(t, api.Call("closeStream", 77)); !ok || !v.IsNull() || made != 1 {
+		t.Errorf("closeStream = %v, %v with %d deferreds; want null from 1", v, ok, made)
 	}
 }

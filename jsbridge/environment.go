@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"context"
 	"errors"
+	"runtime"
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
@@ -14,8 +15,10 @@ import (
 // jsEnvironment adapts the shim's environment object (made from the user's
 // environment.executeTool) to [engine.Environment].
 //
-// Shim shape: start(pumpID, toolCallJSON, hasApprover) → pump. The tool's
-// approve(toolCall) calls back into Bridge.approve with the pump id.
+// Shim shape: start(pumpID, toolCallPtr, toolCallLen, hasApprover) creates
+// the execution's pump (the tool call is JSON in the module's memory, read
+// during the call). The tool's approve(toolCall) calls back into
+// Bridge.approve with the pump id.
 type jsEnvironment struct {
 	b    *Bridge
 	host js.Value
@@ -40,14 +43,16 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 			e.b.approvals.remove(approval)
 		}
 	}()
-	tc := encodeOne(req.ToolCall)
-	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, func(id int) js.Value {
+	tc := req.ToolCall.AppendJSON(nil)
+	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, func(id int) {
 		if req.Approve != nil {
 			approval = id
 			ask := func(tc omni.Message) (engine.Decision, error) { return req.Approve(ctx, tc) }
 			e.b.approvals.put(id, toolApproval{req.Approve, ask})
 		}
-		return e.host.Call("start", id, tc, req.Approve != nil)
+		ptr, n := bytesArg(tc)
+		e.host.Call("start", id, ptr, n, req.Approve != nil)
+		runtime.KeepAlive(tc)
 	}, emit)
 	switch {
 	case err != nil:

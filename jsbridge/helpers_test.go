@@ -8,6 +8,7 @@ import (
 	"syscall/js"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -117,31 +118,33 @@ func (f *fakeProducer) host(t *testing.T) js.Value {
 
 func (f *fakeProducer) start(args []js.Value) any {
 	id := args[0].Int()
+	in := memText(args[1], args[2])
 	f.mu.Lock()
-	f.calls = append(f.calls, args[1].String())
-	batches := f.script(len(f.calls), args[1].String())
+	f.calls = append(f.calls, in)
+	batches := f.script(len(f.calls), in)
 	f.mu.Unlock()
 	next := 0
-	pump, release := jsObject(map[string]func([]js.Value) any{
-		"pull": func([]js.Value) any {
+	port := portOf(f.b)
+	port.mu.Lock()
+	port.pumps[id] = &testPump{
+		pull: func() {
 			if next >= len(batches) {
-				return nil
+				return
 			}
 			bt := batches[next]
 			next++
 			if bt.never {
-				return nil
+				return
 			}
 			later(func() {
 				f.b.waiters.send(id, reply{json: jRecords(bt.msgs...) + bt.raw, end: bt.end, value: js.ValueOf(bt.value)})
 			})
-			return nil
 		},
-		"abort": func([]js.Value) any { f.mu.Lock(); f.aborted++; f.mu.Unlock(); return nil },
-		"stop":  func([]js.Value) any { f.mu.Lock(); f.stopped++; f.mu.Unlock(); return nil },
-	})
-	_ = release // pumps live as long as the test program
-	return pump
+		abort: func() { f.mu.Lock(); f.aborted++; f.mu.Unlock() },
+		stop:  func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() },
+	}
+	port.mu.Unlock()
+	return nil
 }
 
 func msgJSON(m omni.Message) string { return string(m.AppendJSON(nil)) }
@@ -197,3 +200,119 @@ func floeError(t *testing.T, v js.Value, code, want string) {
 }
 
 func engineToolRequest(tc omni.Message) engine.ToolRequest { return engine.ToolRequest{ToolCall: tc} }
+
+// testPort is the test's side of usePort: it settles the Promises pullP
+// makes, as the shim's pullBatch does, and drives the fake producers'
+// pumps by id.
+type testPort struct {
+	mu      sync.Mutex
+	next    int
+	pending map[int][2]js.Value // ticket → resolve, reject
+	pumps   map[int]*testPump
+}
+
+type testPump struct{ pull, abort, stop func() }
+
+var testPorts sync.Map // *Bridge → *testPort
+
+// memText reads n bytes at ptr of this module's memory (a bytesArg).
+func memText(ptr, n js.Value) string {
+	if n.Int() == 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Add(nil, ptr.Int())), n.Int()))
+}
+
+// portOf installs a test port on b once.
+func portOf(b *Bridge) *testPort {
+	if v, ok := testPorts.Load(b); ok {
+		return v.(*testPort)
+	}
+	h := &testPort{pending: map[int][2]js.Value{}, pumps: map[int]*testPump{}}
+	testPorts.Store(b, h)
+	take := func(ticket int) ([2]js.Value, bool) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		p, ok := h.pending[ticket]
+		delete(h.pending, ticket)
+		return p, ok
+	}
+	pump := func(id js.Value) *testPump {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.pumps[id.Int()]
+	}
+	host, _ := jsObject(map[string]func([]js.Value) any{
+		"batch": func(args []js.Value) any {
+			p, ok := take(args[0].Int())
+			if !ok {
+				return nil
+			}
+			if args[2].Int() < 0 {
+				p[0].Invoke(js.Null())
+				return nil
+			}
+			p[0].Invoke(memText(args[1], args[2]))
+			return nil
+		},
+		"fail": func(args []js.Value) any {
+			if p, ok := take(args[0].Int()); ok {
+				p[1].Invoke(args[1])
+			}
+			return nil
+		},
+		"pull": func(args []js.Value) any {
+			if p := pump(args[0]); p != nil {
+				p.pull()
+			}
+			return nil
+		},
+		"abort": func(args []js.Value) any {
+			if p := pump(args[0]); p != nil {
+				p.abort()
+			}
+			return nil
+		},
+		"stop": func(args []js.Value) any {
+			if p := pump(args[0]); p != nil {
+				p.stop()
+			}
+			return nil
+		},
+	}) // lives as long as the test program
+	if _, err := b.usePort([]js.Value{host}); err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// newBridge returns a Bridge with the test port installed, and its exports.
+func newBridge() (*Bridge, js.Value) {
+	b := New()
+	api := b.Exports()
+	portOf(b)
+	return b, api
+}
+
+// pullP is the shim's pullBatch: a Promise of the next batch (a string of
+// records) or null at the end; a FloeError the pull export returns rejects
+// it.
+func pullP(b *Bridge, api js.Value, id any) js.Value {
+	h := portOf(b)
+	var resolve, reject js.Value
+	exec := js.FuncOf(func(_ js.Value, args []js.Value) any { resolve, reject = args[0], args[1]; return nil })
+	p := js.Global().Get("Promise").New(exec)
+	exec.Release()
+	h.mu.Lock()
+	h.next++
+	ticket := h.next
+	h.pending[ticket] = [2]js.Value{resolve, reject}
+	h.mu.Unlock()
+	if r := api.Call("pull", id, ticket); r.Type() == js.TypeObject {
+		h.mu.Lock()
+		delete(h.pending, ticket)
+		h.mu.Unlock()
+		return js.Global().Get("Promise").Call("reject", r)
+	}
+	return p
+}

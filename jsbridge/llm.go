@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"context"
+	"runtime"
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
@@ -14,29 +15,43 @@ import (
 // llm.streamGenerate and llm.loadHistory) to [engine.LLM] and
 // [engine.HistoryLoader].
 //
-// Shim shape: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
-// systemPrompt) → pump; loadHistory(waiterID, historyJSON) settles through
-// Bridge.settle. toolsJSON is the tool_list_ready message of the session's
-// tool list ("" when it has none), encoded once per model context.
+// Shim shape: start(pumpID, newMessagesPtr, newMessagesLen, thinkingLevel,
+// toolsJSON, systemPrompt) creates the request's pump (the new messages are
+// JSON in the module's memory, read during the call: see Bridge.text);
+// loadHistory(waiterID, historyJSON) settles through Bridge.settle.
+// toolsJSON is the tool_list_ready message of the session's tool list (""
+// when it has none), encoded once per model context.
 type jsLLM struct {
 	b     *Bridge
 	host  js.Value
 	tools *omni.ToolDefinition // the list tjson encodes (its first element)
 	ntool int
-	tjson string
+	tjson js.Value // "" or the JSON of the list
+	sys   string   // the system prompt sysJS holds
+	sysJS js.Value
+	in    []byte // the new messages' JSON, reused
 }
 
 // toolsJSON returns the tool list as a tool_list_ready message's JSON; the
 // list is the same on every request of a session, so it is encoded once.
-func (l *jsLLM) toolsJSON(tools []omni.ToolDefinition) string {
+func (l *jsLLM) toolsJSON(tools []omni.ToolDefinition) js.Value {
 	if len(tools) == 0 {
-		return ""
+		return js.ValueOf("")
 	}
 	if &tools[0] != l.tools || len(tools) != l.ntool {
 		l.tools, l.ntool = &tools[0], len(tools)
-		l.tjson = encodeOne(omni.ToolListReadyMsg(tools))
+		l.tjson = js.ValueOf(encodeOne(omni.ToolListReadyMsg(tools)))
 	}
 	return l.tjson
+}
+
+// systemPrompt returns p as a JavaScript string, made once while it stays
+// the same.
+func (l *jsLLM) systemPrompt(p string) js.Value {
+	if l.sysJS.IsUndefined() || p != l.sys {
+		l.sys, l.sysJS = p, js.ValueOf(p)
+	}
+	return l.sysJS
 }
 
 // StreamGenerate implements [engine.LLM]. A callback that throws, rejects
@@ -46,10 +61,19 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	defer guard("llm.streamGenerate", func(err error) {
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
-	in := string(appendArray(nil, p.NewMessages))
-	tools := l.toolsJSON(p.Tools)
-	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) js.Value {
-		return l.host.Call("start", id, in, p.ThinkingLevel, tools, p.SystemPrompt)
+	l.in = appendArray(l.in[:0], p.NewMessages)
+	if cap(l.in) > 1<<20 {
+		defer func() { l.in = nil }()
+	}
+	tools, sys := l.toolsJSON(p.Tools), l.systemPrompt(p.SystemPrompt)
+	thinking := js.Undefined()
+	if p.ThinkingLevel != "" {
+		thinking = js.ValueOf(p.ThinkingLevel)
+	}
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) {
+		ptr, n := bytesArg(l.in)
+		l.host.Call("start", id, ptr, n, thinking, tools, sys)
+		runtime.KeepAlive(l.in)
 	}, emit)
 	switch {
 	case err != nil:

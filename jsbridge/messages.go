@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -44,3 +45,15 @@ type indexError struct {
 
 func (e *indexError) Error() string { return "[" + strconv.Itoa(e.i) + "]: " + e.err.Error() }
 func (e *indexError) Unwrap() error { return e.err }
+
+// bytesArg returns the address and length of b in the module's memory, for
+// a JavaScript function that reads it during the call (the shim's
+// api.text): text crosses without a JavaScript string made by Go and the
+// reference that comes with it. The caller keeps b alive until the call
+// returns (runtime.KeepAlive).
+func bytesArg(b []byte) (uintptr, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
+}

@@ -40,13 +40,33 @@ func (p promise) settle(v any, err error) {
 	p.resolve.Invoke(v)
 }
 
-// async runs f on a guarded goroutine and returns a Promise of its result.
-// A panic in f rejects the Promise with a FloeError of code "internal".
+// async runs f on a guarded worker goroutine and returns a Promise of its
+// result. A panic in f rejects the Promise with a FloeError of code
+// "internal".
 func (b *Bridge) async(where string, f func() (any, error)) js.Value {
 	p := b.newPromise()
-	go func() {
+	b.spawn(func() {
 		defer guard(where, func(err error) { p.settle(nil, err) })
 		p.settle(f())
-	}()
+	})
 	return p.value
+}
+
+// spawn runs f on an idle worker goroutine, or on a new one when none is
+// idle. Workers stay for the next task: a pull or a settle does not pay for
+// a goroutine's start and the growth of its stack each time. f must not
+// panic (callers guard it).
+func (b *Bridge) spawn(f func()) {
+	select {
+	case b.tasks <- f:
+	default:
+		go b.work(f)
+	}
+}
+
+func (b *Bridge) work(f func()) {
+	for {
+		f()
+		f = <-b.tasks
+	}
 }

@@ -16,8 +16,7 @@ type pump struct {
 	b       *Bridge
 	id      int
 	ch      chan reply
-	js      js.Value // the shim's pump: pull(), abort(), stop()
-	what    string   // "llm.streamGenerate" or "environment.executeTool", for messages
+	what    string // "llm.streamGenerate" or "environment.executeTool", for messages
 	aborted bool
 	stopped bool
 
@@ -32,11 +31,12 @@ func (e *errAbandoned) Error() string {
 	return e.what + " was abandoned: it did not finish within the abort grace"
 }
 
-// newPump registers a pump and calls start(id) to create the shim's side.
-func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id int) js.Value) *pump {
+// newPump registers a pump and calls start(id) to create the shim's side,
+// which the port's pull(id), abort(id) and stop(id) then drive.
+func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id int)) *pump {
 	id, ch := b.waiters.add()
 	p := &pump{b: b, id: id, ch: ch, what: what, abandoned: abandoned}
-	p.js = start(id)
+	start(id)
 	return p
 }
 
@@ -45,7 +45,7 @@ func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id i
 // and return, E-9.2) until the engine abandons the callback
 // (GenerateParams.Abandoned, ToolRequest.Abandoned).
 func (p *pump) next(ctx context.Context) (reply, error) {
-	p.js.Call("pull")
+	p.b.port.Call("pull", p.id)
 	if !p.aborted {
 		select {
 		case r := <-p.ch:
@@ -68,7 +68,7 @@ func (p *pump) abort() {
 		return
 	}
 	p.aborted = true
-	p.js.Call("abort")
+	p.b.port.Call("abort", p.id)
 }
 
 // stop ends the shim's side (aborting the signal and returning the
@@ -80,7 +80,7 @@ func (p *pump) stop() {
 	}
 	p.stopped = true
 	p.b.waiters.remove(p.id)
-	p.js.Call("stop")
+	p.b.port.Call("stop", p.id)
 }
 
 // produce runs one producer callback: it registers a pump, calls
@@ -90,7 +90,7 @@ func (p *pump) stop() {
 // why; a message that does not decode is endBad, "yielded an invalid
 // message: …"); err is the error of a producer that the engine abandoned
 // after its abort.
-func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, start func(id int) js.Value, emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
+func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, start func(id int), emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
 	var p *pump
 	defer func() { p.stop() }()
 	p = b.newPump(what, abandoned, start)

@@ -4,8 +4,10 @@ package jsbridge
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -46,26 +48,30 @@ func runStream(r *engine.Run) *stream {
 }
 
 // pullBatch waits for the next message, then takes every message that is
-// already produced (E-3.2; Run.NextBatch), and returns them as one string of
-// records (records.go; jsonOnly: J records only), or null at the end.
+// already produced (E-3.2; Run.NextBatch), and returns them as records
+// (records.go; jsonOnly: J records only) in UTF-8, or false at the end.
+// The bytes are the stream's buffer, valid until the next pullBatch.
 // Messages that do not fit the batch stay pending for the next pull.
-func (s *stream) pullBatch(jsonOnly bool) any {
+func (s *stream) pullBatch(jsonOnly bool) ([]byte, bool) {
 	s.turn <- struct{}{}
 	defer func() { <-s.turn }()
 	msgs := s.pending
 	s.pending = nil
 	if len(msgs) == 0 {
 		if s.ended {
-			return nil
+			return nil, false
 		}
 		var ok bool
 		msgs, ok = s.nextBatch(s.msgs[:0], maxBatch)
 		if !ok {
 			s.end()
-			return nil
+			return nil, false
 		}
 	}
 	w := recordWriter{jsonOnly: jsonOnly}
+	if cap(s.buf) > maxBatchBytes*2 {
+		s.buf = nil
+	}
 	b := s.buf[:0]
 	for i := range msgs {
 		var last bool
@@ -81,10 +87,7 @@ func (s *stream) pullBatch(jsonOnly bool) any {
 		s.msgs = nil
 	}
 	s.buf = b
-	if cap(s.buf) > maxBatchBytes*2 {
-		s.buf = nil
-	}
-	return string(b)
+	return b, true
 }
 
 // abandon closes the run (which aborts it, waits for a pull in progress and
@@ -110,26 +113,62 @@ func (s *stream) end() {
 
 // pull is the export behind MessageStream.next (floe.d.ts; the shim
 // serves next() from its buffer and pulls when it is empty):
-// pull(streamID, jsonOnly?) → Promise<string | null>, the next batch as a
-// string of records (records.go), null at the end (also for an unknown
-// id). jsonOnly (tests) asks for J records only.
+// pull(streamID, ticket, jsonOnly?) takes the next batch on a worker
+// goroutine and answers through the port (usePort) with numbers
+// only: port.batch(ticket, ptr, n) hands the batch's records (records.go) as n
+// bytes of UTF-8 at ptr in the module's memory, to be read during the
+// call; n is -1 at the end (also for an unknown id). A failure is
+// port.fail(ticket, error). jsonOnly (tests) asks for J records only.
 func (b *Bridge) pull(args []js.Value) (any, error) {
 	id, err := wantInt(arg(args, 0), "pull: id")
 	if err != nil {
 		return nil, err
 	}
-	jsonOnly := arg(args, 1).Truthy()
-	s, ok := b.streams.get(id)
-	if !ok {
-		return b.async("pull", func() (any, error) { return nil, nil }), nil
+	ticket, err := wantInt(arg(args, 1), "pull: ticket")
+	if err != nil {
+		return nil, err
 	}
-	return b.async("pull", func() (any, error) {
-		v := s.pullBatch(jsonOnly)
+	if b.port.Type() != js.TypeObject {
+		return nil, badArg("pull", "no batch host: call useBatches first")
+	}
+	jsonOnly := arg(args, 2).Truthy()
+	s, ok := b.streams.get(id)
+	b.spawn(func() {
+		defer guard("pull", func(err error) { b.port.Call("fail", ticket, jsError(err)) })
+		if !ok {
+			b.port.Call("batch", ticket, 0, -1)
+			return
+		}
+		buf, more := s.pullBatch(jsonOnly)
 		if s.ended {
 			b.streams.remove(id)
 		}
-		return v, nil
-	}), nil
+		if !more {
+			b.port.Call("batch", ticket, 0, -1)
+			return
+		}
+		b.port.Call("batch", ticket, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
+		runtime.KeepAlive(buf)
+	})
+	return nil, nil
+}
+
+// usePort is the export usePort(port): the shim's side of the exchange,
+// called with numbers only. port.batch(ticket, ptr, n) and
+// port.fail(ticket, error) answer pulls (see pull); port.pull(id),
+// port.abort(id) and port.stop(id) drive the producer pump id (pump.go).
+func (b *Bridge) usePort(args []js.Value) (any, error) {
+	h := arg(args, 0)
+	if h.Type() != js.TypeObject {
+		return nil, badArg("usePort: port", "want an object, got "+typeName(h))
+	}
+	for _, f := range []string{"batch", "fail", "pull", "abort", "stop"} {
+		if h.Get(f).Type() != js.TypeFunction {
+			return nil, badArg("usePort: port."+f, "want a function, got "+typeName(h.Get(f)))
+		}
+	}
+	b.port = h
+	return nil, nil
 }
 
 // closeStream is the export behind MessageStream.return:

@@ -308,6 +308,53 @@ function deferred() {
 
 function makeFloe(api, exited, memory) {
   api.useDeferred(deferred);
+  // A stream's pulls are answered with numbers only: the batch is read from
+  // the module's memory during the call (jsbridge/stream.go).
+  const tickets = new Map(); // ticket → [resolve, reject]
+  let nextTicket = 0;
+  const utf8 = new TextDecoder();
+  // text(ptr, n): n bytes of UTF-8 at ptr in the module's memory, which Go
+  // keeps for the duration of the call that hands them over.
+  api.text = (ptr, n) => (n === 0 ? "" : utf8.decode(new Uint8Array(memory().buffer, ptr, n)));
+  const pumps = (api.pumps = new Map()); // pump id → the shim's pump
+  api.usePort({
+    pull(id) {
+      pumps.get(id)?.pull();
+    },
+    abort(id) {
+      pumps.get(id)?.abort();
+    },
+    stop(id) {
+      const p = pumps.get(id);
+      if (p) {
+        pumps.delete(id);
+        p.stop();
+      }
+    },
+    batch(ticket, ptr, n) {
+      const t = tickets.get(ticket);
+      if (!t) return;
+      tickets.delete(ticket);
+      t[0](n < 0 ? null : api.text(ptr, n));
+    },
+    fail(ticket, err) {
+      const t = tickets.get(ticket);
+      if (!t) return;
+      tickets.delete(ticket);
+      t[1](err);
+    },
+  });
+  // pullBatch(streamID, jsonOnly) → Promise<string | null>.
+  api.pullBatch = (id, jsonOnly) => {
+    const ticket = ++nextTicket;
+    const p = new Promise((resolve, reject) => tickets.set(ticket, [resolve, reject]));
+    const r = api.pull(id, ticket, jsonOnly);
+    if (r instanceof Error) {
+      tickets.delete(ticket);
+      return Promise.reject(r);
+    }
+    return p;
+  };
   // call runs a synchronous Go export: a returned Error is thrown.
   const call = (fn, ...args) => {
     if (exited()) throw floeError("internal", "floe.wasm has exited");
@@ -761,20 +808,23 @@ function checkLLM(llm, name) {
   return { self: llm, streamGenerate, loadHistory };
 }
 
-// The model: start(pumpID, newMessagesJSON, thinkingLevel, toolsJSON,
-// systemPrompt) → pump. toolsJSON (a tool_list_ready message) is parsed
-// once per distinct text; every request gets the same frozen array.
+// The model: start(pumpID, newMessagesPtr, newMessagesLen, thinkingLevel,
+// toolsJSON, systemPrompt) creates the request's pump (the JSON of the new
+// messages is read from memory during the call). toolsJSON (a
+// tool_list_ready message) is parsed once per distinct text; every request
+// gets the same frozen array.
 function llmHost(api, llm) {
   if (llm.model) return modelSpec(api, llm.model); // a built-in adapter: runs in Go
   let toolsJSON = "";
   let tools = Object.freeze([]);
   const host = {
-    start: (id, json, thinkingLevel, tj, systemPrompt) => {
+    start: (id, ptr, n, thinkingLevel, tj, systemPrompt) => {
+      const json = api.text(ptr, n);
       if (tj !== toolsJSON) {
         toolsJSON = tj;
         tools = Object.freeze(tj ? JSON.parse(tj).payload.tools : []);
       }
-      return pump(
+      pump(
         api,
         id,
         "llm.streamGenerate",
@@ -782,7 +832,9 @@ function llmHost(api, llm) {
           llm.streamGenerate.call(llm.self, {
             newMessages: JSON.parse(json),
             thinkingLevel: thinkingLevel || undefined,
-            signal,
+            get signal() {
+              return signal();
+            },
             tools,
             systemPrompt: systemPrompt ?? "",
           }),
@@ -821,11 +873,21 @@ function newLLMHost(api, newLLM, name) {
   };
 }
 
-// The tools: start(pumpID, toolCallJSON, hasApprover) → pump.
+// The tools: start(pumpID, toolCallPtr, toolCallLen, hasApprover) creates
+// the execution's pump (the tool call's JSON is read from memory during the
+// call).
 function environmentHost(api, env, executeTool) {
   const done = () => undefined; // a tool's return value means nothing
+  const args = (toolCall, approve, signal) => ({
+    toolCall,
+    approve,
+    get signal() {
+      return signal();
+    },
+  });
   return {
-    start(id, json, hasApprover) {
+    start(id, ptr, n, hasApprover) {
+      const json = api.text(ptr, n);
       let approve;
       if (hasApprover) {
         let over = false;
@@ -841,19 +903,15 @@ function environmentHost(api, env, executeTool) {
           return r instanceof Error ? Promise.reject(r) : r;
         };
         approve[TOOL_APPROVE] = id;
-        const p = pump(api, id, "environment.executeTool", (signal) =>
-          executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
-        done);
+        const p = pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(JSON.parse(json), approve, signal)), done);
         const stop = p.stop;
         p.stop = () => {
           over = true;
           stop();
         };
-        return p;
+        return;
       }
-      return pump(api, id, "environment.executeTool", (signal) =>
-        executeTool.call(env, { toolCall: JSON.parse(json), approve, signal }),
-      done);
+      pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(JSON.parse(json), undefined, signal)), done);
     },
   };
 }
@@ -868,14 +926,17 @@ function foldHost(api, fold) {
     });
 }
 
-// The run's approver: (waiterID, toolCallJSON), settled through api.settle
-// with the decision string, or as failed (the engine denies, E-5.4).
+// The run's approver: (waiterID, toolCallPtr, toolCallLen), settled
+// through api.settle with the decision string, or as failed (the engine
+// denies, E-5.4).
 function approverHost(api, approve) {
-  return (wid, json) =>
+  return (wid, ptr, n) => {
+    const json = api.text(ptr, n);
     settleWith(api, wid, () => approve(JSON.parse(json)), (v) => {
       if (typeof v !== "string") throw new TypeError(`resolved to ${describe(v)}, want "allow", "deny" or "forbidden"`);
       return v;
     });
+  };
 }
 
 // settleWith calls f and settles the Go waiter wid with plain(its awaited
@@ -1110,7 +1171,21 @@ function readRecords(s) {
 // done(returnValue) gives the plain data Go gets as the end value (it may
 // throw: the callback then failed with that message).
 function pump(api, id, what, start, done) {
-  const ac = new AbortController();
+  // The AbortSignal is made when the callback first reads it: most scripted
+  // callbacks never do.
+  let ac = null;
+  let aborted = false;
+  const signal = () => {
+    if (!ac) {
+      ac = new AbortController();
+      if (aborted) ac.abort();
+    }
+    return ac.signal;
+  };
+  const abort = () => {
+    aborted = true;
+    ac?.abort();
+  };
   let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
   let bufTs = ""; // the timestamp Go gives the batch's next fragment record
   let end = null; // [code, value] once the iterator ended
@@ -1186,7 +1261,7 @@ function pump(api, id, what, start, done) {
   };
   const read = async () => {
     try {
-      it = await asIterator(start(ac.signal), what);
+      it = await asIterator(start(signal), what);
       while (!stopped) {
         if (buf.length >= BATCH_CAP) {
           await new Promise((resolve) => {
@@ -1218,25 +1293,25 @@ function pump(api, id, what, start, done) {
       if (it && typeof it.return === "function") Promise.resolve(it.return()).catch(() => {});
     } catch {}
   };
-  read();
-  return {
+  const p = {
     pull() {
       want = true;
       check();
     },
-    abort() {
-      ac.abort();
-    },
+    abort,
     stop() {
       if (stopped) return;
       stopped = true;
       if (space) space();
       if (!end) {
-        ac.abort();
+        abort();
         stopIterator();
       }
     },
   };
+  api.pumps.set(id, p);
+  read();
+  return p;
 }
 
 // ---- the consumer: Go batches → an async iterator ---------------------------------
@@ -1269,9 +1344,7 @@ class Stream {
 
   async #pull() {
     try {
-      const p = this.#api.pull(this.#id, jsonOnly);
-      if (p instanceof Error) throw p;
-      const batch = await p;
+      const batch = await this.#api.pullBatch(this.#id, jsonOnly);
       if (this.#done) return;
       if (batch === null) {
         this.#done = true; // what drain() buffered is still served

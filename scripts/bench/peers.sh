@@ -36,7 +36,7 @@ STATIC=$ROOT/static
 if [ -f "$ROOT/static/floe-node.mjs" ]; then
   STATIC=$work/static
   mkdir -p "$STATIC"
-  for f in "$ROOT"/static/*; do ln -s "$f" "$STATIC/"; done
+  cp "$ROOT"/static/* "$STATIC/" # a copy: a rebuild during the run cannot change it
   rm "$STATIC/floe.mjs"
   printf 'export * from "%s";\nexport { default } from "%s";\n' "$ROOT/static/floe-node.mjs" "$ROOT/static/floe-node.mjs" >"$STATIC/floe.mjs"
 fi
