@@ -2,6 +2,8 @@
 // index.html so the page runs under a Content-Security-Policy without
 // inline scripts. Registers the service worker that makes the page load
 // with no network after the first visit.
+import { connect } from "./connect.mjs";
+
 const fail = (err) => {
   const banner = document.getElementById("error");
   banner.hidden = false;
@@ -19,3 +21,136 @@ try {
 } catch (err) {
   fail(err);
 }
+
+// Remote session: the form attaches the page to a session hosted by a Floe
+// server. The client (connect.mjs) follows it over HTTP and SSE; the Go UI
+// renders its messages and drives it through this handle. The server URL
+// and the session id are remembered in this browser (never the token), so
+// that a reload offers to attach again.
+const REMEMBER = "floe.remote";
+const form = document.getElementById("remote-form");
+const status = document.getElementById("remote-status");
+const field = (id) => document.getElementById(id);
+let current = null;
+try {
+  const last = JSON.parse(localStorage.getItem(REMEMBER) ?? "null");
+  if (last && typeof last.url === "string" && typeof last.session === "string") {
+    field("remote-url").value = last.url;
+    field("remote-session").value = last.session;
+  }
+} catch {}
+
+// A fetch the page's Content-Security-Policy blocks fails like an
+// unreachable server; the violation event tells them apart.
+const blocked = new Set();
+document.addEventListener("securitypolicyviolation", (e) => {
+  if (e.effectiveDirective === "connect-src") {
+    try {
+      blocked.add(new URL(e.blockedURI).origin);
+    } catch {}
+  }
+});
+
+// explain turns a failed first request into what to check.
+function explain(e, origin, id) {
+  switch (e?.code) {
+    case "unauthorized":
+      return `${origin} refused the token (401 unauthorized): check the token, or leave it empty for a server started without --token.`;
+    case "session_not_found":
+      return `${origin} has no session ${id}: check the session id (POST /api/sessions creates one).`;
+  }
+  if (e instanceof TypeError) {
+    if (blocked.has(origin)) {
+      return `This page's Content-Security-Policy blocks ${origin}: it connects to https: servers and to http://127.0.0.1 or http://localhost only.`;
+    }
+    return `No answer from ${origin}: is floe-server running there, and does it allow this page's origin (--origin ${location.origin})?`;
+  }
+  return `${origin}: ${(e && e.message) || e}`;
+}
+
+form.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const url = field("remote-url").value.trim();
+  const id = field("remote-session").value.trim();
+  const token = field("remote-token").value || undefined;
+  let origin;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    status.textContent = `Server URL: ${JSON.stringify(url)} is not a URL (such as http://127.0.0.1:8787).`;
+    return;
+  }
+  if (!globalThis.floePlayground) {
+    status.textContent = "The playground has not started yet.";
+    return;
+  }
+  let s;
+  try {
+    s = connect(url, id, { token });
+  } catch (e) {
+    status.textContent = e.message;
+    return;
+  }
+  status.textContent = `Connecting to ${origin}…`;
+  field("remote-attach").disabled = true;
+  try {
+    await s.history(); // the server answers, takes the token, has the session
+  } catch (e) {
+    s.close();
+    status.textContent = explain(e, origin, id);
+    return;
+  } finally {
+    field("remote-attach").disabled = false;
+  }
+  try {
+    localStorage.setItem(REMEMBER, JSON.stringify({ url, session: id }));
+  } catch {}
+  current?.close();
+  current = s;
+  const report = (e) => {
+    if (current === s) status.textContent = "Remote session: " + ((e && e.message) || e);
+  };
+  status.textContent = `Attached to ${id} on ${origin}.`;
+  globalThis.floePlayground.attachRemote(
+    {
+      follow(onMessage) {
+        (async () => {
+          try {
+            for await (const m of s.messages()) onMessage(JSON.stringify(m));
+          } catch (e) {
+            report(e);
+          }
+        })();
+      },
+      run(text, approve, end) {
+        (async () => {
+          try {
+            const opts = { approve: (call) => new Promise((resolve) => approve(JSON.stringify(call), resolve)) };
+            for await (const m of s.run(text, opts)) void m; // shown through follow()
+            end(null);
+          } catch (e) {
+            end((e && e.message) || String(e));
+          }
+        })();
+      },
+      steer(text) {
+        s.steer(text).catch(report);
+      },
+      abort() {
+        s.abort().catch(report);
+      },
+      retryNow() {
+        s.retryNow().catch(report);
+      },
+      close() {
+        s.close();
+        if (current === s) {
+          current = null;
+          status.textContent = `Detached from ${id}.`;
+        }
+      },
+    },
+    id,
+    "remote · " + new URL(url).host,
+  );
+});

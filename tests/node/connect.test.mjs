@@ -1,5 +1,5 @@
 // floe.connect against the native server (cmd/floe-server) on 127.0.0.1.
-import { test, before, after } from "node:test";
+import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,13 +47,25 @@ async function create(base, mode, token) {
   return (await resp.json()).id;
 }
 
+// client connects and closes the client after the test, passed or failed:
+// a client left open keeps reconnecting and holds the process up.
+const clients = [];
+function client(...args) {
+  const c = connect(...args);
+  clients.push(c);
+  return c;
+}
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
 const complete = (m) => !m.payload.type.startsWith("partial_");
 const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
 
 test("run yields the run's messages and answers approvals", async () => {
   const base = await start("--delay", "0", "--token", "tok");
   const id = await create(base, "ask", "tok");
-  const s = connect(base, id, { token: "tok" });
+  const s = client(base, id, { token: "tok" });
   const asked = [];
   const got = [];
   for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.name), "allow") })) got.push(m);
@@ -76,7 +88,7 @@ test("floe.connect is the same function on the loaded API's module", () => {
 test("steer and abort a remote run; a second run while busy is session_busy", async () => {
   const base = await start("--delay", "0");
   const id = await create(base, "ask");
-  const s = connect(base, id);
+  const s = client(base, id);
   const seen = [];
   let steered = null;
   let busy = null;
@@ -108,11 +120,11 @@ test("steer and abort a remote run; a second run while busy is session_busy", as
 test("a client attaching mid-run gets every complete message once (history, live fragments, stream)", async () => {
   const base = await start("--delay", "2ms", "--mode", "allow-all");
   const id = await create(base, "");
-  const driver = connect(base, id);
+  const driver = client(base, id);
   const run = driver.run("Count the lines of main.go and README.md");
   const first = await run.next(); // the run is streaming
   assert.equal(first.done, false);
-  const watcher = connect(base, id);
+  const watcher = client(base, id);
   const watched = [];
   const done = (async () => {
     for await (const m of watcher.messages()) {
@@ -171,8 +183,8 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
   for (const [replay, label] of [["0", "replay"], ["3", "resync"]]) {
     const base = await start("--delay", "3ms", "--mode", "allow-all", "--replay-events", replay);
     const id = await create(base, "");
-    const driver = connect(base, id);
-    const s = connect(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
+    const driver = client(base, id);
+    const s = client(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
     const watched = [];
     const ready = s.messages();
     const done = (async () => {
@@ -193,7 +205,7 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
 test("a wrong token is refused", async () => {
   const base = await start("--delay", "0", "--token", "right");
   const id = await create(base, "ask", "right");
-  const s = connect(base, id, { token: "wrong" });
+  const s = client(base, id, { token: "wrong" });
   await assert.rejects(
     async () => {
       for await (const m of s.run("hi")) void m;
@@ -203,4 +215,79 @@ test("a wrong token is refused", async () => {
   s.close();
   assert.throws(() => connect("", id), (e) => e.code === "bad_argument");
   assert.throws(() => connect(base, id, { token: 5 }), (e) => e.code === "bad_argument");
+});
+
+test("run works on a client that is already following messages()", async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const driver = client(base, id);
+  for await (const m of driver.run("Count the lines of main.go")) void m;
+  driver.close();
+  const s = client(base, id);
+  const it = s.messages();
+  let first = await it.next(); // from history: the stream is open, history applied
+  assert.equal(first.value.payload.type, "text");
+  const got = [];
+  const run = (async () => {
+    for await (const m of s.run("Count the lines of README.md")) got.push(m);
+  })();
+  const followed = [];
+  for (;;) {
+    const { value } = await it.next();
+    followed.push(value);
+    if (value.payload.type === "request_end" && value.payload.status === "completed" && followed.some((m) => m.payload.text === "Count the lines of README.md")) break;
+  }
+  await run;
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.ok(followed.some((m) => m.payload.role === "user" && m.payload.text === "Count the lines of README.md"), "messages() echoes the prompt");
+  s.close();
+});
+
+// gatedFetch holds responses at the client's side of the wire, so a test can
+// fix the order in which the client sees them: hold(path-predicate) returns
+// a function releasing the responses held so far and from then on.
+function gatedFetch() {
+  const gates = [];
+  const posts = [];
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (init.method === "POST") posts.push(u.pathname);
+    const resp = await fetch(url, init);
+    for (const g of gates) if (g.match(init.method ?? "GET", u.pathname)) await g.open;
+    return resp;
+  };
+  f.posts = posts;
+  f.hold = (match) => {
+    let open;
+    const g = { match, open: new Promise((r) => (open = r)) };
+    gates.push(g);
+    return open;
+  };
+  return f;
+}
+
+test("each approval is answered once when the stream brings it before the task's POST returns", async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  const f = gatedFetch();
+  // The POST /tasks response reaches the client only after the stream has
+  // delivered the first approval request; the decisions' responses only
+  // after the run: the call is still pending on the client when the POST
+  // returns.
+  const askedFirst = f.hold((method, path) => method === "POST" && path.endsWith("/tasks"));
+  const releaseDecisions = f.hold((method, path) => method === "POST" && path.includes("/approvals/"));
+  const s = client(base, id, { fetch: f });
+  const asked = [];
+  for await (const m of s.run("Count the lines of main.go", {
+    approve: (call) => {
+      asked.push(call.payload.tool_call_id);
+      askedFirst();
+      return "allow";
+    },
+  }))
+    void m;
+  releaseDecisions();
+  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  const decided = f.posts.filter((p) => p.includes("/approvals/")).map((p) => p.slice(p.lastIndexOf("/") + 1));
+  assert.deepEqual(decided, ["call_1_1", "call_1_2"], "the server got one decision per tool call");
 });
