@@ -41,18 +41,42 @@ try {
 } catch {}
 
 // A fetch the page's Content-Security-Policy blocks fails like an
-// unreachable server; the violation event tells them apart.
-const blocked = new Set();
-document.addEventListener("securitypolicyviolation", (e) => {
-  if (e.effectiveDirective === "connect-src") {
-    try {
-      blocked.add(new URL(e.blockedURI).origin);
-    } catch {}
+// unreachable server. blockedByPolicy reads the policy the page was served
+// with (a HEAD of the page itself) and matches origin against its
+// connect-src: true when the policy blocks it, false otherwise.
+async function blockedByPolicy(origin) {
+  let policy;
+  try {
+    policy = (await fetch(location.href, { method: "HEAD", cache: "no-store" })).headers.get("content-security-policy");
+  } catch {
+    return false;
   }
-});
+  if (!policy) return false;
+  const directives = new Map(
+    policy.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name.toLowerCase(), sources]),
+  );
+  const sources = directives.get("connect-src") ?? directives.get("default-src");
+  if (!sources) return false;
+  const u = new URL(origin);
+  const allows = (src) => {
+    if (src === "*") return u.protocol === "http:" || u.protocol === "https:";
+    if (src === "'self'") return origin === location.origin;
+    if (/^[a-z][a-z0-9+.-]*:$/i.test(src)) return u.protocol === src.toLowerCase();
+    const m = src.match(/^(?:([a-z][a-z0-9+.-]*):\/\/)?(\*\.)?([^:/]+|\*)(?::(\d+|\*))?$/i);
+    if (!m) return false;
+    const [, scheme, sub, host, port] = m;
+    if (scheme && u.protocol !== scheme.toLowerCase() + ":") return false;
+    if (!scheme && u.protocol !== location.protocol && !(location.protocol === "http:" && u.protocol === "https:")) return false;
+    const h = host.toLowerCase();
+    if (h !== "*" && (sub ? !u.hostname.endsWith("." + h) : u.hostname !== h)) return false;
+    const want = u.port || (u.protocol === "https:" ? "443" : "80");
+    return port === "*" || (port ?? (u.protocol === "https:" ? "443" : "80")) === want;
+  };
+  return !sources.some(allows);
+}
 
 // explain turns a failed first request into what to check.
-function explain(e, origin, id) {
+async function explain(e, origin, id) {
   switch (e?.code) {
     case "unauthorized":
       return `${origin} refused the token (401 unauthorized): check the token, or leave it empty for a server started without --token.`;
@@ -60,8 +84,8 @@ function explain(e, origin, id) {
       return `${origin} has no session ${id}: check the session id (POST /api/sessions creates one).`;
   }
   if (e instanceof TypeError) {
-    if (blocked.has(origin)) {
-      return `This page's Content-Security-Policy blocks ${origin}: it connects to https: servers and to http://127.0.0.1 or http://localhost only.`;
+    if (e.message.includes("Content-Security-Policy") || (await blockedByPolicy(origin))) {
+      return `This page's Content-Security-Policy blocks ${origin} (its connect-src): reach the server over https:, or over http://127.0.0.1 or http://localhost.`;
     }
     return `No answer from ${origin}: is floe-server running there, and does it allow this page's origin (--origin ${location.origin})?`;
   }
@@ -94,10 +118,11 @@ form.addEventListener("submit", async (ev) => {
   status.textContent = `Connecting to ${origin}…`;
   field("remote-attach").disabled = true;
   try {
+    if (await blockedByPolicy(origin)) throw new TypeError("blocked by the page's Content-Security-Policy");
     await s.history(); // the server answers, takes the token, has the session
   } catch (e) {
     s.close();
-    status.textContent = explain(e, origin, id);
+    status.textContent = await explain(e, origin, id);
     return;
   } finally {
     field("remote-attach").disabled = false;

@@ -291,3 +291,137 @@ test("each approval is answered once when the stream brings it before the task's
   const decided = f.posts.filter((p) => p.includes("/approvals/")).map((p) => p.slice(p.lastIndexOf("/") + 1));
   assert.deepEqual(decided, ["call_1_1", "call_1_2"], "the server got one decision per tool call");
 });
+
+// cutAfter wraps a stream response so that it breaks right after the first
+// event whose text holds marker: what follows it is never delivered.
+function cutAfter(resp, marker) {
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let text = "";
+  const body = new ReadableStream({
+    async pull(ctrl) {
+      const { value, done } = await reader.read();
+      if (done) return ctrl.close();
+      text += decoder.decode(value, { stream: true });
+      const at = text.indexOf(marker);
+      const end = at < 0 ? -1 : text.indexOf("\n\n", at);
+      if (end < 0) {
+        if (at < 0) {
+          ctrl.enqueue(encoder.encode(text));
+          text = "";
+        }
+        return;
+      }
+      ctrl.enqueue(encoder.encode(text.slice(0, end + 2)));
+      reader.cancel().catch(() => {});
+      ctrl.error(new Error("connection cut"));
+    },
+    cancel() {
+      reader.cancel().catch(() => {});
+    },
+  });
+  return new Response(body, { status: resp.status, headers: resp.headers });
+}
+
+test("a call requested while the stream was away is announced by the resync and answered once", { timeout: 60_000 }, async () => {
+  const base = await start("--delay", "0", "--replay-events", "1");
+  const id = await create(base, "ask");
+  const pendingOnServer = async () => {
+    for (;;) {
+      const j = await (await fetch(`${base}/api/sessions/${id}/messages`)).json();
+      if (j.pendingApprovals?.length) return;
+    }
+  };
+  let streams = 0;
+  let histories = 0;
+  let posted;
+  const tasksPosted = new Promise((r) => (posted = r));
+  const decided = [];
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/stream")) {
+      const n = ++streams;
+      // Reconnect only once the run waits for its first decision: the
+      // request is published while this client is away, and the replay
+      // buffer (one event) has lost what it missed.
+      if (n === 2) await tasksPosted.then(pendingOnServer);
+      const resp = await fetch(url, init);
+      return n === 1 ? cutAfter(resp, '"state":"running"') : resp;
+    }
+    if (u.pathname.endsWith("/messages")) histories++;
+    if (init.method === "POST" && u.pathname.includes("/approvals/")) decided.push(u.pathname.slice(u.pathname.lastIndexOf("/") + 1));
+    const resp = await fetch(url, init);
+    if (init.method === "POST" && u.pathname.endsWith("/tasks")) {
+      const text = await resp.text();
+      posted();
+      return new Response(text, { status: resp.status, headers: resp.headers });
+    }
+    return resp;
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const asked = [];
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.tool_call_id), "allow") })) got.push(m);
+  assert.ok(streams >= 2 && histories >= 2, `the client reconnected and resynced (streams ${streams}, histories ${histories})`);
+  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  assert.deepEqual(decided, ["call_1_1", "call_1_2"], "one decision per tool call");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(s.pendingApprovals, []);
+});
+
+test("close() arms no timer and ends what is in flight: a client's process exits on its own", { timeout: 60_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  // The child breaks out of a run that waits for a decision and closes the
+  // client while the abort is in flight, with a reconnect wait of an hour
+  // armed by a cut stream; then it lists what still keeps it alive.
+  const script = `
+    // Timers the client arms once closed: there must be none.
+    let closed = false;
+    const late = [];
+    const setTimer = globalThis.setTimeout;
+    globalThis.setTimeout = function (fn, ms, ...rest) {
+      if (closed && new Error().stack.includes("connect.mjs")) late.push(ms);
+      return setTimer.call(this, fn, ms, ...rest);
+    };
+    const { connect } = await import(${JSON.stringify(join(ROOT, "static/connect.mjs"))});
+    const [base, id] = process.argv.slice(1);
+    let cut = null;
+    const f = async (url, init) => {
+      const resp = await fetch(url, init);
+      if (!String(url).endsWith("/stream") || cut) return resp;
+      const reader = resp.body.getReader();
+      const body = new ReadableStream({
+        start(ctrl) { cut = () => { reader.cancel().catch(() => {}); ctrl.error(new Error("connection cut")); }; },
+        async pull(ctrl) { const { value, done } = await reader.read().catch(() => ({ done: true })); if (done) return; ctrl.enqueue(value); },
+      });
+      return new Response(body, { status: resp.status, headers: resp.headers });
+    };
+    const s = connect(base, id, { fetch: f, reconnectDelayMs: 3600000 });
+    let asked;
+    const waiting = new Promise((r) => (asked = r));
+    const it = s.run("Count the lines of main.go", { approve: () => (asked(), new Promise(() => {})) });
+    const first = it.next();
+    await waiting;
+    const more = s.messages();
+    cut();
+    const ret = it.return();
+    s.close();
+    closed = true;
+    await ret;
+    await first;
+    await more.next();
+    console.log(JSON.stringify({ late, left: process.getActiveResourcesInfo() }));
+  `;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, base, id], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (b) => (out += b));
+  const code = await new Promise((r) => child.on("exit", r));
+  assert.equal(code, 0, out);
+  // (Idle keep-alive sockets of fetch may still be listed; they do not hold
+  // the process, which has exited.)
+  const { late, left } = JSON.parse(out.trim().split("\n").at(-1));
+  assert.deepEqual(late, [], "no timer armed after close()");
+  assert.ok(!left.includes("Timeout"), `no timer left after close(): ${left}`);
+});
