@@ -79,6 +79,10 @@ test("run yields the run's messages and answers approvals", async () => {
   assert.equal(await s.steer("late"), false);
   assert.equal(await s.abort(), false);
   s.close();
+  await assert.rejects(s.steer("after close"), (e) => e.name === "FloeError" && e.code === "closed");
+  await assert.rejects(s.history(), (e) => e.code === "closed");
+  assert.throws(() => s.run("after close"), (e) => e.code === "closed");
+  assert.throws(() => s.messages(), (e) => e.code === "closed");
 });
 
 test("floe.connect is the same function on the loaded API's module", () => {
