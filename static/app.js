@@ -2,6 +2,8 @@
 // index.html so the page runs under a Content-Security-Policy without
 // inline scripts. Registers the service worker that makes the page load
 // with no network after the first visit.
+import { connect } from "./connect.mjs";
+
 const fail = (err) => {
   const banner = document.getElementById("error");
   banner.hidden = false;
@@ -19,3 +21,161 @@ try {
 } catch (err) {
   fail(err);
 }
+
+// Remote session: the form attaches the page to a session hosted by a Floe
+// server. The client (connect.mjs) follows it over HTTP and SSE; the Go UI
+// renders its messages and drives it through this handle. The server URL
+// and the session id are remembered in this browser (never the token), so
+// that a reload offers to attach again.
+const REMEMBER = "floe.remote";
+const form = document.getElementById("remote-form");
+const status = document.getElementById("remote-status");
+const field = (id) => document.getElementById(id);
+let current = null;
+try {
+  const last = JSON.parse(localStorage.getItem(REMEMBER) ?? "null");
+  if (last && typeof last.url === "string" && typeof last.session === "string") {
+    field("remote-url").value = last.url;
+    field("remote-session").value = last.session;
+  }
+} catch {}
+
+// A fetch the page's Content-Security-Policy blocks fails like an
+// unreachable server. blockedByPolicy reads the policy the page was served
+// with (a HEAD of the page itself) and matches origin against its
+// connect-src: true when the policy blocks it, false otherwise.
+async function blockedByPolicy(origin) {
+  let policy;
+  try {
+    policy = (await fetch(location.href, { method: "HEAD", cache: "no-store" })).headers.get("content-security-policy");
+  } catch {
+    return false;
+  }
+  if (!policy) return false;
+  const directives = new Map(
+    policy.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name.toLowerCase(), sources]),
+  );
+  const sources = directives.get("connect-src") ?? directives.get("default-src");
+  if (!sources) return false;
+  const u = new URL(origin);
+  const allows = (src) => {
+    if (src === "*") return u.protocol === "http:" || u.protocol === "https:";
+    if (src === "'self'") return origin === location.origin;
+    if (/^[a-z][a-z0-9+.-]*:$/i.test(src)) return u.protocol === src.toLowerCase();
+    const m = src.match(/^(?:([a-z][a-z0-9+.-]*):\/\/)?(\*\.)?([^:/]+|\*)(?::(\d+|\*))?$/i);
+    if (!m) return false;
+    const [, scheme, sub, host, port] = m;
+    if (scheme && u.protocol !== scheme.toLowerCase() + ":") return false;
+    if (!scheme && u.protocol !== location.protocol && !(location.protocol === "http:" && u.protocol === "https:")) return false;
+    const h = host.toLowerCase();
+    if (h !== "*" && (sub ? !u.hostname.endsWith("." + h) : u.hostname !== h)) return false;
+    const want = u.port || (u.protocol === "https:" ? "443" : "80");
+    return port === "*" || (port ?? (u.protocol === "https:" ? "443" : "80")) === want;
+  };
+  return !sources.some(allows);
+}
+
+// explain turns a failed first request into what to check.
+async function explain(e, origin, id) {
+  switch (e?.code) {
+    case "unauthorized":
+      return `${origin} refused the token (401 unauthorized): check the token, or leave it empty for a server started without --token.`;
+    case "session_not_found":
+      return `${origin} has no session ${id}: check the session id (POST /api/sessions creates one).`;
+  }
+  if (e instanceof TypeError) {
+    if (e.message.includes("Content-Security-Policy") || (await blockedByPolicy(origin))) {
+      return `This page's Content-Security-Policy blocks ${origin} (its connect-src): reach the server over https:, or over http://127.0.0.1 or http://localhost.`;
+    }
+    return `No answer from ${origin}: is floe-server running there, and does it allow this page's origin (--origin ${location.origin})?`;
+  }
+  return `${origin}: ${(e && e.message) || e}`;
+}
+
+form.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const url = field("remote-url").value.trim();
+  const id = field("remote-session").value.trim();
+  const token = field("remote-token").value || undefined;
+  let origin;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    status.textContent = `Server URL: ${JSON.stringify(url)} is not a URL (such as http://127.0.0.1:8787).`;
+    return;
+  }
+  if (!globalThis.floePlayground) {
+    status.textContent = "The playground has not started yet.";
+    return;
+  }
+  let s;
+  try {
+    s = connect(url, id, { token });
+  } catch (e) {
+    status.textContent = e.message;
+    return;
+  }
+  status.textContent = `Connecting to ${origin}…`;
+  field("remote-attach").disabled = true;
+  try {
+    if (await blockedByPolicy(origin)) throw new TypeError("blocked by the page's Content-Security-Policy");
+    await s.history(); // the server answers, takes the token, has the session
+  } catch (e) {
+    s.close();
+    status.textContent = await explain(e, origin, id);
+    return;
+  } finally {
+    field("remote-attach").disabled = false;
+  }
+  try {
+    localStorage.setItem(REMEMBER, JSON.stringify({ url, session: id }));
+  } catch {}
+  current?.close();
+  current = s;
+  const report = (e) => {
+    if (current === s) status.textContent = "Remote session: " + ((e && e.message) || e);
+  };
+  status.textContent = `Attached to ${id} on ${origin}.`;
+  globalThis.floePlayground.attachRemote(
+    {
+      follow(onMessage) {
+        (async () => {
+          try {
+            for await (const m of s.messages()) onMessage(JSON.stringify(m));
+          } catch (e) {
+            report(e);
+          }
+        })();
+      },
+      run(text, approve, end) {
+        (async () => {
+          try {
+            const opts = { approve: (call) => new Promise((resolve) => approve(JSON.stringify(call), resolve)) };
+            for await (const m of s.run(text, opts)) void m; // shown through follow()
+            end(null);
+          } catch (e) {
+            end((e && e.message) || String(e));
+          }
+        })();
+      },
+      steer(text) {
+        s.steer(text).catch(report);
+      },
+      abort() {
+        s.abort().catch(report);
+      },
+      retryNow() {
+        s.retryNow().catch(report);
+      },
+      close() {
+        s.close();
+        if (current === s) {
+          current = null;
+          status.textContent = `Detached from ${id}.`;
+        }
+      },
+    },
+    id,
+    "remote · " + new URL(url).host,
+  );
+});

@@ -82,11 +82,19 @@ export function connect(baseURL, sessionId, options = {}) {
   const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + encodeURIComponent(sessionId);
   const headers = (extra = {}) => (token ? { ...extra, Authorization: `Bearer ${token}` } : extra);
 
+  // request calls the server; close() aborts the requests in flight.
   async function request(method, path, body) {
-    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
+    if (closed) throw floeError("closed", "remote session: closed");
+    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }), signal: stop.signal };
     if (body !== undefined) init.body = JSON.stringify(body);
-    const resp = await doFetch(base + path, init);
-    const text = await resp.text();
+    let resp, text;
+    try {
+      resp = await doFetch(base + path, init);
+      text = await resp.text();
+    } catch (e) {
+      if (closed) throw floeError("closed", "remote session: closed");
+      throw e;
+    }
     const json = text ? JSON.parse(text) : undefined;
     if (!resp.ok) {
       const err = json?.error ?? {};
@@ -101,11 +109,20 @@ export function connect(baseURL, sessionId, options = {}) {
 
   const listeners = new Set(); // each gets {kind:"message"|"state"|"approval"|"history", ...}
   const seen = new Set(); // canonical complete messages already delivered
-  const pending = new Map(); // tool_call_id -> tool_call, approvals awaiting a decision
+  // Approvals: pending holds the tool calls awaiting a decision, by
+  // tool_call_id, from their approval_request until the stream shows them
+  // decided (approval_decision, tool_call_output) or the run idle; a
+  // request for an id already pending is the server re-sending it to a
+  // reconnecting subscriber, not a new call. answering marks the ids this
+  // client is answering ("asking") or has answered ("decided") while they
+  // are pending, so each is answered at most once.
+  const pending = new Map();
+  const answering = new Map();
   let state = "idle";
   let lastId = null;
   let closed = false;
   let started = null;
+  let loaded = false; // history applied once: the stream is open
   const stop = new AbortController();
 
   const emit = (ev) => {
@@ -115,7 +132,18 @@ export function connect(baseURL, sessionId, options = {}) {
   const log = []; // complete messages delivered so far, in order
   let expected = []; // keys of history's unpublished tail, which the stream may still bring
 
+  function settle(id) {
+    pending.delete(id);
+    answering.delete(id);
+  }
+  function settleAll() {
+    pending.clear();
+    answering.clear();
+  }
+
   function deliver(msg) {
+    const t = msg?.payload?.type;
+    if ((t === "approval_decision" || t === "tool_call_output") && typeof msg.payload.tool_call_id === "string") settle(msg.payload.tool_call_id);
     if (!isPartial(msg)) {
       const i = expected.indexOf(canonical(msg));
       if (i >= 0) {
@@ -131,6 +159,7 @@ export function connect(baseURL, sessionId, options = {}) {
     switch (data.type) {
       case "task_state":
         state = data.state;
+        if (state === "idle") settleAll(); // an ended run leaves nothing pending
         emit({ kind: "state", state: data.state, event: data });
         break;
       case "approval_request": {
@@ -162,11 +191,24 @@ export function connect(baseURL, sessionId, options = {}) {
     const u = json.unpublished ?? { from: 0, count: 0 };
     expected = json.messages.slice(u.from, u.from + u.count).map(canonical);
     state = json.state;
+    // The snapshot's pending approvals replace the stream's view; the ones
+    // not known before (requested while the stream was away) are announced.
+    const announce = [];
+    const now = new Map();
+    for (const call of json.pendingApprovals ?? []) {
+      const id = call?.payload?.tool_call_id;
+      if (typeof id !== "string") continue;
+      now.set(id, call);
+      if (!pending.has(id)) announce.push(call);
+    }
+    for (const id of [...answering.keys()]) if (!now.has(id)) answering.delete(id);
     pending.clear();
-    for (const call of json.pendingApprovals ?? []) pending.set(call.payload.tool_call_id, call);
+    for (const [id, call] of now) pending.set(id, call);
     log.push(...fresh);
+    loaded = true;
     emit({ kind: "history", messages: fresh, state: json.state });
     for (const m of fresh) emit({ kind: "message", message: m, history: true });
+    for (const call of announce) emit({ kind: "approval", toolCall: call });
     return { cursor: json.cursor, live: json.live ?? null };
   }
 
@@ -227,11 +269,14 @@ export function connect(baseURL, sessionId, options = {}) {
               next = events.next();
             }
             const { cursor, live } = await hist;
-            // Messages up to the cursor are in history, fragments in the
-            // live snapshot: drop them from the buffer.
+            // History is the session as of the cursor: its messages, the
+            // fragments in the live snapshot, the run state and the pending
+            // approvals. Drop what the buffer holds up to the cursor (an
+            // older task_state or an approval_request settled since would
+            // otherwise undo it), except a resync_required.
             const epoch = epochOf(cursor);
             const upTo = seqOf(cursor);
-            const rest = buffered.filter((e) => !(e.event === "" && epochOf(e.id) === epoch && seqOf(e.id) <= upTo));
+            const rest = buffered.filter((e) => isResync(e) || !(epochOf(e.id) === epoch && seqOf(e.id) <= upTo));
             if (live) for (const f of live.fragments) emit({ kind: "message", message: f });
             for (const e of rest) {
               if (isResync(e)) resync = true;
@@ -255,10 +300,18 @@ export function connect(baseURL, sessionId, options = {}) {
     }
   }
 
+  // wait resolves after ms, or at once when the session is (or gets) closed:
+  // no timer outlives close().
   function wait(ms) {
+    if (stop.signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      stop.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(t);
+        stop.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      stop.signal.addEventListener("abort", done, { once: true });
     });
   }
 
@@ -335,7 +388,7 @@ export function connect(baseURL, sessionId, options = {}) {
     },
     /** Tool calls awaiting a decision, oldest first. */
     get pendingApprovals() {
-      return [...pending.values()];
+      return [...pending.values()].filter((call) => answering.get(call.payload.tool_call_id) !== "decided");
     },
 
     /**
@@ -369,13 +422,19 @@ export function connect(baseURL, sessionId, options = {}) {
       let posted = false;
       let sawEnd = null;
       const ended = new Promise((r) => (sawEnd = r));
+      // answer asks approve() once per pending call, however many times the
+      // call is announced (the stream, a resync, the sweep after the POST).
       const answer = async (call) => {
+        const id = call.payload.tool_call_id;
+        if (answering.has(id) || !pending.has(id)) return;
+        answering.set(id, "asking");
         let d = "deny";
         try {
           d = (await approve(call)) === "allow" ? "allow" : "deny";
         } catch {}
+        if (answering.get(id) !== "asking") return; // settled meanwhile (an abort, another client)
         try {
-          await session.approve(call.payload.tool_call_id, d);
+          await decide(id, d);
         } catch {}
       };
       const { it, finish } = iterator(
@@ -395,6 +454,8 @@ export function connect(baseURL, sessionId, options = {}) {
             phase = "done";
             sawEnd();
             fin();
+          } else if (ev.kind === "history" && phase === "before" && posted && ev.state !== "idle") {
+            phase = "running"; // the run's start fell in a gap the history covers
           }
         },
         async () => {
@@ -441,9 +502,9 @@ export function connect(baseURL, sessionId, options = {}) {
     },
     /** Answers a pending approval by tool_call_id. */
     async approve(toolCallId, decision) {
+      if (typeof toolCallId !== "string" || toolCallId === "") throw floeError("bad_argument", "approve: toolCallId: want a non-empty string");
       if (decision !== "allow" && decision !== "deny") throw floeError("bad_argument", 'approve: decision: want "allow" or "deny"');
-      await request("POST", "/approvals/" + encodeURIComponent(toolCallId), { decision });
-      pending.delete(toolCallId);
+      await decide(toolCallId, decision);
     },
     /** Skips a pending reconnect wait of the engine; false when none was pending. */
     async retryNow() {
@@ -467,10 +528,30 @@ export function connect(baseURL, sessionId, options = {}) {
     },
   };
 
+  // decide posts a decision. The call stays pending (marked decided) until
+  // the stream shows it settled, so that a re-sent approval_request for it
+  // is not taken for a new one.
+  async function decide(id, decision) {
+    const was = answering.get(id);
+    answering.set(id, "asking");
+    try {
+      await request("POST", "/approvals/" + encodeURIComponent(id), { decision });
+    } catch (e) {
+      if (answering.get(id) === "asking") {
+        if (was === undefined) answering.delete(id);
+        else answering.set(id, was);
+      }
+      throw e;
+    }
+    if (answering.has(id) || pending.has(id)) answering.set(id, "decided");
+  }
+
   // ready resolves once the stream is open and history applied.
   let readyPromise = null;
   function ready() {
     if (!readyPromise) {
+      // messages() may have opened the stream and applied history already.
+      if (loaded) return (readyPromise = Promise.resolve());
       readyPromise = new Promise((resolve, reject) => {
         const l = (ev) => {
           if (ev.kind === "history") {

@@ -798,7 +798,11 @@ export interface ConnectOptions {
 }
 
 export interface RemoteRunOptions {
-  /** Answers approval requests; without it they stay pending for another client. */
+  /**
+   * Answers approval requests, each pending call once (however often the
+   * server re-sends it, across reconnects and resyncs); without it they stay
+   * pending for another client.
+   */
   approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
   /** Aborts the run (POST …/abort). */
   signal?: AbortSignal;
@@ -857,7 +861,10 @@ export interface RemoteSession {
   /** Starts a manual compaction. */
   compact(): Promise<void>;
   history(): Promise<RemoteHistory>;
-  /** Closes the stream; iterators end. */
+  /**
+   * Closes the stream and ends what is in flight (requests, reconnect
+   * waits); iterators end, and later calls fail with code "closed".
+   */
   close(): void;
 }
 

@@ -1,5 +1,5 @@
 // floe.connect against the native server (cmd/floe-server) on 127.0.0.1.
-import { test, before, after } from "node:test";
+import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,13 +47,25 @@ async function create(base, mode, token) {
   return (await resp.json()).id;
 }
 
+// client connects and closes the client after the test, passed or failed:
+// a client left open keeps reconnecting and holds the process up.
+const clients = [];
+function client(...args) {
+  const c = connect(...args);
+  clients.push(c);
+  return c;
+}
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
 const complete = (m) => !m.payload.type.startsWith("partial_");
 const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
 
 test("run yields the run's messages and answers approvals", async () => {
   const base = await start("--delay", "0", "--token", "tok");
   const id = await create(base, "ask", "tok");
-  const s = connect(base, id, { token: "tok" });
+  const s = client(base, id, { token: "tok" });
   const asked = [];
   const got = [];
   for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.name), "allow") })) got.push(m);
@@ -67,6 +79,10 @@ test("run yields the run's messages and answers approvals", async () => {
   assert.equal(await s.steer("late"), false);
   assert.equal(await s.abort(), false);
   s.close();
+  await assert.rejects(s.steer("after close"), (e) => e.name === "FloeError" && e.code === "closed");
+  await assert.rejects(s.history(), (e) => e.code === "closed");
+  assert.throws(() => s.run("after close"), (e) => e.code === "closed");
+  assert.throws(() => s.messages(), (e) => e.code === "closed");
 });
 
 test("floe.connect is the same function on the loaded API's module", () => {
@@ -76,7 +92,7 @@ test("floe.connect is the same function on the loaded API's module", () => {
 test("steer and abort a remote run; a second run while busy is session_busy", async () => {
   const base = await start("--delay", "0");
   const id = await create(base, "ask");
-  const s = connect(base, id);
+  const s = client(base, id);
   const seen = [];
   let steered = null;
   let busy = null;
@@ -108,11 +124,11 @@ test("steer and abort a remote run; a second run while busy is session_busy", as
 test("a client attaching mid-run gets every complete message once (history, live fragments, stream)", async () => {
   const base = await start("--delay", "2ms", "--mode", "allow-all");
   const id = await create(base, "");
-  const driver = connect(base, id);
+  const driver = client(base, id);
   const run = driver.run("Count the lines of main.go and README.md");
   const first = await run.next(); // the run is streaming
   assert.equal(first.done, false);
-  const watcher = connect(base, id);
+  const watcher = client(base, id);
   const watched = [];
   const done = (async () => {
     for await (const m of watcher.messages()) {
@@ -171,8 +187,8 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
   for (const [replay, label] of [["0", "replay"], ["3", "resync"]]) {
     const base = await start("--delay", "3ms", "--mode", "allow-all", "--replay-events", replay);
     const id = await create(base, "");
-    const driver = connect(base, id);
-    const s = connect(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
+    const driver = client(base, id);
+    const s = client(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
     const watched = [];
     const ready = s.messages();
     const done = (async () => {
@@ -193,7 +209,7 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
 test("a wrong token is refused", async () => {
   const base = await start("--delay", "0", "--token", "right");
   const id = await create(base, "ask", "right");
-  const s = connect(base, id, { token: "wrong" });
+  const s = client(base, id, { token: "wrong" });
   await assert.rejects(
     async () => {
       for await (const m of s.run("hi")) void m;
@@ -203,4 +219,213 @@ test("a wrong token is refused", async () => {
   s.close();
   assert.throws(() => connect("", id), (e) => e.code === "bad_argument");
   assert.throws(() => connect(base, id, { token: 5 }), (e) => e.code === "bad_argument");
+});
+
+test("run works on a client that is already following messages()", async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const driver = client(base, id);
+  for await (const m of driver.run("Count the lines of main.go")) void m;
+  driver.close();
+  const s = client(base, id);
+  const it = s.messages();
+  let first = await it.next(); // from history: the stream is open, history applied
+  assert.equal(first.value.payload.type, "text");
+  const got = [];
+  const run = (async () => {
+    for await (const m of s.run("Count the lines of README.md")) got.push(m);
+  })();
+  const followed = [];
+  for (;;) {
+    const { value } = await it.next();
+    followed.push(value);
+    if (value.payload.type === "request_end" && value.payload.status === "completed" && followed.some((m) => m.payload.text === "Count the lines of README.md")) break;
+  }
+  await run;
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.ok(followed.some((m) => m.payload.role === "user" && m.payload.text === "Count the lines of README.md"), "messages() echoes the prompt");
+  s.close();
+});
+
+// gatedFetch holds responses at the client's side of the wire, so a test can
+// fix the order in which the client sees them: hold(path-predicate) returns
+// a function releasing the responses held so far and from then on.
+function gatedFetch() {
+  const gates = [];
+  const posts = [];
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (init.method === "POST") posts.push(u.pathname);
+    const resp = await fetch(url, init);
+    for (const g of gates) if (g.match(init.method ?? "GET", u.pathname)) await g.open;
+    return resp;
+  };
+  f.posts = posts;
+  f.hold = (match) => {
+    let open;
+    const g = { match, open: new Promise((r) => (open = r)) };
+    gates.push(g);
+    return open;
+  };
+  return f;
+}
+
+test("each approval is answered once when the stream brings it before the task's POST returns", async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  const f = gatedFetch();
+  // The POST /tasks response reaches the client only after the stream has
+  // delivered the first approval request; the decisions' responses only
+  // after the run: the call is still pending on the client when the POST
+  // returns.
+  const askedFirst = f.hold((method, path) => method === "POST" && path.endsWith("/tasks"));
+  const releaseDecisions = f.hold((method, path) => method === "POST" && path.includes("/approvals/"));
+  const s = client(base, id, { fetch: f });
+  const asked = [];
+  for await (const m of s.run("Count the lines of main.go", {
+    approve: (call) => {
+      asked.push(call.payload.tool_call_id);
+      askedFirst();
+      return "allow";
+    },
+  }))
+    void m;
+  releaseDecisions();
+  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  const decided = f.posts.filter((p) => p.includes("/approvals/")).map((p) => p.slice(p.lastIndexOf("/") + 1));
+  assert.deepEqual(decided, ["call_1_1", "call_1_2"], "the server got one decision per tool call");
+});
+
+// cutAfter wraps a stream response so that it breaks right after the first
+// event whose text holds marker: what follows it is never delivered.
+function cutAfter(resp, marker) {
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let text = "";
+  const body = new ReadableStream({
+    async pull(ctrl) {
+      const { value, done } = await reader.read();
+      if (done) return ctrl.close();
+      text += decoder.decode(value, { stream: true });
+      const at = text.indexOf(marker);
+      const end = at < 0 ? -1 : text.indexOf("\n\n", at);
+      if (end < 0) {
+        if (at < 0) {
+          ctrl.enqueue(encoder.encode(text));
+          text = "";
+        }
+        return;
+      }
+      ctrl.enqueue(encoder.encode(text.slice(0, end + 2)));
+      reader.cancel().catch(() => {});
+      ctrl.error(new Error("connection cut"));
+    },
+    cancel() {
+      reader.cancel().catch(() => {});
+    },
+  });
+  return new Response(body, { status: resp.status, headers: resp.headers });
+}
+
+test("a call requested while the stream was away is announced by the resync and answered once", { timeout: 60_000 }, async () => {
+  const base = await start("--delay", "0", "--replay-events", "1");
+  const id = await create(base, "ask");
+  const pendingOnServer = async () => {
+    for (;;) {
+      const j = await (await fetch(`${base}/api/sessions/${id}/messages`)).json();
+      if (j.pendingApprovals?.length) return;
+    }
+  };
+  let streams = 0;
+  let histories = 0;
+  let posted;
+  const tasksPosted = new Promise((r) => (posted = r));
+  const decided = [];
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/stream")) {
+      const n = ++streams;
+      // Reconnect only once the run waits for its first decision: the
+      // request is published while this client is away, and the replay
+      // buffer (one event) has lost what it missed.
+      if (n === 2) await tasksPosted.then(pendingOnServer);
+      const resp = await fetch(url, init);
+      return n === 1 ? cutAfter(resp, '"state":"running"') : resp;
+    }
+    if (u.pathname.endsWith("/messages")) histories++;
+    if (init.method === "POST" && u.pathname.includes("/approvals/")) decided.push(u.pathname.slice(u.pathname.lastIndexOf("/") + 1));
+    const resp = await fetch(url, init);
+    if (init.method === "POST" && u.pathname.endsWith("/tasks")) {
+      const text = await resp.text();
+      posted();
+      return new Response(text, { status: resp.status, headers: resp.headers });
+    }
+    return resp;
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const asked = [];
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.tool_call_id), "allow") })) got.push(m);
+  assert.ok(streams >= 2 && histories >= 2, `the client reconnected and resynced (streams ${streams}, histories ${histories})`);
+  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  assert.deepEqual(decided, ["call_1_1", "call_1_2"], "one decision per tool call");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(s.pendingApprovals, []);
+});
+
+test("close() arms no timer and ends what is in flight: a client's process exits on its own", { timeout: 60_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  // The child breaks out of a run that waits for a decision and closes the
+  // client while the abort is in flight, with a reconnect wait of an hour
+  // armed by a cut stream; then it lists what still keeps it alive.
+  const script = `
+    // Timers the client arms once closed: there must be none.
+    let closed = false;
+    const late = [];
+    const setTimer = globalThis.setTimeout;
+    globalThis.setTimeout = function (fn, ms, ...rest) {
+      if (closed && new Error().stack.includes("connect.mjs")) late.push(ms);
+      return setTimer.call(this, fn, ms, ...rest);
+    };
+    const { connect } = await import(${JSON.stringify(join(ROOT, "static/connect.mjs"))});
+    const [base, id] = process.argv.slice(1);
+    let cut = null;
+    const f = async (url, init) => {
+      const resp = await fetch(url, init);
+      if (!String(url).endsWith("/stream") || cut) return resp;
+      const reader = resp.body.getReader();
+      const body = new ReadableStream({
+        start(ctrl) { cut = () => { reader.cancel().catch(() => {}); ctrl.error(new Error("connection cut")); }; },
+        async pull(ctrl) { const { value, done } = await reader.read().catch(() => ({ done: true })); if (done) return; ctrl.enqueue(value); },
+      });
+      return new Response(body, { status: resp.status, headers: resp.headers });
+    };
+    const s = connect(base, id, { fetch: f, reconnectDelayMs: 3600000 });
+    let asked;
+    const waiting = new Promise((r) => (asked = r));
+    const it = s.run("Count the lines of main.go", { approve: () => (asked(), new Promise(() => {})) });
+    const first = it.next();
+    await waiting;
+    const more = s.messages();
+    cut();
+    const ret = it.return();
+    s.close();
+    closed = true;
+    await ret;
+    await first;
+    await more.next();
+    console.log(JSON.stringify({ late, left: process.getActiveResourcesInfo() }));
+  `;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, base, id], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (b) => (out += b));
+  const code = await new Promise((r) => child.on("exit", r));
+  assert.equal(code, 0, out);
+  // (Idle keep-alive sockets of fetch may still be listed; they do not hold
+  // the process, which has exited.)
+  const { late, left } = JSON.parse(out.trim().split("\n").at(-1));
+  assert.deepEqual(late, [], "no timer armed after close()");
+  assert.ok(!left.includes("Timeout"), `no timer left after close(): ${left}`);
 });

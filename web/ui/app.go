@@ -56,7 +56,8 @@ type App struct {
 	runner *playground.Runner
 	bat    *trace.Batcher // its records on their way to the store; nil when not stored
 	tr     *playground.Transcript
-	gen    int // session generation: output of an older session is dropped
+	remote js.Value // a remote session's handle (remote.go); undefined for a local one
+	gen    int      // session generation: output of an older session is dropped
 	sessID string
 	// the run in flight
 	running, stop, compacting bool
@@ -116,6 +117,7 @@ func New(doc js.Value, env Env) *App {
 func (a *App) Run(ctx context.Context) {
 	a.post(a.start)
 	a.listen()
+	a.exposeRemote()
 	go a.tick(ctx)
 	a.loop.Run(ctx, a.render)
 }
@@ -303,10 +305,25 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 		a.fail(fmt.Errorf("open session: %w", err))
 		return
 	}
+	a.detachRemote()
 	if old := a.bat; old != nil {
 		go old.Flush(context.Background())
 	}
-	a.runner, a.bat, a.tr, a.sessID = playground.NewRunner(sess), bat, tr, sess.ID()
+	a.runner, a.bat, a.sessID = playground.NewRunner(sess), bat, sess.ID()
+	a.resetView(tr)
+	if notice != "" {
+		a.mark(tr.AddNotice(notice))
+	}
+	show(a.intro, len(tr.Items) == 0)
+	a.sessionIDEl.SetTextContent(sess.ID())
+	if bat != nil {
+		localSet(keyCurrent, sess.ID())
+	}
+}
+
+// resetView empties the transcript and panels and shows tr.
+func (a *App) resetView(tr *playground.Transcript) {
+	a.tr = tr
 	for _, v := range a.views {
 		v.root.Remove()
 	}
@@ -318,14 +335,6 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 	a.log.clear()
 	for _, it := range tr.Items {
 		a.mark(it)
-	}
-	if notice != "" {
-		a.mark(tr.AddNotice(notice))
-	}
-	show(a.intro, len(tr.Items) == 0)
-	a.sessionIDEl.SetTextContent(sess.ID())
-	if bat != nil {
-		localSet(keyCurrent, sess.ID())
 	}
 	a.traceV.reset()
 	if a.tab == "trace" {
@@ -340,11 +349,15 @@ func approvalKey(origin []string, callID string) string { return originKey(origi
 
 func (a *App) sendPrompt() {
 	text := strings.TrimSpace(a.prompt.Value())
-	if text == "" || a.runner == nil {
+	if text == "" || (a.runner == nil && !a.isRemote()) {
 		return
 	}
 	if a.running {
 		a.steer(text)
+		return
+	}
+	if a.isRemote() {
+		a.startRemote(text) // the server echoes the prompt on the stream
 		return
 	}
 	gen := a.gen
@@ -403,7 +416,12 @@ func (a *App) apply(m omni.Message) {
 		a.mark(a.retrying)
 		a.retrying = nil
 	}
-	it := a.tr.Apply(m)
+	var it *playground.Item
+	if a.isRemote() {
+		it = a.tr.ApplyRecord(m) // a remote stream echoes the prompts too
+	} else {
+		it = a.tr.Apply(m)
+	}
 	if it == nil {
 		return
 	}
@@ -495,7 +513,9 @@ func (a *App) clickIn(target elem) {
 func (a *App) action(b elem) {
 	switch b.GetAttribute("data-action") {
 	case "retry-now":
-		if a.runner != nil && !a.runner.SkipReconnectWait() {
+		if a.isRemote() {
+			a.remote.Call("retryNow")
+		} else if a.runner != nil && !a.runner.SkipReconnectWait() {
 			a.note = "No retry is waiting."
 		}
 	case "give-up":
@@ -516,12 +536,23 @@ func (a *App) action(b elem) {
 }
 
 func (a *App) stopRun() {
+	if a.running && a.isRemote() {
+		a.remote.Call("abort")
+		a.stop = true
+		return
+	}
 	if a.running && a.runner.Stop() {
 		a.stop = true
 	}
 }
 
 func (a *App) steer(text string) {
+	if a.isRemote() {
+		a.remote.Call("steer", text)
+		a.steers = append(a.steers, text)
+		a.prompt.SetValue("")
+		return
+	}
 	if !a.runner.Steer(text) {
 		a.note = "The run had already ended; send it as a new prompt."
 		return
@@ -583,7 +614,7 @@ func (a *App) mark(it *playground.Item) {
 
 func (a *App) state() string {
 	switch {
-	case a.runner == nil:
+	case a.runner == nil && !a.isRemote():
 		return "loading"
 	case !a.running:
 		return stateIdle

@@ -65,7 +65,7 @@ func (a *App) render() {
 		a.send.SetTextContent("Send")
 		a.send.RemoveAttribute("title")
 	}
-	setDisabled(a.send, a.runner == nil)
+	setDisabled(a.send, a.runner == nil && !a.isRemote())
 	setDisabled(a.stopBtn, !a.running || a.stop)
 	setDisabled(a.reset, a.running)
 	setDisabled(a.compactBtn, a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK)

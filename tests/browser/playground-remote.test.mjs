@@ -1,0 +1,226 @@
+// The playground attached to a session hosted by the native session server
+// (cmd/floe-server, its scripted model): the Remote session form, the
+// session's history, a prompt, the approvals on the page (each answered
+// once), steering, the answer on screen, Stop → abort, detaching and
+// attaching again after a reload; a wrong token and a server that does not
+// answer each give a clear message.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { baseURL, explain, launch, page as firstPage, ROOT } from "./harness.mjs";
+import { connect } from "../../static/connect.mjs";
+
+const RUN = 60_000;
+const tmp = mkdtempSync(join(tmpdir(), "floe-pg-remote-"));
+const binary = join(tmp, "floe-server");
+const servers = [];
+
+before(() => {
+  execFileSync("go", ["build", "-o", binary, "./cmd/floe-server"], { cwd: ROOT, stdio: "inherit" });
+});
+after(() => {
+  for (const p of servers) p.kill("SIGKILL");
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+// start runs floe-server on a free port, allowing the playground's origin.
+function start(...args) {
+  const p = spawn(binary, ["--port", "0", "--dir", ":memory:", "--origin", baseURL(), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  servers.push(p);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    p.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(/listening on (http:\/\/\S+?)\/? /);
+      if (m) resolve(m[1]);
+    });
+    p.on("exit", (code) => reject(new Error(`floe-server exited ${code}: ${out}`)));
+  });
+}
+
+async function create(base, token) {
+  const resp = await fetch(base + "/api/sessions", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ approvalMode: "ask" }),
+  });
+  assert.equal(resp.status, 201);
+  return (await resp.json()).id;
+}
+
+const idle = (page) => page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
+const askCard = (page, tool) => page.locator("#transcript > .card.ask", { has: page.locator(".tool-name", { hasText: tool }) }).last();
+
+// fill opens the Remote session form and fills it in.
+async function fill(page, base, id, token) {
+  if (!(await page.locator("details.remote").evaluate((d) => d.open))) await page.locator(".remote summary").click();
+  await page.getByLabel("Server URL").fill(base);
+  await page.getByLabel("Session id").fill(id);
+  await page.getByLabel("Token (optional)").fill(token);
+  await page.getByRole("button", { name: "Attach" }).click();
+}
+
+async function attach(page, base, id, token) {
+  await fill(page, base, id, token);
+  await page.locator("#remote-status", { hasText: "Attached to " + id }).waitFor();
+  await page.locator("#session-id", { hasText: id }).waitFor();
+  await idle(page);
+}
+
+// decisions counts the approval decisions the page sends, by tool call id.
+function decisions(page) {
+  const byCall = new Map();
+  page.on("request", (r) => {
+    const m = r.method() === "POST" && r.url().match(/\/approvals\/([^/?]+)$/);
+    if (m) byCall.set(decodeURIComponent(m[1]), (byCall.get(decodeURIComponent(m[1])) ?? 0) + 1);
+  });
+  return byCall;
+}
+
+// closedPort is a loopback port nothing listens on.
+async function closedPort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const pageErrors = (log) => log.filter((l) => l.startsWith("page error") || l.startsWith("console.error") || l.includes("Playground error"));
+
+test("playground: attach to a floe-server session, run with approvals, answer on screen, Stop aborts", { timeout: 240_000 }, async (t) => {
+  const base = await start("--delay", "1ms", "--token", "tok");
+  const id = await create(base, "tok");
+  // History from before the page: a run another client drove.
+  const other = connect(base, id, { token: "tok" });
+  for await (const m of other.run("Count the lines of go.mod", { approve: () => "allow" })) void m;
+  other.close();
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  const sent = decisions(page);
+  try {
+    await page.goto(baseURL() + "/static/?pace=0");
+    await idle(page);
+    await attach(page, base, id, "tok");
+    await page.locator("#transcript > .msg.prompt", { hasText: "Count the lines of go.mod" }).waitFor();
+    assert.match(await page.locator("#model-label").innerText(), /remote/);
+    assert.ok(await page.locator("#compact").isDisabled(), "Compact is not offered for a remote session");
+
+    await page.fill("#prompt", "Count the lines of main.go");
+    await page.press("#prompt", "Enter");
+    await askCard(page, "list_files").locator('button[data-decision="allow"]').click({ timeout: RUN });
+    // Steering from the composer while the run waits for its next approval.
+    await askCard(page, "count_lines").waitFor({ timeout: RUN });
+    assert.equal(await page.locator("#send").innerText(), "Steer");
+    await page.fill("#prompt", "mention the tests");
+    await page.press("#prompt", "Enter");
+    await page.locator('.chip:text("queued: mention the tests")').waitFor();
+    await askCard(page, "count_lines").locator('button[data-decision="allow"]').click({ timeout: RUN });
+    await page.locator("#transcript > .msg.prompt", { hasText: "Count the lines of main.go" }).waitFor({ timeout: RUN });
+    await idle(page);
+    const reply = await page.locator('#transcript > .msg.text[data-kind="text"] .body').last().innerText();
+    assert.match(reply, /main\.go/, "the answer is on screen");
+    assert.match(reply, /You added: “mention the tests”/, "the steering reached the remote model");
+    await page.locator('.msg.user .label:text("steering · delivered to the model")').waitFor();
+    assert.equal(await page.locator("#transcript .card .tool-name", { hasText: "count_lines" }).count(), 2, "one count_lines card per run");
+    assert.equal(await page.locator("#transcript > .card.ask").count(), 0, "no approval card is left asking");
+
+    // The server holds the run's messages: its history matches the page.
+    const hist = await (await fetch(`${base}/api/sessions/${id}/messages`, { headers: { Authorization: "Bearer tok" } })).json();
+    const calls = hist.messages.filter((m) => m.payload.type === "approval_decision").map((m) => m.payload.tool_call_id);
+    const mine = calls.slice(-2); // the page's run: list_files, count_lines
+    assert.deepEqual(
+      mine.map((c) => sent.get(c)),
+      [1, 1],
+      `the page sent one decision per approval (sent: ${JSON.stringify([...sent])})`,
+    );
+    assert.deepEqual([...sent.keys()].sort(), [...mine].sort(), "and none for any other call");
+    const last = hist.messages.filter((m) => m.payload.type === "text" && m.payload.role === "assistant").at(-1);
+    const words = (t) => t.replace(/[`*]|^- /gm, "").split(/\s+/).filter(Boolean).join(" ");
+    assert.equal(words(reply), words(last.payload.text), "the page shows the server's answer (rendered as Markdown)");
+
+    // Stop while an approval waits: the server aborts the run.
+    await page.fill("#prompt", "Count the lines of README.md");
+    await page.press("#prompt", "Enter");
+    await askCard(page, "list_files").waitFor({ timeout: RUN });
+    await page.click("#stop");
+    await idle(page);
+    const after = await (await fetch(`${base}/api/sessions/${id}/messages`, { headers: { Authorization: "Bearer tok" } })).json();
+    assert.equal(after.state, "idle");
+    assert.ok(after.messages.some((m) => m.payload.type === "abort"), "the remote run was aborted");
+
+    assert.equal(await page.locator("#sessions li", { hasText: id }).count(), 0, "the page stores nothing of a remote session");
+
+    // New session detaches; after a reload the form offers the same
+    // server and session again (not the token), and attaching shows the
+    // whole history.
+    await page.click("#reset");
+    await page.locator("#remote-status", { hasText: "Detached from " + id }).waitFor();
+    await page.waitForFunction((id) => document.getElementById("session-id").textContent !== id, id);
+    await idle(page);
+    await page.reload();
+    await idle(page);
+    await page.locator(".remote summary").click();
+    assert.equal(await page.getByLabel("Server URL").inputValue(), base);
+    assert.equal(await page.getByLabel("Session id").inputValue(), id);
+    assert.equal(await page.getByLabel("Token (optional)").inputValue(), "", "the token is not kept");
+    await attach(page, base, id, "tok");
+    await page.locator("#transcript > .msg.prompt", { hasText: "Count the lines of README.md" }).waitFor();
+    assert.equal(await page.locator("#transcript > .msg.prompt").count(), 3, "every prompt of the session, from history");
+    assert.ok((await page.locator("#transcript > .card.ask").count()) === 0);
+
+    assert.deepEqual(pageErrors(log), [], "errors in the page" + explain(log));
+  } catch (e) {
+    const file = join(process.env.FLOE_SCREENSHOT_DIR || tmpdir(), "playground-remote.png");
+    await page.screenshot({ path: file }).catch(() => {});
+    console.error(`(screenshot of the failure: ${file})` + explain(log));
+    throw e;
+  }
+});
+
+test("playground: a wrong token and a server that does not answer each say what to check", { timeout: 120_000 }, async (t) => {
+  const base = await start("--delay", "1ms", "--token", "right");
+  const id = await create(base, "right");
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  try {
+    await page.goto(baseURL() + "/static/?pace=0");
+    await idle(page);
+    const local = await page.locator("#session-id").innerText();
+
+    await fill(page, base, id, "wrong");
+    await page.locator("#remote-status", { hasText: "refused the token (401 unauthorized)" }).waitFor();
+    assert.equal(await page.locator("#session-id").innerText(), local, "the page stays on its local session");
+
+    await fill(page, base, "session-none", "right");
+    await page.locator("#remote-status", { hasText: "has no session session-none" }).waitFor();
+
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    await fill(page, dead, id, "right");
+    await page.locator("#remote-status", { hasText: `No answer from ${dead}: is floe-server running there` }).waitFor();
+    assert.match(await page.locator("#remote-status").innerText(), new RegExp(`--origin ${baseURL().replace(/[.:/]/g, "\\$&")}`));
+
+    // Plain HTTP to another machine: floe-serve's policy would block it; the
+    // page says so without trying.
+    await fill(page, "http://10.255.255.1:8787", id, "right");
+    await page.locator("#remote-status", { hasText: "Content-Security-Policy blocks http://10.255.255.1:8787" }).waitFor();
+
+    // Not a URL: the browser's form check refuses it before any request.
+    await fill(page, "not a url", id, "");
+    assert.equal(await page.getByLabel("Server URL").evaluate((el) => el.validity.typeMismatch), true);
+    assert.equal(await page.locator("#session-id").innerText(), local);
+
+    // The only errors are the browser's own lines for the refused requests.
+    const bad = pageErrors(log).filter((l) => !/^console\.error: Failed to load resource: (the server responded with a status of (401|404)|net::ERR_CONNECTION_REFUSED)/.test(l));
+    assert.deepEqual(bad, [], "errors in the page" + explain(log));
+  } catch (e) {
+    const file = join(process.env.FLOE_SCREENSHOT_DIR || tmpdir(), "playground-remote-errors.png");
+    await page.screenshot({ path: file }).catch(() => {});
+    console.error(`(screenshot of the failure: ${file})` + explain(log));
+    throw e;
+  }
+});
