@@ -70,7 +70,16 @@ type attempt struct {
 }
 
 func (t *attempt) outputsInCallOrder() []omni.Message {
-	var out []omni.Message
+	n := 0
+	for _, c := range t.calls {
+		if c.output != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]omni.Message, 0, n)
 	for _, c := range t.calls {
 		if c.output != nil {
 			out = append(out, *c.output)
