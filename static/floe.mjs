@@ -1191,6 +1191,7 @@ function pump(api, id, what, start, done) {
   let end = null; // [code, value] once the iterator ended
   let want = false; // Go waits for a batch
   let tick = false; // a macrotask passed since the batch's first message
+  let ticking = false; // that macrotask is scheduled
   let gen = 0; // batch number, to match ticks to batches
   let stopped = false;
   let it = null;
@@ -1206,6 +1207,7 @@ function pump(api, id, what, start, done) {
     buf = [];
     bufTs = "";
     tick = false;
+    ticking = false;
     gen++;
     if (space) {
       const s = space;
@@ -1247,7 +1249,10 @@ function pump(api, id, what, start, done) {
       buf.push("t" + fragTs.length + ":" + fragTs);
     }
     buf.push(s);
-    if (buf.length === 1) {
+    if (!ticking) {
+      // The batch's first message (after a t record, perhaps): deliver it
+      // within a macrotask even if no more come.
+      ticking = true;
       const g = gen;
       macrotask(() => {
         if (g === gen) {

@@ -142,3 +142,31 @@ test("messages from records are fresh plain objects", async () => {
     assert.deepEqual(Object.keys(m.payload), ["type", "role", "event_type", "text"]);
   }
 });
+
+test("a timestamped fragment that starts a batch is delivered although nothing follows it yet", { timeout: 20000 }, async () => {
+  // The model waits for the consumer to see its first fragment before it
+  // yields the rest: the fragment (a t record, then its own) must reach
+  // Go within a macrotask, not wait for a full batch.
+  let seen;
+  const gate = new Promise((resolve) => (seen = resolve));
+  const llm = {
+    async *streamGenerate() {
+      yield { timestamp: "2025-01-01T00:00:00.000Z", ...part("partial_text", "start", "") };
+      await gate;
+      yield { timestamp: "2025-01-01T00:00:01.000Z", ...part("partial_text", "delta", "x") };
+      yield part("partial_text", "stop", "");
+      yield model({ type: "text", role: "assistant", text: "x", stop_reason: "completed" });
+      yield usage();
+    },
+  };
+  const session = floe.createSession({ meta: meta(), llm, clock: instantClock() });
+  const got = [];
+  for await (const m of session.run("go")) {
+    got.push(m);
+    if (m.payload.type === "partial_text" && m.payload.event_type === "start") seen();
+  }
+  await session.close();
+  const start = got.find((m) => m.payload.type === "partial_text");
+  assert.equal(start.timestamp, "2025-01-01T00:00:00.000Z");
+  assert.ok(got.some((m) => m.payload.type === "request_end"));
+});
