@@ -11,7 +11,9 @@
 #
 # Env: BENCH_REPS (5), BENCH_NODES ("20 24"), BENCH_WORKLOADS (W1,W2),
 # BENCH_EXTRA (more run-all arguments, e.g. a W3 peer:
-# "--extra floe@W3=/abs/peer.mjs"), BENCH_COST_REPS (5; 0 skips the model).
+# "--extra floe@W3=/abs/peer.mjs"), BENCH_EXTRA_PEERS (the names of peers
+# BENCH_EXTRA adds under a new name, e.g. an earlier build of Floe through a
+# wrapper script: "floe-base"), BENCH_COST_REPS (5; 0 skips the model).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -52,7 +54,7 @@ for v in $NODES; do
   echo "== peers on node $("$node_bin" --version): $REPS interleaved reps of $WORKLOADS"
   # shellcheck disable=SC2086
   (cd "$P" && FLOE_STATIC=$STATIC "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
-    --peers baseline:direct,pi-agent-core,openai-agents,floe,floe:ts \
+    --peers "baseline:direct,pi-agent-core,openai-agents,floe,floe:ts${BENCH_EXTRA_PEERS:+,$BENCH_EXTRA_PEERS}" \
     --extra "floe=$P/peer-floe.mjs" --extra "floe:ts=$P/peer-floe.mjs,--variant,ts" ${BENCH_EXTRA:-} \
     --ref baseline:direct,pi-agent-core,floe 2>"$work/log" | tee "$work/table") ||
     { tail -20 "$work/log" >&2; exit 1; }
