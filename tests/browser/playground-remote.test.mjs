@@ -13,34 +13,13 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { baseURL, explain, launch, page as firstPage, ROOT } from "./harness.mjs";
 import { connect } from "../../static/connect.mjs";
+import { floeServer } from "../floe-server.mjs";
 
 const RUN = 60_000;
-const tmp = mkdtempSync(join(tmpdir(), "floe-pg-remote-"));
-const binary = join(tmp, "floe-server");
-const servers = [];
-
-before(() => {
-  execFileSync("go", ["build", "-o", binary, "./cmd/floe-server"], { cwd: ROOT, stdio: "inherit" });
-});
-after(() => {
-  for (const p of servers) p.kill("SIGKILL");
-  rmSync(tmp, { recursive: true, force: true });
-});
+const server = floeServer("floe-pg-remote-");
 
 // start runs floe-server on a free port, allowing the playground's origin.
-function start(...args) {
-  const p = spawn(binary, ["--port", "0", "--dir", ":memory:", "--origin", baseURL(), ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  servers.push(p);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    p.stdout.on("data", (b) => {
-      out += b;
-      const m = out.match(/listening on (http:\/\/\S+?)\/? /);
-      if (m) resolve(m[1]);
-    });
-    p.on("exit", (code) => reject(new Error(`floe-server exited ${code}: ${out}`)));
-  });
-}
+const start = (...args) => server.start("--dir", ":memory:", "--origin", baseURL(), ...args);
 
 async function create(base, token) {
   const resp = await fetch(base + "/api/sessions", {

@@ -8,34 +8,15 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connect } from "../../static/connect.mjs";
 import floeDefault from "../../static/floe.mjs";
+import { floeServer } from "../floe-server.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const tmp = mkdtempSync(join(tmpdir(), "floe-connect-"));
-const binary = join(tmp, "floe-server");
-const servers = [];
+const server = floeServer("floe-connect-");
+const tmp = server.tmp;
 
-before(() => {
-  execFileSync("go", ["build", "-o", binary, "./cmd/floe-server"], { cwd: ROOT, stdio: "inherit" });
-});
-after(() => {
-  for (const p of servers) p.kill("SIGKILL");
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-// start runs a server on a free port and resolves to its base URL.
-function start(...args) {
-  const p = spawn(binary, ["--port", "0", "--dir", mkdtempSync(join(tmp, "d-")), ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  servers.push(p);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    p.stdout.on("data", (b) => {
-      out += b;
-      const m = out.match(/listening on (http:\/\/\S+?)\/? /);
-      if (m) resolve(m[1]);
-    });
-    p.on("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-}
+// start runs a server on a free port, with a Trace directory of its own, and
+// resolves to its base URL.
+const start = (...args) => server.start("--dir", mkdtempSync(join(tmp, "d-")), ...args);
 
 async function create(base, mode, token) {
   const resp = await fetch(base + "/api/sessions", {
@@ -188,7 +169,17 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
     const base = await start("--delay", "3ms", "--mode", "allow-all", "--replay-events", replay);
     const id = await create(base, "");
     const driver = client(base, id);
-    const s = client(base, id, { fetch: cutting(8, 3), reconnectDelayMs: 60 });
+    // The client opens the stream first, then fetches /messages (TRANSPORT.md
+    // §7): once /messages has answered, the watcher is connected.
+    let connected;
+    const opened = new Promise((resolve) => (connected = resolve));
+    const cut = cutting(8, 3);
+    const watch = async (url, init) => {
+      const resp = await cut(url, init);
+      if (String(url).endsWith("/messages")) connected();
+      return resp;
+    };
+    const s = client(base, id, { fetch: watch, reconnectDelayMs: 60 });
     const watched = [];
     const ready = s.messages();
     const done = (async () => {
@@ -197,7 +188,7 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
         if (m.payload.type === "request_end" && watched.filter((x) => x.payload.type === "request_end").length === 2) break;
       }
     })();
-    await new Promise((r) => setTimeout(r, 50)); // let the watcher connect before the run starts
+    await opened; // the watcher is connected before the run starts
     for await (const m of driver.run("Count the lines of main.go")) void m;
     await done;
     assert.deepEqual(watched.filter(complete), await history(driver), `${label}: every complete message exactly once, in order`);
