@@ -50,33 +50,12 @@ func (p *Producer[T]) Push(ctx context.Context, vs ...T) error {
 		return nil
 	}
 	defer q.mu.Unlock()
-	var stop func() bool
-	defer func() {
-		if stop != nil {
-			stop()
-		}
-	}()
-	for {
-		switch {
-		case q.closed || p.done:
-			return ErrClosed
-		case len(vs) == 0:
-			return nil
-		case q.items.n < q.capacity:
-			q.items.push(vs, q.capacity)
-			q.passOn()
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if stop == nil && ctx.Done() != nil {
-			stop = context.AfterFunc(ctx, q.wakePushers)
-		}
-		q.pushWait++
-		q.notFull.Wait()
-		q.pushWait--
+	if err := p.waitRoom(ctx, len(vs) == 0); err != nil || len(vs) == 0 {
+		return err
 	}
+	q.items.push(vs, q.capacity)
+	q.passOn()
+	return nil
 }
 
 // PushFunc appends one item that fill writes in place, under the queue's
@@ -95,6 +74,20 @@ func (p *Producer[T]) PushFunc(ctx context.Context, fill func(*T)) error {
 		return nil
 	}
 	defer q.mu.Unlock()
+	if err := p.waitRoom(ctx, false); err != nil {
+		return err
+	}
+	fill(q.items.slot(q.capacity))
+	q.passOn()
+	return nil
+}
+
+// waitRoom waits, with q.mu held, until the queue has room for an item
+// (at once when empty: a Push of nothing waits for nothing), or returns
+// why nothing may be pushed: ErrClosed, or ctx.Err() if ctx is cancelled
+// while it waits.
+func (p *Producer[T]) waitRoom(ctx context.Context, empty bool) error {
+	q := p.q
 	var stop func() bool
 	defer func() {
 		if stop != nil {
@@ -105,9 +98,7 @@ func (p *Producer[T]) PushFunc(ctx context.Context, fill func(*T)) error {
 		switch {
 		case q.closed || p.done:
 			return ErrClosed
-		case q.items.n < q.capacity:
-			fill(q.items.slot(q.capacity))
-			q.passOn()
+		case empty || q.items.n < q.capacity:
 			return nil
 		}
 		if err := ctx.Err(); err != nil {

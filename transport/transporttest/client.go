@@ -34,8 +34,9 @@ func (c *Client) http() *http.Client {
 	return c.HTTP
 }
 
-// Do sends a request with an optional JSON body and returns status and body.
-func (c *Client) Do(method, path, body string) (int, []byte) {
+// Do sends a request with an optional JSON body (and headers as name,
+// value pairs) and returns status and body.
+func (c *Client) Do(method, path, body string, hdr ...string) (int, []byte) {
 	c.T.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -44,6 +45,9 @@ func (c *Client) Do(method, path, body string) (int, []byte) {
 	req, _ := http.NewRequest(method, c.URL+path, rd)
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := c.http().Do(req)
 	if err != nil {
