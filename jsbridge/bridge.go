@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"sync/atomic"
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
@@ -18,10 +19,11 @@ type Bridge struct {
 	subagents handles[*engine.SubagentHandle]
 	streams   handles[*stream]
 	funcs     []js.Func
-	deferred  js.Value    // the shim's () => [promise, resolve, reject], if given
-	port      js.Value    // the shim's side of the exchange (usePort)
-	tasks     chan func() // idle workers wait here (spawn)
-	stores    stores      // the trace stores of persisted sessions (store.go)
+	deferred  js.Value     // the shim's () => [promise, resolve, reject], if given
+	port      js.Value     // the shim's side of the exchange (usePort)
+	tasks     chan func()  // idle workers wait here (spawn)
+	idle      atomic.Int32 // workers waiting on tasks
+	stores    stores       // the trace stores of persisted sessions (store.go)
 }
 
 // New returns an empty Bridge.

@@ -4,7 +4,9 @@ package jsbridge
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall/js"
 	"testing"
 	"time"
@@ -263,4 +265,31 @@ func TestDeferredPromises(t *testing.T) {
 	if v, ok := await(t, api.Call("closeStream", 77)); !ok || !v.IsNull() || made != 1 {
 		t.Errorf("closeStream = %v, %v with %d deferreds; want null from 1", v, ok, made)
 	}
+}
+
+// Workers serve the next task instead of a new goroutine each, and at most
+// maxIdleWorkers of them stay waiting after a burst.
+func TestWorkersBounded(t *testing.T) {
+	b := New()
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	var done sync.WaitGroup
+	const n = 3 * maxIdleWorkers
+	started.Add(n)
+	done.Add(n)
+	for range n {
+		b.spawn(func() { started.Done(); <-release; done.Done() })
+	}
+	started.Wait() // n tasks at once: n workers
+	close(release)
+	done.Wait()
+	for b.idle.Load() < maxIdleWorkers { // the last workers reach the wait after their task
+		runtime.Gosched()
+	}
+	if got := b.idle.Load(); got != maxIdleWorkers {
+		t.Fatalf("%d idle workers after a burst of %d, want %d", got, n, maxIdleWorkers)
+	}
+	ran := make(chan struct{})
+	b.spawn(func() { close(ran) })
+	<-ran
 }

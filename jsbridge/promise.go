@@ -64,9 +64,18 @@ func (b *Bridge) spawn(f func()) {
 	}
 }
 
+// maxIdleWorkers bounds the workers kept waiting for a task; the others
+// end when their task is done.
+const maxIdleWorkers = 16
+
 func (b *Bridge) work(f func()) {
 	for {
 		f()
+		if b.idle.Add(1) > maxIdleWorkers {
+			b.idle.Add(-1)
+			return
+		}
 		f = <-b.tasks
+		b.idle.Add(-1)
 	}
 }
