@@ -38,13 +38,14 @@ func (r *run) takeBuf() []item {
 	return nil
 }
 
-// putBuf keeps b (cleared, so it holds no message) for the run's next
-// attempt.
+// putBuf keeps b for the run's next attempt. It is not cleared: clearing
+// some 200 KB twice per request was 8% of a short request's time, and
+// what its stale items hold goes with the run (the next attempt
+// overwrites a slot before reading it).
 func (r *run) putBuf(b []item) {
 	if cap(b) == 0 || cap(b) > maxSpareItems {
 		return
 	}
-	clear(b[:cap(b)])
 	for i := range r.spare {
 		if r.spare[i] == nil {
 			r.spare[i] = b[:0]
@@ -114,7 +115,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
 	}
-	go d.run(ctx, llmCtx, s.llm, params)
+	r.spawn(func() { d.run(ctx, llmCtx, s.llm, params) })
 	r.consume(ctx, q)
 	r.putBuf(q.Release())
 
@@ -138,7 +139,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 // once into the queue and once to the consumer.
 func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 	buf := r.takeBuf()
-	defer func() { r.putBuf(buf) }() // cleared there, for the garbage collector
+	defer func() { r.putBuf(buf) }()
 	var err error
 	for {
 		buf, err = q.Swap(context.Background(), buf)
@@ -462,5 +463,5 @@ func (d *driver) callApprover(ctx context.Context, ap Approver, tc omni.Message)
 // dispatch starts the tool for an allowed call concurrently (E-6.1).
 func (d *driver) dispatch(ctx context.Context, c *call) {
 	p := d.q.NewProducer()
-	go d.r.runTool(ctx, c, p)
+	d.r.spawn(func() { d.r.runTool(ctx, c, p) })
 }

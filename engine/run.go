@@ -47,6 +47,36 @@ type run struct {
 	batchMax int
 
 	spare [2][]item // merge-queue buffers kept between attempts (attempt.go)
+
+	tasks chan func()   // idle workers of the run wait here (spawn)
+	quit  chan struct{} // closed when the run has ended: idle workers exit
+}
+
+// spawn runs f on an idle worker goroutine of the run, or on a new one.
+// A request's driver and a tool call each need a goroutine (E-6.1); a
+// new goroutine starts with a small stack that their calls grow, copying
+// it several times, which was a quarter of a short request's time. A
+// worker keeps its grown stack for the run's next request or call. The
+// workers exit when the run has ended; one busy then (an abandoned tool)
+// exits when its task returns.
+func (r *run) spawn(f func()) {
+	select {
+	case r.tasks <- f:
+	default:
+		go r.work(f)
+	}
+}
+
+func (r *run) work(f func()) {
+	for {
+		f()
+		f = nil // hold nothing of the last task while idle
+		select {
+		case f = <-r.tasks:
+		case <-r.quit:
+			return
+		}
+	}
 }
 
 func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.Context, *run)) *Run {
@@ -54,13 +84,14 @@ func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.
 	s.mu.Lock()
 	s.abortRun = cancel
 	s.mu.Unlock()
-	r := &run{s: s, cancel: cancel, opts: opts}
+	r := &run{s: s, cancel: cancel, opts: opts, tasks: make(chan func()), quit: make(chan struct{})}
 	return &Run{r: r, body: func(yield func(omni.Message) bool) { r.seq(rctx, yield, body) }}
 }
 
 // seq runs body as a push sequence; it may be ranged once.
 func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(context.Context, *run)) {
 	r.yield = yield
+	defer close(r.quit)
 	defer r.s.release()
 	defer r.cancel()
 	defer recoverTo(r.s, "run", func(p any) {

@@ -196,16 +196,17 @@ func (q *Queue[T]) Len() int {
 	return q.items.n
 }
 
-// Reuse gives an empty queue buf (emptied, its full capacity used) as its
-// buffer, so a queue made for a short stream need not grow one from
-// nothing; a queue that already holds items or a buffer keeps its own.
+// Reuse gives an empty queue buf (its full capacity used) as its buffer,
+// so a queue made for a short stream need not grow one from nothing; a
+// queue that already holds items or a buffer keeps its own. buf's items
+// need not be zero: as in a buffer given back through [Queue.Swap], a slot
+// is overwritten before it is read (PushFunc's fn may see a stale item).
 // buf must have no other owner from then on. Reuse is safe for concurrent
 // use.
 func (q *Queue[T]) Reuse(buf []T) {
 	q.lock()
 	defer q.mu.Unlock()
 	if q.items.n == 0 && len(q.items.buf) == 0 && cap(buf) > 0 {
-		clear(buf[:cap(buf)])
 		q.items.buf, q.items.head = buf[:cap(buf)], 0
 	}
 }
