@@ -300,14 +300,15 @@ func (d *driver) emit(ctx context.Context, m omni.Message) {
 	if d.closed || d.bad != nil {
 		return
 	}
-	if dropped := d.r.s.dropForeign("llm", &m); dropped {
+	if dropped := d.r.s.dropForeign(false, "", &m); dropped {
 		return
 	}
 	if err := checkLLMMessage(&m, &d.check); err != nil {
 		d.refuse(err)
 		return
 	}
-	if m.IsModel(omni.ToolCall) {
+	partial := m.IsPartial()
+	if !partial && m.IsModel(omni.ToolCall) {
 		id := m.Payload.ToolCallID
 		if d.callIDs[id] { // two calls, two approvals, two outputs for one id
 			d.refuse(errf.Errorf("invalid message from llm: tool_call %q repeats a tool_call_id of this request", id))
@@ -321,9 +322,11 @@ func (d *driver) emit(ctx context.Context, m omni.Message) {
 			d.r.s.diag(DiagLLM, errf.Errorf("llm: tool_call %q has stop_reason %q, not completed: it is not dispatched (no approval, no output)", id, m.Payload.StopReason))
 		}
 	}
-	if !m.IsPartial() { // partials are stamped by the consumer (consume)
-		d.stamp.stamp(d.r.s.clock, &m)
+	if partial {
+		d.push1(&m) // stamped by the consumer (consume); nothing to note
+		return
 	}
+	d.stamp.stamp(d.r.s.clock, &m)
 	d.push1(&m)
 	d.note(ctx, &m)
 }

@@ -68,7 +68,7 @@ func (tr *toolRun) emit(m omni.Message) {
 		s.diag(DiagTool, errf.Errorf("tool %s emitted after it returned (or was abandoned); dropped", tr.id))
 		return
 	}
-	if s.dropForeign("tool "+tr.id, &m) {
+	if s.dropForeign(true, tr.id, &m) {
 		return
 	}
 	if err := m.Validate(); err != nil {

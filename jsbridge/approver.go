@@ -22,7 +22,7 @@ func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 	return func(ctx context.Context, toolCall omni.Message) (decision engine.Decision, err error) {
 		defer guard("approve", func(p error) { decision, err = "", p })
 		tc := toolCall.AppendJSON(nil)
-		v, err := b.await(ctx, "approve", func(id int) js.Value {
+		r, err := b.await(ctx, "approve", func(id int) js.Value {
 			ptr, n := bytesArg(tc)
 			r := host.Invoke(id, ptr, n)
 			runtime.KeepAlive(tc)
@@ -31,10 +31,11 @@ func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 		if err != nil {
 			return "", err
 		}
-		if v.Type() != js.TypeString {
-			return "", badArg("approve", "resolved to "+typeName(v)+`, want "allow", "deny" or "forbidden"`)
+		v, ok := r.str()
+		if !ok {
+			return "", badArg("approve", "resolved to "+typeName(r.value)+`, want "allow", "deny" or "forbidden"`)
 		}
-		return engine.Decision(v.String()), nil
+		return engine.Decision(v), nil
 	}
 }
 

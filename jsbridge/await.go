@@ -12,10 +12,11 @@ import (
 // the waiter through Bridge.settle once the JavaScript side is done — and
 // waits for the result or for ctx. start may return an object with an
 // abort() method, called when ctx is done first. A rejection is returned as
-// an error carrying the JavaScript message (E-1.3).
-func (b *Bridge) await(ctx context.Context, what string, start func(id int) js.Value) (js.Value, error) {
+// an error carrying the JavaScript message (E-1.3). A string value may have
+// crossed as bytes: reply.str reads it either way.
+func (b *Bridge) await(ctx context.Context, what string, start func(id int) js.Value) (reply, error) {
 	if err := ctx.Err(); err != nil {
-		return js.Undefined(), err
+		return reply{}, err
 	}
 	id, ch := b.waiters.add()
 	defer b.waiters.remove(id)
@@ -23,13 +24,13 @@ func (b *Bridge) await(ctx context.Context, what string, start func(id int) js.V
 	select {
 	case r := <-ch:
 		if r.end == endThrew {
-			return js.Undefined(), errors.New(endMessage(r))
+			return reply{}, errors.New(endMessage(r))
 		}
-		return r.value, nil
+		return r, nil
 	case <-ctx.Done():
 		if canceller.Type() == js.TypeObject && canceller.Get("abort").Type() == js.TypeFunction {
 			canceller.Call("abort")
 		}
-		return js.Undefined(), ctx.Err()
+		return reply{}, ctx.Err()
 	}
 }

@@ -44,14 +44,14 @@ func (c *jsClock) Now() (t time.Time) {
 func (c *jsClock) Sleep(ctx context.Context, d time.Duration) (ok bool) {
 	defer guard("clock.sleep", func(err error) { ok = ctx.Err() == nil; c.diag(engine.DiagClock, err) })
 	ms := float64(d) / float64(time.Millisecond)
-	v, err := c.b.await(ctx, "clock.sleep", func(id int) js.Value { return c.host.Call("sleep", id, ms) })
+	r, err := c.b.await(ctx, "clock.sleep", func(id int) js.Value { return c.host.Call("sleep", id, ms) })
 	if err != nil {
 		if ctx.Err() != nil {
 			return false
 		}
 		c.diag(engine.DiagClock, errors.New("clock.sleep: "+err.Error()))
 	}
-	if v.Type() == js.TypeBoolean && !v.Bool() {
+	if v := r.value; v.Type() == js.TypeBoolean && !v.Bool() {
 		return false
 	}
 	return ctx.Err() == nil

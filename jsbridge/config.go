@@ -152,13 +152,13 @@ func (b *Bridge) imageFold(host js.Value) func(context.Context, []omni.Message) 
 	return func(ctx context.Context, in []omni.Message) (out []omni.Message, err error) {
 		defer guard("foldInputImages", func(e error) { err = e })
 		data := string(appendArray(nil, in))
-		v, err := b.await(ctx, "foldInputImages", func(id int) js.Value { return host.Invoke(id, data) })
+		r, err := b.await(ctx, "foldInputImages", func(id int) js.Value { return host.Invoke(id, data) })
 		if err != nil {
 			return nil, err
 		}
-		s, err := wantString(v, "foldInputImages: result")
-		if err != nil {
-			return nil, err
+		s, ok := r.str()
+		if !ok {
+			return nil, badArg("foldInputImages: result", "want a string, got "+typeName(r.value))
 		}
 		return omni.DecodeArray([]byte(s))
 	}

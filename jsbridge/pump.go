@@ -112,8 +112,8 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 
 // endMessage returns the message of an endThrew / endBad reply.
 func endMessage(r reply) string {
-	if r.value.Type() == js.TypeString {
-		return r.value.String()
+	if s, ok := r.str(); ok {
+		return s
 	}
 	return "unknown error"
 }

@@ -19,9 +19,22 @@ const (
 // producer, or a settled Promise (end endDone with the value, endThrew with
 // the message).
 type reply struct {
-	json  string   // JSON array of messages; "" = none
+	json  string   // records of messages (records.go); "" = none
 	end   int      // end code
-	value js.Value // end value
+	value js.Value // end value (undefined when text holds it)
+	text  string   // the end value when it is a string handed over as bytes (fast.go)
+	isStr bool     // text holds the value
+}
+
+// str returns the reply's value when it is a string.
+func (r reply) str() (string, bool) {
+	if r.isStr {
+		return r.text, true
+	}
+	if r.value.Type() == js.TypeString {
+		return r.value.String(), true
+	}
+	return "", false
 }
 
 // waiters maps ids to the reply channels of goroutines waiting for

@@ -131,7 +131,13 @@ func (b *Bridge) pull(args []js.Value) (any, error) {
 	if b.port.Type() != js.TypeObject {
 		return nil, badArg("pull", "no batch host: call useBatches first")
 	}
-	jsonOnly := arg(args, 2).Truthy()
+	b.pullStart(id, ticket, arg(args, 2).Truthy())
+	return nil, nil
+}
+
+// pullStart takes stream id's next batch on a worker goroutine and answers
+// ticket through the port (see pull). It does not block.
+func (b *Bridge) pullStart(id, ticket int, jsonOnly bool) {
 	s, ok := b.streams.get(id)
 	b.spawn(func() {
 		defer guard("pull", func(err error) { b.port.Call("fail", ticket, jsError(err)) })
@@ -150,7 +156,6 @@ func (b *Bridge) pull(args []js.Value) (any, error) {
 		b.port.Call("batch", ticket, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
 		runtime.KeepAlive(buf)
 	})
-	return nil, nil
 }
 
 // usePort is the export usePort(port): the shim's side of the exchange,
@@ -168,6 +173,7 @@ func (b *Bridge) usePort(args []js.Value) (any, error) {
 		}
 	}
 	b.port = h
+	fast = b
 	return nil, nil
 }
 

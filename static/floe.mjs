@@ -215,7 +215,7 @@ async function doLoad(opts) {
     });
     const api = await Promise.race([ready, gone]);
     gone.catch(() => {});
-    return makeFloe(api, () => exited, () => instance.exports.mem);
+    return makeFloe(api, () => exited, () => instance.exports.mem, instance.exports, go);
   } finally {
     delete globalThis[readyName];
   }
@@ -306,8 +306,109 @@ function deferred() {
   return [promise, resolve, reject];
 }
 
-function makeFloe(api, exited, memory) {
+// fastCalls gives api the calls a run makes most: send (a producer's
+// batch), settleText (a settled Promise whose value is a string or
+// undefined) and pullNext (a consumer's pull). Each is queued and made at
+// the end of the current JavaScript task, with Go idle: through the
+// module's own export floe_call (jsbridge/fast.go), numbers and bytes
+// written in its memory, then one resume of the runtime for all of them,
+// which runs what they woke. A js.Func call of the bridge costs about six
+// times a resume. Values the export does not carry take the bridge's
+// js.Func calls, in the same order; any other export called while Go is
+// idle first makes the calls queued before it, so Go sees them in the
+// order JavaScript made them.
+function fastCalls(api, exited, memory, ex, go) {
+  const call = ex?.floe_call; // (op, a, b, c)
+  const fast = typeof call === "function" && typeof go?._resume === "function";
+  const stats = (api.fastStats = { fast: 0, funcs: 0, resumes: 0, slow: false });
+  const enc = new TextEncoder();
+  let depth = 0; // resumes in progress: Go runs (and may be calling JavaScript)
+  if (fast) {
+    const resume = go._resume;
+    go._resume = function () {
+      depth++;
+      try {
+        return resume.call(this);
+      } finally {
+        depth--;
+      }
+    };
+  }
+  let queue = [];
+  let queued = false;
+  const flush = () => {
+    queued = false;
+    const q = queue;
+    queue = [];
+    let resume = false;
+    let error = null;
+    for (const f of q) {
+      try {
+        if (f()) resume = true;
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (resume && !exited()) {
+      stats.resumes++;
+      go._resume();
+    }
+    if (error) throw error;
+  };
+  const later = (f) => {
+    queue.push(f);
+    if (!queued) {
+      queued = true;
+      queueMicrotask(flush);
+    }
+  };
+  const { deliver, settle, pull } = api;
+  for (const [k, f] of Object.entries(api)) {
+    if (typeof f !== "function") continue;
+    api[k] = (...args) => {
+      if (depth === 0 && queue.length) flush();
+      return f(...args);
+    };
+  }
+  const funcs = (f) => {
+    stats.funcs++;
+    return f();
+  };
+  // text writes s to the module's inbox and returns its length in bytes.
+  const text = (s) => {
+    if (s.length === 0) return 0;
+    const max = s.length * 3; // UTF-8 bytes of a UTF-16 unit, at most
+    const ptr = call(0, max, 0, 0);
+    if (ptr === 0) throw floeError("internal", "floe.wasm: no room for a batch");
+    return enc.encodeInto(s, new Uint8Array(memory().buffer, ptr, max)).written;
+  };
+  const use = () => fast && !stats.slow && (stats.fast++, true);
+  api.send = (id, records, end, value) =>
+    later(() => {
+      if (value === undefined && use()) return call(1, id, text(records), end) === 1;
+      funcs(() => deliver(id, records, end, value));
+      return false;
+    });
+  api.settleText = (wid, ok, value) =>
+    later(() => {
+      if ((value === undefined || typeof value === "string") && use()) {
+        return call(2, wid, ok ? 1 : 0, value === undefined ? -1 : text(value)) === 1;
+      }
+      funcs(() => settle(wid, ok, value));
+      return false;
+    });
+  api.pullNext = (id, ticket, jsonOnly, fail) =>
+    later(() => {
+      if (use()) return call(3, id, ticket, jsonOnly ? 1 : 0) === 1;
+      const r = funcs(() => pull(id, ticket, jsonOnly));
+      if (r instanceof Error) fail(r);
+      return false;
+    });
+}
+
+function makeFloe(api, exited, memory, exports, go) {
   api.useDeferred(deferred);
+  fastCalls(api, exited, memory, exports, go);
   // A stream's pulls are answered with numbers only: the batch is read from
   // the module's memory during the call (jsbridge/stream.go).
   const tickets = new Map(); // ticket → [resolve, reject]
@@ -348,11 +449,11 @@ function makeFloe(api, exited, memory) {
   api.pullBatch = (id, jsonOnly) => {
     const ticket = ++nextTicket;
     const p = new Promise((resolve, reject) => tickets.set(ticket, [resolve, reject]));
-    const r = api.pull(id, ticket, jsonOnly);
-    if (r instanceof Error) {
+    api.pullNext(id, ticket, jsonOnly, (err) => {
+      const t = tickets.get(ticket);
       tickets.delete(ticket);
-      return Promise.reject(r);
-    }
+      t?.[1](err);
+    });
     return p;
   };
   // call runs a synchronous Go export: a returned Error is thrown.
@@ -562,7 +663,9 @@ function makeFloe(api, exited, memory) {
   // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
   // in the export, "async" on a goroutine); jsonOnly(on) makes batches carry
   // every message as JSON (no fragment records); memoryBytes() is the size
-  // of the Go instance's linear memory (it only grows).
+  // of the Go instance's linear memory (it only grows); calls() counts the
+  // queued calls made through floe_call (fast), through js.Func (funcs) and
+  // the resumes that ran them; slowCalls(on) makes them all js.Func calls.
   Object.defineProperty(floe, DEBUG, {
     value: Object.freeze({
       panic: (mode) => call("debugPanic", mode),
@@ -570,6 +673,13 @@ function makeFloe(api, exited, memory) {
         jsonOnly = !!on;
       },
       memoryBytes: () => memory().buffer.byteLength,
+      calls: () => {
+        const { fast, funcs, resumes } = api.fastStats;
+        return { fast, funcs, resumes };
+      },
+      slowCalls: (on) => {
+        api.fastStats.slow = !!on;
+      },
     }),
   });
   return floe;
@@ -943,7 +1053,7 @@ function approverHost(api, approve) {
 // result) — plain data only — or with the message of its error (also of an
 // error plain throws).
 function settleWith(api, wid, f, plain) {
-  const fail = (e) => api.settle(wid, false, errMessage(e));
+  const fail = (e) => api.settleText(wid, false, errMessage(e));
   let p;
   try {
     p = Promise.resolve(f());
@@ -959,7 +1069,7 @@ function settleWith(api, wid, f, plain) {
       fail(e);
       return;
     }
-    api.settle(wid, true, out);
+    api.settleText(wid, true, out);
   }, fail);
 }
 
@@ -1167,7 +1277,7 @@ function readRecords(s) {
 }
 
 // pump drains the iterator that start(signal) returns and answers Go's
-// pulls with batches of records through api.deliver(id, batch, end, value);
+// pulls with batches of records through api.send(id, batch, end, value);
 // done(returnValue) gives the plain data Go gets as the end value (it may
 // throw: the callback then failed with that message).
 function pump(api, id, what, start, done) {
@@ -1214,8 +1324,8 @@ function pump(api, id, what, start, done) {
       space = null;
       s();
     }
-    if (end) api.deliver(id, json, end[0], end[1]);
-    else api.deliver(id, json, END_MORE, undefined);
+    if (end) api.send(id, json, end[0], end[1]);
+    else api.send(id, json, END_MORE, undefined);
   };
   const check = () => {
     if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();

@@ -1,0 +1,86 @@
+// The calls a run makes most (a producer's batch, a settled approval, a
+// consumer's pull) cross through the module's own export floe_call and a
+// resume of the runtime for those of one microtask checkpoint, instead of
+// a js.Func call each (jsbridge/fast.go). These tests check that they do,
+// and that a run gives the same stream either way.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floe, meta, usage, instantClock, collect, text, toolCall, toolOutput } from "./helpers.mjs";
+
+const debug = floe[Symbol.for("floe.debug")];
+
+// Three requests; the first two call three tools at once, each approved
+// asynchronously and streaming its output in two pieces.
+function session() {
+  let turn = 0;
+  const llm = {
+    async *streamGenerate() {
+      turn++;
+      yield* text("turn ", String(turn));
+      if (turn < 3) for (let k = 0; k < 3; k++) yield toolCall(`c${turn}_${k}`, "work", `{"k":${k}}`);
+      yield usage();
+      return { status: "completed" };
+    },
+  };
+  const part = (id, event_type, output) => ({
+    type: "model_msg",
+    payload: { type: "partial_tool_call_output", role: "user", event_type, output, tool_call_id: id },
+  });
+  const environment = {
+    async *executeTool({ toolCall: tc }) {
+      const id = tc.payload.tool_call_id;
+      yield part(id, "start", "");
+      yield part(id, "delta", "out ");
+      yield part(id, "delta", id);
+      yield part(id, "stop", "");
+      yield toolOutput(id, "out " + id);
+    },
+  };
+  return floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 0 } });
+}
+
+async function run() {
+  const before = debug.calls();
+  const s = session();
+  const msgs = await collect(s.run("go", { approve: async () => "allow" }));
+  await s.close();
+  const after = debug.calls();
+  const calls = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
+  return { msgs: msgs.map((m) => JSON.stringify({ ...m, timestamp: undefined })), calls };
+}
+
+test("batches, approvals and pulls cross through floe_call", async () => {
+  const { msgs, calls } = await run();
+  assert.ok(msgs.length > 40, `${msgs.length} messages`);
+  // Only the end of each model request (its outcome, an object) takes a
+  // js.Func call: 3 requests.
+  assert.equal(calls.funcs, 3, JSON.stringify(calls));
+  // 6 approvals and 6 tool batches at least, and the consumer's pulls.
+  assert.ok(calls.fast >= 12, JSON.stringify(calls));
+  assert.ok(calls.resumes > 0 && calls.resumes <= calls.fast, `a resume runs one call or more: ${JSON.stringify(calls)}`);
+});
+
+test("a run gives the same stream through floe_call and through js.Func calls", async () => {
+  const fast = await run();
+  debug.slowCalls(true);
+  let slow;
+  try {
+    slow = await run();
+  } finally {
+    debug.slowCalls(false);
+  }
+  assert.equal(slow.calls.fast, 0);
+  assert.ok(slow.calls.funcs > fast.calls.funcs, JSON.stringify(slow.calls));
+  // Concurrent tools may interleave differently; each call's own messages,
+  // and everything else, come in the same order.
+  const byCall = (msgs) => {
+    const out = {};
+    for (const m of msgs) {
+      const id = JSON.parse(m).payload?.tool_call_id ?? "-";
+      (out[id] ??= []).push(m);
+    }
+    return out;
+  };
+  assert.deepEqual(byCall(fast.msgs), byCall(slow.msgs));
+  assert.equal(fast.msgs.length, slow.msgs.length);
+});
