@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine/omni"
 )
 
 // The hand-written matchers agree with the §18 regular expressions.
@@ -82,4 +86,22 @@ func FuzzMatchers(f *testing.F) {
 			t.Fatalf("extract %q: got %q want %q", s, g, w)
 		}
 	})
+}
+
+// TestStamperMatchesFormat checks the stamper's shortcut (within a minute,
+// only the seconds and milliseconds are rewritten) against
+// omni.FormatTimestamp over steps of every size.
+func TestStamperMatchesFormat(t *testing.T) {
+	var st stamper
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := time.Date(2026, 12, 31, 23, 58, 59, 998e6, time.UTC)
+	steps := []time.Duration{0, time.Millisecond, 999 * time.Millisecond, time.Second, 59 * time.Second, time.Minute, time.Hour, 24 * time.Hour, 365 * 24 * time.Hour}
+	for i := 0; i < 20000; i++ {
+		now = now.Add(steps[rng.IntN(len(steps))] + time.Duration(rng.IntN(3))*time.Millisecond)
+		var m omni.Message
+		st.stampAt(now, &m)
+		if want := omni.FormatTimestamp(now); m.Timestamp != want {
+			t.Fatalf("step %d: stamped %q, want %q", i, m.Timestamp, want)
+		}
+	}
 }

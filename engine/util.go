@@ -17,6 +17,7 @@ import (
 type stamper struct {
 	ms  int64
 	str string
+	buf [24]byte // str, when it is 24 bytes: "2006-01-02T15:04:05.000Z"
 }
 
 func (st *stamper) stamp(c Clock, m *omni.Message) {
@@ -30,9 +31,18 @@ func (st *stamper) stamp(c Clock, m *omni.Message) {
 // instant shares one clock read).
 func (st *stamper) stampAt(t time.Time, m *omni.Message) {
 	ms := t.UnixMilli()
-	if ms != st.ms || st.str == "" {
-		st.ms = ms
-		st.str = omni.FormatTimestamp(t)
+	switch {
+	case ms == st.ms && st.str != "":
+	case ms >= 0 && st.ms >= 0 && ms/60000 == st.ms/60000 && len(st.str) == len(st.buf):
+		// The same minute: only the seconds and milliseconds change (a
+		// stamp costs no calendar arithmetic).
+		sec, milli := ms/1000%60, ms%1000
+		st.buf[17], st.buf[18] = byte('0'+sec/10), byte('0'+sec%10)
+		st.buf[20], st.buf[21], st.buf[22] = byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10)
+		st.ms, st.str = ms, string(st.buf[:])
+	default:
+		st.ms, st.str = ms, omni.FormatTimestamp(t)
+		copy(st.buf[:], st.str)
 	}
 	m.Timestamp = st.str
 }
