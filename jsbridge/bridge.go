@@ -21,6 +21,7 @@ type Bridge struct {
 	funcs     []js.Func
 	deferred  js.Value     // the shim's () => [promise, resolve, reject], if given
 	port      js.Value     // the shim's side of the exchange (usePort)
+	portFn    [5]js.Value  // its functions, in the order of portNames: invoked without a name lookup
 	tasks     chan func()  // idle workers wait here (spawn)
 	idle      atomic.Int32 // workers waiting on tasks
 	stores    stores       // the trace stores of persisted sessions (store.go)

@@ -45,7 +45,7 @@ func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id i
 // and return, E-9.2) until the engine abandons the callback
 // (GenerateParams.Abandoned, ToolRequest.Abandoned).
 func (p *pump) next(ctx context.Context) (reply, error) {
-	p.b.port.Call("pull", p.id)
+	p.b.portFn[portPull].Invoke(p.id)
 	if !p.aborted {
 		select {
 		case r := <-p.ch:
@@ -68,7 +68,7 @@ func (p *pump) abort() {
 		return
 	}
 	p.aborted = true
-	p.b.port.Call("abort", p.id)
+	p.b.portFn[portAbort].Invoke(p.id)
 }
 
 // stop ends the shim's side (aborting the signal and returning the
@@ -80,7 +80,7 @@ func (p *pump) stop() {
 	}
 	p.stopped = true
 	p.b.waiters.remove(p.id)
-	p.b.port.Call("stop", p.id)
+	p.b.portFn[portStop].Invoke(p.id)
 }
 
 // produce runs one producer callback: it registers a pump, calls

@@ -140,9 +140,9 @@ func (b *Bridge) pull(args []js.Value) (any, error) {
 func (b *Bridge) pullStart(id, ticket int, jsonOnly bool) {
 	s, ok := b.streams.get(id)
 	b.spawn(func() {
-		defer guard("pull", func(err error) { b.port.Call("fail", ticket, jsError(err)) })
+		defer guard("pull", func(err error) { b.portFn[portFail].Invoke(ticket, jsError(err)) })
 		if !ok {
-			b.port.Call("batch", ticket, 0, -1)
+			b.portFn[portBatch].Invoke(ticket, 0, -1)
 			return
 		}
 		buf, more := s.pullBatch(jsonOnly)
@@ -150,13 +150,24 @@ func (b *Bridge) pullStart(id, ticket int, jsonOnly bool) {
 			b.streams.remove(id)
 		}
 		if !more {
-			b.port.Call("batch", ticket, 0, -1)
+			b.portFn[portBatch].Invoke(ticket, 0, -1)
 			return
 		}
-		b.port.Call("batch", ticket, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
+		b.portFn[portBatch].Invoke(ticket, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), len(buf))
 		runtime.KeepAlive(buf)
 	})
 }
+
+// The port's functions, indexes of Bridge.portFn.
+const (
+	portBatch = iota
+	portFail
+	portPull
+	portAbort
+	portStop
+)
+
+var portNames = [...]string{"batch", "fail", "pull", "abort", "stop"}
 
 // usePort is the export usePort(port): the shim's side of the exchange,
 // called with numbers only. port.batch(ticket, ptr, n) and
@@ -167,9 +178,9 @@ func (b *Bridge) usePort(args []js.Value) (any, error) {
 	if h.Type() != js.TypeObject {
 		return nil, badArg("usePort: port", "want an object, got "+typeName(h))
 	}
-	for _, f := range []string{"batch", "fail", "pull", "abort", "stop"} {
-		if h.Get(f).Type() != js.TypeFunction {
-			return nil, badArg("usePort: port."+f, "want a function, got "+typeName(h.Get(f)))
+	for i, f := range portNames {
+		if b.portFn[i] = h.Get(f); b.portFn[i].Type() != js.TypeFunction {
+			return nil, badArg("usePort: port."+f, "want a function, got "+typeName(b.portFn[i]))
 		}
 	}
 	b.port = h
