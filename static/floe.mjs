@@ -969,6 +969,9 @@ function plainOutcome(v) {
   if (typeof status !== "string") throw bad(".status", "a string", status);
   if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
   if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
+  // A plain completion means what undefined means, and undefined is an end
+  // value the batch's fast call carries (api.send).
+  if (status === "completed" && !errorMessage && !permanent) return undefined;
   return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
 }
 
