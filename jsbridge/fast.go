@@ -23,7 +23,7 @@ import "unsafe"
 // call.
 
 // fast is the Bridge whose port the shim set (usePort): the one the
-// exports serve.
+// export serves.
 var fast *Bridge
 
 // inbox holds the bytes of the next call's text; the shim writes them in
