@@ -88,16 +88,7 @@ func TestFloeCall(t *testing.T) {
 	})
 
 	t.Run("pull", func(t *testing.T) {
-		h := portOf(b)
-		var resolve, reject js.Value
-		exec := js.FuncOf(func(_ js.Value, args []js.Value) any { resolve, reject = args[0], args[1]; return nil })
-		p := js.Global().Get("Promise").New(exec)
-		exec.Release()
-		h.mu.Lock()
-		h.next++
-		ticket := h.next
-		h.pending[ticket] = [2]js.Value{resolve, reject}
-		h.mu.Unlock()
+		p, ticket := ticketP(portOf(b))
 		if floeCall(3, 1<<20, int32(ticket), 0) != 1 { // an unknown stream
 			t.Fatal("pull refused")
 		}

@@ -294,20 +294,26 @@ func newBridge() (*Bridge, js.Value) {
 	return b, api
 }
 
-// pullP is the shim's pullBatch: a Promise of the next batch (a string of
-// records) or null at the end; a FloeError the pull export returns rejects
-// it.
-func pullP(b *Bridge, api js.Value, id any) js.Value {
-	h := portOf(b)
+// ticketP registers a new ticket with the test port: the Promise its
+// batch resolves.
+func ticketP(h *testPort) (js.Value, int) {
 	var resolve, reject js.Value
 	exec := js.FuncOf(func(_ js.Value, args []js.Value) any { resolve, reject = args[0], args[1]; return nil })
 	p := js.Global().Get("Promise").New(exec)
 	exec.Release()
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.next++
-	ticket := h.next
-	h.pending[ticket] = [2]js.Value{resolve, reject}
-	h.mu.Unlock()
+	h.pending[h.next] = [2]js.Value{resolve, reject}
+	return p, h.next
+}
+
+// pullP is the shim's pullBatch: a Promise of the next batch (a string of
+// records) or null at the end; a FloeError the pull export returns rejects
+// it.
+func pullP(b *Bridge, api js.Value, id any) js.Value {
+	h := portOf(b)
+	p, ticket := ticketP(h)
 	if r := api.Call("pull", id, ticket); r.Type() == js.TypeObject {
 		h.mu.Lock()
 		delete(h.pending, ticket)
