@@ -14,24 +14,27 @@ import (
 // A batch is one string of records. Every string inside a record is
 // length-prefixed, "<n>:<text>", where n counts UTF-16 code units (the
 // String length of JavaScript), so the shim slices with it directly. The
-// streamed fragments that make up almost all of a run's traffic travel
-// without JSON; every other message travels as JSON in a J record. The
-// shim writes a fragment record only for a plain object with exactly the
-// standard keys and string values (and a non-empty tool_call_id, which
+// streamed fragments that make up almost all of a run's traffic, and the
+// complete text, thinking, tool_call and tool_call_output messages a
+// model or tool yields after them, travel without JSON; every other
+// message travels as JSON in a J record. The shim writes such a record
+// only for a plain object with exactly the standard keys and string values
+// (and a non-empty tool_call_id, and a tool_call's non-empty name, which
 // validation would otherwise report differently), and the bridge only for
-// a payload that was not decoded from JSON (see fragmentOf): both sides
-// then agree with the JSON path on every key and value, and on validation
-// (records_test.go compares them).
+// a fragment whose payload was not decoded from JSON (see fragmentOf):
+// both sides then agree with the JSON path on every key and value, and on
+// validation (records_test.go compares them).
 //
 //	J <str:json>                               any message, as JSON
 //	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
-//	t <str:timestamp>                          the timestamp of the fragment records that follow in the batch ("" at its start)
-//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking
+//	t <str:timestamp>                          the timestamp of the records that follow in the batch ("" at its start)
+//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking, or text / thinking
 //	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
 //	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
 //
-// event is s, d or x (start, delta, stop); role is a or u (assistant,
-// user); an empty stop means no stop_reason key.
+// event is s, d or x (start, delta, stop) for a fragment, c for the
+// complete message (no event_type; producer side only); role is a or u
+// (assistant, user); an empty stop means no stop_reason key.
 const (
 	recJSON       = 'J'
 	recRest       = 'R'
@@ -40,6 +43,7 @@ const (
 	recThinking   = 'K'
 	recToolCall   = 'C'
 	recToolOutput = 'O'
+	recComplete   = 'c' // the event of a complete message's record
 )
 
 // ---- JavaScript → Go ------------------------------------------------------------
@@ -85,13 +89,15 @@ func (r *recordReader) str() (string, bool) {
 	return s[start:i], true
 }
 
-// fragment reads a fragment record of kind k (its tag already read) into
-// m, with timestamp ts (from the batch's last t record). clean says that m holds only fragment fields (every one of which is
-// set here), so m need not be zeroed first.
+// fragment reads a fragment (or complete message) record of kind k (its
+// tag already read) into m, with timestamp ts (from the batch's last t
+// record). clean says that m holds only fragment fields (every one of
+// which is set here), so m need not be zeroed first.
 func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) bool {
 	if r.i+2 > len(r.s) {
 		return false
 	}
+	complete := r.s[r.i] == recComplete
 	ev, role := eventName(r.s[r.i]), roleName(r.s[r.i+1])
 	r.i += 2
 	n := 2 // strings: body, (tool_call_id, (name,)) stop_reason
@@ -108,7 +114,7 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 			return false
 		}
 	}
-	if ev == "" || role == "" {
+	if (ev == "" && !complete) || role == "" {
 		return false
 	}
 	if !clean {
@@ -127,6 +133,9 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 		p.Type, p.Arguments, p.ToolCallID, p.Name = omni.PartialToolCall, strs[0], strs[1], strs[2]
 	default: // recToolOutput
 		p.Type, p.Output, p.ToolCallID = omni.PartialToolCallOutput, strs[0], strs[1]
+	}
+	if complete { // text, thinking, tool_call, tool_call_output
+		p.Type = p.Type[len("partial_"):]
 	}
 	return true
 }
