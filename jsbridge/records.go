@@ -21,7 +21,7 @@ import (
 // only for a plain object with exactly the standard keys and string values
 // (and a non-empty tool_call_id, and a tool_call's non-empty name, which
 // validation would otherwise report differently), and the bridge only for
-// a fragment whose payload was not decoded from JSON (see fragmentOf):
+// a message whose payload was not decoded from JSON (see fragmentOf):
 // both sides then agree with the JSON path on every key and value, and on
 // validation (records_test.go compares them).
 //
@@ -33,8 +33,8 @@ import (
 //	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
 //
 // event is s, d or x (start, delta, stop) for a fragment, c for the
-// complete message (no event_type; producer side only); role is a or u
-// (assistant, user); an empty stop means no stop_reason key.
+// complete message (no event_type); role is a or u (assistant, user); an
+// empty stop means no stop_reason key.
 const (
 	recJSON       = 'J'
 	recRest       = 'R'
@@ -262,34 +262,41 @@ func utf16Units[S string | []byte](s S) int {
 }
 
 // fragmentOf returns the record kind of m and the strings of its record
-// when the shim can rebuild exactly its JSON from a fragment record, else
-// kind 0: a model_msg fragment without origin, built in Go (a payload
-// decoded from JSON may hold keys a record cannot carry), with a standard
-// role and event and no field set but those the record carries.
+// when the shim can rebuild exactly its JSON from a record, else kind 0: a
+// model_msg fragment (with a standard event), or a complete text,
+// thinking, tool_call or tool_call_output (without an event), without
+// origin, built in Go (a payload decoded from JSON may hold keys a record
+// cannot carry), with a standard role and no field set but those the
+// record carries.
 func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 	p := &m.Payload
+	ev := eventCode(p.EventType)
 	if m.Type != omni.TypeModelMsg || m.Origin != nil || p.Decoded() ||
-		eventCode(p.EventType) == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
+		ev == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
 		return 0, strs, 0
 	}
 	// Exactly the body field of the type (and the call's id and name) may
 	// be set.
 	other := 0
 	switch p.Type {
-	case omni.PartialText:
+	case omni.PartialText, omni.Text:
 		kind, strs, n = recText, [4]string{p.Text, p.StopReason}, 2
 		other = len(p.Thinking) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialThinking:
+	case omni.PartialThinking, omni.Thinking:
 		kind, strs, n = recThinking, [4]string{p.Thinking, p.StopReason}, 2
 		other = len(p.Text) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialToolCall:
+	case omni.PartialToolCall, omni.ToolCall:
 		kind, strs, n = recToolCall, [4]string{p.Arguments, p.ToolCallID, p.Name, p.StopReason}, 4
 		other = len(p.Text) + len(p.Thinking) + len(p.Output)
-	case omni.PartialToolCallOutput:
+	case omni.PartialToolCallOutput, omni.ToolCallOutput:
 		kind, strs, n = recToolOutput, [4]string{p.Output, p.ToolCallID, p.StopReason}, 3
 		other = len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Name)
+	default:
+		return 0, strs, 0
 	}
-	if other != 0 {
+	// A fragment has an event, a complete message none (partial_* types
+	// alone start with p).
+	if other != 0 || (ev == recComplete) != (p.Type[0] != 'p') {
 		return 0, strs, 0
 	}
 	return kind, strs, n
@@ -311,8 +318,12 @@ func onlyFragmentFields(p *omni.Payload) bool {
 		p.Workspace == "" && p.Source == "" && p.Extra == nil
 }
 
+// eventCode returns the record event of an event_type, recComplete for
+// none, or 0.
 func eventCode(ev string) byte {
 	switch ev {
+	case "":
+		return recComplete
 	case omni.EventStart:
 		return 's'
 	case omni.EventDelta:

@@ -175,7 +175,7 @@ func readBatch(s string) ([]obj, error) {
 		if r.i+2 > len(s) {
 			return nil, bad
 		}
-		ev := map[byte]string{'s': "start", 'd': "delta", 'x': "stop"}[s[r.i]]
+		ev := map[byte]string{'s': "start", 'd': "delta", 'x': "stop", recComplete: "-"}[s[r.i]]
 		role := map[byte]string{'a': "assistant", 'u': "user"}[s[r.i+1]]
 		r.i += 2
 		n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
@@ -199,6 +199,10 @@ func readBatch(s string) ([]obj, error) {
 			p = obj{{"type", "partial_tool_call"}, {"role", role}, {"event_type", ev}, {"name", strs[2]}, {"arguments", strs[0]}, {"tool_call_id", strs[1]}}
 		case recToolOutput:
 			p = obj{{"type", "partial_tool_call_output"}, {"role", role}, {"event_type", ev}, {"output", strs[0]}, {"tool_call_id", strs[1]}}
+		}
+		if ev == "-" { // a complete message: no event_type, nor partial_
+			p[0].v = strings.TrimPrefix(p[0].v.(string), "partial_")
+			p = slices.Delete(p, 2, 3)
 		}
 		if stop := strs[n-1]; stop != "" {
 			p = append(p, kv{"stop_reason", stop})
@@ -531,6 +535,17 @@ func TestRecordWriter(t *testing.T) {
 	images := omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "x", "c1", "", "")
 	images.Payload.Images = []string{"data:,"}
 	badUTF8 := frag(ts1, "a\xffb")
+	complete := func(typ, body string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: typ, Role: omni.RoleAssistant, Thinking: body}}
+	}
+	withEvent := omni.AssistantText("x", "")
+	withEvent.Payload.EventType = omni.EventDelta
+	noEvent := frag("", "x")
+	noEvent.Payload.EventType = ""
+	otherBody := omni.AssistantText("x", "")
+	otherBody.Payload.Thinking = "y"
+	sender := omni.UserText("x")
+	sender.Payload.Sender = omni.SenderHarness
 	rawBad := omni.Event(omni.Payload{Type: "x", Extra: []omni.RawField{{Key: "k", Value: []byte("\"\xe2\x82\"")}}})
 	tests := []struct {
 		name string
@@ -544,7 +559,12 @@ func TestRecordWriter(t *testing.T) {
 		{"images", []omni.Message{images}, "J", false},
 		{"invalid UTF-8 in a string", []omni.Message{badUTF8}, "J", false},
 		{"invalid UTF-8 in raw JSON", []omni.Message{frag(ts1, "a"), rawBad}, "tTR", true},
-		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JJ", false},
+		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JO", false},
+		{"complete messages", []omni.Message{omni.AssistantText("é😀", "completed"), complete(omni.Thinking, "hm"), omni.ToolCallMsg("c1", "read", "{}"), omni.ToolOutput("c1", "", "")}, "TKCO", false},
+		{"a complete message with an event", []omni.Message{withEvent}, "J", false},
+		{"a fragment without event", []omni.Message{noEvent}, "J", false},
+		{"a complete message with a body not its own", []omni.Message{otherBody}, "J", false},
+		{"user text with sender", []omni.Message{sender}, "J", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1115,8 +1115,9 @@ function fragmentRecord(v) {
   return null;
 }
 
-// readRecords turns a consumer batch of records into message objects, as
-// JSON.parse would give them (keys in the protocol's order).
+// readRecords turns a consumer batch of records (the same kinds, the
+// complete messages included) into message objects, as JSON.parse would
+// give them (keys in the protocol's order).
 function readRecords(s) {
   const out = [];
   let i = 0;
@@ -1152,23 +1153,44 @@ function readRecords(s) {
     const role = s.charCodeAt(i++) === 97 ? "assistant" : "user";
     const body = str();
     let payload;
-    switch (k) {
-      case 84 /* T */:
-        payload = { type: "partial_text", role, event_type, text: body };
-        break;
-      case 75 /* K */:
-        payload = { type: "partial_thinking", role, event_type, thinking: body };
-        break;
-      case 67 /* C */: {
-        const tool_call_id = str();
-        payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
-        break;
+    if (e === 99 /* c: a complete message, without event_type */) {
+      switch (k) {
+        case 84 /* T */:
+          payload = { type: "text", role, text: body };
+          break;
+        case 75 /* K */:
+          payload = { type: "thinking", role, thinking: body };
+          break;
+        case 67 /* C */: {
+          const tool_call_id = str();
+          payload = { type: "tool_call", role, name: str(), arguments: body, tool_call_id };
+          break;
+        }
+        case 79 /* O */:
+          payload = { type: "tool_call_output", role, output: body, tool_call_id: str() };
+          break;
+        default:
+          throw floeError("internal", "pull: a malformed batch");
       }
-      case 79 /* O */:
-        payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
-        break;
-      default:
-        throw floeError("internal", "pull: a malformed batch");
+    } else {
+      switch (k) {
+        case 84 /* T */:
+          payload = { type: "partial_text", role, event_type, text: body };
+          break;
+        case 75 /* K */:
+          payload = { type: "partial_thinking", role, event_type, thinking: body };
+          break;
+        case 67 /* C */: {
+          const tool_call_id = str();
+          payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
+          break;
+        }
+        case 79 /* O */:
+          payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
+          break;
+        default:
+          throw floeError("internal", "pull: a malformed batch");
+      }
     }
     const stop = str();
     if (stop !== "") payload.stop_reason = stop;

@@ -271,6 +271,12 @@ test("messages from records are fresh plain objects", async () => {
     assert.deepEqual(Object.keys(m), ["timestamp", "type", "payload"]);
     assert.deepEqual(Object.keys(m.payload), ["type", "role", "event_type", "text"]);
   }
+  const [complete] = msgs.filter((m) => m.payload.type === "text" && m.payload.role === "assistant");
+  assert.equal(complete.payload.text, "ab");
+  assert.equal(Object.getPrototypeOf(complete.payload), Object.prototype);
+  assert.ok(!yielded.some((y) => y.payload === complete.payload));
+  assert.deepEqual(Object.keys(complete), ["timestamp", "type", "payload"]);
+  assert.deepEqual(Object.keys(complete.payload), ["type", "role", "text", "stop_reason"]);
 });
 
 test("a timestamped fragment that starts a batch is delivered although nothing follows it yet", { timeout: 20000 }, async () => {
