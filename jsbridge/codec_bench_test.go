@@ -52,3 +52,21 @@ func benchEncode(b *testing.B, jsonOnly bool) {
 
 func BenchmarkEncodeRecords512(b *testing.B) { benchEncode(b, false) }
 func BenchmarkEncodeJSON512(b *testing.B)    { benchEncode(b, true) }
+
+// Complete messages as a run yields them (a text, a tool call, its output;
+// 513 messages): as records and as JSON.
+func completeBatch(asJSON bool) string {
+	body, args, output := "Here is what I found in the file.", `{"path":"/src/main.go"}`, "package main\n\nfunc main() {}\n"
+	if asJSON {
+		text := `{"type":"model_msg","payload":{"type":"text","role":"assistant","text":"Here is what I found in the file.","stop_reason":"completed"}}`
+		call := `{"type":"model_msg","payload":{"type":"tool_call","role":"assistant","name":"read","arguments":"{\"path\":\"/src/main.go\"}","tool_call_id":"call_0001","stop_reason":"completed"}}`
+		out := `{"type":"model_msg","payload":{"type":"tool_call_output","role":"user","output":"package main\n\nfunc main() {}\n","tool_call_id":"call_0001","stop_reason":"completed"}}`
+		return strings.Repeat(jRecords(text, call, out), 171)
+	}
+	stop := lenStr("completed")
+	return strings.Repeat("Tca"+lenStr(body)+stop+"Cca"+lenStr(args)+lenStr("call_0001")+lenStr("read")+stop+
+		"Ocu"+lenStr(output)+lenStr("call_0001")+stop, 171)
+}
+
+func BenchmarkDecodeCompleteRecords512(b *testing.B) { benchDecode(b, completeBatch(false)) }
+func BenchmarkDecodeCompleteJSON512(b *testing.B)    { benchDecode(b, completeBatch(true)) }

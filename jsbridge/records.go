@@ -14,24 +14,27 @@ import (
 // A batch is one string of records. Every string inside a record is
 // length-prefixed, "<n>:<text>", where n counts UTF-16 code units (the
 // String length of JavaScript), so the shim slices with it directly. The
-// streamed fragments that make up almost all of a run's traffic travel
-// without JSON; every other message travels as JSON in a J record. The
-// shim writes a fragment record only for a plain object with exactly the
-// standard keys and string values (and a non-empty tool_call_id, which
+// streamed fragments that make up almost all of a run's traffic, and the
+// complete text, thinking, tool_call and tool_call_output messages a
+// model or tool yields after them, travel without JSON; every other
+// message travels as JSON in a J record. The shim writes such a record
+// only for a plain object with exactly the standard keys and string values
+// (and a non-empty tool_call_id, and a tool_call's non-empty name, which
 // validation would otherwise report differently), and the bridge only for
-// a payload that was not decoded from JSON (see fragmentOf): both sides
-// then agree with the JSON path on every key and value, and on validation
-// (records_test.go compares them).
+// a message whose payload was not decoded from JSON (see fragmentOf):
+// both sides then agree with the JSON path on every key and value, and on
+// validation (records_test.go compares them).
 //
 //	J <str:json>                               any message, as JSON
 //	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
-//	t <str:timestamp>                          the timestamp of the fragment records that follow in the batch ("" at its start)
-//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking
+//	t <str:timestamp>                          the timestamp of the records that follow in the batch ("" at its start)
+//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking, or text / thinking
 //	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
 //	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
 //
-// event is s, d or x (start, delta, stop); role is a or u (assistant,
-// user); an empty stop means no stop_reason key.
+// event is s, d or x (start, delta, stop) for a fragment, c for the
+// complete message (no event_type); role is a or u (assistant, user); an
+// empty stop means no stop_reason key.
 const (
 	recJSON       = 'J'
 	recRest       = 'R'
@@ -40,6 +43,7 @@ const (
 	recThinking   = 'K'
 	recToolCall   = 'C'
 	recToolOutput = 'O'
+	recComplete   = 'c' // the event of a complete message's record
 )
 
 // ---- JavaScript → Go ------------------------------------------------------------
@@ -85,13 +89,15 @@ func (r *recordReader) str() (string, bool) {
 	return s[start:i], true
 }
 
-// fragment reads a fragment record of kind k (its tag already read) into
-// m, with timestamp ts (from the batch's last t record). clean says that m holds only fragment fields (every one of which is
-// set here), so m need not be zeroed first.
+// fragment reads a fragment (or complete message) record of kind k (its
+// tag already read) into m, with timestamp ts (from the batch's last t
+// record). clean says that m holds only fragment fields (every one of
+// which is set here), so m need not be zeroed first.
 func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) bool {
 	if r.i+2 > len(r.s) {
 		return false
 	}
+	complete := r.s[r.i] == recComplete
 	ev, role := eventName(r.s[r.i]), roleName(r.s[r.i+1])
 	r.i += 2
 	n := 2 // strings: body, (tool_call_id, (name,)) stop_reason
@@ -108,7 +114,7 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 			return false
 		}
 	}
-	if ev == "" || role == "" {
+	if (ev == "" && !complete) || role == "" {
 		return false
 	}
 	if !clean {
@@ -127,6 +133,9 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 		p.Type, p.Arguments, p.ToolCallID, p.Name = omni.PartialToolCall, strs[0], strs[1], strs[2]
 	default: // recToolOutput
 		p.Type, p.Output, p.ToolCallID = omni.PartialToolCallOutput, strs[0], strs[1]
+	}
+	if complete { // text, thinking, tool_call, tool_call_output
+		p.Type = p.Type[len("partial_"):]
 	}
 	return true
 }
@@ -253,34 +262,41 @@ func utf16Units[S string | []byte](s S) int {
 }
 
 // fragmentOf returns the record kind of m and the strings of its record
-// when the shim can rebuild exactly its JSON from a fragment record, else
-// kind 0: a model_msg fragment without origin, built in Go (a payload
-// decoded from JSON may hold keys a record cannot carry), with a standard
-// role and event and no field set but those the record carries.
+// when the shim can rebuild exactly its JSON from a record, else kind 0: a
+// model_msg fragment (with a standard event), or a complete text,
+// thinking, tool_call or tool_call_output (without an event), without
+// origin, built in Go (a payload decoded from JSON may hold keys a record
+// cannot carry), with a standard role and no field set but those the
+// record carries.
 func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 	p := &m.Payload
+	ev := eventCode(p.EventType)
 	if m.Type != omni.TypeModelMsg || m.Origin != nil || p.Decoded() ||
-		eventCode(p.EventType) == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
+		ev == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
 		return 0, strs, 0
 	}
 	// Exactly the body field of the type (and the call's id and name) may
 	// be set.
 	other := 0
 	switch p.Type {
-	case omni.PartialText:
+	case omni.PartialText, omni.Text:
 		kind, strs, n = recText, [4]string{p.Text, p.StopReason}, 2
 		other = len(p.Thinking) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialThinking:
+	case omni.PartialThinking, omni.Thinking:
 		kind, strs, n = recThinking, [4]string{p.Thinking, p.StopReason}, 2
 		other = len(p.Text) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialToolCall:
+	case omni.PartialToolCall, omni.ToolCall:
 		kind, strs, n = recToolCall, [4]string{p.Arguments, p.ToolCallID, p.Name, p.StopReason}, 4
 		other = len(p.Text) + len(p.Thinking) + len(p.Output)
-	case omni.PartialToolCallOutput:
+	case omni.PartialToolCallOutput, omni.ToolCallOutput:
 		kind, strs, n = recToolOutput, [4]string{p.Output, p.ToolCallID, p.StopReason}, 3
 		other = len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Name)
+	default:
+		return 0, strs, 0
 	}
-	if other != 0 {
+	// A fragment has an event, a complete message none (partial_* types
+	// alone start with p).
+	if other != 0 || (ev == recComplete) != (p.Type[0] != 'p') {
 		return 0, strs, 0
 	}
 	return kind, strs, n
@@ -302,8 +318,12 @@ func onlyFragmentFields(p *omni.Payload) bool {
 		p.Workspace == "" && p.Source == "" && p.Extra == nil
 }
 
+// eventCode returns the record event of an event_type, recComplete for
+// none, or 0.
 func eventCode(ev string) byte {
 	switch ev {
+	case "":
+		return recComplete
 	case omni.EventStart:
 		return 's'
 	case omni.EventDelta:

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -174,7 +175,7 @@ func readBatch(s string) ([]obj, error) {
 		if r.i+2 > len(s) {
 			return nil, bad
 		}
-		ev := map[byte]string{'s': "start", 'd': "delta", 'x': "stop"}[s[r.i]]
+		ev := map[byte]string{'s': "start", 'd': "delta", 'x': "stop", recComplete: "-"}[s[r.i]]
 		role := map[byte]string{'a': "assistant", 'u': "user"}[s[r.i+1]]
 		r.i += 2
 		n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
@@ -198,6 +199,10 @@ func readBatch(s string) ([]obj, error) {
 			p = obj{{"type", "partial_tool_call"}, {"role", role}, {"event_type", ev}, {"name", strs[2]}, {"arguments", strs[0]}, {"tool_call_id", strs[1]}}
 		case recToolOutput:
 			p = obj{{"type", "partial_tool_call_output"}, {"role", role}, {"event_type", ev}, {"output", strs[0]}, {"tool_call_id", strs[1]}}
+		}
+		if ev == "-" { // a complete message: no event_type, nor partial_
+			p[0].v = strings.TrimPrefix(p[0].v.(string), "partial_")
+			p = slices.Delete(p, 2, 3)
 		}
 		if stop := strs[n-1]; stop != "" {
 			p = append(p, kv{"stop_reason", stop})
@@ -250,9 +255,9 @@ func shimFragment(v obj) string {
 	if !ok {
 		return ""
 	}
-	var typ, role, ev, body, bodyKey, id, name string
+	var typ, role, body, bodyKey, id, name string
 	var hasName bool
-	stop := ""
+	ev, stop := "c", "" // no event_type: a complete message
 	for _, f := range p {
 		x, ok := f.v.(string)
 		if !ok {
@@ -287,12 +292,18 @@ func shimFragment(v obj) string {
 		return ""
 	}
 	head, tail := ev+role, lenStr(stop)
+	// A partial type needs an event_type, a complete one must not have one.
+	if ev == "c" {
+		typ = "partial_" + typ
+	} else if !strings.HasPrefix(typ, "partial_") {
+		return ""
+	}
 	switch {
 	case typ == "partial_text" && bodyKey == "text" && !hasKey(p, "tool_call_id") && !hasName:
 		return "T" + head + lenStr(body) + tail
 	case typ == "partial_thinking" && bodyKey == "thinking" && !hasKey(p, "tool_call_id") && !hasName:
 		return "K" + head + lenStr(body) + tail
-	case typ == "partial_tool_call" && bodyKey == "arguments" && id != "" && hasName:
+	case typ == "partial_tool_call" && bodyKey == "arguments" && id != "" && hasName && (ev != "c" || name != ""):
 		return "C" + head + lenStr(body) + lenStr(id) + lenStr(name) + tail
 	case typ == "partial_tool_call_output" && bodyKey == "output" && id != "" && !hasName:
 		return "O" + head + lenStr(body) + lenStr(id) + tail
@@ -341,6 +352,9 @@ func TestEachRecord(t *testing.T) {
 		{"a timestamp and nothing else", "t3:abc", 0, ""},
 		{"a bad timestamp record", "t9:abc", 0, "[0]: omni: malformed"},
 		{"a bad record after a timestamp", "t1:aTda1:a0:X", 1, "[1]: omni: malformed"},
+		{"complete messages", "t3:abc" + "Tca2:hi9:completed" + "Kca0:0:" + "Cca2:{}2:c14:read0:" + "Ocu3:out2:c10:", 4, ""},
+		{"a bad event of a complete message", "TCa1:a0:", 0, "malformed"},
+		{"a complete message cut short", "Cca2:{}2:c1", 0, "malformed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,6 +369,18 @@ func TestEachRecord(t *testing.T) {
 	_ = eachRecord("Tda5:é日😀x0:", func(m omni.Message) { ms["u"] = m })
 	if ms["u"].Payload.Text != "é日😀x" {
 		t.Errorf("non-ASCII text = %q", ms["u"].Payload.Text)
+	}
+	var complete []string
+	_ = eachRecord("Tca2:hi9:completed"+"Kcu0:0:"+"Cca2:{}2:c14:read0:"+"t1:x"+"Ocu3:out2:c10:", func(m omni.Message) {
+		complete = append(complete, string(m.AppendJSON(nil)))
+	})
+	if want := []string{
+		`{"type":"model_msg","payload":{"type":"text","role":"assistant","text":"hi","stop_reason":"completed"}}`,
+		`{"type":"model_msg","payload":{"type":"thinking","role":"user","thinking":""}}`,
+		`{"type":"model_msg","payload":{"type":"tool_call","role":"assistant","name":"read","arguments":"{}","tool_call_id":"c1"}}`,
+		`{"timestamp":"x","type":"model_msg","payload":{"type":"tool_call_output","role":"user","output":"out","tool_call_id":"c1"}}`,
+	}; !slices.Equal(complete, want) {
+		t.Errorf("complete messages:\n%s\nwant\n%s", strings.Join(complete, "\n"), strings.Join(want, "\n"))
 	}
 	var stamps []string
 	_ = eachRecord("t3:abc"+"Tda1:a0:"+jRecords(`{"timestamp":"j","type":"model_msg","payload":{"type":"text","role":"user","text":"x"}}`)+"Tda1:b0:"+"t0:"+"Tda1:c0:",
@@ -376,34 +402,38 @@ func randStr(r *rand.Rand) string {
 	return b.String()
 }
 
-// randMessage returns a message object as a model might yield it: mostly
-// standard fragments, sometimes with a key, a value or an order the
-// records cannot carry.
+// randMessage returns a message object as a model or tool might yield it:
+// mostly standard fragments and complete messages, sometimes with a key, a
+// value or an order the records cannot carry.
 func randMessage(r *rand.Rand) obj {
-	types := []string{"partial_text", "partial_thinking", "partial_tool_call", "partial_tool_call_output", "text", "partial_image"}
+	types := []string{"partial_text", "partial_thinking", "partial_tool_call", "partial_tool_call_output", "text", "thinking", "tool_call", "tool_call_output", "partial_image", "image_url"}
 	typ := types[r.IntN(len(types))]
 	p := obj{{"type", typ}}
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	p = append(p, kv{"role", pick("assistant", "assistant", "user", "system", "")})
-	p = append(p, kv{"event_type", pick("delta", "delta", "start", "stop", "end")})
-	body := map[string]string{"partial_text": "text", "partial_thinking": "thinking", "partial_tool_call": "arguments", "partial_tool_call_output": "output"}[typ]
+	partial := strings.HasPrefix(typ, "partial_")
+	if partial == (r.IntN(12) > 0) { // mostly on fragments only
+		p = append(p, kv{"event_type", pick("delta", "delta", "start", "stop", "end")})
+	}
+	call := strings.HasSuffix(typ, "tool_call")
+	body := map[string]string{"text": "text", "thinking": "thinking", "tool_call": "arguments", "tool_call_output": "output"}[strings.TrimPrefix(typ, "partial_")]
 	if body == "" || r.IntN(20) == 0 {
 		body = pick("text", "thinking", "arguments", "output")
 	}
 	if r.IntN(30) > 0 {
 		p = append(p, kv{body, randStr(r)})
 	}
-	if typ == "partial_tool_call" || typ == "partial_tool_call_output" || r.IntN(20) == 0 {
+	if call || strings.HasSuffix(typ, "output") || r.IntN(20) == 0 {
 		if r.IntN(30) > 0 {
 			p = append(p, kv{"tool_call_id", pick("c1", "call_7", "", "日")})
 		}
 	}
-	if typ == "partial_tool_call" || r.IntN(20) == 0 {
+	if call || r.IntN(20) == 0 {
 		if r.IntN(30) > 0 {
-			p = append(p, kv{"name", pick("read", "", "ls")})
+			p = append(p, kv{"name", pick("read", "", "ls", "😀")})
 		}
 	}
-	switch r.IntN(12) {
+	switch r.IntN(14) {
 	case 0:
 		p = append(p, kv{"stop_reason", pick("completed", "aborted", "", "bogus")})
 	case 1:
@@ -413,7 +443,13 @@ func randMessage(r *rand.Rand) obj {
 	case 3:
 		p[len(p)-1].v = json.Number("5")
 	case 4:
-		p = append(p, kv{"sender", "user"})
+		p = append(p, kv{"sender", pick("user", "harness", "bogus")})
+	case 5:
+		p = append(p, kv{"fidelity", obj{{"k", "v"}}})
+	case 6:
+		p = append(p, kv{"images", []any{}})
+	case 7:
+		p = append(p, kv{"stop_reason", "completed"})
 	}
 	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
 	m := obj{{"type", pick("model_msg", "model_msg", "model_msg", "event_msg")}, {"payload", p}}
@@ -435,15 +471,19 @@ func randMessage(r *rand.Rand) obj {
 // consumer.
 func TestRecordsMatchJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	fragments := 0
-	for i := range 20000 {
+	fragments, complete := 0, 0
+	for i := range 30000 {
 		v := randMessage(r)
 		viaJSON, errJ := decodeOne(t, jRecords(v.json()))
 		rec := shimRecord(v)
 		if rec == "" {
 			continue
 		}
-		fragments++
+		if shimFragment(v)[1] == recComplete {
+			complete++
+		} else {
+			fragments++
+		}
 		viaRec, errR := decodeOne(t, rec)
 		if errJ != nil || errR != nil {
 			t.Fatalf("#%d %s: decode errors %v / %v", i, v.json(), errJ, errR)
@@ -469,8 +509,8 @@ func TestRecordsMatchJSON(t *testing.T) {
 			}
 		}
 	}
-	if fragments < 1500 {
-		t.Errorf("only %d of the random messages were fragments", fragments)
+	if fragments < 1200 || complete < 1200 {
+		t.Errorf("of the random messages only %d were fragment records and %d complete message records", fragments, complete)
 	}
 }
 
@@ -495,6 +535,17 @@ func TestRecordWriter(t *testing.T) {
 	images := omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "x", "c1", "", "")
 	images.Payload.Images = []string{"data:,"}
 	badUTF8 := frag(ts1, "a\xffb")
+	complete := func(typ, body string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: typ, Role: omni.RoleAssistant, Thinking: body}}
+	}
+	withEvent := omni.AssistantText("x", "")
+	withEvent.Payload.EventType = omni.EventDelta
+	noEvent := frag("", "x")
+	noEvent.Payload.EventType = ""
+	otherBody := omni.AssistantText("x", "")
+	otherBody.Payload.Thinking = "y"
+	sender := omni.UserText("x")
+	sender.Payload.Sender = omni.SenderHarness
 	rawBad := omni.Event(omni.Payload{Type: "x", Extra: []omni.RawField{{Key: "k", Value: []byte("\"\xe2\x82\"")}}})
 	tests := []struct {
 		name string
@@ -508,7 +559,12 @@ func TestRecordWriter(t *testing.T) {
 		{"images", []omni.Message{images}, "J", false},
 		{"invalid UTF-8 in a string", []omni.Message{badUTF8}, "J", false},
 		{"invalid UTF-8 in raw JSON", []omni.Message{frag(ts1, "a"), rawBad}, "tTR", true},
-		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JJ", false},
+		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JO", false},
+		{"complete messages", []omni.Message{omni.AssistantText("é😀", "completed"), complete(omni.Thinking, "hm"), omni.ToolCallMsg("c1", "read", "{}"), omni.ToolOutput("c1", "", "")}, "TKCO", false},
+		{"a complete message with an event", []omni.Message{withEvent}, "J", false},
+		{"a fragment without event", []omni.Message{noEvent}, "J", false},
+		{"a complete message with a body not its own", []omni.Message{otherBody}, "J", false},
+		{"user text with sender", []omni.Message{sender}, "J", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -595,19 +651,45 @@ func TestOnlyFragmentFields(t *testing.T) {
 	}
 }
 
-// FuzzEachRecord: decoding a batch never panics, and every message it
-// emits round-trips through both record forms.
+// FuzzEachRecord: decoding a batch never panics; every message it emits
+// reaches JavaScript as the object its JSON gives, through either record
+// form; and where the shim would write a record for that JSON, the record
+// decodes to a message that encodes and validates as the JSON does.
 func FuzzEachRecord(f *testing.F) {
-	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}"} {
+	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
+		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
 		_ = eachRecord(data, func(m omni.Message) {
+			j := m.AppendJSON(nil)
 			for _, jsonOnly := range []bool{false, true} {
 				w := recordWriter{jsonOnly: jsonOnly}
-				b, _ := w.append(nil, &m)
-				if _, err := readBatch(string(b)); err != nil {
-					t.Errorf("batch %q of %s: %v", b, m.AppendJSON(nil), err)
+				b, last := w.append(nil, &m)
+				got, err := readBatch(string(b))
+				if err != nil || len(got) != 1 {
+					t.Fatalf("batch %q of %s: %v", b, j, err)
+				}
+				if want, _ := parseOrdered(string(j)); !last && !reflect.DeepEqual(got[0], want) {
+					t.Fatalf("batch %q gives %s, want %s", b, got[0].json(), j)
+				}
+			}
+			v, err := parseOrdered(string(j))
+			o, ok := v.(obj)
+			if err != nil || !ok || !utf8.Valid(j) {
+				return
+			}
+			if rec := shimRecord(o); rec != "" {
+				var viaRec, viaJSON []string
+				each := func(batch string, out *[]string) {
+					if err := eachRecord(batch, func(m omni.Message) { *out = append(*out, string(m.AppendJSON(nil))+errText(m.Validate())) }); err != nil {
+						t.Fatalf("batch %q: %v", batch, err)
+					}
+				}
+				each(rec, &viaRec)
+				each(jRecords(o.json()), &viaJSON)
+				if !slices.Equal(viaRec, viaJSON) {
+					t.Fatalf("%s: via the record %q\n%q\nvia JSON\n%q", j, rec, viaRec, viaJSON)
 				}
 			}
 		})

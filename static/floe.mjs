@@ -1126,7 +1126,8 @@ async function asIterator(v, what) {
 }
 
 // Batches cross the boundary as strings of records (jsbridge/records.go):
-// a streamed fragment with exactly the standard keys travels without JSON,
+// a streamed fragment, or a complete text, thinking, tool_call or
+// tool_call_output, with exactly the standard keys travels without JSON,
 // any other message as "J" + its JSON. Every string is "<length>:<text>".
 
 // Test hook (jsonOnly): no fragment records in either direction.
@@ -1136,12 +1137,14 @@ let jsonOnly = false;
 // had none): the pump writes it as a "t" record when it changes.
 let fragTs = "";
 
-// fragmentRecord returns the record of a partial_* message that is a plain
-// object with exactly the standard keys (and, optionally, a string
-// timestamp), string values, a standard role and event, and neither an
-// empty stop_reason nor an empty tool_call_id; else null (the message goes
-// as JSON). Go decodes such a record to a message that encodes and
-// validates as the one its JSON decodes to.
+// fragmentRecord returns the record of a partial_* message, or of a
+// complete text, thinking, tool_call or tool_call_output (event "c": no
+// event_type), that is a plain object with exactly the standard keys (and,
+// optionally, a string timestamp), string values, a standard role and
+// event, and neither an empty stop_reason nor an empty tool_call_id nor a
+// tool_call's empty name; else null (the message goes as JSON). Go decodes
+// such a record to a message that encodes and validates as the one its
+// JSON decodes to.
 function fragmentRecord(v) {
   if (Object.getPrototypeOf(v) !== Object.prototype) return null;
   let keys = 0; // JSON.stringify writes enumerable own keys only: so do we
@@ -1159,7 +1162,8 @@ function fragmentRecord(v) {
   if (keys !== 2 || v.type !== "model_msg") return null;
   const p = v.payload;
   if (!isObject(p) || Object.getPrototypeOf(p) !== Object.prototype) return null;
-  let type, role, ev, body, bodyKey, id, name;
+  let type, role, body, bodyKey, id, name;
+  let ev = "c"; // no event_type: a complete message
   let stop = "";
   for (const k in p) {
     const x = p[k];
@@ -1200,25 +1204,33 @@ function fragmentRecord(v) {
   fragTs = ts;
   const head = role === "a" ? ev + "a" : ev + "u";
   const tail = stop.length + ":" + stop;
+  // A complete type with an event_type, or a partial one without, goes as
+  // JSON.
+  const complete = ev === "c";
   switch (type) {
     case "partial_text":
-      if (bodyKey !== "text" || id !== undefined || name !== undefined) return null;
+    case "text":
+      if (complete !== (type === "text") || bodyKey !== "text" || id !== undefined || name !== undefined) return null;
       return "T" + head + body.length + ":" + body + tail;
     case "partial_thinking":
-      if (bodyKey !== "thinking" || id !== undefined || name !== undefined) return null;
+    case "thinking":
+      if (complete !== (type === "thinking") || bodyKey !== "thinking" || id !== undefined || name !== undefined) return null;
       return "K" + head + body.length + ":" + body + tail;
-    case "partial_tool_call": // an empty tool_call_id is checked as absent: as JSON
-      if (bodyKey !== "arguments" || !id || name === undefined) return null;
+    case "partial_tool_call": // an empty tool_call_id (or tool_call name) is checked as absent: as JSON
+    case "tool_call":
+      if (complete !== (type === "tool_call") || bodyKey !== "arguments" || !id || name === undefined || (complete && !name)) return null;
       return "C" + head + body.length + ":" + body + id.length + ":" + id + name.length + ":" + name + tail;
     case "partial_tool_call_output":
-      if (bodyKey !== "output" || !id || name !== undefined) return null;
+    case "tool_call_output":
+      if (complete !== (type === "tool_call_output") || bodyKey !== "output" || !id || name !== undefined) return null;
       return "O" + head + body.length + ":" + body + id.length + ":" + id + tail;
   }
   return null;
 }
 
-// readRecords turns a consumer batch of records into message objects, as
-// JSON.parse would give them (keys in the protocol's order).
+// readRecords turns a consumer batch of records (the same kinds, the
+// complete messages included) into message objects, as JSON.parse would
+// give them (keys in the protocol's order).
 function readRecords(s) {
   const out = [];
   let i = 0;
@@ -1254,23 +1266,44 @@ function readRecords(s) {
     const role = s.charCodeAt(i++) === 97 ? "assistant" : "user";
     const body = str();
     let payload;
-    switch (k) {
-      case 84 /* T */:
-        payload = { type: "partial_text", role, event_type, text: body };
-        break;
-      case 75 /* K */:
-        payload = { type: "partial_thinking", role, event_type, thinking: body };
-        break;
-      case 67 /* C */: {
-        const tool_call_id = str();
-        payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
-        break;
+    if (e === 99 /* c: a complete message, without event_type */) {
+      switch (k) {
+        case 84 /* T */:
+          payload = { type: "text", role, text: body };
+          break;
+        case 75 /* K */:
+          payload = { type: "thinking", role, thinking: body };
+          break;
+        case 67 /* C */: {
+          const tool_call_id = str();
+          payload = { type: "tool_call", role, name: str(), arguments: body, tool_call_id };
+          break;
+        }
+        case 79 /* O */:
+          payload = { type: "tool_call_output", role, output: body, tool_call_id: str() };
+          break;
+        default:
+          throw floeError("internal", "pull: a malformed batch");
       }
-      case 79 /* O */:
-        payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
-        break;
-      default:
-        throw floeError("internal", "pull: a malformed batch");
+    } else {
+      switch (k) {
+        case 84 /* T */:
+          payload = { type: "partial_text", role, event_type, text: body };
+          break;
+        case 75 /* K */:
+          payload = { type: "partial_thinking", role, event_type, thinking: body };
+          break;
+        case 67 /* C */: {
+          const tool_call_id = str();
+          payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
+          break;
+        }
+        case 79 /* O */:
+          payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
+          break;
+        default:
+          throw floeError("internal", "pull: a malformed batch");
+      }
     }
     const stop = str();
     if (stop !== "") payload.stop_reason = stop;

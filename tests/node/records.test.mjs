@@ -1,7 +1,8 @@
-// Streamed fragments cross the boundary as compact records, every other
-// message as JSON (jsbridge/records.go). These tests run the same scripted
-// sessions with records and with JSON only and compare the streams byte
-// for byte (keys and their order included).
+// Streamed fragments and complete text, thinking, tool_call and
+// tool_call_output messages cross the boundary as compact records, every
+// other message as JSON (jsbridge/records.go). These tests run the same
+// scripted sessions with records and with JSON only and compare the
+// streams byte for byte (keys and their order included).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { floe, meta, usage, instantClock, collect } from "./helpers.mjs";
@@ -78,20 +79,78 @@ const scenarios = {
   "a tool call without name": () => [part("partial_tool_call", "start", "", { tool_call_id: "c1" })],
   "an output fragment from the model": () => [part("partial_tool_call_output", "start", "", { tool_call_id: "c1" })],
   "images": () => [part("partial_tool_call_output", "start", "", { tool_call_id: "c1", images: [] })],
+  // Complete messages: the common shape is a record, anything else JSON.
+  "a complete text without stop_reason": () => [model({ type: "text", role: "assistant", text: "hé😀" })],
+  "a complete text in every kind of piece": () => pieces.map((p) => model({ type: "text", role: "assistant", text: p })),
+  "a complete text, keys in another order, timestamped": () => [
+    { payload: { stop_reason: "completed", text: "x", role: "assistant", type: "text" }, type: "model_msg", timestamp: "2025-01-01T00:00:00.000Z" },
+    { timestamp: "2025-01-01T00:00:00.000Z", type: "model_msg", payload: { type: "thinking", thinking: "y", role: "assistant" } },
+    { timestamp: "2025-01-01T00:00:01.000Z", type: "model_msg", payload: { type: "text", role: "assistant", text: "z" } },
+  ],
+  "a complete text with a bad timestamp": () => [{ timestamp: "yesterday", ...model({ type: "text", role: "assistant", text: "x" }) }],
+  "a complete text with a number timestamp": () => [{ timestamp: 5, ...model({ type: "text", role: "assistant", text: "x" }) }],
+  "a user text from the model": () => [model({ type: "text", role: "user", text: "x" })],
+  "a user text with sender": () => [model({ type: "text", role: "user", text: "x", sender: "harness" })],
+  "a system text": () => [model({ type: "text", role: "system", text: "x" })],
+  "a complete text with fidelity": () => [model({ type: "text", role: "assistant", text: "x", fidelity: { k: 1 } })],
+  "a complete text with an event_type": () => [model({ type: "text", role: "assistant", event_type: "delta", text: "x" })],
+  "a complete text with an unknown stop_reason": () => [model({ type: "text", role: "assistant", text: "x", stop_reason: "bogus" })],
+  "a complete text with an empty stop_reason": () => [model({ type: "text", role: "assistant", text: "x", stop_reason: "" })],
+  "a complete text with a number body": () => [model({ type: "text", role: "assistant", text: 5 })],
+  "a complete text without body": () => [model({ type: "text", role: "assistant" })],
+  "a complete text with the thinking key": () => [model({ type: "text", role: "assistant", thinking: "x" })],
+  "a complete text with a name": () => [model({ type: "text", role: "assistant", text: "x", name: "n" })],
+  "a complete text with an extra key": () => [model({ type: "text", role: "assistant", text: "x", extra: "" })],
+  "a complete text, a class instance": () => [new Message({ type: "text", role: "assistant", text: "x" })],
+  "a user thinking": () => [model({ type: "thinking", role: "user", thinking: "x" })],
+  "a tool call with an empty name": () => [model({ type: "tool_call", role: "assistant", name: "", arguments: "{}", tool_call_id: "c1" })],
+  "a tool call without name": () => [model({ type: "tool_call", role: "assistant", arguments: "{}", tool_call_id: "c1" })],
+  "a tool call with an empty tool_call_id": () => [model({ type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "" })],
+  "a tool call without tool_call_id": () => [model({ type: "tool_call", role: "assistant", name: "read", arguments: "{}" })],
+  "a tool call without arguments": () => [model({ type: "tool_call", role: "assistant", name: "read", tool_call_id: "c1" })],
+  "a tool call with empty arguments": () => [model({ type: "tool_call", role: "assistant", name: "read", arguments: "", tool_call_id: "c1" })],
+  "a tool call from the user": () => [model({ type: "tool_call", role: "user", name: "read", arguments: "{}", tool_call_id: "c1" })],
+  "a tool call with fidelity": () => [model({ type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "c1", fidelity: {} })],
+  "a tool call with an event_type": () => [model({ type: "tool_call", role: "assistant", event_type: "stop", name: "read", arguments: "{}", tool_call_id: "c1" })],
+  "a tool call with unicode ids and a lone surrogate": () => [model({ type: "tool_call", role: "assistant", name: "读😀", arguments: '{"p":"\ud800"}', tool_call_id: "c\udc00😀" })],
+  "two tool calls, timestamped": () =>
+    [...toolCallOf("c1", "{}"), ...toolCallOf("c2", '{"a":1}')].map((m) => ({ timestamp: "2025-01-01T00:00:00.000Z", ...m })),
+  "a tool output from the model": () => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: "c1" })],
 };
 
-// The tool streams its output in the same pieces.
-const environment = {
-  async *executeTool({ toolCall }) {
-    const id = toolCall.payload.tool_call_id;
-    yield part("partial_tool_call_output", "start", "", { tool_call_id: id });
-    for (const p of pieces) yield part("partial_tool_call_output", "delta", p, { tool_call_id: id });
-    yield part("partial_tool_call_output", "stop", "", { tool_call_id: id, stop_reason: "completed" });
-    yield model({ type: "tool_call_output", role: "user", output: pieces.join(""), tool_call_id: id, stop_reason: "completed" });
-  },
+// What the tool yields for a call: each case runs one tool call.
+const toolScenarios = {
+  "an output without stop_reason": (id) => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: id })],
+  "an output in every kind of piece, timestamped": (id) =>
+    pieces.map((p, i) => ({ timestamp: `2025-01-01T00:00:0${i % 3}.000Z`, ...model({ type: "tool_call_output", role: "user", output: p, tool_call_id: id }) })),
+  "an empty output": (id) => [model({ type: "tool_call_output", role: "user", output: "", tool_call_id: id, stop_reason: "failed" })],
+  "an output with images": (id) => [model({ type: "tool_call_output", role: "user", output: "x", images: ["data:image/png;base64,AA=="], tool_call_id: id })],
+  "an output with empty images": (id) => [model({ type: "tool_call_output", role: "user", output: "x", images: [], tool_call_id: id })],
+  "an output with an empty tool_call_id": () => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: "" })],
+  "an output without tool_call_id": () => [model({ type: "tool_call_output", role: "user", output: "x" })],
+  "an output of another call": () => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: "other" })],
+  "an output from the assistant": (id) => [model({ type: "tool_call_output", role: "assistant", output: "x", tool_call_id: id })],
+  "an output with a name": (id) => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: id, name: "read" })],
+  "an output with a number body": (id) => [model({ type: "tool_call_output", role: "user", output: 1, tool_call_id: id })],
+  "an output with an unknown stop_reason": (id) => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: id, stop_reason: "bogus" })],
+  "an output with an event_type": (id) => [model({ type: "tool_call_output", role: "user", event_type: "stop", output: "x", tool_call_id: id })],
+  "an output with an extra envelope key": (id) => [{ ...model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: id }), origin: ["sub"] }],
 };
 
-async function runScenario(make, jsonOnly) {
+// By default the tool streams its output in the same pieces.
+function* streamedOutput(id) {
+  yield part("partial_tool_call_output", "start", "", { tool_call_id: id });
+  for (const p of pieces) yield part("partial_tool_call_output", "delta", p, { tool_call_id: id });
+  yield part("partial_tool_call_output", "stop", "", { tool_call_id: id, stop_reason: "completed" });
+  yield model({ type: "tool_call_output", role: "user", output: pieces.join(""), tool_call_id: id, stop_reason: "completed" });
+}
+
+async function runScenario(make, jsonOnly, tool = streamedOutput) {
+  const environment = {
+    async *executeTool({ toolCall }) {
+      yield* tool(toolCall.payload.tool_call_id);
+    },
+  };
   floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
   try {
     let turn = 0;
@@ -121,6 +180,77 @@ for (const [name, make] of Object.entries(scenarios)) {
   });
 }
 
+for (const [name, tool] of Object.entries(toolScenarios)) {
+  test(`records and JSON give the same stream: a tool yields ${name}`, async () => {
+    const make = () => [...toolCallOf("c1", '{"p":1}')];
+    const viaJSON = await runScenario(make, true, tool);
+    const viaRecords = await runScenario(make, false, tool);
+    assert.deepEqual(viaRecords, viaJSON);
+    assert.ok(viaJSON.some((s) => s.includes('"tool_call_output"')));
+  });
+}
+
+// A message that travels as a record is read once (by the shim's record
+// writer); one that travels as JSON a second time, by JSON.stringify. A
+// getter on its body counts the reads.
+test("complete messages of the common shape cross without JSON, the others as JSON", async () => {
+  const counted = (payload, key, extra = {}) => {
+    const value = payload[key];
+    const m = { ...extra, type: "model_msg", payload: { ...payload } };
+    const c = { reads: 0, m };
+    Object.defineProperty(m.payload, key, {
+      enumerable: true,
+      get() {
+        c.reads++;
+        return value;
+      },
+    });
+    return c;
+  };
+  const call = { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "c1" };
+  const output = { type: "tool_call_output", role: "user", output: "out", tool_call_id: "c1" };
+  const ts = { timestamp: "2025-01-01T00:00:00.000Z" };
+  const records = [
+    counted({ type: "text", role: "assistant", text: "hi", stop_reason: "completed" }, "text"),
+    counted({ type: "thinking", role: "assistant", thinking: "hm" }, "thinking", ts),
+    counted({ ...call, stop_reason: "completed" }, "arguments", ts),
+  ];
+  const json = [
+    counted({ type: "text", role: "assistant", text: "hi", stop_reason: "" }, "text"),
+    counted({ type: "text", role: "user", text: "hi", sender: "harness" }, "text"),
+    counted({ type: "text", role: "assistant", text: "hi", fidelity: {} }, "text"),
+    counted({ type: "text", role: "assistant", event_type: "stop", text: "hi" }, "text"),
+    counted({ ...call, name: "", tool_call_id: "c2" }, "arguments"),
+    counted({ ...call, tool_call_id: "" }, "arguments"),
+  ];
+  const outRecord = counted({ ...output, stop_reason: "completed" }, "output", ts);
+  const outJSON = counted({ ...output, images: ["data:,"] }, "output");
+  // Each message in a session of its own: an invalid one ends its request.
+  const run = async (fromModel, fromTool) => {
+    let turn = 0;
+    const llm = {
+      async *streamGenerate() {
+        turn++;
+        if (turn === 1) yield* fromModel;
+        yield usage();
+        return { status: "completed" };
+      },
+    };
+    const environment = {
+      async *executeTool() {
+        yield fromTool;
+      },
+    };
+    const session = floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 0 } });
+    await collect(session.run("go", { approve: () => "allow" }));
+    await session.close();
+  };
+  for (const c of [...records, ...json]) await run([c.m]);
+  for (const c of [outRecord, outJSON]) await run([model({ ...call, stop_reason: "completed" })], c.m);
+  assert.deepEqual([...records, outRecord].map((c) => c.reads), [1, 1, 1, 1]);
+  for (const c of [...json, outJSON]) assert.equal(c.reads, 2, JSON.stringify(c.m));
+});
+
 test("messages from records are fresh plain objects", async () => {
   const yielded = [...textOf("partial_text", ["a", "b"])];
   const llm = {
@@ -141,6 +271,12 @@ test("messages from records are fresh plain objects", async () => {
     assert.deepEqual(Object.keys(m), ["timestamp", "type", "payload"]);
     assert.deepEqual(Object.keys(m.payload), ["type", "role", "event_type", "text"]);
   }
+  const [complete] = msgs.filter((m) => m.payload.type === "text" && m.payload.role === "assistant");
+  assert.equal(complete.payload.text, "ab");
+  assert.equal(Object.getPrototypeOf(complete.payload), Object.prototype);
+  assert.ok(!yielded.some((y) => y.payload === complete.payload));
+  assert.deepEqual(Object.keys(complete), ["timestamp", "type", "payload"]);
+  assert.deepEqual(Object.keys(complete.payload), ["type", "role", "text", "stop_reason"]);
 });
 
 test("a timestamped fragment that starts a batch is delivered although nothing follows it yet", { timeout: 20000 }, async () => {
