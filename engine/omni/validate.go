@@ -296,25 +296,27 @@ func isCanonicalTimestamp(ts string) bool {
 		ts[13] != ':' || ts[16] != ':' || ts[19] != '.' || ts[23] != 'Z' {
 		return false
 	}
-	num := func(i, n int) int {
-		v := 0
-		for _, c := range []byte(ts[i : i+n]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
+	// The digits, at the positions the layout has them (a bit per byte).
+	const digits = 0b11101101101101101101111
+	for i := 0; i < 23; i++ {
+		if digits>>i&1 != 0 && ts[i]-'0' > 9 {
+			return false
 		}
-		return v
 	}
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	hour, minute, sec, ms := num(11, 2), num(14, 2), num(17, 2), num(20, 3)
-	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
-		minute < 0 || minute > 59 || sec < 0 || sec > 59 || ms < 0 {
+	d := func(i int) int { return int(ts[i] - '0') }
+	year := d(0)*1000 + d(1)*100 + d(2)*10 + d(3)
+	month, day := d(5)*10+d(6), d(8)*10+d(9)
+	if month < 1 || month > 12 || day < 1 || d(11)*10+d(12) > 23 || d(14) > 5 || d(17) > 5 {
 		return false
 	}
-	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month]
-	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-		days = 29
+	if day <= 28 {
+		return true
 	}
-	return day <= days
+	switch month {
+	case 2:
+		return day == 29 && year%4 == 0 && (year%100 != 0 || year%400 == 0)
+	case 4, 6, 9, 11:
+		return day <= 30
+	}
+	return day <= 31
 }

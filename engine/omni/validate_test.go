@@ -187,3 +187,55 @@ func TestCanonicalTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// canonicalRef is the first, plainer version of isCanonicalTimestamp, kept
+// as the reference of FuzzCanonicalTimestamp.
+func canonicalRef(ts string) bool {
+	if len(ts) != len(TimestampLayout) || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' ||
+		ts[13] != ':' || ts[16] != ':' || ts[19] != '.' || ts[23] != 'Z' {
+		return false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(ts[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, sec, ms := num(11, 2), num(14, 2), num(17, 2), num(20, 3)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 || ms < 0 {
+		return false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	return day <= days
+}
+
+// FuzzCanonicalTimestamp checks the canonical-layout fast path against its
+// reference, and that what it accepts time.Parse accepts.
+func FuzzCanonicalTimestamp(f *testing.F) {
+	for _, ts := range []string{
+		"2026-07-18T03:10:22.531Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+		"2026-04-31T00:00:00.000Z", "2026-04-30T23:59:59.999Z", "2026-12-31T00:00:00.000Z",
+		"1900-02-29T00:00:00.000Z", "2000-02-29T00:00:00.000Z", "2026-01-01T23:59:6:.000Z",
+		"2026-01-01T23:5/:00.000Z", "2026-00-10T00:00:00.000Z", "2026-01-00T00:00:00.000Z",
+	} {
+		f.Add(ts)
+	}
+	f.Fuzz(func(t *testing.T, ts string) {
+		got, want := isCanonicalTimestamp(ts), canonicalRef(ts)
+		if got != want {
+			t.Fatalf("%q: %v, reference %v", ts, got, want)
+		}
+		if _, err := time.Parse(time.RFC3339, ts); got && err != nil {
+			t.Fatalf("%q accepted, time.Parse: %v", ts, err)
+		}
+	})
+}
