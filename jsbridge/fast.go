@@ -27,8 +27,21 @@ import "unsafe"
 var fast *Bridge
 
 // inbox holds the bytes of the next call's text; the shim writes them in
-// place (floeCall op 0).
+// place (floeCall op 0). One bigger than maxInbox is dropped once read, so
+// a single long batch does not keep its memory.
 var inbox []byte
+
+const maxInbox = 1 << 20
+
+// inboxText returns the first n bytes of the inbox as a string (n checked
+// by the caller).
+func inboxText(n int32) string {
+	s := string(inbox[:n])
+	if cap(inbox) > maxInbox {
+		inbox = nil
+	}
+	return s
+}
 
 // floeCall is the one export, floe_call(op, a, b, c) → 1, or 0 when the
 // bridge has no port yet or the arguments are out of range. It is written
@@ -63,7 +76,7 @@ func floeCall(op, a, b, c int32) int32 {
 		if b < 0 || int(b) > len(inbox) {
 			return 0
 		}
-		br.waiters.send(int(a), reply{json: string(inbox[:b]), end: int(c)})
+		br.waiters.send(int(a), reply{json: inboxText(b), end: int(c)})
 	case 2:
 		if int(c) > len(inbox) {
 			return 0
@@ -73,7 +86,7 @@ func floeCall(op, a, b, c int32) int32 {
 			r.end = endThrew
 		}
 		if c >= 0 {
-			r.text, r.isStr = string(inbox[:c]), true
+			r.text, r.isStr = inboxText(c), true
 		}
 		br.waiters.send(int(a), r)
 	case 3:

@@ -43,6 +43,21 @@ func TestFloeCall(t *testing.T) {
 		}
 	})
 
+	t.Run("a long text does not keep its inbox", func(t *testing.T) {
+		id, ch := b.waiters.add()
+		defer b.waiters.remove(id)
+		long := string(make([]byte, maxInbox+1))
+		if floeCall(1, int32(id), inboxWrite(t, long), endMore) != 1 {
+			t.Fatal("deliver refused")
+		}
+		if r := <-ch; r.json != long {
+			t.Fatalf("got %d bytes, want %d", len(r.json), len(long))
+		}
+		if inbox != nil {
+			t.Fatalf("the inbox keeps %d bytes after a long text", cap(inbox))
+		}
+	})
+
 	t.Run("settle", func(t *testing.T) {
 		for _, c := range []struct {
 			name    string

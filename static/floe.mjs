@@ -374,13 +374,21 @@ function fastCalls(api, exited, memory, ex, go) {
     stats.funcs++;
     return f();
   };
-  // text writes s to the module's inbox and returns its length in bytes.
+  // text writes s to the module's inbox and returns its length in bytes. A
+  // long text is encoded first, so the inbox is asked for its exact size
+  // rather than three bytes a UTF-16 unit.
   const text = (s) => {
     if (s.length === 0) return 0;
-    const max = s.length * 3; // UTF-8 bytes of a UTF-16 unit, at most
+    const bytes = s.length > 1 << 16 ? enc.encode(s) : null;
+    const max = bytes ? bytes.length : s.length * 3; // UTF-8 bytes of a UTF-16 unit, at most
     const ptr = call(0, max, 0, 0);
     if (ptr === 0) throw floeError("internal", "floe.wasm: no room for a batch");
-    return enc.encodeInto(s, new Uint8Array(memory().buffer, ptr, max)).written;
+    const view = new Uint8Array(memory().buffer, ptr, max);
+    if (bytes) {
+      view.set(bytes);
+      return max;
+    }
+    return enc.encodeInto(s, view).written;
   };
   const use = () => fast && !stats.slow && (stats.fast++, true);
   api.send = (id, records, end, value) =>

@@ -84,3 +84,21 @@ test("a run gives the same stream through floe_call and through js.Func calls", 
   assert.deepEqual(byCall(fast.msgs), byCall(slow.msgs));
   assert.equal(fast.msgs.length, slow.msgs.length);
 });
+
+test("a long batch with every kind of character crosses whole", async () => {
+  const piece = "aé日😀\ud800x"; // a lone surrogate becomes U+FFFD, as through any string crossing
+  const long = piece.repeat(20000); // 140,000 UTF-16 units: the shim encodes it before asking for room
+  const llm = {
+    async *streamGenerate() {
+      yield* text(long);
+      yield usage();
+    },
+  };
+  const s = floe.createSession({ meta: meta(), llm, clock: instantClock() });
+  const msgs = await collect(s.run("go"));
+  await s.close();
+  const got = msgs.find((m) => m.payload?.type === "text")?.payload.text;
+  assert.equal(got, long.replaceAll("\ud800", "\ufffd"));
+  const delta = msgs.find((m) => m.payload?.event_type === "delta")?.payload.text;
+  assert.equal(delta, got);
+});
