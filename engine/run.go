@@ -11,7 +11,7 @@ import (
 // Run is one run's output stream (ENGINE.md §3). The run makes progress only
 // while its consumer asks for messages: every run-level step (the next
 // request, steering, compaction, the end) happens after the consumer has
-// taken every earlier message (E-3.2). Next, NextBatch and Buffered must be
+// taken every earlier message (E-3.2). Next and NextBatch must be
 // called from one goroutine at a time; Close may be called from any
 // goroutine at any time (it waits for a Next in flight), but not from the
 // run's own callbacks, which it waits for.
@@ -38,7 +38,6 @@ type run struct {
 
 	yield func(omni.Message) bool
 	gone  bool // the consumer left early (E-3.3a)
-	more  bool // the message being yielded is followed by an already produced one
 
 	// batch, while NextBatch waits, collects already produced messages
 	// without a coroutine switch per message; up to batchMax in all.
@@ -135,8 +134,8 @@ func (rn *Run) nextLocked() (omni.Message, bool) {
 // produced after it, max in all (max < 1 means 1), and reports false, with
 // dst unchanged, at the end of the run. Like Next, it waits only for the
 // first message, and it never performs a run-level step: those happen only
-// when the consumer asks again (E-3.2). It is Next followed by Next while
-// Buffered, without a coroutine switch per message.
+// when the consumer asks again (E-3.2). It is Next followed by Next for
+// every message already produced, without a coroutine switch per message.
 func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
 	rn.pull.Lock()
 	defer rn.pull.Unlock()
@@ -155,15 +154,6 @@ func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
 		return dst, false
 	}
 	return append(out, m), true
-}
-
-// Buffered reports whether Next would return a message that is already
-// produced, without waiting and without performing a run-level step. A
-// batching consumer (the JS bridge) takes messages while Buffered is true.
-func (rn *Run) Buffered() bool {
-	rn.mu.Lock()
-	defer rn.mu.Unlock()
-	return rn.pulling && !rn.ended && rn.r.more
 }
 
 // All returns the remaining stream as a sequence, to be ranged once.
@@ -260,7 +250,6 @@ func (r *run) deliver(m omni.Message) {
 		r.gone = true
 		r.cancel()
 	}
-	r.more = false
 }
 
 // deliverQueued delivers a message taken from the merge queue; more says
@@ -280,10 +269,8 @@ func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more bool) {
 		r.batch = append(r.batch, *m) // the consumer takes it with the next one
 		return
 	}
-	r.more = more
 	if !r.yield(*m) {
 		r.gone = true
 		r.cancel()
 	}
-	r.more = false
 }
