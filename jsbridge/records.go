@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -68,9 +69,15 @@ func (r *recordReader) str() (string, bool) {
 	if i >= len(s) {
 		return "", false
 	}
+	start, u := i+1, 0
+	// n ASCII bytes are n units (the usual case, checked 8 bytes at a time)
+	// when the byte after them does not continue a sequence.
+	if end := start + n; end <= len(s) && isASCII(s[start:end]) && (end == len(s) || s[end]&0xC0 != 0x80) {
+		r.i = end
+		return s[start:end], true
+	}
 	// Take n UTF-16 code units: a byte that does not continue a UTF-8
 	// sequence starts one unit, or two (a surrogate pair) from 0xF0 on.
-	start, u := i+1, 0
 	for i = start; i < len(s); i++ {
 		if c := s[i]; c&0xC0 != 0x80 {
 			if u >= n {
@@ -229,14 +236,11 @@ func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool)
 // would not decode it to the same text, nor to n units).
 func appendStr(dst []byte, s string) ([]byte, bool) {
 	n := len(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			if !utf8.ValidString(s[i:]) {
-				return dst, false
-			}
-			n = i + utf16Units(s[i:])
-			break
+	if !isASCII(s) {
+		if !utf8.ValidString(s) {
+			return dst, false
 		}
+		n = utf16Units(s)
 	}
 	if n < 10 {
 		dst = append(dst, byte('0'+n))
@@ -249,6 +253,25 @@ func appendStr(dst []byte, s string) ([]byte, bool) {
 // utf16Units returns the length in UTF-16 code units of valid UTF-8 s: a
 // byte that does not continue a sequence starts one unit, or two (a
 // surrogate pair) from 0xF0 on.
+// isASCII reports whether every byte of s is below 0x80, eight at a time.
+func isASCII(s string) bool {
+	i := 0
+	if len(s) >= 8 {
+		p := unsafe.Pointer(unsafe.StringData(s))
+		for ; i+8 <= len(s); i += 8 {
+			if *(*uint64)(unsafe.Add(p, i))&0x8080808080808080 != 0 {
+				return false
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func utf16Units[S string | []byte](s S) int {
 	n := len(s)
 	for i := 0; i < len(s); i++ {
