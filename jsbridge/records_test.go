@@ -742,3 +742,21 @@ func TestRecordBatchesMatchJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestIsASCII checks the word-at-a-time test at every length and position
+// around its eight-byte steps.
+func TestIsASCII(t *testing.T) {
+	for n := 0; n <= 25; n++ {
+		s := strings.Repeat("a", n)
+		if !isASCII(s) {
+			t.Fatalf("%d ASCII bytes: false", n)
+		}
+		for i := 0; i < n; i++ {
+			b := []byte(s)
+			b[i] = 0x80 | byte(i)
+			if isASCII(string(b)) {
+				t.Fatalf("length %d, a high byte at %d: true", n, i)
+			}
+		}
+	}
+}
