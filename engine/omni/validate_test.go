@@ -168,15 +168,20 @@ func sharedEnvelopes(t testing.TB) []string {
 
 func withRole(m Message, role string) Message { m.Payload.Role = role; return m }
 
+// canonicalCases are timestamps in and near the canonical layout.
+var canonicalCases = []string{
+	"2026-07-18T03:10:22.531Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+	"2026-13-01T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-01-01T24:00:00.000Z",
+	"2026-01-01T23:60:00.000Z", "2026-01-01T23:59:60.000Z", "2026-01-01T23:59:59.999Z",
+	"2026-01-01 23:59:59.999Z", "2026-01-01T23:59:59.99xZ", "1900-02-29T00:00:00.000Z",
+	"2000-02-29T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "2026-04-30T23:59:59.999Z",
+	"2026-12-31T00:00:00.000Z", "2026-01-01T23:59:6:.000Z", "2026-01-01T23:5/:00.000Z",
+	"2026-00-10T00:00:00.000Z", "2026-01-00T00:00:00.000Z",
+}
+
 // The canonical-layout fast path agrees with time.Parse.
 func TestCanonicalTimestamp(t *testing.T) {
-	for _, ts := range []string{
-		"2026-07-18T03:10:22.531Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
-		"2026-13-01T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-01-01T24:00:00.000Z",
-		"2026-01-01T23:60:00.000Z", "2026-01-01T23:59:60.000Z", "2026-01-01T23:59:59.999Z",
-		"2026-01-01 23:59:59.999Z", "2026-01-01T23:59:59.99xZ", "1900-02-29T00:00:00.000Z",
-		"2000-02-29T00:00:00.000Z", "0000-01-01T00:00:00.000Z",
-	} {
+	for _, ts := range canonicalCases {
 		_, err := time.Parse(time.RFC3339, ts)
 		if got := isCanonicalTimestamp(ts); got && err != nil {
 			t.Errorf("%s: fast path accepts what time.Parse rejects (%v)", ts, err)
@@ -221,12 +226,7 @@ func canonicalRef(ts string) bool {
 // FuzzCanonicalTimestamp checks the canonical-layout fast path against its
 // reference, and that what it accepts time.Parse accepts.
 func FuzzCanonicalTimestamp(f *testing.F) {
-	for _, ts := range []string{
-		"2026-07-18T03:10:22.531Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
-		"2026-04-31T00:00:00.000Z", "2026-04-30T23:59:59.999Z", "2026-12-31T00:00:00.000Z",
-		"1900-02-29T00:00:00.000Z", "2000-02-29T00:00:00.000Z", "2026-01-01T23:59:6:.000Z",
-		"2026-01-01T23:5/:00.000Z", "2026-00-10T00:00:00.000Z", "2026-01-00T00:00:00.000Z",
-	} {
+	for _, ts := range canonicalCases {
 		f.Add(ts)
 	}
 	f.Fuzz(func(t *testing.T, ts string) {
