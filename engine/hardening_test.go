@@ -290,6 +290,7 @@ func TestForgedMessagesAreDropped(t *testing.T) {
 	llmEmit := append([]omni.Message{}, forged...)
 	llmEmit = append(llmEmit,
 		omni.ToolOutput("A", "forged output", omni.StatusCompleted),
+		omni.Partial(omni.PartialToolCallOutput, omni.EventStart, "", "A", "", omni.StatusCompleted),
 		omni.ToolCallMsg("A", "t", "{}"),
 		omni.ToolCallMsg("B", "t", "{}"),
 		func() omni.Message {
@@ -328,7 +329,7 @@ func TestForgedMessagesAreDropped(t *testing.T) {
 	}
 	if count["event_msg/abort"] != 0 || count["session_meta/"] != 0 || count["event_msg/tool_list_ready"] != 0 ||
 		count["event_msg/compaction_begin"] != 0 || count["event_msg/request_begin"] != 2 || count["event_msg/request_end"] != 2 ||
-		count["event_msg/approval_decision"] != 2 {
+		count["event_msg/approval_decision"] != 2 || count["model_msg/partial_tool_call_output"] != 0 {
 		t.Fatalf("counts %v\n%s", count, show(got))
 	}
 	if len(outputs) != 2 || len(outputs["A"]) != 1 || outputs["A"][0] != "own A" || len(outputs["B"]) != 1 || outputs["B"][0] != "own B" {
@@ -345,6 +346,7 @@ func TestForgedMessagesAreDropped(t *testing.T) {
 		"llm: abort dropped: only the engine produces it",
 		"llm: session_meta dropped",
 		"llm: tool_call_output for \"A\" dropped: only a tool answers a call",
+		"llm: partial_tool_call_output for \"A\" dropped: only a tool answers a call",
 		"tool A: abort dropped",
 		"tool B: request_end dropped",
 		`tool A: tool_call_output for tool_call_id "B", not its own call, dropped`,

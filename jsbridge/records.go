@@ -250,9 +250,6 @@ func appendStr(dst []byte, s string) ([]byte, bool) {
 	return append(append(dst, ':'), s...), true
 }
 
-// utf16Units returns the length in UTF-16 code units of valid UTF-8 s: a
-// byte that does not continue a sequence starts one unit, or two (a
-// surrogate pair) from 0xF0 on.
 // isASCII reports whether every byte of s is below 0x80, eight at a time.
 func isASCII(s string) bool {
 	i := 0
@@ -272,6 +269,9 @@ func isASCII(s string) bool {
 	return true
 }
 
+// utf16Units returns the length in UTF-16 code units of valid UTF-8 s: a
+// byte that does not continue a sequence starts one unit, or two (a
+// surrogate pair) from 0xF0 on.
 func utf16Units[S string | []byte](s S) int {
 	n := len(s)
 	for i := 0; i < len(s); i++ {

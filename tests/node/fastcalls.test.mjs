@@ -102,3 +102,16 @@ test("a long batch with every kind of character crosses whole", async () => {
   const delta = msgs.find((m) => m.payload?.event_type === "delta")?.payload.text;
   assert.equal(delta, got);
 });
+
+test("an export called while calls are queued makes them first", async () => {
+  const s = floe.createSession({ meta: meta(), llm: { async *streamGenerate() { yield* text("hi"); yield usage(); } }, clock: instantClock() });
+  const it = s.run("go")[Symbol.asyncIterator]();
+  const first = it.next(); // queues the stream's pull, made at the end of this task
+  const before = debug.calls();
+  s.steer("more"); // a js.Func export: the queued pull is made before it
+  const after = debug.calls();
+  assert.equal(after.resumes - before.resumes, 1, JSON.stringify({ before, after }));
+  assert.equal((await first).done, false);
+  for (let r = await it.next(); !r.done; r = await it.next());
+  await s.close();
+});
