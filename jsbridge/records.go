@@ -131,20 +131,28 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 	p := &m.Payload
 	p.EventType, p.Role, p.StopReason = ev, role, strs[n-1]
 	p.Text, p.Thinking, p.Arguments, p.Output, p.ToolCallID, p.Name = "", "", "", "", "", ""
+	// The types are the package's constants, which the engine's
+	// comparisons recognize by address (a complete message is a text,
+	// thinking, tool_call or tool_call_output).
 	switch k {
 	case recText:
-		p.Type, p.Text = omni.PartialText, strs[0]
+		p.Type, p.Text = pick(complete, omni.Text, omni.PartialText), strs[0]
 	case recThinking:
-		p.Type, p.Thinking = omni.PartialThinking, strs[0]
+		p.Type, p.Thinking = pick(complete, omni.Thinking, omni.PartialThinking), strs[0]
 	case recToolCall:
-		p.Type, p.Arguments, p.ToolCallID, p.Name = omni.PartialToolCall, strs[0], strs[1], strs[2]
+		p.Type, p.Arguments, p.ToolCallID, p.Name = pick(complete, omni.ToolCall, omni.PartialToolCall), strs[0], strs[1], strs[2]
 	default: // recToolOutput
-		p.Type, p.Output, p.ToolCallID = omni.PartialToolCallOutput, strs[0], strs[1]
-	}
-	if complete { // text, thinking, tool_call, tool_call_output
-		p.Type = p.Type[len("partial_"):]
+		p.Type, p.Output, p.ToolCallID = pick(complete, omni.ToolCallOutput, omni.PartialToolCallOutput), strs[0], strs[1]
 	}
 	return true
+}
+
+// pick returns a when c holds, else b.
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
 }
 
 // eachRecord decodes a producer batch into one reused Message and hands

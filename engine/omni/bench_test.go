@@ -102,3 +102,16 @@ func BenchmarkAggregatorDelta(b *testing.B) {
 		a.Add(d)
 	}
 }
+
+// BenchmarkValidateDelta validates a text delta built in Go without a
+// timestamp: the shape of a model's streamed fragment before the engine
+// stamps it.
+func BenchmarkValidateDelta(b *testing.B) {
+	m := Partial(PartialText, EventDelta, "token ", "", "", StatusCompleted)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

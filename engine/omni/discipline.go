@@ -60,7 +60,7 @@ func (d *Discipline) check(m *Message, strict bool) error {
 	var err error
 	if f := d.stopped; f != nil {
 		p := &m.Payload
-		if m.Type == TypeModelMsg && p.Type == completeOf(f.typ) && p.ToolCallID == f.callID {
+		if same(m.Type, TypeModelMsg) && same(p.Type, completeOf(f.typ)) && p.ToolCallID == f.callID {
 			err = f.match(p)
 			if err == nil || !strict {
 				d.stopped = nil
@@ -84,7 +84,7 @@ func (d *Discipline) check(m *Message, strict bool) error {
 func (d *Discipline) step(m *Message, strict bool) error {
 	p := &m.Payload
 	if !m.IsPartial() {
-		if m.Type == TypeModelMsg {
+		if same(m.Type, TypeModelMsg) {
 			if i := d.find(partialOf(p.Type), p.ToolCallID); i >= 0 {
 				err := disciplineErr("complete %s while %s is open (no stop)", p.Type, d.open[i].label())
 				if !strict {
@@ -151,7 +151,7 @@ func (d *Discipline) lenientOpen(m *Message) int {
 
 func (d *Discipline) find(typ, callID string) int {
 	for i, f := range d.open {
-		if f.typ == typ && f.callID == callID {
+		if same(f.typ, typ) && f.callID == callID {
 			return i
 		}
 	}
@@ -176,7 +176,7 @@ func (f *fragment) match(p *Payload) error {
 	if f.hasImages && !slices.Equal(p.Images, f.images) {
 		return disciplineErr("complete %s images differ from the images of the deltas of %s", p.Type, f.label())
 	}
-	if f.typ == PartialToolCall && f.name != "" && p.Name != f.name {
+	if same(f.typ, PartialToolCall) && f.name != "" && p.Name != f.name {
 		return disciplineErr("complete %s name %s differs from the name %s of %s", p.Type, quoteValue(p.Name), quoteValue(f.name), f.label())
 	}
 	return nil

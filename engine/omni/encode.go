@@ -46,29 +46,8 @@ var (
 
 // modelLayout returns the layout of a model_msg payload type, or nil.
 func modelLayout(payloadType string) *layout {
-	switch payloadType {
-	case Text:
-		return &layoutText
-	case ImageURL:
-		return &layoutImageURL
-	case InlineData:
-		return &layoutInlineData
-	case Thinking:
-		return &layoutThinking
-	case InlineThinking:
-		return &layoutInlineThinking
-	case ToolCall:
-		return &layoutToolCall
-	case ToolCallOutput:
-		return &layoutToolCallOutput
-	case PartialText:
-		return &layoutPartialText
-	case PartialThinking:
-		return &layoutPartialThinking
-	case PartialToolCall:
-		return &layoutPartialToolCall
-	case PartialToolCallOutput:
-		return &layoutPartialToolCallOutput
+	if mt := modelTypeOf(payloadType); mt != nil {
+		return mt.lay
 	}
 	return nil
 }
@@ -255,6 +234,37 @@ func (p *Payload) presentKeys() keySet {
 	set(kSource, p.Source != "")
 	return m
 }
+
+// modelKeys is [Payload.presentKeys] for the keys validation reads of a
+// model_msg payload: those its layouts require, stop_reason and sender
+// (modelKeyMask; a test compares them).
+func (p *Payload) modelKeys() keySet {
+	m := p.has &^ kDecoded
+	set := func(k keySet, on bool) {
+		if on {
+			m |= k
+		}
+	}
+	set(kType, p.Type != "")
+	set(kRole, p.Role != "")
+	set(kText, p.Text != "")
+	set(kThinking, p.Thinking != "")
+	set(kImageURL, p.ImageURL != "")
+	set(kData, p.Data != "")
+	set(kMimeType, p.MimeType != "")
+	set(kName, p.Name != "")
+	set(kArguments, p.Arguments != "")
+	set(kToolCallID, p.ToolCallID != "")
+	set(kOutput, p.Output != "")
+	set(kEventType, p.EventType != "")
+	set(kStopReason, p.StopReason != "")
+	set(kSender, p.Sender != "")
+	return m
+}
+
+// modelKeyMask holds the keys modelKeys decides.
+const modelKeyMask = kType | kRole | kText | kThinking | kImageURL | kData | kMimeType | kName |
+	kArguments | kToolCallID | kOutput | kEventType | kStopReason | kSender
 
 func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 	if !first {

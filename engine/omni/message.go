@@ -219,30 +219,27 @@ type ToolDefinition struct {
 
 // IsPartial reports whether m is a streaming fragment (partial_*).
 func (m *Message) IsPartial() bool {
-	if m.Type != TypeModelMsg {
+	if !same(m.Type, TypeModelMsg) {
 		return false
 	}
-	switch m.Payload.Type {
-	case PartialText, PartialThinking, PartialToolCall, PartialToolCallOutput:
-		return true
-	}
-	return false
+	mt := modelTypeOf(m.Payload.Type)
+	return mt != nil && mt.partial
 }
 
 // IsEvent reports whether m is an event_msg of the given payload type.
 func (m *Message) IsEvent(payloadType string) bool {
-	return m.Type == TypeEventMsg && m.Payload.Type == payloadType
+	return same(m.Type, TypeEventMsg) && same(m.Payload.Type, payloadType)
 }
 
 // IsModel reports whether m is a model_msg of the given payload type.
 func (m *Message) IsModel(payloadType string) bool {
-	return m.Type == TypeModelMsg && m.Payload.Type == payloadType
+	return same(m.Type, TypeModelMsg) && same(m.Payload.Type, payloadType)
 }
 
 // IsRealToolCall reports whether m is a complete tool_call whose stop_reason
 // is exactly "completed" (ENGINE.md §0).
 func (m *Message) IsRealToolCall() bool {
-	return m.IsModel(ToolCall) && m.Payload.StopReason == StatusCompleted
+	return m.IsModel(ToolCall) && same(m.Payload.StopReason, StatusCompleted)
 }
 
 // Recordable reports whether m may be written to a Trace (ENGINE.md E-16.1):
@@ -251,11 +248,11 @@ func (m *Message) Recordable() bool {
 	if len(m.Origin) > 0 {
 		return false
 	}
-	switch m.Type {
-	case TypeSessionMeta, TypeEventMsg:
-		return true
-	case TypeModelMsg:
+	switch {
+	case same(m.Type, TypeModelMsg):
 		return !m.IsPartial()
+	case same(m.Type, TypeEventMsg), same(m.Type, TypeSessionMeta):
+		return true
 	}
 	return false
 }

@@ -9,14 +9,14 @@ import (
 // completeOf returns the complete payload type a partial_* type streams
 // (partial_text → text), or "".
 func completeOf(partialType string) string {
-	switch partialType {
-	case PartialText:
+	switch {
+	case same(partialType, PartialText):
 		return Text
-	case PartialThinking:
+	case same(partialType, PartialThinking):
 		return Thinking
-	case PartialToolCall:
+	case same(partialType, PartialToolCall):
 		return ToolCall
-	case PartialToolCallOutput:
+	case same(partialType, PartialToolCallOutput):
 		return ToolCallOutput
 	}
 	return ""
@@ -25,14 +25,14 @@ func completeOf(partialType string) string {
 // partialOf returns the partial_* type that streams the complete payload
 // type (text → partial_text), or "" for types that are never streamed.
 func partialOf(completeType string) string {
-	switch completeType {
-	case Text:
+	switch {
+	case same(completeType, Text):
 		return PartialText
-	case Thinking:
+	case same(completeType, Thinking):
 		return PartialThinking
-	case ToolCall:
+	case same(completeType, ToolCall):
 		return PartialToolCall
-	case ToolCallOutput:
+	case same(completeType, ToolCallOutput):
 		return PartialToolCallOutput
 	}
 	return ""
@@ -83,7 +83,7 @@ func newFragment(m *Message) *fragment {
 }
 
 func (f *fragment) is(typ, callID string, origin []string) bool {
-	return f.typ == typ && f.callID == callID && slices.Equal(f.origin, origin)
+	return same(f.typ, typ) && f.callID == callID && slices.Equal(f.origin, origin)
 }
 
 // note records the metadata a fragment message carries; withBody also
@@ -210,7 +210,7 @@ func (f *fragment) message(typ, ts string) Message {
 		role = defaultRole(f.typ)
 	}
 	p := Payload{Type: typ, Role: role, ToolCallID: f.callID, StopReason: f.stop, Images: f.images}
-	if f.typ == PartialToolCall {
+	if same(f.typ, PartialToolCall) {
 		p.Name = f.name
 	}
 	p.setBody(string(f.body))

@@ -80,40 +80,46 @@ func validate(m *Message) error {
 	}
 	p := &m.Payload
 	var lay *layout
-	switch m.Type {
-	case TypeSessionMeta:
+	var mt *modelType
+	switch {
+	case same(m.Type, TypeModelMsg):
+		if mt = modelTypeOf(p.Type); mt == nil {
+			return invalid("payload.type", p.Type, "is not a model_msg payload type")
+		}
+		lay = mt.lay
+	case same(m.Type, TypeEventMsg):
+		if lay = eventLayout(p.Type); lay == nil {
+			return invalid("payload.type", p.Type, "is not an event_msg payload type")
+		}
+	case same(m.Type, TypeSessionMeta):
 		if p.Type != "" || p.has&kType != 0 {
 			return invalid("payload.type", p.Type, "must be absent in a session_meta payload")
 		}
 		lay = &layoutSessionMeta
-	case TypeModelMsg:
-		if lay = modelLayout(p.Type); lay == nil {
-			return invalid("payload.type", p.Type, "is not a model_msg payload type")
-		}
-	case TypeEventMsg:
-		if lay = eventLayout(p.Type); lay == nil {
-			return invalid("payload.type", p.Type, "is not an event_msg payload type")
-		}
 	default:
 		return invalid("type", m.Type, "is not one of session_meta|model_msg|event_msg")
 	}
-	keys := p.presentKeys()
+	var keys keySet
+	if mt != nil {
+		keys = p.modelKeys()
+	} else {
+		keys = p.presentKeys()
+	}
 	if err := p.checkRequired(lay, keys); err != nil {
 		return err
 	}
 	if err := p.checkShared(keys); err != nil {
 		return err
 	}
-	switch m.Type {
-	case TypeSessionMeta:
+	switch {
+	case mt != nil:
+		return p.checkModel(mt)
+	case lay == &layoutSessionMeta:
 		return p.checkSessionMeta(keys)
-	case TypeModelMsg:
-		return p.checkModel()
 	}
 	return p.checkEvent(keys)
 }
 
-// checkRequired reports the first required key of lay that is missing.
 func (p *Payload) checkRequired(lay *layout, keys keySet) error {
 	need := lay.required &^ kType
 	if !p.Decoded() {
@@ -151,6 +157,9 @@ func (p *Payload) checkShared(keys keySet) error {
 const statusList = "completed|failed|aborted|timeout|malformed|auth"
 
 func isStatus(s string) bool {
+	if same(s, StatusCompleted) {
+		return true
+	}
 	switch s {
 	case StatusCompleted, StatusFailed, StatusAborted, StatusTimeout, StatusMalformed, StatusAuth:
 		return true
@@ -171,36 +180,27 @@ func (p *Payload) checkSessionMeta(keys keySet) error {
 	return nil
 }
 
-func (p *Payload) checkModel() error {
-	switch p.Type {
-	case Text, InlineData:
-		if p.Role != RoleUser && p.Role != RoleAssistant {
-			return invalid("payload.role", p.Role, "is not one of user|assistant")
-		}
-	case ImageURL, ToolCallOutput, PartialToolCallOutput:
-		if p.Role != RoleUser {
+func (p *Payload) checkModel(mt *modelType) error {
+	if roleBit(p.Role)&mt.roles == 0 {
+		switch mt.roles {
+		case roleUserBit:
 			return invalid("payload.role", p.Role, "must be user for "+p.Type)
-		}
-	default: // thinking, inline_thinking, tool_call, partial_text/thinking/tool_call
-		if p.Role != RoleAssistant {
+		case roleAssistantBit:
 			return invalid("payload.role", p.Role, "must be assistant for "+p.Type)
 		}
+		return invalid("payload.role", p.Role, "is not one of user|assistant")
 	}
-	switch p.Type {
-	case PartialText, PartialThinking, PartialToolCall, PartialToolCallOutput:
+	if mt.partial {
 		switch p.EventType {
 		case EventStart, EventDelta, EventStop:
 		default:
 			return invalid("payload.event_type", p.EventType, "is not one of start|delta|stop")
 		}
 	}
-	switch p.Type {
-	case ToolCall, ToolCallOutput, PartialToolCall, PartialToolCallOutput:
-		if p.ToolCallID == "" {
-			return invalid("payload.tool_call_id", "", "must not be empty")
-		}
+	if mt.needID && p.ToolCallID == "" {
+		return invalid("payload.tool_call_id", "", "must not be empty")
 	}
-	if p.Type == ToolCall && p.Name == "" {
+	if mt.needName && p.Name == "" {
 		return invalid("payload.name", "", "must not be empty")
 	}
 	return nil
