@@ -36,20 +36,30 @@ type modelType struct {
 	partial  bool  // a partial_* type: event_type is start, delta or stop
 	needID   bool  // tool_call_id must not be empty
 	needName bool  // name must not be empty
+	body     uint8 // the field a fragment streams: bodyText...
 }
 
+// The body fields of the streamed types.
+const (
+	bodyNone uint8 = iota
+	bodyText
+	bodyThinking
+	bodyArguments
+	bodyOutput
+)
+
 var (
-	mtText                  = modelType{Text, &layoutText, roleUserBit | roleAssistantBit, false, false, false}
-	mtImageURL              = modelType{ImageURL, &layoutImageURL, roleUserBit, false, false, false}
-	mtInlineData            = modelType{InlineData, &layoutInlineData, roleUserBit | roleAssistantBit, false, false, false}
-	mtThinking              = modelType{Thinking, &layoutThinking, roleAssistantBit, false, false, false}
-	mtInlineThinking        = modelType{InlineThinking, &layoutInlineThinking, roleAssistantBit, false, false, false}
-	mtToolCall              = modelType{ToolCall, &layoutToolCall, roleAssistantBit, false, true, true}
-	mtToolCallOutput        = modelType{ToolCallOutput, &layoutToolCallOutput, roleUserBit, false, true, false}
-	mtPartialText           = modelType{PartialText, &layoutPartialText, roleAssistantBit, true, false, false}
-	mtPartialThinking       = modelType{PartialThinking, &layoutPartialThinking, roleAssistantBit, true, false, false}
-	mtPartialToolCall       = modelType{PartialToolCall, &layoutPartialToolCall, roleAssistantBit, true, true, false}
-	mtPartialToolCallOutput = modelType{PartialToolCallOutput, &layoutPartialToolCallOutput, roleUserBit, true, true, false}
+	mtText                  = modelType{Text, &layoutText, roleUserBit | roleAssistantBit, false, false, false, bodyText}
+	mtImageURL              = modelType{ImageURL, &layoutImageURL, roleUserBit, false, false, false, bodyNone}
+	mtInlineData            = modelType{InlineData, &layoutInlineData, roleUserBit | roleAssistantBit, false, false, false, bodyNone}
+	mtThinking              = modelType{Thinking, &layoutThinking, roleAssistantBit, false, false, false, bodyThinking}
+	mtInlineThinking        = modelType{InlineThinking, &layoutInlineThinking, roleAssistantBit, false, false, false, bodyNone}
+	mtToolCall              = modelType{ToolCall, &layoutToolCall, roleAssistantBit, false, true, true, bodyArguments}
+	mtToolCallOutput        = modelType{ToolCallOutput, &layoutToolCallOutput, roleUserBit, false, true, false, bodyOutput}
+	mtPartialText           = modelType{PartialText, &layoutPartialText, roleAssistantBit, true, false, false, bodyText}
+	mtPartialThinking       = modelType{PartialThinking, &layoutPartialThinking, roleAssistantBit, true, false, false, bodyThinking}
+	mtPartialToolCall       = modelType{PartialToolCall, &layoutPartialToolCall, roleAssistantBit, true, true, false, bodyArguments}
+	mtPartialToolCallOutput = modelType{PartialToolCallOutput, &layoutPartialToolCallOutput, roleUserBit, true, true, false, bodyOutput}
 )
 
 // modelTypes lists every model_msg payload type (a test checks it against

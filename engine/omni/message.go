@@ -269,15 +269,17 @@ func (m Message) WithOrigin(hop string) Message {
 // Body returns the streamed body of a text, thinking, tool call or tool
 // output message, complete or partial: text, thinking, arguments or output.
 func (p *Payload) Body() string {
-	switch p.Type {
-	case Text, PartialText:
-		return p.Text
-	case Thinking, PartialThinking:
-		return p.Thinking
-	case ToolCall, PartialToolCall:
-		return p.Arguments
-	case ToolCallOutput, PartialToolCallOutput:
-		return p.Output
+	if mt := modelTypeOf(p.Type); mt != nil {
+		switch mt.body {
+		case bodyText:
+			return p.Text
+		case bodyThinking:
+			return p.Thinking
+		case bodyArguments:
+			return p.Arguments
+		case bodyOutput:
+			return p.Output
+		}
 	}
 	return ""
 }
