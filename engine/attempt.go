@@ -193,12 +193,8 @@ type driver struct {
 // attempt ends at once and whatever the LLM does later is dropped.
 func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 	s := d.r.s
-	var abandoned func()
-	p.Abandoned, abandoned = abandonment()
-	stopGrace := s.watchGrace(llmCtx, func() {
-		abandoned()
-		d.end(ctx, Outcome{}, true)
-	})
+	g := s.watchGrace(llmCtx, func() { d.end(ctx, Outcome{}, true) })
+	p.Abandoned = g.gone
 	var o Outcome
 	func() {
 		defer recoverTo(s, "llm", func(v any) {
@@ -206,7 +202,7 @@ func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 		})
 		o = llm.StreamGenerate(llmCtx, p, func(m omni.Message) { d.emit(ctx, m) })
 	}()
-	stopGrace()
+	g.stop()
 	d.end(ctx, o, false)
 }
 

@@ -38,11 +38,7 @@ type toolRun struct {
 func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
 	s := r.s
 	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p}
-	gone, abandoned := abandonment()
-	stopGrace := s.watchGrace(ctx, func() {
-		abandoned()
-		tr.finish(errors.New(graceMessage("tool", s.abortGrace())))
-	})
+	g := s.watchGrace(ctx, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
 	var err error
 	func() {
 		defer recoverTo(s, "tool", func(v any) {
@@ -53,9 +49,9 @@ func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]
 			err = errNoEnvironment
 			return
 		}
-		err = env.ExecuteTool(ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve, Abandoned: gone}, tr.emit)
+		err = env.ExecuteTool(ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve, Abandoned: g.gone}, tr.emit)
 	}()
-	stopGrace()
+	g.stop()
 	tr.finish(err)
 }
 

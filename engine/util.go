@@ -205,37 +205,54 @@ type neverTimer struct{}
 
 func (neverTimer) AfterFunc(time.Duration, func()) func() bool { return func() bool { return true } }
 
-// watchGrace arms the abort grace once ctx is done: after AbortGrace on
-// the session's Timer, abandon runs, unless the returned stop was called
-// first. After stop returns no timer is pending.
-func (s *Session) watchGrace(ctx context.Context, abandon func()) (stop func()) {
-	var mu sync.Mutex
-	var stopTimer func() bool
-	returned := false
-	stopWatch := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !returned {
-			stopTimer = s.timer.AfterFunc(s.abortGrace(), abandon)
-		}
-	})
-	return func() {
-		stopWatch()
-		mu.Lock()
-		defer mu.Unlock()
-		returned = true
-		if stopTimer != nil {
-			stopTimer()
-		}
+// grace watches one callback (a request's LLM call or a tool execution)
+// for the abort grace: once ctx is done it arms a timer of AbortGrace on
+// the session's Timer; if the timer fires before stop, gone is closed and
+// abandon runs. One value per callback holds what the watch needs.
+type grace struct {
+	s         *Session
+	gone      chan struct{} // the callback's Abandoned
+	abandon   func()
+	mu        sync.Mutex
+	returned  bool        // stop was called
+	stopTimer func() bool // set once the timer is armed
+	stopWatch func() bool
+}
+
+// watchGrace starts watching ctx for one callback; abandon runs (after gone
+// is closed) when the callback is abandoned. The callback's Abandoned is
+// g.gone. After g.stop returns no timer is pending.
+func (s *Session) watchGrace(ctx context.Context, abandon func()) *grace {
+	g := &grace{s: s, gone: make(chan struct{}), abandon: abandon}
+	g.stopWatch = context.AfterFunc(ctx, g.arm)
+	return g
+}
+
+// arm starts the grace timer, unless the callback has returned.
+func (g *grace) arm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.returned {
+		g.stopTimer = g.s.timer.AfterFunc(g.s.abortGrace(), g.expire)
 	}
 }
 
-// abandonment returns the channel handed to one callback as Abandoned, and
-// the function that closes it (once).
-func abandonment() (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	var once sync.Once
-	return ch, func() { once.Do(func() { close(ch) }) }
+// expire abandons the callback: gone is closed, then abandon runs. The
+// timer is armed once and fires at most once.
+func (g *grace) expire() {
+	close(g.gone)
+	g.abandon()
+}
+
+// stop ends the watch: the callback returned.
+func (g *grace) stop() {
+	g.stopWatch()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.returned = true
+	if g.stopTimer != nil {
+		g.stopTimer()
+	}
 }
 
 // engineOnly reports whether only the engine may produce m (when it has no
