@@ -125,25 +125,36 @@ func (f *fakeProducer) start(args []js.Value) any {
 	f.mu.Unlock()
 	next := 0
 	port := portOf(f.b)
-	port.mu.Lock()
-	port.pumps[id] = &testPump{
-		pull: func() {
-			if next >= len(batches) {
-				return
-			}
-			bt := batches[next]
-			next++
-			if bt.never {
-				return
-			}
-			later(func() {
-				f.b.waiters.send(id, reply{json: jRecords(bt.msgs...) + bt.raw, end: bt.end, value: js.ValueOf(bt.value)})
-			})
-		},
+	stop := func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() }
+	tp := &testPump{
 		abort: func() { f.mu.Lock(); f.aborted++; f.mu.Unlock() },
-		stop:  func() { f.mu.Lock(); f.stopped++; f.mu.Unlock() },
+		stop:  stop,
 	}
+	// As the shim's pump: the start asks for the first batch, and the
+	// batch that carries the end stops the pump (Go does not).
+	tp.pull = func() {
+		if next >= len(batches) {
+			return
+		}
+		bt := batches[next]
+		next++
+		if bt.never {
+			return
+		}
+		later(func() {
+			f.b.waiters.send(id, reply{json: jRecords(bt.msgs...) + bt.raw, end: bt.end, value: js.ValueOf(bt.value)})
+			if bt.end != endMore {
+				port.mu.Lock()
+				delete(port.pumps, id)
+				port.mu.Unlock()
+				stop()
+			}
+		})
+	}
+	port.mu.Lock()
+	port.pumps[id] = tp
 	port.mu.Unlock()
+	tp.pull()
 	return nil
 }
 

@@ -19,6 +19,8 @@ type pump struct {
 	what    string // "llm.streamGenerate" or "environment.executeTool", for messages
 	aborted bool
 	stopped bool
+	pulled  bool // the first batch was asked for: start asks for it
+	ended   bool // the shim sent the producer's end and forgot its side
 
 	abandoned <-chan struct{} // closed when the engine abandons the callback
 }
@@ -32,7 +34,9 @@ func (e *errAbandoned) Error() string {
 }
 
 // newPump registers a pump and calls start(id) to create the shim's side,
-// which the port's pull(id), abort(id) and stop(id) then drive.
+// which the port's pull(id), abort(id) and stop(id) then drive. The shim's
+// side starts out asked for its first batch, so a producer that yields a
+// single batch costs one call from Go: its start.
 func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id int)) *pump {
 	id, ch := b.waiters.add()
 	p := &pump{b: b, id: id, ch: ch, what: what, abandoned: abandoned}
@@ -45,7 +49,10 @@ func (b *Bridge) newPump(what string, abandoned <-chan struct{}, start func(id i
 // and return, E-9.2) until the engine abandons the callback
 // (GenerateParams.Abandoned, ToolRequest.Abandoned).
 func (p *pump) next(ctx context.Context) (reply, error) {
-	p.b.portFn[portPull].Invoke(p.id)
+	if p.pulled {
+		p.b.portFn[portPull].Invoke(p.id)
+	}
+	p.pulled = true
 	if !p.aborted {
 		select {
 		case r := <-p.ch:
@@ -73,14 +80,17 @@ func (p *pump) abort() {
 
 // stop ends the shim's side (aborting the signal and returning the
 // iterator if it has not finished) and forgets the pump. Safe to call more
-// than once.
+// than once. After the producer's end the shim has already forgotten its
+// side, and nothing crosses.
 func (p *pump) stop() {
 	if p == nil || p.stopped {
 		return
 	}
 	p.stopped = true
 	p.b.waiters.remove(p.id)
-	p.b.portFn[portStop].Invoke(p.id)
+	if !p.ended {
+		p.b.portFn[portStop].Invoke(p.id)
+	}
 }
 
 // produce runs one producer callback: it registers a pump, calls
@@ -99,6 +109,7 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 		if err != nil {
 			return 0, js.Value{}, "", err
 		}
+		p.ended = r.end != endMore
 		if r.json != "" {
 			if err := eachRecord(r.json, emit); err != nil {
 				return endBad, js.Value{}, "yielded an invalid message: " + err.Error(), nil

@@ -1343,7 +1343,7 @@ function pump(api, id, what, start, done) {
   let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
   let bufTs = ""; // the timestamp Go gives the batch's next fragment record
   let end = null; // [code, value] once the iterator ended
-  let want = false; // Go waits for a batch
+  let want = true; // Go waits for a batch (for the first one from the start)
   let tick = false; // a macrotask passed since the batch's first message
   let ticking = false; // that macrotask is scheduled
   let gen = 0; // batch number, to match ticks to batches
@@ -1368,8 +1368,15 @@ function pump(api, id, what, start, done) {
       space = null;
       s();
     }
-    if (end) api.send(id, json, end[0], end[1]);
-    else api.send(id, json, END_MORE, undefined);
+    if (!end) {
+      api.send(id, json, END_MORE, undefined);
+      return;
+    }
+    // The producer's end: Go forgets the pump when it reads it and does
+    // not stop it, so the pump stops itself (jsbridge/pump.go).
+    api.send(id, json, end[0], end[1]);
+    if (api.pumps.get(id) === p) api.pumps.delete(id);
+    p.stop();
   };
   const check = () => {
     if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();
