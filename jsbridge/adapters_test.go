@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -219,6 +220,43 @@ func TestToolFailuresAreErrors(t *testing.T) {
 			err := e.ExecuteTool(context.Background(), engineToolRequest(tc), func(m omni.Message) { got = append(got, m) })
 			if len(got) != tt.emitted || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("emitted %d, err %v; want %d, error with %q", len(got), err, tt.emitted, tt.wantErr)
+			}
+			if env.stopped != 1 {
+				t.Errorf("pump stopped %d times, want 1", env.stopped)
+			}
+		})
+	}
+}
+
+// TestProducerCalls counts the calls a producer costs Go into JavaScript
+// beyond its start: none for one batch (the start asks for the first, the
+// end stops the pump), a pull per further batch, and a stop when Go ends
+// the producer before its end.
+func TestProducerCalls(t *testing.T) {
+	noPanics(t)
+	tc := omni.ToolCallMsg("c1", "ls", "{}")
+	out := msgJSON(omni.ToolOutput("c1", "done", omni.StatusCompleted))
+	tests := []struct {
+		name    string
+		batches []batch
+		want    map[string]int
+	}{
+		{"one batch", []batch{{msgs: []string{out}, end: endDone}}, map[string]int{}},
+		{"three batches", []batch{{msgs: []string{out}}, {}, {end: endDone}}, map[string]int{"pull": 2}},
+		{"ended by Go", []batch{{msgs: []string{`{"payload":{}}`}}}, map[string]int{"stop": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := New()
+			env := &fakeProducer{b: b, script: func(int, string) []batch { return tt.batches }}
+			e := &jsEnvironment{b: b, host: env.host(t)}
+			_ = e.ExecuteTool(context.Background(), engineToolRequest(tc), func(omni.Message) {})
+			port := portOf(b)
+			port.mu.Lock()
+			got := maps.Clone(port.calls)
+			port.mu.Unlock()
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("calls from Go = %v, want %v", got, tt.want)
 			}
 			if env.stopped != 1 {
 				t.Errorf("pump stopped %d times, want 1", env.stopped)

@@ -220,6 +220,7 @@ type testPort struct {
 	next    int
 	pending map[int][2]js.Value // ticket → resolve, reject
 	pumps   map[int]*testPump
+	calls   map[string]int // the port's pull, abort and stop calls from Go
 }
 
 type testPump struct{ pull, abort, stop func() }
@@ -239,7 +240,7 @@ func portOf(b *Bridge) *testPort {
 	if v, ok := testPorts.Load(b); ok {
 		return v.(*testPort)
 	}
-	h := &testPort{pending: map[int][2]js.Value{}, pumps: map[int]*testPump{}}
+	h := &testPort{pending: map[int][2]js.Value{}, pumps: map[int]*testPump{}, calls: map[string]int{}}
 	testPorts.Store(b, h)
 	take := func(ticket int) ([2]js.Value, bool) {
 		h.mu.Lock()
@@ -248,9 +249,10 @@ func portOf(b *Bridge) *testPort {
 		delete(h.pending, ticket)
 		return p, ok
 	}
-	pump := func(id js.Value) *testPump {
+	pump := func(id js.Value, call string) *testPump {
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		h.calls[call]++
 		return h.pumps[id.Int()]
 	}
 	host, _ := jsObject(map[string]func([]js.Value) any{
@@ -273,19 +275,19 @@ func portOf(b *Bridge) *testPort {
 			return nil
 		},
 		"pull": func(args []js.Value) any {
-			if p := pump(args[0]); p != nil {
+			if p := pump(args[0], "pull"); p != nil {
 				p.pull()
 			}
 			return nil
 		},
 		"abort": func(args []js.Value) any {
-			if p := pump(args[0]); p != nil {
+			if p := pump(args[0], "abort"); p != nil {
 				p.abort()
 			}
 			return nil
 		},
 		"stop": func(args []js.Value) any {
-			if p := pump(args[0]); p != nil {
+			if p := pump(args[0], "stop"); p != nil {
 				p.stop()
 			}
 			return nil

@@ -426,14 +426,17 @@ function makeFloe(api, exited, memory, exports, go) {
   // keeps for the duration of the call that hands them over.
   api.text = (ptr, n) => (n === 0 ? "" : utf8.decode(new Uint8Array(memory().buffer, ptr, n)));
   const pumps = (api.pumps = new Map()); // pump id → the shim's pump
+  const portCalls = (api.portCalls = { pulls: 0, stops: 0 }); // from Go, for the debug hooks
   api.usePort({
     pull(id) {
+      portCalls.pulls++;
       pumps.get(id)?.pull();
     },
     abort(id) {
       pumps.get(id)?.abort();
     },
     stop(id) {
+      portCalls.stops++;
       const p = pumps.get(id);
       if (p) {
         pumps.delete(id);
@@ -673,7 +676,9 @@ function makeFloe(api, exited, memory, exports, go) {
   // every message as JSON (no fragment records); memoryBytes() is the size
   // of the Go instance's linear memory (it only grows); calls() counts the
   // queued calls made through floe_call (fast), through js.Func (funcs) and
-  // the resumes that ran them; slowCalls(on) makes them all js.Func calls.
+  // the resumes that ran them, Go's pulls and stops of producers' pumps,
+  // and gives the number of live pumps; slowCalls(on) makes the queued
+  // calls all js.Func calls.
   Object.defineProperty(floe, DEBUG, {
     value: Object.freeze({
       panic: (mode) => call("debugPanic", mode),
@@ -683,7 +688,8 @@ function makeFloe(api, exited, memory, exports, go) {
       memoryBytes: () => memory().buffer.byteLength,
       calls: () => {
         const { fast, funcs, resumes } = api.fastStats;
-        return { fast, funcs, resumes };
+        const { pulls, stops } = api.portCalls;
+        return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size };
       },
       slowCalls: (on) => {
         api.fastStats.slow = !!on;

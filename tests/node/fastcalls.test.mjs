@@ -60,6 +60,35 @@ test("batches, approvals and pulls cross through floe_call", async () => {
   assert.ok(calls.resumes > 0 && calls.resumes <= calls.fast, `a resume runs one call or more: ${JSON.stringify(calls)}`);
 });
 
+test("a producer's start asks for its first batch and its end stops its pump", async () => {
+  const { calls } = await run();
+  // 3 requests and 6 tool executions, each ending on its own: Go pulls only
+  // a batch after a producer's first, and stops none.
+  assert.equal(calls.stops, 0, JSON.stringify(calls));
+  assert.ok(calls.pulls < 9, `fewer pulls than producers: ${JSON.stringify(calls)}`);
+  assert.equal(debug.calls().pumps, 0, "every pump is forgotten");
+  // A producer Go ends before its end is stopped by Go: a request the run's
+  // close interrupts.
+  const never = floe.createSession({
+    meta: meta(),
+    llm: {
+      async *streamGenerate({ signal }) {
+        yield* text("wait");
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      },
+    },
+    clock: instantClock(),
+    config: { maxReconnects: 0 },
+  });
+  const before = debug.calls();
+  const it = never.run("go")[Symbol.asyncIterator]();
+  await it.next();
+  await never.close();
+  const after = debug.calls();
+  assert.equal(after.stops - before.stops, 1, JSON.stringify({ before, after }));
+  assert.equal(after.pumps, 0);
+});
+
 test("a run gives the same stream through floe_call and through js.Func calls", async () => {
   const fast = await run();
   debug.slowCalls(true);
