@@ -264,3 +264,23 @@ func TestProducerCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsJSONMadeOnce checks that the tool list a request hands the
+// model is "" without tools and its tool_list_ready JSON with them, and
+// that either is made once while it stays the same (no allocation).
+func TestToolsJSONMadeOnce(t *testing.T) {
+	l := &jsLLM{b: New()}
+	tools := []omni.ToolDefinition{{Name: "ls", Description: "list"}}
+	for _, step := range []struct {
+		tools []omni.ToolDefinition
+		want  string
+	}{{nil, ""}, {tools, "tool_list_ready"}, {nil, ""}, {tools, "tool_list_ready"}} {
+		v := l.toolsJSON(step.tools)
+		if got := v.String(); (step.want == "" && got != "") || !strings.Contains(got, step.want) {
+			t.Fatalf("toolsJSON(%v) = %q, want %q", step.tools, got, step.want)
+		}
+		if n := testing.AllocsPerRun(20, func() { l.toolsJSON(step.tools) }); n != 0 {
+			t.Errorf("toolsJSON(%v) allocates %v times a request", step.tools, n)
+		}
+	}
+}

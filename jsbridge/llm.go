@@ -36,7 +36,10 @@ type jsLLM struct {
 // list is the same on every request of a session, so it is encoded once.
 func (l *jsLLM) toolsJSON(tools []omni.ToolDefinition) js.Value {
 	if len(tools) == 0 {
-		return js.ValueOf("")
+		if l.tools != nil || l.tjson.IsUndefined() { // "" made once too
+			l.tools, l.ntool, l.tjson = nil, 0, js.ValueOf("")
+		}
+		return l.tjson
 	}
 	if &tools[0] != l.tools || len(tools) != l.ntool {
 		l.tools, l.ntool = &tools[0], len(tools)
