@@ -185,27 +185,13 @@ func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 // plus those whose field is not zero. A key in it is written even where it
 // is optional.
 func (p *Payload) presentKeys() keySet {
-	m := p.has &^ kDecoded
+	m := p.modelKeys() // with the keys the decoder saw
 	set := func(k keySet, on bool) {
 		if on {
 			m |= k
 		}
 	}
-	set(kType, p.Type != "")
-	set(kRole, p.Role != "")
-	set(kText, p.Text != "")
-	set(kThinking, p.Thinking != "")
-	set(kImageURL, p.ImageURL != "")
-	set(kData, p.Data != "")
-	set(kMimeType, p.MimeType != "")
-	set(kName, p.Name != "")
-	set(kArguments, p.Arguments != "")
-	set(kToolCallID, p.ToolCallID != "")
-	set(kOutput, p.Output != "")
 	set(kImages, len(p.Images) > 0)
-	set(kEventType, p.EventType != "")
-	set(kStopReason, p.StopReason != "")
-	set(kSender, p.Sender != "")
 	set(kFidelity, len(p.Fidelity) > 0)
 	set(kStatus, p.Status != "")
 	set(kErrorMessage, p.ErrorMessage != "")
@@ -235,9 +221,9 @@ func (p *Payload) presentKeys() keySet {
 	return m
 }
 
-// modelKeys is [Payload.presentKeys] for the keys validation reads of a
-// model_msg payload: those its layouts require, stop_reason and sender
-// (modelKeyMask; a test compares them).
+// modelKeys decides the keys validation reads of a model_msg payload:
+// those its layouts require, stop_reason and sender (modelKeyMask), and
+// adds the keys the decoder saw. presentKeys adds the rest to it.
 func (p *Payload) modelKeys() keySet {
 	m := p.has &^ kDecoded
 	set := func(k keySet, on bool) {
