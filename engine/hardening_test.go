@@ -137,13 +137,15 @@ func TestOpenModelFragmentIsClosed(t *testing.T) {
 // blockingLLM emits a fragment start and a delta, then ignores its context
 // forever (until release): only the abort grace ends the request.
 type blockingLLM struct {
-	waiting chan struct{}
-	release chan struct{}
-	calls   int
+	waiting   chan struct{}
+	release   chan struct{}
+	calls     int
+	abandoned <-chan struct{} // the request's GenerateParams.Abandoned
 }
 
 func (b *blockingLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
 	b.calls++
+	b.abandoned = p.Abandoned
 	emit(partial(omni.PartialText, omni.EventStart, ""))
 	emit(partial(omni.PartialText, omni.EventDelta, "half"))
 	close(b.waiting)
@@ -192,6 +194,11 @@ func TestAbandonedLLMEndsAborted(t *testing.T) {
 		if m.Payload.Text == "late" {
 			t.Fatal("a message of the abandoned LLM reached the stream")
 		}
+	}
+	select { // written before waiting was closed, which the Fire waited for
+	case <-llm.abandoned:
+	default:
+		t.Fatal("the abandoned request's GenerateParams.Abandoned is not closed")
 	}
 }
 
