@@ -1,0 +1,44 @@
+// The build settings the README's "Sizes" section promises, read from the
+// Go build information inside the built modules (the "build\tKEY=VALUE"
+// lines the toolchain embeds): the runtime's small-function inlining (the
+// newinliner experiment) is on whenever the toolchain has the experiment,
+// and paths are trimmed.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const STATIC = fileURLToPath(new URL("../../static", import.meta.url));
+
+// buildSettings returns the module's build settings as a Map.
+function buildSettings(file) {
+  const text = readFileSync(file).toString("latin1");
+  const out = new Map();
+  for (const m of text.matchAll(/build\t([A-Za-z_-]+)=([^\t\n]*)\n/g)) out.set(m[1], m[2]);
+  return out;
+}
+
+// hasExperiment reports whether this toolchain knows the experiment (what
+// scripts/build.sh asks before it turns it on).
+function hasExperiment() {
+  try {
+    execFileSync("go", ["env", "GOEXPERIMENT"], { env: { ...process.env, GOEXPERIMENT: "newinliner" }, stdio: "pipe" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+for (const name of ["floe.wasm", "floe-node.wasm"]) {
+  test(`${name} is built with the newinliner experiment and trimmed paths`, (t) => {
+    const s = buildSettings(`${STATIC}/${name}`);
+    assert.equal(s.get("GOOS"), "js", `${name}: no Go build information found`);
+    assert.equal(s.get("-trimpath"), "true");
+    if (!hasExperiment()) {
+      t.skip("this Go has no newinliner experiment: the build falls back to the runtime without inlining");
+      return;
+    }
+    assert.match(s.get("GOEXPERIMENT") ?? "", /(^|,)newinliner(,|$)/, `${name}: GOEXPERIMENT=${s.get("GOEXPERIMENT")}`);
+  });
+}
