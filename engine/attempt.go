@@ -62,12 +62,13 @@ type call struct {
 
 // attempt is one LLM request and the tools it triggered (E-4.5–E-4.10).
 type attempt struct {
-	outcome  Outcome
-	calls    []*call        // real tool calls in call order
-	segments []omni.Message // complete thinking/text, production order
-	usage    *omni.Message  // the last token_usage
-	usages   int64          // token_usage messages seen
-	text     []byte         // concatenated complete assistant text bodies (compaction)
+	outcome   Outcome
+	calls     []*call        // real tool calls in call order
+	segments  []omni.Message // complete thinking/text, production order
+	usage     *omni.Message  // the last token_usage: &lastUsage, or nil
+	usages    int64          // token_usage messages seen
+	lastUsage omni.Message   // the last token_usage (a field: no allocation a request)
+	text      []byte         // concatenated complete assistant text bodies (compaction)
 }
 
 func (t *attempt) outputsInCallOrder() []omni.Message {
@@ -339,8 +340,8 @@ func (d *driver) note(ctx context.Context, m *omni.Message) {
 	t := d.t
 	switch {
 	case m.IsEvent(omni.TokenUsage):
-		u := *m // a copy: the caller's m does not escape
-		t.usage = &u
+		t.lastUsage = *m // a copy: the caller's m does not escape
+		t.usage = &t.lastUsage
 		t.usages++
 	case m.IsModel(omni.Thinking):
 		t.segments = append(t.segments, *m)
@@ -389,7 +390,7 @@ func (d *driver) decide(ctx context.Context, c *call) {
 	if aborted(ctx) { // E-5.5: the approver is not called
 		return
 	}
-	decision, ok := d.approve(ctx, c.msg)
+	decision, ok := d.approve(ctx, &c.msg)
 	if !ok { // the abort won (E-5.5): no decision, nothing dispatched
 		return
 	}
@@ -415,9 +416,9 @@ type approval struct {
 	err      error
 }
 
-// approve calls the run's approver (E-5.3, E-5.4, E-5.5). ok is false when
-// the abort fired before the answer was known.
-func (d *driver) approve(ctx context.Context, tc omni.Message) (Decision, bool) {
+// approve calls the run's approver (E-5.3, E-5.4, E-5.5) with a copy of
+// *tc. ok is false when the abort fired before the answer was known.
+func (d *driver) approve(ctx context.Context, tc *omni.Message) (Decision, bool) {
 	r := d.r
 	ap := r.opts.Approve
 	if ap == nil {
@@ -450,12 +451,12 @@ func (d *driver) approve(ctx context.Context, tc omni.Message) (Decision, bool) 
 	return omni.DecisionDeny, true
 }
 
-// callApprover calls ap; a panic is an error (E-5.4).
-func (d *driver) callApprover(ctx context.Context, ap Approver, tc omni.Message) (a approval) {
+// callApprover calls ap with a copy of *tc; a panic is an error (E-5.4).
+func (d *driver) callApprover(ctx context.Context, ap Approver, tc *omni.Message) (a approval) {
 	defer recoverTo(d.r.s, "approver", func(v any) {
 		a = approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
 	})
-	dec, err := ap(ctx, tc)
+	dec, err := ap(ctx, *tc)
 	return approval{dec, err}
 }
 
