@@ -13,12 +13,14 @@ BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 # agent turns about 0.9 of the time for 4 kB (brotli). The budget is a flag
 # of the toolchain's newer inliner, the newinliner experiment, which the
 # build turns on; it changes no other package's size or speed measurably.
-# The model adapters (cold: a few calls a streamed chunk), `time` and the
-# web glue (IndexedDB) are compiled without inlining, which pays for it.
+# The model adapters (cold: a few calls a streamed chunk), the error
+# formatting, the clock's package, `time` and the web glue (IndexedDB) are
+# compiled without inlining, which pays for it. (Compressed sizes move by a
+# few kB either way with any change of the code: keep the margin.)
 # A space-separated list of package=flags, each passed as its own
 # -gcflags; FLOE_WASM_GCFLAGS replaces it. A toolchain without the
 # experiment gets the list without it (the runtime without inlining).
-GCFLAGS_NEWINLINER='runtime=-d=inlbudgetslack=-70 time=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l'
+GCFLAGS_NEWINLINER='runtime=-d=inlbudgetslack=-70 time=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l github.com/floehq/floe/internal/errf=-l github.com/floehq/floe/clock=-l'
 GCFLAGS_PLAIN='runtime=-l time=-l github.com/floehq/floe/web/...=-l'
 experiment=${GOEXPERIMENT:+$GOEXPERIMENT,}newinliner
 if GOEXPERIMENT=$experiment go env GOEXPERIMENT >/dev/null 2>&1; then
