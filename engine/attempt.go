@@ -178,6 +178,7 @@ type driver struct {
 	prod       *mergequeue.Producer[item]
 	compaction bool
 	cancelLLM  context.CancelFunc
+	grace      *grace // the LLM call's watch, when refuse must arm it (run)
 	stamp      stamper
 	retries    int
 	maxRetries int
@@ -194,7 +195,16 @@ type driver struct {
 // attempt ends at once and whatever the LLM does later is dropped.
 func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 	s := d.r.s
-	g := s.watchGrace(llmCtx, func() { d.end(ctx, Outcome{}, true) })
+	abandon := func() { d.end(ctx, Outcome{}, true) }
+	var g *grace
+	if d.r.done != nil && ctx.Done() == d.r.done {
+		// llmCtx is done when the run's context is or when refuse cancels
+		// it: the run's registry watches the first, refuse arms the second.
+		g = d.r.watchGrace(ctx, abandon)
+		d.grace = g
+	} else {
+		g = d.r.watchGrace(llmCtx, abandon)
+	}
 	p.Abandoned = g.gone
 	var o Outcome
 	func() {
@@ -333,6 +343,9 @@ func (d *driver) emit(ctx context.Context, m omni.Message) {
 func (d *driver) refuse(err error) {
 	d.bad = err
 	d.cancelLLM()
+	if d.grace != nil {
+		d.grace.arm() // the grace of a cancelled LLM (watchGrace watches the run's context only)
+	}
 }
 
 // note does the driver's bookkeeping for a message it pushed (E-4.7).

@@ -202,6 +202,56 @@ func TestAbandonedLLMEndsAborted(t *testing.T) {
 	}
 }
 
+// An LLM that breaks the protocol is cancelled (the attempt is malformed);
+// one that ignores that cancel is abandoned once the abort grace elapses,
+// though the run itself was never aborted: the request ends malformed and
+// the run goes on without it.
+func TestRefusedLLMIgnoringItsCancelIsAbandoned(t *testing.T) {
+	waiting := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	var abandoned <-chan struct{}
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		abandoned = p.Abandoned
+		emit(partial(omni.PartialText, omni.EventDelta, "no start")) // a delta without its start: malformed
+		close(waiting)
+		<-release // ignores ctx
+		return engine.Outcome{Status: engine.StatusCompleted}
+	})
+	timer := enginetest.NewTimer()
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("r"), LLM: llm, Clock: enginetest.NewClock(t0), Timer: timer, MaxReconnects: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := s.Run(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-waiting
+		if d := <-timer.Armed(); d != engine.DefaultAbortGrace {
+			t.Errorf("grace %v", d)
+		}
+		timer.Fire()
+	}()
+	var got []omni.Message
+	for m := range seq {
+		got = append(got, m)
+	}
+	ends := requestEnds(got)
+	if len(ends) != 1 || ends[0].Status != omni.StatusMalformed {
+		t.Fatalf("request_end %+v\n%s", ends, show(got))
+	}
+	select { // written before waiting was closed, which the Fire waited for
+	case <-abandoned:
+	default:
+		t.Fatal("the refused request's GenerateParams.Abandoned is not closed")
+	}
+	if n := timer.Fire(); n != 0 {
+		t.Fatalf("%d grace timers still pending", n)
+	}
+}
+
 // A tool that ignores its abort is abandoned after the grace: its call gets
 // the failed output of E-6.5 at once and the run ends; the tool's
 // ToolRequest.Abandoned is closed.

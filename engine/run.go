@@ -49,6 +49,12 @@ type run struct {
 
 	tasks chan func()   // idle workers of the run wait here (spawn)
 	quit  chan struct{} // closed when the run has ended: idle workers exit
+
+	// done is the run's context's Done: a callback whose context has it is
+	// watched for the abort grace by graces (util.go), which the run's one
+	// context.AfterFunc arms. Only compared, never waited on.
+	done   <-chan struct{}
+	graces graces
 }
 
 // spawn runs f on an idle worker goroutine of the run, or on a new one.
@@ -90,6 +96,8 @@ func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.
 // seq runs body as a push sequence; it may be ranged once.
 func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(context.Context, *run)) {
 	r.yield = yield
+	r.done = ctx.Done()
+	context.AfterFunc(ctx, r.graces.fire) // fires at the latest when the run ends (r.cancel)
 	defer close(r.quit)
 	defer r.s.release()
 	defer r.cancel()

@@ -38,7 +38,7 @@ type toolRun struct {
 func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
 	s := r.s
 	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p}
-	g := s.watchGrace(ctx, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
+	g := r.watchGrace(ctx, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
 	var err error
 	func() {
 		defer recoverTo(s, "tool", func(v any) {

@@ -206,33 +206,106 @@ type neverTimer struct{}
 func (neverTimer) AfterFunc(time.Duration, func()) func() bool { return func() bool { return true } }
 
 // grace watches one callback (a request's LLM call or a tool execution)
-// for the abort grace: once ctx is done it arms a timer of AbortGrace on
-// the session's Timer; if the timer fires before stop, gone is closed and
-// abandon runs. One value per callback holds what the watch needs.
+// for the abort grace: once the callback's context is done it arms a timer
+// of AbortGrace on the session's Timer; if the timer fires before stop,
+// gone is closed and abandon runs. One value per callback holds what the
+// watch needs.
 type grace struct {
 	s         *Session
 	gone      chan struct{} // the callback's Abandoned
 	abandon   func()
 	mu        sync.Mutex
+	armed     bool        // arm ran (it arms once)
 	returned  bool        // stop was called
 	stopTimer func() bool // set once the timer is armed
-	stopWatch func() bool
+	stopWatch func() bool // a context.AfterFunc's stop, when not in a run's graces
+
+	reg        *graces // the run's registry watching it, set before the callback starts
+	in         *graces // reg while g is linked in it; guarded by reg.mu
+	prev, next *grace  // guarded by reg.mu
+}
+
+// graces is a run's registry of the watches whose callback's context is
+// the run's own: the run's single context.AfterFunc arms them all. One
+// context.AfterFunc a callback cost two allocations, and the parent
+// context's map of children on every request and tool call.
+type graces struct {
+	mu    sync.Mutex
+	fired bool   // the run's context is done
+	head  *grace // the live watches
+}
+
+// add registers g, or arms it at once when the run's context is done.
+func (gs *graces) add(g *grace) {
+	gs.mu.Lock()
+	if gs.fired {
+		gs.mu.Unlock()
+		g.arm()
+		return
+	}
+	g.in, g.next = gs, gs.head
+	if gs.head != nil {
+		gs.head.prev = g
+	}
+	gs.head = g
+	gs.mu.Unlock()
+}
+
+// remove forgets g (stop).
+func (gs *graces) remove(g *grace) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if g.in != gs {
+		return
+	}
+	if g.prev != nil {
+		g.prev.next = g.next
+	} else {
+		gs.head = g.next
+	}
+	if g.next != nil {
+		g.next.prev = g.prev
+	}
+	g.in, g.prev, g.next = nil, nil, nil
+}
+
+// fire arms every watch: the run's context is done. The run's
+// context.AfterFunc calls it.
+func (gs *graces) fire() {
+	gs.mu.Lock()
+	gs.fired = true
+	var live []*grace
+	for g := gs.head; g != nil; g = g.next {
+		live = append(live, g)
+	}
+	gs.mu.Unlock()
+	for _, g := range live {
+		g.arm() // a watch stopped meanwhile has returned: arm does nothing
+	}
 }
 
 // watchGrace starts watching ctx for one callback; abandon runs (after gone
 // is closed) when the callback is abandoned. The callback's Abandoned is
-// g.gone. After g.stop returns no timer is pending.
-func (s *Session) watchGrace(ctx context.Context, abandon func()) *grace {
-	g := &grace{s: s, gone: make(chan struct{}), abandon: abandon}
-	g.stopWatch = context.AfterFunc(ctx, g.arm)
+// g.gone. When ctx is the run's own context (its Done is the run's) the
+// run's registry watches it; otherwise a context.AfterFunc does. After
+// g.stop returns no timer is pending.
+func (r *run) watchGrace(ctx context.Context, abandon func()) *grace {
+	g := &grace{s: r.s, gone: make(chan struct{}), abandon: abandon}
+	if r.done != nil && ctx.Done() == r.done {
+		g.reg = &r.graces
+		r.graces.add(g)
+	} else {
+		g.stopWatch = context.AfterFunc(ctx, g.arm)
+	}
 	return g
 }
 
-// arm starts the grace timer, unless the callback has returned.
+// arm starts the grace timer once, unless the callback has returned.
 func (g *grace) arm() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.returned {
+	if !g.returned && !g.armed {
+		g.armed = true
 		g.stopTimer = g.s.timer.AfterFunc(g.s.abortGrace(), g.expire)
 	}
 }
@@ -246,7 +319,11 @@ func (g *grace) expire() {
 
 // stop ends the watch: the callback returned.
 func (g *grace) stop() {
-	g.stopWatch()
+	if g.stopWatch != nil {
+		g.stopWatch()
+	} else if g.reg != nil {
+		g.reg.remove(g)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.returned = true
