@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +155,17 @@ func (b *blockingLLM) StreamGenerate(ctx context.Context, p engine.GenerateParam
 	return engine.Outcome{Status: engine.StatusCompleted}
 }
 
+// fireGrace waits for ready, runs then (an abort, or nothing), and fires
+// the abort-grace timer once it is armed with the default grace.
+func fireGrace(t *testing.T, timer *enginetest.Timer, ready <-chan struct{}, then func()) {
+	<-ready
+	then()
+	if d := <-timer.Armed(); d != engine.DefaultAbortGrace {
+		t.Errorf("grace %v", d)
+	}
+	timer.Fire()
+}
+
 // An LLM that ignores its abort is abandoned once the abort grace elapses
 // on the injected Timer (no real wait): the request ends aborted (not
 // malformed), its fragment closed, and the run ends with abort.
@@ -170,18 +182,8 @@ func TestAbandonedLLMEndsAborted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		<-llm.waiting
-		cancel()
-		if d := <-timer.Armed(); d != engine.DefaultAbortGrace {
-			t.Errorf("grace %v", d)
-		}
-		timer.Fire()
-	}()
-	var got []omni.Message
-	for m := range seq {
-		got = append(got, m)
-	}
+	go fireGrace(t, timer, llm.waiting, cancel)
+	got := slices.Collect(seq)
 	checkDiscipline(t, got)
 	ends := requestEnds(got)
 	if len(ends) != 1 || ends[0].Status != omni.StatusAborted || !strings.Contains(ends[0].ErrorMessage, "did not finish within 1000 ms") {
@@ -227,17 +229,8 @@ func TestRefusedLLMIgnoringItsCancelIsAbandoned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		<-waiting
-		if d := <-timer.Armed(); d != engine.DefaultAbortGrace {
-			t.Errorf("grace %v", d)
-		}
-		timer.Fire()
-	}()
-	var got []omni.Message
-	for m := range seq {
-		got = append(got, m)
-	}
+	go fireGrace(t, timer, waiting, func() {})
+	got := slices.Collect(seq)
 	ends := requestEnds(got)
 	if len(ends) != 1 || ends[0].Status != omni.StatusMalformed {
 		t.Fatalf("request_end %+v\n%s", ends, show(got))
