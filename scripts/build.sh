@@ -10,7 +10,7 @@ BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 # Inlining, per package (README "Sizes"). The runtime inlines only its
 # smallest functions, of an inline cost of 10 or less, and the calls it
 # makes into internal/runtime (atomics and the like): that makes short
-# agent turns about 0.9 of the time for 4 kB (brotli). The budget is a flag
+# agent turns about 0.9 of the time for about 5 kB (brotli). The budget is a flag
 # of the toolchain's newer inliner, the newinliner experiment, which the
 # build turns on; it changes no other package's size or speed measurably.
 # The model adapters (cold: a few calls a streamed chunk), the error
