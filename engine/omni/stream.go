@@ -175,9 +175,17 @@ type sentinel struct{ _ int } // not zero-sized: each one is its own allocation
 
 const minPooled = 4 << 10
 
+// firstBody is the capacity of a fragment's first body buffer: a short
+// body (most tool calls' arguments and outputs) then takes one allocation
+// instead of one for each doubling from 8 bytes.
+const firstBody = 256
+
 // appendBody appends b to the body, taking a larger buffer from the pool
 // when the body outgrows a buffer of minPooled bytes or more.
 func (f *fragment) appendBody(b string) {
+	if cap(f.body) == 0 && len(b) > 0 && len(b) < firstBody {
+		f.body = make([]byte, 0, firstBody)
+	}
 	if n := len(f.body) + len(b); n > cap(f.body) && n >= minPooled {
 		if v := bodies.Get(); v != nil {
 			if cap(*v) >= n {

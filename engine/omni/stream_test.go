@@ -296,3 +296,26 @@ func encodeAll(ms []Message) string {
 	}
 	return b.String()
 }
+
+// A short fragment's body takes one buffer: checking a tool output streamed
+// as ten 16-byte deltas allocates the fragment and its body, not a buffer
+// for each doubling of the body from 8 bytes.
+func TestShortFragmentBodyOneBuffer(t *testing.T) {
+	const delta = "out-fragment-16\n"
+	msgs := []Message{po(EventStart, "", "c1")}
+	for range 10 {
+		msgs = append(msgs, po(EventDelta, delta, "c1"))
+	}
+	msgs = append(msgs, po(EventStop, "", "c1"), out("c1", strings.Repeat(delta, 10)))
+	var d Discipline
+	check := func() {
+		for i := range msgs {
+			if err := d.CheckMessage(&msgs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(20, check); n > 2 {
+		t.Fatalf("a fragment of ten 16-byte deltas took %v allocations, want at most 2 (the fragment and one body buffer)", n)
+	}
+}
