@@ -56,6 +56,7 @@ func (r *run) putBuf(b []item) {
 
 // call is one entry of the call ledger: a real tool call and its output.
 type call struct {
+	stamp  stamper // the driver's at dispatch, the tool's first (runTool)
 	msg    omni.Message
 	output *omni.Message // the last complete tool_call_output; written by its producer
 }
@@ -111,7 +112,9 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	q.Reuse(r.takeBuf())
 	llmCtx, cancelLLM := context.WithCancel(ctx)
 	defer cancelLLM()
-	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, retries: retries, maxRetries: maxRetries}
+	// The driver's stamper starts from the session's last stamp, so its
+	// first one within the same minute skips the calendar (stampAt).
+	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries}
 	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
@@ -476,5 +479,6 @@ func (d *driver) callApprover(ctx context.Context, ap Approver, tc *omni.Message
 // dispatch starts the tool for an allowed call concurrently (E-6.1).
 func (d *driver) dispatch(ctx context.Context, c *call) {
 	p := d.q.NewProducer()
+	c.stamp = d.stamp // the tool's stamper starts from the driver's last stamp
 	d.r.spawn(func() { d.r.runTool(ctx, c, p) })
 }

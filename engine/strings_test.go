@@ -105,3 +105,30 @@ func TestStamperMatchesFormat(t *testing.T) {
 		}
 	}
 }
+
+// A stamper copied from one that stamped within the same minute keeps the
+// shortcut: its first stamp rewrites the seconds and milliseconds (one
+// allocation, the string), where a zero stamper formats the whole time.
+// The driver's stamper starts as a copy of the session's, a tool's as a
+// copy of the driver's at dispatch (runAttempt, dispatch).
+func TestCopiedStamperSkipsTheCalendar(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 20, 40, 1, 5e6, time.UTC)
+	var last stamper
+	last.stampAt(t0, &omni.Message{})
+	t1 := t0.Add(1234 * time.Millisecond)
+	var m omni.Message
+	copied := testing.AllocsPerRun(50, func() {
+		st := last
+		st.stampAt(t1, &m)
+	})
+	if m.Timestamp != omni.FormatTimestamp(t1) {
+		t.Fatalf("stamped %q, want %q", m.Timestamp, omni.FormatTimestamp(t1))
+	}
+	fresh := testing.AllocsPerRun(50, func() {
+		var st stamper
+		st.stampAt(t1, &m)
+	})
+	if copied != 1 || fresh <= copied {
+		t.Fatalf("a copied stamper's first stamp took %v allocations, a zero one's %v: want 1 and more", copied, fresh)
+	}
+}

@@ -34,10 +34,11 @@ type toolRun struct {
 // runTool executes one allowed call on its own goroutine (E-6.1) and closes
 // its producer when the tool has finished, or when the abort grace ran out
 // first (Config.AbortGrace): then the tool is abandoned and its call gets
-// the output of a failed tool at once.
+// the output of a failed tool at once. The tool's stamper starts from
+// c.stamp, the driver's at dispatch.
 func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
 	s := r.s
-	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p}
+	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p, stamp: c.stamp}
 	g := r.watchGrace(ctx, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
 	var err error
 	func() {
