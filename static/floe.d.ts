@@ -549,6 +549,7 @@ export interface RunOptions {
 export interface MessageStream extends AsyncIterator<OmniMessage, undefined, undefined> {
   [Symbol.asyncIterator](): MessageStream;
   next(): Promise<IteratorResult<OmniMessage, undefined>>;
+  /** Aborts the run (a `break`); a stream dropped before its end, with no next() pending, is abandoned so once collected. */
   return(value?: unknown): Promise<IteratorReturnResult<undefined>>;
   /** Aborts like return(), then rejects with err. */
   throw(err?: unknown): Promise<IteratorResult<OmniMessage, undefined>>;
@@ -592,6 +593,8 @@ export interface Session {
    * on every call. Later calls of other methods throw "closed". Called from
    * inside a callback of the run, do not await it there: the run ends only
    * after that callback returns (or is abandoned after abortGraceMs).
+   * A session dropped without close() is closed once it is collected (a
+   * stream that can still be read keeps it).
    */
   close(): Promise<void>;
 }

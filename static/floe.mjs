@@ -33,6 +33,7 @@ const TOOL_APPROVE = Symbol("floe.toolApprove");
 
 // The key of the test hooks on a Floe object (not enumerable).
 const DEBUG = Symbol.for("floe.debug");
+const OWNER = Symbol("floe.owner"); // a stream's session or subagent (see owners)
 
 /** An Error whose name is "FloeError", with a code. */
 function floeError(code, message) {
@@ -426,6 +427,23 @@ function makeFloe(api, exited, memory, exports, go) {
   // keeps for the duration of the call that hands them over.
   api.text = (ptr, n) => (n === 0 ? "" : utf8.decode(new Uint8Array(memory().buffer, ptr, n)));
   const pumps = (api.pumps = new Map()); // pump id → the shim's pump
+  // Sessions and subagents dropped without close(): once the object is
+  // collected, its Go side is closed as close() would (a run in flight is
+  // aborted, its records stored). A stream holds its owner (OWNER), so an
+  // owner is collected only when none of its streams can be read either;
+  // callbacks that refer to their own session keep it (Go holds them).
+  const dropped = (api.dropped = { sessions: 0, streams: 0 }); // for the debug hooks
+  const owners = registry(([fn, handle]) => {
+    if (exited()) return;
+    dropped.sessions++;
+    try {
+      Promise.resolve(api[fn](handle)).catch(() => {});
+    } catch {}
+  });
+  const owned = (stream, owner) => {
+    Object.defineProperty(stream, OWNER, { value: owner });
+    return stream;
+  };
   const portCalls = (api.portCalls = { pulls: 0, stops: 0 }); // from Go, for the debug hooks
   api.usePort({
     pull(id) {
@@ -491,7 +509,11 @@ function makeFloe(api, exited, memory, exports, go) {
     let closed = false;
     let closing = null; // close()'s promise
     let running = false; // this object holds the session's lock
-    let active = null; // the stream of the last run or compaction
+    // The stream of the last run or compaction, held weakly (a stream
+    // dropped by its reader is abandoned once collected: droppedStreams),
+    // and the id of its run once started, for close() to wait for it.
+    let active = null;
+    let activeId = 0;
     const live = (fn) => {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
@@ -499,8 +521,13 @@ function makeFloe(api, exited, memory, exports, go) {
     // open starts a run or compaction: start(ended) → stream id; signal is
     // its stand-in signal (released if the run never starts).
     const open = (fn, start, signal) => {
-      if (!lockable || running) return (active = new Stream(api, start(undefined)));
-      return (active = new LockedStream(id, fn, (release) => {
+      const stream = owned(openStream(fn, (ended) => (activeId = start(ended)), signal), self);
+      active = typeof WeakRef === "function" ? new WeakRef(stream) : { deref: () => stream };
+      return stream;
+    };
+    const openStream = (fn, start, signal) => {
+      if (!lockable || running) return new Stream(api, start(undefined));
+      return new LockedStream(id, fn, (release) => {
         running = true;
         const ended = () => {
           running = false;
@@ -512,9 +539,9 @@ function makeFloe(api, exited, memory, exports, go) {
           ended();
           throw e;
         }
-      }, () => signal?.unlink()));
+      }, () => signal?.unlink());
     };
-    return {
+    const self = {
       id,
       run(prompt, runOpts = {}) {
         live("run");
@@ -567,9 +594,14 @@ function makeFloe(api, exited, memory, exports, go) {
       close() {
         if (closing) return closing;
         closed = true;
+        owners.unregister(self);
         try {
           closing = Promise.resolve(call("closeSession", handle))
-            .then(() => active?.drain())
+            .then(() => {
+              const stream = active?.deref();
+              if (stream) return stream.drain();
+              if (activeId) return call("closeStream", activeId); // its reader dropped it
+            })
             .then(() => undefined);
         } catch (e) {
           closing = Promise.reject(e);
@@ -577,6 +609,8 @@ function makeFloe(api, exited, memory, exports, go) {
         return closing;
       },
     };
+    owners.register(self, ["closeSession", handle], self);
+    return self;
   }
 
   function createSubagent(opts) {
@@ -584,7 +618,7 @@ function makeFloe(api, exited, memory, exports, go) {
     const spec = sessionSpec(api, "createSubagent", opts);
     const { id, handle } = call("createSubagent", spec);
     let closed = false;
-    return {
+    const self = {
       id,
       run(prompt, runOpts = {}) {
         if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
@@ -597,15 +631,18 @@ function makeFloe(api, exited, memory, exports, go) {
         const toolID = approve == null ? undefined : get(approve, TOOL_APPROVE, "subagent.run: approve");
         const signal = signalArg(get(runOpts, "signal", "subagent.run: signal"), "subagent.run: signal");
         const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
-        return new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal)));
+        return owned(new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal))), self);
       },
       close() {
         if (!closed) {
           closed = true;
+          owners.unregister(self);
           call("closeSubagent", handle);
         }
       },
     };
+    owners.register(self, ["closeSubagent", handle], self);
+    return self;
   }
 
   // ---- persisted sessions (the store option: see storeArg) ----
@@ -678,7 +715,8 @@ function makeFloe(api, exited, memory, exports, go) {
   // queued calls made through floe_call (fast), through js.Func (funcs) and
   // the resumes that ran them, Go's pulls and stops of producers' pumps,
   // and gives the number of live pumps; slowCalls(on) makes the queued
-  // calls all js.Func calls.
+  // calls all js.Func calls; dropped() counts the sessions and subagents
+  // closed, and the streams abandoned, because they were collected first.
   Object.defineProperty(floe, DEBUG, {
     value: Object.freeze({
       panic: (mode) => call("debugPanic", mode),
@@ -691,6 +729,7 @@ function makeFloe(api, exited, memory, exports, go) {
         const { pulls, stops } = api.portCalls;
         return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size };
       },
+      dropped: () => ({ ...dropped }),
       slowCalls: (on) => {
         api.fastStats.slow = !!on;
       },
@@ -1489,6 +1528,25 @@ function pump(api, id, what, start, done) {
 // ---- the consumer: Go batches → an async iterator ---------------------------------
 
 /** A run's (or compaction's, or subagent run's) message stream. */
+// registry is a FinalizationRegistry calling f with the held value of each
+// collected target; where there is none, nothing is ever called.
+function registry(f) {
+  if (typeof FinalizationRegistry === "function") return new FinalizationRegistry(f);
+  return { register() {}, unregister() {} };
+}
+
+// A stream dropped before its end, with no pull pending (a pending pull is
+// a promise someone may await, and keeps it): once it is collected, its run
+// is abandoned as return() would (E-3.3a), so the run ends and its session
+// takes the next one.
+const droppedStreams = registry(([api, id]) => {
+  api.dropped.streams++;
+  try {
+    const p = api.closeStream(id);
+    if (typeof p?.catch === "function") p.catch(() => {});
+  } catch {}
+});
+
 class Stream {
   #api;
   #id;
@@ -1501,6 +1559,12 @@ class Stream {
   constructor(api, id) {
     this.#api = api;
     this.#id = id;
+    droppedStreams.register(this, [api, id], this);
+  }
+
+  #end() {
+    this.#done = true;
+    droppedStreams.unregister(this);
   }
 
   [Symbol.asyncIterator]() {
@@ -1519,7 +1583,7 @@ class Stream {
       const batch = await this.#api.pullBatch(this.#id, jsonOnly);
       if (this.#done) return;
       if (batch === null) {
-        this.#done = true; // what drain() buffered is still served
+        this.#end(); // what drain() buffered is still served
         return;
       }
       const msgs = readRecords(batch);
@@ -1527,7 +1591,7 @@ class Stream {
       this.#i = 0;
     } catch (e) {
       if (!this.#done) {
-        this.#done = true;
+        this.#end();
         this.#buf = [];
         this.#api.closeStream(this.#id);
       }
@@ -1560,7 +1624,7 @@ class Stream {
       if (this.#done) {
         this.#closing = Promise.resolve();
       } else {
-        this.#done = true;
+        this.#end();
         this.#buf = [];
         const p = this.#api.closeStream(this.#id);
         this.#closing = p instanceof Error ? Promise.reject(p) : p;
