@@ -521,8 +521,8 @@ function makeFloe(api, exited, memory, exports, go) {
     // open starts a run or compaction: start(ended) → stream id; signal is
     // its stand-in signal (released if the run never starts).
     const open = (fn, start, signal) => {
-      const stream = owned(openStream(fn, (ended) => (activeId = start(ended)), signal), self);
-      active = typeof WeakRef === "function" ? new WeakRef(stream) : { deref: () => stream };
+      const stream = owned(openStream(fn, (ended) => (activeId = start(ended)), signal), me.deref());
+      active = { deref: weakly(stream) };
       return stream;
     };
     const openStream = (fn, start, signal) => {
@@ -541,6 +541,10 @@ function makeFloe(api, exited, memory, exports, go) {
         }
       }, () => signal?.unlink());
     };
+    // No closure made here refers to the session object itself: Go holds
+    // some of them (a run's ended callback), and they share this scope.
+    const me = { deref: () => undefined }; // the session object, weakly (below)
+    const token = {}; // its unregister token in owners
     const self = {
       id,
       run(prompt, runOpts = {}) {
@@ -594,7 +598,7 @@ function makeFloe(api, exited, memory, exports, go) {
       close() {
         if (closing) return closing;
         closed = true;
-        owners.unregister(self);
+        owners.unregister(token);
         try {
           closing = Promise.resolve(call("closeSession", handle))
             .then(() => {
@@ -609,7 +613,8 @@ function makeFloe(api, exited, memory, exports, go) {
         return closing;
       },
     };
-    owners.register(self, ["closeSession", handle], self);
+    me.deref = weakly(self);
+    owners.register(self, ["closeSession", handle], token);
     return self;
   }
 
@@ -618,6 +623,8 @@ function makeFloe(api, exited, memory, exports, go) {
     const spec = sessionSpec(api, "createSubagent", opts);
     const { id, handle } = call("createSubagent", spec);
     let closed = false;
+    const me = { deref: () => undefined }; // as in makeSession
+    const token = {};
     const self = {
       id,
       run(prompt, runOpts = {}) {
@@ -631,17 +638,18 @@ function makeFloe(api, exited, memory, exports, go) {
         const toolID = approve == null ? undefined : get(approve, TOOL_APPROVE, "subagent.run: approve");
         const signal = signalArg(get(runOpts, "signal", "subagent.run: signal"), "subagent.run: signal");
         const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
-        return owned(new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal))), self);
+        return owned(new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal))), me.deref());
       },
       close() {
         if (!closed) {
           closed = true;
-          owners.unregister(self);
+          owners.unregister(token);
           call("closeSubagent", handle);
         }
       },
     };
-    owners.register(self, ["closeSubagent", handle], self);
+    me.deref = weakly(self);
+    owners.register(self, ["closeSubagent", handle], token);
     return self;
   }
 
@@ -1528,6 +1536,19 @@ function pump(api, id, what, start, done) {
 // ---- the consumer: Go batches → an async iterator ---------------------------------
 
 /** A run's (or compaction's, or subagent run's) message stream. */
+// weakly returns a function that returns v while it lives (a WeakRef's
+// deref; where there is no WeakRef, v itself). No closure here may refer
+// to v: closures of one scope share it.
+function weakly(v) {
+  if (typeof WeakRef !== "function") return strongly(v);
+  const r = new WeakRef(v);
+  return r.deref.bind(r);
+}
+
+function strongly(v) {
+  return () => v;
+}
+
 // registry is a FinalizationRegistry calling f with the held value of each
 // collected target; where there is none, nothing is ever called.
 function registry(f) {
