@@ -1702,6 +1702,14 @@ function tryLock(id) {
  * Without the lock it fails with session_busy before anything is streamed
  * or traced.
  */
+// A persisted run's stream dropped before its first next() never starts:
+// once it is collected, its skip releases the run's signal.
+const unstarted = registry((skip) => {
+  try {
+    skip();
+  } catch {}
+});
+
 class LockedStream {
   #id;
   #fn;
@@ -1716,11 +1724,13 @@ class LockedStream {
     this.#fn = fn;
     this.#open = open;
     this.#skip = skip;
+    if (skip) unstarted.register(this, skip, this);
   }
 
   #skipped() {
     const f = this.#skip;
     this.#skip = null;
+    unstarted.unregister(this);
     f?.();
   }
 
@@ -1747,6 +1757,7 @@ class LockedStream {
       return release(); // return() or close() came first
     }
     this.#skip = null; // from here the run owns the signal
+    unstarted.unregister(this);
     try {
       this.#inner = this.#open(release);
     } catch (e) {

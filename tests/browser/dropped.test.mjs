@@ -15,4 +15,6 @@ test("dropped sessions are closed and dropped streams abandoned once collected, 
   assert.equal(r.againStatus, "completed");
   assert.equal(r.againAborted, false);
   assert.ok(r.dropped.sessions >= 1 && r.dropped.streams >= 1, JSON.stringify(r.dropped));
+  assert.equal(r.listenersAdded, 1);
+  assert.equal(r.listenersLeft, 0);
 });
