@@ -1535,7 +1535,6 @@ function pump(api, id, what, start, done) {
 
 // ---- the consumer: Go batches → an async iterator ---------------------------------
 
-/** A run's (or compaction's, or subagent run's) message stream. */
 // weakly returns a function that returns v while it lives (a WeakRef's
 // deref; where there is no WeakRef, v itself). No closure here may refer
 // to v: closures of one scope share it.
@@ -1568,6 +1567,7 @@ const droppedStreams = registry(([api, id]) => {
   } catch {}
 });
 
+/** A run's (or compaction's, or subagent run's) message stream. */
 class Stream {
   #api;
   #id;
@@ -1695,13 +1695,6 @@ function tryLock(id) {
   });
 }
 
-/**
- * A run (or compaction) of a persisted session where Web Locks exist: its
- * first next() takes the session's lock, then starts the run through
- * open(release), which releases the lock once the run's records are stored.
- * Without the lock it fails with session_busy before anything is streamed
- * or traced.
- */
 // A persisted run's stream dropped before its first next() never starts:
 // once it is collected, its skip releases the run's signal.
 const unstarted = registry((skip) => {
@@ -1710,6 +1703,13 @@ const unstarted = registry((skip) => {
   } catch {}
 });
 
+/**
+ * A run (or compaction) of a persisted session where Web Locks exist: its
+ * first next() takes the session's lock, then starts the run through
+ * open(release), which releases the lock once the run's records are stored.
+ * Without the lock it fails with session_busy before anything is streamed
+ * or traced.
+ */
 class LockedStream {
   #id;
   #fn;
