@@ -13,6 +13,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { benchMeta } from "./meta.mjs";
 
 const [baseDir, newDir, shapeArg, itersArg, tsArg] = process.argv.slice(2);
 if (!baseDir || !newDir) {
@@ -48,15 +49,7 @@ async function task(dir) {
   return async () => {
     let turn = 0;
     const session = floe.createSession({
-      meta: {
-        session_id: `session-2026-01-01-00-00-00-${(++n).toString(16).padStart(8, "0")}`,
-        provider: "bench",
-        model_id: "scripted",
-        model_context_window: 1000000,
-        system_prompt: "",
-        agent_state: "",
-        workspace: "",
-      },
+      meta: benchMeta(`session-2026-01-01-00-00-00-${(++n).toString(16).padStart(8, "0")}`),
       store: false,
       llm: { streamGenerate: () => llmTurn(shape, turn++) },
       environment: { executeTool: ({ toolCall }) => toolRun(shape, toolCall.payload.tool_call_id) },

@@ -11,6 +11,7 @@
 //           streamed in 4 argument deltas of 10 bytes, whose tools yield 10
 //           output fragments of 16 bytes); the last turn calls no tools.
 import { load } from "../../static/floe-node.mjs";
+import { benchMeta } from "./meta.mjs";
 
 const W = {
   stream: { T: 1, D: 100000, K: 0, F: 0 },
@@ -116,15 +117,7 @@ async function baseline(p, s) {
   return c;
 }
 
-const meta = {
-  session_id: "bench",
-  provider: "bench",
-  model_id: "scripted",
-  model_context_window: 1000000,
-  system_prompt: "",
-  agent_state: "",
-  workspace: "",
-};
+const meta = benchMeta("bench");
 
 async function viaFloe(floe, p, s) {
   let turn = 0;
