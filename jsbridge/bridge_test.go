@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -33,7 +34,8 @@ func TestCreateSessionArguments(t *testing.T) {
 		{"tools malformed", spec(llm, map[string]any{"tools": `[{"name":1}]`}), "createSession: tools"},
 		{"config not an object", spec(llm, map[string]any{"config": "x"}), "createSession: config"},
 		{"maxTurns a string", spec(llm, map[string]any{"config": obj(map[string]any{"maxTurns": "3"})}), "config.maxTurns"},
-		{"maxReconnects fractional", spec(llm, map[string]any{"config": obj(map[string]any{"maxReconnects": 1.5})}), "config.maxReconnects"},
+		{"maxReconnects fractional", spec(llm, map[string]any{"config": obj(map[string]any{"maxReconnects": 1.5})}), "config.maxReconnects: want an integer, got 1.5"},
+		{"maxReconnects infinite", spec(llm, map[string]any{"config": obj(map[string]any{"maxReconnects": math.Inf(1)})}), "config.maxReconnects: want an integer, got Infinity"},
 		{"compaction mode missing", spec(llm, map[string]any{"config": obj(map[string]any{"compaction": map[string]any{}})}), "config.compaction.mode"},
 		{"newLLM not a function", spec(llm, map[string]any{"newLLM": 2}), "createSession: newLLM"},
 		{"environment not an object", spec(llm, map[string]any{"environment": "env"}), "createSession: environment"},

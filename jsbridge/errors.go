@@ -4,7 +4,6 @@ package jsbridge
 
 import (
 	"github.com/floehq/floe/internal/errf"
-	"strconv"
 	"syscall/js"
 )
 
@@ -87,7 +86,7 @@ func wantInt(v js.Value, name string) (int, error) {
 	}
 	f := v.Float()
 	if f != float64(int(f)) {
-		return 0, badArg(name, "want an integer, got "+strconv.FormatFloat(f, 'g', -1, 64))
+		return 0, badArg(name, "want an integer, got "+js.Global().Get("String").Invoke(v).String()) // JavaScript's form of the number
 	}
 	return int(f), nil
 }

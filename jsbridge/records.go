@@ -24,7 +24,9 @@ import (
 // validation would otherwise report differently), and the bridge only for
 // a message whose payload was not decoded from JSON (see fragmentOf):
 // both sides then agree with the JSON path on every key and value, and on
-// validation (records_test.go compares them).
+// validation (records_test.go compares them). A token_usage event, which
+// most models yield once a request, travels as a U record on the same
+// terms: its eight counts non-negative integers JavaScript holds exactly.
 //
 //	J <str:json>                               any message, as JSON
 //	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
@@ -32,6 +34,7 @@ import (
 //	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking, or text / thinking
 //	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
 //	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
+//	U <n>,<n>,<n>,<n>,<n>,<n>,<n>,<n>;          token_usage: session's cache_read, cache_write, output and total, then request's (decimal)
 //
 // event is s, d or x (start, delta, stop) for a fragment, c for the
 // complete message (no event_type); role is a or u (assistant, user); an
@@ -44,6 +47,7 @@ const (
 	recThinking   = 'K'
 	recToolCall   = 'C'
 	recToolOutput = 'O'
+	recUsage      = 'U'
 	recComplete   = 'c' // the event of a complete message's record
 )
 
@@ -147,6 +151,37 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 	return true
 }
 
+// maxExact is the largest integer a JavaScript number holds exactly
+// (Number.MAX_SAFE_INTEGER): a U record carries counts up to it.
+const maxExact = 1<<53 - 1
+
+// usage reads a token_usage record (its tag already read) into m, with
+// timestamp ts: eight decimal counts, each ended by ',' or, the last, ';'.
+func (r *recordReader) usage(m *omni.Message, ts string) bool {
+	var v [8]int64
+	for i := range v {
+		n, j, s := int64(0), r.i, r.s
+		for ; j < len(s) && s[j] >= '0' && s[j] <= '9' && n <= maxExact; j++ {
+			n = n*10 + int64(s[j]-'0')
+		}
+		end := byte(',')
+		if i == len(v)-1 {
+			end = ';'
+		}
+		if j == r.i || j >= len(s) || s[j] != end || n > maxExact {
+			return false
+		}
+		v[i], r.i = n, j+1
+	}
+	c := &[2]omni.TokenCounts{
+		{CacheRead: v[0], CacheWrite: v[1], Output: v[2], Total: v[3]},
+		{CacheRead: v[4], CacheWrite: v[5], Output: v[6], Total: v[7]},
+	}
+	*m = omni.Message{Timestamp: ts, Type: omni.TypeEventMsg}
+	m.Payload.Type, m.Payload.Session, m.Payload.Request = omni.TokenUsage, &c[0], &c[1]
+	return true
+}
+
 // pick returns a when c holds, else b.
 func pick(c bool, a, b string) string {
 	if c {
@@ -187,6 +222,9 @@ func eachRecord(data string, emit func(omni.Message)) error {
 		case recText, recThinking, recToolCall, recToolOutput:
 			ok = r.fragment(k, &m, clean, ts)
 			clean = ok
+		case recUsage:
+			ok = r.usage(&m, ts)
+			clean = false
 		}
 		if !ok {
 			return &indexError{i, &omni.DecodeError{Msg: "malformed batch record"}}
@@ -209,20 +247,10 @@ type recordWriter struct {
 // record, the rest of the batch, which the shim decodes as it always
 // decoded JSON, and must end the batch.
 func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool) {
-	if k, strs, n := fragmentOf(m); k != 0 && !w.jsonOnly {
-		start, ts, ok := len(dst), w.ts, true
-		if m.Timestamp != w.ts {
-			w.ts = m.Timestamp
-			dst, ok = appendStr(append(dst, recTime), m.Timestamp)
+	if !w.jsonOnly {
+		if out, ok := w.record(dst, m); ok {
+			return out, false
 		}
-		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
-		for i := 0; i < n && ok; i++ {
-			dst, ok = appendStr(dst, strs[i])
-		}
-		if ok {
-			return dst, false
-		}
-		dst, w.ts = dst[:start], ts // not valid UTF-8: as JSON
 	}
 	// J, a length of fixed width filled in afterwards, ':', the JSON.
 	start := len(dst)
@@ -238,6 +266,52 @@ func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool)
 		n /= 10
 	}
 	return dst, false
+}
+
+// record appends m as a fragment or usage record, after a t record when
+// its timestamp differs from the last one; false, with dst as it was, when
+// m has no such record or a string of it is not valid UTF-8 (it then goes
+// as JSON).
+func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
+	k, strs, n := fragmentOf(m)
+	if k == 0 && !usageOf(m) {
+		return dst, false
+	}
+	start, ts, ok := len(dst), w.ts, true
+	if m.Timestamp != w.ts {
+		w.ts = m.Timestamp
+		dst, ok = appendStr(append(dst, recTime), m.Timestamp)
+	}
+	if k == 0 {
+		dst = appendUsage(dst, m.Payload.Session, m.Payload.Request)
+	} else {
+		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
+		for i := 0; i < n && ok; i++ {
+			dst, ok = appendStr(dst, strs[i])
+		}
+	}
+	if !ok {
+		w.ts = ts
+		return dst[:start], false
+	}
+	return dst, true
+}
+
+// appendUsage appends the U record of the counts s and r.
+func appendUsage(dst []byte, s, r *omni.TokenCounts) []byte {
+	dst = append(dst, recUsage)
+	for i, v := range counts(s, r) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	return append(dst, ';')
+}
+
+// counts returns the eight counts of a U record, in its order.
+func counts(s, r *omni.TokenCounts) [8]int64 {
+	return [8]int64{s.CacheRead, s.CacheWrite, s.Output, s.Total, r.CacheRead, r.CacheWrite, r.Output, r.Total}
 }
 
 // appendStr appends "<n>:<s>"; false when s is not valid UTF-8 (JavaScript
@@ -303,7 +377,7 @@ func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 	p := &m.Payload
 	ev := eventCode(p.EventType)
 	if m.Type != omni.TypeModelMsg || m.Origin != nil || p.Decoded() ||
-		ev == 0 || roleCode(p.Role) == 0 || !onlyFragmentFields(p) {
+		ev == 0 || roleCode(p.Role) == 0 || !restZero(p, false) {
 		return 0, strs, 0
 	}
 	// Exactly the body field of the type (and the call's id and name) may
@@ -333,20 +407,45 @@ func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 	return kind, strs, n
 }
 
-// onlyFragmentFields reports whether every field of p other than those a
-// fragment record carries (Type, Role, EventType, StopReason, Text,
-// Thinking, Arguments, Output, ToolCallID, Name) is zero. It names every
-// other field of omni.Payload; a test fails when a field is added.
-func onlyFragmentFields(p *omni.Payload) bool {
-	return p.ImageURL == "" && p.Data == "" && p.MimeType == "" && p.Images == nil &&
-		p.Sender == "" && p.Fidelity == nil && p.Status == "" && p.ErrorMessage == "" &&
-		p.Attempt == 0 && p.RetryInMs == nil && p.Decision == "" && p.Session == nil &&
-		p.Request == nil && p.Reason == "" && !p.ReasonNull && p.Mode == "" &&
-		p.Context == 0 && p.Turns == 0 && p.SessionID == "" && p.Tools == nil &&
-		p.Servers == nil && p.Results == nil && p.Outcome == "" && p.Rounds == 0 &&
-		p.TokensUsed == 0 && p.Provider == "" && p.ModelID == "" &&
-		p.ModelContextWindow == nil && p.SystemPrompt == "" && p.AgentState == "" &&
-		p.Workspace == "" && p.Source == "" && p.Extra == nil
+// usageOf reports whether m is a token_usage event a U record carries
+// exactly: built in Go (a decoded payload goes back as JSON, see
+// fragmentOf), without origin, with both counts and nothing else, and every
+// count a non-negative integer JavaScript holds exactly.
+func usageOf(m *omni.Message) bool {
+	p := &m.Payload
+	if m.Type != omni.TypeEventMsg || p.Type != omni.TokenUsage || m.Origin != nil || p.Decoded() ||
+		p.Session == nil || p.Request == nil || !restZero(p, true) {
+		return false
+	}
+	for _, v := range counts(p.Session, p.Request) {
+		if uint64(v) > maxExact { // a negative count too
+			return false
+		}
+	}
+	return true
+}
+
+// restZero reports whether every field of p that the record of its kind
+// does not carry is zero: a fragment record carries Type, Role, EventType,
+// StopReason, Text, Thinking, Arguments, Output, ToolCallID and Name, a U
+// record (usage) Type, Session and Request. It names every field of
+// omni.Payload; a test fails when a field is added.
+func restZero(p *omni.Payload, usage bool) bool {
+	if usage {
+		if len(p.Role)+len(p.EventType)+len(p.StopReason)+len(p.Text)+len(p.Thinking)+
+			len(p.Arguments)+len(p.Output)+len(p.ToolCallID)+len(p.Name) != 0 {
+			return false
+		}
+	} else if p.Session != nil || p.Request != nil {
+		return false
+	}
+	// Sums of lengths and an or of numbers: fewer branches, less code.
+	return len(p.ImageURL)+len(p.Data)+len(p.MimeType)+len(p.Sender)+len(p.Status)+len(p.ErrorMessage)+
+		len(p.Decision)+len(p.Reason)+len(p.Mode)+len(p.SessionID)+len(p.Outcome)+len(p.Provider)+
+		len(p.ModelID)+len(p.SystemPrompt)+len(p.AgentState)+len(p.Workspace)+len(p.Source) == 0 &&
+		int64(p.Attempt)|p.Context|p.Turns|p.Rounds|p.TokensUsed == 0 && !p.ReasonNull && p.RetryInMs == nil &&
+		p.Images == nil && p.Fidelity == nil && p.Tools == nil && p.Servers == nil && p.Results == nil &&
+		p.ModelContextWindow == nil && p.Extra == nil
 }
 
 // eventCode returns the record event of an event_type, recComplete for

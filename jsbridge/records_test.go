@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -171,6 +172,25 @@ func readBatch(s string) ([]obj, error) {
 				return nil, bad
 			}
 			continue
+		case recUsage:
+			end := strings.IndexByte(s[r.i:], ';')
+			if end < 0 {
+				return nil, bad
+			}
+			n := strings.Split(s[r.i:r.i+end], ",")
+			r.i += end + 1
+			if len(n) != 8 {
+				return nil, bad
+			}
+			half := func(n []string) obj {
+				return obj{{"cache_read", json.Number(n[0])}, {"cache_write", json.Number(n[1])}, {"output", json.Number(n[2])}, {"total", json.Number(n[3])}}
+			}
+			m := obj{{"type", "event_msg"}, {"payload", obj{{"type", "token_usage"}, {"session", half(n[:4])}, {"request", half(n[4:])}}}}
+			if ts != "" {
+				m = append(obj{{"timestamp", ts}}, m...)
+			}
+			out = append(out, m)
+			continue
 		}
 		if r.i+2 > len(s) {
 			return nil, bad
@@ -247,12 +267,14 @@ func shimRecord(v obj) string {
 // shimFragment is the rest of fragmentRecord, for an envelope of type and
 // payload (and perhaps a timestamp).
 func shimFragment(v obj) string {
-	if t, _ := v.get("type"); t != "model_msg" {
-		return ""
-	}
 	pv, _ := v.get("payload")
 	p, ok := pv.(obj)
 	if !ok {
+		return ""
+	}
+	if t, _ := v.get("type"); t == "event_msg" {
+		return shimUsage(p)
+	} else if t != "model_msg" {
 		return ""
 	}
 	var typ, role, body, bodyKey, id, name string
@@ -311,6 +333,37 @@ func shimFragment(v obj) string {
 	return ""
 }
 
+// shimUsage is the shim's usageRecord.
+func shimUsage(p obj) string {
+	if len(p) != 3 || !hasKey(p, "session") || !hasKey(p, "request") {
+		return ""
+	}
+	if t, _ := p.get("type"); t != "token_usage" {
+		return ""
+	}
+	var out []string
+	for _, k := range []string{"session", "request"} {
+		v, _ := p.get(k)
+		c, ok := v.(obj)
+		if !ok || len(c) != 4 {
+			return ""
+		}
+		for _, k := range []string{"cache_read", "cache_write", "output", "total"} {
+			x, _ := c.get(k)
+			n, ok := x.(json.Number)
+			if !ok {
+				return ""
+			}
+			f, err := strconv.ParseFloat(string(n), 64) // JavaScript's number
+			if err != nil || f != math.Trunc(f) || f < 0 || f > 1<<53-1 {
+				return ""
+			}
+			out = append(out, strconv.FormatFloat(f, 'f', -1, 64))
+		}
+	}
+	return "U" + strings.Join(out, ",") + ";"
+}
+
 // decodeOne decodes a batch that holds one message.
 func decodeOne(t *testing.T, batch string) (omni.Message, error) {
 	t.Helper()
@@ -355,6 +408,16 @@ func TestEachRecord(t *testing.T) {
 		{"complete messages", "t3:abc" + "Tca2:hi9:completed" + "Kca0:0:" + "Cca2:{}2:c14:read0:" + "Ocu3:out2:c10:", 4, ""},
 		{"a bad event of a complete message", "TCa1:a0:", 0, "malformed"},
 		{"a complete message cut short", "Cca2:{}2:c1", 0, "malformed"},
+		{"token usage", "U0,0,10,100,1,2,3,9007199254740991;" + "t1:xU1,2,3,4,5,6,7,8;", 2, ""},
+		{"token usage of seven counts", "U1,2,3,4,5,6,7;", 0, "malformed"},
+		{"token usage of nine counts", "U1,2,3,4,5,6,7,8,9;", 0, "malformed"},
+		{"token usage without its end", "U1,2,3,4,5,6,7,8", 0, "malformed"},
+		{"a negative count", "U-1,2,3,4,5,6,7,8;", 0, "malformed"},
+		{"an empty count", "U,2,3,4,5,6,7,8;", 0, "malformed"},
+		{"a count past 2^53-1", "U9007199254740992,2,3,4,5,6,7,8;", 0, "malformed"},
+		{"a count of many digits", "U99999999999999999999999,2,3,4,5,6,7,8;", 0, "malformed"},
+		{"a fraction", "U1.5,2,3,4,5,6,7,8;", 0, "malformed"},
+		{"a fragment after token usage", "U1,2,3,4,5,6,7,8;Tda1:a0:", 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,6 +469,9 @@ func randStr(r *rand.Rand) string {
 // mostly standard fragments and complete messages, sometimes with a key, a
 // value or an order the records cannot carry.
 func randMessage(r *rand.Rand) obj {
+	if r.IntN(8) == 0 {
+		return randUsage(r)
+	}
 	types := []string{"partial_text", "partial_thinking", "partial_tool_call", "partial_tool_call_output", "text", "thinking", "tool_call", "tool_call_output", "partial_image", "image_url"}
 	typ := types[r.IntN(len(types))]
 	p := obj{{"type", typ}}
@@ -465,13 +531,59 @@ func randMessage(r *rand.Rand) obj {
 	return m
 }
 
+// randUsage returns a token_usage event, mostly of the common shape, with
+// numbers as JSON.stringify writes them.
+func randUsage(r *rand.Rand) obj {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	half := func() any {
+		c := obj{}
+		for _, k := range []string{"cache_read", "cache_write", "output", "total"} {
+			if r.IntN(40) > 0 {
+				c = append(c, kv{k, json.Number(pick("0", "7", "12003", "131072", "9007199254740991"))})
+			}
+		}
+		switch r.IntN(30) {
+		case 0:
+			c[r.IntN(len(c))].v = json.Number(pick("-1", "1.5", "9007199254740992", "1e+21"))
+		case 1:
+			c = append(c, kv{"reasoning", json.Number("1")})
+		case 2:
+			c[r.IntN(len(c))].v = "5"
+		case 3:
+			return json.Number("5")
+		}
+		r.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
+		return c
+	}
+	p := obj{{"type", pick("token_usage", "token_usage", "token_usage", "request_begin")}}
+	if r.IntN(30) > 0 {
+		p = append(p, kv{"session", half()})
+	}
+	if r.IntN(30) > 0 {
+		p = append(p, kv{"request", half()})
+	}
+	if r.IntN(30) == 0 {
+		p = append(p, kv{"extra", "x"})
+	}
+	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	m := obj{{"type", pick("event_msg", "event_msg", "event_msg", "model_msg")}, {"payload", p}}
+	switch r.IntN(8) {
+	case 0, 1, 2:
+		m = append(m, kv{"timestamp", pick("2026-01-02T03:04:05.000Z", "", "yesterday")})
+	case 3:
+		m = append(m, kv{"origin", []any{"sub"}})
+	}
+	r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
+	return m
+}
+
 // TestRecordsMatchJSON: a message crosses as a fragment record exactly as
 // it crosses as JSON, in both directions — the same decoded message, the
 // same validation, and the same object (keys and their order) for the
 // consumer.
 func TestRecordsMatchJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	fragments, complete := 0, 0
+	fragments, complete, usages := 0, 0, 0
 	for i := range 30000 {
 		v := randMessage(r)
 		viaJSON, errJ := decodeOne(t, jRecords(v.json()))
@@ -479,9 +591,12 @@ func TestRecordsMatchJSON(t *testing.T) {
 		if rec == "" {
 			continue
 		}
-		if shimFragment(v)[1] == recComplete {
+		switch f := shimFragment(v); {
+		case f[0] == recUsage:
+			usages++
+		case f[1] == recComplete:
 			complete++
-		} else {
+		default:
 			fragments++
 		}
 		viaRec, errR := decodeOne(t, rec)
@@ -509,8 +624,8 @@ func TestRecordsMatchJSON(t *testing.T) {
 			}
 		}
 	}
-	if fragments < 1200 || complete < 1200 {
-		t.Errorf("of the random messages only %d were fragment records and %d complete message records", fragments, complete)
+	if fragments < 1000 || complete < 1200 || usages < 800 {
+		t.Errorf("of the random messages only %d were fragment records, %d complete message records and %d token_usage records", fragments, complete, usages)
 	}
 }
 
@@ -618,35 +733,87 @@ func recordTags(s string) string {
 	return string(tags)
 }
 
-// TestOnlyFragmentFields: a field added to omni.Payload must be named in
-// onlyFragmentFields (or carried by the records), else a fragment holding
-// it would lose it on the way to JavaScript.
-func TestOnlyFragmentFields(t *testing.T) {
-	carried := map[string]bool{"Type": true, "Role": true, "EventType": true, "StopReason": true, "Text": true, "Thinking": true, "Arguments": true, "Output": true, "ToolCallID": true, "Name": true}
-	typ := reflect.TypeOf(omni.Payload{})
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() || carried[f.Name] {
-			continue
+// TestUsageRecord: a token_usage built in Go, or read from a U record,
+// goes to JavaScript as a U record; one decoded from JSON as JSON.
+func TestUsageRecord(t *testing.T) {
+	built := omni.TokenUsageMsg(omni.TokenCounts{CacheRead: 1, CacheWrite: 2, Output: 3, Total: 1<<53 - 1}, omni.TokenCounts{Total: 5})
+	built.Timestamp = "2026-01-02T03:04:05.000Z"
+	read, err := decodeOne(t, "t24:2026-01-02T03:04:05.000ZU1,2,3,9007199254740991,0,0,0,5;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := decodeOne(t, jRecords(string(built.AppendJSON(nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    omni.Message
+		want string
+	}{
+		{"built", built, "t24:2026-01-02T03:04:05.000ZU1,2,3,9007199254740991,0,0,0,5;"},
+		{"read from a record", read, "t24:2026-01-02T03:04:05.000ZU1,2,3,9007199254740991,0,0,0,5;"},
+		{"decoded from JSON", decoded, "J"}, // and then its JSON
+	} {
+		var w recordWriter
+		if got, _ := w.append(nil, &c.m); string(got) != c.want && (c.want != "J" || got[0] != recJSON) {
+			t.Errorf("%s: batch %q, want %q", c.name, got, c.want)
 		}
-		m := omni.Partial(omni.PartialText, omni.EventDelta, "x", "", "", "")
-		v := reflect.ValueOf(&m.Payload).Elem().Field(i)
-		switch v.Kind() {
-		case reflect.String:
-			v.SetString("x")
-		case reflect.Int, reflect.Int64:
-			v.SetInt(1)
-		case reflect.Bool:
-			v.SetBool(true)
-		case reflect.Slice:
-			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-		case reflect.Pointer:
-			v.Set(reflect.New(v.Type().Elem()))
-		default:
-			t.Fatalf("field %s of kind %s: extend this test", f.Name, v.Kind())
+	}
+}
+
+// TestRestZero: a field added to omni.Payload must be named in restZero
+// (or carried by the records), else a fragment or token_usage holding it
+// would lose it on the way to JavaScript.
+func TestRestZero(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		msg     func() omni.Message
+		carried []string
+		record  func(*omni.Message) bool
+	}{
+		{"fragment", func() omni.Message { return omni.Partial(omni.PartialText, omni.EventDelta, "x", "", "", "") },
+			[]string{"Type", "Role", "EventType", "StopReason", "Text", "Thinking", "Arguments", "Output", "ToolCallID", "Name"},
+			func(m *omni.Message) bool { k, _, _ := fragmentOf(m); return k != 0 }},
+		{"token_usage", func() omni.Message { return omni.TokenUsageMsg(omni.TokenCounts{Total: 1}, omni.TokenCounts{Total: 2}) },
+			[]string{"Type", "Session", "Request"}, usageOf},
+	} {
+		m := c.msg()
+		if !c.record(&m) {
+			t.Fatalf("%s: the plain message has no record", c.name)
 		}
-		if k, _, _ := fragmentOf(&m); k != 0 {
-			t.Errorf("a fragment with %s set is written as a fragment record", f.Name)
+		typ := reflect.TypeOf(omni.Payload{})
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if !f.IsExported() || slices.Contains(c.carried, f.Name) {
+				continue
+			}
+			m := c.msg()
+			v := reflect.ValueOf(&m.Payload).Elem().Field(i)
+			switch v.Kind() {
+			case reflect.String:
+				v.SetString("x")
+			case reflect.Int, reflect.Int64:
+				v.SetInt(1)
+			case reflect.Bool:
+				v.SetBool(true)
+			case reflect.Slice:
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			case reflect.Pointer:
+				v.Set(reflect.New(v.Type().Elem()))
+			default:
+				t.Fatalf("field %s of kind %s: extend this test", f.Name, v.Kind())
+			}
+			if c.record(&m) {
+				t.Errorf("a %s with %s set is written as a record", c.name, f.Name)
+			}
+		}
+	}
+	// Counts a JavaScript number does not hold exactly go as JSON.
+	for _, n := range []int64{-1, 1 << 53} {
+		m := omni.TokenUsageMsg(omni.TokenCounts{Output: n}, omni.TokenCounts{})
+		if usageOf(&m) {
+			t.Errorf("a count of %d is written as a record", n)
 		}
 	}
 }
@@ -657,7 +824,7 @@ func TestOnlyFragmentFields(t *testing.T) {
 // decodes to a message that encodes and validates as the JSON does.
 func FuzzEachRecord(f *testing.F) {
 	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
-		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus"} {
+		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus", "U0,0,10,100,0,0,10,100;", "t1:xU1,2,3,4,5,6,7,8;Tda1:a0:", "U1,2;", "U-1,2,3,4,5,6,7,8;"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {

@@ -1188,8 +1188,9 @@ async function asIterator(v, what) {
 
 // Batches cross the boundary as strings of records (jsbridge/records.go):
 // a streamed fragment, or a complete text, thinking, tool_call or
-// tool_call_output, with exactly the standard keys travels without JSON,
-// any other message as "J" + its JSON. Every string is "<length>:<text>".
+// tool_call_output, and a token_usage event, with exactly the standard keys
+// travels without JSON, any other message as "J" + its JSON. Every string
+// is "<length>:<text>".
 
 // Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
@@ -1203,9 +1204,9 @@ let fragTs = "";
 // event_type), that is a plain object with exactly the standard keys (and,
 // optionally, a string timestamp), string values, a standard role and
 // event, and neither an empty stop_reason nor an empty tool_call_id nor a
-// tool_call's empty name; else null (the message goes as JSON). Go decodes
-// such a record to a message that encodes and validates as the one its
-// JSON decodes to.
+// tool_call's empty name, or of a token_usage event (usageRecord); else
+// null (the message goes as JSON). Go decodes such a record to a message
+// that encodes and validates as the one its JSON decodes to.
 function fragmentRecord(v) {
   if (Object.getPrototypeOf(v) !== Object.prototype) return null;
   let keys = 0; // JSON.stringify writes enumerable own keys only: so do we
@@ -1220,9 +1221,15 @@ function fragmentRecord(v) {
     if (k !== "type" && k !== "payload") return null;
     keys++;
   }
-  if (keys !== 2 || v.type !== "model_msg") return null;
+  if (keys !== 2) return null;
   const p = v.payload;
   if (!isObject(p) || Object.getPrototypeOf(p) !== Object.prototype) return null;
+  if (v.type === "event_msg") {
+    const r = usageRecord(p);
+    if (r !== null) fragTs = ts;
+    return r;
+  }
+  if (v.type !== "model_msg") return null;
   let type, role, body, bodyKey, id, name;
   let ev = "c"; // no event_type: a complete message
   let stop = "";
@@ -1289,6 +1296,36 @@ function fragmentRecord(v) {
   return null;
 }
 
+// usageRecord returns the U record of a token_usage payload with exactly
+// its keys, session and request plain objects with exactly the four counts,
+// each a non-negative safe integer; else null.
+function usageRecord(p) {
+  let keys = 0;
+  for (const k in p) {
+    if (k !== "type" && k !== "session" && k !== "request") return null;
+    keys++;
+  }
+  if (keys !== 3 || p.type !== "token_usage") return null;
+  const s = counts(p.session);
+  if (s === null) return null;
+  const r = counts(p.request);
+  return r === null ? null : "U" + s + "," + r + ";";
+}
+
+// counts returns the four counts of a U record's half ("n,n,n,n"), or null.
+function counts(c) {
+  if (!isObject(c) || Object.getPrototypeOf(c) !== Object.prototype) return null;
+  let keys = 0;
+  for (const k in c) {
+    if (k !== "cache_read" && k !== "cache_write" && k !== "output" && k !== "total") return null;
+    keys++;
+  }
+  if (keys !== 4) return null;
+  const { cache_read, cache_write, output, total } = c;
+  for (const n of [cache_read, cache_write, output, total]) if (!Number.isSafeInteger(n) || n < 0) return null;
+  return cache_read + "," + cache_write + "," + output + "," + total;
+}
+
 // readRecords turns a consumer batch of records (the same kinds, the
 // complete messages included) into message objects, as JSON.parse would
 // give them (keys in the protocol's order).
@@ -1321,6 +1358,16 @@ function readRecords(s) {
     if (k === 82 /* R: the rest */) {
       out.push(JSON.parse(s.slice(i)));
       break;
+    }
+    if (k === 85 /* U */) {
+      const end = s.indexOf(";", i);
+      if (end < 0) throw floeError("internal", "pull: a malformed batch");
+      const n = s.slice(i, end).split(",").map(Number);
+      i = end + 1;
+      const session = { cache_read: n[0], cache_write: n[1], output: n[2], total: n[3] };
+      const payload = { type: "token_usage", session, request: { cache_read: n[4], cache_write: n[5], output: n[6], total: n[7] } };
+      out.push(ts === "" ? { type: "event_msg", payload } : { timestamp: ts, type: "event_msg", payload });
+      continue;
     }
     const e = s.charCodeAt(i++);
     const event_type = e === 100 ? "delta" : e === 115 ? "start" : "stop";

@@ -1,6 +1,6 @@
-// Streamed fragments and complete text, thinking, tool_call and
-// tool_call_output messages cross the boundary as compact records, every
-// other message as JSON (jsbridge/records.go). These tests run the same
+// Streamed fragments, complete text, thinking, tool_call and
+// tool_call_output messages and token_usage events cross the boundary as
+// compact records, every other message as JSON (jsbridge/records.go). These tests run the same
 // scripted sessions with records and with JSON only and compare the
 // streams byte for byte (keys and their order included).
 import { test } from "node:test";
@@ -31,6 +31,9 @@ function* toolCallOf(id, args) {
   yield part("partial_tool_call", "stop", "", extra);
   yield model({ type: "tool_call", role: "assistant", name: "read", arguments: args, tool_call_id: id, stop_reason: "completed" });
 }
+
+const event = (payload) => ({ type: "event_msg", payload });
+const tokens = (n = 5) => ({ cache_read: n, cache_write: n + 1, output: n + 2, total: n + 3 });
 
 class Message {
   constructor(payload) {
@@ -116,6 +119,22 @@ const scenarios = {
   "two tool calls, timestamped": () =>
     [...toolCallOf("c1", "{}"), ...toolCallOf("c2", '{"a":1}')].map((m) => ({ timestamp: "2025-01-01T00:00:00.000Z", ...m })),
   "a tool output from the model": () => [model({ type: "tool_call_output", role: "user", output: "x", tool_call_id: "c1" })],
+  // token_usage: the common shape is a U record, anything else JSON.
+  "token usage, timestamped, keys in another order": () => [
+    { payload: { request: tokens(), session: { total: 9007199254740991, output: 3, cache_write: 2, cache_read: 1 }, type: "token_usage" }, timestamp: "2025-01-01T00:00:00.000Z", type: "event_msg" },
+  ],
+  "token usage with an extra count": () => [event({ type: "token_usage", session: { ...tokens(), reasoning: 1 }, request: tokens() })],
+  "token usage with an extra key": () => [event({ type: "token_usage", session: tokens(), request: tokens(), model: "m" })],
+  "token usage with a fractional count": () => [event({ type: "token_usage", session: { ...tokens(), output: 1.5 }, request: tokens() })],
+  "token usage with a negative count": () => [event({ type: "token_usage", session: tokens(), request: { ...tokens(), total: -1 } })],
+  "token usage past 2^53": () => [event({ type: "token_usage", session: { ...tokens(), total: 2 ** 53 }, request: tokens() })],
+  "token usage with a string count": () => [event({ type: "token_usage", session: { ...tokens(), total: "5" }, request: tokens() })],
+  "token usage with a missing count": () => [event({ type: "token_usage", session: { cache_read: 0, cache_write: 0, output: 0 }, request: tokens() })],
+  "token usage without request": () => [event({ type: "token_usage", session: tokens() })],
+  "token usage with an origin": () => [{ ...event({ type: "token_usage", session: tokens(), request: tokens() }), origin: ["sub"] }],
+  "token usage, a class instance": () => [Object.assign(new Message(null), event({ type: "token_usage", session: tokens(), request: tokens() }))],
+  "token usage with a getter": () => [event({ type: "token_usage", session: tokens(), get request() { return tokens(); } })],
+  "token usage of zeros, and again": () => [event({ type: "token_usage", session: tokens(0), request: tokens(0) }), event({ type: "token_usage", session: tokens(7), request: tokens(7) })],
 };
 
 // What the tool yields for a call: each case runs one tool call.
@@ -249,6 +268,42 @@ test("complete messages of the common shape cross without JSON, the others as JS
   for (const c of [outRecord, outJSON]) await run([model({ ...call, stop_reason: "completed" })], c.m);
   assert.deepEqual([...records, outRecord].map((c) => c.reads), [1, 1, 1, 1]);
   for (const c of [...json, outJSON]) assert.equal(c.reads, 2, JSON.stringify(c.m));
+});
+
+// The same for token_usage: a getter on a count counts the reads.
+test("token usage of the common shape crosses without JSON, the others as JSON", async () => {
+  const counted = (request) => {
+    const c = { reads: 0, request };
+    const session = { cache_read: 1, cache_write: 2, output: 3 };
+    Object.defineProperty(session, "total", {
+      enumerable: true,
+      get() {
+        c.reads++;
+        return 4;
+      },
+    });
+    c.m = event({ type: "token_usage", session, request });
+    return c;
+  };
+  const record = counted(tokens());
+  const json = counted({ ...tokens(), total: 2 ** 53 }); // a count JavaScript may not hold exactly: as JSON
+  for (const c of [record, json]) {
+    const llm = {
+      async *streamGenerate() {
+        yield c.m;
+      },
+    };
+    const session = floe.createSession({ meta: meta(), llm, clock: instantClock() });
+    const msgs = await collect(session.run("go"));
+    await session.close();
+    const [u] = msgs.filter((m) => m.payload.type === "token_usage");
+    assert.deepEqual(Object.keys(u), ["timestamp", "type", "payload"]);
+    assert.deepEqual(Object.keys(u.payload), ["type", "session", "request"]);
+    assert.deepEqual(u.payload.session, { cache_read: 1, cache_write: 2, output: 3, total: 4 });
+    assert.deepEqual(u.payload.request, c.request);
+  }
+  assert.equal(record.reads, 1);
+  assert.equal(json.reads, 2);
 });
 
 test("messages from records are fresh plain objects", async () => {
