@@ -14,7 +14,8 @@ import (
 
 // jsApprover adapts the shim's approve function — (waiterID, toolCallPtr,
 // toolCallLen) with the tool call's JSON in the module's memory, read
-// during the call, settling through Bridge.settle — to [engine.Approver]. A rejection, a
+// during the call, settling through Bridge.settle, or returning the
+// decision when the user's approve gave it at once — to [engine.Approver]. A rejection, a
 // throw or a value that is not a string is returned as an error; the
 // engine turns it into "deny" (E-5.4). When ctx is done first the approver
 // is no longer waited for (E-5.5).

@@ -1102,14 +1102,26 @@ function foldHost(api, fold) {
 
 // The run's approver: (waiterID, toolCallPtr, toolCallLen), settled
 // through api.settle with the decision string, or as failed (the engine
-// denies, E-5.4).
+// denies, E-5.4). A decision returned at once, a string rather than a
+// Promise (a policy rather than a prompt), is the call's own result: Go
+// then waits for no settle (jsbridge/await.go).
 function approverHost(api, approve) {
+  const plain = (v) => {
+    if (typeof v !== "string") throw new TypeError(`resolved to ${describe(v)}, want "allow", "deny" or "forbidden"`);
+    return v;
+  };
   return (wid, ptr, n) => {
     const json = api.text(ptr, n);
-    settleWith(api, wid, () => approve(JSON.parse(json)), (v) => {
-      if (typeof v !== "string") throw new TypeError(`resolved to ${describe(v)}, want "allow", "deny" or "forbidden"`);
-      return v;
-    });
+    let v;
+    try {
+      v = approve(JSON.parse(json));
+    } catch (e) {
+      api.settleText(wid, false, errMessage(e));
+      return undefined;
+    }
+    if (typeof v === "string") return v;
+    settleWith(api, wid, () => v, plain);
+    return undefined;
   };
 }
 

@@ -3,19 +3,28 @@
 // through each, alternating, so that both see the same machine at the same
 // moment. Prints one JSON line: the median wall time of each and new ÷ base.
 //
-//   node scripts/bench/ab.mjs BASE NEW [shape-json] [iterations] [ts]
+//   node scripts/bench/ab.mjs BASE NEW [shape-json] [iterations] [ts|sync|ts,sync]
 //
 // BASE and NEW are folders like static/ (floe.mjs or floe-node.mjs, and
 // floe.wasm). The shape is the workload's {T, D, K, F} (W1 by default);
 // "ts" gives every input message a timestamp, as peer-floe.mjs's ts variant
-// does. The task is the shared peers' (FLOE_SHARED, ../shared by default):
+// does; "sync" makes the approver return its decision at once instead of
+// a Promise. The task is the shared peers' (FLOE_SHARED, ../shared by default):
 // its omni-stream.mjs and lib/workload.mjs, imported as they are.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { benchMeta } from "./meta.mjs";
 
-const [baseDir, newDir, shapeArg, itersArg, tsArg] = process.argv.slice(2);
+const [baseDir, newDir, shapeArg, itersArg, flagsArg] = process.argv.slice(2);
+const flags = new Set((flagsArg ?? "").split(",").filter(Boolean));
+for (const f of flags) {
+  if (f !== "ts" && f !== "sync") {
+    console.error(`ab: unknown flag ${JSON.stringify(f)}: want ts or sync`);
+    process.exit(2);
+  }
+}
+const approve = flags.has("sync") ? () => "allow" : async () => "allow";
 if (!baseDir || !newDir) {
   console.error("usage: node scripts/bench/ab.mjs BASE NEW [shape-json] [iterations] [ts]");
   process.exit(2);
@@ -36,7 +45,7 @@ if (!Number.isInteger(iters) || iters < 2) {
   console.error(`ab: iterations ${JSON.stringify(itersArg)}: want an integer of 2 or more`);
   process.exit(2);
 }
-const { llmTurn, toolRun } = makeStream(wl, { ts: tsArg === "ts" });
+const { llmTurn, toolRun } = makeStream(wl, { ts: flags.has("ts") });
 
 // task returns a function that runs one whole task through the build in
 // dir and resolves to its wall time in milliseconds.
@@ -56,7 +65,7 @@ async function task(dir) {
     });
     const c = wl.newCounter();
     const t = performance.now();
-    for await (const m of session.run("go", { approve: async () => "allow" })) consume(c, m);
+    for await (const m of session.run("go", { approve })) consume(c, m);
     await session.close();
     return performance.now() - t;
   };
@@ -81,5 +90,5 @@ for (let i = 0; i < iters; i++) {
   }
 }
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-console.log(JSON.stringify({ shape, ts: tsArg === "ts", iters, baseMs: +median(base).toFixed(2), newMs: +median(neu).toFixed(2), ratio: +(median(neu) / median(base)).toFixed(3) }));
+console.log(JSON.stringify({ shape, ts: flags.has("ts"), sync: flags.has("sync"), iters, baseMs: +median(base).toFixed(2), newMs: +median(neu).toFixed(2), ratio: +(median(neu) / median(base)).toFixed(3) }));
 process.exit(0);

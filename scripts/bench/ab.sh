@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # This build against an earlier one, both in one Node process with their
 # runs alternating (scripts/bench/ab.mjs), on W1, W1 with timestamps, W2
-# and the cost model's requests and tools shapes, for each Node version:
+# and the cost model's requests and tools shapes (the tools shape also
+# with an approver that decides at once), for each Node version:
 # the measure for a change smaller than the noise between processes.
 # Several processes per shape, the order of the builds swapped in each
 # other one; prints each process's new ÷ base and their median.
@@ -26,6 +27,7 @@ shapes=(
   'W2|{"T":1,"D":100000,"K":0,"F":0}|8|'
   'requests|{"T":60,"D":10,"K":1,"F":1}|30|'
   'tools|{"T":20,"D":10,"K":16,"F":1}|30|'
+  'tools sync|{"T":20,"D":10,"K":16,"F":1}|30|sync'
 )
 for v in $NODES; do
   node_bin=$(node_bin "$v" "$work")

@@ -15,9 +15,13 @@ test("ab.mjs runs the same task through two builds and prints new ÷ base", () =
   const r = JSON.parse(out);
   assert.deepEqual(r.shape, { T: 3, D: 4, K: 2, F: 2 });
   assert.equal(r.ts, true);
+  assert.equal(r.sync, false);
   assert.equal(r.iters, 4);
   assert.ok(r.baseMs > 0 && r.newMs > 0, out);
   assert.ok(Math.abs(r.ratio - r.newMs / r.baseMs) < 0.01, out);
+  const s = JSON.parse(execFileSync(process.execPath, [script, statics, statics, '{"T":2,"D":1,"K":2,"F":1}', "2", "ts,sync"], { cwd: root, encoding: "utf8" }));
+  assert.equal(s.ts, true);
+  assert.equal(s.sync, true);
 });
 
 test("ab.mjs names a bad shape, a bad count and a folder without a build", () => {
@@ -25,6 +29,7 @@ test("ab.mjs names a bad shape, a bad count and a folder without a build", () =>
     [[statics, statics, "{T:1}"], /the shape "\{T:1\}" is not JSON/],
     [[statics, statics, "{}", "1"], /iterations "1": want an integer of 2 or more/],
     [[root, statics, "{}", "2"], /has no floe.mjs and floe.wasm/],
+    [[statics, statics, "{}", "2", "fast"], /unknown flag "fast": want ts or sync/],
   ]) {
     const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8" });
     assert.notEqual(r.status, 0);

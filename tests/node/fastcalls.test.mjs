@@ -39,10 +39,10 @@ function session() {
   return floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 0 } });
 }
 
-async function run() {
+async function run(approve = async () => "allow") {
   const before = debug.calls();
   const s = session();
-  const msgs = await collect(s.run("go", { approve: async () => "allow" }));
+  const msgs = await collect(s.run("go", { approve }));
   await s.close();
   const after = debug.calls();
   const calls = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
@@ -58,6 +58,30 @@ test("batches, approvals and pulls cross through floe_call", async () => {
   // 6 approvals and 6 tool batches at least, and the consumer's pulls.
   assert.ok(calls.fast >= 12, JSON.stringify(calls));
   assert.ok(calls.resumes > 0 && calls.resumes <= calls.fast, `a resume runs one call or more: ${JSON.stringify(calls)}`);
+});
+
+test("a decision the approver returns at once crosses with its call: no settle, the same stream", async () => {
+  const later = await run();
+  const seen = [];
+  const atOnce = await run((call) => (seen.push(call.payload.tool_call_id), "allow"));
+  assert.deepEqual(atOnce.msgs, later.msgs);
+  assert.deepEqual(seen, ["c1_0", "c1_1", "c1_2", "c2_0", "c2_1", "c2_2"]);
+  // The 6 approvals of the asynchronous approver each settle through
+  // floe_call, and a resume each; the same decisions returned at once need
+  // none (and the tools' batches may then share more resumes).
+  const counts = JSON.stringify({ later: later.calls, atOnce: atOnce.calls });
+  assert.ok(later.calls.fast - atOnce.calls.fast >= 6, counts);
+  assert.ok(later.calls.resumes - atOnce.calls.resumes >= 6, counts);
+  // A decision returned at once is checked as a resolved one: not a string
+  // is a failed approval, and the call is denied (E-5.4).
+  const bad = await run(() => 5);
+  const outputs = bad.msgs.map((s) => JSON.parse(s)).filter((m) => m.payload.type === "tool_call_output");
+  assert.equal(outputs.length, 6);
+  for (const o of outputs) assert.equal(o.payload.output, "Tool call denied by user.");
+  const threw = await run(() => {
+    throw new Error("no");
+  });
+  assert.equal(threw.msgs.filter((s) => s.includes("Tool call denied by user.")).length, 6);
 });
 
 test("a producer's start asks for its first batch and its end stops its pump", async () => {
