@@ -350,7 +350,11 @@ export type CheckModel<L> = L extends { streamGenerate(params: GenerateParams): 
     : { llm: { streamGenerate: "Error: a yield of streamGenerate is not an OmniMessage (floe.msg builds them)" } }
   : unknown;
 
-/** Decides one real tool call. Throwing, rejecting or any other value means "deny". */
+/**
+ * Decides one real tool call. Throwing, rejecting or any other value means
+ * "deny". A decision returned at once (a string, not a Promise: a policy
+ * rather than a prompt) costs the engine no wait for a settle.
+ */
 export type Approver = (toolCall: ToolCallMessage) => Decision | Promise<Decision>;
 
 export interface ToolRequest {
