@@ -1334,9 +1334,11 @@ function counts(c) {
   }
   if (keys !== 4) return null;
   const { cache_read, cache_write, output, total } = c;
-  for (const n of [cache_read, cache_write, output, total]) if (!Number.isSafeInteger(n) || n < 0) return null;
+  if (!count(cache_read) || !count(cache_write) || !count(output) || !count(total)) return null;
   return cache_read + "," + cache_write + "," + output + "," + total;
 }
+
+const count = (n) => Number.isSafeInteger(n) && n >= 0;
 
 // readRecords turns a consumer batch of records (the same kinds, the
 // complete messages included) into message objects, as JSON.parse would
