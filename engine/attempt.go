@@ -115,7 +115,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	// The driver's stamper starts from the session's last stamp, so its
 	// first one within the same minute skips the calendar (stampAt).
 	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries}
-	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt, Tools: s.cfg.ToolList}
+	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt(), Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
 	}
@@ -124,11 +124,11 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	r.putBuf(q.Release())
 
 	if u := t.usage; u != nil { // E-4.7.2, E-13.5
-		if u.Payload.Request != nil {
-			s.lastRequestTotal = u.Payload.Request.Total
+		if u.Payload.Request() != nil {
+			s.lastRequestTotal = u.Payload.Request().Total
 		}
-		if u.Payload.Session != nil {
-			s.sessionTokens = *u.Payload.Session
+		if u.Payload.Session() != nil {
+			s.sessionTokens = *u.Payload.Session()
 		}
 		if !compaction {
 			s.sessionTurns += t.usages
@@ -257,13 +257,13 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 
 // requestEnd stamps request_end per E-4.8.
 func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.Message {
-	p := omni.Payload{Type: omni.RequestEnd, Status: string(o.Status), ErrorMessage: o.ErrorMessage}
+	p := omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: string(o.Status), ErrorMessage: o.ErrorMessage}}
 	if o.Status != StatusCompleted || retries > 0 {
-		p.Attempt = retries + 1
+		p.Rest.Attempt = retries + 1
 	}
 	if retryable(o) && retries < maxRetries {
 		v := delayMs(retries + 1)
-		p.RetryInMs = &v
+		p.Rest.RetryInMs = &v
 	}
 	return omni.Event(p)
 }

@@ -55,8 +55,8 @@ func BenchmarkStream100kEngine(b *testing.B) {
 			if m.Payload.Type == omni.PartialText {
 				n++
 			}
-			if m.IsEvent(omni.RequestEnd) && m.Payload.Status != omni.StatusCompleted {
-				b.Fatalf("request ended %s: %s", m.Payload.Status, m.Payload.ErrorMessage)
+			if m.IsEvent(omni.RequestEnd) && m.Payload.Status() != omni.StatusCompleted {
+				b.Fatalf("request ended %s: %s", m.Payload.Status(), m.Payload.ErrorMessage())
 			}
 		}
 	}

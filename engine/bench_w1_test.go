@@ -91,8 +91,8 @@ func benchTask(b *testing.B, s taskShape) {
 		}
 		for m := range seq {
 			msgs++
-			if m.IsEvent(omni.RequestEnd) && m.Payload.Status != omni.StatusCompleted {
-				b.Fatalf("request ended %s: %s", m.Payload.Status, m.Payload.ErrorMessage)
+			if m.IsEvent(omni.RequestEnd) && m.Payload.Status() != omni.StatusCompleted {
+				b.Fatalf("request ended %s: %s", m.Payload.Status(), m.Payload.ErrorMessage())
 			}
 		}
 		if turn != s.T {

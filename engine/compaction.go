@@ -94,14 +94,14 @@ func (s *Session) compactionReason() string {
 }
 
 func (s *Session) compactionBegin(reason, mode string) omni.Message {
-	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Reason: reason, Mode: mode, Context: s.lastRequestTotal, Turns: s.sessionTurns})
+	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Rest: &omni.Rest{Reason: reason, Mode: mode, Context: s.lastRequestTotal, Turns: s.sessionTurns}})
 }
 
 // discard is E-13.3 once it runs: begin, end, a new context.
 func (r *run) discard(ctx context.Context, reason string) {
 	s := r.s
 	r.emit(ctx, s.compactionBegin(reason, omni.ModeDiscard))
-	r.emit(ctx, omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}))
+	r.emit(ctx, omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: reason, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}}))
 	s.newContext()
 }
 
@@ -135,9 +135,9 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 		res               compactionResult
 	)
 	end := func(status string) compactionResult {
-		p := omni.Payload{Type: omni.CompactionEnd, Reason: reason, Mode: omni.ModeSummarize, Status: status, Attempt: attempts}
+		p := omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: reason, Mode: omni.ModeSummarize, Status: status, Attempt: attempts}}
 		if status == omni.StatusFailed {
-			p.ErrorMessage = lastErr
+			p.Edit().ErrorMessage = lastErr
 		}
 		r.emit(ctx, omni.Event(p))
 		if status != omni.StatusCompleted && len(repairs) > 0 {

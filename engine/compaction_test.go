@@ -62,7 +62,7 @@ func TestManualCompactionSummarize(t *testing.T) {
 		t.Fatalf("carry %v, compactability %s", c, s.Compactability())
 	}
 	got := compactAll(t, s)
-	if kinds(got) != "compaction_begin token_usage compaction_end" || got[0].Payload.Reason != omni.ReasonManual || got[2].Payload.Status != omni.StatusCompleted {
+	if kinds(got) != "compaction_begin token_usage compaction_end" || got[0].Payload.Reason() != omni.ReasonManual || got[2].Payload.Status() != omni.StatusCompleted {
 		t.Fatalf("manual compaction stream: %s %+v", kinds(got), got[len(got)-1].Payload)
 	}
 	if in := first.Calls()[1]; kinds(in) != "tool_call_output@A text" || in[1].Payload.Text != "Summarize." {
@@ -95,7 +95,7 @@ func TestManualCompactionDiscard(t *testing.T) {
 	}
 	collect(t, s, engine.RunOptions{}, omni.UserText("go")) // denied: A's denial is carried
 	got := compactAll(t, s)
-	if kinds(got) != "compaction_begin compaction_end" || got[1].Payload.Mode != omni.ModeDiscard {
+	if kinds(got) != "compaction_begin compaction_end" || got[1].Payload.Mode() != omni.ModeDiscard {
 		t.Fatalf("stream: %s", kinds(got))
 	}
 	if c := s.Snapshot().CarryOver; len(c) != 0 {

@@ -119,7 +119,7 @@ func TestBreakAbortsAndBusy(t *testing.T) {
 	<-release
 	recs := sink.Files()[0]
 	last := recs[len(recs)-1]
-	if !last.IsEvent(omni.Abort) || last.Payload.Reason != engine.ReasonUser {
+	if !last.IsEvent(omni.Abort) || last.Payload.Reason() != engine.ReasonUser {
 		t.Fatalf("last record %s", kinds([]omni.Message{last}))
 	}
 	snap := s.Snapshot()

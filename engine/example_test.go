@@ -27,9 +27,7 @@ func Example() {
 		return nil
 	})
 	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: "example", Provider: "demo", ModelID: "scripted",
-		ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.",
-		AgentState: "mem", Workspace: "mem",
+		Rest: &omni.Rest{SessionID: "example", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.", AgentState: "mem", Workspace: "mem"},
 	}}
 	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, Environment: tools})
 	if err != nil {
@@ -54,7 +52,7 @@ func Example() {
 		case omni.ToolCall:
 			fmt.Println("tool call:", p.Name)
 		case omni.ApprovalDecision:
-			fmt.Println("decision:", p.Decision)
+			fmt.Println("decision:", p.Decision())
 		case omni.ToolCallOutput:
 			fmt.Println("tool output:", p.Output)
 		}

@@ -82,7 +82,7 @@ func TestCallbackPanicsBecomeAnswers(t *testing.T) {
 	var ends, outputs []string
 	for _, m := range got {
 		if m.IsEvent(omni.RequestEnd) {
-			ends = append(ends, m.Payload.Status+":"+m.Payload.ErrorMessage)
+			ends = append(ends, m.Payload.Status()+":"+m.Payload.ErrorMessage())
 		}
 		if m.IsModel(omni.ToolCallOutput) {
 			outputs = append(outputs, m.Payload.ToolCallID+"="+m.Payload.Output+"/"+m.Payload.StopReason)
@@ -122,7 +122,7 @@ func TestInvalidLLMMessageIsMalformed(t *testing.T) {
 			first = m
 		}
 	}
-	if first.Payload.Status != omni.StatusMalformed || !strings.Contains(first.Payload.ErrorMessage, "invalid message from llm") || first.Payload.RetryInMs == nil {
+	if first.Payload.Status() != omni.StatusMalformed || !strings.Contains(first.Payload.ErrorMessage(), "invalid message from llm") || first.Payload.RetryInMs() == nil {
 		t.Fatalf("first request_end: %+v", first.Payload)
 	}
 	if len(clk.Sleeps()) != 1 {
@@ -161,7 +161,7 @@ func TestSkipReconnectWait(t *testing.T) {
 	}
 	got := <-done
 	last := got[len(got)-1]
-	if !last.IsEvent(omni.RequestEnd) || last.Payload.Status != omni.StatusCompleted || last.Payload.Attempt != 2 {
+	if !last.IsEvent(omni.RequestEnd) || last.Payload.Status() != omni.StatusCompleted || last.Payload.Attempt() != 2 {
 		t.Fatalf("last message %+v", last.Payload)
 	}
 }
@@ -229,7 +229,7 @@ func TestTraceErrorsAreDiagnostics(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
-	if last := got[len(got)-1]; !last.IsEvent(omni.RequestEnd) || last.Payload.Status != omni.StatusCompleted {
+	if last := got[len(got)-1]; !last.IsEvent(omni.RequestEnd) || last.Payload.Status() != omni.StatusCompleted {
 		t.Fatalf("run disturbed: %+v", last.Payload)
 	}
 	if sink.n == 0 || !strings.Contains(d.kinds(), "trace") {
@@ -287,7 +287,7 @@ func TestCloseAbortsAndRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
-	if last := got[len(got)-1]; !last.IsEvent(omni.Abort) || last.Payload.Reason != engine.ReasonUser {
+	if last := got[len(got)-1]; !last.IsEvent(omni.Abort) || last.Payload.Reason() != engine.ReasonUser {
 		t.Fatalf("last message %+v", last.Payload)
 	}
 	if _, err := s.Start(context.Background(), nil, engine.RunOptions{}); !errors.Is(err, engine.ErrClosed) {

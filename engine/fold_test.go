@@ -12,7 +12,7 @@ import (
 )
 
 func image(url string) omni.Message {
-	return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: url}}
+	return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: url}}}
 }
 
 // steerOnce runs a session whose first request steers entry; it returns
@@ -54,7 +54,7 @@ func TestFoldInputImagesSteering(t *testing.T) {
 		var out []omni.Message
 		for _, m := range in {
 			if m.IsModel(omni.ImageURL) {
-				m = omni.UserText("[attached image: /scratch/" + strings.TrimPrefix(m.Payload.ImageURL, "data:") + "]")
+				m = omni.UserText("[attached image: /scratch/" + strings.TrimPrefix(m.Payload.ImageURL(), "data:") + "]")
 			}
 			out = append(out, m)
 		}

@@ -107,7 +107,7 @@ func TestOpenModelFragmentIsClosed(t *testing.T) {
 			got := collect(t, s, engine.RunOptions{Approve: allow}, omni.UserText("go"))
 			checkDiscipline(t, got)
 			ends := requestEnds(got)
-			if len(ends) == 0 || ends[0].Status != tc.status || !strings.Contains(ends[0].ErrorMessage, tc.errText) {
+			if len(ends) == 0 || ends[0].Status() != tc.status || !strings.Contains(ends[0].ErrorMessage(), tc.errText) {
 				t.Fatalf("first request_end %+v, want %s %q\n%s", ends, tc.status, tc.errText, show(got))
 			}
 			// The synthesized stop and complete message carry the status and
@@ -186,7 +186,7 @@ func TestAbandonedLLMEndsAborted(t *testing.T) {
 	got := slices.Collect(seq)
 	checkDiscipline(t, got)
 	ends := requestEnds(got)
-	if len(ends) != 1 || ends[0].Status != omni.StatusAborted || !strings.Contains(ends[0].ErrorMessage, "did not finish within 1000 ms") {
+	if len(ends) != 1 || ends[0].Status() != omni.StatusAborted || !strings.Contains(ends[0].ErrorMessage(), "did not finish within 1000 ms") {
 		t.Fatalf("request_end %+v\n%s", ends, show(got))
 	}
 	if last := got[len(got)-1]; !last.IsEvent(omni.Abort) {
@@ -232,7 +232,7 @@ func TestRefusedLLMIgnoringItsCancelIsAbandoned(t *testing.T) {
 	go fireGrace(t, timer, waiting, func() {})
 	got := slices.Collect(seq)
 	ends := requestEnds(got)
-	if len(ends) != 1 || ends[0].Status != omni.StatusMalformed {
+	if len(ends) != 1 || ends[0].Status() != omni.StatusMalformed {
 		t.Fatalf("request_end %+v\n%s", ends, show(got))
 	}
 	select { // written before waiting was closed, which the Fire waited for
@@ -329,11 +329,11 @@ func TestAbortGraceStoppedWhenCallbackReturns(t *testing.T) {
 func TestForgedMessagesAreDropped(t *testing.T) {
 	forged := []omni.Message{
 		omni.RequestBeginMsg(),
-		omni.Event(omni.Payload{Type: omni.RequestEnd, Status: omni.StatusCompleted}),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: omni.StatusCompleted}}),
 		omni.ApprovalDecisionMsg(omni.DecisionAllow, "A"),
 		omni.AbortMsg("forged"),
-		omni.Event(omni.Payload{Type: omni.CompactionBegin, Reason: omni.ReasonManual, Mode: omni.ModeDiscard}),
-		omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: omni.ReasonManual, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}),
+		omni.Event(omni.Payload{Type: omni.CompactionBegin, Rest: &omni.Rest{Reason: omni.ReasonManual, Mode: omni.ModeDiscard}}),
+		omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: omni.ReasonManual, Mode: omni.ModeDiscard, Status: omni.StatusCompleted}}),
 		omni.ToolListReadyMsg([]omni.ToolDefinition{}),
 		enginetest.Meta("forged"),
 	}
@@ -427,7 +427,7 @@ func TestRepeatedToolCallIDIsMalformed(t *testing.T) {
 	s, _ := engine.New(engine.Config{Meta: enginetest.Meta("k"), LLM: llm, Environment: tools, Clock: enginetest.NewClock(t0)})
 	got := collect(t, s, engine.RunOptions{Approve: allow}, omni.UserText("go"))
 	ends := requestEnds(got)
-	if len(ends) != 2 || ends[0].Status != omni.StatusMalformed || !strings.Contains(ends[0].ErrorMessage, `"X"`) || ends[0].RetryInMs == nil || ends[1].Status != omni.StatusCompleted {
+	if len(ends) != 2 || ends[0].Status() != omni.StatusMalformed || !strings.Contains(ends[0].ErrorMessage(), `"X"`) || ends[0].RetryInMs() == nil || ends[1].Status() != omni.StatusCompleted {
 		t.Fatalf("request_ends %+v", ends)
 	}
 	decisions := 0
@@ -551,7 +551,7 @@ func TestSubagentSecondRunBusy(t *testing.T) {
 		return engine.Outcome{Status: engine.StatusCompleted}
 	})
 	meta := enginetest.Meta("child")
-	meta.Payload.Source = omni.SourceSubagent
+	meta.Payload.Edit().Source = omni.SourceSubagent
 	h, err := engine.NewSubagent(engine.Config{Meta: meta, LLM: llm, Clock: enginetest.NewClock(t0)})
 	if err != nil {
 		t.Fatal(err)
@@ -574,7 +574,7 @@ func TestSubagentSecondRunBusy(t *testing.T) {
 	}
 	close(release)
 	got := <-done
-	if len(got) < 4 || got[0].Type != omni.TypeSessionMeta || got[1].Payload.Sender != omni.SenderParentAgent {
+	if len(got) < 4 || got[0].Type != omni.TypeSessionMeta || got[1].Payload.Sender() != omni.SenderParentAgent {
 		t.Fatalf("child stream %s", show(got))
 	}
 	for _, m := range got {

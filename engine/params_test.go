@@ -20,8 +20,7 @@ func TestGenerateParamsCarrySystemPromptAndTools(t *testing.T) {
 		return engine.Outcome{Status: omni.StatusCompleted}
 	})
 	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: "params", Provider: "demo", ModelID: "scripted",
-		ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.", AgentState: "mem", Workspace: "mem",
+		Rest: &omni.Rest{SessionID: "params", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.", AgentState: "mem", Workspace: "mem"},
 	}}
 	s, err := engine.New(engine.Config{Meta: meta, LLM: llm, ToolList: tools})
 	if err != nil {

@@ -57,7 +57,7 @@ func New(cfg Config) (*Session, error) {
 	if cfg.Meta.Type != omni.TypeSessionMeta {
 		return nil, errf.Errorf("engine: Config.Meta: want a %s message, got type %q", omni.TypeSessionMeta, cfg.Meta.Type)
 	}
-	if cfg.Meta.Payload.SessionID == "" {
+	if cfg.Meta.Payload.SessionID() == "" {
 		return nil, errf.Errorf("engine: Config.Meta: payload.session_id is empty")
 	}
 	if cfg.LLM == nil {
@@ -95,7 +95,7 @@ func New(cfg Config) (*Session, error) {
 }
 
 // ID returns the session id of the session_meta.
-func (s *Session) ID() string { return s.cfg.Meta.Payload.SessionID }
+func (s *Session) ID() string { return s.cfg.Meta.Payload.SessionID() }
 
 // Meta returns the session's session_meta message.
 func (s *Session) Meta() omni.Message { return s.cfg.Meta }

@@ -54,7 +54,7 @@ func (h *SubagentHandle) Start(ctx context.Context, prompt string, approve Appro
 			r.deliver(meta)
 		}
 		pm := omni.UserText(prompt)
-		pm.Payload.Sender = omni.SenderParentAgent
+		pm.Payload.Edit().Sender = omni.SenderParentAgent
 		c.stampMsg(&pm)
 		r.deliver(pm)
 		if r.gone { // the consumer left before the child's run began

@@ -98,8 +98,8 @@ func (tr *toolRun) emit(m omni.Message) {
 				tr.open = true
 			case omni.EventDelta:
 				tr.deltas.WriteString(p.Output)
-				if len(p.Images) > 0 {
-					tr.images = p.Images
+				if len(p.Images()) > 0 {
+					tr.images = p.Images()
 				}
 			case omni.EventStop:
 				tr.open = false
@@ -155,7 +155,7 @@ func (tr *toolRun) finish(err error) {
 		ms = append(ms, omni.Partial(omni.PartialToolCallOutput, omni.EventStop, "", tr.id, "", status))
 	}
 	out := omni.ToolOutput(tr.id, X, status)
-	out.Payload.Images = tr.images
+	out.Payload.Edit().Images = tr.images
 	ms = append(ms, out)
 	items := make([]item, len(ms))
 	for i := range ms {

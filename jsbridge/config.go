@@ -76,10 +76,10 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 	if err != nil {
 		return nil, badArg(name, err.Error())
 	}
-	if m.Payload.Tools == nil {
+	if m.Payload.Tools() == nil {
 		return []omni.ToolDefinition{}, nil
 	}
-	return m.Payload.Tools, nil
+	return m.Payload.Tools(), nil
 }
 
 // readCallbacks wraps the shim's callback objects as engine adapters.

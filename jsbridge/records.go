@@ -173,12 +173,10 @@ func (r *recordReader) usage(m *omni.Message, ts string) bool {
 		}
 		v[i], r.i = n, j+1
 	}
-	c := &[2]omni.TokenCounts{
-		{CacheRead: v[0], CacheWrite: v[1], Output: v[2], Total: v[3]},
-		{CacheRead: v[4], CacheWrite: v[5], Output: v[6], Total: v[7]},
-	}
-	*m = omni.Message{Timestamp: ts, Type: omni.TypeEventMsg}
-	m.Payload.Type, m.Payload.Session, m.Payload.Request = omni.TokenUsage, &c[0], &c[1]
+	*m = omni.Message{Timestamp: ts, Type: omni.TypeEventMsg, Payload: omni.Payload{Type: omni.TokenUsage, Rest: omni.UsageRest(
+		omni.TokenCounts{CacheRead: v[0], CacheWrite: v[1], Output: v[2], Total: v[3]},
+		omni.TokenCounts{CacheRead: v[4], CacheWrite: v[5], Output: v[6], Total: v[7]},
+	)}}
 	return true
 }
 
@@ -283,7 +281,7 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		dst, ok = appendStr(append(dst, recTime), m.Timestamp)
 	}
 	if k == 0 {
-		dst = appendUsage(dst, m.Payload.Session, m.Payload.Request)
+		dst = appendUsage(dst, m.Payload.Session(), m.Payload.Request())
 	} else {
 		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
 		for i := 0; i < n && ok; i++ {
@@ -414,10 +412,10 @@ func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 func usageOf(m *omni.Message) bool {
 	p := &m.Payload
 	if m.Type != omni.TypeEventMsg || p.Type != omni.TokenUsage || m.Origin != nil || p.Decoded() ||
-		p.Session == nil || p.Request == nil || !restZero(p, true) {
+		p.Session() == nil || p.Request() == nil || !restZero(p, true) {
 		return false
 	}
-	for _, v := range counts(p.Session, p.Request) {
+	for _, v := range counts(p.Session(), p.Request()) {
 		if uint64(v) > maxExact { // a negative count too
 			return false
 		}
@@ -427,25 +425,29 @@ func usageOf(m *omni.Message) bool {
 
 // restZero reports whether every field of p that the record of its kind
 // does not carry is zero: a fragment record carries Type, Role, EventType,
-// StopReason, Text, Thinking, Arguments, Output, ToolCallID and Name, a U
-// record (usage) Type, Session and Request. It names every field of
-// omni.Payload; a test fails when a field is added.
+// StopReason, Text, Thinking, Arguments, Output, ToolCallID and Name (none
+// of Rest), a U record (usage) Type and Rest's Session and Request. It
+// names every field of omni.Payload and omni.Rest; a test fails when a
+// field is added.
 func restZero(p *omni.Payload, usage bool) bool {
-	if usage {
-		if len(p.Role)+len(p.EventType)+len(p.StopReason)+len(p.Text)+len(p.Thinking)+
-			len(p.Arguments)+len(p.Output)+len(p.ToolCallID)+len(p.Name) != 0 {
-			return false
-		}
-	} else if p.Session != nil || p.Request != nil {
+	if usage && len(p.Role)+len(p.EventType)+len(p.StopReason)+len(p.Text)+len(p.Thinking)+
+		len(p.Arguments)+len(p.Output)+len(p.ToolCallID)+len(p.Name) != 0 {
+		return false
+	}
+	r := p.Rest
+	if r == nil {
+		return true
+	}
+	if !usage && (r.Session != nil || r.Request != nil) {
 		return false
 	}
 	// Sums of lengths and an or of numbers: fewer branches, less code.
-	return len(p.ImageURL)+len(p.Data)+len(p.MimeType)+len(p.Sender)+len(p.Status)+len(p.ErrorMessage)+
-		len(p.Decision)+len(p.Reason)+len(p.Mode)+len(p.SessionID)+len(p.Outcome)+len(p.Provider)+
-		len(p.ModelID)+len(p.SystemPrompt)+len(p.AgentState)+len(p.Workspace)+len(p.Source) == 0 &&
-		int64(p.Attempt)|p.Context|p.Turns|p.Rounds|p.TokensUsed == 0 && !p.ReasonNull && p.RetryInMs == nil &&
-		p.Images == nil && p.Fidelity == nil && p.Tools == nil && p.Servers == nil && p.Results == nil &&
-		p.ModelContextWindow == nil && p.Extra == nil
+	return len(r.ImageURL)+len(r.Data)+len(r.MimeType)+len(r.Sender)+len(r.Status)+len(r.ErrorMessage)+
+		len(r.Decision)+len(r.Reason)+len(r.Mode)+len(r.SessionID)+len(r.Outcome)+len(r.Provider)+
+		len(r.ModelID)+len(r.SystemPrompt)+len(r.AgentState)+len(r.Workspace)+len(r.Source) == 0 &&
+		int64(r.Attempt)|r.Context|r.Turns|r.Rounds|r.TokensUsed == 0 && !r.ReasonNull && r.RetryInMs == nil &&
+		r.Images == nil && r.Fidelity == nil && r.Tools == nil && r.Servers == nil && r.Results == nil &&
+		r.ModelContextWindow == nil && r.Extra == nil
 }
 
 // eventCode returns the record event of an event_type, recComplete for

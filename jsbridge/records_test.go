@@ -648,7 +648,7 @@ func TestRecordWriter(t *testing.T) {
 	decoded, _ := omni.Decode([]byte(`{"type":"model_msg","payload":{"type":"partial_text","role":"assistant","event_type":"delta","text":"x"}}`))
 	withOrigin := frag(ts1, "o").WithOrigin("sub")
 	images := omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "x", "c1", "", "")
-	images.Payload.Images = []string{"data:,"}
+	images.Payload.Edit().Images = []string{"data:,"}
 	badUTF8 := frag(ts1, "a\xffb")
 	complete := func(typ, body string) omni.Message {
 		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: typ, Role: omni.RoleAssistant, Thinking: body}}
@@ -660,8 +660,8 @@ func TestRecordWriter(t *testing.T) {
 	otherBody := omni.AssistantText("x", "")
 	otherBody.Payload.Thinking = "y"
 	sender := omni.UserText("x")
-	sender.Payload.Sender = omni.SenderHarness
-	rawBad := omni.Event(omni.Payload{Type: "x", Extra: []omni.RawField{{Key: "k", Value: []byte("\"\xe2\x82\"")}}})
+	sender.Payload.Edit().Sender = omni.SenderHarness
+	rawBad := omni.Event(omni.Payload{Type: "x", Rest: &omni.Rest{Extra: []omni.RawField{{Key: "k", Value: []byte("\"\xe2\x82\"")}}}})
 	tests := []struct {
 		name string
 		msgs []omni.Message
@@ -782,31 +782,34 @@ func TestRestZero(t *testing.T) {
 		if !c.record(&m) {
 			t.Fatalf("%s: the plain message has no record", c.name)
 		}
-		typ := reflect.TypeOf(omni.Payload{})
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			if !f.IsExported() || slices.Contains(c.carried, f.Name) {
-				continue
+		// Every field of the payload and of its Rest, set alone.
+		for _, rest := range []bool{false, true} {
+			typ := reflect.TypeOf(omni.Payload{})
+			if rest {
+				typ = reflect.TypeOf(omni.Rest{})
 			}
-			m := c.msg()
-			v := reflect.ValueOf(&m.Payload).Elem().Field(i)
-			switch v.Kind() {
-			case reflect.String:
-				v.SetString("x")
-			case reflect.Int, reflect.Int64:
-				v.SetInt(1)
-			case reflect.Bool:
-				v.SetBool(true)
-			case reflect.Slice:
-				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-			case reflect.Pointer:
-				v.Set(reflect.New(v.Type().Elem()))
-			default:
-				t.Fatalf("field %s of kind %s: extend this test", f.Name, v.Kind())
+			for i := range typ.NumField() {
+				f := typ.Field(i)
+				if !f.IsExported() || f.Name == "Rest" || slices.Contains(c.carried, f.Name) {
+					continue
+				}
+				m := c.msg()
+				v := reflect.ValueOf(&m.Payload).Elem()
+				if rest {
+					v = reflect.ValueOf(m.Payload.Edit()).Elem()
+				}
+				v = v.Field(i)
+				setAny(t, v, f.Name)
+				if c.record(&m) {
+					t.Errorf("a %s with %s set is written as a record", c.name, f.Name)
+				}
 			}
-			if c.record(&m) {
-				t.Errorf("a %s with %s set is written as a record", c.name, f.Name)
-			}
+		}
+		// A Rest with every field zero is no Rest.
+		m = c.msg()
+		m.Payload.Edit()
+		if !c.record(&m) {
+			t.Errorf("a %s with a zero Rest has no record", c.name)
 		}
 	}
 	// Counts a JavaScript number does not hold exactly go as JSON.
@@ -815,6 +818,24 @@ func TestRestZero(t *testing.T) {
 		if usageOf(&m) {
 			t.Errorf("a count of %d is written as a record", n)
 		}
+	}
+}
+
+// setAny sets v, a field named name, to a value that is not zero.
+func setAny(t *testing.T, v reflect.Value, name string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	default:
+		t.Fatalf("field %s of kind %s: extend this test", name, v.Kind())
 	}
 }
 

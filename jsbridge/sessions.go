@@ -28,7 +28,7 @@ func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*tra
 		return nil, err
 	}
 	bat := batcher(cfg, store, true)
-	teeTrace(cfg, trace.NewWriter(bat, cfg.Meta.Payload.SessionID, 1))
+	teeTrace(cfg, trace.NewWriter(bat, cfg.Meta.Payload.SessionID(), 1))
 	return bat, nil
 }
 

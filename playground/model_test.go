@@ -40,8 +40,8 @@ func TestModelPromptCallsBothTools(t *testing.T) {
 	if count.Payload.Name != ToolCountLines || count.Payload.Arguments != `{"paths":["internal/store/store.go"]}` {
 		t.Errorf("count_lines call = %s %s", count.Payload.Name, count.Payload.Arguments)
 	}
-	if u := msgs[len(msgs)-1].Payload; u.Request.Output == 0 || u.Session.Total != u.Request.Total {
-		t.Errorf("token_usage = %+v %+v", *u.Request, *u.Session)
+	if u := msgs[len(msgs)-1].Payload; u.Request().Output == 0 || u.Session().Total != u.Request().Total {
+		t.Errorf("token_usage = %+v %+v", *u.Request(), *u.Session())
 	}
 }
 
@@ -82,8 +82,8 @@ func TestModelSummarizesOutputs(t *testing.T) {
 			t.Errorf("summary %q lacks %q", text, want)
 		}
 	}
-	if u := msgs[len(msgs)-1].Payload; u.Session.Output <= u.Request.Output {
-		t.Errorf("session tokens did not accumulate: %+v", *u.Session)
+	if u := msgs[len(msgs)-1].Payload; u.Session().Output <= u.Request().Output {
+		t.Errorf("session tokens did not accumulate: %+v", *u.Session())
 	}
 }
 

@@ -102,7 +102,7 @@ func TestRunnerStop(t *testing.T) {
 		return omni.DecisionAllow
 	})
 	last := msgs[len(msgs)-1].Payload
-	if last.Type != omni.Abort || last.Reason != "aborted by user" {
+	if last.Type != omni.Abort || last.Reason() != "aborted by user" {
 		t.Fatalf("last message = %+v, want abort", last)
 	}
 	if r.Stop() || r.Steer("late") {

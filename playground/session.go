@@ -96,7 +96,7 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 	return func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error) {
 		cws := &Workspace{FS: fs, Pace: o.Pace, LineDelay: 90 * time.Millisecond, OnChange: o.OnChange}
 		meta := Meta(time.Now())
-		meta.Payload.Source = omni.SourceSubagent
+		meta.Payload.Edit().Source = omni.SourceSubagent
 		h, err := engine.NewSubagent(engine.Config{
 			Meta: meta, LLM: NewModel(cws, o.Pace), Environment: cws, ToolList: cws.Tools(), MaxTurns: 4,
 			OnDiagnostic: o.OnDiagnostic,
@@ -104,7 +104,7 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 		if err != nil {
 			return "", err
 		}
-		id := meta.Payload.SessionID
+		id := meta.Payload.SessionID()
 		if o.OnSubagent != nil {
 			o.OnSubagent(id, req.ToolCall.Payload.ToolCallID)
 		}
@@ -132,13 +132,7 @@ func Meta(now time.Time) omni.Message {
 		Timestamp: now.Format(omni.TimestampLayout),
 		Type:      omni.TypeSessionMeta,
 		Payload: omni.Payload{
-			SessionID:          "session-" + now.Format("2006-01-02-15-04-05") + fmt.Sprintf("-%08x", rand.Uint32()),
-			Provider:           "floe-playground",
-			ModelID:            "scripted",
-			ModelContextWindow: omni.RawJSON("32000"),
-			SystemPrompt:       SystemPrompt,
-			AgentState:         "memory",
-			Workspace:          "opfs://workspace",
+			Rest: &omni.Rest{SessionID: "session-" + now.Format("2006-01-02-15-04-05") + fmt.Sprintf("-%08x", rand.Uint32()), Provider: "floe-playground", ModelID: "scripted", ModelContextWindow: omni.RawJSON("32000"), SystemPrompt: SystemPrompt, AgentState: "memory", Workspace: "opfs://workspace"},
 		},
 	}
 }

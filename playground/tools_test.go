@@ -148,7 +148,7 @@ func TestFailFirstRetries(t *testing.T) {
 	var statuses []string
 	for _, m := range run(t, s, "fail: echo: ok") {
 		if m.Payload.Type == omni.RequestEnd {
-			statuses = append(statuses, m.Payload.Status)
+			statuses = append(statuses, m.Payload.Status())
 		}
 	}
 	if strings.Join(statuses, ",") != "failed,completed" {

@@ -213,8 +213,8 @@ func (t *Transcript) partial(p *omni.Payload) *Item {
 		it.Tool.Args += p.Arguments
 	case omni.PartialToolCallOutput:
 		it.Tool.Output += p.Output
-		if len(p.Images) > 0 {
-			it.Tool.Images = p.Images
+		if len(p.Images()) > 0 {
+			it.Tool.Images = p.Images()
 		}
 	default:
 		it.Body += p.Body()
@@ -301,8 +301,8 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 		c := it.Tool
 		c.Output, c.OutputStreaming, c.OutputStop = p.Output, false, p.StopReason
 		c.Ended = t.now()
-		if len(p.Images) > 0 {
-			c.Images = p.Images
+		if len(p.Images()) > 0 {
+			c.Images = p.Images()
 		}
 		return it
 	}
@@ -322,50 +322,50 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 			it = t.add(&Item{Kind: KindRequest, Request: &Request{N: t.requests}})
 		}
 		r := it.Request
-		r.Status, r.ErrorMessage, r.Attempt, r.RetryInMs = p.Status, p.ErrorMessage, p.Attempt, p.RetryInMs
+		r.Status, r.ErrorMessage, r.Attempt, r.RetryInMs = p.Status(), p.ErrorMessage(), p.Attempt(), p.RetryInMs()
 		r.Ended = t.now()
 		t.current = nil
 		return it
 	case omni.TokenUsage:
-		if p.Session != nil {
-			t.Session = *p.Session
+		if p.Session() != nil {
+			t.Session = *p.Session()
 		}
-		if t.current != nil && p.Request != nil {
-			u := *p.Request
+		if t.current != nil && p.Request() != nil {
+			u := *p.Request()
 			t.current.Request.Usage = &u
 		}
 		return t.current
 	case omni.ApprovalDecision:
 		it := t.Tool(p.ToolCallID, "")
-		it.Tool.Decision = p.Decision
-		if p.Decision == omni.DecisionAllow {
+		it.Tool.Decision = p.Decision()
+		if p.Decision() == omni.DecisionAllow {
 			it.Tool.Started = t.now()
 		}
 		return it
 	case omni.Abort:
-		reason := p.Reason
-		if p.ReasonNull {
+		reason := p.Reason()
+		if p.ReasonNull() {
 			reason = "no reason given"
 		}
 		return t.add(&Item{Kind: KindNotice, Body: "Run aborted: " + reason})
 	case omni.ToolListReady:
-		names := make([]string, len(p.Tools))
-		for i, d := range p.Tools {
+		names := make([]string, len(p.Tools()))
+		for i, d := range p.Tools() {
 			names[i] = d.Name
 		}
 		return t.add(&Item{Kind: KindNotice, Body: "Tools ready: " + strings.Join(names, ", ")})
 	case omni.CompactionBegin:
-		t.compact = t.add(&Item{Kind: KindCompact, Body: p.Reason + ", " + p.Mode, Streaming: true})
+		t.compact = t.add(&Item{Kind: KindCompact, Body: p.Reason() + ", " + p.Mode(), Streaming: true})
 		return t.compact
 	case omni.CompactionEnd:
 		it := t.compact
 		if it == nil {
-			it = t.add(&Item{Kind: KindCompact, Body: p.Reason + ", " + p.Mode})
+			it = t.add(&Item{Kind: KindCompact, Body: p.Reason() + ", " + p.Mode()})
 		}
 		t.compact = nil
-		it.Streaming, it.StopReason = false, p.Status
-		if p.ErrorMessage != "" {
-			it.Body += " · " + p.ErrorMessage
+		it.Streaming, it.StopReason = false, p.Status()
+		if p.ErrorMessage() != "" {
+			it.Body += " · " + p.ErrorMessage()
 		}
 		return it
 	}

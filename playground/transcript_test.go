@@ -28,7 +28,7 @@ func seedTimeline() []omni.Message {
 		partial(omni.PartialToolCallOutput, "delta", "b2\n", "B"), partial(omni.PartialToolCallOutput, "stop", "", "B"),
 		omni.ToolOutput("B", "b1\nb2\n", "completed"),
 		omni.TokenUsageMsg(omni.TokenCounts{Output: 5, Total: 50}, omni.TokenCounts{Output: 5, Total: 50}),
-		omni.Event(omni.Payload{Type: omni.RequestEnd, Status: "completed"}),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: "completed"}}),
 		partial(omni.PartialToolCallOutput, "delta", "a2\n", "A"), partial(omni.PartialToolCallOutput, "stop", "", "A"),
 		omni.ToolOutput("A", "a1\na2\n", "completed"),
 	}

@@ -142,7 +142,7 @@ func roleOf(m *omni.Message) string {
 }
 
 // DataURL returns the data: URL of an inline_data message.
-func DataURL(p *omni.Payload) string { return "data:" + p.MimeType + ";base64," + p.Data }
+func DataURL(p *omni.Payload) string { return "data:" + p.MimeType() + ";base64," + p.Data() }
 
 // ParseDataURL splits a base64 data: URL into its media type and data.
 func ParseDataURL(u string) (mime, data string, ok bool) {
@@ -169,7 +169,7 @@ func ParseDataURL(u string) (mime, data string, ok bool) {
 func ImageOf(p *omni.Payload) string {
 	switch p.Type {
 	case omni.ImageURL:
-		return p.ImageURL
+		return p.ImageURL()
 	case omni.InlineData:
 		return DataURL(p)
 	}

@@ -155,9 +155,8 @@ func (mc modelConfig) apply(cfg *server.Config) error {
 	}
 	cfg.NewMeta = func(id string, now time.Time) omni.Message {
 		m := server.NewMeta(id, now)
-		m.Payload.Provider = mc.Kind
-		m.Payload.ModelID = mc.ModelID
-		m.Payload.ModelContextWindow = nil
+		r := m.Payload.Edit()
+		r.Provider, r.ModelID, r.ModelContextWindow = mc.Kind, mc.ModelID, nil
 		return m
 	}
 	return nil

@@ -72,7 +72,7 @@ func TestRuleRetriedBlockLost(t *testing.T) {
 
 func TestRuleAbortedInputRestored(t *testing.T) {
 	t.Parallel()
-	p1, prompt, img := out(1, "P1", "todo"), user(2, "Fix it"), at(3, omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: "data:x", StopReason: omni.StatusCompleted}})
+	p1, prompt, img := out(1, "P1", "todo"), user(2, "Fix it"), at(3, omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, StopReason: omni.StatusCompleted, Rest: &omni.Rest{ImageURL: "data:x"}}})
 	block := user(10, "[turn_aborted]\n  [user_input]Fix it[/user_input]\n[/turn_aborted]")
 	next := user(11, "Go on")
 	aborted := &llmCall{input: []omni.Message{p1, prompt, img}, outcome: engine.Outcome{Status: omni.StatusAborted}, ended: true}

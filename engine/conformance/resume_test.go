@@ -145,7 +145,7 @@ func TestStoreTrace(t *testing.T) {
 	if len(files) != 3 || len(files[0]) != 1 || len(files[1]) != 0 || len(files[2]) != 1 {
 		t.Fatalf("files = %v", files)
 	}
-	if files[2][0].Payload.Reason != "x" || tr.Store() != store || tr.SessionID() != "s1" {
+	if files[2][0].Payload.Reason() != "x" || tr.Store() != store || tr.SessionID() != "s1" {
 		t.Errorf("read back %+v", files[2][0])
 	}
 }

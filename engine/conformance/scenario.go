@@ -238,7 +238,7 @@ func decodeMeta(raw json.RawMessage) (omni.Message, error) {
 	if err != nil {
 		return m, err
 	}
-	if m.Payload.SessionID == "" {
+	if m.Payload.SessionID() == "" {
 		return m, errors.New("session_id: missing")
 	}
 	return m, nil

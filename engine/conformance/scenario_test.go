@@ -29,7 +29,7 @@ func TestParseMinimal(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := s.spec
-	if s.ID != "T01" || sp.session.meta.Payload.SessionID != "s" || sp.session.meta.Type != omni.TypeSessionMeta {
+	if s.ID != "T01" || sp.session.meta.Payload.SessionID() != "s" || sp.session.meta.Type != omni.TypeSessionMeta {
 		t.Errorf("session: %+v", sp.session.meta)
 	}
 	if got := sp.llm["s"][0].outcome.Status; got != omni.StatusCompleted {

@@ -217,7 +217,7 @@ func showOrigin(o []string) string {
 // runSubagent runs a child session through the engine's subagent facility
 // and forwards every message it yields to the tool's emit.
 func (w *world) runSubagent(ctx context.Context, sa *subagentSpec, req *engine.ToolRequest, emit func(omni.Message), at string) error {
-	id := sa.session.meta.Payload.SessionID
+	id := sa.session.meta.Payload.SessionID()
 	h, err := w.handle(sa)
 	if err != nil {
 		w.fail("%s: subagent %s: %v", at, id, err)
@@ -239,7 +239,7 @@ func (w *world) runSubagent(ctx context.Context, sa *subagentSpec, req *engine.T
 func (w *world) handle(sa *subagentSpec) (*engine.SubagentHandle, error) {
 	w.handleMu.Lock()
 	defer w.handleMu.Unlock()
-	id := sa.session.meta.Payload.SessionID
+	id := sa.session.meta.Payload.SessionID()
 	if h := w.handles[id]; h != nil {
 		return h, nil
 	}
@@ -253,7 +253,7 @@ func (w *world) handle(sa *subagentSpec) (*engine.SubagentHandle, error) {
 
 // config builds the engine configuration of a session or subagent.
 func (w *world) config(ss sessionSpec) engine.Config {
-	id := ss.meta.Payload.SessionID
+	id := ss.meta.Payload.SessionID()
 	st := w.session(id)
 	cfg := engine.Config{
 		Meta:         w.stamp(ss.meta),

@@ -179,9 +179,7 @@ func (c *Clock) Sleeps() []time.Duration {
 // Meta is a session_meta message for tests.
 func Meta(sessionID string) omni.Message {
 	return omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: sessionID, Provider: "test", ModelID: "test-model",
-		ModelContextWindow: []byte("200000"), SystemPrompt: "You are a test agent.",
-		AgentState: "/agents/test", Workspace: "/ws",
+		Rest: &omni.Rest{SessionID: sessionID, Provider: "test", ModelID: "test-model", ModelContextWindow: []byte("200000"), SystemPrompt: "You are a test agent.", AgentState: "/agents/test", Workspace: "/ws"},
 	}}
 }
 

@@ -49,20 +49,20 @@ func RequestBeginMsg() Message { return Event(Payload{Type: RequestBegin}) }
 
 // ApprovalDecisionMsg is approval_decision{decision, tool_call_id}.
 func ApprovalDecisionMsg(decision, callID string) Message {
-	return Event(Payload{Type: ApprovalDecision, Decision: decision, ToolCallID: callID})
+	return Event(Payload{Type: ApprovalDecision, ToolCallID: callID, Rest: &Rest{Decision: decision}})
 }
 
 // AbortMsg is abort{reason}.
-func AbortMsg(reason string) Message { return Event(Payload{Type: Abort, Reason: reason}) }
+func AbortMsg(reason string) Message { return Event(Payload{Type: Abort, Rest: &Rest{Reason: reason}}) }
 
 // TokenUsageMsg is token_usage{session, request}.
 func TokenUsageMsg(session, request TokenCounts) Message {
-	return Event(Payload{Type: TokenUsage, Session: &session, Request: &request})
+	return Event(Payload{Type: TokenUsage, Rest: UsageRest(session, request)})
 }
 
 // SubagentMsg is the Trace-only subagent{session_id} pointer.
 func SubagentMsg(sessionID string) Message {
-	return Event(Payload{Type: Subagent, SessionID: sessionID})
+	return Event(Payload{Type: Subagent, Rest: &Rest{SessionID: sessionID}})
 }
 
 // ToolListReadyMsg is tool_list_ready{tools}.
@@ -70,5 +70,5 @@ func ToolListReadyMsg(tools []ToolDefinition) Message {
 	if tools == nil {
 		tools = []ToolDefinition{}
 	}
-	return Event(Payload{Type: ToolListReady, Tools: tools})
+	return Event(Payload{Type: ToolListReady, Rest: &Rest{Tools: tools}})
 }

@@ -14,10 +14,10 @@ var updateBuilders = flag.Bool("update-builders", false, "rewrite testdata/build
 // tested against the same file, so both sides make the same shapes.
 func builderCases() []Message {
 	sender := UserText("from the parent")
-	sender.Payload.Sender = SenderParentAgent
+	sender.Payload.Edit().Sender = SenderParentAgent
 	thinking := Message{Type: TypeModelMsg, Payload: Payload{Type: Thinking, Role: RoleAssistant, Thinking: "hmm", StopReason: StatusCompleted}}
 	images := ToolOutput("call_1", "a chart", StatusCompleted)
-	images.Payload.Images = []string{"data:image/png;base64,AAAA"}
+	images.Payload.Edit().Images = []string{"data:image/png;base64,AAAA"}
 	return []Message{
 		UserText("hello"),
 		sender,

@@ -95,8 +95,8 @@ func TestBuiltMatchesCanonical(t *testing.T) {
 		{"partial_text", stamp(Partial(PartialText, EventDelta, "I will run both tools.", "", "", StatusCompleted))},
 		{"partial_tool_call", stamp(Partial(PartialToolCall, EventDelta, `{"path":`, "A", "list_files", StatusCompleted))},
 		{"request_begin", stamp(RequestBeginMsg())},
-		{"request_end", stamp(Event(Payload{Type: RequestEnd, Status: StatusTimeout, ErrorMessage: "upstream timed out", Attempt: 2, RetryInMs: &retry}))},
-		{"request_end/completed", stamp(Event(Payload{Type: RequestEnd, Status: StatusCompleted}))},
+		{"request_end", stamp(Event(Payload{Type: RequestEnd, Rest: &Rest{Status: StatusTimeout, ErrorMessage: "upstream timed out", Attempt: 2, RetryInMs: &retry}}))},
+		{"request_end/completed", stamp(Event(Payload{Type: RequestEnd, Rest: &Rest{Status: StatusCompleted}}))},
 		{"approval_decision", stamp(ApprovalDecisionMsg(DecisionForbidden, "B"))},
 		{"token_usage", stamp(TokenUsageMsg(TokenCounts{10, 20, 30, 160}, TokenCounts{1, 2, 3, 16}))},
 		{"abort", stamp(AbortMsg("aborted by user"))},
@@ -146,12 +146,12 @@ func TestPreservesUnknownAndFidelity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(m.Payload.Fidelity), `{ "x" : [1, 2.50, "\u00e9"] }`; got != want {
+	if got, want := string(m.Payload.Fidelity()), `{ "x" : [1, 2.50, "\u00e9"] }`; got != want {
 		t.Errorf("fidelity %s, want %s", got, want)
 	}
 	wantExtra := []RawField{{"zz", RawJSON(`{"k": 1}`)}, {"a_b", RawJSON(`[ ]`)}, {"n", RawJSON(`-0.0e+1`)}}
-	if !reflect.DeepEqual(m.Payload.Extra, wantExtra) {
-		t.Errorf("extra %q", m.Payload.Extra)
+	if !reflect.DeepEqual(m.Payload.Extra(), wantExtra) {
+		t.Errorf("extra %q", m.Payload.Extra())
 	}
 	out, _ := m.MarshalJSON()
 	want := `{"timestamp":"2026-11-30T04:09:45.258Z","type":"model_msg","payload":{"type":"text","role":"user","text":"a<\"\n\u0001 é","stop_reason":"completed","fidelity":{ "x" : [1, 2.50, "\u00e9"] },"zz":{"k": 1},"a_b":[ ],"n":-0.0e+1},"origin":["c1"]}`
@@ -297,12 +297,12 @@ func TestDecodeAccepts(t *testing.T) {
 	}{
 		{"origin_null", `{"type":"x","payload":{},"origin":null}`, func(m Message) bool { return m.Origin == nil }},
 		{"origin_empty", `{"type":"x","payload":{},"origin":[]}`, func(m Message) bool { return m.Origin != nil && len(m.Origin) == 0 }},
-		{"reason_null", `{"type":"event_msg","payload":{"type":"abort","reason":null}}`, func(m Message) bool { return m.Payload.ReasonNull && m.Payload.Has("reason") }},
-		{"attempt_exp", `{"type":"x","payload":{"attempt":3e0,"context":-9223372036854775808}}`, func(m Message) bool { return m.Payload.Attempt == 3 && m.Payload.Context == -1<<63 }},
-		{"window_raw", `{"type":"session_meta","payload":{"model_context_window":2.0E5}}`, func(m Message) bool { return string(m.Payload.ModelContextWindow) == "2.0E5" }},
+		{"reason_null", `{"type":"event_msg","payload":{"type":"abort","reason":null}}`, func(m Message) bool { return m.Payload.ReasonNull() && m.Payload.Has("reason") }},
+		{"attempt_exp", `{"type":"x","payload":{"attempt":3e0,"context":-9223372036854775808}}`, func(m Message) bool { return m.Payload.Attempt() == 3 && m.Payload.Context() == -1<<63 }},
+		{"window_raw", `{"type":"session_meta","payload":{"model_context_window":2.0E5}}`, func(m Message) bool { return string(m.Payload.ModelContextWindow()) == "2.0E5" }},
 		{"whitespace", " \t\r\n{ \"type\" : \"x\" , \"payload\" : { } } \n", func(m Message) bool { return m.Type == "x" }},
-		{"counts_unknown", `{"type":"x","payload":{"session":{"x":[1],"total":5}}}`, func(m Message) bool { return m.Payload.Session.Total == 5 }},
-		{"tools_unknown_key", `{"type":"x","payload":{"tools":[{"name":"a","extra":{}}]}}`, func(m Message) bool { return len(m.Payload.Tools) == 1 && m.Payload.Tools[0].Name == "a" }},
+		{"counts_unknown", `{"type":"x","payload":{"session":{"x":[1],"total":5}}}`, func(m Message) bool { return m.Payload.Session().Total == 5 }},
+		{"tools_unknown_key", `{"type":"x","payload":{"tools":[{"name":"a","extra":{}}]}}`, func(m Message) bool { return len(m.Payload.Tools()) == 1 && m.Payload.Tools()[0].Name == "a" }},
 	}
 	for _, tc := range cases {
 		m, err := Decode([]byte(tc.in))
@@ -371,7 +371,7 @@ func TestPayloadUnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"type":"text","role":"user","text":"x","q":[1]}`), &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Text != "x" || !p.Decoded() || !p.Has("role") || p.Has("stop_reason") || len(p.Extra) != 1 {
+	if p.Text != "x" || !p.Decoded() || !p.Has("role") || p.Has("stop_reason") || len(p.Extra()) != 1 {
 		t.Fatalf("%#v", p)
 	}
 	if out, _ := json.Marshal(p); string(out) != `{"type":"text","role":"user","text":"x","q":[1]}` {
@@ -427,7 +427,7 @@ func TestDecodeAllocs(t *testing.T) {
 	}{
 		{benchPartialText, 2}, // timestamp, text
 		{benchToolCall, 4},    // timestamp, name, arguments, tool_call_id
-		{benchTokenUsage, 2},  // timestamp, the two counts
+		{benchTokenUsage, 2},  // timestamp, the Rest with its two counts
 	} {
 		data := []byte(tc.in)
 		if n := testing.AllocsPerRun(100, func() { Decode(data) }); n > tc.want {

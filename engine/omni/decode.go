@@ -262,8 +262,8 @@ func (s *scanner) payload(p *Payload, path string) error {
 // extra keeps the value of the unknown key name raw in p.Extra.
 func (s *scanner) extra(p *Payload, name string) error {
 	path := "payload." + name
-	if len(p.Extra) < 16 {
-		for _, f := range p.Extra {
+	if len(p.Extra()) < 16 {
+		for _, f := range p.Extra() {
 			if f.Key == name {
 				return &DecodeError{Field: path, Msg: "duplicate key"}
 			}
@@ -275,7 +275,7 @@ func (s *scanner) extra(p *Payload, name string) error {
 	if err != nil {
 		return err
 	}
-	p.Extra = append(p.Extra, RawField{Key: name, Value: v})
+	p.rest().Extra = append(p.Extra(), RawField{Key: name, Value: v})
 	return nil
 }
 
@@ -283,8 +283,8 @@ func (s *scanner) extra(p *Payload, name string) error {
 // many unknown keys (linear search would make hostile input quadratic).
 func (s *scanner) extraDup(p *Payload, name string) bool {
 	if s.extraSeen == nil {
-		s.extraSeen = make(map[string]struct{}, 2*len(p.Extra))
-		for _, f := range p.Extra {
+		s.extraSeen = make(map[string]struct{}, 2*len(p.Extra()))
+		for _, f := range p.Extra() {
 			s.extraSeen[f.Key] = struct{}{}
 		}
 	}

@@ -173,7 +173,7 @@ func (f *fragment) match(p *Payload) error {
 		}
 		return disciplineErr("complete %s body (%d bytes) differs from the deltas of %s (%d bytes) at byte %d", p.Type, len(body), f.label(), len(f.body), at)
 	}
-	if f.hasImages && !slices.Equal(p.Images, f.images) {
+	if f.hasImages && !slices.Equal(p.Images(), f.images) {
 		return disciplineErr("complete %s images differ from the images of the deltas of %s", p.Type, f.label())
 	}
 	if same(f.typ, PartialToolCall) && f.name != "" && p.Name != f.name {
@@ -219,7 +219,7 @@ func (d *Discipline) Close(stopReason string) []Message {
 		stop := f.message(f.typ, "")
 		stop.Payload.EventType = EventStop
 		stop.Payload.setBody("")
-		stop.Payload.Images = nil
+		stop.Payload.Rest = nil // only images: f.message made it
 		stop.Payload.StopReason = stopReason
 		out = append(out, stop, f.closing(stopReason))
 	}

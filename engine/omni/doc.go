@@ -23,7 +23,7 @@
 //     A Trace written here diffs cleanly against one written by the
 //     reference.
 //   - Forwarded messages are written verbatim (PROTOCOL.md P-5): unknown
-//     payload keys are kept in [Payload.Extra] in order with their raw
+//     payload keys are kept in [Rest.Extra] in order with their raw
 //     bytes, fidelity is kept byte for byte, and a decoded payload is
 //     written back with exactly the keys it had (missing required keys are
 //     not invented; [Payload.Has] tells which were present). A payload

@@ -169,7 +169,7 @@ func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 		dst, first = p.appendKey(dst, k, first)
 		keys &^= k
 	}
-	for _, f := range p.Extra {
+	for _, f := range p.Extra() {
 		if !first {
 			dst = append(dst, ',')
 		}
@@ -185,39 +185,40 @@ func (p *Payload) appendJSON(dst []byte, lay *layout) []byte {
 // plus those whose field is not zero. A key in it is written even where it
 // is optional.
 func (p *Payload) presentKeys() keySet {
+	r := p.view()
 	m := p.modelKeys() // with the keys the decoder saw
 	set := func(k keySet, on bool) {
 		if on {
 			m |= k
 		}
 	}
-	set(kImages, len(p.Images) > 0)
-	set(kFidelity, len(p.Fidelity) > 0)
-	set(kStatus, p.Status != "")
-	set(kErrorMessage, p.ErrorMessage != "")
-	set(kAttempt, p.Attempt != 0)
-	set(kRetryInMs, p.RetryInMs != nil)
-	set(kDecision, p.Decision != "")
-	set(kSession, p.Session != nil)
-	set(kRequest, p.Request != nil)
-	set(kReason, p.Reason != "" || p.ReasonNull)
-	set(kMode, p.Mode != "")
-	set(kContext, p.Context != 0)
-	set(kTurns, p.Turns != 0)
-	set(kSessionID, p.SessionID != "")
-	set(kTools, p.Tools != nil)
-	set(kServers, p.Servers != nil)
-	set(kResults, len(p.Results) > 0)
-	set(kOutcome, p.Outcome != "")
-	set(kRounds, p.Rounds != 0)
-	set(kTokensUsed, p.TokensUsed != 0)
-	set(kProvider, p.Provider != "")
-	set(kModelID, p.ModelID != "")
-	set(kModelContextWindow, len(p.ModelContextWindow) > 0)
-	set(kSystemPrompt, p.SystemPrompt != "")
-	set(kAgentState, p.AgentState != "")
-	set(kWorkspace, p.Workspace != "")
-	set(kSource, p.Source != "")
+	set(kImages, len(r.Images) > 0)
+	set(kFidelity, len(r.Fidelity) > 0)
+	set(kStatus, r.Status != "")
+	set(kErrorMessage, r.ErrorMessage != "")
+	set(kAttempt, r.Attempt != 0)
+	set(kRetryInMs, r.RetryInMs != nil)
+	set(kDecision, r.Decision != "")
+	set(kSession, r.Session != nil)
+	set(kRequest, r.Request != nil)
+	set(kReason, r.Reason != "" || r.ReasonNull)
+	set(kMode, r.Mode != "")
+	set(kContext, r.Context != 0)
+	set(kTurns, r.Turns != 0)
+	set(kSessionID, r.SessionID != "")
+	set(kTools, r.Tools != nil)
+	set(kServers, r.Servers != nil)
+	set(kResults, len(r.Results) > 0)
+	set(kOutcome, r.Outcome != "")
+	set(kRounds, r.Rounds != 0)
+	set(kTokensUsed, r.TokensUsed != 0)
+	set(kProvider, r.Provider != "")
+	set(kModelID, r.ModelID != "")
+	set(kModelContextWindow, len(r.ModelContextWindow) > 0)
+	set(kSystemPrompt, r.SystemPrompt != "")
+	set(kAgentState, r.AgentState != "")
+	set(kWorkspace, r.Workspace != "")
+	set(kSource, r.Source != "")
 	return m
 }
 
@@ -225,6 +226,7 @@ func (p *Payload) presentKeys() keySet {
 // those its layouts require, stop_reason and sender (modelKeyMask), and
 // adds the keys the decoder saw. presentKeys adds the rest to it.
 func (p *Payload) modelKeys() keySet {
+	r := p.view()
 	m := p.has &^ kDecoded
 	set := func(k keySet, on bool) {
 		if on {
@@ -235,16 +237,16 @@ func (p *Payload) modelKeys() keySet {
 	set(kRole, p.Role != "")
 	set(kText, p.Text != "")
 	set(kThinking, p.Thinking != "")
-	set(kImageURL, p.ImageURL != "")
-	set(kData, p.Data != "")
-	set(kMimeType, p.MimeType != "")
+	set(kImageURL, r.ImageURL != "")
+	set(kData, r.Data != "")
+	set(kMimeType, r.MimeType != "")
 	set(kName, p.Name != "")
 	set(kArguments, p.Arguments != "")
 	set(kToolCallID, p.ToolCallID != "")
 	set(kOutput, p.Output != "")
 	set(kEventType, p.EventType != "")
 	set(kStopReason, p.StopReason != "")
-	set(kSender, p.Sender != "")
+	set(kSender, r.Sender != "")
 	return m
 }
 
@@ -253,6 +255,7 @@ const modelKeyMask = kType | kRole | kText | kThinking | kImageURL | kData | kMi
 	kArguments | kToolCallID | kOutput | kEventType | kStopReason | kSender
 
 func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
+	r := p.view()
 	if !first {
 		dst = append(dst, ',')
 	}
@@ -269,11 +272,11 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 	case kThinking:
 		dst = appendString(dst, p.Thinking)
 	case kImageURL:
-		dst = appendString(dst, p.ImageURL)
+		dst = appendString(dst, r.ImageURL)
 	case kData:
-		dst = appendString(dst, p.Data)
+		dst = appendString(dst, r.Data)
 	case kMimeType:
-		dst = appendString(dst, p.MimeType)
+		dst = appendString(dst, r.MimeType)
 	case kName:
 		dst = appendString(dst, p.Name)
 	case kArguments:
@@ -283,73 +286,73 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 	case kOutput:
 		dst = appendString(dst, p.Output)
 	case kImages:
-		dst = appendStrings(dst, p.Images)
+		dst = appendStrings(dst, r.Images)
 	case kEventType:
 		dst = appendString(dst, p.EventType)
 	case kStopReason:
 		dst = appendString(dst, p.StopReason)
 	case kSender:
-		dst = appendString(dst, p.Sender)
+		dst = appendString(dst, r.Sender)
 	case kFidelity:
-		dst = appendRaw(dst, p.Fidelity, "{}")
+		dst = appendRaw(dst, r.Fidelity, "{}")
 	case kStatus:
-		dst = appendString(dst, p.Status)
+		dst = appendString(dst, r.Status)
 	case kErrorMessage:
-		dst = appendString(dst, p.ErrorMessage)
+		dst = appendString(dst, r.ErrorMessage)
 	case kAttempt:
-		dst = strconv.AppendInt(dst, int64(p.Attempt), 10)
+		dst = strconv.AppendInt(dst, int64(r.Attempt), 10)
 	case kRetryInMs:
 		v := 0
-		if p.RetryInMs != nil {
-			v = *p.RetryInMs
+		if r.RetryInMs != nil {
+			v = *r.RetryInMs
 		}
 		dst = strconv.AppendInt(dst, int64(v), 10)
 	case kDecision:
-		dst = appendString(dst, p.Decision)
+		dst = appendString(dst, r.Decision)
 	case kSession:
-		dst = appendCounts(dst, p.Session)
+		dst = appendCounts(dst, r.Session)
 	case kRequest:
-		dst = appendCounts(dst, p.Request)
+		dst = appendCounts(dst, r.Request)
 	case kReason:
-		if p.ReasonNull && p.Reason == "" {
+		if r.ReasonNull && r.Reason == "" {
 			dst = append(dst, "null"...)
 		} else {
-			dst = appendString(dst, p.Reason)
+			dst = appendString(dst, r.Reason)
 		}
 	case kMode:
-		dst = appendString(dst, p.Mode)
+		dst = appendString(dst, r.Mode)
 	case kContext:
-		dst = strconv.AppendInt(dst, p.Context, 10)
+		dst = strconv.AppendInt(dst, r.Context, 10)
 	case kTurns:
-		dst = strconv.AppendInt(dst, p.Turns, 10)
+		dst = strconv.AppendInt(dst, r.Turns, 10)
 	case kSessionID:
-		dst = appendString(dst, p.SessionID)
+		dst = appendString(dst, r.SessionID)
 	case kTools:
-		dst = appendTools(dst, p.Tools)
+		dst = appendTools(dst, r.Tools)
 	case kServers:
-		dst = appendStrings(dst, p.Servers)
+		dst = appendStrings(dst, r.Servers)
 	case kResults:
-		dst = appendRaw(dst, p.Results, "[]")
+		dst = appendRaw(dst, r.Results, "[]")
 	case kOutcome:
-		dst = appendString(dst, p.Outcome)
+		dst = appendString(dst, r.Outcome)
 	case kRounds:
-		dst = strconv.AppendInt(dst, p.Rounds, 10)
+		dst = strconv.AppendInt(dst, r.Rounds, 10)
 	case kTokensUsed:
-		dst = strconv.AppendInt(dst, p.TokensUsed, 10)
+		dst = strconv.AppendInt(dst, r.TokensUsed, 10)
 	case kProvider:
-		dst = appendString(dst, p.Provider)
+		dst = appendString(dst, r.Provider)
 	case kModelID:
-		dst = appendString(dst, p.ModelID)
+		dst = appendString(dst, r.ModelID)
 	case kModelContextWindow:
-		dst = appendRaw(dst, p.ModelContextWindow, "0")
+		dst = appendRaw(dst, r.ModelContextWindow, "0")
 	case kSystemPrompt:
-		dst = appendString(dst, p.SystemPrompt)
+		dst = appendString(dst, r.SystemPrompt)
 	case kAgentState:
-		dst = appendString(dst, p.AgentState)
+		dst = appendString(dst, r.AgentState)
 	case kWorkspace:
-		dst = appendString(dst, p.Workspace)
+		dst = appendString(dst, r.Workspace)
 	case kSource:
-		dst = appendString(dst, p.Source)
+		dst = appendString(dst, r.Source)
 	}
 	return dst, false
 }

@@ -17,7 +17,7 @@ func ExampleDecode() {
 		return
 	}
 	fmt.Println(m.Payload.Text)
-	fmt.Println(m.Payload.Extra[0].Key, string(m.Payload.Extra[0].Value))
+	fmt.Println(m.Payload.Extra()[0].Key, string(m.Payload.Extra()[0].Value))
 	out, _ := m.MarshalJSON()
 	fmt.Println(string(out))
 	// Output:

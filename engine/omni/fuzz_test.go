@@ -204,7 +204,7 @@ func fuzzMessage(op, arg byte) Message {
 			m.Payload.ToolCallID = ""
 		}
 		if arg&0x40 != 0 {
-			m.Payload.Images = []string{"data:i" + bodies[int(arg)%len(bodies)]}
+			m.Payload.Edit().Images = []string{"data:i" + bodies[int(arg)%len(bodies)]}
 		}
 	case 2: // a complete message
 		typ := completeOf(partials[int(op>>2)%len(partials)])

@@ -45,8 +45,8 @@ func TestModelTypeOf(t *testing.T) {
 
 // TestModelKeys checks that modelKeys decides the keys a model_msg
 // payload's validation reads as presentKeys does: every key its layouts
-// require, and those checkShared reads. Each field of Payload is set
-// alone, then all of them.
+// require, and those checkShared reads. Each field of Payload and of its
+// Rest is set alone, then all of them.
 func TestModelKeys(t *testing.T) {
 	read := kStopReason | kSender
 	for _, mt := range modelTypes {
@@ -62,32 +62,38 @@ func TestModelKeys(t *testing.T) {
 		}
 	}
 	var all Payload
-	rt := reflect.TypeFor[Payload]()
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		var p Payload
-		for _, v := range []reflect.Value{reflect.ValueOf(&p).Elem().Field(i), reflect.ValueOf(&all).Elem().Field(i)} {
-			switch v.Kind() {
-			case reflect.String:
-				v.SetString("x")
-			case reflect.Int, reflect.Int64:
-				v.SetInt(1)
-			case reflect.Bool:
-				v.SetBool(true)
-			case reflect.Pointer:
-				v.Set(reflect.New(f.Type.Elem()))
-			case reflect.Slice:
-				v.Set(reflect.MakeSlice(f.Type, 1, 1))
-			case reflect.Map:
-				v.Set(reflect.MakeMap(f.Type))
-			default:
-				t.Fatalf("field %s: kind %s not covered", f.Name, v.Kind())
+	all.Rest = new(Rest)
+	for _, rt := range []reflect.Type{reflect.TypeFor[Payload](), reflect.TypeFor[Rest]()} {
+		for i := range rt.NumField() {
+			f := rt.Field(i)
+			if !f.IsExported() || f.Name == "Rest" {
+				continue
 			}
+			p := Payload{Rest: new(Rest)}
+			for _, q := range []*Payload{&p, &all} {
+				v := reflect.ValueOf(q).Elem()
+				if rt == reflect.TypeFor[Rest]() {
+					v = reflect.ValueOf(q.Rest).Elem()
+				}
+				switch v := v.Field(i); v.Kind() {
+				case reflect.String:
+					v.SetString("x")
+				case reflect.Int, reflect.Int64:
+					v.SetInt(1)
+				case reflect.Bool:
+					v.SetBool(true)
+				case reflect.Pointer:
+					v.Set(reflect.New(f.Type.Elem()))
+				case reflect.Slice:
+					v.Set(reflect.MakeSlice(f.Type, 1, 1))
+				case reflect.Map:
+					v.Set(reflect.MakeMap(f.Type))
+				default:
+					t.Fatalf("field %s: kind %s not covered", f.Name, v.Kind())
+				}
+			}
+			check(f.Name, &p)
 		}
-		check(f.Name, &p)
 	}
 	check("every field", &all)
 	check("zero", &Payload{})

@@ -94,10 +94,12 @@ const (
 
 // Message is one OmniMessage envelope (PROTOCOL.md §1).
 //
-// A Message is a value: copying it is cheap enough for the hot path and the
-// engine never mutates a message it was handed. Slices inside it (Origin,
-// Payload.Images, Payload.Tools, raw JSON) are shared between copies and must
-// be treated as immutable once the message has been emitted.
+// A Message is a value of 232 bytes (on a 64-bit platform, WebAssembly
+// included): copying it is cheap enough for the hot path and the engine
+// never mutates a message it was handed. Its Payload.Rest and the slices
+// inside it (Origin, Rest.Images, Rest.Tools, raw JSON) are shared between
+// copies and must be treated as immutable once the message has been
+// emitted; Payload.Edit gives a copy a Rest of its own to change.
 type Message struct {
 	Timestamp string   // ISO-8601 UTC, "2006-01-02T15:04:05.000Z"; "" = not stamped yet
 	Type      string   // TypeSessionMeta, TypeModelMsg or TypeEventMsg
@@ -110,27 +112,50 @@ type Message struct {
 // a session_meta payload has Type ""). Fields the protocol marks optional are
 // omitted from the JSON when they hold their zero value, except where noted.
 //
-// Keys this package does not know are kept in Extra with their raw JSON and
-// written back verbatim (PROTOCOL.md P-5); Fidelity is kept byte for byte.
+// The fields of the streamed fragments and of the complete text, thinking,
+// tool_call and tool_call_output messages, which make up almost all of a
+// run's traffic, are Payload's own; every other field is in Rest, which is
+// nil when all of them are zero. Rest is shared between copies of a
+// message, like its slices: read its fields with the getters of the same
+// name (Status, Reason, …), which are nil-safe, and change them through
+// Edit, which gives the payload a Rest of its own.
 type Payload struct {
+	_ [0]func() // not comparable (as before Rest): no equality code is generated
+
 	Type string // payload type; "" for session_meta
 
 	// model_msg
 	Role       string
-	Text       string   // text, partial_text
-	Thinking   string   // thinking, partial_thinking
-	ImageURL   string   // image_url
-	Data       string   // inline_data, inline_thinking (base64)
-	MimeType   string   // inline_data, inline_thinking
-	Name       string   // tool_call, partial_tool_call
-	Arguments  string   // tool_call, partial_tool_call (JSON text)
-	ToolCallID string   // tool_call*, approval_decision
-	Output     string   // tool_call_output, partial_tool_call_output
-	Images     []string // tool_call_output, partial_tool_call_output (data: URLs)
-	EventType  string   // partial_*: start | delta | stop
-	StopReason string   // one of the six statuses; "" = absent
-	Sender     string   // text, user role only; "" = absent (= "user")
-	Fidelity   RawJSON
+	Text       string // text, partial_text
+	Thinking   string // thinking, partial_thinking
+	Name       string // tool_call, partial_tool_call
+	Arguments  string // tool_call, partial_tool_call (JSON text)
+	ToolCallID string // tool_call*, approval_decision
+	Output     string // tool_call_output, partial_tool_call_output
+	EventType  string // partial_*: start | delta | stop
+	StopReason string // one of the six statuses; "" = absent
+
+	// Rest holds every other field; nil = all zero.
+	Rest *Rest
+
+	// has records which keys were present when the payload was decoded, so
+	// validation can tell "missing" from "empty". Builders leave it zero.
+	has keySet
+}
+
+// Rest is the part of a Payload that fragments and complete text,
+// thinking, tool_call and tool_call_output messages leave empty.
+//
+// Keys this package does not know are kept in Extra with their raw JSON and
+// written back verbatim (PROTOCOL.md P-5); Fidelity is kept byte for byte.
+type Rest struct {
+	// model_msg
+	ImageURL string   // image_url
+	Data     string   // inline_data, inline_thinking (base64)
+	MimeType string   // inline_data, inline_thinking
+	Images   []string // tool_call_output, partial_tool_call_output (data: URLs)
+	Sender   string   // text, user role only; "" = absent (= "user")
+	Fidelity RawJSON
 
 	// event_msg
 	Status       string       // request_end, compaction_end, mcp_connect_end
@@ -164,10 +189,6 @@ type Payload struct {
 
 	// Extra holds keys this package does not know, in the order read.
 	Extra []RawField
-
-	// has records which keys were present when the payload was decoded, so
-	// validation can tell "missing" from "empty". Builders leave it zero.
-	has keySet
 }
 
 // RawJSON is a raw JSON value kept byte for byte (fidelity, unknown keys,

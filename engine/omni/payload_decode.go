@@ -14,12 +14,6 @@ func (s *scanner) payloadValue(p *Payload, bit keySet) (err error) {
 		p.Text, err = s.str(path)
 	case kThinking:
 		p.Thinking, err = s.str(path)
-	case kImageURL:
-		p.ImageURL, err = s.str(path)
-	case kData:
-		p.Data, err = s.str(path)
-	case kMimeType:
-		p.MimeType, err = s.str(path)
 	case kName:
 		p.Name, err = s.str(path)
 	case kArguments:
@@ -28,91 +22,120 @@ func (s *scanner) payloadValue(p *Payload, bit keySet) (err error) {
 		p.ToolCallID, err = s.str(path)
 	case kOutput:
 		p.Output, err = s.str(path)
-	case kImages:
-		p.Images, err = s.strs(path)
 	case kEventType:
 		p.EventType, err = s.enum(path)
 	case kStopReason:
 		p.StopReason, err = s.enum(path)
+	default:
+		if bit&(kSession|kRequest) != 0 {
+			s.usage(p)
+		}
+		return s.restValue(p.rest(), bit, path)
+	}
+	return err
+}
+
+// restValue decodes the value of the known payload key bit, one of Rest's,
+// into r.
+func (s *scanner) restValue(r *Rest, bit keySet, path string) (err error) {
+	switch bit {
+	case kImageURL:
+		r.ImageURL, err = s.str(path)
+	case kData:
+		r.Data, err = s.str(path)
+	case kMimeType:
+		r.MimeType, err = s.str(path)
+	case kImages:
+		r.Images, err = s.strs(path)
 	case kSender:
-		p.Sender, err = s.enum(path)
+		r.Sender, err = s.enum(path)
 	case kFidelity:
 		if s.peek() != '{' {
 			return s.typeErr(path, "object")
 		}
-		p.Fidelity, err = s.raw(path)
+		r.Fidelity, err = s.raw(path)
 	case kStatus:
-		p.Status, err = s.enum(path)
+		r.Status, err = s.enum(path)
 	case kErrorMessage:
-		p.ErrorMessage, err = s.str(path)
+		r.ErrorMessage, err = s.str(path)
 	case kAttempt:
 		var n int64
 		n, err = s.integer(path)
-		p.Attempt = int(n)
+		r.Attempt = int(n)
 	case kRetryInMs:
 		var n int64
 		if n, err = s.integer(path); err == nil {
-			r := int(n)
-			p.RetryInMs = &r
+			v := int(n)
+			r.RetryInMs = &v
 		}
 	case kDecision:
-		p.Decision, err = s.enum(path)
+		r.Decision, err = s.enum(path)
 	case kSession:
-		p.Session, err = s.counts(path, 0)
+		r.Session, err = s.counts(path, 0)
 	case kRequest:
-		p.Request, err = s.counts(path, 1)
+		r.Request, err = s.counts(path, 1)
 	case kReason:
 		if s.null() {
-			p.ReasonNull = true
+			r.ReasonNull = true
 			return nil
 		}
-		p.Reason, err = s.enum(path)
+		r.Reason, err = s.enum(path)
 	case kMode:
-		p.Mode, err = s.enum(path)
+		r.Mode, err = s.enum(path)
 	case kContext:
-		p.Context, err = s.integer(path)
+		r.Context, err = s.integer(path)
 	case kTurns:
-		p.Turns, err = s.integer(path)
+		r.Turns, err = s.integer(path)
 	case kSessionID:
-		p.SessionID, err = s.str(path)
+		r.SessionID, err = s.str(path)
 	case kTools:
-		p.Tools, err = s.tools(path)
+		r.Tools, err = s.tools(path)
 	case kServers:
-		p.Servers, err = s.strs(path)
+		r.Servers, err = s.strs(path)
 	case kResults:
 		if s.peek() != '[' {
 			return s.typeErr(path, "array")
 		}
-		p.Results, err = s.raw(path)
+		r.Results, err = s.raw(path)
 	case kOutcome:
-		p.Outcome, err = s.enum(path)
+		r.Outcome, err = s.enum(path)
 	case kRounds:
-		p.Rounds, err = s.integer(path)
+		r.Rounds, err = s.integer(path)
 	case kTokensUsed:
-		p.TokensUsed, err = s.integer(path)
+		r.TokensUsed, err = s.integer(path)
 	case kProvider:
-		p.Provider, err = s.str(path)
+		r.Provider, err = s.str(path)
 	case kModelID:
-		p.ModelID, err = s.str(path)
+		r.ModelID, err = s.str(path)
 	case kModelContextWindow:
 		if c := s.peek(); c != '"' && kindOf(c) != "number" {
 			return s.typeErr(path, "number or string")
 		}
-		p.ModelContextWindow, err = s.raw(path)
+		r.ModelContextWindow, err = s.raw(path)
 	case kSystemPrompt:
-		p.SystemPrompt, err = s.str(path)
+		r.SystemPrompt, err = s.str(path)
 	case kAgentState:
-		p.AgentState, err = s.str(path)
+		r.AgentState, err = s.str(path)
 	case kWorkspace:
-		p.Workspace, err = s.str(path)
+		r.Workspace, err = s.str(path)
 	case kSource:
-		p.Source, err = s.enum(path)
+		r.Source, err = s.enum(path)
 	}
 	return err
 }
 
 // counts decodes a TokenCounts object. Unknown keys are skipped; missing
 // ones are zero. slot picks the half of the payload's shared storage.
+// usage makes p's Rest and the scanner's pair of counts in one allocation
+// when p has no Rest yet: a token_usage payload then costs one.
+func (s *scanner) usage(p *Payload) {
+	if s.pair == nil && p.Rest == nil {
+		u := newUsage()
+		u.rest.Session, u.rest.Request = nil, nil
+		p.Rest, s.pair = &u.rest, &u.c
+	}
+}
+
 func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 	if s.peek() != '{' {
 		return nil, s.typeErr(path, "object")

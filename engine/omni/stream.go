@@ -93,8 +93,8 @@ func (f *fragment) note(m *Message, withBody bool) {
 	if withBody {
 		f.appendBody(p.Body())
 	}
-	if len(p.Images) > 0 {
-		f.images, f.hasImages = p.Images, true
+	if images := p.Images(); len(images) > 0 {
+		f.images, f.hasImages = images, true
 	}
 	if p.Name != "" {
 		f.name = p.Name
@@ -217,7 +217,10 @@ func (f *fragment) message(typ, ts string) Message {
 	if role == "" {
 		role = defaultRole(f.typ)
 	}
-	p := Payload{Type: typ, Role: role, ToolCallID: f.callID, StopReason: f.stop, Images: f.images}
+	p := Payload{Type: typ, Role: role, ToolCallID: f.callID, StopReason: f.stop}
+	if f.images != nil {
+		p.Rest = &Rest{Images: f.images}
+	}
 	if same(f.typ, PartialToolCall) {
 		p.Name = f.name
 	}

@@ -15,12 +15,16 @@ func pc(ev, body, id string) Message {
 }
 func po(ev, body, id string, images ...string) Message {
 	m := Partial(PartialToolCallOutput, ev, body, id, "", StatusCompleted)
-	m.Payload.Images = images
+	if images != nil {
+		m.Payload.Edit().Images = images
+	}
 	return m
 }
 func out(id, body string, images ...string) Message {
 	m := ToolOutput(id, body, StatusCompleted)
-	m.Payload.Images = images
+	if images != nil {
+		m.Payload.Edit().Images = images
+	}
 	return m
 }
 

@@ -135,20 +135,21 @@ func (p *Payload) checkRequired(lay *layout, keys keySet) error {
 
 // checkShared checks keys any payload may carry: stop_reason and sender.
 func (p *Payload) checkShared(keys keySet) error {
+	r := p.view()
 	if keys&kStopReason != 0 && !isStatus(p.StopReason) {
 		return invalid("payload.stop_reason", p.StopReason, "is not one of "+statusList)
 	}
 	if keys&kSender != 0 {
 		if p.Type != Text || p.Role != RoleUser {
-			return invalid("payload.sender", p.Sender, "is only allowed on user text")
+			return invalid("payload.sender", r.Sender, "is only allowed on user text")
 		}
-		switch p.Sender {
+		switch r.Sender {
 		case SenderUser, SenderParentAgent, SenderHarness, SenderServer:
 		default:
-			return invalid("payload.sender", p.Sender, "is not one of user|parent_agent|harness|server")
+			return invalid("payload.sender", r.Sender, "is not one of user|parent_agent|harness|server")
 		}
 	}
-	if len(p.Fidelity) > 0 && p.Fidelity[0] != '{' {
+	if len(r.Fidelity) > 0 && r.Fidelity[0] != '{' {
 		return &ValidationError{Field: "payload.fidelity", Msg: "is not a JSON object"}
 	}
 	return nil
@@ -168,14 +169,15 @@ func isStatus(s string) bool {
 }
 
 func (p *Payload) checkSessionMeta(keys keySet) error {
-	if p.SessionID == "" {
+	r := p.view()
+	if r.SessionID == "" {
 		return invalid("payload.session_id", "", "must not be empty")
 	}
-	if w := p.ModelContextWindow; len(w) > 0 && w[0] != '"' && kindOf(w[0]) != "number" {
+	if w := r.ModelContextWindow; len(w) > 0 && w[0] != '"' && kindOf(w[0]) != "number" {
 		return &ValidationError{Field: "payload.model_context_window", Value: quoteValue(string(w)), Msg: "is not a number or a string"}
 	}
-	if keys&kSource != 0 && p.Source != SourceSubagent && p.Source != SourceSchedule {
-		return invalid("payload.source", p.Source, "is not one of subagent|schedule")
+	if keys&kSource != 0 && r.Source != SourceSubagent && r.Source != SourceSchedule {
+		return invalid("payload.source", r.Source, "is not one of subagent|schedule")
 	}
 	return nil
 }
@@ -207,20 +209,21 @@ func (p *Payload) checkModel(mt *modelType) error {
 }
 
 func (p *Payload) checkEvent(keys keySet) error {
+	r := p.view()
 	switch p.Type {
 	case RequestEnd:
-		if !isStatus(p.Status) {
-			return invalid("payload.status", p.Status, "is not one of "+statusList)
+		if !isStatus(r.Status) {
+			return invalid("payload.status", r.Status, "is not one of "+statusList)
 		}
-		if p.RetryInMs != nil && *p.RetryInMs < 0 {
-			return &ValidationError{Field: "payload.retry_in_ms", Value: strconv.Itoa(*p.RetryInMs), Msg: "is negative"}
+		if r.RetryInMs != nil && *r.RetryInMs < 0 {
+			return &ValidationError{Field: "payload.retry_in_ms", Value: strconv.Itoa(*r.RetryInMs), Msg: "is negative"}
 		}
 		return p.checkAttempt(keys)
 	case ApprovalDecision:
-		switch p.Decision {
+		switch r.Decision {
 		case DecisionAllow, DecisionDeny, DecisionForbidden:
 		default:
-			return invalid("payload.decision", p.Decision, "is not one of allow|deny|forbidden")
+			return invalid("payload.decision", r.Decision, "is not one of allow|deny|forbidden")
 		}
 		if p.ToolCallID == "" {
 			return invalid("payload.tool_call_id", "", "must not be empty")
@@ -231,58 +234,60 @@ func (p *Payload) checkEvent(keys keySet) error {
 		if err := p.checkCompaction(); err != nil {
 			return err
 		}
-		if !isStatus(p.Status) {
-			return invalid("payload.status", p.Status, "is not one of "+statusList)
+		if !isStatus(r.Status) {
+			return invalid("payload.status", r.Status, "is not one of "+statusList)
 		}
 		if keys&kRetryInMs != 0 {
 			return &ValidationError{Field: "payload.retry_in_ms", Msg: "is not allowed on compaction_end"}
 		}
 		return p.checkAttempt(keys)
 	case Subagent:
-		if p.SessionID == "" {
+		if r.SessionID == "" {
 			return invalid("payload.session_id", "", "must not be empty")
 		}
 	case ToolListReady:
-		for i := range p.Tools {
-			if p.Tools[i].Name == "" {
+		for i := range r.Tools {
+			if r.Tools[i].Name == "" {
 				return invalid("payload.tools["+strconv.Itoa(i)+"].name", "", "must not be empty")
 			}
 		}
 	case MCPConnectEnd:
-		switch p.Status {
+		switch r.Status {
 		case StatusCompleted, StatusFailed, StatusAborted:
 		default:
-			return invalid("payload.status", p.Status, "is not one of completed|failed|aborted")
+			return invalid("payload.status", r.Status, "is not one of completed|failed|aborted")
 		}
 	case GoalFinished:
-		switch p.Outcome {
+		switch r.Outcome {
 		case "complete", "blocked", "budget_limited", StatusAborted:
 		default:
-			return invalid("payload.outcome", p.Outcome, "is not one of complete|blocked|budget_limited|aborted")
+			return invalid("payload.outcome", r.Outcome, "is not one of complete|blocked|budget_limited|aborted")
 		}
 	}
 	return nil
 }
 
 func (p *Payload) checkCompaction() error {
-	if p.ReasonNull && p.Reason == "" {
+	r := p.view()
+	if r.ReasonNull && r.Reason == "" {
 		return &ValidationError{Field: "payload.reason", Value: "null", Msg: "is not one of context|turns|manual"}
 	}
-	switch p.Reason {
+	switch r.Reason {
 	case ReasonContext, ReasonTurns, ReasonManual:
 	default:
-		return invalid("payload.reason", p.Reason, "is not one of context|turns|manual")
+		return invalid("payload.reason", r.Reason, "is not one of context|turns|manual")
 	}
-	if p.Mode != ModeSummarize && p.Mode != ModeDiscard {
-		return invalid("payload.mode", p.Mode, "is not one of summarize|discard")
+	if r.Mode != ModeSummarize && r.Mode != ModeDiscard {
+		return invalid("payload.mode", r.Mode, "is not one of summarize|discard")
 	}
 	return nil
 }
 
 // checkAttempt checks the 1-based attempt ordinal when present.
 func (p *Payload) checkAttempt(keys keySet) error {
-	if keys&kAttempt != 0 && p.Attempt < 1 {
-		return &ValidationError{Field: "payload.attempt", Value: strconv.Itoa(p.Attempt), Msg: "is not a 1-based ordinal"}
+	r := p.view()
+	if keys&kAttempt != 0 && r.Attempt < 1 {
+		return &ValidationError{Field: "payload.attempt", Value: strconv.Itoa(r.Attempt), Msg: "is not a 1-based ordinal"}
 	}
 	return nil
 }

@@ -16,14 +16,14 @@ func Example() {
 	store := &trace.MemStore{}
 	w := trace.NewWriter(store, "demo", 1)
 	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"),
-		SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}}
+		Rest: &omni.Rest{SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"), SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"},
+	}}
 	for _, m := range []omni.Message{
 		meta,
 		omni.UserText("Hi"),
 		omni.RequestBeginMsg(),
 		omni.AssistantText("Hello!", omni.StatusCompleted),
-		omni.Event(omni.Payload{Type: omni.RequestEnd, Status: omni.StatusCompleted}),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: omni.StatusCompleted}}),
 		omni.UserText("And now?"),
 		omni.RequestBeginMsg(), // the process dies before this request ends
 	} {
@@ -39,7 +39,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("file:", r.Index, "session:", r.Meta.Payload.SessionID)
+	fmt.Println("file:", r.Index, "session:", r.Meta.Payload.SessionID())
 	for _, m := range r.Snapshot.History {
 		fmt.Printf("history: %s %q\n", m.Payload.Role, m.Payload.Text)
 	}

@@ -22,7 +22,7 @@ func toolList(t *testing.T, first []byte) []omni.ToolDefinition {
 	p, _ := trace.ReadFile(first)
 	for _, m := range p.Records {
 		if m.IsEvent(omni.ToolListReady) {
-			return m.Payload.Tools
+			return m.Payload.Tools()
 		}
 	}
 	t.Fatal("no tool_list_ready in the first file")

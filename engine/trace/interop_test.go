@@ -225,7 +225,7 @@ func TestInteropResume(t *testing.T) {
 						s.ContextClosed, s.SessionTurns, s.SessionTokens, s.LastRequestTotal, s.MetaWritten,
 						want.ContextClosed, want.SessionTurns, want.SessionTokens, want.LastRequestTotal)
 				}
-				if r.Meta.Type != omni.TypeSessionMeta || r.Meta.Payload.SessionID != want.SessionID {
+				if r.Meta.Type != omni.TypeSessionMeta || r.Meta.Payload.SessionID() != want.SessionID {
 					t.Errorf("meta = %+v", r.Meta)
 				}
 			})

@@ -66,8 +66,8 @@ func CheckMeta(m omni.Message) error {
 		}
 		return &MetaError{Key: strings.TrimPrefix(ve.Field, "payload."), Msg: msg}
 	}
-	if why := idProblem(m.Payload.SessionID); why != "" {
-		return &MetaError{Key: "session_id", Msg: QuoteID(m.Payload.SessionID) + " " + why + " (it names the session's Trace files)"}
+	if why := idProblem(m.Payload.SessionID()); why != "" {
+		return &MetaError{Key: "session_id", Msg: QuoteID(m.Payload.SessionID()) + " " + why + " (it names the session's Trace files)"}
 	}
 	return nil
 }

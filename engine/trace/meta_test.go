@@ -37,7 +37,7 @@ func TestParseMetaAccepts(t *testing.T) {
 			t.Errorf("ParseMeta(%s) = %v", payload, err)
 			continue
 		}
-		if m.Payload.SessionID == "" {
+		if m.Payload.SessionID() == "" {
 			t.Errorf("ParseMeta(%s): no session id", payload)
 		}
 	}

@@ -50,7 +50,7 @@ func Replay(records []omni.Message, now time.Time) Replayed {
 
 	if closedContext(records) { // E-17.2
 		end := records[len(records)-1].Payload
-		if end.Mode != omni.ModeSummarize {
+		if end.Mode() != omni.ModeSummarize {
 			snap.ContextClosed, snap.LastRequestTotal, snap.Compacted = true, 0, true
 			return r
 		}
@@ -99,7 +99,7 @@ func (rp *replayer) step(m *omni.Message) {
 			}
 			rp.snapshot, rp.pending, rp.inRequest = rp.pending, nil, true
 		case omni.RequestEnd:
-			if m.Payload.Status == omni.StatusCompleted {
+			if m.Payload.Status() == omni.StatusCompleted {
 				rp.commit()
 			} else {
 				rp.drop()
@@ -228,11 +228,11 @@ func lastTokens(records []omni.Message) (session omni.TokenCounts, requestTotal 
 		if !m.IsEvent(omni.TokenUsage) {
 			continue
 		}
-		if !haveSession && m.Payload.Session != nil {
-			session, haveSession = *m.Payload.Session, true
+		if !haveSession && m.Payload.Session() != nil {
+			session, haveSession = *m.Payload.Session(), true
 		}
-		if !haveRequest && m.Payload.Request != nil {
-			requestTotal, haveRequest = m.Payload.Request.Total, true
+		if !haveRequest && m.Payload.Request() != nil {
+			requestTotal, haveRequest = m.Payload.Request().Total, true
 		}
 	}
 	return session, requestTotal
@@ -244,7 +244,7 @@ func closedContext(records []omni.Message) bool {
 		return false
 	}
 	last := &records[len(records)-1]
-	return last.IsEvent(omni.CompactionEnd) && last.Payload.Status == omni.StatusCompleted
+	return last.IsEvent(omni.CompactionEnd) && last.Payload.Status() == omni.StatusCompleted
 }
 
 // lastCompletedRequestText concatenates the assistant text bodies of the
@@ -258,7 +258,7 @@ func lastCompletedRequestText(records []omni.Message) string {
 		case m.IsEvent(omni.RequestBegin):
 			inRequest, current = true, ""
 		case m.IsEvent(omni.RequestEnd):
-			if m.Payload.Status == omni.StatusCompleted {
+			if m.Payload.Status() == omni.StatusCompleted {
 				text = current
 			}
 			inRequest = false
@@ -277,7 +277,7 @@ func danglingCompaction(records []omni.Message) *DanglingCompaction {
 		m := &records[i]
 		switch {
 		case m.IsEvent(omni.CompactionBegin):
-			open = &DanglingCompaction{Reason: m.Payload.Reason, Mode: m.Payload.Mode}
+			open = &DanglingCompaction{Reason: m.Payload.Reason(), Mode: m.Payload.Mode()}
 		case m.IsEvent(omni.CompactionEnd):
 			open = nil
 		}

@@ -21,12 +21,12 @@ func fixedNow() time.Time { return resumeAt }
 // Trace building blocks.
 func meta() omni.Message {
 	return omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		SessionID: "s", Provider: "test", ModelID: "m", ModelContextWindow: []byte("1000"),
-		SystemPrompt: "sys", AgentState: "a", Workspace: "/w"}}
+		Rest: &omni.Rest{SessionID: "s", Provider: "test", ModelID: "m", ModelContextWindow: []byte("1000"), SystemPrompt: "sys", AgentState: "a", Workspace: "/w"},
+	}}
 }
 func begin() omni.Message { return omni.RequestBeginMsg() }
 func end(status string) omni.Message {
-	return omni.Event(omni.Payload{Type: omni.RequestEnd, Status: status})
+	return omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: status}})
 }
 func call(id string) omni.Message { return omni.ToolCallMsg(id, "tool", "{}") }
 func brokenCall(id string) omni.Message {
@@ -42,10 +42,10 @@ func usage(session, request int64) omni.Message {
 	return omni.TokenUsageMsg(omni.TokenCounts{Output: 5, Total: session}, omni.TokenCounts{Output: 5, Total: request})
 }
 func compBegin(mode string) omni.Message {
-	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Reason: omni.ReasonContext, Mode: mode, Context: 100, Turns: 1})
+	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Rest: &omni.Rest{Reason: omni.ReasonContext, Mode: mode, Context: 100, Turns: 1}})
 }
 func compEnd(mode, status string) omni.Message {
-	return omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: omni.ReasonContext, Mode: mode, Status: status})
+	return omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: omni.ReasonContext, Mode: mode, Status: status}})
 }
 
 func jsonl(msgs ...omni.Message) string {
@@ -254,8 +254,8 @@ func TestResume(t *testing.T) {
 		w := r.Writes[0]
 		end := w.Records[0]
 		if w.Index != 2 || w.NewFile || w.HealNewline || !end.IsEvent(omni.CompactionEnd) ||
-			end.Payload.Status != omni.StatusFailed || end.Payload.Mode != omni.ModeSummarize ||
-			end.Payload.Reason != omni.ReasonContext || end.Payload.Attempt != 0 || end.Timestamp != resumeStamp {
+			end.Payload.Status() != omni.StatusFailed || end.Payload.Mode() != omni.ModeSummarize ||
+			end.Payload.Reason() != omni.ReasonContext || end.Payload.Attempt() != 0 || end.Timestamp != resumeStamp {
 			t.Errorf("resume wrote %+v", w)
 		}
 		again, _ := store.ReadFile(ctx, "s", 2)

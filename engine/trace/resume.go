@@ -82,7 +82,7 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		Writer:    NewWriter(store, sessionID, index),
 	}
 	if d := rp.Dangling; d != nil {
-		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed})
+		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed}})
 		end.Timestamp = omni.FormatTimestamp(at)
 		w, err := res.Writer.WriteRecord(ctx, end)
 		if err != nil {

@@ -141,7 +141,7 @@ func check(data []byte) (string, error) {
 	}
 	for i := range p.Records {
 		if p.Records[i].Type == omni.TypeSessionMeta {
-			return p.Records[i].Payload.SessionID, nil
+			return p.Records[i].Payload.SessionID(), nil
 		}
 	}
 	if len(p.Records) == 0 {

@@ -159,8 +159,8 @@ func TestWriterRefuses(t *testing.T) {
 
 func TestWriterKeepsRawJSONOnOneLine(t *testing.T) {
 	m := userText("x")
-	m.Payload.Fidelity = omni.RawJSON("{\n  \"k\": [1,\n 2]\n}")
-	m.Payload.Extra = []omni.RawField{{Key: "zz", Value: omni.RawJSON("{\n}")}}
+	m.Payload.Edit().Fidelity = omni.RawJSON("{\n  \"k\": [1,\n 2]\n}")
+	m.Payload.Edit().Extra = []omni.RawField{{Key: "zz", Value: omni.RawJSON("{\n}")}}
 	store := &trace.MemStore{}
 	if err := trace.NewWriter(store, "s", 1).Write(context.Background(), m); err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestWriterKeepsRawJSONOnOneLine(t *testing.T) {
 		t.Fatalf("record spans lines: %q", data)
 	}
 	p, _ := trace.ReadFile(data)
-	if len(p.Records) != 1 || string(p.Records[0].Payload.Fidelity) != `{"k":[1,2]}` {
+	if len(p.Records) != 1 || string(p.Records[0].Payload.Fidelity()) != `{"k":[1,2]}` {
 		t.Errorf("records = %+v", p.Records)
 	}
 }

@@ -73,7 +73,7 @@ func TestRequestMapping(t *testing.T) {
 	if c.Text(omni.Thinking) != "Plan." || c.Text(omni.Text) != "Looking." {
 		t.Errorf("thinking %q text %q", c.Text(omni.Thinking), c.Text(omni.Text))
 	}
-	if got, want := js(c.Last().Payload.Request), `{"cache_read":100,"cache_write":7,"output":12,"total":149}`; got != want {
+	if got, want := js(c.Last().Payload.Rest.Request), `{"cache_read":100,"cache_write":7,"output":12,"total":149}`; got != want {
 		t.Errorf("usage %s, want %s", got, want)
 	}
 	req := tr.Requests[0]
@@ -88,7 +88,7 @@ func TestRequestMapping(t *testing.T) {
 	}
 
 	outB := omni.ToolOutput("toolu_1", "", omni.StatusCompleted)
-	outB.Payload.Images = []string{"data:image/png;base64,AAAA"}
+	outB.Payload.Edit().Images = []string{"data:image/png;base64,AAAA"}
 	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?"), outB}, Tools: tools})
 	msgs := tr.Body(t, 1)["messages"].([]any)
 	if got, want := js(msgs[1:]), `[{"content":[{"signature":"sig123","thinking":"Plan.","type":"thinking"},{"data":"opaque","type":"redacted_thinking"},{"text":"Looking.","type":"text"},{"id":"toolu_1","input":{"q":1},"name":"look","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {

@@ -116,13 +116,13 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 					w.Lit(`{"type":"tool_result",`)
 					w.KeyStr("tool_use_id", p.ToolCallID)
 					w.Lit(`"content":[`)
-					if out := p.Output; out != "" || len(p.Images) == 0 {
+					if out := p.Output; out != "" || len(p.Images()) == 0 {
 						if out == "" {
 							out = "(no output)"
 						}
 						writeText(w, out)
 					}
-					for _, u := range p.Images {
+					for _, u := range p.Images() {
 						writeImage(w, u)
 					}
 					w.Lit("]}")
@@ -131,7 +131,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 				case u != "":
 					writeImage(w, u)
 				case p.Type == omni.Thinking:
-					sig, redacted := fidelity(p.Fidelity)
+					sig, redacted := fidelity(p.Fidelity())
 					if redacted != "" {
 						w.Lit(`{"type":"redacted_thinking",`)
 						w.KeyStr("data", redacted)

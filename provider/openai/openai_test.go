@@ -63,7 +63,7 @@ func TestRequestMapping(t *testing.T) {
 		ExtraBody: omni.RawJSON(`{"temperature":0.5}`), Header: map[string]string{"x-extra": "1"}})
 	tools := []omni.ToolDefinition{{Name: "look", Description: "Looks.", Parameters: omni.RawJSON(`{"type":"object","properties":{"q":{"type":"number"}}}`)}}
 	_, out := run(t, m, engine.GenerateParams{
-		NewMessages:   []omni.Message{omni.UserText("Look twice."), {Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: "https://x/y.png"}}},
+		NewMessages:   []omni.Message{omni.UserText("Look twice."), {Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: "https://x/y.png"}}}},
 		SystemPrompt:  "Be brief.",
 		Tools:         tools,
 		ThinkingLevel: "low",
@@ -92,7 +92,7 @@ func TestRequestMapping(t *testing.T) {
 
 	// The next request sends only the new input; the adapter adds history.
 	out2 := omni.ToolOutput("call_b", "B", omni.StatusCompleted)
-	out2.Payload.Images = []string{"data:image/png;base64,AAAA"}
+	out2.Payload.Edit().Images = []string{"data:image/png;base64,AAAA"}
 	_, out = run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("call_a", "A", omni.StatusCompleted), out2}, SystemPrompt: "Be brief.", Tools: tools})
 	if out.Status != omni.StatusCompleted {
 		t.Fatalf("second outcome %+v", out)
@@ -231,10 +231,10 @@ func TestTokenUsage(t *testing.T) {
 	if !last.IsEvent(omni.TokenUsage) {
 		t.Fatalf("last message %s", last.AppendJSON(nil))
 	}
-	if got, want := js(last.Payload.Request), `{"cache_read":100,"cache_write":0,"output":20,"total":140}`; got != want {
+	if got, want := js(last.Payload.Request()), `{"cache_read":100,"cache_write":0,"output":20,"total":140}`; got != want {
 		t.Errorf("request %s, want %s", got, want)
 	}
-	if got, want := js(last.Payload.Session), `{"cache_read":140,"cache_write":0,"output":30,"total":250}`; got != want {
+	if got, want := js(last.Payload.Session()), `{"cache_read":140,"cache_write":0,"output":30,"total":250}`; got != want {
 		t.Errorf("session %s, want %s", got, want)
 	}
 	if u := m.Usage(); u.Input != 120 || u.Output != 20 || u.CacheRead != 100 {
@@ -242,7 +242,7 @@ func TestTokenUsage(t *testing.T) {
 	}
 	fresh := m.Factory()(omni.TokenCounts{Output: 1000, Total: 5000}).(*Model)
 	c, _ = run(t, fresh, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("3")}})
-	if got, want := js(c.Last().Payload.Session), `{"cache_read":0,"cache_write":0,"output":1001,"total":5006}`; got != want {
+	if got, want := js(c.Last().Payload.Rest.Session), `{"cache_read":0,"cache_write":0,"output":1001,"total":5006}`; got != want {
 		t.Errorf("fresh session %s, want %s", got, want)
 	}
 	if got := js(tr.Body(t, 2)["messages"]); got != `[{"content":[{"text":"3","type":"text"}],"role":"user"}]` {

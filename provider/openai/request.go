@@ -67,7 +67,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 				w.KeyStr("tool_call_id", p.ToolCallID)
 				w.KeyStr("content", p.Output)
 				w.Close('}')
-				images = append(images, p.Images...)
+				images = append(images, p.Images()...)
 				continue
 			}
 			if !open {

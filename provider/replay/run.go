@@ -359,7 +359,7 @@ func Check(c *Case, res *Result) error {
 		}
 	}
 	if ex.HasUsage && usage != nil {
-		r := usage.Payload.Request
+		r := usage.Payload.Request()
 		got := map[string]int64{"output": r.Output, "cache_read": r.CacheRead, "cache_write": r.CacheWrite, "input": res.Usage.Input}
 		for _, k := range []string{"input", "output", "cache_read", "cache_write"} {
 			want, ok := ex.Usage[k]

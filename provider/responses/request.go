@@ -72,7 +72,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
 			w.KeyStr("call_id", p.ToolCallID)
 			w.KeyStr("output", p.Output)
 			w.Close('}')
-			images = append(images, p.Images...)
+			images = append(images, p.Images()...)
 			continue
 		}
 		if len(images) > 0 || user && !open {
@@ -113,7 +113,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
 				w.Close('}')
 			}
 		case omni.Thinking:
-			omni.WalkJSON(p.Fidelity, func(path []byte, kind byte, val []byte) error {
+			omni.WalkJSON(p.Fidelity(), func(path []byte, kind byte, val []byte) error {
 				if string(path) == fidItem && kind == '}' {
 					w.Lit(string(val))
 				}

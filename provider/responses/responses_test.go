@@ -69,7 +69,7 @@ func TestRequestMapping(t *testing.T) {
 	if calls := c.Calls(); len(calls) != 1 || calls[0].Payload.ToolCallID != "call_1" || calls[0].Payload.Arguments != `{"q":1}` {
 		t.Errorf("calls %v", calls)
 	}
-	if got, want := js(c.Last().Payload.Request), `{"cache_read":20,"cache_write":0,"output":9,"total":59}`; got != want {
+	if got, want := js(c.Last().Payload.Rest.Request), `{"cache_read":20,"cache_write":0,"output":9,"total":59}`; got != want {
 		t.Errorf("usage %s, want %s", got, want)
 	}
 	b := tr.Body(t, 0)

@@ -99,7 +99,7 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 		}
 	}
 	meta := r.cfg.NewMeta(id, r.now())
-	id = meta.Payload.SessionID
+	id = meta.Payload.SessionID()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.hosts[id]; ok {
@@ -126,7 +126,7 @@ func (r *Registry) newHost(meta omni.Message, w engine.TraceSink, snap *engine.S
 	if err != nil {
 		return nil, newErr(500, "model_failed", err.Error())
 	}
-	h := &Host{reg: r, id: meta.Payload.SessionID, state: transport.StateIdle, mode: mode}
+	h := &Host{reg: r, id: meta.Payload.SessionID(), state: transport.StateIdle, mode: mode}
 	sess, err := engine.New(engine.Config{
 		Meta: meta, LLM: wire.LLM, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
 		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: sink{h, w}, Resume: snap,

@@ -125,7 +125,7 @@ func (h *Host) Steer(text string, images []string) error {
 		msgs = append(msgs, m)
 	}
 	for _, u := range images {
-		m := omni.Message{Timestamp: now, Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, ImageURL: u}}
+		m := omni.Message{Timestamp: now, Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
 		msgs = append(msgs, m)
 	}
 	if len(msgs) == 0 {

@@ -132,7 +132,7 @@ func Scripted(delay time.Duration) host.Wiring {
 func NewMeta(id string, now time.Time) omni.Message {
 	m := playground.Meta(now)
 	if id != "" {
-		m.Payload.SessionID = id
+		m.Payload.Edit().SessionID = id
 	}
 	return m
 }

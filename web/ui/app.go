@@ -280,13 +280,14 @@ func (a *App) newSession() {
 	a.gen++
 	o := a.sessionOptions(a.gen)
 	if o.LLM != nil {
-		meta.Payload.Provider, meta.Payload.ModelID = a.set.Provider, a.set.Model
+		r := meta.Payload.Edit()
+		r.Provider, r.ModelID = a.set.Provider, a.set.Model
 	}
 	o.Meta = &meta
 	var bat *trace.Batcher
 	if a.env.Store != nil {
 		bat = a.batcher(true)
-		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID, 1)
+		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID(), 1)
 	}
 	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "")
 }
@@ -426,7 +427,7 @@ func (a *App) apply(m omni.Message) {
 		return
 	}
 	a.mark(it)
-	if root && p.Type == omni.RequestEnd && p.RetryInMs != nil && p.Status != omni.StatusCompleted {
+	if root && p.Type == omni.RequestEnd && p.RetryInMs() != nil && p.Status() != omni.StatusCompleted {
 		a.retrying = it
 		a.tickOn(it)
 	}

@@ -107,13 +107,13 @@ func detail(m omni.Message) string {
 	if p.ToolCallID != "" {
 		parts = append(parts, p.ToolCallID)
 	}
-	for _, s := range []string{p.Name, p.Decision, p.Status, p.Reason, p.StopReason} {
+	for _, s := range []string{p.Name, p.Decision(), p.Status(), p.Reason(), p.StopReason} {
 		if s != "" {
 			parts = append(parts, s)
 		}
 	}
-	if p.Type == omni.TokenUsage && p.Request != nil {
-		parts = append(parts, fmt.Sprintf("total %d", p.Request.Total))
+	if p.Type == omni.TokenUsage && p.Request() != nil {
+		parts = append(parts, fmt.Sprintf("total %d", p.Request().Total))
 	}
 	if len(m.Origin) > 0 {
 		parts = append(parts, "origin "+strings.Join(m.Origin, "→"))
