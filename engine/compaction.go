@@ -93,6 +93,18 @@ func (s *Session) compactionReason() string {
 	return ""
 }
 
+// summarizeEnd is the compaction_end of a summarize compaction, with the
+// last error when it failed. Kept out of line: inlined into each of
+// summarize's exits, it made floe.wasm 4 kB (brotli) larger.
+//
+//go:noinline
+func summarizeEnd(reason, status string, attempts int, lastErr string) omni.Message {
+	if status != omni.StatusFailed {
+		lastErr = ""
+	}
+	return omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: reason, Mode: omni.ModeSummarize, Status: status, Attempt: attempts, ErrorMessage: lastErr}})
+}
+
 func (s *Session) compactionBegin(reason, mode string) omni.Message {
 	return omni.Event(omni.Payload{Type: omni.CompactionBegin, Rest: &omni.Rest{Reason: reason, Mode: mode, Context: s.lastRequestTotal, Turns: s.sessionTurns}})
 }
@@ -135,11 +147,7 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 		res               compactionResult
 	)
 	end := func(status string) compactionResult {
-		p := omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: reason, Mode: omni.ModeSummarize, Status: status, Attempt: attempts}}
-		if status == omni.StatusFailed {
-			p.Edit().ErrorMessage = lastErr
-		}
-		r.emit(ctx, omni.Event(p))
+		r.emit(ctx, summarizeEnd(reason, status, attempts, lastErr))
 		if status != omni.StatusCompleted && len(repairs) > 0 {
 			s.carry = concat(repairs, s.carry)
 		}

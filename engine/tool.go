@@ -155,7 +155,9 @@ func (tr *toolRun) finish(err error) {
 		ms = append(ms, omni.Partial(omni.PartialToolCallOutput, omni.EventStop, "", tr.id, "", status))
 	}
 	out := omni.ToolOutput(tr.id, X, status)
-	out.Payload.Edit().Images = tr.images
+	if tr.images != nil {
+		out.Payload.Rest = &omni.Rest{Images: tr.images}
+	}
 	ms = append(ms, out)
 	items := make([]item, len(ms))
 	for i := range ms {

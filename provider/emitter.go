@@ -57,7 +57,9 @@ func (e *Emitter) send(s *segment, event, body, stop string) {
 		if p.Type == omni.ToolCall && p.Name == "" {
 			p.Name = UnnamedTool // a complete tool_call needs a name
 		}
-		p.Edit().Fidelity = s.fidelity
+		if s.fidelity != nil {
+			p.Rest = &omni.Rest{Fidelity: s.fidelity}
+		}
 		e.Out = append(e.Out, *m)
 	}
 	e.emit(*m)

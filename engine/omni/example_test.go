@@ -94,3 +94,21 @@ func ExampleDiscipline() {
 	// Output:
 	// omni: streaming discipline: complete text body (3 bytes) differs from the deltas of partial_text (2 bytes) at byte 2
 }
+
+// The fields most messages leave empty are in Payload.Rest, read through
+// nil-safe getters; Edit gives a copied message a Rest of its own.
+func ExamplePayload_Edit() {
+	end := omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: omni.StatusFailed, ErrorMessage: "connection reset"}})
+	retry := end
+	e := retry.Payload.Edit()
+	e.Attempt = 2
+	fmt.Println(end.Payload.Status(), end.Payload.Attempt(), retry.Payload.Attempt())
+	hi := omni.UserText("hi")
+	fmt.Println(hi.Payload.Sender() == "", hi.Payload.Rest == nil)
+	out, _ := retry.MarshalJSON()
+	fmt.Println(string(out))
+	// Output:
+	// failed 0 2
+	// true true
+	// {"type":"event_msg","payload":{"type":"request_end","status":"failed","error_message":"connection reset","attempt":2}}
+}
