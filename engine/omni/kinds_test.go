@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/floehq/floe/internal/fields"
 )
 
 // modelPayloadTypes is the protocol's list of model_msg payload types.
@@ -75,21 +77,8 @@ func TestModelKeys(t *testing.T) {
 				if rt == reflect.TypeFor[Rest]() {
 					v = reflect.ValueOf(q.Rest).Elem()
 				}
-				switch v := v.Field(i); v.Kind() {
-				case reflect.String:
-					v.SetString("x")
-				case reflect.Int, reflect.Int64:
-					v.SetInt(1)
-				case reflect.Bool:
-					v.SetBool(true)
-				case reflect.Pointer:
-					v.Set(reflect.New(f.Type.Elem()))
-				case reflect.Slice:
-					v.Set(reflect.MakeSlice(f.Type, 1, 1))
-				case reflect.Map:
-					v.Set(reflect.MakeMap(f.Type))
-				default:
-					t.Fatalf("field %s: kind %s not covered", f.Name, v.Kind())
+				if !fields.SetNonZero(v.Field(i)) {
+					t.Fatalf("field %s: kind %s not covered", f.Name, f.Type.Kind())
 				}
 			}
 			check(f.Name, &p)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"unsafe"
+
+	"github.com/floehq/floe/internal/fields"
 )
 
 // TestMain fails the package when any test wrote through view's noRest.
@@ -67,17 +69,8 @@ func TestGetters(t *testing.T) {
 			t.Errorf("%s() without Rest = %v", f.Name, got)
 		}
 		v := reflect.ValueOf(full.Rest).Elem().Field(i)
-		switch v.Kind() {
-		case reflect.String:
-			v.SetString("x")
-		case reflect.Int, reflect.Int64:
-			v.SetInt(7)
-		case reflect.Bool:
-			v.SetBool(true)
-		case reflect.Pointer:
-			v.Set(reflect.New(f.Type.Elem()))
-		case reflect.Slice:
-			v.Set(reflect.MakeSlice(f.Type, 1, 1))
+		if !fields.SetNonZero(v) {
+			t.Fatalf("field %s: kind %s not covered", f.Name, f.Type.Kind())
 		}
 		if got := m.Func.Call([]reflect.Value{reflect.ValueOf(&full)})[0]; !reflect.DeepEqual(got.Interface(), v.Interface()) {
 			t.Errorf("%s() = %v, want %v", f.Name, got, v)
