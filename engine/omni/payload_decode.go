@@ -26,100 +26,89 @@ func (s *scanner) payloadValue(p *Payload, bit keySet) (err error) {
 		p.EventType, err = s.enum(path)
 	case kStopReason:
 		p.StopReason, err = s.enum(path)
-	default:
-		if bit&(kSession|kRequest) != 0 {
-			s.usage(p)
-		}
-		return s.restValue(p.rest(), bit, path)
-	}
-	return err
-}
-
-// restValue decodes the value of the known payload key bit, one of Rest's,
-// into r.
-func (s *scanner) restValue(r *Rest, bit keySet, path string) (err error) {
-	switch bit {
 	case kImageURL:
-		r.ImageURL, err = s.str(path)
+		p.rest().ImageURL, err = s.str(path)
 	case kData:
-		r.Data, err = s.str(path)
+		p.rest().Data, err = s.str(path)
 	case kMimeType:
-		r.MimeType, err = s.str(path)
+		p.rest().MimeType, err = s.str(path)
 	case kImages:
-		r.Images, err = s.strs(path)
+		p.rest().Images, err = s.strs(path)
 	case kSender:
-		r.Sender, err = s.enum(path)
+		p.rest().Sender, err = s.enum(path)
 	case kFidelity:
 		if s.peek() != '{' {
 			return s.typeErr(path, "object")
 		}
-		r.Fidelity, err = s.raw(path)
+		p.rest().Fidelity, err = s.raw(path)
 	case kStatus:
-		r.Status, err = s.enum(path)
+		p.rest().Status, err = s.enum(path)
 	case kErrorMessage:
-		r.ErrorMessage, err = s.str(path)
+		p.rest().ErrorMessage, err = s.str(path)
 	case kAttempt:
 		var n int64
 		n, err = s.integer(path)
-		r.Attempt = int(n)
+		p.rest().Attempt = int(n)
 	case kRetryInMs:
 		var n int64
 		if n, err = s.integer(path); err == nil {
 			v := int(n)
-			r.RetryInMs = &v
+			p.rest().RetryInMs = &v
 		}
 	case kDecision:
-		r.Decision, err = s.enum(path)
+		p.rest().Decision, err = s.enum(path)
 	case kSession:
-		r.Session, err = s.counts(path, 0)
+		s.usage(p)
+		p.rest().Session, err = s.counts(path, 0)
 	case kRequest:
-		r.Request, err = s.counts(path, 1)
+		s.usage(p)
+		p.rest().Request, err = s.counts(path, 1)
 	case kReason:
 		if s.null() {
-			r.ReasonNull = true
+			p.rest().ReasonNull = true
 			return nil
 		}
-		r.Reason, err = s.enum(path)
+		p.rest().Reason, err = s.enum(path)
 	case kMode:
-		r.Mode, err = s.enum(path)
+		p.rest().Mode, err = s.enum(path)
 	case kContext:
-		r.Context, err = s.integer(path)
+		p.rest().Context, err = s.integer(path)
 	case kTurns:
-		r.Turns, err = s.integer(path)
+		p.rest().Turns, err = s.integer(path)
 	case kSessionID:
-		r.SessionID, err = s.str(path)
+		p.rest().SessionID, err = s.str(path)
 	case kTools:
-		r.Tools, err = s.tools(path)
+		p.rest().Tools, err = s.tools(path)
 	case kServers:
-		r.Servers, err = s.strs(path)
+		p.rest().Servers, err = s.strs(path)
 	case kResults:
 		if s.peek() != '[' {
 			return s.typeErr(path, "array")
 		}
-		r.Results, err = s.raw(path)
+		p.rest().Results, err = s.raw(path)
 	case kOutcome:
-		r.Outcome, err = s.enum(path)
+		p.rest().Outcome, err = s.enum(path)
 	case kRounds:
-		r.Rounds, err = s.integer(path)
+		p.rest().Rounds, err = s.integer(path)
 	case kTokensUsed:
-		r.TokensUsed, err = s.integer(path)
+		p.rest().TokensUsed, err = s.integer(path)
 	case kProvider:
-		r.Provider, err = s.str(path)
+		p.rest().Provider, err = s.str(path)
 	case kModelID:
-		r.ModelID, err = s.str(path)
+		p.rest().ModelID, err = s.str(path)
 	case kModelContextWindow:
 		if c := s.peek(); c != '"' && kindOf(c) != "number" {
 			return s.typeErr(path, "number or string")
 		}
-		r.ModelContextWindow, err = s.raw(path)
+		p.rest().ModelContextWindow, err = s.raw(path)
 	case kSystemPrompt:
-		r.SystemPrompt, err = s.str(path)
+		p.rest().SystemPrompt, err = s.str(path)
 	case kAgentState:
-		r.AgentState, err = s.str(path)
+		p.rest().AgentState, err = s.str(path)
 	case kWorkspace:
-		r.Workspace, err = s.str(path)
+		p.rest().Workspace, err = s.str(path)
 	case kSource:
-		r.Source, err = s.enum(path)
+		p.rest().Source, err = s.enum(path)
 	}
 	return err
 }
