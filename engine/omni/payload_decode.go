@@ -113,18 +113,18 @@ func (s *scanner) payloadValue(p *Payload, bit keySet) (err error) {
 	return err
 }
 
-// counts decodes a TokenCounts object. Unknown keys are skipped; missing
-// ones are zero. slot picks the half of the payload's shared storage.
 // usage makes p's Rest and the scanner's pair of counts in one allocation
 // when p has no Rest yet: a token_usage payload then costs one.
 func (s *scanner) usage(p *Payload) {
 	if s.pair == nil && p.Rest == nil {
 		u := newUsage()
-		u.rest.Session, u.rest.Request = nil, nil
+		u.rest.Session, u.rest.Request = nil, nil // counts sets them
 		p.Rest, s.pair = &u.rest, &u.c
 	}
 }
 
+// counts decodes a TokenCounts object. Unknown keys are skipped; missing
+// ones are zero. slot picks the half of the payload's shared storage.
 func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 	if s.peek() != '{' {
 		return nil, s.typeErr(path, "object")

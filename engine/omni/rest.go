@@ -1,8 +1,5 @@
 package omni
 
-// The getters of Rest's fields: each returns the field of p.Rest, or its
-// zero value when p has no Rest.
-
 // Edit returns p's Rest for writing: a copy of the one p had (which other
 // copies of the message may share), or a new one. Take it once for several
 // fields.
@@ -59,6 +56,9 @@ func (p *Payload) rest() *Rest {
 	}
 	return p.Rest
 }
+
+// The getters of Rest's fields: each returns the field of p.Rest, or its
+// zero value when p has no Rest.
 
 // ImageURL returns p.Rest.ImageURL, or "".
 func (p *Payload) ImageURL() string {
