@@ -214,7 +214,7 @@ func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 		defer recoverTo(s, "llm", func(v any) {
 			o = Outcome{Status: omni.StatusFailed, ErrorMessage: "llm callback panicked: " + panicText(v)}
 		})
-		o = llm.StreamGenerate(llmCtx, p, func(m omni.Message) { d.emit(ctx, m) })
+		o = llm.StreamGenerate(llmCtx, p, func(m omni.Message) { d.emit(ctx, &m) })
 	}()
 	g.stop()
 	d.end(ctx, o, false)
@@ -303,21 +303,22 @@ func (d *driver) push1(m *omni.Message) {
 	})
 }
 
-// emit is the LLM's emit callback.
-func (d *driver) emit(ctx context.Context, m omni.Message) {
+// emit is the LLM's emit callback, given the callback's argument (no
+// copy of it).
+func (d *driver) emit(ctx context.Context, m *omni.Message) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed || d.bad != nil {
 		return
 	}
-	if dropped := d.r.s.dropForeign(false, "", &m); dropped {
+	partial := m.IsPartial()
+	if dropped := d.r.s.dropForeign(false, "", m, partial); dropped {
 		return
 	}
-	if err := checkLLMMessage(&m, &d.check); err != nil {
+	if err := checkLLMMessage(m, &d.check); err != nil {
 		d.refuse(err)
 		return
 	}
-	partial := m.IsPartial()
 	if !partial && m.IsModel(omni.ToolCall) {
 		id := m.Payload.ToolCallID
 		if d.callIDs[id] { // two calls, two approvals, two outputs for one id
@@ -333,12 +334,12 @@ func (d *driver) emit(ctx context.Context, m omni.Message) {
 		}
 	}
 	if partial {
-		d.push1(&m) // stamped by the consumer (consume); nothing to note
+		d.push1(m) // stamped by the consumer (consume); nothing to note
 		return
 	}
-	d.stamp.stamp(d.r.s.clock, &m)
-	d.push1(&m)
-	d.note(ctx, &m)
+	d.stamp.stamp(d.r.s.clock, m)
+	d.push1(m)
+	d.note(ctx, m)
 }
 
 // refuse makes the attempt malformed: the LLM is cancelled and nothing it

@@ -65,14 +65,15 @@ func (tr *toolRun) emit(m omni.Message) {
 		s.diag(DiagTool, errf.Errorf("tool %s emitted after it returned (or was abandoned); dropped", tr.id))
 		return
 	}
-	if s.dropForeign(true, tr.id, &m) {
+	partial := m.IsPartial()
+	if s.dropForeign(true, tr.id, &m, partial) {
 		return
 	}
 	if err := m.Validate(); err != nil {
 		s.diag(DiagTool, errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
-	if !m.IsPartial() { // partials are stamped by the consumer
+	if !partial { // partials are stamped by the consumer
 		tr.stamp.stamp(s.clock, &m)
 	}
 	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)

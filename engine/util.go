@@ -355,10 +355,10 @@ func engineOnly(m *omni.Message) bool {
 // dropForeign reports, with a diagnostic, a message that the LLM (fromTool
 // false) or the tool of call id may not produce, which is dropped: a
 // message only the engine produces (engineOnly), or, from the LLM, a tool
-// output (only tools answer calls). It allocates nothing for a message it
-// keeps.
-func (s *Session) dropForeign(fromTool bool, id string, m *omni.Message) bool {
-	if m.IsPartial() && len(m.Origin) == 0 && (fromTool || m.Payload.Type != omni.PartialToolCallOutput) {
+// output (only tools answer calls). partial is m.IsPartial(), which the
+// caller needs too. It allocates nothing for a message it keeps.
+func (s *Session) dropForeign(fromTool bool, id string, m *omni.Message, partial bool) bool {
+	if partial && len(m.Origin) == 0 && (fromTool || m.Payload.Type != omni.PartialToolCallOutput) {
 		return false // the bulk of a stream
 	}
 	kind, who, why := DiagTool, "tool "+id, " dropped: only the engine produces it"

@@ -45,6 +45,30 @@ func TestModelTypeOf(t *testing.T) {
 	}
 }
 
+// TestIsPartial checks IsPartial, which tells the partial types apart by
+// their first byte and length, against modelTypeOf.
+func TestIsPartial(t *testing.T) {
+	var names []string
+	for _, name := range append(modelPayloadTypes, "", "p", "partial_", "partial_texts", "pxxxxxxxxxxx", RequestBegin, TokenUsage) {
+		names = append(names, name, strings.Clone(name))
+		for i := range len(name) {
+			b := []byte(name)
+			b[i] ^= 0x20
+			names = append(names, string(b))
+		}
+	}
+	for _, name := range names {
+		mt := modelTypeOf(name)
+		want := mt != nil && mt.partial
+		for _, typ := range []string{TypeModelMsg, strings.Clone(TypeModelMsg), TypeEventMsg, "model_msh", ""} {
+			m := Message{Type: typ, Payload: Payload{Type: name}}
+			if got := m.IsPartial(); got != (want && typ == TypeModelMsg) {
+				t.Errorf("IsPartial of a %q with payload type %q = %v", typ, name, got)
+			}
+		}
+	}
+}
+
 // TestModelKeys checks that modelKeys decides the keys a model_msg
 // payload's validation reads as presentKeys does: every key its layouts
 // require, and those checkShared reads. Each field of Payload and of its

@@ -240,11 +240,23 @@ type ToolDefinition struct {
 
 // IsPartial reports whether m is a streaming fragment (partial_*).
 func (m *Message) IsPartial() bool {
-	if !same(m.Type, TypeModelMsg) {
+	// Every partial type is "partial_" and more; no complete type starts
+	// with p. Tested against modelTypeOf (kinds_test.go).
+	t := m.Payload.Type
+	if len(t) < len(PartialText) || t[0] != 'p' || !same(m.Type, TypeModelMsg) {
 		return false
 	}
-	mt := modelTypeOf(m.Payload.Type)
-	return mt != nil && mt.partial
+	switch len(t) {
+	case len(PartialText):
+		return same(t, PartialText)
+	case len(PartialThinking):
+		return same(t, PartialThinking)
+	case len(PartialToolCall):
+		return same(t, PartialToolCall)
+	case len(PartialToolCallOutput):
+		return same(t, PartialToolCallOutput)
+	}
+	return false
 }
 
 // IsEvent reports whether m is an event_msg of the given payload type.

@@ -125,7 +125,10 @@ func (p *Payload) checkRequired(lay *layout, keys keySet) error {
 	if !p.Decoded() {
 		need &^= lay.zeroOK
 	}
-	for _, k := range lay.order {
+	if need&^keys == 0 {
+		return nil
+	}
+	for _, k := range lay.order { // the first missing key in the layout's order
 		if need&k != 0 && keys&k == 0 {
 			return missing(payloadPath(k))
 		}
