@@ -110,6 +110,9 @@ func (p *Producer[T]) waitRoom(ctx context.Context, empty bool) error {
 		q.pushWait++
 		q.notFull.Wait()
 		q.pushWait--
+		if q.pushWoken > 0 {
+			q.pushWoken--
+		}
 	}
 }
 
@@ -128,5 +131,6 @@ func (p *Producer[T]) Done() {
 	q.passOn()
 	if q.pushWait > 0 {
 		q.notFull.Broadcast() // a Push of p blocked elsewhere now fails
+		q.pushWoken = q.pushWait
 	}
 }

@@ -39,6 +39,11 @@ type Queue[T any] struct {
 	ended    bool      // Pop has returned ErrDone
 	closed   bool
 
+	// popWoken and pushWoken count the waiters signalled that have not
+	// returned from Wait yet: a push while a waiter is being woken does
+	// not signal it again.
+	popWoken, pushWoken int
+
 	// wakePoppers and wakePushers run from context.AfterFunc when a
 	// waiter's context is cancelled; each waiter then rechecks its own
 	// context. Made once, so a wait allocates only what AfterFunc does.
@@ -60,8 +65,8 @@ func (q *Queue[T]) lock() {
 	q.mu.Lock()
 	if q.notEmpty.L == nil {
 		q.notEmpty.L, q.notFull.L = &q.mu, &q.mu
-		q.wakePoppers = func() { q.broadcast(&q.notEmpty) }
-		q.wakePushers = func() { q.broadcast(&q.notFull) }
+		q.wakePoppers = func() { q.broadcast(&q.notEmpty, &q.popWoken, &q.popWait) }
+		q.wakePushers = func() { q.broadcast(&q.notFull, &q.pushWoken, &q.pushWait) }
 		if q.capacity <= 0 {
 			q.capacity = DefaultCapacity
 		}
@@ -165,6 +170,9 @@ func (q *Queue[T]) awaitItems(ctx context.Context) error {
 		q.popWait++
 		q.notEmpty.Wait()
 		q.popWait--
+		if q.popWoken > 0 {
+			q.popWoken--
+		}
 	}
 }
 
@@ -173,18 +181,22 @@ func (q *Queue[T]) awaitItems(ctx context.Context) error {
 // proceeds calls it again, so a wake-up is handed on instead of lost. It
 // signals only when someone waits and is called with q.mu held.
 func (q *Queue[T]) passOn() {
-	if q.popWait > 0 && (q.items.n > 0 || q.live == 0) {
+	if q.popWait > q.popWoken && (q.items.n > 0 || q.live == 0) {
+		q.popWoken++
 		q.notEmpty.Signal()
 	}
-	if q.pushWait > 0 && q.items.n < q.capacity {
+	if q.pushWait > q.pushWoken && q.items.n < q.capacity {
+		q.pushWoken++
 		q.notFull.Signal()
 	}
 }
 
-// broadcast wakes every waiter on c.
-func (q *Queue[T]) broadcast(c *sync.Cond) {
+// broadcast wakes every waiter on c, whose woken and waiting counts are
+// given.
+func (q *Queue[T]) broadcast(c *sync.Cond, woken, waiting *int) {
 	q.mu.Lock()
 	c.Broadcast()
+	*woken = *waiting
 	q.mu.Unlock()
 }
 
@@ -236,6 +248,7 @@ func (q *Queue[T]) Close() {
 	q.items.reset()
 	q.notEmpty.Broadcast()
 	q.notFull.Broadcast()
+	q.popWoken, q.pushWoken = q.popWait, q.pushWait
 }
 
 // All returns an iterator over the items in arrival order, popping each
