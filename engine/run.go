@@ -263,7 +263,7 @@ func (r *run) deliver(m omni.Message) {
 // deliverQueued delivers a message taken from the merge queue; more says
 // whether another produced message follows without waiting.
 func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more bool) {
-	if m.Recordable() {
+	if r.s.cfg.Trace != nil && m.Recordable() { // without a Trace, traceWrite writes nothing
 		r.s.traceWrite(ctx, *m)
 	}
 	if r.gone {

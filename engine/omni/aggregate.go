@@ -59,7 +59,7 @@ func (a *Aggregator) Add(m Message) []Message {
 		i = len(a.frags) - 1
 	}
 	f := a.frags[i]
-	f.note(&m, true)
+	f.note(&m, modelTypeOf(p.Type))
 	if p.EventType == EventStop {
 		f.stopped = true
 	}

@@ -83,7 +83,11 @@ func (d *Discipline) check(m *Message, strict bool) error {
 
 func (d *Discipline) step(m *Message, strict bool) error {
 	p := &m.Payload
-	if !m.IsPartial() {
+	var mt *modelType
+	if same(m.Type, TypeModelMsg) {
+		mt = modelTypeOf(p.Type)
+	}
+	if mt == nil || !mt.partial {
 		if same(m.Type, TypeModelMsg) {
 			if i := d.find(partialOf(p.Type), p.ToolCallID); i >= 0 {
 				err := disciplineErr("complete %s while %s is open (no stop)", p.Type, d.open[i].label())
@@ -103,14 +107,14 @@ func (d *Discipline) step(m *Message, strict bool) error {
 			if !strict {
 				f := newFragment(m)
 				f.origin = nil
-				f.note(m, false)
+				f.note(m, nil)
 				d.open[i] = f
 			}
 			return err
 		}
 		f := newFragment(m)
 		f.origin = nil
-		f.note(m, false)
+		f.note(m, nil)
 		d.open = append(d.open, f)
 	case EventDelta:
 		var err error
@@ -120,7 +124,7 @@ func (d *Discipline) step(m *Message, strict bool) error {
 			}
 			i = d.lenientOpen(m)
 		}
-		d.open[i].note(m, true)
+		d.open[i].note(m, mt)
 		return err
 	case EventStop:
 		var err error
@@ -132,7 +136,7 @@ func (d *Discipline) step(m *Message, strict bool) error {
 		}
 		f := d.remove(i)
 		images, has := f.images, f.hasImages
-		f.note(m, false)
+		f.note(m, nil)
 		f.images, f.hasImages = images, has // only deltas carry images (P-7)
 		d.stopped = f
 		return err

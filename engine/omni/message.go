@@ -301,8 +301,11 @@ func (m Message) WithOrigin(hop string) Message {
 
 // Body returns the streamed body of a text, thinking, tool call or tool
 // output message, complete or partial: text, thinking, arguments or output.
-func (p *Payload) Body() string {
-	if mt := modelTypeOf(p.Type); mt != nil {
+func (p *Payload) Body() string { return p.bodyOf(modelTypeOf(p.Type)) }
+
+// bodyOf is Body for a payload of type mt (nil: not a model type).
+func (p *Payload) bodyOf(mt *modelType) string {
+	if mt != nil {
 		switch mt.body {
 		case bodyText:
 			return p.Text

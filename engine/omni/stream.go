@@ -78,6 +78,11 @@ type fragment struct {
 	stopped   bool   // a stop was seen (Aggregator only)
 }
 
+// newFragment is out of line, as are label and invalid: inlined at each
+// start and error of the checks, they made floe.wasm larger (Sizes in
+// the README).
+//
+//go:noinline
 func newFragment(m *Message) *fragment {
 	return &fragment{typ: m.Payload.Type, callID: m.Payload.ToolCallID, origin: m.Origin, firstTS: m.Timestamp}
 }
@@ -86,12 +91,12 @@ func (f *fragment) is(typ, callID string, origin []string) bool {
 	return same(f.typ, typ) && f.callID == callID && slices.Equal(f.origin, origin)
 }
 
-// note records the metadata a fragment message carries; withBody also
-// appends its body.
-func (f *fragment) note(m *Message, withBody bool) {
+// note records the metadata a fragment message carries; with mt, m's
+// payload type, it also appends its body.
+func (f *fragment) note(m *Message, mt *modelType) {
 	p := &m.Payload
-	if withBody {
-		f.appendBody(p.Body())
+	if mt != nil {
+		f.appendBody(p.bodyOf(mt))
 	}
 	if images := p.Images(); len(images) > 0 {
 		f.images, f.hasImages = images, true
@@ -229,6 +234,8 @@ func (f *fragment) message(typ, ts string) Message {
 }
 
 // label names the fragment in error messages.
+//
+//go:noinline
 func (f *fragment) label() string {
 	if f.callID == "" {
 		return f.typ

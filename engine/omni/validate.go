@@ -27,6 +27,8 @@ func (e *ValidationError) Error() string {
 const maxValueBytes = 64
 
 // invalid builds a ValidationError about the string value v.
+//
+//go:noinline
 func invalid(field, v, msg string) error {
 	return &ValidationError{Field: field, Value: quoteValue(v), Msg: msg}
 }
