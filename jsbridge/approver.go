@@ -22,7 +22,7 @@ import (
 func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 	return func(ctx context.Context, toolCall omni.Message) (decision engine.Decision, err error) {
 		defer guard("approve", func(p error) { decision, err = "", p })
-		tc := toolCall.AppendJSON(nil)
+		tc := toolCall.AppendJSON(make([]byte, 0, callBuf))
 		r, err := b.await(ctx, "approve", func(id int) js.Value {
 			ptr, n := bytesArg(tc)
 			r := host.Invoke(id, ptr, n)

@@ -43,7 +43,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 			e.b.approvals.remove(approval)
 		}
 	}()
-	tc := req.ToolCall.AppendJSON(nil)
+	tc := req.ToolCall.AppendJSON(make([]byte, 0, callBuf))
 	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, func(id int) {
 		if req.Approve != nil {
 			approval = id

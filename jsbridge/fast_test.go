@@ -133,3 +133,20 @@ func TestFloeCall(t *testing.T) {
 		}
 	})
 }
+
+// TestCallBufFits checks that the JSON of a typical tool call, stamped, is
+// encoded into callBuf's one allocation, as the approver and the tool's
+// start do.
+func TestCallBufFits(t *testing.T) {
+	m := omni.ToolCallMsg("call_0123456789abcdefghijklmn", "read_file", `{"path":"src/components/transcript/message-list.tsx","start_line":120,"end_line":240}`)
+	m.Timestamp = "2026-12-01T10:00:00.000Z"
+	if n := len(m.AppendJSON(nil)); n > callBuf {
+		t.Fatalf("a typical tool call is %d bytes of JSON, more than callBuf (%d)", n, callBuf)
+	}
+	if a := testing.AllocsPerRun(20, func() { _ = m.AppendJSON(make([]byte, 0, callBuf)) }); a > 1 {
+		t.Fatalf("encoding a tool call allocates %v times, want 1", a)
+	}
+	if a := testing.AllocsPerRun(20, func() { _ = m.AppendJSON(nil) }); a < 3 {
+		t.Fatalf("from nothing, encoding a tool call allocates %v times: callBuf saves little", a)
+	}
+}
