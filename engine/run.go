@@ -73,6 +73,7 @@ func (r *run) spawn(f func()) {
 }
 
 func (r *run) work(f func()) {
+	growStack(0)
 	for {
 		f()
 		f = nil // hold nothing of the last task while idle
@@ -95,6 +96,7 @@ func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.
 
 // seq runs body as a push sequence; it may be ranged once.
 func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(context.Context, *run)) {
+	growStack(0)
 	r.yield = yield
 	r.done = ctx.Done()
 	context.AfterFunc(ctx, r.graces.fire) // fires at the latest when the run ends (r.cancel)
@@ -107,6 +109,23 @@ func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(
 		r.emit(ctx, omni.AbortMsg("engine failure: "+panicText(p)))
 	})
 	body(ctx, r)
+}
+
+// runStack is the stack a run's goroutine is grown to at its start.
+const runStack = 32 << 10
+
+// growStack grows the calling goroutine's stack at once to hold runStack
+// bytes more, while it holds few frames. A run pulled through Next or
+// NextBatch runs on a new goroutine (iter.Pull), and so does a worker of
+// the run, whose small stacks their calls would otherwise grow by copying
+// them several times, each time with every frame on them: on WebAssembly
+// that was an eighth of a one-request run. i is 0; it keeps the buffer
+// from being optimized away.
+//
+//go:noinline
+func growStack(i int) byte {
+	var buf [runStack]byte
+	return buf[i]
 }
 
 // Next returns the next message; false when the run has ended.

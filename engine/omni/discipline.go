@@ -162,6 +162,9 @@ func (d *Discipline) find(typ, callID string) int {
 	return -1
 }
 
+// remove is out of line for size, as newFragment is.
+//
+//go:noinline
 func (d *Discipline) remove(i int) *fragment {
 	f := d.open[i]
 	d.open = slices.Delete(d.open, i, i+1)
