@@ -4,12 +4,18 @@ import (
 	"context"
 	"errors"
 	"github.com/floehq/floe/internal/errf"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
 )
+
+// fastEmit turns on emit's fast path, where a lock is dear: with several
+// threads. On WebAssembly, with one, a lock is a few plain instructions
+// and the fast path would only add to floe.wasm.
+const fastEmit = runtime.GOARCH != "wasm"
 
 // queueCapacity bounds the messages producers may queue ahead of the
 // consumer's current batch (backpressure).
@@ -114,7 +120,7 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	defer cancelLLM()
 	// The driver's stamper starts from the session's last stamp, so its
 	// first one within the same minute skips the calendar (stampAt).
-	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries}
+	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries, fast: true}
 	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt(), Tools: s.cfg.ToolList}
 	if !compaction {
 		params.ThinkingLevel = r.opts.ThinkingLevel
@@ -186,6 +192,14 @@ type driver struct {
 	retries    int
 	maxRetries int
 
+	// fast: a streamed fragment may take emit's fast path, which checks
+	// and queues it under the queue's lock alone. It is written with both
+	// mu and the queue's lock held and read with either. It is false
+	// while a call holds mu, and for good once the attempt is closed or
+	// malformed; while it is true, bad, closed and check are the fast
+	// path's (under the queue's lock), else mu's.
+	fast bool
+
 	mu      sync.Mutex // serializes emit calls and guards the fields below
 	closed  bool       // the attempt's request_end is pushed: the LLM returned or was abandoned
 	bad     error      // the LLM broke the protocol; the attempt is malformed
@@ -226,6 +240,9 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 	s := d.r.s
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if fastEmit {
+		d.setFast(false)
+	}
 	if d.closed {
 		return
 	}
@@ -305,9 +322,23 @@ func (d *driver) push1(m *omni.Message) {
 
 // emit is the LLM's emit callback, given the callback's argument (no
 // copy of it).
+//
+// The bulk of a stream, a fragment of the LLM's own, takes the fast path
+// (fastEmit): it is checked and queued under the queue's lock alone, with
+// no lock of the driver's (natively, a long stream then takes about 0.9
+// of the time). Everything else, and a fragment that fails a check, takes
+// the slow path under d.mu, which turns the fast path off while it runs:
+// the checks and the discipline are never used by both at once.
 func (d *driver) emit(ctx context.Context, m *omni.Message) {
+	if fastEmit && d.emitFast(m) {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if fastEmit {
+		d.setFast(false)
+		defer d.setFastAgain()
+	}
 	if d.closed || d.bad != nil {
 		return
 	}
@@ -340,6 +371,34 @@ func (d *driver) emit(ctx context.Context, m *omni.Message) {
 	d.stamp.stamp(d.r.s.clock, m)
 	d.push1(m)
 	d.note(ctx, m)
+}
+
+// emitFast is emit's fast path: it reports whether it took m.
+func (d *driver) emitFast(m *omni.Message) bool {
+	if !m.IsPartial() || len(m.Origin) > 0 || m.Payload.Type == omni.PartialToolCallOutput {
+		return false // dropForeign keeps the other fragments: fill does all the slow path would
+	}
+	ok, _ := d.prod.PushFuncIf(context.Background(), func(it *item) bool {
+		if !d.fast || checkLLMMessage(m, &d.check) != nil {
+			return false // the slow path drops it, or refuses it
+		}
+		it.m, it.traceOnly = *m, d.compaction
+		return true
+	})
+	return ok
+}
+
+// setFast turns emit's fast path on or off; it is called with d.mu held.
+func (d *driver) setFast(on bool) {
+	if d.fast != on { // mu's holder is the one writer
+		d.prod.Locked(func() { d.fast = on })
+	}
+}
+
+// setFastAgain turns the fast path back on after the slow path, unless
+// the attempt has ended or is malformed.
+func (d *driver) setFastAgain() {
+	d.setFast(!d.closed && d.bad == nil)
 }
 
 // refuse makes the attempt malformed: the LLM is cancelled and nothing it

@@ -142,6 +142,7 @@ type blockingLLM struct {
 	release   chan struct{}
 	calls     int
 	abandoned <-chan struct{} // the request's GenerateParams.Abandoned
+	late      chan struct{}   // if not nil, closed once the late emit returned
 }
 
 func (b *blockingLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
@@ -152,6 +153,9 @@ func (b *blockingLLM) StreamGenerate(ctx context.Context, p engine.GenerateParam
 	close(b.waiting)
 	<-b.release
 	emit(partial(omni.PartialText, omni.EventDelta, "late")) // dropped: the request already ended
+	if b.late != nil {
+		close(b.late)
+	}
 	return engine.Outcome{Status: engine.StatusCompleted}
 }
 
@@ -170,8 +174,7 @@ func fireGrace(t *testing.T, timer *enginetest.Timer, ready <-chan struct{}, the
 // on the injected Timer (no real wait): the request ends aborted (not
 // malformed), its fragment closed, and the run ends with abort.
 func TestAbandonedLLMEndsAborted(t *testing.T) {
-	llm := &blockingLLM{waiting: make(chan struct{}), release: make(chan struct{})}
-	defer close(llm.release)
+	llm := &blockingLLM{waiting: make(chan struct{}), release: make(chan struct{}), late: make(chan struct{})}
 	timer := enginetest.NewTimer()
 	s, err := engine.New(engine.Config{Meta: enginetest.Meta("g"), LLM: llm, Clock: enginetest.NewClock(t0), Timer: timer})
 	if err != nil {
@@ -202,6 +205,10 @@ func TestAbandonedLLMEndsAborted(t *testing.T) {
 	default:
 		t.Fatal("the abandoned request's GenerateParams.Abandoned is not closed")
 	}
+	// The abandoned LLM's late fragment (one that emit's fast path would
+	// take) is dropped at once: emit returns.
+	close(llm.release)
+	<-llm.late
 }
 
 // An LLM that breaks the protocol is cancelled (the attempt is malformed);

@@ -51,7 +51,10 @@
 // [Producer.PushFunc] writes an item in place and [Queue.Swap] hands the
 // consumer the whole buffer in exchange for its previous one, so an item is
 // never copied by the queue (the engine's path: a message is copied once in
-// and once out).
+// and once out). [Producer.PushFuncIf] lets the fill decline its slot, and
+// [Producer.Locked] runs a function under the queue's lock: state that only
+// such functions touch needs no lock of its own (the engine checks and
+// queues a streamed fragment that way, under one lock instead of two).
 //
 // # Concurrency and cancellation
 //

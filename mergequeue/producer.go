@@ -82,6 +82,42 @@ func (p *Producer[T]) PushFunc(ctx context.Context, fill func(*T)) error {
 	return nil
 }
 
+// PushFuncIf is [Producer.PushFunc] whose fill may decline: when fill
+// returns false the slot is not queued, and PushFuncIf reports false.
+// It waits and fails like PushFunc (fill is not called then, and it
+// reports false). Because fill runs under the queue's lock, state that
+// only fill and [Producer.Locked] touch needs no lock of its own.
+func (p *Producer[T]) PushFuncIf(ctx context.Context, fill func(*T) bool) (bool, error) {
+	q := p.q
+	q.lock()
+	if q.items.n < q.capacity && !q.closed && !p.done { // fast path: no wait, no defer
+		ok := q.items.fill(q.capacity, fill)
+		if ok {
+			q.passOn()
+		}
+		q.mu.Unlock()
+		return ok, nil
+	}
+	defer q.mu.Unlock()
+	if err := p.waitRoom(ctx, false); err != nil {
+		return false, err
+	}
+	ok := q.items.fill(q.capacity, fill)
+	if ok {
+		q.passOn()
+	}
+	return ok, nil
+}
+
+// Locked calls f under the queue's lock, at once: it neither waits for
+// room nor fails. f must not call the queue, and must not panic.
+func (p *Producer[T]) Locked(f func()) {
+	q := p.q
+	q.lock()
+	f()
+	q.mu.Unlock()
+}
+
 // waitRoom waits, with q.mu held, until the queue has room for an item
 // (at once when empty: a Push of nothing waits for nothing), or returns
 // why nothing may be pushed: ErrClosed, or ctx.Err() if ctx is cancelled

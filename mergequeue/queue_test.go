@@ -380,3 +380,88 @@ func TestReuseRelease(t *testing.T) {
 		t.Fatalf("Pop after a refused Reuse: %v, %v, want the pushed item", v, err)
 	}
 }
+
+// PushFuncIf queues what fill accepts and nothing of what it declines: a
+// declined slot is given back, so the next item takes it and the order
+// and the count stay those of the accepted items. Like PushFunc, it does
+// not call fill once the producer is done.
+func TestPushFuncIf(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := mergequeue.New[int](3)
+	p := q.NewProducer()
+	for i := 1; i <= 3; i++ {
+		ok, err := p.PushFuncIf(ctx, func(v *int) bool {
+			if i%2 == 0 {
+				*v = -i // written, then declined: never seen
+				return false
+			}
+			*v = i
+			return true
+		})
+		if err != nil || ok != (i%2 == 1) {
+			t.Fatalf("PushFuncIf(%d) = %v, %v", i, ok, err)
+		}
+	}
+	if n := q.Len(); n != 2 {
+		t.Fatalf("Len = %d, want 2", n)
+	}
+	if ok, err := p.PushFuncIf(ctx, func(v *int) bool { *v = 5; return true }); !ok || err != nil {
+		t.Fatalf("PushFuncIf(5) = %v, %v", ok, err)
+	}
+	// The queue holds its capacity: a fourth accepted item would wait,
+	// while fill is not called for it.
+	ctx2, cancel := context.WithCancel(ctx)
+	cancel()
+	if ok, err := p.PushFuncIf(ctx2, func(*int) bool { t.Error("fill called on a full queue"); return true }); ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("PushFuncIf on a full queue = %v, %v; want false, context.Canceled", ok, err)
+	}
+	got, err := q.Swap(ctx, nil)
+	if err != nil || !slices.Equal(got, []int{1, 3, 5}) {
+		t.Fatalf("Swap = %v, %v; want [1 3 5]", got, err)
+	}
+	p.Done()
+	if ok, err := p.PushFuncIf(ctx, func(*int) bool { t.Error("fill called after Done"); return true }); ok || err != mergequeue.ErrClosed {
+		t.Fatalf("PushFuncIf after Done = %v, %v; want false, ErrClosed", ok, err)
+	}
+	if _, err := q.Swap(ctx, got); err != mergequeue.ErrDone {
+		t.Fatalf("Swap at the end = %v, want ErrDone", err)
+	}
+}
+
+// Locked runs its function under the queue's lock whatever the queue's
+// state: full, or after Done and Close. State that only fill functions
+// and Locked touch is then guarded by that lock (the race detector checks
+// the pair below).
+func TestLocked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := mergequeue.New[int](1)
+	p := q.NewProducer()
+	shared := 0 // touched only under the queue's lock
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			p.Locked(func() { shared++ })
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		if ok, err := p.PushFuncIf(ctx, func(v *int) bool { shared++; *v = i; return true }); !ok || err != nil {
+			t.Fatalf("PushFuncIf = %v, %v", ok, err)
+		}
+		if v, err := q.Pop(ctx); err != nil || v != i {
+			t.Fatalf("Pop = %v, %v; want %d", v, err, i)
+		}
+	}
+	<-done
+	p.Push(ctx, 1) // full
+	ran := 0
+	p.Locked(func() { ran++ })
+	p.Done()
+	q.Close()
+	p.Locked(func() { ran++ })
+	if shared != 200 || ran != 2 {
+		t.Fatalf("shared = %d, ran = %d; want 200 and 2", shared, ran)
+	}
+}
