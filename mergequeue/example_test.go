@@ -60,3 +60,33 @@ func ExampleQueue_PopBatch() {
 	// [4]
 	// mergequeue: done
 }
+
+// PushFuncIf checks and queues an item under the queue's lock: the
+// checker's state (here, the last value taken) needs no lock of its own,
+// and a declined item leaves no trace in the queue.
+func ExampleProducer_PushFuncIf() {
+	ctx := context.Background()
+	q := mergequeue.New[int](0)
+	p := q.NewProducer()
+	last := 0 // guarded by the queue's lock: only fill functions touch it
+	for _, v := range []int{1, 2, 2, 5, 3} {
+		ok, _ := p.PushFuncIf(ctx, func(slot *int) bool {
+			if v <= last {
+				return false // not increasing: declined
+			}
+			*slot, last = v, v
+			return true
+		})
+		fmt.Println(v, ok)
+	}
+	p.Done()
+	items, _ := q.Swap(ctx, nil)
+	fmt.Println(items)
+	// Output:
+	// 1 true
+	// 2 true
+	// 2 false
+	// 5 true
+	// 3 false
+	// [1 2 5]
+}
