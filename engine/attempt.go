@@ -192,15 +192,15 @@ type driver struct {
 	retries    int
 	maxRetries int
 
-	// fast: a streamed fragment may take emit's fast path, which checks
-	// and queues it under the queue's lock alone. It is written with both
-	// mu and the queue's lock held and read with either. It is false
-	// while a call holds mu, and for good once the attempt is closed or
-	// malformed; while it is true, bad, closed and check are the fast
-	// path's (under the queue's lock), else mu's.
+	// fast says that a streamed fragment may take emit's fast path
+	// (fastEmit), which checks and queues it under the queue's lock alone.
+	// It is written with both mu and the queue's lock held, and read with
+	// either. It is false while emit's slow path or end holds mu, and for
+	// good once the attempt is closed or malformed: check is the fast
+	// path's (under the queue's lock) while fast is true, else mu's.
 	fast bool
 
-	mu      sync.Mutex // serializes emit calls and guards the fields below
+	mu      sync.Mutex // serializes emit's slow path and end, and guards the fields below
 	closed  bool       // the attempt's request_end is pushed: the LLM returned or was abandoned
 	bad     error      // the LLM broke the protocol; the attempt is malformed
 	check   omni.Discipline
