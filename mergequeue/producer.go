@@ -86,27 +86,28 @@ func (p *Producer[T]) PushFunc(ctx context.Context, fill func(*T)) error {
 // returns false the slot is not queued, and PushFuncIf reports false.
 // It waits and fails like PushFunc (fill is not called then, and it
 // reports false). Because fill runs under the queue's lock, state that
-// only fill and [Producer.Locked] touch needs no lock of its own.
-func (p *Producer[T]) PushFuncIf(ctx context.Context, fill func(*T) bool) (bool, error) {
+// only fill and [Producer.Locked] touch needs no lock of its own. If fill
+// panics, the slot is not queued and the lock is released before the
+// panic goes on.
+func (p *Producer[T]) PushFuncIf(ctx context.Context, fill func(*T) bool) (ok bool, err error) {
 	q := p.q
 	q.lock()
-	if q.items.n < q.capacity && !q.closed && !p.done { // fast path: no wait, no defer
-		ok := q.items.fill(q.capacity, fill)
+	if q.items.n >= q.capacity || q.closed || p.done {
+		if err := p.waitRoom(ctx, false); err != nil {
+			q.mu.Unlock()
+			return false, err
+		}
+	}
+	v := q.items.slot(q.capacity)
+	defer func() { // also when fill panics
 		if ok {
 			q.passOn()
+		} else if q.items.n--; q.items.n == 0 { // the slot is outside the items again
+			q.items.head = 0
 		}
 		q.mu.Unlock()
-		return ok, nil
-	}
-	defer q.mu.Unlock()
-	if err := p.waitRoom(ctx, false); err != nil {
-		return false, err
-	}
-	ok := q.items.fill(q.capacity, fill)
-	if ok {
-		q.passOn()
-	}
-	return ok, nil
+	}()
+	return fill(v), nil
 }
 
 // Locked calls f under the queue's lock, at once: it neither waits for

@@ -465,3 +465,29 @@ func TestLocked(t *testing.T) {
 		t.Fatalf("shared = %d, ran = %d; want 200 and 2", shared, ran)
 	}
 }
+
+// A fill that panics leaves nothing in the queue and the lock free: the
+// panic reaches PushFuncIf's caller, and the queue goes on.
+func TestPushFuncIfPanic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := mergequeue.New[int](2)
+	p := q.NewProducer()
+	p.Push(ctx, 1)
+	func() {
+		defer func() {
+			if v := recover(); v != "fill" {
+				t.Fatalf("recovered %v, want the fill's panic", v)
+			}
+		}()
+		p.PushFuncIf(ctx, func(v *int) bool { *v = -1; panic("fill") })
+	}()
+	if ok, err := p.PushFuncIf(ctx, func(v *int) bool { *v = 2; return true }); !ok || err != nil {
+		t.Fatalf("PushFuncIf after a panic = %v, %v", ok, err)
+	}
+	p.Done()
+	got, err := q.Swap(ctx, nil)
+	if err != nil || !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("Swap = %v, %v; want [1 2]", got, err)
+	}
+}

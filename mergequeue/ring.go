@@ -54,21 +54,6 @@ func (r *ring[T]) slot(limit int) *T {
 	return &r.buf[tail]
 }
 
-// fill appends one item that f writes in place, and takes the slot back
-// when f declines (returns false; it then writes nothing that matters:
-// the slot is outside the ring's items); it reports f's answer.
-func (r *ring[T]) fill(limit int, f func(*T) bool) bool {
-	v := r.slot(limit)
-	if f(v) {
-		return true
-	}
-	r.n--
-	if r.n == 0 {
-		r.head = 0
-	}
-	return false
-}
-
 // take returns every item as one slice and gives the ring buf (its full
 // length, which may hold stale items) as its new, empty buffer. It copies
 // only when the items wrap around the end of the buffer.
