@@ -391,12 +391,26 @@ function fastCalls(api, exited, memory, ex, go) {
     }
     return enc.encodeInto(s, view).written;
   };
+  // bytes copies b, a producer's records (RecordBytes), into the inbox and
+  // returns their length.
+  const bytes = (b) => {
+    if (b.length === 0) return 0;
+    const ptr = call(0, b.length, 0, 0);
+    if (ptr === 0) throw floeError("internal", "floe.wasm: no room for a batch");
+    new Uint8Array(memory().buffer, ptr, b.length).set(b);
+    return b.length;
+  };
+  const dec = new TextDecoder();
   const use = () => fast && !stats.slow && (stats.fast++, true);
   api.send = (id, records, end, value) =>
     later(() => {
-      if (value === undefined && use()) return call(1, id, text(records), end) === 1;
-      funcs(() => deliver(id, records, end, value));
-      return false;
+      try {
+        if (value === undefined && use()) return call(1, id, bytes(records), end) === 1;
+        funcs(() => deliver(id, dec.decode(records), end, value));
+        return false;
+      } finally {
+        releaseRecords(records);
+      }
     });
   api.settleText = (wid, ok, value) =>
     later(() => {
@@ -1207,108 +1221,139 @@ async function asIterator(v, what) {
 // Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
 
-// The timestamp of the message fragmentRecord last accepted ("" when it
-// had none): the pump writes it as a "t" record when it changes.
+// What fragmentRecord last accepted, for RecordBytes.fragment: the
+// message's timestamp ("" when it had none; the pump writes it as a "t"
+// record when it changes), the record's kind, event and role codes and its
+// strings (id and name "" when the kind has none; usage: the U record's
+// text after its tag).
 let fragTs = "";
+let recKind = 0;
+let recEvent = 0;
+let recRole = 0;
+let recBody = "";
+let recID = "";
+let recName = "";
+let recStop = "";
 
-// fragmentRecord returns the record of a partial_* message, or of a
-// complete text, thinking, tool_call or tool_call_output (event "c": no
-// event_type), that is a plain object with exactly the standard keys (and,
-// optionally, a string timestamp), string values, a standard role and
-// event, and neither an empty stop_reason nor an empty tool_call_id nor a
-// tool_call's empty name, or of a token_usage event (usageRecord); else
-// null (the message goes as JSON). Go decodes such a record to a message
+// fragmentRecord returns the record kind (a character code) of a partial_*
+// message, or of a complete text, thinking, tool_call or tool_call_output
+// (event "c": no event_type), that is a plain object with exactly the
+// standard keys (and, optionally, a string timestamp), string values, a
+// standard role and event, and neither an empty stop_reason nor an empty
+// tool_call_id nor a tool_call's empty name, or of a token_usage event
+// (usageRecord); else 0 (the message goes as JSON). What it accepted is in
+// fragTs and the rec* variables. Go decodes such a record to a message
 // that encodes and validates as the one its JSON decodes to.
 function fragmentRecord(v) {
-  if (Object.getPrototypeOf(v) !== Object.prototype) return null;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return 0;
   let keys = 0; // JSON.stringify writes enumerable own keys only: so do we
   let ts = "";
   for (const k in v) {
     if (k === "timestamp") {
       const t = v.timestamp;
-      if (typeof t !== "string") return null;
+      if (typeof t !== "string") return 0;
       ts = t;
       continue;
     }
-    if (k !== "type" && k !== "payload") return null;
+    if (k !== "type" && k !== "payload") return 0;
     keys++;
   }
-  if (keys !== 2) return null;
+  if (keys !== 2) return 0;
   const p = v.payload;
-  if (!isObject(p) || Object.getPrototypeOf(p) !== Object.prototype) return null;
+  if (!isObject(p) || Object.getPrototypeOf(p) !== Object.prototype) return 0;
   if (v.type === "event_msg") {
     const r = usageRecord(p);
-    if (r !== null) fragTs = ts;
-    return r;
+    if (r === null) return 0;
+    fragTs = ts;
+    recBody = r;
+    return (recKind = 85); // U
   }
-  if (v.type !== "model_msg") return null;
-  let type, role, body, bodyKey, id, name;
-  let ev = "c"; // no event_type: a complete message
+  if (v.type !== "model_msg") return 0;
+  let type, body, bodyKey;
+  let role = 0;
+  let ev = 99; // c: no event_type, a complete message
+  let id = "";
+  let name = "";
+  let hasID = false;
+  let hasName = false;
   let stop = "";
   for (const k in p) {
     const x = p[k];
-    if (typeof x !== "string") return null;
+    if (typeof x !== "string") return 0;
     switch (k) {
       case "type":
         type = x;
         break;
       case "role":
-        role = x === "assistant" ? "a" : x === "user" ? "u" : null;
+        role = x === "assistant" ? 97 : x === "user" ? 117 : -1;
         break;
       case "event_type":
-        ev = x === "delta" ? "d" : x === "start" ? "s" : x === "stop" ? "x" : null;
+        ev = x === "delta" ? 100 : x === "start" ? 115 : x === "stop" ? 120 : -1;
         break;
       case "text":
       case "thinking":
       case "arguments":
       case "output":
-        if (bodyKey !== undefined) return null;
+        if (bodyKey !== undefined) return 0;
         bodyKey = k;
         body = x;
         break;
       case "tool_call_id":
         id = x;
+        hasID = true;
         break;
       case "name":
         name = x;
+        hasName = true;
         break;
       case "stop_reason":
-        if (x === "") return null;
+        if (x === "") return 0;
         stop = x;
         break;
       default:
-        return null;
+        return 0;
     }
   }
-  if (!role || !ev || body === undefined) return null;
-  fragTs = ts;
-  const head = role === "a" ? ev + "a" : ev + "u";
-  const tail = stop.length + ":" + stop;
+  if (role <= 0 || ev < 0 || body === undefined) return 0;
   // A complete type with an event_type, or a partial one without, goes as
   // JSON.
-  const complete = ev === "c";
+  const complete = ev === 99;
+  let kind;
   switch (type) {
     case "partial_text":
     case "text":
-      if (complete !== (type === "text") || bodyKey !== "text" || id !== undefined || name !== undefined) return null;
-      return "T" + head + body.length + ":" + body + tail;
+      if (complete !== (type === "text") || bodyKey !== "text" || hasID || hasName) return 0;
+      kind = 84; // T
+      break;
     case "partial_thinking":
     case "thinking":
-      if (complete !== (type === "thinking") || bodyKey !== "thinking" || id !== undefined || name !== undefined) return null;
-      return "K" + head + body.length + ":" + body + tail;
+      if (complete !== (type === "thinking") || bodyKey !== "thinking" || hasID || hasName) return 0;
+      kind = 75; // K
+      break;
     case "partial_tool_call": // an empty tool_call_id (or tool_call name) is checked as absent: as JSON
     case "tool_call":
-      if (complete !== (type === "tool_call") || bodyKey !== "arguments" || !id || name === undefined || (complete && !name)) return null;
-      return "C" + head + body.length + ":" + body + id.length + ":" + id + name.length + ":" + name + tail;
+      if (complete !== (type === "tool_call") || bodyKey !== "arguments" || !id || !hasName || (complete && !name)) return 0;
+      kind = 67; // C
+      break;
     case "partial_tool_call_output":
     case "tool_call_output":
-      if (complete !== (type === "tool_call_output") || bodyKey !== "output" || !id || name !== undefined) return null;
-      return "O" + head + body.length + ":" + body + id.length + ":" + id + tail;
+      if (complete !== (type === "tool_call_output") || bodyKey !== "output" || !id || hasName) return 0;
+      kind = 79; // O
+      break;
+    default:
+      return 0;
   }
-  return null;
+  fragTs = ts;
+  recEvent = ev;
+  recRole = role;
+  recBody = body;
+  recID = id;
+  recName = name;
+  recStop = stop;
+  return (recKind = kind);
 }
 
-// usageRecord returns the U record of a token_usage payload with exactly
+// usageRecord returns the U record (after its tag) of a token_usage payload with exactly
 // its keys, session and request plain objects with exactly the four counts,
 // each a non-negative safe integer; else null.
 function usageRecord(p) {
@@ -1321,7 +1366,7 @@ function usageRecord(p) {
   const s = counts(p.session);
   if (s === null) return null;
   const r = counts(p.request);
-  return r === null ? null : "U" + s + "," + r + ";";
+  return r === null ? null : s + "," + r + ";";
 }
 
 // counts returns the four counts of a U record's half ("n,n,n,n"), or null.
@@ -1340,14 +1385,138 @@ function counts(c) {
 
 const count = (n) => Number.isSafeInteger(n) && n >= 0;
 
-// readRecords turns a consumer batch of records (the same kinds, the
-// complete messages included) into message objects, as JSON.parse would
-// give them (keys in the protocol's order).
-function readRecords(s) {
-  const out = [];
-  let i = 0;
-  let ts = "";
-  const str = () => {
+const utf8Enc = new TextEncoder();
+
+// Buffers for RecordBytes, kept for the next batch: most producers (a
+// tool's execution, a short request) fill one small batch, and a new
+// ArrayBuffer each time costs more than the batch.
+const recordPool = [];
+
+// releaseRecords gives the buffer of a batch taken (RecordBytes.take) back
+// to the pool, once its bytes were copied to Go.
+function releaseRecords(b) {
+  const n = b.buffer.byteLength;
+  if (n >= 4096 && n <= 1 << 16 && recordPool.length < 16) recordPool.push(new Uint8Array(b.buffer));
+}
+
+const noRecords = new Uint8Array(0);
+
+// RecordBytes is the batch a producer's pump fills: its records written as
+// UTF-8 as each message comes, so that the batch's messages waiting for Go
+// are bytes outside V8's heap, not strings that outlive its
+// young-generation collections (which then grow it: W2's peak RSS).
+class RecordBytes {
+  constructor() {
+    this.b = null; // from the pool when the first record is written
+    this.n = 0; // bytes written
+    this.count = 0; // messages written
+  }
+
+  // room makes room for k more bytes.
+  room(k) {
+    if (this.b === null) this.b = recordPool.pop() ?? new Uint8Array(4096);
+    if (this.n + k <= this.b.length) return;
+    let c = this.b.length * 2;
+    while (c < this.n + k) c *= 2;
+    const b = new Uint8Array(c);
+    b.set(this.b.subarray(0, this.n));
+    this.b = b;
+  }
+
+  // str writes "<n>:<s>", n counting UTF-16 units: a short ASCII string
+  // byte by byte, any other through TextEncoder.
+  str(s) {
+    const len = s.length;
+    this.room(len * 3 + 17);
+    const b = this.b;
+    let n = this.n;
+    if (len < 10) b[n++] = 48 + len;
+    else {
+      const d = String(len);
+      for (let i = 0; i < d.length; i++) b[n++] = d.charCodeAt(i);
+    }
+    b[n++] = 58; // :
+    if (len <= 64) {
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 128) break;
+        b[n + i] = c;
+      }
+      if (i === len) {
+        this.n = n + len;
+        return;
+      }
+    }
+    this.n = n + utf8Enc.encodeInto(s, b.subarray(n)).written;
+  }
+
+  // ascii writes s, which is ASCII, as it is.
+  ascii(s) {
+    this.room(s.length);
+    const b = this.b;
+    const n = this.n;
+    for (let i = 0; i < s.length; i++) b[n + i] = s.charCodeAt(i);
+    this.n = n + s.length;
+  }
+
+  // fragment writes the record fragmentRecord last accepted.
+  fragment() {
+    this.count++;
+    if (recKind === 85) {
+      this.ascii("U");
+      this.ascii(recBody);
+      return;
+    }
+    this.room(3);
+    const b = this.b;
+    b[this.n] = recKind;
+    b[this.n + 1] = recEvent;
+    b[this.n + 2] = recRole;
+    this.n += 3;
+    this.str(recBody);
+    if (recKind === 67 /* C */) {
+      this.str(recID);
+      this.str(recName);
+    } else if (recKind === 79 /* O */) this.str(recID);
+    this.str(recStop);
+  }
+
+  // record writes a record of kind k (a character code) with one string.
+  record(k, s) {
+    this.room(1);
+    this.b[this.n++] = k;
+    this.str(s);
+  }
+
+  // take returns the bytes written (in a buffer that is now the caller's,
+  // to be given back with releaseRecords) and empties the batch.
+  take() {
+    const out = this.b === null ? noRecords : this.b.subarray(0, this.n);
+    this.b = null;
+    this.n = 0;
+    this.count = 0;
+    return out;
+  }
+}
+
+// Batch reads a consumer batch of records (the same kinds, the complete
+// messages included) one message at a time, as JSON.parse would give it
+// (keys in the protocol's order). A stream keeps the batch's string and
+// makes each message when next() asks for it, so the messages not yet
+// read are one compact string rather than live objects (fewer survivors of
+// V8's young-generation collections, which otherwise grow it).
+class Batch {
+  constructor(s) {
+    this.s = s;
+    this.i = 0;
+    this.ts = "";
+  }
+
+  // str reads "<n>:<text>".
+  str() {
+    const s = this.s;
+    let i = this.i;
     let n = 0;
     for (;;) {
       const c = s.charCodeAt(i++);
@@ -1355,83 +1524,85 @@ function readRecords(s) {
       if (!(c >= 48 && c <= 57)) throw floeError("internal", "pull: a malformed batch");
       n = n * 10 + c - 48;
     }
-    const v = s.slice(i, i + n);
-    i += n;
-    return v;
-  };
-  while (i < s.length) {
-    const k = s.charCodeAt(i++);
-    if (k === 74 /* J */) {
-      out.push(JSON.parse(str()));
-      continue;
-    }
-    if (k === 116 /* t */) {
-      ts = str();
-      continue;
-    }
-    if (k === 82 /* R: the rest */) {
-      out.push(JSON.parse(s.slice(i)));
-      break;
-    }
-    if (k === 85 /* U */) {
-      const end = s.indexOf(";", i);
-      if (end < 0) throw floeError("internal", "pull: a malformed batch");
-      const n = s.slice(i, end).split(",").map(Number);
-      i = end + 1;
-      const session = { cache_read: n[0], cache_write: n[1], output: n[2], total: n[3] };
-      const payload = { type: "token_usage", session, request: { cache_read: n[4], cache_write: n[5], output: n[6], total: n[7] } };
-      out.push(ts === "" ? { type: "event_msg", payload } : { timestamp: ts, type: "event_msg", payload });
-      continue;
-    }
-    const e = s.charCodeAt(i++);
-    const event_type = e === 100 ? "delta" : e === 115 ? "start" : "stop";
-    const role = s.charCodeAt(i++) === 97 ? "assistant" : "user";
-    const body = str();
-    let payload;
-    if (e === 99 /* c: a complete message, without event_type */) {
-      switch (k) {
-        case 84 /* T */:
-          payload = { type: "text", role, text: body };
-          break;
-        case 75 /* K */:
-          payload = { type: "thinking", role, thinking: body };
-          break;
-        case 67 /* C */: {
-          const tool_call_id = str();
-          payload = { type: "tool_call", role, name: str(), arguments: body, tool_call_id };
-          break;
-        }
-        case 79 /* O */:
-          payload = { type: "tool_call_output", role, output: body, tool_call_id: str() };
-          break;
-        default:
-          throw floeError("internal", "pull: a malformed batch");
-      }
-    } else {
-      switch (k) {
-        case 84 /* T */:
-          payload = { type: "partial_text", role, event_type, text: body };
-          break;
-        case 75 /* K */:
-          payload = { type: "partial_thinking", role, event_type, thinking: body };
-          break;
-        case 67 /* C */: {
-          const tool_call_id = str();
-          payload = { type: "partial_tool_call", role, event_type, name: str(), arguments: body, tool_call_id };
-          break;
-        }
-        case 79 /* O */:
-          payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: str() };
-          break;
-        default:
-          throw floeError("internal", "pull: a malformed batch");
-      }
-    }
-    const stop = str();
-    if (stop !== "") payload.stop_reason = stop;
-    out.push(ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload });
+    this.i = i + n;
+    return s.slice(i, i + n);
   }
-  return out;
+
+  // read returns the next message, or undefined at the batch's end.
+  read() {
+    const s = this.s;
+    for (;;) {
+      if (this.i >= s.length) return undefined;
+      const k = s.charCodeAt(this.i++);
+      if (k === 74 /* J */) return JSON.parse(this.str());
+      if (k === 116 /* t */) {
+        this.ts = this.str();
+        continue;
+      }
+      if (k === 82 /* R: the rest */) {
+        const v = JSON.parse(s.slice(this.i));
+        this.i = s.length;
+        return v;
+      }
+      const ts = this.ts;
+      if (k === 85 /* U */) {
+        const end = s.indexOf(";", this.i);
+        if (end < 0) throw floeError("internal", "pull: a malformed batch");
+        const n = s.slice(this.i, end).split(",").map(Number);
+        this.i = end + 1;
+        const session = { cache_read: n[0], cache_write: n[1], output: n[2], total: n[3] };
+        const payload = { type: "token_usage", session, request: { cache_read: n[4], cache_write: n[5], output: n[6], total: n[7] } };
+        return ts === "" ? { type: "event_msg", payload } : { timestamp: ts, type: "event_msg", payload };
+      }
+      const e = s.charCodeAt(this.i++);
+      const event_type = e === 100 ? "delta" : e === 115 ? "start" : "stop";
+      const role = s.charCodeAt(this.i++) === 97 ? "assistant" : "user";
+      const body = this.str();
+      let payload;
+      if (e === 99 /* c: a complete message, without event_type */) {
+        switch (k) {
+          case 84 /* T */:
+            payload = { type: "text", role, text: body };
+            break;
+          case 75 /* K */:
+            payload = { type: "thinking", role, thinking: body };
+            break;
+          case 67 /* C */: {
+            const tool_call_id = this.str();
+            payload = { type: "tool_call", role, name: this.str(), arguments: body, tool_call_id };
+            break;
+          }
+          case 79 /* O */:
+            payload = { type: "tool_call_output", role, output: body, tool_call_id: this.str() };
+            break;
+          default:
+            throw floeError("internal", "pull: a malformed batch");
+        }
+      } else {
+        switch (k) {
+          case 84 /* T */:
+            payload = { type: "partial_text", role, event_type, text: body };
+            break;
+          case 75 /* K */:
+            payload = { type: "partial_thinking", role, event_type, thinking: body };
+            break;
+          case 67 /* C */: {
+            const tool_call_id = this.str();
+            payload = { type: "partial_tool_call", role, event_type, name: this.str(), arguments: body, tool_call_id };
+            break;
+          }
+          case 79 /* O */:
+            payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: this.str() };
+            break;
+          default:
+            throw floeError("internal", "pull: a malformed batch");
+        }
+      }
+      const stop = this.str();
+      if (stop !== "") payload.stop_reason = stop;
+      return ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload };
+    }
+  }
 }
 
 // pump drains the iterator that start(signal) returns and answers Go's
@@ -1454,7 +1625,7 @@ function pump(api, id, what, start, done) {
     aborted = true;
     ac?.abort();
   };
-  let buf = []; // records (fragmentRecord, or J + JSON) of the batch being filled
+  const buf = new RecordBytes(); // the records of the batch being filled
   let bufTs = ""; // the timestamp Go gives the batch's next fragment record
   let end = null; // [code, value] once the iterator ended
   let want = true; // Go waits for a batch (for the first one from the start)
@@ -1471,8 +1642,7 @@ function pump(api, id, what, start, done) {
   };
   const deliver = () => {
     want = false;
-    const json = buf.length ? buf.join("") : "";
-    buf = [];
+    const records = buf.take();
     bufTs = "";
     tick = false;
     ticking = false;
@@ -1483,31 +1653,32 @@ function pump(api, id, what, start, done) {
       s();
     }
     if (!end) {
-      api.send(id, json, END_MORE, undefined);
+      api.send(id, records, END_MORE, undefined);
       return;
     }
     // The producer's end: Go forgets the pump when it reads it and does
     // not stop it, so the pump stops itself (jsbridge/pump.go).
-    api.send(id, json, end[0], end[1]);
+    api.send(id, records, end[0], end[1]);
     if (api.pumps.get(id) === p) api.pumps.delete(id);
     p.stop();
   };
   const check = () => {
-    if (want && !stopped && (end || buf.length >= BATCH_CAP || (buf.length > 0 && tick))) deliver();
+    if (want && !stopped && (end || buf.count >= BATCH_CAP || (buf.count > 0 && tick))) deliver();
   };
   const push = (v) => {
-    let s;
+    let kind;
     try {
       if (!isObject(v) || Array.isArray(v)) {
         finish(END_BAD, `yielded ${describe(v)}, want an OmniMessage object`);
         return false;
       }
-      s = jsonOnly ? null : fragmentRecord(v);
+      kind = jsonOnly ? 0 : fragmentRecord(v);
     } catch (e) {
       finish(END_BAD, `yielded a message that cannot be read: ${errMessage(e)}`);
       return false;
     }
-    if (s === null) {
+    if (kind === 0) {
+      let s;
       try {
         s = JSON.stringify(v);
       } catch (e) {
@@ -1518,12 +1689,15 @@ function pump(api, id, what, start, done) {
         finish(END_BAD, `yielded a message JSON cannot encode (its toJSON returned ${describe(s)})`);
         return false;
       }
-      s = "J" + s.length + ":" + s;
-    } else if (fragTs !== bufTs) {
-      bufTs = fragTs;
-      buf.push("t" + fragTs.length + ":" + fragTs);
+      buf.record(74 /* J */, s);
+      buf.count++;
+    } else {
+      if (fragTs !== bufTs) {
+        bufTs = fragTs;
+        buf.record(116 /* t */, fragTs);
+      }
+      buf.fragment();
     }
-    buf.push(s);
     if (!ticking) {
       // The batch's first message (after a t record, perhaps): deliver it
       // within a macrotask even if no more come.
@@ -1543,7 +1717,7 @@ function pump(api, id, what, start, done) {
     try {
       it = await asIterator(start(signal), what);
       while (!stopped) {
-        if (buf.length >= BATCH_CAP) {
+        if (buf.count >= BATCH_CAP) {
           await new Promise((resolve) => {
             space = resolve;
           });
@@ -1632,8 +1806,7 @@ const droppedStreams = registry(([api, id]) => {
 class Stream {
   #api;
   #id;
-  #buf = [];
-  #i = 0;
+  #batches = []; // Batch: the pulled batches not yet read, oldest first
   #done = false;
   #pending = null;
   #closing = null;
@@ -1654,7 +1827,18 @@ class Stream {
   }
 
   next() {
-    if (this.#i < this.#buf.length) return Promise.resolve({ value: this.#buf[this.#i++], done: false });
+    const bs = this.#batches;
+    while (bs.length) {
+      let m;
+      try {
+        m = bs[0].read();
+      } catch (e) {
+        this.#fail();
+        return Promise.reject(e);
+      }
+      if (m !== undefined) return Promise.resolve({ value: m, done: false });
+      bs.shift();
+    }
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     if (!this.#pending) this.#pending = this.#pull();
     return this.#pending.then(() => this.next());
@@ -1668,18 +1852,22 @@ class Stream {
         this.#end(); // what drain() buffered is still served
         return;
       }
-      const msgs = readRecords(batch);
-      this.#buf = this.#i < this.#buf.length ? this.#buf.slice(this.#i).concat(msgs) : msgs;
-      this.#i = 0;
+      this.#batches.push(new Batch(batch));
     } catch (e) {
-      if (!this.#done) {
-        this.#end();
-        this.#buf = [];
-        this.#api.closeStream(this.#id);
-      }
+      this.#fail();
       throw e;
     } finally {
       this.#pending = null;
+    }
+  }
+
+  // #fail ends the stream after a failed pull or a malformed batch: what
+  // is buffered is dropped and the run abandoned.
+  #fail() {
+    if (!this.#done) {
+      this.#end();
+      this.#batches = [];
+      this.#api.closeStream(this.#id);
     }
   }
 
@@ -1701,13 +1889,11 @@ class Stream {
   /** Aborts the run (a `break`) and resolves once the engine has finished. */
   return(value) {
     if (!this.#closing) {
-      this.#buf = [];
-      this.#i = 0;
+      this.#batches = [];
       if (this.#done) {
         this.#closing = Promise.resolve();
       } else {
         this.#end();
-        this.#buf = [];
         const p = this.#api.closeStream(this.#id);
         this.#closing = p instanceof Error ? Promise.reject(p) : p;
       }

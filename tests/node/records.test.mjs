@@ -14,6 +14,10 @@ const part = (type, event_type, body, extra = {}) => {
   return model({ type, role, event_type, [key]: body, ...extra });
 };
 const pieces = ["", "a", "abcdefg ", "é", "日本語", "😀x", "\u2028\u2029", '"\\', "\n\t\u0000\u001f", "12:J3:", "Tda0:", "\ud800 lone", "x".repeat(3000)];
+// Around the shim's record writer's limits: a short ASCII string is written
+// byte by byte (up to 64 units), any other through TextEncoder; lengths of
+// two digits and more; a batch past its first 4 KB buffer.
+const edges = ["a".repeat(63) + "é", "b".repeat(64), "c".repeat(65), "d".repeat(9) + "😀", "0123456789", "e".repeat(70) + "\ud83d", "f".repeat(5000)];
 
 /** A text streamed in the given pieces, with start, stop and the complete text. */
 function* textOf(type, list, stop = {}) {
@@ -46,6 +50,10 @@ class Message {
 // scenario, as the first invalid message ends the request.
 const scenarios = {
   "text in every kind of piece": () => [...textOf("partial_text", pieces)],
+  "text at the record writer's edges": () => [...textOf("partial_text", edges)],
+  "more than one batch (the writer's two buffers in turn)": () => [
+    ...textOf("partial_text", Array.from({ length: 1500 }, (_, i) => pieces[i % pieces.length].slice(0, 40) + edges[i % edges.length].slice(60, 80))),
+  ],
   "thinking, then text": () => [...textOf("partial_thinking", ["hm", "😀"]), ...textOf("partial_text", ["ok"])],
   "stop_reason on the stop fragment": () => [...textOf("partial_text", ["a"], { stop_reason: "completed" })],
   "a tool call, its output streamed": () => [...toolCallOf("c1", '{"path":"/é/😀"}')],
