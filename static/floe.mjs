@@ -1424,10 +1424,12 @@ class RecordBytes {
   }
 
   // str writes "<n>:<s>", n counting UTF-16 units: a short ASCII string
-  // byte by byte, any other through TextEncoder.
+  // byte by byte, any other through TextEncoder (a long one encoded first,
+  // so that the buffer grows by its size rather than three bytes a unit).
   str(s) {
     const len = s.length;
-    this.room(len * 3 + 17);
+    const long = len > 1 << 16 ? utf8Enc.encode(s) : null;
+    this.room((long ? long.length : len * 3) + 17);
     const b = this.b;
     let n = this.n;
     if (len < 10) b[n++] = 48 + len;
@@ -1436,6 +1438,11 @@ class RecordBytes {
       for (let i = 0; i < d.length; i++) b[n++] = d.charCodeAt(i);
     }
     b[n++] = 58; // :
+    if (long) {
+      b.set(long, n);
+      this.n = n + long.length;
+      return;
+    }
     if (len <= 64) {
       let i = 0;
       for (; i < len; i++) {

@@ -16,8 +16,9 @@ const part = (type, event_type, body, extra = {}) => {
 const pieces = ["", "a", "abcdefg ", "é", "日本語", "😀x", "\u2028\u2029", '"\\', "\n\t\u0000\u001f", "12:J3:", "Tda0:", "\ud800 lone", "x".repeat(3000)];
 // Around the shim's record writer's limits: a short ASCII string is written
 // byte by byte (up to 64 units), any other through TextEncoder; lengths of
-// two digits and more; a batch past its first 4 KB buffer.
-const edges = ["a".repeat(63) + "é", "b".repeat(64), "c".repeat(65), "d".repeat(9) + "😀", "0123456789", "e".repeat(70) + "\ud83d", "f".repeat(5000)];
+// two digits and more; a batch past its first 4 KB buffer; a string long
+// enough to be encoded before it is written.
+const edges = ["a".repeat(63) + "é", "b".repeat(64), "c".repeat(65), "d".repeat(9) + "😀", "0123456789", "e".repeat(70) + "\ud83d", "f".repeat(5000), "g".repeat(1 << 16) + "é😀"];
 
 /** A text streamed in the given pieces, with start, stop and the complete text. */
 function* textOf(type, list, stop = {}) {
