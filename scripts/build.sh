@@ -7,12 +7,19 @@ cd "$(dirname "$0")/.."
 
 BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 
+# The garbage collector: the one before Green Tea (the nogreenteagc
+# experiment), which on WebAssembly's one thread runs short agent turns as
+# fast or faster and makes floe.wasm about 6.5 kB (brotli) smaller; that
+# room pays for the runtime's inlining budget below. A toolchain without
+# the experiment builds with Green Tea and the budget of before.
+#
 # Inlining, per package (README "Sizes"). The runtime inlines only its
-# smallest functions, of an inline cost of 10 or less, and the calls it
-# makes into internal/runtime (atomics and the like): that makes short
-# agent turns about 0.9 of the time for about 5 kB (brotli). The budget is a flag
-# of the toolchain's newer inliner, the newinliner experiment, which the
-# build turns on; it changes no other package's size or speed measurably.
+# small functions, of an inline cost of 40 or less (10 with Green Tea), and
+# the calls it makes into internal/runtime (atomics and the like): that
+# makes short agent turns about 0.8 of the time of no inlining (0.9 with
+# a budget of 10) for a few kB (brotli). The budget is a flag of the
+# toolchain's newer inliner, the newinliner experiment, which the build
+# turns on; it changes no other package's size or speed measurably.
 # The model adapters (cold: a few calls a streamed chunk), the error
 # formatting, the clock's package, `time` and the web glue (IndexedDB) are
 # compiled without inlining, which pays for it. (Compressed sizes move by a
@@ -20,11 +27,18 @@ BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 # A space-separated list of package=flags, each passed as its own
 # -gcflags; FLOE_WASM_GCFLAGS replaces it. A toolchain without the
 # experiment gets the list without it (the runtime without inlining).
-GCFLAGS_NEWINLINER='runtime=-d=inlbudgetslack=-70 time=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l github.com/floehq/floe/internal/errf=-l github.com/floehq/floe/clock=-l'
+has_experiment() { GOEXPERIMENT=${GOEXPERIMENT:+$GOEXPERIMENT,}$1 go env GOEXPERIMENT >/dev/null 2>&1; }
+slack=-70 # an inline budget of 80 - 70
+if has_experiment nogreenteagc; then
+  export GOEXPERIMENT=${GOEXPERIMENT:+$GOEXPERIMENT,}nogreenteagc
+  slack=-40
+else
+  echo "build: this Go has no nogreenteagc experiment: built with the Green Tea collector" >&2
+fi
+GCFLAGS_NEWINLINER="runtime=-d=inlbudgetslack=$slack time=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l github.com/floehq/floe/internal/errf=-l github.com/floehq/floe/clock=-l"
 GCFLAGS_PLAIN='runtime=-l time=-l github.com/floehq/floe/web/...=-l'
-experiment=${GOEXPERIMENT:+$GOEXPERIMENT,}newinliner
-if GOEXPERIMENT=$experiment go env GOEXPERIMENT >/dev/null 2>&1; then
-  export GOEXPERIMENT=$experiment
+if has_experiment newinliner; then
+  export GOEXPERIMENT=${GOEXPERIMENT:+$GOEXPERIMENT,}newinliner
   GCFLAGS=${FLOE_WASM_GCFLAGS-$GCFLAGS_NEWINLINER}
 else
   echo "build: this Go has no newinliner experiment: the runtime is compiled without inlining" >&2

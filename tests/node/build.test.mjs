@@ -1,8 +1,8 @@
 // The build settings the README's "Sizes" section promises, read from the
 // Go build information inside the built modules (the "build\tKEY=VALUE"
 // lines the toolchain embeds): the runtime's small-function inlining (the
-// newinliner experiment) is on whenever the toolchain has the experiment,
-// and paths are trimmed.
+// newinliner experiment) and the collector before Green Tea (nogreenteagc)
+// are on whenever the toolchain has the experiment, and paths are trimmed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -21,9 +21,9 @@ function buildSettings(file) {
 
 // hasExperiment reports whether this toolchain knows the experiment (what
 // scripts/build.sh asks before it turns it on).
-function hasExperiment() {
+function hasExperiment(exp) {
   try {
-    execFileSync("go", ["env", "GOEXPERIMENT"], { env: { ...process.env, GOEXPERIMENT: "newinliner" }, stdio: "pipe" });
+    execFileSync("go", ["env", "GOEXPERIMENT"], { env: { ...process.env, GOEXPERIMENT: exp }, stdio: "pipe" });
     return true;
   } catch {
     return false;
@@ -31,14 +31,16 @@ function hasExperiment() {
 }
 
 for (const name of ["floe.wasm", "floe-node.wasm"]) {
-  test(`${name} is built with the newinliner experiment and trimmed paths`, (t) => {
-    const s = buildSettings(`${STATIC}/${name}`);
-    assert.equal(s.get("GOOS"), "js", `${name}: no Go build information found`);
-    assert.equal(s.get("-trimpath"), "true");
-    if (!hasExperiment()) {
-      t.skip("this Go has no newinliner experiment: the build falls back to the runtime without inlining");
-      return;
-    }
-    assert.match(s.get("GOEXPERIMENT") ?? "", /(^|,)newinliner(,|$)/, `${name}: GOEXPERIMENT=${s.get("GOEXPERIMENT")}`);
-  });
+  for (const exp of ["newinliner", "nogreenteagc"]) {
+    test(`${name} is built with the ${exp} experiment and trimmed paths`, (t) => {
+      const s = buildSettings(`${STATIC}/${name}`);
+      assert.equal(s.get("GOOS"), "js", `${name}: no Go build information found`);
+      assert.equal(s.get("-trimpath"), "true");
+      if (!hasExperiment(exp)) {
+        t.skip(`this Go has no ${exp} experiment: the build goes on without it`);
+        return;
+      }
+      assert.match(s.get("GOEXPERIMENT") ?? "", new RegExp(`(^|,)${exp}(,|$)`), `${name}: GOEXPERIMENT=${s.get("GOEXPERIMENT")}`);
+    });
+  }
 }
