@@ -1353,9 +1353,9 @@ function fragmentRecord(v) {
   return (recKind = kind);
 }
 
-// usageRecord returns the U record (after its tag) of a token_usage payload with exactly
-// its keys, session and request plain objects with exactly the four counts,
-// each a non-negative safe integer; else null.
+// usageRecord returns the U record (after its tag) of a token_usage
+// payload with exactly its keys, session and request plain objects with
+// exactly the four counts, each a non-negative safe integer; else null.
 function usageRecord(p) {
   let keys = 0;
   for (const k in p) {
