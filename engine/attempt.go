@@ -6,7 +6,6 @@ import (
 	"github.com/floehq/floe/internal/errf"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
@@ -156,7 +155,7 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
-		var now time.Time // one clock read per batch: it enters the stream at once
+		stamp := "" // one clock read and one stamp per batch: it enters the stream at once
 		for i := range buf {
 			it := &buf[i]
 			if it.traceOnly {
@@ -166,10 +165,12 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 				continue
 			}
 			if it.m.Timestamp == "" {
-				if now.IsZero() {
-					now = r.s.clock.Now()
+				if stamp == "" {
+					r.s.stamp.stampAt(r.s.clock.Now(), &it.m)
+					stamp = it.m.Timestamp
+				} else {
+					it.m.Timestamp = stamp
 				}
-				r.s.stamp.stampAt(now, &it.m)
 			}
 			// Whether a produced message follows matters only to a
 			// batching consumer (Run.NextBatch); asking costs a lock.
