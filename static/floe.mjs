@@ -322,7 +322,6 @@ function fastCalls(api, exited, memory, ex, go) {
   const call = ex?.floe_call; // (op, a, b, c)
   const fast = typeof call === "function" && typeof go?._resume === "function";
   const stats = (api.fastStats = { fast: 0, funcs: 0, resumes: 0, slow: false });
-  const enc = new TextEncoder();
   let depth = 0; // resumes in progress: Go runs (and may be calling JavaScript)
   if (fast) {
     const resume = go._resume;
@@ -380,7 +379,7 @@ function fastCalls(api, exited, memory, ex, go) {
   // rather than three bytes a UTF-16 unit.
   const text = (s) => {
     if (s.length === 0) return 0;
-    const bytes = s.length > 1 << 16 ? enc.encode(s) : null;
+    const bytes = s.length > 1 << 16 ? utf8Enc.encode(s) : null;
     const max = bytes ? bytes.length : s.length * 3; // UTF-8 bytes of a UTF-16 unit, at most
     const ptr = call(0, max, 0, 0);
     if (ptr === 0) throw floeError("internal", "floe.wasm: no room for a batch");
@@ -389,7 +388,7 @@ function fastCalls(api, exited, memory, ex, go) {
       view.set(bytes);
       return max;
     }
-    return enc.encodeInto(s, view).written;
+    return utf8Enc.encodeInto(s, view).written;
   };
   // bytes copies b, a producer's records (RecordBytes), into the inbox and
   // returns their length.
@@ -400,13 +399,12 @@ function fastCalls(api, exited, memory, ex, go) {
     new Uint8Array(memory().buffer, ptr, b.length).set(b);
     return b.length;
   };
-  const dec = new TextDecoder();
   const use = () => fast && !stats.slow && (stats.fast++, true);
   api.send = (id, records, end, value) =>
     later(() => {
       try {
         if (value === undefined && use()) return call(1, id, bytes(records), end) === 1;
-        funcs(() => deliver(id, dec.decode(records), end, value));
+        funcs(() => deliver(id, utf8Dec.decode(records), end, value));
         return false;
       } finally {
         releaseRecords(records);
@@ -436,10 +434,9 @@ function makeFloe(api, exited, memory, exports, go) {
   // the module's memory during the call (jsbridge/stream.go).
   const tickets = new Map(); // ticket → [resolve, reject]
   let nextTicket = 0;
-  const utf8 = new TextDecoder();
   // text(ptr, n): n bytes of UTF-8 at ptr in the module's memory, which Go
   // keeps for the duration of the call that hands them over.
-  api.text = (ptr, n) => (n === 0 ? "" : utf8.decode(new Uint8Array(memory().buffer, ptr, n)));
+  api.text = (ptr, n) => (n === 0 ? "" : utf8Dec.decode(new Uint8Array(memory().buffer, ptr, n)));
   const pumps = (api.pumps = new Map()); // pump id → the shim's pump
   // Sessions and subagents dropped without close(): once the object is
   // collected, its Go side is closed as close() would (a run in flight is
@@ -1212,11 +1209,13 @@ async function asIterator(v, what) {
   throw new TypeError(`${what} returned an object that is not an async iterator`);
 }
 
-// Batches cross the boundary as strings of records (jsbridge/records.go):
-// a streamed fragment, or a complete text, thinking, tool_call or
+// Batches cross the boundary as records in UTF-8 (jsbridge/records.go): a
+// streamed fragment, or a complete text, thinking, tool_call or
 // tool_call_output, and a token_usage event, with exactly the standard keys
 // travels without JSON, any other message as "J" + its JSON. Every string
-// is "<length>:<text>".
+// is "<length>:<text>". A producer's records are written as bytes
+// (RecordBytes); a consumer's batch is one string, read a message at a
+// time (Batch).
 
 // Test hook (jsonOnly): no fragment records in either direction.
 let jsonOnly = false;
@@ -1386,6 +1385,7 @@ function counts(c) {
 const count = (n) => Number.isSafeInteger(n) && n >= 0;
 
 const utf8Enc = new TextEncoder();
+const utf8Dec = new TextDecoder();
 
 // Buffers for RecordBytes, kept for the next batch: most producers (a
 // tool's execution, a short request) fill one small batch, and a new

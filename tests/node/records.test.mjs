@@ -52,7 +52,7 @@ class Message {
 const scenarios = {
   "text in every kind of piece": () => [...textOf("partial_text", pieces)],
   "text at the record writer's edges": () => [...textOf("partial_text", edges)],
-  "more than one batch (the writer's two buffers in turn)": () => [
+  "more than one batch (the writer's pooled buffers in turn)": () => [
     ...textOf("partial_text", Array.from({ length: 1500 }, (_, i) => pieces[i % pieces.length].slice(0, 40) + edges[i % edges.length].slice(60, 80))),
   ],
   "thinking, then text": () => [...textOf("partial_thinking", ["hm", "😀"]), ...textOf("partial_text", ["ok"])],
