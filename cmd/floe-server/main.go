@@ -61,7 +61,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	port := fs.Int("port", 8787, "port to listen on (0: any free port)")
 	hostname := fs.String("host", "127.0.0.1", "interface to listen on")
 	dir := fs.String("dir", "floe-sessions", "Trace directory (:memory: keeps Traces in memory)")
-	model := fs.String("model", "scripted", "model of new and resumed sessions: "+modelNames)
+	model := fs.String("model", "scripted", "model of new and resumed sessions: "+server.ModelNames)
 	modelID := fs.String("model-id", "", "provider model: the model name the provider knows (required)")
 	baseURL := fs.String("base-url", "", "provider model: the API base URL (required for openai-compatible)")
 	keyEnv := fs.String("api-key-env", "", "provider model: the environment variable holding the API key")
@@ -96,7 +96,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *origins != "" {
 		cfg.Origins = strings.Split(*origins, ",")
 	}
-	if err := mc.apply(&cfg); err != nil {
+	if err := applyModel(mc, &cfg); err != nil {
 		return server.Config{}, "", err
 	}
 	return cfg, net.JoinHostPort(*hostname, strconv.Itoa(*port)), nil

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/server"
 	tt "github.com/floehq/floe/transport/transporttest"
 )
 
@@ -205,7 +206,7 @@ func TestProviderCompaction(t *testing.T) {
 	if !strings.Contains(events, `"compaction_end"`) || !strings.Contains(events, `"status":"completed"`) {
 		t.Fatalf("the compaction did not complete:\n%s", events)
 	}
-	if b := lb.requests()[1].Body; !strings.Contains(b, compactPrompt) || !strings.Contains(b, "Say hello.") {
+	if b := lb.requests()[1].Body; !strings.Contains(b, server.CompactPrompt) || !strings.Contains(b, "Say hello.") {
 		t.Fatalf("the summarize request lacks the prompt or the conversation:\n%s", b)
 	}
 	task(t, c, id, "After.")

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/provider"
+	"github.com/floehq/floe/provider/anthropic"
+	"github.com/floehq/floe/provider/openai"
+	"github.com/floehq/floe/provider/responses"
+	"github.com/floehq/floe/transport/host"
+)
+
+// The models a server's sessions can use: the scripted one (offline) and
+// the adapters of provider/.
+const (
+	ModelScripted         = "scripted"
+	ModelOpenAI           = "openai"
+	ModelOpenAICompatible = "openai-compatible"
+	ModelResponses        = "openai-responses"
+	ModelAnthropic        = "anthropic"
+)
+
+// ModelNames lists the model names, for messages.
+const ModelNames = "scripted, openai, openai-compatible, openai-responses or anthropic"
+
+// CompactPrompt is the summarize request of a provider model's compaction.
+const CompactPrompt = "Summarize the conversation so far for your own later use: the user's goals, " +
+	"what was done and found (files, tool results, decisions), and what remains. Be concise and keep every detail needed to continue."
+
+// ModelConfig is a checked choice of model (ParseModel).
+type ModelConfig struct {
+	Kind    string // one of the model names
+	ModelID string // the provider's model name
+	BaseURL string // "" = the adapter's default
+	APIKey  string // "" = none
+}
+
+// Setting is one setting of ModelSettings: its value, whether the user
+// gave it, and its name as the user writes it (a flag, a variable).
+type Setting struct {
+	Name  string
+	Value string
+	Set   bool
+}
+
+// ModelSettings are the settings that choose a model, as a command line or
+// a Worker's variables give them. ParseModel checks them and names, in
+// each error, the setting that was wrong as the user wrote it.
+type ModelSettings struct {
+	Model     Setting // a model name; "" = scripted
+	ModelID   Setting // required with a provider model
+	BaseURL   Setting // required with openai-compatible
+	APIKeyEnv Setting // the variable holding the key; "" = the provider's own
+	Delay     Setting // the scripted model's pace: refused with a provider model when given
+	// Assign writes a setting with its value as the user would:
+	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
+	Assign func(name, value string) string
+	// Getenv reads the variable holding the key; KeySource names what it
+	// reads, for the error when that is empty ("the environment variable").
+	Getenv    func(string) string
+	KeySource string
+}
+
+// ParseModel checks s: a provider model needs its model id, a valid base
+// URL (required with openai-compatible) and a key (from the provider's own
+// variable, OPENAI_API_KEY or ANTHROPIC_API_KEY, or the one APIKeyEnv
+// names; openai-compatible sends a key only when APIKeyEnv names one, so
+// that an OpenAI key is not handed to another host).
+func ParseModel(s ModelSettings) (ModelConfig, error) {
+	kind := s.Model.Value
+	if kind == "" {
+		kind = ModelScripted
+	}
+	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: s.BaseURL.Value}
+	switch kind {
+	case ModelScripted:
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv} {
+			if f.Set {
+				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
+			}
+		}
+		return mc, nil
+	case ModelOpenAI, ModelOpenAICompatible, ModelResponses, ModelAnthropic:
+	default:
+		return mc, errors.New(s.Assign(s.Model.Name, strconv.Quote(kind)) + ": want " + ModelNames)
+	}
+	with := s.Assign(s.Model.Name, kind)
+	if s.Delay.Set {
+		return mc, errors.New(s.Delay.Name + ": only with " + s.Assign(s.Model.Name, ModelScripted))
+	}
+	if mc.ModelID == "" {
+		return mc, errors.New(s.ModelID.Name + ": required with " + with + " (the model name the provider knows)")
+	}
+	if kind == ModelOpenAICompatible && mc.BaseURL == "" {
+		return mc, errors.New(s.BaseURL.Name + ": required with " + with + " (such as http://127.0.0.1:11434/v1)")
+	}
+	if mc.BaseURL != "" && !validBaseURL(mc.BaseURL) {
+		return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(mc.BaseURL)) + ": want an http:// or https:// URL")
+	}
+	keyEnv := s.APIKeyEnv.Value
+	if s.APIKeyEnv.Set && keyEnv == "" {
+		return mc, errors.New(s.APIKeyEnv.Name + ": empty variable name")
+	}
+	if keyEnv == "" {
+		switch kind {
+		case ModelOpenAI, ModelResponses:
+			keyEnv = "OPENAI_API_KEY"
+		case ModelAnthropic:
+			keyEnv = "ANTHROPIC_API_KEY"
+		}
+	}
+	if keyEnv != "" {
+		if s.Getenv != nil {
+			mc.APIKey = s.Getenv(keyEnv)
+		}
+		if mc.APIKey == "" {
+			name := s.APIKeyEnv.Name
+			if !s.APIKeyEnv.Set {
+				name = with
+			}
+			return mc, errors.New(name + ": " + s.KeySource + " " + keyEnv + " is empty or unset (set it, or name another with " + s.APIKeyEnv.Name + ")")
+		}
+	}
+	return mc, nil
+}
+
+func validBaseURL(u string) bool {
+	for _, scheme := range []string{"http://", "https://"} {
+		if len(u) > len(scheme) && u[:len(scheme)] == scheme {
+			return true
+		}
+	}
+	return false
+}
+
+// providerModel is what every adapter's Model offers.
+type providerModel interface {
+	engine.LLM
+	engine.HistoryLoader
+	Factory() engine.LLMFactory
+}
+
+// newModel returns a fresh model context.
+func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
+	switch mc.Kind {
+	case ModelOpenAI, ModelOpenAICompatible:
+		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+	case ModelResponses:
+		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+	case ModelAnthropic:
+		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+	}
+	return nil, errors.New("model " + mc.Kind + ": not a provider model")
+}
+
+// Apply sets cfg's wiring: the scripted model by name, a provider model
+// over t through Wire and NewMeta. Each session gets a fresh model context
+// (the engine loads a resumed session's history into it) and its own demo
+// workspace; compaction summarizes with a fresh context from the
+// adapter's Factory. The adapter's options are checked here, once: the
+// error is the adapter's.
+func (mc ModelConfig) Apply(cfg *Config, t provider.Transport) error {
+	if mc.Kind == "" || mc.Kind == ModelScripted {
+		cfg.Model = ModelScripted
+		return nil
+	}
+	cfg.Model = mc.Kind // a label only: Wire wires the sessions
+	if _, err := mc.newModel(t); err != nil {
+		return err
+	}
+	cfg.Wire = func(omni.Message) (host.Wiring, error) {
+		m, err := mc.newModel(t)
+		if err != nil {
+			return host.Wiring{}, err
+		}
+		ws := playground.NewWorkspace(nil)
+		ws.LineDelay = 0
+		return host.Wiring{
+			LLM:         m,
+			NewLLM:      m.Factory(),
+			Environment: ws,
+			Tools:       ws.Tools(),
+			Compaction:  &engine.Compaction{Mode: omni.ModeSummarize, Prompt: CompactPrompt},
+			MaxTurns:    16,
+		}, nil
+	}
+	cfg.NewMeta = func(id string, now time.Time) omni.Message {
+		m := NewMeta(id, now)
+		r := m.Payload.Edit()
+		r.Provider, r.ModelID, r.ModelContextWindow = mc.Kind, mc.ModelID, nil
+		return m
+	}
+	return nil
+}

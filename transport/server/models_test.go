@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/provider"
+)
+
+// vars are a Worker's variables as ModelSettings (the same as the object's
+// modelSettings): each error names the variable as the user wrote it.
+func vars(env map[string]string) ModelSettings {
+	v := func(name string) Setting { return Setting{Name: name, Value: env[name], Set: env[name] != ""} }
+	return ModelSettings{
+		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
+		Assign:    func(name, value string) string { return name + "=" + value },
+		Getenv:    func(name string) string { return env[name] },
+		KeySource: "the secret",
+	}
+}
+
+func TestParseModel(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want ModelConfig
+		err  string
+	}{
+		{env: nil, want: ModelConfig{Kind: ModelScripted}},
+		{env: map[string]string{"FLOE_MODEL": "scripted"}, want: ModelConfig{Kind: ModelScripted}},
+		{env: map[string]string{"FLOE_MODEL_ID": "m"}, err: "FLOE_MODEL_ID: only with a provider model (FLOE_MODEL=scripted is offline)"},
+		{env: map[string]string{"FLOE_MODEL": "gpt"}, err: `FLOE_MODEL="gpt": want scripted, openai, openai-compatible, openai-responses or anthropic`},
+		{env: map[string]string{"FLOE_MODEL": "openai"}, err: "FLOE_MODEL_ID: required with FLOE_MODEL=openai (the model name the provider knows)"},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m"}, err: "FLOE_BASE_URL: required with FLOE_MODEL=openai-compatible"},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "host/v1"}, err: `FLOE_BASE_URL="host/v1": want an http:// or https:// URL`},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m"}, err: "FLOE_MODEL=anthropic: the secret ANTHROPIC_API_KEY is empty or unset (set it, or name another with FLOE_API_KEY_ENV)"},
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k"},
+			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k"}},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
+			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k2"}},
+		// openai-compatible sends a key only when FLOE_API_KEY_ENV names one.
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1"}},
+	} {
+		got, err := ParseModel(vars(c.env))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: error %v, want %q", c.env, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%v: %+v, %v; want %+v", c.env, got, err, c.want)
+		}
+	}
+}
+
+type noTransport struct{}
+
+func (noTransport) RoundTrip(context.Context, *provider.Request) (*provider.Response, error) {
+	panic("no request expected")
+}
+
+func TestModelConfigApply(t *testing.T) {
+	var cfg Config
+	if err := (ModelConfig{Kind: ModelScripted}).Apply(&cfg, noTransport{}); err != nil || cfg.Model != ModelScripted || cfg.Wire != nil {
+		t.Fatalf("scripted: %v %+v", err, cfg)
+	}
+	for _, kind := range []string{ModelOpenAI, ModelOpenAICompatible, ModelResponses, ModelAnthropic} {
+		cfg = Config{}
+		mc := ModelConfig{Kind: kind, ModelID: "m-1", BaseURL: "http://127.0.0.1:9/v1", APIKey: "k"}
+		if err := mc.Apply(&cfg, noTransport{}); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		meta := cfg.NewMeta("session-x", time.Unix(0, 0))
+		if meta.Payload.Provider() != kind || meta.Payload.ModelID() != "m-1" {
+			t.Errorf("%s: session_meta names %q %q", kind, meta.Payload.Provider(), meta.Payload.ModelID())
+		}
+		w, err := cfg.Wire(meta)
+		if err != nil || w.LLM == nil || w.NewLLM == nil || w.Environment == nil || len(w.Tools) == 0 || w.Compaction == nil {
+			t.Errorf("%s: wiring %+v, %v", kind, w, err)
+		}
+		w2, _ := cfg.Wire(meta)
+		if w2.LLM == w.LLM {
+			t.Errorf("%s: two sessions share one model context", kind)
+		}
+	}
+	// The adapter's own check, at Apply.
+	if err := (ModelConfig{Kind: ModelOpenAI}).Apply(&Config{}, noTransport{}); err == nil {
+		t.Error("openai without a model id: no error")
+	}
+}
