@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -22,8 +23,14 @@ import (
 // Transport sends requests with fetch. Hint, when set, turns a fetch that
 // got no response (the network, or a server that refuses the page's
 // origin) into the message the user sees.
+//
+// Workers is for Cloudflare Workers, whose fetch has no cookies, cache or
+// referrer to leave out and refuses those options, and takes no redirect
+// "error": there the redirect is not followed ("manual") and a 3xx answer
+// is the error.
 type Transport struct {
-	Hint func(url string, err error) error
+	Hint    func(url string, err error) error
+	Workers bool
 }
 
 // RoundTrip implements provider.Transport.
@@ -40,14 +47,16 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 	if method == "" {
 		method = "POST"
 	}
-	init := map[string]any{
-		"method": method, "headers": headers, "signal": ac.Get("signal"),
-		"redirect": "error", "credentials": "omit", "referrerPolicy": "no-referrer", "cache": "no-store",
+	init := map[string]any{"method": method, "headers": headers, "signal": ac.Get("signal")}
+	if t.Workers {
+		init["redirect"] = "manual"
+	} else {
+		init["redirect"], init["credentials"], init["referrerPolicy"], init["cache"] = "error", "omit", "no-referrer", "no-store"
 	}
 	if len(req.Body) > 0 {
 		init["body"] = string(req.Body)
 	}
-	p, err := jsx.Call(js.Global(), "fetch", req.URL, init)
+	p, err := jsx.Invoke(js.Global().Get("fetch"), req.URL, init)
 	if err != nil {
 		return nil, t.hint(req.URL, err)
 	}
@@ -62,7 +71,13 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 		}
 		return nil, t.hint(req.URL, err)
 	}
-	out := &provider.Response{Status: res.Get("status").Int(), Header: map[string]string{}}
+	status := res.Get("status").Int()
+	if t.Workers && status >= 300 && status < 400 {
+		stop()
+		abort()
+		return nil, errors.New("fetch " + req.URL + ": redirected (" + strconv.Itoa(status) + "), not followed: the request goes only to the URL it was sent to")
+	}
+	out := &provider.Response{Status: status, Header: map[string]string{}}
 	it := res.Get("headers").Call("entries")
 	for {
 		n := it.Call("next")

@@ -86,6 +86,23 @@ func Call(v js.Value, method string, args ...any) (res js.Value, err error) {
 	return v.Call(method, args...), nil
 }
 
+// Invoke calls the function f with this undefined, returning what it throws
+// as an error. (A global function such as fetch is called so, not as a
+// method of js.Global(): Cloudflare's Go glue makes that a Proxy, which
+// fetch refuses as its this.)
+func Invoke(f js.Value, args ...any) (res js.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if je, ok := p.(js.Error); ok {
+				err = Error(je.Value)
+				return
+			}
+			panic(p)
+		}
+	}()
+	return f.Invoke(args...), nil
+}
+
 // AwaitCall calls method on v and waits for the Promise it returns.
 func AwaitCall(ctx context.Context, v js.Value, method string, args ...any) (js.Value, error) {
 	p, err := Call(v, method, args...)
