@@ -10,13 +10,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const BUILD = join(ROOT, "build/worker");
 const WORKERD = join(ROOT, "tests/worker/node_modules/.bin/workerd");
 
-export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0 }) {
+// vars are more text bindings (FLOE_MODEL and the rest, a secret); with
+// loopback the Worker's fetch may reach 127.0.0.1 (a test's model server).
+export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false }) {
   const text = (s) => JSON.stringify(String(s));
+  const more = Object.entries(vars).map(([k, v]) => `    (name = ${text(k)}, text = ${text(v)}),\n`).join("");
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .floe),
-    (name = "storage", disk = (path = ${text(storage)}, writable = true)),
+    (name = "storage", disk = (path = ${text(storage)}, writable = true)),${loopback ? `\n    (name = "internet", network = (allow = ["public", "local"])),` : ""}
   ],
   sockets = [(name = "http", address = ${text("127.0.0.1:" + port)}, http = (), service = "main")],
 );
@@ -37,7 +40,7 @@ const floe :Workerd.Worker = (
     (name = "FLOE_DELAY_MS", text = ${text(delayMs)}),
     (name = "FLOE_MODE", text = ${text(mode)}),
     (name = "FLOE_REPLAY_EVENTS", text = ${text(replayEvents)}),
-  ],
+${more}  ],
   durableObjectNamespaces = [(className = "SessionObject", uniqueKey = "floe-sessions", enableSql = true)],
   durableObjectStorage = (localDisk = "storage"),
 );

@@ -32,7 +32,8 @@ export class SessionObject {
     if (this.handle === null) {
       const delayMs = Number(this.env.FLOE_DELAY_MS ?? 30);
       const replayEvents = Number(this.env.FLOE_REPLAY_EVENTS ?? 0);
-      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents });
+      const env = (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
+      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents }, env);
       if (h instanceof Error) throw h;
       this.handle = h;
     }
@@ -42,7 +43,14 @@ export class SessionObject {
   async fetch(request) {
     const url = new URL(request.url);
     if (url.pathname.startsWith("/_index/")) return this.index(url, request);
-    const handle = this.server();
+    let handle;
+    try {
+      handle = this.server();
+    } catch (e) {
+      // A configuration the object cannot start with (FLOE_MODEL and the
+      // rest): every request says what is wrong, until it is fixed.
+      return Response.json({ error: { code: "configuration", message: `the session object cannot start: ${e.message}` } }, { status: 500 });
+    }
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
     return new Promise((resolve) => {
       let controller;

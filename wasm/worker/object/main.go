@@ -5,10 +5,13 @@
 // session_object.mjs, the Durable Object class, instantiates it once per
 // isolate and calls it through globalThis.floeObject:
 //
-//	open(sql, {delayMs, mode, replayEvents}) → handle     one server per object
+//	open(sql, {delayMs, mode, replayEvents}, env) → handle or Error   one server per object
 //	fetch(handle, method, url, headers, body, reply)
 //
-// where reply is {head(status, headers), write(bytes), end(), onCancel(f)}.
+// where env(name) reads the Worker's variable or secret of that name ("" when
+// unset) and reply is {head(status, headers), write(bytes), end(),
+// onCancel(f)}. The model is the scripted one unless FLOE_MODEL names a
+// provider (modelSettings).
 package main
 
 import (
@@ -17,14 +20,25 @@ import (
 
 	"github.com/floehq/floe/transport/server"
 	"github.com/floehq/floe/web/dostore"
+	"github.com/floehq/floe/web/fetch"
 )
 
 func main() {
 	var servers []*server.Server
 	open := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
 		defer guard(&out)
-		if len(args) < 2 || args[0].Type() != js.TypeObject {
-			return jsError("open: want (sql, options)")
+		if len(args) < 3 || args[0].Type() != js.TypeObject || args[2].Type() != js.TypeFunction {
+			return jsError("open: want (sql, options, env)")
+		}
+		env := args[2]
+		mc, err := server.ParseModel(modelSettings(func(name string) string {
+			if v := env.Invoke(name); v.Type() == js.TypeString {
+				return v.String()
+			}
+			return ""
+		}))
+		if err != nil {
+			return jsError(err.Error())
 		}
 		store, err := dostore.New(args[0], time.Now)
 		if err != nil {
@@ -42,6 +56,9 @@ func main() {
 				cfg.Channel.MaxEvents = n.Int()
 			}
 		}
+		if err := mc.Apply(&cfg, fetch.Transport{Workers: true}); err != nil {
+			return jsError("FLOE_MODEL=" + mc.Kind + ": " + err.Error())
+		}
 		srv, err := server.New(cfg)
 		if err != nil {
 			return jsError("open: " + err.Error())
@@ -49,7 +66,7 @@ func main() {
 		servers = append(servers, srv)
 		return len(servers) - 1
 	})
-	fetch := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
+	fetchFn := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
 		defer guard(&out)
 		if len(args) < 6 || args[0].Type() != js.TypeNumber || args[0].Int() < 0 || args[0].Int() >= len(servers) {
 			return jsError("fetch: want (handle, method, url, headers, body, reply)")
@@ -57,8 +74,29 @@ func main() {
 		go serve(servers[args[0].Int()], args[1].String(), args[2].String(), args[3], args[4], args[5])
 		return nil
 	})
-	js.Global().Set("floeObject", map[string]any{"open": open, "fetch": fetch})
+	js.Global().Set("floeObject", map[string]any{"open": open, "fetch": fetchFn})
 	select {}
+}
+
+// modelSettings are the Worker's model variables: FLOE_MODEL (scripted,
+// the default, or a provider: server.ModelNames), FLOE_MODEL_ID,
+// FLOE_BASE_URL and FLOE_API_KEY_ENV (the secret holding the key when it is
+// not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY), as the native
+// server's flags of the same names.
+func modelSettings(env func(string) string) server.ModelSettings {
+	v := func(name string) server.Setting {
+		x := env(name)
+		return server.Setting{Name: name, Value: x, Set: x != ""}
+	}
+	return server.ModelSettings{
+		Model:     v("FLOE_MODEL"),
+		ModelID:   v("FLOE_MODEL_ID"),
+		BaseURL:   v("FLOE_BASE_URL"),
+		APIKeyEnv: v("FLOE_API_KEY_ENV"),
+		Assign:    func(name, value string) string { return name + "=" + value },
+		Getenv:    env,
+		KeySource: "the secret",
+	}
 }
 
 func jsError(msg string) js.Value { return js.Global().Get("Error").New(msg) }
