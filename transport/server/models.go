@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -76,7 +77,9 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if kind == "" {
 		kind = ModelScripted
 	}
-	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: s.BaseURL.Value}
+	// A base URL's trailing slashes go, as floe.mjs's models drop them: the
+	// adapters append "/chat/completions" and the like.
+	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
 		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv} {
@@ -99,8 +102,8 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if kind == ModelOpenAICompatible && mc.BaseURL == "" {
 		return mc, errors.New(s.BaseURL.Name + ": required with " + with + " (such as http://127.0.0.1:11434/v1)")
 	}
-	if mc.BaseURL != "" && !validBaseURL(mc.BaseURL) {
-		return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(mc.BaseURL)) + ": want an http:// or https:// URL")
+	if s.BaseURL.Value != "" && !validBaseURL(mc.BaseURL) {
+		return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(s.BaseURL.Value)) + ": want an http:// or https:// URL")
 	}
 	keyEnv := s.APIKeyEnv.Value
 	if s.APIKeyEnv.Set && keyEnv == "" {

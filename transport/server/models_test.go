@@ -40,6 +40,9 @@ func TestParseModel(t *testing.T) {
 			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k"}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
 			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k2"}},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http:///"}, err: `FLOE_BASE_URL="http:///": want an http:// or https:// URL`},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1//"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1"}},
 		// openai-compatible sends a key only when FLOE_API_KEY_ENV names one.
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k"},
 			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1"}},
