@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
 )
 
@@ -31,8 +32,8 @@ type Handler struct {
 func New(reg *host.Registry, opts Options) *Handler { return &Handler{reg: reg, opts: opts} }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.cors(w, r)
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+	cors.Headers(w, r, h.opts.Origins)
+	if cors.Preflight(r) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -50,29 +51,6 @@ func (h *Handler) authorized(r *http.Request) bool {
 	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
-}
-
-func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	if origin == "" || len(h.opts.Origins) == 0 {
-		return
-	}
-	allowed := false
-	for _, o := range h.opts.Origins {
-		if o == "*" || o == origin {
-			allowed = true
-			break
-		}
-	}
-	w.Header().Add("Vary", "Origin")
-	if !allowed {
-		return
-	}
-	hd := w.Header()
-	hd.Set("Access-Control-Allow-Origin", origin)
-	hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
-	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
-	hd.Set("Access-Control-Max-Age", "600")
 }
 
 // route dispatches /api/... paths.

@@ -1,0 +1,37 @@
+// Package cors writes the CORS headers of the session API, for the native
+// server (transport/api) and the Cloudflare front Worker alike.
+package cors
+
+import "net/http"
+
+// Headers allows r's Origin when origins lists it ("*" allows any): it
+// sets Access-Control-Allow-Origin and the methods and headers the API
+// takes. With no origins, or a request without Origin, it writes nothing.
+func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || len(origins) == 0 {
+		return
+	}
+	allowed := false
+	for _, o := range origins {
+		if o == "*" || o == origin {
+			allowed = true
+			break
+		}
+	}
+	w.Header().Add("Vary", "Origin")
+	if !allowed {
+		return
+	}
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
+	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	hd.Set("Access-Control-Max-Age", "600")
+}
+
+// Preflight reports whether r is a CORS preflight request, which the API
+// answers with 204 and the headers alone, before authentication.
+func Preflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+}
