@@ -4,7 +4,8 @@
 // written in Go with github.com/syumai/workers: it checks the bearer token
 // (the FLOE_TOKEN secret), routes /api/sessions/{id}/... to the Durable
 // Object of that id (binding SESSIONS) and streams its answer back, and
-// keeps the session list in the object named "index".
+// keeps the session list in the object named "index". FLOE_ORIGINS lists
+// the origins CORS allows.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floehq/floe/transport/cors"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
@@ -27,6 +29,15 @@ func main() { workers.Serve(http.HandlerFunc(handle)) }
 func handle(w http.ResponseWriter, r *http.Request) {
 	if r.Body == nil {
 		r.Body = http.NoBody
+	}
+	// FLOE_ORIGINS: the origins CORS allows, comma-separated ("*" any), as
+	// the native server's --origin.
+	if o := cloudflare.Getenv("FLOE_ORIGINS"); o != "" {
+		cors.Headers(w, r, strings.Split(o, ","))
+	}
+	if cors.Preflight(r) {
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	if tok := cloudflare.Getenv("FLOE_TOKEN"); tok != "" {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
