@@ -10,7 +10,7 @@ echo "== go vet (js/wasm)"
 GOOS=js GOARCH=wasm go vet ./jsbridge/... ./wasm/... ./web/idb/... || status=1
 
 echo "== go test (js/wasm) ./jsbridge"
-GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./jsbridge/... || status=1
+GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./jsbridge/... ./web/jsx/... || status=1
 
 echo "== go test (js/wasm) ./web/idb, on fake-indexeddb (tests/idb)"
 if [ ! -d tests/idb/node_modules/fake-indexeddb ]; then

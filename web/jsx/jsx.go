@@ -74,15 +74,7 @@ func Error(v js.Value) error {
 
 // Call calls method on v, turning a synchronous throw into an error.
 func Call(v js.Value, method string, args ...any) (res js.Value, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if je, ok := p.(js.Error); ok {
-				err = Error(je.Value)
-				return
-			}
-			panic(p)
-		}
-	}()
+	defer caught(&err)
 	return v.Call(method, args...), nil
 }
 
@@ -91,16 +83,20 @@ func Call(v js.Value, method string, args ...any) (res js.Value, err error) {
 // method of js.Global(): Cloudflare's Go glue makes that a Proxy, which
 // fetch refuses as its this.)
 func Invoke(f js.Value, args ...any) (res js.Value, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if je, ok := p.(js.Error); ok {
-				err = Error(je.Value)
-				return
-			}
-			panic(p)
-		}
-	}()
+	defer caught(&err)
 	return f.Invoke(args...), nil
+}
+
+// caught, deferred, turns a JavaScript throw (a js.Error panic) into *err;
+// any other panic goes on.
+func caught(err *error) {
+	if p := recover(); p != nil {
+		if je, ok := p.(js.Error); ok {
+			*err = Error(je.Value)
+			return
+		}
+		panic(p)
+	}
 }
 
 // AwaitCall calls method on v and waits for the Promise it returns.
