@@ -1,5 +1,5 @@
 // Package playground is the offline demo behind the playground page: a
-// scripted model, a small in-memory workspace with two tools, the view model
+// scripted model, a small in-memory workspace with its file tools, the view model
 // that turns the engine's ordered stream into bubbles and tool cards, and a
 // runner that drives one engine session for a user interface.
 //

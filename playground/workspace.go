@@ -27,6 +27,15 @@ const (
 	ToolSubagent   = "subagent"
 )
 
+// ReadsOnly reports whether the workspace's tool of that name only reads
+// (its permission is r): list_files, count_lines and read_file. A
+// server's read-only approval mode allows these and asks for the rest
+// (TRANSPORT.md T-13); run_js runs code and subagent hands a task on, so
+// neither counts.
+func ReadsOnly(tool string) bool {
+	return tool == ToolListFiles || tool == ToolCountLines || tool == ToolReadFile
+}
+
 // interrupted is the line a tool appends when it is aborted (ENGINE.md E-6.8).
 const interrupted = "[interrupted: tool aborted by user]"
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -73,6 +74,24 @@ func TestWorkspaceAbort(t *testing.T) {
 		}
 		if n == 2 && strings.Count(out.Output, "\n") != 2 {
 			t.Errorf("after 2 lines: output %q", out.Output)
+		}
+	}
+}
+
+// ReadsOnly names exactly the tools that only read, among every tool a
+// workspace offers (a server's read-only mode allows them, T-13).
+func TestReadsOnly(t *testing.T) {
+	ws := NewWorkspace(nil)
+	ws.Eval = func(context.Context, string, time.Duration) (EvalResult, error) { return EvalResult{}, nil }
+	ws.Subagent = func(context.Context, engine.ToolRequest, string, func(omni.Message)) (string, error) { return "", nil }
+	want := map[string]bool{ToolListFiles: true, ToolCountLines: true, ToolReadFile: true}
+	tools := ws.Tools()
+	if len(tools) != 8 {
+		t.Fatalf("%d tools, want 8: a new tool needs its place in ReadsOnly", len(tools))
+	}
+	for _, d := range tools {
+		if got := ReadsOnly(d.Name); got != want[d.Name] {
+			t.Errorf("ReadsOnly(%s) = %v, want %v", d.Name, got, want[d.Name])
 		}
 	}
 }

@@ -9,6 +9,7 @@
 //	floe-server [--port 8787] [--host 127.0.0.1] [--dir floe-sessions]
 //	            [--model scripted|openai|openai-compatible|openai-responses|anthropic]
 //	            [--model-id NAME] [--base-url URL] [--api-key-env NAME]
+//	            [--system TEXT] [--context-window N]
 //	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
 //	            [--token T] [--origin https://app.example,…] [--replay-events N]
 //
@@ -65,6 +66,8 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	modelID := fs.String("model-id", "", "provider model: the model name the provider knows (required)")
 	baseURL := fs.String("base-url", "", "provider model: the API base URL (required for openai-compatible)")
 	keyEnv := fs.String("api-key-env", "", "provider model: the environment variable holding the API key")
+	system := fs.String("system", "", "provider model: the system prompt of new sessions (default: one for the demo workspace)")
+	window := fs.String("context-window", "", "provider model: its context window in tokens, for session_meta (default 0: unknown)")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
 	token := fs.String("token", getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
@@ -84,7 +87,13 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, set, getenv)
+	if *delay < 0 {
+		return server.Config{}, "", fmt.Errorf("--delay %s: want 0 or more", *delay)
+	}
+	if *replay < 0 {
+		return server.Config{}, "", fmt.Errorf("--replay-events %d: want 0 or more (0: 10,000)", *replay)
+	}
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, set, getenv)
 	if err != nil {
 		return server.Config{}, "", err
 	}

@@ -11,19 +11,21 @@ import (
 // names in its errors). set reports which flags were given; getenv reads
 // the environment (the key never comes from a flag value, which any user
 // could read in the process list).
-func modelFlags(kind, modelID, baseURL, keyEnv string, set map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
+func modelFlags(kind, modelID, baseURL, keyEnv, system, window string, set map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
 	flag := func(name, value string) server.Setting {
 		return server.Setting{Name: "--" + name, Value: value, Set: set[name]}
 	}
 	return server.ParseModel(server.ModelSettings{
-		Model:     flag("model", kind),
-		ModelID:   flag("model-id", modelID),
-		BaseURL:   flag("base-url", baseURL),
-		APIKeyEnv: flag("api-key-env", keyEnv),
-		Delay:     flag("delay", ""),
-		Assign:    func(name, value string) string { return name + " " + value },
-		Getenv:    getenv,
-		KeySource: "the environment variable",
+		Model:         flag("model", kind),
+		ModelID:       flag("model-id", modelID),
+		BaseURL:       flag("base-url", baseURL),
+		APIKeyEnv:     flag("api-key-env", keyEnv),
+		Delay:         flag("delay", ""),
+		System:        flag("system", system),
+		ContextWindow: flag("context-window", window),
+		Assign:        func(name, value string) string { return name + " " + value },
+		Getenv:        getenv,
+		KeySource:     "the environment variable",
 	})
 }
 

@@ -118,8 +118,12 @@ func TestOpenAICompatibleModel(t *testing.T) {
 			t.Errorf("request body lacks %s:\n%s", want, r.Body)
 		}
 	}
+	if !strings.Contains(r.Body, "You are an agent working in a small workspace") || strings.Contains(r.Body, "scripted model") {
+		t.Errorf("the request's system prompt is not the workspace prompt:\n%s", r.Body)
+	}
 	_, hist, _ := messages(t, c, id)
-	if !strings.Contains(hist[0], `"provider":"openai-compatible"`) || !strings.Contains(hist[0], `"model_id":"floe-test-model"`) {
+	if !strings.Contains(hist[0], `"provider":"openai-compatible"`) || !strings.Contains(hist[0], `"model_id":"floe-test-model"`) ||
+		!strings.Contains(hist[0], `"model_context_window":0`) || !strings.Contains(hist[0], `"system_prompt":"You are an agent working`) {
 		t.Errorf("session_meta %s", hist[0])
 	}
 	if j := strings.Join(hist, "\n"); !strings.Contains(j, "Hello from the loopback (1).") {
@@ -178,6 +182,10 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--mode", "sometimes"}, `--mode "sometimes": want ask`},
 		{nil, []string{"--api-key", "sk-1"}, "flag provided but not defined: -api-key"},
 		{nil, []string{"--port", "70000"}, "--port 70000: out of range"},
+		{nil, []string{"--delay", "-5s"}, "--delay -5s: want 0 or more"},
+		{nil, []string{"--replay-events", "-1"}, "--replay-events -1: want 0 or more"},
+		{nil, []string{"--system", "Hi"}, "--system: only with a provider model"},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--context-window", "lots"}, `--context-window "lots": want a number of tokens`},
 	}
 	for _, tc := range cases {
 		cmd := exec.Command(binary, append([]string{"--dir", ":memory:"}, tc.args...)...)

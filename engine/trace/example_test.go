@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
@@ -53,6 +54,75 @@ func Example() {
 	// history: assistant "Hello!"
 	// carry-over: user "And now?"
 	// turns: 1
+}
+
+// history is a model context that can be handed a resumed history
+// (engine.HistoryLoader) and answers with what it was given.
+type history struct{ loaded []omni.Message }
+
+func (h *history) LoadHistory(ctx context.Context, m []omni.Message) error {
+	h.loaded = m
+	return nil
+}
+
+func (h *history) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	emit(omni.AssistantText(fmt.Sprintf("I was given %d messages of history and %d new ones.", len(h.loaded), len(p.NewMessages)), omni.StatusCompleted))
+	return engine.Outcome{Status: omni.StatusCompleted}
+}
+
+// Resume's result is what a new engine starts from, as the README says:
+// engine.Config{Meta: r.Meta, Trace: r.Writer, Resume: &r.Snapshot}. The
+// resumed session hands its history to the model, sends the carried-over
+// input with the next one, and goes on writing the same Trace.
+func ExampleResume() {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	w := trace.NewWriter(store, "demo", 1)
+	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		Rest: &omni.Rest{SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"), SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"},
+	}}
+	for _, m := range []omni.Message{meta, omni.UserText("Hi"), omni.RequestBeginMsg(), omni.AssistantText("Hello!", omni.StatusCompleted),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: omni.StatusCompleted}}), omni.UserText("And now?")} {
+		m.Timestamp = "2026-11-30T04:09:45.282Z"
+		if err := w.Write(ctx, m); err != nil {
+			fmt.Println(err)
+		}
+	}
+
+	r, err := trace.Resume(ctx, store, "demo", time.Now)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	session, err := engine.New(engine.Config{Meta: r.Meta, Trace: r.Writer, Resume: &r.Snapshot, LLM: &history{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stream, err := session.Run(ctx, []omni.Message{omni.UserText("Go on.")}, engine.RunOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for m := range stream {
+		if m.Payload.Type == omni.Text {
+			fmt.Println("assistant:", m.Payload.Text)
+		}
+	}
+	data, err := store.ReadFile(ctx, "demo", 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := trace.ReadFile(data)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("records in file 1:", len(p.Records))
+	// Output:
+	// assistant: I was given 2 messages of history and 2 new ones.
+	// records in file 1: 10
 }
 
 // ReadFile keeps every record it can decode: a damaged middle line is

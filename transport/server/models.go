@@ -33,12 +33,22 @@ const ModelNames = "scripted, openai, openai-compatible, openai-responses or ant
 const CompactPrompt = "Summarize the conversation so far for your own later use: the user's goals, " +
 	"what was done and found (files, tool results, decisions), and what remains. Be concise and keep every detail needed to continue."
 
+// WorkspacePrompt is a provider model's system prompt when the settings
+// give none: its sessions work in the demo workspace.
+const WorkspacePrompt = "You are an agent working in a small workspace of text files. " +
+	"Use the tools to list, read and change its files as the user asks, then answer briefly."
+
 // ModelConfig is a checked choice of model (ParseModel).
 type ModelConfig struct {
 	Kind    string // one of the model names
 	ModelID string // the provider's model name
 	BaseURL string // "" = the adapter's default
 	APIKey  string // "" = none
+	// System is a provider model's system prompt (WorkspacePrompt unless
+	// the settings give one) and ContextWindow its context window in
+	// tokens, 0 = unknown: both go into the session_meta of new sessions.
+	System        string
+	ContextWindow int64
 }
 
 // Setting is one setting of ModelSettings: its value, whether the user
@@ -58,6 +68,10 @@ type ModelSettings struct {
 	BaseURL   Setting // required with openai-compatible
 	APIKeyEnv Setting // the variable holding the key; "" = the provider's own
 	Delay     Setting // the scripted model's pace: refused with a provider model when given
+	// System and ContextWindow (a non-negative integer) go into a provider
+	// model's session_meta; both are refused with the scripted model.
+	System        Setting
+	ContextWindow Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
 	Assign func(name, value string) string
@@ -82,7 +96,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
-		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv} {
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow} {
 			if f.Set {
 				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
 			}
@@ -104,6 +118,17 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	}
 	if s.BaseURL.Value != "" && !validBaseURL(mc.BaseURL) {
 		return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(s.BaseURL.Value)) + ": want an http:// or https:// URL")
+	}
+	mc.System = s.System.Value
+	if !s.System.Set {
+		mc.System = WorkspacePrompt
+	}
+	if v := s.ContextWindow.Value; s.ContextWindow.Set || v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > 1<<53 {
+			return mc, errors.New(s.Assign(s.ContextWindow.Name, strconv.Quote(v)) + ": want a number of tokens (0 or more; 0 = unknown)")
+		}
+		mc.ContextWindow = n
 	}
 	keyEnv := s.APIKeyEnv.Value
 	if s.APIKeyEnv.Set && keyEnv == "" {
@@ -195,7 +220,8 @@ func (mc ModelConfig) Apply(cfg *Config, t provider.Transport) error {
 	cfg.NewMeta = func(id string, now time.Time) omni.Message {
 		m := NewMeta(id, now)
 		r := m.Payload.Edit()
-		r.Provider, r.ModelID, r.ModelContextWindow = mc.Kind, mc.ModelID, nil
+		r.Provider, r.ModelID, r.SystemPrompt = mc.Kind, mc.ModelID, mc.System
+		r.ModelContextWindow = omni.RawJSON(strconv.FormatInt(mc.ContextWindow, 10))
 		return m
 	}
 	return nil

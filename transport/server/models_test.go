@@ -15,6 +15,7 @@ func vars(env map[string]string) ModelSettings {
 	v := func(name string) Setting { return Setting{Name: name, Value: env[name], Set: env[name] != ""} }
 	return ModelSettings{
 		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
+		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"),
 		Assign:    func(name, value string) string { return name + "=" + value },
 		Getenv:    func(name string) string { return env[name] },
 		KeySource: "the secret",
@@ -37,15 +38,24 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m"}, err: "FLOE_MODEL=anthropic: the secret ANTHROPIC_API_KEY is empty or unset (set it, or name another with FLOE_API_KEY_ENV)"},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k"},
-			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k"}},
+			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
-			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k2"}},
+			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k2", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http:///"}, err: `FLOE_BASE_URL="http:///": want an http:// or https:// URL`},
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1//"},
-			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1"}},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1", System: WorkspacePrompt}},
 		// openai-compatible sends a key only when FLOE_API_KEY_ENV names one.
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k"},
-			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1"}},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1", System: WorkspacePrompt}},
+		// The system prompt and the context window of session_meta.
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_SYSTEM_PROMPT": "Be terse.", "FLOE_CONTEXT_WINDOW": "128000"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: "Be terse.", ContextWindow: 128000}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_CONTEXT_WINDOW": "-1"},
+			err: `FLOE_CONTEXT_WINDOW="-1": want a number of tokens (0 or more; 0 = unknown)`},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_CONTEXT_WINDOW": "128k"},
+			err: `FLOE_CONTEXT_WINDOW="128k": want a number of tokens`},
+		{env: map[string]string{"FLOE_SYSTEM_PROMPT": "Hi"}, err: "FLOE_SYSTEM_PROMPT: only with a provider model"},
+		{env: map[string]string{"FLOE_CONTEXT_WINDOW": "8192"}, err: "FLOE_CONTEXT_WINDOW: only with a provider model"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {
@@ -73,13 +83,16 @@ func TestModelConfigApply(t *testing.T) {
 	}
 	for _, kind := range []string{ModelOpenAI, ModelOpenAICompatible, ModelResponses, ModelAnthropic} {
 		cfg = Config{}
-		mc := ModelConfig{Kind: kind, ModelID: "m-1", BaseURL: "http://127.0.0.1:9/v1", APIKey: "k"}
+		mc := ModelConfig{Kind: kind, ModelID: "m-1", BaseURL: "http://127.0.0.1:9/v1", APIKey: "k", System: "Be terse.", ContextWindow: 200000}
 		if err := mc.Apply(&cfg, noTransport{}); err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
 		meta := cfg.NewMeta("session-x", time.Unix(0, 0))
 		if meta.Payload.Provider() != kind || meta.Payload.ModelID() != "m-1" {
 			t.Errorf("%s: session_meta names %q %q", kind, meta.Payload.Provider(), meta.Payload.ModelID())
+		}
+		if meta.Payload.SystemPrompt() != "Be terse." || string(meta.Payload.ModelContextWindow()) != "200000" {
+			t.Errorf("%s: session_meta has system_prompt %q and model_context_window %s", kind, meta.Payload.SystemPrompt(), meta.Payload.ModelContextWindow())
 		}
 		w, err := cfg.Wire(meta)
 		if err != nil || w.LLM == nil || w.NewLLM == nil || w.Environment == nil || len(w.Tools) == 0 || w.Compaction == nil {

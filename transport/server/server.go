@@ -35,8 +35,8 @@ type Config struct {
 	Origins []string      // CORS origins
 	Channel transport.Options
 	Clock   engine.Clock // nil = the system clock
-	// ReadOnly overrides which tools read-only mode allows (nil: both
-	// tools of the scripted workspace, which only read).
+	// ReadOnly overrides which tools read-only mode allows (nil: the
+	// demo workspace's tools that only read, playground.ReadsOnly).
 	ReadOnly func(tool string) bool
 }
 
@@ -77,7 +77,7 @@ func New(cfg Config) (*Server, error) {
 	hub := transport.NewHub(chOpts)
 	readOnly := cfg.ReadOnly
 	if readOnly == nil {
-		readOnly = func(tool string) bool { return tool == playground.ToolListFiles || tool == playground.ToolCountLines }
+		readOnly = playground.ReadsOnly
 	}
 	reg, err := host.NewRegistry(host.Config{
 		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,

@@ -80,22 +80,25 @@ func main() {
 
 // modelSettings are the Worker's model variables: FLOE_MODEL (scripted,
 // the default, or a provider: server.ModelNames), FLOE_MODEL_ID,
-// FLOE_BASE_URL and FLOE_API_KEY_ENV (the secret holding the key when it is
-// not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY), as the native
-// server's flags of the same names.
+// FLOE_BASE_URL, FLOE_API_KEY_ENV (the secret holding the key when it is
+// not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY),
+// FLOE_SYSTEM_PROMPT and FLOE_CONTEXT_WINDOW, as the native server's flags
+// of the same names.
 func modelSettings(env func(string) string) server.ModelSettings {
 	v := func(name string) server.Setting {
 		x := env(name)
 		return server.Setting{Name: name, Value: x, Set: x != ""}
 	}
 	return server.ModelSettings{
-		Model:     v("FLOE_MODEL"),
-		ModelID:   v("FLOE_MODEL_ID"),
-		BaseURL:   v("FLOE_BASE_URL"),
-		APIKeyEnv: v("FLOE_API_KEY_ENV"),
-		Assign:    func(name, value string) string { return name + "=" + value },
-		Getenv:    env,
-		KeySource: "the secret",
+		Model:         v("FLOE_MODEL"),
+		ModelID:       v("FLOE_MODEL_ID"),
+		BaseURL:       v("FLOE_BASE_URL"),
+		APIKeyEnv:     v("FLOE_API_KEY_ENV"),
+		System:        v("FLOE_SYSTEM_PROMPT"),
+		ContextWindow: v("FLOE_CONTEXT_WINDOW"),
+		Assign:        func(name, value string) string { return name + "=" + value },
+		Getenv:        env,
+		KeySource:     "the secret",
 	}
 }
 
