@@ -143,7 +143,8 @@ async function* runTool(t, { toolCall, approve, signal }) {
     throw new TypeError(`tool ${t.name}: emit: want a string (an output fragment) or a message with origin (forwarded), got ${describe(x)}`);
   };
   let result = null; // {output, images} once execute finished
-  let failure = null;
+  let failed = false; // execute threw or rejected: with failure, which may be any value (null, 0, "")
+  let failure;
   const done = (async () => {
     const r = await t.execute(checked.args, { signal, toolCall, emit, approve });
     if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
@@ -160,6 +161,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
       notify();
     },
     (e) => {
+      failed = true;
       failure = e === undefined ? new Error("undefined") : e;
       notify();
     },
@@ -168,7 +170,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
   try {
     for (;;) {
       while (queue.length) yield queue.shift();
-      if (result || failure) break;
+      if (result || failed) break;
       await new Promise((resolve) => {
         wake = resolve;
       });
@@ -177,7 +179,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
     ended = true;
   }
   if (started) yield msg.partialToolOutput("stop", "", id);
-  if (failure) throw failure; // the engine makes "[tool error] <message>" of it
+  if (failed) throw failure; // the engine makes "[tool error] <message>" of it
   yield msg.toolOutput(id, fragments.join("") + result.output, "completed", result.images);
 }
 

@@ -117,6 +117,12 @@ test("a throwing tool, a bad yield, a bad emit and bad images are tool errors; f
     return out.at(-1).payload.output;
   };
   assert.equal(await err(() => { throw new Error("disk full"); }), "[tool error] disk full");
+  // Any thrown value ends the tool, also a falsy one (it hung the run before).
+  for (const [v, want] of [[null, "null"], [0, "0"], ["", ""], [false, "false"], [undefined, "undefined"]]) {
+    assert.equal(await err(() => { throw v; }), `[tool error] ${want}`, `throw ${String(v)}`);
+    assert.equal(await err(() => Promise.reject(v)), `[tool error] ${want}`, `reject ${String(v)}`);
+    assert.equal(await err(async function* () { yield "x"; throw v; }), `x\n[tool error] ${want}`, `generator throws ${String(v)}`);
+  }
   assert.match(await err(async function* () { yield 5; }), /^\[tool error\] tool t: yielded a number, want a string/);
   assert.match(await err((a, { emit }) => emit({ type: "model_msg", payload: {} })), /emit: want a string \(an output fragment\) or a message with origin/);
   assert.match(await err(() => ({ output: "x", images: "nope" })), /returned images: want an array/);
