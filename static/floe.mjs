@@ -1810,6 +1810,31 @@ const droppedStreams = registry(([api, id]) => {
 });
 
 /** A run's (or compaction's, or subagent run's) message stream. */
+// A run whose callbacks answer at once (a scripted or mock model, a tool
+// that returns a value, an approver that decides at once) is one chain of
+// microtasks from its first next() to its last: no timer, I/O callback or
+// UI event would run until it ended, so a page would freeze and a
+// setTimeout that aborts the run would not fire. next() therefore hands
+// its message over in a macrotask once such a chain has run for SLICE_MS
+// (checked every 32 messages). A run that waits for the network ends its
+// chains itself and never pays for it. Where the clock does not move
+// while code runs (Cloudflare Workers), nothing changes.
+const SLICE_MS = 16;
+let sliceStart = -1; // when next() first ran in the current chain; -1: a macrotask ran since
+let sliceCount = 0;
+const clockNow = typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
+function sliceOver() {
+  if (sliceStart < 0) {
+    sliceStart = clockNow();
+    sliceCount = 0;
+    macrotask(() => {
+      sliceStart = -1;
+    });
+    return false;
+  }
+  return (++sliceCount & 31) === 0 && clockNow() - sliceStart > SLICE_MS;
+}
+
 class Stream {
   #api;
   #id;
@@ -1843,7 +1868,10 @@ class Stream {
         this.#fail();
         return Promise.reject(e);
       }
-      if (m !== undefined) return Promise.resolve({ value: m, done: false });
+      if (m !== undefined) {
+        const r = { value: m, done: false };
+        return sliceOver() ? new Promise((resolve) => macrotask(() => resolve(r))) : Promise.resolve(r);
+      }
       bs.shift();
     }
     if (this.#done) return Promise.resolve({ value: undefined, done: true });

@@ -35,3 +35,49 @@ test("scripted session in a dedicated module worker", { timeout: 90_000 }, async
   await page.goto(baseURL() + "/tests/browser/fixtures/worker.html");
   check(await awaitGlobal(page, "floeResult"), "worker", log);
 });
+
+// A run whose callbacks all answer at once does not freeze the page: a
+// timer and a click (an input event, dispatched by the browser while the
+// run goes on) both get their turn, and the click's abort ends the run.
+test("an endless run whose callbacks answer at once leaves the page responsive", { timeout: 90_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(page, "floeResult");
+  await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const floe = await load();
+    let i = 0;
+    const session = floe.createSession({
+      store: false,
+      llm: {
+        async *streamGenerate() {
+          yield { type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "t", arguments: "{}", tool_call_id: "c" + ++i, stop_reason: "completed" } };
+        },
+      },
+    });
+    const ac = new AbortController();
+    const button = document.createElement("button");
+    button.id = "stop";
+    button.textContent = "Stop";
+    button.onclick = () => ac.abort();
+    document.body.append(button);
+    window.endless = { timer: false, messages: 0, last: null, done: false };
+    setTimeout(() => (window.endless.timer = true), 0);
+    (async () => {
+      for await (const m of session.run("go", { signal: ac.signal })) {
+        window.endless.messages++;
+        window.endless.last = m.payload.type;
+        if (window.endless.messages === 2_000_000) break;
+      }
+      window.endless.done = true;
+    })();
+  });
+  // The click reaches the page while the run goes on: the page answers.
+  await page.click("#stop", { timeout: 20_000 });
+  await page.waitForFunction(() => window.endless.done, null, { timeout: 20_000 });
+  const r = await page.evaluate(() => window.endless);
+  assert.equal(r.timer, true, "the timer did not fire" + explain(log));
+  assert.equal(r.last, "abort", `the run ended with ${r.last} after ${r.messages} messages` + explain(log));
+  assert.ok(r.messages < 2_000_000, "the click's abort came only at the end");
+});

@@ -730,3 +730,30 @@ test("memory: 2,000 sessions closed mid-run grow wasm memory by < 1 MB", async (
   t.diagnostic(`wasm memory grew ${grew} bytes`);
   assert.ok(grew < MB, `grew ${grew} bytes`);
 });
+
+// A run whose callbacks all answer at once is one chain of microtasks:
+// next() hands a message over in a macrotask now and then, so timers (and,
+// in a page, UI events) run during it. Here the model calls a tool on
+// every request, which no approver allows, for ever; a timer aborts it.
+test("a run whose callbacks answer at once lets timers run: a setTimeout's abort ends it", async () => {
+  let i = 0;
+  const session = floe.createSession({
+    store: false,
+    llm: { async *streamGenerate() { yield toolCall("c" + ++i, "t"); } },
+  });
+  const ac = new AbortController();
+  let firedAt = -1;
+  let n = 0;
+  setTimeout(() => {
+    firedAt = n;
+    ac.abort();
+  }, 0);
+  let last;
+  for await (const m of session.run("go", { signal: ac.signal })) {
+    last = m;
+    if (++n === 500_000) break; // far beyond what the timer's first chance takes
+  }
+  assert.ok(firedAt >= 0, `the timer did not fire in ${n} messages`);
+  assert.equal(last.payload.type, "abort");
+  await session.close();
+});
