@@ -17,6 +17,7 @@ import (
 type session struct {
 	s      *engine.Session
 	trace  *trace.Batcher          // the persisted Trace, nil = none (store.go)
+	store  trace.Store             // its store (openSessions), nil = none
 	onDiag func(engine.Diagnostic) // the session's OnDiagnostic
 	mu     sync.Mutex
 	active int // the stream id of the run or compaction in flight, 0 = none
@@ -29,7 +30,7 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bat, err := b.attachStore(&cfg, arg(args, 0), "createSession")
+	bat, store, err := b.attachStore(&cfg, arg(args, 0), "createSession")
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,12 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, badArg("createSession", err.Error())
 	}
-	h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
+	// A new session's id is not stored yet (the Batcher refuses to write
+	// to one that is): it is open only when this object is its writer.
+	if store != nil && !b.open.take(store, s.ID()) {
+		store = nil
+	}
+	h := b.sessions.add(&session{s: s, trace: bat, store: store, onDiag: cfg.OnDiagnostic})
 	return map[string]any{"id": s.ID(), "handle": h}, nil
 }
 
@@ -232,6 +238,9 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	}
 	if s, ok := b.sessions.get(h); ok {
 		s.s.Close()
+		if s.store != nil {
+			b.open.release(s.store, s.s.ID())
+		}
 	}
 	b.sessions.remove(h)
 	return b.async("close", func() (any, error) { return nil, nil }), nil

@@ -22,14 +22,14 @@ import (
 
 // attachStore persists a new session in the store of spec.store, if any:
 // cfg.Trace also writes to it (ENGINE.md §16).
-func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, error) {
+func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, trace.Store, error) {
 	store, err := b.traceStore(spec.Get("store"), fn+": store")
 	if store == nil || err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bat := batcher(cfg, store, true)
 	teeTrace(cfg, trace.NewWriter(bat, cfg.Meta.Payload.SessionID(), 1))
-	return bat, nil
+	return bat, store, nil
 }
 
 // storeArg reads the store argument of a store export; it must name one.
@@ -188,7 +188,15 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.async(fn, func() (any, error) {
+	if !b.open.take(store, id) {
+		return nil, &Error{Code: CodeSessionBusy, Msg: fn + ": session " + strconv.Quote(id) + " is open in this program: close its session object first"}
+	}
+	return b.async(fn, func() (out any, err error) {
+		defer func() {
+			if err != nil {
+				b.open.release(store, id)
+			}
+		}()
 		ctx := context.Background()
 		bat := batcher(&cfg, store, false)
 		now := time.Now
@@ -209,10 +217,10 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidTrace, Msg: fn + ": " + err.Error()}
 		}
-		if err := bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
+		if err = bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
 			return nil, storeErr(fn, err)
 		}
-		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
+		h := b.sessions.add(&session{s: s, trace: bat, store: store, onDiag: cfg.OnDiagnostic})
 		return map[string]any{"id": s.ID(), "handle": h}, nil
 	}), nil
 }

@@ -24,6 +24,42 @@ const (
 	CodeStorage       = "storage"        // the store failed (quota, IndexedDB unavailable, blocked upgrade, I/O)
 )
 
+// openSessions are the persisted sessions a session object of this
+// program holds, by store and id: resumeSession refuses one of them
+// (session_busy), since two objects of one session would interleave their
+// records in one Trace.
+type openSessions struct {
+	mu sync.Mutex
+	m  map[openKey]bool
+}
+
+type openKey struct {
+	store trace.Store
+	id    string
+}
+
+// take marks (store, id) open; false if it already was.
+func (o *openSessions) take(store trace.Store, id string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	k := openKey{store, id}
+	if o.m[k] {
+		return false
+	}
+	if o.m == nil {
+		o.m = map[openKey]bool{}
+	}
+	o.m[k] = true
+	return true
+}
+
+// release marks (store, id) closed.
+func (o *openSessions) release(store trace.Store, id string) {
+	o.mu.Lock()
+	delete(o.m, openKey{store, id})
+	o.mu.Unlock()
+}
+
 // flushTimeout bounds how long the end of a run waits for its records to
 // be committed before it reports them as not yet stored.
 const flushTimeout = 30 * time.Second

@@ -298,3 +298,37 @@ test("Web Locks: one writer per persisted session", async (t) => {
   assert.equal(llm.calls.length, 1);
   await session.close();
 });
+
+// Two session objects of one stored session would interleave their records
+// in one Trace: resumeSession refuses a session an object of this program
+// holds, idle or running, until that object is closed.
+test("resumeSession of a session open in this program: session_busy until it is closed", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("open");
+    const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("a"), say("b")), store });
+    await collect(session.run("one"));
+    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
+    // Also while it runs.
+    let release;
+    const gate = new Promise((r) => (release = r));
+    const running = floe.createSession({
+      meta: meta(id + "-r"),
+      store,
+      llm: { async *streamGenerate() { await gate; yield* text("late"); } },
+    });
+    const stream = running.run("two");
+    const first = await stream.next(); // request_begin: the run is in flight
+    assert.equal(first.value.payload.type, "request_begin");
+    await rejects(floe.resumeSession(id + "-r", { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
+    release();
+    await collect(stream);
+    await running.close();
+    // Closed: resumed once; a second resume while the first is open is refused.
+    await session.close();
+    const resumed = await floe.resumeSession(id, { llm: scriptedLLM(say("c")), store });
+    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
+    assert.deepEqual(find(await collect(resumed.run("three")), "text").map((m) => m.payload.text), ["c"]);
+    await resumed.close();
+    (await floe.resumeSession(id, { llm: scriptedLLM(say("d")), store })).close();
+  }
+});
