@@ -38,7 +38,20 @@ func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err
 	if err := b.readCallbacks(&cfg, spec, fn); err != nil {
 		return cfg, err
 	}
-	return cfg, readConfig(&cfg, spec.Get("config"), fn+": config")
+	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
+		return cfg, err
+	}
+	return cfg, needsNewLLM(&cfg, fn)
+}
+
+// needsNewLLM refuses a compaction configured without the fresh model
+// context it continues in: the engine would never compact (E-13.13,
+// compactability "unsupported"), and no message would say why.
+func needsNewLLM(cfg *engine.Config, fn string) error {
+	if cfg.Compaction != nil && cfg.NewLLM == nil {
+		return badArg(fn+": config.compaction", "needs newLLM (the fresh model context a compaction continues in), or a built-in model as llm, which is its own")
+	}
+	return nil
 }
 
 // readMeta decodes the session_meta payload JSON and checks it

@@ -17,7 +17,7 @@ import (
 type session struct {
 	s      *engine.Session
 	trace  *trace.Batcher          // the persisted Trace, nil = none (store.go)
-	store  trace.Store             // its store (openSessions), nil = none
+	open   string                  // its key in Bridge.open, "" = none
 	onDiag func(engine.Diagnostic) // the session's OnDiagnostic
 	mu     sync.Mutex
 	active int // the stream id of the run or compaction in flight, 0 = none
@@ -30,7 +30,7 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bat, store, err := b.attachStore(&cfg, arg(args, 0), "createSession")
+	bat, err := b.attachStore(&cfg, arg(args, 0), "createSession")
 	if err != nil {
 		return nil, err
 	}
@@ -40,10 +40,13 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	}
 	// A new session's id is not stored yet (the Batcher refuses to write
 	// to one that is): it is open only when this object is its writer.
-	if store != nil && !b.open.take(store, s.ID()) {
-		store = nil
+	open := ""
+	if bat != nil {
+		if k := openKey(arg(args, 0).Get("store"), s.ID()); b.open.take(k) {
+			open = k
+		}
 	}
-	h := b.sessions.add(&session{s: s, trace: bat, store: store, onDiag: cfg.OnDiagnostic})
+	h := b.sessions.add(&session{s: s, trace: bat, open: open, onDiag: cfg.OnDiagnostic})
 	return map[string]any{"id": s.ID(), "handle": h}, nil
 }
 
@@ -238,8 +241,8 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	}
 	if s, ok := b.sessions.get(h); ok {
 		s.s.Close()
-		if s.store != nil {
-			b.open.release(s.store, s.s.ID())
+		if s.open != "" {
+			b.open.release(s.open)
 		}
 	}
 	b.sessions.remove(h)

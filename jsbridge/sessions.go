@@ -22,14 +22,14 @@ import (
 
 // attachStore persists a new session in the store of spec.store, if any:
 // cfg.Trace also writes to it (ENGINE.md §16).
-func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, trace.Store, error) {
+func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, error) {
 	store, err := b.traceStore(spec.Get("store"), fn+": store")
 	if store == nil || err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	bat := batcher(cfg, store, true)
 	teeTrace(cfg, trace.NewWriter(bat, cfg.Meta.Payload.SessionID(), 1))
-	return bat, store, nil
+	return bat, nil
 }
 
 // storeArg reads the store argument of a store export; it must name one.
@@ -184,17 +184,21 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
 		return nil, err
 	}
+	if err := needsNewLLM(&cfg, fn); err != nil {
+		return nil, err
+	}
 	store, err := b.storeArg(arg(args, 2), fn)
 	if err != nil {
 		return nil, err
 	}
-	if !b.open.take(store, id) {
+	open := openKey(arg(args, 2), id)
+	if !b.open.take(open) {
 		return nil, &Error{Code: CodeSessionBusy, Msg: fn + ": session " + strconv.Quote(id) + " is open in this program: close its session object first"}
 	}
 	return b.async(fn, func() (out any, err error) {
 		defer func() {
 			if err != nil {
-				b.open.release(store, id)
+				b.open.release(open)
 			}
 		}()
 		ctx := context.Background()
@@ -220,7 +224,7 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		if err = bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
 			return nil, storeErr(fn, err)
 		}
-		h := b.sessions.add(&session{s: s, trace: bat, store: store, onDiag: cfg.OnDiagnostic})
+		h := b.sessions.add(&session{s: s, trace: bat, open: open, onDiag: cfg.OnDiagnostic})
 		return map[string]any{"id": s.ID(), "handle": h}, nil
 	}), nil
 }

@@ -25,38 +25,37 @@ const (
 )
 
 // openSessions are the persisted sessions a session object of this
-// program holds, by store and id: resumeSession refuses one of them
+// program holds, by openKey: resumeSession refuses one of them
 // (session_busy), since two objects of one session would interleave their
 // records in one Trace.
 type openSessions struct {
 	mu sync.Mutex
-	m  map[openKey]bool
+	m  map[string]bool
 }
 
-type openKey struct {
-	store trace.Store
-	id    string
-}
+// openKey names a stored session: the shim's normalized store option
+// ("memory", "indexeddb", "dir:<path>"), which names one store
+// (traceStore), and the id.
+func openKey(store js.Value, id string) string { return store.String() + "\x00" + id }
 
-// take marks (store, id) open; false if it already was.
-func (o *openSessions) take(store trace.Store, id string) bool {
+// take marks k open; false if it already was.
+func (o *openSessions) take(k string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	k := openKey{store, id}
 	if o.m[k] {
 		return false
 	}
 	if o.m == nil {
-		o.m = map[openKey]bool{}
+		o.m = map[string]bool{}
 	}
 	o.m[k] = true
 	return true
 }
 
-// release marks (store, id) closed.
-func (o *openSessions) release(store trace.Store, id string) {
+// release marks k closed.
+func (o *openSessions) release(k string) {
 	o.mu.Lock()
-	delete(o.m, openKey{store, id})
+	delete(o.m, k)
 	o.mu.Unlock()
 }
 

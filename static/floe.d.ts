@@ -422,7 +422,7 @@ export interface Config {
   reconnectBackoffMaxMs?: number;
   /** Retries per compaction (default: maxReconnects). 0 … 2^31 − 1. */
   compactionMaxReconnects?: number;
-  /** Automatic compaction; needs newLLM. */
+  /** Automatic compaction; needs newLLM (or a Model as llm): without it createSession and resumeSession throw "bad_argument". */
   compaction?: {
     /** > 0: compact when the last request's total reaches it; ≤ 0: never. A safe integer. */
     maxContextLength?: number;

@@ -153,6 +153,21 @@ for (const [what, config, name] of badConfigs) {
   });
 }
 
+// A compaction needs the fresh model context it continues in: without
+// newLLM (or a built-in model as llm) it could never run, and nothing said so.
+test("config.compaction without newLLM: bad_argument naming it, for createSession and resumeSession", async () => {
+  const config = { compaction: { mode: "summarize", maxSessionTurns: 1 } };
+  const says = (e) => isBadArgument("config.compaction")(e) && /needs newLLM/.test(e.message);
+  assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), says);
+  assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config: { compaction: { mode: "discard" } } }), says);
+  const s = floe.createSession({ meta: meta("session-needs-newllm"), llm: llm(), store: "memory" });
+  await s.close();
+  await assert.rejects(floe.resumeSession("session-needs-newllm", { llm: llm(), store: "memory", config }), says);
+  // With newLLM, or a built-in model as llm, it is accepted.
+  floe.createSession({ meta: meta(), llm: llm(), newLLM: () => llm(), config }).close();
+  floe.createSession({ meta: meta(), llm: floe.openaiCompatible({ baseURL: "http://127.0.0.1:9/v1", model: "m" }), config }).close();
+});
+
 test("abortGraceMs beyond a timer's range or negative: bad_argument", () => {
   for (const v of [-1, 2 ** 31, 2 ** 60, 0.5, NaN]) {
     assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), abortGraceMs: v }), isBadArgument("abortGraceMs"));
