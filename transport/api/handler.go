@@ -134,8 +134,11 @@ func (h *Handler) withHost(w http.ResponseWriter, r *http.Request, id string, fn
 	fn(w, r, s)
 }
 
+// method reports whether r uses the route's one method, else answers 405.
+// HEAD is refused like any other method: no route of TRANSPORT.md §6 takes
+// it, and on a stream it would subscribe and never end.
 func method(w http.ResponseWriter, r *http.Request, want string) bool {
-	if r.Method == want || (want == http.MethodGet && r.Method == http.MethodHead) {
+	if r.Method == want {
 		return true
 	}
 	notAllowed(w, want)
