@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/floehq/floe/transport/host"
@@ -42,9 +43,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// decode reads a JSON object body into dst: at most MaxBody bytes, no
-// unknown fields, nothing after the object. An empty body is allowed when
-// optional is set. It writes the 4xx answer and returns false on failure.
+// decode reads a JSON object body into dst, a pointer to a struct whose
+// fields name their keys in json tags: at most MaxBody bytes, no unknown or
+// repeated keys, nothing after the object. An empty body is allowed when
+// optional is set; null stands for an absent key. It writes the 4xx answer
+// and returns false on failure; messages name the key and the JSON type it
+// wants, never a Go type.
 func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
@@ -67,18 +71,8 @@ func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type: want application/json, got "+ct)
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_json", "request body: "+strings.TrimPrefix(err.Error(), "json: "))
-		return false
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "bad_json", "request body: data after the JSON object")
-		return false
-	}
-	if bytes.TrimSpace(body)[0] != '{' {
-		writeError(w, http.StatusBadRequest, "bad_json", "request body: want a JSON object")
+	if msg := decodeObject(body, reflect.ValueOf(dst).Elem()); msg != "" {
+		writeError(w, http.StatusBadRequest, "bad_json", msg)
 		return false
 	}
 	return true

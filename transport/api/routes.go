@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -105,25 +106,47 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request, s *host.Host) {
 // parseInput takes an array of OmniMessages or, for convenience, one string
 // (a user text message).
 func parseInput(w http.ResponseWriter, raw json.RawMessage) ([]omni.Message, bool) {
+	const want = "input: want an array of OmniMessages or a string"
 	t := strings.TrimSpace(string(raw))
 	if t == "" || t == "null" {
-		writeError(w, http.StatusBadRequest, "bad_request", "input: missing")
+		writeError(w, http.StatusBadRequest, "bad_request", want+", got nothing")
 		return nil, false
 	}
-	if t[0] == '"' {
+	switch t[0] {
+	case '"':
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil || strings.TrimSpace(text) == "" {
-			writeError(w, http.StatusBadRequest, "bad_request", "input: want a non-empty string or an array of messages")
+			writeError(w, http.StatusBadRequest, "bad_request", "input: want an array of OmniMessages or a non-empty string, got an empty string")
 			return nil, false
 		}
 		return []omni.Message{omni.UserText(text)}, true
+	case '[':
+	default:
+		writeError(w, http.StatusBadRequest, "bad_request", want+", got "+kindOf(raw))
+		return nil, false
 	}
 	msgs, err := omni.DecodeArray(raw)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", "input"+err.Error())
+		writeError(w, http.StatusBadRequest, "bad_request", inputErr(err))
 		return nil, false
 	}
 	return msgs, true
+}
+
+// inputErr words an error of omni.DecodeArray with the path from the body:
+// "input[0].payload.text: want string, got number".
+func inputErr(err error) string {
+	var de *omni.DecodeError
+	if !errors.As(err, &de) {
+		return "input: " + strings.TrimPrefix(err.Error(), "omni: ")
+	}
+	switch {
+	case de.Field == "":
+		return "input: " + de.Msg
+	case de.Field[0] == '[':
+		return "input" + de.Field + ": " + de.Msg
+	}
+	return "input." + de.Field + ": " + de.Msg
 }
 
 func (h *Handler) steer(w http.ResponseWriter, r *http.Request, s *host.Host) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -23,7 +24,7 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 			t.Input[i].Timestamp = omni.FormatTimestamp(h.reg.now())
 		}
 		if err := omni.Validate(t.Input[i]); err != nil {
-			return false, badRequest("input[" + strconv.Itoa(i) + "]: " + err.Error())
+			return false, badRequest(fieldErr("input["+strconv.Itoa(i)+"]", err))
 		}
 	}
 	h.mu.Lock()
@@ -41,6 +42,20 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 		return true, nil
 	}
 	return false, h.startLocked(t)
+}
+
+// fieldErr words an omni.Validate error with the path from the request
+// body: "input[0].payload.role: missing".
+func fieldErr(path string, err error) string {
+	var ve *omni.ValidationError
+	if !errors.As(err, &ve) {
+		return path + ": " + strings.TrimPrefix(err.Error(), "omni: ")
+	}
+	msg := path + "." + ve.Field + ": "
+	if ve.Value != "" {
+		msg += ve.Value + " "
+	}
+	return msg + ve.Msg
 }
 
 func (h *Host) startLocked(t Task) error {

@@ -1,0 +1,219 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// decodeObject decodes the JSON object body into the struct v key by key,
+// in the body's order, and returns "" or what is wrong, in the client's
+// terms: the key and the JSON type it wants.
+func decodeObject(body []byte, v reflect.Value) string {
+	if trimmed := bytes.TrimSpace(body); trimmed[0] != '{' {
+		if !json.Valid(trimmed) {
+			return bodySyntax(body, nil)
+		}
+		return "request body: want a JSON object, got " + kindOf(trimmed)
+	}
+	fields := fieldsOf(v.Type())
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return bodySyntax(body, err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return bodySyntax(body, err)
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return bodySyntax(body, err)
+		}
+		i, ok := fields[key]
+		if !ok {
+			return "request body: unknown field " + strconv.Quote(key) + " (" + takes(v.Type()) + ")"
+		}
+		if seen[key] {
+			return key + ": given twice"
+		}
+		seen[key] = true
+		if isNull(raw) {
+			continue // absent
+		}
+		if msg := assign(key, raw, v.Field(i)); msg != "" {
+			return msg
+		}
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return bodySyntax(body, err)
+	}
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return "request body: data after the JSON object"
+	}
+	return ""
+}
+
+// fieldsOf maps the json keys of struct type t to field indexes.
+func fieldsOf(t reflect.Type) map[string]int {
+	m := make(map[string]int, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if name := keyOf(t.Field(i)); name != "" {
+			m[name] = i
+		}
+	}
+	return m
+}
+
+func keyOf(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	return name
+}
+
+// takes lists the keys a body may have.
+func takes(t reflect.Type) string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		if name := keyOf(t.Field(i)); name != "" {
+			keys = append(keys, name)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return "this request takes no fields"
+	case 1:
+		return "want " + keys[0]
+	}
+	return "want " + strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
+}
+
+var rawMessage = reflect.TypeFor[json.RawMessage]()
+
+// assign decodes raw (not null) into v, or says what path wants.
+func assign(path string, raw []byte, v reflect.Value) string {
+	t := v.Type()
+	if t == rawMessage {
+		v.SetBytes(append([]byte(nil), raw...))
+		return ""
+	}
+	got := kindOf(raw)
+	wrong := path + ": want " + describe(t) + ", got " + got
+	switch t.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(t.Elem())
+		if msg := assign(path, raw, p.Elem()); msg != "" {
+			return msg
+		}
+		v.Set(p)
+		return ""
+	case reflect.Slice:
+		var elems []json.RawMessage
+		if got != "array" || json.Unmarshal(raw, &elems) != nil {
+			return wrong
+		}
+		s := reflect.MakeSlice(t, len(elems), len(elems))
+		for i, e := range elems {
+			if msg := assign(path+"["+strconv.Itoa(i)+"]", e, s.Index(i)); msg != "" {
+				return msg
+			}
+		}
+		v.Set(s)
+		return ""
+	}
+	if jsonKind(t) != got || json.Unmarshal(raw, v.Addr().Interface()) != nil {
+		return wrong
+	}
+	return ""
+}
+
+// jsonKind is the JSON type that decodes into a scalar of type t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "value"
+}
+
+// describe names what a value of type t must be, in JSON terms.
+func describe(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return describe(t.Elem())
+	case reflect.Slice:
+		switch jsonKind(t.Elem()) {
+		case "string":
+			return "an array of strings"
+		case "boolean":
+			return "an array of booleans"
+		case "number":
+			return "an array of numbers"
+		}
+		return "an array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	}
+	return "a " + jsonKind(t)
+}
+
+// kindOf names the JSON type of the value raw starts with.
+func kindOf(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// bodySyntax describes the syntax error of body; the Decoder's tokens
+// (err) say less than a whole-body parse.
+func bodySyntax(body []byte, err error) string {
+	if err2 := json.Unmarshal(body, new(any)); err2 != nil {
+		err = err2
+	}
+	return "request body: " + syntaxMsg(err)
+}
+
+// syntaxMsg describes a JSON syntax error.
+func syntaxMsg(err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return "invalid JSON at byte " + strconv.FormatInt(se.Offset, 10) + ": " + strings.TrimPrefix(se.Error(), "json: ")
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "invalid JSON: it ends before the object is closed"
+	case err == nil:
+		return "invalid JSON"
+	}
+	return "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")
+}
