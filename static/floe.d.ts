@@ -436,7 +436,9 @@ export interface Config {
 /**
  * Every value is read once, when the function is called, on the JavaScript
  * side: a getter or Proxy that throws, a BigInt, a circular or too deeply
- * nested value is "bad_argument" naming the option.
+ * nested value is "bad_argument" naming the option; so is a key that is
+ * none of these options (and in config, config.compaction and meta, a key
+ * that is none of theirs), named with the option it is closest to.
  */
 export interface SessionOptions {
   /**

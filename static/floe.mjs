@@ -10,6 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 
 export { tool, msg, isMessage, transcript, newSessionId };
@@ -35,56 +36,12 @@ const TOOL_APPROVE = Symbol("floe.toolApprove");
 const DEBUG = Symbol.for("floe.debug");
 const OWNER = Symbol("floe.owner"); // a stream's session or subagent (see owners)
 
-/** An Error whose name is "FloeError", with a code. */
-function floeError(code, message) {
-  const e = new Error(message);
-  e.name = "FloeError";
-  e.code = code;
-  return e;
-}
-
 /** Reports whether e is an error thrown or rejected by Floe for API misuse. */
 export function isFloeError(e) {
   return e instanceof Error && e.name === "FloeError" && typeof e.code === "string";
 }
 
-/** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
-function errMessage(e) {
-  try {
-    if (e instanceof Error) return String(e.message);
-  } catch {}
-  try {
-    return String(e);
-  } catch {}
-  try {
-    return Object.prototype.toString.call(e);
-  } catch {
-    return "a value that cannot be read";
-  }
-}
-
-/** Names the type of v for error messages; never throws (a Proxy may). */
-function describe(v) {
-  if (v === null) return "null";
-  if (v === undefined) return "undefined";
-  if (typeof v === "function") return "a function";
-  if (typeof v !== "object") return `a ${typeof v}`;
-  try {
-    if (Array.isArray(v)) return "an array";
-    const proto = Object.getPrototypeOf(v);
-    const name = proto === null || proto === Object.prototype ? "" : proto.constructor?.name;
-    if (typeof name === "string" && name !== "") return (/^[AEIOU]/.test(name) ? "an " : "a ") + name;
-  } catch {}
-  return "an object";
-}
-
-const isObject = (v) => v !== null && typeof v === "object";
-
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
-
-function badArg(name, want, got) {
-  return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
-}
 
 // User-supplied values are read here, on the JavaScript side, and only
 // plain data (strings, numbers, booleans, the shim's own objects) crosses
@@ -561,6 +518,7 @@ function makeFloe(api, exited, memory, exports, go) {
       run(prompt, runOpts = {}) {
         live("run");
         if (!isObject(runOpts)) throw badArg("run: options", "an object", runOpts);
+        knownKeys(runOpts, RUN_KEYS, "run: options");
         const [kind, input] = inputArg(prompt, "run: prompt");
         const approve = get(runOpts, "approve", "run: approve");
         const thinkingLevel = get(runOpts, "thinkingLevel", "run: thinkingLevel");
@@ -596,6 +554,7 @@ function makeFloe(api, exited, memory, exports, go) {
       compact(compactOpts = {}) {
         live("compact");
         if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
+        knownKeys(compactOpts, COMPACT_KEYS, "compact: options");
         const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
         return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)), signal);
       },
@@ -642,6 +601,7 @@ function makeFloe(api, exited, memory, exports, go) {
         if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
         if (typeof prompt !== "string") throw badArg("subagent.run: prompt", "a string", prompt);
         if (!isObject(runOpts)) throw badArg("subagent.run: options", "an object", runOpts);
+        knownKeys(runOpts, SUBAGENT_RUN_KEYS, "subagent.run: options");
         const approve = get(runOpts, "approve", "subagent.run: approve");
         if (approve != null && typeof approve !== "function") {
           throw badArg("subagent.run: approve", "a function", approve);
@@ -864,9 +824,16 @@ const CONFIG_INTS = [
 
 // configArg copies the config option into plain data for Go, checking each
 // value (a number the engine cannot honour is refused, never clamped).
+const CONFIG_KEYS = new Set([...CONFIG_INTS.map(([k]) => k), "compaction"]);
+const COMPACTION_KEYS = new Set(["maxContextLength", "maxSessionTurns", "mode", "prompt"]);
+const RUN_KEYS = new Set(["approve", "signal", "thinkingLevel"]);
+const SUBAGENT_RUN_KEYS = new Set(["approve", "signal"]);
+const COMPACT_KEYS = new Set(["signal"]);
+
 function configArg(config, name) {
   if (config == null) return undefined;
   plainObject(config, name);
+  knownKeys(config, CONFIG_KEYS, name);
   const out = {};
   for (const [key, max, min] of CONFIG_INTS) {
     const v = get(config, key, `${name}.${key}`);
@@ -876,6 +843,7 @@ function configArg(config, name) {
   if (c != null) {
     const at = `${name}.compaction`;
     plainObject(c, at);
+    knownKeys(c, COMPACTION_KEYS, at);
     const comp = {};
     for (const key of ["maxContextLength", "maxSessionTurns"]) {
       const v = get(c, key, `${at}.${key}`);

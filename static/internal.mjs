@@ -10,22 +10,74 @@ export function floeError(code, message) {
 
 export const isObject = (v) => v !== null && typeof v === "object";
 
+/** Names the type of v for error messages; never throws (a Proxy may). */
 export function describe(v) {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+  if (v === undefined) return "undefined";
+  if (typeof v === "function") return "a function";
+  if (typeof v === "number" && !Number.isFinite(v)) return String(v); // NaN, Infinity: "a number" would read as the right type
+  if (typeof v !== "object") return `a ${typeof v}`;
+  try {
+    if (Array.isArray(v)) return "an array";
+    const proto = Object.getPrototypeOf(v);
+    const name = proto === null || proto === Object.prototype ? "" : proto.constructor?.name;
+    if (typeof name === "string" && name !== "") return (/^[AEIOU]/.test(name) ? "an " : "a ") + name;
+  } catch {}
+  return "an object";
 }
 
 export function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
 
-/** The message of a thrown value. */
+/** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
 export function errMessage(e) {
-  if (e instanceof Error) return String(e.message);
+  try {
+    if (e instanceof Error) return String(e.message);
+  } catch {}
   try {
     return String(e);
-  } catch {
+  } catch {}
+  try {
     return Object.prototype.toString.call(e);
+  } catch {
+    return "a value that cannot be read";
   }
+}
+
+/**
+ * Refuses an option object's own keys that are not in known (a Set): a
+ * misspelt option would otherwise be ignored without a word. The error
+ * names the key and, when one is close, the option meant.
+ */
+export function knownKeys(obj, known, name) {
+  let keys;
+  try {
+    keys = Object.keys(obj);
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+  for (const k of keys) {
+    if (known.has(k)) continue;
+    let best = "";
+    let bestD = 3; // at most two edits away
+    for (const c of known) {
+      const d = editDistance(k.toLowerCase(), c.toLowerCase());
+      if (d < bestD) [best, bestD] = [c, d];
+    }
+    throw floeError("bad_argument", `${name}.${k}: unknown option${best ? ` (did you mean ${best}?)` : ""}; known: ${[...known].join(", ")}`);
+  }
+}
+
+function editDistance(a, b) {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
 }

@@ -1,6 +1,14 @@
 // Session option defaults: createSession({ llm }) needs nothing else.
 import { deriveTools } from "./tool.mjs";
-import { badArg, errMessage, floeError, isObject } from "./internal.mjs";
+import { badArg, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+
+// The options of createSession and createSubagent (floe.d.ts
+// SessionOptions), of resumeSession (ResumeOptions), and the keys of a
+// session_meta payload (PROTOCOL.md §2).
+const RESUME_KEYS = ["llm", "newLLM", "environment", "tools", "config", "clock", "trace", "onDiagnostic", "abortGraceMs", "foldInputImages", "store"];
+const SESSION_KEYS = new Set([...RESUME_KEYS, "meta", "system"]);
+const RESUME_KEY_SET = new Set(RESUME_KEYS);
+const META_KEYS = new Set(["type", "session_id", "provider", "model_id", "model_context_window", "system_prompt", "agent_state", "workspace", "source"]);
 
 const pad = (n) => String(n).padStart(2, "0");
 
@@ -48,6 +56,7 @@ export function read(o, key, name) {
  */
 export function applyDefaults(opts, fn, withMeta, source) {
   if (!isObject(opts)) return opts; // the caller names the error
+  knownKeys(opts, withMeta ? SESSION_KEYS : RESUME_KEY_SET, `${fn}: options`);
   const own = {};
   const derived = deriveTools(read(opts, "tools", `${fn}: tools`), read(opts, "environment", `${fn}: environment`), fn, read);
   own.tools = derived.tools;
@@ -63,6 +72,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
         throw badArg(`${fn}: meta`, "a session_meta payload object", meta);
       }
       given = meta == null ? [] : Object.entries(meta);
+      if (meta != null) knownKeys(meta, META_KEYS, `${fn}: meta`);
     } catch (e) {
       if (e?.name === "FloeError") throw e;
       throw floeError("bad_argument", `${fn}: meta: reading it threw: ${errMessage(e)}`);

@@ -4,7 +4,10 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+
+const TOOL_KEYS = new Set(["name", "description", "parameters", "execute"]);
+const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
 
 const TOOL = Symbol.for("floe.tool");
 
@@ -18,6 +21,7 @@ const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze(
  */
 export function tool(spec) {
   if (!isObject(spec)) throw badArg("tool: spec", "an object", spec);
+  knownKeys(spec, TOOL_KEYS, "tool: spec");
   const { name, description = "", parameters = NO_PARAMETERS, execute } = spec;
   if (typeof name !== "string" || name === "") throw badArg("tool: name", "a non-empty string", name);
   if (typeof description !== "string") throw badArg(`tool ${name}: description`, "a string", description);
@@ -221,6 +225,7 @@ const SUBAGENT_PARAMETERS = Object.freeze({
  */
 export function subagentTool(createSubagent, spec) {
   if (!isObject(spec)) throw badArg("subagentTool: spec", "an object", spec);
+  knownKeys(spec, SUBAGENT_TOOL_KEYS, "subagentTool: spec");
   const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create } = spec;
   if (typeof create !== "function") throw badArg("subagentTool: create", "a function returning session options", create);
   return tool({

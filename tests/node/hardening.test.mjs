@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
+import { tool } from "../../static/floe-node.mjs";
 import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, find, types, instantClock, never } from "./helpers.mjs";
 
 const boom = () => {
@@ -152,6 +153,31 @@ for (const [what, config, name] of badConfigs) {
     assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument(name));
   });
 }
+
+// A misspelt option is refused, naming it and the option meant: ignored,
+// "aprove" denied every call and "tool" left the session without tools.
+test("unknown option keys: bad_argument naming the key and the closest known one", async () => {
+  const cases = [
+    [() => floe.createSession({ llm: llm(), tool: [] }), "createSession: options.tool: unknown option (did you mean tools?)"],
+    [() => floe.createSession({ llm: llm(), systemPrompt: "x" }), "createSession: options.systemPrompt: unknown option"],
+    [() => floe.createSession({ llm: llm(), config: { maxReconects: 3 } }), "createSession: config.maxReconects: unknown option (did you mean maxReconnects?)"],
+    [() => floe.createSession({ llm: llm(), newLLM: () => llm(), config: { compaction: { mode: "discard", maxContextLen: 5 } } }), "config.compaction.maxContextLen: unknown option"],
+    [() => floe.createSession({ llm: llm(), meta: { bogus: 1 } }), "createSession: meta.bogus: unknown option"],
+    [() => floe.createSession({ llm: llm() }).run("x", { aprove: () => "allow" }), "run: options.aprove: unknown option (did you mean approve?)"],
+    [() => floe.createSession({ llm: llm() }).compact({ sigal: undefined }), "compact: options.sigal: unknown option (did you mean signal?)"],
+    [() => floe.createSubagent({ llm: llm() }).run("x", { thinkingLevel: "high" }), "subagent.run: options.thinkingLevel: unknown option"],
+    [() => tool({ name: "t", params: {}, execute: () => "" }), "tool: spec.params: unknown option"],
+    [() => floe.subagentTool({ create: () => ({}), descripton: "x" }), "subagentTool: spec.descripton: unknown option (did you mean description?)"],
+  ];
+  for (const [f, want] of cases) assert.throws(f, (e) => isBadArgument("")(e) && e.message.includes(want), want);
+  await assert.rejects(floe.resumeSession("session-x", { llm: llm(), meta: {} }), (e) => e.code === "bad_argument" && e.message.includes("resumeSession: options.meta: unknown option"));
+  // A class instance's own fields count; its methods and getters do not.
+  class Config {
+    maxTurns = 3;
+    get extra() { return 1; }
+  }
+  floe.createSession({ llm: llm(), config: new Config() }).close();
+});
 
 // A compaction needs the fresh model context it continues in: without
 // newLLM (or a built-in model as llm) it could never run, and nothing said so.
