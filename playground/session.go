@@ -61,8 +61,19 @@ func Open(o Options) (*engine.Session, *Workspace, error) {
 	}
 	llm, newLLM := o.LLM, o.NewLLM
 	if llm == nil {
-		llm = NewModel(ws, o.Pace)
-		newLLM = func(omni.TokenCounts) engine.LLM { return NewModel(ws, o.Pace) }
+		// The scripted model's session tokens go on from the resumed
+		// session's and, after a compaction, from the engine's (E-13.10),
+		// as a provider adapter's do.
+		newLLM = func(session omni.TokenCounts) engine.LLM {
+			m := NewModel(ws, o.Pace)
+			m.session = session
+			return m
+		}
+		var seed omni.TokenCounts
+		if o.Resume != nil {
+			seed = o.Resume.SessionTokens
+		}
+		llm = newLLM(seed)
 	}
 	comp := o.Compaction
 	if comp == nil {
