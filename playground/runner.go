@@ -16,6 +16,10 @@ import (
 // ErrRunning is returned by [Runner.Start] while a run is in flight.
 var ErrRunning = errors.New("playground: a run is already in flight")
 
+// ErrClosed is returned by [Runner.Start] and [Runner.StartCompact] once
+// the runner is closed.
+var ErrClosed = errors.New("playground: the session is closed")
+
 // Runner drives one engine session for a user interface: one run at a time,
 // stopped by a cancel, steered while in flight. It is safe for concurrent
 // use.
@@ -24,6 +28,8 @@ type Runner struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // non-nil while a run is in flight
+	done   chan struct{}      // closed once the run in flight has ended (after its end callback)
+	closed bool
 }
 
 // NewRunner returns a Runner for sess.
@@ -39,6 +45,9 @@ func (r *Runner) Session() *engine.Session { return r.sess }
 func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni.Message), end func(error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
 	if r.cancel != nil {
 		return ErrRunning
 	}
@@ -50,8 +59,8 @@ func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni
 		cancel()
 		return fmt.Errorf("start run: %w", err)
 	}
-	r.cancel = cancel
-	go r.consume(run, cancel, deliver, end)
+	r.cancel, r.done = cancel, make(chan struct{})
+	go r.consume(run, cancel, r.done, deliver, end)
 	return nil
 }
 
@@ -60,6 +69,9 @@ func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni
 func (r *Runner) StartCompact(deliver func(omni.Message), end func(error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
 	if r.cancel != nil {
 		return ErrRunning
 	}
@@ -69,8 +81,8 @@ func (r *Runner) StartCompact(deliver func(omni.Message), end func(error)) error
 		cancel()
 		return fmt.Errorf("compact: %w", err)
 	}
-	r.cancel = cancel
-	go r.consume(run, cancel, deliver, end)
+	r.cancel, r.done = cancel, make(chan struct{})
+	go r.consume(run, cancel, r.done, deliver, end)
 	return nil
 }
 
@@ -78,7 +90,7 @@ func (r *Runner) StartCompact(deliver func(omni.Message), end func(error)) error
 // §10); false when none is.
 func (r *Runner) SkipReconnectWait() bool { return r.sess.SkipReconnectWait() }
 
-func (r *Runner) consume(run *engine.Run, cancel context.CancelFunc, deliver func(omni.Message), end func(error)) {
+func (r *Runner) consume(run *engine.Run, cancel context.CancelFunc, done chan struct{}, deliver func(omni.Message), end func(error)) {
 	var err error
 	defer func() {
 		if p := recover(); p != nil {
@@ -89,6 +101,7 @@ func (r *Runner) consume(run *engine.Run, cancel context.CancelFunc, deliver fun
 		r.mu.Lock()
 		r.cancel = nil
 		r.mu.Unlock()
+		defer close(done)
 		end(err)
 	}()
 	for {
@@ -117,6 +130,30 @@ func (r *Runner) Stop() bool {
 	}
 	r.cancel()
 	return true
+}
+
+// Close stops the run in flight, if any, and waits until it has ended (its
+// end callback has returned), or until ctx is done; then no other run
+// starts: [Runner.Start] and [Runner.StartCompact] return [ErrClosed].
+// Once Close returns nil, the session writes nothing more to its Trace
+// through this runner.
+func (r *Runner) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	cancel, done := r.cancel, r.done // done stays set after the run: it may still be ending
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Steer queues text for the run in flight (ENGINE.md §11); false when no run

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 )
 
 // SystemPrompt is the playground session's system prompt.
@@ -131,6 +132,20 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 		}
 		return answer, nil
 	}
+}
+
+// DeleteSession deletes the stored session id from store. When r (nil:
+// none) drives that session, r is closed first ([Runner.Close]): its run in
+// flight is stopped and its end awaited, so that nothing is written to the
+// session's Trace after the delete. Give the [trace.Batcher] the session
+// writes through as store: it writes what it holds before deleting.
+func DeleteSession(ctx context.Context, store trace.Store, id string, r *Runner) error {
+	if r != nil && r.Session().ID() == id {
+		if err := r.Close(ctx); err != nil {
+			return fmt.Errorf("stop the session's run: %w", err)
+		}
+	}
+	return store.Delete(ctx, id)
 }
 
 // Meta returns a session_meta for a playground session created at now, with

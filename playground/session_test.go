@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +10,88 @@ import (
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
+
+// blockingPace lets the model stream until its first wait, reports it on
+// started, and then waits until the run is cancelled.
+func blockingPace(started chan<- struct{}) Pace {
+	var once sync.Once
+	return func(ctx context.Context, d time.Duration) bool {
+		once.Do(func() { close(started) })
+		<-ctx.Done()
+		return false
+	}
+}
+
+func TestDeleteSessionStopsItsRunFirst(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	meta := Meta(time.Now())
+	id := meta.Payload.SessionID()
+	started := make(chan struct{})
+	sess, _, err := Open(Options{Pace: blockingPace(started), Meta: &meta, Trace: trace.NewWriter(store, id, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(sess)
+	ended := make(chan error, 1)
+	startRun(t, r, "stream 3000", func(_ omni.Message, answer func(string)) { answer(omni.DecisionDeny) },
+		func(omni.Message) {}, func(err error) { ended <- err })
+	<-started // the run is streaming: its first records are stored
+	if _, err := store.Files(ctx, id); err != nil {
+		t.Fatalf("the session is not stored while it runs: %v", err)
+	}
+
+	if err := DeleteSession(ctx, store, id, r); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("DeleteSession returned before the session's run ended")
+	}
+	if _, err := store.Files(ctx, id); !errors.Is(err, trace.ErrNotFound) {
+		t.Fatalf("after the delete and the run's end, Files = %v; want ErrNotFound (the run wrote after the delete)", err)
+	}
+	if err := r.Start("again", nil, func(omni.Message) {}, func(error) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Start after the delete = %v, want ErrClosed", err)
+	}
+	if err := r.StartCompact(func(omni.Message) {}, func(error) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("StartCompact after the delete = %v, want ErrClosed", err)
+	}
+}
+
+func TestDeleteSessionOfAnotherSessionLeavesTheRunner(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	other := Meta(time.Now())
+	if err := store.Create(ctx, other.Payload.SessionID(), [][]byte{record(t, other)}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := NewSession(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(sess)
+	if err := DeleteSession(ctx, store, other.Payload.SessionID(), r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Files(ctx, other.Payload.SessionID()); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("Files after the delete = %v", err)
+	}
+	collect(t, r, "echo: still here", func(omni.Message) string { return omni.DecisionAllow })
+}
+
+func record(t *testing.T, m omni.Message) []byte {
+	t.Helper()
+	b, err := m.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
 
 // lastUsage returns the last token_usage of msgs: the request's and the
 // session's counts.
