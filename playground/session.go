@@ -12,8 +12,15 @@ import (
 	"github.com/floehq/floe/engine/trace"
 )
 
-// SystemPrompt is the playground session's system prompt.
+// SystemPrompt is the system prompt of a playground session with the
+// scripted model.
 const SystemPrompt = "You are the Floe playground's scripted model. Explore the workspace with its tools, then report."
+
+// WorkspacePrompt is the system prompt of a playground session with a real
+// provider's model ([ProviderMeta]).
+const WorkspacePrompt = "You are an agent working in the Floe playground: a small workspace of text files kept in the user's browser. " +
+	"Use the tools to list, read, write and edit its files, run JavaScript or hand a task to a subagent when they are offered, " +
+	"as the user asks; every call waits for the user's approval. Then answer briefly."
 
 // Options configure a playground session; see [Open].
 type Options struct {
@@ -132,6 +139,17 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 		}
 		return answer, nil
 	}
+}
+
+// ProviderMeta returns the session_meta of a playground session created at
+// now whose model is a real provider's (provider and model as the
+// settings name them): [WorkspacePrompt] as its system prompt, its context
+// window unknown (0).
+func ProviderMeta(now time.Time, provider, model string) omni.Message {
+	m := Meta(now)
+	r := m.Payload.Edit()
+	r.Provider, r.ModelID, r.SystemPrompt, r.ModelContextWindow = provider, model, WorkspacePrompt, omni.RawJSON("0")
+	return m
 }
 
 // DeleteSession deletes the stored session id from store. When r (nil:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
@@ -175,5 +176,34 @@ func TestScriptedTokensContinueAfterResume(t *testing.T) {
 	req, after := lastUsage(t, collect(t, NewRunner(resumed), "echo: after the reload", allow))
 	if want := before.Add(req); after != want {
 		t.Errorf("session tokens after the resume = %+v, want %+v (the stored %+v plus this request's)", after, want, before)
+	}
+}
+
+// promptLLM records the system prompt it is sent and answers "ok".
+type promptLLM struct{ system chan string }
+
+func (l promptLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	l.system <- p.SystemPrompt
+	emit(omni.AssistantText("ok", omni.StatusCompleted))
+	return engine.Outcome{Status: omni.StatusCompleted}
+}
+
+func TestProviderSessionGetsTheWorkspacePrompt(t *testing.T) {
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	r := meta.Payload
+	if r.SystemPrompt() != WorkspacePrompt || r.Provider() != "openai-compatible" || r.ModelID() != "llama3.2" || string(r.ModelContextWindow()) != "0" {
+		t.Fatalf("provider meta = %+v", meta)
+	}
+	llm := promptLLM{system: make(chan string, 4)}
+	sess, _, err := Open(Options{LLM: llm, Meta: &meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, NewRunner(sess), "hello", func(omni.Message) string { return omni.DecisionAllow })
+	if got := <-llm.system; got != WorkspacePrompt {
+		t.Errorf("the provider's model got the system prompt %q, want the workspace prompt", got)
+	}
+	if WorkspacePrompt == SystemPrompt {
+		t.Error("the workspace prompt is the scripted model's")
 	}
 }
