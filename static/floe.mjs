@@ -2073,6 +2073,19 @@ const PROVIDERS = {
   anthropic: { provider: "anthropic", baseURL: "https://api.anthropic.com/v1", key: true },
 };
 
+// The request body's members each adapter writes itself (provider/*/
+// request.go): body may add others, not give these a second time.
+const BODY_OWN = {
+  "openai-chat": { model: "model", stream: "", stream_options: "", messages: "", tools: "", reasoning_effort: "thinkingLevel", max_tokens: "maxTokens" },
+  "openai-responses": { model: "model", stream: "", store: "", instructions: "", input: "", tools: "", include: "", reasoning: "thinkingLevel", max_output_tokens: "maxTokens" },
+  anthropic: { model: "model", max_tokens: "maxTokens", stream: "", system: "", messages: "", tools: "", thinking: "thinkingLevel" },
+};
+
+// A header's name is an HTTP token; its value Latin-1 without NUL or a
+// line break (what fetch() accepts).
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
+
 const MODEL_KEYS = new Set([
   "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch",
   "browserAccess", "version",
@@ -2087,10 +2100,9 @@ function makeModel(fname, opts) {
   const d = PROVIDERS[fname];
   const name = `${fname}: options`;
   if (!isObject(opts)) throw badArg(name, "an object", opts);
-  for (const k of Object.keys(opts)) {
-    if (!MODEL_KEYS.has(k) || ((k === "browserAccess" || k === "version") && d.provider !== "anthropic")) {
-      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}()`);
-    }
+  knownKeys(opts, MODEL_KEYS, name);
+  for (const k of ["browserAccess", "version"]) {
+    if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
   const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
@@ -2118,7 +2130,8 @@ function makeModel(fname, opts) {
     if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
     for (const [k, v] of Object.entries(headers)) {
       if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
-      if (/[\r\n]/.test(k + v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header cannot hold a line break`);
+      if (!HEADER_NAME.test(k)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+      if (!HEADER_VALUE.test(v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header value cannot hold a line break, a NUL or a character above U+00FF`);
       hdrText += k + "\n" + v + "\n";
     }
   }
@@ -2139,10 +2152,20 @@ function makeModel(fname, opts) {
   }
   let extra;
   if (body != null || temperature != null || topP != null) {
-    extra = { ...body };
+    try {
+      extra = { ...body };
+    } catch (e) {
+      throw floeError("bad_argument", `${name}.body: reading it threw: ${errMessage(e)}`);
+    }
+    for (const k of Object.keys(extra)) {
+      const own = BODY_OWN[d.provider][k];
+      if (own !== undefined) {
+        throw floeError("bad_argument", `${name}.body.${k}: the adapter writes it${own ? ` (use the ${own} option)` : ""}`);
+      }
+    }
     if (temperature != null) extra.temperature = temperature;
     if (topP != null) extra.top_p = topP;
-    extra = JSON.stringify(extra);
+    extra = jsonArg(extra, `${name}.body`);
   }
   const spec = {
     provider: d.provider,

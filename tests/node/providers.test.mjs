@@ -141,6 +141,18 @@ test("model options are checked when the model is made", () => {
     [() => floe.openai({ apiKey: "k", model: "m", fetch: "no" }), /fetch: want a function/],
     [() => floe.openai({ apiKey: "k", model: "m", body: [] }), /body: want an object/],
     [() => floe.openai({ apiKey: "k", model: "m", thinkingLevel: 3 }), /thinkingLevel: want a level/],
+    [() => floe.openai({ apiKey: "k", model: "m", temprature: 1 }), /did you mean temperature\?/],
+    // A header fetch() would refuse at every request (each then retried as a timeout).
+    [() => floe.openai({ apiKey: "k", model: "m", headers: { "bad name": "v" } }), /headers\["bad name"\]: not a header name/],
+    [() => floe.openai({ apiKey: "k", model: "m", headers: { "x-a": "caf\u0113" } }), /headers\["x-a"\]: a header value cannot hold/],
+    // A body JSON cannot encode, and members the adapter writes itself (sent twice before).
+    [() => { const b = {}; b.self = b; return floe.openai({ apiKey: "k", model: "m", body: b }); }, /openai: options.body: cannot be encoded as JSON/],
+    [() => floe.openai({ apiKey: "k", model: "m", body: { n: 1n } }), /openai: options.body: cannot be encoded as JSON/],
+    [() => { let d = {}; for (let i = 0; i < 20000; i++) d = { d }; return floe.openai({ apiKey: "k", model: "m", body: d }); }, /body: is nested too deeply for JSON/],
+    [() => floe.openai({ apiKey: "k", model: "m", body: { model: "x" } }), /body.model: the adapter writes it \(use the model option\)/],
+    [() => floe.openaiCompatible({ baseURL: "http://h/v1", model: "m", body: { messages: [] } }), /body.messages: the adapter writes it/],
+    [() => floe.openaiResponses({ apiKey: "k", model: "m", body: { max_output_tokens: 5 } }), /body.max_output_tokens: the adapter writes it \(use the maxTokens option\)/],
+    [() => floe.anthropic({ apiKey: "k", model: "m", body: { thinking: {} } }), /body.thinking: the adapter writes it \(use the thinkingLevel option\)/],
   ];
   for (const [f, re] of bad) {
     assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message), String(re));
