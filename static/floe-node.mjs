@@ -13,8 +13,13 @@ export * from "./floe.mjs";
 
 const isObject = (v) => v !== null && typeof v === "object";
 
+let loaded = false;
+
 /** Loads floe-node.wasm (or opts.wasm: a path, a file: URL, bytes, a Module, …) once. */
 export async function load(opts = {}) {
+  // Loaded: the same Floe, whatever file a later call names; floe.mjs's
+  // load still checks the argument.
+  if (loaded) return loadFetching(opts);
   // Go's file system calls (the {dir} store) go through Node's fs, as with
   // the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
   if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = nodeFS;
@@ -25,7 +30,9 @@ export async function load(opts = {}) {
     const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, import.meta.url) : new URL(wasm);
     if (url.protocol === "file:") wasm = await readFirst([url]);
   }
-  return loadFetching({ ...opts, wasm });
+  const f = await loadFetching({ ...opts, wasm });
+  loaded = true;
+  return f;
 }
 
 // The candidates, in order: floe-node.wasm beside this file (a checkout),

@@ -773,7 +773,7 @@ export type FloeErrorCode =
   | "invalid_trace"
   /** The store failed: quota, IndexedDB unavailable (private mode), a blocked upgrade, I/O. */
   | "storage"
-  /** load(): the bytes are not a WebAssembly module (an HTML page: the message names the likely cause), or no file was found. */
+  /** load(): the bytes are not a WebAssembly module (an HTML page: the message names the likely cause), or no file was found (a missing file, a failed fetch, an HTTP error). */
   | "bad_wasm";
 
 /** Thrown or rejected for API misuse only; callback failures are messages on the stream. */
@@ -795,7 +795,7 @@ export interface LoadOptions {
   wasm?: string | URLType | ArrayBuffer | ArrayBufferView | ResponseType | WasmModule | undefined;
 }
 
-/** Loads floe.wasm once; later calls return the same Floe. */
+/** Loads floe.wasm once; later calls return the same Floe, whatever wasm they name (an argument of the wrong kind is still "bad_argument"). */
 export function load(options?: LoadOptions): Promise<Floe>;
 
 // ---- remote sessions (connect.mjs) ------------------------------------------------------------

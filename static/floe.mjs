@@ -142,6 +142,15 @@ let loading;
  * promise (their options are ignored).
  */
 export function load(opts = {}) {
+  if (loading) {
+    // Loaded (or loading) once: later calls get the same Floe whatever
+    // wasm they name, but an argument of the wrong kind is still refused.
+    try {
+      loadOptions(opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
   if (!loading) {
     loading = doLoad(opts);
     loading.catch(() => {
@@ -151,8 +160,27 @@ export function load(opts = {}) {
   return loading;
 }
 
-async function doLoad(opts) {
+// loadOptions checks load()'s argument and returns its wasm option.
+function loadOptions(opts) {
   if (!isObject(opts)) throw badArg("load: opts", "an object", opts);
+  knownKeys(opts, LOAD_KEYS, "load: opts");
+  const wasm = get(opts, "wasm", "load: opts.wasm");
+  const ok =
+    wasm == null ||
+    typeof wasm === "string" ||
+    wasm instanceof URL ||
+    wasm instanceof ArrayBuffer ||
+    ArrayBuffer.isView(wasm) ||
+    wasm instanceof WebAssembly.Module ||
+    (typeof Response === "function" && wasm instanceof Response);
+  if (!ok) throw badArg("load: opts.wasm", "a URL, a string, an ArrayBuffer, a WebAssembly.Module or a Response", wasm);
+  return wasm;
+}
+
+const LOAD_KEYS = new Set(["wasm"]);
+
+async function doLoad(opts) {
+  const wasm = loadOptions(opts);
   const Go = globalThis.Go;
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
@@ -163,7 +191,6 @@ async function doLoad(opts) {
   go.argv = ["floe", readyName];
   go.env = { ...go.env, FLOE_READY: readyName }; // read by main()
   try {
-    const wasm = get(opts, "wasm", "load: opts.wasm");
     const instance = await (wasm != null ? instantiate(wasm, go.importObject) : instantiateDefault(go.importObject));
     let exited = false;
     const run = go.run(instance);
@@ -211,14 +238,14 @@ async function instantiate(src, imports) {
   try {
     resp = await fetch(url);
   } catch (e) {
-    throw floeError("internal", `load: fetching ${url.href}: ${errMessage(e)}`);
+    throw floeError("bad_wasm", `load: fetching ${url.href}: ${errMessage(e)}`);
   }
   return fromResponse(resp, imports, url.href);
 }
 
 async function fromResponse(resp, imports, href = resp.url) {
   if (!resp.ok) {
-    throw floeError("internal", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
+    throw floeError("bad_wasm", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
   }
   const type = resp.headers.get("content-type") ?? "";
   if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {

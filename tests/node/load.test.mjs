@@ -44,3 +44,27 @@ test("the public object carries no _debug hooks", async () => {
   assert.deepEqual(Object.keys(floe).filter((k) => k.startsWith("_")), []);
   assert.equal(typeof floe[Symbol.for("floe.debug")].panic, "function");
 });
+
+// After a load, a later call gets the same Floe without reading a file
+// again, whatever wasm it names; an argument of the wrong kind is still
+// refused, and a fetch that fails (no server) is bad_wasm, as a missing file is.
+test("load() once loaded: the same Floe; a wrong argument still refused; a failed fetch is bad_wasm", async () => {
+  const src = `import { load } from ${JSON.stringify(entry)};
+const out = {};
+const code = async (p) => { try { await p; return "ok"; } catch (e) { return e.code + ": " + e.message; } };
+const a = await load();
+out.same = (await load()) === a && (await load({ wasm: "./no-such.wasm" })) === a;
+out.five = await code(load({ wasm: 5 }));
+out.str = await code(load("x"));
+out.key = await code(load({ wams: "x" }));
+console.log(JSON.stringify(out));`;
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src]);
+  const out = JSON.parse(stdout);
+  assert.equal(out.same, true);
+  assert.match(out.five, /^bad_argument: load: opts.wasm: want a URL, a string/);
+  assert.match(out.str, /^bad_argument: load: opts: want an object, got a string/);
+  assert.match(out.key, /^bad_argument: load: opts.wams: unknown option \(did you mean wasm\?\)/);
+  const e = await loadWith(`"http://127.0.0.1:9/floe.wasm"`);
+  assert.equal(e.code, "bad_wasm");
+  assert.match(e.message, /load: fetching http:\/\/127\.0\.0\.1:9\/floe\.wasm: /);
+});
