@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
@@ -20,6 +21,11 @@ type Options struct {
 	// Origins lists the origins allowed by CORS ("*" allows any); empty = no
 	// CORS headers.
 	Origins []string
+	// WriteTimeout bounds each write to a stream (at most 16 KiB) and each
+	// flush: a client that does not take the bytes in time, because it
+	// stopped reading, is disconnected. 0 = DefaultWriteTimeout; negative =
+	// no bound.
+	WriteTimeout time.Duration
 }
 
 // Handler serves the API of reg.

@@ -1,11 +1,24 @@
 package api
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/host"
 )
+
+// DefaultWriteTimeout is how long one write to a stream may take before
+// the connection is dropped (Options.WriteTimeout).
+const DefaultWriteTimeout = 30 * time.Second
+
+// writeChunk is the most one write deadline covers: a batch of events is
+// written in pieces of this size, each with a deadline of its own, so a
+// client that reads slowly but steadily keeps its stream however large the
+// batch (a replay may be 8 MiB).
+const writeChunk = 16 << 10
 
 func streamHeaders(w http.ResponseWriter) {
 	hd := w.Header()
@@ -19,14 +32,14 @@ func streamHeaders(w http.ResponseWriter) {
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, s *host.Host) {
 	last, resume := lastEventID(r)
 	sub, _ := s.Subscribe(last, resume)
-	serve(w, r, sub)
+	h.serve(w, r, sub)
 }
 
 // userStream serves GET /api/events (T-2): hello, then user events.
 func (h *Handler) userStream(w http.ResponseWriter, r *http.Request) {
 	last, resume := lastEventID(r)
 	sub, _ := h.reg.UserChannel().Subscribe(last, resume, []transport.Event{transport.Simple("hello")})
-	serve(w, r, sub)
+	h.serve(w, r, sub)
 }
 
 func lastEventID(r *http.Request) (string, bool) {
@@ -37,9 +50,80 @@ func lastEventID(r *http.Request) (string, bool) {
 	return v[0], true
 }
 
-func serve(w http.ResponseWriter, r *http.Request, sub *transport.Subscriber) {
+// serve writes sub's events to w until the client leaves, the subscriber
+// ends, or a write fails or times out (a client that stopped reading).
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, sub *transport.Subscriber) {
 	streamHeaders(w)
 	rc := http.NewResponseController(w)
-	rc.Flush()
-	sub.Serve(r.Context(), w, rc.Flush)
+	dw := &deadlineWriter{w: w, flush: rc.Flush, timeout: h.writeTimeout(), now: time.Now}
+	if dw.timeout > 0 {
+		dw.setDeadline = rc.SetWriteDeadline
+	}
+	if dw.Flush() != nil {
+		sub.Close()
+		return
+	}
+	sub.Serve(r.Context(), dw, dw.Flush)
+	dw.arm() // the response's last bytes get a deadline too
+}
+
+func (h *Handler) writeTimeout() time.Duration {
+	if h.opts.WriteTimeout == 0 {
+		return DefaultWriteTimeout
+	}
+	return h.opts.WriteTimeout
+}
+
+// deadlineWriter gives each write of at most writeChunk bytes, and each
+// flush, a write deadline timeout from now. Without setDeadline (or when
+// the ResponseWriter cannot take deadlines) it passes writes through.
+type deadlineWriter struct {
+	w           io.Writer
+	flush       func() error
+	setDeadline func(time.Time) error // nil: no deadlines
+	timeout     time.Duration
+	now         func() time.Time
+}
+
+// arm sets the deadline of the next write; an error ends the stream.
+func (d *deadlineWriter) arm() error {
+	if d.setDeadline == nil {
+		return nil
+	}
+	err := d.setDeadline(d.now().Add(d.timeout))
+	if errors.Is(err, http.ErrNotSupported) {
+		d.setDeadline = nil
+		return nil
+	}
+	return err
+}
+
+func (d *deadlineWriter) Write(b []byte) (int, error) {
+	if d.setDeadline == nil {
+		return d.w.Write(b)
+	}
+	n := 0
+	for n < len(b) {
+		if err := d.arm(); err != nil {
+			return n, err
+		}
+		if d.setDeadline == nil {
+			m, err := d.w.Write(b[n:])
+			return n + m, err
+		}
+		m, err := d.w.Write(b[n:min(len(b), n+writeChunk)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Flush sends what the ResponseWriter buffered, under a deadline.
+func (d *deadlineWriter) Flush() error {
+	if err := d.arm(); err != nil {
+		return err
+	}
+	return d.flush()
 }
