@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"errors"
-
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -18,36 +16,12 @@ const (
 
 // ThinkingBudget maps a thinking level to budget_tokens: "" and "none"
 // (or "off") send no thinking setting; "minimal" 1024, "low" 2048,
-// "medium" 8192, "high" 16384, "max" 32768; a decimal number of at least
-// 1024 is the budget itself. Other levels are an error.
+// "medium" 8192, "high" 16384, "max" (or "xhigh") 32768; a decimal number
+// of at least 1024 is the budget itself. Other levels are an error; the
+// other adapters accept the same levels (provider.ParseThinking).
 func ThinkingBudget(level string) (int, error) {
-	switch level {
-	case "", "none", "off":
-		return 0, nil
-	case "minimal":
-		return 1024, nil
-	case "low":
-		return 2048, nil
-	case "medium":
-		return 8192, nil
-	case "high":
-		return 16384, nil
-	case "max", "xhigh":
-		return 32768, nil
-	}
-	n := 0
-	for i := 0; i < len(level) && n < 1<<24; i++ {
-		if c := level[i]; c >= '0' && c <= '9' {
-			n = n*10 + int(c-'0')
-		} else {
-			n = 0
-			break
-		}
-	}
-	if n >= 1024 {
-		return n, nil
-	}
-	return 0, errors.New("anthropic: unknown thinking level \"" + level + "\" (want none, minimal, low, medium, high, max or a budget of at least 1024 tokens)")
+	t, err := provider.ParseThinking(api, level)
+	return t.Budget, err
 }
 
 func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {

@@ -7,7 +7,14 @@ import (
 )
 
 // body builds the request: the system prompt, the conversation, the tools.
+// The thinking level becomes reasoning_effort (provider.ParseThinking:
+// "max" is "xhigh", a budget its named level, none nothing); a level no
+// adapter accepts fails the request.
 func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
+	thinking, err := provider.ParseThinking(api, p.ThinkingLevel)
+	if err != nil {
+		return nil, err
+	}
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
@@ -31,8 +38,8 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		}
 		w.Close(']')
 	}
-	if p.ThinkingLevel != "" {
-		w.KeyStr("reasoning_effort", p.ThinkingLevel)
+	if effort := thinking.ReasoningEffort(); effort != "" {
+		w.KeyStr("reasoning_effort", effort)
 	}
 	if m.opts.MaxTokens > 0 {
 		w.KeyInt("max_tokens", int64(m.opts.MaxTokens))

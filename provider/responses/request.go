@@ -13,7 +13,14 @@ const fidItem = "openai_reasoning_item"
 // body builds the request. The adapter keeps the conversation itself, so
 // it sends store:false; with a thinking level it asks for reasoning
 // summaries and the encrypted reasoning, which later requests send back.
+// The level is read as every adapter reads it (provider.ParseThinking:
+// "max" is "xhigh", a budget its named level, none nothing); a level no
+// adapter accepts fails the request.
 func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
+	thinking, err := provider.ParseThinking(api, p.ThinkingLevel)
+	if err != nil {
+		return nil, err
+	}
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
@@ -36,9 +43,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		}
 		w.Close(']')
 	}
-	if p.ThinkingLevel != "" {
+	if effort := thinking.ReasoningEffort(); effort != "" {
 		w.Lit(`"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"`)
-		w.KeyStr("effort", p.ThinkingLevel)
+		w.KeyStr("effort", effort)
 		w.Close('}')
 	}
 	if m.opts.MaxTokens > 0 {

@@ -1,0 +1,47 @@
+package responses
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+// The thinking level is read as every adapter reads it: a known level
+// becomes reasoning.effort ("max" as "xhigh", a budget as its named level,
+// none as no reasoning object); any other fails the request, permanently,
+// before it is sent, naming the level and the accepted ones. Before, any
+// string went to the provider.
+func TestThinkingLevels(t *testing.T) {
+	for _, tc := range ptest.ThinkingLevels {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+		m, err := New(Options{Transport: tr, Model: "gpt-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: tc.Level})
+		if out.Status != omni.StatusCompleted {
+			t.Errorf("level %q: outcome %+v", tc.Level, out)
+			continue
+		}
+		b := tr.Body(t, 0)
+		reasoning, sent := b["reasoning"].(map[string]any)
+		if want := tc.Effort != ""; sent != want || (sent && reasoning["effort"] != tc.Effort) {
+			t.Errorf("level %q: reasoning %v, want effort %q", tc.Level, b["reasoning"], tc.Effort)
+		}
+	}
+	for _, level := range ptest.BadThinkingLevels {
+		tr := &ptest.Transport{}
+		m, _ := New(Options{Transport: tr, Model: "gpt-test"})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: level})
+		if out.Status != omni.StatusFailed || !out.Permanent || !strings.Contains(out.ErrorMessage, strconv.Quote(level)) || !strings.Contains(out.ErrorMessage, ptest.ThinkingWant) {
+			t.Errorf("level %q: outcome %+v", level, out)
+		}
+		if len(tr.Requests) != 0 {
+			t.Errorf("level %q: %d requests sent, want none", level, len(tr.Requests))
+		}
+	}
+}
