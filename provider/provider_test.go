@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/sse"
 )
 
 type recorder struct {
@@ -164,6 +166,46 @@ func TestErrorEvent(t *testing.T) {
 		"authentication_error": "auth", "permission_error": "auth", "invalid_api_key": "auth", "insufficient_quota": "failed", "": "failed"} {
 		if f := ErrorEvent("x", typ, "m"); f.Status != want || !strings.Contains(f.Message, "m") {
 			t.Errorf("%q → %s %q, want %s", typ, f.Status, f.Message, want)
+		}
+	}
+}
+
+// doneDecoder ends the stream at its first event.
+type doneDecoder struct{ events int }
+
+func (d *doneDecoder) Event(*sse.Event) error { d.events++; return ErrDone }
+func (d *doneDecoder) End() error             { return nil }
+func (d *doneDecoder) Usage() (Usage, int64)  { return Usage{}, 0 }
+
+// A 200 answer that is JSON or HTML, not an event stream, is named with
+// what it says (a proxy's error with status 200, a server that ignored
+// "stream": true), not read as a broken stream.
+func TestStreamNotAnEventStream(t *testing.T) {
+	answer := func(ct, body string) Transport {
+		return TransportFunc(func(context.Context, *Request) (*Response, error) {
+			h := map[string]string{}
+			if ct != "" {
+				h["content-type"] = ct
+			}
+			return &Response{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(body))}, nil
+		})
+	}
+	for _, c := range []struct{ ct, body, want string }{
+		{"application/json", `{"error":{"type":"insufficient_quota","message":"You exceeded your quota."}}`,
+			"x: malformed stream: HTTP 200 answered application/json, not text/event-stream: insufficient_quota: You exceeded your quota."},
+		{"application/json; charset=utf-8", `{"id":"chatcmpl-1","choices":[]}`, "x: malformed stream: HTTP 200 answered application/json; charset=utf-8, not text/event-stream"},
+		{"text/html", `<html><head><title>Sign in</title></head></html>`, "answered text/html, not text/event-stream: Sign in"},
+	} {
+		f := Stream(context.Background(), answer(c.ct, c.body), &Request{}, "x", &doneDecoder{})
+		if f == nil || f.Status != omni.StatusMalformed || !strings.HasPrefix(f.Message, c.want) && !strings.Contains(f.Message, c.want) {
+			t.Errorf("%s: %+v, want malformed %q", c.ct, f, c.want)
+		}
+	}
+	// An event stream, labelled or not, is read.
+	for _, ct := range []string{"text/event-stream; charset=utf-8", "", "application/octet-stream"} {
+		d := &doneDecoder{}
+		if f := Stream(context.Background(), answer(ct, "data: {}\n\n"), &Request{}, "x", d); f != nil || d.events != 1 {
+			t.Errorf("%q: %+v after %d events", ct, f, d.events)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/sse"
@@ -20,6 +22,17 @@ type Decoder interface {
 	End() error
 	// Usage returns the request's counts as stated and its total.
 	Usage() (Usage, int64)
+}
+
+// notEventStream reports a Content-Type that names another body than an
+// event stream: JSON or HTML. None, or another one, is
+// read as a stream, as some servers label theirs wrongly.
+func notEventStream(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = strings.TrimSpace(ct[:i])
+	}
+	return ct == "application/json" || ct == "text/html" || strings.HasSuffix(ct, "+json")
 }
 
 // ErrDone is returned by Decoder.Event after the terminal event.
@@ -47,6 +60,15 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 	defer resp.Body.Close()
 	if resp.Status < 200 || resp.Status > 299 {
 		return StatusFailure(api, resp)
+	}
+	if ct := resp.Header["content-type"]; notEventStream(ct) {
+		// A JSON answer (a proxy's error with status 200, a server that
+		// ignored "stream": true) or an HTML page: name it and what it
+		// says, rather than fail on it as a broken event stream.
+		f := StatusFailure(api, resp)
+		f.Status, f.Permanent = omni.StatusMalformed, false
+		f.Message = api + ": malformed stream: HTTP " + strconv.Itoa(resp.Status) + " answered " + ct + ", not text/event-stream" + strings.TrimPrefix(f.Message, api+": HTTP "+strconv.Itoa(resp.Status))
+		return f
 	}
 	r := sse.NewReader(resp.Body)
 	for {
