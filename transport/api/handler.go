@@ -16,7 +16,7 @@ const MaxBody = 1 << 20
 // Options configure the handler.
 type Options struct {
 	// Token, when non-empty, is required as "Authorization: Bearer <Token>"
-	// on every route.
+	// on every route (the scheme in any case).
 	Token string
 	// Origins lists the origins allowed by CORS ("*" allows any); empty = no
 	// CORS headers.
@@ -55,8 +55,20 @@ func (h *Handler) authorized(r *http.Request) bool {
 	if h.opts.Token == "" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	got, ok := bearer(r.Header.Get("Authorization"))
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
+}
+
+// bearer returns the token of an "Authorization: Bearer <token>" value.
+// The scheme is case-insensitive and may be followed by several spaces
+// (RFC 7235 §2.1); the token is taken as it is.
+func bearer(v string) (string, bool) {
+	scheme, token, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
 }
 
 // route dispatches /api/... paths.
