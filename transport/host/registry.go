@@ -94,8 +94,8 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 		return nil, badRequest("approvalMode: " + quote(mode) + " is not one of ask, allow-all, deny-all, read-only")
 	}
 	if id != "" {
-		if err := trace.ValidateID(id); err != nil {
-			return nil, badRequest("id: " + err.Error())
+		if err := checkNewID(id); err != nil {
+			return nil, err
 		}
 	}
 	meta := r.cfg.NewMeta(id, r.now())

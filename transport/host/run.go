@@ -27,6 +27,9 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 			return false, badRequest(fieldErr("input["+strconv.Itoa(i)+"]", err))
 		}
 	}
+	if err := checkImages("input", t.Input); err != nil {
+		return false, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -129,8 +132,8 @@ func (h *Host) consume(run *engine.Run) {
 	}
 }
 
-// Steer queues text (and image URLs) for the run in flight; ErrNotRunning
-// when there is none.
+// Steer queues text (and images: web or data: URLs) for the run in flight;
+// ErrNotRunning when there is none.
 func (h *Host) Steer(text string, images []string) error {
 	msgs := []omni.Message{}
 	now := omni.FormatTimestamp(h.reg.now())
@@ -139,7 +142,10 @@ func (h *Host) Steer(text string, images []string) error {
 		m.Timestamp = now
 		msgs = append(msgs, m)
 	}
-	for _, u := range images {
+	for i, u := range images {
+		if why := imageProblem(u); why != "" {
+			return badRequest("images[" + strconv.Itoa(i) + "]: " + why)
+		}
 		m := omni.Message{Timestamp: now, Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
 		msgs = append(msgs, m)
 	}
