@@ -46,15 +46,7 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // the server's own message (the JSON error's message, else the start of the
 // body) and Retry-After when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
-	var body []byte
-	buf := make([]byte, 4096)
-	for len(body) < 64<<10 {
-		n, err := resp.Body.Read(buf)
-		body = append(body, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
+	body := readBody(resp)
 	f := &Failure{Status: omni.StatusFailed}
 	switch st := resp.Status; {
 	case st == 401 || st == 403:
@@ -75,6 +67,21 @@ func StatusFailure(api string, resp *Response) *Failure {
 	}
 	f.Message = msg
 	return f
+}
+
+// readBody reads the start of an answer that is not an event stream: up
+// to 64 KiB, enough for any error's message.
+func readBody(resp *Response) []byte {
+	var body []byte
+	buf := make([]byte, 4096)
+	for len(body) < 64<<10 {
+		n, err := resp.Body.Read(buf)
+		body = append(body, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return body
 }
 
 // ErrorDetail extracts a readable message from an error body: the type

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/sse"
@@ -28,11 +27,26 @@ type Decoder interface {
 // event stream: JSON or HTML. None, or another one, is
 // read as a stream, as some servers label theirs wrongly.
 func notEventStream(ct string) bool {
-	ct = strings.ToLower(strings.TrimSpace(ct))
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = strings.TrimSpace(ct[:i])
+	// By hand, ASCII only: strings.ToLower and strings.Trim would link
+	// the Unicode tables into floe.wasm.
+	var b [24]byte
+	n := 0
+	for i := 0; i < len(ct) && ct[i] != ';'; i++ {
+		c := ct[i]
+		if c == ' ' || c == '\t' {
+			continue
+		}
+		if n == len(b) {
+			return false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
 	}
-	return ct == "application/json" || ct == "text/html" || strings.HasSuffix(ct, "+json")
+	t := string(b[:n])
+	return t == "application/json" || t == "text/html" || n > 5 && string(b[n-5:n]) == "+json"
 }
 
 // ErrDone is returned by Decoder.Event after the terminal event.
@@ -65,10 +79,11 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		// A JSON answer (a proxy's error with status 200, a server that
 		// ignored "stream": true) or an HTML page: name it and what it
 		// says, rather than fail on it as a broken event stream.
-		f := StatusFailure(api, resp)
-		f.Status, f.Permanent = omni.StatusMalformed, false
-		f.Message = api + ": malformed stream: HTTP " + strconv.Itoa(resp.Status) + " answered " + ct + ", not text/event-stream" + strings.TrimPrefix(f.Message, api+": HTTP "+strconv.Itoa(resp.Status))
-		return f
+		msg := "HTTP " + strconv.Itoa(resp.Status) + " answered " + ct + ", not text/event-stream"
+		if detail := ErrorDetail(readBody(resp)); detail != "" {
+			msg += ": " + detail
+		}
+		return Malformed(api, msg)
 	}
 	r := sse.NewReader(resp.Body)
 	for {
