@@ -152,7 +152,11 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   assert.equal(await lastReply(page), "recovered");
   assert.equal(await page.locator('.request[data-status="failed"]').count(), 1);
 
-  // Compaction: the button, then one collapsed row.
+  // Compaction: the button, then one collapsed row; the session's token
+  // count goes on from where it was.
+  const sessionOutput = async () => Number((await page.locator("#tokens").innerText()).match(/output (\d+)/)[1]);
+  const beforeCompact = await sessionOutput();
+  const requestsBefore = await page.locator("#transcript > .request").count();
   await page.locator("#compact:not([disabled])").waitFor();
   await page.click("#compact");
   await idle(page);
@@ -165,6 +169,9 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await send(page, "write notes/todo.md: # Todo\n\n- ship it");
   await decide(page, "write_file", "allow");
   await idle(page);
+  const since = (await page.locator("#transcript > .request").allInnerTexts()).slice(requestsBefore);
+  const sinceOutput = since.reduce((n, t) => n + Number(t.match(/output (\d+)/)[1]), 0);
+  assert.ok(since.length > 0 && (await sessionOutput()) >= beforeCompact + sinceOutput, `the session's tokens restarted after the compaction: ${await page.locator("#tokens").innerText()}, ${beforeCompact} before it, requests since: ${since}`);
   await page.click("#tab-files");
   await page.locator('#files [data-path="notes/todo.md"]').waitFor();
   await send(page, "read notes/todo.md");
@@ -345,6 +352,144 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
   }
 });
 
+const rowOf = (page, id) => page.locator(`#sessions li[data-session-id="${id}"]`);
+const shownID = (page) => page.locator("#session-id").innerText();
+/** Waits until the page shows a session other than id; returns its id. */
+async function otherSession(page, id) {
+  await page.waitForFunction((id) => document.getElementById("session-id").textContent !== id, id, { timeout: RUN });
+  return shownID(page);
+}
+
+pageTest("playground: New session moves the highlight at once; the new row appears during its first run; the stop-first note clears when the run ends; deleting the session in flight stops its run, and nothing of it comes back on reload", async (page, ctx, log) => {
+  await open(page);
+  const first = await shownID(page);
+  await send(page, "echo: first");
+  await idle(page);
+  await rowOf(page, first).waitFor();
+  assert.equal(await rowOf(page, first).getAttribute("aria-current"), "true");
+
+  // New session: the old row is no longer the current one, at once.
+  await page.click("#reset");
+  const second = await otherSession(page, first);
+  assert.equal(await rowOf(page, first).getAttribute("aria-current"), null, "the previous session stays highlighted");
+  // Its row appears (highlighted) while its first run is in flight.
+  await send(page, "stream 3000");
+  await rowOf(page, second).waitFor({ timeout: RUN });
+  assert.equal(await page.getAttribute("body", "data-state"), "running", "the row appeared only after the run");
+  assert.equal(await rowOf(page, second).getAttribute("aria-current"), "true");
+
+  // Opening another session while it runs: a note, gone when the run ends.
+  await rowOf(page, first).locator(".session-open").click();
+  await page.locator("#note", { hasText: "Stop the run in flight before opening another session." }).waitFor();
+  await page.click("#stop");
+  await idle(page);
+  assert.equal(await page.locator("#note").innerText(), "", "the stop-first note outlived the run");
+
+  // Delete the current session while its run streams: the run is stopped
+  // first, then the Trace removed; the page moves to a new session.
+  await send(page, "stream 3000");
+  await page.locator("#transcript > .msg.text.streaming").waitFor();
+  await rowOf(page, second).locator('button:text("Delete")').click();
+  await rowOf(page, second).locator('button:text("Confirm delete")').click();
+  const third = await otherSession(page, second);
+  assert.notEqual(third, first);
+  await idle(page);
+  await page.locator("#note", { hasText: `Deleted ${second}.` }).waitFor();
+  await rowOf(page, second).waitFor({ state: "detached" });
+  assert.equal(await page.locator("#stop").isDisabled(), true);
+
+  // Nothing of it was written after the delete: a reload neither lists it
+  // nor fails to open it, and the page is usable.
+  await page.reload();
+  await idle(page);
+  await rowOf(page, first).waitFor();
+  assert.equal(await rowOf(page, second).count(), 0, "the deleted session came back");
+  assert.doesNotMatch(await page.locator("#note").innerText(), /Could not open/);
+  await send(page, "echo: after the reload");
+  await idle(page);
+  assert.equal(await lastReply(page), "after the reload");
+});
+
+pageTest("playground: a stored session that cannot be resumed does not block the page: a note, a new session, the row kept deletable", async (page) => {
+  await open(page);
+  // A session whose Trace has records but no session_meta, shown last.
+  const id = "session-2026-01-02-03-04-05-0badc0de";
+  await page.evaluate(async (id) => {
+    const line = JSON.stringify({ timestamp: "2026-01-02T03:04:05.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "orphan" } }) + "\n";
+    const bytes = new TextEncoder().encode(line);
+    const db = await new Promise((resolve, reject) => {
+      const req = indexedDB.open("floe-playground");
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction(["records", "files", "sessions"], "readwrite");
+      tx.objectStore("records").put(bytes, [id, 1, 0]);
+      tx.objectStore("files").put([1, bytes.length, 1, 10, Date.now()], [id, 1]);
+      tx.objectStore("sessions").put([id, "orphan", Date.now(), bytes.length, 1], id);
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+    localStorage.setItem("floe-playground:current", id);
+  }, id);
+
+  await page.reload();
+  await idle(page); // not stuck on "loading…"
+  await page.locator("#note", { hasText: `Could not open ${id}` }).waitFor();
+  assert.match(await page.locator("#note").innerText(), /no session_meta.*A new session was started/s);
+  assert.notEqual(await shownID(page), id);
+  assert.equal(await page.locator("#send").isDisabled(), false);
+  await send(page, "echo: still usable");
+  await idle(page);
+  assert.equal(await lastReply(page), "still usable");
+
+  // Every later load opens the session in use, not the broken one.
+  await page.reload();
+  await idle(page);
+  await page.locator('#transcript > .msg.prompt:has-text("echo: still usable")').waitFor();
+
+  // The broken row says why it does not open, and can be deleted.
+  await rowOf(page, id).locator(".session-open").click();
+  await page.locator("#note", { hasText: `Could not open ${id}` }).waitFor();
+  assert.equal(await page.getAttribute("body", "data-state"), "idle");
+  await rowOf(page, id).locator('button:text("Delete")').click();
+  await rowOf(page, id).locator('button:text("Confirm delete")').click();
+  await rowOf(page, id).waitFor({ state: "detached" });
+  await page.locator('#transcript > .msg.prompt:has-text("echo: still usable")').waitFor();
+});
+
+pageTest("playground: settings that give no usable provider say why; any compaction threshold is accepted; the llama.cpp hint matches the README", async (page) => {
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: "http://127.0.0.1:11434/v1" });
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo \(OpenAI-compatible server unavailable\)/);
+  await page.locator("#note", { hasText: "Settings: choose a model name for OpenAI-compatible server" }).waitFor();
+  await configure(page, { provider: "openai-compatible", model: "llama3.2" });
+  await page.locator("#note", { hasText: "Settings: an OpenAI-compatible server needs its base URL" }).waitFor();
+  await configure(page, { provider: "openai", model: "gpt-4o-mini" });
+  await page.locator("#note", { hasText: "Settings: OpenAI needs an API key." }).waitFor();
+  await configure(page, { provider: "anthropic", model: "claude-sonnet-4-5" });
+  await page.locator("#note", { hasText: "Settings: Anthropic needs an API key." }).waitFor();
+  // The note goes on the first run like any other; the demo answers.
+  await send(page, "echo: the demo meanwhile");
+  await idle(page);
+  assert.equal(await lastReply(page), "the demo meanwhile");
+
+  // The OpenAI-compatible hint names llama.cpp's port as the README does.
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", "openai-compatible");
+  assert.match(await page.locator("#set-provider-note").innerText(), /llama-server \(http:\/\/127\.0\.0\.1:8081\/v1/);
+  const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+  assert.match(readme, /\| llama\.cpp \| `http:\/\/127\.0\.0\.1:8081\/v1` \|/);
+  // A threshold that is no multiple of 1000 is accepted.
+  await page.selectOption("#set-provider", "scripted");
+  await page.fill("#set-compact-tokens", "1500");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings")));
+  assert.equal(stored.compactTokens, 1500);
+});
+
 const XSS = [
   `<script>window.__xss = 1</script>`,
   `<img src=x onerror="window.__xss = 2">`,
@@ -523,6 +668,10 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   assert.equal(server.requests[0].auth, "Bearer sk-local");
   assert.equal(server.requests[0].body.model, "test-model");
   assert.ok(server.requests[0].body.tools.some((d) => d.function.name === "write_file"), "the workspace tools are offered");
+  const system = server.requests[0].body.messages[0];
+  assert.equal(system.role, "system");
+  assert.match(system.content, /^You are an agent working in the Floe playground/, "a real model gets the workspace prompt");
+  assert.doesNotMatch(system.content, /scripted model/);
   const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings")));
   assert.deepEqual([stored.provider, stored.baseURL, stored.model, stored.key], ["openai-compatible", url, "test-model", "sk-local"]);
   // Survives a reload.
@@ -558,6 +707,15 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   assert.match(await page.locator(".request").last().innerText(), /no response from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*CORS/s);
   await page.locator('.request .retry button:text("Give up")').click();
   await idle(page);
+
+  // OpenAI with a Base URL (a proxy): the requests go there, with the key.
+  const before = server.requests.length;
+  await configure(page, { provider: "openai", baseURL: url, model: "gpt-test", key: "sk-proxy" });
+  assert.match(await page.locator("#model-label").innerText(), /OpenAI · gpt-test/);
+  await send(page, "Say hello");
+  await idle(page);
+  assert.equal(await lastReply(page), "Hello from the server");
+  assert.deepEqual(server.requests.slice(before).map((r) => [r.url, r.auth, r.body.model]), [["/v1/chat/completions", "Bearer sk-proxy", "gpt-test"]]);
 
   // Back to the scripted demo.
   await configure(page, { provider: "scripted" });

@@ -167,7 +167,7 @@ func (a *App) fail(err error) {
 func (a *App) start() {
 	a.files.refresh()
 	if a.env.Store == nil {
-		a.newSession()
+		a.newSession("")
 		return
 	}
 	last := localGet(keyCurrent)
@@ -181,7 +181,7 @@ func (a *App) start() {
 					return
 				}
 			}
-			a.newSession()
+			a.newSession("")
 		})
 	}()
 }
@@ -206,7 +206,7 @@ func (a *App) listen() {
 	a.reset.AddEventListener("click", false, func(dom.Event) {
 		a.post(func() {
 			if !a.running {
-				a.newSession()
+				a.newSession("")
 			}
 		})
 	})
@@ -247,9 +247,11 @@ func (a *App) showTab(t string) {
 	}
 }
 
-// sessionOptions are the options every session of the page shares.
-func (a *App) sessionOptions(gen int) playground.Options {
-	o := playground.Options{
+// sessionOptions are the options every session of the page shares; seed
+// is the session's tokens so far (a resumed session's). warn explains why
+// the chosen provider is not used, if it is not.
+func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Options, warn string) {
+	o = playground.Options{
 		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval, OnDiagnostic: a.env.Diag,
 		OnSubagent: func(child, callID string) {
 			a.post(func() {
@@ -265,23 +267,21 @@ func (a *App) sessionOptions(gen int) playground.Options {
 	} else {
 		o.Compaction = &engine.Compaction{Mode: a.set.compactMode()}
 	}
-	if llm, newLLM, label := a.provider(); llm != nil {
-		o.LLM, o.NewLLM = llm, newLLM
-		a.modelLabel.SetTextContent(label)
-	} else {
-		a.modelLabel.SetTextContent(label)
-	}
-	return o
+	llm, newLLM, label, warn := a.provider(seed)
+	o.LLM, o.NewLLM = llm, newLLM
+	a.modelLabel.SetTextContent(label)
+	return o, warn
 }
 
-// newSession starts a fresh session, stored when the page has a store.
-func (a *App) newSession() {
-	meta := playground.Meta(time.Now())
+// newSession starts a fresh session, stored when the page has a store, and
+// shows note under the composer (with why the chosen provider is not used,
+// if it is not).
+func (a *App) newSession(note string) {
 	a.gen++
-	o := a.sessionOptions(a.gen)
+	o, warn := a.sessionOptions(a.gen, omni.TokenCounts{})
+	meta := playground.Meta(time.Now())
 	if o.LLM != nil {
-		r := meta.Payload.Edit()
-		r.Provider, r.ModelID = a.set.Provider, a.set.Model
+		meta = playground.ProviderMeta(time.Now(), a.set.Provider, a.set.Model)
 	}
 	o.Meta = &meta
 	var bat *trace.Batcher
@@ -289,7 +289,18 @@ func (a *App) newSession() {
 		bat = a.batcher(true)
 		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID(), 1)
 	}
-	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "")
+	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "", joinNotes(note, warn))
+}
+
+// joinNotes joins the non-empty notes with a space.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func (a *App) batcher(fresh bool) *trace.Batcher {
@@ -299,8 +310,9 @@ func (a *App) batcher(fresh bool) *trace.Batcher {
 }
 
 // attach shows the session o opens, with the transcript tr (a resumed
-// session's stored records) and a notice, if any.
-func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Transcript, notice string) {
+// session's stored records), a notice in the transcript and a note under
+// the composer, if any.
+func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Transcript, notice, note string) {
 	sess, _, err := playground.Open(o)
 	if err != nil {
 		a.fail(fmt.Errorf("open session: %w", err))
@@ -312,6 +324,8 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 	}
 	a.runner, a.bat, a.sessID = playground.NewRunner(sess), bat, sess.ID()
 	a.resetView(tr)
+	a.note = note
+	a.sessions.dirty = true // the current session's row, highlighted
 	if notice != "" {
 		a.mark(tr.AddNotice(notice))
 	}
@@ -411,6 +425,9 @@ func (a *App) apply(m omni.Message) {
 	}
 	if p.Type == omni.ApprovalDecision {
 		delete(a.pending, approvalKey(m.Origin, p.ToolCallID))
+	}
+	if root && p.Type == omni.RequestBegin && !a.isRemote() {
+		a.sessions.listCurrent()
 	}
 	if root && p.Type == omni.RequestBegin && a.retrying != nil {
 		a.untick(a.retrying)
@@ -579,6 +596,9 @@ func (a *App) runEnded(gen int, err error) {
 	}
 	for it := range a.ticking {
 		a.mark(it)
+	}
+	if a.note == noteStopFirst {
+		a.note = ""
 	}
 	if len(a.steers) > 0 {
 		a.note = fmt.Sprintf("%d steering message(s) not delivered: the run ended first.", len(a.steers))

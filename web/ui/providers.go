@@ -8,6 +8,7 @@ import (
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/anthropic"
 	"github.com/floehq/floe/provider/openai"
 	"github.com/floehq/floe/web/fetch"
@@ -16,7 +17,8 @@ import (
 // newProviderLLM returns the model of a real provider (package provider's
 // adapters over the browser's fetch). The key goes only to the chosen
 // endpoint: requests never follow redirects and carry no cookies.
-func newProviderLLM(s Settings) (engine.LLM, engine.LLMFactory, error) {
+// Its session tokens start from seed (a resumed session's).
+func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFactory, error) {
 	if strings.TrimSpace(s.Model) == "" {
 		return nil, nil, errors.New("Settings: choose a model name for " + providerNames[s.Provider] + "; the scripted demo is used meanwhile.")
 	}
@@ -30,10 +32,7 @@ func newProviderLLM(s Settings) (engine.LLM, engine.LLMFactory, error) {
 		if s.Provider == "openai" && s.Key == "" {
 			return nil, nil, errors.New("Settings: OpenAI needs an API key.")
 		}
-		if s.Provider == "openai" {
-			base = ""
-		}
-		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key})
+		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -42,7 +41,7 @@ func newProviderLLM(s Settings) (engine.LLM, engine.LLMFactory, error) {
 		if s.Key == "" {
 			return nil, nil, errors.New("Settings: Anthropic needs an API key.")
 		}
-		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, APIKey: s.Key, BrowserAccess: true})
+		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, BrowserAccess: true, SessionTokens: seed})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -61,7 +60,7 @@ func corsHint(url string, err error) error {
 		msg += " Ollama: start it with OLLAMA_ORIGINS=" + origin + " ollama serve."
 	case strings.Contains(url, ":1234"):
 		msg += " LM Studio: enable CORS in its server settings."
-	case strings.Contains(url, ":8080"):
+	case strings.Contains(url, ":8081"):
 		msg += " llama.cpp: llama-server answers any origin; check that it runs and that the URL ends in /v1."
 	}
 	return errors.New(msg)

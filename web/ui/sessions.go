@@ -26,8 +26,14 @@ type sessionsView struct {
 	titles   map[string]string // the user's titles, kept in local storage
 	renaming string            // the session whose title is being edited
 	deleting string            // the session whose Delete waits for confirmation
+	listed   string            // the session whose first records were awaited for the list
+	reads    int               // list reads started; an older read's answer is dropped
 	dirty    bool
 }
+
+// noteStopFirst is the note for opening a session while a run is in
+// flight; the run's end clears it.
+const noteStopFirst = "Stop the run in flight before opening another session."
 
 func (s *sessionsView) init(a *App) {
 	s.a, s.list = a, byID(a.doc, "sessions")
@@ -76,15 +82,43 @@ func (s *sessionsView) set(list []trace.Summary, err error) {
 	s.items, s.dirty = list, true
 }
 
-// refresh reads the list again.
+// refresh reads the list again. Reads may answer out of order: only the
+// latest one's answer is shown.
 func (s *sessionsView) refresh() {
 	store := s.a.env.Store
 	if store == nil {
 		return
 	}
+	s.reads++
+	n := s.reads
 	go func() {
 		list, err := trace.List(context.Background(), store)
-		s.a.post(func() { s.set(list, err) })
+		s.a.post(func() {
+			if n == s.reads {
+				s.set(list, err)
+			}
+		})
+	}()
+}
+
+// listCurrent reads the list again once the records the session shown
+// has queued are stored, when the list lacks that session: a new
+// session's row appears during its first run.
+func (s *sessionsView) listCurrent() {
+	a := s.a
+	bat, id := a.bat, a.sessID
+	if bat == nil || s.listed == id {
+		return
+	}
+	for _, it := range s.items {
+		if it.ID == id {
+			return
+		}
+	}
+	s.listed = id
+	go func() {
+		bat.Flush(context.Background())
+		a.post(s.refresh)
 	}()
 }
 
@@ -157,7 +191,7 @@ func (s *sessionsView) click(t elem) {
 	switch b.GetAttribute("data-do") {
 	case "open":
 		if a.running {
-			a.note = "Stop the run in flight before opening another session."
+			a.note = noteStopFirst
 			return
 		}
 		if id != a.sessID {
@@ -172,7 +206,19 @@ func (s *sessionsView) click(t elem) {
 		s.deleting = id
 	case "delete":
 		s.deleting = ""
-		go s.delete(id)
+		store, r := a.env.Store, (*playground.Runner)(nil)
+		if id == a.sessID && a.runner != nil {
+			// The session shown: its run (if any) is stopped and ended
+			// before the delete, through the Batcher it writes to.
+			r = a.runner
+			if a.bat != nil {
+				store = a.bat
+			}
+			if a.running {
+				a.stop = true
+			}
+		}
+		go s.delete(id, store, r)
 	}
 	s.dirty = true
 }
@@ -195,9 +241,13 @@ func (s *sessionsView) saveTitles() {
 	localSet(keyTitles, stringifyJSON(vert.ValueOf(s.titles).JSValue()))
 }
 
-func (s *sessionsView) delete(id string) {
+// delete deletes the stored session id; r, when it drives that session,
+// is closed first (playground.DeleteSession). The run's end is posted
+// before this answer, so the page is idle again when it shows a new
+// session.
+func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner) {
 	a := s.a
-	err := a.env.Store.Delete(context.Background(), id)
+	err := playground.DeleteSession(context.Background(), store, id, r)
 	a.post(func() {
 		if err != nil {
 			a.note = "Could not delete the session: " + err.Error()
@@ -205,9 +255,11 @@ func (s *sessionsView) delete(id string) {
 		}
 		delete(s.titles, id)
 		s.saveTitles()
-		a.note = "Deleted " + id + "."
-		if id == a.sessID && !a.running {
-			a.newSession()
+		note := "Deleted " + id + "."
+		if id == a.sessID && !a.running && !a.isRemote() {
+			a.newSession(note)
+		} else {
+			a.note = note
 		}
 		s.refresh()
 	})
@@ -316,7 +368,14 @@ func (a *App) resume(id string) {
 		}
 		a.post(func() {
 			if err != nil {
-				a.note = "Could not open " + id + ": " + err.Error()
+				note := "Could not open " + id + ": " + err.Error()
+				if a.runner == nil && !a.isRemote() {
+					// Nothing is shown yet (the page is loading): never
+					// leave it waiting on a session it cannot open.
+					a.newSession(note + " A new session was started; the stored one can still be exported or deleted.")
+					return
+				}
+				a.note = note
 				return
 			}
 			if a.running {
@@ -330,14 +389,13 @@ func (a *App) resume(id string) {
 			tr.Interrupt()
 			tr.Now = time.Now
 			a.gen++
-			o := a.sessionOptions(a.gen)
+			o, warn := a.sessionOptions(a.gen, res.Snapshot.SessionTokens)
 			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
 			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
 			if n := len(res.Snapshot.CarryOver); n > 0 {
 				notice += fmt.Sprintf(" The last task was cut off; %d message(s) carry over to the next prompt.", n)
 			}
-			a.attach(o, bat, tr, notice)
-			a.sessions.dirty = true
+			a.attach(o, bat, tr, notice, warn)
 		})
 	}()
 }

@@ -56,17 +56,17 @@ func (s Settings) compactMode() string {
 }
 
 // provider returns the model of the chosen provider (nil: the scripted
-// demo) and the header's label.
-func (a *App) provider() (engine.LLM, engine.LLMFactory, string) {
+// demo), its session tokens starting from seed, the header's label and,
+// when the settings do not give a usable provider, why (for the note).
+func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLMFactory, label, warn string) {
 	if a.set.Provider == "scripted" {
-		return nil, nil, "Model: scripted demo (offline)"
+		return nil, nil, "Model: scripted demo (offline)", ""
 	}
-	llm, newLLM, err := newProviderLLM(a.set)
+	llm, newLLM, err := newProviderLLM(a.set, seed)
 	if err != nil {
-		a.note = err.Error()
-		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)"
+		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)", err.Error()
 	}
-	return llm, newLLM, "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model
+	return llm, newLLM, "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model, ""
 }
 
 func (a *App) settingsDialog() js.Value { return byID(a.doc, "settings").Underlying() }
@@ -111,9 +111,11 @@ func (a *App) listenSettings() {
 			}
 			a.set = s
 			s.save()
-			a.note = "Settings saved; they apply to the next new session."
-			if !a.running && len(a.tr.Items) == 0 {
-				a.newSession()
+			const saved = "Settings saved; they apply to the next new session."
+			if !a.running && !a.isRemote() && (a.tr == nil || len(a.tr.Items) == 0) {
+				a.newSession(saved)
+			} else {
+				a.note = saved
 			}
 		})
 	})
@@ -124,11 +126,11 @@ func providerNote(p string) string {
 	case "scripted":
 		return "The scripted demo needs no network and no key: a model written in Go runs in this page."
 	case "openai":
-		return "Sends your prompts to api.openai.com with your key."
+		return "Sends your prompts to api.openai.com with your key; a Base URL, if set, replaces https://api.openai.com/v1 (a proxy)."
 	case "openai-compatible":
-		return "A local server: Ollama (http://127.0.0.1:11434/v1; start it with OLLAMA_ORIGINS set to this page's origin), llama.cpp's llama-server (http://127.0.0.1:8080/v1) or LM Studio (http://127.0.0.1:1234/v1, with CORS enabled in its server settings)."
+		return "A local server: Ollama (http://127.0.0.1:11434/v1; start it with OLLAMA_ORIGINS set to this page's origin), llama.cpp's llama-server (http://127.0.0.1:8081/v1: start it with --port 8081, since its default 8080 is the playground's) or LM Studio (http://127.0.0.1:1234/v1, with CORS enabled in its server settings)."
 	case "anthropic":
-		return "Sends your prompts to api.anthropic.com with your key (the browser-access header is set)."
+		return "Sends your prompts to api.anthropic.com with your key (the browser-access header is set); a Base URL, if set, replaces https://api.anthropic.com/v1 (a proxy)."
 	}
 	return ""
 }
