@@ -82,7 +82,17 @@ test("the front Worker authenticates, creates and lists sessions", async () => {
   assert.match(json.id, /^session-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-[0-9a-f]{8}$/);
   const list = await api(w, "GET", "/api/sessions");
   assert.deepEqual(list.json.sessions.map((s) => s.id), [json.id]);
-  assert.equal((await api(w, "POST", "/api/sessions", { bogus: 1 })).status, 400);
+  const bogus = await api(w, "POST", "/api/sessions", { bogus: 1 });
+  assert.equal(bogus.status, 400);
+  assert.match(bogus.json.error.message, /^request body: unknown field "bogus"/); // the client's terms, as the native API's
+  assert.doesNotMatch(bogus.json.error.message, /Go|struct|unmarshal/);
+  const arr = await fetch(w.url + "/api/sessions", { method: "POST", headers: { Authorization: "Bearer tok", "Content-Type": "application/json" }, body: "[]" });
+  assert.equal((await arr.json()).error.message, "request body: want a JSON object, got array");
+  // The Bearer scheme in any case (RFC 7235), as the native server takes it.
+  for (const scheme of ["bearer", "BEARER"]) {
+    const r = await fetch(w.url + "/api/sessions", { headers: { Authorization: `${scheme} tok` } });
+    assert.equal(r.status, 200, scheme);
+  }
   assert.equal((await api(w, "POST", `/api/sessions/${json.id}/tasks`, { input: "hi", bogus: 1 })).json.error.code, "bad_json");
   assert.equal((await api(w, "DELETE", `/api/sessions/${json.id}`)).status, 204);
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);

@@ -1,13 +1,13 @@
 package api
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
+	"github.com/floehq/floe/transport/request"
 )
 
 // MaxBody bounds a request body (1 MiB).
@@ -55,20 +55,7 @@ func (h *Handler) authorized(r *http.Request) bool {
 	if h.opts.Token == "" {
 		return true
 	}
-	got, ok := bearer(r.Header.Get("Authorization"))
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1
-}
-
-// bearer returns the token of an "Authorization: Bearer <token>" value.
-// The scheme is case-insensitive and may be followed by several spaces
-// (RFC 7235 §2.1); the token is taken as it is.
-func bearer(v string) (string, bool) {
-	scheme, token, ok := strings.Cut(v, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimLeft(token, " ")
-	return token, token != ""
+	return request.Authorized(r.Header.Get("Authorization"), h.opts.Token)
 }
 
 // route dispatches /api/... paths.

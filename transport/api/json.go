@@ -6,10 +6,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/floehq/floe/transport/host"
+	"github.com/floehq/floe/transport/request"
 )
 
 type errorBody struct {
@@ -71,7 +71,7 @@ func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type: want application/json, got "+ct)
 		return false
 	}
-	if msg := decodeObject(body, reflect.ValueOf(dst).Elem()); msg != "" {
+	if msg := request.Decode(body, dst); msg != "" {
 		writeError(w, http.StatusBadRequest, "bad_json", msg)
 		return false
 	}

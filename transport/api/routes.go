@@ -9,6 +9,7 @@ import (
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/transport/host"
+	"github.com/floehq/floe/transport/request"
 )
 
 type sessionInfo struct {
@@ -122,7 +123,7 @@ func parseInput(w http.ResponseWriter, raw json.RawMessage) ([]omni.Message, boo
 		return []omni.Message{omni.UserText(text)}, true
 	case '[':
 	default:
-		writeError(w, http.StatusBadRequest, "bad_request", want+", got "+kindOf(raw))
+		writeError(w, http.StatusBadRequest, "bad_request", want+", got "+request.KindOf(raw))
 		return nil, false
 	}
 	msgs, err := omni.DecodeArray(raw)

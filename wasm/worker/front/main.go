@@ -11,7 +11,6 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/transport/cors"
+	"github.com/floehq/floe/transport/request"
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
@@ -40,8 +40,7 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if tok := cloudflare.Getenv("FLOE_TOKEN"); tok != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+		if !request.Authorized(r.Header.Get("Authorization"), tok) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="floe"`)
 			fail(w, 401, "unauthorized", "missing or wrong bearer token")
 			return
@@ -100,10 +99,8 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 		return
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			fail(w, 400, "bad_json", "request body: "+err.Error())
+		if msg := request.Decode(body, &req); msg != "" {
+			fail(w, 400, "bad_json", msg)
 			return
 		}
 	}

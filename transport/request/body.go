@@ -1,7 +1,13 @@
-package api
+// Package request reads what a client sends the session API: a JSON
+// object body into a struct, with errors in the client's terms (the key,
+// the JSON type it wants, what it got; never a Go type), and the bearer
+// token of an Authorization header. The native API (transport/api) and the
+// Cloudflare front Worker share it; it needs only the standard library.
+package request
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,9 +16,39 @@ import (
 	"strings"
 )
 
-// decodeObject decodes the JSON object body into the struct v key by key,
-// in the body's order, and returns "" or what is wrong, in the client's
-// terms: the key and the JSON type it wants.
+// Bearer returns the token of an "Authorization: Bearer <token>" value.
+// The scheme is case-insensitive and may be followed by several spaces
+// (RFC 7235 §2.1); the token is taken as it is.
+func Bearer(v string) (string, bool) {
+	scheme, token, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
+}
+
+// Authorized reports whether the Authorization header value v carries
+// token as its bearer token (compared in constant time).
+func Authorized(v, token string) bool {
+	got, ok := Bearer(v)
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// Decode decodes the JSON object body into *dst, a struct, key by key, in
+// the body's order, and returns "" or what is wrong, in the client's
+// terms: the key and the JSON type it wants. A key the struct lacks, or
+// given twice, is wrong; null is an absent key.
+func Decode(body []byte, dst any) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "request body: want a JSON object, got nothing"
+	}
+	return decodeObject(body, reflect.ValueOf(dst).Elem())
+}
+
+// KindOf names the JSON type of raw for a message: "number", "string"…
+func KindOf(raw []byte) string { return kindOf(raw) }
+
 func decodeObject(body []byte, v reflect.Value) string {
 	if trimmed := bytes.TrimSpace(body); trimmed[0] != '{' {
 		if !json.Valid(trimmed) {

@@ -1,0 +1,43 @@
+package request
+
+import "testing"
+
+func TestBearer(t *testing.T) {
+	for _, c := range []struct {
+		v, token string
+		ok       bool
+	}{
+		{"Bearer s3cret", "s3cret", true}, {"bearer s3cret", "s3cret", true}, {"BEARER  s3cret", "s3cret", true},
+		{"Bearer", "", false}, {"Bearer ", "", false}, {"Bearers3cret", "", false}, {"Basic s3cret", "", false}, {"", "", false},
+	} {
+		if got, ok := Bearer(c.v); got != c.token || ok != c.ok {
+			t.Errorf("Bearer(%q) = %q, %v; want %q, %v", c.v, got, ok, c.token, c.ok)
+		}
+	}
+	if !Authorized("bearer s3cret", "s3cret") || Authorized("Bearer S3CRET", "s3cret") || Authorized("", "") {
+		t.Error("Authorized")
+	}
+}
+
+func TestDecode(t *testing.T) {
+	type body struct {
+		ID   string `json:"id"`
+		Mode string `json:"approvalMode"`
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"id":"a","approvalMode":"ask"}`, ""},
+		{`{"id":null}`, ""},
+		{``, "request body: want a JSON object, got nothing"},
+		{`[]`, "request body: want a JSON object, got array"},
+		{`{"bogus":1}`, `request body: unknown field "bogus"`},
+		{`{"id":5}`, "id: want a string, got number"},
+		{`{"id":"a","id":"b"}`, "id: given twice"},
+		{`{"id":"a"} x`, "request body: data after the JSON object"},
+	} {
+		var b body
+		got := Decode([]byte(c.in), &b)
+		if c.want == "" && got != "" || c.want != "" && (len(got) < len(c.want) || got[:len(c.want)] != c.want) {
+			t.Errorf("Decode(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
