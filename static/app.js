@@ -82,6 +82,8 @@ async function explain(e, origin, id) {
       return `${origin} refused the token (401 unauthorized): check the token, or leave it empty for a server started without --token.`;
     case "session_not_found":
       return `${origin} has no session ${id}: check the session id (POST /api/sessions creates one).`;
+    case "session_busy":
+      return `${origin}: a task of another client is running on ${id}; send again when it ends (or stop it from that client).`;
   }
   if (e instanceof TypeError) {
     if (e.message.includes("Content-Security-Policy") || (await blockedByPolicy(origin))) {
@@ -147,14 +149,17 @@ form.addEventListener("submit", async (ev) => {
           }
         })();
       },
+      // end(error, started): error is null or what to check; started
+      // tells whether the server took the prompt (a message of the run came).
       run(text, approve, end) {
         (async () => {
+          let started = false;
           try {
             const opts = { approve: (call) => new Promise((resolve) => approve(JSON.stringify(call), resolve)) };
-            for await (const m of s.run(text, opts)) void m; // shown through follow()
-            end(null);
+            for await (const m of s.run(text, opts)) started = true; // shown through follow()
+            end(null, true);
           } catch (e) {
-            end((e && e.message) || String(e));
+            end(await explain(e, origin, id), started);
           }
         })();
       },

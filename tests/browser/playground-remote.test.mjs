@@ -203,3 +203,57 @@ test("playground: a wrong token and a server that does not answer each say what 
     throw e;
   }
 });
+
+test("playground: a remote send the server refuses (another client's task) or cannot take (the server is gone) keeps the prompt and says why; the next send that works clears it", { timeout: 180_000 }, async (t) => {
+  const base = await start("--delay", "1ms", "--token", "tok");
+  const id = await create(base, "tok");
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  const other = connect(base, id, { token: "tok" });
+  t.after(() => other.close());
+  try {
+    await page.goto(baseURL() + "/static/?pace=0");
+    await idle(page);
+    await attach(page, base, id, "tok");
+
+    // Another client's task waits for an approval it never answers.
+    const busy = other.run("Count the lines of go.mod")[Symbol.asyncIterator]();
+    await busy.next(); // it runs
+    const prompt = "Count the lines of main.go";
+    await page.fill("#prompt", prompt);
+    await page.press("#prompt", "Enter");
+    await page.locator("#note", { hasText: "Not sent:" }).waitFor({ timeout: RUN });
+    assert.match(await page.locator("#note").innerText(), new RegExp(`a task of another client is running on ${id}`));
+    assert.equal(await page.inputValue("#prompt"), prompt, "the prompt was lost");
+    assert.equal(await page.locator("#error").isVisible(), false, "a page error banner for a busy server");
+    await idle(page);
+
+    // That task ends; the same prompt, sent again, runs; the note goes.
+    await other.abort();
+    while (!(await busy.next()).done);
+    await page.press("#prompt", "Enter");
+    await askCard(page, "list_files").locator('button[data-decision="allow"]').click({ timeout: RUN });
+    await askCard(page, "count_lines").locator('button[data-decision="allow"]').click({ timeout: RUN });
+    await idle(page);
+    assert.equal(await page.locator("#note").innerText(), "");
+    assert.equal(await page.inputValue("#prompt"), "");
+    assert.match(await page.locator('#transcript > .msg.text[data-kind="text"] .body').last().innerText(), /main\.go/);
+
+    // The server is gone: the prompt stays, the note says what to check.
+    for (const p of server.servers) p.kill("SIGKILL");
+    await page.fill("#prompt", "echo: anyone there?");
+    await page.press("#prompt", "Enter");
+    await page.locator("#note", { hasText: `Not sent: No answer from ${base}` }).waitFor({ timeout: RUN });
+    assert.equal(await page.inputValue("#prompt"), "echo: anyone there?");
+    assert.equal(await page.locator("#error").isVisible(), false, "a page error banner for a server that is gone");
+    await idle(page);
+
+    const bad = pageErrors(log).filter((l) => !/^console\.error: Failed to load resource: (the server responded with a status of 409|net::ERR_CONNECTION_REFUSED|net::ERR_EMPTY_RESPONSE|net::ERR_INCOMPLETE_CHUNKED_ENCODING)/.test(l));
+    assert.deepEqual(bad, [], "errors in the page" + explain(log));
+  } catch (e) {
+    const file = join(process.env.FLOE_SCREENSHOT_DIR || tmpdir(), "playground-remote-send.png");
+    await page.screenshot({ path: file }).catch(() => {});
+    console.error(`(screenshot of the failure: ${file})` + explain(log));
+    throw e;
+  }
+});

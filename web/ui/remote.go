@@ -4,7 +4,7 @@ package ui
 
 import (
 	"context"
-	"errors"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -104,17 +104,39 @@ func (a *App) startRemote(text string) {
 		return nil
 	})
 	end = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var err error
+		problem, started := "", true
 		if len(args) > 0 && args[0].Type() == js.TypeString {
-			err = errors.New("remote session: " + args[0].String())
+			problem = args[0].String()
+		}
+		if len(args) > 1 && args[1].Type() == js.TypeBoolean {
+			started = args[1].Bool()
 		}
 		approve.Release()
 		end.Release()
-		a.post(func() { a.runEnded(gen, err) })
+		a.post(func() { a.remoteEnded(gen, text, problem, started) })
 		return nil
 	})
 	a.remote.Call("run", text, approve, end)
 	a.prompt.SetValue("")
 	a.running, a.stop, a.note = true, false, ""
 	a.cancelled = map[string]bool{}
+}
+
+// remoteEnded ends a remote run. A failure is a note saying what to check
+// (the next send clears it), not a page error: the server may be down or
+// busy with another client's task. A prompt the server did not take goes
+// back to the composer, unless the user has typed something else there.
+func (a *App) remoteEnded(gen int, text, problem string, started bool) {
+	a.runEnded(gen, nil)
+	if gen != a.gen || problem == "" {
+		return
+	}
+	if started {
+		a.note = "The remote task ended early: " + problem
+		return
+	}
+	a.note = "Not sent: " + problem
+	if strings.TrimSpace(a.prompt.Value()) == "" {
+		a.prompt.SetValue(text)
+	}
 }
