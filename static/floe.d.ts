@@ -965,9 +965,54 @@ export interface Tool<A = Record<string, unknown>> extends ToolDefinition {
 }
 
 /**
- * Makes a tool. A is the arguments' type (declare it to match parameters).
+ * The arguments' type a JSON Schema describes, for the keywords that name
+ * a type: type (one), enum, const, properties with required, items and
+ * additionalProperties: false (an object without it may hold more keys).
+ * Anything else is unknown.
+ */
+export type FromSchema<S> = S extends { readonly enum: readonly (infer E)[] }
+  ? E
+  : S extends { readonly const: infer C }
+    ? C
+    : S extends { readonly type: "string" }
+      ? string
+      : S extends { readonly type: "number" | "integer" }
+        ? number
+        : S extends { readonly type: "boolean" }
+          ? boolean
+          : S extends { readonly type: "null" }
+            ? null
+            : S extends { readonly type: "array" }
+              ? S extends { readonly items: infer I }
+                ? FromSchema<I>[]
+                : unknown[]
+              : S extends { readonly type: "object" }
+                ? ObjectFromSchema<S>
+                : unknown;
+
+type RequiredKeys<S> = S extends { readonly required: readonly (infer K)[] } ? K : never;
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+type ObjectFromSchema<S> = S extends { readonly properties: infer P }
+  ? Flat<
+      { -readonly [K in keyof P as K extends RequiredKeys<S> ? K : never]: FromSchema<P[K]> } & {
+        -readonly [K in keyof P as K extends RequiredKeys<S> ? never : K]?: FromSchema<P[K]>;
+      }
+    > &
+      (S extends { readonly additionalProperties: false } ? {} : { [key: string]: unknown })
+  : { [key: string]: unknown };
+
+/** A parameters schema whose arguments' type tool() reads (FromSchema). */
+export type ObjectSchema = { readonly type: "object"; readonly [keyword: string]: unknown };
+
+/**
+ * Makes a tool. With an object schema as parameters and no type arguments,
+ * the arguments' type is read from it (FromSchema); otherwise A is the
+ * arguments' type (declare it to match parameters).
  * Throws "bad_argument" for a schema with an unsupported or malformed keyword.
  */
+export function tool<const S extends ObjectSchema, R = ToolResult>(
+  spec: ToolSpec<FromSchema<S>, R> & { parameters: S } & CheckToolResult<R>,
+): Tool<FromSchema<S>>;
 export function tool<A = Record<string, unknown>, R = ToolResult>(spec: ToolSpec<A, R> & CheckToolResult<R>): Tool<A>;
 
 export interface SubagentToolSpec {

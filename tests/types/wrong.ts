@@ -28,6 +28,26 @@ floe.createSession({
   },
 });
 
+// The arguments' types come from the schema: path is a string, n a number, mode one of two.
+export const typed = tool({
+  name: "typed",
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" }, n: { type: "integer" }, mode: { enum: ["a", "b"] }, tags: { type: "array", items: { type: "string" } } },
+    required: ["path", "mode"],
+    additionalProperties: false,
+  },
+  execute: ({ path, n, mode, tags }) => {
+    const m: "a" | "b" = mode;
+    const t: string[] | undefined = tags;
+    // error: Property 'toFixed' does not exist on type 'string'
+    return path.toFixed() + (n ?? 0).toFixed() + m + t;
+  },
+});
+
+// error: Property 'extra' does not exist on type '{ path: string; }'
+export const closed = tool({ name: "c", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false }, execute: (a) => a.extra });
+
 // These compile (no comment above them):
 export const fine = tool({ name: "ok", async *execute() { yield "a"; } });
 floe.createSession({ llm: { async *streamGenerate() { yield msg.text("x"); } }, tools: [fine] });
