@@ -32,6 +32,12 @@ func (p *producer) send(m omni.Message) {
 // nil), is closed with stop_reason "aborted", and the complete message
 // carries the whole streamed body (P-7). It returns false when cancelled.
 func (p *producer) fragment(ctx context.Context, partialType, callID, name string, chunks []string, tail func(body string) string, complete func(body, stopReason string) omni.Message) bool {
+	return p.fragmentEnding(ctx, partialType, callID, name, chunks, tail, complete, omni.StatusCompleted)
+}
+
+// fragmentEnding is fragment whose stop and complete message carry final
+// (such as "failed") when it is not cancelled.
+func (p *producer) fragmentEnding(ctx context.Context, partialType, callID, name string, chunks []string, tail func(body string) string, complete func(body, stopReason string) omni.Message, final string) bool {
 	p.send(omni.Partial(partialType, omni.EventStart, "", callID, name, ""))
 	body := ""
 	for _, c := range chunks {
@@ -49,8 +55,8 @@ func (p *producer) fragment(ctx context.Context, partialType, callID, name strin
 		body += c
 		p.send(omni.Partial(partialType, omni.EventDelta, c, callID, name, ""))
 	}
-	p.send(omni.Partial(partialType, omni.EventStop, "", callID, name, omni.StatusCompleted))
-	p.send(complete(body, omni.StatusCompleted))
+	p.send(omni.Partial(partialType, omni.EventStop, "", callID, name, final))
+	p.send(complete(body, final))
 	return true
 }
 

@@ -60,14 +60,33 @@ func TestFileTools(t *testing.T) {
 
 func TestRunJSTool(t *testing.T) {
 	ws := &Workspace{FS: NewMemFS(nil), Eval: func(ctx context.Context, code string, timeout time.Duration) (EvalResult, error) {
-		if code == "loop" {
+		switch code {
+		case "loop":
 			return EvalResult{}, context.DeadlineExceeded
+		case "throw":
+			return EvalResult{Console: []string{"before"}, Error: "ReferenceError: x is not defined"}, nil
 		}
 		return EvalResult{Console: []string{"hi"}, Result: "2"}, nil
 	}}
 	out, err := runTool(t, ws, ToolRunJS, `{"code":"1+1"}`)
 	if err != nil || out != "hi\nresult: 2\n" {
 		t.Errorf("run_js: %q, %v", out, err)
+	}
+	// Code that throws: the output keeps the console and the error, and
+	// its stop_reason (the stop of its fragment and the complete output)
+	// is "failed".
+	var rec recorder
+	if err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: omni.ToolCallMsg("c", ToolRunJS, `{"code":"throw"}`)}, rec.emit); err != nil {
+		t.Fatal(err)
+	}
+	msgs := rec.all()
+	checkDiscipline(t, msgs)
+	last, stop := msgs[len(msgs)-1].Payload, msgs[len(msgs)-2].Payload
+	if last.Type != omni.ToolCallOutput || last.StopReason != omni.StatusFailed || last.Output != "before\nerror: ReferenceError: x is not defined\n" {
+		t.Errorf("run_js that throws: %s %q %q, want a failed tool_call_output with the error", last.Type, last.StopReason, last.Output)
+	}
+	if stop.EventType != omni.EventStop || stop.StopReason != omni.StatusFailed {
+		t.Errorf("run_js that throws: fragment ends %s %q, want stop failed", stop.EventType, stop.StopReason)
 	}
 	if _, err := runTool(t, ws, ToolRunJS, `{"code":"loop"}`); err == nil {
 		t.Error("run_js: a failed evaluation is no error")

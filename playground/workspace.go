@@ -235,6 +235,7 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		return err
 	}
 	var err error
+	final := omni.StatusCompleted
 	switch call.Name {
 	case ToolListFiles:
 		out, err = w.listFiles(ctx, args.Dir)
@@ -247,7 +248,7 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		if w.Eval == nil || args.Code == nil {
 			return errors.New("run_js: want {\"code\": string}")
 		}
-		out, err = w.runJS(ctx, *args.Code)
+		out, final, err = w.runJS(ctx, *args.Code)
 	case ToolSubagent:
 		if w.Subagent == nil || strings.TrimSpace(args.Task) == "" {
 			return errors.New("subagent: want {\"task\": non-empty string}")
@@ -274,9 +275,9 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		p.send(omni.ToolOutput(id, interrupted, omni.StatusAborted))
 		return nil
 	}
-	p.fragment(ctx, omni.PartialToolCallOutput, id, "", out, interruptedTail, func(body, stop string) omni.Message {
+	p.fragmentEnding(ctx, omni.PartialToolCallOutput, id, "", out, interruptedTail, func(body, stop string) omni.Message {
 		return omni.ToolOutput(id, body, stop)
-	})
+	}, final)
 	return nil
 }
 
@@ -339,25 +340,25 @@ func (w *Workspace) fileTool(ctx context.Context, name, p string, content *strin
 	}
 }
 
-func (w *Workspace) runJS(ctx context.Context, code string) ([]string, error) {
+// runJS evaluates code: its console lines, then its result or the error it
+// threw, and the output's stop_reason: "failed" when the code threw.
+func (w *Workspace) runJS(ctx context.Context, code string) ([]string, string, error) {
 	timeout := w.EvalTimeout
 	if timeout <= 0 {
 		timeout = 3 * time.Second
 	}
 	res, err := w.Eval(ctx, code, timeout)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var out []string
 	for _, l := range res.Console {
 		out = append(out, l+"\n")
 	}
 	if res.Error != "" {
-		out = append(out, "error: "+res.Error+"\n")
-	} else {
-		out = append(out, "result: "+res.Result+"\n")
+		return append(out, "error: "+res.Error+"\n"), omni.StatusFailed, nil
 	}
-	return out, nil
+	return append(out, "result: "+res.Result+"\n"), omni.StatusCompleted, nil
 }
 
 // interruptedTail is the line an aborted tool appends to what it streamed.
