@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -42,6 +43,11 @@ type Options struct {
 	OnDiagnostic       func(engine.Diagnostic)
 	OnSubagent         func(childID, callID string) // a subagent starts for callID
 	OnChange           func()                       // a tool changed the workspace
+
+	// SubagentTrace, when set, gives the Trace a subagent's child session
+	// writes, under the child's own id (ENGINE.md E-15.6); the parent's
+	// Trace points at it (E-15.3). nil: a child is not stored.
+	SubagentTrace func(childID string) engine.TraceSink
 }
 
 // NewSession returns an engine session wired to a fresh scripted [Model]
@@ -116,14 +122,18 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 		cws := &Workspace{FS: fs, Pace: o.Pace, LineDelay: 90 * time.Millisecond, OnChange: o.OnChange}
 		meta := Meta(time.Now())
 		meta.Payload.Edit().Source = omni.SourceSubagent
+		id := meta.Payload.SessionID()
+		var sink engine.TraceSink
+		if o.SubagentTrace != nil {
+			sink = o.SubagentTrace(id)
+		}
 		h, err := engine.NewSubagent(engine.Config{
 			Meta: meta, LLM: NewModel(cws, o.Pace), Environment: cws, ToolList: cws.Tools(), MaxTurns: 4,
-			OnDiagnostic: o.OnDiagnostic,
+			Trace: sink, OnDiagnostic: o.OnDiagnostic,
 		})
 		if err != nil {
 			return "", err
 		}
-		id := meta.Payload.SessionID()
 		if o.OnSubagent != nil {
 			o.OnSubagent(id, req.ToolCall.Payload.ToolCallID)
 		}
@@ -152,18 +162,30 @@ func ProviderMeta(now time.Time, provider, model string) omni.Message {
 	return m
 }
 
-// DeleteSession deletes the stored session id from store. When r (nil:
-// none) drives that session, r is closed first ([Runner.Close]): its run in
-// flight is stopped and its end awaited, so that nothing is written to the
-// session's Trace after the delete. Give the [trace.Batcher] the session
-// writes through as store: it writes what it holds before deleting.
+// DeleteSession deletes the stored session id from store, with the child
+// sessions of its subagents ([Children]). When r (nil: none) drives that
+// session, r is closed first ([Runner.Close]): its run in flight is
+// stopped and its end awaited, so that nothing is written to the session's
+// Trace after the delete. Give the [trace.Batcher] the session writes
+// through as store: it writes what it holds before deleting.
 func DeleteSession(ctx context.Context, store trace.Store, id string, r *Runner) error {
 	if r != nil && r.Session().ID() == id {
 		if err := r.Close(ctx); err != nil {
 			return fmt.Errorf("stop the session's run: %w", err)
 		}
 	}
-	return store.Delete(ctx, id)
+	// A Trace that cannot be read is still deleted, with the children
+	// found before the unreadable part.
+	children, _ := Children(ctx, store, id)
+	if err := store.Delete(ctx, id); err != nil {
+		return err
+	}
+	for _, c := range children {
+		if err := store.Delete(ctx, c); err != nil && !errors.Is(err, trace.ErrNotFound) {
+			return fmt.Errorf("delete subagent session %s: %w", c, err)
+		}
+	}
+	return nil
 }
 
 // Meta returns a session_meta for a playground session created at now, with

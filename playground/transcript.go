@@ -108,6 +108,35 @@ func (t *Transcript) Link(childID, callID string) {
 	t.links[childID] = callID
 }
 
+// linkStored links the child childID of a stored Trace's subagent pointer
+// to the call that ran it. The pointer is written when the child starts,
+// while its call waits for its output, and names no call: it goes to the
+// first subagent call of the current run (since the last prompt) that has
+// no output and no child shown yet (a pointer whose child is not stored
+// shows none, and leaves the call to the next pointer); with none, the
+// child gets an item of its own.
+func (t *Transcript) linkStored(childID string) {
+	if childID == "" || t.children[childID] != nil {
+		return
+	}
+	if _, ok := t.links[childID]; ok {
+		return
+	}
+	var host *Item
+	for i := len(t.Items) - 1; i >= 0; i-- {
+		it := t.Items[i]
+		if it.Kind == KindPrompt {
+			break
+		}
+		if c := it.Tool; c != nil && c.Name == ToolSubagent && c.OutputStop == "" && it.Sub == nil {
+			host = it
+		}
+	}
+	if host != nil {
+		t.Link(childID, host.Tool.CallID)
+	}
+}
+
 // Child returns the nested transcript of childID, creating it (and its
 // host) when needed.
 func (t *Transcript) Child(childID string) *Transcript {
@@ -354,6 +383,11 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 			names[i] = d.Name
 		}
 		return t.add(&Item{Kind: KindNotice, Body: "Tools ready: " + strings.Join(names, ", ")})
+	case omni.Subagent:
+		// A stored Trace's pointer to a child session (E-15.3; never
+		// streamed): the child's records follow it (ReadSession).
+		t.linkStored(p.SessionID())
+		return nil
 	case omni.CompactionBegin:
 		t.compact = t.add(&Item{Kind: KindCompact, Body: p.Reason() + ", " + p.Mode(), Streaming: true})
 		return t.compact

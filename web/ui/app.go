@@ -172,7 +172,7 @@ func (a *App) start() {
 	}
 	last := localGet(keyCurrent)
 	go func() {
-		list, err := trace.List(context.Background(), a.env.Store)
+		list, err := a.sessions.stored.List(context.Background(), a.env.Store)
 		a.post(func() {
 			a.sessions.set(list, err)
 			for _, s := range list {
@@ -288,8 +288,15 @@ func (a *App) newSession(note string) {
 	if a.env.Store != nil {
 		bat = a.batcher(true)
 		o.Trace = trace.NewWriter(bat, meta.Payload.SessionID(), 1)
+		o.SubagentTrace = subagentTrace(bat)
 	}
 	a.attach(o, bat, &playground.Transcript{Now: time.Now}, "", joinNotes(note, warn))
+}
+
+// subagentTrace stores a subagent's child session through bat, under the
+// child's own id.
+func subagentTrace(bat *trace.Batcher) func(string) engine.TraceSink {
+	return func(child string) engine.TraceSink { return trace.NewWriter(bat, child, 1) }
 }
 
 // joinNotes joins the non-empty notes with a space.
@@ -348,12 +355,21 @@ func (a *App) resetView(tr *playground.Transcript) {
 	a.pending, a.cancelled, a.always = map[string]*pendingApproval{}, map[string]bool{}, map[string]bool{}
 	a.retrying, a.steers, a.note = nil, nil, ""
 	a.log.clear()
-	for _, it := range tr.Items {
-		a.mark(it)
-	}
+	a.markAll(tr)
 	a.traceV.reset()
 	if a.tab == "trace" {
 		a.traceV.refresh()
+	}
+}
+
+// markAll marks the items of tr and, after each, those nested in it (a
+// stored subagent's).
+func (a *App) markAll(tr *playground.Transcript) {
+	for _, it := range tr.Items {
+		a.mark(it)
+		if it.Sub != nil {
+			a.markAll(it.Sub)
+		}
 	}
 }
 

@@ -23,11 +23,12 @@ type sessionsView struct {
 	a        *App
 	list     elem
 	items    []trace.Summary
-	titles   map[string]string // the user's titles, kept in local storage
-	renaming string            // the session whose title is being edited
-	deleting string            // the session whose Delete waits for confirmation
-	listed   string            // the session whose first records were awaited for the list
-	reads    int               // list reads started; an older read's answer is dropped
+	titles   map[string]string   // the user's titles, kept in local storage
+	stored   playground.Sessions // lists the sessions without subagents' children
+	renaming string              // the session whose title is being edited
+	deleting string              // the session whose Delete waits for confirmation
+	listed   string              // the session whose first records were awaited for the list
+	reads    int                 // list reads started; an older read's answer is dropped
 	dirty    bool
 }
 
@@ -92,7 +93,7 @@ func (s *sessionsView) refresh() {
 	s.reads++
 	n := s.reads
 	go func() {
-		list, err := trace.List(context.Background(), store)
+		list, err := s.stored.List(context.Background(), store)
 		s.a.post(func() {
 			if n == s.reads {
 				s.set(list, err)
@@ -329,27 +330,6 @@ func download(name string, data []byte) {
 	}), 10000)
 }
 
-// readRecords reads every stored record of a session, file by file.
-func readRecords(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
-	infos, err := store.Files(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var out []omni.Message
-	for _, fi := range infos {
-		data, err := store.ReadFile(ctx, id, fi.Index)
-		if err != nil {
-			return nil, err
-		}
-		p, err := trace.ReadFile(data)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Records...)
-	}
-	return out, nil
-}
-
 // resume opens the stored session id (ENGINE.md §17): the engine starts
 // from the replayed Trace and continues its file; the transcript shows the
 // stored records.
@@ -364,7 +344,7 @@ func (a *App) resume(id string) {
 		}
 		var recs []omni.Message
 		if err == nil {
-			recs, err = readRecords(ctx, a.env.Store, id)
+			recs, err = playground.ReadSession(ctx, a.env.Store, id) // with its subagents' records
 		}
 		a.post(func() {
 			if err != nil {
@@ -391,6 +371,7 @@ func (a *App) resume(id string) {
 			a.gen++
 			o, warn := a.sessionOptions(a.gen, res.Snapshot.SessionTokens)
 			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
+			o.SubagentTrace = subagentTrace(bat)
 			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
 			if n := len(res.Snapshot.CarryOver); n > 0 {
 				notice += fmt.Sprintf(" The last task was cut off; %d message(s) carry over to the next prompt.", n)
@@ -438,7 +419,7 @@ func (t *traceView) refresh() {
 		return
 	}
 	go func() {
-		recs, err := readRecords(context.Background(), store, id)
+		recs, err := playground.Records(context.Background(), store, id)
 		a.post(func() {
 			if id != a.sessID {
 				return

@@ -1,0 +1,184 @@
+package playground
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+)
+
+// A subagent's child session writes a Trace of its own, under its own id
+// (ENGINE.md E-15.6); the parent's Trace holds only a pointer record,
+// subagent{session_id}, written when the child starts (E-15.3). The
+// functions here read a stored session with its children's records, list
+// the sessions a person started (not their children), and delete a session
+// with its children.
+
+// maxSubagentDepth bounds how deep [ReadSession] follows subagent pointers
+// (a child's own children…), so that a Trace pointing at itself ends.
+const maxSubagentDepth = 8
+
+// Records reads every stored record of session id, file by file.
+func Records(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
+	infos, err := store.Files(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []omni.Message
+	for _, fi := range infos {
+		data, err := store.ReadFile(ctx, id, fi.Index)
+		if err != nil {
+			return nil, err
+		}
+		p, err := trace.ReadFile(data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Records...)
+	}
+	return out, nil
+}
+
+// SubagentPointer returns the child session id of a subagent pointer
+// record (E-15.3), and whether m is one.
+func SubagentPointer(m omni.Message) (string, bool) {
+	if m.Type != omni.TypeEventMsg || m.Payload.Type != omni.Subagent || len(m.Origin) > 0 {
+		return "", false
+	}
+	id := m.Payload.SessionID()
+	return id, id != ""
+}
+
+// ReadSession reads the stored records of session id as [Records] does
+// and, after each subagent pointer, the records of the child it names,
+// each with the child id prepended to its origin, as the child's messages
+// arrived during the run: [Transcript.ApplyRecord] shows them nested in the
+// card of the call that ran the child. A child whose Trace is not stored
+// (a session stored before children were, or imported without them) is
+// left out.
+func ReadSession(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
+	return readSession(ctx, store, id, 0)
+}
+
+func readSession(ctx context.Context, store trace.Store, id string, depth int) ([]omni.Message, error) {
+	recs, err := Records(ctx, store, id)
+	if err != nil || depth >= maxSubagentDepth {
+		return recs, err
+	}
+	out := make([]omni.Message, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r)
+		child, ok := SubagentPointer(r)
+		if !ok {
+			continue
+		}
+		crecs, err := readSession(ctx, store, child, depth+1)
+		if errors.Is(err, trace.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range crecs {
+			c.Origin = append([]string{child}, c.Origin...)
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Children returns the ids of the child sessions the stored session id
+// points at, and theirs, depth first.
+func Children(ctx context.Context, store trace.Store, id string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{id: true}
+	var walk func(id string, depth int) error
+	walk = func(id string, depth int) error {
+		recs, err := Records(ctx, store, id)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			child, ok := SubagentPointer(r)
+			if !ok || seen[child] {
+				continue
+			}
+			seen[child] = true
+			out = append(out, child)
+			if depth+1 < maxSubagentDepth {
+				if err := walk(child, depth+1); err != nil && !errors.Is(err, trace.ErrNotFound) {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return out, walk(id, 0)
+}
+
+// Sessions lists the stored sessions a person started: [trace.List]
+// without the subagents' child sessions (session_meta source "subagent"),
+// which are shown, and deleted, with their parent. It remembers which
+// session is a child (a session's first record never changes), so each
+// session's first file is read once. Safe for concurrent use.
+type Sessions struct {
+	mu    sync.Mutex
+	child map[string]bool
+}
+
+// List lists the sessions of store, most recent activity first.
+func (s *Sessions) List(ctx context.Context, store trace.Store) ([]trace.Summary, error) {
+	all, err := trace.List(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, sum := range all {
+		s.mu.Lock()
+		child, known := s.child[sum.ID]
+		s.mu.Unlock()
+		if !known {
+			child, err = isSubagent(ctx, store, sum.ID)
+			if errors.Is(err, trace.ErrNotFound) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				// Shown, so that it can still be exported or deleted.
+				out = append(out, sum)
+				continue
+			}
+			s.mu.Lock()
+			if s.child == nil {
+				s.child = map[string]bool{}
+			}
+			s.child[sum.ID] = child
+			s.mu.Unlock()
+		}
+		if !child {
+			out = append(out, sum)
+		}
+	}
+	return out, nil
+}
+
+// isSubagent reports whether the first record of the stored session id is
+// a subagent's session_meta.
+func isSubagent(ctx context.Context, store trace.Store, id string) (bool, error) {
+	files, err := store.Files(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	data, err := store.ReadFile(ctx, id, files[0].Index)
+	if err != nil {
+		return false, err
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	var m omni.Message
+	if err := m.UnmarshalJSON(line); err != nil {
+		return false, nil // not a session_meta: a session of its own, which says why when opened
+	}
+	return m.Type == omni.TypeSessionMeta && m.Payload.Source() == omni.SourceSubagent, nil
+}

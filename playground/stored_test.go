@@ -1,0 +1,127 @@
+package playground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+)
+
+// cards describes the tool cards of tr and, nested, of the subagents they
+// host; and the items of kind subagent or notice "subagent" (a child
+// shown apart from its call).
+func cards(tr *Transcript) string {
+	var b strings.Builder
+	for _, it := range tr.Items {
+		switch {
+		case it.Kind == KindTool:
+			c := it.Tool
+			fmt.Fprintf(&b, "%s(%s,%s)", c.Name, c.Decision, c.OutputStop)
+			if it.Sub != nil {
+				b.WriteString("[" + cards(it.Sub) + "]")
+			}
+			b.WriteString(" ")
+		case it.Kind == KindSubagent, it.Kind == KindNotice && it.Body == "subagent":
+			fmt.Fprintf(&b, "lone %s %q ", it.Kind, it.Body)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// A subagent's child session is stored under its own id; reopened, the
+// parent's subagent card shows the child's cards nested as during the run,
+// the session list shows the parent only, and deleting the parent deletes
+// the child.
+func TestSubagentStoredAndReadBack(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	meta := Meta(time.Now())
+	id := meta.Payload.SessionID()
+	live := &Transcript{}
+	s, _, err := Open(Options{
+		Meta: &meta, Trace: trace.NewWriter(store, id, 1),
+		SubagentTrace: func(child string) engine.TraceSink { return trace.NewWriter(store, child, 1) },
+		OnSubagent:    func(child, call string) { live.Link(child, call) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range run(t, s, "subagent: look around") {
+		live.Apply(m)
+	}
+	want := "subagent(allow,completed)[list_files(allow,completed) count_lines(allow,completed)]"
+	if got := cards(live); got != want {
+		t.Fatalf("live cards %s, want %s", got, want)
+	}
+
+	recs, err := ReadSession(ctx, store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := &Transcript{}
+	for _, r := range recs {
+		stored.ApplyRecord(r)
+	}
+	stored.Interrupt()
+	if got := cards(stored); got != want {
+		t.Errorf("stored cards %s, want %s", got, want)
+	}
+
+	var p Sessions
+	list, err := p.List(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != id {
+		t.Errorf("listed %v, want the parent %s only", list, id)
+	}
+	children, err := Children(ctx, store, id)
+	if err != nil || len(children) != 1 {
+		t.Fatalf("children %v, %v", children, err)
+	}
+	if err := DeleteSession(ctx, store, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, sid := range []string{id, children[0]} {
+		if _, err := store.Files(ctx, sid); !errors.Is(err, trace.ErrNotFound) {
+			t.Errorf("%s after delete: %v, want not found", sid, err)
+		}
+	}
+}
+
+// A pointer whose child is not stored (a session stored without its
+// children) shows the card with no nested cards, and no lone subagent
+// item; a pointer goes to the call of its own run, not to an earlier
+// run's call that was cut off.
+func TestSubagentPointerWithoutChild(t *testing.T) {
+	ptr := func(id string) omni.Message {
+		return omni.Event(omni.Payload{Type: omni.Subagent, Rest: &omni.Rest{SessionID: id}})
+	}
+	child := Meta(time.Now())
+	child.Payload.Edit().Source = omni.SourceSubagent
+	cid := child.Payload.SessionID()
+	recs := []omni.Message{
+		Meta(time.Now()),
+		omni.UserText("subagent: first"),
+		omni.ToolCallMsg("call_1_1", ToolSubagent, `{"task":"first"}`),
+		omni.UserText("subagent: second"),
+		omni.ToolCallMsg("call_2_1", ToolSubagent, `{"task":"second"}`),
+		ptr("session-missing"),
+		ptr(cid),
+		child.WithOrigin(cid),
+		omni.ToolCallMsg("call_1_1", ToolListFiles, `{}`).WithOrigin(cid),
+	}
+	tr := &Transcript{}
+	for _, r := range recs {
+		tr.ApplyRecord(r)
+	}
+	if got, want := cards(tr), "subagent(,) subagent(,)[list_files(,)]"; got != want {
+		t.Errorf("cards %s, want %s", got, want)
+	}
+}
