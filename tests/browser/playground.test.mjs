@@ -212,6 +212,12 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await decide(page, "run_js", "allow");
   await idle(page);
   assert.match(await jsCard.last().locator(".output").innerText(), /timed out after 3 s; the worker was terminated/);
+  // Code that throws: the card says failed and keeps the error.
+  await send(page, "js: console.log('before'); throw new Error('boom')");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  assert.match(await jsCard.last().locator(".output").innerText(), /^before\nerror: Error: boom/);
+  assert.equal(await jsCard.last().locator(":scope > .head .badge.status").innerText(), "failed");
 
   // A subagent: its cards are nested in the parent's card, its call ids
   // its own (the child's first call has the parent's id, call_N_1).
@@ -225,6 +231,64 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   assert.equal(await parent.locator(".subagent > .card").count(), 2);
   assert.match(await parent.locator(":scope > .output").innerText(), /add up to \d+ lines/);
   assert.match(await parent.locator(":scope > .head .badge.status").innerText(), /completed/);
+});
+
+/** The ids of the sessions stored in IndexedDB. */
+const storedIDs = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open("floe-playground");
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const keys = db.transaction("sessions").objectStore("sessions").getAllKeys();
+          keys.onsuccess = () => (db.close(), resolve(keys.result));
+          keys.onerror = () => (db.close(), reject(keys.error));
+        };
+      }),
+  );
+
+pageTest("playground: a subagent's nested cards come back after a reload; its child session is stored, not listed, and deleted with its parent", async (page) => {
+  await open(page);
+  const id = await page.locator("#session-id").innerText();
+  // The Trace tab reads the stored records again once the run's records are written.
+  await page.click("#tab-trace");
+  await send(page, "subagent: look around");
+  await decide(page, "subagent", "allow");
+  const nested = '#transcript > .card[data-call-id] .subagent > ';
+  await decide(page, "list_files", "allow", nested);
+  await decide(page, "count_lines", "allow", nested);
+  await idle(page);
+  await page.locator("#trace li", { has: page.locator('.type:text-is("subagent")') }).waitFor();
+  await page.locator("#trace li:last-child .type:text-is('request_end')").waitFor();
+  const parentCard = () => page.locator("#transcript > .card", { has: page.locator(':scope > .head .tool-name:text-is("subagent")') });
+  const before = await parentCard().locator(".subagent > .card .tool-name").allInnerTexts();
+  assert.deepEqual(before, ["list_files", "count_lines"]);
+
+  await page.reload();
+  await idle(page);
+  assert.equal(await page.locator("#session-id").innerText(), id);
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  assert.equal(await parentCard().count(), 1);
+  assert.deepEqual(await parentCard().locator(".subagent > .card .tool-name").allInnerTexts(), before, "the nested cards did not come back");
+  assert.deepEqual(await parentCard().locator(".subagent > .card > .head .badge.status").allInnerTexts(), ["completed", "completed"]);
+  assert.equal(await page.locator("#transcript > .card:not([data-call-id])").count(), 0, "a subagent drawn apart from its call");
+  assert.equal(await page.locator("#transcript > .notice", { hasText: /^subagent$/ }).count(), 0, "a lone subagent notice");
+
+  // The child is stored under its own id, listed with its parent only.
+  const ids = await storedIDs(page);
+  assert.equal(ids.length, 2, `stored sessions ${ids}`);
+  const child = ids.find((s) => s !== id);
+  await rowOf(page, id).waitFor();
+  assert.equal(await page.locator("#sessions li.session").count(), 1);
+  assert.equal(await rowOf(page, child).count(), 0, "the child session is listed");
+  // Deleting the parent deletes the child.
+  await rowOf(page, id).locator('button:text("Delete")').click();
+  await rowOf(page, id).locator('button:text("Confirm delete")').click();
+  await page.locator("#note", { hasText: `Deleted ${id}.` }).waitFor();
+  const left = await storedIDs(page);
+  assert.ok(!left.includes(id) && !left.includes(child), `left after the delete: ${left}`);
 });
 
 /** A browser on a profile that survives a restart (close, launch again). */
