@@ -554,6 +554,38 @@ pageTest("playground: settings that give no usable provider say why; any compact
   assert.equal(stored.compactTokens, 1500);
 });
 
+pageTest("playground: Settings refuse a base URL that is not http(s); a URL the page's Content-Security-Policy blocks is named as such, with the addresses the page may reach", async (page) => {
+  const res = await open(page);
+  assert.match(res.headers()["content-security-policy"], /connect-src 'self' https: http:\/\/127\.0\.0\.1:\* http:\/\/localhost:\*/);
+  // ftp://: refused at once, the dialog stays open, nothing is saved.
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", "openai-compatible");
+  await page.fill("#set-base-url", "ftp://127.0.0.1:8852/v1");
+  await page.fill("#set-model", "llama3.2");
+  await page.click("#settings-save");
+  await page.locator("#set-base-url-error", { hasText: "is not http:// or https://" }).waitFor();
+  assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a refused URL");
+  assert.equal(await page.getAttribute("#set-base-url", "aria-invalid"), "true");
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null, "a refused URL was saved");
+  await page.click("#settings-cancel");
+  // Reopened, the dialog shows no stale error.
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-base-url-error").isVisible(), false);
+  await page.click("#settings-cancel");
+
+  // A LAN address over plain http: the page's policy blocks it, and the
+  // request says so (not CORS), with what the page may reach.
+  await configure(page, { provider: "openai-compatible", baseURL: "http://192.168.1.50:11434/v1", model: "llama3.2" });
+  await send(page, "Say hello");
+  await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
+  const text = await page.locator(".request").last().innerText();
+  assert.match(text, /no request sent to http:\/\/192\.168\.1\.50:11434\/v1\/chat\/completions: this page's Content-Security-Policy \(connect-src\) does not let it fetch/);
+  assert.match(text, /may reach this page's own origin \(http:\/\/127\.0\.0\.1:\d+\), any https:\/\/ address, http:\/\/127\.0\.0\.1 on any port and http:\/\/localhost on any port/);
+  assert.doesNotMatch(text, /CORS|OLLAMA_ORIGINS/);
+  await page.locator('.request .retry button:text("Give up")').click();
+  await idle(page);
+}, { expected: [/violates the following Content Security Policy directive/, /violates the document's Content Security Policy/] });
+
 const XSS = [
   `<script>window.__xss = 1</script>`,
   `<img src=x onerror="window.__xss = 2">`,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/playground"
 	"github.com/norunners/vert"
 	"honnef.co/go/js/dom/v2"
 )
@@ -84,6 +85,7 @@ func (a *App) listenSettings() {
 		field("set-compact-tokens").Set("value", strconv.Itoa(s.CompactTokens))
 		field("set-compact-mode").Set("value", s.compactMode())
 		byID(a.doc, "set-provider-note").SetTextContent(providerNote(s.Provider))
+		badURL(a, nil)
 	}
 	byID(a.doc, "open-settings").AddEventListener("click", false, func(dom.Event) {
 		a.post(func() {
@@ -105,6 +107,15 @@ func (a *App) listenSettings() {
 			CompactMode: field("set-compact-mode").Get("value").String(),
 		}
 		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
+		if s.Provider != "scripted" {
+			// Refused at once, the dialog left open: the page can fetch
+			// nothing but http(s).
+			if err := playground.CheckBaseURL(s.BaseURL); err != nil {
+				ev.PreventDefault()
+				a.post(func() { badURL(a, err) })
+				return
+			}
+		}
 		a.post(func() {
 			if providerNames[s.Provider] == "" {
 				s.Provider = "scripted"
@@ -133,4 +144,19 @@ func providerNote(p string) string {
 		return "Sends your prompts to api.anthropic.com with your key (the browser-access header is set); a Base URL, if set, replaces https://api.anthropic.com/v1 (a proxy)."
 	}
 	return ""
+}
+
+// badURL shows why the base URL is refused under its field (nil: clears it).
+func badURL(a *App, err error) {
+	msg, in := byID(a.doc, "set-base-url-error"), byID(a.doc, "set-base-url")
+	if err == nil {
+		msg.SetTextContent("")
+		show(msg, false)
+		in.RemoveAttribute("aria-invalid")
+		return
+	}
+	msg.SetTextContent(err.Error())
+	show(msg, true)
+	in.SetAttribute("aria-invalid", "true")
+	in.Focus()
 }
