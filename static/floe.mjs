@@ -421,7 +421,7 @@ function makeFloe(api, exited, memory, exports, go) {
   // text(ptr, n): n bytes of UTF-8 at ptr in the module's memory, which Go
   // keeps for the duration of the call that hands them over.
   api.text = (ptr, n) => (n === 0 ? "" : utf8Dec.decode(new Uint8Array(memory().buffer, ptr, n)));
-  const pumps = (api.pumps = new Map()); // pump id → the shim's pump
+  const pumps = (api.pumps = new PumpTable()); // pump id → the shim's pump
   // Sessions and subagents dropped without close(): once the object is
   // collected, its Go side is closed as close() would (a run in flight is
   // aborted, its records stored). A stream holds its owner (OWNER), so an
@@ -1006,15 +1006,10 @@ function llmHost(api, llm) {
         id,
         "llm.streamGenerate",
         (signal) =>
-          llm.streamGenerate.call(llm.self, {
-            newMessages: JSON.parse(json),
-            thinkingLevel: thinkingLevel || undefined,
-            get signal() {
-              return signal();
-            },
-            tools,
-            systemPrompt: systemPrompt ?? "",
-          }),
+          llm.streamGenerate.call(
+            llm.self,
+            callArgs({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, tools, systemPrompt: systemPrompt ?? "" }, signal),
+          ),
         plainOutcome,
       );
     },
@@ -1058,13 +1053,7 @@ function newLLMHost(api, newLLM, name) {
 // call).
 function environmentHost(api, env, executeTool) {
   const done = () => undefined; // a tool's return value means nothing
-  const args = (toolCall, approve, signal) => ({
-    toolCall,
-    approve,
-    get signal() {
-      return signal();
-    },
-  });
+  const args = (toolCall, approve, signal) => callArgs({ toolCall, approve }, signal);
   return {
     start(id, ptr, n, hasApprover) {
       const json = api.text(ptr, n);
@@ -1083,12 +1072,8 @@ function environmentHost(api, env, executeTool) {
           return r instanceof Error ? Promise.reject(r) : r;
         };
         approve[TOOL_APPROVE] = id;
-        const p = pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(JSON.parse(json), approve, signal)), done);
-        const stop = p.stop;
-        p.stop = () => {
-          over = true;
-          stop();
-        };
+        const start = (signal) => executeTool.call(env, args(JSON.parse(json), approve, signal));
+        pump(api, id, "environment.executeTool", start, done, () => (over = true));
         return;
       }
       pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(JSON.parse(json), undefined, signal)), done);
@@ -1607,11 +1592,56 @@ class Batch {
   }
 }
 
+// PumpTable maps pump ids to the live pumps. It is a plain object, made
+// anew whenever it empties, rather than a Map: V8 kept the pumps a Map had
+// held alive through its young-generation collections long after their
+// delete, and promoted them (1.2 MB a collection on a turn of 16 tool
+// calls, against a few KB with this table).
+class PumpTable {
+  #o = Object.create(null);
+  #n = 0;
+  get size() {
+    return this.#n;
+  }
+  get(id) {
+    return this.#o[id];
+  }
+  set(id, p) {
+    if (this.#o[id] === undefined) this.#n++;
+    this.#o[id] = p;
+  }
+  delete(id) {
+    if (this.#o[id] === undefined) return;
+    delete this.#o[id];
+    if (--this.#n === 0) this.#o = Object.create(null);
+  }
+}
+
+// callArgs adds to o, the argument of a model's or tool's callback, its
+// signal: an accessor that makes the AbortSignal when first read (most
+// scripted callbacks never do). The accessor is one function for every
+// argument, not a getter written in each object literal: a new getter per
+// object gave each its own hidden class, old objects that kept the young
+// callback state alive through V8's young-generation collections.
+const SIGNAL = Symbol("floe.signal");
+const signalAccessor = {
+  get() {
+    return this[SIGNAL]();
+  },
+  enumerable: true,
+  configurable: true,
+};
+function callArgs(o, signal) {
+  Object.defineProperty(o, SIGNAL, { value: signal });
+  return Object.defineProperty(o, "signal", signalAccessor);
+}
+
 // pump drains the iterator that start(signal) returns and answers Go's
 // pulls with batches of records through api.send(id, batch, end, value);
 // done(returnValue) gives the plain data Go gets as the end value (it may
-// throw: the callback then failed with that message).
-function pump(api, id, what, start, done) {
+// throw: the callback then failed with that message); onStop, if given,
+// runs when the pump stops.
+function pump(api, id, what, start, done, onStop) {
   // The AbortSignal is made when the callback first reads it: most scripted
   // callbacks never do.
   let ac = null;
@@ -1758,6 +1788,7 @@ function pump(api, id, what, start, done) {
     stop() {
       if (stopped) return;
       stopped = true;
+      onStop?.();
       if (space) space();
       if (!end) {
         abort();
