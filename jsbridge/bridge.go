@@ -25,7 +25,6 @@ type Bridge struct {
 	tasks     chan func()  // idle workers wait here (spawn)
 	idle      atomic.Int32 // workers waiting on tasks
 	stores    stores       // the trace stores of persisted sessions (store.go)
-	open      openSessions // the persisted sessions open in this program, by store and id
 }
 
 // New returns an empty Bridge.

@@ -17,7 +17,6 @@ import (
 type session struct {
 	s      *engine.Session
 	trace  *trace.Batcher          // the persisted Trace, nil = none (store.go)
-	open   string                  // its key in Bridge.open, "" = none
 	onDiag func(engine.Diagnostic) // the session's OnDiagnostic
 	mu     sync.Mutex
 	active int // the stream id of the run or compaction in flight, 0 = none
@@ -38,15 +37,7 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, badArg("createSession", err.Error())
 	}
-	// A new session's id is not stored yet (the Batcher refuses to write
-	// to one that is): it is open only when this object is its writer.
-	open := ""
-	if bat != nil {
-		if k := openKey(arg(args, 0).Get("store"), s.ID()); b.open.take(k) {
-			open = k
-		}
-	}
-	h := b.sessions.add(&session{s: s, trace: bat, open: open, onDiag: cfg.OnDiagnostic})
+	h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
 	return map[string]any{"id": s.ID(), "handle": h}, nil
 }
 
@@ -241,9 +232,6 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	}
 	if s, ok := b.sessions.get(h); ok {
 		s.s.Close()
-		if s.open != "" {
-			b.open.release(s.open)
-		}
 	}
 	b.sessions.remove(h)
 	return b.async("close", func() (any, error) { return nil, nil }), nil

@@ -191,16 +191,7 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	open := openKey(arg(args, 2), id)
-	if !b.open.take(open) {
-		return nil, &Error{Code: CodeSessionBusy, Msg: fn + ": session " + strconv.Quote(id) + " is open in this program: close its session object first"}
-	}
-	return b.async(fn, func() (out any, err error) {
-		defer func() {
-			if err != nil {
-				b.open.release(open)
-			}
-		}()
+	return b.async(fn, func() (any, error) {
 		ctx := context.Background()
 		bat := batcher(&cfg, store, false)
 		now := time.Now
@@ -221,10 +212,10 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidTrace, Msg: fn + ": " + err.Error()}
 		}
-		if err = bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
+		if err := bat.Flush(ctx); err != nil { // what Resume wrote (E-17.4)
 			return nil, storeErr(fn, err)
 		}
-		h := b.sessions.add(&session{s: s, trace: bat, open: open, onDiag: cfg.OnDiagnostic})
+		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
 		return map[string]any{"id": s.ID(), "handle": h}, nil
 	}), nil
 }

@@ -24,41 +24,6 @@ const (
 	CodeStorage       = "storage"        // the store failed (quota, IndexedDB unavailable, blocked upgrade, I/O)
 )
 
-// openSessions are the persisted sessions a session object of this
-// program holds, by openKey: resumeSession refuses one of them
-// (session_busy), since two objects of one session would interleave their
-// records in one Trace.
-type openSessions struct {
-	mu sync.Mutex
-	m  map[string]bool
-}
-
-// openKey names a stored session: the shim's normalized store option
-// ("memory", "indexeddb", "dir:<path>"), which names one store
-// (traceStore), and the id.
-func openKey(store js.Value, id string) string { return store.String() + "\x00" + id }
-
-// take marks k open; false if it already was.
-func (o *openSessions) take(k string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.m[k] {
-		return false
-	}
-	if o.m == nil {
-		o.m = map[string]bool{}
-	}
-	o.m[k] = true
-	return true
-}
-
-// release marks k closed.
-func (o *openSessions) release(k string) {
-	o.mu.Lock()
-	delete(o.m, k)
-	o.mu.Unlock()
-}
-
 // flushTimeout bounds how long the end of a run waits for its records to
 // be committed before it reports them as not yet stored.
 const flushTimeout = 30 * time.Second

@@ -628,8 +628,7 @@ export interface Floe {
    * (handed to llm.loadHistory before the first request, when non-empty),
    * carry-over and counters come from its Trace, which it continues.
    * Rejects with "not_found", "invalid_trace", "storage" or "session_busy"
-   * (another tab runs it, or a session object of this page, or of this
-   * Node process, holds it: close that object first).
+   * (another tab, or another session object of this program, is running it).
    */
   resumeSession(id: string, options: ResumeOptions): Promise<Session>;
   /** The stored sessions, most recent activity first. */

@@ -512,7 +512,7 @@ function makeFloe(api, exited, memory, exports, go) {
     const live = (fn) => {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
-    const lockable = (store === "indexeddb" || store.startsWith("dir:")) && locks() != null;
+    const lockable = store !== "";
     // open starts a run or compaction: start(ended) → stream id; signal is
     // its stand-in signal (released if the run never starts).
     const open = (fn, start, signal) => {
@@ -522,7 +522,26 @@ function makeFloe(api, exited, memory, exports, go) {
     };
     const openStream = (fn, start, signal) => {
       if (!lockable || running) return new Stream(api, start(undefined));
-      return new LockedStream(id, fn, (release) => {
+      if (!webLocks(store)) {
+        // This program's lock, taken at once: the run starts now, as one
+        // of a session not stored does.
+        const name = "floe:session:" + id;
+        if (localLocks.has(name)) throw busy(fn, id);
+        localLocks.add(name);
+        running = true;
+        const ended = () => {
+          if (!running) return;
+          running = false;
+          localLocks.delete(name);
+        };
+        try {
+          return new Stream(api, start(ended));
+        } catch (e) {
+          ended();
+          throw e;
+        }
+      }
+      return new LockedStream(store, id, fn, (release) => {
         running = true;
         const ended = () => {
           running = false;
@@ -659,7 +678,7 @@ function makeFloe(api, exited, memory, exports, go) {
     const spec = sessionSpec(api, "resumeSession", opts, false);
     const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
-    const release = locks() != null && store !== "memory" ? await tryLock(id) : () => {};
+    const release = await tryLock(store, id);
     if (!release) throw busy("resumeSession", id);
     try {
       const { id: sid, handle } = await call("resumeSession", id, spec, store);
@@ -1985,18 +2004,34 @@ function storeArg(store, name, allowNone = false) {
   throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
 }
 
-const locks = () => globalThis.navigator?.locks;
+// The locks of a session's runs: the Web Locks of the origin (every tab)
+// for a stored session where there are Web Locks; else, and for the
+// memory store (one program's), locks of this program (Node has no Web
+// Locks, and two session objects of one session ran at once there).
+const webLocks = (store) => (store !== "memory" ? globalThis.navigator?.locks : undefined);
+const localLocks = new Set(); // the names held in this program
 
 function busy(fn, id) {
-  return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: another tab (or another session object of this page) is running it`);
+  return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: another tab (or another session object of this program) is running it`);
 }
 
-// tryLock takes the session's Web Lock if it is free; it resolves to the
+// tryLock takes the session's lock if it is free; it resolves to the
 // function that releases it, or null when another holder has it.
-function tryLock(id) {
+function tryLock(store, id) {
+  const name = "floe:session:" + id;
+  const web = webLocks(store);
+  if (!web) {
+    if (localLocks.has(name)) return Promise.resolve(null);
+    localLocks.add(name);
+    let held = true;
+    return Promise.resolve(() => {
+      if (held) localLocks.delete(name); // at once: the next run may follow in the same task
+      held = false;
+    });
+  }
   return new Promise((resolve, reject) => {
-    locks()
-      .request("floe:session:" + id, { ifAvailable: true }, (lock) => {
+    web
+      .request(name, { ifAvailable: true }, (lock) => {
         if (!lock) return resolve(null);
         return new Promise((release) => resolve(() => release()));
       })
@@ -2020,6 +2055,7 @@ const unstarted = registry((skip) => {
  * or traced.
  */
 class LockedStream {
+  #store;
   #id;
   #fn;
   #open;
@@ -2028,7 +2064,8 @@ class LockedStream {
   #done = false;
   #skip; // called once if the run never starts (releases its signal)
 
-  constructor(id, fn, open, skip) {
+  constructor(store, id, fn, open, skip) {
+    this.#store = store;
     this.#id = id;
     this.#fn = fn;
     this.#open = open;
@@ -2055,7 +2092,7 @@ class LockedStream {
   }
 
   async #start() {
-    const release = await tryLock(this.#id);
+    const release = await tryLock(this.#store, this.#id);
     if (!release) {
       this.#done = true;
       this.#skipped();

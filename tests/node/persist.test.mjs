@@ -299,36 +299,33 @@ test("Web Locks: one writer per persisted session", async (t) => {
   await session.close();
 });
 
-// Two session objects of one stored session would interleave their records
-// in one Trace: resumeSession refuses a session an object of this program
-// holds, idle or running, until that object is closed.
-test("resumeSession of a session open in this program: session_busy until it is closed", async (t) => {
+// Two session objects of one stored session must not run at once: their
+// records would interleave in one Trace. As Web Locks do between tabs, a
+// lock of this program (Node has no Web Locks) lets one run at a time:
+// another object's run(), or a resumeSession, is refused while it runs.
+test("two session objects of one stored session: one run at a time (session_busy), records not interleaved", async (t) => {
   for (const store of ["memory", { dir: await tempDir(t) }]) {
-    const id = newID("open");
-    const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("a"), say("b")), store });
-    await collect(session.run("one"));
-    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
-    // Also while it runs.
+    const id = newID("twice");
     let release;
     const gate = new Promise((r) => (release = r));
-    const running = floe.createSession({
-      meta: meta(id + "-r"),
+    const first = floe.createSession({
+      meta: meta(id),
       store,
-      llm: { async *streamGenerate() { await gate; yield* text("late"); } },
+      llm: scriptedLLM(say("a"), async function* () { await gate; yield* text("late"); }),
     });
-    const stream = running.run("two");
-    const first = await stream.next(); // request_begin: the run is in flight
-    assert.equal(first.value.payload.type, "request_begin");
-    await rejects(floe.resumeSession(id + "-r", { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
+    await collect(first.run("one"));
+    const second = await floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }); // both idle: allowed
+    const stream = first.run("two"); // holds the session's lock until its records are stored
+    assert.equal((await stream.next()).value.payload.type, "request_begin");
+    assert.throws(() => second.run("three"), (e) => e.code === "session_busy" && /is busy/.test(e.message));
+    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("y")), store }), "session_busy", /is busy/);
     release();
     await collect(stream);
-    await running.close();
-    // Closed: resumed once; a second resume while the first is open is refused.
-    await session.close();
-    const resumed = await floe.resumeSession(id, { llm: scriptedLLM(say("c")), store });
-    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /is open in this program/);
-    assert.deepEqual(find(await collect(resumed.run("three")), "text").map((m) => m.payload.text), ["c"]);
-    await resumed.close();
-    (await floe.resumeSession(id, { llm: scriptedLLM(say("d")), store })).close();
+    // The first run over, the other object may run.
+    assert.deepEqual(find(await collect(second.run("three")), "text").map((m) => m.payload.text), ["x"]);
+    await first.close();
+    await second.close();
+    const texts = records(await floe.exportSession(id, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["one", "a", "two", "late", "three", "x"], "each run's records together, in run order");
   }
 });
