@@ -1639,9 +1639,9 @@ class PumpTable {
 // callArgs adds to o, the argument of a model's or tool's callback, its
 // signal: an accessor that makes the AbortSignal when first read (most
 // scripted callbacks never do). The accessor is one function for every
-// argument, not a getter written in each object literal: a new getter per
-// object gave each its own hidden class, old objects that kept the young
-// callback state alive through V8's young-generation collections.
+// argument, not a getter written in each object literal: with a getter per
+// object, V8's young-generation collections kept each callback's state
+// alive and promoted it (measured on the tools shape, --trace-gc-nvp).
 const SIGNAL = Symbol("floe.signal");
 const signalAccessor = {
   get() {
