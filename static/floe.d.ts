@@ -1028,7 +1028,7 @@ type ModelMsg<P> = Envelope<"model_msg", P>;
 export type PartialTextMessage = ModelMsg<PartialTextPayload>;
 export type TokenUsageMessage = Envelope<"event_msg", TokenUsagePayload>;
 
-/** Builders of OmniMessages: the same shapes and key order as the Go omni builders; no timestamp. */
+/** Builders of OmniMessages: the same shapes and key order as the Go omni builders; no timestamp. An argument PROTOCOL.md refuses (an unknown event type, stop reason or sender, a count below 0) throws "bad_argument" naming it. */
 export declare const msg: {
   userText(text: string, sender?: Sender): ModelMsg<TextPayload>;
   text(text: string, stopReason?: StopReason): ModelMsg<TextPayload>;

@@ -2,62 +2,125 @@
 // builders of package omni (tested against engine/omni/testdata/builders.jsonl).
 // Envelopes carry no timestamp: the engine stamps what it streams.
 
+import { badArg, describe, floeError, isObject } from "./internal.mjs";
+
+// Each builder checks its arguments against PROTOCOL.md, so that a wrong
+// one is named where the message is built (bad_argument), not later by
+// the engine as an invalid message of the callback that yielded it.
+const STOP_REASONS = ["completed", "failed", "aborted", "timeout", "malformed", "auth"];
+const SENDERS = ["user", "parent_agent", "harness", "server"];
+const EVENT_TYPES = ["start", "delta", "stop"];
+
+const str = (v, name) => {
+  if (typeof v !== "string") throw badArg(name, "a string", v);
+  return v;
+};
+const nonEmpty = (v, name) => {
+  if (typeof v !== "string" || v === "") throw badArg(name, "a non-empty string", v);
+  return v;
+};
+const oneOf = (v, list, name) => {
+  if (!list.includes(v)) {
+    throw floeError("bad_argument", `${name}: want ${list.map((x) => JSON.stringify(x)).join(", ")}, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`);
+  }
+  return v;
+};
+
 const model = (payload) => ({ type: "model_msg", payload });
-const stop = (p, stopReason) => {
-  if (stopReason) p.stop_reason = stopReason;
+const stop = (p, stopReason, name) => {
+  if (stopReason !== undefined) p.stop_reason = oneOf(stopReason, STOP_REASONS, name + ": stopReason");
   return p;
 };
-const counts = (c = {}) => ({
-  cache_read: c.cache_read ?? 0,
-  cache_write: c.cache_write ?? 0,
-  output: c.output ?? 0,
-  total: c.total ?? 0,
-});
+const counts = (c = {}, name) => {
+  if (!isObject(c)) throw badArg(name, "TokenCounts {cache_read?, cache_write?, output?, total?}", c);
+  const n = (k) => {
+    const v = c[k] ?? 0;
+    if (!Number.isSafeInteger(v) || v < 0) throw badArg(`${name}.${k}`, "a count (an integer, 0 or more)", v);
+    return v;
+  };
+  return { cache_read: n("cache_read"), cache_write: n("cache_write"), output: n("output"), total: n("total") };
+};
 
 export const msg = Object.freeze({
   /** A user text; sender "parent_agent" | "harness" | "server" when not the user. */
   userText(text, sender) {
-    const p = { type: "text", role: "user", text: String(text), stop_reason: "completed" };
-    if (sender && sender !== "user") p.sender = sender;
+    const p = { type: "text", role: "user", text: str(text, "msg.userText: text"), stop_reason: "completed" };
+    if (sender !== undefined && oneOf(sender, SENDERS, "msg.userText: sender") !== "user") p.sender = sender;
     return model(p);
   },
   /** A complete assistant text. */
   text(text, stopReason = "completed") {
-    return model({ type: "text", role: "assistant", text: String(text), stop_reason: stopReason });
+    return model(stop({ type: "text", role: "assistant", text: str(text, "msg.text: text") }, stopReason, "msg.text"));
   },
   /** A complete assistant thinking block. */
   thinking(thinking, stopReason = "completed") {
-    return model({ type: "thinking", role: "assistant", thinking: String(thinking), stop_reason: stopReason });
+    return model(stop({ type: "thinking", role: "assistant", thinking: str(thinking, "msg.thinking: thinking") }, stopReason, "msg.thinking"));
   },
   /** A complete tool call; args is its JSON text, or a value to serialize. */
   toolCall(id, name, args = "{}") {
-    const a = typeof args === "string" ? args : JSON.stringify(args);
+    nonEmpty(id, "msg.toolCall: id");
+    nonEmpty(name, "msg.toolCall: name");
+    let a = args;
+    if (typeof a !== "string") {
+      try {
+        a = JSON.stringify(args);
+      } catch (e) {
+        throw floeError("bad_argument", `msg.toolCall: args: cannot be encoded as JSON: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (typeof a !== "string") throw badArg("msg.toolCall: args", "a JSON text or a value JSON can encode", args);
+    }
     return model({ type: "tool_call", role: "assistant", name, arguments: a, tool_call_id: id, stop_reason: "completed" });
   },
   /** A complete tool output; images are data: URLs. */
   toolOutput(id, output, stopReason = "completed", images) {
-    const p = { type: "tool_call_output", role: "user", output: String(output) };
-    if (images && images.length) p.images = [...images];
+    nonEmpty(id, "msg.toolOutput: id");
+    const p = { type: "tool_call_output", role: "user", output: str(output, "msg.toolOutput: output") };
+    if (images !== undefined && images !== null) {
+      if (!Array.isArray(images) || !images.every((u) => typeof u === "string")) {
+        throw badArg("msg.toolOutput: images", "an array of data: URL strings", images);
+      }
+      if (images.length) p.images = [...images];
+    }
     p.tool_call_id = id;
-    p.stop_reason = stopReason;
-    return model(p);
+    return model(stop(p, stopReason, "msg.toolOutput"));
   },
   /** A partial_text fragment ("start" and "stop" carry ""). */
   partialText(eventType, text = "", stopReason) {
-    return model(stop({ type: "partial_text", role: "assistant", event_type: eventType, text }, stopReason));
+    const e = oneOf(eventType, EVENT_TYPES, "msg.partialText: eventType");
+    return model(stop({ type: "partial_text", role: "assistant", event_type: e, text: str(text, "msg.partialText: text") }, stopReason, "msg.partialText"));
   },
   partialThinking(eventType, thinking = "", stopReason) {
-    return model(stop({ type: "partial_thinking", role: "assistant", event_type: eventType, thinking }, stopReason));
+    const e = oneOf(eventType, EVENT_TYPES, "msg.partialThinking: eventType");
+    return model(
+      stop({ type: "partial_thinking", role: "assistant", event_type: e, thinking: str(thinking, "msg.partialThinking: thinking") }, stopReason, "msg.partialThinking"),
+    );
   },
   partialToolCall(eventType, args, id, name, stopReason) {
-    return model(stop({ type: "partial_tool_call", role: "assistant", event_type: eventType, name, arguments: args ?? "", tool_call_id: id }, stopReason));
+    const e = oneOf(eventType, EVENT_TYPES, "msg.partialToolCall: eventType");
+    const p = {
+      type: "partial_tool_call",
+      role: "assistant",
+      event_type: e,
+      name: str(name ?? "", "msg.partialToolCall: name"),
+      arguments: str(args ?? "", "msg.partialToolCall: args"),
+      tool_call_id: nonEmpty(id, "msg.partialToolCall: id"),
+    };
+    return model(stop(p, stopReason, "msg.partialToolCall"));
   },
   partialToolOutput(eventType, output, id, stopReason) {
-    return model(stop({ type: "partial_tool_call_output", role: "user", event_type: eventType, output: output ?? "", tool_call_id: id }, stopReason));
+    const e = oneOf(eventType, EVENT_TYPES, "msg.partialToolOutput: eventType");
+    const p = {
+      type: "partial_tool_call_output",
+      role: "user",
+      event_type: e,
+      output: str(output ?? "", "msg.partialToolOutput: output"),
+      tool_call_id: nonEmpty(id, "msg.partialToolOutput: id"),
+    };
+    return model(stop(p, stopReason, "msg.partialToolOutput"));
   },
   /** token_usage; absent counts are 0, request defaults to session. */
   tokenUsage(session, request = session) {
-    return { type: "event_msg", payload: { type: "token_usage", session: counts(session), request: counts(request) } };
+    return { type: "event_msg", payload: { type: "token_usage", session: counts(session, "msg.tokenUsage: session"), request: counts(request, "msg.tokenUsage: request") } };
   },
 });
 

@@ -17,6 +17,7 @@ const pad = (n) => String(n).padStart(2, "0");
  * from the UTC time of now (milliseconds) and 32 random bits.
  */
 export function newSessionId(now = Date.now()) {
+  if (!Number.isFinite(now) || now < 0 || now > 8.64e15) throw badArg("newSessionId: now", "a time in milliseconds since 1970 (Date.now())", now);
   const d = new Date(now);
   const rnd = new Uint32Array(1);
   globalThis.crypto.getRandomValues(rnd);

@@ -1,6 +1,42 @@
 // floe/test: a scripted model for tests, and a checker of a collected
 // stream against the engine's ordering guarantees (ENGINE.md §7).
 import { msg } from "./msg.mjs";
+import { badArg, describe, floeError, isObject, knownKeys } from "./internal.mjs";
+
+const OPTION_KEYS = new Set(["provider", "modelId", "contextWindow", "sleep"]);
+// The keys of each kind of part, the first one naming the kind.
+const PARTS = [
+  ["text", "chunks"],
+  ["thinking", "chunks"],
+  ["toolCall"],
+  ["delay"],
+  ["error", "status", "permanent"],
+  ["throws"],
+];
+const STATUSES = ["completed", "failed", "aborted", "timeout", "malformed", "auth"];
+
+// checkPart refuses, when the model is made, a part mockModel could not play.
+function checkPart(p, name) {
+  if (typeof p === "string") return;
+  if (!isObject(p) || Array.isArray(p)) throw badArg(name, "a string or a part object ({ text }, { thinking }, { toolCall }, { delay }, { error }, { throws })", p);
+  const kind = PARTS.find(([k]) => k in p);
+  if (!kind) throw floeError("bad_argument", `${name}: want one of the keys ${PARTS.map(([k]) => k).join(", ")}, got ${JSON.stringify(Object.keys(p))}`);
+  knownKeys(p, new Set(kind), name);
+  const [k] = kind;
+  if ((k === "text" || k === "thinking") && typeof p[k] !== "string") throw badArg(`${name}.${k}`, "a string", p[k]);
+  if (p.chunks !== undefined && !(Array.isArray(p.chunks) && p.chunks.every((c) => typeof c === "string"))) throw badArg(`${name}.chunks`, "an array of strings", p.chunks);
+  if (k === "toolCall") {
+    const t = p.toolCall;
+    if (!isObject(t)) throw badArg(`${name}.toolCall`, "{ name, args?, id? }", t);
+    knownKeys(t, new Set(["name", "args", "id"]), `${name}.toolCall`);
+    if (typeof t.name !== "string" || t.name === "") throw badArg(`${name}.toolCall.name`, "a non-empty string", t.name);
+    if (t.id !== undefined && (typeof t.id !== "string" || t.id === "")) throw badArg(`${name}.toolCall.id`, "a non-empty string", t.id);
+  }
+  if (k === "delay" && !(Number.isFinite(p.delay) && p.delay >= 0)) throw badArg(`${name}.delay`, "a number of milliseconds, 0 or more", p.delay);
+  if (k === "error" && p.status !== undefined && !STATUSES.includes(p.status)) {
+    throw floeError("bad_argument", `${name}.status: want one of ${STATUSES.join(", ")}, got ${typeof p.status === "string" ? JSON.stringify(p.status) : describe(p.status)}`);
+  }
+}
 
 /**
  * mockModel(replies, options) → a model for createSession({ llm }) that
@@ -22,7 +58,10 @@ import { msg } from "./msg.mjs";
  * The model records every request's params in .calls.
  */
 export function mockModel(replies, options = {}) {
-  if (!Array.isArray(replies)) throw new TypeError("mockModel: replies: want an array");
+  if (!Array.isArray(replies)) throw badArg("mockModel: replies", "an array of replies", replies);
+  if (!isObject(options)) throw badArg("mockModel: options", "an object", options);
+  knownKeys(options, OPTION_KEYS, "mockModel: options");
+  replies.forEach((r, k) => (Array.isArray(r) ? r : [r]).forEach((p, j) => checkPart(p, Array.isArray(r) ? `mockModel: replies[${k}][${j}]` : `mockModel: replies[${k}]`)));
   const sleep = options.sleep ?? defaultSleep;
   let calls = 0;
   let ids = 0;
@@ -122,6 +161,7 @@ const LLM_TYPES = new Set(["text", "thinking", "tool_call", "image_url", "inline
  * request_begin, and abort last.
  */
 export function checkStream(messages) {
+  if (!Array.isArray(messages)) throw badArg("checkStream: messages", "an array of the stream's messages", messages);
   const bad = [];
   const groups = new Map();
   messages.forEach((m, i) => {

@@ -3,6 +3,8 @@
 // the state, and redraw from onChange. The objects are updated in place;
 // `version` grows on every change.
 
+import { badArg } from "./internal.mjs";
+
 const key = (origin, id) => (origin.length ? origin.join("\u0000") + "\u0001" : "") + id;
 
 /**
@@ -104,7 +106,9 @@ class Transcript {
 
   /** Folds one message in. */
   push(m) {
-    if (m === null || typeof m !== "object" || m.payload === null || typeof m.payload !== "object") return;
+    if (m === null || typeof m !== "object" || m.payload === null || typeof m.payload !== "object") {
+      throw badArg("transcript.push: message", "an OmniMessage ({ type, payload })", m);
+    }
     if (Array.isArray(m.origin) && m.origin.length > 0) {
       const [child, ...rest] = m.origin;
       let sub = this.subagents.get(child);

@@ -325,3 +325,32 @@ test("transcript: consume() a whole stream, compaction state, a function as the 
   assert.equal(view.status, "done");
   assert.deepEqual(seen, ["compaction_begin", "compaction_end", null]);
 });
+
+// The helpers check their arguments as the API does: a wrong one is a
+// FloeError (bad_argument) naming it where it is written, not a message the
+// engine later refuses, a plain TypeError or a silently wrong value.
+test("msg builders, mockModel, checkStream, transcript.push and newSessionId refuse bad arguments, naming them", () => {
+  const cases = [
+    [() => msg.userText(5), "msg.userText: text: want a string, got a number"],
+    [() => msg.userText("hi", "bogus"), 'msg.userText: sender: want "user", "parent_agent", "harness", "server", got "bogus"'],
+    [() => msg.text("x", "done"), 'msg.text: stopReason: want "completed", "failed"'],
+    [() => msg.toolCall("", "t"), "msg.toolCall: id: want a non-empty string"],
+    [() => msg.toolCall("c1", "t", { n: 1n }), "msg.toolCall: args: cannot be encoded as JSON"],
+    [() => msg.toolOutput("c1", "x", "completed", "nope"), "msg.toolOutput: images: want an array of data: URL strings"],
+    [() => msg.partialText("middle"), 'msg.partialText: eventType: want "start", "delta", "stop", got "middle"'],
+    [() => msg.tokenUsage({ total: -1 }), "msg.tokenUsage: session.total: want a count"],
+    [() => mockModel([{ bogus: 1 }]), 'mockModel: replies[0]: want one of the keys text, thinking, toolCall, delay, error, throws, got ["bogus"]'],
+    [() => mockModel([[{ text: "a", delay: 3 }]]), "mockModel: replies[0][0].delay: unknown option"],
+    [() => mockModel([{ toolCall: {} }]), "mockModel: replies[0].toolCall.name: want a non-empty string"],
+    [() => mockModel([{ error: "x", status: "bad" }]), "mockModel: replies[0].status: want one of completed"],
+    [() => mockModel(["x"], { modelID: "m" }), "mockModel: options.modelID: unknown option (did you mean modelId?)"],
+    [() => checkStream(5), "checkStream: messages: want an array of the stream's messages, got a number"],
+    [() => floe.transcript().push(5), "transcript.push: message: want an OmniMessage"],
+    [() => newSessionId("x"), "newSessionId: now: want a time in milliseconds"],
+  ];
+  for (const [f, want] of cases) {
+    assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && e.message.includes(want), want);
+  }
+  // What they build is unchanged (the golden file above): the defaults still apply.
+  assert.deepEqual(msg.partialToolCall("start", undefined, "c1", "t").payload, { type: "partial_tool_call", role: "assistant", event_type: "start", name: "t", arguments: "", tool_call_id: "c1" });
+});
