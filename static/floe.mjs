@@ -1854,7 +1854,6 @@ const droppedStreams = registry(([api, id]) => {
   } catch {}
 });
 
-/** A run's (or compaction's, or subagent run's) message stream. */
 // A run whose callbacks answer at once (a scripted or mock model, a tool
 // that returns a value, an approver that decides at once) is one chain of
 // microtasks from its first next() to its last: no timer, I/O callback or
@@ -1862,9 +1861,9 @@ const droppedStreams = registry(([api, id]) => {
 // setTimeout that aborts the run would not fire. next() therefore hands
 // its message over in a macrotask once such a chain has run for SLICE_MS
 // (the clock is read, and a macrotask marks the chain's end, every 256
-// messages: every 32 cost W1 3% in a benchmark). A run that waits for the network ends its
-// chains itself and never pays for it. Where the clock does not move
-// while code runs (Cloudflare Workers), nothing changes.
+// messages: every 32 cost W1 3% in a benchmark). A run that waits for the
+// network ends its chains itself and never pays for it. Where the clock
+// does not move while code runs (Cloudflare Workers), nothing changes.
 const SLICE_MS = 16;
 let sliceStart = -1; // when next() first ran in the current chain; -1: a macrotask ran since
 let sliceCount = 0;
@@ -1881,6 +1880,7 @@ function sliceOver() {
   return clockNow() - sliceStart > SLICE_MS;
 }
 
+/** A run's (or compaction's, or subagent run's) message stream. */
 class Stream {
   #api;
   #id;
