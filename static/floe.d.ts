@@ -570,6 +570,9 @@ export interface Session {
    * in flight. With a persisted store and Web Locks, the run holds the lock
    * "floe:session:<id>" until its records are stored; when another tab holds
    * it, the first next() rejects with "session_busy" and nothing is run.
+   * Without Web Locks (Node), and with the memory store, a lock of the
+   * program does the same at once: while another session object of the
+   * same session runs, run() throws "session_busy".
    */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
   /**
