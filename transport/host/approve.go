@@ -35,7 +35,15 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 	}
 	a := &approval{call: call, reply: make(chan string, 1)}
 	h.pending = append(h.pending, a)
-	h.publish(approvalEvent(call))
+	// The engine asks as soon as the model's tool_call is complete, which
+	// may be before the run's consumer has published it: the request then
+	// waits for it (consume), so that a client never gets an
+	// approval_request for a call it has not seen. A subagent's call
+	// (with origin) is asked for by its own run: it is shown at once.
+	if h.calls[id] || len(call.Origin) > 0 {
+		delete(h.calls, id) // matched: a later call that reuses the id waits again
+		h.show(a)
+	}
 	h.mu.Unlock()
 	select {
 	case d := <-a.reply:
@@ -46,6 +54,12 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 		h.mu.Unlock()
 		return omni.DecisionDeny, ctx.Err()
 	}
+}
+
+// show publishes a's approval_request; h.mu is held.
+func (h *Host) show(a *approval) {
+	a.shown = true
+	h.publish(approvalEvent(a.call))
 }
 
 // Approve answers the pending approval of toolCallID with "allow" or

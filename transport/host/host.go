@@ -36,6 +36,7 @@ type Host struct {
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when the run in flight has ended
 	pending   []*approval
+	calls     map[string]bool // tool_call ids published before their approval was asked
 	agg       omni.Aggregator
 	followUps []task
 	nextTask  int
@@ -47,6 +48,7 @@ type Host struct {
 type approval struct {
 	call  omni.Message
 	reply chan string
+	shown bool // its approval_request is published (after its tool_call)
 }
 
 // Task is the input of one run (POST …/tasks).
@@ -146,7 +148,9 @@ func (h *Host) Subscribe(lastID string, resume bool) (*transport.Subscriber, tra
 	defer h.mu.Unlock()
 	initial := []transport.Event{h.taskState()}
 	for _, a := range h.pending {
-		initial = append(initial, approvalEvent(a.call))
+		if a.shown { // the others follow their tool_call live
+			initial = append(initial, approvalEvent(a.call))
+		}
 	}
 	return h.channel().Subscribe(lastID, resume, initial)
 }

@@ -89,6 +89,18 @@ func (h *Host) begin(cancel context.CancelFunc) {
 	h.cancel = cancel
 	h.done = make(chan struct{})
 	h.agg = omni.Aggregator{}
+	h.calls = map[string]bool{}
+}
+
+// calledOut notes a tool_call the run published and shows the approval
+// request that waited for it; h.mu is held.
+func (h *Host) calledOut(id string) {
+	h.calls[id] = true
+	for _, a := range h.pending {
+		if !a.shown && a.call.Payload.ToolCallID == id {
+			h.show(a)
+		}
+	}
 }
 
 // consume relays the run's stream to the channel, then ends the run and
@@ -109,6 +121,9 @@ func (h *Host) consume(run *engine.Run) {
 			buf = batch[i].AppendJSON(buf[:0])
 			h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
 			h.published(&batch[i], string(buf))
+			if m := &batch[i]; m.IsModel(omni.ToolCall) && len(m.Origin) == 0 {
+				h.calledOut(m.Payload.ToolCallID)
+			}
 		}
 		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
