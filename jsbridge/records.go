@@ -31,14 +31,18 @@ import (
 //	J <str:json>                               any message, as JSON
 //	R <json>                                   consumer side only: the last message of the batch, as JSON (see appendRecord)
 //	t <str:timestamp>                          the timestamp of the records that follow in the batch ("" at its start)
-//	T|K <event> <role> <str:body> <str:stop>   partial_text / partial_thinking, or text / thinking
-//	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <str:stop>
-//	O <event> <role> <str:output> <str:tool_call_id> <str:stop>
+//	T|K <event> <role> <str:body> <stop>   partial_text / partial_thinking, or text / thinking
+//	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <stop>
+//	O <event> <role> <str:output> <str:tool_call_id> <stop>
 //	U <n>,<n>,<n>,<n>,<n>,<n>,<n>,<n>;          token_usage: session's cache_read, cache_write, output and total, then request's (decimal)
 //
 // event is s, d or x (start, delta, stop) for a fragment, c for the
-// complete message (no event_type); role is a or u (assistant, user); an
-// empty stop means no stop_reason key.
+// complete message (no event_type); role is a or u (assistant, user); stop
+// is one byte for no stop_reason key (-) or a standard status (c, f, a, t,
+// m, h: completed, failed, aborted, timeout, malformed, auth), else a
+// <str> (its length's first byte is a digit). Nearly every fragment
+// carries "completed": one byte instead of eleven, which the reader gives
+// as the package's constant, so validation compares it by address.
 const (
 	recJSON       = 'J'
 	recRest       = 'R'
@@ -119,11 +123,15 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 		n = 3
 	}
 	var strs [4]string
-	for i := range n {
+	for i := range n - 1 {
 		var ok bool
 		if strs[i], ok = r.str(); !ok {
 			return false
 		}
+	}
+	var ok bool
+	if strs[n-1], ok = r.stop(); !ok {
+		return false
 	}
 	if (ev == "" && !complete) || role == "" {
 		return false
@@ -149,6 +157,22 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 		p.Type, p.Output, p.ToolCallID = pick(complete, omni.ToolCallOutput, omni.PartialToolCallOutput), strs[0], strs[1]
 	}
 	return true
+}
+
+// stop reads a record's stop_reason: its one-byte code (see stopCode),
+// which gives the package's constant, or a string.
+func (r *recordReader) stop() (string, bool) {
+	if r.i < len(r.s) {
+		if r.s[r.i] == 'c' { // the usual one
+			r.i++
+			return omni.StatusCompleted, true
+		}
+		if s, ok := stopName(r.s[r.i]); ok {
+			r.i++
+			return s, true
+		}
+	}
+	return r.str()
 }
 
 // maxExact is the largest integer a JavaScript number holds exactly
@@ -284,8 +308,13 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		dst = appendUsage(dst, m.Payload.Session(), m.Payload.Request())
 	} else {
 		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
-		for i := 0; i < n && ok; i++ {
+		for i := 0; i < n-1 && ok; i++ {
 			dst, ok = appendStr(dst, strs[i])
+		}
+		if c := stopCode(strs[n-1]); c != 0 {
+			dst = append(dst, c)
+		} else if ok {
+			dst, ok = appendStr(dst, strs[n-1])
 		}
 	}
 	if !ok {
@@ -374,26 +403,26 @@ func utf16Units[S string | []byte](s S) int {
 func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 	p := &m.Payload
 	ev := eventCode(p.EventType)
-	if m.Type != omni.TypeModelMsg || m.Origin != nil || p.Decoded() ||
+	if !same(m.Type, omni.TypeModelMsg) || m.Origin != nil || p.Decoded() ||
 		ev == 0 || roleCode(p.Role) == 0 || !restZero(p, false) {
 		return 0, strs, 0
 	}
 	// Exactly the body field of the type (and the call's id and name) may
 	// be set.
 	other := 0
-	switch p.Type {
-	case omni.PartialText, omni.Text:
+	switch t := p.Type; {
+	case same(t, omni.PartialText) || same(t, omni.Text):
 		kind, strs, n = recText, [4]string{p.Text, p.StopReason}, 2
 		other = len(p.Thinking) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialThinking, omni.Thinking:
-		kind, strs, n = recThinking, [4]string{p.Thinking, p.StopReason}, 2
-		other = len(p.Text) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
-	case omni.PartialToolCall, omni.ToolCall:
+	case same(t, omni.PartialToolCall) || same(t, omni.ToolCall):
 		kind, strs, n = recToolCall, [4]string{p.Arguments, p.ToolCallID, p.Name, p.StopReason}, 4
 		other = len(p.Text) + len(p.Thinking) + len(p.Output)
-	case omni.PartialToolCallOutput, omni.ToolCallOutput:
+	case same(t, omni.PartialToolCallOutput) || same(t, omni.ToolCallOutput):
 		kind, strs, n = recToolOutput, [4]string{p.Output, p.ToolCallID, p.StopReason}, 3
 		other = len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Name)
+	case same(t, omni.PartialThinking) || same(t, omni.Thinking):
+		kind, strs, n = recThinking, [4]string{p.Thinking, p.StopReason}, 2
+		other = len(p.Text) + len(p.Arguments) + len(p.Output) + len(p.ToolCallID) + len(p.Name)
 	default:
 		return 0, strs, 0
 	}
@@ -403,6 +432,13 @@ func fragmentOf(m *omni.Message) (kind byte, strs [4]string, n int) {
 		return 0, strs, 0
 	}
 	return kind, strs, n
+}
+
+// same reports s == c, comparing addresses first: the messages the
+// records and the engine make hold the omni package's constants, and on
+// WebAssembly a comparison with a constant of more than six bytes is a call.
+func same(s, c string) bool {
+	return len(s) == len(c) && (unsafe.StringData(s) == unsafe.StringData(c) || s == c)
 }
 
 // usageOf reports whether m is a token_usage event a U record carries
@@ -466,6 +502,36 @@ func eventCode(ev string) byte {
 	return 0
 }
 
+// The stop_reason of a record is one byte: '-' for none, the initial of a
+// standard status ('h' for auth); any other string is carried as a string,
+// whose length's first digit tells it apart.
+const stopCodes = "-cfatmh"
+
+var stopNames = [len(stopCodes)]string{"", omni.StatusCompleted, omni.StatusFailed, omni.StatusAborted, omni.StatusTimeout, omni.StatusMalformed, omni.StatusAuth}
+
+// stopCode returns the code of the stop_reason s, or 0. The package's
+// constants are recognized by address first.
+func stopCode(s string) byte {
+	for i, name := range stopNames {
+		if same(s, name) {
+			return stopCodes[i]
+		}
+	}
+	return 0
+}
+
+// stopName is the stop_reason of the code c.
+//
+//go:noinline
+func stopName(c byte) (string, bool) {
+	for i := range len(stopCodes) {
+		if stopCodes[i] == c {
+			return stopNames[i], true
+		}
+	}
+	return "", false
+}
+
 func eventName(c byte) string {
 	switch c {
 	case 's':
@@ -479,10 +545,10 @@ func eventName(c byte) string {
 }
 
 func roleCode(role string) byte {
-	switch role {
-	case omni.RoleAssistant:
+	switch {
+	case same(role, omni.RoleAssistant):
 		return 'a'
-	case omni.RoleUser:
+	case role == omni.RoleUser:
 		return 'u'
 	}
 	return 0

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/internal/fields"
@@ -206,7 +207,12 @@ func readBatch(s string) ([]obj, error) {
 		strs := make([]string, n)
 		for i := range strs {
 			var ok bool
-			if strs[i], ok = r.str(); !ok {
+			if i == n-1 {
+				strs[i], ok = shimStop(&r)
+			} else {
+				strs[i], ok = r.str()
+			}
+			if !ok {
 				return nil, bad
 			}
 		}
@@ -235,6 +241,26 @@ func readBatch(s string) ([]obj, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// shimStop is the shim's Batch.stop: a stop_reason's code or a string.
+func shimStop(r *recordReader) (string, bool) {
+	if r.i < len(r.s) {
+		if s, ok := map[byte]string{'-': "", 'c': "completed", 'f': "failed", 'a': "aborted", 't': "timeout", 'm': "malformed", 'h': "auth"}[r.s[r.i]]; ok {
+			r.i++
+			return s, true
+		}
+	}
+	return r.str()
+}
+
+// shimStopCode is the shim's stopCode: the code of a stop_reason, or the
+// string.
+func shimStopCode(s string) string {
+	if c, ok := map[string]string{"": "-", "completed": "c", "failed": "f", "aborted": "a", "timeout": "t", "malformed": "m", "auth": "h"}[s]; ok {
+		return c
+	}
+	return lenStr(s)
 }
 
 // shimRecord is the shim's fragmentRecord: the record of a message object,
@@ -314,7 +340,7 @@ func shimFragment(v obj) string {
 	if role == "" || ev == "" || bodyKey == "" {
 		return ""
 	}
-	head, tail := ev+role, lenStr(stop)
+	head, tail := ev+role, shimStopCode(stop)
 	// A partial type needs an event_type, a complete one must not have one.
 	if ev == "c" {
 		typ = "partial_" + typ
@@ -393,6 +419,9 @@ func TestEachRecord(t *testing.T) {
 		{"json", jRecords(good, good), 2, ""},
 		{"fragments", "Tda3:abc0:" + "Ksu0:9:completed" + "Cda2:{}2:c14:read0:" + "Oxu3:out2:c10:", 4, ""},
 		{"non-ASCII", "Tda5:é日😀x0:", 1, ""},
+		{"stop codes", "Tda1:a-" + "Txa0:c" + "Tcu0:f" + "Kxu0:a" + "Kcu0:t" + "Cxa0:2:c14:readm" + "Cca2:{}2:c14:readh", 7, ""},
+		{"an unknown stop code", "Tda1:az", 0, "malformed"},
+		{"a stop code past the end", "Tda1:a", 0, "malformed"},
 		{"bad third", jRecords(good, good, `{"type":"model_msg","payload":5}`, good), 2, "[2]: omni: payload"},
 		{"unknown tag", "X", 0, "[0]: omni: malformed batch record"},
 		{"bad event", "Tqa1:a0:", 0, "malformed"},
@@ -726,12 +755,51 @@ func recordTags(s string) string {
 		default:
 			r.i += 2
 			n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
-			for range n {
+			for range n - 1 {
 				r.str()
 			}
+			r.stop()
 		}
 	}
 	return string(tags)
+}
+
+// TestStopCodes: a stop_reason travels as one byte both ways when it is
+// none or a standard status, and as a string otherwise (a string form of a
+// status is read too); the reader gives the package's constants.
+func TestStopCodes(t *testing.T) {
+	for _, stop := range append(append([]string{}, stopNames[:]...), "bogus", "Completed", "7", "-") {
+		m := omni.AssistantText("hi", stop)
+		var w recordWriter
+		b, _ := w.append(nil, &m)
+		code := stopCode(stop)
+		if want := "Tca2:hi" + lenStrOr(code, stop); string(b) != want {
+			t.Errorf("stop %q: batch %q, want %q", stop, b, want)
+		}
+		got, err := decodeOne(t, string(b))
+		if err != nil || got.Payload.StopReason != stop {
+			t.Fatalf("stop %q: read back %q, %v", stop, got.Payload.StopReason, err)
+		}
+		if stop != "" && code != 0 && unsafe.StringData(got.Payload.StopReason) != unsafe.StringData(stopNames[strings.IndexByte(stopCodes, code)]) {
+			t.Errorf("stop %q: not the package's constant", stop)
+		}
+		if (code != 0) != slices.Contains(stopNames[:], stop) {
+			t.Errorf("stop %q: code %q", stop, code)
+		}
+		if stop != "" {
+			long, err := decodeOne(t, "Tca2:hi"+lenStr(stop))
+			if err != nil || long.Payload.StopReason != stop {
+				t.Errorf("stop %q as a string: %q, %v", stop, long.Payload.StopReason, err)
+			}
+		}
+	}
+}
+
+func lenStrOr(code byte, s string) string {
+	if code != 0 {
+		return string(code)
+	}
+	return lenStr(s)
 }
 
 // TestUsageRecord: a token_usage built in Go, or read from a U record,
@@ -830,7 +898,8 @@ func TestRestZero(t *testing.T) {
 // decodes to a message that encodes and validates as the JSON does.
 func FuzzEachRecord(f *testing.F) {
 	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
-		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus", "U0,0,10,100,0,0,10,100;", "t1:xU1,2,3,4,5,6,7,8;Tda1:a0:", "U1,2;", "U-1,2,3,4,5,6,7,8;"} {
+		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus", "U0,0,10,100,0,0,10,100;", "t1:xU1,2,3,4,5,6,7,8;Tda1:a0:", "U1,2;", "U-1,2,3,4,5,6,7,8;",
+		"Tda1:a-", "Tca2:hic", "Oxu0:2:c1f", "Kca0:a", "Cca2:{}2:c14:readt", "Txa0:m", "Tca0:h", "Tda1:az", "Tda1:a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {

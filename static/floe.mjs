@@ -1233,6 +1233,30 @@ let recID = "";
 let recName = "";
 let recStop = "";
 
+// stopCode returns the one-byte code of a stop_reason in a record ("-"
+// for none, the initial of a standard status, h for auth), or 0 for any
+// other string, which the record then carries as a string (a digit starts
+// it: "<n>:<text>").
+function stopCode(s) {
+  switch (s) {
+    case "completed":
+      return 99;
+    case "":
+      return 45;
+    case "failed":
+      return 102;
+    case "aborted":
+      return 97;
+    case "timeout":
+      return 116;
+    case "malformed":
+      return 109;
+    case "auth":
+      return 104;
+  }
+  return 0;
+}
+
 // fragmentRecord returns the record kind (a character code) of a partial_*
 // message, or of a complete text, thinking, tool_call or tool_call_output
 // (event "c": no event_type), that is a plain object with exactly the
@@ -1485,7 +1509,12 @@ class RecordBytes {
       this.str(recID);
       this.str(recName);
     } else if (recKind === 79 /* O */) this.str(recID);
-    this.str(recStop);
+    const c = stopCode(recStop);
+    if (c === 0) this.str(recStop);
+    else {
+      this.room(1);
+      this.b[this.n++] = c;
+    }
   }
 
   // record writes a record of kind k (a character code) with one string.
@@ -1532,6 +1561,28 @@ class Batch {
     }
     this.i = i + n;
     return s.slice(i, i + n);
+  }
+
+  // stop reads a record's stop_reason: its code (see stopCode) or a string.
+  stop() {
+    switch (this.s.charCodeAt(this.i++)) {
+      case 99:
+        return "completed";
+      case 45:
+        return "";
+      case 102:
+        return "failed";
+      case 97:
+        return "aborted";
+      case 116:
+        return "timeout";
+      case 109:
+        return "malformed";
+      case 104:
+        return "auth";
+    }
+    this.i--;
+    return this.str();
   }
 
   // read returns the next message, or undefined at the batch's end.
@@ -1604,7 +1655,7 @@ class Batch {
             throw floeError("internal", "pull: a malformed batch");
         }
       }
-      const stop = this.str();
+      const stop = this.stop();
       if (stop !== "") payload.stop_reason = stop;
       return ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload };
     }
