@@ -23,12 +23,14 @@ type toolRun struct {
 	prod  *mergequeue.Producer[item]
 	stamp stamper
 
-	mu     sync.Mutex
-	done   bool
-	deltas strings.Builder // S: the output of this call's delta fragments
-	open   bool            // a start without its stop
-	images []string        // the last delta's images
-	output *omni.Message   // the last complete output
+	mu        sync.Mutex
+	done      bool
+	deltas    strings.Builder // S: the output of this call's delta fragments
+	open      bool            // a start without its stop
+	images    []string        // the last delta's images
+	output    omni.Message    // the last complete output, if hasOutput
+	hasOutput bool
+	g         grace // the abort grace's watch (watchGrace)
 }
 
 // runTool executes one allowed call on its own goroutine (E-6.1) and closes
@@ -39,7 +41,7 @@ type toolRun struct {
 func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
 	s := r.s
 	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p, stamp: c.stamp}
-	g := r.watchGrace(ctx, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
+	g := r.watchGraceIn(ctx, &tr.g, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
 	var err error
 	func() {
 		defer recoverTo(s, "tool", func(v any) {
@@ -98,6 +100,9 @@ func (tr *toolRun) emit(m omni.Message) {
 			case omni.EventStart:
 				tr.open = true
 			case omni.EventDelta:
+				if tr.deltas.Cap() == 0 {
+					tr.deltas.Grow(256) // most outputs, in one allocation
+				}
 				tr.deltas.WriteString(p.Output)
 				if len(p.Images()) > 0 {
 					tr.images = p.Images()
@@ -106,8 +111,7 @@ func (tr *toolRun) emit(m omni.Message) {
 				tr.open = false
 			}
 		case omni.ToolCallOutput:
-			out := m
-			tr.output = &out
+			tr.output, tr.hasOutput = m, true
 		}
 	}
 	tr.push1(&m)
@@ -130,11 +134,11 @@ func (tr *toolRun) finish(err error) {
 	}
 	tr.done = true
 	defer tr.prod.Done()
-	if tr.output != nil {
+	if tr.hasOutput {
 		if err != nil { // E-6.6
 			tr.r.s.diag(DiagTool, errf.Errorf("tool %s failed after its output: %w", tr.id, err))
 		}
-		tr.c.output = tr.output
+		tr.c.output = &tr.output
 		return
 	}
 	S := tr.deltas.String()

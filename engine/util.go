@@ -290,7 +290,13 @@ func (gs *graces) fire() {
 // run's registry watches it; otherwise a context.AfterFunc does. After
 // g.stop returns no timer is pending.
 func (r *run) watchGrace(ctx context.Context, abandon func()) *grace {
-	g := &grace{s: r.s, gone: make(chan struct{}), abandon: abandon}
+	return r.watchGraceIn(ctx, new(grace), abandon)
+}
+
+// watchGraceIn is watchGrace with the watch in g, a zero grace the caller
+// holds (a tool call's, in its toolRun: one allocation fewer a call).
+func (r *run) watchGraceIn(ctx context.Context, g *grace, abandon func()) *grace {
+	g.s, g.gone, g.abandon = r.s, make(chan struct{}), abandon
 	if r.done != nil && ctx.Done() == r.done {
 		g.reg = &r.graces
 		r.graces.add(g)
@@ -361,16 +367,17 @@ func (s *Session) dropForeign(fromTool bool, id string, m *omni.Message, partial
 	if partial && len(m.Origin) == 0 && (fromTool || m.Payload.Type != omni.PartialToolCallOutput) {
 		return false // the bulk of a stream
 	}
-	kind, who, why := DiagTool, "tool "+id, " dropped: only the engine produces it"
-	if !fromTool {
-		kind, who = DiagLLM, "llm"
-	}
+	why := " dropped: only the engine produces it"
 	switch {
 	case engineOnly(m):
-	case kind == DiagLLM && len(m.Origin) == 0 && (m.IsModel(omni.ToolCallOutput) || m.IsModel(omni.PartialToolCallOutput)):
+	case !fromTool && len(m.Origin) == 0 && (m.IsModel(omni.ToolCallOutput) || m.IsModel(omni.PartialToolCallOutput)):
 		why = " for " + strconv.Quote(m.Payload.ToolCallID) + " dropped: only a tool answers a call"
 	default:
 		return false
+	}
+	kind, who := DiagLLM, "llm" // named only when dropping: a string made for every message was an allocation
+	if fromTool {
+		kind, who = DiagTool, "tool "+id
 	}
 	s.diag(kind, errors.New(who+": "+describe(m)+why))
 	return true
