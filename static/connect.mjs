@@ -242,6 +242,11 @@ export function connect(baseURL, sessionId, options = {}) {
   // follow keeps the stream open for as long as the session is not closed.
   async function follow() {
     let resync = true; // the first connection fetches history
+    // covered: the cursor of the last history. The stream may bring events
+    // up to it after history answered (they were on their way); they are
+    // dropped as the buffered ones are.
+    let covered = null;
+    const isCovered = (e) => epochOf(e.id) === covered.epoch && seqOf(e.id) <= covered.upTo;
     while (!closed) {
       let events;
       try {
@@ -274,9 +279,8 @@ export function connect(baseURL, sessionId, options = {}) {
             // approvals. Drop what the buffer holds up to the cursor (an
             // older task_state or an approval_request settled since would
             // otherwise undo it), except a resync_required.
-            const epoch = epochOf(cursor);
-            const upTo = seqOf(cursor);
-            const rest = buffered.filter((e) => isResync(e) || !(epochOf(e.id) === epoch && seqOf(e.id) <= upTo));
+            covered = { epoch: epochOf(cursor), upTo: seqOf(cursor) };
+            const rest = buffered.filter((e) => isResync(e) || !isCovered(e));
             if (live) for (const f of live.fragments) emit({ kind: "message", message: f });
             for (const e of rest) {
               if (isResync(e)) resync = true;
@@ -290,7 +294,7 @@ export function connect(baseURL, sessionId, options = {}) {
           const e = r.value;
           if (e.id) lastId = e.id;
           if (isResync(e)) resync = true;
-          else handle(e);
+          else if (!(covered && e.id && isCovered(e))) handle(e);
         }
       } catch (e) {
         if (closed) return;

@@ -197,6 +197,63 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
   }
 });
 
+test("events up to history's cursor that reach the stream after history answered are not delivered twice", async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const driver = client(base, id);
+  // The watcher's stream is connected, then the first run happens, then its
+  // history answers (cursor: the run's last event), and only then does its
+  // stream bring the run's events: every one of them is in that history.
+  let subscribed;
+  const connected = new Promise((r) => (subscribed = r));
+  let answer;
+  const historyMay = new Promise((r) => (answer = r));
+  let release;
+  const streamMay = new Promise((r) => (release = r));
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/messages")) await historyMay;
+    const resp = await fetch(url, init);
+    if (!u.pathname.endsWith("/stream") || ++streams > 1) return resp;
+    subscribed();
+    const reader = resp.body.getReader();
+    const body = new ReadableStream({
+      async pull(ctrl) {
+        await streamMay;
+        const { value, done } = await reader.read();
+        if (done) return ctrl.close();
+        ctrl.enqueue(value);
+      },
+      cancel() {
+        reader.cancel().catch(() => {});
+      },
+    });
+    return new Response(body, { status: resp.status, headers: resp.headers });
+  };
+  const s = client(base, id, { fetch: f });
+  const watched = [];
+  let firstRunSeen;
+  const firstRun = new Promise((r) => (firstRunSeen = r));
+  const done = (async () => {
+    let second = -1; // the request_ends of the second run (two requests, as the first)
+    for await (const m of s.messages()) {
+      watched.push(m);
+      if (m.payload.type === "request_end" && watched.filter((x) => x.payload.type === "request_end").length === 2) firstRunSeen();
+      if (m.payload.role === "user" && m.payload.text === "Count the lines of README.md") second = 0;
+      if (second >= 0 && m.payload.type === "request_end" && ++second === 2) break;
+    }
+  })();
+  await connected;
+  for await (const m of driver.run("Count the lines of main.go")) void m;
+  answer();
+  await firstRun; // the first run, from history
+  release();
+  for await (const m of driver.run("Count the lines of README.md")) void m;
+  await done;
+  assert.deepEqual(watched.filter(complete), await history(driver), "every complete message exactly once, in order");
+});
+
 test("a wrong token is refused", async () => {
   const base = await start("--delay", "0", "--token", "right");
   const id = await create(base, "ask", "right");
