@@ -205,6 +205,7 @@ type driver struct {
 	closed  bool       // the attempt's request_end is pushed: the LLM returned or was abandoned
 	bad     error      // the LLM broke the protocol; the attempt is malformed
 	check   omni.Discipline
+	valid   omni.Checker    // validation, which a fragment of the last valid one's shape skips; guarded as check is
 	callIDs map[string]bool // tool_call ids of this request (E-4.10: one output per id)
 }
 
@@ -347,7 +348,7 @@ func (d *driver) emit(ctx context.Context, m *omni.Message) {
 	if dropped := d.r.s.dropForeign(false, "", m, partial); dropped {
 		return
 	}
-	if err := checkLLMMessage(m, &d.check); err != nil {
+	if err := checkLLMMessage(m, &d.valid, &d.check); err != nil {
 		d.refuse(err)
 		return
 	}
@@ -380,7 +381,7 @@ func (d *driver) emitFast(m *omni.Message) bool {
 		return false // dropForeign keeps the other fragments: fill does all the slow path would
 	}
 	ok, _ := d.prod.PushFuncIf(context.Background(), func(it *item) bool {
-		if !d.fast || checkLLMMessage(m, &d.check) != nil {
+		if !d.fast || checkLLMMessage(m, &d.valid, &d.check) != nil {
 			return false // the slow path drops it, or refuses it
 		}
 		it.m, it.traceOnly = *m, d.compaction
@@ -438,8 +439,8 @@ func (d *driver) note(ctx context.Context, m *omni.Message) {
 
 // checkLLMMessage validates one message of the LLM stream. A message with
 // an origin, a session_meta, or a user-side message is not the LLM's to send.
-func checkLLMMessage(m *omni.Message, disc *omni.Discipline) error {
-	if err := m.Validate(); err != nil {
+func checkLLMMessage(m *omni.Message, valid *omni.Checker, disc *omni.Discipline) error {
+	if err := valid.Validate(m); err != nil {
 		return errf.Errorf("invalid message from llm: %w", err)
 	}
 	if len(m.Origin) > 0 {

@@ -25,6 +25,7 @@ type toolRun struct {
 
 	mu        sync.Mutex
 	done      bool
+	valid     omni.Checker    // validation, which a fragment of the last valid one's shape skips
 	deltas    strings.Builder // S: the output of this call's delta fragments
 	open      bool            // a start without its stop
 	images    []string        // the last delta's images
@@ -71,7 +72,7 @@ func (tr *toolRun) emit(m omni.Message) {
 	if s.dropForeign(true, tr.id, &m, partial) {
 		return
 	}
-	if err := m.Validate(); err != nil {
+	if err := tr.valid.Validate(&m); err != nil {
 		s.diag(DiagTool, errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
