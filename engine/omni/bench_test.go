@@ -115,3 +115,16 @@ func BenchmarkValidateDelta(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckerDelta is BenchmarkValidateDelta through a Checker that
+// has seen a delta of the same shape: the common case of a stream.
+func BenchmarkCheckerDelta(b *testing.B) {
+	m := Partial(PartialText, EventDelta, "token ", "", "", StatusCompleted)
+	var c Checker
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Validate(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

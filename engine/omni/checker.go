@@ -42,10 +42,23 @@ func (c *Checker) Validate(m *Message) error {
 
 func filled(p *Payload) uint8 {
 	var f uint8
-	for i, s := range [...]string{p.Text, p.Thinking, p.Arguments, p.Output, p.ToolCallID, p.Name} {
-		if s != "" {
-			f |= 1 << i
-		}
+	if p.Text != "" {
+		f |= 1
+	}
+	if p.Thinking != "" {
+		f |= 2
+	}
+	if p.Arguments != "" {
+		f |= 4
+	}
+	if p.Output != "" {
+		f |= 8
+	}
+	if p.ToolCallID != "" {
+		f |= 16
+	}
+	if p.Name != "" {
+		f |= 32
 	}
 	return f
 }
