@@ -43,6 +43,8 @@ for v in $NODES; do
       fi
       ratios+=("$r")
     done
-    printf '%-10s %s  median %s\n' "$name" "${ratios[*]}" "$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n "$(((PROCS + 1) / 2))p")"
+    # The median: the middle ratio, or the mean of the two middle ones.
+    med=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR] = $1} END {printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
+    printf '%-10s %s  median %s\n' "$name" "${ratios[*]}" "$med"
   done
 done
