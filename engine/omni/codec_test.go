@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -460,5 +461,98 @@ func checkArrayAllocs(t *testing.T, data []byte) {
 	runtime.ReadMemStats(&after)
 	if n := after.TotalAlloc - before.TotalAlloc; n > 40*uint64(len(data)) {
 		t.Fatalf("%d bytes allocated for a %d-byte input", n, len(data))
+	}
+}
+
+// TestValueSlots checks each key that valueSlots routes: a value decoded
+// for it lands in its own field (read by name here), of the slot's kind,
+// and is written back under its key.
+func TestValueSlots(t *testing.T) {
+	t.Parallel()
+	str := func(f func(p *Payload) string) func(p *Payload) any { return func(p *Payload) any { return f(p) } }
+	num := func(f func(r *Rest) int64) func(p *Payload) any {
+		return func(p *Payload) any {
+			if p.Rest == nil {
+				return nil
+			}
+			return f(p.Rest)
+		}
+	}
+	rest := func(f func(r *Rest) string) func(p *Payload) any {
+		return func(p *Payload) any {
+			if p.Rest == nil {
+				return nil
+			}
+			return f(p.Rest)
+		}
+	}
+	fields := map[string]func(p *Payload) any{
+		"type":          str(func(p *Payload) string { return p.Type }),
+		"role":          str(func(p *Payload) string { return p.Role }),
+		"text":          str(func(p *Payload) string { return p.Text }),
+		"thinking":      str(func(p *Payload) string { return p.Thinking }),
+		"name":          str(func(p *Payload) string { return p.Name }),
+		"arguments":     str(func(p *Payload) string { return p.Arguments }),
+		"tool_call_id":  str(func(p *Payload) string { return p.ToolCallID }),
+		"output":        str(func(p *Payload) string { return p.Output }),
+		"event_type":    str(func(p *Payload) string { return p.EventType }),
+		"stop_reason":   str(func(p *Payload) string { return p.StopReason }),
+		"image_url":     rest(func(r *Rest) string { return r.ImageURL }),
+		"data":          rest(func(r *Rest) string { return r.Data }),
+		"mime_type":     rest(func(r *Rest) string { return r.MimeType }),
+		"sender":        rest(func(r *Rest) string { return r.Sender }),
+		"status":        rest(func(r *Rest) string { return r.Status }),
+		"error_message": rest(func(r *Rest) string { return r.ErrorMessage }),
+		"decision":      rest(func(r *Rest) string { return r.Decision }),
+		"mode":          rest(func(r *Rest) string { return r.Mode }),
+		"session_id":    rest(func(r *Rest) string { return r.SessionID }),
+		"outcome":       rest(func(r *Rest) string { return r.Outcome }),
+		"provider":      rest(func(r *Rest) string { return r.Provider }),
+		"model_id":      rest(func(r *Rest) string { return r.ModelID }),
+		"system_prompt": rest(func(r *Rest) string { return r.SystemPrompt }),
+		"agent_state":   rest(func(r *Rest) string { return r.AgentState }),
+		"workspace":     rest(func(r *Rest) string { return r.Workspace }),
+		"source":        rest(func(r *Rest) string { return r.Source }),
+		"context":       num(func(r *Rest) int64 { return r.Context }),
+		"turns":         num(func(r *Rest) int64 { return r.Turns }),
+		"rounds":        num(func(r *Rest) int64 { return r.Rounds }),
+		"tokens_used":   num(func(r *Rest) int64 { return r.TokensUsed }),
+	}
+	routed := 0
+	for i, name := range keyNameTab {
+		slot := valueSlots[i]
+		get, ok := fields[name]
+		if (slot.kind != 0) != ok {
+			t.Errorf("key %q: slot kind %d, but the test lists it: %v", name, slot.kind, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		routed++
+		value, want := `"v-`+name+`"`, any("v-"+name)
+		if slot.kind == slotInt {
+			value, want = strconv.Itoa(1000+i), int64(1000+i)
+		}
+		in := `{"type":"bogus","payload":{"` + name + `":` + value + `}}`
+		m, err := Decode([]byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := get(&m.Payload); got != want {
+			t.Errorf("%s: the field holds %v, want %v", in, got, want)
+		}
+		if out, _ := m.MarshalJSON(); string(out) != in {
+			t.Errorf("\n got %s\nwant %s", out, in)
+		}
+		// A value of the wrong type is refused, naming the key.
+		bad := `{"type":"bogus","payload":{"` + name + `":[]}}`
+		if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "payload."+name) {
+			t.Errorf("%s: error %v, want one naming payload.%s", bad, err, name)
+		}
+	}
+	if routed != len(fields) {
+		t.Errorf("%d keys routed, the test lists %d", routed, len(fields))
 	}
 }

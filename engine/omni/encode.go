@@ -1,8 +1,10 @@
 package omni
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // layout lists, per payload type, its keys in reference order (PROTOCOL.md
@@ -259,46 +261,27 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 	if !first {
 		dst = append(dst, ',')
 	}
+	i := bits.TrailingZeros64(uint64(k))
 	dst = append(dst, '"')
-	dst = append(dst, keyName(k)...)
+	dst = append(dst, keyNameTab[i]...)
 	dst = append(dst, '"', ':')
+	// The plain string and integer fields, as the decoder reads them.
+	if t := valueSlots[i]; t.kind != 0 {
+		base := unsafe.Pointer(p)
+		if t.rest {
+			base = unsafe.Pointer(r)
+		}
+		at := unsafe.Add(base, t.off)
+		if t.kind == slotInt {
+			return strconv.AppendInt(dst, *(*int64)(at), 10), false
+		}
+		return appendString(dst, *(*string)(at)), false
+	}
 	switch k {
-	case kType:
-		dst = appendString(dst, p.Type)
-	case kRole:
-		dst = appendString(dst, p.Role)
-	case kText:
-		dst = appendString(dst, p.Text)
-	case kThinking:
-		dst = appendString(dst, p.Thinking)
-	case kImageURL:
-		dst = appendString(dst, r.ImageURL)
-	case kData:
-		dst = appendString(dst, r.Data)
-	case kMimeType:
-		dst = appendString(dst, r.MimeType)
-	case kName:
-		dst = appendString(dst, p.Name)
-	case kArguments:
-		dst = appendString(dst, p.Arguments)
-	case kToolCallID:
-		dst = appendString(dst, p.ToolCallID)
-	case kOutput:
-		dst = appendString(dst, p.Output)
 	case kImages:
 		dst = appendStrings(dst, r.Images)
-	case kEventType:
-		dst = appendString(dst, p.EventType)
-	case kStopReason:
-		dst = appendString(dst, p.StopReason)
-	case kSender:
-		dst = appendString(dst, r.Sender)
 	case kFidelity:
 		dst = appendRaw(dst, r.Fidelity, "{}")
-	case kStatus:
-		dst = appendString(dst, r.Status)
-	case kErrorMessage:
-		dst = appendString(dst, r.ErrorMessage)
 	case kAttempt:
 		dst = strconv.AppendInt(dst, int64(r.Attempt), 10)
 	case kRetryInMs:
@@ -307,8 +290,6 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 			v = *r.RetryInMs
 		}
 		dst = strconv.AppendInt(dst, int64(v), 10)
-	case kDecision:
-		dst = appendString(dst, r.Decision)
 	case kSession:
 		dst = appendCounts(dst, r.Session)
 	case kRequest:
@@ -319,40 +300,14 @@ func (p *Payload) appendKey(dst []byte, k keySet, first bool) ([]byte, bool) {
 		} else {
 			dst = appendString(dst, r.Reason)
 		}
-	case kMode:
-		dst = appendString(dst, r.Mode)
-	case kContext:
-		dst = strconv.AppendInt(dst, r.Context, 10)
-	case kTurns:
-		dst = strconv.AppendInt(dst, r.Turns, 10)
-	case kSessionID:
-		dst = appendString(dst, r.SessionID)
 	case kTools:
 		dst = appendTools(dst, r.Tools)
 	case kServers:
 		dst = appendStrings(dst, r.Servers)
 	case kResults:
 		dst = appendRaw(dst, r.Results, "[]")
-	case kOutcome:
-		dst = appendString(dst, r.Outcome)
-	case kRounds:
-		dst = strconv.AppendInt(dst, r.Rounds, 10)
-	case kTokensUsed:
-		dst = strconv.AppendInt(dst, r.TokensUsed, 10)
-	case kProvider:
-		dst = appendString(dst, r.Provider)
-	case kModelID:
-		dst = appendString(dst, r.ModelID)
 	case kModelContextWindow:
 		dst = appendRaw(dst, r.ModelContextWindow, "0")
-	case kSystemPrompt:
-		dst = appendString(dst, r.SystemPrompt)
-	case kAgentState:
-		dst = appendString(dst, r.AgentState)
-	case kWorkspace:
-		dst = appendString(dst, r.Workspace)
-	case kSource:
-		dst = appendString(dst, r.Source)
 	}
 	return dst, false
 }
