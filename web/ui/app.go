@@ -269,6 +269,9 @@ func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Optio
 	}
 	llm, newLLM, label, warn := a.provider(seed)
 	o.LLM, o.NewLLM = llm, newLLM
+	if llm != nil {
+		o.Provider, o.Model = a.set.Provider, a.set.Model
+	}
 	a.modelLabel.SetTextContent(label)
 	return o, warn
 }
