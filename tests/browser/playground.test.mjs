@@ -283,12 +283,47 @@ pageTest("playground: a subagent's nested cards come back after a reload; its ch
   await rowOf(page, id).waitFor();
   assert.equal(await page.locator("#sessions li.session").count(), 1);
   assert.equal(await rowOf(page, child).count(), 0, "the child session is listed");
+  // Export gives the parent's file and the child's.
+  const downloads = [];
+  const both = new Promise((resolve) =>
+    page.on("download", (d) => {
+      downloads.push(d);
+      if (downloads.length === 2) resolve();
+    }),
+  );
+  await rowOf(page, id).locator('button:text("Export")').click();
+  await both;
+  const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+  const files = [];
+  for (const d of downloads) {
+    files.push(join(dir, d.suggestedFilename()));
+    await d.saveAs(files.at(-1));
+  }
+  assert.deepEqual(downloads.map((d) => d.suggestedFilename()).sort(), [`${id}_001.jsonl`, `${child}_001.jsonl`].sort());
+  await page.locator("#note", { hasText: `Exported ${id} (2 file(s)).` }).waitFor();
   // Deleting the parent deletes the child.
   await rowOf(page, id).locator('button:text("Delete")').click();
   await rowOf(page, id).locator('button:text("Confirm delete")').click();
   await page.locator("#note", { hasText: `Deleted ${id}.` }).waitFor();
   const left = await storedIDs(page);
   assert.ok(!left.includes(id) && !left.includes(child), `left after the delete: ${left}`);
+
+  // Imported, both files bring the session back with its subagent: listed
+  // alone, its nested cards shown as before.
+  await page.setInputFiles("#import", files);
+  await page.locator("#note", { hasText: `Imported ${id}.` }).waitFor();
+  const back = await storedIDs(page);
+  assert.ok(back.includes(id) && back.includes(child), `stored after the import: ${back}`);
+  await rowOf(page, id).waitFor();
+  assert.equal(await rowOf(page, child).count(), 0, "the imported child session is listed");
+  await rowOf(page, id).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  assert.equal(await page.locator("#session-id").innerText(), id);
+  assert.deepEqual(await parentCard().locator(".subagent > .card .tool-name").allInnerTexts(), before, "the imported session lost its nested cards");
+  // Importing them again is refused, naming the session already stored.
+  await page.setInputFiles("#import", files);
+  await page.locator("#note", { hasText: "Import refused" }).waitFor();
+  assert.match(await page.locator("#note").innerText(), /session already exists; nothing was imported/);
 });
 
 /** A browser on a profile that survives a restart (close, launch again). */
