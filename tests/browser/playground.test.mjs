@@ -589,7 +589,7 @@ pageTest("playground: settings that give no usable provider say why; any compact
   assert.equal(stored.compactTokens, 1500);
 });
 
-pageTest("playground: Settings refuse a base URL that is not http(s); a URL the page's Content-Security-Policy blocks is named as such, with the addresses the page may reach", async (page) => {
+pageTest("playground: Settings refuse a base URL that is not http(s); a URL the page's Content-Security-Policy blocks is named as such when saving and when sending, with the addresses the page may reach", async (page) => {
   const res = await open(page);
   assert.match(res.headers()["content-security-policy"], /connect-src 'self' https: http:\/\/127\.0\.0\.1:\* http:\/\/localhost:\*/);
   // ftp://: refused at once, the dialog stays open, nothing is saved.
@@ -608,9 +608,36 @@ pageTest("playground: Settings refuse a base URL that is not http(s); a URL the 
   assert.equal(await page.locator("#set-base-url-error").isVisible(), false);
   await page.click("#settings-cancel");
 
-  // A LAN address over plain http: the page's policy blocks it, and the
-  // request says so (not CORS), with what the page may reach.
-  await configure(page, { provider: "openai-compatible", baseURL: "http://192.168.1.50:11434/v1", model: "llama3.2" });
+  // A LAN address over plain http: the page's policy blocks it. Save says
+  // so under the field and keeps the dialog open; a second Save keeps it.
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", "openai-compatible");
+  await page.fill("#set-base-url", "http://192.168.1.50:11434/v1");
+  await page.fill("#set-model", "llama3.2");
+  await page.click("#settings-save");
+  const warning = page.locator("#set-base-url-error", { hasText: "Save again to keep these settings anyway." });
+  await warning.waitFor();
+  const said = await warning.innerText();
+  assert.match(said, /^Settings: this page's Content-Security-Policy \(connect-src\) does not let it fetch http:\/\/192\.168\.1\.50:11434\/v1: /);
+  assert.match(said, /may reach this page's own origin \(http:\/\/127\.0\.0\.1:\d+\), any https:\/\/ address, http:\/\/127\.0\.0\.1 on any port and http:\/\/localhost on any port/);
+  assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a blocked URL");
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null, "a blocked URL was saved at the first Save");
+  // A URL the policy allows is saved at once.
+  await page.fill("#set-base-url", "http://127.0.0.1:11434/v1");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).baseURL, "http://127.0.0.1:11434/v1");
+  // Back to the blocked one: the first Save warns again, the second keeps it.
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-base-url-error").isVisible(), false, "a stale warning");
+  await page.fill("#set-base-url", "http://192.168.1.50:11434/v1");
+  await page.click("#settings-save");
+  await warning.waitFor();
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).baseURL, "http://192.168.1.50:11434/v1");
+  await page.click("#reset");
+  // Sending then says so too (not CORS), with what the page may reach.
   await send(page, "Say hello");
   await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
   const text = await page.locator(".request").last().innerText();

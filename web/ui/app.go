@@ -67,6 +67,7 @@ type App struct {
 	steers                    []string                    // steering queued, not yet delivered
 	retrying                  *playground.Item            // the request whose retry is counting down
 	note                      string                      // one-line note under the composer
+	keepBlocked               string                      // a base URL the page's policy blocks that a second Save keeps
 
 	views   map[*playground.Item]*itemView
 	dirty   []*playground.Item
