@@ -879,3 +879,59 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   await configure(page, { provider: "scripted" });
   assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
 }, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/, /Failed to load resource: net::ERR_FAILED/] });
+
+/** The text of a Chat Completions message's content: a string, or text parts. */
+const contentText = (c) => (typeof c === "string" ? c : c.map((p) => p.text ?? "").join(""));
+
+/** A loopback OpenAI-compatible server that hands a task to a subagent: the parent's first request gets a subagent call, the subagent's request (its own system prompt) an answer, the parent's next one (the call's output) a summary. */
+function delegatingServer(t) {
+  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+  const server = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (b) => (body += b));
+    req.on("end", () => {
+      const b = JSON.parse(body);
+      server.requests.push(b);
+      const last = b.messages.at(-1);
+      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+      if (/^You are a subagent/.test(contentText(b.messages[0].content))) {
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The notes hold three files." }, finish_reason: "stop" }] }));
+      } else if (last.role === "tool") {
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The subagent says: " + contentText(last.content) }, finish_reason: "stop" }] }));
+      } else {
+        const call = { index: 0, id: "call_sub", type: "function", function: { name: "subagent", arguments: JSON.stringify({ task: "Count the notes." }) } };
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+      }
+      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.requests = [];
+  t.after(() => server.close());
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+pageTest("playground: a subagent in a real model's session asks the same model, with a subagent's prompt and the file tools only", async (page, ctx, log, t) => {
+  const server = await delegatingServer(t);
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: `http://127.0.0.1:${server.address().port}/v1`, model: "test-model" });
+  await send(page, "Hand the notes to a subagent");
+  await decide(page, "subagent", "allow");
+  await idle(page);
+  assert.equal(await lastReply(page), "The subagent says: The notes hold three files.");
+  assert.equal(server.requests.length, 3, "the parent's request, the subagent's, the parent's next");
+  const [first, child, next] = server.requests;
+  assert.match(contentText(first.messages[0].content), /^You are an agent working in the Floe playground/);
+  assert.match(contentText(child.messages[0].content), /^You are a subagent working in the Floe playground/);
+  assert.doesNotMatch(contentText(child.messages[0].content), /JavaScript|hand a task/, "the subagent's prompt offers what it lacks");
+  assert.equal(child.model, "test-model");
+  assert.deepEqual(child.messages.slice(1).map((m) => [m.role, contentText(m.content)]), [["user", "Count the notes."]], "the subagent's context is not fresh");
+  assert.deepEqual(child.tools.map((d) => d.function.name), ["list_files", "count_lines", "read_file", "write_file", "edit_file", "delete_file"]);
+  assert.ok(first.tools.some((d) => d.function.name === "subagent"), "the parent is offered the subagent tool");
+  assert.equal(contentText(next.messages.at(-1).content), "The notes hold three files.");
+  // The subagent's answer is shown nested in the call that ran it.
+  const card = page.locator("#transcript > .card", { has: page.locator(':scope > .head .tool-name:text-is("subagent")') });
+  await card.locator(".subagent", { hasText: "The notes hold three files." }).waitFor();
+});
