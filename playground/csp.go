@@ -34,6 +34,21 @@ func CheckBaseURL(raw string) error {
 	return nil
 }
 
+// CheckConnect refuses, for the settings, a provider base URL that one of
+// policies (the page's, as for [ConnectBlocked]) does not let the page at
+// pageURL fetch, saying which addresses it may reach and what to do. It
+// judges an http(s) URL that [CheckBaseURL] accepts; nil for an empty one.
+func CheckConnect(policies []string, pageURL, raw string) error {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil
+	}
+	if msg, blocked := ConnectBlocked(policies, pageURL, raw); blocked {
+		return errors.New("Settings: " + msg)
+	}
+	return nil
+}
+
 func quote(s string) string { return "\u201c" + s + "\u201d" }
 
 // SplitPolicies splits a Content-Security-Policy header value, which may

@@ -80,3 +80,45 @@ func TestConnectBlocked(t *testing.T) {
 		t.Errorf("'self' only: %q", msg)
 	}
 }
+
+func TestCheckConnect(t *testing.T) {
+	page := "http://127.0.0.1:8080/"
+	for _, c := range []struct {
+		name     string
+		policies []string
+		url      string
+		want     []string // "" parts: nil error
+	}{
+		{"loopback over http", []string{servePolicy}, "http://127.0.0.1:11434/v1", nil},
+		{"localhost over http", []string{servePolicy}, " http://localhost:1234/v1 ", nil},
+		{"anywhere over https", []string{servePolicy}, "https://192.168.1.50:11434/v1", nil},
+		{"empty: the provider's own API", []string{servePolicy}, "", nil},
+		{"no policy", nil, "http://192.168.1.50:11434/v1", nil},
+		{"a LAN address over http", []string{servePolicy}, "http://192.168.1.50:11434/v1", []string{
+			"Settings: this page's Content-Security-Policy (connect-src) does not let it fetch http://192.168.1.50:11434/v1",
+			"may reach this page's own origin (http://127.0.0.1:8080), any https:// address",
+			"Serve the model over HTTPS, or forward its port to this machine",
+		}},
+		{"a meta policy stricter than the header", []string{servePolicy, "connect-src 'self'"}, "https://api.openai.com/v1", []string{
+			"does not let it fetch https://api.openai.com/v1: the page may reach this page's own origin (http://127.0.0.1:8080).",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckConnect(c.policies, page, c.url)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted, want a refusal")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,13 @@ const WorkspacePrompt = "You are an agent working in the Floe playground: a smal
 	"Use the tools to list, read, write and edit its files, run JavaScript or hand a task to a subagent when they are offered, " +
 	"as the user asks; every call waits for the user's approval. Then answer briefly."
 
+// SubagentPrompt is the system prompt of a subagent's child session with a
+// real provider's model ([SubagentMeta]). A child has the file tools only,
+// so the prompt offers nothing else.
+const SubagentPrompt = "You are a subagent working in the Floe playground: a small workspace of text files kept in the user's browser. " +
+	"Another agent handed you a task. Use the tools to list, read, write and edit the workspace's files as the task asks; " +
+	"every call waits for the user's approval. Then answer briefly with what you found or did: your answer is all the other agent sees."
+
 // Options configure a playground session; see [Open].
 type Options struct {
 	Pace Pace // nil: no waiting
@@ -30,9 +37,13 @@ type Options struct {
 	Eval Evaluator
 
 	// LLM, when set, replaces the scripted model (a real provider); NewLLM
-	// gives its fresh context after a compaction.
-	LLM    engine.LLM
-	NewLLM engine.LLMFactory
+	// gives its fresh context after a compaction, and a subagent's child
+	// session its own (with no tokens yet). Provider and Model name them,
+	// as the settings do, in a child's session_meta ([SubagentMeta]).
+	LLM      engine.LLM
+	NewLLM   engine.LLMFactory
+	Provider string
+	Model    string
 
 	Meta       *omni.Message    // nil: a new session_meta
 	Resume     *engine.Snapshot // a resumed session's state (engine/trace.Resume)
@@ -112,23 +123,26 @@ func Open(o Options) (*engine.Session, *Workspace, error) {
 	return s, ws, err
 }
 
-// subagentRunner runs one child session per subagent call: the scripted
-// model over the same file system with the file tools (no run_js, no
-// further subagents), its messages forwarded with the child id in origin
-// (ENGINE.md §15), its approvals asked through the parent's approver. It
-// returns the child's last answer.
+// subagentRunner runs one child session per subagent call over the same
+// file system with the file tools (no run_js, no further subagents): the
+// scripted model or, when the session has a real provider's, a fresh
+// context of that provider's model. The child's messages are forwarded with
+// its id in origin (ENGINE.md §15), its approvals asked through the
+// parent's approver. It returns the child's last answer.
 func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error) {
 	return func(ctx context.Context, req engine.ToolRequest, task string, emit func(omni.Message)) (string, error) {
 		cws := &Workspace{FS: fs, Pace: o.Pace, LineDelay: 90 * time.Millisecond, OnChange: o.OnChange}
-		meta := Meta(time.Now())
-		meta.Payload.Edit().Source = omni.SourceSubagent
+		meta, llm, err := childModel(cws, o)
+		if err != nil {
+			return "", err
+		}
 		id := meta.Payload.SessionID()
 		var sink engine.TraceSink
 		if o.SubagentTrace != nil {
 			sink = o.SubagentTrace(id)
 		}
 		h, err := engine.NewSubagent(engine.Config{
-			Meta: meta, LLM: NewModel(cws, o.Pace), Environment: cws, ToolList: cws.Tools(), MaxTurns: 4,
+			Meta: meta, LLM: llm, Environment: cws, ToolList: cws.Tools(), MaxTurns: 4,
 			Trace: sink, OnDiagnostic: o.OnDiagnostic,
 		})
 		if err != nil {
@@ -151,6 +165,25 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 	}
 }
 
+// childModel returns a subagent child's session_meta and model: the
+// scripted model over cws, or a fresh context of the session's real
+// provider (o.NewLLM with no tokens).
+func childModel(cws *Workspace, o Options) (omni.Message, engine.LLM, error) {
+	if o.LLM == nil {
+		meta := Meta(time.Now())
+		meta.Payload.Edit().Source = omni.SourceSubagent
+		return meta, NewModel(cws, o.Pace), nil
+	}
+	if o.NewLLM == nil {
+		return omni.Message{}, nil, fmt.Errorf("subagent: the %s model gives no fresh context for a child session (Options.NewLLM is nil)", o.Provider)
+	}
+	llm := o.NewLLM(omni.TokenCounts{})
+	if llm == nil {
+		return omni.Message{}, nil, fmt.Errorf("subagent: the %s model gave no context for a child session", o.Provider)
+	}
+	return SubagentMeta(time.Now(), o.Provider, o.Model), llm, nil
+}
+
 // ProviderMeta returns the session_meta of a playground session created at
 // now whose model is a real provider's (provider and model as the
 // settings name them): [WorkspacePrompt] as its system prompt, its context
@@ -159,6 +192,16 @@ func ProviderMeta(now time.Time, provider, model string) omni.Message {
 	m := Meta(now)
 	r := m.Payload.Edit()
 	r.Provider, r.ModelID, r.SystemPrompt, r.ModelContextWindow = provider, model, WorkspacePrompt, omni.RawJSON("0")
+	return m
+}
+
+// SubagentMeta returns the session_meta of a subagent's child session
+// created at now whose model is a real provider's: as [ProviderMeta], with
+// [SubagentPrompt] as its system prompt and source "subagent".
+func SubagentMeta(now time.Time, provider, model string) omni.Message {
+	m := ProviderMeta(now, provider, model)
+	r := m.Payload.Edit()
+	r.SystemPrompt, r.Source = SubagentPrompt, omni.SourceSubagent
 	return m
 }
 

@@ -3,6 +3,8 @@ package playground
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,5 +207,152 @@ func TestProviderSessionGetsTheWorkspacePrompt(t *testing.T) {
 	}
 	if WorkspacePrompt == SystemPrompt {
 		t.Error("the workspace prompt is the scripted model's")
+	}
+}
+
+// childLLM is a fresh provider context handed to a subagent: it records the
+// system prompt and the tools it is sent, and answers.
+type childLLM struct {
+	system chan string
+	tools  chan []omni.ToolDefinition
+}
+
+func (l childLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+	l.system <- p.SystemPrompt
+	l.tools <- p.Tools
+	emit(omni.AssistantText("the child's answer", omni.StatusCompleted))
+	return engine.Outcome{Status: omni.StatusCompleted}
+}
+
+// A subagent of a real provider's session runs on a fresh context of that
+// provider (NewLLM with no tokens), with the subagent prompt, the file tools
+// only, and a session_meta naming the provider and model; its messages are
+// forwarded with its id in origin, and its answer is the call's output.
+func TestProviderSubagentUsesTheProvider(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	var requests int
+	parent := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		requests++
+		if requests == 1 {
+			emit(omni.ToolCallMsg("call_1", ToolSubagent, `{"task":"count the notes"}`))
+		} else {
+			emit(omni.AssistantText("done", omni.StatusCompleted))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	child := childLLM{system: make(chan string, 4), tools: make(chan []omni.ToolDefinition, 4)}
+	var seeds []omni.TokenCounts
+	factory := func(seed omni.TokenCounts) engine.LLM {
+		seeds = append(seeds, seed)
+		return child
+	}
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	var linked []string
+	s, _, err := Open(Options{
+		LLM: parent, NewLLM: factory, Provider: "openai-compatible", Model: "llama3.2",
+		Eval: func(ctx context.Context, code string, timeout time.Duration) (EvalResult, error) {
+			return EvalResult{}, errors.New("not run in this test")
+		},
+		Meta:          &meta,
+		SubagentTrace: func(id string) engine.TraceSink { return trace.NewWriter(store, id, 1) },
+		OnSubagent:    func(id, call string) { linked = append(linked, id, call) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := run(t, s, "hand it on")
+
+	if len(seeds) != 1 || seeds[0] != (omni.TokenCounts{}) {
+		t.Fatalf("NewLLM called with %v, want once with no tokens", seeds)
+	}
+	if requests != 2 {
+		t.Errorf("the parent's model got %d requests, want 2 (the child must not use it)", requests)
+	}
+	if got := <-child.system; got != SubagentPrompt {
+		t.Errorf("the child's model got the system prompt %q, want SubagentPrompt", got)
+	}
+	var names []string
+	for _, d := range <-child.tools {
+		names = append(names, d.Name)
+	}
+	if want := []string{ToolListFiles, ToolCountLines, ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("the child's tools %v, want %v", names, want)
+	}
+	for _, offered := range []string{"JavaScript", "run_js", "hand a task"} {
+		if strings.Contains(SubagentPrompt, offered) {
+			t.Errorf("SubagentPrompt offers %q, which a child lacks", offered)
+		}
+	}
+
+	if len(linked) != 2 || linked[1] != "call_1" {
+		t.Fatalf("OnSubagent got %v", linked)
+	}
+	cid := linked[0]
+	var childMeta *omni.Message
+	forwarded, output := 0, ""
+	for i, m := range msgs {
+		if len(m.Origin) > 0 {
+			forwarded++
+			if m.Origin[0] != cid {
+				t.Errorf("forwarded message %d has origin %v, want [%s]", i, m.Origin, cid)
+			}
+			if m.Type == omni.TypeSessionMeta {
+				childMeta = &msgs[i]
+			}
+		}
+		if m.Payload.Type == omni.ToolCallOutput && len(m.Origin) == 0 && !m.IsPartial() {
+			output = m.Payload.Output
+		}
+	}
+	if childMeta == nil {
+		t.Fatalf("no child session_meta among the %d forwarded messages", forwarded)
+	}
+	p := childMeta.Payload
+	if p.SessionID() != cid || p.Provider() != "openai-compatible" || p.ModelID() != "llama3.2" ||
+		p.Source() != omni.SourceSubagent || p.SystemPrompt() != SubagentPrompt {
+		t.Errorf("child session_meta = %+v", childMeta)
+	}
+	if output != "the child's answer" {
+		t.Errorf("the subagent call's output %q, want the child's answer", output)
+	}
+	stored, err := Records(ctx, store, cid)
+	if err != nil || len(stored) == 0 || stored[0].Payload.Provider() != "openai-compatible" {
+		t.Errorf("the child's stored Trace: %v, %v", stored, err)
+	}
+}
+
+// A real provider's session without NewLLM cannot give a child a context
+// of its own: the subagent call fails, naming why, and the parent's model
+// is not shared.
+func TestProviderSubagentWithoutFactoryFails(t *testing.T) {
+	var requests int
+	parent := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		requests++
+		if requests == 1 {
+			emit(omni.ToolCallMsg("call_1", ToolSubagent, `{"task":"count the notes"}`))
+		} else {
+			emit(omni.AssistantText("done", omni.StatusCompleted))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	s, _, err := Open(Options{LLM: parent, Provider: "anthropic", Model: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	output := ""
+	for _, m := range run(t, s, "hand it on") {
+		if len(m.Origin) > 0 {
+			t.Errorf("a child ran: %+v", m)
+		}
+		if m.Payload.Type == omni.ToolCallOutput && !m.IsPartial() {
+			output = m.Payload.Output
+		}
+	}
+	if !strings.Contains(output, "the anthropic model gives no fresh context for a child session") {
+		t.Errorf("the subagent call's output %q, want the reason it failed", output)
+	}
+	if requests != 2 {
+		t.Errorf("the parent's model got %d requests, want 2", requests)
 	}
 }

@@ -283,12 +283,47 @@ pageTest("playground: a subagent's nested cards come back after a reload; its ch
   await rowOf(page, id).waitFor();
   assert.equal(await page.locator("#sessions li.session").count(), 1);
   assert.equal(await rowOf(page, child).count(), 0, "the child session is listed");
+  // Export gives the parent's file and the child's.
+  const downloads = [];
+  const both = new Promise((resolve) =>
+    page.on("download", (d) => {
+      downloads.push(d);
+      if (downloads.length === 2) resolve();
+    }),
+  );
+  await rowOf(page, id).locator('button:text("Export")').click();
+  await both;
+  const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+  const files = [];
+  for (const d of downloads) {
+    files.push(join(dir, d.suggestedFilename()));
+    await d.saveAs(files.at(-1));
+  }
+  assert.deepEqual(downloads.map((d) => d.suggestedFilename()).sort(), [`${id}_001.jsonl`, `${child}_001.jsonl`].sort());
+  await page.locator("#note", { hasText: `Exported ${id} (2 file(s)).` }).waitFor();
   // Deleting the parent deletes the child.
   await rowOf(page, id).locator('button:text("Delete")').click();
   await rowOf(page, id).locator('button:text("Confirm delete")').click();
   await page.locator("#note", { hasText: `Deleted ${id}.` }).waitFor();
   const left = await storedIDs(page);
   assert.ok(!left.includes(id) && !left.includes(child), `left after the delete: ${left}`);
+
+  // Imported, both files bring the session back with its subagent: listed
+  // alone, its nested cards shown as before.
+  await page.setInputFiles("#import", files);
+  await page.locator("#note", { hasText: `Imported ${id}.` }).waitFor();
+  const back = await storedIDs(page);
+  assert.ok(back.includes(id) && back.includes(child), `stored after the import: ${back}`);
+  await rowOf(page, id).waitFor();
+  assert.equal(await rowOf(page, child).count(), 0, "the imported child session is listed");
+  await rowOf(page, id).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  assert.equal(await page.locator("#session-id").innerText(), id);
+  assert.deepEqual(await parentCard().locator(".subagent > .card .tool-name").allInnerTexts(), before, "the imported session lost its nested cards");
+  // Importing them again is refused, naming the session already stored.
+  await page.setInputFiles("#import", files);
+  await page.locator("#note", { hasText: "Import refused" }).waitFor();
+  assert.match(await page.locator("#note").innerText(), /session already exists; nothing was imported/);
 });
 
 /** A browser on a profile that survives a restart (close, launch again). */
@@ -554,7 +589,7 @@ pageTest("playground: settings that give no usable provider say why; any compact
   assert.equal(stored.compactTokens, 1500);
 });
 
-pageTest("playground: Settings refuse a base URL that is not http(s); a URL the page's Content-Security-Policy blocks is named as such, with the addresses the page may reach", async (page) => {
+pageTest("playground: Settings refuse a base URL that is not http(s); a URL the page's Content-Security-Policy blocks is named as such when saving and when sending, with the addresses the page may reach", async (page) => {
   const res = await open(page);
   assert.match(res.headers()["content-security-policy"], /connect-src 'self' https: http:\/\/127\.0\.0\.1:\* http:\/\/localhost:\*/);
   // ftp://: refused at once, the dialog stays open, nothing is saved.
@@ -573,9 +608,36 @@ pageTest("playground: Settings refuse a base URL that is not http(s); a URL the 
   assert.equal(await page.locator("#set-base-url-error").isVisible(), false);
   await page.click("#settings-cancel");
 
-  // A LAN address over plain http: the page's policy blocks it, and the
-  // request says so (not CORS), with what the page may reach.
-  await configure(page, { provider: "openai-compatible", baseURL: "http://192.168.1.50:11434/v1", model: "llama3.2" });
+  // A LAN address over plain http: the page's policy blocks it. Save says
+  // so under the field and keeps the dialog open; a second Save keeps it.
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", "openai-compatible");
+  await page.fill("#set-base-url", "http://192.168.1.50:11434/v1");
+  await page.fill("#set-model", "llama3.2");
+  await page.click("#settings-save");
+  const warning = page.locator("#set-base-url-error", { hasText: "Save again to keep these settings anyway." });
+  await warning.waitFor();
+  const said = await warning.innerText();
+  assert.match(said, /^Settings: this page's Content-Security-Policy \(connect-src\) does not let it fetch http:\/\/192\.168\.1\.50:11434\/v1: /);
+  assert.match(said, /may reach this page's own origin \(http:\/\/127\.0\.0\.1:\d+\), any https:\/\/ address, http:\/\/127\.0\.0\.1 on any port and http:\/\/localhost on any port/);
+  assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a blocked URL");
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null, "a blocked URL was saved at the first Save");
+  // A URL the policy allows is saved at once.
+  await page.fill("#set-base-url", "http://127.0.0.1:11434/v1");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).baseURL, "http://127.0.0.1:11434/v1");
+  // Back to the blocked one: the first Save warns again, the second keeps it.
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-base-url-error").isVisible(), false, "a stale warning");
+  await page.fill("#set-base-url", "http://192.168.1.50:11434/v1");
+  await page.click("#settings-save");
+  await warning.waitFor();
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).baseURL, "http://192.168.1.50:11434/v1");
+  await page.click("#reset");
+  // Sending then says so too (not CORS), with what the page may reach.
   await send(page, "Say hello");
   await page.locator(".request .retry .countdown").waitFor({ timeout: RUN });
   const text = await page.locator(".request").last().innerText();
@@ -817,3 +879,59 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   await configure(page, { provider: "scripted" });
   assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
 }, { expected: [/Failed to load resource: the server responded with a status of 401/, /Failed to load resource: net::ERR_CONNECTION_REFUSED/, /Failed to load resource: net::ERR_FAILED/] });
+
+/** The text of a Chat Completions message's content: a string, or text parts. */
+const contentText = (c) => (typeof c === "string" ? c : c.map((p) => p.text ?? "").join(""));
+
+/** A loopback OpenAI-compatible server that hands a task to a subagent: the parent's first request gets a subagent call, the subagent's request (its own system prompt) an answer, the parent's next one (the call's output) a summary. */
+function delegatingServer(t) {
+  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+  const server = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (b) => (body += b));
+    req.on("end", () => {
+      const b = JSON.parse(body);
+      server.requests.push(b);
+      const last = b.messages.at(-1);
+      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+      if (/^You are a subagent/.test(contentText(b.messages[0].content))) {
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The notes hold three files." }, finish_reason: "stop" }] }));
+      } else if (last.role === "tool") {
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The subagent says: " + contentText(last.content) }, finish_reason: "stop" }] }));
+      } else {
+        const call = { index: 0, id: "call_sub", type: "function", function: { name: "subagent", arguments: JSON.stringify({ task: "Count the notes." }) } };
+        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+      }
+      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.requests = [];
+  t.after(() => server.close());
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+pageTest("playground: a subagent in a real model's session asks the same model, with a subagent's prompt and the file tools only", async (page, ctx, log, t) => {
+  const server = await delegatingServer(t);
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: `http://127.0.0.1:${server.address().port}/v1`, model: "test-model" });
+  await send(page, "Hand the notes to a subagent");
+  await decide(page, "subagent", "allow");
+  await idle(page);
+  assert.equal(await lastReply(page), "The subagent says: The notes hold three files.");
+  assert.equal(server.requests.length, 3, "the parent's request, the subagent's, the parent's next");
+  const [first, child, next] = server.requests;
+  assert.match(contentText(first.messages[0].content), /^You are an agent working in the Floe playground/);
+  assert.match(contentText(child.messages[0].content), /^You are a subagent working in the Floe playground/);
+  assert.doesNotMatch(contentText(child.messages[0].content), /JavaScript|hand a task/, "the subagent's prompt offers what it lacks");
+  assert.equal(child.model, "test-model");
+  assert.deepEqual(child.messages.slice(1).map((m) => [m.role, contentText(m.content)]), [["user", "Count the notes."]], "the subagent's context is not fresh");
+  assert.deepEqual(child.tools.map((d) => d.function.name), ["list_files", "count_lines", "read_file", "write_file", "edit_file", "delete_file"]);
+  assert.ok(first.tools.some((d) => d.function.name === "subagent"), "the parent is offered the subagent tool");
+  assert.equal(contentText(next.messages.at(-1).content), "The notes hold three files.");
+  // The subagent's answer is shown nested in the call that ran it.
+  const card = page.locator("#transcript > .card", { has: page.locator(':scope > .head .tool-name:text-is("subagent")') });
+  await card.locator(".subagent", { hasText: "The notes hold three files." }).waitFor();
+});

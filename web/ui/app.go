@@ -67,6 +67,7 @@ type App struct {
 	steers                    []string                    // steering queued, not yet delivered
 	retrying                  *playground.Item            // the request whose retry is counting down
 	note                      string                      // one-line note under the composer
+	keepBlocked               string                      // a base URL the page's policy blocks that a second Save keeps
 
 	views   map[*playground.Item]*itemView
 	dirty   []*playground.Item
@@ -269,6 +270,9 @@ func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Optio
 	}
 	llm, newLLM, label, warn := a.provider(seed)
 	o.LLM, o.NewLLM = llm, newLLM
+	if llm != nil {
+		o.Provider, o.Model = a.set.Provider, a.set.Model
+	}
 	a.modelLabel.SetTextContent(label)
 	return o, warn
 }

@@ -266,10 +266,11 @@ func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner
 	})
 }
 
-// export downloads the session's Trace files, byte for byte.
+// export downloads the session's Trace files and its subagents' child
+// sessions' (playground.ExportSession), byte for byte.
 func (s *sessionsView) export(id string) {
 	a := s.a
-	files, err := trace.Export(context.Background(), a.env.Store, id, time.Local)
+	files, err := playground.ExportSession(context.Background(), a.env.Store, id, time.Local)
 	a.post(func() {
 		if err != nil {
 			a.note = "Could not export the session: " + err.Error()
@@ -282,7 +283,9 @@ func (s *sessionsView) export(id string) {
 	})
 }
 
-// importFiles stores JSONL files chosen by the user as one session.
+// importFiles stores JSONL files chosen by the user as one session, with
+// its subagents' child sessions when they are among the files
+// (playground.ImportSession).
 func (s *sessionsView) importFiles(list []js.Value) {
 	a := s.a
 	ctx := context.Background()
@@ -300,7 +303,7 @@ func (s *sessionsView) importFiles(list []js.Value) {
 			files[0].Name = "" // one file of any name: its session_meta names the session
 		}
 	}
-	id, err := trace.Import(ctx, a.env.Store, files)
+	id, err := playground.ImportSession(ctx, a.env.Store, files)
 	a.post(func() {
 		if err != nil {
 			a.note = "Import refused: " + err.Error()

@@ -3,12 +3,16 @@
 package ui
 
 import (
+	"errors"
 	"strconv"
+	"strings"
 	"syscall/js"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/provider/anthropic"
+	"github.com/floehq/floe/provider/openai"
 	"github.com/norunners/vert"
 	"honnef.co/go/js/dom/v2"
 )
@@ -86,6 +90,7 @@ func (a *App) listenSettings() {
 		field("set-compact-mode").Set("value", s.compactMode())
 		byID(a.doc, "set-provider-note").SetTextContent(providerNote(s.Provider))
 		badURL(a, nil)
+		a.keepBlocked = ""
 	}
 	byID(a.doc, "open-settings").AddEventListener("click", false, func(dom.Event) {
 		a.post(func() {
@@ -107,29 +112,70 @@ func (a *App) listenSettings() {
 			CompactMode: field("set-compact-mode").Get("value").String(),
 		}
 		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
-		if s.Provider != "scripted" {
-			// Refused at once, the dialog left open: the page can fetch
-			// nothing but http(s).
-			if err := playground.CheckBaseURL(s.BaseURL); err != nil {
-				ev.PreventDefault()
-				a.post(func() { badURL(a, err) })
-				return
-			}
+		if s.Provider == "scripted" {
+			a.post(func() { a.saveSettings(s) })
+			return
 		}
-		a.post(func() {
-			if providerNames[s.Provider] == "" {
-				s.Provider = "scripted"
-			}
-			a.set = s
-			s.save()
-			const saved = "Settings saved; they apply to the next new session."
-			if !a.running && !a.isRemote() && (a.tr == nil || len(a.tr.Items) == 0) {
-				a.newSession(saved)
-			} else {
-				a.note = saved
-			}
-		})
+		// Refused at once, the dialog left open: the page can fetch
+		// nothing but http(s).
+		ev.PreventDefault()
+		if err := playground.CheckBaseURL(s.BaseURL); err != nil {
+			a.post(func() { badURL(a, err) })
+			return
+		}
+		// The page's Content-Security-Policy is read off the callback
+		// (pagePolicies awaits a fetch); the dialog closes once it passes.
+		href := js.Global().Get("location").Get("href").String()
+		go func() {
+			target := baseURLOf(s)
+			err := playground.CheckConnect(pagePolicies(), href, target)
+			a.post(func() {
+				if !a.settingsOpen() {
+					return // cancelled meanwhile
+				}
+				if err != nil && a.keepBlocked != target {
+					// Said under the field; a second Save keeps it, and
+					// sending then names the policy again.
+					a.keepBlocked = target
+					badURL(a, errors.New(err.Error()+" Save again to keep these settings anyway."))
+					return
+				}
+				a.settingsDialog().Call("close")
+				a.saveSettings(s)
+			})
+		}()
 	})
+}
+
+// saveSettings keeps s and starts a new session with them when nothing
+// is shown yet.
+func (a *App) saveSettings(s Settings) {
+	if providerNames[s.Provider] == "" {
+		s.Provider = "scripted"
+	}
+	a.set = s
+	s.save()
+	const saved = "Settings saved; they apply to the next new session."
+	if !a.running && !a.isRemote() && (a.tr == nil || len(a.tr.Items) == 0) {
+		a.newSession(saved)
+	} else {
+		a.note = saved
+	}
+}
+
+// baseURLOf returns the base URL the provider of s is reached at: its
+// own API when the settings name none.
+func baseURLOf(s Settings) string {
+	if u := strings.TrimSpace(s.BaseURL); u != "" {
+		return u
+	}
+	switch s.Provider {
+	case "openai":
+		return openai.DefaultBaseURL
+	case "anthropic":
+		return anthropic.DefaultBaseURL
+	}
+	return ""
 }
 
 func providerNote(p string) string {
