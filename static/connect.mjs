@@ -261,8 +261,10 @@ export function connect(baseURL, sessionId, options = {}) {
         let next = events.next();
         for (;;) {
           if (resync) {
-            resync = false;
             // Fetch history while the stream buffers (connect first, §7).
+            // resync stays set until history is applied: a connection that
+            // fails before then (the /messages request, or the stream)
+            // fetches it again on the next one.
             const buffered = [];
             const hist = history();
             const histIn = hist.then(() => null);
@@ -274,6 +276,7 @@ export function connect(baseURL, sessionId, options = {}) {
               next = events.next();
             }
             const { cursor, live } = await hist;
+            resync = false;
             // History is the session as of the cursor: its messages, the
             // fragments in the live snapshot, the run state and the pending
             // approvals. Drop what the buffer holds up to the cursor (an
