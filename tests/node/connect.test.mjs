@@ -499,3 +499,27 @@ test("a /messages request that fails is made again on the next connection: run()
   for (const n = (await history(s)).length; all.length < n; ) all.push((await it.next()).value);
   assert.deepEqual(all, await history(s), "every complete message once, in order");
 });
+
+test("a gateway's 502, 503 or 504 on the stream is waited out; an answer that is not JSON is a FloeError naming it", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  // A proxy in front of a server that restarts answers with its own page.
+  const page = (status) => new Response(`<html><body>${status} Bad Gateway</body></html>`, { status, headers: { "Content-Type": "text/html" } });
+  const refusals = [502, 503, 504];
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const path = new URL(String(url)).pathname;
+    if (path.endsWith("/stream") && streams++ < refusals.length) return page(refusals[streams - 1]);
+    if (path.endsWith("/steer")) return page(502);
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 10 });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  assert.equal(streams, refusals.length + 1, "the stream was opened again after each refusal");
+  assert.equal(got.filter(complete).at(-1).payload.type, "request_end");
+  await assert.rejects(s.steer("short"), (e) => e.name === "FloeError" && e.code === "http_502" && e.status === 502 && e.message.includes("POST /steer: 502") && e.message.includes("Bad Gateway"));
+  // Any other refusal of the stream is final, as before.
+  const gone = client(base, "no-such-session", { reconnectDelayMs: 10 });
+  await assert.rejects(gone.messages().next(), (e) => e.code === "session_not_found" && e.status === 404);
+});
