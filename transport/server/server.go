@@ -90,8 +90,12 @@ func New(cfg Config) (*Server, error) {
 	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins}), cancel: cancel}, nil
 }
 
-// Close stops the channel reclaimer.
-func (s *Server) Close() { s.cancel() }
+// Close stops the channel reclaimer and ends every stream, after what was
+// queued for it (transport.Hub.Close). Safe to call more than once.
+func (s *Server) Close() {
+	s.cancel()
+	s.Hub.Close()
+}
 
 // Wire returns the session wiring of a model name.
 func Wire(model string, delay time.Duration) (func(omni.Message) (host.Wiring, error), error) {
