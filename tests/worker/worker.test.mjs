@@ -107,6 +107,8 @@ test("the id index, the name of the session list's object, is refused", async ()
   assert.equal(json.error.code, "bad_request");
   assert.match(json.error.message, /^id: "index" is reserved/);
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+  const gone = await api(w, "GET", "/api/sessions/index");
+  assert.deepEqual([gone.status, gone.json.error.message], [404, 'no session "index"']);
   assert.equal((await api(w, "POST", "/api/sessions", { id: "index-2" })).status, 201);
   assert.equal((await api(w, "GET", "/api/sessions/index-2")).status, 200);
 });

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,7 +68,7 @@ func handle(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/api/sessions/"):
 		id, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/sessions/"), "/")
 		if id == "" || id == indexName {
-			fail(w, 404, "session_not_found", "no such session")
+			fail(w, 404, "session_not_found", "no session "+strconv.Quote(id))
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
