@@ -61,7 +61,12 @@ func New(cfg Config) (*Server, error) {
 	if newMeta == nil {
 		newMeta = NewMeta
 	}
-	var store trace.Store = &trace.MemStore{}
+	now := time.Now
+	if cfg.Clock != nil {
+		now = cfg.Clock.Now
+	}
+	// Stamped, so that the session list has each session's last activity.
+	var store trace.Store = &trace.MemStore{Now: now}
 	if cfg.Dir != "" {
 		if store = dirStore(cfg.Dir); store == nil {
 			return nil, errors.New("server: Config.Dir: no file system in this build (set Config.Store)")
