@@ -26,6 +26,22 @@ const seqOf = (id) => {
   return i < 0 ? -1 : Number(id.slice(i + 1));
 };
 const epochOf = (id) => id.slice(0, Math.max(0, id.lastIndexOf("-")));
+const transient = (status) => status === 502 || status === 503 || status === 504;
+
+// parseJSON returns the value of a JSON text, or undefined when text is
+// empty or not JSON (a proxy's error page).
+function parseJSON(text) {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// excerpt quotes the start of an answer that is not the API's JSON, for an
+// error message: ` "<html>…"`.
+const excerpt = (text) => (text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, 80) + "…" : text) : "");
 
 // sseEvents parses a text/event-stream body into {id, event, data} objects.
 async function* sseEvents(body, signal) {
@@ -95,12 +111,15 @@ export function connect(baseURL, sessionId, options = {}) {
       if (closed) throw floeError("closed", "remote session: closed");
       throw e;
     }
-    const json = text ? JSON.parse(text) : undefined;
+    const json = parseJSON(text);
     if (!resp.ok) {
       const err = json?.error ?? {};
-      throw Object.assign(floeError(err.code ?? `http_${resp.status}`, err.message ?? `${method} ${path}: ${resp.status}`), {
+      throw Object.assign(floeError(err.code ?? `http_${resp.status}`, err.message ?? `${method} ${path}: ${resp.status}${excerpt(text)}`), {
         status: resp.status,
       });
+    }
+    if (text && json === undefined) {
+      throw Object.assign(floeError("bad_response", `${method} ${path}: ${resp.status}: want a JSON answer, got${excerpt(text)}`), { status: resp.status });
     }
     return { status: resp.status, json };
   }
@@ -227,13 +246,13 @@ export function connect(baseURL, sessionId, options = {}) {
     const resp = await doFetch(base + "/stream", { headers: h, signal: stop.signal });
     if (!resp.ok) {
       const text = await resp.text().catch(() => "");
-      let err;
-      try {
-        err = JSON.parse(text).error;
-      } catch {}
-      throw Object.assign(floeError(err?.code ?? `http_${resp.status}`, err?.message ?? `stream: ${resp.status}`), {
+      const err = parseJSON(text)?.error;
+      // A gateway that cannot reach the server (it restarts, or a Durable
+      // Object is being replaced) answers 502, 503 or 504: wait and
+      // reconnect, as after a network error. Any other refusal is final.
+      throw Object.assign(floeError(err?.code ?? `http_${resp.status}`, err?.message ?? `stream: ${resp.status}${excerpt(text)}`), {
         status: resp.status,
-        fatal: true,
+        fatal: !transient(resp.status),
       });
     }
     return sseEvents(resp.body, stop.signal)[Symbol.asyncIterator]();
@@ -261,8 +280,10 @@ export function connect(baseURL, sessionId, options = {}) {
         let next = events.next();
         for (;;) {
           if (resync) {
-            resync = false;
             // Fetch history while the stream buffers (connect first, §7).
+            // resync stays set until history is applied: a connection that
+            // fails before then (the /messages request, or the stream)
+            // fetches it again on the next one.
             const buffered = [];
             const hist = history();
             const histIn = hist.then(() => null);
@@ -274,6 +295,7 @@ export function connect(baseURL, sessionId, options = {}) {
               next = events.next();
             }
             const { cursor, live } = await hist;
+            resync = false;
             // History is the session as of the cursor: its messages, the
             // fragments in the live snapshot, the run state and the pending
             // approvals. Drop what the buffer holds up to the cursor (an

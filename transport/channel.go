@@ -202,14 +202,15 @@ func (c *Channel) idleSince() (time.Time, bool) {
 	return c.touched, !c.busy && len(c.subs) == 0
 }
 
-// Close drops every subscriber (their Serve returns ErrClosed) and makes
-// later Publish and Subscribe calls no-ops.
+// Close drops every subscriber (their Serve writes what was queued for
+// them, then returns ErrClosed) and makes later Publish and Subscribe calls
+// no-ops.
 func (c *Channel) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
 	for s := range c.subs {
-		s.fail(ErrClosed)
+		s.end(ErrClosed)
 		delete(c.subs, s)
 	}
 }

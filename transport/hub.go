@@ -14,8 +14,9 @@ const IdleReclaim = 30 * time.Minute
 type Hub struct {
 	opts Options // template for new channels (Epoch ignored)
 
-	mu    sync.Mutex
-	chans map[string]*Channel
+	mu     sync.Mutex
+	chans  map[string]*Channel
+	closed bool
 }
 
 // NewHub returns a Hub whose channels use opts (a fresh epoch each).
@@ -28,13 +29,16 @@ func NewHub(opts Options) *Hub {
 }
 
 // Channel returns the channel of key, creating it (with a new epoch) when
-// there is none, and marks it used now.
+// there is none, and marks it used now. After Close it is a closed one.
 func (h *Hub) Channel(key string) *Channel {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c := h.chans[key]
 	if c == nil {
 		c = NewChannel(h.opts)
+		if h.closed {
+			c.Close()
+		}
 		h.chans[key] = c
 		return c
 	}
@@ -59,6 +63,19 @@ func (h *Hub) Remove(key string) {
 	delete(h.chans, key)
 	h.mu.Unlock()
 	if c != nil {
+		c.Close()
+	}
+}
+
+// Close closes every channel, and every channel Channel creates from then
+// on: each subscriber gets what was queued for it, then its Serve returns
+// ErrClosed. A server shutting down ends its streams so. Safe to call more
+// than once.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, c := range h.chans {
 		c.Close()
 	}
 }

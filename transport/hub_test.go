@@ -53,3 +53,28 @@ func TestHubReclaimsIdleChannels(t *testing.T) {
 		<-done
 	})
 }
+
+func TestHubCloseEndsStreamsAfterWhatWasQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(Options{})
+		c := h.Channel("s")
+		s, _ := c.Subscribe("", false, []Event{Simple("task_state", "state", "running")})
+		c.Publish(msg(1))
+		c.Publish(msg(2)) // the run's last events, queued and not yet written
+		h.Close()
+		h.Close() // a second Close is harmless
+		w := &sink{}
+		if err := s.Serve(context.Background(), w, nil); err != ErrClosed {
+			t.Fatalf("Serve after Hub.Close = %v, want ErrClosed", err)
+		}
+		evs := parseSSE(t, w.text())
+		if len(evs) != 3 || evs[1].data != `{"n":1}` || evs[2].data != `{"n":2}` {
+			t.Fatalf("a closed channel's subscriber got %+v, want the three events queued before Close", evs)
+		}
+		// A channel asked for after Close is closed: its stream ends at once.
+		late, _ := h.Channel("late").Subscribe("", false, nil)
+		if err := late.Serve(context.Background(), &sink{}, nil); err != ErrClosed {
+			t.Fatalf("Serve on a channel made after Hub.Close = %v, want ErrClosed", err)
+		}
+	})
+}

@@ -113,6 +113,17 @@ func (s *Subscriber) signal() {
 	}
 }
 
+// end stops the subscriber after what is queued for it: Serve writes
+// that, then returns err.
+func (s *Subscriber) end(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
 func (s *Subscriber) fail(err error) {
 	s.mu.Lock()
 	if s.err == nil {
@@ -148,7 +159,8 @@ func (s *Subscriber) take() ([][]byte, error) {
 
 // Serve writes the subscriber's events to w in order until ctx is done, a
 // write fails, the queue overflows or the subscriber is closed; it returns
-// the reason and unsubscribes. Everything queued at a wake-up is written
+// the reason and unsubscribes; when its channel was closed, what was
+// queued before is written first. Everything queued at a wake-up is written
 // with one Write call (frames are never split between calls), then flush,
 // if non-nil, is called. A `: ping` comment is written every PingInterval on
 // the channel's clock. Only Serve writes to w.
@@ -173,9 +185,6 @@ func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error)
 	var scratch []byte
 	for {
 		frames, err := s.take()
-		if err != nil {
-			return err
-		}
 		if len(frames) > 0 {
 			scratch = scratch[:0]
 			for i, f := range frames {
@@ -193,6 +202,9 @@ func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error)
 			if cap(scratch) > 1<<20 {
 				scratch = nil
 			}
+		}
+		if err != nil {
+			return err
 		}
 		select {
 		case <-s.wake:

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -52,10 +53,16 @@ func main() {
 		log.Print(err)
 		os.Exit(2)
 	}
-	if err := run(cfg, addr); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, addr, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
+
+// shutdownGrace is how long a server told to stop waits for the requests in
+// flight; its streams end at once.
+const shutdownGrace = 10 * time.Second
 
 func parse(args []string, getenv func(string) string) (server.Config, string, error) {
 	fs := flag.NewFlagSet("floe-server", flag.ContinueOnError)
@@ -111,7 +118,11 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	return cfg, net.JoinHostPort(*hostname, strconv.Itoa(*port)), nil
 }
 
-func run(cfg server.Config, addr string) error {
+// run serves cfg on addr until ctx is done, then shuts down: it stops
+// accepting, ends every stream after what was queued for it (streams never
+// end on their own), lets the other requests in flight finish (for at most
+// shutdownGrace) and returns. The "listening on" line goes to out.
+func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) error {
 	if cfg.Dir != "" {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return fmt.Errorf("--dir: %w", err)
@@ -127,24 +138,24 @@ func run(cfg server.Config, addr string) error {
 		return err
 	}
 	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		// Streams never end on their own: give requests a moment, then close.
-		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if hs.Shutdown(shutdown) != nil {
-			hs.Close()
-		}
-	}()
+	hs.RegisterOnShutdown(srv.Close)
 	where := cfg.Dir
 	if where == "" {
 		where = "memory"
 	}
-	fmt.Printf("floe-server: listening on http://%s/ (Traces in %s, model %s)\n", ln.Addr(), where, cfg.Model)
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	fmt.Fprintf(out, "floe-server: listening on http://%s/ (Traces in %s, model %s)\n", ln.Addr(), where, cfg.Model)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
 		return err
+	case <-ctx.Done():
 	}
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if hs.Shutdown(grace) != nil {
+		hs.Close()
+	}
+	<-served // Serve returned ErrServerClosed at once
 	return nil
 }

@@ -477,3 +477,49 @@ test("close() arms no timer and ends what is in flight: a client's process exits
   assert.deepEqual(late, [], "no timer armed after close()");
   assert.ok(!left.includes("Timeout"), `no timer left after close(): ${left}`);
 });
+
+test("a /messages request that fails is made again on the next connection: run() ends, nothing is lost", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  // Before, the client cleared its resync flag before history answered: a
+  // failed /messages left it following the stream without history, and
+  // run() waited for it for ever.
+  let failures = 0;
+  const f = async (url, init) => {
+    if (new URL(String(url)).pathname.endsWith("/messages") && failures++ === 0) throw new TypeError("fetch failed (the network went away)");
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 10 });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  assert.equal(failures > 1, true, "history was fetched again");
+  assert.equal(got.filter(complete).at(-1).payload.type, "request_end");
+  const all = [];
+  const it = s.messages();
+  for (const n = (await history(s)).length; all.length < n; ) all.push((await it.next()).value);
+  assert.deepEqual(all, await history(s), "every complete message once, in order");
+});
+
+test("a gateway's 502, 503 or 504 on the stream is waited out; an answer that is not JSON is a FloeError naming it", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  // A proxy in front of a server that restarts answers with its own page.
+  const page = (status) => new Response(`<html><body>${status} Bad Gateway</body></html>`, { status, headers: { "Content-Type": "text/html" } });
+  const refusals = [502, 503, 504];
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const path = new URL(String(url)).pathname;
+    if (path.endsWith("/stream") && streams++ < refusals.length) return page(refusals[streams - 1]);
+    if (path.endsWith("/steer")) return page(502);
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 10 });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  assert.equal(streams, refusals.length + 1, "the stream was opened again after each refusal");
+  assert.equal(got.filter(complete).at(-1).payload.type, "request_end");
+  await assert.rejects(s.steer("short"), (e) => e.name === "FloeError" && e.code === "http_502" && e.status === 502 && e.message.includes("POST /steer: 502") && e.message.includes("Bad Gateway"));
+  // Any other refusal of the stream is final, as before.
+  const gone = client(base, "no-such-session", { reconnectDelayMs: 10 });
+  await assert.rejects(gone.messages().next(), (e) => e.code === "session_not_found" && e.status === 404);
+});

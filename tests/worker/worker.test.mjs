@@ -98,6 +98,21 @@ test("the front Worker authenticates, creates and lists sessions", async () => {
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
 });
 
+test("the id index, the name of the session list's object, is refused", async () => {
+  const w = await worker({ token: "tok" });
+  // Before, it was created (201) in the index object and listed, and every
+  // later request for it answered 404.
+  const { status, json } = await api(w, "POST", "/api/sessions", { id: "index" });
+  assert.equal(status, 400);
+  assert.equal(json.error.code, "bad_request");
+  assert.match(json.error.message, /^id: "index" is reserved/);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+  const gone = await api(w, "GET", "/api/sessions/index");
+  assert.deepEqual([gone.status, gone.json.error.message], [404, 'no session "index"']);
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "index-2" })).status, 201);
+  assert.equal((await api(w, "GET", "/api/sessions/index-2")).status, 200);
+});
+
 test("a run streamed from the object: approvals over HTTP, steer, abort, history", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });

@@ -1,9 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/server"
@@ -214,5 +218,50 @@ func TestReadOnlyAllowsTheDemoTools(t *testing.T) {
 		if serverEvent("approval_request")(ev) {
 			t.Fatalf("read-only asked: %s", ev.Data)
 		}
+	}
+}
+
+// steppedClock is a Clock that moves only when the test says; its Sleep
+// waits for cancellation.
+type steppedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *steppedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *steppedClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func (c *steppedClock) Sleep(ctx context.Context, d time.Duration) bool {
+	<-ctx.Done()
+	return false
+}
+
+// With the Traces in memory (--dir :memory:), the session list still has
+// each session's last activity, newest first. Before, the in-memory store
+// kept no times: lastActivity was missing and the order arbitrary.
+func TestSessionListInMemoryHasLastActivity(t *testing.T) {
+	clk := &steppedClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	e := newEnv(t, server.Config{Clock: clk})
+	e.must(201, "POST", "/api/sessions", `{"id":"older"}`)
+	clk.advance(time.Minute)
+	e.must(201, "POST", "/api/sessions", `{"id":"newer"}`)
+	var list struct {
+		Sessions []struct{ ID, LastActivity string }
+	}
+	if err := json.Unmarshal(e.must(200, "GET", "/api/sessions", ""), &list); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ ID, LastActivity string }{{"newer", "2026-01-02T03:05:05Z"}, {"older", "2026-01-02T03:04:05Z"}}
+	if !reflect.DeepEqual(list.Sessions, want) {
+		t.Fatalf("sessions %+v, want %+v", list.Sessions, want)
 	}
 }

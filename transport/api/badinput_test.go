@@ -152,3 +152,31 @@ func TestCORSOrigins(t *testing.T) {
 		}
 	}
 }
+
+// A 404 names what was not found: the session id, the tool call id.
+func TestNotFoundNamesTheID(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	long := strings.Repeat("c", 300)
+	cases := []struct{ method, path, body, want string }{
+		{"GET", "/api/sessions/session-none/stream", ``, `no session "session-none"`},
+		{"POST", "/api/sessions/session-none/tasks", `{"input":"hi"}`, `no session "session-none"`},
+		{"DELETE", "/api/sessions/bad%20id", ``, `no session "bad id"`},
+		{"POST", "/api/sessions/" + id + "/approvals/call_9", `{"decision":"allow"}`, `no approval is pending for tool call "call_9"`},
+		{"POST", "/api/sessions/" + id + "/approvals/" + long, `{"decision":"allow"}`, `no approval is pending for tool call "` + long[:64] + `"…`},
+	}
+	for _, c := range cases {
+		t.Run(c.method+" "+c.path[:min(len(c.path), 60)], func(t *testing.T) {
+			_, body := e.do(c.method, c.path, c.body, "Content-Type", "application/json")
+			var got struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatalf("answer %s: %v", body, err)
+			}
+			if got.Error.Message != c.want {
+				t.Fatalf("message %q, want %q", got.Error.Message, c.want)
+			}
+		})
+	}
+}

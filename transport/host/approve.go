@@ -77,7 +77,7 @@ func (h *Host) Approve(toolCallID, decision string) error {
 			return nil
 		}
 	}
-	return ErrNoPendingApproval
+	return noPendingApproval(toolCallID)
 }
 
 func (h *Host) remove(a *approval) {

@@ -1,6 +1,10 @@
 package host
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/floehq/floe/engine/trace"
+)
 
 // Error is a failure with the wire code of TRANSPORT.md §6 and the HTTP
 // status that goes with it.
@@ -33,3 +37,13 @@ func (e *Error) Is(target error) bool {
 }
 
 func badRequest(msg string) *Error { return newErr(400, "bad_request", msg) }
+
+// notFound is ErrNotFound naming the session id asked for.
+func notFound(id string) *Error {
+	return newErr(404, ErrNotFound.Code, "no session "+trace.QuoteID(id))
+}
+
+// noPendingApproval is ErrNoPendingApproval naming the tool call.
+func noPendingApproval(toolCallID string) *Error {
+	return newErr(404, ErrNoPendingApproval.Code, "no approval is pending for tool call "+short(toolCallID))
+}

@@ -140,10 +140,11 @@ func (r *Registry) newHost(meta omni.Message, w engine.TraceSink, snap *engine.S
 }
 
 // Get returns the host of id, resuming it from its Trace (ENGINE.md §17)
-// when it is not loaded; ErrNotFound when the store has no such session.
+// when it is not loaded; ErrNotFound (naming id) when the store has no
+// such session.
 func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if trace.ValidateID(id) != nil {
-		return nil, ErrNotFound
+		return nil, notFound(id)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -152,7 +153,7 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	}
 	res, err := trace.Resume(ctx, r.cfg.Store, id, r.now)
 	if errors.Is(err, trace.ErrNotFound) {
-		return nil, ErrNotFound
+		return nil, notFound(id)
 	}
 	if err != nil {
 		return nil, newErr(500, "resume_failed", err.Error())

@@ -33,7 +33,7 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false, ErrNotFound
+		return false, notFound(h.id)
 	}
 	if h.state != transport.StateIdle {
 		if !t.QueueIfBusy {

@@ -61,7 +61,12 @@ func New(cfg Config) (*Server, error) {
 	if newMeta == nil {
 		newMeta = NewMeta
 	}
-	var store trace.Store = &trace.MemStore{}
+	now := time.Now
+	if cfg.Clock != nil {
+		now = cfg.Clock.Now
+	}
+	// Stamped, so that the session list has each session's last activity.
+	var store trace.Store = &trace.MemStore{Now: now}
 	if cfg.Dir != "" {
 		if store = dirStore(cfg.Dir); store == nil {
 			return nil, errors.New("server: Config.Dir: no file system in this build (set Config.Store)")
@@ -90,8 +95,12 @@ func New(cfg Config) (*Server, error) {
 	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins}), cancel: cancel}, nil
 }
 
-// Close stops the channel reclaimer.
-func (s *Server) Close() { s.cancel() }
+// Close stops the channel reclaimer and ends every stream, after what was
+// queued for it (transport.Hub.Close). Safe to call more than once.
+func (s *Server) Close() {
+	s.cancel()
+	s.Hub.Close()
+}
 
 // Wire returns the session wiring of a model name.
 func Wire(model string, delay time.Duration) (func(omni.Message) (host.Wiring, error), error) {

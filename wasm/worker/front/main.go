@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ import (
 )
 
 func main() { workers.Serve(http.HandlerFunc(handle)) }
+
+// indexName names the object that keeps the session list; no session may
+// take it as its id, since a session's object is named by its id.
+const indexName = "index"
 
 func handle(w http.ResponseWriter, r *http.Request) {
 	if r.Body == nil {
@@ -54,7 +59,7 @@ func handle(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case path == "/api/sessions" && r.Method == http.MethodGet:
-		relay(w, ns, "index", mustRequest("GET", "/_index/list", nil))
+		relay(w, ns, indexName, mustRequest("GET", "/_index/list", nil))
 	case path == "/api/sessions" && r.Method == http.MethodPost:
 		create(w, r, ns)
 	case path == "/api/sessions":
@@ -62,8 +67,8 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		fail(w, 405, "method_not_allowed", "method not allowed; use GET, POST")
 	case strings.HasPrefix(path, "/api/sessions/"):
 		id, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/sessions/"), "/")
-		if id == "" || id == "index" {
-			fail(w, 404, "session_not_found", "no such session")
+		if id == "" || id == indexName {
+			fail(w, 404, "session_not_found", "no session "+strconv.Quote(id))
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
@@ -103,6 +108,10 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 			fail(w, 400, "bad_json", msg)
 			return
 		}
+	}
+	if req.ID == indexName {
+		fail(w, 400, "bad_request", `id: "index" is reserved: it names the object that keeps the session list`)
+		return
 	}
 	if req.ID == "" {
 		req.ID = newID(time.Now())
@@ -177,7 +186,7 @@ func copyFlushing(w http.ResponseWriter, r io.Reader) {
 
 func index(ns *cloudflare.DurableObjectNamespace, path, id string) {
 	body, _ := json.Marshal(map[string]string{"id": id})
-	if s, err := stub(ns, "index"); err == nil {
+	if s, err := stub(ns, indexName); err == nil {
 		if resp, err := s.Fetch(mustRequest("POST", path, body)); err == nil {
 			resp.Body.Close()
 		}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/transport/server"
+	tt "github.com/floehq/floe/transport/transporttest"
+)
+
+// lines sends each line written to it on a channel.
+type lines chan string
+
+func (l lines) Write(b []byte) (int, error) {
+	for _, s := range strings.SplitAfter(string(b), "\n") {
+		if s != "" {
+			l <- s
+		}
+	}
+	return len(b), nil
+}
+
+// TestShutdownEndsStreamsAndFinishesRequests: told to stop (SIGINT,
+// SIGTERM), the server ends its streams cleanly, lets a request in flight
+// finish, and only then returns. Before, run returned as soon as it was
+// told, so main exited under the request, and each stream was cut in the
+// middle of its chunked body.
+func TestShutdownEndsStreamsAndFinishesRequests(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	out := make(lines, 4)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, server.Config{}, "127.0.0.1:0", out) }()
+	_, rest, _ := strings.Cut(<-out, "listening on ")
+	url := strings.TrimSuffix(strings.Fields(rest)[0], "/")
+	c := &tt.Client{T: t, URL: url}
+	id := c.Create("ask")
+
+	// A request in flight: its head is sent, its body not yet complete.
+	body := `{"id":"made-while-stopping"}`
+	slow, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	io.WriteString(slow, "POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "+
+		strconv.Itoa(len(body))+"\r\n\r\n"+body[:5])
+
+	// A stream, dialled after it: once the stream answers, the server has
+	// accepted the slow connection too.
+	resp, err := http.Get(url + "/api/sessions/" + id + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	if line, _ := rd.ReadString('\n'); !strings.HasPrefix(line, "id: ") {
+		t.Fatalf("the stream began with %q", line)
+	}
+
+	stop()
+	if _, err := io.ReadAll(rd); err != nil {
+		t.Fatalf("the stream ended with %v, want its clean end", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("run returned (%v) with a request in flight", err)
+	default:
+	}
+	io.WriteString(slow, body[5:])
+	answer, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatalf("the request in flight got no answer: %v", err)
+	}
+	if answer.StatusCode != http.StatusCreated {
+		t.Fatalf("the request in flight answered %d, want 201", answer.StatusCode)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run = %v", err)
+	}
+}
