@@ -127,7 +127,6 @@ export function connect(baseURL, sessionId, options = {}) {
   // ---- the follower: one stream for the session, shared by every iterator ----
 
   const listeners = new Set(); // each gets {kind:"message"|"state"|"approval"|"history", ...}
-  const seen = new Set(); // canonical complete messages already delivered
   // Approvals: pending holds the tool calls awaiting a decision, by
   // tool_call_id, from their approval_request until the stream shows them
   // decided (approval_decision, tool_call_output) or the run idle; a

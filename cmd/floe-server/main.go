@@ -33,11 +33,11 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/floehq/floe/transport"
+	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/server"
 )
@@ -110,7 +110,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 		cfg.Dir = ""
 	}
 	if *origins != "" {
-		cfg.Origins = strings.Split(*origins, ",")
+		cfg.Origins = cors.ParseOrigins(*origins)
 	}
 	if err := applyModel(mc, &cfg); err != nil {
 		return server.Config{}, "", err

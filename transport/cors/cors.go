@@ -2,7 +2,10 @@
 // server (transport/api) and the Cloudflare front Worker alike.
 package cors
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // Headers allows r's Origin when origins lists it ("*" allows any): it
 // sets Access-Control-Allow-Origin and the methods and headers the API
@@ -34,4 +37,17 @@ func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 // answers with 204 and the headers alone, before authentication.
 func Preflight(r *http.Request) bool {
 	return r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// ParseOrigins reads a comma-separated list of origins (--origin,
+// FLOE_ORIGINS): each entry trimmed of spaces, empty entries dropped, so
+// that "https://a.example, https://b.example" allows both.
+func ParseOrigins(list string) []string {
+	var out []string
+	for _, o := range strings.Split(list, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -38,7 +38,7 @@ func handle(w http.ResponseWriter, r *http.Request) {
 	// FLOE_ORIGINS: the origins CORS allows, comma-separated ("*" any), as
 	// the native server's --origin.
 	if o := cloudflare.Getenv("FLOE_ORIGINS"); o != "" {
-		cors.Headers(w, r, strings.Split(o, ","))
+		cors.Headers(w, r, cors.ParseOrigins(o))
 	}
 	if cors.Preflight(r) {
 		w.WriteHeader(http.StatusNoContent)
