@@ -232,15 +232,7 @@ func TestProviderSubagentUsesTheProvider(t *testing.T) {
 	ctx := context.Background()
 	store := &trace.MemStore{}
 	var requests int
-	parent := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-		requests++
-		if requests == 1 {
-			emit(omni.ToolCallMsg("call_1", ToolSubagent, `{"task":"count the notes"}`))
-		} else {
-			emit(omni.AssistantText("done", omni.StatusCompleted))
-		}
-		return engine.Outcome{Status: omni.StatusCompleted}
-	})
+	parent := subagentParent(&requests)
 	child := childLLM{system: make(chan string, 4), tools: make(chan []omni.ToolDefinition, 4)}
 	var seeds []omni.TokenCounts
 	factory := func(seed omni.TokenCounts) engine.LLM {
@@ -327,15 +319,7 @@ func TestProviderSubagentUsesTheProvider(t *testing.T) {
 // is not shared.
 func TestProviderSubagentWithoutFactoryFails(t *testing.T) {
 	var requests int
-	parent := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-		requests++
-		if requests == 1 {
-			emit(omni.ToolCallMsg("call_1", ToolSubagent, `{"task":"count the notes"}`))
-		} else {
-			emit(omni.AssistantText("done", omni.StatusCompleted))
-		}
-		return engine.Outcome{Status: omni.StatusCompleted}
-	})
+	parent := subagentParent(&requests)
 	s, _, err := Open(Options{LLM: parent, Provider: "anthropic", Model: "claude"})
 	if err != nil {
 		t.Fatal(err)
@@ -355,4 +339,18 @@ func TestProviderSubagentWithoutFactoryFails(t *testing.T) {
 	if requests != 2 {
 		t.Errorf("the parent's model got %d requests, want 2", requests)
 	}
+}
+
+// subagentParent is a parent session's model that asks for one subagent
+// call, then answers "done"; *requests counts its requests.
+func subagentParent(requests *int) engine.LLM {
+	return engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		*requests++
+		if *requests == 1 {
+			emit(omni.ToolCallMsg("call_1", ToolSubagent, `{"task":"count the notes"}`))
+		} else {
+			emit(omni.AssistantText("done", omni.StatusCompleted))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
 }
