@@ -770,34 +770,47 @@ pageTest("playground: loads and runs offline once the service worker is installe
   await ctx.setOffline(false);
 });
 
-/** A loopback OpenAI-compatible server: real Chat Completions SSE bytes, CORS for any origin; 401 for the key "bad". */
-function modelServer(t) {
-  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+/**
+ * A loopback OpenAI-compatible server, CORS for any origin: answer(req, body, res, sse) answers each
+ * request (body: its text), with sse(o) one Chat Completions chunk; sse.end(res) ends an event
+ * stream with the usage chunk and [DONE]. server.requests gathers what answer pushes.
+ */
+function chatServer(t, answer) {
+  const sse = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+  sse.cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
+  sse.end = (res) => {
+    res.write(sse({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
+    res.end("data: [DONE]\n\n");
+  };
   const server = createServer((req, res) => {
-    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
-    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    if (req.method === "OPTIONS") return res.writeHead(204, sse.cors).end();
     let body = "";
     req.on("data", (b) => (body += b));
-    req.on("end", () => {
-      server.requests.push({ url: req.url, auth: req.headers.authorization, cookie: req.headers.cookie, body: body && JSON.parse(body) });
-      if (req.headers.authorization === "Bearer redirect") {
-        return res.writeHead(307, { ...cors, location: "/v1/elsewhere" }).end();
-      }
-      if (req.headers.authorization === "Bearer bad") {
-        res.writeHead(401, { ...cors, "content-type": "application/json" });
-        return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
-      }
-      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
-      res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
-      res.write(chunk({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
-      res.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
-      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
-      res.end("data: [DONE]\n\n");
-    });
+    req.on("end", () => answer(server, req, body, res, sse));
   });
   server.requests = [];
   t.after(() => server.close());
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** A loopback OpenAI-compatible server: real Chat Completions SSE bytes; 401 for the key "bad". */
+function modelServer(t) {
+  return chatServer(t, (server, req, body, res, sse) => {
+    const cors = sse.cors;
+    server.requests.push({ url: req.url, auth: req.headers.authorization, cookie: req.headers.cookie, body: body && JSON.parse(body) });
+    if (req.headers.authorization === "Bearer redirect") {
+      return res.writeHead(307, { ...cors, location: "/v1/elsewhere" }).end();
+    }
+    if (req.headers.authorization === "Bearer bad") {
+      res.writeHead(401, { ...cors, "content-type": "application/json" });
+      return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
+    }
+    res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+    res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
+    res.write(sse({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
+    res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
+    sse.end(res);
+  });
 }
 
 async function configure(page, { provider, baseURL = "", model = "", key = "" }) {
@@ -885,32 +898,21 @@ const contentText = (c) => (typeof c === "string" ? c : c.map((p) => p.text ?? "
 
 /** A loopback OpenAI-compatible server that hands a task to a subagent: the parent's first request gets a subagent call, the subagent's request (its own system prompt) an answer, the parent's next one (the call's output) a summary. */
 function delegatingServer(t) {
-  const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
-  const server = createServer((req, res) => {
-    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "authorization, content-type", "access-control-allow-methods": "POST" };
-    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
-    let body = "";
-    req.on("data", (b) => (body += b));
-    req.on("end", () => {
-      const b = JSON.parse(body);
-      server.requests.push(b);
-      const last = b.messages.at(-1);
-      res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
-      if (/^You are a subagent/.test(contentText(b.messages[0].content))) {
-        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The notes hold three files." }, finish_reason: "stop" }] }));
-      } else if (last.role === "tool") {
-        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "The subagent says: " + contentText(last.content) }, finish_reason: "stop" }] }));
-      } else {
-        const call = { index: 0, id: "call_sub", type: "function", function: { name: "subagent", arguments: JSON.stringify({ task: "Count the notes." }) } };
-        res.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call] }, finish_reason: "tool_calls" }] }));
-      }
-      res.write(chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }));
-      res.end("data: [DONE]\n\n");
-    });
+  return chatServer(t, (server, req, body, res, sse) => {
+    const b = JSON.parse(body);
+    server.requests.push(b);
+    const last = b.messages.at(-1);
+    res.writeHead(200, { ...sse.cors, "content-type": "text/event-stream" });
+    if (/^You are a subagent/.test(contentText(b.messages[0].content))) {
+      res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "The notes hold three files." }, finish_reason: "stop" }] }));
+    } else if (last.role === "tool") {
+      res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "The subagent says: " + contentText(last.content) }, finish_reason: "stop" }] }));
+    } else {
+      const call = { index: 0, id: "call_sub", type: "function", function: { name: "subagent", arguments: JSON.stringify({ task: "Count the notes." }) } };
+      res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+    }
+    sse.end(res);
   });
-  server.requests = [];
-  t.after(() => server.close());
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 pageTest("playground: a subagent in a real model's session asks the same model, with a subagent's prompt and the file tools only", async (page, ctx, log, t) => {
