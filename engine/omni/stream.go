@@ -120,8 +120,8 @@ func (f *fragment) note(m *Message, mt *modelType) {
 
 // bodies recycles the body buffers of long fragments: a stream of many
 // deltas would otherwise allocate about five times its length as the
-// buffer grows, for every request. Only buffers of at least minPooled
-// bytes are kept.
+// buffer grows, for every request. Only buffers of minPooled to
+// maxPooledBody bytes are kept.
 var bodies bodyPool
 
 // bodyPool is a small pool of buffers that, as a sync.Pool does, lets
@@ -180,6 +180,11 @@ type sentinel struct{ _ int } // not zero-sized: each one is its own allocation
 
 const minPooled = 4 << 10
 
+// maxPooledBody: a longer body's buffer is left to the collector. Kept, a
+// long text's buffer (W2's is 1 MB) would count as live in the next
+// collection and set the heap's goal (README "Performance").
+const maxPooledBody = 256 << 10
+
 // firstBody is the capacity of a fragment's first body buffer: a short
 // body (most tool calls' arguments and outputs) then takes one allocation
 // instead of one for each doubling from 8 bytes.
@@ -208,7 +213,7 @@ func (f *fragment) appendBody(b string) {
 
 // release returns the body buffer to the pool; f's body is empty after.
 func (f *fragment) release() {
-	if cap(f.body) >= minPooled {
+	if c := cap(f.body); c >= minPooled && c <= maxPooledBody {
 		b := f.body[:0]
 		bodies.Put(&b)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -321,5 +322,44 @@ func TestShortFragmentBodyOneBuffer(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(20, check); n > 2 {
 		t.Fatalf("a fragment of ten 16-byte deltas took %v allocations, want at most 2 (the fragment and one body buffer)", n)
+	}
+}
+
+// A long fragment's body buffer goes back to the pool for the next
+// fragment, unless it grew past maxPooledBody: a stream's one long text
+// would otherwise keep its memory until the next collection.
+func TestBodyPoolBound(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no collection empties the pool meanwhile
+	largest := func() int {
+		bodies.mu.Lock()
+		defer bodies.mu.Unlock()
+		n := 0
+		for _, v := range bodies.free {
+			n = max(n, cap(*v))
+		}
+		return n
+	}
+	stream := func(n int) {
+		t.Helper()
+		const delta = "abcdefg "
+		var d Discipline
+		msgs := []Message{pt(EventStart, "")}
+		for range n / len(delta) {
+			msgs = append(msgs, pt(EventDelta, delta))
+		}
+		msgs = append(msgs, pt(EventStop, ""), AssistantText(strings.Repeat(delta, n/len(delta)), StatusCompleted))
+		for i := range msgs {
+			if err := d.CheckMessage(&msgs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stream(64 << 10)
+	if n := largest(); n < 64<<10 {
+		t.Fatalf("after a body of 64 KB the pool's largest buffer has %d bytes", n)
+	}
+	stream(maxPooledBody + 1)
+	if n := largest(); n > maxPooledBody {
+		t.Fatalf("the pool keeps a buffer of %d bytes, over %d", n, maxPooledBody)
 	}
 }
