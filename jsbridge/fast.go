@@ -28,19 +28,23 @@ var fast *Bridge
 
 // inbox holds the bytes of the next call's text; the shim writes them in
 // place (floeCall op 0). One bigger than maxInbox is dropped once read, so
-// a single long batch does not keep its memory.
+// a single long batch does not keep its memory, and the batch's text takes
+// that memory rather than a copy of it.
 var inbox []byte
 
-const maxInbox = 1 << 20
+const maxInbox = 256 << 10
 
 // inboxText returns the first n bytes of the inbox as a string (n checked
 // by the caller).
 func inboxText(n int32) string {
-	s := string(inbox[:n])
 	if cap(inbox) > maxInbox {
+		// The long text takes the inbox's memory: the inbox is dropped, so
+		// nothing writes these bytes again.
+		s := unsafe.String(unsafe.SliceData(inbox), n)
 		inbox = nil
+		return s
 	}
-	return s
+	return string(inbox[:n])
 }
 
 // floeCall is the one export, floe_call(op, a, b, c) → 1, or 0 when the

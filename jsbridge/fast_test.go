@@ -4,8 +4,10 @@ package jsbridge
 
 import (
 	"context"
+	"strings"
 	"syscall/js"
 	"testing"
+	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -46,15 +48,39 @@ func TestFloeCall(t *testing.T) {
 	t.Run("a long text does not keep its inbox", func(t *testing.T) {
 		id, ch := b.waiters.add()
 		defer b.waiters.remove(id)
-		long := string(make([]byte, maxInbox+1))
-		if floeCall(1, int32(id), inboxWrite(t, long), endMore) != 1 {
+		long := strings.Repeat("x", maxInbox+1)
+		n := inboxWrite(t, long)
+		at := unsafe.SliceData(inbox)
+		if floeCall(1, int32(id), n, endMore) != 1 {
 			t.Fatal("deliver refused")
 		}
-		if r := <-ch; r.json != long {
+		r := <-ch
+		if r.json != long {
 			t.Fatalf("got %d bytes, want %d", len(r.json), len(long))
 		}
 		if inbox != nil {
 			t.Fatalf("the inbox keeps %d bytes after a long text", cap(inbox))
+		}
+		if unsafe.StringData(r.json) != at {
+			t.Fatal("the long text was copied out of the inbox instead of taking its memory")
+		}
+	})
+
+	t.Run("a short text is copied and the inbox kept", func(t *testing.T) {
+		id, ch := b.waiters.add()
+		defer b.waiters.remove(id)
+		n := inboxWrite(t, "short")
+		at := unsafe.SliceData(inbox)
+		if floeCall(1, int32(id), n, endMore) != 1 {
+			t.Fatal("deliver refused")
+		}
+		r := <-ch
+		if unsafe.SliceData(inbox) != at {
+			t.Fatal("the inbox was dropped after a short text")
+		}
+		copy(inbox, "XXXXX") // the next call's text
+		if r.json != "short" {
+			t.Fatalf("the text changed with the inbox: %q", r.json)
 		}
 	})
 

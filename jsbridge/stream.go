@@ -15,8 +15,9 @@ import (
 
 // Batch limits of the consumer side.
 const (
-	maxBatch      = 1024    // messages per batch
-	maxBatchBytes = 1 << 20 // bytes per batch (a batch may exceed it by one message)
+	maxBatch      = 1024      // messages per batch
+	maxBatchBytes = 1 << 20   // bytes per batch (a batch may exceed it by one message)
+	maxKeptBatch  = 256 << 10 // a batch buffer larger than this is not kept for the next pull
 )
 
 // stream is one output stream handed to JavaScript: a run, a manual
@@ -69,9 +70,6 @@ func (s *stream) pullBatch(jsonOnly bool) ([]byte, bool) {
 		}
 	}
 	w := recordWriter{jsonOnly: jsonOnly}
-	if cap(s.buf) > maxBatchBytes*2 {
-		s.buf = nil
-	}
 	b := s.buf[:0]
 	for i := range msgs {
 		var last bool
@@ -87,6 +85,9 @@ func (s *stream) pullBatch(jsonOnly bool) ([]byte, bool) {
 		s.msgs = nil
 	}
 	s.buf = b
+	if cap(b) > maxKeptBatch {
+		s.buf = nil // JavaScript reads the batch before the next pull
+	}
 	return b, true
 }
 
