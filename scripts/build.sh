@@ -21,7 +21,8 @@ BUDGET_BROTLI=${FLOE_WASM_BUDGET:-800000} # bytes, floe.wasm after brotli -q 11
 # toolchain's newer inliner, the newinliner experiment, which the build
 # turns on; it changes no other package's size or speed measurably.
 # The model adapters (cold: a few calls a streamed chunk), the error
-# formatting, the clock's package, `time`, the web glue (IndexedDB) and the
+# formatting, the clock's package, `time`, the number parsing and formatting
+# under strconv (internal/strconv), the web glue (IndexedDB) and the
 # Trace's package (resume, export, the records of persisted sessions only)
 # are compiled without inlining, which pays for it. (Compressed sizes move by a
 # few kB either way with any change of the code: keep the margin.)
@@ -36,7 +37,7 @@ if has_experiment nogreenteagc; then
 else
   echo "build: this Go has no nogreenteagc experiment: built with the Green Tea collector" >&2
 fi
-GCFLAGS_NEWINLINER="runtime=-d=inlbudgetslack=$slack time=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l github.com/floehq/floe/internal/errf=-l github.com/floehq/floe/clock=-l github.com/floehq/floe/engine/trace=-l"
+GCFLAGS_NEWINLINER="runtime=-d=inlbudgetslack=$slack time=-l internal/strconv=-l github.com/floehq/floe/web/...=-l github.com/floehq/floe/provider/...=-l github.com/floehq/floe/internal/errf=-l github.com/floehq/floe/clock=-l github.com/floehq/floe/engine/trace=-l"
 GCFLAGS_PLAIN='runtime=-l time=-l github.com/floehq/floe/web/...=-l'
 if has_experiment newinliner; then
   export GOEXPERIMENT=${GOEXPERIMENT:+$GOEXPERIMENT,}newinliner
