@@ -351,6 +351,37 @@ test("messages from records are fresh plain objects", async () => {
   assert.deepEqual(Object.keys(complete.payload), ["type", "role", "text", "stop_reason"]);
 });
 
+test("a batch that starts while an earlier batch's macrotask is pending is delivered by it", { timeout: 20000 }, async () => {
+  // 600 deltas fill a batch (512 records), which goes to Go at once; the
+  // macrotask its first message scheduled is still pending when the next
+  // batch starts, and only that macrotask can deliver it: the model waits
+  // for the consumer to see the last delta before it yields the rest.
+  let seen;
+  const gate = new Promise((resolve) => (seen = resolve));
+  const llm = {
+    async *streamGenerate() {
+      yield part("partial_text", "start", "");
+      for (let i = 0; i < 600; i++) yield part("partial_text", "delta", "a");
+      yield part("partial_text", "delta", "z");
+      await gate;
+      yield part("partial_text", "stop", "");
+      yield model({ type: "text", role: "assistant", text: "a".repeat(600) + "z", stop_reason: "completed" });
+      yield usage();
+    },
+  };
+  const session = floe.createSession({ meta: meta(), llm, clock: instantClock() });
+  let deltas = 0;
+  let ended = false;
+  for await (const m of session.run("go")) {
+    if (m.payload.type === "partial_text" && m.payload.event_type === "delta" && m.payload.text === "z") seen();
+    if (m.payload.type === "partial_text" && m.payload.event_type === "delta") deltas++;
+    if (m.payload.type === "request_end") ended = true;
+  }
+  await session.close();
+  assert.equal(deltas, 601);
+  assert.ok(ended);
+});
+
 test("a timestamped fragment that starts a batch is delivered although nothing follows it yet", { timeout: 20000 }, async () => {
   // The model waits for the consumer to see its first fragment before it
   // yields the rest: the fragment (a t record, then its own) must reach
