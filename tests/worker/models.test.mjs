@@ -7,7 +7,7 @@
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
+import { createServer, get as httpGet } from "node:http";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -186,4 +186,62 @@ test("a provider's redirect is not followed: the key goes only to the URL it was
   assert.ok(ms.seen.length >= 1 && ms.seen.every((r) => r.path === "/v1/chat/completions"), JSON.stringify(ms.seen.map((r) => r.path)));
   await s.abort();
   s.close();
+});
+
+test("a client that stops reading its stream is disconnected at the write timeout, and can come back", { timeout: 120_000 }, async () => {
+  // A long answer (150,000 deltas, some 30 MB of events) while the one
+  // subscriber reads nothing: once the kernel's and workerd's buffers and
+  // the object's 8 MiB mark are full, the server's write waits, and after
+  // FLOE_WRITE_TIMEOUT_MS the subscriber is dropped, as on the native
+  // server. Before, the object queued every event for it and the stream
+  // never ended.
+  const N = 150_000;
+  const ms = await modelServer();
+  const w = await worker({ FLOE_MODEL: "openai-compatible", FLOE_MODEL_ID: "m", FLOE_BASE_URL: ms.url + "/v1", FLOE_WRITE_TIMEOUT_MS: "500" });
+  const one = chunk({ content: "abcdefghij" });
+  ms.replies.push(sse(chunk({ role: "assistant", content: "" }) + one.repeat(N), chunk({}, "stop")));
+  const { json } = await createSession(w);
+  const auth = { Authorization: "Bearer tok" };
+  const paused = await new Promise((resolve, reject) => {
+    const req = httpGet(`${w.url}/api/sessions/${json.id}/stream`, { headers: auth }, (res) => {
+      res.pause();
+      resolve(res);
+    });
+    req.on("error", reject);
+  });
+  assert.equal(paused.statusCode, 200);
+  const task = await fetch(`${w.url}/api/sessions/${json.id}/tasks`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ input: "Go on." }),
+  });
+  assert.equal(task.status, 202, await task.text());
+  // The run goes on without the subscriber: wait until it is over.
+  for (;;) {
+    const s = await (await fetch(`${w.url}/api/sessions/${json.id}`, { headers: auth })).json();
+    if (s.state === "idle") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Read what was queued: the stream ends, before the run's last events.
+  let text = "";
+  paused.setEncoding("utf8");
+  paused.on("data", (d) => (text += d));
+  await new Promise((resolve, reject) => {
+    paused.on("end", resolve);
+    paused.on("error", reject);
+    paused.resume();
+  });
+  const ids = [...text.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]);
+  assert.ok(ids.length > 0, "the subscriber got nothing before it was dropped");
+  assert.ok(!text.includes('"request_end"'), "the dropped subscriber got the whole run");
+  // It comes back with its Last-Event-ID: the rest, or resync_required when
+  // the buffer no longer holds it; either way the history has every delta.
+  const back = await fetch(`${w.url}/api/sessions/${json.id}/stream`, { headers: { ...auth, "Last-Event-ID": ids.at(-1) } });
+  assert.equal(back.status, 200);
+  const reader = back.body.getReader();
+  const { value } = await reader.read();
+  assert.ok(value && value.length > 0);
+  reader.cancel();
+  const history = await (await fetch(`${w.url}/api/sessions/${json.id}/messages`, { headers: auth })).json();
+  assert.equal(textOf(history.messages), "abcdefghij".repeat(N));
 });

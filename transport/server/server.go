@@ -35,6 +35,9 @@ type Config struct {
 	Origins []string      // CORS origins
 	Channel transport.Options
 	Clock   engine.Clock // nil = the system clock
+	// WriteTimeout bounds each write to a stream (api.Options.WriteTimeout):
+	// 0 = api.DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// ReadOnly overrides which tools read-only mode allows (nil: the
 	// demo workspace's tools that only read, playground.ReadsOnly).
 	ReadOnly func(tool string) bool
@@ -92,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go hub.Run(ctx)
-	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins}), cancel: cancel}, nil
+	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins, WriteTimeout: cfg.WriteTimeout}), cancel: cancel}, nil
 }
 
 // Close stops the channel reclaimer and ends every stream, after what was

@@ -10,6 +10,10 @@
 import "./wasm_exec.js";
 import mod from "./object.wasm";
 
+// STREAM_MARK is how many bytes of a response may wait for a client to
+// read before the server's writes wait too.
+const STREAM_MARK = 8 << 20;
+
 let api = null;
 function floeObject() {
   if (!api) {
@@ -32,8 +36,9 @@ export class SessionObject {
     if (this.handle === null) {
       const delayMs = Number(this.env.FLOE_DELAY_MS ?? 30);
       const replayEvents = Number(this.env.FLOE_REPLAY_EVENTS ?? 0);
+      const writeTimeoutMs = Number(this.env.FLOE_WRITE_TIMEOUT_MS ?? 0); // 0: the server's 30 s
       const env = (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
-      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents }, env);
+      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs }, env);
       if (h instanceof Error) throw h;
       this.handle = h;
     }
@@ -55,14 +60,29 @@ export class SessionObject {
     return new Promise((resolve) => {
       let controller;
       let cancelled = null;
-      const stream = new ReadableStream({
-        start(c) {
-          controller = c;
+      // The body's queue: past STREAM_MARK bytes, write() says so and the
+      // server's next write waits until the client reads (pull: the queue
+      // is under its mark again), or its write deadline passes and the
+      // client is disconnected (serve.go).
+      let drained = null;
+      let behind = false;
+      const stream = new ReadableStream(
+        {
+          start(c) {
+            controller = c;
+          },
+          pull() {
+            if (behind) {
+              behind = false;
+              drained?.();
+            }
+          },
+          cancel() {
+            cancelled?.();
+          },
         },
-        cancel() {
-          cancelled?.();
-        },
-      });
+        new ByteLengthQueuingStrategy({ highWaterMark: STREAM_MARK }),
+      );
       const reply = {
         head(status, headers) {
           const noBody = status === 204 || status === 304;
@@ -71,9 +91,18 @@ export class SessionObject {
         write(bytes) {
           try {
             controller.enqueue(bytes);
-          } catch {}
+          } catch {
+            return true; // the stream is gone: nothing to wait for
+          }
+          if (controller.desiredSize > 0) return true;
+          behind = true;
+          return false;
+        },
+        onDrain(f) {
+          drained = f;
         },
         end() {
+          drained = null; // the server released it: no write waits any more
           try {
             controller.close();
           } catch {}

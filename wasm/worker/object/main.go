@@ -5,12 +5,14 @@
 // session_object.mjs, the Durable Object class, instantiates it once per
 // isolate and calls it through globalThis.floeObject:
 //
-//	open(sql, {delayMs, mode, replayEvents}, env) → handle or Error   one server per object
+//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs}, env) → handle or Error   one server per object
 //	fetch(handle, method, url, headers, body, reply)
 //
 // where env(name) reads the Worker's variable or secret of that name ("" when
-// unset) and reply is {head(status, headers), write(bytes), end(),
-// onCancel(f)}. The model is the scripted one unless FLOE_MODEL names a
+// unset) and reply is {head(status, headers), write(bytes) → room,
+// end(), onCancel(f), onDrain(f)}: write reports whether the body's queue
+// is under its mark, and f given to onDrain runs when the client has read
+// it back under (serve.go waits for that before its next write). The model is the scripted one unless FLOE_MODEL names a
 // provider (modelSettings).
 package main
 
@@ -54,6 +56,9 @@ func main() {
 			}
 			if n := o.Get("replayEvents"); n.Type() == js.TypeNumber {
 				cfg.Channel.MaxEvents = n.Int()
+			}
+			if d := o.Get("writeTimeoutMs"); d.Type() == js.TypeNumber {
+				cfg.WriteTimeout = time.Duration(d.Float() * float64(time.Millisecond))
 			}
 		}
 		if err := mc.Apply(&cfg, fetch.Transport{Workers: true}); err != nil {

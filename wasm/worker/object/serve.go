@@ -7,7 +7,9 @@ import (
 	"context"
 	"net/http"
 	"syscall/js"
+	"time"
 
+	"github.com/floehq/floe/transport/flow"
 	"github.com/floehq/floe/transport/server"
 )
 
@@ -17,6 +19,10 @@ func serve(srv *server.Server, method, url string, headers, body, reply js.Value
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &writer{reply: reply, hdr: http.Header{}}
+	w.flow = flow.New(ctx, w.enqueue, nil, nil)
+	onDrain := js.FuncOf(func(js.Value, []js.Value) any { w.flow.Drained(); return nil })
+	defer onDrain.Release()
+	reply.Call("onDrain", onDrain)
 	defer func() {
 		if p := recover(); p != nil && !w.wrote {
 			w.hdr.Set("Content-Type", "application/json")
@@ -52,11 +58,15 @@ func serve(srv *server.Server, method, url string, headers, body, reply js.Value
 
 // writer is an http.ResponseWriter over the JavaScript reply object: the
 // head goes out at the first write, each Write is one chunk of the body.
+// The body's stream queues what it is handed; once it holds more than its
+// mark (session_object.mjs), the next write waits for the client to read,
+// up to the write deadline the stream handler sets (flow.Writer).
 type writer struct {
 	reply  js.Value
 	hdr    http.Header
 	wrote  bool
 	noBody bool
+	flow   *flow.Writer
 }
 
 func (w *writer) Header() http.Header { return w.hdr }
@@ -83,11 +93,23 @@ func (w *writer) Write(b []byte) (int, error) {
 	if w.noBody || len(b) == 0 {
 		return len(b), nil
 	}
-	u8 := js.Global().Get("Uint8Array").New(len(b))
-	js.CopyBytesToJS(u8, b)
-	w.reply.Call("write", u8)
-	return len(b), nil
+	return w.flow.Write(b)
 }
 
-// Flush: every Write already went out.
-func (w *writer) Flush() {}
+// enqueue hands b to the body's stream; false when the stream is over its
+// mark.
+func (w *writer) enqueue(b []byte) bool {
+	u8 := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u8, b)
+	return w.reply.Call("write", u8).Truthy()
+}
+
+// FlushError waits, as a write does, while the client is behind: every
+// Write already went out (http.ResponseController prefers it to Flush).
+func (w *writer) FlushError() error { return w.flow.Flush() }
+
+// Flush is FlushError for http.Flusher.
+func (w *writer) Flush() { w.flow.Flush() }
+
+// SetWriteDeadline bounds each wait for the client (http.ResponseController).
+func (w *writer) SetWriteDeadline(t time.Time) error { return w.flow.SetWriteDeadline(t) }
