@@ -37,6 +37,16 @@ func (c *clock) After(d time.Duration) <-chan time.Time {
 	return c.fire
 }
 
+// filled returns a Writer on an injected clock whose queue one write
+// ("fills") has taken over its mark.
+func filled(ctx context.Context) (*fake, *clock, *Writer) {
+	f := &fake{}
+	c := newClock()
+	w := New(ctx, f.enqueue, c.Now, c.After)
+	w.Write([]byte("fills"))
+	return f, c, w
+}
+
 type result struct {
 	n   int
 	err error
@@ -98,10 +108,7 @@ func TestWriteWaitsForTheReader(t *testing.T) {
 // A reader that does not come back: the write fails at its deadline, and
 // nothing more is queued.
 func TestWriteDeadline(t *testing.T) {
-	f := &fake{}
-	c := newClock()
-	w := New(context.Background(), f.enqueue, c.Now, c.After)
-	w.Write([]byte("fills"))
+	f, c, w := filled(context.Background())
 	w.SetWriteDeadline(c.now.Add(time.Second))
 	res := write(w, "stuck")
 	<-c.waits
@@ -119,10 +126,7 @@ func TestWriteDeadline(t *testing.T) {
 }
 
 func TestDeadlinePassedFailsAtOnce(t *testing.T) {
-	f := &fake{}
-	c := newClock()
-	w := New(context.Background(), f.enqueue, c.Now, c.After)
-	w.Write([]byte("fills"))
+	_, c, w := filled(context.Background())
 	w.SetWriteDeadline(c.now.Add(-time.Millisecond))
 	if _, err := w.Write([]byte("late")); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("got %v", err)
@@ -136,11 +140,8 @@ func TestDeadlinePassedFailsAtOnce(t *testing.T) {
 
 // Without a deadline the wait has no timer; the request's end ends it.
 func TestWaitEndsWithTheRequest(t *testing.T) {
-	f := &fake{}
-	c := newClock()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := New(ctx, f.enqueue, c.Now, c.After)
-	w.Write([]byte("fills"))
+	_, c, w := filled(ctx)
 	res := write(w, "x")
 	cancel()
 	if r := <-res; !errors.Is(r.err, context.Canceled) {
@@ -156,9 +157,7 @@ func TestWaitEndsWithTheRequest(t *testing.T) {
 // The reader may take from the queue before the writer waits: the write
 // does not wait then.
 func TestDrainedBeforeTheWait(t *testing.T) {
-	f := &fake{}
-	w := New(context.Background(), f.enqueue, nil, nil)
-	w.Write([]byte("fills"))
+	f, _, w := filled(context.Background())
 	w.Drained()
 	w.Drained() // more than one is one
 	f.room = true
