@@ -47,6 +47,16 @@ func filled(ctx context.Context) (*fake, *clock, *Writer) {
 	return f, c, w
 }
 
+// noTimer fails if the writer started a timer on c.
+func noTimer(t *testing.T, c *clock, what string) {
+	t.Helper()
+	select {
+	case d := <-c.waits:
+		t.Fatalf("%s started a timer of %v", what, d)
+	default:
+	}
+}
+
 type result struct {
 	n   int
 	err error
@@ -131,11 +141,7 @@ func TestDeadlinePassedFailsAtOnce(t *testing.T) {
 	if _, err := w.Write([]byte("late")); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}
-	select {
-	case d := <-c.waits:
-		t.Fatalf("started a wait of %v for a passed deadline", d)
-	default:
-	}
+	noTimer(t, c, "a passed deadline")
 }
 
 // Without a deadline the wait has no timer; the request's end ends it.
@@ -147,11 +153,7 @@ func TestWaitEndsWithTheRequest(t *testing.T) {
 	if r := <-res; !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("got %+v, want context.Canceled", r)
 	}
-	select {
-	case d := <-c.waits:
-		t.Fatalf("a wait without a deadline started a timer of %v", d)
-	default:
-	}
+	noTimer(t, c, "a wait without a deadline")
 }
 
 // The reader may take from the queue before the writer waits: the write
