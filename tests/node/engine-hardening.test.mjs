@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { floe, meta, usage, toolCall, toolOutput, scriptedLLM, say, collect, find, never, instantClock } from "./helpers.mjs";
+import { floe, meta, usage, toolCall, toolOutput, scriptedLLM, say, text, collect, find, never, instantClock } from "./helpers.mjs";
 
 const frag = (event_type, text) => ({ type: "model_msg", payload: { type: "partial_text", role: "assistant", event_type, text } });
 
@@ -50,6 +50,41 @@ test("a model that throws mid-fragment: failed with its message, the fragment cl
       ["text", undefined, "half", "failed"],
     ],
   );
+});
+
+// A hand-written iterator, as a model or a tool may return instead of an
+// async generator: next() is the function given.
+const iterator = (next) => ({ [Symbol.asyncIterator]() { return this; }, next });
+const textMsg = (text) => ({ type: "model_msg", payload: { type: "text", role: "assistant", text } });
+
+test("a model's iterator that breaks the protocol fails its request with what it did; a thenable or a sync iterator streams", async () => {
+  const broken = [
+    ["next() throws", () => { let i = 0; return iterator(() => { if (i++ === 0) return Promise.resolve({ value: textMsg("a"), done: false }); throw new Error("next broke"); }); }, /^next broke$/],
+    ["next() rejects", () => iterator(() => Promise.reject(new Error("next rejected"))), /^next rejected$/],
+    ["next() resolves to a number", () => iterator(() => Promise.resolve(3)), /^llm\.streamGenerate: iterator\.next\(\) resolved to a number, want \{done, value\}$/],
+    ["next() returns a plain object", () => { let i = 0; return iterator(() => (i++ === 0 ? { value: textMsg("b"), done: false } : undefined)); }, /^llm\.streamGenerate: iterator\.next\(\) resolved to undefined, want \{done, value\}$/],
+  ];
+  for (const [name, turn, want] of broken) {
+    const msgs = await collect(floe.createSession({ meta: meta(id("iter")), llm: scriptedLLM(turn, say("ok")), clock: instantClock() }).run("go"));
+    const end = find(msgs, "request_end")[0].payload;
+    assert.equal(end.status, "failed", name);
+    assert.match(end.error_message, want, name);
+    assert.equal(find(msgs, "request_end").at(-1).payload.status, "completed", `${name}: the retry`);
+  }
+  // A thenable that is not a Promise, and a plain iterator, of 600
+  // messages: more than a batch, so the pump waits for room at least once.
+  const many = [...text(...Array(598).fill("x")), usage()];
+  const working = [
+    ["a thenable", () => { let i = 0; return iterator(() => ({ then: (ok) => ok(i < many.length ? { value: many[i++], done: false } : { value: { status: "completed" }, done: true }) })); }],
+    ["a sync iterator", () => many[Symbol.iterator]()],
+  ];
+  for (const [name, turn] of working) {
+    const msgs = await collect(floe.createSession({ meta: meta(id("iter")), llm: scriptedLLM(turn), clock: instantClock() }).run("go"));
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["completed"], name);
+    assert.equal(msgs.filter((m) => m.payload.type === "partial_text").length, 600, name);
+    assert.equal(find(msgs, "token_usage").length, 1, name);
+    assert.equal(find(msgs, "text")[0]?.payload.text, "x".repeat(598), name);
+  }
 });
 
 test("a model that ignores its abort: abandoned after abortGraceMs, aborted (not malformed), fragment closed", async () => {
