@@ -48,6 +48,16 @@ else
 fi
 gcflags=()
 for g in $GCFLAGS; do gcflags+=("-gcflags=$g"); done
+# The Node build has no size budget: its runtime keeps Go's own inlining
+# (the list without the runtime's entry), and go build compiles it with
+# the profile wasm/floe-node/default.pgo (scripts/pgo.sh), which inlines
+# the engine's and the runtime's hot calls. Both together: 0.91-0.99 of
+# the time of a Node build without them on the benchmarks' task shapes,
+# for 56 kB more (README "Sizes").
+node_gcflags=()
+for g in $GCFLAGS; do
+  if [ -n "${FLOE_WASM_GCFLAGS+set}" ] || [ "${g%%=*}" != runtime ]; then node_gcflags+=("-gcflags=$g"); fi
+done
 
 build() { # build PACKAGE OUTPUT [go build flags…]
   echo "build: $1 -> $2"
@@ -57,7 +67,10 @@ build() { # build PACKAGE OUTPUT [go build flags…]
 }
 
 build ./wasm/floe static/floe.wasm
+browser_gcflags=("${gcflags[@]}")
+gcflags=("${node_gcflags[@]}")
 build ./wasm/floe-node static/floe-node.wasm -tags floenode # Node: directory stores (trace.FileStore, os); no budget
+gcflags=("${browser_gcflags[@]}")
 wasms=(static/floe.wasm static/floe-node.wasm)
 if [ -d wasm/playground ]; then
   build ./wasm/playground static/playground.wasm

@@ -2,7 +2,8 @@
 // Go build information inside the built modules (the "build\tKEY=VALUE"
 // lines the toolchain embeds): the runtime's small-function inlining (the
 // newinliner experiment) and the collector before Green Tea (nogreenteagc)
-// are on whenever the toolchain has the experiment, and paths are trimmed.
+// are on whenever the toolchain has the experiment, paths are trimmed, and
+// only the Node build has a profile to guide it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -44,3 +45,11 @@ for (const name of ["floe.wasm", "floe-node.wasm"]) {
     });
   }
 }
+
+// The Node build is compiled with the profile wasm/floe-node/default.pgo
+// (profile-guided inlining); the browser build, held to its size budget,
+// with none.
+test("floe-node.wasm is built with wasm/floe-node/default.pgo, floe.wasm without a profile", () => {
+  assert.equal(buildSettings(`${STATIC}/floe-node.wasm`).get("-pgo"), "default.pgo");
+  assert.equal(buildSettings(`${STATIC}/floe.wasm`).get("-pgo"), undefined);
+});
