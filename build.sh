@@ -8,6 +8,7 @@
 #   ./build.sh bench          benchmarks (Go and wasm)
 #   ./build.sh server [--port N] [--dir D] [--model M]   the session server (HTTP + SSE)
 #   ./build.sh worker [build|test]   the Cloudflare target into build/worker
+#   ./build.sh pgo            rewrite wasm/floe-node/default.pgo, the Node build's profile
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -25,5 +26,6 @@ case "$cmd" in
   bench) exec scripts/bench.sh "$@" ;;
   server) exec scripts/server.sh "$@" ;;
   worker) exec scripts/worker.sh "$@" ;;
-  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, providers, bench, server, worker)" >&2; exit 2 ;;
+  pgo) exec scripts/pgo.sh "$@" ;;
+  *) echo "build.sh: unknown command '$cmd' (want build, serve, test, conform, providers, bench, server, worker, pgo)" >&2; exit 2 ;;
 esac
