@@ -37,5 +37,13 @@ for (const w of ["W1", "W2"]) {
   line(`${w}: floe:ts ÷ floe`, ratio(w, "floe:ts", "floe"), "≤ 1.1");
   const rss = Math.max(...rows.filter((r) => r.workload === w && r.peer === "floe").map((r) => r.peakRssMB));
   out.push(`  ${`${w}: floe peak RSS, MB (max over reps)`.padEnd(44)} ${rss.toFixed(0).padStart(7)}${w === "W2" ? `   (bar ≤ 100: ${rss <= 100 ? "met" : "NOT met"})` : ""}`);
+  // The Node build (floe-node.wasm), which load() takes in Node where it
+  // is installed: beside the bar's figures, not part of them.
+  if (peersOf(w).includes("floe:node")) {
+    line(`${w}: floe:node ÷ floe`, ratio(w, "floe:node", "floe"));
+    for (const p of peersOf(w).filter((p) => !p.startsWith("floe"))) line(`${w}: floe:node ÷ ${p}`, ratio(w, "floe:node", p));
+    const nrss = Math.max(...rows.filter((r) => r.workload === w && r.peer === "floe:node").map((r) => r.peakRssMB));
+    out.push(`  ${`${w}: floe:node peak RSS, MB (max over reps)`.padEnd(44)} ${nrss.toFixed(0).padStart(7)}`);
+  }
 }
 process.stdout.write(out.join("\n") + "\n");
