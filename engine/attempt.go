@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 	"runtime"
-	"sync"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
@@ -201,7 +201,7 @@ type driver struct {
 	// path's (under the queue's lock) while fast is true, else mu's.
 	fast bool
 
-	mu      sync.Mutex // serializes emit's slow path and end, and guards the fields below
+	mu      lock.Mutex // serializes emit's slow path and end, and guards the fields below
 	closed  bool       // the attempt's request_end is pushed: the LLM returned or was abandoned
 	bad     error      // the LLM broke the protocol; the attempt is malformed
 	check   omni.Discipline

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"iter"
-	"sync"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/lock"
 )
 
 // Run is one run's output stream (ENGINE.md §3). The run makes progress only
@@ -19,8 +19,8 @@ type Run struct {
 	r    *run
 	body func(yield func(omni.Message) bool) // the run as a push sequence; ranged once
 
-	pull    sync.Mutex // held while the engine works for Next or NextBatch, and by Close
-	mu      sync.Mutex // guards the fields below
+	pull    lock.Mutex // held while the engine works for Next or NextBatch, and by Close
+	mu      lock.Mutex // guards the fields below
 	pulling bool
 	direct  bool // ranged by All without a coroutine
 	next    func() (omni.Message, bool)

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 	"iter"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/floehq/floe/clock"
@@ -36,7 +36,7 @@ type Session struct {
 	compacted        bool // the current context was started by a completed compaction
 	announced        bool // a subagent's session_meta was streamed to its parent (E-15.4)
 
-	mu       sync.Mutex // guards the fields below
+	mu       lock.Mutex // guards the fields below
 	running  bool
 	closed   bool
 	abortRun context.CancelFunc // aborts the run in flight (Close)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 	"strings"
-	"sync"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
@@ -23,7 +23,7 @@ type toolRun struct {
 	prod  *mergequeue.Producer[item]
 	stamp stamper
 
-	mu        sync.Mutex
+	mu        lock.Mutex
 	done      bool
 	valid     omni.Checker    // validation, which a fragment of the last valid one's shape skips
 	deltas    strings.Builder // S: the output of this call's delta fragments

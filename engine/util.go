@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
@@ -214,7 +214,7 @@ type grace struct {
 	s         *Session
 	gone      chan struct{} // the callback's Abandoned
 	abandon   func()
-	mu        sync.Mutex
+	mu        lock.Mutex
 	armed     bool        // arm ran (it arms once)
 	returned  bool        // stop was called
 	stopTimer func() bool // set once the timer is armed
@@ -230,7 +230,7 @@ type grace struct {
 // context.AfterFunc a callback cost two allocations, and the parent
 // context's map of children on every request and tool call.
 type graces struct {
-	mu    sync.Mutex
+	mu    lock.Mutex
 	fired bool   // the run's context is done
 	head  *grace // the live watches
 }

@@ -20,14 +20,14 @@ type Producer[T any] struct {
 //
 // NewProducer is safe for concurrent use.
 func (q *Queue[T]) NewProducer() *Producer[T] {
-	q.lock()
-	defer q.mu.Unlock()
 	p := &Producer[T]{q: q}
+	q.lock()
 	if q.ended || q.closed {
 		p.done = true
 	} else {
 		q.live++
 	}
+	q.mu.Unlock()
 	return p
 }
 

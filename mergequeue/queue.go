@@ -5,6 +5,8 @@ import (
 	"errors"
 	"iter"
 	"sync"
+
+	"github.com/floehq/floe/internal/lock"
 )
 
 // DefaultCapacity is the backpressure bound of a [Queue] made by [New] with a
@@ -28,7 +30,7 @@ var (
 // is ready to use with [DefaultCapacity]. A Queue must not be copied after
 // first use.
 type Queue[T any] struct {
-	mu       sync.Mutex
+	mu       lock.Mutex
 	items    ring[T]
 	capacity int
 	live     int       // producers registered and not Done
@@ -204,8 +206,9 @@ func (q *Queue[T]) broadcast(c *sync.Cond, woken, waiting *int) {
 // concurrent use; the answer may be stale by the time it is used.
 func (q *Queue[T]) Len() int {
 	q.lock()
-	defer q.mu.Unlock()
-	return q.items.n
+	n := q.items.n
+	q.mu.Unlock()
+	return n
 }
 
 // Reuse gives an empty queue buf (its full capacity used) as its buffer,
@@ -217,10 +220,10 @@ func (q *Queue[T]) Len() int {
 // use.
 func (q *Queue[T]) Reuse(buf []T) {
 	q.lock()
-	defer q.mu.Unlock()
 	if q.items.n == 0 && len(q.items.buf) == 0 && cap(buf) > 0 {
 		q.items.buf, q.items.head = buf[:cap(buf)], 0
 	}
+	q.mu.Unlock()
 }
 
 // Release takes the buffer back from a drained queue, for [Queue.Reuse] by
@@ -229,12 +232,12 @@ func (q *Queue[T]) Reuse(buf []T) {
 // again. Release is safe for concurrent use.
 func (q *Queue[T]) Release() []T {
 	q.lock()
-	defer q.mu.Unlock()
-	if q.items.n > 0 || q.live > 0 {
-		return nil
+	var buf []T
+	if q.items.n == 0 && q.live == 0 {
+		buf = q.items.buf
+		q.items.reset()
 	}
-	buf := q.items.buf
-	q.items.reset()
+	q.mu.Unlock()
 	return buf
 }
 
@@ -243,12 +246,12 @@ func (q *Queue[T]) Release() []T {
 // [ErrClosed]. Close is idempotent and safe for concurrent use.
 func (q *Queue[T]) Close() {
 	q.lock()
-	defer q.mu.Unlock()
 	q.closed = true
 	q.items.reset()
 	q.notEmpty.Broadcast()
 	q.notFull.Broadcast()
 	q.popWoken, q.pushWoken = q.popWait, q.pushWait
+	q.mu.Unlock()
 }
 
 // All returns an iterator over the items in arrival order, popping each

@@ -7,10 +7,13 @@ cd "$(dirname "$0")/.."
 status=0
 
 echo "== go vet (js/wasm)"
-GOOS=js GOARCH=wasm go vet ./jsbridge/... ./wasm/... ./web/idb/... || status=1
+GOOS=js GOARCH=wasm go vet ./internal/lock/... ./mergequeue/... ./engine/... ./jsbridge/... ./wasm/... ./web/idb/... || status=1
 
 echo "== go test (js/wasm) ./jsbridge"
 GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./jsbridge/... ./web/jsx/... || status=1
+
+echo "== go test (js/wasm) ./internal/lock ./mergequeue ./engine/...: the engine on WebAssembly's lock"
+GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/lock/... ./mergequeue/... ./engine/... || status=1
 
 echo "== go test (js/wasm) ./web/idb, on fake-indexeddb (tests/idb)"
 if [ ! -d tests/idb/node_modules/fake-indexeddb ]; then

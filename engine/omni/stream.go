@@ -3,7 +3,8 @@ package omni
 import (
 	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/floehq/floe/internal/lock"
 )
 
 // completeOf returns the complete payload type a partial_* type streams
@@ -128,7 +129,7 @@ var bodies bodyPool
 // the collector have them: every collection empties it. sync.Pool costs
 // the WebAssembly build about 6 kB (brotli).
 type bodyPool struct {
-	mu    sync.Mutex
+	mu    lock.Mutex
 	free  []*[]byte
 	armed bool // a sentinel is waiting for the next collection
 }

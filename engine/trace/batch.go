@@ -2,9 +2,9 @@ package trace
 
 import (
 	"context"
-	"sync"
 
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 )
 
 // Batcher is a [Store] whose Append queues the records and returns at once;
@@ -29,7 +29,7 @@ type Batcher struct {
 	store Store
 	opts  BatcherOptions
 
-	mu       sync.Mutex
+	mu       lock.Mutex
 	queue    []batch
 	running  bool
 	queued   uint64        // appends accepted

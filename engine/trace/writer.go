@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/lock"
 )
 
 // Errors of Writer.Write for messages that must not reach a Trace.
@@ -34,7 +34,7 @@ type Writer struct {
 	id    string
 	idErr error // ValidateID(id), checked once: a write's cost never grows with the id
 
-	mu    sync.Mutex
+	mu    lock.Mutex
 	index int
 	buf   []byte
 }

@@ -1,0 +1,57 @@
+//go:build wasm
+
+package lock
+
+// Mutex is a mutual exclusion lock for WebAssembly's one thread. Its zero
+// value is unlocked; it must not be copied after first use. Lock and
+// Unlock behave as sync.Mutex's: a goroutine that finds it held parks
+// until it is free.
+type Mutex struct {
+	held bool
+	// free, made by the first goroutine that waits, is closed by Unlock:
+	// every waiter wakes and tries again (waiting is rare: a holder keeps
+	// the thread until it blocks).
+	free chan struct{}
+}
+
+// Lock locks m, waiting while another goroutine holds it.
+//
+//go:noinline
+func (m *Mutex) Lock() {
+	if !m.held {
+		m.held = true
+		return
+	}
+	m.lockSlow()
+}
+
+func (m *Mutex) lockSlow() {
+	for m.held {
+		if m.free == nil {
+			m.free = make(chan struct{})
+		}
+		<-m.free
+	}
+	m.held = true
+}
+
+// Unlock unlocks m. Unlocking an unlocked Mutex panics, where sync.Mutex
+// ends the program.
+//
+//go:noinline
+func (m *Mutex) Unlock() {
+	if !m.held || m.free != nil {
+		m.unlockSlow()
+		return
+	}
+	m.held = false
+}
+
+func (m *Mutex) unlockSlow() {
+	if !m.held {
+		panic("lock: unlock of unlocked mutex")
+	}
+	m.held = false
+	close(m.free)
+	m.free = nil
+}
