@@ -6,6 +6,10 @@ package lock
 // value is unlocked; it must not be copied after first use. Lock and
 // Unlock behave as sync.Mutex's: a goroutine that finds it held parks
 // until it is free.
+//
+// Lock and Unlock are not inlined: a call each is still three fewer than
+// sync.Mutex's, and inlined they made floe.wasm 4.5 kB larger (brotli),
+// at every deferred Unlock's wrapper.
 type Mutex struct {
 	held bool
 	// free, made by the first goroutine that waits, is closed by Unlock:
