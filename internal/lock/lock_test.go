@@ -1,12 +1,7 @@
 package lock_test
 
 import (
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -112,28 +107,4 @@ func TestMutexWithCond(t *testing.T) {
 	c.Broadcast()
 	mu.Unlock()
 	<-done
-}
-
-// The package stays a leaf: the merge queue, which takes no other package
-// of Floe's, takes this one.
-func TestImports(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path != "sync" {
-				t.Errorf("%s imports %q", name, path)
-			}
-		}
-	}
 }
