@@ -12,13 +12,9 @@ import (
 	"github.com/floehq/floe/engine/omni"
 )
 
-// stamper formats timestamps (P-1), reusing the last string within the same
-// millisecond. Not safe for concurrent use: one per producer.
-type stamper struct {
-	ms  int64
-	str string
-	buf [24]byte // str, when it is 24 bytes: "2006-01-02T15:04:05.000Z"
-}
+// stamper stamps messages (P-1). Not safe for concurrent use: one per
+// producer.
+type stamper struct{ omni.Stamper }
 
 func (st *stamper) stamp(c Clock, m *omni.Message) {
 	if m.Timestamp != "" {
@@ -29,23 +25,7 @@ func (st *stamper) stamp(c Clock, m *omni.Message) {
 
 // stampAt stamps m with t (a batch of messages entering the stream at one
 // instant shares one clock read).
-func (st *stamper) stampAt(t time.Time, m *omni.Message) {
-	ms := t.UnixMilli()
-	switch {
-	case ms == st.ms && st.str != "":
-	case ms >= 0 && st.ms >= 0 && ms/60000 == st.ms/60000 && len(st.str) == len(st.buf):
-		// The same minute: only the seconds and milliseconds change (a
-		// stamp costs no calendar arithmetic).
-		sec, milli := ms/1000%60, ms%1000
-		st.buf[17], st.buf[18] = byte('0'+sec/10), byte('0'+sec%10)
-		st.buf[20], st.buf[21], st.buf[22] = byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10)
-		st.ms, st.str = ms, string(st.buf[:])
-	default:
-		st.ms, st.str = ms, omni.FormatTimestamp(t)
-		copy(st.buf[:], st.str)
-	}
-	m.Timestamp = st.str
-}
+func (st *stamper) stampAt(t time.Time, m *omni.Message) { m.Timestamp = st.Format(t) }
 
 // stampMsg stamps a message on the run goroutine.
 func (s *Session) stampMsg(m *omni.Message) { s.stamp.stamp(s.clock, m) }

@@ -28,6 +28,33 @@ func FormatTimestamp(t time.Time) string {
 	return string(append(b, 'Z'))
 }
 
+// Stamper formats timestamps as FormatTimestamp does, reusing the last
+// string within the same millisecond and, within the same minute,
+// rewriting only its seconds and milliseconds (no calendar arithmetic).
+// Not safe for concurrent use. The zero value is ready.
+type Stamper struct {
+	ms  int64
+	str string
+	buf [24]byte // str, when it is 24 bytes: "2006-01-02T15:04:05.000Z"
+}
+
+// Format returns t's timestamp.
+func (st *Stamper) Format(t time.Time) string {
+	ms := t.UnixMilli()
+	switch {
+	case ms == st.ms && st.str != "":
+	case ms >= 0 && st.ms >= 0 && ms/60000 == st.ms/60000 && len(st.str) == len(st.buf):
+		sec, milli := ms/1000%60, ms%1000
+		st.buf[17], st.buf[18] = byte('0'+sec/10), byte('0'+sec%10)
+		st.buf[20], st.buf[21], st.buf[22] = byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10)
+		st.ms, st.str = ms, string(st.buf[:])
+	default:
+		st.ms, st.str = ms, FormatTimestamp(t)
+		copy(st.buf[:], st.str)
+	}
+	return st.str
+}
+
 // FormatDate formats the date of t in its location as 2006-01-02 (the
 // trace directory name of P-11).
 func FormatDate(t time.Time) string { return string(appendDate(nil, t)) }
