@@ -139,7 +139,10 @@ type Timer interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
-// Clock is the engine's only source of time and of waiting (E-1.4).
+// Clock is the engine's only source of time and of waiting (E-1.4). A
+// message without a timestamp is stamped with Now as it enters the engine
+// (a callback's emit, the engine's own events), never when the consumer
+// reads it.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits d; it returns false if ctx was cancelled first.

@@ -155,7 +155,10 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 		if err != nil {
 			return // ErrDone: every producer finished and the queue is drained
 		}
-		stamp := "" // one clock read and one stamp per batch: it enters the stream at once
+		// Every producer path stamps a message as it queues it (the time it
+		// entered the engine, not the time the consumer reads it); this is
+		// a guard for one that did not: one clock read a batch.
+		stamp := ""
 		for i := range buf {
 			it := &buf[i]
 			if it.traceOnly {
@@ -366,13 +369,11 @@ func (d *driver) emit(ctx context.Context, m *omni.Message) {
 			d.r.s.diag(DiagLLM, errf.Errorf("llm: tool_call %q has stop_reason %q, not completed: it is not dispatched (no approval, no output)", id, m.Payload.StopReason))
 		}
 	}
-	if partial {
-		d.push1(m) // stamped by the consumer (consume); nothing to note
-		return
-	}
 	d.stamp.stamp(d.r.s.clock, m)
 	d.push1(m)
-	d.note(ctx, m)
+	if !partial {
+		d.note(ctx, m)
+	}
 }
 
 // emitFast is emit's fast path: it reports whether it took m.
@@ -385,6 +386,7 @@ func (d *driver) emitFast(m *omni.Message) bool {
 			return false // the slow path drops it, or refuses it
 		}
 		it.m, it.traceOnly = *m, d.compaction
+		d.stamp.stamp(d.r.s.clock, &it.m) // under the queue's lock: the stamper's one user
 		return true
 	})
 	return ok

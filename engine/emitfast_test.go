@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/mergequeue"
@@ -15,7 +16,8 @@ import (
 // checker as it was), any fragment while the fast path is off.
 func TestEmitFastTakesNoDriverLock(t *testing.T) {
 	q := mergequeue.New[item](8)
-	d := &driver{q: q, prod: q.NewProducer(), fast: true}
+	at := time.Date(2026, 7, 18, 3, 10, 22, 531e6, time.UTC)
+	d := &driver{r: &run{s: &Session{clock: fixedClock{at}}}, q: q, prod: q.NewProducer(), fast: true}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	frag := func(ev, body string) *omni.Message {
@@ -45,4 +47,15 @@ func TestEmitFastTakesNoDriverLock(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].m.Payload.EventType != omni.EventStart || got[1].m.Payload.Text != "hi" {
 		t.Fatalf("queued %d items (%v), want the start and the delta", len(got), err)
 	}
+	for _, it := range got { // stamped as queued, not when the consumer reads them
+		if it.m.Timestamp != "2026-07-18T03:10:22.531Z" {
+			t.Fatalf("a fragment queued with timestamp %q, want the clock's time", it.m.Timestamp)
+		}
+	}
 }
+
+// fixedClock is a Clock that always reads t.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time                                  { return c.t }
+func (c fixedClock) Sleep(ctx context.Context, _ time.Duration) bool { return ctx.Err() == nil }

@@ -76,9 +76,7 @@ func (tr *toolRun) emit(m omni.Message) {
 		s.diag(DiagTool, errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
-	if !partial { // partials are stamped by the consumer
-		tr.stamp.stamp(s.clock, &m)
-	}
+	tr.stamp.stamp(s.clock, &m)
 	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)
 		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
 			ptr := omni.SubagentMsg(m.Origin[0])
