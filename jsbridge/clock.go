@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 )
 
 // jsClock adapts the shim's clock — now() → ms since the epoch, and
@@ -36,6 +37,16 @@ func (c *jsClock) Now() (t time.Time) {
 	}
 	ms := v.Float()
 	return time.Unix(0, int64(ms*1e6)).UTC()
+}
+
+// sessionClock is the clock of a session's producer batches' stamps
+// (produce): the session's clock, set once its options are read; the
+// system clock when it has none. last is a copy of the stamper of the
+// session's last producer to end, which the next one starts from: only a
+// cache (producers running at once each stamp with their own copy).
+type sessionClock struct {
+	now  func() time.Time
+	last omni.Stamper
 }
 
 // Sleep implements [engine.Clock]. It returns false when ctx is done first

@@ -97,6 +97,7 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 
 // readCallbacks wraps the shim's callback objects as engine adapters.
 func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) error {
+	clock := &sessionClock{now: time.Now} // the options' clock replaces it below
 	if g := spec.Get("abortGraceMs"); !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
@@ -117,7 +118,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 			return err
 		}
 	} else {
-		cfg.LLM = b.newLLM(l)
+		cfg.LLM = b.newLLM(l, clock)
 	}
 	if f := spec.Get("newLLM"); isModelSpec(f) {
 		_, factory, err := b.providerLLM(f, fn+": newLLM")
@@ -128,7 +129,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	} else if err := optFunc(f, fn+": newLLM"); err != nil {
 		return err
 	} else if !absent(f) {
-		cfg.NewLLM = b.llmFactory(f)
+		cfg.NewLLM = b.llmFactory(f, clock)
 	}
 	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
 		return err
@@ -142,10 +143,11 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 		}
 	}
 	if e := spec.Get("environment"); !absent(e) {
-		cfg.Environment = &jsEnvironment{b: b, host: e}
+		cfg.Environment = &jsEnvironment{b: b, host: e, clock: clock}
 	}
 	if c := spec.Get("clock"); !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
+		clock.now = cfg.Clock.Now
 	}
 	if t := spec.Get("trace"); !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
@@ -191,7 +193,7 @@ func diagFunc(on func(engine.Diagnostic)) func(engine.DiagnosticKind, error) {
 // object, or a string with the error of the user's newLLM — to
 // [engine.LLMFactory]. A factory that fails gives a model whose every
 // request fails with that message.
-func (b *Bridge) llmFactory(f js.Value) engine.LLMFactory {
+func (b *Bridge) llmFactory(f js.Value, clock *sessionClock) engine.LLMFactory {
 	return func(tokens omni.TokenCounts) (l engine.LLM) {
 		defer guard("newLLM", func(err error) { l = failingLLM("newLLM: " + err.Error()) })
 		v := f.Invoke(tokensJSON(tokens))
@@ -212,7 +214,7 @@ func (b *Bridge) llmFactory(f js.Value) engine.LLMFactory {
 			}
 			return l
 		}
-		return b.newLLM(v)
+		return b.newLLM(v, clock)
 	}
 }
 

@@ -20,8 +20,9 @@ import (
 // during the call). The tool's approve(toolCall) calls back into
 // Bridge.approve with the pump id.
 type jsEnvironment struct {
-	b    *Bridge
-	host js.Value
+	b     *Bridge
+	host  js.Value
+	clock *sessionClock
 }
 
 // toolApproval is the run's approver handed to one tool execution, for
@@ -44,7 +45,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 		}
 	}()
 	tc := req.ToolCall.AppendJSON(make([]byte, 0, callBuf))
-	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, func(id int) {
+	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, e.clock, func(id int) {
 		if req.Approve != nil {
 			approval = id
 			ask := func(tc omni.Message) (engine.Decision, error) { return req.Approve(ctx, tc) }

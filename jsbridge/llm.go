@@ -30,6 +30,7 @@ type jsLLM struct {
 	sys   string   // the system prompt sysJS holds
 	sysJS js.Value
 	in    []byte // the new messages' JSON, reused
+	clock *sessionClock
 }
 
 // toolsJSON returns the tool list as a tool_list_ready message's JSON; the
@@ -73,7 +74,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	if p.ThinkingLevel != "" {
 		thinking = js.ValueOf(p.ThinkingLevel)
 	}
-	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, func(id int) {
+	end, v, msg, err := l.b.produce(ctx, "llm.streamGenerate", p.Abandoned, l.clock, func(id int) {
 		ptr, n := bytesArg(l.in)
 		l.host.Call("start", id, ptr, n, thinking, tools, sys)
 		runtime.KeepAlive(l.in)
@@ -137,8 +138,8 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 }
 
 // newLLM wraps a shim model object, with or without loadHistory.
-func (b *Bridge) newLLM(host js.Value) engine.LLM {
-	l := &jsLLM{b: b, host: host}
+func (b *Bridge) newLLM(host js.Value, clock *sessionClock) engine.LLM {
+	l := &jsLLM{b: b, host: host, clock: clock}
 	if host.Get("loadHistory").Type() == js.TypeFunction {
 		return jsHistoryLLM{l}
 	}

@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"context"
 	"syscall/js"
+	"time"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -100,10 +101,22 @@ func (p *pump) stop() {
 // why; a message that does not decode is endBad, "yielded an invalid
 // message: …"); err is the error of a producer that the engine abandoned
 // after its abort.
-func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, start func(id int), emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
+//
+// A message of a batch that carries no timestamp is stamped with the time
+// the batch reached Go, one read of the session's clock a batch: the time
+// it entered the engine, whenever the consumer reads it. With a nil clock
+// the engine stamps it as it queues it.
+func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, clock *sessionClock, start func(id int), emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
 	var p *pump
 	defer func() { p.stop() }()
 	p = b.newPump(what, abandoned, start)
+	var st *batchStamp
+	if clock != nil {
+		// The session's last stamp: within its minute, a stamp costs no
+		// calendar arithmetic (omni.Stamper).
+		st = &batchStamp{now: clock.now, Stamper: clock.last}
+		defer func() { clock.last = st.Stamper }()
+	}
 	for {
 		r, err := p.next(ctx)
 		if err != nil {
@@ -111,7 +124,10 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 		}
 		p.ended = r.end != endMore
 		if r.json != "" {
-			if err := eachRecord(r.json, emit); err != nil {
+			if st != nil {
+				st.read = false // a new batch: a new instant
+			}
+			if err := eachRecordAt(r.json, st, emit); err != nil {
 				return endBad, js.Value{}, "yielded an invalid message: " + err.Error(), nil
 			}
 		}
@@ -119,6 +135,28 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 			return r.end, r.value, endMessage(r), nil
 		}
 	}
+}
+
+// batchStamp is the timestamp of the messages of one producer batch that
+// carry none: the session's clock is read once a batch, when a record first
+// needs it.
+type batchStamp struct {
+	omni.Stamper
+	now  func() time.Time
+	read bool   // the clock was read for the current batch
+	str  string // its stamp
+}
+
+// get returns the current batch's stamp; "" for a nil stamp.
+func (s *batchStamp) get() string {
+	if s == nil {
+		return ""
+	}
+	if !s.read {
+		s.read = true
+		s.str = s.Format(s.now())
+	}
+	return s.str
 }
 
 // endMessage returns the message of an endThrew / endBad reply.

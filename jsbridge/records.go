@@ -218,7 +218,11 @@ func pick(c bool, a, b string) string {
 // so a producer's good messages are never lost. Decoding into one reused
 // value avoids allocating a large Message per message; fragment bodies
 // are substrings of data, not copies.
-func eachRecord(data string, emit func(omni.Message)) error {
+func eachRecord(data string, emit func(omni.Message)) error { return eachRecordAt(data, nil, emit) }
+
+// eachRecordAt is eachRecord, giving a message without a timestamp the
+// batch's stamp (st.get; none for a nil st).
+func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 	r := recordReader{s: data}
 	var m omni.Message
 	clean := true
@@ -240,12 +244,23 @@ func eachRecord(data string, emit func(omni.Message)) error {
 				if err := m.UnmarshalJSON([]byte(j)); err != nil {
 					return &indexError{i, err}
 				}
+				if m.Timestamp == "" {
+					m.Timestamp = st.get()
+				}
 			}
 		case recText, recThinking, recToolCall, recToolOutput:
-			ok = r.fragment(k, &m, clean, ts)
+			t := ts
+			if t == "" {
+				t = st.get()
+			}
+			ok = r.fragment(k, &m, clean, t)
 			clean = ok
 		case recUsage:
-			ok = r.usage(&m, ts)
+			t := ts
+			if t == "" {
+				t = st.get()
+			}
+			ok = r.usage(&m, t)
 			clean = false
 		}
 		if !ok {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -480,6 +481,34 @@ func TestEachRecord(t *testing.T) {
 		func(m omni.Message) { stamps = append(stamps, m.Timestamp) })
 	if want := []string{"abc", "j", "abc", ""}; !slices.Equal(stamps, want) {
 		t.Errorf("timestamps = %q, want %q", stamps, want)
+	}
+}
+
+// A batch's messages without a timestamp take the batch's stamp, one
+// reading of the clock a batch, read only when a record needs it; a
+// message's own timestamp is kept.
+func TestEachRecordStampsABatch(t *testing.T) {
+	at := time.Date(2026, 7, 18, 3, 10, 22, 531e6, time.UTC)
+	reads := 0
+	st := &batchStamp{now: func() time.Time { reads++; return at.Add(time.Duration(reads) * time.Millisecond) }}
+	var stamps []string
+	emit := func(m omni.Message) { stamps = append(stamps, m.Timestamp) }
+	batch := "Tsa0:0:" + "t3:abc" + "Tda1:a0:" + "t0:" + "Tda1:b0:" + "U1,2,3,4,5,6,7,8;" +
+		jRecords(`{"type":"event_msg","payload":{"type":"request_end","status":"completed"}}`, `{"timestamp":"j","type":"model_msg","payload":{"type":"text","role":"user","text":"x"}}`)
+	if err := eachRecordAt(batch, st, emit); err != nil {
+		t.Fatal(err)
+	}
+	one := "2026-07-18T03:10:22.532Z"
+	if want := []string{one, "abc", one, one, one, "j"}; !slices.Equal(stamps, want) || reads != 1 {
+		t.Errorf("timestamps = %q after %d clock reads, want %q after 1", stamps, reads, want)
+	}
+	stamps = nil
+	st.read = false // the next batch: a new instant
+	if err := eachRecordAt("t3:abc"+"Tda1:a0:", st, emit); err != nil || reads != 1 {
+		t.Errorf("a batch of stamped messages read the clock (%d reads, %v)", reads, err)
+	}
+	if err := eachRecordAt("Tda1:a0:", st, emit); err != nil || reads != 2 || stamps[1] != "2026-07-18T03:10:22.533Z" {
+		t.Errorf("the next batch: %q after %d reads (%v), want a new stamp after 2", stamps, reads, err)
 	}
 }
 

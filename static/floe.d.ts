@@ -262,7 +262,11 @@ export type EventPayload =
 // ---- envelopes ----------------------------------------------------------------------------
 
 interface Envelope<T extends string, P> {
-  /** ISO-8601 UTC with milliseconds; absent on messages not stamped yet. */
+  /**
+   * ISO-8601 UTC with milliseconds. Absent on messages not stamped yet; the
+   * engine stamps every message it streams that has none with the time the
+   * message reached it (the session's clock), not the time it is read.
+   */
   timestamp?: string;
   type: T;
   payload: P;
@@ -376,7 +380,7 @@ export interface Environment {
 
 /** The engine's only source of time and of waiting. */
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch: also the timestamps of messages that carry none. */
   now(): number;
   /** Waits ms; resolves false (or rejects) when signal aborted first. */
   sleep(ms: number, signal: AbortSignal): Promise<boolean | void> | boolean | void;

@@ -224,3 +224,52 @@ test("compact() streams a manual compaction; compactability() follows it", async
   assert.equal(session.compactability(), "just_compacted");
   assert.deepEqual(Object.keys(tokens[0]).sort(), ["cache_read", "cache_write", "output", "total"]);
 });
+
+test("a message is stamped when it reaches the engine, not when a slow consumer reads it", async () => {
+  const T0 = Date.UTC(2026, 0, 1);
+  let t = T0;
+  let armed = false;
+  let received; // resolved by the clock's first read after the model returned: Go reading its last batch
+  const goHasAll = new Promise((r) => (received = r));
+  let gotStart;
+  const consumerHasStart = new Promise((r) => (gotStart = r));
+  const clock = {
+    now() {
+      if (armed) {
+        armed = false;
+        received();
+      }
+      return t;
+    },
+    sleep: async () => true,
+  };
+  const llm = {
+    async *streamGenerate() {
+      const [start, ...rest] = [...text("a", "b")];
+      yield start;
+      await consumerHasStart; // the rest is queued behind the start the consumer holds
+      yield* rest;
+      yield usage();
+      armed = true;
+    },
+  };
+  const session = floe.createSession({ meta: meta(), llm, clock });
+  const msgs = [];
+  for await (const m of session.run("go")) {
+    msgs.push(m);
+    if (m.payload.type === "partial_text" && m.payload.event_type === "start") {
+      gotStart();
+      await goHasAll;
+      t = T0 + 60_000; // the consumer reads the rest a minute later
+    }
+  }
+  await session.close();
+  const from = msgs.findIndex((m) => m.payload.type === "partial_text");
+  const stamps = msgs.slice(from).map((m) => [m.payload.type, m.payload.event_type, m.timestamp]);
+  const at = new Date(T0).toISOString();
+  assert.deepEqual(
+    stamps,
+    stamps.map(([type, ev]) => [type, ev, at]),
+    "every message of the request was stamped as it reached the engine",
+  );
+});
