@@ -2,7 +2,10 @@
 // shapes of the W1 task, interleaved in every repetition, and a least-squares
 // fit of the median wall times gives the cost of one request, one tool call
 // (its start, four argument deltas, approval, dispatch and result, without
-// its fragments), one tool output fragment and one text delta.
+// its fragments), one tool output fragment and one text delta. The fit has
+// no term for a task's own cost (a session created, run and closed): a
+// sixth shape, a task of one request of one delta, measures it apart and
+// is left out of the fit.
 //
 //   FLOE_STATIC=<checkout>/static node scripts/bench/cost-model.mjs <peers dir> [reps]
 import { spawnSync } from "node:child_process";
@@ -18,17 +21,19 @@ const shapes = [
   { T: 20, D: 10, K: 16, F: 1 }, // tool calls
   { T: 20, D: 10, K: 4, F: 100 }, // fragments
 ];
+const single = { T: 1, D: 1, K: 0, F: 0, warmup: 200, iters: 200 }; // a task's own cost
 const peers = [
   { name: "floe", script: "peer-floe.mjs" },
   { name: "pi-agent-core", script: "peer-pi-agent.mjs" },
 ];
 const walls = new Map(); // "peer shape" → [ms]
 for (let rep = 0; rep < reps; rep++) {
-  for (let i = 0; i < shapes.length; i++) {
-    const s = shapes[(i + rep) % shapes.length];
+  for (let i = 0; i <= shapes.length; i++) {
+    const s = i === shapes.length ? single : shapes[(i + rep) % shapes.length];
     for (const p of rep % 2 ? [...peers].reverse() : peers) {
-      const args = [join(dir, p.script), "--workload", "W1", "--T", s.T, "--D", s.D, "--K", s.K, "--F", s.F].map(String);
-      const res = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 24 });
+      const args = [join(dir, p.script), "--workload", "W1", "--T", s.T, "--D", s.D, "--K", s.K, "--F", s.F];
+      if (s.warmup) args.push("--warmup", s.warmup, "--iters", s.iters);
+      const res = spawnSync(process.execPath, args.map(String), { cwd: dir, encoding: "utf8", maxBuffer: 1 << 24 });
       let r;
       try {
         r = JSON.parse(res.stdout.trim().split("\n").pop());
@@ -36,7 +41,7 @@ for (let rep = 0; rep < reps; rep++) {
         throw new Error(`${p.name} ${JSON.stringify(s)} failed (rc=${res.status}): ${res.stderr.slice(-1500)}`);
       }
       if (!r.ok) throw new Error(`${p.name} ${JSON.stringify(s)}: payload mismatch`);
-      const k = `${p.name} ${shapes.indexOf(s)}`;
+      const k = `${p.name} ${s === single ? "single" : shapes.indexOf(s)}`;
       walls.set(k, [...(walls.get(k) ?? []), r.wallMs]);
     }
   }
@@ -74,11 +79,16 @@ function fit(ys) {
   }
   return A.map((row, i) => row[n] / row[i]);
 }
-const out = ["| peer | per request µs | per tool call µs | per fragment µs | per text delta µs | W1 wall ms (median) |", "|---|---:|---:|---:|---:|---:|"];
+const out = ["| peer | per request µs | per tool call µs | per fragment µs | per text delta µs | W1 wall ms (median) | a one-request task µs (median) |", "|---|---:|---:|---:|---:|---:|---:|"];
 for (const p of peers) {
   const ys = shapes.map((_, i) => median(walls.get(`${p.name} ${i}`)));
   const [req, call, frag, delta] = fit(ys).map((x) => x * 1000);
-  out.push(`| ${p.name} | ${req.toFixed(1)} | ${call.toFixed(1)} | ${frag.toFixed(2)} | ${delta.toFixed(2)} | ${ys[0].toFixed(2)} |`);
+  const task = median(walls.get(`${p.name} single`)) * 1000;
+  out.push(`| ${p.name} | ${req.toFixed(1)} | ${call.toFixed(1)} | ${frag.toFixed(2)} | ${delta.toFixed(2)} | ${ys[0].toFixed(2)} | ${task.toFixed(0)} |`);
 }
-out.push("", "shapes (T turns, D deltas/turn, K calls/turn, F fragments/call): " + shapes.map((s) => `${s.T}/${s.D}/${s.K}/${s.F}`).join(", "));
+out.push(
+  "",
+  "shapes (T turns, D deltas/turn, K calls/turn, F fragments/call): " + shapes.map((s) => `${s.T}/${s.D}/${s.K}/${s.F}`).join(", "),
+  `a one-request task: ${single.T}/${single.D}/${single.K}/${single.F}, ${single.iters} timed after ${single.warmup} (not in the fit)`,
+);
 process.stdout.write(out.join("\n") + "\n");
