@@ -86,6 +86,8 @@ test("model_id falls back to a string model key of the model object (the provide
 test("newSessionId: UTC time and 8 hex digits", () => {
   assert.match(newSessionId(Date.UTC(2026, 6, 18, 11, 10, 22)), /^session-2026-07-18-11-10-22-[0-9a-f]{8}$/);
   assert.notEqual(newSessionId(0), newSessionId(0));
+  // The random bits are drawn 64 values at a time: ids across two refills stay distinct.
+  assert.equal(new Set(Array.from({ length: 130 }, () => newSessionId(0))).size, 130);
 });
 
 test("defaults misuse: system not a string, system and meta.system_prompt disagreeing, a bad provider", () => {
