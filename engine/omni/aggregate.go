@@ -59,7 +59,7 @@ func (a *Aggregator) Add(m Message) []Message {
 		i = len(a.frags) - 1
 	}
 	f := a.frags[i]
-	f.note(&m, modelTypeOf(p.Type))
+	f.note(&m, bodyKind(modelTypeOf(p.Type)))
 	if p.EventType == EventStop {
 		f.stopped = true
 	}

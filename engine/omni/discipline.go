@@ -39,6 +39,13 @@ var ErrDiscipline = errors.New("omni: streaming discipline")
 type Discipline struct {
 	open    []*fragment // open fragments, in start order
 	stopped *fragment   // the fragment whose stop was the last message, awaiting its complete message
+
+	// hot is the open fragment that the last message started or continued,
+	// and hotBody the body field its deltas carry: a delta of the same key,
+	// most of a stream, is noted without a search (see check). Every other
+	// message clears it before it is looked at.
+	hot     *fragment
+	hotBody uint8
 }
 
 func disciplineErr(format string, args ...any) error {
@@ -56,6 +63,18 @@ func (d *Discipline) CheckMessage(m *Message) error { return d.check(m, false) }
 func (d *Discipline) check(m *Message, strict bool) error {
 	if len(m.Origin) > 0 {
 		return nil
+	}
+	if f := d.hot; f != nil {
+		// A delta of the fragment the last message started or continued:
+		// what step does for it, without finding the fragment again (keys
+		// are unique among the open ones, and nothing is stopped while a
+		// fragment is hot).
+		p := &m.Payload
+		if same(p.EventType, EventDelta) && same(p.Type, f.typ) && p.ToolCallID == f.callID && same(m.Type, TypeModelMsg) {
+			f.note(m, d.hotBody)
+			return nil
+		}
+		d.hot = nil
 	}
 	var err error
 	if f := d.stopped; f != nil {
@@ -107,15 +126,16 @@ func (d *Discipline) step(m *Message, strict bool) error {
 			if !strict {
 				f := newFragment(m)
 				f.origin = nil
-				f.note(m, nil)
+				f.note(m, bodyNone)
 				d.open[i] = f
 			}
 			return err
 		}
 		f := newFragment(m)
 		f.origin = nil
-		f.note(m, nil)
+		f.note(m, bodyNone)
 		d.open = append(d.open, f)
+		d.hot, d.hotBody = f, mt.body
 	case EventDelta:
 		var err error
 		if i < 0 {
@@ -124,7 +144,8 @@ func (d *Discipline) step(m *Message, strict bool) error {
 			}
 			i = d.lenientOpen(m)
 		}
-		d.open[i].note(m, mt)
+		d.open[i].note(m, mt.body)
+		d.hot, d.hotBody = d.open[i], mt.body
 		return err
 	case EventStop:
 		var err error
@@ -136,7 +157,7 @@ func (d *Discipline) step(m *Message, strict bool) error {
 		}
 		f := d.remove(i)
 		images, has := f.images, f.hasImages
-		f.note(m, nil)
+		f.note(m, bodyNone)
 		f.images, f.hasImages = images, has // only deltas carry images (P-7)
 		d.stopped = f
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"testing"
@@ -294,4 +295,54 @@ func checkOpen(t *testing.T, open []Message) {
 			}
 		}
 	}
+}
+
+// FuzzDisciplineHot checks that a Discipline's hot fragment (a delta of the
+// fragment the last message started or continued is noted without a
+// search) changes nothing: the same messages through a Discipline that
+// always searches give the same errors, and the same messages when the
+// stream is closed. Each message takes three bytes: fuzzMessage's two, and
+// one that varies the name, role and stop_reason of a fragment and picks
+// Check or Try.
+func FuzzDisciplineHot(f *testing.F) {
+	f.Add([]byte{16, 0, 0, 16, 1, 0, 16, 2, 1, 48, 0, 0, 2, 0, 0})
+	f.Add([]byte{21, 4, 0, 5, 4, 2, 21, 5, 4, 17, 4, 8, 21, 4, 0, 53, 4, 0, 6, 4, 0})
+	f.Add([]byte{16, 0, 0, 20, 4, 0, 16, 1, 0, 36, 4, 0, 16, 2, 0, 20, 0, 0, 16, 0x40, 2, 16, 0x80, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var hot, slow Discipline // slow forgets its hot fragment before each message
+		names := []string{"f", "", "g"}
+		stops := []string{StatusCompleted, "", StatusFailed}
+		for i := 0; i+2 < len(data); i += 3 {
+			m := fuzzMessage(data[i], data[i+1])
+			x := data[i+2]
+			if m.Payload.Type == PartialToolCall {
+				m.Payload.Name = names[int(x>>1)%len(names)]
+			}
+			if m.IsPartial() {
+				m.Payload.StopReason = stops[int(x>>3)%len(stops)]
+				if x&0x20 != 0 {
+					m.Payload.Role = ""
+				}
+			}
+			check := (*Discipline).CheckMessage
+			if x&1 != 0 {
+				check = (*Discipline).Try
+			}
+			m2 := m
+			slow.hot = nil
+			e1, e2 := check(&hot, &m), check(&slow, &m2)
+			if fmt.Sprint(e1) != fmt.Sprint(e2) {
+				t.Fatalf("message %d (%s): %v, searching %v", i/3, describe(&m), e1, e2)
+			}
+			if fmt.Sprint(hot.Unfinished()) != fmt.Sprint(slow.Unfinished()) {
+				t.Fatalf("message %d (%s): unfinished %v, searching %v", i/3, describe(&m), hot.Unfinished(), slow.Unfinished())
+			}
+		}
+		if got, want := hot.Close(StatusAborted), slow.Close(StatusAborted); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Close:\n%+v\nsearching:\n%+v", got, want)
+		}
+		if hot.hot != nil {
+			t.Fatal("Close kept the hot fragment")
+		}
+	})
 }

@@ -304,18 +304,27 @@ func (m Message) WithOrigin(hop string) Message {
 func (p *Payload) Body() string { return p.bodyOf(modelTypeOf(p.Type)) }
 
 // bodyOf is Body for a payload of type mt (nil: not a model type).
-func (p *Payload) bodyOf(mt *modelType) string {
-	if mt != nil {
-		switch mt.body {
-		case bodyText:
-			return p.Text
-		case bodyThinking:
-			return p.Thinking
-		case bodyArguments:
-			return p.Arguments
-		case bodyOutput:
-			return p.Output
-		}
+func (p *Payload) bodyOf(mt *modelType) string { return p.field(bodyKind(mt)) }
+
+// bodyKind is the body field of mt: bodyNone for nil.
+func bodyKind(mt *modelType) uint8 {
+	if mt == nil {
+		return bodyNone
+	}
+	return mt.body
+}
+
+// field returns the body field k (bodyText...) of p, or "".
+func (p *Payload) field(k uint8) string {
+	switch k {
+	case bodyText:
+		return p.Text
+	case bodyThinking:
+		return p.Thinking
+	case bodyArguments:
+		return p.Arguments
+	case bodyOutput:
+		return p.Output
 	}
 	return ""
 }

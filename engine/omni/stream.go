@@ -92,12 +92,15 @@ func (f *fragment) is(typ, callID string, origin []string) bool {
 	return same(f.typ, typ) && f.callID == callID && slices.Equal(f.origin, origin)
 }
 
-// note records the metadata a fragment message carries; with mt, m's
-// payload type, it also appends its body.
-func (f *fragment) note(m *Message, mt *modelType) {
+// note records the metadata a fragment message carries and appends its
+// body field k (bodyText...; bodyNone appends nothing). It is out of line,
+// as newFragment is: Discipline.check inlined it for its hot fragment.
+//
+//go:noinline
+func (f *fragment) note(m *Message, k uint8) {
 	p := &m.Payload
-	if mt != nil {
-		f.appendBody(p.bodyOf(mt))
+	if k != bodyNone {
+		f.appendBody(p.field(k))
 	}
 	if images := p.Images(); len(images) > 0 {
 		f.images, f.hasImages = images, true
