@@ -94,7 +94,8 @@ func (f *fragment) is(typ, callID string, origin []string) bool {
 
 // note records the metadata a fragment message carries and appends its
 // body field k (bodyText...; bodyNone appends nothing). It is out of line,
-// as newFragment is: Discipline.check inlined it for its hot fragment.
+// as newFragment is: inlined into Discipline.check for its hot fragment,
+// it made floe.wasm 1.1 KB larger.
 //
 //go:noinline
 func (f *fragment) note(m *Message, k uint8) {
