@@ -14,7 +14,10 @@ import (
 
 // stamper stamps messages (P-1). Not safe for concurrent use: one per
 // producer.
-type stamper struct{ omni.Stamper }
+type stamper struct {
+	_ [0]func() // not comparable: no equality code in floe.wasm
+	omni.Stamper
+}
 
 func (st *stamper) stamp(c Clock, m *omni.Message) {
 	if m.Timestamp != "" {
@@ -210,6 +213,7 @@ type grace struct {
 // context.AfterFunc a callback cost two allocations, and the parent
 // context's map of children on every request and tool call.
 type graces struct {
+	_     [0]func() // not comparable: no equality code in floe.wasm
 	mu    lock.Mutex
 	fired bool   // the run's context is done
 	head  *grace // the live watches

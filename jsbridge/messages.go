@@ -45,6 +45,7 @@ func tokensJSON(t omni.TokenCounts) string {
 
 // indexError names the element of a batch that failed to decode.
 type indexError struct {
+	_   [0]func() // not comparable: no equality code in floe.wasm
 	i   int
 	err error
 }

@@ -14,6 +14,7 @@ import (
 // execution): the shim drains the callback's async iterator and answers
 // each pull with a batch. Used by one goroutine.
 type pump struct {
+	_       [0]func() // not comparable: no equality code in floe.wasm
 	b       *Bridge
 	id      int
 	ch      chan reply

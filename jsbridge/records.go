@@ -242,7 +242,7 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 			if j, ok = r.str(); ok {
 				clean = false
 				if err := m.UnmarshalJSON([]byte(j)); err != nil {
-					return &indexError{i, err}
+					return &indexError{i: i, err: err}
 				}
 				if m.Timestamp == "" {
 					m.Timestamp = st.get()
@@ -264,7 +264,7 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 			clean = false
 		}
 		if !ok {
-			return &indexError{i, &omni.DecodeError{Msg: "malformed batch record"}}
+			return &indexError{i: i, err: &omni.DecodeError{Msg: "malformed batch record"}}
 		}
 		emit(m)
 	}

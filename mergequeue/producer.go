@@ -7,6 +7,7 @@ import "context"
 // Producers interleave by arrival. A Producer is safe for concurrent use,
 // though one goroutine usually owns it.
 type Producer[T any] struct {
+	_    [0]func() // not comparable: no equality code for each T
 	q    *Queue[T]
 	done bool // guarded by q.mu
 }
