@@ -21,9 +21,35 @@ const fastEmit = runtime.GOARCH != "wasm"
 const queueCapacity = 256
 
 // item is one entry of an attempt's merge queue.
+//
+// Its fields are exported only to keep short the names of the merge
+// queue's functions made for it, which spell out the struct's fields, an
+// unexported one with its package's path: floe.wasm carries every name.
 type item struct {
-	m         omni.Message
-	traceOnly bool // written to the Trace, never streamed
+	Msg  omni.Message
+	Bits uint8 // traceOnly, unrecorded
+}
+
+// The bits of an item.
+const (
+	traceOnly uint8 = 1 << iota // written to the Trace, never streamed
+	// unrecorded says that Msg is a streamed fragment, or subagent
+	// traffic, which a Trace never records (E-16.1): the consumer does not
+	// ask Recordable, whose look at the types cost a message of a long
+	// stream about a sixth of the engine's own instructions natively.
+	unrecorded
+)
+
+// bits returns an item's bits.
+func bits(trace, unrec bool) uint8 {
+	var b uint8
+	if trace {
+		b |= traceOnly
+	}
+	if unrec {
+		b |= unrecorded
+	}
+	return b
 }
 
 // A run keeps its attempts' two merge-queue buffers (the queue's and the
@@ -161,24 +187,24 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 		stamp := ""
 		for i := range buf {
 			it := &buf[i]
-			if it.traceOnly {
-				if it.m.Recordable() {
-					r.s.traceWrite(ctx, it.m)
+			if it.Bits&traceOnly != 0 {
+				if it.Bits&unrecorded == 0 && it.Msg.Recordable() {
+					r.s.traceWrite(ctx, it.Msg)
 				}
 				continue
 			}
-			if it.m.Timestamp == "" {
+			if it.Msg.Timestamp == "" {
 				if stamp == "" {
-					r.s.stamp.stampAt(r.s.clock.Now(), &it.m)
-					stamp = it.m.Timestamp
+					r.s.stamp.stampAt(r.s.clock.Now(), &it.Msg)
+					stamp = it.Msg.Timestamp
 				} else {
-					it.m.Timestamp = stamp
+					it.Msg.Timestamp = stamp
 				}
 			}
 			// Whether a produced message follows matters only to a
 			// batching consumer (Run.NextBatch); asking costs a lock.
 			more := i < len(buf)-1 || (r.batching && q.Len() > 0)
-			r.deliverQueued(ctx, &it.m, more)
+			r.deliverQueued(ctx, &it.Msg, more, it.Bits&unrecorded != 0)
 		}
 	}
 }
@@ -264,16 +290,17 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 		}
 	}
 	for _, m := range d.check.Close(string(o.Status)) {
-		if !m.IsPartial() {
+		partial := m.IsPartial()
+		if !partial {
 			d.stamp.stamp(s.clock, &m)
 			d.note(ctx, &m)
 		}
-		d.push1(&m)
+		d.push1(&m, partial)
 	}
 	d.t.outcome = o
 	end := requestEnd(o, d.retries, d.maxRetries, s.delayMs)
 	d.stamp.stamp(s.clock, &end)
-	d.push1(&end)
+	d.push1(&end, false)
 	d.prod.Done()
 }
 
@@ -313,15 +340,16 @@ func normalizeOutcome(o Outcome) Outcome {
 func (d *driver) push(ms ...omni.Message) {
 	items := make([]item, len(ms))
 	for i := range ms {
-		items[i] = item{m: ms[i], traceOnly: d.compaction}
+		items[i] = item{Msg: ms[i], Bits: bits(d.compaction, false)}
 	}
 	d.prod.Push(context.Background(), items...)
 }
 
-// push1 queues m, copied once, into the queue's buffer.
-func (d *driver) push1(m *omni.Message) {
+// push1 queues m, copied once, into the queue's buffer; partial says m
+// is a streamed fragment (unrecorded).
+func (d *driver) push1(m *omni.Message, partial bool) {
 	d.prod.PushFunc(context.Background(), func(it *item) {
-		it.m, it.traceOnly = *m, d.compaction
+		it.Msg, it.Bits = *m, bits(d.compaction, partial)
 	})
 }
 
@@ -370,7 +398,7 @@ func (d *driver) emit(ctx context.Context, m *omni.Message) {
 		}
 	}
 	d.stamp.stamp(d.r.s.clock, m)
-	d.push1(m)
+	d.push1(m, partial)
 	if !partial {
 		d.note(ctx, m)
 	}
@@ -382,11 +410,20 @@ func (d *driver) emitFast(m *omni.Message) bool {
 		return false // dropForeign keeps the other fragments: fill does all the slow path would
 	}
 	ok, _ := d.prod.PushFuncIf(context.Background(), func(it *item) bool {
-		if !d.fast || checkLLMMessage(m, &d.valid, &d.check) != nil {
+		if !d.fast {
+			return false
+		}
+		// Most of a stream is deltas of the fragment the last message
+		// continued, which HotDelta takes with one test instead of the
+		// checker's and the discipline's (natively, 0.96 of a long
+		// stream's instructions). It is not on WebAssembly, where the
+		// fast path is not: its code cost floe.wasm 1 KB, and 2–3 KB after
+		// brotli, which the budget has not.
+		if !omni.HotDelta(&d.valid, &d.check, m) && checkLLMMessage(m, &d.valid, &d.check) != nil {
 			return false // the slow path drops it, or refuses it
 		}
-		it.m, it.traceOnly = *m, d.compaction
-		d.stamp.stamp(d.r.s.clock, &it.m) // under the queue's lock: the stamper's one user
+		it.Msg, it.Bits = *m, bits(d.compaction, true)
+		d.stamp.stamp(d.r.s.clock, &it.Msg) // under the queue's lock: the stamper's one user
 		return true
 	})
 	return ok
@@ -477,7 +514,7 @@ func (d *driver) decide(ctx context.Context, c *call) {
 	dec := omni.ApprovalDecisionMsg(string(decision), id)
 	d.stamp.stamp(r.s.clock, &dec)
 	if decision == omni.DecisionAllow {
-		d.push1(&dec)
+		d.push1(&dec, false)
 		d.dispatch(ctx, c)
 		return
 	}
@@ -492,6 +529,7 @@ func (d *driver) decide(ctx context.Context, c *call) {
 }
 
 type approval struct {
+	_        [0]func() // not comparable: no equality code in floe.wasm
 	decision Decision
 	err      error
 }
@@ -537,7 +575,7 @@ func (d *driver) callApprover(ctx context.Context, ap Approver, tc *omni.Message
 		a = approval{err: errf.Errorf("approver panicked: %s", panicText(v))}
 	})
 	dec, err := ap(ctx, *tc)
-	return approval{dec, err}
+	return approval{decision: dec, err: err}
 }
 
 // dispatch starts the tool for an allowed call concurrently (E-6.1).

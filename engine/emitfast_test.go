@@ -44,12 +44,12 @@ func TestEmitFastTakesNoDriverLock(t *testing.T) {
 		t.Fatalf("the checker after the fast path: %v", err)
 	}
 	got, err := q.Swap(context.Background(), nil)
-	if err != nil || len(got) != 2 || got[0].m.Payload.EventType != omni.EventStart || got[1].m.Payload.Text != "hi" {
+	if err != nil || len(got) != 2 || got[0].Msg.Payload.EventType != omni.EventStart || got[1].Msg.Payload.Text != "hi" {
 		t.Fatalf("queued %d items (%v), want the start and the delta", len(got), err)
 	}
 	for _, it := range got { // stamped as queued, not when the consumer reads them
-		if it.m.Timestamp != "2026-07-18T03:10:22.531Z" {
-			t.Fatalf("a fragment queued with timestamp %q, want the clock's time", it.m.Timestamp)
+		if it.Msg.Timestamp != "2026-07-18T03:10:22.531Z" {
+			t.Fatalf("a fragment queued with timestamp %q, want the clock's time", it.Msg.Timestamp)
 		}
 	}
 }

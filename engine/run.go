@@ -280,9 +280,10 @@ func (r *run) deliver(m omni.Message) {
 }
 
 // deliverQueued delivers a message taken from the merge queue; more says
-// whether another produced message follows without waiting.
-func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more bool) {
-	if r.s.cfg.Trace != nil && m.Recordable() { // without a Trace, traceWrite writes nothing
+// whether another produced message follows without waiting, fragment that
+// m is one a Trace never records (unrecorded).
+func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more, fragment bool) {
+	if r.s.cfg.Trace != nil && !fragment && m.Recordable() { // without a Trace, traceWrite writes nothing
 		r.s.traceWrite(ctx, *m)
 	}
 	if r.gone {

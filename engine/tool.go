@@ -81,10 +81,10 @@ func (tr *toolRun) emit(m omni.Message) {
 		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
 			ptr := omni.SubagentMsg(m.Origin[0])
 			ptr.Timestamp = m.Timestamp
-			tr.prod.Push(context.Background(), item{m: ptr, traceOnly: true}, item{m: m})
+			tr.prod.Push(context.Background(), item{Msg: ptr, Bits: traceOnly}, item{Msg: m, Bits: unrecorded})
 			return
 		}
-		tr.push1(&m)
+		tr.push1(&m, true) // never recorded, fragment or not
 		return
 	}
 	p := &m.Payload
@@ -113,13 +113,14 @@ func (tr *toolRun) emit(m omni.Message) {
 			tr.output, tr.hasOutput = m, true
 		}
 	}
-	tr.push1(&m)
+	tr.push1(&m, partial)
 }
 
-// push1 queues m, copied once, into the queue's buffer.
-func (tr *toolRun) push1(m *omni.Message) {
+// push1 queues m, copied once, into the queue's buffer; unrec says m is
+// a fragment or subagent traffic (unrecorded).
+func (tr *toolRun) push1(m *omni.Message, unrec bool) {
 	tr.prod.PushFunc(context.Background(), func(it *item) {
-		it.m, it.traceOnly = *m, false
+		it.Msg, it.Bits = *m, bits(false, unrec)
 	})
 }
 
@@ -166,7 +167,7 @@ func (tr *toolRun) finish(err error) {
 	items := make([]item, len(ms))
 	for i := range ms {
 		tr.stamp.stamp(tr.r.s.clock, &ms[i])
-		items[i] = item{m: ms[i]}
+		items[i] = item{Msg: ms[i]}
 	}
 	last := ms[len(ms)-1]
 	tr.c.output = &last

@@ -58,20 +58,42 @@ func (d *Discipline) Check(m Message) error { return d.CheckMessage(&m) }
 // CheckMessage is [Discipline.Check] without copying the message.
 func (d *Discipline) CheckMessage(m *Message) error { return d.check(m, false) }
 
+// HotDelta takes m, a producer's next message, when c and d would both
+// take it at a glance: a delta of d's hot fragment, of the shape of the
+// last message c found valid, without origin or rare fields. It then notes
+// m as [Discipline.Try] and [Discipline.CheckMessage] do and reports true;
+// c, which would find m valid without a look, is left as it is. Otherwise
+// it changes nothing and reports false, and m is for c.Validate and d's
+// checks. Most of a stream is such deltas: one test of m instead of each
+// checker's own.
+func HotDelta(c *Checker, d *Discipline, m *Message) bool {
+	return d.hot != nil && c.ok && m.Origin == nil && m.Payload.Rest == nil && c.last.is(m) && d.takeHot(m)
+}
+
+// takeHot notes m and reports true when m is a delta of the hot fragment,
+// which must not be nil: what step does for it, without finding the
+// fragment again (keys are unique among the open ones, and nothing is
+// stopped while a fragment is hot). It is kept out of line: check and
+// HotDelta share its code.
+//
+//go:noinline
+func (d *Discipline) takeHot(m *Message) bool {
+	f, p := d.hot, &m.Payload
+	if same(p.EventType, EventDelta) && same(p.Type, f.typ) && p.ToolCallID == f.callID && same(m.Type, TypeModelMsg) {
+		f.note(m, d.hotBody)
+		return true
+	}
+	return false
+}
+
 // check is CheckMessage; strict leaves the checker unchanged on an error
 // (Try) instead of recovering.
 func (d *Discipline) check(m *Message, strict bool) error {
 	if len(m.Origin) > 0 {
 		return nil
 	}
-	if f := d.hot; f != nil {
-		// A delta of the fragment the last message started or continued:
-		// what step does for it, without finding the fragment again (keys
-		// are unique among the open ones, and nothing is stopped while a
-		// fragment is hot).
-		p := &m.Payload
-		if same(p.EventType, EventDelta) && same(p.Type, f.typ) && p.ToolCallID == f.callID && same(m.Type, TypeModelMsg) {
-			f.note(m, d.hotBody)
+	if d.hot != nil {
+		if d.takeHot(m) { // a delta of the fragment the last message started or continued
 			return nil
 		}
 		d.hot = nil

@@ -308,8 +308,19 @@ func FuzzDisciplineHot(f *testing.F) {
 	f.Add([]byte{16, 0, 0, 16, 1, 0, 16, 2, 1, 48, 0, 0, 2, 0, 0})
 	f.Add([]byte{21, 4, 0, 5, 4, 2, 21, 5, 4, 17, 4, 8, 21, 4, 0, 53, 4, 0, 6, 4, 0})
 	f.Add([]byte{16, 0, 0, 20, 4, 0, 16, 1, 0, 36, 4, 0, 16, 2, 0, 20, 0, 0, 16, 0x40, 2, 16, 0x80, 0})
+	f.Add([]byte{16, 0, 1, 16, 1, 1, 16, 1, 1, 16, 2, 1, 16, 1, 0x41, 16, 1, 0x41, 16, 2, 0x21, 48, 0, 1, 2, 0, 1})
+	f.Add([]byte{8, 5, 1, 24, 5, 1, 24, 5, 1, 24, 9, 1, 8, 9, 1, 24, 9, 1, 24, 5, 1}) // another call's delta of the hot shape
+	f.Add([]byte{4, 1, 1, 20, 1, 1, 20, 1, 1, 0, 1, 0, 20, 1, 1})                     // the checker's last shape is not the hot fragment's type
+	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 1, 0x21, 16, 1, 0x11})              // a delta of the hot key, of another shape
+	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 0x41, 1})                           // a delta with images
+	f.Add([]byte{0, 1, 1, 0, 1, 1})                                                   // a start again, of the last shape
+	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 0x81, 1})                           // a delta with an origin
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var hot, slow Discipline // slow forgets its hot fragment before each message
+		// slow forgets its hot fragment before each message; through
+		// Try, hot and its Checker hc take a message HotDelta takes
+		// without the checks, which sc and slow make.
+		var hot, slow Discipline
+		var hc, sc Checker
 		names := []string{"f", "", "g"}
 		stops := []string{StatusCompleted, "", StatusFailed}
 		for i := 0; i+2 < len(data); i += 3 {
@@ -324,13 +335,20 @@ func FuzzDisciplineHot(f *testing.F) {
 					m.Payload.Role = ""
 				}
 			}
-			check := (*Discipline).CheckMessage
-			if x&1 != 0 {
-				check = (*Discipline).Try
+			if x&0x40 != 0 {
+				m.Timestamp = "2026-12-04T05:00:00.000Z"
 			}
 			m2 := m
 			slow.hot = nil
-			e1, e2 := check(&hot, &m), check(&slow, &m2)
+			var e1, e2 error
+			if x&1 != 0 { // as a producer's stream is checked: validated, then tried
+				e1, e2 = checkTry(&hc, &hot, &m, true), checkTry(&sc, &slow, &m2, false)
+				if hc.ok != sc.ok || !reflect.DeepEqual(hc.last, sc.last) {
+					t.Fatalf("message %d (%s): checker %v %+v, without HotDelta %v %+v", i/3, describe(&m), hc.ok, hc.last, sc.ok, sc.last)
+				}
+			} else {
+				e1, e2 = hot.CheckMessage(&m), slow.CheckMessage(&m2)
+			}
 			if fmt.Sprint(e1) != fmt.Sprint(e2) {
 				t.Fatalf("message %d (%s): %v, searching %v", i/3, describe(&m), e1, e2)
 			}
@@ -345,4 +363,16 @@ func FuzzDisciplineHot(f *testing.F) {
 			t.Fatal("Close kept the hot fragment")
 		}
 	})
+}
+
+// checkTry checks m as the engine checks an LLM's message: HotDelta first
+// when hotDelta is set, then c.Validate and d.Try.
+func checkTry(c *Checker, d *Discipline, m *Message, hotDelta bool) error {
+	if hotDelta && HotDelta(c, d, m) {
+		return nil
+	}
+	if err := c.Validate(m); err != nil {
+		return err
+	}
+	return d.Try(m)
 }
