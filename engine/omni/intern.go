@@ -3,111 +3,64 @@ package omni
 // intern returns the protocol's fixed string equal to b without
 // allocating, or b as a new string.
 func intern(b []byte) string {
-	switch string(b) {
-	case TypeSessionMeta:
-		return TypeSessionMeta
-	case TypeModelMsg:
-		return TypeModelMsg
-	case TypeEventMsg:
-		return TypeEventMsg
-	case Text:
-		return Text
-	case ImageURL:
-		return ImageURL
-	case InlineData:
-		return InlineData
-	case Thinking:
-		return Thinking
-	case InlineThinking:
-		return InlineThinking
-	case ToolCall:
-		return ToolCall
-	case ToolCallOutput:
-		return ToolCallOutput
-	case PartialText:
-		return PartialText
-	case PartialThinking:
-		return PartialThinking
-	case PartialToolCall:
-		return PartialToolCall
-	case PartialToolCallOutput:
-		return PartialToolCallOutput
-	case RequestBegin:
-		return RequestBegin
-	case RequestEnd:
-		return RequestEnd
-	case ApprovalDecision:
-		return ApprovalDecision
-	case TokenUsage:
-		return TokenUsage
-	case CompactionBegin:
-		return CompactionBegin
-	case CompactionEnd:
-		return CompactionEnd
-	case Abort:
-		return Abort
-	case Subagent:
-		return Subagent
-	case ToolListReady:
-		return ToolListReady
-	case MCPConnectBegin:
-		return MCPConnectBegin
-	case MCPConnectEnd:
-		return MCPConnectEnd
-	case GoalFinished:
-		return GoalFinished
-	case RoleUser:
-		return RoleUser
-	case RoleAssistant:
-		return RoleAssistant
-	case EventStart:
-		return EventStart
-	case EventDelta:
-		return EventDelta
-	case EventStop:
-		return EventStop
-	case StatusCompleted:
-		return StatusCompleted
-	case StatusFailed:
-		return StatusFailed
-	case StatusAborted:
-		return StatusAborted
-	case StatusTimeout:
-		return StatusTimeout
-	case StatusMalformed:
-		return StatusMalformed
-	case StatusAuth:
-		return StatusAuth
-	case DecisionAllow:
-		return DecisionAllow
-	case DecisionDeny:
-		return DecisionDeny
-	case DecisionForbidden:
-		return DecisionForbidden
-	case SenderParentAgent:
-		return SenderParentAgent
-	case SenderHarness:
-		return SenderHarness
-	case SenderServer:
-		return SenderServer
-	case ReasonContext:
-		return ReasonContext
-	case ReasonTurns:
-		return ReasonTurns
-	case ReasonManual:
-		return ReasonManual
-	case ModeSummarize:
-		return ModeSummarize
-	case ModeDiscard:
-		return ModeDiscard
-	case SourceSchedule:
-		return SourceSchedule
-	case "complete":
-		return "complete"
-	case "blocked":
-		return "blocked"
-	case "budget_limited":
-		return "budget_limited"
+	if i := internTab.find(b); i >= 0 {
+		return internTab.list[i]
 	}
 	return string(b)
 }
+
+// internTab holds the fixed strings intern returns.
+var internTab = newStrTab([]string{
+	TypeSessionMeta,
+	TypeModelMsg,
+	TypeEventMsg,
+	Text,
+	ImageURL,
+	InlineData,
+	Thinking,
+	InlineThinking,
+	ToolCall,
+	ToolCallOutput,
+	PartialText,
+	PartialThinking,
+	PartialToolCall,
+	PartialToolCallOutput,
+	RequestBegin,
+	RequestEnd,
+	ApprovalDecision,
+	TokenUsage,
+	CompactionBegin,
+	CompactionEnd,
+	Abort,
+	Subagent,
+	ToolListReady,
+	MCPConnectBegin,
+	MCPConnectEnd,
+	GoalFinished,
+	RoleUser,
+	RoleAssistant,
+	EventStart,
+	EventDelta,
+	EventStop,
+	StatusCompleted,
+	StatusFailed,
+	StatusAborted,
+	StatusTimeout,
+	StatusMalformed,
+	StatusAuth,
+	DecisionAllow,
+	DecisionDeny,
+	DecisionForbidden,
+	SenderParentAgent,
+	SenderHarness,
+	SenderServer,
+	ReasonContext,
+	ReasonTurns,
+	ReasonManual,
+	ModeSummarize,
+	ModeDiscard,
+	SourceSchedule,
+	"complete",
+	"blocked",
+	"budget_limited",
+})

@@ -88,95 +88,16 @@ var keyBits = func() map[string]keySet {
 	return m
 }()
 
-// lookupKey returns the bit of the known key named b, or 0. A switch beats
-// a map lookup here, and neither allocates.
+// lookupKey returns the bit of the known key named b, or 0.
 func lookupKey(b []byte) keySet {
-	switch string(b) {
-	case "type":
-		return kType
-	case "role":
-		return kRole
-	case "text":
-		return kText
-	case "thinking":
-		return kThinking
-	case "image_url":
-		return kImageURL
-	case "data":
-		return kData
-	case "mime_type":
-		return kMimeType
-	case "name":
-		return kName
-	case "arguments":
-		return kArguments
-	case "tool_call_id":
-		return kToolCallID
-	case "output":
-		return kOutput
-	case "images":
-		return kImages
-	case "event_type":
-		return kEventType
-	case "stop_reason":
-		return kStopReason
-	case "sender":
-		return kSender
-	case "fidelity":
-		return kFidelity
-	case "status":
-		return kStatus
-	case "error_message":
-		return kErrorMessage
-	case "attempt":
-		return kAttempt
-	case "retry_in_ms":
-		return kRetryInMs
-	case "decision":
-		return kDecision
-	case "session":
-		return kSession
-	case "request":
-		return kRequest
-	case "reason":
-		return kReason
-	case "mode":
-		return kMode
-	case "context":
-		return kContext
-	case "turns":
-		return kTurns
-	case "session_id":
-		return kSessionID
-	case "tools":
-		return kTools
-	case "servers":
-		return kServers
-	case "results":
-		return kResults
-	case "outcome":
-		return kOutcome
-	case "rounds":
-		return kRounds
-	case "tokens_used":
-		return kTokensUsed
-	case "provider":
-		return kProvider
-	case "model_id":
-		return kModelID
-	case "model_context_window":
-		return kModelContextWindow
-	case "system_prompt":
-		return kSystemPrompt
-	case "agent_state":
-		return kAgentState
-	case "workspace":
-		return kWorkspace
-	case "source":
-		return kSource
+	if i := keyTab.find(b); i >= 0 {
+		return 1 << i
 	}
 	return 0
 }
+
+// keyTab finds a known key's bit number by its name.
+var keyTab = newStrTab(keyNameTab[:])
 
 // Has reports whether the decoded payload carried the JSON key name. For a
 // payload built in Go (not decoded) it reports false for every key.
