@@ -410,16 +410,7 @@ func (d *driver) emitFast(m *omni.Message) bool {
 		return false // dropForeign keeps the other fragments: fill does all the slow path would
 	}
 	ok, _ := d.prod.PushFuncIf(context.Background(), func(it *item) bool {
-		if !d.fast {
-			return false
-		}
-		// Most of a stream is deltas of the fragment the last message
-		// continued, which HotDelta takes with one test instead of the
-		// checker's and the discipline's (natively, 0.96 of a long
-		// stream's instructions). It is not on WebAssembly, where the
-		// fast path is not: its code cost floe.wasm 1 KB, and 2–3 KB after
-		// brotli, which the budget has not.
-		if !omni.HotDelta(&d.valid, &d.check, m) && checkLLMMessage(m, &d.valid, &d.check) != nil {
+		if !d.fast || checkLLMMessage(m, &d.valid, &d.check) != nil {
 			return false // the slow path drops it, or refuses it
 		}
 		it.Msg, it.Bits = *m, bits(d.compaction, true)
@@ -479,6 +470,12 @@ func (d *driver) note(ctx context.Context, m *omni.Message) {
 // checkLLMMessage validates one message of the LLM stream. A message with
 // an origin, a session_meta, or a user-side message is not the LLM's to send.
 func checkLLMMessage(m *omni.Message, valid *omni.Checker, disc *omni.Discipline) error {
+	// Most of a stream is deltas of the fragment the last message
+	// continued, which HotDelta takes with one test instead of the
+	// checker's and the discipline's.
+	if omni.HotDelta(valid, disc, m) {
+		return nil
+	}
 	if err := valid.Validate(m); err != nil {
 		return errf.Errorf("invalid message from llm: %w", err)
 	}
