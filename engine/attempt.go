@@ -410,7 +410,7 @@ func (d *driver) emitFast(m *omni.Message) bool {
 		return false // dropForeign keeps the other fragments: fill does all the slow path would
 	}
 	ok, _ := d.prod.PushFuncIf(context.Background(), func(it *item) bool {
-		if !d.fast || checkLLMMessage(m, &d.valid, &d.check) != nil {
+		if !d.fast || !omni.HotDelta(&d.valid, &d.check, m) && checkLLMMessage(m, &d.valid, &d.check) != nil {
 			return false // the slow path drops it, or refuses it
 		}
 		it.Msg, it.Bits = *m, bits(d.compaction, true)
