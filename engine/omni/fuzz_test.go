@@ -315,6 +315,8 @@ func FuzzDisciplineHot(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 0x41, 1})                           // a delta with images
 	f.Add([]byte{0, 1, 1, 0, 1, 1})                                                   // a start again, of the last shape
 	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 0x81, 1})                           // a delta with an origin
+	f.Add([]byte{0, 1, 1, 16, 1, 1, 16, 1, 1, 16, 1, 0x21, 16, 1, 1})                 // the last shape's again, after an invalid message
+	f.Add([]byte{0, 1, 0, 16, 1, 0, 16, 1, 0x80, 16, 1, 0})                           // a delta's payload in an event_msg
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// slow forgets its hot fragment before each message; through
 		// Try, hot and its Checker hc take a message HotDelta takes
@@ -337,6 +339,9 @@ func FuzzDisciplineHot(f *testing.F) {
 			}
 			if x&0x40 != 0 {
 				m.Timestamp = "2026-12-04T05:00:00.000Z"
+			}
+			if x&0x80 != 0 { // a fragment's payload in another envelope
+				m.Type = TypeEventMsg
 			}
 			m2 := m
 			slow.hot = nil
