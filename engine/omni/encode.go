@@ -56,34 +56,24 @@ func modelLayout(payloadType string) *layout {
 
 // eventLayout returns the layout of an event_msg payload type, or nil.
 func eventLayout(payloadType string) *layout {
-	switch payloadType {
-	case RequestBegin:
-		return &layoutRequestBegin
-	case RequestEnd:
-		return &layoutRequestEnd
-	case ApprovalDecision:
-		return &layoutApprovalDecision
-	case TokenUsage:
-		return &layoutTokenUsage
-	case CompactionBegin:
-		return &layoutCompactionBegin
-	case CompactionEnd:
-		return &layoutCompactionEnd
-	case Abort:
-		return &layoutAbort
-	case Subagent:
-		return &layoutSubagent
-	case ToolListReady:
-		return &layoutToolListReady
-	case MCPConnectBegin:
-		return &layoutMCPConnectBegin
-	case MCPConnectEnd:
-		return &layoutMCPConnectEnd
-	case GoalFinished:
-		return &layoutGoalFinished
+	if i := eventTab.findString(payloadType); i >= 0 {
+		return eventLayouts[i]
 	}
 	return nil
 }
+
+// eventTab and eventLayouts hold the event payload types and their
+// layouts, in the same order (a table: see strTab).
+var (
+	eventTab = newStrTab([]string{
+		RequestBegin, RequestEnd, ApprovalDecision, TokenUsage, CompactionBegin, CompactionEnd,
+		Abort, Subagent, ToolListReady, MCPConnectBegin, MCPConnectEnd, GoalFinished,
+	})
+	eventLayouts = [...]*layout{
+		&layoutRequestBegin, &layoutRequestEnd, &layoutApprovalDecision, &layoutTokenUsage, &layoutCompactionBegin, &layoutCompactionEnd,
+		&layoutAbort, &layoutSubagent, &layoutToolListReady, &layoutMCPConnectBegin, &layoutMCPConnectEnd, &layoutGoalFinished,
+	}
+)
 
 // layoutOf returns the layout of payloadType inside an envelope of type
 // envType, or nil when the pair is unknown. An envelope type this package

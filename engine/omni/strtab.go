@@ -19,7 +19,7 @@ func newStrTab(list []string) *strTab {
 	}
 	t := &strTab{list: list}
 	for i, s := range list {
-		h := strHash([]byte(s))
+		h := strHash(s)
 		for t.slot[h%strTabSize] != 0 {
 			h++
 		}
@@ -29,7 +29,12 @@ func newStrTab(list []string) *strTab {
 }
 
 // find returns the index of b in the list, or -1.
-func (t *strTab) find(b []byte) int {
+func (t *strTab) find(b []byte) int { return find(t, b) }
+
+// findString is find for a string.
+func (t *strTab) findString(s string) int { return find(t, s) }
+
+func find[S string | []byte](t *strTab, b S) int {
 	for h := strHash(b); ; h++ {
 		k := t.slot[h%strTabSize]
 		if k == 0 {
@@ -44,7 +49,7 @@ func (t *strTab) find(b []byte) int {
 // strHash mixes b's length and its first, middle and last bytes; for the
 // two lists no string is more than a probe away from its slot (a test
 // checks).
-func strHash(b []byte) uint32 {
+func strHash[S string | []byte](b S) uint32 {
 	h := uint32(len(b))
 	if len(b) > 0 {
 		h = h*31 + uint32(b[0])

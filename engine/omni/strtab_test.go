@@ -5,11 +5,14 @@ import (
 	"unsafe"
 )
 
-// TestStrTabs checks that intern and lookupKey find every string of their
-// lists, as the constant itself (validation compares addresses first), in
+// TestStrTabs checks that intern, lookupKey and eventLayout find every
+// string of their lists, as the constant itself (validation compares addresses first), in
 // few probes, and nothing else.
 func TestStrTabs(t *testing.T) {
-	for name, tab := range map[string]*strTab{"intern": internTab, "keys": keyTab} {
+	if len(eventTab.list) != len(eventLayouts) {
+		t.Fatalf("%d event types, %d layouts", len(eventTab.list), len(eventLayouts))
+	}
+	for name, tab := range map[string]*strTab{"intern": internTab, "keys": keyTab, "events": eventTab} {
 		worst := 0
 		for i, s := range tab.list {
 			if got := tab.find([]byte(s)); got != i && tab.list[got] != s {
