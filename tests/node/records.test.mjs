@@ -409,3 +409,19 @@ test("a timestamped fragment that starts a batch is delivered although nothing f
   assert.equal(start.timestamp, "2025-01-01T00:00:00.000Z");
   assert.ok(got.some((m) => m.payload.type === "request_end"));
 });
+
+// A U record's eight counts are read digit by digit: exactly up to 2^53 − 1,
+// and a record that does not hold eight counts is a malformed batch.
+test("a consumer batch's token usage record: its counts exact, a malformed one refused", () => {
+  const read = floe[Symbol.for("floe.debug")].readBatch;
+  const [m] = read("t24:2025-01-01T00:00:00.000ZU9007199254740991,0,12,345,6,7,8,9;");
+  assert.deepEqual(m, {
+    timestamp: "2025-01-01T00:00:00.000Z",
+    type: "event_msg",
+    payload: { type: "token_usage", session: { cache_read: 9007199254740991, cache_write: 0, output: 12, total: 345 }, request: { cache_read: 6, cache_write: 7, output: 8, total: 9 } },
+  });
+  assert.equal(read("U1,2,3,4,5,6,7,8;U9,9,9,9,9,9,9,9;").length, 2);
+  for (const bad of ["U1,2,3,4,5,6,7;", "U1,2,3,4,5,6,7,8", "U1,2,3,4,5,6,7,8,", "U,1,2,3,4,5,6,7;", "U1,2,3,4,5,6,7,-8;", "U1,2,3,4,5,6,7,8 ;", "U"]) {
+    assert.throws(() => read(bad), { name: "FloeError", code: "internal", message: "pull: a malformed batch" }, bad);
+  }
+});
