@@ -1542,14 +1542,14 @@ class RecordBytes {
   }
 }
 
+const usageCounts = new Float64Array(8); // Batch.counts's
+
 // Batch reads a consumer batch of records (the same kinds, the complete
 // messages included) one message at a time, as JSON.parse would give it
 // (keys in the protocol's order). A stream keeps the batch's string and
 // makes each message when next() asks for it, so the messages not yet
 // read are one compact string rather than live objects (fewer survivors of
 // V8's young-generation collections, which otherwise grow it).
-const usageCounts = new Float64Array(8); // Batch.counts's
-
 class Batch {
   constructor(s) {
     this.s = s;

@@ -46,9 +46,9 @@ func find[S string | []byte](t *strTab, b S) int {
 	}
 }
 
-// strHash mixes b's length and its first, middle and last bytes; for the
-// two lists no string is more than a probe away from its slot (a test
-// checks).
+// strHash mixes b's length and its first, middle and last bytes; for
+// this package's lists no string is more than a probe from its slot (a
+// test checks).
 func strHash[S string | []byte](b S) uint32 {
 	h := uint32(len(b))
 	if len(b) > 0 {
