@@ -100,7 +100,7 @@ type attempt struct {
 	usage     *omni.Message  // the last token_usage: &lastUsage, or nil
 	usages    int64          // token_usage messages seen
 	lastUsage omni.Message   // the last token_usage (a field: no allocation a request)
-	text      []byte         // concatenated complete assistant text bodies (compaction)
+	text      []byte         // a compaction attempt's complete assistant text bodies, concatenated
 }
 
 func (t *attempt) outputsInCallOrder() []omni.Message {
@@ -455,7 +455,7 @@ func (d *driver) note(ctx context.Context, m *omni.Message) {
 		t.segments = append(t.segments, *m)
 	case m.IsModel(omni.Text):
 		t.segments = append(t.segments, *m)
-		if m.Payload.Role == omni.RoleAssistant {
+		if d.compaction && m.Payload.Role == omni.RoleAssistant { // only a summary is read (compaction.go)
 			t.text = append(t.text, m.Payload.Text...)
 		}
 	case m.IsRealToolCall():
