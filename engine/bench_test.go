@@ -33,13 +33,22 @@ func deltaProducer(n int, emit func(omni.Message)) {
 // (driver, merge queue, Trace filter, consumer). Compare msgs/s with
 // BenchmarkStream100kChannel.
 func BenchmarkStream100kEngine(b *testing.B) {
+	// A fake clock: a request that is not clean would retry at once
+	// instead of waiting, and the check below fails the benchmark.
+	benchStream100k(b, enginetest.NewClock(t0))
+}
+
+// BenchmarkStream100kEngineSystemClock is BenchmarkStream100kEngine with
+// the engine's default clock, the system's, read as each fragment is
+// queued.
+func BenchmarkStream100kEngineSystemClock(b *testing.B) { benchStream100k(b, nil) }
+
+func benchStream100k(b *testing.B, clock engine.Clock) {
 	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
 		deltaProducer(benchDeltas, emit)
 		return engine.Outcome{Status: omni.StatusCompleted}
 	})
-	// A fake clock: a request that is not clean would retry at once
-	// instead of waiting, and the check below fails the benchmark.
-	s, err := engine.New(engine.Config{Meta: enginetest.Meta("bench"), LLM: llm, Trace: &enginetest.Sink{}, Clock: enginetest.NewClock(t0)})
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("bench"), LLM: llm, Trace: &enginetest.Sink{}, Clock: clock})
 	if err != nil {
 		b.Fatal(err)
 	}
