@@ -185,10 +185,10 @@ type sentinel struct{ _ int } // not zero-sized: each one is its own allocation
 
 const minPooled = 4 << 10
 
-// maxPooledBody: a longer body's buffer is left to the collector. Kept, a
-// long text's buffer (W2's is 1 MB) would count as live in the next
-// collection and set the heap's goal (README "Performance").
-const maxPooledBody = 256 << 10
+// maxPooledBody: a longer body's buffer is left to the collector. On
+// WebAssembly 256 KB: a long text's buffer (W2's is 1 MB) would count as
+// live in the next collection and set the heap's goal; natively 4 MB.
+const maxPooledBody = poolBodiesTo
 
 // firstBody is the capacity of a fragment's first body buffer: a short
 // body (most tool calls' arguments and outputs) then takes one allocation
