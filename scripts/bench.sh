@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./build.sh bench — Go benchmarks of the engine and the merge queue (short
-# benchtime), then the WebAssembly throughput benchmark in Node: messages
+# benchtime), the native bar (scripts/bench/native-bar.mjs), then the
+# WebAssembly throughput benchmark in Node: messages
 # per second through session.run() against a plain JavaScript async
 # generator handing the same messages to the same consumer; W3, the model
 # adapters against the Vercel AI SDK on the same provider bytes; the
@@ -10,6 +11,9 @@ cd "$(dirname "$0")/.."
 
 echo "== go test -bench (engine, mergequeue)"
 go test -run '^$' -bench . -benchtime=200ms -count=1 ./engine/ ./mergequeue/
+
+echo "== the native bar: W2, the buffered channel's time ÷ the engine's, 10 interleaved rounds"
+node scripts/bench/native-bar.mjs --rounds 10
 
 echo "== go test -bench (jsbridge under js/wasm: the codec as the bridge uses it)"
 GOOS=js GOARCH=wasm go test -run '^$' -bench . -benchtime=100x -count=1 \
