@@ -28,7 +28,7 @@ func TestSparesPutCleared(t *testing.T) {
 
 // TakeSparesForTest takes what the pool of spare buffers holds, for the
 // external test below: whether it holds any, and whether any slot of them
-// is not cleared.
+// is not cleared (a buffer's marker, below, is not a run's stale item).
 func TakeSparesForTest() (some, stale bool) {
 	got := takeSpares()
 	for _, b := range got {
@@ -36,11 +36,34 @@ func TakeSparesForTest() (some, stale bool) {
 			some = true
 		}
 		for _, it := range b[:cap(b)] {
-			stale = stale || it.Msg.Type != ""
+			stale = stale || it.Msg.Type != "" && it.Msg.Type != spareMarker
 		}
 	}
 	return some, stale
 }
+
+// PutSpareForTest pools a buffer of n items, as a finished run would, with
+// a marker in its last slot (written after putSpares cleared it), and
+// returns a check: whether takeSpares now gives that buffer back with the
+// marker cleared, which only a run that took it, queued in it and pooled
+// it again at its end does (a buffer nobody took comes back marked).
+func PutSpareForTest(n int) (reused func() bool) {
+	b := make([]item, n)
+	putSpares(&[2][]item{b})
+	b[n-1].Msg.Type = spareMarker
+	return func() bool {
+		for _, got := range takeSpares() {
+			if cap(got) == n && &got[:1][0] == &b[0] {
+				return got[:n][n-1].Msg.Type == ""
+			}
+		}
+		return false
+	}
+}
+
+// spareMarker marks a buffer PutSpareForTest pooled. One that no run took
+// stays in the pool marked, where a later test may find it.
+const spareMarker = "marker"
 
 // FastEmit reports whether this build has emit's fast path (natively).
 const FastEmit = fastEmit

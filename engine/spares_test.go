@@ -27,19 +27,35 @@ func TestSparesReusedAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for range 30 {
+	run := func() {
+		t.Helper()
 		seq, err := s.Run(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range seq {
 		}
+	}
+	pooled := false
+	for range 30 { // a finished run pools its buffers, cleared
+		run()
 		if some, stale := engine.TakeSparesForTest(); some {
 			if stale {
 				t.Fatal("a pooled buffer holds a stale item")
 			}
+			pooled = true
+			break
+		}
+	}
+	if !pooled {
+		t.Fatal("30 finished runs left no buffers for the next")
+	}
+	for range 30 { // the next run takes a pooled buffer, queues in it, and pools it again
+		reused := engine.PutSpareForTest(300)
+		run()
+		if reused() {
 			return
 		}
 	}
-	t.Fatal("30 finished runs left no buffers for the next")
+	t.Fatal("in 30 runs, none queued its messages in the buffer a finished run had left")
 }
