@@ -277,6 +277,15 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 type recordWriter struct {
 	ts       string // the timestamp the shim gives the next fragment record
 	jsonOnly bool   // write J records only (tests compare the two forms)
+
+	// The last T or K record written with a one-byte stop, for the next
+	// message of the same shape (hot): its strings, compared by address,
+	// and the record's head and stop byte. Most of a stream is deltas of
+	// one fragment, each the last one's shape with another body.
+	hotType, hotEvent, hotRole, hotStop string
+	hotHead                             [3]byte // kind, event and role codes; hotHead[0] == 0: none
+	hotTail                             byte
+	noHot                               bool // tests: every message takes record's checks
 }
 
 // append appends m. last reports a message whose JSON is not valid UTF-8
@@ -285,6 +294,11 @@ type recordWriter struct {
 // decoded JSON, and must end the batch.
 func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool) {
 	if !w.jsonOnly {
+		if w.hotHead[0] != 0 {
+			if out, ok := w.hot(dst, m); ok {
+				return out, false
+			}
+		}
 		if out, ok := w.record(dst, m); ok {
 			return out, false
 		}
@@ -336,7 +350,56 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		w.ts = ts
 		return dst[:start], false
 	}
+	w.hotHead[0] = 0
+	if c := stopCode(strs[1]); (k == recText || k == recThinking) && c != 0 && !w.noHot {
+		p := &m.Payload
+		w.hotType, w.hotEvent, w.hotRole, w.hotStop = p.Type, p.EventType, p.Role, p.StopReason
+		w.hotHead = [3]byte{k, eventCode(p.EventType), roleCode(p.Role)}
+		w.hotTail = c
+	}
 	return dst, true
+}
+
+// hot appends m as a record of the last one's kind, event, role and stop
+// when m has their strings (at the same addresses: the omni package's
+// constants, or the decoded batch's), the last timestamp, an ASCII body
+// of under a hundred bytes (a delta) and no other field, and dst has room for
+// the record: what record would write, without its checks. false, with dst
+// unchanged, for any other message.
+func (w *recordWriter) hot(dst []byte, m *omni.Message) ([]byte, bool) {
+	p := &m.Payload
+	if !ident(p.Type, w.hotType) || !ident(p.EventType, w.hotEvent) || !ident(m.Timestamp, w.ts) ||
+		!ident(p.StopReason, w.hotStop) || !ident(p.Role, w.hotRole) ||
+		m.Origin != nil || p.Rest != nil || p.Decoded() || !same(m.Type, omni.TypeModelMsg) {
+		return dst, false
+	}
+	body := p.Text
+	if w.hotHead[0] == recThinking {
+		body = p.Thinking
+	}
+	if len(p.Text)+len(p.Thinking)+len(p.Arguments)+len(p.Output)+len(p.ToolCallID)+len(p.Name) != len(body) ||
+		!isASCII(body) {
+		return dst, false
+	}
+	n, i := len(body), len(dst)
+	if n >= 100 || cap(dst)-i < n+7 {
+		return dst, false // record writes it
+	}
+	dst = dst[:i+n+7] // written byte by byte: append is a call each
+	dst[i], dst[i+1], dst[i+2], dst[i+3] = w.hotHead[0], w.hotHead[1], w.hotHead[2], byte('0'+n/10)
+	if n >= 10 {
+		i++
+	}
+	dst[i+3], dst[i+4] = byte('0'+n%10), ':'
+	copy(dst[i+5:], body)
+	dst[i+5+n] = w.hotTail
+	return dst[:i+n+6], true
+}
+
+// ident reports whether a and b are the same string: the same length at the
+// same address (any two empty strings).
+func ident(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 // appendUsage appends the U record of the counts s and r.

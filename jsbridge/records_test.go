@@ -926,13 +926,16 @@ func TestRestZero(t *testing.T) {
 // form; and where the shim would write a record for that JSON, the record
 // decodes to a message that encodes and validates as the JSON does.
 func FuzzEachRecord(f *testing.F) {
-	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
+	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Tsa0:cTda1:acTda2:bccTda1:écKda1:xcTda1:y-Tda1:zcTxa0:c", "t1:xTda1:acTdu1:bct1:yTda1:ccTda1:dcCda1:{2:c14:readcTda1:ec", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
 		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus", "U0,0,10,100,0,0,10,100;", "t1:xU1,2,3,4,5,6,7,8;Tda1:a0:", "U1,2;", "U-1,2,3,4,5,6,7,8;",
 		"Tda1:a-", "Tca2:hic", "Oxu0:2:c1f", "Kca0:a", "Cca2:{}2:c14:readt", "Txa0:m", "Tca0:h", "Tda1:az", "Tda1:a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
+		var msgs []omni.Message
+		defer func() { sameAsCold(t, msgs, false); sameAsCold(t, msgs, true) }()
 		_ = eachRecord(data, func(m omni.Message) {
+			msgs = append(msgs, m)
 			j := m.AppendJSON(nil)
 			for _, jsonOnly := range []bool{false, true} {
 				w := recordWriter{jsonOnly: jsonOnly}
@@ -965,6 +968,122 @@ func FuzzEachRecord(f *testing.F) {
 			}
 		})
 	})
+}
+
+// sameAsCold checks that msgs written as one consumer batch, with the hot
+// path for a message of the last record's shape (recordWriter.hot), give
+// the bytes record's own checks give, and read back as the messages.
+// hot starts with room for 4 KB, or none when small (append grows it:
+// some records then find no room and take record's path).
+func sameAsCold(t *testing.T, msgs []omni.Message, small bool) int {
+	t.Helper()
+	var cold []byte
+	hot := make([]byte, 0, 4096)
+	if small {
+		hot = nil
+	}
+	hw, cw := recordWriter{}, recordWriter{noHot: true}
+	hits, n := 0, 0
+	for i := range msgs {
+		if hw.hotHead[0] != 0 {
+			if _, ok := hw.hot(hot, &msgs[i]); ok { // a look ahead: hot changes neither hw nor hot[:len(hot)]
+				hits++
+			}
+		}
+		var l1, l2 bool
+		hot, l1 = hw.append(hot, &msgs[i])
+		cold, l2 = cw.append(cold, &msgs[i])
+		n++
+		if l1 != l2 {
+			t.Fatalf("message %d: last %v, without the hot path %v", i, l1, l2)
+		}
+		if l1 {
+			break
+		}
+	}
+	if string(hot) != string(cold) {
+		t.Fatalf("batch %q, without the hot path %q", hot, cold)
+	}
+	got, err := readBatch(string(hot))
+	if err != nil || len(got) != n {
+		t.Fatalf("batch %q: %v, %d messages of %d", hot, err, len(got), n)
+	}
+	for i := range n {
+		want, _ := parseOrdered(string(msgs[i].AppendJSON(nil)))
+		if j := msgs[i].AppendJSON(nil); utf8.Valid(j) && !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("message %d of batch %q gives %s, want %s", i, hot, got[i].json(), j)
+		}
+	}
+	return hits
+}
+
+// TestRecordWriterHot: runs of messages much like each other (the deltas
+// of a fragment, with now and then a change of timestamp, stop, role,
+// event or kind, a second field, a string equal to a constant at another
+// address, a non-ASCII or long body, a message only JSON carries) write
+// the batch that record's checks alone write, and most take the hot path.
+func TestRecordWriterHot(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ts1, ts2 := "2026-01-02T03:04:05.000Z", "2026-01-02T03:04:05.001Z"
+	copyOf := func(s string) string { return string([]byte(s)) } // equal, at another address
+	bodies := []string{"", "a", "abcdefg ", "0123456789ab", "é", "x😀", strings.Repeat("z", 120)}
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	hits, total := 0, 0
+	for range 2000 {
+		var msgs []omni.Message
+		base := omni.Partial(pick(omni.PartialText, omni.PartialThinking), pick(omni.EventDelta, omni.EventStart), "", "", "", pick(omni.StatusCompleted, "", omni.StatusFailed))
+		base.Timestamp = pick(ts1, "")
+		for range 1 + r.IntN(40) {
+			m := base
+			if m.Payload.Type == omni.PartialText {
+				m.Payload.Text = pick(bodies...)
+			} else {
+				m.Payload.Thinking = pick(bodies...)
+			}
+			switch r.IntN(60) {
+			case 0:
+				m.Timestamp = pick(ts2, copyOf(m.Timestamp), "")
+			case 1:
+				m.Payload.StopReason = pick(omni.StatusCompleted, "", "bogus", copyOf(m.Payload.StopReason))
+			case 2:
+				m.Payload.Role = pick(omni.RoleUser, copyOf(omni.RoleAssistant), "")
+			case 3:
+				m.Payload.EventType = pick(omni.EventStop, copyOf(omni.EventDelta), "")
+			case 4:
+				m.Payload.Type = pick(omni.Text, omni.PartialToolCall, copyOf(m.Payload.Type))
+			case 5:
+				m.Payload.Name = "read"
+			case 6:
+				m.Payload.ToolCallID = "c1"
+			case 7:
+				m.Payload.Output = "o"
+			case 8:
+				m = m.WithOrigin("sub")
+			case 9:
+				m.Payload.Edit().Sender = omni.SenderHarness
+			case 10:
+				m = omni.RequestBeginMsg()
+			case 11:
+				m.Type = copyOf(omni.TypeModelMsg)
+			case 12: // the next messages take the change too
+				base.Timestamp = pick(ts1, ts2, "")
+				m.Timestamp = base.Timestamp
+			}
+			msgs = append(msgs, m)
+		}
+		hits += sameAsCold(t, msgs, r.IntN(4) == 0)
+		total += len(msgs)
+	}
+	if hits < total/3 {
+		t.Errorf("%d of %d messages took the hot path", hits, total)
+	}
+	// A decoded payload is never hot: its JSON may hold keys a record does
+	// not carry.
+	decoded, _ := omni.Decode([]byte(`{"type":"model_msg","payload":{"type":"partial_text","role":"assistant","event_type":"delta","text":"x","stop_reason":"completed"}}`))
+	hot := omni.Partial(omni.PartialText, omni.EventDelta, "y", "", "", omni.StatusCompleted)
+	if sameAsCold(t, []omni.Message{hot, decoded, hot}, false) != 1 {
+		t.Error("a decoded payload took the hot path")
+	}
 }
 
 func hasKey(o obj, k string) bool {
