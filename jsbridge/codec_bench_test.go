@@ -25,7 +25,7 @@ func benchDecode(b *testing.B, data string) {
 }
 
 func BenchmarkDecodeRecords512(b *testing.B) {
-	benchDecode(b, "Tsa0:0:"+strings.Repeat("Tda8:abcdefg 0:", 510)+"Txa0:0:")
+	benchDecode(b, "Tsa0:-"+strings.Repeat("Tda8:abcdefg -", 510)+"Txa0:-") // as the shim writes them
 }
 
 func BenchmarkDecodeJSON512(b *testing.B) {

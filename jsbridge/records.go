@@ -60,8 +60,9 @@ const (
 // recordReader reads the records of one producer batch. It never panics;
 // on bad input its methods report false.
 type recordReader struct {
-	s string
-	i int
+	s    string
+	i    int
+	code byte // the stop code stop last read; 0: a string
 }
 
 // str reads "<n>:<text>".
@@ -163,15 +164,17 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 // which gives the package's constant, or a string.
 func (r *recordReader) stop() (string, bool) {
 	if r.i < len(r.s) {
-		if r.s[r.i] == 'c' { // the usual one
+		r.code = r.s[r.i]
+		if r.code == 'c' { // the usual one
 			r.i++
 			return omni.StatusCompleted, true
 		}
-		if s, ok := stopName(r.s[r.i]); ok {
+		if s, ok := stopName(r.code); ok {
 			r.i++
 			return s, true
 		}
 	}
+	r.code = 0
 	return r.str()
 }
 
@@ -227,7 +230,27 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 	var m omni.Message
 	clean := true
 	ts := ""
+	// hot: the head (kind, event, role) and stop byte of the last record,
+	// a T or K record with a one-byte stop read into m, which the next
+	// messages share while their records start and end alike: only the
+	// body then changes (most of a stream is deltas of one fragment).
+	var hot [4]byte
 	for i := 0; r.i < len(data); i++ {
+		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] &&
+			data[j+4] == ':' && data[j+3]-'0' < 10 {
+			if n := int(data[j+3] - '0'); j+5+n < len(data) && data[j+5+n] == hot[3] && isASCII(data[j+5:j+5+n]) {
+				if hot[0] == recText {
+					m.Payload.Text = data[j+5 : j+5+n]
+				} else {
+					m.Payload.Thinking = data[j+5 : j+5+n]
+				}
+				r.i = j + 6 + n
+				emit(m)
+				continue
+			}
+		}
+		hot[0] = 0
+		start := r.i
 		k := data[r.i]
 		r.i++
 		ok := false
@@ -255,6 +278,9 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 			}
 			ok = r.fragment(k, &m, clean, t)
 			clean = ok
+			if ok && (k == recText || k == recThinking) && r.code != 0 {
+				hot = [4]byte{k, data[start+1], data[start+2], r.code}
+			}
 		case recUsage:
 			t := ts
 			if t == "" {

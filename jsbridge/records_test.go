@@ -934,6 +934,12 @@ func FuzzEachRecord(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		var msgs []omni.Message
 		defer func() { sameAsCold(t, msgs, false); sameAsCold(t, msgs, true) }()
+		var got []string
+		if eachRecord(data, func(m omni.Message) { got = append(got, string(m.AppendJSON(nil))+errText(m.Validate())) }) == nil {
+			if want := oneByOne(t, data); !slices.Equal(got, want) {
+				t.Fatalf("batch %q\ngives   %q\nalone   %q", data, got, want)
+			}
+		}
 		_ = eachRecord(data, func(m omni.Message) {
 			msgs = append(msgs, m)
 			j := m.AppendJSON(nil)
@@ -1083,6 +1089,91 @@ func TestRecordWriterHot(t *testing.T) {
 	hot := omni.Partial(omni.PartialText, omni.EventDelta, "y", "", "", omni.StatusCompleted)
 	if sameAsCold(t, []omni.Message{hot, decoded, hot}, false) != 1 {
 		t.Error("a decoded payload took the hot path")
+	}
+}
+
+// oneByOne decodes each record of a well-formed batch alone (after the
+// batch's last t record before it): what eachRecord gives without its
+// shortcut for a record like the last one. Each message as its JSON and
+// validation.
+func oneByOne(t *testing.T, data string) []string {
+	t.Helper()
+	var out []string
+	r := recordReader{s: data}
+	ts := ""
+	for r.i < len(data) {
+		start := r.i
+		k := data[r.i]
+		r.i++
+		switch k {
+		case recJSON, recTime:
+			r.str()
+		case recUsage:
+			r.i = strings.IndexByte(data[r.i:], ';') + r.i + 1
+		default:
+			r.i += 2
+			n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
+			for range n - 1 {
+				r.str()
+			}
+			r.stop()
+		}
+		if k == recTime {
+			ts = data[start:r.i]
+			continue
+		}
+		if err := eachRecord(ts+data[start:r.i], func(m omni.Message) { out = append(out, string(m.AppendJSON(nil))+errText(m.Validate())) }); err != nil {
+			t.Fatalf("record %q of batch %q: %v", data[start:r.i], data, err)
+		}
+	}
+	return out
+}
+
+// TestEachRecordHot: batches of records much like each other, as the
+// shim writes a stream's deltas (with now and then another head, stop,
+// timestamp, a long or non-ASCII body, a stop as a string, a J record),
+// decode to what each record gives alone.
+func TestEachRecordHot(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	recs := []string{"Tda1:ac", "Tda1:bc", "Tda8:abcdefg c", "Tda0:c", "Tda9:123456789c", "Tda12:0123456789abc", "Tda1:a-", "Tda1:x-",
+		"Kda2:hmc", "Kda1:kc", "Tdu1:uc", "Tsa0:c", "Txa0:c", "Tda2:é!c", "Tda1:a9:completed", "Tda1:a4:auth", "Tda1:ah", "Tda1:a3:abc",
+		"Tca4:textc", "t1:x", "t0:", "Cda1:{2:c14:readc", "Oda1:o2:c1c", jRecords(`{"type":"model_msg","payload":{"type":"partial_text","role":"assistant","event_type":"delta","text":"j"}}`),
+		"U0,0,1,2,0,0,1,2;"}
+	for range 3000 {
+		var b strings.Builder
+		cur := recs[r.IntN(len(recs))]
+		for range 1 + r.IntN(30) {
+			if r.IntN(6) == 0 {
+				cur = recs[r.IntN(len(recs))]
+			}
+			if r.IntN(3) == 0 { // another body, mostly ASCII
+				if strings.HasPrefix(cur, "Tda") || strings.HasPrefix(cur, "Kda") {
+					bodies := []string{"1:q", "2:qq", "0:", "9:abcdefghi", "10:abcdefghij", "1:é", "2:😀"}
+					stop := cur[len(cur)-1:]
+					if strings.Count(cur, ":") > 1 { // a stop as a string
+						continue
+					}
+					cur = cur[:3] + bodies[r.IntN(len(bodies))] + stop
+				}
+			}
+			b.WriteString(cur)
+		}
+		data := b.String()
+		var got []string
+		if err := eachRecord(data, func(m omni.Message) { got = append(got, string(m.AppendJSON(nil))+errText(m.Validate())) }); err != nil {
+			t.Fatalf("batch %q: %v", data, err)
+		}
+		if want := oneByOne(t, data); !slices.Equal(got, want) {
+			t.Fatalf("batch %q\ngives   %q\nalone   %q", data, got, want)
+		}
+	}
+	// A record like the last but cut short, or with another stop, is
+	// malformed as it would be alone.
+	for _, data := range []string{"Tda1:acTda1:a", "Tda1:acTda1:az", "Tda1:acTda2:a", "Tda1:acTda1:"} {
+		n := 0
+		if err := eachRecord(data, func(omni.Message) { n++ }); n != 1 || err == nil || !strings.Contains(err.Error(), "[1]: omni: malformed batch record") {
+			t.Errorf("%q: %d messages, %v", data, n, err)
+		}
 	}
 }
 
