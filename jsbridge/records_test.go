@@ -776,21 +776,31 @@ func recordTags(s string) string {
 		k := s[r.i]
 		tags = append(tags, k)
 		r.i++
-		switch k {
-		case recRest:
-			r.i = len(s)
-		case recJSON, recTime:
-			r.str()
-		default:
-			r.i += 2
-			n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
-			for range n - 1 {
-				r.str()
-			}
-			r.stop()
-		}
+		skipRecord(&r, k)
 	}
 	return string(tags)
+}
+
+// skipRecord moves r past the record whose tag k it has just read.
+func skipRecord(r *recordReader, k byte) {
+	switch k {
+	case recRest:
+		r.i = len(r.s)
+	case recJSON, recTime:
+		r.str()
+	case recUsage:
+		if j := strings.IndexByte(r.s[r.i:], ';'); j >= 0 {
+			r.i += j + 1
+		} else {
+			r.i = len(r.s)
+		}
+	default:
+		r.i += 2
+		for range map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k] - 1 {
+			r.str()
+		}
+		r.stop()
+	}
 }
 
 // TestStopCodes: a stop_reason travels as one byte both ways when it is
@@ -1105,19 +1115,7 @@ func oneByOne(t *testing.T, data string) []string {
 		start := r.i
 		k := data[r.i]
 		r.i++
-		switch k {
-		case recJSON, recTime:
-			r.str()
-		case recUsage:
-			r.i = strings.IndexByte(data[r.i:], ';') + r.i + 1
-		default:
-			r.i += 2
-			n := map[byte]int{recText: 2, recThinking: 2, recToolCall: 4, recToolOutput: 3}[k]
-			for range n - 1 {
-				r.str()
-			}
-			r.stop()
-		}
+		skipRecord(&r, k)
 		if k == recTime {
 			ts = data[start:r.i]
 			continue
