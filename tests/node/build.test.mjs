@@ -53,3 +53,14 @@ test("floe-node.wasm is built with wasm/floe-node/default.pgo, floe.wasm without
   assert.equal(buildSettings(`${STATIC}/floe-node.wasm`).get("-pgo"), "default.pgo");
   assert.equal(buildSettings(`${STATIC}/floe.wasm`).get("-pgo"), undefined);
 });
+
+// floe.wasm is built with internal/stdoverlay/godebug for the standard
+// library's internal/godebug (scripts/build.sh): without that package's
+// registrations the runtime's metrics table is not linked, nor the
+// metrics' names, which floe-node.wasm (built with the standard package)
+// still holds.
+test("floe.wasm is built with the stand-in for internal/godebug, floe-node.wasm with the standard package", () => {
+  const metric = Buffer.from("/gc/heap/allocs:bytes");
+  assert.equal(readFileSync(`${STATIC}/floe.wasm`).includes(metric), false, "floe.wasm holds the runtime's metrics table");
+  assert.equal(readFileSync(`${STATIC}/floe-node.wasm`).includes(metric), true, "floe-node.wasm: the marker is gone from the standard build too");
+});
