@@ -69,24 +69,20 @@ build() { # build PACKAGE OUTPUT [go build flags…]
 }
 
 # floe.wasm takes internal/stdoverlay/godebug for the standard library's
-# internal/godebug (README "Sizes"): 28 kB less after brotli, which pays
-# for the runtime's own inlining, as in the Node build (the list without
-# the runtime's entry; with the newinliner experiment only, whose budget
-# the sizes were measured with). A Go whose internal/godebug no longer has
-# that API (its time package does not compile with the stand-in) builds
-# without it, with the runtime's budget above, and says so.
+# internal/godebug (README "Sizes"): 27 kB less after brotli. A Go whose
+# internal/godebug no longer has that API (its time package does not
+# compile with the stand-in) builds without it, and says so.
 overlay=()
 ovjson=$(mktemp "${TMPDIR:-/tmp}/floe-overlay.XXXXXX")
 trap 'rm -f "$ovjson"' EXIT
 printf '{"Replace":{"%s":"%s"}}\n' "$(go env GOROOT)/src/internal/godebug/godebug.go" "$PWD/internal/stdoverlay/godebug/godebug.go" >"$ovjson"
-browser_gcflags=("${gcflags[@]}")
 if GOOS=js GOARCH=wasm go build -overlay="$ovjson" time 2>/dev/null; then
   overlay=(-overlay="$ovjson")
-  if has_experiment newinliner && [ -z "${FLOE_WASM_GCFLAGS+set}" ]; then gcflags=("${node_gcflags[@]}"); fi
 else
   echo "build: this Go's internal/godebug does not take the stand-in (internal/stdoverlay/godebug): floe.wasm is built without it" >&2
 fi
 build ./wasm/floe static/floe.wasm "${overlay[@]}"
+browser_gcflags=("${gcflags[@]}")
 gcflags=("${node_gcflags[@]}")
 build ./wasm/floe-node static/floe-node.wasm -tags floenode # Node: directory stores (trace.FileStore, os); no budget
 gcflags=("${browser_gcflags[@]}")
