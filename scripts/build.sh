@@ -75,7 +75,8 @@ build() { # build PACKAGE OUTPUT [go build flags…]
 overlay=()
 ovjson=$(mktemp "${TMPDIR:-/tmp}/floe-overlay.XXXXXX")
 trap 'rm -f "$ovjson"' EXIT
-printf '{"Replace":{"%s":"%s"}}\n' "$(go env GOROOT)/src/internal/godebug/godebug.go" "$PWD/internal/stdoverlay/godebug/godebug.go" >"$ovjson"
+node -e 'console.log(JSON.stringify({ Replace: { [process.argv[1]]: process.argv[2] } }))' \
+  "$(go env GOROOT)/src/internal/godebug/godebug.go" "$PWD/internal/stdoverlay/godebug/godebug.go" >"$ovjson"
 if GOOS=js GOARCH=wasm go build -overlay="$ovjson" time 2>/dev/null; then
   overlay=(-overlay="$ovjson")
 else
