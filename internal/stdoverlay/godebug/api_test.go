@@ -1,14 +1,17 @@
 package godebug
 
 import (
+	"bufio"
 	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,5 +95,30 @@ func TestSetting(t *testing.T) {
 		if s.Name() != c.want || s.Undocumented() != (c.name != c.want) || s.Value() != "" || s.String() != c.want+"=" {
 			t.Errorf("New(%q): Name %q, Undocumented %v, Value %q, String %q", c.name, s.Name(), s.Undocumented(), s.Value(), s.String())
 		}
+	}
+}
+
+// TestModuleDefaults: "" is each setting's default for this module, as
+// the standard package would give it, only while go.mod says go 1.23 or
+// later (the defaults follow the go line: asynctimerchan=1 before 1.23)
+// and sets no godebug of its own.
+func TestModuleDefaults(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	minor := -1
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "godebug") {
+			t.Errorf("go.mod sets %q, which the stand-in ignores", line)
+		}
+		if v, ok := strings.CutPrefix(line, "go 1."); ok {
+			minor, _ = strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+		}
+	}
+	if minor < 23 {
+		t.Errorf("go.mod's go line is 1.%d: before 1.23 the standard defaults differ from the stand-in's", minor)
 	}
 }
