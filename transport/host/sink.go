@@ -24,14 +24,17 @@ type sink struct {
 }
 
 func (s sink) Write(ctx context.Context, m omni.Message) error {
-	err := s.w.Write(ctx, m)
-	if err != nil {
-		return err
-	}
 	h := s.h
 	key := string(m.AppendJSON(nil))
+	// h.mu is held from before the record reaches the Trace until its key
+	// is in written: a Messages call in between would read the record in
+	// the Trace without counting it as unpublished, and a client would
+	// then get it twice, from history and from the stream.
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if err := s.w.Write(ctx, m); err != nil {
+		return err
+	}
 	for i, u := range h.untraced {
 		if u.key == key {
 			h.untraced = append(h.untraced[:i:i], h.untraced[i+1:]...)
