@@ -8,7 +8,7 @@
 #   ./build.sh bench          benchmarks (Go and wasm)
 #   ./build.sh server [--port N] [--dir D] [--model M]   the session server (HTTP + SSE)
 #   ./build.sh worker [build|test]   the Cloudflare target into build/worker
-#   ./build.sh pgo            rewrite wasm/floe-node/default.pgo, the Node build's profile
+#   ./build.sh pgo            rewrite the builds' profiles (wasm/floe-node/ and wasm/floe/default.pgo)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD

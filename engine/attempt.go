@@ -12,10 +12,9 @@ import (
 	"github.com/floehq/floe/mergequeue"
 )
 
-// fastEmit turns on emit's fast path, where a lock is dear: with several
-// threads. On WebAssembly, with one, a lock is a few plain instructions
-// and the fast path would only add to floe.wasm.
-const fastEmit = runtime.GOARCH != "wasm"
+// poolSpares keeps a finished run's queue buffers for the next run
+// (spares), natively only: sync.Pool would cost floe.wasm about 6 KB.
+const poolSpares = runtime.GOARCH != "wasm"
 
 // queueCapacity bounds the messages producers may queue ahead of the
 // consumer's current batch (backpressure).
@@ -73,8 +72,8 @@ func (r *run) takeBuf() []item {
 // spares keeps, natively, a finished run's merge-queue buffers for the
 // next run of any session: a run of one request otherwise grows its queue's
 // buffer from nothing, about 250 KB of allocations for a long stream. The
-// collector empties it. On WebAssembly (not fastEmit) a run starts
-// without, as sync.Pool would cost floe.wasm about 6 KB.
+// collector empties it. On WebAssembly (not poolSpares) a run starts
+// without.
 var spares sync.Pool
 
 func takeSpares() [2][]item {
@@ -255,7 +254,7 @@ type driver struct {
 	maxRetries int
 
 	// fast says that a streamed fragment may take emit's fast path
-	// (fastEmit), which checks and queues it under the queue's lock alone.
+	// (emitFast), which checks and queues it under the queue's lock alone.
 	// It is written with both mu and the queue's lock held, and read with
 	// either. It is false while emit's slow path or end holds mu, and for
 	// good once the attempt is closed or malformed: check is the fast
@@ -303,9 +302,7 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 	s := d.r.s
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if fastEmit {
-		d.setFast(false)
-	}
+	d.setFast(false)
 	if d.closed {
 		return
 	}
@@ -389,21 +386,21 @@ func (d *driver) push1(m *omni.Message, partial bool) {
 // copy of it).
 //
 // The bulk of a stream, a fragment of the LLM's own, takes the fast path
-// (fastEmit): it is checked and queued under the queue's lock alone, with
+// (emitFast): it is checked and queued under the queue's lock alone, with
 // no lock of the driver's (natively, a long stream then takes about 0.9
-// of the time). Everything else, and a fragment that fails a check, takes
-// the slow path under d.mu, which turns the fast path off while it runs:
-// the checks and the discipline are never used by both at once.
+// of the time; on WebAssembly, where a lock is a few plain instructions,
+// it skips the slow path's calls and its defers). Everything else, and a
+// fragment that fails a check, takes the slow path under d.mu, which
+// turns the fast path off while it runs: the checks and the discipline
+// are never used by both at once.
 func (d *driver) emit(ctx context.Context, m *omni.Message) {
-	if fastEmit && d.emitFast(m) {
+	if d.emitFast(m) {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if fastEmit {
-		d.setFast(false)
-		defer d.setFastAgain()
-	}
+	d.setFast(false)
+	defer d.setFastAgain()
 	if d.closed || d.bad != nil {
 		return
 	}

@@ -101,7 +101,7 @@ func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(
 	r.done = ctx.Done()
 	context.AfterFunc(ctx, r.graces.fire) // fires at the latest when the run ends (r.cancel)
 	defer close(r.quit)
-	if fastEmit { // natively, the queue's buffers of a finished run (attempt.go)
+	if poolSpares { // natively, the queue's buffers of a finished run (attempt.go)
 		r.spare = takeSpares()
 		defer putSpares(&r.spare)
 	}

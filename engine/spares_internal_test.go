@@ -65,5 +65,6 @@ func PutSpareForTest(n int) (reused func() bool) {
 // stays in the pool marked, where a later test may find it.
 const spareMarker = "marker"
 
-// FastEmit reports whether this build has emit's fast path (natively).
-const FastEmit = fastEmit
+// PoolSpares reports whether this build pools a finished run's queue
+// buffers (natively).
+const PoolSpares = poolSpares

@@ -14,7 +14,7 @@ import (
 // given (under the race detector it does so at random, and another test's
 // run may take it first), so a few runs are tried.
 func TestSparesReusedAcrossRuns(t *testing.T) {
-	if !engine.FastEmit {
+	if !engine.PoolSpares {
 		t.Skip("on WebAssembly a run starts without spares")
 	}
 	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {

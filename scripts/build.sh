@@ -48,9 +48,12 @@ else
 fi
 gcflags=()
 for g in $GCFLAGS; do gcflags+=("-gcflags=$g"); done
-# The Node build has no size budget: its runtime keeps Go's own inlining
-# (the list without the runtime's entry), and go build compiles it with
-# the profile wasm/floe-node/default.pgo (scripts/pgo.sh), which inlines
+# go build compiles each module with its main package's default.pgo
+# (scripts/pgo.sh). floe.wasm's, wasm/floe/default.pgo, shows Floe's own
+# functions only: the hot calls between them are inlined, none into the
+# runtime (about 6 kB; W2 0.93-0.95 of the time). The Node build has no
+# size budget: its runtime keeps Go's own inlining (the list without the
+# runtime's entry), and its profile, wasm/floe-node/default.pgo, inlines
 # the engine's and the runtime's hot calls. Both together: 0.91-0.99 of
 # the time of a Node build without them on the benchmarks' task shapes,
 # for 56 kB more (README "Sizes").
