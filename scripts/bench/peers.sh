@@ -6,8 +6,9 @@
 # which the bar names), floe:ts (input messages with timestamps),
 # floe:node (the Node build, floe-node.wasm), and stream and stream:ts (the
 # workload's own stream drained with no engine: peer-stream.mjs). Prints
-# run-all's table, the same-rep ratios the performance bar names, and the fixed costs of a request and of
-# a tool call from a cost model fitted over five task shapes.
+# run-all's table, the same-rep ratios the performance bar names, and the
+# fixed costs of a request and of a tool call from a cost model fitted
+# over five task shapes.
 #
 #   scripts/bench/peers.sh            (./build.sh bench runs it last)
 #   BENCH_REPS=3 BENCH_NODES=20 scripts/bench/peers.sh
