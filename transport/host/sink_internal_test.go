@@ -125,6 +125,7 @@ func TestMessagesSplitsHistoryAtTheCursor(t *testing.T) {
 			}
 		}
 		sub.Close()
+		pr.Close() // a write still under way fails rather than blocks Serve
 		events <- got
 	}()
 
