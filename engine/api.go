@@ -47,6 +47,16 @@ type GenerateParams struct {
 	// request has ended without it. An adapter waiting on something the
 	// call holds (a JavaScript promise) stops waiting then.
 	Abandoned <-chan struct{}
+
+	// EmitBatch emits ms in order, as emit would one message at a time,
+	// but queues the streamed fragments among them under one hold of the
+	// stream's lock and wakes the run's consumer once: an adapter that
+	// decodes several messages at once (a network chunk, a batch from
+	// JavaScript) hands them over together. It does not keep ms. Like
+	// emit it may block for backpressure and never fails, and it is not
+	// called once StreamGenerate has returned. The engine sets it; an LLM
+	// called by other code may find it nil.
+	EmitBatch func(ms []omni.Message)
 }
 
 // LLM is one stateful model context (ENGINE.md §1, E-1.1). StreamGenerate

@@ -285,6 +285,7 @@ func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 		g = d.r.watchGrace(llmCtx, abandon)
 	}
 	p.Abandoned = g.gone
+	p.EmitBatch = func(ms []omni.Message) { d.emitBatch(ctx, ms) }
 	var o Outcome
 	func() {
 		defer recoverTo(s, "llm", func(v any) {
@@ -394,9 +395,42 @@ func (d *driver) push1(m *omni.Message, partial bool) {
 // turns the fast path off while it runs: the checks and the discipline
 // are never used by both at once.
 func (d *driver) emit(ctx context.Context, m *omni.Message) {
-	if d.emitFast(m) {
-		return
+	if !d.emitFast(m) {
+		d.emitSlow(ctx, m)
 	}
+}
+
+// emitBatch is GenerateParams.EmitBatch: the messages that take emit's
+// fast path are queued through one mergequeue.Batch, under one hold of
+// the queue's lock, which is let go for each message of the slow path.
+func (d *driver) emitBatch(ctx context.Context, ms []omni.Message) {
+	b := d.prod.Batch(context.Background())
+	defer b.Unlock()
+	for i := range ms {
+		if !d.emitHeld(&b, &ms[i]) {
+			b.Unlock()
+			d.emitSlow(ctx, &ms[i])
+		}
+	}
+}
+
+// emitHeld is emitFast through a batch: it reports whether it queued m.
+func (d *driver) emitHeld(b *mergequeue.Batch[item], m *omni.Message) bool {
+	if !m.IsPartial() || len(m.Origin) > 0 || m.Payload.Type == omni.PartialToolCallOutput {
+		return false
+	}
+	it, err := b.Next()
+	if err != nil || !d.fast || !omni.HotDelta(&d.valid, &d.check, m) && checkLLMMessage(m, &d.valid, &d.check) != nil {
+		return false // the slow path drops it, or refuses it
+	}
+	it.Msg, it.Bits = *m, bits(d.compaction, true)
+	d.stamp.stamp(d.r.s.clock, &it.Msg) // under the queue's lock: the stamper's one user
+	b.Commit()
+	return true
+}
+
+// emitSlow is emit's slow path, under d.mu.
+func (d *driver) emitSlow(ctx context.Context, m *omni.Message) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.setFast(false)

@@ -54,7 +54,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 		ptr, n := bytesArg(tc)
 		e.host.Call("start", id, ptr, n, req.Approve != nil)
 		runtime.KeepAlive(tc)
-	}, emit)
+	}, emit, nil, nil)
 	switch {
 	case err != nil:
 		return err

@@ -29,7 +29,8 @@ type jsLLM struct {
 	tjson js.Value // "" or the JSON of the list
 	sys   string   // the system prompt sysJS holds
 	sysJS js.Value
-	in    []byte // the new messages' JSON, reused
+	in    []byte         // the new messages' JSON, reused
+	batch []omni.Message // the messages of a batch for GenerateParams.EmitBatch, reused
 	clock *sessionClock
 }
 
@@ -78,7 +79,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 		ptr, n := bytesArg(l.in)
 		l.host.Call("start", id, ptr, n, thinking, tools, sys)
 		runtime.KeepAlive(l.in)
-	}, emit)
+	}, emit, p.EmitBatch, &l.batch)
 	switch {
 	case err != nil:
 		return engine.Outcome{Status: omni.StatusAborted, ErrorMessage: err.Error()}

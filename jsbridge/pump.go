@@ -25,6 +25,8 @@ type pump struct {
 	ended   bool // the shim sent the producer's end and forgot its side
 
 	abandoned <-chan struct{} // closed when the engine abandons the callback
+
+	out emitter // where the batches' messages go
 }
 
 // errAbandoned is returned when the engine abandoned the callback: it did
@@ -103,14 +105,30 @@ func (p *pump) stop() {
 // message: …"); err is the error of a producer that the engine abandoned
 // after its abort.
 //
+// With emitBatch (GenerateParams.EmitBatch) the messages of a batch go
+// to the engine together, up to batchMsgs at a time, gathered in a buffer
+// that produce keeps in *buf (when not nil) for the next call.
+//
 // A message of a batch that carries no timestamp is stamped with the time
 // the batch reached Go, one read of the session's clock a batch: the time
 // it entered the engine, whenever the consumer reads it. With a nil clock
 // the engine stamps it as it queues it.
-func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, clock *sessionClock, start func(id int), emit func(omni.Message)) (end int, value js.Value, msg string, err error) {
+func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, clock *sessionClock, start func(id int), emit func(omni.Message), emitBatch func([]omni.Message), buf *[]omni.Message) (end int, value js.Value, msg string, err error) {
 	var p *pump
-	defer func() { p.stop() }()
+	defer func() {
+		p.stop()
+		if o := &p.out; o.used > 0 {
+			clear(o.buf[:o.used]) // the strings of the last batches
+			if buf != nil {
+				*buf = o.buf[:0]
+			}
+		}
+	}()
 	p = b.newPump(what, abandoned, start)
+	p.out = emitter{emit: emit, batch: emitBatch}
+	if buf != nil {
+		p.out.buf = *buf
+	}
 	var st *batchStamp
 	if clock != nil {
 		// The session's last stamp: within its minute, a stamp costs no
@@ -128,13 +146,55 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 			if st != nil {
 				st.read = false // a new batch: a new instant
 			}
-			if err := eachRecordAt(r.json, st, emit); err != nil {
+			err := eachRecordAt(r.json, st, &p.out)
+			p.out.flush()
+			if err != nil {
 				return endBad, js.Value{}, "yielded an invalid message: " + err.Error(), nil
 			}
 		}
 		if r.end != endMore {
 			return r.end, r.value, endMessage(r), nil
 		}
+	}
+}
+
+// batchMsgs is the most messages produce hands the engine at once: the
+// engine's queue takes its lock once for them (most of the gain of
+// batching), for a buffer of 15 kB.
+const batchMsgs = 64
+
+// emitter hands a producer's messages to the engine: one at a time
+// through emit, or gathered for batch (GenerateParams.EmitBatch) when it
+// is set.
+type emitter struct {
+	_     [0]func() // not comparable
+	emit  func(omni.Message)
+	batch func([]omni.Message)
+	buf   []omni.Message // the messages gathered, copied: up to batchMsgs
+	used  int            // the most buf has held, which its end clears
+}
+
+// add takes one message (a sink of eachRecordAt).
+func (e *emitter) add(m *omni.Message) {
+	if e.batch == nil {
+		e.emit(*m)
+		return
+	}
+	if cap(e.buf) == 0 {
+		e.buf = make([]omni.Message, 0, batchMsgs)
+	}
+	e.buf = append(e.buf, *m)
+	if len(e.buf) == cap(e.buf) {
+		e.flush()
+	}
+}
+
+// flush hands the messages gathered to the engine.
+func (e *emitter) flush() {
+	if len(e.buf) > 0 {
+		e.used = max(e.used, len(e.buf))
+		e.batch(e.buf)
+		e.buf = e.buf[:0]
 	}
 }
 

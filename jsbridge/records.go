@@ -221,11 +221,23 @@ func pick(c bool, a, b string) string {
 // so a producer's good messages are never lost. Decoding into one reused
 // value avoids allocating a large Message per message; fragment bodies
 // are substrings of data, not copies.
-func eachRecord(data string, emit func(omni.Message)) error { return eachRecordAt(data, nil, emit) }
+func eachRecord(data string, emit func(omni.Message)) error {
+	return eachRecordAt(data, nil, sinkFunc(func(m *omni.Message) { emit(*m) }))
+}
+
+// A sink takes the messages eachRecordAt decodes, one reused value: it
+// copies what it keeps.
+type sink interface{ add(m *omni.Message) }
+
+// sinkFunc is a function as a sink.
+type sinkFunc func(*omni.Message)
+
+func (f sinkFunc) add(m *omni.Message) { f(m) }
 
 // eachRecordAt is eachRecord, giving a message without a timestamp the
-// batch's stamp (st.get; none for a nil st).
-func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
+// batch's stamp (st.get; none for a nil st), and the reused message to
+// out.
+func eachRecordAt(data string, st *batchStamp, out sink) error {
 	r := recordReader{s: data}
 	var m omni.Message
 	clean := true
@@ -245,7 +257,7 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 					m.Payload.Thinking = data[j+5 : j+5+n]
 				}
 				r.i = j + 6 + n
-				emit(m)
+				out.add(&m)
 				continue
 			}
 		}
@@ -292,7 +304,7 @@ func eachRecordAt(data string, st *batchStamp, emit func(omni.Message)) error {
 		if !ok {
 			return &indexError{i: i, err: &omni.DecodeError{Msg: "malformed batch record"}}
 		}
-		emit(m)
+		out.add(&m)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ package enginetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,10 +16,14 @@ import (
 )
 
 // Reply is one scripted LLM request: the messages to emit, in order, and
-// the outcome to return (Status "" means completed).
+// the outcome to return (Status "" means completed). With Batch > 0 the
+// messages go through GenerateParams.EmitBatch, Batch at a time (emit
+// when the engine gives no EmitBatch), as an adapter that decodes several
+// at once hands them over.
 type Reply struct {
 	Emit    []omni.Message
 	Outcome engine.Outcome
+	Batch   int
 }
 
 // LLM replays Replies, one per StreamGenerate call, and records each call's
@@ -46,8 +51,14 @@ func (l *LLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit 
 	r := l.replies[0]
 	l.replies = l.replies[1:]
 	l.mu.Unlock()
-	for _, m := range r.Emit {
-		emit(m)
+	if r.Batch > 0 && p.EmitBatch != nil {
+		for ms := range slices.Chunk(r.Emit, r.Batch) {
+			p.EmitBatch(ms)
+		}
+	} else {
+		for _, m := range r.Emit {
+			emit(m)
+		}
 	}
 	if r.Outcome.Status == "" {
 		r.Outcome.Status = omni.StatusCompleted
