@@ -211,6 +211,29 @@ func TestLLMFailuresAreOutcomes(t *testing.T) {
 	}
 }
 
+// A model host whose start throws (the shim's, which does not, would
+// only by a fault of its own) fails the request with what it threw: the
+// producer's cleanup has no pump to stop then.
+func TestLLMStartThrows(t *testing.T) {
+	allow := noPanics(t)
+	allow() // guard reports the throw as a recovered panic
+	b, api := newBridge()
+	host := js.Global().Get("Object").New()
+	host.Set("start", js.Global().Get("Function").New("throw new Error('start exploded')"))
+	cfg := js.ValueOf(map[string]any{"maxReconnects": 0})
+	s := api.Call("createSession", spec(host, map[string]any{"config": cfg}))
+	msgs, _ := runAll(t, b, api, s.Get("handle"), "x")
+	var end map[string]any
+	for _, m := range msgs {
+		if p := m["payload"].(map[string]any); p["type"] == "request_end" {
+			end = p
+		}
+	}
+	if end == nil || end["status"] != "failed" || !strings.Contains(end["error_message"].(string), "start exploded") {
+		t.Fatalf("request_end = %v, want failed with the thrown message", end)
+	}
+}
+
 func TestBusyAndClose(t *testing.T) {
 	noPanics(t)
 	b, api := newBridge()

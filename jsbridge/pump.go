@@ -116,6 +116,9 @@ func (p *pump) stop() {
 func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, clock *sessionClock, start func(id int), emit func(omni.Message), emitBatch func([]omni.Message), buf *[]omni.Message) (end int, value js.Value, msg string, err error) {
 	var p *pump
 	defer func() {
+		if p == nil { // start panicked
+			return
+		}
 		p.stop()
 		if o := &p.out; o.used > 0 {
 			clear(o.buf[:o.used]) // the strings of the last batches
