@@ -82,6 +82,21 @@ func (p *pump) abort() {
 	p.b.portFn[portAbort].Invoke(p.id)
 }
 
+// end stops p (nil when start panicked) and clears the buffer of its
+// batches, which it keeps in *buf (when not nil) for the next producer.
+func (p *pump) end(buf *[]omni.Message) {
+	if p == nil {
+		return
+	}
+	p.stop()
+	if o := &p.out; o.used > 0 {
+		clear(o.buf[:o.used]) // the strings of the last batches
+		if buf != nil {
+			*buf = o.buf[:0]
+		}
+	}
+}
+
 // stop ends the shim's side (aborting the signal and returning the
 // iterator if it has not finished) and forgets the pump. Safe to call more
 // than once. After the producer's end the shim has already forgotten its
@@ -115,18 +130,7 @@ func (p *pump) stop() {
 // the engine stamps it as it queues it.
 func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan struct{}, clock *sessionClock, start func(id int), emit func(omni.Message), emitBatch func([]omni.Message), buf *[]omni.Message) (end int, value js.Value, msg string, err error) {
 	var p *pump
-	defer func() {
-		if p == nil { // start panicked
-			return
-		}
-		p.stop()
-		if o := &p.out; o.used > 0 {
-			clear(o.buf[:o.used]) // the strings of the last batches
-			if buf != nil {
-				*buf = o.buf[:0]
-			}
-		}
-	}()
+	defer func() { p.end(buf) }()
 	p = b.newPump(what, abandoned, start)
 	p.out = emitter{emit: emit, batch: emitBatch}
 	if buf != nil {
