@@ -63,3 +63,55 @@ func Example() {
 	// tool output: noon
 	// assistant: It is noon.
 }
+
+// An adapter that decodes several messages at once (here, a whole
+// streamed answer) hands them over with EmitBatch: the same stream as
+// emit, one message at a time, with one hold of the stream's lock for
+// the fragments among them.
+func ExampleGenerateParams_EmitBatch() {
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		chunk := []omni.Message{
+			omni.Partial(omni.PartialText, omni.EventStart, "", "", "", omni.StatusCompleted),
+			omni.Partial(omni.PartialText, omni.EventDelta, "Hello, ", "", "", omni.StatusCompleted),
+			omni.Partial(omni.PartialText, omni.EventDelta, "world.", "", "", omni.StatusCompleted),
+			omni.Partial(omni.PartialText, omni.EventStop, "", "", "", omni.StatusCompleted),
+			omni.AssistantText("Hello, world.", omni.StatusCompleted),
+			omni.TokenUsageMsg(omni.TokenCounts{Total: 5}, omni.TokenCounts{Total: 5}),
+		}
+		if p.EmitBatch == nil { // called by other code than the engine
+			for _, m := range chunk {
+				emit(m)
+			}
+		} else {
+			p.EmitBatch(chunk)
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		Rest: &omni.Rest{SessionID: "batch", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), AgentState: "mem", Workspace: "mem"},
+	}}
+	session, err := engine.New(engine.Config{Meta: meta, LLM: llm})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stream, err := session.Run(context.Background(), []omni.Message{omni.UserText("Hi")}, engine.RunOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for m := range stream {
+		switch p := m.Payload; p.Type {
+		case omni.PartialText:
+			fmt.Printf("%s %q\n", p.EventType, p.Text)
+		case omni.Text:
+			fmt.Println("text:", p.Text)
+		}
+	}
+	// Output:
+	// start ""
+	// delta "Hello, "
+	// delta "world."
+	// stop ""
+	// text: Hello, world.
+}
