@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -20,7 +21,16 @@ import (
 // streams end one after another). The fragments take emit's fast path
 // while a complete tool_call holds the slow path for its approval: run
 // under -race, this checks that the two never share the driver's checks.
-func TestConcurrentEmits(t *testing.T) {
+func TestConcurrentEmits(t *testing.T) { testConcurrentEmits(t, 0) }
+
+// The same through GenerateParams.EmitBatch, three messages a batch: the
+// batches' holds of the queue's lock, the slow path's release of it for
+// each complete tool call and the other goroutines' batches interleave.
+func TestConcurrentEmitBatches(t *testing.T) { testConcurrentEmits(t, 3) }
+
+// testConcurrentEmits is TestConcurrentEmits; with batch > 0 each
+// goroutine hands its messages over batch at a time (EmitBatch).
+func testConcurrentEmits(t *testing.T, batch int) {
 	const streams, deltas, whole = 3, 40, 4
 	args := func(k int) (parts []string, all string) {
 		parts = append(parts, `{"k":"`)
@@ -42,6 +52,17 @@ func TestConcurrentEmits(t *testing.T) {
 			return engine.Outcome{Status: engine.StatusCompleted}
 		}
 		first = false
+		send := func(ms []omni.Message) {
+			if batch == 0 {
+				for _, m := range ms {
+					emit(m)
+				}
+				return
+			}
+			for c := range slices.Chunk(ms, batch) {
+				p.EmitBatch(c)
+			}
+		}
 		var wg sync.WaitGroup
 		for k := 0; k < streams; k++ {
 			wg.Add(1)
@@ -49,18 +70,21 @@ func TestConcurrentEmits(t *testing.T) {
 				defer wg.Done()
 				id := "c" + strconv.Itoa(k)
 				parts, _ := args(k)
-				emit(omni.Partial(omni.PartialToolCall, omni.EventStart, "", id, "echo", omni.StatusCompleted))
+				ms := []omni.Message{omni.Partial(omni.PartialToolCall, omni.EventStart, "", id, "echo", omni.StatusCompleted)}
 				for _, a := range parts {
-					emit(omni.Partial(omni.PartialToolCall, omni.EventDelta, a, id, "echo", omni.StatusCompleted))
+					ms = append(ms, omni.Partial(omni.PartialToolCall, omni.EventDelta, a, id, "echo", omni.StatusCompleted))
 				}
+				send(ms)
 			}()
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var ms []omni.Message
 			for j := 0; j < whole; j++ {
-				emit(omni.ToolCallMsg("d"+strconv.Itoa(j), "echo", "{}"))
+				ms = append(ms, omni.ToolCallMsg("d"+strconv.Itoa(j), "echo", "{}"))
 			}
+			send(ms)
 		}()
 		wg.Wait()
 		for k := 0; k < streams; k++ {
