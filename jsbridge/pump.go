@@ -181,7 +181,7 @@ type emitter struct {
 	used  int            // the most buf has held, which its end clears
 }
 
-// add takes one message (a sink of eachRecordAt).
+// add takes one message that eachRecordAt decoded.
 func (e *emitter) add(m *omni.Message) {
 	if e.batch == nil {
 		e.emit(*m)

@@ -222,22 +222,13 @@ func pick(c bool, a, b string) string {
 // value avoids allocating a large Message per message; fragment bodies
 // are substrings of data, not copies.
 func eachRecord(data string, emit func(omni.Message)) error {
-	return eachRecordAt(data, nil, sinkFunc(func(m *omni.Message) { emit(*m) }))
+	return eachRecordAt(data, nil, &emitter{emit: emit})
 }
-
-// A sink takes the messages eachRecordAt decodes, one reused value: it
-// copies what it keeps.
-type sink interface{ add(m *omni.Message) }
-
-// sinkFunc is a function as a sink.
-type sinkFunc func(*omni.Message)
-
-func (f sinkFunc) add(m *omni.Message) { f(m) }
 
 // eachRecordAt is eachRecord, giving a message without a timestamp the
 // batch's stamp (st.get; none for a nil st), and the reused message to
-// out.
-func eachRecordAt(data string, st *batchStamp, out sink) error {
+// out, which copies it.
+func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 	r := recordReader{s: data}
 	var m omni.Message
 	clean := true

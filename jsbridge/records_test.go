@@ -492,10 +492,10 @@ func TestEachRecordStampsABatch(t *testing.T) {
 	reads := 0
 	st := &batchStamp{now: func() time.Time { reads++; return at.Add(time.Duration(reads) * time.Millisecond) }}
 	var stamps []string
-	emit := func(m *omni.Message) { stamps = append(stamps, m.Timestamp) }
+	emit := &emitter{emit: func(m omni.Message) { stamps = append(stamps, m.Timestamp) }}
 	batch := "Tsa0:0:" + "t3:abc" + "Tda1:a0:" + "t0:" + "Tda1:b0:" + "U1,2,3,4,5,6,7,8;" +
 		jRecords(`{"type":"event_msg","payload":{"type":"request_end","status":"completed"}}`, `{"timestamp":"j","type":"model_msg","payload":{"type":"text","role":"user","text":"x"}}`)
-	if err := eachRecordAt(batch, st, sinkFunc(emit)); err != nil {
+	if err := eachRecordAt(batch, st, emit); err != nil {
 		t.Fatal(err)
 	}
 	one := "2026-07-18T03:10:22.532Z"
@@ -504,10 +504,10 @@ func TestEachRecordStampsABatch(t *testing.T) {
 	}
 	stamps = nil
 	st.read = false // the next batch: a new instant
-	if err := eachRecordAt("t3:abc"+"Tda1:a0:", st, sinkFunc(emit)); err != nil || reads != 1 {
+	if err := eachRecordAt("t3:abc"+"Tda1:a0:", st, emit); err != nil || reads != 1 {
 		t.Errorf("a batch of stamped messages read the clock (%d reads, %v)", reads, err)
 	}
-	if err := eachRecordAt("Tda1:a0:", st, sinkFunc(emit)); err != nil || reads != 2 || stamps[1] != "2026-07-18T03:10:22.533Z" {
+	if err := eachRecordAt("Tda1:a0:", st, emit); err != nil || reads != 2 || stamps[1] != "2026-07-18T03:10:22.533Z" {
 		t.Errorf("the next batch: %q after %d reads (%v), want a new stamp after 2", stamps, reads, err)
 	}
 }
