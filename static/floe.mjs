@@ -133,6 +133,28 @@ function macrotask(f) {
   macrotaskImpl(f);
 }
 
+// The batches waiting for a macrotask to pass (a pump's onTick each) share
+// one: a pump whose batch is delivered first takes its callback out, so
+// nothing holds the pump's state once it has stopped. With a macrotask of
+// its own per batch, each pump was held until its macrotask ran, and a
+// loop of tasks that never yields to the event loop (every scripted
+// callback) held every pump of every task (about a hundred a W1 task).
+let tickWaiters = new Set();
+let tickScheduled = false;
+function runTicks() {
+  tickScheduled = false;
+  const ws = tickWaiters;
+  tickWaiters = new Set();
+  for (const f of ws) f();
+}
+function waitTick(f) {
+  tickWaiters.add(f);
+  if (!tickScheduled) {
+    tickScheduled = true;
+    macrotask(runTicks);
+  }
+}
+
 // ---- loading ----------------------------------------------------------------
 
 let loading;
@@ -739,7 +761,8 @@ function makeFloe(api, exited, memory, exports, go) {
   // of the Go instance's linear memory (it only grows); calls() counts the
   // queued calls made through floe_call (fast), through js.Func (funcs) and
   // the resumes that ran them, Go's pulls and stops of producers' pumps,
-  // and gives the number of live pumps; slowCalls(on) makes the queued
+  // and gives the number of live pumps and of batches waiting for a
+  // macrotask to pass (ticking); slowCalls(on) makes the queued
   // calls all js.Func calls; dropped() counts the sessions and subagents
   // closed, and the streams abandoned, because they were collected first;
   // readBatch(s) reads a consumer batch's records as a stream does.
@@ -753,7 +776,7 @@ function makeFloe(api, exited, memory, exports, go) {
       calls: () => {
         const { fast, funcs, resumes } = api.fastStats;
         const { pulls, stops } = api.portCalls;
-        return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size };
+        return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size, ticking: tickWaiters.size };
       },
       dropped: () => ({ ...dropped }),
       readBatch: (s) => {
@@ -1761,19 +1784,10 @@ function pump(api, id, what, start, done, onStop) {
   let end = null; // [code, value] once the iterator ended
   let want = true; // Go waits for a batch (for the first one from the start)
   let tick = false; // a macrotask passed since the batch's first message
-  let ticking = false; // the batch waits for that macrotask
-  // One macrotask at a time: one still pending when the next batch starts
-  // runs after that batch's first message too, so it serves that batch.
-  // A macrotask a batch left its callback, Node's Immediate, pending until
-  // the stream's next slice (up to 16 ms of batches): they survived V8's
-  // young collections, about half of what survived them on W2.
-  let tickPending = false;
+  let ticking = false; // the batch waits for that macrotask (waitTick)
   const onTick = () => {
-    tickPending = false;
-    if (ticking) {
-      tick = true;
-      check();
-    }
+    tick = true;
+    check();
   };
   let stopped = false;
   let it = null;
@@ -1788,7 +1802,10 @@ function pump(api, id, what, start, done, onStop) {
     const records = buf.take();
     bufTs = "";
     tick = false;
-    ticking = false;
+    if (ticking) {
+      ticking = false;
+      tickWaiters.delete(onTick);
+    }
     if (space) {
       const s = space;
       space = null;
@@ -1844,10 +1861,7 @@ function pump(api, id, what, start, done, onStop) {
       // The batch's first message (after a t record, perhaps): deliver it
       // within a macrotask even if no more come.
       ticking = true;
-      if (!tickPending) {
-        tickPending = true;
-        macrotask(onTick);
-      }
+      waitTick(onTick);
     }
     check();
     return true;
@@ -1919,6 +1933,7 @@ function pump(api, id, what, start, done, onStop) {
     stop() {
       if (stopped) return;
       stopped = true;
+      if (ticking) tickWaiters.delete(onTick);
       onStop?.();
       if (space) space();
       if (!end) {

@@ -113,6 +113,22 @@ test("a producer's start asks for its first batch and its end stops its pump", a
   assert.equal(after.pumps, 0);
 });
 
+// A batch whose first message came waits for a macrotask to pass before it
+// is delivered without more; one macrotask serves every waiting batch, and a
+// batch delivered first (its producer ended, or it filled) takes its
+// callback out: nothing holds a pump's state once it has stopped. When each
+// batch had a macrotask of its own, a loop of runs that never yields to the
+// event loop kept every pump alive until the loop turned.
+test("a batch delivered before its macrotask leaves nothing waiting for it", async () => {
+  const s = session();
+  const msgs = await collect(s.run("go"));
+  // Checked as the stream ends: 3 requests and 6 tool executions each
+  // delivered their batches at their end, before any macrotask could run.
+  assert.equal(debug.calls().ticking, 0, JSON.stringify(debug.calls()));
+  await s.close();
+  assert.ok(msgs.length > 40);
+});
+
 test("a run gives the same stream through floe_call and through js.Func calls", async () => {
   const fast = await run();
   debug.slowCalls(true);
