@@ -129,6 +129,27 @@ test("a batch delivered before its macrotask leaves nothing waiting for it", asy
   assert.ok(msgs.length > 40);
 });
 
+// Every resume starts with syscall/js reading go._pendingEvent; the shim
+// answers the read itself when there is no event (the resumes of
+// floe_call's calls), and leaves every other read to wasm_exec.js.
+test("a resume without a pending event reads it through the shim's quick path", async () => {
+  const { msgs, calls } = await run();
+  assert.ok(msgs.length > 40);
+  assert.ok(calls.resumes > 0, JSON.stringify(calls));
+  assert.ok(calls.quickReads >= calls.resumes, `each resume's read answered: ${JSON.stringify(calls)}`);
+  // js.Func calls carry a pending event: their reads are wasm_exec.js's,
+  // and the run is the same.
+  debug.slowCalls(true);
+  let slow;
+  try {
+    slow = await run();
+  } finally {
+    debug.slowCalls(false);
+  }
+  assert.ok(slow.calls.funcs > 0, JSON.stringify(slow.calls));
+  assert.equal(slow.msgs.length, msgs.length);
+});
+
 test("a run gives the same stream through floe_call and through js.Func calls", async () => {
   const fast = await run();
   debug.slowCalls(true);
