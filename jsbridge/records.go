@@ -63,6 +63,7 @@ type recordReader struct {
 	s    string
 	i    int
 	code byte // the stop code stop last read; 0: a string
+	body int  // where the body of the fragment last read ends
 }
 
 // str reads "<n>:<text>".
@@ -128,6 +129,9 @@ func (r *recordReader) fragment(k byte, m *omni.Message, clean bool, ts string) 
 		var ok bool
 		if strs[i], ok = r.str(); !ok {
 			return false
+		}
+		if i == 0 {
+			r.body = r.i
 		}
 	}
 	var ok bool
@@ -234,20 +238,33 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 	clean := true
 	ts := ""
 	// hot: the head (kind, event, role) and stop byte of the last record,
-	// a T or K record with a one-byte stop read into m, which the next
+	// a fragment record with a one-byte stop read into m, which the next
 	// messages share while their records start and end alike: only the
-	// body then changes (most of a stream is deltas of one fragment).
+	// body then changes (most of a stream is deltas of one fragment). mid
+	// is the record's bytes between its body and its stop: a C or O
+	// record's tool_call_id (and name), which m keeps.
 	var hot [4]byte
+	mid := ""
 	for i := 0; r.i < len(data); i++ {
-		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] &&
-			data[j+4] == ':' && data[j+3]-'0' < 10 {
-			if n := int(data[j+3] - '0'); j+5+n < len(data) && data[j+5+n] == hot[3] && isASCII(data[j+5:j+5+n]) {
-				if hot[0] == recText {
-					m.Payload.Text = data[j+5 : j+5+n]
-				} else {
-					m.Payload.Thinking = data[j+5 : j+5+n]
+		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] {
+			// A body of up to 99 ASCII bytes: one or two digits, ':'.
+			n, b := int(data[j+3]-'0'), j+5
+			if d := data[j+4] - '0'; d < 10 && n < 10 {
+				n, b = n*10+int(d), j+6
+			}
+			if e := b + n; n < 100 && data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == hot[3] &&
+				data[e:e+len(mid)] == mid && isASCII(data[b:e]) {
+				switch body := data[b:e]; hot[0] {
+				case recText:
+					m.Payload.Text = body
+				case recThinking:
+					m.Payload.Thinking = body
+				case recToolCall:
+					m.Payload.Arguments = body
+				default:
+					m.Payload.Output = body
 				}
-				r.i = j + 6 + n
+				r.i = e + len(mid) + 1
 				out.add(&m)
 				continue
 			}
@@ -281,8 +298,8 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 			}
 			ok = r.fragment(k, &m, clean, t)
 			clean = ok
-			if ok && (k == recText || k == recThinking) && r.code != 0 {
-				hot = [4]byte{k, data[start+1], data[start+2], r.code}
+			if ok && r.code != 0 {
+				hot, mid = [4]byte{k, data[start+1], data[start+2], r.code}, data[r.body:r.i-1]
 			}
 		case recUsage:
 			t := ts
@@ -307,13 +324,17 @@ type recordWriter struct {
 	ts       string // the timestamp the shim gives the next fragment record
 	jsonOnly bool   // write J records only (tests compare the two forms)
 
-	// The last T or K record written with a one-byte stop, for the next
+	// The last fragment record written with a one-byte stop, for the next
 	// message of the same shape (hot): its strings, compared by address,
-	// and the record's head and stop byte. Most of a stream is deltas of
-	// one fragment, each the last one's shape with another body.
+	// the record's head and stop byte, and its bytes between the body and
+	// the stop (a C or O record's tool_call_id and name). Most of a
+	// stream is deltas of one fragment, each the last one's shape with
+	// another body.
 	hotType, hotEvent, hotRole, hotStop string
+	hotID, hotName                      string
 	hotHead                             [3]byte // kind, event and role codes; hotHead[0] == 0: none
 	hotTail                             byte
+	hotMid                              []byte
 	noHot                               bool // tests: every message takes record's checks
 }
 
@@ -362,12 +383,16 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		w.ts = m.Timestamp
 		dst, ok = appendStr(append(dst, recTime), m.Timestamp)
 	}
+	body := 0 // where the body ends
 	if k == 0 {
 		dst = appendUsage(dst, m.Payload.Session(), m.Payload.Request())
 	} else {
 		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
 		for i := 0; i < n-1 && ok; i++ {
 			dst, ok = appendStr(dst, strs[i])
+			if i == 0 {
+				body = len(dst)
+			}
 		}
 		if c := stopCode(strs[n-1]); c != 0 {
 			dst = append(dst, c)
@@ -380,11 +405,16 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		return dst[:start], false
 	}
 	w.hotHead[0] = 0
-	if c := stopCode(strs[1]); (k == recText || k == recThinking) && c != 0 && !w.noHot {
+	if k == 0 || w.noHot {
+		return dst, true
+	}
+	if c := stopCode(strs[n-1]); c != 0 {
 		p := &m.Payload
 		w.hotType, w.hotEvent, w.hotRole, w.hotStop = p.Type, p.EventType, p.Role, p.StopReason
+		w.hotID, w.hotName = p.ToolCallID, p.Name
 		w.hotHead = [3]byte{k, eventCode(p.EventType), roleCode(p.Role)}
 		w.hotTail = c
+		w.hotMid = append(w.hotMid[:0], dst[body:len(dst)-1]...)
 	}
 	return dst, true
 }
@@ -399,30 +429,38 @@ func (w *recordWriter) hot(dst []byte, m *omni.Message) ([]byte, bool) {
 	p := &m.Payload
 	if !ident(p.Type, w.hotType) || !ident(p.EventType, w.hotEvent) || !ident(m.Timestamp, w.ts) ||
 		!ident(p.StopReason, w.hotStop) || !ident(p.Role, w.hotRole) ||
+		!ident(p.ToolCallID, w.hotID) || !ident(p.Name, w.hotName) ||
 		m.Origin != nil || p.Rest != nil || p.Decoded() || !same(m.Type, omni.TypeModelMsg) {
 		return dst, false
 	}
-	body := p.Text
-	if w.hotHead[0] == recThinking {
+	var body string
+	switch w.hotHead[0] {
+	case recText:
+		body = p.Text
+	case recThinking:
 		body = p.Thinking
+	case recToolCall:
+		body = p.Arguments
+	default:
+		body = p.Output
 	}
-	if len(p.Text)+len(p.Thinking)+len(p.Arguments)+len(p.Output)+len(p.ToolCallID)+len(p.Name) != len(body) ||
-		!isASCII(body) {
+	if len(p.Text)+len(p.Thinking)+len(p.Arguments)+len(p.Output) != len(body) || !isASCII(body) {
 		return dst, false
 	}
-	n, i := len(body), len(dst)
-	if n >= 100 || cap(dst)-i < n+7 {
+	n, i, mid := len(body), len(dst), len(w.hotMid)
+	if n >= 100 || cap(dst)-i < n+mid+7 {
 		return dst, false // record writes it
 	}
-	dst = dst[:i+n+7] // written byte by byte: append is a call each
+	dst = dst[:i+n+mid+7] // written byte by byte: append is a call each
 	dst[i], dst[i+1], dst[i+2], dst[i+3] = w.hotHead[0], w.hotHead[1], w.hotHead[2], byte('0'+n/10)
 	if n >= 10 {
 		i++
 	}
 	dst[i+3], dst[i+4] = byte('0'+n%10), ':'
 	copy(dst[i+5:], body)
-	dst[i+5+n] = w.hotTail
-	return dst[:i+n+6], true
+	copy(dst[i+5+n:], w.hotMid)
+	dst[i+5+n+mid] = w.hotTail
+	return dst[:i+n+mid+6], true
 }
 
 // ident reports whether a and b are the same string: the same length at the

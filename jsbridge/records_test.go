@@ -938,7 +938,8 @@ func TestRestZero(t *testing.T) {
 func FuzzEachRecord(f *testing.F) {
 	for _, s := range []string{"", "J2:{}", "Tda3:abc0:", "Tsa0:cTda1:acTda2:bccTda1:écKda1:xcTda1:y-Tda1:zcTxa0:c", "t1:xTda1:acTdu1:bct1:yTda1:ccTda1:dcCda1:{2:c14:readcTda1:ec", "Cds0:2:c14:read0:", "Oxu1:😀0:0:", "Tda9", "J-1:", "t3:abc", "t3:abcTda1:a0:t0:Tda1:b0:", "Tda2:😀0:", "R{}",
 		"Tca2:hi9:completed", "Kca0:0:", "Cca2:{}2:c14:read0:", "Cca0:0:0:0:", "Ocu3:out2:c10:", "t1:xOca0:0:4:bogus", "U0,0,10,100,0,0,10,100;", "t1:xU1,2,3,4,5,6,7,8;Tda1:a0:", "U1,2;", "U-1,2,3,4,5,6,7,8;",
-		"Tda1:a-", "Tca2:hic", "Oxu0:2:c1f", "Kca0:a", "Cca2:{}2:c14:readt", "Txa0:m", "Tca0:h", "Tda1:az", "Tda1:a"} {
+		"Tda1:a-", "Tca2:hic", "Oxu0:2:c1f", "Kca0:a", "Cca2:{}2:c14:readt", "Txa0:m", "Tca0:h", "Tda1:az", "Tda1:a",
+		"Osu0:2:c1cOdu1:o2:c1cOdu16:out-fragment-16\n2:c1cOdu1:p2:c2cOxu0:2:c1c", "Cda1:{2:c14:readcCda12:\"path\":\"a\"}2:c14:readcCda1:}2:c14:read-"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
@@ -1045,18 +1046,39 @@ func TestRecordWriterHot(t *testing.T) {
 	bodies := []string{"", "a", "abcdefg ", "0123456789ab", "é", "x😀", strings.Repeat("z", 120)}
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	hits, total := 0, 0
+	kindHits := map[string]int{}
 	for range 2000 {
 		var msgs []omni.Message
-		base := omni.Partial(pick(omni.PartialText, omni.PartialThinking), pick(omni.EventDelta, omni.EventStart), "", "", "", pick(omni.StatusCompleted, "", omni.StatusFailed))
+		typ := pick(omni.PartialText, omni.PartialThinking, omni.PartialToolCall, omni.PartialToolCallOutput)
+		id, name := "", ""
+		switch typ {
+		case omni.PartialToolCall:
+			id, name = pick("call_0_1", "c"), pick("work", "")
+		case omni.PartialToolCallOutput:
+			id = pick("call_0_1", "c\u00e9")
+		}
+		base := omni.Partial(typ, pick(omni.EventDelta, omni.EventStart), "", id, name, pick(omni.StatusCompleted, "", omni.StatusFailed))
 		base.Timestamp = pick(ts1, "")
 		for range 1 + r.IntN(40) {
 			m := base
-			if m.Payload.Type == omni.PartialText {
-				m.Payload.Text = pick(bodies...)
-			} else {
-				m.Payload.Thinking = pick(bodies...)
+			switch body := pick(bodies...); m.Payload.Type {
+			case omni.PartialText:
+				m.Payload.Text = body
+			case omni.PartialThinking:
+				m.Payload.Thinking = body
+			case omni.PartialToolCall:
+				m.Payload.Arguments = body
+			default:
+				m.Payload.Output = body
 			}
-			switch r.IntN(60) {
+			switch r.IntN(66) {
+			case 60:
+				m.Payload.ToolCallID = pick(copyOf(m.Payload.ToolCallID), "other", "")
+			case 61:
+				m.Payload.Name = pick(copyOf(m.Payload.Name), "other", "")
+			case 62: // the next messages take the change too
+				base.Payload.ToolCallID = pick("call_0_2", copyOf(base.Payload.ToolCallID))
+				m.Payload.ToolCallID = base.Payload.ToolCallID
 			case 0:
 				m.Timestamp = pick(ts2, copyOf(m.Timestamp), "")
 			case 1:
@@ -1087,11 +1109,18 @@ func TestRecordWriterHot(t *testing.T) {
 			}
 			msgs = append(msgs, m)
 		}
-		hits += sameAsCold(t, msgs, r.IntN(4) == 0)
+		h := sameAsCold(t, msgs, r.IntN(4) == 0)
+		hits += h
+		kindHits[typ] += h
 		total += len(msgs)
 	}
 	if hits < total/3 {
 		t.Errorf("%d of %d messages took the hot path", hits, total)
+	}
+	for _, k := range []string{omni.PartialText, omni.PartialThinking, omni.PartialToolCall, omni.PartialToolCallOutput} {
+		if kindHits[k] < hits/8 {
+			t.Errorf("%s: %d of the %d messages that took the hot path", k, kindHits[k], hits)
+		}
 	}
 	// A decoded payload is never hot: its JSON may hold keys a record does
 	// not carry.
@@ -1136,7 +1165,19 @@ func TestEachRecordHot(t *testing.T) {
 	recs := []string{"Tda1:ac", "Tda1:bc", "Tda8:abcdefg c", "Tda0:c", "Tda9:123456789c", "Tda12:0123456789abc", "Tda1:a-", "Tda1:x-",
 		"Kda2:hmc", "Kda1:kc", "Tdu1:uc", "Tsa0:c", "Txa0:c", "Tda2:é!c", "Tda1:a9:completed", "Tda1:a4:auth", "Tda1:ah", "Tda1:a3:abc",
 		"Tca4:textc", "t1:x", "t0:", "Cda1:{2:c14:readc", "Oda1:o2:c1c", jRecords(`{"type":"model_msg","payload":{"type":"partial_text","role":"assistant","event_type":"delta","text":"j"}}`),
-		"U0,0,1,2,0,0,1,2;"}
+		"U0,0,1,2,0,0,1,2;", "Oda16:out-fragment-16\n8:call_0_0c", "Oda1:o8:call_0_1c", "Oda1:o8:call_0_1-", "Oda1:o8:call_0_19:completed",
+		"Cda8:{\"path\":8:call_0_04:workc", "Cda2:1210:call_0_0_04:workc", "Cda1:}8:call_0_00:c", "Csa0:8:call_0_04:workc", "Odu2:ab2:c1c",
+		"Oda1:o2:c\u00e9c"}
+	// body returns the length and the end of the body of fragment record
+	// rec (its head is three bytes), or -1 when it is not ASCII.
+	body := func(rec string) (int, int) {
+		i := strings.IndexByte(rec[3:], ':') + 3
+		n, err := strconv.Atoi(rec[3:i])
+		if err != nil || i+1+n > len(rec) || !isASCII(rec[i+1:i+1+n]) {
+			return -1, -1
+		}
+		return n, i + 1 + n
+	}
 	for range 3000 {
 		var b strings.Builder
 		cur := recs[r.IntN(len(recs))]
@@ -1144,14 +1185,10 @@ func TestEachRecordHot(t *testing.T) {
 			if r.IntN(6) == 0 {
 				cur = recs[r.IntN(len(recs))]
 			}
-			if r.IntN(3) == 0 { // another body, mostly ASCII
-				if strings.HasPrefix(cur, "Tda") || strings.HasPrefix(cur, "Kda") {
-					bodies := []string{"1:q", "2:qq", "0:", "9:abcdefghi", "10:abcdefghij", "1:é", "2:😀"}
-					stop := cur[len(cur)-1:]
-					if strings.Count(cur, ":") > 1 { // a stop as a string
-						continue
-					}
-					cur = cur[:3] + bodies[r.IntN(len(bodies))] + stop
+			if r.IntN(3) == 0 && len(cur) > 3 && strings.IndexByte("TKCO", cur[0]) >= 0 { // another body, mostly ASCII
+				if _, end := body(cur); end >= 0 {
+					bodies := []string{"1:q", "2:qq", "0:", "9:abcdefghi", "10:abcdefghij", "16:out-fragment-16\n", "99:" + strings.Repeat("x", 99), "100:" + strings.Repeat("y", 100), "1:é", "2:😀", "02:ab"}
+					cur = cur[:3] + bodies[r.IntN(len(bodies))] + cur[end:] // the rest: tool_call_id, name, stop
 				}
 			}
 			b.WriteString(cur)
@@ -1167,7 +1204,7 @@ func TestEachRecordHot(t *testing.T) {
 	}
 	// A record like the last but cut short, or with another stop, is
 	// malformed as it would be alone.
-	for _, data := range []string{"Tda1:acTda1:a", "Tda1:acTda1:az", "Tda1:acTda2:a", "Tda1:acTda1:"} {
+	for _, data := range []string{"Tda1:acTda1:a", "Tda1:acTda1:az", "Tda1:acTda2:a", "Tda1:acTda1:", "Oda1:o2:c1cOda1:o2:c1", "Oda1:o2:c1cOda1:o2:c", "Oda1:o2:c1cOda12:o2:c1c"} {
 		n := 0
 		if err := eachRecord(data, func(omni.Message) { n++ }); n != 1 || err == nil || !strings.Contains(err.Error(), "[1]: omni: malformed batch record") {
 			t.Errorf("%q: %d messages, %v", data, n, err)
