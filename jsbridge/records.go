@@ -253,7 +253,7 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 				n, b = n*10+int(d), j+6
 			}
 			if e := b + n; n < 100 && data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == hot[3] &&
-				data[e:e+len(mid)] == mid && isASCII(data[b:e]) {
+				(len(mid) == 0 || data[e:e+len(mid)] == mid) && isASCII(data[b:e]) {
 				switch body := data[b:e]; hot[0] {
 				case recText:
 					m.Payload.Text = body
@@ -458,7 +458,9 @@ func (w *recordWriter) hot(dst []byte, m *omni.Message) ([]byte, bool) {
 	}
 	dst[i+3], dst[i+4] = byte('0'+n%10), ':'
 	copy(dst[i+5:], body)
-	copy(dst[i+5+n:], w.hotMid)
+	if mid > 0 { // a call on WebAssembly, even for nothing
+		copy(dst[i+5+n:], w.hotMid)
+	}
 	dst[i+5+n+mid] = w.hotTail
 	return dst[:i+n+mid+6], true
 }
