@@ -49,6 +49,16 @@ async function run(approve = async () => "allow") {
   return { msgs: msgs.map((m) => JSON.stringify({ ...m, timestamp: undefined })), calls };
 }
 
+// runSlow is run with every queued call made as a js.Func call.
+async function runSlow() {
+  debug.slowCalls(true);
+  try {
+    return await run();
+  } finally {
+    debug.slowCalls(false);
+  }
+}
+
 test("batches, approvals and pulls cross through floe_call", async () => {
   const { msgs, calls } = await run();
   assert.ok(msgs.length > 40, `${msgs.length} messages`);
@@ -139,26 +149,14 @@ test("a resume without a pending event reads it through the shim's quick path", 
   assert.ok(calls.quickReads >= calls.resumes, `each resume's read answered: ${JSON.stringify(calls)}`);
   // js.Func calls carry a pending event: their reads are wasm_exec.js's,
   // and the run is the same.
-  debug.slowCalls(true);
-  let slow;
-  try {
-    slow = await run();
-  } finally {
-    debug.slowCalls(false);
-  }
+  const slow = await runSlow();
   assert.ok(slow.calls.funcs > 0, JSON.stringify(slow.calls));
   assert.equal(slow.msgs.length, msgs.length);
 });
 
 test("a run gives the same stream through floe_call and through js.Func calls", async () => {
   const fast = await run();
-  debug.slowCalls(true);
-  let slow;
-  try {
-    slow = await run();
-  } finally {
-    debug.slowCalls(false);
-  }
+  const slow = await runSlow();
   assert.equal(slow.calls.fast, 0);
   assert.ok(slow.calls.funcs > fast.calls.funcs, JSON.stringify(slow.calls));
   // Concurrent tools may interleave differently; each call's own messages,
