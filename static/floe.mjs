@@ -145,7 +145,15 @@ function runTicks() {
   tickScheduled = false;
   const ws = tickWaiters;
   tickWaiters = new Set();
-  for (const f of ws) f();
+  let error = null;
+  for (const f of ws) {
+    try {
+      f();
+    } catch (e) {
+      error ??= e; // the other batches are still delivered
+    }
+  }
+  if (error) throw error;
 }
 function waitTick(f) {
   tickWaiters.add(f);
@@ -1836,8 +1844,10 @@ function pump(api, id, what, start, done, onStop) {
   let tick = false; // a macrotask passed since the batch's first message
   let ticking = false; // the batch waits for that macrotask (waitTick)
   const onTick = () => {
-    tick = true;
-    check();
+    if (ticking) {
+      tick = true;
+      check();
+    }
   };
   let stopped = false;
   let it = null;
