@@ -249,10 +249,10 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] {
 			// A body of up to 99 ASCII bytes: one or two digits, ':'.
 			n, b := int(data[j+3]-'0'), j+5
-			if d := data[j+4] - '0'; d < 10 && n < 10 {
+			if d := data[j+4] - '0'; d < 10 {
 				n, b = n*10+int(d), j+6
 			}
-			if e := b + n; n < 100 && data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == hot[3] &&
+			if e := b + n; data[j+3]-'0' < 10 && data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == hot[3] &&
 				(len(mid) == 0 || data[e:e+len(mid)] == mid) && isASCII(data[b:e]) {
 				switch body := data[b:e]; hot[0] {
 				case recText:

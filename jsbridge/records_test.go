@@ -1204,7 +1204,8 @@ func TestEachRecordHot(t *testing.T) {
 	}
 	// A record like the last but cut short, or with another stop, is
 	// malformed as it would be alone.
-	for _, data := range []string{"Tda1:acTda1:a", "Tda1:acTda1:az", "Tda1:acTda2:a", "Tda1:acTda1:", "Oda1:o2:c1cOda1:o2:c1", "Oda1:o2:c1cOda1:o2:c", "Oda1:o2:c1cOda12:o2:c1c"} {
+	for _, data := range []string{"Tda1:acTda1:a", "Tda1:acTda1:az", "Tda1:acTda2:a", "Tda1:acTda1:", "Oda1:o2:c1cOda1:o2:c1", "Oda1:o2:c1cOda1:o2:c", "Oda1:o2:c1cOda12:o2:c1c",
+		"Tda1:acTdaA:0123456789abcdefgc", "Tda1:acTda:A:0123456789c", "Oda1:o2:c1cOda/:2:c1c"} {
 		n := 0
 		if err := eachRecord(data, func(omni.Message) { n++ }); n != 1 || err == nil || !strings.Contains(err.Error(), "[1]: omni: malformed batch record") {
 			t.Errorf("%q: %d messages, %v", data, n, err)
