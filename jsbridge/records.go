@@ -246,24 +246,23 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 	var hot [4]byte
 	mid := ""
 	for i := 0; r.i < len(data); i++ {
-		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] {
-			// A body of up to 99 ASCII bytes: one or two digits, ':'.
-			n, b := int(data[j+3]-'0'), j+5
-			if d := data[j+4] - '0'; d < 10 {
-				n, b = n*10+int(d), j+6
-			}
-			if e := b + n; data[j+3]-'0' < 10 && data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == hot[3] &&
-				(len(mid) == 0 || data[e:e+len(mid)] == mid) && isASCII(data[b:e]) {
-				switch body := data[b:e]; hot[0] {
-				case recText:
-					m.Payload.Text = body
-				case recThinking:
-					m.Payload.Thinking = body
-				case recToolCall:
-					m.Payload.Arguments = body
-				default:
-					m.Payload.Output = body
+		if j := r.i; hot[0] != 0 && j+5 < len(data) && data[j] == hot[0] && data[j+1] == hot[1] && data[j+2] == hot[2] &&
+			data[j+3]-'0' < 10 {
+			if n := int(data[j+3] - '0'); len(mid) == 0 && data[j+4] == ':' {
+				// A body of up to 9 ASCII bytes and the stop: a text or
+				// thinking delta, most of a stream.
+				if j+5+n < len(data) && data[j+5+n] == hot[3] && isASCII(data[j+5:j+5+n]) {
+					if hot[0] == recText {
+						m.Payload.Text = data[j+5 : j+5+n]
+					} else {
+						m.Payload.Thinking = data[j+5 : j+5+n]
+					}
+					r.i = j + 6 + n
+					out.add(&m)
+					continue
 				}
+			} else if b, e, ok := hotRecord(data, j, mid, hot[3]); ok {
+				setBody(&m.Payload, hot[0], data[b:e])
 				r.i = e + len(mid) + 1
 				out.add(&m)
 				continue
@@ -315,6 +314,33 @@ func eachRecordAt(data string, st *batchStamp, out *emitter) error {
 		out.add(&m)
 	}
 	return nil
+}
+
+// hotRecord reports where the body of the record at j in data starts and
+// ends (b, e) when, after its head, the record is a length of one or two
+// digits, ':', that many ASCII bytes, mid and the stop byte stop.
+func hotRecord(data string, j int, mid string, stop byte) (b, e int, ok bool) {
+	n, b := int(data[j+3]-'0'), j+5 // data[j+3] is a digit, j+5 < len(data)
+	if c := data[j+4]; c != ':' && c-'0' < 10 && data[j+5] == ':' {
+		n, b = n*10+int(c-'0'), j+6
+	}
+	e = b + n
+	ok = data[b-1] == ':' && e+len(mid) < len(data) && data[e+len(mid)] == stop && data[e:e+len(mid)] == mid && isASCII(data[b:e])
+	return b, e, ok
+}
+
+// setBody sets the body field of a fragment record of kind k.
+func setBody(p *omni.Payload, k byte, body string) {
+	switch k {
+	case recText:
+		p.Text = body
+	case recThinking:
+		p.Thinking = body
+	case recToolCall:
+		p.Arguments = body
+	default:
+		p.Output = body
+	}
 }
 
 // ---- Go → JavaScript ------------------------------------------------------------
@@ -429,25 +455,31 @@ func (w *recordWriter) hot(dst []byte, m *omni.Message) ([]byte, bool) {
 	p := &m.Payload
 	if !ident(p.Type, w.hotType) || !ident(p.EventType, w.hotEvent) || !ident(m.Timestamp, w.ts) ||
 		!ident(p.StopReason, w.hotStop) || !ident(p.Role, w.hotRole) ||
-		!ident(p.ToolCallID, w.hotID) || !ident(p.Name, w.hotName) ||
 		m.Origin != nil || p.Rest != nil || p.Decoded() || !same(m.Type, omni.TypeModelMsg) {
 		return dst, false
 	}
 	var body string
-	switch w.hotHead[0] {
-	case recText:
+	others := len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Output)
+	mid := len(w.hotMid)
+	if mid == 0 { // a text or thinking delta: no tool_call_id or name
 		body = p.Text
-	case recThinking:
-		body = p.Thinking
-	case recToolCall:
-		body = p.Arguments
-	default:
+		if w.hotHead[0] == recThinking {
+			body = p.Thinking
+		}
+		others += len(p.ToolCallID) + len(p.Name)
+	} else {
+		if !ident(p.ToolCallID, w.hotID) || !ident(p.Name, w.hotName) {
+			return dst, false
+		}
 		body = p.Output
+		if w.hotHead[0] == recToolCall {
+			body = p.Arguments
+		}
 	}
-	if len(p.Text)+len(p.Thinking)+len(p.Arguments)+len(p.Output) != len(body) || !isASCII(body) {
+	if others != len(body) || !isASCII(body) {
 		return dst, false
 	}
-	n, i, mid := len(body), len(dst), len(w.hotMid)
+	n, i := len(body), len(dst)
 	if n >= 100 || cap(dst)-i < n+mid+7 {
 		return dst, false // record writes it
 	}
