@@ -5,7 +5,7 @@
 // a console error or a page error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, writeFile, readFile } from "node:fs/promises";
+import { mkdtemp, writeFile, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -249,7 +249,7 @@ const storedIDs = (page) =>
       }),
   );
 
-pageTest("playground: a subagent's nested cards come back after a reload; its child session is stored, not listed, and deleted with its parent", async (page) => {
+pageTest("playground: a subagent's nested cards come back after a reload; its child session is stored, not listed, and deleted with its parent", async (page, ctx, log, t) => {
   await open(page);
   const id = await page.locator("#session-id").innerText();
   // The Trace tab reads the stored records again once the run's records are written.
@@ -294,6 +294,7 @@ pageTest("playground: a subagent's nested cards come back after a reload; its ch
   await rowOf(page, id).locator('button:text("Export")').click();
   await both;
   const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const files = [];
   for (const d of downloads) {
     files.push(join(dir, d.suggestedFilename()));
@@ -343,6 +344,7 @@ async function profile(t) {
   };
   t.after(async () => {
     if (b.ctx) await b.ctx.close().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
   });
   return b;
 }
@@ -427,7 +429,9 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     // Export → delete → import gives the session back.
     const [download] = await Promise.all([page.waitForEvent("download"), sessionRow(page, "Store size").locator('button:text("Export")').click()]);
     assert.equal(download.suggestedFilename(), `${id}_001.jsonl`);
-    const file = join(await mkdtemp(join(tmpdir(), "floe-export-")), download.suggestedFilename());
+    const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, download.suggestedFilename());
     await download.saveAs(file);
     const text = await readFile(file, "utf8");
     assert.match(text.split("\n")[0], /"type":"session_meta"/);

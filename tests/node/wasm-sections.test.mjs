@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,8 +54,9 @@ test("sections names a file that is not a module and a section that runs past it
   assert.throws(() => sections(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 10, 0x80])), /runs past the end of the file/);
 });
 
-test("the script prints each section's sizes and, given two modules, the difference", () => {
+test("the script prints each section's sizes and, given two modules, the difference", (t) => {
   const dir = mkdtempSync(join(tmpdir(), "floe-sections-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const a = join(dir, "a.wasm");
   const b = join(dir, "b.wasm");
   writeFileSync(a, module([10, filled(3000, 7)], [11, filled(1500, 13)]));
