@@ -1727,48 +1727,59 @@ class Batch {
       const event_type = e === 100 ? "delta" : e === 115 ? "start" : "stop";
       const role = s.charCodeAt(this.i++) === 97 ? "assistant" : "user";
       const body = this.str();
-      let payload;
-      if (e === 99 /* c: a complete message, without event_type */) {
-        switch (k) {
-          case 84 /* T */:
-            payload = { type: "text", role, text: body };
-            break;
-          case 75 /* K */:
-            payload = { type: "thinking", role, thinking: body };
-            break;
-          case 67 /* C */: {
-            const tool_call_id = this.str();
-            payload = { type: "tool_call", role, name: this.str(), arguments: body, tool_call_id };
-            break;
-          }
-          case 79 /* O */:
-            payload = { type: "tool_call_output", role, output: body, tool_call_id: this.str() };
-            break;
-          default:
-            throw floeError("internal", "pull: a malformed batch");
-        }
-      } else {
-        switch (k) {
-          case 84 /* T */:
-            payload = { type: "partial_text", role, event_type, text: body };
-            break;
-          case 75 /* K */:
-            payload = { type: "partial_thinking", role, event_type, thinking: body };
-            break;
-          case 67 /* C */: {
-            const tool_call_id = this.str();
-            payload = { type: "partial_tool_call", role, event_type, name: this.str(), arguments: body, tool_call_id };
-            break;
-          }
-          case 79 /* O */:
-            payload = { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id: this.str() };
-            break;
-          default:
-            throw floeError("internal", "pull: a malformed batch");
-        }
-      }
+      const tool_call_id = k === 67 /* C */ || k === 79 /* O */ ? this.str() : "";
+      const name = k === 67 ? this.str() : "";
+      // Each payload is one literal with its stop_reason, or one without:
+      // a stop_reason set after the literal was made took a property
+      // array of its own (40 bytes a message in V8's heap) and a map
+      // transition.
       const stop = this.stop();
-      if (stop !== "") payload.stop_reason = stop;
+      const c = e === 99; /* c: a complete message, without event_type */
+      let payload;
+      switch (k) {
+        case 84 /* T */:
+          if (c) payload = stop === "" ? { type: "text", role, text: body } : { type: "text", role, text: body, stop_reason: stop };
+          else
+            payload =
+              stop === ""
+                ? { type: "partial_text", role, event_type, text: body }
+                : { type: "partial_text", role, event_type, text: body, stop_reason: stop };
+          break;
+        case 75 /* K */:
+          if (c) payload = stop === "" ? { type: "thinking", role, thinking: body } : { type: "thinking", role, thinking: body, stop_reason: stop };
+          else
+            payload =
+              stop === ""
+                ? { type: "partial_thinking", role, event_type, thinking: body }
+                : { type: "partial_thinking", role, event_type, thinking: body, stop_reason: stop };
+          break;
+        case 67 /* C */:
+          if (c)
+            payload =
+              stop === ""
+                ? { type: "tool_call", role, name, arguments: body, tool_call_id }
+                : { type: "tool_call", role, name, arguments: body, tool_call_id, stop_reason: stop };
+          else
+            payload =
+              stop === ""
+                ? { type: "partial_tool_call", role, event_type, name, arguments: body, tool_call_id }
+                : { type: "partial_tool_call", role, event_type, name, arguments: body, tool_call_id, stop_reason: stop };
+          break;
+        case 79 /* O */:
+          if (c)
+            payload =
+              stop === ""
+                ? { type: "tool_call_output", role, output: body, tool_call_id }
+                : { type: "tool_call_output", role, output: body, tool_call_id, stop_reason: stop };
+          else
+            payload =
+              stop === ""
+                ? { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id }
+                : { type: "partial_tool_call_output", role, event_type, output: body, tool_call_id, stop_reason: stop };
+          break;
+        default:
+          throw floeError("internal", "pull: a malformed batch");
+      }
       return ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload };
     }
   }
