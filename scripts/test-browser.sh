@@ -59,6 +59,7 @@ cd tests/browser
 if [ $# -eq 0 ]; then set -- *.test.mjs; fi
 status=0
 node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "$@" || status=$?
-# A run that failed nothing leaves no folder behind; one that did names it.
+# The folder is named when a failing test left a screenshot in it, and
+# removed when it is empty.
 if rmdir "$shots" 2>/dev/null; then :; else echo "== screenshots: $shots"; fi
 exit $status
