@@ -63,7 +63,7 @@ func TestApprover(t *testing.T) {
 			if string(d) != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("approve = %q, %v; want %q, error with %q", d, err, tt.want, tt.wantErr)
 			}
-			if !strings.Contains(got, `"tool_call_id":"c1"`) {
+			if !strings.Contains(recordsJSON(t, got), `"tool_call_id":"c1"`) {
 				t.Errorf("approver got %s", got)
 			}
 		})

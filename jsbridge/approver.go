@@ -13,8 +13,8 @@ import (
 )
 
 // jsApprover adapts the shim's approve function — (waiterID, toolCallPtr,
-// toolCallLen) with the tool call's JSON in the module's memory, read
-// during the call, settling through Bridge.settle, or returning the
+// toolCallLen) with the tool call's records (appendCall) in the module's
+// memory, read during the call, settling through Bridge.settle, or returning the
 // decision when the user's approve gave it at once — to [engine.Approver]. A rejection, a
 // throw or a value that is not a string is returned as an error; the
 // engine turns it into "deny" (E-5.4). When ctx is done first the approver
@@ -22,7 +22,7 @@ import (
 func (b *Bridge) jsApprover(host js.Value) engine.Approver {
 	return func(ctx context.Context, toolCall omni.Message) (decision engine.Decision, err error) {
 		defer guard("approve", func(p error) { decision, err = "", p })
-		tc := toolCall.AppendJSON(make([]byte, 0, callBuf))
+		tc := appendCall(make([]byte, 0, callBuf), &toolCall)
 		r, err := b.await(ctx, "approve", func(id int) js.Value {
 			ptr, n := bytesArg(tc)
 			r := host.Invoke(id, ptr, n)

@@ -166,7 +166,7 @@ func TestRunIsBatched(t *testing.T) {
 	if len(sizes) >= len(msgs) {
 		t.Errorf("batch sizes %v: every message crossed alone", sizes)
 	}
-	if len(llm.calls) != 1 || !strings.Contains(llm.calls[0], `"text":"hello"`) {
+	if len(llm.calls) != 1 || !strings.Contains(recordsJSON(t, llm.calls[0]), `"text":"hello"`) {
 		t.Errorf("llm inputs = %q", llm.calls)
 	}
 }

@@ -16,8 +16,8 @@ import (
 // environment.executeTool) to [engine.Environment].
 //
 // Shim shape: start(pumpID, toolCallPtr, toolCallLen, hasApprover) creates
-// the execution's pump (the tool call is JSON in the module's memory, read
-// during the call). The tool's approve(toolCall) calls back into
+// the execution's pump (the tool call is records in the module's memory,
+// appendCall, read during the call). The tool's approve(toolCall) calls back into
 // Bridge.approve with the pump id.
 type jsEnvironment struct {
 	b     *Bridge
@@ -44,7 +44,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 			e.b.approvals.remove(approval)
 		}
 	}()
-	tc := req.ToolCall.AppendJSON(make([]byte, 0, callBuf))
+	tc := appendCall(make([]byte, 0, callBuf), &req.ToolCall)
 	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, e.clock, func(id int) {
 		if req.Approve != nil {
 			approval = id

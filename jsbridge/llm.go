@@ -17,7 +17,8 @@ import (
 //
 // Shim shape: start(pumpID, newMessagesPtr, newMessagesLen, thinkingLevel,
 // toolsJSON, systemPrompt) creates the request's pump (the new messages are
-// JSON in the module's memory, read during the call: see Bridge.text);
+// records in the module's memory, or a JSON array: appendInput; read during
+// the call, see Bridge.text);
 // loadHistory(waiterID, historyJSON) settles through Bridge.settle.
 // toolsJSON is the tool_list_ready message of the session's tool list (""
 // when it has none), encoded once per model context.
@@ -29,7 +30,7 @@ type jsLLM struct {
 	tjson js.Value // "" or the JSON of the list
 	sys   string   // the system prompt sysJS holds
 	sysJS js.Value
-	in    []byte         // the new messages' JSON, reused
+	in    []byte         // the new messages' records, reused
 	batch []omni.Message // the messages of a batch for GenerateParams.EmitBatch, reused
 	clock *sessionClock
 }
@@ -66,7 +67,7 @@ func (l *jsLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	defer guard("llm.streamGenerate", func(err error) {
 		out = engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error()}
 	})
-	l.in = appendArray(l.in[:0], p.NewMessages)
+	l.in = appendInput(l.in[:0], p.NewMessages)
 	if cap(l.in) > 1<<20 {
 		defer func() { l.in = nil }()
 	}

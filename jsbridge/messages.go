@@ -27,6 +27,33 @@ func appendArray(dst []byte, msgs []omni.Message) []byte {
 // tool calls on WebAssembly, in a profile).
 const callBuf = 512
 
+// appendCall appends the tool call m as records (records.go), which the
+// shim reads into the object the approver and the tool receive, as
+// JSON.parse reads its JSON: a tool call is a C record there, cheaper to
+// write and to read than JSON (its arguments are a string of escaped
+// JSON), and any call the records do not carry is a J or R record.
+func appendCall(dst []byte, m *omni.Message) []byte {
+	var w recordWriter
+	dst, _ = w.append(dst, m)
+	return dst
+}
+
+// appendInput appends msgs, a request's new messages, as records, or as
+// one JSON array (its first byte '[', which no record starts with) when a
+// message other than the last is not valid UTF-8 as JSON: records put
+// such a message only at a batch's end (an R record).
+func appendInput(dst []byte, msgs []omni.Message) []byte {
+	var w recordWriter
+	start := len(dst)
+	for i := range msgs {
+		var last bool
+		if dst, last = w.append(dst, &msgs[i]); last && i+1 < len(msgs) {
+			return appendArray(dst[:start], msgs)
+		}
+	}
+	return dst
+}
+
 // encodeOne returns m as a JSON string.
 func encodeOne(m omni.Message) string { return string(m.AppendJSON(nil)) }
 

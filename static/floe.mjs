@@ -1095,8 +1095,8 @@ function checkLLM(llm, name) {
 }
 
 // The model: start(pumpID, newMessagesPtr, newMessagesLen, thinkingLevel,
-// toolsJSON, systemPrompt) creates the request's pump (the JSON of the new
-// messages is read from memory during the call). toolsJSON (a
+// toolsJSON, systemPrompt) creates the request's pump (the new messages'
+// records, readInput, are read from memory during the call). toolsJSON (a
 // tool_list_ready message) is parsed once per distinct text; every request
 // gets the same frozen array.
 function llmHost(api, llm) {
@@ -1105,7 +1105,7 @@ function llmHost(api, llm) {
   let tools = Object.freeze([]);
   const host = {
     start: (id, ptr, n, thinkingLevel, tj, systemPrompt) => {
-      const json = api.text(ptr, n);
+      const input = api.text(ptr, n);
       if (tj !== toolsJSON) {
         toolsJSON = tj;
         tools = Object.freeze(tj ? JSON.parse(tj).payload.tools : []);
@@ -1117,7 +1117,7 @@ function llmHost(api, llm) {
         (signal) =>
           llm.streamGenerate.call(
             llm.self,
-            callArgs({ newMessages: JSON.parse(json), thinkingLevel: thinkingLevel || undefined, tools, systemPrompt: systemPrompt ?? "" }, signal),
+            callArgs({ newMessages: readInput(input), thinkingLevel: thinkingLevel || undefined, tools, systemPrompt: systemPrompt ?? "" }, signal),
           ),
         plainOutcome,
       );
@@ -1158,14 +1158,14 @@ function newLLMHost(api, newLLM, name) {
 }
 
 // The tools: start(pumpID, toolCallPtr, toolCallLen, hasApprover) creates
-// the execution's pump (the tool call's JSON is read from memory during the
-// call).
+// the execution's pump (the tool call's records, readCall, are read from
+// memory during the call).
 function environmentHost(api, env, executeTool) {
   const done = () => undefined; // a tool's return value means nothing
   const args = (toolCall, approve, signal) => callArgs({ toolCall, approve }, signal);
   return {
     start(id, ptr, n, hasApprover) {
-      const json = api.text(ptr, n);
+      const call = api.text(ptr, n);
       let approve;
       if (hasApprover) {
         let over = false;
@@ -1181,11 +1181,11 @@ function environmentHost(api, env, executeTool) {
           return r instanceof Error ? Promise.reject(r) : r;
         };
         approve[TOOL_APPROVE] = id;
-        const start = (signal) => executeTool.call(env, args(JSON.parse(json), approve, signal));
+        const start = (signal) => executeTool.call(env, args(readCall(call), approve, signal));
         pump(api, id, "environment.executeTool", start, done, () => (over = true));
         return;
       }
-      pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(JSON.parse(json), undefined, signal)), done);
+      pump(api, id, "environment.executeTool", (signal) => executeTool.call(env, args(readCall(call), undefined, signal)), done);
     },
   };
 }
@@ -1200,7 +1200,8 @@ function foldHost(api, fold) {
     });
 }
 
-// The run's approver: (waiterID, toolCallPtr, toolCallLen), settled
+// The run's approver: (waiterID, toolCallPtr, toolCallLen), the tool
+// call's records (readCall) read from memory during the call, settled
 // through api.settle with the decision string, or as failed (the engine
 // denies, E-5.4). A decision returned at once, a string rather than a
 // Promise (a policy rather than a prompt), is the call's own result: Go
@@ -1211,10 +1212,10 @@ function approverHost(api, approve) {
     return v;
   };
   return (wid, ptr, n) => {
-    const json = api.text(ptr, n);
+    const call = api.text(ptr, n);
     let v;
     try {
-      v = approve(JSON.parse(json));
+      v = approve(readCall(call));
     } catch (e) {
       api.settleText(wid, false, errMessage(e));
       return undefined;
@@ -1783,6 +1784,25 @@ class Batch {
       return ts === "" ? { type: "model_msg", payload } : { timestamp: ts, type: "model_msg", payload };
     }
   }
+}
+
+// readCall reads a tool call that Go wrote as records for the approver
+// and the tool (jsbridge/messages.go, appendCall): a C record, or J or R
+// for a call the records do not carry. The object is the one JSON.parse
+// gives the call's JSON, made for less.
+function readCall(s) {
+  return new Batch(s).read();
+}
+
+// readInput reads a request's new messages, which Go wrote as records, or
+// as a JSON array when one of them could not be a record but at the end
+// (jsbridge/messages.go, appendInput).
+function readInput(s) {
+  if (s.charCodeAt(0) === 91 /* [ */) return JSON.parse(s);
+  const b = new Batch(s);
+  const out = [];
+  for (let m; (m = b.read()) !== undefined; ) out.push(m);
+  return out;
 }
 
 // PumpTable maps pump ids to the live pumps: a Map, made anew whenever it

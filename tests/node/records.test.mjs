@@ -425,3 +425,64 @@ test("a consumer batch's token usage record: its counts exact, a malformed one r
     assert.throws(() => read(bad), { name: "FloeError", code: "internal", message: "pull: a malformed batch" }, bad);
   }
 });
+
+// Go writes the tool call it hands the approver and the tool, and a
+// request's new messages, as records too (jsbridge/messages.go): each
+// gets the object JSON.parse gives the message's JSON, keys in order, the
+// same as the stream shows, whether the message is a record or JSON there.
+test("the approver, the tool and the model get the messages the stream shows", async () => {
+  // A call is dispatched only with stop_reason "completed" (E-5.2).
+  const call = (id, extra = {}) =>
+    model({ type: "tool_call", role: "assistant", name: "read", arguments: '{"path":"é/😀 \\"x\\""}', tool_call_id: id, stop_reason: "completed", ...extra });
+  const calls = [
+    call("plain"),
+    { timestamp: "2025-01-01T00:00:09.000Z", ...call("stamped") },
+    { payload: { stop_reason: "completed", tool_call_id: "reordered", arguments: "{}", name: "read", role: "assistant", type: "tool_call" }, type: "model_msg" },
+    new Message({ type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "instance", stop_reason: "completed" }), // JSON from the shim: JSON to the tool
+    call("long", { arguments: JSON.stringify({ text: "x".repeat(100) + "ü".repeat(70) }) }),
+  ];
+  const outputs = {
+    plain: [model({ type: "tool_call_output", role: "user", output: "out é", tool_call_id: "plain", stop_reason: "completed" })],
+    stamped: [{ timestamp: "2025-01-01T00:00:10.000Z", ...model({ type: "tool_call_output", role: "user", output: "", tool_call_id: "stamped" }) }],
+    reordered: [part("partial_tool_call_output", "delta", "streamed", { tool_call_id: "reordered" })],
+    instance: [model({ type: "tool_call_output", role: "user", output: "x", images: ["data:,"], tool_call_id: "instance" })], // JSON
+    long: [],
+  };
+  const seen = { approver: {}, tool: {}, requests: [] };
+  let turn = 0;
+  const llm = {
+    async *streamGenerate({ newMessages }) {
+      assert.ok(Array.isArray(newMessages) && newMessages.every((m) => Object.getPrototypeOf(m) === Object.prototype));
+      seen.requests.push(JSON.stringify(newMessages));
+      turn++;
+      if (turn === 1) yield* calls;
+      yield usage();
+      return { status: "completed" };
+    },
+  };
+  const environment = {
+    async *executeTool({ toolCall }) {
+      assert.equal(Object.getPrototypeOf(toolCall), Object.prototype);
+      seen.tool[toolCall.payload.tool_call_id] = JSON.stringify(toolCall);
+      yield* outputs[toolCall.payload.tool_call_id];
+    },
+  };
+  const approve = (toolCall) => {
+    seen.approver[toolCall.payload.tool_call_id] = JSON.stringify(toolCall);
+    return "allow";
+  };
+  const session = floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 0 } });
+  const msgs = await collect(session.run("hé 😀", { approve }));
+  await session.close();
+  const complete = (type) => msgs.filter((m) => m.payload.type === type);
+  const shown = Object.fromEntries(complete("tool_call").map((m) => [m.payload.tool_call_id, JSON.stringify(m)]));
+  assert.deepEqual(Object.keys(shown), calls.map((c) => c.payload.tool_call_id));
+  assert.deepEqual(seen.approver, shown);
+  assert.deepEqual(seen.tool, shown);
+  assert.equal(seen.requests.length, 2);
+  assert.equal(seen.requests[0], JSON.stringify([model({ type: "text", role: "user", text: "hé 😀", stop_reason: "completed" })]));
+  // The next request's input: the outputs in the order of their calls.
+  const outputOf = Object.fromEntries(complete("tool_call_output").map((m) => [m.payload.tool_call_id, m]));
+  assert.equal(seen.requests[1], JSON.stringify(calls.map((c) => outputOf[c.payload.tool_call_id])));
+  assert.ok(seen.requests[1].includes('"images":["data:,"]') && seen.requests[1].includes('"output":"streamed"'));
+});
