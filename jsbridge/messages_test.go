@@ -101,3 +101,71 @@ func TestCallAndInputRecords(t *testing.T) {
 		t.Errorf("raw JSON not valid UTF-8 as a call: %q, want an R record", rec)
 	}
 }
+
+// The engine's own events of the common shape cross to JavaScript as E
+// records, any other as JSON, and the shim reads each as JSON.parse reads
+// its JSON (keys in order).
+func TestEventRecords(t *testing.T) {
+	ts := "2026-01-02T03:04:05.000Z"
+	stamp := func(m omni.Message) omni.Message { m.Timestamp = ts; return m }
+	end := func(status string) omni.Message {
+		return omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: status}})
+	}
+	withError := end(omni.StatusFailed)
+	withError.Payload.Rest.ErrorMessage = "boom"
+	retried := end(omni.StatusFailed)
+	retried.Payload.Rest.Attempt = 2
+	in := 1500
+	retried.Payload.Rest.RetryInMs = &in
+	decoded, err := omni.Decode([]byte(`{"type":"event_msg","payload":{"type":"request_begin"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := omni.RequestBeginMsg().WithOrigin("sub-1")
+	odd := omni.ApprovalDecisionMsg("maybe", "c1")
+	withRole := omni.RequestBeginMsg()
+	withRole.Payload.Role = omni.RoleUser
+	beginWithID := omni.RequestBeginMsg()
+	beginWithID.Payload.ToolCallID = "c1"
+	endWithDecision := end(omni.StatusCompleted)
+	endWithDecision.Payload.Rest.Decision = "allow"
+	tests := []struct {
+		name string
+		m    omni.Message
+		tags string
+	}{
+		{"request_begin", omni.RequestBeginMsg(), "E"},
+		{"request_begin, stamped", stamp(omni.RequestBeginMsg()), "tE"},
+		{"request_end", end(omni.StatusCompleted), "E"},
+		{"request_end, every status", end(omni.StatusAuth), "E"},
+		{"request_end, another status", end("bogus"), "E"},
+		{"request_end, a status of one letter", end("c"), "E"},
+		{"request_end, no status", end(""), "J"},
+		{"request_end with its error", withError, "J"},
+		{"request_end with a retry", retried, "J"},
+		{"approval_decision allow", stamp(omni.ApprovalDecisionMsg(omni.DecisionAllow, "call_é😀")), "tE"},
+		{"approval_decision deny", omni.ApprovalDecisionMsg(omni.DecisionDeny, "c1"), "E"},
+		{"approval_decision forbidden", omni.ApprovalDecisionMsg(omni.DecisionForbidden, ""), "E"},
+		{"approval_decision of another word", odd, "J"},
+		{"decoded", decoded, "J"},
+		{"a subagent's", sub, "J"},
+		{"with a role", withRole, "J"},
+		{"request_begin with a tool_call_id", beginWithID, "J"},
+		{"request_end with a decision", endWithDecision, "J"},
+		{"abort", omni.AbortMsg("user"), "J"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w recordWriter
+			b, _ := w.append(nil, &tt.m)
+			if tags := recordTags(string(b)); tags != tt.tags {
+				t.Errorf("tags %q, want %q (%q)", tags, tt.tags, b)
+			}
+			got := recordsJSON(t, string(b))
+			want := "[" + string(tt.m.AppendJSON(nil)) + "]"
+			if !reflect.DeepEqual(ordered(t, got), ordered(t, want)) {
+				t.Errorf("\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}

@@ -35,6 +35,9 @@ import (
 //	C <event> <role> <str:arguments> <str:tool_call_id> <str:name> <stop>
 //	O <event> <role> <str:output> <str:tool_call_id> <stop>
 //	U <n>,<n>,<n>,<n>,<n>,<n>,<n>,<n>;          token_usage: session's cache_read, cache_write, output and total, then request's (decimal)
+//	E b                                        consumer side only: request_begin
+//	E e <stop>                                 consumer side only: request_end with its status alone (not empty)
+//	E a <decision> <str:tool_call_id>          consumer side only: approval_decision; decision a, d or f (allow, deny, forbidden)
 //
 // event is s, d or x (start, delta, stop) for a fragment, c for the
 // complete message (no event_type); role is a or u (assistant, user); stop
@@ -52,6 +55,7 @@ const (
 	recToolCall   = 'C'
 	recToolOutput = 'O'
 	recUsage      = 'U'
+	recEvent      = 'E' // the engine's own events, Go → JavaScript only
 	recComplete   = 'c' // the event of a complete message's record
 )
 
@@ -401,8 +405,11 @@ func (w *recordWriter) append(dst []byte, m *omni.Message) (_ []byte, last bool)
 // as JSON).
 func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 	k, strs, n := fragmentOf(m)
-	if k == 0 && !usageOf(m) {
-		return dst, false
+	var ev byte // the E record's sub-kind
+	if k == 0 {
+		if ev = eventOf(m); ev == 0 && !usageOf(m) {
+			return dst, false
+		}
 	}
 	start, ts, ok := len(dst), w.ts, true
 	if m.Timestamp != w.ts {
@@ -410,7 +417,9 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 		dst, ok = appendStr(append(dst, recTime), m.Timestamp)
 	}
 	body := 0 // where the body ends
-	if k == 0 {
+	if ev != 0 {
+		dst, ok = appendEvent(dst, ev, &m.Payload)
+	} else if k == 0 {
 		dst = appendUsage(dst, m.Payload.Session(), m.Payload.Request())
 	} else {
 		dst = append(dst, k, eventCode(m.Payload.EventType), roleCode(m.Payload.Role))
@@ -513,6 +522,22 @@ func appendUsage(dst []byte, s, r *omni.TokenCounts) []byte {
 		dst = strconv.AppendInt(dst, v, 10)
 	}
 	return append(dst, ';')
+}
+
+// appendEvent appends the E record of sub-kind ev (eventOf) of the event
+// payload p; false when a string of it is not valid UTF-8.
+func appendEvent(dst []byte, ev byte, p *omni.Payload) ([]byte, bool) {
+	dst = append(dst, recEvent, ev)
+	switch ev {
+	case 'e':
+		if c := stopCode(p.Rest.Status); c > '-' {
+			return append(dst, c), true
+		}
+		return appendStr(dst, p.Rest.Status)
+	case 'a':
+		return appendStr(append(dst, decisionCode(p.Rest.Decision)), p.ToolCallID)
+	}
+	return dst, true
 }
 
 // counts returns the eight counts of a U record, in its order.
@@ -636,6 +661,56 @@ func usageOf(m *omni.Message) bool {
 		}
 	}
 	return true
+}
+
+// eventOf returns the sub-kind of the E record that carries m exactly, or
+// 0: a request_begin ('b'), a request_end with its status alone, not
+// empty ('e'), or an approval_decision of a standard decision ('a'),
+// built in Go (see fragmentOf), without origin and with no other field.
+// These are the engine's own events: a few a request, which JavaScript
+// otherwise parses as JSON.
+func eventOf(m *omni.Message) byte {
+	p := &m.Payload
+	if !same(m.Type, omni.TypeEventMsg) || m.Origin != nil || p.Decoded() ||
+		len(p.Role)+len(p.EventType)+len(p.StopReason)+len(p.Text)+len(p.Thinking)+len(p.Arguments)+len(p.Output)+len(p.Name) != 0 {
+		return 0
+	}
+	var status, decision string
+	if r := p.Rest; r != nil {
+		rest := *r // every field but the two a record carries must be zero
+		status, decision, rest.Status, rest.Decision = r.Status, r.Decision, "", ""
+		if !restZero(&omni.Payload{Rest: &rest}, false) {
+			return 0
+		}
+	}
+	switch t := p.Type; {
+	case same(t, omni.RequestBegin):
+		if status == "" && decision == "" && p.ToolCallID == "" {
+			return 'b'
+		}
+	case same(t, omni.RequestEnd):
+		if status != "" && decision == "" && p.ToolCallID == "" {
+			return 'e'
+		}
+	case same(t, omni.ApprovalDecision):
+		if status == "" && decisionCode(decision) != 0 {
+			return 'a'
+		}
+	}
+	return 0
+}
+
+// decisionCode is the one-byte code of a standard approval decision, or 0.
+func decisionCode(d string) byte {
+	switch d {
+	case omni.DecisionAllow:
+		return 'a'
+	case omni.DecisionDeny:
+		return 'd'
+	case omni.DecisionForbidden:
+		return 'f'
+	}
+	return 0
 }
 
 // restZero reports whether every field of p that the record of its kind

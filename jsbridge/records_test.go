@@ -194,6 +194,42 @@ func readBatch(s string) ([]obj, error) {
 			}
 			out = append(out, m)
 			continue
+		case recEvent: // as the shim's Batch.event
+			if r.i >= len(s) {
+				return nil, bad
+			}
+			sub := s[r.i]
+			r.i++
+			var p obj
+			switch sub {
+			case 'b':
+				p = obj{{"type", "request_begin"}}
+			case 'e':
+				status, ok := shimStop(&r)
+				if !ok {
+					return nil, bad
+				}
+				p = obj{{"type", "request_end"}, {"status", status}}
+			case 'a':
+				if r.i >= len(s) {
+					return nil, bad
+				}
+				d := map[byte]string{'a': "allow", 'd': "deny", 'f': "forbidden"}[s[r.i]]
+				r.i++
+				id, ok := r.str()
+				if d == "" || !ok {
+					return nil, bad
+				}
+				p = obj{{"type", "approval_decision"}, {"decision", d}, {"tool_call_id", id}}
+			default:
+				return nil, bad
+			}
+			m := obj{{"type", "event_msg"}, {"payload", p}}
+			if ts != "" {
+				m = append(obj{{"timestamp", ts}}, m...)
+			}
+			out = append(out, m)
+			continue
 		}
 		if r.i+2 > len(s) {
 			return nil, bad
@@ -733,7 +769,7 @@ func TestRecordWriter(t *testing.T) {
 		{"images", []omni.Message{images}, "J", false},
 		{"invalid UTF-8 in a string", []omni.Message{badUTF8}, "J", false},
 		{"invalid UTF-8 in raw JSON", []omni.Message{frag(ts1, "a"), rawBad}, "tTR", true},
-		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "JO", false},
+		{"events", []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("c", "o", "completed")}, "EO", false},
 		{"complete messages", []omni.Message{omni.AssistantText("é😀", "completed"), complete(omni.Thinking, "hm"), omni.ToolCallMsg("c1", "read", "{}"), omni.ToolOutput("c1", "", "")}, "TKCO", false},
 		{"a complete message with an event", []omni.Message{withEvent}, "J", false},
 		{"a fragment without event", []omni.Message{noEvent}, "J", false},
@@ -793,6 +829,15 @@ func skipRecord(r *recordReader, k byte) {
 			r.i += j + 1
 		} else {
 			r.i = len(r.s)
+		}
+	case recEvent:
+		r.i++
+		switch r.s[r.i-1] {
+		case 'e':
+			r.stop()
+		case 'a':
+			r.i++
+			r.str()
 		}
 	default:
 		r.i += 2

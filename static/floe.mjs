@@ -1701,6 +1701,25 @@ class Batch {
     return n;
   }
 
+  // event reads an E record's payload (after its tag): request_begin,
+  // request_end with its status, or approval_decision.
+  event() {
+    const s = this.s;
+    switch (s.charCodeAt(this.i++)) {
+      case 98 /* b */:
+        return { type: "request_begin" };
+      case 101 /* e */:
+        return { type: "request_end", status: this.stop() };
+      case 97 /* a */: {
+        const d = s.charCodeAt(this.i++);
+        const decision = d === 97 ? "allow" : d === 100 ? "deny" : d === 102 ? "forbidden" : "";
+        if (decision === "") break;
+        return { type: "approval_decision", decision, tool_call_id: this.str() };
+      }
+    }
+    throw floeError("internal", "pull: a malformed batch");
+  }
+
   // read returns the next message, or undefined at the batch's end.
   read() {
     const s = this.s;
@@ -1718,6 +1737,10 @@ class Batch {
         return v;
       }
       const ts = this.ts;
+      if (k === 69 /* E: the engine's own events */) {
+        const payload = this.event();
+        return ts === "" ? { type: "event_msg", payload } : { timestamp: ts, type: "event_msg", payload };
+      }
       if (k === 85 /* U */) {
         const n = this.counts();
         const session = { cache_read: n[0], cache_write: n[1], output: n[2], total: n[3] };

@@ -426,6 +426,72 @@ test("a consumer batch's token usage record: its counts exact, a malformed one r
   }
 });
 
+// The engine's own events of the common shape (request_begin, request_end
+// with its status alone, approval_decision) reach the stream as E records;
+// with a retry's or an error's details, as JSON. Either way the stream is
+// the one JSON gives.
+test("records and JSON give the same stream: the engine's own events", async () => {
+  const run = async (jsonOnly) => {
+    floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
+    try {
+      let turn = 0;
+      const llm = {
+        async *streamGenerate() {
+          turn++;
+          if (turn === 1) {
+            for (const [id, d] of [["a", "allow"], ["d", "deny"], ["f", "forbidden"], ["é😀", "allow"]]) {
+              yield model({ type: "tool_call", role: "assistant", name: d, arguments: "{}", tool_call_id: id, stop_reason: "completed" });
+            }
+          }
+          if (turn === 2) return { status: "failed", errorMessage: "overloaded" }; // retried: request_end with attempt and retry_in_ms
+          yield usage();
+          return { status: "completed" };
+        },
+      };
+      const environment = {
+        async *executeTool({ toolCall }) {
+          yield model({ type: "tool_call_output", role: "user", output: "ok", tool_call_id: toolCall.payload.tool_call_id });
+        },
+      };
+      const session = floe.createSession({ meta: meta(), llm, environment, clock: instantClock(), config: { maxReconnects: 1, reconnectBackoffMs: 0 } });
+      const msgs = await collect(session.run("go", { approve: (c) => c.payload.name }));
+      await session.close();
+      return msgs.map((m) => JSON.stringify(m));
+    } finally {
+      floe[Symbol.for("floe.debug")].jsonOnly(false);
+    }
+  };
+  const viaJSON = await run(true);
+  assert.deepEqual(await run(false), viaJSON);
+  const events = viaJSON.map((s) => JSON.parse(s).payload).filter((p) => p.type === "request_end" || p.type === "approval_decision");
+  assert.ok(events.some((p) => p.attempt === 1 && p.retry_in_ms === 0 && p.error_message === "overloaded"), JSON.stringify(events));
+  assert.deepEqual(
+    events.filter((p) => p.type === "approval_decision").map((p) => p.decision),
+    ["allow", "deny", "forbidden", "allow"],
+  );
+  assert.deepEqual(events[4], { type: "request_end", status: "completed" }, JSON.stringify(events)); // an E record
+  assert.ok(events.some((p) => p.type === "request_end" && p.attempt === 2), JSON.stringify(events));
+});
+
+test("a consumer batch's event records: each event and status, a malformed one refused", () => {
+  const read = floe[Symbol.for("floe.debug")].readBatch;
+  const ts = "2025-01-01T00:00:00.000Z";
+  assert.deepEqual(read(`t24:${ts}EbEecEeh`), [
+    { timestamp: ts, type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_end", status: "completed" } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_end", status: "auth" } },
+  ]);
+  assert.deepEqual(read("Ee5:bogusEaa2:c1Ead0:Eaf3:é😀"), [
+    { type: "event_msg", payload: { type: "request_end", status: "bogus" } },
+    { type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "c1" } },
+    { type: "event_msg", payload: { type: "approval_decision", decision: "deny", tool_call_id: "" } },
+    { type: "event_msg", payload: { type: "approval_decision", decision: "forbidden", tool_call_id: "é😀" } },
+  ]);
+  for (const bad of ["E", "Ex", "Eaz2:c1", "Ea", "Eaa", "Eaax:", "Ee"]) {
+    assert.throws(() => read(bad), { name: "FloeError", code: "internal", message: "pull: a malformed batch" }, bad);
+  }
+});
+
 // Go writes the tool call it hands the approver and the tool, and a
 // request's new messages, as records too (jsbridge/messages.go): each
 // gets the object JSON.parse gives the message's JSON, keys in order, the
