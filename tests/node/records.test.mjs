@@ -181,14 +181,24 @@ function* streamedOutput(id) {
   yield model({ type: "tool_call_output", role: "user", output: pieces.join(""), tool_call_id: id, stop_reason: "completed" });
 }
 
-async function runScenario(make, jsonOnly, tool = streamedOutput) {
+// inMode runs f with every message crossing as JSON (jsonOnly) or with
+// records.
+async function inMode(jsonOnly, f) {
+  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
+  try {
+    return await f();
+  } finally {
+    floe[Symbol.for("floe.debug")].jsonOnly(false);
+  }
+}
+
+function runScenario(make, jsonOnly, tool = streamedOutput) {
   const environment = {
     async *executeTool({ toolCall }) {
       yield* tool(toolCall.payload.tool_call_id);
     },
   };
-  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
-  try {
+  return inMode(jsonOnly, async () => {
     let turn = 0;
     const llm = {
       async *streamGenerate() {
@@ -202,9 +212,7 @@ async function runScenario(make, jsonOnly, tool = streamedOutput) {
     const msgs = await collect(session.run("go", { approve: () => "allow" }));
     await session.close();
     return msgs.map((m) => JSON.stringify(m));
-  } finally {
-    floe[Symbol.for("floe.debug")].jsonOnly(false);
-  }
+  });
 }
 
 for (const [name, make] of Object.entries(scenarios)) {
@@ -431,9 +439,8 @@ test("a consumer batch's token usage record: its counts exact, a malformed one r
 // with a retry's or an error's details, as JSON. Either way the stream is
 // the one JSON gives.
 test("records and JSON give the same stream: the engine's own events", async () => {
-  const run = async (jsonOnly) => {
-    floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
-    try {
+  const run = (jsonOnly) =>
+    inMode(jsonOnly, async () => {
       let turn = 0;
       const llm = {
         async *streamGenerate() {
@@ -457,10 +464,7 @@ test("records and JSON give the same stream: the engine's own events", async () 
       const msgs = await collect(session.run("go", { approve: (c) => c.payload.name }));
       await session.close();
       return msgs.map((m) => JSON.stringify(m));
-    } finally {
-      floe[Symbol.for("floe.debug")].jsonOnly(false);
-    }
-  };
+    });
   const viaJSON = await run(true);
   assert.deepEqual(await run(false), viaJSON);
   const events = viaJSON.map((s) => JSON.parse(s).payload).filter((p) => p.type === "request_end" || p.type === "approval_decision");
