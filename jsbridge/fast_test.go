@@ -160,19 +160,23 @@ func TestFloeCall(t *testing.T) {
 	})
 }
 
-// TestCallBufFits checks that the JSON of a typical tool call, stamped, is
-// encoded into callBuf's one allocation, as the approver and the tool's
-// start do.
+// TestCallBufFits checks that a typical tool call, stamped, is written
+// into callBuf's one allocation, as records (appendCall) and as JSON (the
+// J record of a call the records do not carry), as the approver and the
+// tool's start do.
 func TestCallBufFits(t *testing.T) {
 	m := omni.ToolCallMsg("call_0123456789abcdefghijklmn", "read_file", `{"path":"src/components/transcript/message-list.tsx","start_line":120,"end_line":240}`)
 	m.Timestamp = "2026-12-01T10:00:00.000Z"
-	if n := len(m.AppendJSON(nil)); n > callBuf {
-		t.Fatalf("a typical tool call is %d bytes of JSON, more than callBuf (%d)", n, callBuf)
+	if n := len(m.AppendJSON(nil)) + len("J0000000000:"); n > callBuf {
+		t.Fatalf("a typical tool call is %d bytes as a J record, more than callBuf (%d)", n, callBuf)
 	}
-	if a := testing.AllocsPerRun(20, func() { _ = m.AppendJSON(make([]byte, 0, callBuf)) }); a > 1 {
-		t.Fatalf("encoding a tool call allocates %v times, want 1", a)
+	if b := appendCall(nil, &m); b[len("t24:")+len(m.Timestamp)] != recToolCall {
+		t.Fatalf("a typical tool call is not a C record: %q", b)
 	}
-	if a := testing.AllocsPerRun(20, func() { _ = m.AppendJSON(nil) }); a < 3 {
-		t.Fatalf("from nothing, encoding a tool call allocates %v times: callBuf saves little", a)
+	if a := testing.AllocsPerRun(20, func() { _ = appendCall(make([]byte, 0, callBuf), &m) }); a > 1 {
+		t.Fatalf("writing a tool call allocates %v times, want 1", a)
+	}
+	if a := testing.AllocsPerRun(20, func() { _ = appendCall(nil, &m) }); a < 3 {
+		t.Fatalf("from nothing, writing a tool call allocates %v times: callBuf saves little", a)
 	}
 }

@@ -21,10 +21,10 @@ func appendArray(dst []byte, msgs []omni.Message) []byte {
 	return append(dst, ']')
 }
 
-// callBuf is the capacity the JSON of a tool call starts with, for the
-// approver and the tool: most calls fit, and one allocation replaces the
-// five or six of a buffer grown from nothing (2–3% of a turn with many
-// tool calls on WebAssembly, in a profile).
+// callBuf is the capacity the records of a tool call (appendCall) start
+// with, for the approver and the tool: most calls fit, and one allocation
+// replaces the four or more of a buffer grown from nothing (2–3% of a turn
+// with many tool calls on WebAssembly, in a profile, when it was JSON).
 const callBuf = 512
 
 // appendCall appends the tool call m as records (records.go), which the
