@@ -24,15 +24,30 @@ export async function load(opts = {}) {
   // the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
   if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = nodeFS;
   if (!isObject(opts)) return loadFetching(opts); // names the error
-  let { wasm } = opts;
-  if (wasm === undefined) wasm = await readFirst(defaults());
-  else if (typeof wasm === "string" || wasm instanceof URL) {
-    const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, import.meta.url) : new URL(wasm);
-    if (url.protocol === "file:") wasm = await readFirst([url]);
+  // A timer holds the event loop open until Floe is ready. V8 compiles
+  // the module on its worker threads and hands it back through a task of
+  // the main thread's that keeps no loop alive: a script with nothing else
+  // pending (a CLI, a test, a benchmark) would see its loop end its turn,
+  // and Node then waits for every worker task of V8's before it runs that
+  // one — and, once the caller's first run has started inside it, again
+  // for all the optimizing compiles the run queued: 40–90 ms of a first
+  // W1 task here (README "Where Floe stands"). With the loop held open the
+  // module arrives as any event does, and those compiles run beside the
+  // run.
+  const hold = setInterval(() => {}, 2 ** 30);
+  try {
+    let { wasm } = opts;
+    if (wasm === undefined) wasm = await readFirst(defaults());
+    else if (typeof wasm === "string" || wasm instanceof URL) {
+      const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, import.meta.url) : new URL(wasm);
+      if (url.protocol === "file:") wasm = await readFirst([url]);
+    }
+    const f = await loadFetching({ ...opts, wasm });
+    loaded = true;
+    return f;
+  } finally {
+    clearInterval(hold);
   }
-  const f = await loadFetching({ ...opts, wasm });
-  loaded = true;
-  return f;
 }
 
 // The candidates, in order: floe-node.wasm beside this file (a checkout),

@@ -68,3 +68,29 @@ console.log(JSON.stringify(out));`;
   assert.equal(e.code, "bad_wasm");
   assert.match(e.message, /load: fetching http:\/\/127\.0\.0\.1:9\/floe\.wasm: /);
 });
+
+// While it loads, load() keeps Node's event loop alive (a timer), so that
+// the compiled module arrives as an event of the loop, not inside Node's
+// drain of V8's worker tasks, where the caller's first run would then wait
+// for every optimizing compile it started (README "Where Floe stands").
+// Once loaded, or failed, nothing of it is left holding the loop: the
+// child exits on its own.
+test("load() holds the event loop open while it loads, and lets it go once loaded or failed", async () => {
+  const src = `import { load } from ${JSON.stringify(entry)};
+import { readFileSync } from "node:fs";
+const timers = () => process.getActiveResourcesInfo().filter((t) => t === "Timeout").length;
+const out = { before: timers() };
+const bad = load({ wasm: new Uint8Array([1, 2, 3, 4]) });
+out.duringBad = timers();
+out.bad = await bad.then(() => "ok", (e) => e.code);
+out.afterBad = timers();
+const p = load({ wasm: readFileSync(new URL("./floe.wasm", ${JSON.stringify(entry)})) });
+out.during = timers();
+const floe = await p;
+out.after = timers();
+out.loaded = typeof floe.createSession;
+console.log(JSON.stringify(out));`;
+  // A timer left behind would keep the child alive: it is killed after a minute.
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src], { timeout: 60_000 });
+  assert.deepEqual(JSON.parse(stdout), { before: 0, duringBad: 1, bad: "bad_wasm", afterBad: 0, during: 1, after: 0, loaded: "function" });
+});
