@@ -9,13 +9,17 @@
 #
 #   scripts/bench/ab.sh BASE [NEW]    BASE, NEW: folders like static/ (NEW: static)
 #
-# Env: BENCH_NODES ("20 24"), BENCH_AB_PROCS (3).
+# Then, for each Node version, the first task after load() in fresh
+# processes alternating the two builds (scripts/bench/first-run.mjs).
+#
+# Env: BENCH_NODES ("20 24"), BENCH_AB_PROCS (3), BENCH_FIRST_PROCS (10).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${1:?usage: scripts/bench/ab.sh BASE [NEW] (folders like static/)}
 new=${2:-static}
 NODES=${BENCH_NODES:-"20 24"}
 PROCS=${BENCH_AB_PROCS:-3}
+FIRST=${BENCH_FIRST_PROCS:-10}
 . scripts/bench/node-bin.sh
 [ -f "$new/floe.wasm" ] || scripts/build.sh >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-ab.XXXXXX")
@@ -47,4 +51,8 @@ for v in $NODES; do
     med=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR] = $1} END {printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
     printf '%-10s %s  median %s\n' "$name" "${ratios[*]}" "$med"
   done
+  # The first W1 task after load(), each in a fresh process
+  # (scripts/bench/first-run.mjs): what a CLI or a test waits for.
+  r=$("$node_bin" scripts/bench/first-run.mjs "$base" "$new" "$FIRST")
+  printf '%-10s %s\n' "first run" "$(node -e 'const r = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(r.taskRatio + "  (" + r.base.taskMs + " ms → " + r.new.taskMs + ", medians of " + r.procs + " processes each)")' <<<"$r")"
 done
