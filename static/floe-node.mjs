@@ -30,7 +30,7 @@ export async function load(opts = {}) {
   // pending (a CLI, a test, a benchmark) would see its loop end its turn,
   // and Node then waits for every worker task of V8's before it runs that
   // one — and, once the caller's first run has started inside it, again
-  // for all the optimizing compiles the run queued: 40–90 ms of a first
+  // for all the optimizing compiles the run queued: 42–90 ms of a first
   // W1 task here (README "Where Floe stands"). With the loop held open the
   // module arrives as any event does, and those compiles run beside the
   // run.

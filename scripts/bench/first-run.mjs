@@ -49,8 +49,9 @@ function entryOf(dir) {
 //
 // The child writes its line and kills itself rather than exit: Node 24's
 // exit can deadlock while V8 still compiles JavaScript in the background
-// (nodejs/node#54918), which one child in five did here right after its
-// task.
+// (nodejs/node#54918), as 3 processes in 20 did here right after their
+// task. A child that has written nothing after two minutes is killed and
+// reported.
 function program({ entry, wasm }) {
   return `import { writeSync } from "node:fs";
 const wl = await import(${JSON.stringify(pathToFileURL(join(peers, "lib/workload.mjs")).href)});
@@ -82,9 +83,10 @@ const samples = [[], []];
 for (let i = 0; i < procs; i++) {
   // Each build goes first in every other pair.
   for (const b of i % 2 ? [1, 0] : [0, 1]) {
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", builds[b]], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", builds[b]], { encoding: "utf8", timeout: 120_000 });
     if (r.signal !== "SIGKILL" || !r.stdout.endsWith("\n")) {
-      console.error(`first-run: a child of ${b ? newDir : baseDir} failed (${r.signal ?? "exit " + r.status}): ${r.stderr.trim()}`);
+      const how = r.error?.code === "ETIMEDOUT" ? "no result in two minutes" : r.signal ?? "exit " + r.status;
+      console.error(`first-run: a child of ${b ? newDir : baseDir} failed (${how}): ${r.stderr.trim()}`);
       process.exit(1);
     }
     samples[b].push(JSON.parse(r.stdout));
