@@ -336,6 +336,9 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 
 // requestEnd stamps request_end per E-4.8.
 func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.Message {
+	if o.Status == StatusCompleted && o.ErrorMessage == "" && retries == 0 {
+		return omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: omni.CompletedEndRest()})
+	}
 	p := omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: string(o.Status), ErrorMessage: o.ErrorMessage}}
 	if o.Status != StatusCompleted || retries > 0 {
 		p.Rest.Attempt = retries + 1

@@ -47,9 +47,21 @@ func Event(p Payload) Message { return Message{Type: TypeEventMsg, Payload: p} }
 // RequestBeginMsg is request_begin.
 func RequestBeginMsg() Message { return Event(Payload{Type: RequestBegin}) }
 
-// ApprovalDecisionMsg is approval_decision{decision, tool_call_id}.
+// ApprovalDecisionMsg is approval_decision{decision, tool_call_id}. A
+// standard decision's message shares its Rest with every other (SharedRest).
 func ApprovalDecisionMsg(decision, callID string) Message {
-	return Event(Payload{Type: ApprovalDecision, ToolCallID: callID, Rest: &Rest{Decision: decision}})
+	var r *Rest
+	switch decision {
+	case DecisionAllow:
+		r = &sharedRests[restAllow]
+	case DecisionDeny:
+		r = &sharedRests[restDeny]
+	case DecisionForbidden:
+		r = &sharedRests[restForbidden]
+	default:
+		r = &Rest{Decision: decision}
+	}
+	return Event(Payload{Type: ApprovalDecision, ToolCallID: callID, Rest: r})
 }
 
 // AbortMsg is abort{reason}.

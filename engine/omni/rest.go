@@ -32,6 +32,30 @@ func newUsage() *usage {
 	return u
 }
 
+// sharedRests are the Rests of the engine's commonest events, one for
+// every message that has them: an approval_decision of each standard
+// decision and a request_end that completed at its first attempt (about
+// five a turn of a tool-using task, each a Rest of 512 bytes before). A
+// message's Rest is never written through once it is built (Edit copies
+// it), so they can be shared.
+var sharedRests = [...]Rest{
+	restAllow:     {Decision: DecisionAllow},
+	restDeny:      {Decision: DecisionDeny},
+	restForbidden: {Decision: DecisionForbidden},
+	restCompleted: {Status: StatusCompleted},
+}
+
+const (
+	restAllow = iota
+	restDeny
+	restForbidden
+	restCompleted
+)
+
+// CompletedEndRest returns the Rest of a request_end{completed} without an
+// error or an attempt, shared by every such message.
+func CompletedEndRest() *Rest { return &sharedRests[restCompleted] }
+
 // noRest is the Rest of a payload without one, for view. Nothing writes to
 // it.
 var noRest Rest

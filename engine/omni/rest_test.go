@@ -10,14 +10,68 @@ import (
 	"github.com/floehq/floe/internal/fields"
 )
 
-// TestMain fails the package when any test wrote through view's noRest.
+// TestMain fails the package when any test wrote through view's noRest
+// or through a shared Rest.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if !reflect.DeepEqual(noRest, Rest{}) {
 		fmt.Fprintf(os.Stderr, "noRest was written to: %+v\n", noRest)
 		code = 1
 	}
+	if err := sharedRestsIntact(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
 	os.Exit(code)
+}
+
+// sharedRestsIntact reports a shared Rest that no longer holds its one
+// field.
+func sharedRestsIntact() error {
+	want := [...]Rest{
+		restAllow:     {Decision: DecisionAllow},
+		restDeny:      {Decision: DecisionDeny},
+		restForbidden: {Decision: DecisionForbidden},
+		restCompleted: {Status: StatusCompleted},
+	}
+	for i := range want {
+		if !reflect.DeepEqual(sharedRests[i], want[i]) {
+			return fmt.Errorf("shared Rest %d was written to: %+v", i, sharedRests[i])
+		}
+	}
+	return nil
+}
+
+// The standard decisions' approval_decision messages share one Rest each;
+// Edit gives a message its own, leaving the shared one and every other
+// message as they were; any other decision gets a Rest of its own.
+func TestSharedRests(t *testing.T) {
+	for _, d := range []string{DecisionAllow, DecisionDeny, DecisionForbidden} {
+		a, b := ApprovalDecisionMsg(d, "call_a"), ApprovalDecisionMsg(d, "call_b")
+		if a.Payload.Rest != b.Payload.Rest {
+			t.Errorf("%s: two Rests", d)
+		}
+		if a.Payload.Decision() != d || a.Payload.ToolCallID != "call_a" || b.Payload.ToolCallID != "call_b" {
+			t.Errorf("%s: %+v %+v", d, a.Payload, b.Payload)
+		}
+		b.Payload.Edit().Decision = "other"
+		c := ApprovalDecisionMsg(d, "c")
+		if a.Payload.Decision() != d || b.Payload.Decision() != "other" || c.Payload.Decision() != d {
+			t.Errorf("%s: Edit wrote through the shared Rest", d)
+		}
+	}
+	x, y := ApprovalDecisionMsg("maybe", "c"), ApprovalDecisionMsg("maybe", "c")
+	if x.Payload.Rest == y.Payload.Rest || x.Payload.Decision() != "maybe" {
+		t.Errorf("a non-standard decision: %+v %+v", x.Payload.Rest, y.Payload.Rest)
+	}
+	end := Event(Payload{Type: RequestEnd, Rest: CompletedEndRest()})
+	end.Payload.Edit().Attempt = 2
+	if CompletedEndRest().Attempt != 0 || end.Payload.Attempt() != 2 || end.Payload.Status() != StatusCompleted {
+		t.Errorf("request_end: %+v, shared %+v", *end.Payload.Rest, *CompletedEndRest())
+	}
+	if err := sharedRestsIntact(); err != nil {
+		t.Error(err)
+	}
 }
 
 // The fields of the streamed fragments stay in Payload; the rest is behind
