@@ -48,7 +48,8 @@ func Event(p Payload) Message { return Message{Type: TypeEventMsg, Payload: p} }
 func RequestBeginMsg() Message { return Event(Payload{Type: RequestBegin}) }
 
 // ApprovalDecisionMsg is approval_decision{decision, tool_call_id}. A
-// standard decision's message shares its Rest with every other (SharedRest).
+// standard decision's message shares its Rest with every other
+// (sharedRests).
 func ApprovalDecisionMsg(decision, callID string) Message {
 	var r *Rest
 	switch decision {

@@ -135,7 +135,9 @@ type Payload struct {
 	EventType  string // partial_*: start | delta | stop
 	StopReason string // one of the six statuses; "" = absent
 
-	// Rest holds every other field; nil = all zero.
+	// Rest holds every other field; nil = all zero. Copies of a message,
+	// and some built messages, share it: change a message's Rest through
+	// Edit.
 	Rest *Rest
 
 	// has records which keys were present when the payload was decoded, so
