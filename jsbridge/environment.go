@@ -26,11 +26,17 @@ type jsEnvironment struct {
 }
 
 // toolApproval is the run's approver handed to one tool execution, for
-// tools that start subagents (ToolRequest.Approve): approve itself, and
-// ask, which calls it under the tool's context.
+// tools that start subagents (ToolRequest.Approve), and the tool's
+// context, which ask calls it under. (A closure over the request here
+// moved the whole request to the heap for every tool call.)
 type toolApproval struct {
 	approve engine.Approver
-	ask     func(toolCall omni.Message) (engine.Decision, error)
+	ctx     context.Context
+}
+
+// ask calls the approver under the tool's context.
+func (t toolApproval) ask(toolCall omni.Message) (engine.Decision, error) {
+	return t.approve(t.ctx, toolCall)
 }
 
 // ExecuteTool implements [engine.Environment]. A tool that throws, rejects,
@@ -48,8 +54,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, e.clock, func(id int) {
 		if req.Approve != nil {
 			approval = id
-			ask := func(tc omni.Message) (engine.Decision, error) { return req.Approve(ctx, tc) }
-			e.b.approvals.put(id, toolApproval{req.Approve, ask})
+			e.b.approvals.put(id, toolApproval{req.Approve, ctx})
 		}
 		ptr, n := bytesArg(tc)
 		e.host.Call("start", id, ptr, n, req.Approve != nil)

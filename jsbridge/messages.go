@@ -33,7 +33,7 @@ const callBuf = 512
 // write and to read than JSON (its arguments are a string of escaped
 // JSON), and any call the records do not carry is a J or R record.
 func appendCall(dst []byte, m *omni.Message) []byte {
-	var w recordWriter
+	w := recordWriter{noHot: true}
 	dst, _ = w.append(dst, m)
 	return dst
 }
@@ -43,7 +43,7 @@ func appendCall(dst []byte, m *omni.Message) []byte {
 // message other than the last is not valid UTF-8 as JSON: records put
 // such a message only at a batch's end (an R record).
 func appendInput(dst []byte, msgs []omni.Message) []byte {
-	var w recordWriter
+	w := recordWriter{noHot: true}
 	start := len(dst)
 	for i := range msgs {
 		var last bool

@@ -365,7 +365,7 @@ type recordWriter struct {
 	hotHead                             [3]byte // kind, event and role codes; hotHead[0] == 0: none
 	hotTail                             byte
 	hotMid                              []byte
-	noHot                               bool // tests: every message takes record's checks
+	noHot                               bool // every message takes record's checks: a writer of one message or a few, and tests
 }
 
 // append appends m. last reports a message whose JSON is not valid UTF-8

@@ -40,17 +40,32 @@ func (r reply) str() (string, bool) {
 // waiters maps ids to the reply channels of goroutines waiting for
 // JavaScript. Each channel has capacity 1 and JavaScript sends at most one
 // reply per request, so a send never blocks a js.FuncOf body.
+//
+// A removed waiter's channel is emptied and kept for the next add: a
+// waiter reads its channel only until it removes itself, and a send
+// finds the channel under the lock, so a reply for a removed id never
+// reaches the channel's next waiter.
 type waiters struct {
 	mu   sync.Mutex
 	next int
 	m    map[int]chan reply
+	free []chan reply // empty channels of removed waiters, up to maxFreeWaiters
 }
 
-// add registers a new channel.
+const maxFreeWaiters = 32
+
+// add registers a channel.
 func (w *waiters) add() (int, chan reply) {
-	ch := make(chan reply, 1)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var ch chan reply
+	if n := len(w.free); n > 0 {
+		ch = w.free[n-1]
+		w.free[n-1] = nil
+		w.free = w.free[:n-1]
+	} else {
+		ch = make(chan reply, 1)
+	}
 	if w.m == nil {
 		w.m = map[int]chan reply{}
 	}
@@ -59,19 +74,31 @@ func (w *waiters) add() (int, chan reply) {
 	return w.next, ch
 }
 
-// remove forgets id; a late reply for it is dropped.
+// remove forgets id; a late reply for it is dropped. The waiter reads its
+// channel no more.
 func (w *waiters) remove(id int) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := w.m[id]
+	if ch == nil {
+		return
+	}
 	delete(w.m, id)
-	w.mu.Unlock()
+	if len(w.free) < maxFreeWaiters {
+		select {
+		case <-ch: // a reply the waiter did not read
+		default:
+		}
+		w.free = append(w.free, ch)
+	}
 }
 
 // send hands r to the waiter id without blocking; false if id is unknown
 // or already has an unread reply.
 func (w *waiters) send(id int, r reply) bool {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	ch := w.m[id]
-	w.mu.Unlock()
 	if ch == nil {
 		return false
 	}

@@ -34,6 +34,7 @@ type stream struct {
 	turn    chan struct{} // capacity 1: held by the goroutine using next/close
 	ended   bool
 	buf     []byte
+	hotMid  []byte         // the batches' recordWriter.hotMid, reused
 	msgs    []omni.Message // reused batch
 	pending []omni.Message // taken from the engine, not yet handed to JavaScript
 	endOne  sync.Once
@@ -69,7 +70,8 @@ func (s *stream) pullBatch(jsonOnly bool) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	w := recordWriter{jsonOnly: jsonOnly}
+	w := recordWriter{jsonOnly: jsonOnly, hotMid: s.hotMid[:0]}
+	defer func() { s.hotMid = w.hotMid }()
 	b := s.buf[:0]
 	for i := range msgs {
 		var last bool
