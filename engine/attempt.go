@@ -118,7 +118,6 @@ func (r *run) putBuf(b []item) {
 
 // call is one entry of the call ledger: a real tool call and its output.
 type call struct {
-	stamp  stamper // the driver's at dispatch, the tool's first (runTool)
 	msg    omni.Message
 	output *omni.Message // the last complete tool_call_output; written by its producer
 }
@@ -176,12 +175,14 @@ func (r *run) runAttempt(ctx context.Context, in []omni.Message, retries, maxRet
 	defer cancelLLM()
 	// The driver's stamper starts from the session's last stamp, so its
 	// first one within the same minute skips the calendar (stampAt).
-	d := &driver{r: r, t: t, q: q, prod: q.NewProducer(), compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries, fast: true}
-	params := GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt(), Tools: s.cfg.ToolList}
+	d := &driver{r: r, t: t, q: q, compaction: compaction, cancelLLM: cancelLLM, stamp: s.stamp, retries: retries, maxRetries: maxRetries, fast: true}
+	q.Register(&d.prod)
+	d.ctx, d.llmCtx = ctx, llmCtx
+	d.params = GenerateParams{NewMessages: in, SystemPrompt: s.cfg.Meta.Payload.SystemPrompt(), Tools: s.cfg.ToolList}
 	if !compaction {
-		params.ThinkingLevel = r.opts.ThinkingLevel
+		d.params.ThinkingLevel = r.opts.ThinkingLevel
 	}
-	r.spawn(func() { d.run(ctx, llmCtx, s.llm, params) })
+	r.spawn(d)
 	r.consume(ctx, q)
 	r.putBuf(q.Release())
 
@@ -245,13 +246,19 @@ type driver struct {
 	r          *run
 	t          *attempt
 	q          *mergequeue.Queue[item]
-	prod       *mergequeue.Producer[item]
+	prod       mergequeue.Producer[item] // registered in q (Register)
 	compaction bool
 	cancelLLM  context.CancelFunc
 	grace      *grace // the LLM call's watch, when refuse must arm it (run)
-	stamp      stamper
-	retries    int
-	maxRetries int
+	g          grace  // that watch, held here
+
+	// What runTask hands run: the attempt's context, the LLM call's, and
+	// the request's parameters.
+	ctx, llmCtx context.Context
+	params      GenerateParams
+	stamp       stamper
+	retries     int
+	maxRetries  int
 
 	// fast says that a streamed fragment may take emit's fast path
 	// (emitFast), which checks and queues it under the queue's lock alone.
@@ -269,20 +276,25 @@ type driver struct {
 	callIDs map[string]bool // tool_call ids of this request (E-4.10: one output per id)
 }
 
+// runTask runs the driver on a worker of the run (spawn).
+func (d *driver) runTask() { d.run(d.ctx, d.llmCtx, d.r.s.llm, d.params) }
+
+// abandon ends the attempt when the LLM was abandoned (its grace).
+func (d *driver) abandon() { d.end(d.ctx, Outcome{}, true) }
+
 // run calls the LLM and ends the attempt when it returns, or when the abort
 // grace runs out first (Config.AbortGrace): then the LLM is abandoned, the
 // attempt ends at once and whatever the LLM does later is dropped.
 func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 	s := d.r.s
-	abandon := func() { d.end(ctx, Outcome{}, true) }
 	var g *grace
 	if d.r.done != nil && ctx.Done() == d.r.done {
 		// llmCtx is done when the run's context is or when refuse cancels
 		// it: the run's registry watches the first, refuse arms the second.
-		g = d.r.watchGrace(ctx, abandon)
+		g = d.r.watchGraceIn(ctx, &d.g, d)
 		d.grace = g
 	} else {
-		g = d.r.watchGrace(llmCtx, abandon)
+		g = d.r.watchGraceIn(llmCtx, &d.g, d)
 	}
 	p.Abandoned = g.gone
 	p.EmitBatch = func(ms []omni.Message) { d.emitBatch(ctx, ms) }
@@ -641,9 +653,10 @@ func (d *driver) callApprover(ctx context.Context, ap Approver, tc *omni.Message
 	return approval{decision: dec, err: err}
 }
 
-// dispatch starts the tool for an allowed call concurrently (E-6.1).
+// dispatch starts the tool for an allowed call concurrently (E-6.1). The
+// tool's stamper starts from the driver's last stamp.
 func (d *driver) dispatch(ctx context.Context, c *call) {
-	p := d.q.NewProducer()
-	c.stamp = d.stamp // the tool's stamper starts from the driver's last stamp
-	d.r.spawn(func() { d.r.runTool(ctx, c, p) })
+	tr := &toolRun{r: d.r, c: c, ctx: ctx, id: c.msg.Payload.ToolCallID, stamp: d.stamp}
+	d.q.Register(&tr.prod)
+	d.r.spawn(tr)
 }

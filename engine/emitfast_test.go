@@ -17,7 +17,8 @@ import (
 func TestEmitFastTakesNoDriverLock(t *testing.T) {
 	q := mergequeue.New[item](8)
 	at := time.Date(2026, 7, 18, 3, 10, 22, 531e6, time.UTC)
-	d := &driver{r: &run{s: &Session{clock: fixedClock{at}}}, q: q, prod: q.NewProducer(), fast: true}
+	d := &driver{r: &run{s: &Session{clock: fixedClock{at}}}, q: q, fast: true}
+	q.Register(&d.prod)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	frag := func(ev, body string) *omni.Message {

@@ -53,7 +53,7 @@ func TestGraceRegistry(t *testing.T) {
 	rctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &run{s: s, done: rctx.Done()}
-	nop := func() {}
+	nop := abandonFunc(func() {})
 
 	a, b, c := r.watchGrace(rctx, nop), r.watchGrace(rctx, nop), r.watchGrace(rctx, nop)
 	for _, g := range []*grace{a, b, c} {

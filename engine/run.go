@@ -47,7 +47,7 @@ type run struct {
 
 	spare [2][]item // merge-queue buffers kept between attempts (attempt.go)
 
-	tasks chan func()   // idle workers of the run wait here (spawn)
+	tasks chan task     // idle workers of the run wait here (spawn)
 	quit  chan struct{} // closed when the run has ended: idle workers exit
 
 	// done is the run's context's Done: a callback whose context has it is
@@ -64,7 +64,7 @@ type run struct {
 // worker keeps its grown stack for the run's next request or call. The
 // workers exit when the run has ended; one busy then (an abandoned tool)
 // exits when its task returns.
-func (r *run) spawn(f func()) {
+func (r *run) spawn(f task) {
 	select {
 	case r.tasks <- f:
 	default:
@@ -72,10 +72,19 @@ func (r *run) spawn(f func()) {
 	}
 }
 
-func (r *run) work(f func()) {
+// A task is what a worker runs: a driver or a tool run, which carry what
+// they need, so that starting one allocates no closure; or a funcTask.
+type task interface{ runTask() }
+
+// funcTask is a task of a function.
+type funcTask func()
+
+func (f funcTask) runTask() { f() }
+
+func (r *run) work(f task) {
 	growStack(0)
 	for {
-		f()
+		f.runTask()
 		f = nil // hold nothing of the last task while idle
 		select {
 		case f = <-r.tasks:
@@ -90,7 +99,7 @@ func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.
 	s.mu.Lock()
 	s.abortRun = cancel
 	s.mu.Unlock()
-	r := &run{s: s, cancel: cancel, opts: opts, tasks: make(chan func()), quit: make(chan struct{})}
+	r := &run{s: s, cancel: cancel, opts: opts, tasks: make(chan task), quit: make(chan struct{})}
 	return &Run{r: r, body: func(yield func(omni.Message) bool) { r.seq(rctx, yield, body) }}
 }
 

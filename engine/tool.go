@@ -19,8 +19,9 @@ var errNoEnvironment = errors.New("no environment configured")
 type toolRun struct {
 	r     *run
 	c     *call
+	ctx   context.Context // the tool's (runTask)
 	id    string
-	prod  *mergequeue.Producer[item]
+	prod  mergequeue.Producer[item] // registered in the attempt's queue (dispatch)
 	stamp stamper
 
 	mu        lock.Mutex
@@ -34,15 +35,14 @@ type toolRun struct {
 	g         grace // the abort grace's watch (watchGrace)
 }
 
-// runTool executes one allowed call on its own goroutine (E-6.1) and closes
-// its producer when the tool has finished, or when the abort grace ran out
-// first (Config.AbortGrace): then the tool is abandoned and its call gets
-// the output of a failed tool at once. The tool's stamper starts from
-// c.stamp, the driver's at dispatch.
-func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]) {
+// runTask executes one allowed call on a worker of the run, its own
+// goroutine (E-6.1), and closes its producer when the tool has finished,
+// or when the abort grace ran out first (Config.AbortGrace): then the tool
+// is abandoned and its call gets the output of a failed tool at once.
+func (tr *toolRun) runTask() {
+	r, c, ctx := tr.r, tr.c, tr.ctx
 	s := r.s
-	tr := &toolRun{r: r, c: c, id: c.msg.Payload.ToolCallID, prod: p, stamp: c.stamp}
-	g := r.watchGraceIn(ctx, &tr.g, func() { tr.finish(errors.New(graceMessage("tool", s.abortGrace()))) })
+	g := r.watchGraceIn(ctx, &tr.g, tr)
 	var err error
 	func() {
 		defer recoverTo(s, "tool", func(v any) {
@@ -58,6 +58,10 @@ func (r *run) runTool(ctx context.Context, c *call, p *mergequeue.Producer[item]
 	g.stop()
 	tr.finish(err)
 }
+
+// abandon gives the call the output of a failed tool (the abort grace ran
+// out).
+func (tr *toolRun) abandon() { tr.finish(errors.New(graceMessage("tool", tr.r.s.abortGrace()))) }
 
 // emit is the tool's emit callback (E-6.2, E-6.3).
 func (tr *toolRun) emit(m omni.Message) {

@@ -196,7 +196,7 @@ func (neverTimer) AfterFunc(time.Duration, func()) func() bool { return func() b
 type grace struct {
 	s         *Session
 	gone      chan struct{} // the callback's Abandoned
-	abandon   func()
+	abandon   abandoner
 	mu        lock.Mutex
 	armed     bool        // arm ran (it arms once)
 	returned  bool        // stop was called
@@ -268,18 +268,27 @@ func (gs *graces) fire() {
 	}
 }
 
+// An abandoner is what a grace abandons: a driver or a tool run (no
+// closure to allocate for each), or an abandonFunc.
+type abandoner interface{ abandon() }
+
+// abandonFunc is an abandoner of a function.
+type abandonFunc func()
+
+func (f abandonFunc) abandon() { f() }
+
 // watchGrace starts watching ctx for one callback; abandon runs (after gone
 // is closed) when the callback is abandoned. The callback's Abandoned is
 // g.gone. When ctx is the run's own context (its Done is the run's) the
 // run's registry watches it; otherwise a context.AfterFunc does. After
 // g.stop returns no timer is pending.
-func (r *run) watchGrace(ctx context.Context, abandon func()) *grace {
+func (r *run) watchGrace(ctx context.Context, abandon abandoner) *grace {
 	return r.watchGraceIn(ctx, new(grace), abandon)
 }
 
 // watchGraceIn is watchGrace with the watch in g, a zero grace the caller
 // holds (a tool call's, in its toolRun: one allocation fewer a call).
-func (r *run) watchGraceIn(ctx context.Context, g *grace, abandon func()) *grace {
+func (r *run) watchGraceIn(ctx context.Context, g *grace, abandon abandoner) *grace {
 	g.s, g.gone, g.abandon = r.s, make(chan struct{}), abandon
 	if r.done != nil && ctx.Done() == r.done {
 		g.reg = &r.graces
@@ -304,7 +313,7 @@ func (g *grace) arm() {
 // timer is armed once and fires at most once.
 func (g *grace) expire() {
 	close(g.gone)
-	g.abandon()
+	g.abandon.abandon()
 }
 
 // stop ends the watch: the callback returned.

@@ -20,20 +20,20 @@ func goroutineID() string {
 // bubble would report them blocked otherwise).
 func TestRunWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &run{tasks: make(chan func()), quit: make(chan struct{})}
+		r := &run{tasks: make(chan task), quit: make(chan struct{})}
 		ids := make(chan string, 3)
-		r.spawn(func() { ids <- goroutineID() })
+		r.spawn(funcTask(func() { ids <- goroutineID() }))
 		first := <-ids
 		synctest.Wait() // the worker waits for a task
-		r.spawn(func() { ids <- goroutineID() })
+		r.spawn(funcTask(func() { ids <- goroutineID() }))
 		if again := <-ids; again != first {
 			t.Fatalf("the second task ran on goroutine %s, not on the idle worker %s", again, first)
 		}
 		synctest.Wait()
 		gate := make(chan struct{})
-		r.spawn(func() { <-gate; ids <- goroutineID() })
+		r.spawn(funcTask(func() { <-gate; ids <- goroutineID() }))
 		synctest.Wait() // that worker is busy
-		r.spawn(func() { ids <- goroutineID() })
+		r.spawn(funcTask(func() { ids <- goroutineID() }))
 		if other := <-ids; other == first {
 			t.Fatal("a task given while the only worker was busy ran on it")
 		}

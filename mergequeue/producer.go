@@ -21,7 +21,17 @@ type Producer[T any] struct {
 //
 // NewProducer is safe for concurrent use.
 func (q *Queue[T]) NewProducer() *Producer[T] {
-	p := &Producer[T]{q: q}
+	p := new(Producer[T])
+	q.Register(p)
+	return p
+}
+
+// Register is [Queue.NewProducer] for a Producer the caller allocates, in a
+// larger value of its own (one allocation fewer a producer). p must be a
+// zero Producer, and is not copied once registered. Register is safe for
+// concurrent use.
+func (q *Queue[T]) Register(p *Producer[T]) {
+	p.q = q
 	q.lock()
 	if q.ended || q.closed {
 		p.done = true
@@ -29,7 +39,6 @@ func (q *Queue[T]) NewProducer() *Producer[T] {
 		q.live++
 	}
 	q.mu.Unlock()
-	return p
 }
 
 // Push appends vs to the queue contiguously and atomically: no other

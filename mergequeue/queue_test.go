@@ -491,3 +491,39 @@ func TestPushFuncIfPanic(t *testing.T) {
 		t.Fatalf("Swap = %v, %v; want [1 2]", got, err)
 	}
 }
+
+// A producer the caller holds, registered with Register, is a producer as
+// NewProducer makes one: the consumer waits for it until Done, and after
+// the queue has ended it is done at once.
+func TestRegister(t *testing.T) {
+	t.Parallel()
+	type holder struct {
+		name string
+		prod mergequeue.Producer[string]
+	}
+	q := mergequeue.New[string](4)
+	var a, b holder
+	q.Register(&a.prod)
+	q.Register(&b.prod)
+	mustPush(t, &a.prod, "a1")
+	a.prod.Done()
+	if v, err := q.Pop(t.Context()); err != nil || v != "a1" {
+		t.Fatalf("Pop = %q, %v; want a1", v, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := q.Pop(ctx); !errors.Is(err, context.Canceled) { // b is live: Pop waits
+		t.Fatalf("Pop with a live registered producer = %v, want it to wait", err)
+	}
+	mustPush(t, &b.prod, "b1")
+	b.prod.Done()
+	got, err := drain(t.Context(), q)
+	if err != mergequeue.ErrDone || !slices.Equal(got, []string{"b1"}) {
+		t.Fatalf("drain = %q, %v; want [b1], ErrDone", got, err)
+	}
+	var late holder
+	q.Register(&late.prod)
+	if err := late.prod.Push(t.Context(), "x"); err != mergequeue.ErrClosed {
+		t.Fatalf("Push of a producer registered after the end = %v, want ErrClosed", err)
+	}
+}
