@@ -415,6 +415,11 @@ func (w *recordWriter) record(dst []byte, m *omni.Message) ([]byte, bool) {
 	if m.Timestamp != w.ts {
 		w.ts = m.Timestamp
 		dst, ok = appendStr(append(dst, recTime), m.Timestamp)
+	} else {
+		// The same instant, perhaps another string of it (each stamper
+		// formats its own): hot compares by address, and the messages
+		// after this one share its string.
+		w.ts = m.Timestamp
 	}
 	body := 0 // where the body ends
 	if ev != 0 {

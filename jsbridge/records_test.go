@@ -1322,3 +1322,32 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// A run of deltas whose timestamp equals the last message's at another
+// address (each stamper formats its own string of an instant: the
+// driver's approval_decision, then a tool's batch) takes the hot path
+// after its first delta, as a run stamped with the last message's own
+// string does.
+func TestRecordWriterHotAfterEqualStamp(t *testing.T) {
+	ts := "2026-01-02T03:04:05.006Z"
+	other := string([]byte(ts)) // equal, at another address
+	dec := omni.ApprovalDecisionMsg(string(omni.DecisionAllow), "call_1")
+	dec.Timestamp = ts
+	start := omni.Partial(omni.PartialToolCallOutput, omni.EventStart, "", "call_1", "", omni.StatusCompleted)
+	start.Timestamp = other
+	delta := omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "out", "call_1", "", omni.StatusCompleted)
+	delta.Timestamp = other
+	var w recordWriter
+	dst := make([]byte, 0, 4096)
+	for _, m := range []*omni.Message{&dec, &start, &delta} {
+		dst, _ = w.append(dst, m)
+	}
+	next := delta
+	next.Payload.Output = "more"
+	if _, ok := w.hot(dst, &next); !ok {
+		t.Fatal("a delta after an equal timestamp at another address missed the hot path")
+	}
+	if got := strings.Count(string(dst), string(recTime)+"24:"); got != 1 {
+		t.Fatalf("%d t records for one instant, want 1: %q", got, dst)
+	}
+}
