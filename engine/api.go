@@ -96,6 +96,15 @@ type ToolRequest struct {
 	// Abandoned is closed when the engine abandons this tool call (see
 	// GenerateParams.Abandoned); the call already has its failed output.
 	Abandoned <-chan struct{}
+
+	// EmitBatch emits ms in order, as the tool's emit would one message
+	// at a time, but queues the fragments of the call's output among them
+	// under one hold of the stream's lock: an environment that receives
+	// several messages at once (a batch from JavaScript) hands them over
+	// together. It does not keep ms. Like emit it may block for
+	// backpressure and never fails. The engine sets it; a tool called by
+	// other code may find it nil.
+	EmitBatch func(ms []omni.Message)
 }
 
 // Environment runs approved tool calls (ENGINE.md §1, §6). ExecuteTool emits

@@ -53,7 +53,7 @@ func (tr *toolRun) runTask() {
 			err = errNoEnvironment
 			return
 		}
-		err = env.ExecuteTool(ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve, Abandoned: g.gone}, tr.emit)
+		err = env.ExecuteTool(ctx, ToolRequest{ToolCall: c.msg, Approve: r.opts.Approve, Abandoned: g.gone, EmitBatch: tr.emitBatch}, tr.emit)
 	}()
 	g.stop()
 	tr.finish(err)
@@ -67,28 +67,70 @@ func (tr *toolRun) abandon() { tr.finish(errors.New(graceMessage("tool", tr.r.s.
 func (tr *toolRun) emit(m omni.Message) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	tr.emitLocked(&m)
+}
+
+// emitBatch is ToolRequest.EmitBatch: under one hold of tr.mu, the
+// fragments of the call's own output that pass the checks are queued
+// through one mergequeue.Batch, under one hold of the queue's lock, which
+// is let go for every other message: that one takes emit's way.
+func (tr *toolRun) emitBatch(ms []omni.Message) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	b := tr.prod.Batch(context.Background())
+	defer b.Unlock()
+	for i := range ms {
+		if !tr.emitHeld(&b, &ms[i]) {
+			b.Unlock()
+			tr.emitLocked(&ms[i])
+		}
+	}
+}
+
+// emitHeld is emitLocked through a batch for a fragment of the call's own
+// output, the bulk of a tool's stream: it reports whether it queued m.
+// Anything else, a message that fails a check (emitLocked reports it) and
+// a queue that takes no more items are left to emitLocked.
+func (tr *toolRun) emitHeld(b *mergequeue.Batch[item], m *omni.Message) bool {
+	p := &m.Payload
+	if tr.done || len(m.Origin) > 0 || m.Type != omni.TypeModelMsg || p.Type != omni.PartialToolCallOutput || p.ToolCallID != tr.id || tr.valid.Validate(m) != nil {
+		return false
+	}
+	it, err := b.Next()
+	if err != nil {
+		return false
+	}
+	it.Msg, it.Bits = *m, bits(false, true)
+	tr.stamp.stamp(tr.r.s.clock, &it.Msg)
+	tr.track(p)
+	b.Commit()
+	return true
+}
+
+// emitLocked is emit's work, under tr.mu.
+func (tr *toolRun) emitLocked(m *omni.Message) {
 	s := tr.r.s
 	if tr.done {
 		s.diag(DiagTool, errf.Errorf("tool %s emitted after it returned (or was abandoned); dropped", tr.id))
 		return
 	}
 	partial := m.IsPartial()
-	if s.dropForeign(true, tr.id, &m, partial) {
+	if s.dropForeign(true, tr.id, m, partial) {
 		return
 	}
-	if err := tr.valid.Validate(&m); err != nil {
+	if err := tr.valid.Validate(m); err != nil {
 		s.diag(DiagTool, errf.Errorf("tool %s: invalid message dropped: %w", tr.id, err))
 		return
 	}
-	tr.stamp.stamp(s.clock, &m)
+	tr.stamp.stamp(s.clock, m)
 	if len(m.Origin) > 0 { // subagent traffic: streamed, never traced (E-6.3)
 		if m.Type == omni.TypeSessionMeta && len(m.Origin) == 1 { // E-15.3
 			ptr := omni.SubagentMsg(m.Origin[0])
 			ptr.Timestamp = m.Timestamp
-			tr.prod.Push(context.Background(), item{Msg: ptr, Bits: traceOnly}, item{Msg: m, Bits: unrecorded})
+			tr.prod.Push(context.Background(), item{Msg: ptr, Bits: traceOnly}, item{Msg: *m, Bits: unrecorded})
 			return
 		}
-		tr.push1(&m, true) // never recorded, fragment or not
+		tr.push1(m, true) // never recorded, fragment or not
 		return
 	}
 	p := &m.Payload
@@ -97,27 +139,31 @@ func (tr *toolRun) emit(m omni.Message) {
 			s.diag(DiagTool, errf.Errorf("tool %s: %s for tool_call_id %q, not its own call, dropped", tr.id, p.Type, p.ToolCallID))
 			return
 		}
-		switch p.Type {
-		case omni.PartialToolCallOutput:
-			switch p.EventType {
-			case omni.EventStart:
-				tr.open = true
-			case omni.EventDelta:
-				if tr.deltas.Cap() == 0 {
-					tr.deltas.Grow(256) // most outputs, in one allocation
-				}
-				tr.deltas.WriteString(p.Output)
-				if len(p.Images()) > 0 {
-					tr.images = p.Images()
-				}
-			case omni.EventStop:
-				tr.open = false
-			}
-		case omni.ToolCallOutput:
-			tr.output, tr.hasOutput = m, true
+		if p.Type == omni.ToolCallOutput {
+			tr.output, tr.hasOutput = *m, true
+		} else {
+			tr.track(p)
 		}
 	}
-	tr.push1(&m, partial)
+	tr.push1(m, partial)
+}
+
+// track keeps what finish needs of a fragment of the call's own output.
+func (tr *toolRun) track(p *omni.Payload) {
+	switch p.EventType {
+	case omni.EventStart:
+		tr.open = true
+	case omni.EventDelta:
+		if tr.deltas.Cap() == 0 {
+			tr.deltas.Grow(256) // most outputs, in one allocation
+		}
+		tr.deltas.WriteString(p.Output)
+		if len(p.Images()) > 0 {
+			tr.images = p.Images()
+		}
+	case omni.EventStop:
+		tr.open = false
+	}
 }
 
 // push1 queues m, copied once, into the queue's buffer; unrec says m is

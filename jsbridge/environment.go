@@ -10,6 +10,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/lock"
 )
 
 // jsEnvironment adapts the shim's environment object (made from the user's
@@ -23,6 +24,41 @@ type jsEnvironment struct {
 	b     *Bridge
 	host  js.Value
 	clock *sessionClock
+
+	mu   lock.Mutex
+	bufs [][]omni.Message // the batch buffers of tool calls that ended (takeBuf)
+}
+
+// maxToolBufs is the most batch buffers a session keeps between tool
+// calls: one for each call that runs at once, up to this many (15 kB
+// each).
+const maxToolBufs = 8
+
+// takeBuf returns a batch buffer that an ended tool call left, or nil.
+func (e *jsEnvironment) takeBuf() []omni.Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := len(e.bufs)
+	if n == 0 {
+		return nil
+	}
+	buf := e.bufs[n-1]
+	e.bufs[n-1] = nil
+	e.bufs = e.bufs[:n-1]
+	return buf
+}
+
+// putBuf keeps a tool call's batch buffer (cleared by its pump) for the
+// next call.
+func (e *jsEnvironment) putBuf(buf []omni.Message) {
+	if cap(buf) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.bufs) < maxToolBufs {
+		e.bufs = append(e.bufs, buf[:0])
+	}
 }
 
 // toolApproval is the run's approver handed to one tool execution, for
@@ -51,6 +87,8 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 		}
 	}()
 	tc := appendCall(make([]byte, 0, callBuf), &req.ToolCall)
+	buf := e.takeBuf()
+	defer func() { e.putBuf(buf) }()
 	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, e.clock, func(id int) {
 		if req.Approve != nil {
 			approval = id
@@ -59,7 +97,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 		ptr, n := bytesArg(tc)
 		e.host.Call("start", id, ptr, n, req.Approve != nil)
 		runtime.KeepAlive(tc)
-	}, emit, nil, nil)
+	}, emit, req.EmitBatch, &buf)
 	switch {
 	case err != nil:
 		return err
