@@ -48,3 +48,27 @@ func TestEmitterBatches(t *testing.T) {
 		t.Fatalf("without EmitBatch: %q, %v, buffer %v", one, err, e.buf)
 	}
 }
+
+// A session keeps the batch buffers of ended tool calls, up to
+// maxToolBufs, emptied, and hands each to one call at a time.
+func TestToolBufs(t *testing.T) {
+	var e jsEnvironment
+	if b := e.takeBuf(); b != nil {
+		t.Fatalf("a new session has a buffer: %v", b)
+	}
+	e.putBuf(nil) // a call that emitted no batch keeps nothing
+	for i := 0; i < maxToolBufs+2; i++ {
+		e.putBuf(make([]omni.Message, 3, batchMsgs))
+	}
+	seen := map[*omni.Message]bool{}
+	for i := 0; i < maxToolBufs; i++ {
+		b := e.takeBuf()
+		if len(b) != 0 || cap(b) != batchMsgs || seen[&b[:1][0]] {
+			t.Fatalf("buffer %d: len %d, cap %d, handed out before %v", i, len(b), cap(b), seen[&b[:1][0]])
+		}
+		seen[&b[:1][0]] = true
+	}
+	if b := e.takeBuf(); b != nil {
+		t.Fatalf("more than %d buffers kept", maxToolBufs)
+	}
+}
