@@ -234,7 +234,7 @@ func (r *run) consume(ctx context.Context, q *mergequeue.Queue[item]) {
 				}
 			}
 			// Whether a produced message follows matters only to a
-			// batching consumer (Run.NextBatch); asking costs a lock.
+			// batching consumer (Run.NextEach); asking costs a lock.
 			more := i < len(buf)-1 || (r.batching && q.Len() > 0)
 			r.deliverQueued(ctx, &it.Msg, more, it.Bits&unrecorded != 0)
 		}

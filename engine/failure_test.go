@@ -324,9 +324,24 @@ func TestSnapshotDuringRun(t *testing.T) {
 	}
 }
 
-// NextBatch returns the same stream as Next, in order, with several
-// messages per call when they are already produced.
+// NextBatch and NextEach return the same stream as Next, in order, with
+// several messages per call when they are already produced.
 func TestNextBatch(t *testing.T) {
+	each := func(r *engine.Run, max int) ([]omni.Message, bool) {
+		var got []omni.Message
+		ok := r.NextEach(max, func(m *omni.Message) { got = append(got, *m) })
+		if ok != (len(got) > 0) {
+			t.Fatalf("NextEach reported %v after %d messages", ok, len(got))
+		}
+		return got, ok
+	}
+	t.Run("NextBatch", func(t *testing.T) {
+		testNextBatch(t, func(r *engine.Run, max int) ([]omni.Message, bool) { return r.NextBatch(nil, max) })
+	})
+	t.Run("NextEach", func(t *testing.T) { testNextBatch(t, each) })
+}
+
+func testNextBatch(t *testing.T, next func(r *engine.Run, max int) ([]omni.Message, bool)) {
 	// The LLM emits 103 messages (fewer than the queue holds, so it never
 	// waits), then reports that it did. The first batch is request_begin
 	// (the LLM starts once it is taken); the consumer asks for its third
@@ -356,7 +371,7 @@ func TestNextBatch(t *testing.T) {
 	var got []omni.Message
 	calls, biggest := 0, 0
 	for {
-		batch, ok := r.NextBatch(nil, 64)
+		batch, ok := next(r, 64)
 		if !ok {
 			break
 		}
@@ -371,13 +386,13 @@ func TestNextBatch(t *testing.T) {
 		got = append(got, batch...)
 	}
 	if kinds(got) != want {
-		t.Fatalf("NextBatch stream differs from Next's:\n got %s\nwant %s", kinds(got), want)
+		t.Fatalf("the stream differs from Next's:\n got %s\nwant %s", kinds(got), want)
 	}
-	if _, ok := r.NextBatch(nil, 8); ok {
-		t.Fatal("NextBatch after the end reported a message")
+	if _, ok := next(r, 8); ok {
+		t.Fatal("a message after the end")
 	}
 	if biggest < 39 {
-		t.Fatalf("largest batch %d: NextBatch did not take the messages already produced", biggest)
+		t.Fatalf("largest batch %d: the messages already produced were not taken", biggest)
 	}
 	t.Logf("%d messages in %d batches (largest %d)", len(got), calls, biggest)
 }

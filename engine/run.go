@@ -39,11 +39,13 @@ type run struct {
 	yield func(omni.Message) bool
 	gone  bool // the consumer left early (E-3.3a)
 
-	// batch, while NextBatch waits, collects already produced messages
-	// without a coroutine switch per message; up to batchMax in all.
-	batch    []omni.Message
+	// visit, while NextEach waits, is handed the already produced
+	// messages in place, without a coroutine switch or a copy per
+	// message; up to batchMax in all (visited so far).
+	visit    func(*omni.Message)
 	batching bool
 	batchMax int
+	visited  int
 
 	spare [2][]item // merge-queue buffers kept between attempts (attempt.go)
 
@@ -177,23 +179,39 @@ func (rn *Run) nextLocked() (omni.Message, bool) {
 // when the consumer asks again (E-3.2). It is Next followed by Next for
 // every message already produced, without a coroutine switch per message.
 func (rn *Run) NextBatch(dst []omni.Message, max int) ([]omni.Message, bool) {
+	out := dst
+	ok := rn.NextEach(max, func(m *omni.Message) { out = append(out, *m) })
+	if !ok {
+		return dst, false
+	}
+	return out, true
+}
+
+// NextEach is NextBatch without the copies: it calls f with the next
+// message and every message already produced after it, in order, max in
+// all (max < 1 means 1), where they lie in the engine's buffers, and
+// reports false at the end of the run, when it did not call f. The
+// message is f's only during the call: f copies what it keeps, and does
+// not modify it. f runs while NextEach waits, on the run's goroutine, and
+// must not call the Run.
+func (rn *Run) NextEach(max int, f func(m *omni.Message)) bool {
 	rn.pull.Lock()
 	defer rn.pull.Unlock()
 	rn.mu.Lock()
 	ended := rn.ended
 	rn.mu.Unlock()
 	if ended {
-		return dst, false
+		return false
 	}
 	r := rn.r
-	r.batch, r.batching, r.batchMax = dst, true, max
+	r.visit, r.batching, r.batchMax, r.visited = f, true, max, 0
 	m, ok := rn.nextLocked()
-	out := r.batch
-	r.batch, r.batching = nil, false
-	if !ok {
-		return dst, false
+	visited := r.visited
+	r.visit, r.batching = nil, false
+	if ok {
+		f(&m)
 	}
-	return append(out, m), true
+	return ok || visited > 0
 }
 
 // All returns the remaining stream as a sequence, to be ranged once.
@@ -306,8 +324,9 @@ func (r *run) deliverQueued(ctx context.Context, m *omni.Message, more, fragment
 		o := m.WithOrigin(r.origin)
 		m = &o
 	}
-	if more && r.batching && len(r.batch)+1 < r.batchMax {
-		r.batch = append(r.batch, *m) // the consumer takes it with the next one
+	if more && r.batching && r.visited+1 < r.batchMax {
+		r.visited++
+		r.visit(m) // the consumer's, with the next one it takes
 		return
 	}
 	if !r.yield(*m) {

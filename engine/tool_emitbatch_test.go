@@ -28,7 +28,7 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 		delta("one "),
 		omni.RequestBeginMsg(), // engine-only: dropped
 		delta("two "),
-		omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "not mine", "Z", "", omni.StatusCompleted), // dropped
+		omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, "not mine", "Z", "", omni.StatusCompleted),                     // dropped
 		{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.PartialToolCallOutput, EventType: "middle", ToolCallID: "A"}}, // invalid: dropped
 	}
 	child := enginetest.Meta("child")

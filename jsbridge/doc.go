@@ -13,7 +13,7 @@
 // fragments as compact records, every other message as JSON (records.go):
 //
 //   - Consumer side: JavaScript asks for a batch (pull). A goroutine calls
-//     [engine.Run.NextBatch]: it waits for the next message (performing
+//     [engine.Run.NextEach]: it waits for the next message (performing
 //     run-level steps as Next does) and takes with it every message that is
 //     already produced, in one coroutine switch. This keeps the pull
 //     semantics of ENGINE.md E-3.2: a run-level step happens only after

@@ -25,72 +25,84 @@ const (
 // goroutine: pulls are serialized, and close aborts the run at once
 // (engine.Run.Close waits for a pull in progress).
 type stream struct {
-	nextBatch func(dst []omni.Message, max int) ([]omni.Message, bool) // the next message and those already produced
-	close     func()                                                   // abandon: abort and wait for the end (any goroutine)
-	cancel    context.CancelFunc
-	stop      func() // release the AbortSignal listener
-	onEnd     func() // the owner's bookkeeping (session no longer busy…)
+	nextEach func(max int, f func(*omni.Message)) bool // the next message and those already produced (engine.Run.NextEach)
+	close    func()                                    // abandon: abort and wait for the end (any goroutine)
+	cancel   context.CancelFunc
+	stop     func() // release the AbortSignal listener
+	onEnd    func() // the owner's bookkeeping (session no longer busy…)
 
 	turn    chan struct{} // capacity 1: held by the goroutine using next/close
 	ended   bool
 	buf     []byte
 	hotMid  []byte         // the batches' recordWriter.hotMid, reused
-	msgs    []omni.Message // reused batch
 	pending []omni.Message // taken from the engine, not yet handed to JavaScript
 	endOne  sync.Once
+
+	// The batch being pulled (add).
+	addFn func(*omni.Message) // add, made once
+	w     recordWriter
+	out   []byte
+	full  bool
 }
 
-func newStream() *stream { return &stream{turn: make(chan struct{}, 1)} }
+func newStream() *stream {
+	s := &stream{turn: make(chan struct{}, 1)}
+	s.addFn = s.add
+	return s
+}
 
 // runStream wraps an engine run.
 func runStream(r *engine.Run) *stream {
 	s := newStream()
-	s.nextBatch, s.close = r.NextBatch, r.Close
+	s.nextEach, s.close = r.NextEach, r.Close
 	return s
 }
 
 // pullBatch waits for the next message, then takes every message that is
-// already produced (E-3.2; Run.NextBatch), and returns them as records
+// already produced (E-3.2; Run.NextEach), and returns them as records
 // (records.go; jsonOnly: J records only) in UTF-8, or false at the end.
 // The bytes are the stream's buffer, valid until the next pullBatch.
 // Messages that do not fit the batch stay pending for the next pull.
 func (s *stream) pullBatch(jsonOnly bool) ([]byte, bool) {
 	s.turn <- struct{}{}
 	defer func() { <-s.turn }()
-	msgs := s.pending
-	s.pending = nil
-	if len(msgs) == 0 {
+	s.w = recordWriter{jsonOnly: jsonOnly, hotMid: s.hotMid[:0]}
+	s.out, s.full = s.buf[:0], false
+	defer func() { s.hotMid, s.w = s.w.hotMid, recordWriter{} }()
+	if pending := s.pending; len(pending) > 0 {
+		s.pending = nil
+		for i := range pending {
+			s.add(&pending[i])
+		}
+	} else {
 		if s.ended {
 			return nil, false
 		}
-		var ok bool
-		msgs, ok = s.nextBatch(s.msgs[:0], maxBatch)
-		if !ok {
+		if !s.nextEach(maxBatch, s.addFn) {
 			s.end()
 			return nil, false
 		}
 	}
-	w := recordWriter{jsonOnly: jsonOnly, hotMid: s.hotMid[:0]}
-	defer func() { s.hotMid = w.hotMid }()
-	b := s.buf[:0]
-	for i := range msgs {
-		var last bool
-		b, last = w.append(b, &msgs[i])
-		if (last || len(b) >= maxBatchBytes) && i+1 < len(msgs) {
-			s.pending = append([]omni.Message(nil), msgs[i+1:]...)
-			break
-		}
-	}
-	clear(msgs) // drop references for the GC; the slice is reused
-	s.msgs = msgs[:0]
-	if cap(s.msgs) > 2*maxBatch {
-		s.msgs = nil
-	}
+	b := s.out
+	s.out = nil
 	s.buf = b
 	if cap(b) > maxKeptBatch {
 		s.buf = nil // JavaScript reads the batch before the next pull
 	}
 	return b, true
+}
+
+// add writes one message of the batch being pulled as records, where the
+// engine holds it (no copy), or, once the batch is full, keeps a copy of
+// it pending for the next pull.
+func (s *stream) add(m *omni.Message) {
+	if s.full {
+		s.pending = append(s.pending, *m)
+		return
+	}
+	var last bool
+	s.out, last = s.w.append(s.out, m)
+	s.full = last || len(s.out) >= maxBatchBytes
 }
 
 // abandon closes the run (which aborts it, waits for a pull in progress and

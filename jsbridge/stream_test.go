@@ -27,13 +27,15 @@ func TestStreamBatchBuffer(t *testing.T) {
 	s := newStream()
 	ended := false
 	s.stop, s.cancel = func() {}, func() { ended = true }
-	s.nextBatch = func(dst []omni.Message, _ int) ([]omni.Message, bool) {
+	s.nextEach = func(_ int, f func(*omni.Message)) bool {
 		if len(batches) == 0 {
-			return dst, false
+			return false
 		}
-		dst = append(dst, batches[0]...)
+		for i := range batches[0] {
+			f(&batches[0][i])
+		}
 		batches = batches[1:]
-		return dst, true
+		return true
 	}
 	pull := func() []byte {
 		t.Helper()
