@@ -50,7 +50,15 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 			enginetest.Reply{Emit: enginetest.TextReply(9, "done")},
 		)
 		var emitLate func(ms []omni.Message)
+		// The tool emits once its request's request_end is taken, so that
+		// its messages follow it in every run.
+		ended := make(chan struct{})
 		env := engine.EnvironmentFunc(func(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) error {
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			if req.EmitBatch == nil {
 				t.Fatal("the engine gave the tool no EmitBatch")
 			}
@@ -76,8 +84,16 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 			t.Fatal(err)
 		}
 		allow := func(context.Context, omni.Message) (engine.Decision, error) { return omni.DecisionAllow, nil }
-		last := ""
-		for _, m := range collect(t, s, engine.RunOptions{Approve: allow}, omni.UserText("go")) {
+		seq, err := s.Run(context.Background(), []omni.Message{omni.UserText("go")}, engine.RunOptions{Approve: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, first := "", true
+		for m := range seq {
+			if m.IsEvent(omni.RequestEnd) && first { // the tool call's request
+				close(ended)
+				first = false
+			}
 			if m.Timestamp < last {
 				t.Fatalf("batch %d: timestamp %s after %s", batch, m.Timestamp, last)
 			}
