@@ -12,7 +12,8 @@ import (
 
 // A producer's batch reaches the engine through GenerateParams.EmitBatch
 // in order, batchMsgs messages at most at a time, the rest when the batch
-// ends; without EmitBatch one message at a time.
+// ends, from a buffer that starts at firstBatchMsgs; without EmitBatch one
+// message at a time.
 func TestEmitterBatches(t *testing.T) {
 	var batch strings.Builder
 	for i := 0; i < 2*batchMsgs+5; i++ {
@@ -42,6 +43,10 @@ func TestEmitterBatches(t *testing.T) {
 	if e.used != batchMsgs || len(e.buf) != 0 {
 		t.Fatalf("used %d, %d left; want %d and none", e.used, len(e.buf), batchMsgs)
 	}
+	small := emitter{batch: func([]omni.Message) {}}
+	if err := eachRecordAt("Tda1:a0:Tda1:b0:Tda1:c0:", nil, &small); err != nil || cap(small.buf) != firstBatchMsgs {
+		t.Fatalf("a batch of three took a buffer of %d (%v), want %d", cap(small.buf), err, firstBatchMsgs)
+	}
 	var one []string
 	e = emitter{emit: func(m omni.Message) { one = append(one, m.Payload.Text) }}
 	if err := eachRecordAt("Tda1:a0:Tda1:b0:", nil, &e); err != nil || strings.Join(one, "") != "ab" || e.buf != nil {
@@ -58,12 +63,12 @@ func TestToolBufs(t *testing.T) {
 	}
 	e.putBuf(nil) // a call that emitted no batch keeps nothing
 	for i := 0; i < maxToolBufs+2; i++ {
-		e.putBuf(make([]omni.Message, 3, batchMsgs))
+		e.putBuf(make([]omni.Message, 3, firstBatchMsgs))
 	}
 	seen := map[*omni.Message]bool{}
 	for i := 0; i < maxToolBufs; i++ {
 		b := e.takeBuf()
-		if len(b) != 0 || cap(b) != batchMsgs || seen[&b[:1][0]] {
+		if len(b) != 0 || cap(b) != firstBatchMsgs || seen[&b[:1][0]] {
 			t.Fatalf("buffer %d: len %d, cap %d, handed out before %v", i, len(b), cap(b), seen[&b[:1][0]])
 		}
 		seen[&b[:1][0]] = true

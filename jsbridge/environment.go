@@ -30,9 +30,9 @@ type jsEnvironment struct {
 }
 
 // maxToolBufs is the most batch buffers a session keeps between tool
-// calls: one for each call that runs at once, up to this many (15 kB
-// each).
-const maxToolBufs = 8
+// calls: one for each call that runs at once, up to this many (2 kB each
+// for a tool that hands over a few messages at a time, 15 kB at most).
+const maxToolBufs = 16
 
 // takeBuf returns a batch buffer that an ended tool call left, or nil.
 func (e *jsEnvironment) takeBuf() []omni.Message {

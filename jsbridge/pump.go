@@ -170,6 +170,12 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 // batching), for a buffer of 15 kB.
 const batchMsgs = 64
 
+// firstBatchMsgs is the room of a producer's new buffer, which grows to
+// batchMsgs only for a producer that hands over that many at once: most
+// tool calls hand over a few, and a turn may run many of them at once,
+// each with a buffer of its own.
+const firstBatchMsgs = 8
+
 // emitter hands a producer's messages to the engine: one at a time
 // through emit, or gathered for batch (GenerateParams.EmitBatch) when it
 // is set.
@@ -188,10 +194,10 @@ func (e *emitter) add(m *omni.Message) {
 		return
 	}
 	if cap(e.buf) == 0 {
-		e.buf = make([]omni.Message, 0, batchMsgs)
+		e.buf = make([]omni.Message, 0, firstBatchMsgs)
 	}
-	e.buf = append(e.buf, *m)
-	if len(e.buf) == cap(e.buf) {
+	e.buf = append(e.buf, *m) // grows the buffer up to batchMsgs
+	if len(e.buf) == batchMsgs {
 		e.flush()
 	}
 }
