@@ -19,8 +19,9 @@ type Run struct {
 	r    *run
 	body func(yield func(omni.Message) bool) // the run as a push sequence; ranged once
 
-	pull    lock.Mutex // held while the engine works for Next or NextBatch, and by Close
-	mu      lock.Mutex // guards the fields below
+	pull    lock.Mutex   // held while the engine works for Next or NextBatch, and by Close
+	last    omni.Message // the message NextEach hands over last, under pull
+	mu      lock.Mutex   // guards the fields below
 	pulling bool
 	direct  bool // ranged by All without a coroutine
 	next    func() (omni.Message, bool)
@@ -205,11 +206,13 @@ func (rn *Run) NextEach(max int, f func(m *omni.Message)) bool {
 	}
 	r := rn.r
 	r.visit, r.batching, r.batchMax, r.visited = f, true, max, 0
-	m, ok := rn.nextLocked()
+	var ok bool
+	rn.last, ok = rn.nextLocked()
 	visited := r.visited
 	r.visit, r.batching = nil, false
 	if ok {
-		f(&m)
+		f(&rn.last) // not a local's address: f would move it to the heap
+		rn.last = omni.Message{}
 	}
 	return ok || visited > 0
 }
