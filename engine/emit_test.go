@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -52,17 +51,7 @@ func testConcurrentEmits(t *testing.T, batch int) {
 			return engine.Outcome{Status: engine.StatusCompleted}
 		}
 		first = false
-		send := func(ms []omni.Message) {
-			if batch == 0 {
-				for _, m := range ms {
-					emit(m)
-				}
-				return
-			}
-			for c := range slices.Chunk(ms, batch) {
-				p.EmitBatch(c)
-			}
-		}
+		send := func(ms []omni.Message) { emitIn(batch, ms, emit, p.EmitBatch) }
 		var wg sync.WaitGroup
 		for k := 0; k < streams; k++ {
 			wg.Add(1)

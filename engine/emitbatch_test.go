@@ -94,17 +94,38 @@ func TestEmitBatchAsEmit(t *testing.T) {
 	if !strings.Contains(strings.Join(wantStream, "\n"), `"status":"malformed"`) || wantKinds != "llm" {
 		t.Fatalf("the script did not make a malformed attempt and one dropped message (diagnostics %q)", wantKinds)
 	}
+	sameAsEmit(t, run, wantStream, wantTrace, wantKinds)
+}
+
+// sameAsEmit runs run with batches of 1, 2, 5 and 1,000 messages and
+// compares each run's stream, trace and diagnostics with emit's.
+func sameAsEmit(t *testing.T, run func(batch int) (stream, trace []string, diags string), wantStream, wantTrace []string, wantDiags string) {
+	t.Helper()
 	for _, batch := range []int{1, 2, 5, 1000} {
-		stream, trace, kinds := run(batch)
+		stream, trace, diags := run(batch)
 		if i := firstDiff(stream, wantStream); i >= 0 {
 			t.Errorf("batch %d: the stream differs from emit's at message %d of %d (want %d):\n%s", batch, i, len(stream), len(wantStream), around(stream, wantStream, i))
 		}
 		if i := firstDiff(trace, wantTrace); i >= 0 {
 			t.Errorf("batch %d: the trace differs from emit's at record %d of %d (want %d):\n%s", batch, i, len(trace), len(wantTrace), around(trace, wantTrace, i))
 		}
-		if kinds != wantKinds {
-			t.Errorf("batch %d: diagnostics %q, want %q", batch, kinds, wantKinds)
+		if diags != wantDiags {
+			t.Errorf("batch %d: diagnostics\n%s\nwant\n%s", batch, diags, wantDiags)
 		}
+	}
+}
+
+// emitIn hands ms over through emit one at a time (batch 0), or through
+// emitBatch batch at a time.
+func emitIn(batch int, ms []omni.Message, emit func(omni.Message), emitBatch func([]omni.Message)) {
+	if batch == 0 {
+		for _, m := range ms {
+			emit(m)
+		}
+		return
+	}
+	for c := range slices.Chunk(ms, batch) {
+		emitBatch(c)
 	}
 }
 

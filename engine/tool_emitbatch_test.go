@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -62,17 +61,7 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 			if req.EmitBatch == nil {
 				t.Fatal("the engine gave the tool no EmitBatch")
 			}
-			send := func(ms []omni.Message) {
-				if batch == 0 {
-					for _, m := range ms {
-						emit(m)
-					}
-					return
-				}
-				for c := range slices.Chunk(ms, batch) {
-					req.EmitBatch(slices.Clone(c))
-				}
-			}
+			send := func(ms []omni.Message) { emitIn(batch, ms, emit, req.EmitBatch) }
 			emitLate = send
 			send(script)
 			return nil
@@ -125,16 +114,5 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 	if n := strings.Count(wantDiags, "\n") + 1; n != 5 || !strings.Contains(wantDiags, "emitted after it returned") {
 		t.Fatalf("emit's diagnostics (want 5: engine-only, another call's, invalid, two late):\n%s", wantDiags)
 	}
-	for _, batch := range []int{1, 2, 5, 1000} {
-		stream, trace, ds := run(batch)
-		if i := firstDiff(stream, wantStream); i >= 0 {
-			t.Errorf("batch %d: the stream differs from emit's at message %d of %d (want %d):\n%s", batch, i, len(stream), len(wantStream), around(stream, wantStream, i))
-		}
-		if i := firstDiff(trace, wantTrace); i >= 0 {
-			t.Errorf("batch %d: the trace differs from emit's at record %d of %d (want %d):\n%s", batch, i, len(trace), len(wantTrace), around(trace, wantTrace, i))
-		}
-		if ds != wantDiags {
-			t.Errorf("batch %d: diagnostics\n%s\nwant\n%s", batch, ds, wantDiags)
-		}
-	}
+	sameAsEmit(t, run, wantStream, wantTrace, wantDiags)
 }
