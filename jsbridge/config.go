@@ -107,10 +107,11 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 		// abandons it at once.
 		cfg.AbortGrace = max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 	}
-	if err := wantObject(spec.Get("llm"), fn+": llm"); err != nil {
+	l := spec.Get("llm") // each key read once: a js.Value of an object costs a finalizer
+	if err := wantObject(l, fn+": llm"); err != nil {
 		return err
 	}
-	if l := spec.Get("llm"); isModelSpec(l) {
+	if isModelSpec(l) {
 		// A built-in adapter; without newLLM, compaction starts a fresh
 		// context of the same model (provider.go).
 		var err error
@@ -131,25 +132,28 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	} else if !absent(f) {
 		cfg.NewLLM = b.llmFactory(f, clock)
 	}
-	if err := optFunc(spec.Get("onDiagnostic"), fn+": onDiagnostic"); err != nil {
+	d := spec.Get("onDiagnostic")
+	if err := optFunc(d, fn+": onDiagnostic"); err != nil {
 		return err
 	}
-	cfg.OnDiagnostic = diagnostics(spec.Get("onDiagnostic"))
-	for _, o := range []string{"environment", "clock", "trace"} {
-		if v := spec.Get(o); !absent(v) {
-			if err := wantObject(v, fn+": "+o); err != nil {
+	cfg.OnDiagnostic = diagnostics(d)
+	hosts := [...]string{"environment", "clock", "trace"}
+	var h [len(hosts)]js.Value
+	for i, o := range hosts {
+		if h[i] = spec.Get(o); !absent(h[i]) {
+			if err := wantObject(h[i], fn+": "+o); err != nil {
 				return err
 			}
 		}
 	}
-	if e := spec.Get("environment"); !absent(e) {
+	if e := h[0]; !absent(e) {
 		cfg.Environment = &jsEnvironment{b: b, host: e, clock: clock}
 	}
-	if c := spec.Get("clock"); !absent(c) {
+	if c := h[1]; !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
 		clock.now = cfg.Clock.Now
 	}
-	if t := spec.Get("trace"); !absent(t) {
+	if t := h[2]; !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
 	}
 	if f := spec.Get("foldInputImages"); !absent(f) {
