@@ -17,7 +17,8 @@
 # BENCH_EXTRA (more run-all arguments, e.g. a W3 peer:
 # "--extra floe@W3=/abs/peer.mjs"), BENCH_EXTRA_PEERS (the names of peers
 # BENCH_EXTRA adds under a new name, e.g. an earlier build of Floe through a
-# wrapper script: "floe-base"), BENCH_COST_REPS (5; 0 skips the model).
+# wrapper script: "floe-base"), BENCH_COST_REPS (5; 0 skips the model),
+# BENCH_PEER_TIMEOUT (300: the seconds a peer's process may run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -30,7 +31,13 @@ COST_REPS=${BENCH_COST_REPS:-5}
 
 [ -f static/floe.wasm ] && [ -f static/floe.mjs ] || scripts/build.sh >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-peers.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# A peer's process still running after BENCH_PEER_TIMEOUT seconds is
+# killed, and named: on Node 24 one can deadlock in process.exit() after
+# printing its result (scripts/bench/watchdog.mjs), and the harness waits
+# for each child.
+node scripts/bench/watchdog.mjs $$ "${BENCH_PEER_TIMEOUT:-300}" &
+dog=$!
+trap 'kill "$dog" 2>/dev/null; rm -rf "$work"' EXIT
 cp -R "$SHARED/peers/." "$work/peers"
 rm -rf "$work/peers/node_modules" "$work/peers/results"
 echo "== peers: npm ci"
