@@ -19,7 +19,7 @@ type Run struct {
 	r    *run
 	body func(yield func(omni.Message) bool) // the run as a push sequence; ranged once
 
-	pull    lock.Mutex   // held while the engine works for Next or NextBatch, and by Close
+	pull    lock.Mutex   // held while the engine works for Next, NextBatch or NextEach, and by Close
 	last    omni.Message // the message NextEach hands over last, under pull
 	mu      lock.Mutex   // guards the fields below
 	pulling bool
