@@ -115,3 +115,62 @@ func ExampleGenerateParams_EmitBatch() {
 	// stop ""
 	// text: Hello, world.
 }
+
+// A tool that has several messages at once hands them over with
+// ToolRequest.EmitBatch, as a model adapter does with
+// GenerateParams.EmitBatch; a consumer that writes each message
+// somewhere else (a buffer, a socket) takes them with Run.NextEach, where
+// the engine holds them, without copying each out.
+func ExampleRun_NextEach() {
+	turn := 0
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		turn++
+		if turn == 1 {
+			emit(omni.ToolCallMsg("call-1", "count", `{}`))
+		} else {
+			emit(omni.AssistantText("Counted.", omni.StatusCompleted))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	tools := engine.EnvironmentFunc(func(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) error {
+		id := req.ToolCall.Payload.ToolCallID
+		out := []omni.Message{omni.Partial(omni.PartialToolCallOutput, omni.EventStart, "", id, "", omni.StatusCompleted)}
+		for _, n := range []string{"one ", "two ", "three"} {
+			out = append(out, omni.Partial(omni.PartialToolCallOutput, omni.EventDelta, n, id, "", omni.StatusCompleted))
+		}
+		out = append(out, omni.Partial(omni.PartialToolCallOutput, omni.EventStop, "", id, "", omni.StatusCompleted))
+		if req.EmitBatch == nil { // called by other code than the engine
+			for _, m := range out {
+				emit(m)
+			}
+		} else {
+			req.EmitBatch(out)
+		}
+		return nil // the engine builds the output from the deltas
+	})
+	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
+		Rest: &omni.Rest{SessionID: "each", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), AgentState: "mem", Workspace: "mem"},
+	}}
+	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, Environment: tools})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	allow := func(context.Context, omni.Message) (engine.Decision, error) { return omni.DecisionAllow, nil }
+	run, err := session.Start(context.Background(), []omni.Message{omni.UserText("Count")}, engine.RunOptions{Approve: allow})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var lines []byte // what the consumer keeps: a copy of what it needs
+	for run.NextEach(64, func(m *omni.Message) {
+		if p := &m.Payload; p.Type == omni.ToolCallOutput || p.Type == omni.Text {
+			lines = append(lines, p.Type+": "+p.Output+p.Text+"\n"...)
+		}
+	}) {
+	}
+	fmt.Print(string(lines))
+	// Output:
+	// tool_call_output: one two three
+	// text: Counted.
+}
