@@ -215,7 +215,6 @@ async function doLoad(opts) {
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
   const quick = quickPendingEvent(go);
-  quick.timer = steadyTimer(go);
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
@@ -355,89 +354,6 @@ function quickPendingEvent(go) {
       recvHi = m.getUint32(sp + 12, true);
       null0 = m.getUint32(sp + 32, true);
       null1 = m.getUint32(sp + 36, true);
-    }
-  };
-  return counts;
-}
-
-// steadyTimer keeps the runtime's timer across the resumes it did not cause.
-// The runtime takes every resume without a js.Func event (floe_call's
-// resumes) for its timer's: it clears the timer, and when it is idle again
-// schedules one for the same moment. While any Go timer is pending (the
-// runtime's scavenger sleeps on one after a collection; a reconnect's
-// backoff is one), each resume then cost a clearTimeout and a setTimeout,
-// 3-4% of a long stream's profile. Here a timer the runtime clears during a
-// resume is held until the outermost resume returns, and given back when the
-// runtime schedules one due within 1.5 ms of it: the runtime asks in whole
-// milliseconds, rounded up, so two asks for the same moment differ by under
-// one, and it keeps a timer of its own that is due within one of its next. A
-// timer that has fired is never given back. A timer fires as wasm_exec.js's
-// does: it resumes the runtime until the runtime has cleared it. Returns the
-// count of timers scheduled and of those given back (for the debug hooks).
-function steadyTimer(go) {
-  const counts = { scheduled: 0, kept: 0 };
-  const gojs = go.importObject?.gojs;
-  const resume = go._resume;
-  const imports = [gojs?.["runtime.scheduleTimeoutEvent"], gojs?.["runtime.clearTimeoutEvent"], resume];
-  if (imports.some((f) => typeof f !== "function")) return counts;
-  const timers = new Map(); // id → {handle, at, id, fired}: the timers the runtime holds
-  let held = null; // a timer the runtime cleared during the current resume
-  let depth = 0; // resumes in progress
-  const now = typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
-  const fire = (t) => {
-    t.fired = true;
-    const id = t.id;
-    if (id === 0 || go.exited) return; // cleared (held, not given back), or Go is gone
-    go._resume();
-    while (timers.has(id) && !go.exited) {
-      // As wasm_exec.js: the runtime missed the event (golang/go#28975).
-      console.warn("scheduleTimeoutEvent: missed timeout event");
-      go._resume();
-    }
-  };
-  const release = () => {
-    if (held) clearTimeout(held.handle);
-    held = null;
-  };
-  gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
-    sp >>>= 0;
-    const m = go.mem;
-    const ms = m.getUint32(sp + 8, true) + m.getInt32(sp + 12, true) * 4294967296;
-    const id = go._nextCallbackTimeoutID++;
-    const at = now() + ms;
-    counts.scheduled++;
-    let t = held;
-    if (t && Math.abs(t.at - at) < 1.5) {
-      held = null;
-      t.id = id;
-      counts.kept++;
-    } else {
-      t = { handle: undefined, at, id, fired: false };
-      t.handle = setTimeout(() => fire(t), ms);
-    }
-    timers.set(id, t);
-    m.setInt32(sp + 16, id, true);
-  };
-  gojs["runtime.clearTimeoutEvent"] = (sp) => {
-    sp >>>= 0;
-    const id = go.mem.getInt32(sp + 8, true);
-    const t = timers.get(id);
-    if (!t) return;
-    timers.delete(id);
-    t.id = 0;
-    if (depth === 0 || t.fired) {
-      clearTimeout(t.handle);
-      return;
-    }
-    release();
-    held = t;
-  };
-  go._resume = function () {
-    depth++;
-    try {
-      return resume.call(this);
-    } finally {
-      if (--depth === 0) release();
     }
   };
   return counts;
@@ -906,9 +822,7 @@ function makeFloe(api, exited, memory, exports, go, quick) {
   // the resumes that ran them, Go's pulls and stops of producers' pumps,
   // and gives the number of live pumps and of batches waiting for a
   // macrotask to pass (ticking), and the reads of go._pendingEvent that
-  // quickPendingEvent answered (quickReads), and the runtime's timers
-  // scheduled and those steadyTimer kept across a resume (timersScheduled,
-  // timersKept); slowCalls(on) makes the queued
+  // quickPendingEvent answered (quickReads); slowCalls(on) makes the queued
   // calls all js.Func calls; dropped() counts the sessions and subagents
   // closed, and the streams abandoned, because they were collected first;
   // readBatch(s) reads a consumer batch's records as a stream does.
@@ -922,19 +836,7 @@ function makeFloe(api, exited, memory, exports, go, quick) {
       calls: () => {
         const { fast, funcs, resumes } = api.fastStats;
         const { pulls, stops } = api.portCalls;
-        const timers = quick?.timer ?? { scheduled: 0, kept: 0 };
-        return {
-          fast,
-          funcs,
-          resumes,
-          pulls,
-          stops,
-          pumps: api.pumps.size,
-          ticking: tickWaiters.size,
-          quickReads: quick?.reads ?? 0,
-          timersScheduled: timers.scheduled,
-          timersKept: timers.kept,
-        };
+        return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size, ticking: tickWaiters.size, quickReads: quick?.reads ?? 0 };
       },
       dropped: () => ({ ...dropped }),
       readBatch: (s) => {

@@ -5,7 +5,7 @@
 // and that a run gives the same stream either way.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { floe, meta, usage, instantClock, collect, text, toolCall, toolOutput, scriptedLLM, say, find, until } from "./helpers.mjs";
+import { floe, meta, usage, instantClock, collect, text, toolCall, toolOutput } from "./helpers.mjs";
 
 const debug = floe[Symbol.for("floe.debug")];
 
@@ -202,79 +202,4 @@ test("an export called while calls are queued makes them first", async () => {
   assert.equal((await first).done, false);
   for (let r = await it.next(); !r.done; r = await it.next());
   await s.close();
-});
-
-// failOnce is a model whose first request throws (a retry follows after the
-// session's backoff) and whose second says "back".
-const failOnce = () => scriptedLLM(() => {
-  throw new Error("down");
-}, say("back"));
-
-// A stream of n text deltas, for the resumes of another session's run.
-const deltas = (n) => Array.from({ length: n }, (_, i) => `d${i} `);
-const chatty = (n) => ({
-  async *streamGenerate() {
-    yield* text(...deltas(n));
-    yield usage();
-    return { status: "completed" };
-  },
-});
-
-// Go's runtime takes a resume without a js.Func event for its timer's: it
-// clears its timer and schedules it again once idle. The shim keeps the
-// JavaScript timer across the resume instead of a clearTimeout and a
-// setTimeout each (steadyTimer). A session waiting on a reconnect's backoff
-// (a Go timer: no clock option) holds one while another session streams.
-test("a Go timer pending across another run's resumes is kept, not set again each time", async () => {
-  const waiting = floe.createSession({
-    meta: meta("session-timer-kept"),
-    llm: failOnce(),
-    config: { maxReconnects: 1, reconnectBackoffMs: 60_000, reconnectBackoffMaxMs: 60_000 },
-  });
-  const it = waiting.run("go")[Symbol.asyncIterator]();
-  const seen = [];
-  while (!seen.some((m) => m.payload?.type === "request_end")) {
-    const r = await it.next();
-    assert.equal(r.done, false);
-    seen.push(r.value);
-  }
-  assert.equal(seen.at(-1).payload.retry_in_ms, 60_000);
-  // The run goes on (into the backoff) as its stream is pulled.
-  const armed = debug.calls().timersScheduled;
-  const pending = it.next();
-  await until(() => debug.calls().timersScheduled > armed, "the backoff's timer");
-
-  const before = debug.calls();
-  const s = floe.createSession({ meta: meta(), llm: chatty(3000), clock: instantClock() });
-  const msgs = await collect(s.run("go"));
-  await s.close();
-  const after = debug.calls();
-  assert.equal(find(msgs, "text")[0]?.payload.text, deltas(3000).join(""));
-  const scheduled = after.timersScheduled - before.timersScheduled;
-  const kept = after.timersKept - before.timersKept;
-  const resumes = after.resumes - before.resumes;
-  assert.ok(resumes > 1, JSON.stringify({ before, after }));
-  assert.ok(scheduled >= resumes, `the runtime scheduled its timer again after each resume: ${JSON.stringify({ scheduled, kept, resumes })}`);
-  assert.equal(kept, scheduled, `each kept: ${JSON.stringify({ scheduled, kept, resumes })}`);
-
-  assert.equal(waiting.skipReconnectWait(), true); // the backoff was still pending
-  for (let r = await pending; !r.done; r = await it.next()) seen.push(r.value);
-  await waiting.close();
-  assert.deepEqual(find(seen, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
-});
-
-// A kept timer still fires: the backoff's retry happens on its own while
-// another session's run resumes the runtime.
-test("a Go timer fires while another session's run resumes the runtime", async () => {
-  const waiting = floe.createSession({ meta: meta("session-timer-fires"), llm: failOnce(), config: { maxReconnects: 1, reconnectBackoffMs: 30 } });
-  const retried = collect(waiting.run("go"));
-  const s = floe.createSession({ meta: meta(), llm: chatty(2000), clock: instantClock() });
-  const msgs = await collect(s.run("go"));
-  await s.close();
-  assert.equal(find(msgs, "text").length, 1);
-  const seen = await retried;
-  await waiting.close();
-  const ends = find(seen, "request_end").map((m) => m.payload);
-  assert.deepEqual(ends.map((p) => p.status), ["failed", "completed"]);
-  assert.equal(ends[0].retry_in_ms, 30);
 });
