@@ -13,32 +13,69 @@ import (
 	"github.com/floehq/floe/engine/trace"
 )
 
-// sessionSpec is what the shim hands to createSession and createSubagent:
+// sessionSpec is what the shim hands to createSession, createSubagent and
+// resumeSession (sessionSpec in floe.mjs): an array of the values below, in
+// this order, without the absent ones at its end:
 //
-//	{ meta: string /* session_meta payload JSON */, tools?: string /* ToolDefinition[] JSON */,
-//	  config?: object, llm: shimLLM, newLLM?: (tokensJSON) => shimLLM | string,
-//	  environment?: shimEnvironment, clock?: shimClock, trace?: shimTrace,
-//	  onDiagnostic?: (kind, message, stack) => void, abortGraceMs?: number,
-//	  foldInputImages?: (waiterID, messagesJSON) => void /* settles with JSON */ }
+//	meta: string /* session_meta payload JSON */, llm: shimLLM,
+//	environment?: shimEnvironment, store?: string /* traceStore */,
+//	tools?: string /* ToolDefinition[] JSON */, config?: object,
+//	newLLM?: (tokensJSON) => shimLLM | string, onDiagnostic?: (kind, message, stack) => void,
+//	clock?: shimClock, trace?: shimTrace,
+//	foldInputImages?: (waiterID, messagesJSON) => void /* settles with JSON */,
+//	abortGraceMs?: number
 //
-// config keys: maxTurns, maxReconnects, reconnectBackoffMs,
-// reconnectBackoffMaxMs, compactionMaxReconnects, compaction {maxContextLength,
-// maxSessionTurns, mode, prompt}. An absent key takes the engine's default
-// (ENGINE.md §2); a present 0 means zero (no retries, no wait).
-func (b *Bridge) sessionConfig(fn string, spec js.Value) (cfg engine.Config, err error) {
-	if err := wantObject(spec, fn+": options"); err != nil {
+// Each is read by index, once: an object's key read by name costs a
+// JavaScript call, and the key's conversion, whether the key is there or
+// not; the trimmed end costs nothing.
+type sessionSpec [specLen]js.Value
+
+// The indexes of a spec, the common ones first.
+const (
+	specMeta = iota
+	specLLM
+	specEnvironment
+	specStore
+	specTools
+	specConfig
+	specNewLLM
+	specOnDiagnostic
+	specClock
+	specTrace
+	specFoldInputImages
+	specAbortGraceMs
+	specLen
+)
+
+// readSpec reads the spec array v; a missing value is undefined (the zero
+// js.Value).
+func readSpec(v js.Value, fn string) (s sessionSpec, err error) {
+	if err := wantObject(v, fn+": options"); err != nil {
+		return s, err
+	}
+	n := min(v.Length(), len(s))
+	for i := range n {
+		s[i] = v.Index(i)
+	}
+	return s, nil
+}
+
+// sessionConfig reads a spec (see sessionSpec). config keys: maxTurns,
+// maxReconnects, reconnectBackoffMs, reconnectBackoffMaxMs,
+// compactionMaxReconnects, compaction {maxContextLength, maxSessionTurns,
+// mode, prompt}. An absent key takes the engine's default (ENGINE.md §2);
+// a present 0 means zero (no retries, no wait).
+func (b *Bridge) sessionConfig(fn string, s *sessionSpec) (cfg engine.Config, err error) {
+	if cfg.Meta, err = readMeta(s[specMeta], fn+": meta"); err != nil {
 		return cfg, err
 	}
-	if cfg.Meta, err = readMeta(spec.Get("meta"), fn+": meta"); err != nil {
+	if cfg.ToolList, err = readTools(s[specTools], fn+": tools"); err != nil {
 		return cfg, err
 	}
-	if cfg.ToolList, err = readTools(spec.Get("tools"), fn+": tools"); err != nil {
+	if err := b.readCallbacks(&cfg, s, fn); err != nil {
 		return cfg, err
 	}
-	if err := b.readCallbacks(&cfg, spec, fn); err != nil {
-		return cfg, err
-	}
-	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
+	if err := readConfig(&cfg, s[specConfig], fn+": config"); err != nil {
 		return cfg, err
 	}
 	return cfg, needsNewLLM(&cfg, fn)
@@ -96,9 +133,9 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 }
 
 // readCallbacks wraps the shim's callback objects as engine adapters.
-func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) error {
+func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) error {
 	clock := &sessionClock{now: time.Now} // the options' clock replaces it below
-	if g := spec.Get("abortGraceMs"); !absent(g) {
+	if g := s[specAbortGraceMs]; !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
 			return err
@@ -107,7 +144,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 		// abandons it at once.
 		cfg.AbortGrace = max(time.Duration(ms)*time.Millisecond, time.Nanosecond)
 	}
-	l := spec.Get("llm") // each key read once: a js.Value of an object costs a finalizer
+	l := s[specLLM]
 	if err := wantObject(l, fn+": llm"); err != nil {
 		return err
 	}
@@ -121,7 +158,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	} else {
 		cfg.LLM = b.newLLM(l, clock)
 	}
-	if f := spec.Get("newLLM"); isModelSpec(f) {
+	if f := s[specNewLLM]; isModelSpec(f) {
 		_, factory, err := b.providerLLM(f, fn+": newLLM")
 		if err != nil {
 			return err
@@ -132,31 +169,32 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, spec js.Value, fn string) err
 	} else if !absent(f) {
 		cfg.NewLLM = b.llmFactory(f, clock)
 	}
-	d := spec.Get("onDiagnostic")
+	d := s[specOnDiagnostic]
 	if err := optFunc(d, fn+": onDiagnostic"); err != nil {
 		return err
 	}
 	cfg.OnDiagnostic = diagnostics(d)
-	hosts := [...]string{"environment", "clock", "trace"}
-	var h [len(hosts)]js.Value
-	for i, o := range hosts {
-		if h[i] = spec.Get(o); !absent(h[i]) {
-			if err := wantObject(h[i], fn+": "+o); err != nil {
+	for _, h := range [...]struct {
+		i    int
+		name string
+	}{{specEnvironment, "environment"}, {specClock, "clock"}, {specTrace, "trace"}} {
+		if !absent(s[h.i]) {
+			if err := wantObject(s[h.i], fn+": "+h.name); err != nil {
 				return err
 			}
 		}
 	}
-	if e := h[0]; !absent(e) {
+	if e := s[specEnvironment]; !absent(e) {
 		cfg.Environment = &jsEnvironment{b: b, host: e, clock: clock}
 	}
-	if c := h[1]; !absent(c) {
+	if c := s[specClock]; !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}
 		clock.now = cfg.Clock.Now
 	}
-	if t := h[2]; !absent(t) {
+	if t := s[specTrace]; !absent(t) {
 		cfg.Trace = &jsTrace{host: t}
 	}
-	if f := spec.Get("foldInputImages"); !absent(f) {
+	if f := s[specFoldInputImages]; !absent(f) {
 		if err := wantFunc(f, fn+": foldInputImages"); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@
 package jsbridge
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -181,15 +182,33 @@ func outcome(status string) map[string]any { return map[string]any{"status": sta
 // metaJSON is a session_meta payload.
 const metaJSON = `{"session_id":"s-test","provider":"p","model_id":"m","model_context_window":1000,"system_prompt":"","agent_state":"","workspace":""}`
 
-// spec builds a createSession spec around an llm host.
+// spec builds a createSession spec around an llm host; extra sets its
+// values by name (sessionSpec).
 func spec(llm js.Value, extra map[string]any) js.Value {
-	s := js.Global().Get("Object").New()
-	s.Set("meta", metaJSON)
-	s.Set("llm", llm)
+	at := map[string]int{"meta": specMeta, "llm": specLLM, "environment": specEnvironment, "store": specStore,
+		"tools": specTools, "config": specConfig, "newLLM": specNewLLM, "onDiagnostic": specOnDiagnostic,
+		"clock": specClock, "trace": specTrace, "foldInputImages": specFoldInputImages, "abortGraceMs": specAbortGraceMs}
+	s := js.Global().Get("Array").New()
+	s.SetIndex(specMeta, metaJSON)
+	s.SetIndex(specLLM, llm)
 	for k, v := range extra {
-		s.Set(k, v)
+		i, ok := at[k]
+		if !ok {
+			panic("spec: no value " + k)
+		}
+		s.SetIndex(i, v)
 	}
 	return s
+}
+
+// handleOf returns the handle of a sessionRef.
+func handleOf(ref js.Value) js.Value {
+	h, _, _ := strings.Cut(ref.String(), " ")
+	n, err := strconv.Atoi(h)
+	if err != nil {
+		panic("handleOf: " + ref.String())
+	}
+	return js.ValueOf(n)
 }
 
 // floeError checks that v is an Error named FloeError with code and a

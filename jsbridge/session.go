@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"syscall/js"
 
@@ -22,14 +23,18 @@ type session struct {
 	active int // the stream id of the run or compaction in flight, 0 = none
 }
 
-// createSession is the export createSession(spec) → {id, handle} behind
-// Floe.createSession (floe.d.ts); spec: see sessionConfig.
+// createSession is the export createSession(spec) → sessionRef behind
+// Floe.createSession (floe.d.ts); spec: see sessionSpec.
 func (b *Bridge) createSession(args []js.Value) (any, error) {
-	cfg, err := b.sessionConfig("createSession", arg(args, 0))
+	sp, err := readSpec(arg(args, 0), "createSession")
 	if err != nil {
 		return nil, err
 	}
-	bat, err := b.attachStore(&cfg, arg(args, 0), "createSession")
+	cfg, err := b.sessionConfig("createSession", &sp)
+	if err != nil {
+		return nil, err
+	}
+	bat, err := b.attachStore(&cfg, sp[specStore], "createSession")
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +43,13 @@ func (b *Bridge) createSession(args []js.Value) (any, error) {
 		return nil, badArg("createSession", err.Error())
 	}
 	h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
-	return map[string]any{"id": s.ID(), "handle": h}, nil
+	return sessionRef(h, s.ID()), nil
 }
+
+// sessionRef is what createSession, createSubagent and resumeSession return:
+// "<handle> <id>", one string, where an object of the two costs four more
+// JavaScript calls and two more finalizers.
+func sessionRef(h int, id string) string { return strconv.Itoa(h) + " " + id }
 
 func (b *Bridge) session(v js.Value, fn string) (*session, error) {
 	h, err := wantInt(v, fn+": handle")
@@ -220,11 +230,13 @@ func (b *Bridge) compactability(args []js.Value) (any, error) {
 	return s.s.Compactability(), nil
 }
 
-// closeSession is the export behind Session.close: closeSession(handle) →
-// Promise<void>. The run or compaction in flight, if any, is aborted as by
-// its signal (engine.Session.Close) and its consumer still receives the
-// rest of its stream, ending with the abort (the shim drains it before
-// close() resolves); later calls are refused. The handle is forgotten.
+// closeSession is the export behind Session.close: closeSession(handle).
+// The run or compaction in flight, if any, is aborted as by its signal
+// (engine.Session.Close) and its consumer still receives the rest of its
+// stream, ending with the abort (the shim drains it before close()
+// resolves); later calls are refused. The handle is forgotten. Nothing
+// waits, so it returns no Promise (one costs four JavaScript values, each
+// with a finalizer).
 func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	h, err := wantInt(arg(args, 0), "close: handle")
 	if err != nil {
@@ -234,5 +246,5 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 		s.s.Close()
 	}
 	b.sessions.remove(h)
-	return b.async("close", func() (any, error) { return nil, nil }), nil
+	return nil, nil
 }

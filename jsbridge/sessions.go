@@ -20,10 +20,10 @@ import (
 // records reach the store at the latest when its run ends. What a session
 // list holds, how a Trace resumes, exports and imports is package trace's.
 
-// attachStore persists a new session in the store of spec.store, if any:
+// attachStore persists a new session in the store v names, if any:
 // cfg.Trace also writes to it (ENGINE.md §16).
-func (b *Bridge) attachStore(cfg *engine.Config, spec js.Value, fn string) (*trace.Batcher, error) {
-	store, err := b.traceStore(spec.Get("store"), fn+": store")
+func (b *Bridge) attachStore(cfg *engine.Config, v js.Value, fn string) (*trace.Batcher, error) {
+	store, err := b.traceStore(v, fn+": store")
 	if store == nil || err != nil {
 		return nil, err
 	}
@@ -159,8 +159,8 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 }
 
 // resumeSession is the export resumeSession(id, spec, store) →
-// Promise<{id, handle}> behind Floe.resumeSession: spec is createSession's
-// without meta (the Trace's session_meta is the configuration, E-17.1).
+// Promise<sessionRef> behind Floe.resumeSession: spec is createSession's
+// without meta and store (the Trace's session_meta is the configuration, E-17.1).
 // trace.Resume replays the highest-index file (ENGINE.md §17); the engine
 // starts from its Snapshot and continues the same file. Lines the reader
 // skipped are diagnostics (P-12).
@@ -170,18 +170,18 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := arg(args, 1)
-	if err := wantObject(spec, fn+": options"); err != nil {
+	s, err := readSpec(arg(args, 1), fn)
+	if err != nil {
 		return nil, err
 	}
 	var cfg engine.Config
-	if cfg.ToolList, err = readTools(spec.Get("tools"), fn+": tools"); err != nil {
+	if cfg.ToolList, err = readTools(s[specTools], fn+": tools"); err != nil {
 		return nil, err
 	}
-	if err := b.readCallbacks(&cfg, spec, fn); err != nil {
+	if err := b.readCallbacks(&cfg, &s, fn); err != nil {
 		return nil, err
 	}
-	if err := readConfig(&cfg, spec.Get("config"), fn+": config"); err != nil {
+	if err := readConfig(&cfg, s[specConfig], fn+": config"); err != nil {
 		return nil, err
 	}
 	if err := needsNewLLM(&cfg, fn); err != nil {
@@ -216,6 +216,6 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 			return nil, storeErr(fn, err)
 		}
 		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
-		return map[string]any{"id": s.ID(), "handle": h}, nil
+		return sessionRef(h, s.ID()), nil
 	}), nil
 }

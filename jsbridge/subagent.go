@@ -9,10 +9,14 @@ import (
 )
 
 // createSubagent is the export behind Floe.createSubagent (floe.d.ts):
-// createSubagent(spec) → {id, handle}, a child
+// createSubagent(spec) → sessionRef, a child
 // session for a tool (ENGINE.md E-15.4).
 func (b *Bridge) createSubagent(args []js.Value) (any, error) {
-	cfg, err := b.sessionConfig("createSubagent", arg(args, 0))
+	s, err := readSpec(arg(args, 0), "createSubagent")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := b.sessionConfig("createSubagent", &s)
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +24,7 @@ func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, badArg("createSubagent", err.Error())
 	}
-	return map[string]any{"id": h.Session().ID(), "handle": b.subagents.add(h)}, nil
+	return sessionRef(b.subagents.add(h), h.Session().ID()), nil
 }
 
 // subagentRun is the export behind Subagent.run: subagentRun(handle, prompt, approve?, toolID?,

@@ -570,11 +570,11 @@ function makeFloe(api, exited, memory, exports, go, quick) {
   };
 
   function createSession(opts) {
-    opts = applyDefaults(opts, "createSession", true);
-    const spec = sessionSpec(api, "createSession", opts);
-    spec.store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
-    const { id, handle } = call("createSession", spec);
-    return makeSession(id, handle, spec.store, modelThinking(opts.llm));
+    const spec = sessionSpec(api, "createSession", opts, applyDefaults(opts, "createSession", true));
+    const store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
+    if (store) spec[SPEC_STORE] = store; // none ("") is absent: a string costs Go a finalizer
+    const [id, handle] = sessionRef(call("createSession", packed(spec)));
+    return makeSession(id, handle, store, modelThinking(opts.llm));
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
@@ -697,7 +697,8 @@ function makeFloe(api, exited, memory, exports, go, quick) {
         closed = true;
         owners.unregister(token);
         try {
-          closing = Promise.resolve(call("closeSession", handle))
+          call("closeSession", handle);
+          closing = Promise.resolve()
             .then(() => {
               const stream = active?.deref();
               if (stream) return stream.drain();
@@ -716,9 +717,8 @@ function makeFloe(api, exited, memory, exports, go, quick) {
   }
 
   function createSubagent(opts) {
-    opts = applyDefaults(opts, "createSubagent", true, "subagent");
-    const spec = sessionSpec(api, "createSubagent", opts);
-    const { id, handle } = call("createSubagent", spec);
+    const spec = sessionSpec(api, "createSubagent", opts, applyDefaults(opts, "createSubagent", true, "subagent"));
+    const [id, handle] = sessionRef(call("createSubagent", packed(spec)));
     let closed = false;
     const me = { deref: () => undefined }; // as in makeSession
     const token = {};
@@ -755,14 +755,13 @@ function makeFloe(api, exited, memory, exports, go, quick) {
 
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
-    opts = applyDefaults(opts, "resumeSession", false);
-    const spec = sessionSpec(api, "resumeSession", opts, false);
+    const spec = sessionSpec(api, "resumeSession", opts, applyDefaults(opts, "resumeSession", false), false);
     const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
     const release = await tryLock(store, id);
     if (!release) throw busy("resumeSession", id);
     try {
-      const { id: sid, handle } = await call("resumeSession", id, spec, store);
+      const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store));
       return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
@@ -1000,9 +999,17 @@ function configArg(config, name) {
   return out;
 }
 
-function sessionSpec(api, fn, opts, needMeta = true) {
+// The index of the store in a session spec (sessionSpec).
+const SPEC_STORE = 3;
+
+// sessionSpec checks the options, those applyDefaults made (own) in place
+// of the user's, and makes the bridge's session spec (jsbridge/config.go
+// sessionSpec): an array of the values Go reads, in a fixed order, the
+// common ones first; the caller sets the store of createSession
+// (SPEC_STORE) and packs it.
+function sessionSpec(api, fn, opts, own, needMeta = true) {
   if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
-  const opt = (key) => get(opts, key, `${fn}: ${key}`);
+  const opt = (key) => (Object.hasOwn(own, key) ? own[key] : get(opts, key, `${fn}: ${key}`));
   const meta = needMeta ? opt("meta") : undefined;
   if (needMeta) plainObject(meta, `${fn}: meta`, "a session_meta payload object");
   const llm = checkLLM(opt("llm"), `${fn}: llm`);
@@ -1058,26 +1065,42 @@ function sessionSpec(api, fn, opts, needMeta = true) {
       } catch {}
     }
   };
-  return {
-    meta: needMeta ? jsonArg(meta, `${fn}: meta`) : undefined,
-    tools: tools == null ? undefined : jsonArg(tools, `${fn}: tools`),
+  return [
+    needMeta ? jsonArg(meta, `${fn}: meta`) : undefined,
+    llmHost(api, llm),
+    environment == null ? undefined : environmentHost(api, environment, executeTool),
+    undefined, // SPEC_STORE
+    tools == null ? undefined : jsonArg(tools, `${fn}: tools`),
     config,
-    abortGraceMs: abortGraceMs ?? undefined,
-    llm: llmHost(api, llm),
-    newLLM: newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
-    environment: environment == null ? undefined : environmentHost(api, environment, executeTool),
-    clock: clock == null ? undefined : clockHost(api, clock, now, sleep),
-    trace: trace == null ? undefined : traceHost(trace, write, rotate, diag),
-    foldInputImages: foldInputImages == null ? undefined : foldHost(api, foldInputImages),
-    onDiagnostic:
-      onDiagnostic == null
-        ? undefined
-        : (kind, message, stack) => {
-            try {
-              onDiagnostic(stack ? { kind, message, stack } : { kind, message });
-            } catch {}
-          },
-  };
+    newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
+    onDiagnostic == null
+      ? undefined
+      : (kind, message, stack) => {
+          try {
+            onDiagnostic(stack ? { kind, message, stack } : { kind, message });
+          } catch {}
+        },
+    clock == null ? undefined : clockHost(api, clock, now, sleep),
+    trace == null ? undefined : traceHost(trace, write, rotate, diag),
+    foldInputImages == null ? undefined : foldHost(api, foldInputImages),
+    abortGraceMs ?? undefined,
+  ];
+}
+
+// sessionRef splits what createSession, createSubagent and resumeSession
+// return, "<handle> <id>" (jsbridge/session.go), into [id, handle].
+function sessionRef(ref) {
+  const i = ref.indexOf(" ");
+  return [ref.slice(i + 1), Number(ref.slice(0, i))];
+}
+
+// packed drops the absent values at the end of a spec: Go reads only the
+// values the array holds, one call each.
+function packed(spec) {
+  let n = spec.length;
+  while (n > 0 && spec[n - 1] === undefined) n--;
+  spec.length = n;
+  return spec;
 }
 
 // checkLLM reads a model object's methods once: {self, streamGenerate, loadHistory?}.

@@ -64,11 +64,14 @@ export function read(o, key, name) {
  * Fills in the session_meta (when withMeta) and derives tools and
  * environment from tool() entries. meta keys given win; system sets
  * system_prompt; provider, model_id and model_context_window come from the
- * llm object (provider, modelId or a string model, contextWindow). The result inherits every
- * other option from opts (read later, key by key, by the caller).
+ * llm object (provider, modelId or a string model, contextWindow). It
+ * returns the options it made, {tools, environment, meta?}, which replace
+ * those of opts; the caller reads every other option from opts, key by key.
+ * (An object inheriting from opts cost about 2 µs: V8 remakes an object
+ * that becomes a prototype.)
  */
 export function applyDefaults(opts, fn, withMeta, source) {
-  if (!isObject(opts)) return opts; // the caller names the error
+  if (!isObject(opts)) return {}; // the caller names the error
   knownKeys(opts, withMeta ? SESSION_KEYS : RESUME_KEY_SET, `${fn}: options`);
   const own = {};
   const derived = deriveTools(read(opts, "tools", `${fn}: tools`), read(opts, "environment", `${fn}: environment`), fn, read);
@@ -118,7 +121,5 @@ export function applyDefaults(opts, fn, withMeta, source) {
     };
     for (const [k, v] of given) if (v !== undefined) own.meta[k] = v; // an undefined key takes the default
   }
-  const out = Object.create(opts);
-  for (const [k, v] of Object.entries(own)) Object.defineProperty(out, k, { value: v, enumerable: true });
-  return out;
+  return own;
 }

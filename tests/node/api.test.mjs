@@ -70,6 +70,28 @@ test("createSession({ llm }) alone: a generated id in the reference format, meta
   assert.deepEqual([m2.provider, m2.model_id, m2.model_context_window, m2.system_prompt, m2.workspace, m2.agent_state], ["mock", "mock-model", 200000, "", "/w", "floe"]);
 });
 
+test("createSession: ids with spaces, options of a prototype, and a getter read where the option is checked", async () => {
+  const s = floe.createSession({ llm: mockModel(["x"]), store: false, meta: { session_id: "my session 2" } });
+  assert.equal(s.id, "my session 2");
+  await collect(s.run("hi"));
+  await s.close();
+  const inherited = Object.create({ llm: mockModel(["y"]), onDiagnostic: () => {} });
+  inherited.store = "memory";
+  const s2 = floe.createSession(inherited);
+  assert.match(s2.id, /^session-/);
+  await s2.close();
+  let reads = 0;
+  const opts = {
+    llm: mockModel(["z"]),
+    get clock() {
+      reads++;
+      throw new Error("no clock");
+    },
+  };
+  assert.throws(() => floe.createSession(opts), { code: "bad_argument", message: "createSession: clock: reading it threw: no clock" });
+  assert.equal(reads, 1);
+});
+
 test("model_id falls back to a string model key of the model object (the provider adapters' descriptions carry one)", async () => {
   const records = [];
   const llm = { provider: "acme", model: "acme-2", async *streamGenerate() {} };
