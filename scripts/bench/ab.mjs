@@ -55,8 +55,11 @@ async function task(dir) {
   const { load } = await import(pathToFileURL(entry).href);
   const floe = await load({ wasm: pathToFileURL(join(resolve(dir), "floe.wasm")) });
   let n = 0;
+  // Timed from createSession to close's end, as the peers' harness times
+  // its task.
   return async () => {
     let turn = 0;
+    const t = performance.now();
     const session = floe.createSession({
       meta: benchMeta(`session-2026-01-01-00-00-00-${(++n).toString(16).padStart(8, "0")}`),
       store: false,
@@ -64,7 +67,6 @@ async function task(dir) {
       environment: { executeTool: ({ toolCall }) => toolRun(shape, toolCall.payload.tool_call_id) },
     });
     const c = wl.newCounter();
-    const t = performance.now();
     for await (const m of session.run("go", { approve })) consume(c, m);
     await session.close();
     return performance.now() - t;
