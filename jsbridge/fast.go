@@ -7,7 +7,7 @@ import "unsafe"
 // The fast export: a function of the module itself (//go:wasmexport), which
 // the shim calls with numbers only, instead of js.Func calls, for the
 // traffic of a run: a producer's batch, a settled Promise with a string or
-// no value, a consumer's pull.
+// no value, a consumer's pull; and for a session's close.
 //
 // A js.Func call costs about 26 µs here: syscall/js reads the pending
 // event, its this and its arguments through six or more JS calls, gives
@@ -60,6 +60,7 @@ func inboxText(n int32) string {
 //	op 2: settle (bridge.go) waiter a, ok b (0 or 1), with the string of c
 //	      bytes in the inbox, or undefined when c is -1
 //	op 3: pull (stream.go) stream a, ticket b, jsonOnly c
+//	op 4: close (session.go closeLater) the session of handle a
 //
 //go:wasmexport floe_call
 func floeCall(op, a, b, c int32) int32 {
@@ -95,6 +96,8 @@ func floeCall(op, a, b, c int32) int32 {
 		br.waiters.send(int(a), r)
 	case 3:
 		br.pullStart(int(a), int(b), c != 0)
+	case 4:
+		br.closeLater(int(a))
 	default:
 		return 0
 	}

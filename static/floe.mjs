@@ -372,17 +372,17 @@ function deferred() {
   return [promise, resolve, reject];
 }
 
-// fastCalls gives api the calls a run makes most: send (a producer's
-// batch), settleText (a settled Promise whose value is a string or
-// undefined) and pullNext (a consumer's pull). Each is queued and made at
-// the end of the current JavaScript task, with Go idle: through the
-// module's own export floe_call (jsbridge/fast.go), numbers and bytes
-// written in its memory, then one resume of the runtime for all of them,
-// which runs what they woke. A js.Func call of the bridge costs about six
-// times a resume. Values the export does not carry take the bridge's
-// js.Func calls, in the same order; any other export called while Go is
-// idle first makes the calls queued before it, so Go sees them in the
-// order JavaScript made them.
+// fastCalls gives api the calls a run makes most: send (a producer's batch),
+// settleText (a settled Promise whose value is a string or undefined) and
+// pullNext (a consumer's pull). Each is queued and made at the end of the
+// current JavaScript task, with Go idle: through the module's own export
+// floe_call (jsbridge/fast.go), numbers and bytes written in its memory,
+// then one resume of the runtime for all of them, which runs what they woke.
+// A js.Func call of the bridge costs about six times a resume. Values the
+// export does not carry take the bridge's js.Func calls, in the same order;
+// any other export called while Go is idle first makes the calls queued
+// before it, so Go sees them in the order JavaScript made them. closeNow, a
+// session's close, is made at once the same way, after the queued calls.
 function fastCalls(api, exited, memory, ex, go) {
   const call = ex?.floe_call; // (op, a, b, c)
   const fast = typeof call === "function" && typeof go?._resume === "function";
@@ -427,7 +427,7 @@ function fastCalls(api, exited, memory, ex, go) {
       queueMicrotask(flush);
     }
   };
-  const { deliver, settle, pull } = api;
+  const { deliver, settle, pull, closeSession } = api;
   for (const [k, f] of Object.entries(api)) {
     if (typeof f !== "function") continue;
     api[k] = (...args) => {
@@ -483,6 +483,19 @@ function fastCalls(api, exited, memory, ex, go) {
       funcs(() => settle(wid, ok, value));
       return false;
     });
+  // closeNow(handle) is Session.close's closeSession, made at once: through
+  // floe_call and a resume, which runs the run's abort before it returns,
+  // as the js.Func call did; a js.Func call still while Go runs (a close
+  // from inside a call of Go's).
+  api.closeNow = (handle) => {
+    if (depth > 0 || !use()) return funcs(() => closeSession(handle));
+    if (queue.length) flush();
+    call(4, handle, 0, 0);
+    if (!exited()) {
+      stats.resumes++;
+      go._resume();
+    }
+  };
   api.pullNext = (id, ticket, jsonOnly, fail) =>
     later(() => {
       if (use()) return call(3, id, ticket, jsonOnly ? 1 : 0) === 1;
@@ -697,7 +710,7 @@ function makeFloe(api, exited, memory, exports, go, quick) {
         closed = true;
         owners.unregister(token);
         try {
-          call("closeSession", handle);
+          call("closeNow", handle);
           closing = Promise.resolve()
             .then(() => {
               const stream = active?.deref();

@@ -5,7 +5,7 @@
 // and that a run gives the same stream either way.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { floe, meta, usage, instantClock, collect, text, toolCall, toolOutput } from "./helpers.mjs";
+import { floe, meta, usage, instantClock, collect, text, toolCall, toolOutput, find } from "./helpers.mjs";
 
 const debug = floe[Symbol.for("floe.debug")];
 
@@ -202,4 +202,32 @@ test("an export called while calls are queued makes them first", async () => {
   assert.equal((await first).done, false);
   for (let r = await it.next(); !r.done; r = await it.next());
   await s.close();
+});
+
+// Session.close is queued with the task's other calls and made through
+// floe_call: a run in flight still ends with its abort, the session
+// refuses a run after it, and no js.Func call is made.
+test("close goes through floe_call and aborts the run in flight", async () => {
+  const s = floe.createSession({
+    meta: meta("session-close-fast"),
+    llm: { async *streamGenerate() { yield* text("started"); await new Promise(() => {}); } },
+    clock: instantClock(),
+    config: { maxReconnects: 0 },
+    abortGraceMs: 0,
+  });
+  const it = s.run("go")[Symbol.asyncIterator]();
+  const seen = [(await it.next()).value];
+  const before = debug.calls();
+  const closed = s.close();
+  for (let r = await it.next(); !r.done; r = await it.next()) seen.push(r.value);
+  await closed;
+  const after = debug.calls();
+  assert.equal(after.funcs - before.funcs, 0, JSON.stringify({ before, after }));
+  assert.ok(after.fast - before.fast >= 1, JSON.stringify({ before, after }));
+  assert.equal(seen.at(-1).payload.type, "abort");
+  assert.throws(() => s.run("again"), { code: "closed" });
+  // The same id is free again: the bridge forgot the handle and the session.
+  const again = floe.createSession({ meta: meta("session-close-fast"), llm: { async *streamGenerate() { yield* text("ok"); yield usage(); } }, clock: instantClock() });
+  assert.equal(find(await collect(again.run("go")), "text")[0].payload.text, "ok");
+  await again.close();
 });
