@@ -22,10 +22,16 @@ type Bridge struct {
 	deferred  js.Value     // the shim's () => [promise, resolve, reject], if given
 	port      js.Value     // the shim's side of the exchange (usePort)
 	portFn    [5]js.Value  // its functions, in the order of portNames: invoked without a name lookup
+	argv      js.Value     // the port's array of a call's arguments and result (callIndexed)
+	calls     []exportFunc // the exports, in the order of exportIndex
 	tasks     chan func()  // idle workers wait here (spawn)
 	idle      atomic.Int32 // workers waiting on tasks
 	stores    stores       // the trace stores of persisted sessions (store.go)
 }
+
+// exportFunc is an export's Go side: its arguments in, its value or error
+// out.
+type exportFunc func([]js.Value) (any, error)
 
 // New returns an empty Bridge.
 func New() *Bridge { return &Bridge{tasks: make(chan func())} }
@@ -34,9 +40,10 @@ func New() *Bridge { return &Bridge{tasks: make(chan func())} }
 // live as long as the program.
 func (b *Bridge) Exports() js.Value {
 	api := js.Global().Get("Object").New()
+	index := js.Global().Get("Object").New() // name → index, for callIndexed
 	for _, e := range []struct {
 		name string
-		f    func([]js.Value) (any, error)
+		f    exportFunc
 	}{
 		{"createSession", b.createSession},
 		{"createSubagent", b.createSubagent},
@@ -66,21 +73,58 @@ func (b *Bridge) Exports() js.Value {
 		fn := b.export(e.name, e.f)
 		b.funcs = append(b.funcs, fn)
 		api.Set(e.name, fn)
+		index.Set(e.name, len(b.calls))
+		b.calls = append(b.calls, b.guarded(e.name, e.f))
 	}
+	api.Set("exportIndex", index)
 	return api
 }
 
 // export wraps f as a js.Func: errors and recovered panics are returned as
 // FloeError values (the shim throws them; a Go function never throws).
-func (b *Bridge) export(name string, f func([]js.Value) (any, error)) js.Func {
-	return js.FuncOf(func(this js.Value, args []js.Value) (res any) {
+func (b *Bridge) export(name string, f exportFunc) js.Func {
+	f = b.guarded(name, f)
+	return js.FuncOf(func(this js.Value, args []js.Value) any {
+		v, _ := f(args)
+		return v
+	})
+}
+
+// guarded returns f with its error, or a recovered panic, as its value: a
+// FloeError (the shim throws it).
+func (b *Bridge) guarded(name string, f exportFunc) exportFunc {
+	return func(args []js.Value) (res any, _ error) {
 		defer guard(name, func(err error) { res = jsError(err) })
 		v, err := f(args)
 		if err != nil {
-			return jsError(err)
+			return jsError(err), nil
 		}
-		return v
-	})
+		return v, nil
+	}
+}
+
+// maxIndexedArgs bounds the arguments of a call through callIndexed.
+const maxIndexedArgs = 8
+
+// callIndexed is floe_call's op 5: the export k (exportIndex) called with
+// the first n values of the port's argument array, its result put at the
+// array's index 0; false when there is no such export or array. It costs
+// the arguments' reads and the result's write, where a js.Func call also
+// reads the pending event, its id, its this and its arguments array, and
+// parks and wakes the runtime's event goroutine. The shim resumes the
+// runtime right after, so the goroutines the call woke run before the
+// call returns to JavaScript, as after a js.Func call.
+func (b *Bridge) callIndexed(k, n int) bool {
+	if k < 0 || k >= len(b.calls) || n < 0 || n > maxIndexedArgs || b.argv.Type() != js.TypeObject {
+		return false
+	}
+	args := make([]js.Value, n)
+	for i := range args {
+		args[i] = b.argv.Index(i)
+	}
+	v, _ := b.calls[k](args)
+	b.argv.SetIndex(0, v)
+	return true
 }
 
 // deliver is the export deliver(pumpID, batchJSON, end, value): a producer's

@@ -318,3 +318,43 @@ func TestWorkersBounded(t *testing.T) {
 	b.spawn(func() { close(ran) })
 	<-ran
 }
+
+// An export called through floe_call's op 5 (callIndexed) reads its
+// arguments from the port's array and puts its value, or its FloeError, at
+// the array's index 0, as its js.Func would return them.
+func TestCallIndexed(t *testing.T) {
+	b, api := newBridge()
+	argv := js.Global().Get("Array").New()
+	b.argv = argv
+	index := api.Get("exportIndex")
+	llm := (&fakeProducer{b: b, script: func(int, string) []batch { return nil }}).host(t)
+	argv.SetIndex(0, spec(llm, nil))
+	if !b.callIndexed(index.Get("createSession").Int(), 1) {
+		t.Fatal("createSession: not called")
+	}
+	if ref := argv.Index(0).String(); ref != "1 s-test" {
+		t.Errorf("createSession = %q, want the handle and the id", ref)
+	}
+	argv.SetIndex(0, spec(llm, map[string]any{"abortGraceMs": "1"}))
+	b.callIndexed(index.Get("createSession").Int(), 1)
+	floeError(t, argv.Index(0), CodeBadArgument, "createSession: abortGraceMs")
+	argv.SetIndex(0, 1)
+	argv.SetIndex(1, "text")
+	argv.SetIndex(2, "hello")
+	if !b.callIndexed(index.Get("start").Int(), 3) || argv.Index(0).Type() != js.TypeNumber {
+		t.Errorf("start = %v, want a stream id", argv.Index(0))
+	}
+	// A panic is recovered into the FloeError, as from the js.Func.
+	argv.SetIndex(0, "sync")
+	b.callIndexed(index.Get("debugPanic").Int(), 1)
+	floeError(t, argv.Index(0), CodeInternal, "debugPanic: sync")
+	for _, c := range [][2]int{{-1, 0}, {len(b.calls), 0}, {0, maxIndexedArgs + 1}, {0, -1}} {
+		if b.callIndexed(c[0], c[1]) {
+			t.Errorf("callIndexed(%d, %d) = true, want false", c[0], c[1])
+		}
+	}
+	b.argv = js.Undefined()
+	if b.callIndexed(index.Get("createSession").Int(), 0) {
+		t.Error("callIndexed without the port's array = true, want false")
+	}
+}

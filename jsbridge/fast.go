@@ -61,6 +61,7 @@ func inboxText(n int32) string {
 //	      bytes in the inbox, or undefined when c is -1
 //	op 3: pull (stream.go) stream a, ticket b, jsonOnly c
 //	op 4: close (session.go closeLater) the session of handle a
+//	op 5: call the export a (bridge.go callIndexed) with b arguments
 //
 //go:wasmexport floe_call
 func floeCall(op, a, b, c int32) int32 {
@@ -98,6 +99,10 @@ func floeCall(op, a, b, c int32) int32 {
 		br.pullStart(int(a), int(b), c != 0)
 	case 4:
 		br.closeLater(int(a))
+	case 5:
+		if !br.callIndexed(int(a), int(b)) {
+			return 0
+		}
 	default:
 		return 0
 	}

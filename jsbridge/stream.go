@@ -188,6 +188,8 @@ var portNames = [...]string{"batch", "fail", "pull", "abort", "stop"}
 // called with numbers only. port.batch(ticket, ptr, n) and
 // port.fail(ticket, error) answer pulls (see pull); port.pull(id),
 // port.abort(id) and port.stop(id) drive the producer pump id (pump.go).
+// port.argv, an array, if given, carries the arguments and the result of
+// the calls made through floe_call's op 5 (callIndexed).
 func (b *Bridge) usePort(args []js.Value) (any, error) {
 	h := arg(args, 0)
 	if h.Type() != js.TypeObject {
@@ -197,6 +199,9 @@ func (b *Bridge) usePort(args []js.Value) (any, error) {
 		if b.portFn[i] = h.Get(f); b.portFn[i].Type() != js.TypeFunction {
 			return nil, badArg("usePort: port."+f, "want a function, got "+typeName(b.portFn[i]))
 		}
+	}
+	if a := h.Get("argv"); a.Type() == js.TypeObject {
+		b.argv = a
 	}
 	b.port = h
 	fast = b

@@ -383,6 +383,10 @@ function deferred() {
 // any other export called while Go is idle first makes the calls queued
 // before it, so Go sees them in the order JavaScript made them. closeNow, a
 // session's close, is made at once the same way, after the queued calls.
+// The most arguments an export takes through floe_call (jsbridge/bridge.go
+// maxIndexedArgs).
+const MAX_INDEXED_ARGS = 8;
+
 function fastCalls(api, exited, memory, ex, go) {
   const call = ex?.floe_call; // (op, a, b, c)
   const fast = typeof call === "function" && typeof go?._resume === "function";
@@ -428,11 +432,36 @@ function fastCalls(api, exited, memory, ex, go) {
     }
   };
   const { deliver, settle, pull, closeSession } = api;
+  // Every export is also called through floe_call (op 5, jsbridge/bridge.go
+  // callIndexed) while Go is idle: its arguments in argv (the port's), its
+  // result at argv[0], then a resume, which runs what the call woke before
+  // it returns, as a js.Func call's end does: a task's createSession and
+  // its run's start, for instance.
+  const index = api.exportIndex ?? {};
+  const argv = (api.argv = []);
   for (const [k, f] of Object.entries(api)) {
     if (typeof f !== "function") continue;
+    const i = index[k];
     api[k] = (...args) => {
       if (depth === 0 && queue.length) flush();
-      return f(...args);
+      if (i === undefined || depth > 0 || !fast || stats.slow || args.length > MAX_INDEXED_ARGS) return f(...args);
+      for (let j = 0; j < args.length; j++) argv[j] = args[j];
+      let done = false;
+      depth++; // a call from JavaScript that Go makes meanwhile takes its js.Func
+      try {
+        done = call(5, i, args.length, 0) === 1;
+      } finally {
+        depth--;
+      }
+      const r = argv[0];
+      argv.length = 0;
+      if (!done) return f(...args); // no port yet (usePort's own call)
+      stats.fast++;
+      if (!exited()) {
+        stats.resumes++;
+        go._resume();
+      }
+      return r;
     };
   }
   const funcs = (f) => {
@@ -535,6 +564,7 @@ function makeFloe(api, exited, memory, exports, go, quick) {
   };
   const portCalls = (api.portCalls = { pulls: 0, stops: 0 }); // from Go, for the debug hooks
   api.usePort({
+    argv: api.argv,
     pull(id) {
       portCalls.pulls++;
       pumps.get(id)?.pull();

@@ -196,9 +196,11 @@ test("an export called while calls are queued makes them first", async () => {
   const it = s.run("go")[Symbol.asyncIterator]();
   const first = it.next(); // queues the stream's pull, made at the end of this task
   const before = debug.calls();
-  s.steer("more"); // a js.Func export: the queued pull is made before it
+  s.steer("more"); // an export: the queued pull is made (and run) before it, then steer and its own resume
   const after = debug.calls();
-  assert.equal(after.resumes - before.resumes, 1, JSON.stringify({ before, after }));
+  assert.equal(after.resumes - before.resumes, 2, JSON.stringify({ before, after }));
+  assert.equal(after.fast - before.fast, 2, JSON.stringify({ before, after }));
+  assert.equal(after.funcs - before.funcs, 0, JSON.stringify({ before, after }));
   assert.equal((await first).done, false);
   for (let r = await it.next(); !r.done; r = await it.next());
   await s.close();
@@ -230,4 +232,43 @@ test("close goes through floe_call and aborts the run in flight", async () => {
   const again = floe.createSession({ meta: meta("session-close-fast"), llm: { async *streamGenerate() { yield* text("ok"); yield usage(); } }, clock: instantClock() });
   assert.equal(find(await collect(again.run("go")), "text")[0].payload.text, "ok");
   await again.close();
+});
+
+// The bridge's exports are called through floe_call too (op 5: arguments
+// and result in the port's array, then a resume), except from inside a
+// call of Go's, where a js.Func call is the only way in: a steer from an
+// approver that decides at once.
+test("exports go through floe_call while Go is idle and through js.Func calls from inside Go's calls", async () => {
+  let steered;
+  let turn = 0;
+  const llm = {
+    async *streamGenerate() {
+      turn++;
+      if (turn === 1) yield toolCall("c1", "work", "{}");
+      else yield* text("done");
+      yield usage();
+      return { status: "completed" };
+    },
+  };
+  const environment = { async *executeTool({ toolCall: tc }) { yield toolOutput(tc.payload.tool_call_id, "ok"); } };
+  const before = debug.calls();
+  const s = floe.createSession({ meta: meta("session-indexed"), llm, environment, clock: instantClock() });
+  const created = debug.calls();
+  assert.equal(created.fast - before.fast, 1, JSON.stringify({ before, created }));
+  assert.equal(created.funcs - before.funcs, 0, JSON.stringify({ before, created }));
+  const msgs = await collect(
+    s.run("go", {
+      approve: () => {
+        const at = debug.calls().fast;
+        steered = [s.steer("also this"), debug.calls().fast - at];
+        return "allow";
+      },
+    }),
+  );
+  await s.close();
+  assert.deepEqual(steered, [1, 0]); // its id, and made as a js.Func call, not through floe_call
+  assert.ok(msgs.some((m) => m.payload?.type === "text" && m.payload.text.includes("also this")), JSON.stringify(msgs.map((m) => m.payload?.type)));
+  // An export's error still comes back as the FloeError it was.
+  assert.throws(() => s.run("again"), { code: "closed" });
+  assert.throws(() => floe.createSession({ meta: { session_id: 5 }, llm }), { code: "bad_argument" });
 });
