@@ -106,7 +106,7 @@ func (b *Bridge) guarded(name string, f exportFunc) exportFunc {
 // maxIndexedArgs bounds the arguments of a call through callIndexed.
 const maxIndexedArgs = 8
 
-// callIndexed is floe_call's op 5: the export k (exportIndex) called with
+// callIndexed is floe_call's op 4: the export k (exportIndex) called with
 // the first n values of the port's argument array, its result put at the
 // array's index 0; false when there is no such export or array. It costs
 // the arguments' reads and the result's write, where a js.Func call also

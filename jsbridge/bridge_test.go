@@ -319,7 +319,7 @@ func TestWorkersBounded(t *testing.T) {
 	<-ran
 }
 
-// An export called through floe_call's op 5 (callIndexed) reads its
+// An export called through floe_call's op 4 (callIndexed) reads its
 // arguments from the port's array and puts its value, or its FloeError, at
 // the array's index 0, as its js.Func would return them.
 func TestCallIndexed(t *testing.T) {

@@ -7,7 +7,8 @@ import "unsafe"
 // The fast export: a function of the module itself (//go:wasmexport), which
 // the shim calls with numbers only, instead of js.Func calls, for the
 // traffic of a run: a producer's batch, a settled Promise with a string or
-// no value, a consumer's pull; and for a session's close.
+// no value, a consumer's pull; and for every other export while Go is
+// idle.
 //
 // A js.Func call costs about 26 µs here: syscall/js reads the pending
 // event, its this and its arguments through six or more JS calls, gives
@@ -18,9 +19,11 @@ import "unsafe"
 // resume once (about 4 µs), which runs every goroutine they woke, as the
 // end of a js.Func call does.
 //
-// The export only hands over (a channel send that never blocks, a spawn).
-// It is called only while Go is idle, never from inside a Go → JavaScript
-// call.
+// Ops 0 to 3 only hand over (a channel send that never blocks, a spawn);
+// op 4 runs one of the bridge's exports as its js.Func would (none waits
+// for a JavaScript event, which a js.Func call could not wait for
+// either). floe_call is called only while Go is idle, never from inside a
+// Go → JavaScript call.
 
 // fast is the Bridge whose port the shim set (usePort): the one the
 // export serves.
@@ -60,8 +63,7 @@ func inboxText(n int32) string {
 //	op 2: settle (bridge.go) waiter a, ok b (0 or 1), with the string of c
 //	      bytes in the inbox, or undefined when c is -1
 //	op 3: pull (stream.go) stream a, ticket b, jsonOnly c
-//	op 4: close (session.go closeLater) the session of handle a
-//	op 5: call the export a (bridge.go callIndexed) with b arguments
+//	op 4: call the export a (bridge.go callIndexed) with b arguments
 //
 //go:wasmexport floe_call
 func floeCall(op, a, b, c int32) int32 {
@@ -98,8 +100,6 @@ func floeCall(op, a, b, c int32) int32 {
 	case 3:
 		br.pullStart(int(a), int(b), c != 0)
 	case 4:
-		br.closeLater(int(a))
-	case 5:
 		if !br.callIndexed(int(a), int(b)) {
 			return 0
 		}

@@ -242,25 +242,9 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.closeHandle(h)
-	return nil, nil
-}
-
-// closeHandle closes the session of handle h, if any, and forgets h.
-func (b *Bridge) closeHandle(h int) {
 	if s, ok := b.sessions.get(h); ok {
 		s.s.Close()
 	}
 	b.sessions.remove(h)
-}
-
-// closeLater is closeSession made through floe_call (op 4): the session
-// closes on a goroutine, at the resume the shim makes right after (an
-// export must not wait, and Close takes the session's lock). A js.Func
-// call cost a one-request task about a tenth of its time.
-func (b *Bridge) closeLater(h int) {
-	b.spawn(func() {
-		defer guard("close", nil)
-		b.closeHandle(h)
-	})
+	return nil, nil
 }

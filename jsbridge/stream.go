@@ -189,7 +189,7 @@ var portNames = [...]string{"batch", "fail", "pull", "abort", "stop"}
 // port.fail(ticket, error) answer pulls (see pull); port.pull(id),
 // port.abort(id) and port.stop(id) drive the producer pump id (pump.go).
 // port.argv, an array, if given, carries the arguments and the result of
-// the calls made through floe_call's op 5 (callIndexed).
+// the calls made through floe_call's op 4 (callIndexed).
 func (b *Bridge) usePort(args []js.Value) (any, error) {
 	h := arg(args, 0)
 	if h.Type() != js.TypeObject {

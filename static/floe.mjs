@@ -372,6 +372,10 @@ function deferred() {
   return [promise, resolve, reject];
 }
 
+// The most arguments an export takes through floe_call (jsbridge/bridge.go
+// maxIndexedArgs).
+const MAX_INDEXED_ARGS = 8;
+
 // fastCalls gives api the calls a run makes most: send (a producer's batch),
 // settleText (a settled Promise whose value is a string or undefined) and
 // pullNext (a consumer's pull). Each is queued and made at the end of the
@@ -381,12 +385,7 @@ function deferred() {
 // A js.Func call of the bridge costs about six times a resume. Values the
 // export does not carry take the bridge's js.Func calls, in the same order;
 // any other export called while Go is idle first makes the calls queued
-// before it, so Go sees them in the order JavaScript made them. closeNow, a
-// session's close, is made at once the same way, after the queued calls.
-// The most arguments an export takes through floe_call (jsbridge/bridge.go
-// maxIndexedArgs).
-const MAX_INDEXED_ARGS = 8;
-
+// before it, so Go sees them in the order JavaScript made them.
 function fastCalls(api, exited, memory, ex, go) {
   const call = ex?.floe_call; // (op, a, b, c)
   const fast = typeof call === "function" && typeof go?._resume === "function";
@@ -431,8 +430,8 @@ function fastCalls(api, exited, memory, ex, go) {
       queueMicrotask(flush);
     }
   };
-  const { deliver, settle, pull, closeSession } = api;
-  // Every export is also called through floe_call (op 5, jsbridge/bridge.go
+  const { deliver, settle, pull } = api;
+  // Every export is also called through floe_call (op 4, jsbridge/bridge.go
   // callIndexed) while Go is idle: its arguments in argv (the port's), its
   // result at argv[0], then a resume, which runs what the call woke before
   // it returns, as a js.Func call's end does: a task's createSession and
@@ -449,7 +448,7 @@ function fastCalls(api, exited, memory, ex, go) {
       let done = false;
       depth++; // a call from JavaScript that Go makes meanwhile takes its js.Func
       try {
-        done = call(5, i, args.length, 0) === 1;
+        done = call(4, i, args.length, 0) === 1;
       } finally {
         depth--;
       }
@@ -512,19 +511,6 @@ function fastCalls(api, exited, memory, ex, go) {
       funcs(() => settle(wid, ok, value));
       return false;
     });
-  // closeNow(handle) is Session.close's closeSession, made at once: through
-  // floe_call and a resume, which runs the run's abort before it returns,
-  // as the js.Func call did; a js.Func call still while Go runs (a close
-  // from inside a call of Go's).
-  api.closeNow = (handle) => {
-    if (depth > 0 || !use()) return funcs(() => closeSession(handle));
-    if (queue.length) flush();
-    call(4, handle, 0, 0);
-    if (!exited()) {
-      stats.resumes++;
-      go._resume();
-    }
-  };
   api.pullNext = (id, ticket, jsonOnly, fail) =>
     later(() => {
       if (use()) return call(3, id, ticket, jsonOnly ? 1 : 0) === 1;
@@ -740,7 +726,7 @@ function makeFloe(api, exited, memory, exports, go, quick) {
         closed = true;
         owners.unregister(token);
         try {
-          call("closeNow", handle);
+          call("closeSession", handle);
           closing = Promise.resolve()
             .then(() => {
               const stream = active?.deref();

@@ -206,9 +206,9 @@ test("an export called while calls are queued makes them first", async () => {
   await s.close();
 });
 
-// Session.close is queued with the task's other calls and made through
-// floe_call: a run in flight still ends with its abort, the session
-// refuses a run after it, and no js.Func call is made.
+// Session.close is made through floe_call and a resume: a run in flight
+// still ends with its abort, the session refuses a run after it, and no
+// js.Func call is made.
 test("close goes through floe_call and aborts the run in flight", async () => {
   const s = floe.createSession({
     meta: meta("session-close-fast"),
@@ -234,7 +234,7 @@ test("close goes through floe_call and aborts the run in flight", async () => {
   await again.close();
 });
 
-// The bridge's exports are called through floe_call too (op 5: arguments
+// The bridge's exports are called through floe_call too (op 4: arguments
 // and result in the port's array, then a resume), except from inside a
 // call of Go's, where a js.Func call is the only way in: a steer from an
 // approver that decides at once.
