@@ -383,9 +383,11 @@ const MAX_INDEXED_ARGS = 8;
 // floe_call (jsbridge/fast.go), numbers and bytes written in its memory,
 // then one resume of the runtime for all of them, which runs what they woke.
 // A js.Func call of the bridge costs about six times a resume. Values the
-// export does not carry take the bridge's js.Func calls, in the same order;
-// any other export called while Go is idle first makes the calls queued
-// before it, so Go sees them in the order JavaScript made them.
+// export's numbers and bytes do not carry (a model's outcome with more
+// than its status, a settle with a boolean) take its export call (op 4,
+// below), in the same order and within the same resume; any other export
+// called while Go is idle first makes the calls queued before it, so Go
+// sees them in the order JavaScript made them.
 function fastCalls(api, exited, memory, ex, go) {
   const call = ex?.floe_call; // (op, a, b, c)
   const fast = typeof call === "function" && typeof go?._resume === "function";
@@ -438,24 +440,34 @@ function fastCalls(api, exited, memory, ex, go) {
   // its run's start, for instance.
   const index = api.exportIndex ?? {};
   const argv = (api.argv = []);
+  // indexed calls export i with args through floe_call, without a resume,
+  // and returns its value, or notCalled when it cannot (no port yet, the
+  // debug hook's slowCalls, too many arguments).
+  const notCalled = {};
+  const indexed = (i, args) => {
+    if (i === undefined || !fast || stats.slow || args.length > MAX_INDEXED_ARGS) return notCalled;
+    for (let j = 0; j < args.length; j++) argv[j] = args[j];
+    let done = false;
+    depth++; // a call from JavaScript that Go makes meanwhile takes its js.Func
+    try {
+      done = call(4, i, args.length, 0) === 1;
+    } finally {
+      depth--;
+    }
+    const r = argv[0];
+    argv.length = 0;
+    if (!done) return notCalled;
+    stats.fast++;
+    return r;
+  };
   for (const [k, f] of Object.entries(api)) {
     if (typeof f !== "function") continue;
     const i = index[k];
     api[k] = (...args) => {
       if (depth === 0 && queue.length) flush();
-      if (i === undefined || depth > 0 || !fast || stats.slow || args.length > MAX_INDEXED_ARGS) return f(...args);
-      for (let j = 0; j < args.length; j++) argv[j] = args[j];
-      let done = false;
-      depth++; // a call from JavaScript that Go makes meanwhile takes its js.Func
-      try {
-        done = call(4, i, args.length, 0) === 1;
-      } finally {
-        depth--;
-      }
-      const r = argv[0];
-      argv.length = 0;
-      if (!done) return f(...args); // no port yet (usePort's own call)
-      stats.fast++;
+      if (depth > 0) return f(...args);
+      const r = indexed(i, args);
+      if (r === notCalled) return f(...args);
       if (!exited()) {
         stats.resumes++;
         go._resume();
@@ -497,7 +509,12 @@ function fastCalls(api, exited, memory, ex, go) {
     later(() => {
       try {
         if (value === undefined && use()) return call(1, id, bytes(records), end) === 1;
-        funcs(() => deliver(id, utf8Dec.decode(records), end, value));
+        // A value the export does not carry (a model's outcome with more
+        // than its status): through floe_call's export call, whose resume
+        // is the queue's.
+        const json = utf8Dec.decode(records);
+        if (indexed(index.deliver, [id, json, end, value]) !== notCalled) return true;
+        funcs(() => deliver(id, json, end, value));
         return false;
       } finally {
         releaseRecords(records);
@@ -508,6 +525,7 @@ function fastCalls(api, exited, memory, ex, go) {
       if ((value === undefined || typeof value === "string") && use()) {
         return call(2, wid, ok ? 1 : 0, value === undefined ? -1 : text(value)) === 1;
       }
+      if (indexed(index.settle, [wid, ok, value]) !== notCalled) return true;
       funcs(() => settle(wid, ok, value));
       return false;
     });

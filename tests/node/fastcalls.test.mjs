@@ -272,3 +272,39 @@ test("exports go through floe_call while Go is idle and through js.Func calls fr
   assert.throws(() => s.run("again"), { code: "closed" });
   assert.throws(() => floe.createSession({ meta: { session_id: 5 }, llm }), { code: "bad_argument" });
 });
+
+// A queued batch or settle whose value the records do not carry (a
+// model's outcome with more than its status, a clock's sleep resolving
+// true) is made through floe_call's export call, inside the queue's
+// resume, not a js.Func call; the stream is the same either way.
+test("a batch's outcome and a settle of another value than a string go through floe_call", async () => {
+  const runIt = async () => {
+    let turn = 0;
+    const llm = {
+      async *streamGenerate() {
+        turn++;
+        yield* text(`try ${turn}`);
+        yield usage();
+        return turn === 1 ? { status: "failed", error_message: "first try fails" } : { status: "completed" };
+      },
+    };
+    const before = debug.calls();
+    const s = floe.createSession({ meta: meta("session-values"), llm, clock: instantClock(), config: { maxReconnects: 1, reconnectBackoffMs: 5 } });
+    const msgs = await collect(s.run("go"));
+    await s.close();
+    const after = debug.calls();
+    return { msgs: msgs.map((m) => JSON.stringify({ ...m, timestamp: undefined })), funcs: after.funcs - before.funcs, ends: find(msgs, "request_end").map((m) => m.payload.status) };
+  };
+  const fast = await runIt();
+  assert.deepEqual(fast.ends, ["failed", "completed"]);
+  assert.equal(fast.funcs, 0);
+  debug.slowCalls(true);
+  let slow;
+  try {
+    slow = await runIt();
+  } finally {
+    debug.slowCalls(false);
+  }
+  assert.ok(slow.funcs >= 2, `the outcome's batch and the sleep's settle as js.Func calls: ${slow.funcs}`);
+  assert.deepEqual(slow.msgs, fast.msgs);
+});
