@@ -215,6 +215,7 @@ async function doLoad(opts) {
   if (typeof Go !== "function") throw floeError("internal", "load: wasm_exec.js did not define globalThis.Go");
   const go = new Go();
   const quick = quickPendingEvent(go);
+  const timers = runtimeTimers(go);
   const readyName = "__floeReady_" + Math.random().toString(36).slice(2);
   const ready = new Promise((resolve) => {
     globalThis[readyName] = resolve;
@@ -231,7 +232,7 @@ async function doLoad(opts) {
     });
     const api = await Promise.race([ready, gone]);
     gone.catch(() => {});
-    return makeFloe(api, () => exited, () => instance.exports.mem, instance.exports, go, quick);
+    return makeFloe(api, () => exited, () => instance.exports.mem, instance.exports, go, quick, timers);
   } finally {
     delete globalThis[readyName];
   }
@@ -307,6 +308,42 @@ function notWasm(b, what, type) {
     );
   }
   return `load: ${what} is not a WebAssembly module (${got}, want the magic bytes "\\0asm")`;
+}
+
+// runtimeTimers makes the Go runtime's timers keep Node's event loop alive
+// only while JavaScript waits for Floe. The runtime sets a timer
+// (setTimeout, through wasm_exec.js's scheduleTimeoutEvent) for its next
+// timer whenever it goes idle, and its memory scavenger sleeps up to about
+// a second between bursts: a script whose runs were done would otherwise
+// wait for those before Node exits (two seconds after three W2 tasks).
+// While a pull of a stream or a Promise the bridge made is pending (hold),
+// the runtime's timers are ref'd, so a run whose next step is a Go timer
+// (a retry's backoff, an abort's grace) still ends; with none pending they
+// are unref'd. Hosts whose setTimeout returns a number (browsers, Workers)
+// keep no process alive: nothing changes there.
+function runtimeTimers(go) {
+  const gojs = go.importObject?.gojs;
+  const schedule = gojs?.["runtime.scheduleTimeoutEvent"];
+  const live = go._scheduledTimeouts;
+  const counts = { waits: 0, hold() {}, release() {} };
+  if (typeof schedule !== "function" || !(live instanceof Map)) return counts;
+  const each = (f) => {
+    for (const t of live.values()) if (typeof t?.[f] === "function") t[f]();
+  };
+  gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
+    schedule(sp);
+    if (counts.waits === 0) {
+      const t = live.get(go.mem.getInt32((sp >>> 0) + 16, true));
+      if (typeof t?.unref === "function") t.unref();
+    }
+  };
+  counts.hold = () => {
+    if (counts.waits++ === 0) each("ref");
+  };
+  counts.release = () => {
+    if (--counts.waits === 0) each("unref");
+  };
+  return counts;
 }
 
 // quickPendingEvent answers syscall/js's read of go._pendingEvent, which
@@ -538,8 +575,30 @@ function fastCalls(api, exited, memory, ex, go) {
     });
 }
 
-function makeFloe(api, exited, memory, exports, go, quick) {
-  api.useDeferred(deferred);
+function makeFloe(api, exited, memory, exports, go, quick, timers) {
+  // A Promise the bridge makes holds the runtime's timers until it is
+  // settled (runtimeTimers).
+  api.useDeferred(() => {
+    const d = deferred();
+    const [, resolve, reject] = d;
+    let held = true;
+    timers.hold();
+    const let_go = () => {
+      if (held) {
+        held = false;
+        timers.release();
+      }
+    };
+    d[1] = (v) => {
+      let_go();
+      resolve(v);
+    };
+    d[2] = (e) => {
+      let_go();
+      reject(e);
+    };
+    return d;
+  });
   fastCalls(api, exited, memory, exports, go);
   // A stream's pulls are answered with numbers only: the batch is read from
   // the module's memory during the call (jsbridge/stream.go).
@@ -585,27 +644,31 @@ function makeFloe(api, exited, memory, exports, go, quick) {
       }
     },
     batch(ticket, ptr, n) {
-      const t = tickets.get(ticket);
+      const t = answer(ticket);
       if (!t) return;
-      tickets.delete(ticket);
       t[0](n < 0 ? null : api.text(ptr, n));
     },
     fail(ticket, err) {
-      const t = tickets.get(ticket);
+      const t = answer(ticket);
       if (!t) return;
-      tickets.delete(ticket);
       t[1](err);
     },
   });
+  // answer takes a pull's ticket out, once: its Promise no longer holds the
+  // runtime's timers.
+  const answer = (ticket) => {
+    const t = tickets.get(ticket);
+    if (t === undefined) return undefined;
+    tickets.delete(ticket);
+    timers.release();
+    return t;
+  };
   // pullBatch(streamID, jsonOnly) → Promise<string | null>.
   api.pullBatch = (id, jsonOnly) => {
     const ticket = ++nextTicket;
     const p = new Promise((resolve, reject) => tickets.set(ticket, [resolve, reject]));
-    api.pullNext(id, ticket, jsonOnly, (err) => {
-      const t = tickets.get(ticket);
-      tickets.delete(ticket);
-      t?.[1](err);
-    });
+    timers.hold(); // released when the ticket is answered (runtimeTimers)
+    api.pullNext(id, ticket, jsonOnly, (err) => answer(ticket)?.[1](err));
     return p;
   };
   // call runs a synchronous Go export: a returned Error is thrown.
@@ -871,7 +934,9 @@ function makeFloe(api, exited, memory, exports, go, quick) {
   // quickPendingEvent answered (quickReads); slowCalls(on) makes the queued
   // calls all js.Func calls; dropped() counts the sessions and subagents
   // closed, and the streams abandoned, because they were collected first;
-  // readBatch(s) reads a consumer batch's records as a stream does.
+  // timers() gives the pulls and bridge Promises pending (waits), the
+  // runtime's timers set and how many of them hold Node's event loop
+  // (runtimeTimers); readBatch(s) reads a consumer batch's records as a stream does.
   Object.defineProperty(floe, DEBUG, {
     value: Object.freeze({
       panic: (mode) => call("debugPanic", mode),
@@ -885,6 +950,10 @@ function makeFloe(api, exited, memory, exports, go, quick) {
         return { fast, funcs, resumes, pulls, stops, pumps: api.pumps.size, ticking: tickWaiters.size, quickReads: quick?.reads ?? 0 };
       },
       dropped: () => ({ ...dropped }),
+      timers: () => {
+        const live = [...(go?._scheduledTimeouts?.values() ?? [])];
+        return { waits: timers.waits, live: live.length, refd: live.filter((t) => t?.hasRef?.() === true).length };
+      },
       readBatch: (s) => {
         const b = new Batch(s);
         const out = [];
