@@ -922,7 +922,10 @@ export type JSONValue = string | number | boolean | null | JSONValue[] | { [key:
  * anyOf/oneOf/allOf/not, $ref to local $defs; annotations ignored. Any
  * other keyword makes tool() throw.
  */
-export type JSONSchema = boolean | { [keyword: string]: unknown };
+/** A JSON Schema: an object, or a boolean inside one (a property's, an item's…). */
+export type JSONSchema = boolean | JSONSchemaObject;
+/** A JSON Schema object, as a tool's parameters must be. */
+export type JSONSchemaObject = { [keyword: string]: unknown };
 
 /** What a tool's execute may return: the output text, a value serialized as JSON, output with images, or output fragments. */
 export type ToolResult = string | { output: string; images?: string[] | undefined } | ToolFragments | JSONValue | void;
@@ -942,8 +945,8 @@ export interface ToolContext {
 export interface ToolSpec<A, R = ToolResult> {
   name: string;
   description?: string | undefined;
-  /** The arguments' JSON Schema; default { type: "object", properties: {} }. */
-  parameters?: JSONSchema | undefined;
+  /** The arguments' JSON Schema, an object (true or false only inside it); default { type: "object", properties: {} }. */
+  parameters?: JSONSchemaObject | undefined;
   /**
    * Runs one approved call with the parsed arguments, valid against
    * parameters (invalid ones never get here: the call gets a failed

@@ -10,6 +10,21 @@ export function floeError(code, message) {
 
 export const isObject = (v) => v !== null && typeof v === "object";
 
+/**
+ * Checks a tool output's images: an array of data: URLs
+ * (data:<mime>;base64,…, PROTOCOL.md). Returns "" when they are, else
+ * what is wrong, for the caller's error.
+ */
+export function imagesProblem(images) {
+  if (!Array.isArray(images)) return `want an array of data: URL strings, got ${describe(images)}`;
+  for (let i = 0; i < images.length; i++) {
+    const u = images[i];
+    if (typeof u !== "string") return `want an array of data: URL strings, got ${describe(u)} at [${i}]`;
+    if (!/^data:[^,]*;base64,/i.test(u)) return `want data:<mime>;base64,… URLs, got ${JSON.stringify(u.length > 40 ? u.slice(0, 40) + "…" : u)} at [${i}]`;
+  }
+  return "";
+}
+
 /** Names the type of v for error messages; never throws (a Proxy may). */
 export function describe(v) {
   if (v === null) return "null";
@@ -45,19 +60,31 @@ export function errMessage(e) {
   }
 }
 
+/** obj's own enumerable keys; a Proxy that throws is bad_argument naming name. */
+export function ownKeys(obj, name) {
+  try {
+    return Object.keys(obj);
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
+/** Array.isArray(v); a revoked Proxy is bad_argument naming name. */
+export function isArrayArg(v, name) {
+  try {
+    return Array.isArray(v);
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+}
+
 /**
  * Refuses an option object's own keys that are not in known (a Set): a
  * misspelt option would otherwise be ignored without a word. The error
  * names the key and, when one is close, the option meant.
  */
 export function knownKeys(obj, known, name) {
-  let keys;
-  try {
-    keys = Object.keys(obj);
-  } catch (e) {
-    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
-  }
-  for (const k of keys) {
+  for (const k of ownKeys(obj, name)) {
     if (known.has(k)) continue;
     let best = "";
     let bestD = 3; // at most two edits away

@@ -2,7 +2,7 @@
 // builders of package omni (tested against engine/omni/testdata/builders.jsonl).
 // Envelopes carry no timestamp: the engine stamps what it streams.
 
-import { badArg, describe, floeError, isObject } from "./internal.mjs";
+import { badArg, describe, floeError, imagesProblem, isObject } from "./internal.mjs";
 
 // Each builder checks its arguments against PROTOCOL.md, so that a wrong
 // one is named where the message is built (bad_argument), not later by
@@ -76,9 +76,8 @@ export const msg = Object.freeze({
     nonEmpty(id, "msg.toolOutput: id");
     const p = { type: "tool_call_output", role: "user", output: str(output, "msg.toolOutput: output") };
     if (images !== undefined && images !== null) {
-      if (!Array.isArray(images) || !images.every((u) => typeof u === "string")) {
-        throw badArg("msg.toolOutput: images", "an array of data: URL strings", images);
-      }
+      const bad = imagesProblem(images);
+      if (bad) throw floeError("bad_argument", `msg.toolOutput: images: ${bad}`);
       if (images.length) p.images = [...images];
     }
     p.tool_call_id = id;

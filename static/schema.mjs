@@ -50,6 +50,14 @@ function describe(v) {
   return t === "integer" ? "number" : t === "object" || t === "array" ? `an ${t}` : t;
 }
 
+// shown names a malformed keyword's value: a string, number, boolean or
+// null as it is written, anything else by its type.
+function shown(v) {
+  if (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return String(v);
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+  return typeof v === "object" ? describe(v) : `a ${typeof v}`;
+}
+
 // pathKey appends a property to a path: $.a, $["odd key"].
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const pathKey = (path, k) => (IDENT.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
@@ -77,16 +85,23 @@ const short = (v) => {
  */
 export function compileSchema(schema) {
   const patterns = new Map(); // schema node → RegExp
+  const open = new Set(); // the schema objects being checked, from the root down
   const check = (s, at) => {
     if (typeof s === "boolean") return;
-    if (!isObj(s)) throw new SchemaError(`${at}: want a schema (an object or a boolean), got ${describe(s)}`);
+    if (!isObj(s)) throw new SchemaError(`${at}: want a schema (an object or a boolean), got ${shown(s)}`);
+    if (open.has(s)) throw new SchemaError(`${at}: the schema contains itself (a recursive schema refers to itself with $ref)`);
+    open.add(s);
+    checkNode(s, at);
+    open.delete(s);
+  };
+  const checkNode = (s, at) => {
     for (const k of Object.keys(s)) {
       if (!KNOWN.has(k)) {
         throw new SchemaError(`${at}: unsupported keyword "${k}" (supported: ${VALIDATING.join(", ")})`);
       }
     }
     const want = (k, ok, what) => {
-      if (k in s && !ok(s[k])) throw new SchemaError(`${at}.${k}: want ${what}, got ${describe(s[k])}`);
+      if (k in s && !ok(s[k])) throw new SchemaError(`${at}.${k}: want ${what}, got ${shown(s[k])}`);
     };
     const count = (v) => Number.isInteger(v) && v >= 0;
     const num = (v) => typeof v === "number" && Number.isFinite(v);

@@ -13,7 +13,8 @@ const PARTS = [
   ["error", "status", "permanent"],
   ["throws"],
 ];
-const STATUSES = ["completed", "failed", "aborted", "timeout", "malformed", "auth"];
+// An { error } part's statuses: every stop reason but "completed".
+const STATUSES = ["failed", "aborted", "timeout", "malformed", "auth"];
 
 // checkPart refuses, when the model is made, a part mockModel could not play.
 function checkPart(p, name) {
@@ -25,6 +26,11 @@ function checkPart(p, name) {
   const [k] = kind;
   if ((k === "text" || k === "thinking") && typeof p[k] !== "string") throw badArg(`${name}.${k}`, "a string", p[k]);
   if (p.chunks !== undefined && !(Array.isArray(p.chunks) && p.chunks.every((c) => typeof c === "string"))) throw badArg(`${name}.chunks`, "an array of strings", p.chunks);
+  // The deltas and the complete message must agree (PROTOCOL P-6), or the
+  // request would end malformed.
+  if (p.chunks !== undefined && p.chunks.join("") !== p[k]) {
+    throw floeError("bad_argument", `${name}.chunks: want pieces that join to the ${k} ${JSON.stringify(p[k])}, got ${JSON.stringify(p.chunks.join(""))}`);
+  }
   if (k === "toolCall") {
     const t = p.toolCall;
     if (!isObject(t)) throw badArg(`${name}.toolCall`, "{ name, args?, id? }", t);

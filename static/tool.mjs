@@ -4,7 +4,7 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, imagesProblem, isArrayArg, isObject, knownKeys } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
@@ -42,11 +42,12 @@ export const isTool = (t) => isObject(t) && typeof t[TOOL] === "function";
 /**
  * Splits a session's tools option into the ToolDefinition list and, when
  * any entry is a tool(), an environment running them; calls of other names
- * go to the user's environment (without one they get a failed output).
+ * go to the user's environment. Without one, a call of a name no tool()
+ * runs gets a failed output that says so.
  * Throws bad_argument for duplicate names.
  */
 export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
-  if (tools == null) return { tools, environment };
+  if (tools == null) return { tools, environment: environment ?? noEnvironment };
   let list;
   try {
     list = Array.isArray(tools) ? Array.from(tools) : null;
@@ -57,17 +58,26 @@ export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
   const byName = new Map();
   const defs = list.map((t, i) => {
     const at = `${fn}: tools[${i}]`;
-    const name = isObject(t) ? read(t, "name", at) : undefined;
-    if (typeof name !== "string") throw badArg(at, "a tool() or a ToolDefinition", t);
+    if (!isObject(t) || isArrayArg(t, at)) throw badArg(at, "a tool() or a ToolDefinition", t);
+    const name = read(t, "name", at);
+    if (typeof name !== "string" || name === "") throw badArg(`${at}.name`, "a tool's name (a non-empty string)", name);
     if (byName.has(name)) throw floeError("bad_argument", `${at}: a second tool named ${JSON.stringify(name)}`);
-    const own = isObject(t) && typeof read(t, TOOL, at) === "function";
+    const own = typeof read(t, TOOL, at) === "function";
     byName.set(name, own ? t : null);
-    if (!own) return t;
+    if (!own) {
+      // A plain definition goes to the model as it is: what it could not
+      // describe is refused here, not by the provider.
+      const description = read(t, "description", at);
+      if (description !== undefined && typeof description !== "string") throw badArg(`${at}.description`, "a string", description);
+      const parameters = read(t, "parameters", at);
+      if (parameters !== undefined && (!isObject(parameters) || isArrayArg(parameters, `${at}.parameters`))) throw badArg(`${at}.parameters`, "a JSON Schema object", parameters);
+      return t;
+    }
     const d = { name: t.name, description: t.description };
     if (t.parameters !== undefined) d.parameters = t.parameters;
     return d;
   });
-  if (![...byName.values()].some((t) => t !== null)) return { tools: defs, environment };
+  if (![...byName.values()].some((t) => t !== null)) return { tools: defs, environment: environment ?? noEnvironment };
   const fallback = environment;
   const executeTool = fallback == null ? undefined : isObject(fallback) ? read(fallback, "executeTool", `${fn}: environment.executeTool`) : undefined;
   if (fallback != null && typeof executeTool !== "function") throw badArg(`${fn}: environment`, "an object with executeTool()", fallback);
@@ -83,6 +93,11 @@ export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
     },
   };
 }
+
+// noEnvironment runs the calls of a session with neither a tool() nor an
+// environment: each names the tool that nothing runs, as deriveTools's
+// environment does for a name it has no tool() of.
+const noEnvironment = Object.freeze({ executeTool: (req) => unknownTool(req.toolCall) });
 
 async function* unknownTool(toolCall) {
   const { name, tool_call_id } = toolCall.payload;
@@ -193,9 +208,8 @@ function outputOf(t, r) {
   if (typeof r === "string") return { output: r };
   if (r === undefined) return { output: "" };
   if (isObject(r) && !Array.isArray(r) && typeof r.output === "string" && Object.keys(r).every((k) => k === "output" || k === "images")) {
-    if (r.images !== undefined && !(Array.isArray(r.images) && r.images.every((u) => typeof u === "string"))) {
-      throw new TypeError(`tool ${t.name}: returned images: want an array of data: URL strings, got ${describe(r.images)}`);
-    }
+    const bad = r.images === undefined ? "" : imagesProblem(r.images);
+    if (bad) throw new TypeError(`tool ${t.name}: returned images: ${bad}`);
     return { output: r.output, images: r.images };
   }
   let s;

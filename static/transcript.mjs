@@ -3,7 +3,7 @@
 // the state, and redraw from onChange. The objects are updated in place;
 // `version` grows on every change.
 
-import { badArg } from "./internal.mjs";
+import { badArg, errMessage, floeError, isArrayArg, knownKeys } from "./internal.mjs";
 
 const key = (origin, id) => (origin.length ? origin.join("\u0000") + "\u0001" : "") + id;
 
@@ -13,9 +13,21 @@ const key = (origin, id) => (origin.length ? origin.join("\u0000") + "\u0001" : 
  * (a message of a subagent changes the sub-transcript and this one).
  */
 export function transcript(opts = {}) {
-  const onChange = typeof opts === "function" ? opts : opts?.onChange;
+  if (typeof opts === "function") return new Transcript(opts, []);
+  // A misspelt onChange would leave a UI that never redraws, without a word.
+  if (opts === null || typeof opts !== "object" || isArrayArg(opts, "transcript: options")) throw badArg("transcript: options", "{ onChange } or a function", opts);
+  knownKeys(opts, TRANSCRIPT_KEYS, "transcript: options");
+  let onChange;
+  try {
+    onChange = opts.onChange;
+  } catch (e) {
+    throw floeError("bad_argument", `transcript: options.onChange: reading it threw: ${errMessage(e)}`);
+  }
+  if (onChange !== undefined && typeof onChange !== "function") throw badArg("transcript: options.onChange", "a function", onChange);
   return new Transcript(onChange, []);
 }
+
+const TRANSCRIPT_KEYS = new Set(["onChange"]);
 
 class Transcript {
   /** Conversation order: user texts, and one assistant turn per model request. */

@@ -366,10 +366,16 @@ test("msg builders, mockModel, checkStream, transcript.push and newSessionId ref
     [() => mockModel([{ bogus: 1 }]), 'mockModel: replies[0]: want one of the keys text, thinking, toolCall, delay, error, throws, got ["bogus"]'],
     [() => mockModel([[{ text: "a", delay: 3 }]]), "mockModel: replies[0][0].delay: unknown option"],
     [() => mockModel([{ toolCall: {} }]), "mockModel: replies[0].toolCall.name: want a non-empty string"],
-    [() => mockModel([{ error: "x", status: "bad" }]), "mockModel: replies[0].status: want one of completed"],
+    [() => mockModel([{ error: "x", status: "bad" }]), "mockModel: replies[0].status: want one of failed, aborted, timeout, malformed, auth"],
+    [() => mockModel([{ error: "x", status: "completed" }]), 'mockModel: replies[0].status: want one of failed, aborted, timeout, malformed, auth, got "completed"'],
+    [() => mockModel([{ text: "abc", chunks: ["x"] }]), 'mockModel: replies[0].chunks: want pieces that join to the text "abc", got "x"'],
+    [() => mockModel([[{ thinking: "ab", chunks: ["a"] }]]), 'mockModel: replies[0][0].chunks: want pieces that join to the thinking "ab", got "a"'],
     [() => mockModel(["x"], { modelID: "m" }), "mockModel: options.modelID: unknown option (did you mean modelId?)"],
     [() => checkStream(5), "checkStream: messages: want an array of the stream's messages, got a number"],
     [() => floe.transcript().push(5), "transcript.push: message: want an OmniMessage"],
+    [() => floe.transcript({ onchange() {} }), "transcript: options.onchange: unknown option (did you mean onChange?)"],
+    [() => floe.transcript({ onChange: "render" }), "transcript: options.onChange: want a function, got a string"],
+    [() => floe.transcript("x"), "transcript: options: want { onChange } or a function, got a string"],
     [() => newSessionId("x"), "newSessionId: now: want a time in milliseconds"],
   ];
   for (const [f, want] of cases) {

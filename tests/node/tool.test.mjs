@@ -86,6 +86,20 @@ test("execute returning a string, an object, {output, images}, undefined", async
   assert.deepEqual(await outputsOf(() => ({ output: "a chart", images: [img] })), [msg.toolOutput("c0", "a chart", "completed", [img])]);
 });
 
+test("images that are not data: URLs are a tool error naming the first bad one; msg.toolOutput refuses them", async () => {
+  for (const [images, want] of [
+    [["http://example.com/x.png"], 'returned images: want data:<mime>;base64,… URLs, got "http://example.com/x.png" at [0]'],
+    [["data:image/png;base64,AA", "not a url"], 'got "not a url" at [1]'],
+    [[1], "want an array of data: URL strings, got a number at [0]"],
+  ]) {
+    const [out] = await outputsOf(() => ({ output: "o", images }));
+    assert.equal(out.payload.stop_reason, "failed");
+    assert.ok(out.payload.output.startsWith("[tool error] tool t: ") && out.payload.output.includes(want), out.payload.output);
+    assert.equal(out.payload.images, undefined);
+  }
+  assert.throws(() => msg.toolOutput("c1", "x", "completed", ["https://x/y.png"]), (e) => e.code === "bad_argument" && e.message.includes("msg.toolOutput: images: want data:<mime>;base64,… URLs"));
+});
+
 test("execute as an async generator streams fragments in discipline; the complete output joins them", async () => {
   const out = await outputsOf(async function* () {
     yield "one ";
@@ -161,6 +175,11 @@ test("tools mix tool() and plain definitions: the environment runs the others; u
   // without an environment an unknown name gets a failed output
   const out2 = await collect(floe.createSession({ llm: callsThenOk("ghost", ["{}"]), tools: [t] }).run("x", { approve: () => "allow" }));
   assert.deepEqual(find(out2, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [['[unknown tool] there is no tool named "ghost"', "failed"]]);
+  // and so it does with no tool() at all: no tools, none, or only plain definitions
+  for (const tools of [undefined, [], [{ name: "raw", description: "plain" }]]) {
+    const out3 = await collect(floe.createSession({ llm: callsThenOk("ghost", ["{}"]), ...(tools && { tools }) }).run("x", { approve: () => "allow" }));
+    assert.deepEqual(find(out3, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [['[unknown tool] there is no tool named "ghost"', "failed"]], JSON.stringify(tools));
+  }
 });
 
 test("tool() and tools misuse throw bad_argument naming the argument", () => {
@@ -171,6 +190,21 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
     [() => tool({ name: "x", execute: () => "", description: 3 }), "tool x: description"],
     [() => floe.createSession({ llm: mockModel([]), tools: [tool({ name: "a", execute: () => "" }), tool({ name: "a", execute: () => "" })] }), 'tools[1]: a second tool named "a"'],
     [() => floe.createSession({ llm: mockModel([]), tools: [42] }), "createSession: tools[0]"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [{ description: "d" }] }), "createSession: tools[0].name: want a tool's name (a non-empty string), got undefined"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "", description: "d" }] }), "createSession: tools[0].name: want a tool's name"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "p", description: "d", parameters: "obj" }] }), "createSession: tools[0].parameters: want a JSON Schema object, got a string"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "p", description: 5 }] }), "createSession: tools[0].description: want a string, got a number"],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { a: { type: "str" } } } }), 'tool x: parameters.properties.a.type: want one of string, number, integer, boolean, object, array, null or an array of them, got "str"'],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { a: { type: "string", minLength: -1 } } } }), "parameters.properties.a.minLength: want a non-negative integer, got -1"],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { a: { type: "number", multipleOf: 0 } } } }), "parameters.properties.a.multipleOf: want a positive number, got 0"],
+    [
+      () => {
+        const p = { type: "object", properties: {} };
+        p.properties.self = p;
+        return tool({ name: "x", execute: () => "", parameters: p });
+      },
+      "tool x: parameters.properties.self: the schema contains itself",
+    ],
   ];
   for (const [f, want] of cases) assert.throws(f, (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message.includes(want), want);
 });

@@ -22,6 +22,9 @@ export async function agent(signal: AbortSignal | undefined): Promise<Transcript
     },
   });
   const stats = tool({ name: "stats", execute: () => ({ files: 3, names: ["a", "b"] }) });
+  // @ts-expect-error parameters is a schema object: tool() throws bad_argument for a boolean
+  tool({ name: "any", parameters: true, execute: () => "" });
+  tool({ name: "nested", parameters: { type: "object", properties: { x: true, y: false } }, execute: () => "" });
   const chart = tool({ name: "chart", execute: async () => ({ output: "a chart", images: ["data:image/png;base64,AAAA"] }) });
   const research = floe.subagentTool({ name: "research", create: () => ({ llm: mockModel(["42"]), tools: [readFile] }) });
   const session = floe.createSession({
