@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, ownKeys } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 
 export { tool, msg, isMessage, transcript, newSessionId };
@@ -881,6 +881,13 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   // storeOpt reads the store of a store function's options object.
   const storeOpt = (opts, fn) => {
     if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+    // A misspelt key would read the default store without a word (and an
+    // import would go to memory, lost when the program ends).
+    const keys = ownKeys(opts, `${fn}: options`);
+    if (keys.includes("dir") && !keys.includes("store")) {
+      throw floeError("bad_argument", `${fn}: options.dir: unknown option (did you mean store: { dir }?); known: store`);
+    }
+    knownKeys(opts, STORE_FN_KEYS, `${fn}: options`);
     return storeArg(get(opts, "store", `${fn}: store`), `${fn}: store`);
   };
 
@@ -1161,7 +1168,7 @@ function sessionSpec(api, fn, opts, own, needMeta = true) {
       rotate = get(trace, "rotate", `${fn}: trace.rotate`);
     }
     if (typeof write !== "function" || (rotate != null && typeof rotate !== "function")) {
-      throw badArg(`${fn}: trace`, "an object with write() and rotate()", trace);
+      throw badArg(`${fn}: trace`, "an object with write() (and, optionally, rotate())", trace);
     }
   }
   const onDiagnostic = opt("onDiagnostic");
@@ -2239,25 +2246,45 @@ const droppedStreams = registry(([api, id]) => {
 // microtasks from its first next() to its last: no timer, I/O callback or
 // UI event would run until it ended, so a page would freeze and a
 // setTimeout that aborts the run would not fire. next() therefore hands
-// its message over in a macrotask once such a chain has run for SLICE_MS
-// (the clock is read, and a macrotask marks the chain's end, every 256
-// messages: every 32 cost W1 3% in a benchmark). A run that waits for the
-// network ends its chains itself and never pays for it. Where the clock
-// does not move while code runs (Cloudflare Workers), nothing changes.
+// its message over in a macrotask once such a chain has run for SLICE_MS.
+// The clock is read every sliceEvery messages, a macrotask marking the
+// chain's end when a chain's first read is made; sliceEvery starts each
+// chain at 8 and adapts so that the reads are about SLICE_READ_MS apart
+// (from 1 to 128 messages):
+// a fixed 256 let a first run, whose messages are slow while V8 compiles,
+// go 300 ms without a macrotask, and a read every 32 messages cost W1 3%
+// in a benchmark. A run that waits for the network ends its chains itself
+// and never pays for it. Where the clock does not move while code runs
+// (Cloudflare Workers), nothing changes.
 const SLICE_MS = 16;
-let sliceStart = -1; // when next() first ran in the current chain; -1: a macrotask ran since
-let sliceCount = 0;
+const SLICE_READ_MS = 1;
+const SLICE_MAX_EVERY = 128;
+let sliceStart = -1; // when the current chain's first read was made; -1: a macrotask ran since
+let sliceLast = 0; // the chain's last read
+let sliceCount = 0; // messages since the last read
+const SLICE_FIRST_EVERY = 8; // a chain's first reads: its messages may be slow
+let sliceEvery = SLICE_FIRST_EVERY;
 const clockNow = typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
 function sliceOver() {
-  if ((++sliceCount & 255) !== 0) return false;
+  if (++sliceCount < sliceEvery) return false;
+  const now = clockNow();
   if (sliceStart < 0) {
-    sliceStart = clockNow();
+    sliceStart = sliceLast = now;
+    sliceCount = 0;
     macrotask(() => {
       sliceStart = -1;
+      sliceEvery = SLICE_FIRST_EVERY;
     });
     return false;
   }
-  return clockNow() - sliceStart > SLICE_MS;
+  // sliceCount messages took now − sliceLast: aim the next read at
+  // SLICE_READ_MS from this one.
+  const took = now - sliceLast;
+  if (took * 2 < SLICE_READ_MS) sliceEvery = Math.min(sliceEvery * 2, SLICE_MAX_EVERY);
+  else if (took > SLICE_READ_MS * 2) sliceEvery = Math.max(1, Math.floor((sliceCount * SLICE_READ_MS) / took));
+  sliceLast = now;
+  sliceCount = 0;
+  return now - sliceStart > SLICE_MS;
 }
 
 /** A run's (or compaction's, or subagent run's) message stream. */
@@ -2375,13 +2402,19 @@ class Stream {
 // storeArg normalizes a store option for the bridge: "indexeddb",
 // "memory", "dir:<path>", or "" (none: only with allowNone, from false).
 // The default is IndexedDB in a browser, memory elsewhere.
+const STORE_KEYS = new Set(["dir"]);
+const STORE_FN_KEYS = new Set(["store"]);
+
 function storeArg(store, name, allowNone = false) {
   if (store == null) return !isNode && globalThis.indexedDB ? "indexeddb" : "memory";
   if (store === false && allowNone) return "";
   if (store === "indexeddb" || store === "memory") return store;
-  const dir = isObject(store) ? get(store, "dir", name + ".dir") : undefined;
+  if (!isObject(store) || isArrayArg(store, name)) throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
+  knownKeys(store, STORE_KEYS, name);
+  const dir = get(store, "dir", name + ".dir");
   if (typeof dir === "string" && dir !== "") return "dir:" + dir;
-  throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
+  if (dir === "") throw floeError("bad_argument", `${name}.dir: want a directory's path, got an empty string`);
+  throw badArg(name + ".dir", "a directory's path (a string)", dir);
 }
 
 // The locks of a session's runs: the Web Locks of the origin (every tab)
@@ -2561,10 +2594,8 @@ const BODY_OWN = {
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
 
-const MODEL_KEYS = new Set([
-  "model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch",
-  "browserAccess", "version",
-]);
+const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch"]);
+const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
 function modelThinking(llm) {
@@ -2575,10 +2606,10 @@ function makeModel(fname, opts) {
   const d = PROVIDERS[fname];
   const name = `${fname}: options`;
   if (!isObject(opts)) throw badArg(name, "an object", opts);
-  knownKeys(opts, MODEL_KEYS, name);
   for (const k of ["browserAccess", "version"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
+  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : MODEL_KEYS, name);
   const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;

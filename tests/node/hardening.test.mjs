@@ -171,6 +171,21 @@ test("unknown option keys: bad_argument naming the key and the closest known one
   ];
   for (const [f, want] of cases) assert.throws(f, (e) => isBadArgument("")(e) && e.message.includes(want), want);
   await assert.rejects(floe.resumeSession("session-x", { llm: llm(), meta: {} }), (e) => e.code === "bad_argument" && e.message.includes("resumeSession: options.meta: unknown option"));
+  // The store functions: a misspelt key would read, or import into, the
+  // default store (memory in Node: an import lost when the program ends).
+  const storeCases = [
+    [() => floe.listSessions({ dir: "/tmp/x" }), "listSessions: options.dir: unknown option (did you mean store: { dir }?)"],
+    [() => floe.listSessions({ stor: { dir: "/tmp/x" } }), "listSessions: options.stor: unknown option (did you mean store?)"],
+    [() => floe.importSession("", { Store: { dir: "/tmp/x" } }), "importSession: options.Store: unknown option (did you mean store?)"],
+    [() => floe.exportSession("x", { sotre: "memory" }), "exportSession: options.sotre: unknown option (did you mean store?)"],
+    [() => floe.deleteSession("x", { store: { dir: "/tmp/x", dri: 1 } }), "deleteSession: store.dri: unknown option (did you mean dir?)"],
+    [() => floe.listSessions({ store: { dir: "" } }), "listSessions: store.dir: want a directory's path, got an empty string"],
+    [() => floe.createSession({ llm: llm(), store: { dir: 3 } }), "createSession: store.dir: want a directory's path (a string), got a number"],
+  ];
+  for (const [f, want] of storeCases) await assert.rejects(async () => f(), (e) => isBadArgument("")(e) && e.message.includes(want), want);
+  // A model's options name only its own keys.
+  assert.throws(() => floe.openai({ model: "m", apikey: "k" }), (e) => isBadArgument("")(e) && /options\.apikey: unknown option \(did you mean apiKey\?\); known: model, apiKey, baseURL, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch$/.test(e.message));
+  assert.throws(() => floe.anthropic({ model: "m", versoin: "x" }), (e) => isBadArgument("")(e) && e.message.includes("(did you mean version?); known: model, apiKey, baseURL, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version"));
   // A class instance's own fields count; its methods and getters do not.
   class Config {
     maxTurns = 3;
@@ -797,4 +812,41 @@ test("a run whose callbacks answer at once lets timers run: a setTimeout's abort
   assert.ok(firedAt >= 0, `the timer did not fire in ${n} messages`);
   assert.equal(last.payload.type, "abort");
   await session.close();
+});
+
+// The chain is measured in time, not in messages: when each message takes
+// a millisecond (a consumer that renders, or a first run while V8
+// compiles), a macrotask passes within about SLICE_MS of them. The clock
+// used to be read every 256 messages: a first run went 300 ms without a
+// macrotask.
+test("a chain of slow messages hands one over in a macrotask within about 16 ms of them", async () => {
+  let i = 0;
+  const session = floe.createSession({
+    store: false,
+    llm: { async *streamGenerate() { yield toolCall("c" + ++i, "t"); } },
+  });
+  let ticks = 0;
+  let done = false;
+  const tick = () => {
+    ticks++;
+    if (!done) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let n = 0;
+  let runStart = 0; // the first message seen at the current tick count
+  let at = -1;
+  let longest = 0;
+  for await (const m of session.run("go")) {
+    if (ticks !== at) {
+      at = ticks;
+      runStart = n;
+    }
+    longest = Math.max(longest, n - runStart + 1);
+    for (const t = performance.now(); performance.now() - t < 1; ); // a millisecond's work per message
+    if (++n === 300) break;
+  }
+  done = true;
+  await session.close();
+  assert.ok(ticks > 5, `${ticks} macrotasks in ${n} messages`);
+  assert.ok(longest <= 40, `${longest} messages of a millisecond each went by without a macrotask`);
 });
