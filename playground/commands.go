@@ -119,6 +119,16 @@ func (m *Model) summaryReply() []step {
 	return []step{{kind: omni.Text, body: body}}
 }
 
+// seeID makes the numbering of new tool calls continue past id, a call of
+// the history or of a request's input.
+func (m *Model) seeID(id string) {
+	var r, c int
+	if _, err := fmt.Sscanf(id, "call_%d_%d", &r, &c); err == nil {
+		m.requests = max(m.requests, r)
+		m.calls = max(m.calls, c)
+	}
+}
+
 // LoadHistory implements engine.HistoryLoader: a resumed model continues
 // the numbering of its tool calls and knows which tool each earlier call
 // used, so new ids never collide with stored ones.
@@ -134,11 +144,7 @@ func (m *Model) LoadHistory(_ context.Context, history []omni.Message) error {
 		case p.Type == omni.ToolCall:
 			m.names[p.ToolCallID] = p.Name
 			m.calls++
-			var r, c int
-			if _, err := fmt.Sscanf(p.ToolCallID, "call_%d_%d", &r, &c); err == nil {
-				m.requests = max(m.requests, r)
-				m.calls = max(m.calls, c)
-			}
+			m.seeID(p.ToolCallID)
 		case p.Type == omni.Text && p.Role == omni.RoleUser:
 			if t := strings.TrimSpace(p.Text); t != "" && !strings.HasPrefix(t, "[") {
 				m.prompts = append(m.prompts, t)

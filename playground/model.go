@@ -48,6 +48,15 @@ type step struct {
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// A request cut off by a reload is not in the history LoadHistory
+	// gets, but its calls' outputs (interrupted) come back as input: new
+	// ids must not repeat theirs, or the transcript pairs a new call with
+	// the cut-off one's card.
+	for _, in := range p.NewMessages {
+		if t := in.Payload.Type; t == omni.ToolCallOutput || t == omni.ToolCall {
+			m.seeID(in.Payload.ToolCallID)
+		}
+	}
 	m.requests++
 	in := readInput(p.NewMessages, m.names)
 	if m.failFirst(in.prompt) {

@@ -45,6 +45,28 @@ func TestModelPromptCallsBothTools(t *testing.T) {
 	}
 }
 
+// A request cut off by a reload leaves its calls out of the history a
+// resumed model loads; their interrupted outputs come back as the next
+// request's input, and new calls must not take their ids.
+func TestModelNumbersPastCutOffCalls(t *testing.T) {
+	m := NewModel(NewWorkspace(nil), nil)
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("write g.txt: ok")})
+	var rec recorder
+	in := []omni.Message{
+		omni.ToolOutput("call_1_1", "[interrupted: process exited before the tool finished]", omni.StatusFailed),
+		omni.UserText("How big is store.go?"),
+	}
+	m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: in}, rec.emit)
+	for _, k := range kinds(rec.all()) {
+		if k == "tool_call:call_1_1" {
+			t.Fatalf("a new call took the cut-off call's id: %v", kinds(rec.all()))
+		}
+	}
+	if got := kinds(rec.all()); !slices.Contains(got, "tool_call:call_2_2") {
+		t.Errorf("calls %v, want call_2_2 first", got)
+	}
+}
+
 func TestModelSummarizesOutputs(t *testing.T) {
 	ws := NewWorkspace(nil)
 	m := NewModel(ws, nil)

@@ -51,6 +51,7 @@ type ToolCard struct {
 	OutputStop      string // stop_reason of the complete tool_call_output; "" = none yet
 	Images          []string
 	Started, Ended  time.Time // when it was allowed / when its output completed (zero: not yet, or no clock)
+	called          bool      // its complete tool_call came: a later call of the id is another call
 }
 
 // Request is one LLM request.
@@ -198,6 +199,18 @@ func (t *Transcript) Tool(callID, name string) *Item {
 	return it
 }
 
+// call returns the card for a call's partial_tool_call start or complete
+// tool_call: a new one when the id's card already has its complete call (a
+// model that reuses ids across requests, as some servers do, or a call
+// numbered again after a reload), so the new call is not drawn into the
+// old card.
+func (t *Transcript) call(callID, name string) *Item {
+	if it := t.tools[callID]; it != nil && it.Tool.called {
+		delete(t.tools, callID)
+	}
+	return t.Tool(callID, name)
+}
+
 func (t *Transcript) add(it *Item) *Item {
 	it.ID = len(t.Items)
 	it.T = t
@@ -258,7 +271,7 @@ func (t *Transcript) openFragment(key fragKey, p *omni.Payload) *Item {
 	var it *Item
 	switch p.Type {
 	case omni.PartialToolCall:
-		it = t.Tool(p.ToolCallID, p.Name)
+		it = t.call(p.ToolCallID, p.Name)
 		it.Tool.Args, it.Tool.ArgsStreaming = "", true
 	case omni.PartialToolCallOutput:
 		it = t.Tool(p.ToolCallID, "")
@@ -319,10 +332,11 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 		it.Body, it.StopReason = p.Thinking, p.StopReason
 		return it
 	case omni.ToolCall:
-		it := t.Tool(p.ToolCallID, p.Name)
+		it := t.call(p.ToolCallID, p.Name)
 		delete(t.open, fragKey{omni.PartialToolCall, p.ToolCallID})
 		c := it.Tool
 		c.Name, c.Args, c.ArgsStreaming, c.CallStop = p.Name, p.Arguments, false, p.StopReason
+		c.called = true
 		return it
 	case omni.ToolCallOutput:
 		it := t.Tool(p.ToolCallID, "")

@@ -131,3 +131,44 @@ func TestTranscriptEvents(t *testing.T) {
 		t.Error("SteeringText of plain text")
 	}
 }
+
+// A call whose id an earlier call already used (a model that reuses ids
+// across requests, or a call numbered again after a reload) gets a card of
+// its own; the earlier card keeps its call and output.
+func TestTranscriptReusedCallID(t *testing.T) {
+	for _, stored := range []bool{false, true} {
+		tr := &Transcript{}
+		apply := tr.Apply
+		if stored {
+			apply = tr.ApplyRecord
+		}
+		msgs := []omni.Message{
+			omni.RequestBeginMsg(),
+			omni.ToolCallMsg("call_1", "write_file", `{"path":"g.txt"}`),
+			omni.ToolOutput("call_1", "[interrupted]", omni.StatusFailed),
+			omni.RequestBeginMsg(),
+		}
+		if !stored {
+			msgs = append(msgs, omni.Partial(omni.PartialToolCall, "start", "", "call_1", "echo", ""), omni.Partial(omni.PartialToolCall, "stop", "", "call_1", "echo", "completed"))
+		}
+		msgs = append(msgs, omni.ToolCallMsg("call_1", "echo", `{"text":"hi"}`), omni.ApprovalDecisionMsg("allow", "call_1"), omni.ToolOutput("call_1", "hi", "completed"))
+		for _, m := range msgs {
+			apply(m)
+		}
+		var cards []*ToolCard
+		for _, it := range tr.Items {
+			if it.Kind == KindTool {
+				cards = append(cards, it.Tool)
+			}
+		}
+		if len(cards) != 2 {
+			t.Fatalf("stored=%v: %d tool cards, want 2", stored, len(cards))
+		}
+		if cards[0].Name != "write_file" || cards[0].Output != "[interrupted]" || cards[0].Decision != "" {
+			t.Errorf("stored=%v: the first card changed: %+v", stored, *cards[0])
+		}
+		if cards[1].Name != "echo" || cards[1].Args != `{"text":"hi"}` || cards[1].Output != "hi" || cards[1].Decision != "allow" {
+			t.Errorf("stored=%v: the second card: %+v", stored, *cards[1])
+		}
+	}
+}

@@ -1146,7 +1146,7 @@ export interface Transcript {
   readonly version: number;
   /** This transcript's own cards, in call order. */
   readonly cards: ToolCard[];
-  /** The card of a call: its tool_call_id and origin chain. */
+  /** The card of a call: its tool_call_id and origin chain (the latest call of the id). */
   card(toolCallId: string, origin?: string[]): ToolCard | undefined;
   push(message: OmniMessage): void;
   /** Pushes every message of a stream, then end(). */

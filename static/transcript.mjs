@@ -52,7 +52,9 @@ class Transcript {
   /** Grows on every change. */
   version = 0;
 
-  #cards = new Map(); // key(origin, id) → card, for this transcript's own calls
+  #cards = new Map(); // key(origin, id) → the id's latest card, for this transcript's own calls
+  #allCards = []; // every card of this transcript's own calls, in the order they came
+  #called = new WeakSet(); // the cards whose complete tool_call came
   #onChange;
   #listeners = new Set();
   #turn = null; // the assistant turn being streamed (or the last one)
@@ -89,7 +91,7 @@ class Transcript {
 
   /** Every tool card of this transcript (not of subagents), in call order. */
   get cards() {
-    return [...this.#cards.values()];
+    return [...this.#allCards];
   }
 
   /** Calls fn(transcript, message) after every change; returns the unsubscribe function. */
@@ -197,12 +199,13 @@ class Transcript {
       case "partial_thinking":
         return this.#partial("thinking", p.event_type, p.thinking);
       case "partial_tool_call": {
-        const c = this.#callCard(p);
+        const c = this.#callCard(p, true);
         if (p.event_type === "delta") c.arguments += p.arguments;
         return true;
       }
       case "tool_call": {
-        const c = this.#callCard(p);
+        const c = this.#callCard(p, true);
+        this.#called.add(c);
         c.arguments = p.arguments;
         try {
           c.args = JSON.parse(p.arguments);
@@ -274,9 +277,14 @@ class Transcript {
     return true;
   }
 
-  #callCard(p) {
+  // #callCard returns the card of a call (call: for its partial_tool_call
+  // or its complete tool_call): a new one when the id's card already has
+  // its complete call, as when a model reuses ids across requests (some
+  // servers do), so the new call is not drawn into the old card.
+  #callCard(p, call = false) {
     const k = key([], p.tool_call_id);
     let c = this.#cards.get(k);
+    if (call && c && this.#called.has(c)) c = undefined;
     if (!c) {
       const t = this.#current();
       c = {
@@ -295,6 +303,7 @@ class Transcript {
         turn: this.turns.indexOf(t),
       };
       this.#cards.set(k, c);
+      this.#allCards.push(c);
       t.items.push(c);
     }
     return c;

@@ -270,6 +270,38 @@ test("transcript: turns, text so far, cards paired by id and origin, late output
   assert.doesNotThrow(() => JSON.stringify(view.turns));
 });
 
+// Some servers number calls per request (call_0 every time), and a call
+// numbered again after a reload takes a cut-off call's id: a new call of
+// an id whose card has its complete call gets a card of its own.
+test("transcript: a call reusing an earlier call's id gets its own card; the earlier keeps its output", () => {
+  const view = transcript();
+  const begin = { type: "event_msg", payload: { type: "request_begin" } };
+  for (const m of [
+    begin,
+    msg.partialToolCall("start", "", "call_0", "read"),
+    msg.partialToolCall("stop", "", "call_0", "read"),
+    msg.toolCall("call_0", "read", { path: "a" }),
+    { type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "call_0" } },
+    msg.toolOutput("call_0", "A"),
+    begin,
+    msg.partialToolCall("start", "", "call_0", "write"),
+    msg.partialToolCall("delta", '{"path":"b"}', "call_0", "write"),
+    msg.partialToolCall("stop", "", "call_0", "write"),
+    msg.toolCall("call_0", "write", { path: "b" }),
+    { type: "event_msg", payload: { type: "approval_decision", decision: "deny", tool_call_id: "call_0" } },
+    msg.toolOutput("call_0", "denied", "failed"),
+  ])
+    view.push(m);
+  assert.deepEqual(
+    view.cards.map((c) => [c.name, c.arguments, c.decision, c.output, c.turn]),
+    [
+      ["read", '{"path":"a"}', "allow", "A", 0],
+      ["write", '{"path":"b"}', "deny", "denied", 1],
+    ],
+  );
+  assert.equal(view.card("call_0").name, "write", "card(id) is the latest call of the id");
+});
+
 test("transcript: subagent sub-transcripts by origin; the same tool_call_id in parent and child are different cards; abort", () => {
   const view = transcript();
   const calls = [];
