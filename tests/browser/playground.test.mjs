@@ -405,9 +405,19 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     await page.locator("#trace li").first().click();
     assert.match(await page.locator("#trace li pre.json").first().innerText(), /"session_id":"session-/);
 
-    // Rename; it survives a browser restart, as does the session.
+    // Rename during a run: the list is redrawn when the run ends, and the
+    // field keeps what was typed. The title survives a browser restart,
+    // as does the session.
+    await send(page, "How big is store.go?");
+    await askCard(page, "list_files").waitFor({ timeout: RUN });
     await sessionRow(page, "How long is store.go?").locator('button:text("Rename")').click();
     await page.fill("#sessions .rename-input", "Store size");
+    await page.evaluate(() => document.querySelector("#sessions .rename-input").closest("li").setAttribute("data-drawn-before", ""));
+    await decide(page, "list_files", "allow");
+    await decide(page, "count_lines", "allow");
+    await idle(page);
+    await page.waitForFunction(() => !document.querySelector("#sessions li[data-drawn-before]")); // the list was drawn again
+    assert.equal(await page.inputValue("#sessions .rename-input"), "Store size", "the redrawn list lost the typed title");
     await page.press("#sessions .rename-input", "Enter");
     await sessionRow(page, "Store size").waitFor();
     await b.ctx.close();

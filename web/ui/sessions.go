@@ -139,6 +139,13 @@ func (s *sessionsView) render() {
 	}
 	s.dirty = false
 	a := s.a
+	// The title being edited keeps its field, with what was typed: the
+	// list is redrawn when a run ends or a session is stored, and a new
+	// field would bring the old title back under the user's caret.
+	var editing elem
+	if s.renaming != "" {
+		editing = wrap(a.doc.Call("getElementById", "rename-"+s.renaming))
+	}
 	s.list.SetTextContent("")
 	if len(s.items) == 0 {
 		s.list.AppendChild(a.el("li", "empty", "No stored session yet: send a prompt."))
@@ -152,9 +159,12 @@ func (s *sessionsView) render() {
 		if s.renaming == it.ID {
 			lbl := a.el("label", "visually-hidden", "New title")
 			lbl.SetAttribute("for", "rename-"+it.ID)
-			in := a.el("input", "rename-input", "")
-			in.SetAttribute("id", "rename-"+it.ID)
-			in.Set("value", s.title(it))
+			in := editing
+			if in == nil {
+				in = a.el("input", "rename-input", "")
+				in.SetAttribute("id", "rename-"+it.ID)
+				in.Set("value", s.title(it))
+			}
 			li.AppendChild(lbl)
 			li.AppendChild(in)
 			s.list.AppendChild(li)
