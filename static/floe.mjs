@@ -744,7 +744,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
           ended();
           throw e;
         }
-      }, () => signal?.unlink());
+      }, () => signal?.unlink(), () => running);
     };
     // No closure made here refers to the session object itself: Go holds
     // some of them (a run's ended callback), and they share this scope.
@@ -2476,13 +2476,15 @@ class LockedStream {
   #first = null;
   #done = false;
   #skip; // called once if the run never starts (releases its signal)
+  #mine; // reports whether the lock is held by a run of this stream's session object
 
-  constructor(store, id, fn, open, skip) {
+  constructor(store, id, fn, open, skip, mine) {
     this.#store = store;
     this.#id = id;
     this.#fn = fn;
     this.#open = open;
     this.#skip = skip;
+    this.#mine = mine;
     if (skip) unstarted.register(this, skip, this);
   }
 
@@ -2509,6 +2511,9 @@ class LockedStream {
     if (!release) {
       this.#done = true;
       this.#skipped();
+      // Two run()s of one session object, neither pulled when the second
+      // was made: the first pulled took the lock.
+      if (this.#mine?.()) throw floeError("session_busy", `${this.#fn}: the session is busy: a run or compaction is already in flight`);
       throw busy(this.#fn, this.#id);
     }
     if (this.#done) {

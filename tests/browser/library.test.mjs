@@ -81,3 +81,34 @@ test("an endless run whose callbacks answer at once leaves the page responsive",
   assert.equal(r.last, "abort", `the run ended with ${r.last} after ${r.messages} messages` + explain(log));
   assert.ok(r.messages < 2_000_000, "the click's abort came only at the end");
 });
+
+// Two run()s of one stored session object, neither pulled when the second
+// was made: the first pulled takes the Web Lock, and the second's refusal
+// names this object's run, not another tab.
+test("a second run() of one session object refused at its first next() says the session is running here", { timeout: 90_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(page, "floeResult");
+  const r = await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const { mockModel } = await import("/static/test.mjs");
+    const floe = await load();
+    const session = floe.createSession({ llm: mockModel(["one", "two"]), store: "indexeddb" });
+    const first = session.run("one")[Symbol.asyncIterator]();
+    const second = session.run("two")[Symbol.asyncIterator]();
+    const out = {};
+    const a = first.next();
+    try {
+      await second.next();
+      out.second = "ran";
+    } catch (e) {
+      out.second = { code: e.code, message: e.message };
+    }
+    for (let x = await a; !x.done; x = await first.next());
+    await session.close();
+    return out;
+  });
+  assert.equal(r.second.code, "session_busy", JSON.stringify(r) + explain(log));
+  assert.match(r.second.message, /^run: the session is busy: a run or compaction is already in flight$/, JSON.stringify(r));
+});
