@@ -69,6 +69,7 @@ async function runExample(preamble, model) {
 function checkRun(ex, ids) {
   assert.deepEqual(checkStream(ex.seen), []);
   assert.equal(ex.view.text, ANSWER);
+  assert.equal(ex.view.status, "done", "the example's view does not say the run is done");
   assert.deepEqual(ex.asked, ["Run read_file?", "Run read_file?"], "read_file needs the user's confirmation, search_docs does not");
   const card = (id) => [ex.view.card(id).status, ex.view.card(id).output];
   assert.deepEqual(card(ids.search), ["done", "Retries: /docs/retries\nConfig: /docs/config\n"]);

@@ -39,4 +39,5 @@ for await (const m of session.run("How do I configure retries?", {
 })) {
   view.push(m);
 }
+view.end();
 }
