@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -145,6 +146,13 @@ func check(data []byte) (string, error) {
 		}
 	}
 	if len(p.Records) == 0 {
+		if p.TornTail {
+			// Its one line is read as the torn tail of an interrupted
+			// append, which readers skip: name why it is not a record.
+			n := lastNonBlank(data)
+			_, err := omni.Decode(trimJS(bytes.Split(data, []byte{'\n'})[n-1]))
+			return "", errf.Errorf("%w: no record: line %d is not a Trace record: %w", ErrInvalid, n, err)
+		}
 		return "", errf.Errorf("%w: no record", ErrInvalid)
 	}
 	return "", nil

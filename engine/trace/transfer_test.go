@@ -79,6 +79,7 @@ func TestImportRefuses(t *testing.T) {
 		{"no session_meta", []trace.File{{Name: "s1_001.jsonl", Data: []byte(promptLine)}}, trace.ErrNotResumable, "s1_001.jsonl"},
 		{"other session's meta", []trace.File{{Name: "s2_001.jsonl", Data: good}}, trace.ErrInvalid, `names session "s1"`},
 		{"empty file", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_002.jsonl", Data: []byte("\n")}}, trace.ErrInvalid, "no record"},
+		{"one line, not a record", []trace.File{{Name: "s1_001.jsonl", Data: []byte("hello world\n")}}, trace.ErrInvalid, "s1_001.jsonl: invalid argument: no record: line 1 is not a Trace record: omni: invalid JSON"},
 	} {
 		store := &trace.MemStore{}
 		_, err := trace.Import(ctx, store, tc.files)
