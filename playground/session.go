@@ -45,8 +45,13 @@ type Options struct {
 	Provider string
 	Model    string
 
-	Meta       *omni.Message    // nil: a new session_meta
-	Resume     *engine.Snapshot // a resumed session's state (engine/trace.Resume)
+	Meta   *omni.Message    // nil: a new session_meta
+	Resume *engine.Snapshot // a resumed session's state (engine/trace.Resume)
+	// CallIDs are the tool call ids of the resumed session's Trace: the
+	// scripted model numbers its calls past them. A request cut off by a
+	// reload is in neither the history nor the carry-over (its calls are
+	// dropped, its input carried over), so only the Trace has its calls.
+	CallIDs    []string
 	Trace      engine.TraceSink
 	Compaction *engine.Compaction // nil: manual compaction only, in summarize mode
 
@@ -92,6 +97,9 @@ func Open(o Options) (*engine.Session, *Workspace, error) {
 		newLLM = func(session omni.TokenCounts) engine.LLM {
 			m := NewModel(ws, o.Pace)
 			m.session = session
+			for _, id := range o.CallIDs {
+				m.seeID(id)
+			}
 			return m
 		}
 		var seed omni.TokenCounts

@@ -354,3 +354,22 @@ func subagentParent(requests *int) engine.LLM {
 		return engine.Outcome{Status: omni.StatusCompleted}
 	})
 }
+
+// A request cut off by a reload leaves its calls only in the Trace: the
+// resumed session's scripted model numbers its calls past Options.CallIDs.
+func TestScriptedCallsNumberPastStoredOnes(t *testing.T) {
+	meta := Meta(time.Now())
+	sess, _, err := Open(Options{Meta: &meta, CallIDs: []string{"call_1_1", "call_4_7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range collect(t, NewRunner(sess), "How big is store.go?", func(omni.Message) string { return omni.DecisionAllow }) {
+		if m.Payload.Type == omni.ToolCall {
+			ids = append(ids, m.Payload.ToolCallID)
+		}
+	}
+	if len(ids) == 0 || ids[0] != "call_5_8" {
+		t.Errorf("the resumed model's calls %v, want call_5_8 first", ids)
+	}
+}

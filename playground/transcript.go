@@ -51,6 +51,7 @@ type ToolCard struct {
 	OutputStop      string // stop_reason of the complete tool_call_output; "" = none yet
 	Images          []string
 	Started, Ended  time.Time // when it was allowed / when its output completed (zero: not yet, or no clock)
+	Cancelled       string    // the reason of an abort that came while the call waited for its decision
 	called          bool      // its complete tool_call came: a later call of the id is another call
 }
 
@@ -390,6 +391,13 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 		if p.ReasonNull() {
 			reason = "no reason given"
 		}
+		// A call still waiting for its decision was cancelled: it has no
+		// output, and a reopened session must not call it interrupted.
+		for _, it := range t.Items {
+			if c := it.Tool; c != nil && c.called && c.Decision == "" && c.OutputStop == "" {
+				c.Cancelled = reason
+			}
+		}
 		return t.add(&Item{Kind: KindNotice, Body: "Run aborted: " + reason})
 	case omni.ToolListReady:
 		names := make([]string, len(p.Tools()))
@@ -480,7 +488,7 @@ func (t *Transcript) Interrupt() {
 		t.compact = nil
 	}
 	for _, it := range t.Items {
-		if c := it.Tool; c != nil && c.OutputStop == "" {
+		if c := it.Tool; c != nil && c.OutputStop == "" && c.Cancelled == "" {
 			c.OutputStop, c.OutputStreaming, c.ArgsStreaming = "interrupted", false, false
 		}
 	}

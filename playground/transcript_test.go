@@ -172,3 +172,37 @@ func TestTranscriptReusedCallID(t *testing.T) {
 		}
 	}
 }
+
+// A Stop during an approval: the call gets no output, and the stored
+// session reopened shows it cancelled, as the live page did, not
+// interrupted; a call cut off without an abort is interrupted.
+func TestTranscriptAbortCancelsWaitingCalls(t *testing.T) {
+	for _, stored := range []bool{false, true} {
+		tr := &Transcript{}
+		apply := tr.Apply
+		if stored {
+			apply = tr.ApplyRecord
+		}
+		for _, m := range []omni.Message{
+			omni.RequestBeginMsg(),
+			omni.ToolCallMsg("A", "write_file", `{}`), omni.ApprovalDecisionMsg("allow", "A"), omni.ToolOutput("A", "ok", "completed"),
+			omni.ToolCallMsg("B", "delete_file", `{}`),
+			omni.AbortMsg("aborted by user"),
+			omni.RequestBeginMsg(),
+			omni.ToolCallMsg("C", "read_file", `{}`),
+		} {
+			apply(m)
+		}
+		tr.Interrupt()
+		got := map[string][2]string{}
+		for _, it := range tr.Items {
+			if c := it.Tool; c != nil {
+				got[c.CallID] = [2]string{c.Cancelled, c.OutputStop}
+			}
+		}
+		want := map[string][2]string{"A": {"", "completed"}, "B": {"aborted by user", ""}, "C": {"", "interrupted"}}
+		if len(got) != 3 || got["A"] != want["A"] || got["B"] != want["B"] || got["C"] != want["C"] {
+			t.Errorf("stored=%v: cards %v, want %v", stored, got, want)
+		}
+	}
+}

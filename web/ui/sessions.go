@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/playground"
@@ -343,6 +344,26 @@ func download(name string, data []byte) {
 	}), 10000)
 }
 
+// lastAbort reports the reason of the abort that ended the session's last
+// run, when its own last record is one (a run stopped, or given up on,
+// rather than cut off by the page going away).
+func lastAbort(recs []omni.Message) (string, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		m := recs[i]
+		if len(m.Origin) > 0 {
+			continue // a subagent's
+		}
+		if m.Payload.Type != omni.Abort {
+			return "", false
+		}
+		if m.Payload.ReasonNull() {
+			return "no reason given", true
+		}
+		return m.Payload.Reason(), true
+	}
+	return "", false
+}
+
 // resume opens the stored session id (ENGINE.md §17): the engine starts
 // from the replayed Trace and continues its file; the transcript shows the
 // stored records.
@@ -384,10 +405,22 @@ func (a *App) resume(id string) {
 			a.gen++
 			o, warn := a.sessionOptions(a.gen, res.Snapshot.SessionTokens)
 			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
+			for _, r := range recs {
+				if r.Payload.Type == omni.ToolCall && len(r.Origin) == 0 {
+					o.CallIDs = append(o.CallIDs, r.Payload.ToolCallID)
+				}
+			}
 			o.SubagentTrace = subagentTrace(bat)
 			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
 			if n := len(res.Snapshot.CarryOver); n > 0 {
-				notice += fmt.Sprintf(" The last task was cut off; %d message(s) carry over to the next prompt.", n)
+				how := "was cut off"
+				if r, ok := lastAbort(recs); ok {
+					how = "ended with an abort (" + r + ")"
+					if r == engine.ReasonUser {
+						how = "was stopped"
+					}
+				}
+				notice += fmt.Sprintf(" The last task %s; %d message(s) carry over to the next prompt.", how, n)
 			}
 			a.attach(o, bat, tr, notice, warn)
 		})

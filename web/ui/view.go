@@ -345,15 +345,19 @@ func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 	show(v.approval, waiting)
 	toggle(v.root, "ask", waiting)
 	decision := map[string]string{omni.DecisionAllow: "allowed", omni.DecisionDeny: "denied", omni.DecisionForbidden: "forbidden"}[c.Decision]
-	if c.Decision == "" && a.cancelled[key] {
+	switch {
+	case c.Decision != "":
+	case a.cancelled[key] || c.Cancelled == engine.ReasonUser:
 		decision = "approval cancelled by Stop"
+	case c.Cancelled != "":
+		decision = "approval cancelled: " + c.Cancelled
 	}
 	if decision == "" && c.CallStop != "" && c.CallStop != omni.StatusCompleted {
 		decision = "call " + c.CallStop
 	}
 	v.decision.SetTextContent(decision)
 	v.decision.SetAttribute("data-decision", c.Decision)
-	if a.cancelled[key] && c.Decision == "" {
+	if (a.cancelled[key] || c.Cancelled != "") && c.Decision == "" {
 		v.decision.SetAttribute("data-decision", "cancelled")
 	}
 	status := c.OutputStop
