@@ -238,3 +238,34 @@ func TestInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// A subagent cut off with its parent: its request and its waiting call are
+// interrupted too, not left streaming.
+func TestInterruptSubagent(t *testing.T) {
+	tr := &Transcript{}
+	sub := func(m omni.Message) omni.Message { m.Origin = []string{"child"}; return m }
+	for _, m := range []omni.Message{
+		omni.RequestBeginMsg(),
+		omni.ToolCallMsg("S", "run_subagent", `{"prompt":"look around"}`),
+		omni.ApprovalDecisionMsg("allow", "S"),
+		sub(omni.RequestBeginMsg()),
+		sub(omni.ToolCallMsg("L", "list_files", `{}`)),
+	} {
+		tr.Apply(m)
+	}
+	tr.Interrupt()
+	c := tr.Find([]string{"child"})
+	if c == nil {
+		t.Fatal("no child transcript")
+	}
+	kinds := map[Kind]int{}
+	for _, it := range c.Items {
+		kinds[it.Kind]++
+		if it.Streaming || it.Kind == KindRequest && it.Request.Status != "interrupted" || it.Tool != nil && it.Tool.OutputStop != "interrupted" {
+			t.Errorf("the subagent's item left open: %+v %+v %+v", it, it.Request, it.Tool)
+		}
+	}
+	if kinds[KindRequest] != 1 || kinds[KindTool] != 1 {
+		t.Errorf("the subagent's items %v, want its request and its call", kinds)
+	}
+}

@@ -471,7 +471,7 @@ func (t *Transcript) AddNotice(text string) *Item {
 // Interrupt closes what a stream cut off midway left open — a stored
 // session whose page went away during a task: the request in flight, open
 // fragments and tool calls that never got an output are marked
-// "interrupted".
+// "interrupted", in its subagents' transcripts as well.
 func (t *Transcript) Interrupt() {
 	if t.current != nil {
 		t.current.Request.Status = "interrupted"
@@ -491,5 +491,10 @@ func (t *Transcript) Interrupt() {
 		if c := it.Tool; c != nil && c.OutputStop == "" && c.Cancelled == "" {
 			c.OutputStop, c.OutputStreaming, c.ArgsStreaming = "interrupted", false, false
 		}
+	}
+	// A subagent's run was cut off with its parent's: what it left open
+	// is interrupted too.
+	for _, c := range t.children {
+		c.Interrupt()
 	}
 }
