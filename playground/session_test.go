@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -371,5 +372,63 @@ func TestScriptedCallsNumberPastStoredOnes(t *testing.T) {
 	}
 	if len(ids) == 0 || ids[0] != "call_5_8" {
 		t.Errorf("the resumed model's calls %v, want call_5_8 first", ids)
+	}
+}
+
+// A stored compaction reopens as it was shown live: one row (its own
+// request, stored between its begin and end, is not a request of the
+// transcript; the new context's tool list is not shown again), with the
+// context summary folded into the row, and the requests numbered alike.
+func TestStoredCompactionReopensAsOneRow(t *testing.T) {
+	store := &trace.MemStore{}
+	meta := Meta(time.Now())
+	id := meta.Payload.SessionID()
+	sess, _, err := Open(Options{Meta: &meta, Trace: trace.NewWriter(store, id, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(sess)
+	allow := func(omni.Message) string { return omni.DecisionAllow }
+	live := &Transcript{}
+	live.AddPrompt("echo: one")
+	for _, m := range collect(t, r, "echo: one", allow) {
+		live.Apply(m)
+	}
+	ended := make(chan error, 1)
+	if err := r.StartCompact(func(m omni.Message) { live.Apply(m) }, func(err error) { ended <- err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	live.AddPrompt("echo: two")
+	for _, m := range collect(t, r, "echo: two", allow) {
+		live.Apply(m)
+	}
+	recs, err := ReadSession(context.Background(), store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &Transcript{}
+	for _, m := range recs {
+		back.ApplyRecord(m)
+	}
+	shape := func(tr *Transcript) (out []string) {
+		for _, it := range tr.Items {
+			s := string(it.Kind)
+			if it.Request != nil {
+				s += fmt.Sprint(" ", it.Request.N)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	if l, b := shape(live), shape(back); !slices.Equal(l, b) {
+		t.Errorf("reopened %v, live %v", b, l)
+	}
+	for _, it := range back.Items {
+		if it.Kind == KindCompact && !strings.Contains(it.Body, "Context summary: The user asked: echo: one.") {
+			t.Errorf("the compaction row %q lacks the context summary", it.Body)
+		}
 	}
 }

@@ -84,14 +84,15 @@ type Transcript struct {
 	Host    *Item            // the item this transcript is nested in; nil at the root
 	ID      string           // the child's id (origin element); "" at the root
 
-	open     map[fragKey]*Item // open fragments
-	closed   map[string]*Item  // text/thinking item whose complete message is due, by partial type
-	tools    map[string]*Item  // tool cards by tool_call_id
-	requests int
-	current  *Item // the request in flight
-	compact  *Item // the compaction in flight
-	children map[string]*Transcript
-	links    map[string]string // child id → tool_call_id of the card that runs it
+	open      map[fragKey]*Item // open fragments
+	closed    map[string]*Item  // text/thinking item whose complete message is due, by partial type
+	tools     map[string]*Item  // tool cards by tool_call_id
+	requests  int
+	current   *Item // the request in flight
+	compact   *Item // the compaction in flight
+	compacted *Item // a stored compaction just ended: its new context's first records fold into it
+	children  map[string]*Transcript
+	links     map[string]string // child id → tool_call_id of the card that runs it
 }
 
 func (t *Transcript) now() time.Time {
@@ -447,12 +448,35 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 	if m.Type == omni.TypeSessionMeta {
 		return nil
 	}
+	if len(m.Origin) == 0 {
+		// A compaction is one collapsed row, as it is live: its own request
+		// (the prompt, the summary, the request's events) is stored between
+		// its begin and its end but never streamed; the new context's
+		// tool_list_ready and summary follow its end.
+		if t.compact != nil && p.Type != omni.CompactionEnd {
+			if p.Type == omni.TokenUsage {
+				return t.Apply(m)
+			}
+			return nil
+		}
+		if c := t.compacted; c != nil {
+			switch {
+			case p.Type == omni.ToolListReady:
+				return nil
+			case p.Type == omni.Text && p.Role == omni.RoleUser && strings.HasPrefix(strings.TrimSpace(p.Text), "[context_summary]"):
+				c.Body += "\n\nContext summary: " + summaryText(p.Text)
+				t.compacted = nil
+				return c
+			}
+			t.compacted = nil
+		}
+	}
 	if m.Type == omni.TypeModelMsg && p.Type == omni.Text && p.Role == omni.RoleUser && len(m.Origin) == 0 {
 		body := strings.TrimSpace(p.Text)
 		switch {
 		case SteeringText(body) != "":
 		case strings.HasPrefix(body, "[context_summary]"):
-			return t.add(&Item{Kind: KindNotice, Body: "Context summary: " + strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "[context_summary]"), "[/context_summary]"))})
+			return t.add(&Item{Kind: KindNotice, Body: "Context summary: " + summaryText(body)})
 		case strings.HasPrefix(body, "[turn_aborted]"), strings.HasPrefix(body, "[turn_retried]"), p.Text == CompactionPrompt:
 			return nil
 		default:
@@ -460,7 +484,16 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 			return t.AddPrompt(p.Text)
 		}
 	}
-	return t.Apply(m)
+	it := t.Apply(m)
+	if p.Type == omni.CompactionEnd && len(m.Origin) == 0 {
+		t.compacted = it
+	}
+	return it
+}
+
+// summaryText is a [context_summary] block's text.
+func summaryText(s string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "[context_summary]"), "[/context_summary]"))
 }
 
 // AddNotice appends a notice of the page's own (not from the stream).
