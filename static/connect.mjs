@@ -44,16 +44,30 @@ function parseJSON(text) {
 const excerpt = (text) => (text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, 80) + "…" : text) : "");
 
 // sseEvents parses a text/event-stream body into {id, event, data} objects.
-async function* sseEvents(body, signal) {
+// A body that brings nothing, not even the server's ": ping" (every 20 s,
+// TRANSPORT.md T-11), for stallMs is a connection that went silent (a lost
+// link drops no FIN): it ends with an error, and the follower reconnects.
+async function* sseEvents(body, signal, stallMs) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
   let ev = { id: "", event: "", data: [] };
   const onAbort = () => reader.cancel().catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
+  let stalled = false;
+  let timer = null;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      reader.cancel().catch(() => {});
+    }, stallMs);
+  };
   try {
     for (;;) {
+      arm();
       const { value, done } = await reader.read();
+      if (stalled) throw floeError("network", `stream: nothing came for ${stallMs} ms`);
       if (done) return;
       buf += decoder.decode(value, { stream: true });
       let nl;
@@ -77,6 +91,7 @@ async function* sseEvents(body, signal) {
       }
     }
   } finally {
+    clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
     reader.releaseLock?.();
   }
@@ -86,14 +101,19 @@ async function* sseEvents(body, signal) {
  * Connects to session sessionId of the Floe server at baseURL. Options:
  * token (bearer token), fetch (a fetch implementation; default
  * globalThis.fetch), reconnectDelayMs (wait before reopening a dropped
- * stream; default 1000).
+ * stream, or posting a decision again; default 1000), stallMs (a stream
+ * that brings nothing for that long, pings included, is reopened; default
+ * 45000, two of the server's pings).
  */
 export function connect(baseURL, sessionId, options = {}) {
   if (typeof baseURL !== "string" || baseURL === "") throw floeError("bad_argument", "connect: baseURL: want a URL string");
   if (typeof sessionId !== "string" || sessionId === "") throw floeError("bad_argument", "connect: sessionId: want a non-empty string");
   if (options === null || typeof options !== "object") throw floeError("bad_argument", "connect: options: want an object");
-  const { token, reconnectDelayMs = 1000 } = options;
+  const { token, reconnectDelayMs = 1000, stallMs = 45000 } = options;
   if (token !== undefined && typeof token !== "string") throw floeError("bad_argument", "connect: token: want a string");
+  for (const [k, v] of [["reconnectDelayMs", reconnectDelayMs], ["stallMs", stallMs]]) {
+    if (!(Number.isFinite(v) && v >= 0 && v <= 2 ** 31 - 1)) throw floeError("bad_argument", `connect: ${k}: want a number of milliseconds from 0 to 2147483647`);
+  }
   const doFetch = options.fetch ?? globalThis.fetch;
   const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + encodeURIComponent(sessionId);
   const headers = (extra = {}) => (token ? { ...extra, Authorization: `Bearer ${token}` } : extra);
@@ -109,7 +129,9 @@ export function connect(baseURL, sessionId, options = {}) {
       text = await resp.text();
     } catch (e) {
       if (closed) throw floeError("closed", "remote session: closed");
-      throw e;
+      // The request did not reach the server, or its answer did not come
+      // back: a FloeError like the server's refusals, the cause kept.
+      throw Object.assign(floeError("network", `${method} ${path}: ${e?.message ?? String(e)}`), { cause: e });
     }
     const json = parseJSON(text);
     if (!resp.ok) {
@@ -254,7 +276,7 @@ export function connect(baseURL, sessionId, options = {}) {
         fatal: !transient(resp.status),
       });
     }
-    return sseEvents(resp.body, stop.signal)[Symbol.asyncIterator]();
+    return sseEvents(resp.body, stop.signal, stallMs)[Symbol.asyncIterator]();
   }
 
   // follow keeps the stream open for as long as the session is not closed.
@@ -295,6 +317,11 @@ export function connect(baseURL, sessionId, options = {}) {
             }
             const { cursor, live } = await hist;
             resync = false;
+            // No event came before history answered: history's cursor is
+            // where this connection stands. Without it, a connection that
+            // dropped before its first event would reconnect as a new
+            // subscriber, and what was published meanwhile would be lost.
+            if (lastId === null && cursor) lastId = cursor;
             // History is the session as of the cursor: its messages, the
             // fragments in the live snapshot, the run state and the pending
             // approvals. Drop what the buffer holds up to the cursor (an
@@ -444,11 +471,16 @@ export function connect(baseURL, sessionId, options = {}) {
       const { approve, signal, thinkingLevel } = opts;
       if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "run: approve: want a function");
       let phase = "before"; // before -> running -> done
-      let posted = false;
+      let posted = false; // the task's POST went out
+      let accepted = false; // and the server took it
+      let returned = false; // return() came first: the task is never posted
       let sawEnd = null;
       const ended = new Promise((r) => (sawEnd = r));
       // answer asks approve() once per pending call, however many times the
-      // call is announced (the stream, a resync, the sweep after the POST).
+      // call is announced (the stream, a resync, the sweep after the POST),
+      // and posts the decision until it lands: a network failure or a
+      // gateway's 502–504 is retried while the call is pending, so a lost
+      // POST never leaves the run waiting for a decision made.
       const answer = async (call) => {
         const id = call.payload.tool_call_id;
         if (answering.has(id) || !pending.has(id)) return;
@@ -457,40 +489,84 @@ export function connect(baseURL, sessionId, options = {}) {
         try {
           d = (await approve(call)) === "allow" ? "allow" : "deny";
         } catch {}
-        if (answering.get(id) !== "asking") return; // settled meanwhile (an abort, another client)
-        try {
-          await decide(id, d);
-        } catch {}
+        for (;;) {
+          if (answering.get(id) !== "asking" || closed || phase === "done") return; // settled meanwhile (an abort, another client)
+          try {
+            await decide(id, d);
+            return;
+          } catch (e) {
+            if (e.code !== "network" && !transient(e.status)) return;
+          }
+          await wait(reconnectDelayMs);
+        }
       };
-      const { it, finish } = iterator(
+      // ours returns the messages of a history's fresh ones that follow
+      // this task's prompt (the server records it; a run never streams
+      // it), or null when the prompt is not among them.
+      const ours = (messages) => {
+        const last = typeof input === "string" ? input : input.at(-1)?.payload?.text;
+        for (let i = messages.length - 1; i >= 0; i--) {
+          const p = messages[i].payload;
+          if (p?.type === "text" && p.role === "user" && (last === undefined || p.text === last)) return messages.slice(i + 1);
+        }
+        return null;
+      };
+      const end = (fin) => {
+        phase = "done";
+        sawEnd();
+        fin();
+      };
+      const { it, finish, push: pushTo } = iterator(
         (ev, push, fin) => {
           if (ev.kind === "state") {
             if (ev.state !== "idle" && phase === "before" && posted) phase = "running";
-            else if (ev.state === "idle" && phase === "running") {
-              phase = "done";
-              sawEnd();
-              fin();
-            }
-          } else if (ev.kind === "message" && phase === "running") {
-            push(ev.message); // live, or recovered from history after a resync
+            else if (ev.state === "idle" && phase === "running") end(fin);
+          } else if (ev.kind === "message" && phase === "running" && !ev.history) {
+            push(ev.message); // live (history's are taken with its event, below)
           } else if (ev.kind === "approval" && phase === "running" && approve) {
             answer(ev.toolCall);
-          } else if (ev.kind === "history" && phase === "running" && ev.state === "idle") {
-            phase = "done";
-            sawEnd();
-            fin();
+          } else if (ev.kind === "history" && phase === "running") {
+            // After a resync: what the stream missed of the run, then its
+            // end if the session is idle.
+            for (const m of ours(ev.messages) ?? ev.messages) push(m);
+            if (ev.state === "idle") end(fin);
+          } else if (ev.kind === "history" && phase === "before" && accepted) {
+            // The run started while the stream was away (its prompt is in
+            // history): what it streamed so far, and its end if it ended
+            // there too (a resync after the whole run).
+            const mine = ours(ev.messages);
+            if (mine !== null) {
+              phase = "running";
+              for (const m of mine) push(m);
+              if (ev.state === "idle") end(fin);
+            } else if (ev.state !== "idle") phase = "running";
           } else if (ev.kind === "history" && phase === "before" && posted && ev.state !== "idle") {
             phase = "running"; // the run's start fell in a gap the history covers
           }
         },
         async () => {
+          returned = true;
           if (phase === "running") {
             await session.abort().catch(() => {});
             await Promise.race([ended, wait(30000)]);
           }
         },
       );
-      const onAbort = () => session.abort().catch(() => {});
+      // A run aborted before its task was posted never starts: it yields
+      // only its abort, as a local run does.
+      const abortedFirst = () => {
+        phase = "done";
+        sawEnd();
+        pushTo({ timestamp: new Date().toISOString(), type: "event_msg", payload: { type: "abort", reason: "aborted by user" } });
+        finish();
+      };
+      if (signal?.aborted) {
+        abortedFirst();
+        return it;
+      }
+      const onAbort = () => {
+        if (posted) session.abort().catch(() => {});
+      };
       signal?.addEventListener("abort", onAbort, { once: true });
       ended.then(() => signal?.removeEventListener("abort", onAbort));
       ensureStarted();
@@ -498,10 +574,13 @@ export function connect(baseURL, sessionId, options = {}) {
         try {
           // Connect first, so the run's first event is not missed.
           await ready();
+          if (returned || phase === "done") return;
+          if (signal?.aborted) return abortedFirst();
           posted = true;
           const body = { input };
           if (thinkingLevel !== undefined) body.thinkingLevel = thinkingLevel;
           await request("POST", "/tasks", body);
+          accepted = true;
           if (approve) for (const call of pending.values()) answer(call);
         } catch (e) {
           finish(e.code === "task_in_progress" ? Object.assign(floeError("session_busy", e.message), { status: 409 }) : e);

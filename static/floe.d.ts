@@ -814,8 +814,10 @@ export interface ConnectOptions {
   token?: string | undefined;
   /** A fetch implementation; default globalThis.fetch. */
   fetch?: ((url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseType>) | undefined;
-  /** Wait before reopening a dropped stream (with Last-Event-ID); default 1000. */
+  /** Wait before reopening a dropped stream (with Last-Event-ID), or posting a lost decision again; default 1000. */
   reconnectDelayMs?: number;
+  /** A stream that brings nothing for this long, not even the server's ping (every 20 s), is reopened; default 45000. */
+  stallMs?: number;
 }
 
 export interface RemoteRunOptions {

@@ -523,3 +523,168 @@ test("a gateway's 502, 503 or 504 on the stream is waited out; an answer that is
   const gone = client(base, "no-such-session", { reconnectDelayMs: 10 });
   await assert.rejects(gone.messages().next(), (e) => e.code === "session_not_found" && e.status === 404);
 });
+
+// A decision whose POST is lost on the network is posted again (not asked
+// again) while the call is pending: the run goes on.
+test("a decision's POST that fails on the network is made again; approve is still asked once per call", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  const posts = [];
+  let failed = false;
+  const f = (url, init = {}) => {
+    const u = new URL(String(url));
+    if (init.method === "POST" && u.pathname.includes("/approvals/")) {
+      posts.push(u.pathname.slice(u.pathname.lastIndexOf("/") + 1));
+      if (!failed) {
+        failed = true;
+        return Promise.reject(new TypeError("fetch failed"));
+      }
+    }
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 10 });
+  const asked = [];
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", { approve: (call) => (asked.push(call.payload.tool_call_id), "allow") })) got.push(m);
+  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  assert.deepEqual(posts, ["call_1_1", "call_1_1", "call_1_2"], "the lost decision was posted again");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(s.pendingApprovals, []);
+});
+
+// idleOnServer polls /messages until the session's run has ended.
+async function idleOnServer(base, id) {
+  for (;;) {
+    const j = await (await fetch(`${base}/api/sessions/${id}/messages`)).json();
+    if (j.state === "idle" && j.messages.some((m) => m.payload?.type === "request_end")) return j;
+  }
+}
+
+test("run() whose whole run happens while the stream is away, past the replay buffer, yields it after the resync and ends", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all", "--replay-events", "1");
+  const id = await create(base, "");
+  let streams = 0;
+  let cut;
+  const cutNow = new Promise((r) => (cut = r));
+  let tasksDone;
+  const tasksAnswered = new Promise((r) => (tasksDone = r));
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/stream")) {
+      const n = ++streams;
+      // The second connection opens only once the run has ended on the
+      // server: it missed all of it, and the replay buffer lost it.
+      if (n === 2) await tasksAnswered.then(() => idleOnServer(base, id));
+      const resp = await fetch(url, init);
+      if (n !== 1) return resp;
+      const reader = resp.body.getReader();
+      return new Response(
+        new ReadableStream({
+          async pull(ctrl) {
+            const r = await Promise.race([reader.read(), cutNow.then(() => null)]);
+            if (r === null) {
+              reader.cancel().catch(() => {});
+              return ctrl.error(new Error("connection cut"));
+            }
+            if (r.done) return ctrl.close();
+            ctrl.enqueue(r.value);
+          },
+        }),
+        { status: resp.status, headers: resp.headers },
+      );
+    }
+    if (init.method === "POST" && u.pathname.endsWith("/tasks")) cut(); // the stream drops as the task goes out
+    const resp = await fetch(url, init);
+    if (init.method === "POST" && u.pathname.endsWith("/tasks")) tasksDone();
+    return resp;
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  const h = await history(s);
+  const prompt = h.findIndex((m) => m.payload.type === "text" && m.payload.role === "user");
+  assert.ok(streams >= 2, `the client reconnected (${streams} streams)`);
+  assert.deepEqual(got, h.slice(prompt + 1), "the run's messages, after its prompt, from the resync");
+  assert.equal(got.at(-1).payload.type, "request_end");
+});
+
+test("messages(): a first connection that drops before its first event reconnects from history's cursor, losing nothing", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  let streams = 0;
+  let applied;
+  const historyApplied = new Promise((r) => (applied = r));
+  let runEnded;
+  const driverDone = new Promise((r) => (runEnded = r));
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/stream")) {
+      const n = ++streams;
+      if (n === 2) await driverDone; // reconnects only after a whole run
+      const resp = await fetch(url, init);
+      if (n !== 1) return resp;
+      resp.body.cancel().catch(() => {});
+      // The first connection breaks once history is in, before any event.
+      return new Response(new ReadableStream({ start: (c) => void historyApplied.then(() => c.error(new TypeError("terminated"))) }), { status: 200, headers: resp.headers });
+    }
+    const resp = await fetch(url, init);
+    if (u.pathname.endsWith("/messages")) {
+      const text = await resp.text();
+      setImmediate(applied);
+      return new Response(text, { status: resp.status, headers: resp.headers });
+    }
+    return resp;
+  };
+  const watcher = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const watched = [];
+  const it = watcher.messages();
+  await historyApplied;
+  const driver = client(base, id);
+  for await (const m of driver.run("Count the lines of main.go")) void m;
+  const h = await history(driver);
+  runEnded();
+  for await (const m of it) {
+    if (complete(m)) watched.push(m);
+    if (watched.length === h.length) break;
+  }
+  assert.equal(streams, 2);
+  assert.deepEqual(watched, h, "every complete message of the run published while the watcher was away");
+});
+
+test("a run whose signal is aborted before its task is posted never starts: it yields its abort only", async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  for (const when of ["before run()", "right after run()"]) {
+    const id = await create(base, "");
+    const s = client(base, id);
+    const ac = new AbortController();
+    if (when === "before run()") ac.abort();
+    const it = s.run("Count the lines of main.go", { signal: ac.signal });
+    if (when !== "before run()") ac.abort();
+    const got = [];
+    for await (const m of it) got.push(m);
+    assert.deepEqual(got.map((m) => [m.payload.type, m.payload.reason]), [["abort", "aborted by user"]], when);
+    assert.deepEqual(await history(s), [], `${when}: the task was posted`);
+  }
+});
+
+test("a stream that goes silent (no ping, no close) is reopened after stallMs; a request that cannot reach the server is a FloeError", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    if (String(url).endsWith("/stream") && ++streams === 1) {
+      const resp = await fetch(url, init);
+      resp.body.cancel().catch(() => {});
+      return new Response(new ReadableStream({}), { status: 200, headers: resp.headers }); // nothing, ever
+    }
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0, stallMs: 100 });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  assert.ok(streams >= 2, "the silent stream was reopened");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.throws(() => connect(base, id, { stallMs: -1 }), /connect: stallMs: want a number of milliseconds/);
+  const down = client(base, id, { fetch: () => Promise.reject(new TypeError("fetch failed")) });
+  await assert.rejects(down.steer("x"), (e) => e.name === "FloeError" && e.code === "network" && /^POST \/steer: fetch failed$/.test(e.message) && e.cause instanceof TypeError);
+});
