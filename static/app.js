@@ -85,8 +85,11 @@ async function explain(e, origin, id) {
     case "session_busy":
       return `${origin}: a task of another client is running on ${id}; send again when it ends (or stop it from that client).`;
   }
-  if (e instanceof TypeError) {
-    if (e.message.includes("Content-Security-Policy") || (await blockedByPolicy(origin))) {
+  // A request that did not reach the server: the client's FloeError
+  // "network", with fetch's TypeError as its cause.
+  const net = e?.code === "network" ? e.cause : e;
+  if (net instanceof TypeError || e?.code === "network") {
+    if (String(net?.message).includes("Content-Security-Policy") || (await blockedByPolicy(origin))) {
       return `This page's Content-Security-Policy blocks ${origin} (its connect-src): reach the server over https:, or over http://127.0.0.1 or http://localhost.`;
     }
     return `No answer from ${origin}: is floe-server running there, and does it allow this page's origin (--origin ${location.origin})?`;
