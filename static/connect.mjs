@@ -511,10 +511,28 @@ export function connect(baseURL, sessionId, options = {}) {
         }
         return null;
       };
+      // A run's stream ends with its last request's request_end, an abort,
+      // the max_turns notice (a failed text) or a compaction_end (ENGINE.md
+      // E-3.5). One that ended on none of them was cut off (a crash of the
+      // server: its Trace ends mid-run, and the restarted server is idle):
+      // the run ends with an abort that says so, as a local run cut off by
+      // its abort does, so that it is not taken for a run that ended.
+      let last = null; // the run's last complete message handed over
+      const terminal = (m) => {
+        const p = m?.payload;
+        return p?.type === "request_end" || p?.type === "abort" || p?.type === "compaction_end" || (p?.type === "text" && p.role === "assistant" && p.stop_reason === "failed");
+      };
       const end = (fin) => {
         phase = "done";
         sawEnd();
+        if (!terminal(last)) {
+          pushTo({ timestamp: new Date().toISOString(), type: "event_msg", payload: { type: "abort", reason: "the run was cut off: the server stopped before it ended" } });
+        }
         fin();
+      };
+      const take = (push, m) => {
+        if (!isPartial(m)) last = m;
+        push(m);
       };
       const { it, finish, push: pushTo } = iterator(
         (ev, push, fin) => {
@@ -522,13 +540,13 @@ export function connect(baseURL, sessionId, options = {}) {
             if (ev.state !== "idle" && phase === "before" && posted) phase = "running";
             else if (ev.state === "idle" && phase === "running") end(fin);
           } else if (ev.kind === "message" && phase === "running" && !ev.history) {
-            push(ev.message); // live (history's are taken with its event, below)
+            take(push, ev.message); // live (history's are taken with its event, below)
           } else if (ev.kind === "approval" && phase === "running" && approve) {
             answer(ev.toolCall);
           } else if (ev.kind === "history" && phase === "running") {
             // After a resync: what the stream missed of the run, then its
             // end if the session is idle.
-            for (const m of ours(ev.messages) ?? ev.messages) push(m);
+            for (const m of ours(ev.messages) ?? ev.messages) take(push, m);
             if (ev.state === "idle") end(fin);
           } else if (ev.kind === "history" && phase === "before" && accepted) {
             // The run started while the stream was away (its prompt is in
@@ -537,7 +555,7 @@ export function connect(baseURL, sessionId, options = {}) {
             const mine = ours(ev.messages);
             if (mine !== null) {
               phase = "running";
-              for (const m of mine) push(m);
+              for (const m of mine) take(push, m);
               if (ev.state === "idle") end(fin);
             } else if (ev.state !== "idle") phase = "running";
           } else if (ev.kind === "history" && phase === "before" && posted && ev.state !== "idle") {

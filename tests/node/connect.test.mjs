@@ -688,3 +688,30 @@ test("a stream that goes silent (no ping, no close) is reopened after stallMs; a
   const down = client(base, id, { fetch: () => Promise.reject(new TypeError("fetch failed")) });
   await assert.rejects(down.steer("x"), (e) => e.name === "FloeError" && e.code === "network" && /^POST \/steer: fetch failed$/.test(e.message) && e.cause instanceof TypeError);
 });
+
+test("a run that a crash of the server cuts off ends with an abort saying so, not as if it had ended", { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmp, "crash-"));
+  const first = await server.start("--dir", dir, "--delay", "20ms", "--mode", "allow-all");
+  const proc = server.servers.at(-1);
+  const id = await create(first, "");
+  let target = first;
+  const f = (url, init) => fetch(String(url).replace(first, target), init);
+  const s = client(first, id, { fetch: f, reconnectDelayMs: 20 });
+  const got = [];
+  let restarted = null;
+  for await (const m of s.run("Count the lines of main.go")) {
+    got.push(m);
+    if (got.length === 10) {
+      // The server dies mid-run; a new one takes its Trace directory.
+      proc.kill("SIGKILL");
+      restarted = new Promise((r) => proc.once("exit", r))
+        .then(() => server.start("--dir", dir, "--delay", "20ms", "--mode", "allow-all"))
+        .then((b) => (target = b));
+    }
+  }
+  await restarted;
+  const last = got.at(-1);
+  assert.equal(last.payload.type, "abort", `the run ended on ${last.payload.type}`);
+  assert.match(last.payload.reason, /^the run was cut off: the server stopped before it ended$/);
+  assert.equal(got.filter((m) => m.payload.type === "abort").length, 1);
+});
