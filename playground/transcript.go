@@ -3,6 +3,7 @@ package playground
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -88,9 +89,10 @@ type Transcript struct {
 	closed    map[string]*Item  // text/thinking item whose complete message is due, by partial type
 	tools     map[string]*Item  // tool cards by tool_call_id
 	requests  int
-	current   *Item // the request in flight
-	compact   *Item // the compaction in flight
-	compacted *Item // a stored compaction just ended: its new context's first records fold into it
+	current   *Item                        // the request in flight
+	bufs      map[fragKey]*strings.Builder // the open fragments' texts as they grow (grow)
+	compact   *Item                        // the compaction in flight
+	compacted *Item                        // a stored compaction just ended: its new context's first records fold into it
 	children  map[string]*Transcript
 	links     map[string]string // child id → tool_call_id of the card that runs it
 }
@@ -254,19 +256,39 @@ func (t *Transcript) partial(p *omni.Payload) *Item {
 	}
 	switch p.Type {
 	case omni.PartialToolCall:
-		it.Tool.Args += p.Arguments
+		it.Tool.Args = t.grow(key, it.Tool.Args, p.Arguments)
 	case omni.PartialToolCallOutput:
-		it.Tool.Output += p.Output
+		it.Tool.Output = t.grow(key, it.Tool.Output, p.Output)
 		if len(p.Images()) > 0 {
 			it.Tool.Images = p.Images()
 		}
 	default:
-		it.Body += p.Body()
+		it.Body = t.grow(key, it.Body, p.Body())
 	}
 	if p.EventType == omni.EventStop {
 		t.closeFragment(key, it, p.StopReason)
 	}
 	return it
+}
+
+// grow returns cur, the text of the open fragment key so far, with add
+// appended. The text grows in a buffer of the fragment's: cur += add
+// copied the whole text at each delta, quadratic in a long reply (one of
+// 40,000 words took 15 s to show). A text set meanwhile by something else
+// (a complete message) starts a new buffer.
+func (t *Transcript) grow(key fragKey, cur, add string) string {
+	b := t.bufs[key]
+	if b == nil || b.Len() != len(cur) || (len(cur) > 0 && unsafe.StringData(b.String()) != unsafe.StringData(cur)) {
+		b = &strings.Builder{}
+		b.Grow(len(cur) + len(add))
+		b.WriteString(cur)
+		if t.bufs == nil {
+			t.bufs = map[fragKey]*strings.Builder{}
+		}
+		t.bufs[key] = b
+	}
+	b.WriteString(add)
+	return b.String()
 }
 
 func (t *Transcript) openFragment(key fragKey, p *omni.Payload) *Item {
@@ -292,6 +314,7 @@ func (t *Transcript) openFragment(key fragKey, p *omni.Payload) *Item {
 
 func (t *Transcript) closeFragment(key fragKey, it *Item, stop string) {
 	delete(t.open, key)
+	delete(t.bufs, key)
 	switch key.typ {
 	case omni.PartialToolCall:
 		it.Tool.ArgsStreaming = false

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine/omni"
@@ -204,5 +205,28 @@ func TestTranscriptAbortCancelsWaitingCalls(t *testing.T) {
 		if len(got) != 3 || got["A"] != want["A"] || got["B"] != want["B"] || got["C"] != want["C"] {
 			t.Errorf("stored=%v: cards %v, want %v", stored, got, want)
 		}
+	}
+}
+
+// A long streamed reply grows in a buffer: a delta costs no copy of the
+// text so far (cur += delta made a reply of 40,000 words take 15 s to show).
+func TestTranscriptDeltasDoNotCopyTheText(t *testing.T) {
+	for _, typ := range []string{omni.PartialText, omni.PartialToolCallOutput} {
+		tr := &Transcript{}
+		tr.Apply(partial(typ, "start", "", "A"))
+		delta := partial(typ, "delta", "lorem ipsum ", "A")
+		allocs := testing.AllocsPerRun(20000, func() { tr.Apply(delta) })
+		if allocs > 0.1 {
+			t.Errorf("%s: %.2f allocations a delta, want the text to grow in place", typ, allocs)
+		}
+		it := tr.Items[len(tr.Items)-1]
+		got := it.Body
+		if it.Tool != nil {
+			got = it.Tool.Output
+		}
+		if want := strings.Repeat("lorem ipsum ", 20001); got != want {
+			t.Errorf("%s: the text is %d bytes, want %d", typ, len(got), len(want))
+		}
+		tr.Apply(partial(typ, "stop", "", "A"))
 	}
 }

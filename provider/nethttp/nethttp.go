@@ -12,13 +12,24 @@ import (
 	"github.com/floehq/floe/provider"
 )
 
-// Transport sends requests with an http.Client.
+// Transport sends requests with an http.Client. It never follows a
+// redirect unless the client says how (its CheckRedirect): a redirected
+// request would carry the key headers (x-api-key, api-key…) and the
+// conversation to wherever the answer points, and net/http strips only
+// Authorization on the way. The 3xx comes back as the response, which the
+// adapters end as failed, permanent (provider: as fetch's redirect: "manual"
+// does in the browser).
 type Transport struct {
-	Client *http.Client // nil = http.DefaultClient
+	Client *http.Client // nil = http.DefaultClient's settings, redirects not followed
 }
 
-// New returns a Transport on client (nil = http.DefaultClient).
+// New returns a Transport on client (nil = http.DefaultClient's settings).
 func New(client *http.Client) *Transport { return &Transport{Client: client} }
+
+// noRedirects is the client of a Transport given none.
+var noRedirects = &http.Client{CheckRedirect: stopAtRedirect}
+
+func stopAtRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // RoundTrip implements provider.Transport. The request is bound to ctx, so
 // cancelling ctx aborts a pending RoundTrip and any later Body.Read.
@@ -35,8 +46,13 @@ func (t *Transport) RoundTrip(ctx context.Context, req *provider.Request) (*prov
 		hreq.Header.Set(k, v)
 	}
 	c := t.Client
-	if c == nil {
-		c = http.DefaultClient
+	switch {
+	case c == nil:
+		c = noRedirects
+	case c.CheckRedirect == nil:
+		cc := *c // the caller's settings, but no redirect followed
+		cc.CheckRedirect = stopAtRedirect
+		c = &cc
 	}
 	resp, err := c.Do(hreq)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/provider"
 )
@@ -53,5 +54,46 @@ func TestRoundTrip(t *testing.T) {
 
 	if _, err := New(nil).RoundTrip(context.Background(), &provider.Request{URL: "http://127.0.0.1:1/"}); err == nil {
 		t.Error("a refused connection gave no error")
+	}
+}
+
+// A redirect is not followed: the key headers and the body never reach the
+// server it points at, and the 3xx comes back (the adapters end it failed,
+// permanent). A client whose CheckRedirect says how to follow is obeyed.
+func TestRedirectNotFollowed(t *testing.T) {
+	reached := make(chan http.Header, 4)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- r.Header.Clone()
+		w.WriteHeader(200)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/messages", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	req := &provider.Request{Method: "POST", URL: srv.URL, Header: map[string]string{"x-api-key": "secret"}, Body: []byte(`{"a":1}`)}
+	for _, c := range []*http.Client{nil, {}, {Timeout: time.Minute}} {
+		resp, err := New(c).RoundTrip(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Status != http.StatusTemporaryRedirect {
+			t.Errorf("status %d, want the 307 itself", resp.Status)
+		}
+	}
+	select {
+	case h := <-reached:
+		t.Fatalf("the redirect was followed, with headers %v", h)
+	default:
+	}
+	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+	resp, err := New(follow).RoundTrip(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Status != 200 || len(reached) != 1 {
+		t.Errorf("a client that follows: status %d, %d requests reached the other server", resp.Status, len(reached))
 	}
 }
