@@ -38,7 +38,8 @@
 // failed tool is its tool_call_output, a failing approver denies. Panics in
 // callbacks are recovered at the goroutine root and become those same
 // answers, plus a "panic" [Diagnostic]. Trace write errors are diagnostics
-// only. A message that breaks the protocol (an invalid message, a fragment
+// only, and so is a Trace sink's panic (a nil *trace.Writer in
+// Config.Trace, say); a panic in OnDiagnostic itself is dropped. A message that breaks the protocol (an invalid message, a fragment
 // out of discipline) ends the LLM attempt as malformed; an invalid tool
 // message is dropped with a diagnostic.
 //

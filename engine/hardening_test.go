@@ -683,3 +683,83 @@ func TestTraceWriteContextAbortDuringWrite(t *testing.T) {
 		}
 	}
 }
+
+// panicSink is a TraceSink whose every call panics.
+type panicSink struct{}
+
+func (panicSink) Write(context.Context, omni.Message) error { panic("sink boom") }
+func (panicSink) Rotate() error                             { panic("sink boom") }
+
+// A Trace sink that panics, or a nil *trace.Writer-like value in the
+// interface, is a failed write: a diagnostic, the run goes on and ends as
+// it would; the panic never reaches the caller's loop. An OnDiagnostic
+// that panics, also while a callback's panic is being recovered on one of
+// the engine's goroutines, is dropped rather than ending the program.
+func TestPanickingSinkAndDiagnosticsAreContained(t *testing.T) {
+	meta := func(id string) omni.Message {
+		return omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{Rest: &omni.Rest{SessionID: id, Provider: "p", ModelID: "m", ModelContextWindow: []byte("8192")}}}
+	}
+	calls := 0
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		calls++
+		if calls == 1 {
+			emit(omni.ToolCallMsg("c1", "t", `{}`))
+		} else {
+			emit(omni.AssistantText("done", omni.StatusCompleted))
+		}
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	env := engine.EnvironmentFunc(func(context.Context, engine.ToolRequest, func(omni.Message)) error { panic("tool boom") })
+	allow := engine.RunOptions{Approve: func(context.Context, omni.Message) (engine.Decision, error) { return engine.DecisionAllow, nil }}
+	for _, tc := range []struct {
+		name  string
+		sink  engine.TraceSink
+		diags func(engine.Diagnostic)
+	}{
+		{"a sink that panics", panicSink{}, nil},
+		{"a diagnostics callback that panics", nil, func(engine.Diagnostic) { panic("diag boom") }},
+		{"both", panicSink{}, func(engine.Diagnostic) { panic("diag boom") }},
+	} {
+		calls = 0
+		var mu sync.Mutex
+		var kinds []engine.DiagnosticKind
+		onDiag := tc.diags
+		if onDiag == nil {
+			onDiag = func(d engine.Diagnostic) {
+				mu.Lock()
+				defer mu.Unlock()
+				kinds = append(kinds, d.Kind)
+			}
+		}
+		s, err := engine.New(engine.Config{Meta: meta("hardening-sink"), LLM: llm, Environment: env, Trace: tc.sink, OnDiagnostic: onDiag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []omni.Message
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Fatalf("%s: the panic reached the caller: %v", tc.name, v)
+				}
+			}()
+			seq, err := s.Run(context.Background(), []omni.Message{omni.UserText("go")}, allow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for m := range seq {
+				got = append(got, m)
+			}
+		}()
+		last := got[len(got)-1].Payload
+		if last.Type != omni.RequestEnd || last.Status() != omni.StatusCompleted {
+			t.Errorf("%s: the run ended on %s %s, want its last request_end", tc.name, last.Type, last.Status())
+		}
+		mu.Lock()
+		reported := slices.Contains(kinds, engine.DiagTrace)
+		mu.Unlock()
+		if tc.diags == nil && !reported {
+			t.Errorf("%s: diagnostics %v, want the failed writes reported", tc.name, kinds)
+		}
+		s.Close()
+	}
+}

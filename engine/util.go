@@ -35,9 +35,19 @@ func (s *Session) stampMsg(m *omni.Message) { s.stamp.stamp(s.clock, m) }
 
 // diag reports a diagnostic, if anyone listens.
 func (s *Session) diag(kind DiagnosticKind, err error) {
-	if f := s.cfg.OnDiagnostic; f != nil {
-		f(Diagnostic{Kind: kind, Err: err})
+	s.report(Diagnostic{Kind: kind, Err: err})
+}
+
+// report calls OnDiagnostic. A panic in it is dropped: there is nowhere
+// left to report it, and it may come inside recoverTo, on a goroutine of
+// the engine's, where it would end the program.
+func (s *Session) report(d Diagnostic) {
+	f := s.cfg.OnDiagnostic
+	if f == nil {
+		return
 	}
+	defer func() { _ = recover() }()
+	f(d)
 }
 
 // recoverTo is the one recover helper, deferred at goroutine roots and
@@ -48,8 +58,8 @@ func recoverTo(s *Session, where string, onPanic func(any)) {
 	if v == nil {
 		return
 	}
-	if f := s.cfg.OnDiagnostic; f != nil {
-		f(Diagnostic{Kind: DiagPanic, Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: stack()})
+	if s.cfg.OnDiagnostic != nil {
+		s.report(Diagnostic{Kind: DiagPanic, Err: errf.Errorf("%s: panic: %s", where, panicText(v)), Stack: stack()})
 	}
 	onPanic(v)
 }
@@ -62,7 +72,7 @@ func (s *Session) traceWrite(ctx context.Context, m omni.Message) {
 	if s.rotatePending {
 		s.rotatePending = false
 		if s.cfg.Trace != nil {
-			if err := s.cfg.Trace.Rotate(); err != nil {
+			if err := s.sink("rotate", func() error { return s.cfg.Trace.Rotate() }); err != nil {
 				s.diag(DiagTrace, errf.Errorf("trace: rotate: %w", err))
 			}
 		}
@@ -86,9 +96,22 @@ func (s *Session) write(ctx context.Context, m omni.Message) {
 	// sink never sees the run's cancellation: checking ctx.Err() here and
 	// passing the run's context on while it was live let an abort that
 	// landed during the sink's Write drop a record streamed before it.
-	if err := s.cfg.Trace.Write(context.WithoutCancel(ctx), m); err != nil {
+	if err := s.sink("write", func() error { return s.cfg.Trace.Write(context.WithoutCancel(ctx), m) }); err != nil {
 		s.diag(DiagTrace, errf.Errorf("trace: write %s: %w", describe(&m), err))
 	}
+}
+
+// sink calls the TraceSink: a panic in it (a nil *trace.Writer in the
+// interface, say) is the write's error, a diagnostic as a failed write is
+// (E-16.7). Recovered only at the goroutine's root, it came back when the
+// run's recovery wrote its abort to the same sink, into the caller's loop.
+func (s *Session) sink(op string, f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = errf.Errorf("the sink's %s panicked: %s", op, panicText(v))
+		}
+	}()
+	return f()
 }
 
 func describe(m *omni.Message) string {
