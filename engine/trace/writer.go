@@ -51,8 +51,9 @@ type Written struct {
 	Records     []omni.Message
 }
 
-// NewWriter returns a Writer that appends to file index (≥ 1) of the
-// session. Each Write's ctx bounds the Store call it makes.
+// NewWriter returns a Writer that appends to file index of the session,
+// counted from 1 (an index below 1 is taken as 1, the first file). Each
+// Write's ctx bounds the Store call it makes.
 func NewWriter(store Store, sessionID string, index int) *Writer {
 	if index < 1 {
 		index = 1
