@@ -951,3 +951,43 @@ pageTest("playground: a subagent in a real model's session asks the same model, 
   const card = page.locator("#transcript > .card", { has: page.locator(':scope > .head .tool-name:text-is("subagent")') });
   await card.locator(".subagent", { hasText: "The notes hold three files." }).waitFor();
 });
+
+// The transcript follows its end while a reply streams, until the user
+// scrolls up; back at the end, it follows again. Whether it follows is
+// decided by the user's scrolls, and the scroll to the end is made once a
+// frame (reading the layout at every render made a long reply quadratic).
+pageTest("playground: the transcript follows a streaming reply, not once the user scrolled up, and again at the end", async (page) => {
+  await open(page);
+  const gap = () => page.evaluate(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight;
+  });
+  const taller = (h) => page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h, h, { timeout: RUN });
+  await send(page, "stream 3000");
+  await taller(3000);
+  await page.waitForFunction(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+  }, null, { timeout: RUN });
+  await page.evaluate(() => (document.getElementById("transcript").scrollTop = 0));
+  const h = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
+  await taller(h + 1000);
+  assert.ok((await gap()) > 1000, "the transcript scrolled back down after the user scrolled up");
+  await idle(page);
+  await page.evaluate(() => {
+    const t = document.getElementById("transcript");
+    t.scrollTop = t.scrollHeight;
+  });
+  await page.waitForFunction(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+  });
+  const h2 = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
+  await send(page, "stream 1000");
+  await taller(h2 + 1000);
+  await page.waitForFunction(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+  }, null, { timeout: RUN });
+  await idle(page);
+});

@@ -83,6 +83,8 @@ type App struct {
 	drawer   string // narrow screens: "", "sessions" or "side"
 
 	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem
+	stuck, scrolling                                                    bool    // the transcript follows its end; a scroll to the ends waits for the next frame
+	followTop                                                           float64 // the transcript's scrollTop as scrollSoon last set it
 	steerQueue, noteEl, banner, live, statePill, sessionIDEl, tokens    elem
 	modelLabel                                                          elem
 	prompt                                                              *dom.HTMLTextAreaElement
@@ -201,6 +203,16 @@ func (a *App) listen() {
 		if k.Get("key").String() == "Escape" && !k.Get("defaultPrevented").Bool() && !a.settingsOpen() {
 			a.post(a.stopRun)
 		}
+	})
+	// Whether the transcript follows its end is decided when the user
+	// scrolls, not read from its layout at each render (see scrollSoon).
+	a.stuck = true
+	a.transcript.AddEventListener("scroll", false, func(dom.Event) {
+		near := a.nearBottom()
+		top := a.transcript.Underlying().Get("scrollTop").Float()
+		// The event of scrollSoon's own scroll may come after the reply
+		// grew again: a position not above the one it set still follows.
+		a.post(func() { a.stuck = near || top >= a.followTop-1 })
 	})
 	a.stopBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.stopRun) })
 	a.compactBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.compact) })

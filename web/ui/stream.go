@@ -25,6 +25,7 @@ type streamLog struct {
 	last    elem   // last row
 	lastKey string // fragment key of the last row when it holds deltas
 	lastN   int
+	moved   bool // rows came since the list was last scrolled to its end
 }
 
 func newStreamLog(a *App, list, count elem) *streamLog {
@@ -53,6 +54,16 @@ func (s *streamLog) flush() {
 		s.rows--
 	}
 	s.count.SetTextContent(fmt.Sprint(s.n))
+	s.moved = true
+}
+
+// scrollToEnd scrolls the list to its last row, if rows came since the
+// last time (App.scrollSoon calls it once a frame).
+func (s *streamLog) scrollToEnd() {
+	if !s.moved {
+		return
+	}
+	s.moved = false
 	l := s.list.Underlying()
 	l.Set("scrollTop", l.Get("scrollHeight"))
 }

@@ -29,13 +29,15 @@ type itemView struct {
 	// tool cards
 	name, decision, status, timer, approval, args, argsMore, output, outMore, sub elem
 	expanded                                                                      map[string]bool
+	mdCost                                                                        time.Duration // the last Markdown drawing's cost
+	mdAt                                                                          time.Time     // when it ended
+	redraw                                                                        bool          // a redraw is set for later (redrawLater)
 	shownArgs, shownOut                                                           string
 }
 
 // render runs after every batch of posted work: it updates the items that
 // changed, the raw stream and the controls.
 func (a *App) render() {
-	stick := a.nearBottom()
 	for _, it := range a.dirty {
 		a.renderItem(it)
 		delete(a.isDirty, it)
@@ -80,10 +82,34 @@ func (a *App) render() {
 	a.sessions.render()
 	a.files.render()
 	a.traceV.render()
-	if stick {
-		t := a.transcript.Underlying()
-		t.Set("scrollTop", t.Get("scrollHeight"))
+	a.scrollSoon()
+}
+
+// scrollSoon scrolls the transcript (when it follows its end) and the raw
+// stream to their ends at the next animation frame, once however many
+// renders come before it. Reading a scroll position or height forces a
+// layout of the page: done at every render (one a delta), the layout of a
+// long reply made streaming it quadratic.
+func (a *App) scrollSoon() {
+	if a.scrolling {
+		return
 	}
+	a.scrolling = true
+	var f js.Func
+	f = js.FuncOf(func(js.Value, []js.Value) any {
+		f.Release()
+		a.post(func() {
+			a.scrolling = false
+			if a.stuck {
+				t := a.transcript.Underlying()
+				t.Set("scrollTop", t.Get("scrollHeight"))
+				a.followTop = t.Get("scrollTop").Float()
+			}
+			a.log.scrollToEnd()
+		})
+		return nil
+	})
+	js.Global().Call("requestAnimationFrame", f)
 }
 
 func (a *App) nearBottom() bool {
@@ -268,6 +294,20 @@ func (a *App) renderItem(it *playground.Item) {
 	if body == v.shown && it.Streaming {
 		return
 	}
+	// A streaming reply's last block is parsed and drawn again whole at
+	// each update: in one long paragraph that is quadratic (and most of it
+	// the collector's work on the parser's garbage). While it streams, an
+	// item is drawn again only once four times its last drawing's cost has
+	// passed, so drawing takes at most about a fifth of the time; the wait
+	// ends in a redraw of its own.
+	if it.Streaming && v.mdCost > 0 {
+		if wait := 4*v.mdCost - time.Since(v.mdAt); wait > 0 {
+			a.redrawLater(v, wait)
+			return
+		}
+	}
+	began := time.Now()
+	defer func() { v.mdCost, v.mdAt = time.Since(began), time.Now() }()
 	keep, fresh := v.md.Update(body, !it.Streaming)
 	if keep == len(v.chunks) && len(fresh) == 0 {
 		return
@@ -283,6 +323,23 @@ func (a *App) renderItem(it *playground.Item) {
 		v.chunks = append(v.chunks, ce)
 	}
 	v.shown = body
+}
+
+// redrawLater marks v's item dirty once wait has passed, if it is still
+// shown (a session opened meanwhile has views of its own).
+func (a *App) redrawLater(v *itemView, wait time.Duration) {
+	if v.redraw {
+		return
+	}
+	v.redraw = true
+	time.AfterFunc(wait, func() {
+		a.post(func() {
+			v.redraw = false
+			if a.views[v.item] == v {
+				a.mark(v.item)
+			}
+		})
+	})
 }
 
 // setPlain shows body as the text of one text node.
