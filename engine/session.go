@@ -66,6 +66,9 @@ func New(cfg Config) (*Session, error) {
 	if c := cfg.Compaction; c != nil && c.Mode != omni.ModeSummarize && c.Mode != omni.ModeDiscard {
 		return nil, errf.Errorf("engine: Config.Compaction.Mode: %q is not one of summarize|discard", c.Mode)
 	}
+	if err := checkTrace(cfg); err != nil {
+		return nil, err
+	}
 	s := &Session{cfg: cfg, clock: cfg.Clock, llm: cfg.LLM}
 	if s.clock == nil {
 		s.clock = clock.System{}

@@ -26,7 +26,7 @@ func runBytes(t *testing.T, id string) uint64 {
 	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(1, deltas...)}, enginetest.Reply{Emit: enginetest.TextReply(1, deltas...)})
 	s, err := engine.New(engine.Config{
 		Meta: enginetest.Meta(id), LLM: llm, Clock: enginetest.NewClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)),
-		Trace:        trace.NewWriter(&trace.MemStore{}, id, 1),
+		Trace:        sinkOnly{trace.NewWriter(&trace.MemStore{}, id, 1)}, // engine.New refuses a Writer of a bad id: past it, the cost of each write
 		OnDiagnostic: func(d engine.Diagnostic) { _ = d.Err.Error() },
 	})
 	if err != nil {
@@ -45,6 +45,35 @@ func runBytes(t *testing.T, id string) uint64 {
 	}
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// sinkOnly is a TraceSink that hides the Writer's CheckSession.
+type sinkOnly struct{ w *trace.Writer }
+
+func (s sinkOnly) Write(ctx context.Context, m omni.Message) error { return s.w.Write(ctx, m) }
+func (s sinkOnly) Rotate() error                                   { return s.w.Rotate() }
+
+// engine.New refuses a Writer that could only fail: a nil one, one of an
+// id that cannot name Trace files, one of another session.
+func TestNewRefusesAWriterThatCannotWrite(t *testing.T) {
+	llm := enginetest.NewLLM()
+	for _, tc := range []struct {
+		id   string
+		sink engine.TraceSink
+		says string
+	}{
+		{"s1", (*trace.Writer)(nil), "engine: Config.Trace: invalid argument: a nil *trace.Writer"},
+		{"a/b", trace.NewWriter(&trace.MemStore{}, "a/b", 1), `engine: Config.Trace: invalid argument: session id "a/b"`},
+		{"s1", trace.NewWriter(&trace.MemStore{}, "s2", 1), `engine: Config.Trace: invalid argument: the Writer writes session "s2", the session is "s1"`},
+	} {
+		_, err := engine.New(engine.Config{Meta: enginetest.Meta(tc.id), LLM: llm, Trace: tc.sink})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.says) {
+			t.Errorf("%s: New = %v, want %q…", tc.id, err, tc.says)
+		}
+	}
+	if _, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Trace: trace.NewWriter(&trace.MemStore{}, "s1", 1)}); err != nil {
+		t.Errorf("a good Writer: %v", err)
+	}
 }
 
 // The cost of a run grows with the session id's length per session, never

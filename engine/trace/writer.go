@@ -61,6 +61,22 @@ func NewWriter(store Store, sessionID string, index int) *Writer {
 	return &Writer{store: store, id: sessionID, index: index, idErr: ValidateID(sessionID)}
 }
 
+// CheckSession reports why w cannot take the records of session id, or
+// nil: engine.New asks it, so that a Writer that could only fail (a nil
+// one, an id that cannot name Trace files, another session's id) is an
+// error there rather than a diagnostic at every write.
+func (w *Writer) CheckSession(id string) error {
+	switch {
+	case w == nil:
+		return errf.Errorf("%w: a nil *trace.Writer", ErrInvalid)
+	case w.idErr != nil:
+		return w.idErr
+	case id != w.id:
+		return errf.Errorf("%w: the Writer writes session %s, the session is %s", ErrInvalid, QuoteID(w.id), QuoteID(id))
+	}
+	return nil
+}
+
 // SessionID returns the session the Writer writes.
 func (w *Writer) SessionID() string { return w.id }
 
