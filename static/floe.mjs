@@ -2631,6 +2631,13 @@ function makeModel(fname, opts) {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw floeError("bad_argument", `${name}.baseURL: want an http: or https: URL, got ${url.protocol}`);
   }
+  // The adapters append their paths (/chat/completions…) to baseURL: a
+  // query or a fragment would end up before them, and fetch() refuses a
+  // URL with credentials (the password then in every request_end).
+  if (url.search || url.hash || url.username || url.password) {
+    const what = url.username || url.password ? "credentials (user:password@)" : url.search ? `a query (${url.search})` : `a fragment (${url.hash})`;
+    throw floeError("bad_argument", `${name}.baseURL: want the API's base URL without ${what}: the adapter appends its paths to it${url.username || url.password ? "; send a key with apiKey or headers" : ""}`);
+  }
   baseURL = baseURL.replace(/\/+$/, "");
   if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
   if (d.key && !apiKey && opts.baseURL == null) {
@@ -2639,11 +2646,18 @@ function makeModel(fname, opts) {
   let hdrText = "";
   if (headers != null) {
     if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
+    const seen = new Map(); // lower-case name → as given
     for (const [k, v] of Object.entries(headers)) {
       if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
       if (!HEADER_NAME.test(k)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
       if (!HEADER_VALUE.test(v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header value cannot hold a line break, a NUL or a character above U+00FF`);
-      hdrText += k + "\n" + v + "\n";
+      // Header names are case-insensitive: written in lower case, as the
+      // adapter's own are, an extra header replaces the adapter's of that
+      // name (Authorization: a proxy's token) rather than being joined to it.
+      const lower = k.toLowerCase();
+      if (seen.has(lower)) throw floeError("bad_argument", `${name}.headers: ${JSON.stringify(seen.get(lower))} and ${JSON.stringify(k)} name one header`);
+      seen.set(lower, k);
+      hdrText += lower + "\n" + v + "\n";
     }
   }
   if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {

@@ -83,7 +83,7 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
     res.end(req.url.includes("/anthropic/") ? anthropicStream({ text: ["Hi"] }) : openaiStream({ text: ["Hi"] }));
   });
   const key = "sk-secret-0123";
-  const chat = floe.openai({ apiKey: key, model: "gpt-test", baseURL: `${srv.url}/openai/v1/`, headers: { "x-trace": "t1" }, maxTokens: 77, temperature: 0.25, body: { seed: 7 } });
+  const chat = floe.openai({ apiKey: key, model: "gpt-test", baseURL: `${srv.url}/openai/v1/`, headers: { "X-Trace": "t1" }, maxTokens: 77, temperature: 0.25, body: { seed: 7 } });
   assert.deepEqual({ ...chat }, { provider: "openai-chat", model: "gpt-test", baseURL: `${srv.url}/openai/v1` });
   assert.ok(!JSON.stringify(chat).includes(key), "the key is not part of the model object");
   assert.ok(Object.isFrozen(chat));
@@ -125,6 +125,11 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
   assert.equal(a.headers["anthropic-dangerous-direct-browser-access"], undefined, "not sent from Node by default");
   await collect(oneRequest(floe.anthropic({ apiKey: key, model: "claude-test", baseURL: `${srv.url}/anthropic/v1`, browserAccess: true })).run("Hello"));
   assert.equal(srv.requests[2].headers["anthropic-dangerous-direct-browser-access"], "true");
+  // An extra header replaces the adapter's of that name, however it is
+  // spelt: not joined to it ("other, <key>").
+  await collect(oneRequest(floe.anthropic({ apiKey: key, model: "claude-test", baseURL: `${srv.url}/anthropic/v1`, headers: { "X-Api-Key": "other", "Anthropic-Version": "2099-01-01" } })).run("Hello"));
+  assert.equal(srv.requests[3].headers["x-api-key"], "other");
+  assert.equal(srv.requests[3].headers["anthropic-version"], "2099-01-01");
 });
 
 test("model options are checked when the model is made", () => {
@@ -145,6 +150,11 @@ test("model options are checked when the model is made", () => {
     // A header fetch() would refuse at every request (each then retried as a timeout).
     [() => floe.openai({ apiKey: "k", model: "m", headers: { "bad name": "v" } }), /headers\["bad name"\]: not a header name/],
     [() => floe.openai({ apiKey: "k", model: "m", headers: { "x-a": "caf\u0113" } }), /headers\["x-a"\]: a header value cannot hold/],
+    [() => floe.openai({ apiKey: "k", model: "m", headers: { Authorization: "a", authorization: "b" } }), /options.headers: "Authorization" and "authorization" name one header/],
+    // A baseURL the adapter's paths cannot be appended to.
+    [() => floe.openaiResponses({ apiKey: "k", model: "m", baseURL: "https://x.openai.azure.com/openai/v1?api-version=2025-04-01-preview" }), /options.baseURL: want the API's base URL without a query \(\?api-version=2025-04-01-preview\)/],
+    [() => floe.openaiCompatible({ model: "m", baseURL: "http://h/v1#x" }), /options.baseURL: want the API's base URL without a fragment/],
+    [() => floe.openaiCompatible({ model: "m", baseURL: "http://u:s3cret@h/v1" }), /options.baseURL: want the API's base URL without credentials \(user:password@\)/],
     // A body JSON cannot encode, and members the adapter writes itself (sent twice before).
     [() => { const b = {}; b.self = b; return floe.openai({ apiKey: "k", model: "m", body: b }); }, /openai: options.body: cannot be encoded as JSON/],
     [() => floe.openai({ apiKey: "k", model: "m", body: { n: 1n } }), /openai: options.body: cannot be encoded as JSON/],
