@@ -183,6 +183,25 @@ export function checkStream(messages) {
     let usageSeen = false;
     let denialDue = null; // id whose output must come next
     let aborted = -1;
+    // The max_turns notice (ENGINE.md E-12.2) is the engine's own text,
+    // streamed after the last request_end: its four messages are in no
+    // request.
+    const notice = new Set(); // indexes in list
+    for (let j = 0; j + 3 < list.length; j++) {
+      const ps = list.slice(j, j + 4).map(([m]) => m?.payload);
+      const T = ps[1]?.text;
+      if (
+        typeof T === "string" &&
+        /^\[reached max turns \(\d+\); stopping\]$/.test(T) &&
+        ps.every((p) => p?.role === "assistant") &&
+        ps[0].type === "partial_text" && ps[0].event_type === "start" &&
+        ps[1].type === "partial_text" && ps[1].event_type === "delta" &&
+        ps[2].type === "partial_text" && ps[2].event_type === "stop" && ps[2].stop_reason === "failed" &&
+        ps[3].type === "text" && ps[3].text === T && ps[3].stop_reason === "failed"
+      ) {
+        for (let k = j; k < j + 4; k++) notice.add(k);
+      }
+    }
     for (let j = 0; j < list.length; j++) {
       const [m, i] = list[j];
       const p = m?.payload;
@@ -214,7 +233,7 @@ export function checkStream(messages) {
         if (open.get(fk) === "open") at(i, `complete ${type} before its fragments stopped`);
         open.delete(fk);
       }
-      if (LLM_TYPES.has(type) && !(type === "text" && p.role === "user")) {
+      if (LLM_TYPES.has(type) && !(type === "text" && p.role === "user") && !(notice.has(j) && !inAttempt)) {
         if (!inAttempt) at(i, `${type} outside a request (request_begin … request_end)`);
         else if (usageSeen) at(i, `${type} after token_usage (token_usage is the model's last message)`);
       }

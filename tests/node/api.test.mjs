@@ -179,6 +179,18 @@ test("mockModel's delay ends the request aborted when the run is aborted", async
 });
 
 // Streams of the real engine keep every guarantee; broken copies are named.
+// The max_turns notice (E-12.2) is the engine's own text after the last
+// request_end: a run stopped by maxTurns passes checkStream, and the same
+// text inside no request from elsewhere is still reported.
+test("checkStream: a run stopped by maxTurns passes, its notice outside any request", async () => {
+  const t = tool({ name: "t", execute: () => "ok" });
+  const out = await collect(floe.createSession({ llm: mockModel([[{ toolCall: { name: "t" } }], "done"]), tools: [t], config: { maxTurns: 1 } }).run("go", { approve: () => "allow" }));
+  assert.equal(out.at(-1).payload.text, "[reached max turns (1); stopping]");
+  assert.deepEqual(checkStream(out), []);
+  const forged = [...out.slice(0, -4), msg.text("[reached max turns (1); stopping]", "failed")];
+  assert.match(checkStream(forged).join("\n"), /text outside a request/);
+});
+
 test("checkStream: real streams pass; each broken guarantee is reported", async () => {
   const t = tool({ name: "t", execute: async ({ ms = 0 }) => (await new Promise((r) => setTimeout(r, ms)), `slept ${ms}`) });
   const llm = mockModel([[{ toolCall: { name: "t", args: { ms: 20 }, id: "A" } }, { toolCall: { name: "t", args: { ms: 0 }, id: "B" } }, { toolCall: { name: "t", id: "C" } }], "done"]);
