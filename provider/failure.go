@@ -176,10 +176,11 @@ func ErrorFields(body []byte) (typ, msg string) {
 func Transient(typ string) bool {
 	switch typ {
 	case "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "server_error", "api_error",
-		"internal_server_error", "service_unavailable", "timeout", "overloaded", "too_many_requests":
+		"internal_server_error", "service_unavailable", "timeout", "overloaded", "too_many_requests",
+		"408", "429": // an HTTP status as the error's code (OpenRouter's errors in a 200 stream)
 		return true
 	}
-	return false
+	return len(typ) == 3 && typ[0] == '5' && typ[1] >= '0' && typ[1] <= '9' && typ[2] >= '0' && typ[2] <= '9'
 }
 
 // ErrorEvent maps an error reported inside a 200 stream: transient types
@@ -189,7 +190,7 @@ func ErrorEvent(api, typ, msg string) *Failure {
 	switch {
 	case Transient(typ):
 		f.Status = omni.StatusTimeout
-	case typ == "authentication_error" || typ == "permission_error" || typ == "invalid_api_key":
+	case typ == "authentication_error" || typ == "permission_error" || typ == "invalid_api_key" || typ == "401" || typ == "403":
 		f.Status = omni.StatusAuth
 	}
 	m := api + ": error event"

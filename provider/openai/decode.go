@@ -24,6 +24,7 @@ type Decoder struct {
 
 	// the chunk being read
 	obj, isErr     bool
+	finishErr      bool // choice 0's finish_reason was "error"
 	choice         int64
 	content, think string
 	tools          []toolDelta
@@ -72,13 +73,19 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	if string(ev.Data) == "[DONE]" {
 		return provider.ErrDone
 	}
-	d.obj, d.isErr = false, false
+	d.obj, d.isErr, d.finishErr = false, false, false
 	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !d.obj {
 		return provider.BadEvent(api, ev.Data, err)
 	}
 	if d.isErr {
 		typ, msg := provider.ErrorFields(ev.Data)
 		return provider.ErrorEvent(api, typ, msg)
+	}
+	if d.finishErr {
+		// OpenRouter ends a stream its upstream broke with finish_reason
+		// "error", at times without an error object: the answer so far is
+		// not the model's whole answer.
+		return provider.ErrorEvent(api, "server_error", `the stream ended with finish_reason "error"`)
 	}
 	return nil
 }
@@ -121,6 +128,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "choices[].finish_reason":
 		if kind == '"' && len(val) > 2 && d.choice == 0 {
 			d.finished = true
+			d.finishErr = omni.JSONString(val) == "error"
 		}
 	case "choices[]":
 		if d.choice == 0 {

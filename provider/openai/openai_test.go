@@ -151,6 +151,11 @@ func TestErrors(t *testing.T) {
 		{"error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"quota","type":"insufficient_quota"}}`)}, omni.StatusFailed, false, []string{"insufficient_quota", "quota"}},
 		{"server_error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"oops","type":"server_error"}}`)}, omni.StatusTimeout, false, []string{"oops"}},
 		{"not JSON", ptest.Reply{Chunks: ptest.SSE(`{nope}`)}, omni.StatusMalformed, false, []string{"malformed"}},
+		// OpenRouter: an upstream's failure as an error with an HTTP code,
+		// or a finish_reason "error" alone, in a 200 stream.
+		{"error event with a 502 code", ptest.Reply{Chunks: ptest.SSE(chunk(`{"content":"Hel"}`), `{"error":{"code":502,"message":"Upstream error from provider"}}`)}, omni.StatusTimeout, false, []string{"502", "Upstream error from provider"}},
+		{"error event with a 401 code", ptest.Reply{Chunks: ptest.SSE(`{"error":{"code":401,"message":"No auth credentials found"}}`)}, omni.StatusAuth, false, []string{"No auth credentials found"}},
+		{"finish_reason error", ptest.Reply{Chunks: ptest.SSE(`{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":"error"}]}`, "[DONE]")}, omni.StatusTimeout, false, []string{`finish_reason "error"`}},
 		{"cut before finish", ptest.Reply{Chunks: ptest.SSE(chunk(`{"content":"a"}`))}, omni.StatusMalformed, false, []string{"finish_reason"}},
 		{"cut mid-event", ptest.Reply{Chunks: []string{"data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id"}}, omni.StatusMalformed, false, []string{"middle of an event"}},
 	} {
