@@ -53,29 +53,6 @@ type sinkOnly struct{ w *trace.Writer }
 func (s sinkOnly) Write(ctx context.Context, m omni.Message) error { return s.w.Write(ctx, m) }
 func (s sinkOnly) Rotate() error                                   { return s.w.Rotate() }
 
-// engine.New refuses a Writer that could only fail: a nil one, one of an
-// id that cannot name Trace files, one of another session.
-func TestNewRefusesAWriterThatCannotWrite(t *testing.T) {
-	llm := enginetest.NewLLM()
-	for _, tc := range []struct {
-		id   string
-		sink engine.TraceSink
-		says string
-	}{
-		{"s1", (*trace.Writer)(nil), "engine: Config.Trace: invalid argument: a nil *trace.Writer"},
-		{"a/b", trace.NewWriter(&trace.MemStore{}, "a/b", 1), `engine: Config.Trace: invalid argument: session id "a/b"`},
-		{"s1", trace.NewWriter(&trace.MemStore{}, "s2", 1), `engine: Config.Trace: invalid argument: the Writer writes session "s2", the session is "s1"`},
-	} {
-		_, err := engine.New(engine.Config{Meta: enginetest.Meta(tc.id), LLM: llm, Trace: tc.sink})
-		if err == nil || !strings.HasPrefix(err.Error(), tc.says) {
-			t.Errorf("%s: New = %v, want %q…", tc.id, err, tc.says)
-		}
-	}
-	if _, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Trace: trace.NewWriter(&trace.MemStore{}, "s1", 1)}); err != nil {
-		t.Errorf("a good Writer: %v", err)
-	}
-}
-
 // The cost of a run grows with the session id's length per session, never
 // per record: with a 1 MB id (invalid: it writes nothing, and every failed
 // write is a diagnostic) a two-request run allocates well under 8 bytes
