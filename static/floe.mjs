@@ -583,18 +583,18 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const [, resolve, reject] = d;
     let held = true;
     timers.hold();
-    const let_go = () => {
+    const letGo = () => {
       if (held) {
         held = false;
         timers.release();
       }
     };
     d[1] = (v) => {
-      let_go();
+      letGo();
       resolve(v);
     };
     d[2] = (e) => {
-      let_go();
+      letGo();
       reject(e);
     };
     return d;
