@@ -182,3 +182,36 @@ func isSubagent(ctx context.Context, store trace.Store, id string) (bool, error)
 	}
 	return m.Type == omni.TypeSessionMeta && m.Payload.Source() == omni.SourceSubagent, nil
 }
+
+// LastAbort reports the reason of the abort that ended a stored session's
+// last run, when the session's own last record is one (a run stopped, or
+// given up on, rather than cut off by the page going away). recs are
+// ReadSession's: a subagent's records, with an origin, are passed over.
+func LastAbort(recs []omni.Message) (string, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		m := &recs[i]
+		if len(m.Origin) > 0 {
+			continue
+		}
+		if m.Payload.Type != omni.Abort {
+			return "", false
+		}
+		if m.Payload.ReasonNull() {
+			return "no reason given", true
+		}
+		return m.Payload.Reason(), true
+	}
+	return "", false
+}
+
+// StoredCallIDs returns the ids of a stored session's own tool calls, for
+// Options.CallIDs.
+func StoredCallIDs(recs []omni.Message) []string {
+	var ids []string
+	for i := range recs {
+		if p := &recs[i].Payload; p.Type == omni.ToolCall && len(recs[i].Origin) == 0 {
+			ids = append(ids, p.ToolCallID)
+		}
+	}
+	return ids
+}

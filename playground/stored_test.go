@@ -125,3 +125,22 @@ func TestSubagentPointerWithoutChild(t *testing.T) {
 		t.Errorf("cards %s, want %s", got, want)
 	}
 }
+
+// A stored session's last run ended by an abort (stopped) or cut off; its
+// own calls' ids, not a subagent's.
+func TestLastAbortAndStoredCallIDs(t *testing.T) {
+	sub := func(m omni.Message) omni.Message { m.Origin = []string{"child"}; return m }
+	stopped := []omni.Message{omni.RequestBeginMsg(), omni.ToolCallMsg("call_1_1", "write_file", "{}"), sub(omni.ToolCallMsg("call_1_1", "list_files", "{}")), omni.AbortMsg("aborted by user"), sub(omni.AssistantText("late", omni.StatusCompleted))}
+	if r, ok := LastAbort(stopped); !ok || r != "aborted by user" {
+		t.Errorf("LastAbort = %q %v, want the user's abort", r, ok)
+	}
+	if _, ok := LastAbort(stopped[:3]); ok {
+		t.Error("a run cut off mid-call reads as aborted")
+	}
+	if _, ok := LastAbort(nil); ok {
+		t.Error("no records read as aborted")
+	}
+	if ids := StoredCallIDs(stopped); len(ids) != 1 || ids[0] != "call_1_1" {
+		t.Errorf("StoredCallIDs = %v, want the session's own call", ids)
+	}
+}

@@ -344,26 +344,6 @@ func download(name string, data []byte) {
 	}), 10000)
 }
 
-// lastAbort reports the reason of the abort that ended the session's last
-// run, when its own last record is one (a run stopped, or given up on,
-// rather than cut off by the page going away).
-func lastAbort(recs []omni.Message) (string, bool) {
-	for i := len(recs) - 1; i >= 0; i-- {
-		m := recs[i]
-		if len(m.Origin) > 0 {
-			continue // a subagent's
-		}
-		if m.Payload.Type != omni.Abort {
-			return "", false
-		}
-		if m.Payload.ReasonNull() {
-			return "no reason given", true
-		}
-		return m.Payload.Reason(), true
-	}
-	return "", false
-}
-
 // resume opens the stored session id (ENGINE.md §17): the engine starts
 // from the replayed Trace and continues its file; the transcript shows the
 // stored records.
@@ -405,16 +385,12 @@ func (a *App) resume(id string) {
 			a.gen++
 			o, warn := a.sessionOptions(a.gen, res.Snapshot.SessionTokens)
 			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
-			for _, r := range recs {
-				if r.Payload.Type == omni.ToolCall && len(r.Origin) == 0 {
-					o.CallIDs = append(o.CallIDs, r.Payload.ToolCallID)
-				}
-			}
+			o.CallIDs = playground.StoredCallIDs(recs)
 			o.SubagentTrace = subagentTrace(bat)
 			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
 			if n := len(res.Snapshot.CarryOver); n > 0 {
 				how := "was cut off"
-				if r, ok := lastAbort(recs); ok {
+				if r, ok := playground.LastAbort(recs); ok {
 					how = "ended with an abort (" + r + ")"
 					if r == engine.ReasonUser {
 						how = "was stopped"
