@@ -5,6 +5,7 @@ package jsbridge
 import (
 	"strings"
 	"syscall/js"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -22,6 +23,7 @@ import (
 //	{ provider: "openai-chat" | "openai-responses" | "anthropic",
 //	  model, baseURL, apiKey, version, body /* JSON object or "" */: string,
 //	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
+//	  idleMs: number /* 0 = default, -1 = none */,
 //	  browserAccess: boolean, http: the http host of fetch.go }
 //
 // The session then runs the Go adapter directly: the model's stream never
@@ -37,6 +39,7 @@ type modelSpec struct {
 	provider, model, baseURL, apiKey, version string
 	header                                    map[string]string
 	maxTokens                                 int
+	idle                                      time.Duration
 	body                                      omni.RawJSON
 	browserAccess                             bool
 	transport                                 provider.Transport
@@ -49,6 +52,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 	str := func(k string) string { return v.Get(k).String() }
 	s = &modelSpec{provider: str("provider"), model: str("model"), baseURL: str("baseURL"),
 		apiKey: str("apiKey"), version: str("version"), maxTokens: v.Get("maxTokens").Int(),
+		idle:          time.Duration(v.Get("idleMs").Int()) * time.Millisecond,
 		browserAccess: v.Get("browserAccess").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
 	if body := str("body"); body != "" {
 		s.body = omni.RawJSON(body)
@@ -68,14 +72,14 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	switch s.provider {
 	case "openai-chat":
 		return openai.New(openai.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
-			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens})
+			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle})
 	case "openai-responses":
 		return responses.New(responses.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
-			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens})
+			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle})
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,
-		Version: s.version, SessionTokens: tokens})
+		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle})
 }
 
 // factory is the engine.LLMFactory of s: a fresh context of the same model

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -21,12 +22,15 @@ type Conversation struct {
 	t      Transport
 	url    string
 	header map[string]string
+	idle   time.Duration
 }
 
 // Setup validates what every adapter's options share and prepares c to
 // send requests to url with the headers kv (name, value pairs; empty
-// values are left out) and then extra. api names the adapter in errors.
-func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, extra map[string]string, kv ...string) error {
+// values are left out) and then extra, each request ended after idle
+// without a byte from the server (an Options.IdleTimeout: see
+// IdleTimeout). api names the adapter in errors.
+func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, idle time.Duration, extra map[string]string, kv ...string) error {
 	switch {
 	case t == nil:
 		return errors.New(api + ": Options.Transport is required")
@@ -44,14 +48,14 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	for k, v := range extra {
 		h[k] = v
 	}
-	*c = Conversation{Session: session, api: api, t: t, url: url, header: h}
+	*c = Conversation{Session: session, api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
 }
 
 // Fresh returns a new conversation with c's setup and the given session
 // totals (an engine.LLMFactory's fresh context).
 func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
-	return Conversation{Session: session, api: c.api, t: c.t, url: c.url, header: c.header}
+	return Conversation{Session: session, api: c.api, t: c.t, url: c.url, header: c.header, idle: c.idle}
 }
 
 // Generate is one request of an adapter (engine.LLM.StreamGenerate): body
@@ -98,7 +102,7 @@ func (c *Conversation) Request(input []omni.Message) []omni.Message {
 // and leaves the conversation as it was.
 func (c *Conversation) Run(ctx context.Context, req *Request, e *Emitter, d Decoder, sent []omni.Message) engine.Outcome {
 	c.IDs.Begin()
-	if f := Stream(ctx, c.t, req, c.api, d); f != nil {
+	if f := Stream(ctx, c.t, req, c.api, c.idle, d); f != nil {
 		e.CloseAll(f.Status)
 		c.IDs.Rollback()
 		return f.Outcome()

@@ -61,11 +61,16 @@
 //
 //	401, 403; an authentication error event     auth
 //	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After)
+//	no byte for Options.IdleTimeout              timeout
 //	an overload, rate-limit or server error     timeout
 //	  event inside a 200 stream
 //	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)
 //	3xx (a redirect the Transport did not        failed, Permanent
 //	  follow, as the browser's does not)
+//	a 200 answer whose body is JSON: an error   as an error event inside a 200 stream
+//	  object
+//	a 200 answer whose body is other JSON or    malformed
+//	  HTML (the body decides, not Content-Type)
 //	unparseable or truncated stream             malformed
 //	ctx cancelled                               aborted (open fragments closed first)
 //

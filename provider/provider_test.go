@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -179,7 +180,8 @@ func (d *doneDecoder) Usage() (Usage, int64)  { return Usage{}, 0 }
 
 // A 200 answer that is JSON or HTML, not an event stream, is named with
 // what it says (a proxy's error with status 200, a server that ignored
-// "stream": true), not read as a broken stream.
+// "stream": true), not read as a broken stream. The body decides, not the
+// Content-Type: an event stream labelled JSON is read.
 func TestStreamNotAnEventStream(t *testing.T) {
 	answer := func(ct, body string) Transport {
 		return TransportFunc(func(context.Context, *Request) (*Response, error) {
@@ -190,22 +192,53 @@ func TestStreamNotAnEventStream(t *testing.T) {
 			return &Response{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(body))}, nil
 		})
 	}
-	for _, c := range []struct{ ct, body, want string }{
-		{"application/json", `{"error":{"type":"insufficient_quota","message":"You exceeded your quota."}}`,
-			"x: malformed stream: HTTP 200 answered application/json, not text/event-stream: insufficient_quota: You exceeded your quota."},
-		{"application/json; charset=utf-8", `{"id":"chatcmpl-1","choices":[]}`, "x: malformed stream: HTTP 200 answered application/json; charset=utf-8, not text/event-stream"},
-		{"text/html", `<html><head><title>Sign in</title></head></html>`, "answered text/html, not text/event-stream: Sign in"},
+	for _, c := range []struct{ ct, body, status, want string }{
+		{"application/json", `{"error":{"type":"insufficient_quota","message":"You exceeded your quota."}}`, omni.StatusFailed,
+			"x: HTTP 200 answered a JSON body (application/json), not an event stream: insufficient_quota: You exceeded your quota."},
+		{"text/event-stream", "\r\n  {\"error\":{\"code\":429,\"message\":\"Rate limited\"}}", omni.StatusTimeout,
+			"x: HTTP 200 answered a JSON body (text/event-stream), not an event stream: 429: Rate limited"},
+		{"", `{"error":{"type":"authentication_error","message":"bad key"}}`, omni.StatusAuth,
+			"x: HTTP 200 answered a JSON body, not an event stream: authentication_error: bad key"},
+		{"application/json; charset=utf-8", `{"id":"chatcmpl-1","choices":[]}`, omni.StatusMalformed,
+			`x: malformed stream: HTTP 200 answered a JSON body (application/json; charset=utf-8), not an event stream: {"id":"chatcmpl-1","choices":[]}`},
+		{"text/html", "\xEF\xBB\xBF<html><head><title>Sign in</title></head></html>", omni.StatusMalformed,
+			"x: malformed stream: HTTP 200 answered an HTML page (text/html), not an event stream: Sign in"},
 	} {
-		f := Stream(context.Background(), answer(c.ct, c.body), &Request{}, "x", &doneDecoder{})
-		if f == nil || f.Status != omni.StatusMalformed || !strings.HasPrefix(f.Message, c.want) && !strings.Contains(f.Message, c.want) {
-			t.Errorf("%s: %+v, want malformed %q", c.ct, f, c.want)
+		f := Stream(context.Background(), answer(c.ct, c.body), &Request{}, "x", 0, &doneDecoder{})
+		if f == nil || f.Status != c.status || f.Message != c.want {
+			t.Errorf("%q: %+v\nwant %s %q", c.ct, f, c.status, c.want)
 		}
 	}
-	// An event stream, labelled or not, is read.
-	for _, ct := range []string{"text/event-stream; charset=utf-8", "", "application/octet-stream"} {
+	// An event stream, labelled or not, labelled wrongly, or after blank
+	// lines and a comment, is read.
+	for _, c := range []struct{ ct, body string }{
+		{"text/event-stream; charset=utf-8", "data: {}\n\n"},
+		{"", "data: {}\n\n"},
+		{"application/octet-stream", "data: {}\n\n"},
+		{"application/json", "data: {}\n\n"},
+		{"text/html", "\n\n: keep-alive\n\nevent: x\ndata: {}\n\n"},
+		{"application/json", strings.Repeat("\n", 2000) + "data: {}\n\n"},
+	} {
 		d := &doneDecoder{}
-		if f := Stream(context.Background(), answer(ct, "data: {}\n\n"), &Request{}, "x", d); f != nil || d.events != 1 {
-			t.Errorf("%q: %+v after %d events", ct, f, d.events)
+		if f := Stream(context.Background(), answer(c.ct, c.body), &Request{}, "x", 0, d); f != nil || d.events != 1 {
+			t.Errorf("%q %q: %+v after %d events", c.ct, c.body[:min(len(c.body), 20)], f, d.events)
 		}
+	}
+	// An empty body is the decoder's to judge (End), and a body that fails
+	// before its first byte is the network's failure.
+	d := &doneDecoder{}
+	if f := Stream(context.Background(), answer("text/event-stream", ""), &Request{}, "x", 0, d); f != nil || d.events != 0 {
+		t.Errorf("empty body: %+v after %d events", f, d.events)
+	}
+	broken := TransportFunc(func(context.Context, *Request) (*Response, error) {
+		return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(&failingReader{})}, nil
+	})
+	if f := Stream(context.Background(), broken, &Request{}, "x", 0, &doneDecoder{}); f == nil || f.Status != omni.StatusTimeout ||
+		f.Message != "x: the connection failed mid-stream: connection reset" {
+		t.Errorf("broken body: %+v", f)
 	}
 }
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/sse"
@@ -23,30 +24,87 @@ type Decoder interface {
 	Usage() (Usage, int64)
 }
 
-// notEventStream reports a Content-Type that names another body than an
-// event stream: JSON or HTML. None, or another one, is
-// read as a stream, as some servers label theirs wrongly.
-func notEventStream(ct string) bool {
-	// By hand, ASCII only: strings.ToLower and strings.Trim would link
-	// the Unicode tables into floe.wasm.
-	var b [24]byte
-	n := 0
-	for i := 0; i < len(ct) && ct[i] != ';'; i++ {
-		c := ct[i]
-		if c == ' ' || c == '\t' {
-			continue
+// sniff reads the start of the body up to its first byte that is not
+// white space (a byte-order mark skipped) and says what the body is: 'j'
+// for JSON ({ or [), 'h' for HTML or XML (<), 0 for anything else, which
+// is read as an event stream. No event stream starts with one of those
+// bytes (a line of an event stream begins with a field name, a colon or
+// nothing), so the body decides, not its Content-Type: some servers label
+// their streams application/json, and some proxies label a JSON error
+// text/event-stream. What it read is read again first; err is what ended
+// reading early (io.EOF for an empty body).
+func (r *body) sniff() (kind byte, err error) {
+	buf := make([]byte, 512)
+	for len(r.pre) < 64<<10 {
+		n, err := r.src.Read(buf)
+		if n > 0 && r.w != nil {
+			r.w.read()
 		}
-		if n == len(b) {
-			return false
+		for _, c := range buf[:n] {
+			if c > ' ' && c != 0xEF && c != 0xBB && c != 0xBF {
+				r.pre = append(r.pre, buf[:n]...)
+				switch c {
+				case '{', '[':
+					return 'j', nil
+				case '<':
+					return 'h', nil
+				}
+				return 0, nil
+			}
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		r.pre = append(r.pre, buf[:n]...)
+		if err != nil {
+			return 0, err
 		}
-		b[n] = c
-		n++
 	}
-	t := string(b[:n])
-	return t == "application/json" || t == "text/html" || n > 5 && string(b[n-5:n]) == "+json"
+	return 0, nil
+}
+
+// body reads a response's body: what sniff read first, then the rest,
+// each read that brings bytes counted for the request's watchdog.
+type body struct {
+	_   [0]func() // not comparable: no generated equality code
+	pre []byte
+	src io.Reader
+	w   *watchdog // nil: no idle timeout
+}
+
+func (r *body) Read(b []byte) (int, error) {
+	if len(r.pre) > 0 {
+		n := copy(b, r.pre)
+		r.pre = r.pre[n:]
+		return n, nil
+	}
+	n, err := r.src.Read(b)
+	if n > 0 && r.w != nil {
+		r.w.read()
+	}
+	return n, err
+}
+
+// notStream is the failure of a 2xx answer whose body is JSON (kind 'j')
+// or HTML: named with what it says (a proxy's error with status 200, a
+// server that ignored "stream": true) rather than failed on as a broken
+// event stream. An error object is mapped as an error event would be.
+func notStream(api string, resp *Response, kind byte, b *body) *Failure {
+	what := "a JSON body"
+	if kind == 'h' {
+		what = "an HTML page"
+	}
+	if ct := resp.Header["content-type"]; ct != "" {
+		what += " (" + ct + ")"
+	}
+	text := append(b.pre, readBody(resp)...)
+	msg := "HTTP " + strconv.Itoa(resp.Status) + " answered " + what + ", not an event stream"
+	if detail := ErrorDetail(text); detail != "" {
+		msg += ": " + detail
+	}
+	if typ, m := ErrorFields(text); kind == 'j' && (typ != "" || m != "") {
+		f := ErrorEvent(api, typ, m)
+		f.Message = api + ": " + msg
+		return f
+	}
+	return Malformed(api, msg)
 }
 
 // ErrDone is returned by Decoder.Event after the terminal event.
@@ -54,16 +112,29 @@ var ErrDone = errors.New("provider: stream done")
 
 // Stream sends req through t and feeds the response's events to d until
 // the terminal event. It returns nil when the stream completed, else the
-// failure (aborted when ctx was cancelled).
-func Stream(ctx context.Context, t Transport, req *Request, api string, d Decoder) *Failure {
-	f := stream(ctx, t, req, api, d)
-	if f != nil && ctx.Err() != nil {
+// failure (aborted when ctx was cancelled). idle > 0 ends the request as
+// timeout when no byte came from the server for about that long (between
+// idle and 1.25 × idle): its headers, then each read of its body.
+func Stream(ctx context.Context, t Transport, req *Request, api string, idle time.Duration, d Decoder) *Failure {
+	rctx, w := ctx, (*watchdog)(nil)
+	if idle > 0 {
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		rctx, w = c, startWatchdog(idle, cancel)
+	}
+	f := stream(rctx, t, req, api, d, w)
+	fired := w != nil && w.stop()
+	switch {
+	case f == nil:
+	case ctx.Err() != nil:
 		f = &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
+	case fired:
+		f = &Failure{Status: omni.StatusTimeout, Message: api + ": no data from the server for " + idle.String() + " (the idle timeout)"}
 	}
 	return f
 }
 
-func stream(ctx context.Context, t Transport, req *Request, api string, d Decoder) *Failure {
+func stream(ctx context.Context, t Transport, req *Request, api string, d Decoder, w *watchdog) *Failure {
 	if ctx.Err() != nil {
 		return &Failure{}
 	}
@@ -72,20 +143,21 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		return transportFailure(ctx, api, "request failed", err)
 	}
 	defer resp.Body.Close()
+	if w != nil {
+		w.read() // the headers came
+	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return StatusFailure(api, resp)
 	}
-	if ct := resp.Header["content-type"]; notEventStream(ct) {
-		// A JSON answer (a proxy's error with status 200, a server that
-		// ignored "stream": true) or an HTML page: name it and what it
-		// says, rather than fail on it as a broken event stream.
-		msg := "HTTP " + strconv.Itoa(resp.Status) + " answered " + ct + ", not text/event-stream"
-		if detail := ErrorDetail(readBody(resp)); detail != "" {
-			msg += ": " + detail
-		}
-		return Malformed(api, msg)
+	b := &body{src: resp.Body, w: w}
+	kind, err := b.sniff()
+	if kind != 0 {
+		return notStream(api, resp, kind, b)
 	}
-	r := sse.NewReader(resp.Body)
+	if err != nil && err != io.EOF {
+		return transportFailure(ctx, api, "the connection failed mid-stream", err)
+	}
+	r := sse.NewReader(b)
 	for {
 		ev, err := r.Next()
 		if ctx.Err() != nil {

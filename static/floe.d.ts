@@ -705,6 +705,12 @@ export interface ModelOptions {
   /** Members added to every request body (provider-specific fields such as seed or top_k). */
   body?: Record<string, unknown>;
   /**
+   * A request that gets no byte from the server for this long (its headers,
+   * then its body) ends as `timeout` and is retried by the session, within
+   * a quarter more. Default 300000 (5 minutes); 0 = none; at most 86400000.
+   */
+  idleTimeoutMs?: number;
+  /**
    * The fetch function requests go through; default globalThis.fetch, looked
    * up at each request. Must return a Response whose body is a
    * ReadableStream of Uint8Array chunks.

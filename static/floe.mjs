@@ -2599,7 +2599,7 @@ const BODY_OWN = {
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
 
-const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch"]);
+const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
@@ -2615,7 +2615,7 @@ function makeModel(fname, opts) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : MODEL_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -2663,6 +2663,11 @@ function makeModel(fname, opts) {
   if (maxTokens != null && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
     throw badArg(`${name}.maxTokens`, "a positive integer", maxTokens);
   }
+  // At most a day: its watchdog's ticks, a quarter of it, stay within
+  // what setTimeout takes (2^31 − 1 ms).
+  if (idleTimeoutMs != null && !(Number.isInteger(idleTimeoutMs) && idleTimeoutMs >= 0 && idleTimeoutMs <= 86400000)) {
+    throw badArg(`${name}.idleTimeoutMs`, "a whole number of milliseconds up to 86400000 (0 = no idle timeout)", idleTimeoutMs);
+  }
   for (const [k, v] of [["temperature", temperature], ["topP", topP]]) {
     if (v != null && !(typeof v === "number" && Number.isFinite(v))) throw badArg(`${name}.${k}`, "a number", v);
   }
@@ -2701,6 +2706,7 @@ function makeModel(fname, opts) {
     body: extra ?? "",
     headers: hdrText,
     maxTokens: maxTokens ?? 0,
+    idleMs: idleTimeoutMs == null ? 0 : idleTimeoutMs === 0 ? -1 : idleTimeoutMs, // Go's 0 is its default
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     fetch: fetch ?? defaultFetch,
     thinkingLevel: thinkingLevel ?? undefined,
@@ -2747,13 +2753,21 @@ function httpHost(api, fetch) {
           try {
             for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
           } catch {}
-          if (res.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+          if (res.type === "opaqueredirect" || (status >= 300 && status < 400) || res.redirected === true) {
             // Not followed, so the key cannot reach another address; the
             // body says so (the adapter quotes an error body's message).
+            // A fetch function that followed it anyway (ignoring redirect:
+            // "manual") is refused too, rather than its answer used.
             ac.abort();
-            const to = res.headers?.get?.("location");
-            const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
-            const message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+            let message;
+            if (res.redirected === true && !(status >= 300 && status < 400)) {
+              message = `the fetch function followed a redirect${typeof res.url === "string" && res.url ? ` to ${res.url}` : ""} although asked not to (redirect: "manual"), so the request and its key went there too; Floe does not use an answer from another address: set baseURL to the final address`;
+              status = 302;
+            } else {
+              const to = res.headers?.get?.("location");
+              const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
+              message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+            }
             synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
             api.settle(wid, true, [status || 302, text, true]);
             return;

@@ -4,6 +4,7 @@ package anthropic
 
 import (
 	"context"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -41,6 +42,11 @@ type Options struct {
 	// SessionTokens are the session totals the context starts from (the
 	// argument of an engine.LLMFactory).
 	SessionTokens omni.TokenCounts
+	// IdleTimeout ends a request as timeout (retried by the engine) when
+	// no byte came from the server for about this long: its headers, then
+	// each read of its body. 0 = provider.DefaultIdleTimeout (5 minutes);
+	// below 0 = none.
+	IdleTimeout time.Duration
 }
 
 // Model is one stateful Anthropic Messages context.
@@ -61,7 +67,7 @@ func New(o Options) (*Model, error) {
 		o.Version = DefaultVersion
 	}
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.Header, "anthropic-version", o.Version, "x-api-key", o.APIKey, "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess)); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "anthropic-version", o.Version, "x-api-key", o.APIKey, "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess)); err != nil {
 		return nil, err
 	}
 	return m, nil

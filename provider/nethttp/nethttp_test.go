@@ -5,10 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
+	"github.com/floehq/floe/provider/openai"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -95,5 +99,48 @@ func TestRedirectNotFollowed(t *testing.T) {
 	resp.Body.Close()
 	if resp.Status != 200 || len(reached) != 1 {
 		t.Errorf("a client that follows: status %d, %d requests reached the other server", resp.Status, len(reached))
+	}
+}
+
+// A model whose server sends its headers and a first delta, then nothing,
+// ends the request as timeout after Options.IdleTimeout, its open text
+// closed; a server that never answers ends the same way.
+func TestIdleTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server sees the client go
+		if r.URL.Query().Get("silent") == "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n"))
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	for _, silent := range []bool{false, true} {
+		base := srv.URL + "/v1"
+		var tr provider.Transport = New(nil)
+		if silent {
+			inner := tr
+			tr = provider.TransportFunc(func(ctx context.Context, req *provider.Request) (*provider.Response, error) {
+				r := *req
+				r.URL += "?silent=1"
+				return inner.RoundTrip(ctx, &r)
+			})
+		}
+		m, err := openai.New(openai.Options{Transport: tr, BaseURL: base, Model: "m", IdleTimeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(msg omni.Message) {
+			got = append(got, msg.Type+"/"+msg.Payload.Type+"/"+msg.Payload.StopReason)
+		})
+		if out.Status != omni.StatusTimeout || out.ErrorMessage != "openai: no data from the server for 50ms (the idle timeout)" {
+			t.Errorf("silent=%v: outcome %+v", silent, out)
+		}
+		if !silent && strings.Join(got, " ") != "model_msg/partial_text/ model_msg/partial_text/ model_msg/partial_text/timeout model_msg/text/timeout" {
+			t.Errorf("messages %v, want the open text closed with timeout", got)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package responses
 
 import (
 	"context"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -29,6 +30,11 @@ type Options struct {
 	// SessionTokens are the session totals the context starts from (the
 	// argument of an engine.LLMFactory).
 	SessionTokens omni.TokenCounts
+	// IdleTimeout ends a request as timeout (retried by the engine) when
+	// no byte came from the server for about this long: its headers, then
+	// each read of its body. 0 = provider.DefaultIdleTimeout (5 minutes);
+	// below 0 = none.
+	IdleTimeout time.Duration
 }
 
 // Model is one stateful Responses API context.
@@ -43,7 +49,7 @@ func New(o Options) (*Model, error) {
 		o.BaseURL = DefaultBaseURL
 	}
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.Header, "authorization", bearer(o.APIKey)); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "authorization", bearer(o.APIKey)); err != nil {
 		return nil, err
 	}
 	return m, nil

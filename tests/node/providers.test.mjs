@@ -163,6 +163,7 @@ test("model options are checked when the model is made", () => {
     [() => floe.openaiCompatible({ baseURL: "http://h/v1", model: "m", body: { messages: [] } }), /body.messages: the adapter writes it/],
     [() => floe.openaiResponses({ apiKey: "k", model: "m", body: { max_output_tokens: 5 } }), /body.max_output_tokens: the adapter writes it \(use the maxTokens option\)/],
     [() => floe.anthropic({ apiKey: "k", model: "m", body: { thinking: {} } }), /body.thinking: the adapter writes it \(use the thinkingLevel option\)/],
+    ...[-1, 1.5, "5000", 86400001, NaN].map((v) => [() => floe.openai({ apiKey: "k", model: "m", idleTimeoutMs: v }), /options.idleTimeoutMs: want a whole number of milliseconds up to 86400000 \(0 = no idle timeout\)/]),
   ];
   for (const [f, re] of bad) {
     assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message), String(re));
@@ -229,6 +230,59 @@ test("no response (refused, or refused like a browser's CORS failure) is timeout
   end = find(msgs, "request_end")[0].payload;
   assert.equal(end.status, "timeout");
   assert.match(end.error_message, /fetch https:\/\/api\.anthropic\.com\/v1\/messages: TypeError: Failed to fetch/);
+});
+
+test("a server that goes silent ends the request as timeout after idleTimeoutMs, its open text closed", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    if (req.url.includes("silent")) return; // no headers, ever
+    res.writeHead(200, SSE_HEADERS);
+    const full = openaiStream({ text: ["Hel", "lo"] });
+    res.write(full.slice(0, full.indexOf("\n\n", full.indexOf('"Hel"')) + 2)); // then nothing
+  });
+  for (const base of ["v1", "silent/v1"]) {
+    const msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/${base}`, model: "m", idleTimeoutMs: 60 })).run("Hi"));
+    const end = find(msgs, "request_end")[0].payload;
+    assert.equal(end.status, "timeout", base);
+    assert.equal(end.error_message, "openai: no data from the server for 60ms (the idle timeout)");
+    assert.equal(disciplineError(modelMessages(msgs)), null);
+    const texts = find(msgs, "text").map((m) => [m.payload.text, m.payload.stop_reason]);
+    assert.deepEqual(texts, base === "v1" ? [["Hel", "timeout"]] : []);
+  }
+  assert.deepEqual(await Promise.all(srv.requests.map((r) => r.closed)), [true, true], "both connections were closed");
+});
+
+test("the body decides whether a 200 answer is an event stream, not its content-type", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    if (req.url.startsWith("/json-labelled")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(openaiStream({ text: ["Hi there"] }));
+    } else {
+      res.writeHead(200, SSE_HEADERS);
+      res.end(JSON.stringify({ error: { code: 429, message: "Rate limit exceeded: free-models-per-min" } }));
+    }
+  });
+  let msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/json-labelled/v1`, model: "m" })).run("Hi"));
+  assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
+  assert.deepEqual(find(msgs, "text").map((m) => m.payload.text), ["Hi there"]);
+  msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m" })).run("Hi"));
+  const end = find(msgs, "request_end")[0].payload;
+  assert.equal(end.status, "timeout");
+  assert.equal(end.error_message, "openai: HTTP 200 answered a JSON body (text/event-stream; charset=utf-8), not an event stream: 429: Rate limit exceeded: free-models-per-min");
+});
+
+test("a fetch function that follows a redirect itself is refused, not its answer used", async (t) => {
+  const followed = async () => {
+    const r = new Response(openaiStream({ text: ["from elsewhere"] }), { headers: SSE_HEADERS });
+    Object.defineProperty(r, "redirected", { value: true });
+    Object.defineProperty(r, "url", { value: "https://elsewhere.example/v1/chat/completions" });
+    return r;
+  };
+  const msgs = await collect(oneRequest(floe.openai({ apiKey: "k", model: "m", fetch: followed }), { config: { maxTurns: 1 } }).run("Hi"));
+  const ends = find(msgs, "request_end");
+  assert.equal(ends.length, 1, "permanent: not retried");
+  assert.equal(ends[0].payload.status, "failed");
+  assert.match(ends[0].payload.error_message, /HTTP 302: the fetch function followed a redirect to https:\/\/elsewhere\.example\/v1\/chat\/completions although asked not to/);
+  assert.deepEqual(find(msgs, "text"), []);
 });
 
 test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {

@@ -1,0 +1,188 @@
+package provider
+
+import (
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/sse"
+)
+
+// fakeTicks replaces afterFunc for the test: the test runs each tick
+// itself, by calling the function it returns, which fails when no tick
+// is pending. It also returns how many ticks were started and stopped.
+func fakeTicks(t *testing.T) (started <-chan struct{}, tick func() bool, counts func() (starts, stops int)) {
+	var mu sync.Mutex
+	var next func()
+	var starts, stops int
+	ch := make(chan struct{}, 100)
+	old := afterFunc
+	afterFunc = func(d time.Duration, f func()) interface{ Stop() bool } {
+		mu.Lock()
+		defer mu.Unlock()
+		if d != tickWant {
+			t.Errorf("tick of %v, want %v", d, tickWant)
+		}
+		next = f
+		starts++
+		ch <- struct{}{}
+		return stopFunc(func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			stops++
+			next = nil
+			return true
+		})
+	}
+	t.Cleanup(func() { afterFunc = old })
+	tick = func() bool {
+		mu.Lock()
+		f := next
+		next = nil
+		mu.Unlock()
+		if f != nil {
+			f()
+		}
+		return f != nil
+	}
+	return ch, tick, func() (int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return starts, stops
+	}
+}
+
+// tickWant is the tick the tests' watchdogs should start: a quarter of
+// their idle timeout of 4 s.
+const tickWant = time.Second
+
+type stopFunc func() bool
+
+func (f stopFunc) Stop() bool { return f() }
+
+// pipeTransport answers 200 with a body the test writes; cancelling the
+// request's context fails the body's reads, as the Transport contract asks.
+func pipeTransport(pw **io.PipeWriter, called chan<- struct{}) Transport {
+	return TransportFunc(func(ctx context.Context, _ *Request) (*Response, error) {
+		pr, w := io.Pipe()
+		*pw = w
+		go func() {
+			<-ctx.Done()
+			w.CloseWithError(ctx.Err())
+		}()
+		called <- struct{}{}
+		return &Response{Status: 200, Header: map[string]string{"content-type": "text/event-stream"}, Body: pr}, nil
+	})
+}
+
+// eventDecoder reports each event on a channel and ends at data "done".
+type eventDecoder struct{ got chan string }
+
+func (d *eventDecoder) Event(ev *sse.Event) error {
+	d.got <- string(ev.Data)
+	if string(ev.Data) == "done" {
+		return ErrDone
+	}
+	return nil
+}
+func (d *eventDecoder) End() error            { return nil }
+func (d *eventDecoder) Usage() (Usage, int64) { return Usage{}, 0 }
+
+// A request ends as timeout once idleTicks ticks of its watchdog pass
+// without a read after the tick that saw the last one (between idle and
+// 1.25 × idle), and a read starts the count again.
+func TestIdleTimeout(t *testing.T) {
+	started, tick, counts := fakeTicks(t)
+	var pw *io.PipeWriter
+	called := make(chan struct{}, 1)
+	d := &eventDecoder{got: make(chan string, 1)}
+	done := make(chan *Failure, 1)
+	go func() {
+		done <- Stream(context.Background(), pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d)
+	}()
+	<-started
+	<-called
+	send := func(data string) {
+		t.Helper()
+		go pw.Write([]byte("data: " + data + "\n\n"))
+		if got := <-d.got; got != data {
+			t.Fatalf("event %q, want %q", got, data)
+		}
+	}
+	ticks := func(n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if !tick() {
+				t.Fatalf("tick %d of %d: none pending", i+1, n)
+			}
+		}
+	}
+	send("a")
+	ticks(idleTicks) // one tick sees the read, then idleTicks-1 quiet ones
+	send("b")
+	ticks(1)
+	send("c")
+	ticks(idleTicks)
+	select {
+	case f := <-done:
+		t.Fatalf("ended early: %+v", f)
+	default:
+	}
+	ticks(1)
+	f := <-done
+	if f == nil || f.Status != omni.StatusTimeout || f.Message != "x: no data from the server for 4s (the idle timeout)" {
+		t.Fatalf("got %+v, want the idle timeout", f)
+	}
+	if tick() {
+		t.Error("a tick was pending after the timeout")
+	}
+	if starts, stops := counts(); starts != 2*idleTicks+2 || stops != 1 {
+		t.Errorf("%d ticks started, %d stopped, want %d and 1", starts, stops, 2*idleTicks+2)
+	}
+}
+
+// A stream that ends stops its watchdog, and a cancelled run is aborted,
+// not timeout.
+func TestIdleTimeoutStops(t *testing.T) {
+	started, tick, counts := fakeTicks(t)
+	var pw *io.PipeWriter
+	called := make(chan struct{}, 1)
+	d := &eventDecoder{got: make(chan string, 1)}
+	done := make(chan *Failure, 1)
+	go func() {
+		done <- Stream(context.Background(), pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d)
+	}()
+	<-started
+	<-called
+	go pw.Write([]byte("data: done\n\n"))
+	<-d.got
+	if f := <-done; f != nil {
+		t.Fatalf("completed stream: %+v", f)
+	}
+	if tick() {
+		t.Error("a tick was pending after the end")
+	}
+	if starts, stops := counts(); starts != 1 || stops != 1 {
+		t.Errorf("after the end: %d ticks started, %d stopped, want 1 and 1", starts, stops)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { done <- Stream(ctx, pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d) }()
+	<-started
+	<-called
+	cancel()
+	if f := <-done; f == nil || f.Status != omni.StatusAborted {
+		t.Fatalf("cancelled: %+v, want aborted", f)
+	}
+}
+
+func TestIdleTimeoutOption(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{0: DefaultIdleTimeout, -1: 0, time.Second: time.Second} {
+		if got := IdleTimeout(in); got != want {
+			t.Errorf("IdleTimeout(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
