@@ -14,6 +14,10 @@ func FuzzDecoder(f *testing.F) {
 		"data: " + chunk(`{"reasoning_content":"think"}`) + "\n\ndata: " + chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\""}},{"index":1,"function":{"arguments":"1"}}]}`) + "\n\ndata: " + usage(1, 2, 0) + "\n\n",
 		"data: {\"error\":{\"message\":\"m\",\"type\":\"server_error\"}}\n\n",
 		"data: " + chunk(`{"refusal":"no"}`) + "\n\ndata: [DONE]\n",
+		// Bodies that are not event streams, and one after blank lines and a comment.
+		"\r\n {\"error\":{\"code\":429,\"message\":\"Rate limited\"}}",
+		"\xEF\xBB\xBF<html><title>Sign in</title></html>",
+		"\n\n: ping\n\ndata: " + chunk(`{"content":"Hi"}`) + "\n\ndata: [DONE]\n\n",
 	} {
 		f.Add([]byte(body), uint8(3))
 	}
