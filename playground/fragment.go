@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
@@ -39,24 +40,26 @@ func (p *producer) fragment(ctx context.Context, partialType, callID, name strin
 // (such as "failed") when it is not cancelled.
 func (p *producer) fragmentEnding(ctx context.Context, partialType, callID, name string, chunks []string, tail func(body string) string, complete func(body, stopReason string) omni.Message, final string) bool {
 	p.send(omni.Partial(partialType, omni.EventStart, "", callID, name, ""))
-	body := ""
+	// The body grows in a buffer: adding each chunk to a string copied the
+	// whole body at every chunk, quadratic in a long reply.
+	var body strings.Builder
 	for _, c := range chunks {
 		if !p.pace.wait(ctx, p.delay) {
 			if tail != nil {
-				if t := tail(body); t != "" {
-					body += t
+				if t := tail(body.String()); t != "" {
+					body.WriteString(t)
 					p.send(omni.Partial(partialType, omni.EventDelta, t, callID, name, ""))
 				}
 			}
 			p.send(omni.Partial(partialType, omni.EventStop, "", callID, name, omni.StatusAborted))
-			p.send(complete(body, omni.StatusAborted))
+			p.send(complete(body.String(), omni.StatusAborted))
 			return false
 		}
-		body += c
+		body.WriteString(c)
 		p.send(omni.Partial(partialType, omni.EventDelta, c, callID, name, ""))
 	}
 	p.send(omni.Partial(partialType, omni.EventStop, "", callID, name, final))
-	p.send(complete(body, final))
+	p.send(complete(body.String(), final))
 	return true
 }
 

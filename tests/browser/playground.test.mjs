@@ -991,3 +991,25 @@ pageTest("playground: the transcript follows a streaming reply, not once the use
   }, null, { timeout: RUN });
   await idle(page);
 });
+
+pageTest("playground: the Stream panel draws a fragment's deltas as one row, counted and titled with the last delta, across its redraws", async (page) => {
+  await open(page);
+  const words = "one two three four five six seven eight nine ten eleven twelve".split(" ");
+  await send(page, "echo: " + words.join(" "));
+  await idle(page);
+  const rows = await page.evaluate(() =>
+    [...document.querySelectorAll("#stream > li")].map((li) => ({
+      type: li.querySelector(".type").textContent,
+      detail: li.querySelector(".detail").textContent,
+      title: li.getAttribute("title"),
+    })),
+  );
+  for (const type of ["partial_thinking", "partial_text"]) {
+    const deltas = rows.filter((r) => r.type === type && r.detail.startsWith("delta"));
+    assert.deepEqual(deltas.map((r) => r.detail), [`delta ×${words.length}`], type);
+    const p = JSON.parse(deltas[0].title).payload;
+    assert.equal(p.text ?? p.thinking, words.at(-1), `${type}: the row's title is its last delta`);
+  }
+  const count = await page.locator("#stream-count").textContent();
+  assert.ok(Number(count) > 2 * words.length, `the count of messages (${count}) takes in every delta`);
+});

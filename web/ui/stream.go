@@ -25,7 +25,9 @@ type streamLog struct {
 	last    elem   // last row
 	lastKey string // fragment key of the last row when it holds deltas
 	lastN   int
-	moved   bool // rows came since the list was last scrolled to its end
+	lastMsg omni.Message // the last delta merged into the last row
+	stale   bool         // the last row does not show lastN and lastMsg yet
+	moved   bool         // rows came since the list was last scrolled to its end
 }
 
 func newStreamLog(a *App, list, count elem) *streamLog {
@@ -36,7 +38,7 @@ func (s *streamLog) add(m omni.Message) { s.pending = append(s.pending, m) }
 
 func (s *streamLog) clear() {
 	s.list.SetTextContent("")
-	s.pending, s.n, s.rows, s.last, s.lastKey = nil, 0, 0, nil, ""
+	s.pending, s.n, s.rows, s.last, s.lastKey, s.stale = nil, 0, 0, nil, "", false
 	s.count.SetTextContent("0")
 }
 
@@ -48,6 +50,7 @@ func (s *streamLog) flush() {
 		s.n++
 		s.row(m)
 	}
+	s.settle()
 	s.pending = s.pending[:0]
 	for s.rows > maxRows {
 		s.list.Get("firstElementChild").Call("remove")
@@ -70,17 +73,19 @@ func (s *streamLog) scrollToEnd() {
 
 func (s *streamLog) row(m omni.Message) {
 	p := &m.Payload
-	b, _ := m.MarshalJSON()
 	key := ""
 	if m.IsPartial() && p.EventType == omni.EventDelta {
 		key = p.Type + "/" + p.ToolCallID
 	}
 	if key != "" && key == s.lastKey && s.last != nil {
+		// Drawn once a flush (settle): a long reply's deltas each wrote
+		// the row's count and title, three calls into the page apiece.
 		s.lastN++
-		wrap(s.last.Call("querySelector", ".detail")).SetTextContent(fmt.Sprintf("delta ×%d", s.lastN))
-		s.last.SetAttribute("title", string(b))
+		s.lastMsg, s.stale = m, true
 		return
 	}
+	s.settle()
+	b, _ := m.MarshalJSON()
 	a := s.a
 	li := a.el("li", "", "")
 	li.SetAttribute("title", string(b))
@@ -106,6 +111,17 @@ func (s *streamLog) row(m omni.Message) {
 	if key != "" {
 		wrap(s.last.Call("querySelector", ".detail")).SetTextContent("delta")
 	}
+}
+
+// settle draws the deltas merged into the last row since it was drawn.
+func (s *streamLog) settle() {
+	if !s.stale || s.last == nil {
+		return
+	}
+	s.stale = false
+	wrap(s.last.Call("querySelector", ".detail")).SetTextContent(fmt.Sprintf("delta ×%d", s.lastN))
+	b, _ := s.lastMsg.MarshalJSON()
+	s.last.SetAttribute("title", string(b))
 }
 
 // detail is a short description of m for the raw stream panel.
