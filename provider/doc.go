@@ -61,7 +61,8 @@
 //
 //	401, 403; an authentication error event     auth
 //	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After)
-//	no byte for Options.IdleTimeout              timeout
+//	waiting Options.IdleTimeout on the server    timeout
+//	  without a byte
 //	an overload, rate-limit or server error     timeout
 //	  event inside a 200 stream
 //	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is how long a model request may go without a byte
-// from the server (its headers, then its body) before it ends as timeout,
-// when an adapter's Options.IdleTimeout is 0.
+// DefaultIdleTimeout is how long a model request may wait on the server
+// without a byte (for its headers, or in a read of its body) before it
+// ends as timeout, when an adapter's Options.IdleTimeout is 0.
 const DefaultIdleTimeout = 5 * time.Minute
 
 // IdleTimeout resolves an adapter's Options.IdleTimeout: 0 is
@@ -32,11 +32,14 @@ const idleTicks = 4
 // afterFunc starts a watchdog's next tick; tests replace it.
 var afterFunc = func(d time.Duration, f func()) interface{ Stop() bool } { return time.AfterFunc(d, f) }
 
-// watchdog cancels a request that goes idle without a byte read. A read
-// only counts itself (no clock read, no timer reset on the stream's
-// path); each tick compares the count with the last tick's.
+// watchdog cancels a request that waits on the server too long. The
+// request counts each start and end of a wait (RoundTrip, a read of the
+// body): the count is odd while it waits. No clock is read and no timer
+// reset on the stream's path; each tick compares the count with the last
+// tick's, and a count that is even (the request is busy elsewhere, in the
+// decoder or its emit) or has moved starts the quiet ticks again.
 type watchdog struct {
-	reads uint32 // atomic
+	waits uint32 // atomic
 
 	mu      sync.Mutex // the rest
 	seen    uint32
@@ -49,19 +52,20 @@ type watchdog struct {
 }
 
 func startWatchdog(idle time.Duration, cancel context.CancelFunc) *watchdog {
-	w := &watchdog{tick: idle / idleTicks, cancel: cancel}
+	w := &watchdog{waits: 1, tick: idle / idleTicks, cancel: cancel} // waiting for the headers
 	w.mu.Lock()
 	w.t = afterFunc(w.tick, w.check)
 	w.mu.Unlock()
 	return w
 }
 
-func (w *watchdog) read() { atomic.AddUint32(&w.reads, 1) }
+// wait marks the start or the end of a wait on the server.
+func (w *watchdog) wait() { atomic.AddUint32(&w.waits, 1) }
 
 func (w *watchdog) check() {
 	w.mu.Lock()
 	if !w.stopped {
-		if n := atomic.LoadUint32(&w.reads); n != w.seen {
+		if n := atomic.LoadUint32(&w.waits); n != w.seen || n%2 == 0 {
 			w.seen, w.quiet = n, 0
 		} else {
 			w.quiet++

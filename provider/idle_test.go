@@ -65,7 +65,8 @@ func (f stopFunc) Stop() bool { return f() }
 
 // pipeTransport answers 200 with a body the test writes; cancelling the
 // request's context fails the body's reads, as the Transport contract asks.
-func pipeTransport(pw **io.PipeWriter, called chan<- struct{}) Transport {
+// Each read of the body, when it starts, is reported on reading.
+func pipeTransport(pw **io.PipeWriter, called, reading chan<- struct{}) Transport {
 	return TransportFunc(func(ctx context.Context, _ *Request) (*Response, error) {
 		pr, w := io.Pipe()
 		*pw = w
@@ -74,16 +75,35 @@ func pipeTransport(pw **io.PipeWriter, called chan<- struct{}) Transport {
 			w.CloseWithError(ctx.Err())
 		}()
 		called <- struct{}{}
-		return &Response{Status: 200, Header: map[string]string{"content-type": "text/event-stream"}, Body: pr}, nil
+		return &Response{Status: 200, Header: map[string]string{"content-type": "text/event-stream"}, Body: &reportingReader{pr, reading}}, nil
 	})
 }
 
-// eventDecoder reports each event on a channel and ends at data "done".
-type eventDecoder struct{ got chan string }
+type reportingReader struct {
+	r       *io.PipeReader
+	reading chan<- struct{}
+}
+
+func (r *reportingReader) Read(b []byte) (int, error) {
+	r.reading <- struct{}{}
+	return r.r.Read(b)
+}
+
+func (r *reportingReader) Close() error { return r.r.Close() }
+
+// eventDecoder reports each event on got, then waits for hold when the
+// event's data is "hold", and ends at data "done".
+type eventDecoder struct {
+	got  chan string
+	hold chan struct{}
+}
 
 func (d *eventDecoder) Event(ev *sse.Event) error {
 	d.got <- string(ev.Data)
-	if string(ev.Data) == "done" {
+	switch string(ev.Data) {
+	case "hold":
+		<-d.hold
+	case "done":
 		return ErrDone
 	}
 	return nil
@@ -92,25 +112,34 @@ func (d *eventDecoder) End() error            { return nil }
 func (d *eventDecoder) Usage() (Usage, int64) { return Usage{}, 0 }
 
 // A request ends as timeout once idleTicks ticks of its watchdog pass
-// without a read after the tick that saw the last one (between idle and
-// 1.25 × idle), and a read starts the count again.
+// while it waits on the server, after the tick that saw its last read
+// (between idle and 1.25 × idle); a read starts the count again, and so
+// does the time the decoder takes (its emit waits while the engine's
+// queue is full), however long.
 func TestIdleTimeout(t *testing.T) {
 	started, tick, counts := fakeTicks(t)
 	var pw *io.PipeWriter
-	called := make(chan struct{}, 1)
-	d := &eventDecoder{got: make(chan string, 1)}
+	called, reading := make(chan struct{}, 1), make(chan struct{}, 100)
+	d := &eventDecoder{got: make(chan string, 1), hold: make(chan struct{})}
 	done := make(chan *Failure, 1)
 	go func() {
-		done <- Stream(context.Background(), pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d)
+		done <- Stream(context.Background(), pipeTransport(&pw, called, reading), &Request{}, "x", 4*time.Second, d)
 	}()
 	<-started
 	<-called
+	<-reading
+	// send writes an event and returns once it was handled and the next
+	// read has begun.
 	send := func(data string) {
 		t.Helper()
 		go pw.Write([]byte("data: " + data + "\n\n"))
 		if got := <-d.got; got != data {
 			t.Fatalf("event %q, want %q", got, data)
 		}
+		if data == "hold" {
+			return
+		}
+		<-reading
 	}
 	ticks := func(n int) {
 		t.Helper()
@@ -120,17 +149,25 @@ func TestIdleTimeout(t *testing.T) {
 			}
 		}
 	}
+	pending := func() {
+		t.Helper()
+		select {
+		case f := <-done:
+			t.Fatalf("ended early: %+v", f)
+		default:
+		}
+	}
 	send("a")
 	ticks(idleTicks) // one tick sees the read, then idleTicks-1 quiet ones
 	send("b")
 	ticks(1)
-	send("c")
+	send("hold") // the decoder holds the stream: no wait on the server
+	ticks(10 * idleTicks)
+	pending()
+	close(d.hold)
+	<-reading
 	ticks(idleTicks)
-	select {
-	case f := <-done:
-		t.Fatalf("ended early: %+v", f)
-	default:
-	}
+	pending()
 	ticks(1)
 	f := <-done
 	if f == nil || f.Status != omni.StatusTimeout || f.Message != "x: no data from the server for 4s (the idle timeout)" {
@@ -139,21 +176,37 @@ func TestIdleTimeout(t *testing.T) {
 	if tick() {
 		t.Error("a tick was pending after the timeout")
 	}
-	if starts, stops := counts(); starts != 2*idleTicks+2 || stops != 1 {
-		t.Errorf("%d ticks started, %d stopped, want %d and 1", starts, stops, 2*idleTicks+2)
+	if starts, stops := counts(); starts != 12*idleTicks+2 || stops != 1 {
+		t.Errorf("%d ticks started, %d stopped, want %d and 1", starts, stops, 12*idleTicks+2)
 	}
 }
 
-// A stream that ends stops its watchdog, and a cancelled run is aborted,
-// not timeout.
+// A server that sends no headers is timed too; a stream that ends stops
+// its watchdog, and a cancelled run is aborted, not timeout.
 func TestIdleTimeoutStops(t *testing.T) {
 	started, tick, counts := fakeTicks(t)
 	var pw *io.PipeWriter
-	called := make(chan struct{}, 1)
+	called, reading := make(chan struct{}, 1), make(chan struct{}, 100)
 	d := &eventDecoder{got: make(chan string, 1)}
 	done := make(chan *Failure, 1)
+
+	never := TransportFunc(func(ctx context.Context, _ *Request) (*Response, error) {
+		called <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	go func() { done <- Stream(context.Background(), never, &Request{}, "x", 4*time.Second, d) }()
+	<-started
+	<-called
+	for i := 0; i <= idleTicks; i++ {
+		tick()
+	}
+	if f := <-done; f == nil || f.Status != omni.StatusTimeout {
+		t.Fatalf("no headers: %+v, want the idle timeout", f)
+	}
+
 	go func() {
-		done <- Stream(context.Background(), pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d)
+		done <- Stream(context.Background(), pipeTransport(&pw, called, reading), &Request{}, "x", 4*time.Second, d)
 	}()
 	<-started
 	<-called
@@ -165,12 +218,12 @@ func TestIdleTimeoutStops(t *testing.T) {
 	if tick() {
 		t.Error("a tick was pending after the end")
 	}
-	if starts, stops := counts(); starts != 1 || stops != 1 {
-		t.Errorf("after the end: %d ticks started, %d stopped, want 1 and 1", starts, stops)
+	if starts, stops := counts(); starts != idleTicks+2 || stops != 2 {
+		t.Errorf("after the end: %d ticks started, %d stopped, want %d and 2", starts, stops, idleTicks+2)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { done <- Stream(ctx, pipeTransport(&pw, called), &Request{}, "x", 4*time.Second, d) }()
+	go func() { done <- Stream(ctx, pipeTransport(&pw, called, reading), &Request{}, "x", 4*time.Second, d) }()
 	<-started
 	<-called
 	cancel()

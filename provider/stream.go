@@ -36,10 +36,7 @@ type Decoder interface {
 func (r *body) sniff() (kind byte, err error) {
 	buf := make([]byte, 512)
 	for len(r.pre) < 64<<10 {
-		n, err := r.src.Read(buf)
-		if n > 0 && r.w != nil {
-			r.w.read()
-		}
+		n, err := r.get(buf)
 		for _, c := range buf[:n] {
 			if c > ' ' && c != 0xEF && c != 0xBB && c != 0xBF {
 				r.pre = append(r.pre, buf[:n]...)
@@ -61,11 +58,11 @@ func (r *body) sniff() (kind byte, err error) {
 }
 
 // body reads a response's body: what sniff read first, then the rest,
-// each read that brings bytes counted for the request's watchdog.
+// each read from the server timed by the request's watchdog.
 type body struct {
 	_   [0]func() // not comparable: no generated equality code
 	pre []byte
-	src io.Reader
+	src io.ReadCloser
 	w   *watchdog // nil: no idle timeout
 }
 
@@ -75,18 +72,28 @@ func (r *body) Read(b []byte) (int, error) {
 		r.pre = r.pre[n:]
 		return n, nil
 	}
-	n, err := r.src.Read(b)
-	if n > 0 && r.w != nil {
-		r.w.read()
+	return r.get(b)
+}
+
+// get reads from the server, the watchdog told that the request waits
+// on it meanwhile.
+func (r *body) get(b []byte) (int, error) {
+	if r.w == nil {
+		return r.src.Read(b)
 	}
+	r.w.wait()
+	n, err := r.src.Read(b)
+	r.w.wait()
 	return n, err
 }
+
+func (r *body) Close() error { return r.src.Close() }
 
 // notStream is the failure of a 2xx answer whose body is JSON (kind 'j')
 // or HTML: named with what it says (a proxy's error with status 200, a
 // server that ignored "stream": true) rather than failed on as a broken
 // event stream. An error object is mapped as an error event would be.
-func notStream(api string, resp *Response, kind byte, b *body) *Failure {
+func notStream(api string, resp *Response, kind byte) *Failure {
 	what := "a JSON body"
 	if kind == 'h' {
 		what = "an HTML page"
@@ -94,7 +101,7 @@ func notStream(api string, resp *Response, kind byte, b *body) *Failure {
 	if ct := resp.Header["content-type"]; ct != "" {
 		what += " (" + ct + ")"
 	}
-	text := append(b.pre, readBody(resp)...)
+	text := readBody(resp) // what sniff read, then the rest
 	msg := "HTTP " + strconv.Itoa(resp.Status) + " answered " + what + ", not an event stream"
 	if detail := ErrorDetail(text); detail != "" {
 		msg += ": " + detail
@@ -113,8 +120,11 @@ var ErrDone = errors.New("provider: stream done")
 // Stream sends req through t and feeds the response's events to d until
 // the terminal event. It returns nil when the stream completed, else the
 // failure (aborted when ctx was cancelled). idle > 0 ends the request as
-// timeout when no byte came from the server for about that long (between
-// idle and 1.25 × idle): its headers, then each read of its body.
+// timeout when it waited on the server for about that long (between idle
+// and 1.25 × idle) without a byte: for its headers, then in a read of its
+// body. Time spent in d (its emit, which waits while the engine's queue is
+// full: a consumer that does not read, a tool call awaiting approval)
+// does not count.
 func Stream(ctx context.Context, t Transport, req *Request, api string, idle time.Duration, d Decoder) *Failure {
 	rctx, w := ctx, (*watchdog)(nil)
 	if idle > 0 {
@@ -143,16 +153,17 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		return transportFailure(ctx, api, "request failed", err)
 	}
 	defer resp.Body.Close()
+	b := &body{src: resp.Body, w: w}
+	resp.Body = b // what sniff reads is read again by whoever reads the body next
 	if w != nil {
-		w.read() // the headers came
+		w.wait() // the headers came
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return StatusFailure(api, resp)
 	}
-	b := &body{src: resp.Body, w: w}
 	kind, err := b.sniff()
 	if kind != 0 {
-		return notStream(api, resp, kind, b)
+		return notStream(api, resp, kind)
 	}
 	if err != nil && err != io.EOF {
 		return transportFailure(ctx, api, "the connection failed mid-stream", err)

@@ -705,9 +705,11 @@ export interface ModelOptions {
   /** Members added to every request body (provider-specific fields such as seed or top_k). */
   body?: Record<string, unknown>;
   /**
-   * A request that gets no byte from the server for this long (its headers,
-   * then its body) ends as `timeout` and is retried by the session, within
-   * a quarter more. Default 300000 (5 minutes); 0 = none; at most 86400000.
+   * A request that waits this long on the server without a byte (for its
+   * headers, or in a read of its body) ends as `timeout` and is retried by
+   * the session, within a quarter more. The time the session holds the
+   * stream (the loop reading run() busy, a call awaiting approval) does
+   * not count. Default 300000 (5 minutes); 0 = none; at most 86400000.
    */
   idleTimeoutMs?: number;
   /**

@@ -43,9 +43,10 @@ type Options struct {
 	// argument of an engine.LLMFactory).
 	SessionTokens omni.TokenCounts
 	// IdleTimeout ends a request as timeout (retried by the engine) when
-	// no byte came from the server for about this long: its headers, then
-	// each read of its body. 0 = provider.DefaultIdleTimeout (5 minutes);
-	// below 0 = none.
+	// it waited about this long on the server without a byte: for its
+	// headers, or in a read of its body (the time its emit waits on the
+	// engine does not count). 0 = provider.DefaultIdleTimeout (5
+	// minutes); below 0 = none.
 	IdleTimeout time.Duration
 }
 

@@ -251,6 +251,24 @@ test("a server that goes silent ends the request as timeout after idleTimeoutMs,
   assert.deepEqual(await Promise.all(srv.requests.map((r) => r.closed)), [true, true], "both connections were closed");
 });
 
+test("the idle timeout counts only the wait on the server: a consumer that pauses mid-stream does not trip it", async (t) => {
+  const words = Array.from({ length: 5000 }, (_, i) => `w${i} `);
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    res.end(openaiStream({ text: words }));
+  });
+  const session = oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m", idleTimeoutMs: 50 }));
+  const msgs = [];
+  for await (const m of session.run("Hi")) {
+    msgs.push(m);
+    // Far longer than the idle timeout, while the engine's queue fills
+    // and the adapter's emit waits: no read of the body meanwhile.
+    if (msgs.length === 10) await new Promise((r) => setTimeout(r, 300));
+  }
+  assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
+  assert.equal(find(msgs, "text")[0].payload.text, words.join(""));
+});
+
 test("the body decides whether a 200 answer is an event stream, not its content-type", async (t) => {
   const srv = await replayServer(t, async (req, res) => {
     if (req.url.startsWith("/json-labelled")) {
