@@ -103,7 +103,10 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "choices[].delta.content":
 		d.content = omni.JSONString(val)
 	case "choices[].delta.reasoning_content", "choices[].delta.reasoning":
-		d.think += omni.JSONString(val)
+		// Some servers send each piece in both fields: it is one piece.
+		if d.think == "" {
+			d.think = omni.JSONString(val)
+		}
 	case "choices[].delta.refusal":
 		d.refusal = append(d.refusal, omni.JSONString(val)...)
 	case "choices[].delta.tool_calls[].index":
@@ -150,7 +153,10 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 // apply streams the delta of choice 0.
 func (d *Decoder) apply() {
 	e := d.E
-	e.Thinking(keyThinking, d.think)
+	if d.think != "" {
+		e.Close(keyText, omni.StatusCompleted) // reasoning after text is a segment of its own, in order
+		e.Thinking(keyThinking, d.think)
+	}
 	if d.content != "" {
 		e.Close(keyThinking, omni.StatusCompleted)
 		e.Text(keyText, d.content)

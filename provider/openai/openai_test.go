@@ -293,3 +293,28 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("refusal message %s", got)
 	}
 }
+
+// Reasoning: a piece sent in both reasoning_content and reasoning (some
+// servers send each so) is one piece; reasoning that comes back after
+// text is a thinking segment of its own, after the text so far.
+func TestReasoningFields(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(
+		chunk(`{"reasoning_content":"The","reasoning":"The"}`), chunk(`{"reasoning":" user","reasoning_content":" user"}`),
+		chunk(`{"reasoning_content":"","reasoning":" asks"}`),
+		chunk(`{"content":"A"}`), chunk(`{"reasoning_content":"t2"}`), chunk(`{"content":"B"}`), finish, "[DONE]")}}}
+	c, out := run(t, newModel(t, tr, Options{}), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	var got []string
+	for _, m := range c.Complete() {
+		var v struct {
+			Payload struct{ Type, Text, Thinking string }
+		}
+		json.Unmarshal([]byte(m), &v)
+		got = append(got, v.Payload.Type+":"+v.Payload.Text+v.Payload.Thinking)
+	}
+	if want := []string{"thinking:The user asks", "text:A", "thinking:t2", "text:B", "token_usage:"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("complete messages %q, want %q", got, want)
+	}
+}
