@@ -135,7 +135,9 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	switch x.typ {
 	case "response.output_item.added":
 		d.last = key
-		d.items = append(d.items, item{index: key, kind: x.itemType})
+		// Arguments given whole here (a server that sends no deltas)
+		// count as streamed: output_item.done and arguments.done repeat them.
+		d.items = append(d.items, item{index: key, kind: x.itemType, streamed: x.itemType == "function_call" && x.args != ""})
 		switch x.itemType {
 		case "function_call":
 			e.ToolStart(key, x.callID, x.name)

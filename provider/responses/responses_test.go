@@ -124,3 +124,21 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("messages %v", got)
 	}
 }
+
+// A function call whose arguments come whole in output_item.added (no
+// deltas) has them once, whether output_item.done or
+// function_call_arguments.done repeats them.
+func TestArgumentsInAdded(t *testing.T) {
+	added := `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\":\"Rome\"}"}}`
+	for _, repeat := range []string{
+		`{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\":\"Rome\"}"}}`,
+		`{"type":"response.function_call_arguments.done","output_index":0,"arguments":"{\"city\":\"Rome\"}"}`,
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(added, repeat, completed)}}}
+		m, _ := New(Options{Transport: tr, Model: "m"})
+		c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		if calls := c.Calls(); out.Status != omni.StatusCompleted || len(calls) != 1 || calls[0].Payload.Arguments != `{"city":"Rome"}` {
+			t.Errorf("after %.40s: outcome %+v, calls %v", repeat, out, calls)
+		}
+	}
+}
