@@ -88,7 +88,10 @@ func readBody(resp *Response) []byte {
 // and message of a JSON error, else the title of an HTML page, else the
 // body's first line, at most 300 bytes.
 func ErrorDetail(body []byte) string {
-	if typ, msg := ErrorFields(body); msg != "" || typ != "" {
+	if typ, code, msg := ErrorFields(body); msg != "" || typ != "" || code != "" {
+		if typ == "" {
+			typ = code
+		}
 		if typ != "" && msg != "" {
 			return typ + ": " + msg
 		}
@@ -138,11 +141,10 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// ErrorFields reads the type (or code) and message of a JSON error in the
+// ErrorFields reads the type, code and message of a JSON error in the
 // shapes the providers use: {"error":{"type","code","message"}},
 // {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}.
-func ErrorFields(body []byte) (typ, msg string) {
-	var code string
+func ErrorFields(body []byte) (typ, code, msg string) {
 	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
 		switch string(path) {
 		case "error.type", "type":
@@ -163,12 +165,9 @@ func ErrorFields(body []byte) (typ, msg string) {
 		return nil
 	})
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
-	if typ == "" {
-		typ = code
-	}
-	return typ, msg
+	return typ, code, msg
 }
 
 // Transient reports whether a provider error type or code names a
@@ -183,25 +182,40 @@ func Transient(typ string) bool {
 	return len(typ) == 3 && typ[0] == '5' && typ[1] >= '0' && typ[1] <= '9' && typ[2] >= '0' && typ[2] <= '9'
 }
 
-// ErrorEvent maps an error reported inside a 200 stream: transient types
-// are timeout, authentication types auth, the rest failed.
-func ErrorEvent(api, typ, msg string) *Failure {
+// ErrorEvent maps an error reported inside a 200 stream by its type and
+// its code, either of which may say it (OpenAI's rate limit is type
+// "tokens", code "rate_limit_exceeded"): transient ones are timeout,
+// authentication ones auth, the rest failed.
+func ErrorEvent(api, typ, code, msg string) *Failure {
 	f := &Failure{Status: omni.StatusFailed}
 	switch {
-	case Transient(typ):
+	case Transient(typ) || Transient(code):
 		f.Status = omni.StatusTimeout
-	case typ == "authentication_error" || typ == "permission_error" || typ == "invalid_api_key" || typ == "401" || typ == "403":
+	case authError(typ) || authError(code):
 		f.Status = omni.StatusAuth
 	}
 	m := api + ": error event"
-	if typ != "" {
+	switch {
+	case typ != "" && code != "" && code != typ:
+		m += ": " + typ + " (" + code + ")"
+	case typ != "":
 		m += ": " + typ
+	case code != "":
+		m += ": " + code
 	}
 	if msg != "" {
 		m += ": " + msg
 	}
 	f.Message = m
 	return f
+}
+
+func authError(typ string) bool {
+	switch typ {
+	case "authentication_error", "permission_error", "invalid_api_key", "401", "403":
+		return true
+	}
+	return false
 }
 
 // transportFailure maps an error of RoundTrip or Body.Read: aborted when

@@ -165,8 +165,23 @@ func TestJSONWriter(t *testing.T) {
 func TestErrorEvent(t *testing.T) {
 	for typ, want := range map[string]string{"overloaded_error": "timeout", "rate_limit_exceeded": "timeout", "server_error": "timeout",
 		"authentication_error": "auth", "permission_error": "auth", "invalid_api_key": "auth", "insufficient_quota": "failed", "": "failed"} {
-		if f := ErrorEvent("x", typ, "m"); f.Status != want || !strings.Contains(f.Message, "m") {
+		if f := ErrorEvent("x", typ, "", "m"); f.Status != want || !strings.Contains(f.Message, "m") {
 			t.Errorf("%q → %s %q, want %s", typ, f.Status, f.Message, want)
+		}
+	}
+	// The code says it as well as the type: OpenAI's rate limit is type
+	// "tokens", code "rate_limit_exceeded"; a bad key type
+	// "invalid_request_error", code "invalid_api_key".
+	for _, c := range []struct{ body, status, msg string }{
+		{`{"error":{"type":"tokens","code":"rate_limit_exceeded","message":"Rate limit reached"}}`, "timeout", "x: error event: tokens (rate_limit_exceeded): Rate limit reached"},
+		{`{"error":{"type":"invalid_request_error","code":"invalid_api_key","message":"Incorrect API key"}}`, "auth", "x: error event: invalid_request_error (invalid_api_key): Incorrect API key"},
+		{`{"error":{"type":"invalid_request_error","code":401,"message":"no"}}`, "auth", "x: error event: invalid_request_error (401): no"},
+		{`{"error":{"code":503,"message":"busy"}}`, "timeout", "x: error event: 503: busy"},
+		{`{"error":{"type":"invalid_request_error","code":"context_length_exceeded","message":"too long"}}`, "failed", "x: error event: invalid_request_error (context_length_exceeded): too long"},
+	} {
+		typ, code, msg := ErrorFields([]byte(c.body))
+		if f := ErrorEvent("x", typ, code, msg); f.Status != c.status || f.Message != c.msg {
+			t.Errorf("%s → %s %q, want %s %q", c.body, f.Status, f.Message, c.status, c.msg)
 		}
 	}
 }

@@ -106,8 +106,8 @@ func notStream(api string, resp *Response, kind byte) *Failure {
 	if detail := ErrorDetail(text); detail != "" {
 		msg += ": " + detail
 	}
-	if typ, m := ErrorFields(text); kind == 'j' && (typ != "" || m != "") {
-		f := ErrorEvent(api, typ, m)
+	if typ, code, m := ErrorFields(text); kind == 'j' && (typ != "" || code != "" || m != "") {
+		f := ErrorEvent(api, typ, code, m)
 		f.Message = api + ": " + msg
 		return f
 	}

@@ -163,7 +163,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	case "message_stop":
 		return provider.ErrDone
 	case "error":
-		return provider.ErrorEvent(api, x.errType, x.errMsg)
+		return provider.ErrorEvent(api, x.errType, "", x.errMsg)
 	}
 	return nil
 }

@@ -78,14 +78,14 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		return provider.BadEvent(api, ev.Data, err)
 	}
 	if d.isErr {
-		typ, msg := provider.ErrorFields(ev.Data)
-		return provider.ErrorEvent(api, typ, msg)
+		typ, code, msg := provider.ErrorFields(ev.Data)
+		return provider.ErrorEvent(api, typ, code, msg)
 	}
 	if d.finishErr {
 		// OpenRouter ends a stream its upstream broke with finish_reason
 		// "error", at times without an error object: the answer so far is
 		// not the model's whole answer.
-		return provider.ErrorEvent(api, "server_error", `the stream ended with finish_reason "error"`)
+		return provider.ErrorEvent(api, "server_error", "", `the stream ended with finish_reason "error"`)
 	}
 	return nil
 }

@@ -30,18 +30,18 @@ type item struct {
 
 // event is the part of one event this adapter reads.
 type event struct {
-	_               [0]func() // not comparable: no generated equality code
-	obj             bool
-	typ             string
-	index           int
-	summary         int
-	delta, text     string
-	itemType        string
-	callID, name    string
-	args            string
-	encrypted       bool
-	raw             string // the item, raw
-	errType, errMsg string
+	_                        [0]func() // not comparable: no generated equality code
+	obj                      bool
+	typ                      string
+	index                    int
+	summary                  int
+	delta, text              string
+	itemType                 string
+	callID, name             string
+	args                     string
+	encrypted                bool
+	raw                      string // the item, raw
+	errType, errCode, errMsg string
 }
 
 // Usage returns the counts the stream stated and the request total.
@@ -91,9 +91,15 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		x.encrypted = len(val) > 2
 	case "item":
 		x.raw = string(val)
-	case "code", "error.code", "error.type", "response.error.code":
+	case "error.type":
 		if kind == '"' {
 			x.errType = omni.JSONString(val)
+		}
+	case "code", "error.code", "response.error.code":
+		if kind == '"' {
+			x.errCode = omni.JSONString(val)
+		} else if kind == '0' {
+			x.errCode = string(val)
 		}
 	case "message", "error.message", "response.error.message", "error":
 		if kind == '"' {
@@ -180,9 +186,9 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		if x.errMsg != "" {
 			msg += ": " + x.errMsg
 		}
-		return provider.ErrorEvent(api, x.errType, msg)
+		return provider.ErrorEvent(api, x.errType, x.errCode, msg)
 	case "error":
-		return provider.ErrorEvent(api, x.errType, x.errMsg)
+		return provider.ErrorEvent(api, x.errType, x.errCode, x.errMsg)
 	default:
 		return nil
 	}
