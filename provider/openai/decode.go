@@ -27,6 +27,7 @@ type Decoder struct {
 	finishErr      bool // choice 0's finish_reason was "error"
 	choice         int64
 	content, think string
+	fromRC         bool // think came in reasoning_content
 	tools          []toolDelta
 	tool           toolDelta
 	nTools         int
@@ -106,6 +107,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		// Some servers send each piece in both fields: it is one piece.
 		if d.think == "" {
 			d.think = omni.JSONString(val)
+			d.fromRC = len(path) > len("choices[].delta.reasoning") // reasoning_content
 		}
 	case "choices[].delta.refusal":
 		d.refusal = append(d.refusal, omni.JSONString(val)...)
@@ -137,7 +139,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		if d.choice == 0 {
 			d.apply()
 		}
-		d.choice, d.content, d.think, d.tools, d.nTools = 0, "", "", d.tools[:0], 0
+		d.choice, d.content, d.think, d.fromRC, d.tools, d.nTools = 0, "", "", false, d.tools[:0], 0
 	case "usage.prompt_tokens", "usage.input_tokens":
 		d.usage.Input = omni.JSONInt(val)
 	case "usage.completion_tokens", "usage.output_tokens":
@@ -156,6 +158,9 @@ func (d *Decoder) apply() {
 	if d.think != "" {
 		e.Close(keyText, omni.StatusCompleted) // reasoning after text is a segment of its own, in order
 		e.Thinking(keyThinking, d.think)
+		if d.fromRC {
+			e.SetFidelity(keyThinking, fidReasoningContent)
+		}
 	}
 	if d.content != "" {
 		e.Close(keyThinking, omni.StatusCompleted)
@@ -190,3 +195,9 @@ func (d *Decoder) apply() {
 }
 
 const api = "openai"
+
+// fidReasoningContent is the fidelity of a thinking message that came in
+// reasoning_content (DeepSeek, Kimi, llama.cpp, vLLM): writeAssistant
+// sends it back there with the turn's tool calls, as DeepSeek's thinking
+// mode requires of a turn that called tools.
+var fidReasoningContent = omni.RawJSON(`{"reasoning_field":"reasoning_content"}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -316,5 +317,36 @@ func TestReasoningFields(t *testing.T) {
 	}
 	if want := []string{"thinking:The user asks", "text:A", "thinking:t2", "text:B", "token_usage:"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("complete messages %q, want %q", got, want)
+	}
+}
+
+// DeepSeek's thinking mode: the reasoning of a turn that called tools, if
+// it came in reasoning_content, goes back there with the turn, in every
+// later request; reasoning of a turn without tool calls, or that came in
+// reasoning (OpenRouter's field), does not.
+func TestReasoningContentSentBack(t *testing.T) {
+	call := func(id string) string {
+		return chunk(`{"tool_calls":[{"index":0,"id":"` + id + `","type":"function","function":{"name":"f","arguments":"{}"}}]}`)
+	}
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"reasoning_content":"Need "}`), chunk(`{"reasoning_content":"a tool."}`), call("c1"), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"reasoning_content":"Done."}`), chunk(`{"content":"Sunny."}`), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"reasoning":"Again."}`), call("c2"), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("weather?")}})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("c1", "sun", omni.StatusCompleted)}})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("again")}})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("c2", "sun", omni.StatusCompleted)}})
+	var assistants []string
+	for _, msg := range tr.Body(t, 3)["messages"].([]any) {
+		if v := msg.(map[string]any); v["role"] == "assistant" {
+			rc, _ := v["reasoning_content"].(string)
+			assistants = append(assistants, fmt.Sprintf("%v/%q", v["tool_calls"] != nil, rc))
+		}
+	}
+	if want := []string{`true/"Need a tool."`, `false/""`, `true/""`}; strings.Join(assistants, " ") != strings.Join(want, " ") {
+		t.Errorf("assistant messages (tool calls / reasoning_content) %v, want %v", assistants, want)
 	}
 }

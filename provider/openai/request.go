@@ -53,7 +53,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // of user text and images becomes one user message of parts, each tool
 // output a tool message, an assistant turn one assistant message with its
 // text and tool calls. Thinking is not sent back (the API has no field for
-// it). Images of tool outputs follow the tool messages as a user message,
+// it), except the reasoning of a turn that called tools when it came in
+// reasoning_content: DeepSeek's thinking mode answers 400 without it
+// (and ignores it in a turn without tool calls). Images of tool outputs follow the tool messages as a user message,
 // since tool messages carry text only.
 func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
@@ -111,14 +113,18 @@ func writeImage(w *provider.JSONWriter, u string) {
 }
 
 func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
-	var text []byte
+	var text, reasoning []byte
 	calls := 0
 	for i := range turn {
-		switch turn[i].Payload.Type {
+		switch p := &turn[i].Payload; p.Type {
 		case omni.Text:
-			text = append(text, turn[i].Payload.Text...)
+			text = append(text, p.Text...)
 		case omni.ToolCall:
 			calls++
+		case omni.Thinking:
+			if string(p.Fidelity()) == string(fidReasoningContent) {
+				reasoning = append(reasoning, p.Thinking...)
+			}
 		}
 	}
 	if len(text) == 0 && calls == 0 {
@@ -126,6 +132,9 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 	}
 	w.Lit(`{"role":"assistant",`)
 	w.KeyStr("content", string(text))
+	if calls > 0 && len(reasoning) > 0 {
+		w.KeyStr("reasoning_content", string(reasoning))
+	}
 	if calls > 0 {
 		w.Lit(`"tool_calls":[`)
 		for i := range turn {
