@@ -102,7 +102,15 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "choices[].index":
 		d.choice = omni.JSONInt(val)
 	case "choices[].delta.content":
-		d.content = omni.JSONString(val)
+		if kind == '"' {
+			d.content = omni.JSONString(val)
+		}
+	case "choices[].delta.content[].text":
+		// Content as parts (Mistral's Magistral): text parts, and
+		// thinking parts whose own parts hold the text.
+		d.content += omni.JSONString(val)
+	case "choices[].delta.content[].thinking[].text":
+		d.think += omni.JSONString(val)
 	case "choices[].delta.reasoning_content", "choices[].delta.reasoning":
 		// Some servers send each piece in both fields: it is one piece.
 		if d.think == "" {

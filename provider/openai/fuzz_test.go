@@ -18,6 +18,7 @@ func FuzzDecoder(f *testing.F) {
 		"\r\n {\"error\":{\"code\":429,\"message\":\"Rate limited\"}}",
 		"\xEF\xBB\xBF<html><title>Sign in</title></html>",
 		"\n\n: ping\n\ndata: " + chunk(`{"content":"Hi"}`) + "\n\ndata: [DONE]\n\n",
+		"data: " + chunk(`{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]},{"type":"text","text":"Hi"}]}`) + "\n\ndata: \n\ndata: " + finish + "\n\n",
 	} {
 		f.Add([]byte(body), uint8(3))
 	}

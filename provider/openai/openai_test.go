@@ -350,3 +350,15 @@ func TestReasoningContentSentBack(t *testing.T) {
 		t.Errorf("assistant messages (tool calls / reasoning_content) %v, want %v", assistants, want)
 	}
 }
+
+// Content as an array of parts (Mistral's Magistral): text parts are
+// text, thinking parts thinking.
+func TestContentParts(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(
+		chunk(`{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Let me "},{"type":"text","text":"think."}]}]}`),
+		chunk(`{"content":[{"type":"text","text":"Hel"}]}`), chunk(`{"content":[{"type":"text","text":"lo"}]}`), finish, "[DONE]")}}}
+	c, out := run(t, newModel(t, tr, Options{}), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted || c.Text(omni.Thinking) != "Let me think." || c.Text(omni.Text) != "Hello" {
+		t.Fatalf("outcome %+v, thinking %q, text %q", out, c.Text(omni.Thinking), c.Text(omni.Text))
+	}
+}
