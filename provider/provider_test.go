@@ -257,3 +257,40 @@ func TestStreamNotAnEventStream(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+// collectDecoder records each event's data; End fails as a decoder does
+// when no terminal event came.
+type collectDecoder struct{ data []string }
+
+func (d *collectDecoder) Event(ev *sse.Event) error {
+	d.data = append(d.data, string(ev.Data))
+	return nil
+}
+func (d *collectDecoder) End() error            { return Malformed("x", "the stream ended before its end") }
+func (d *collectDecoder) Usage() (Usage, int64) { return Usage{}, 0 }
+
+// An event of no data (a "data:" line alone) is not handed to the decoder;
+// a 2xx body that held no event at all (a proxy's text/plain error) is
+// quoted in the failure.
+func TestStreamEventsOfNoData(t *testing.T) {
+	answer := func(body string) Transport {
+		return TransportFunc(func(context.Context, *Request) (*Response, error) {
+			return &Response{Status: 200, Header: map[string]string{"content-type": "text/plain"}, Body: io.NopCloser(strings.NewReader(body))}, nil
+		})
+	}
+	d := &collectDecoder{}
+	f := Stream(context.Background(), answer("data: \n\ndata:\n\ndata: {}\n\n"), &Request{}, "x", 0, d)
+	if strings.Join(d.data, "|") != "{}" || f == nil || f.Message != "x: malformed stream: the stream ended before its end" {
+		t.Errorf("events %q, failure %+v", d.data, f)
+	}
+	for _, body := range []string{
+		"upstream connect error or disconnect/reset before headers. reset reason: overflow",
+		"upstream connect error or disconnect/reset before headers. reset reason: overflow\n",
+	} {
+		d = &collectDecoder{}
+		f = Stream(context.Background(), answer(body), &Request{}, "x", 0, d)
+		if f == nil || f.Status != omni.StatusMalformed || !strings.HasSuffix(f.Message, "; the body held no event: upstream connect error or disconnect/reset before headers. reset reason: overflow") {
+			t.Errorf("%q: %+v", body, f)
+		}
+	}
+}

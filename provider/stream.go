@@ -168,6 +168,7 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 	if err != nil && err != io.EOF {
 		return transportFailure(ctx, api, "the connection failed mid-stream", err)
 	}
+	start, events := b.pre, 0 // the body's first bytes, the events handed to d
 	r := sse.NewReader(b)
 	for {
 		ev, err := r.Next()
@@ -176,13 +177,15 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		}
 		if err == sse.ErrUndispatched {
 			// The last event lacks its blank line: take it, then end.
-			if ev.Data != nil {
-				err = d.Event(&ev)
+			err = io.EOF
+			if len(ev.Data) > 0 {
+				events++
+				if err = d.Event(&ev); err == sse.ErrUndispatched {
+					err = io.EOF
+				}
 			}
-			if err == sse.ErrUndispatched {
-				err = io.EOF
-			}
-		} else if err == nil {
+		} else if err == nil && len(ev.Data) > 0 { // an event of no data (data: alone) says nothing
+			events++
 			err = d.Event(&ev)
 		}
 		switch err {
@@ -196,7 +199,12 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 				return nil
 			}
 		case sse.ErrTruncated, sse.ErrLineTooLong:
-			return Malformed(api, err.Error())
+			err = Malformed(api, err.Error())
+		}
+		if f, ok := err.(*Failure); ok && events == 0 && len(start) > 0 && f.Status == omni.StatusMalformed {
+			// Not one event in the body: it was something else (a proxy's
+			// text/plain error); quote it.
+			f.Message += "; the body held no event: " + ErrorDetail(start)
 		}
 		if f, ok := err.(*Failure); ok {
 			return f
