@@ -166,6 +166,19 @@ test("a configuration the object cannot start with is named in the answer", asyn
   const w4 = await worker({ FLOE_MODEL_ID: "m" });
   r = await createSession(w4);
   assert.match(r.json.error.message, /FLOE_MODEL_ID: only with a provider model \(FLOE_MODEL=scripted is offline\)/);
+  // The other variables are refused naming themselves, as the native
+  // server's flags are: FLOE_MODE named Go's Config before, and numbers
+  // that were not (NaN, negative) were taken.
+  const w5 = await worker({ FLOE_MODE: "yolo", FLOE_DELAY_MS: "fast" });
+  r = await createSession(w5);
+  assert.equal(r.json.error.code, "configuration");
+  assert.match(r.json.error.message, /FLOE_DELAY_MS="fast": want a number from 0 to 60000/);
+  const w6 = await worker({ FLOE_MODE: "yolo" });
+  r = await createSession(w6);
+  assert.match(r.json.error.message, /FLOE_MODE="yolo": want ask, allow-all, deny-all or read-only$/);
+  const w7 = await worker({ FLOE_REPLAY_EVENTS: "-1" });
+  r = await createSession(w7);
+  assert.match(r.json.error.message, /FLOE_REPLAY_EVENTS="-1": want a whole number from 0 to 10000000/);
 });
 
 test("a provider's redirect is not followed: the key goes only to the URL it was sent to", async () => {
@@ -182,7 +195,9 @@ test("a provider's redirect is not followed: the key goes only to the URL it was
       break; // the engine would retry: one failed request is what this test reads
     }
   }
-  assert.match(end.payload.error_message, /redirected \(302\), not followed/);
+  assert.equal(end.payload.status, "failed");
+  assert.equal(end.payload.retry_in_ms, undefined, "a redirect is permanent: not retried");
+  assert.match(end.payload.error_message, /HTTP 302: the server redirected to http:\/\/127\.0\.0\.1:\d+\/elsewhere, not followed/);
   assert.ok(ms.seen.length >= 1 && ms.seen.every((r) => r.path === "/v1/chat/completions"), JSON.stringify(ms.seen.map((r) => r.path)));
   await s.abort();
   s.close();

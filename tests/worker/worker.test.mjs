@@ -6,6 +6,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { start } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
@@ -96,6 +97,32 @@ test("the front Worker authenticates, creates and lists sessions", async () => {
   assert.equal((await api(w, "POST", `/api/sessions/${json.id}/tasks`, { input: "hi", bogus: 1 })).json.error.code, "bad_json");
   assert.equal((await api(w, "DELETE", `/api/sessions/${json.id}`)).status, 204);
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+});
+
+test("requests a front Worker could not relay as they came: a GET with a body, a session made with a body of another type", async () => {
+  const w = await worker({ token: "tok" });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  // A GET or HEAD with a body made the JavaScript glue panic: a plain 500
+  // and a front Worker that exited. The native server ignores the body.
+  for (const path of [`/api/sessions/${json.id}`, `/api/sessions/${json.id}/messages`]) {
+    const got = await new Promise((resolve, reject) => {
+      const u = new URL(w.url + path);
+      const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method: "GET", headers: { Authorization: "Bearer tok", "Content-Type": "application/json", "Content-Length": "2" } }, (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode, text }));
+      });
+      req.on("error", reject);
+      req.end("{}");
+    });
+    assert.equal(got.status, 200, `${path}: ${got.text}`);
+    assert.equal(JSON.parse(got.text).id ?? JSON.parse(got.text).sessionId, json.id);
+  }
+  // POST /api/sessions checks the Content-Type as the session routes do.
+  const r = await fetch(w.url + "/api/sessions", { method: "POST", headers: { Authorization: "Bearer tok", "Content-Type": "text/plain" }, body: '{"id":"s1"}' });
+  assert.equal(r.status, 415);
+  assert.deepEqual(await r.json(), { error: { code: "unsupported_media_type", message: "Content-Type: want application/json, got text/plain" } });
+  assert.equal((await api(w, "GET", "/api/sessions/s1")).status, 404, "the session was not made");
 });
 
 test("the id index, the name of the session list's object, is refused", async () => {

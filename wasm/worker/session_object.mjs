@@ -25,6 +25,20 @@ function floeObject() {
   return api;
 }
 
+// numberVar reads a numeric variable (a string, or a number in
+// wrangler.toml): absent or empty is dflt; anything but a number from 0 to
+// max (a whole one when whole) is an Error naming the variable, as the
+// native server's flags are refused.
+function numberVar(env, name, dflt, max, what, whole = false) {
+  const raw = env[name];
+  if (raw == null || raw === "") return dflt;
+  const n = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > max || (whole && !Number.isInteger(n))) {
+    throw new Error(`${name}=${JSON.stringify(raw)}: want ${whole ? "a whole number" : "a number"} from 0 to ${max}: ${what}`);
+  }
+  return n;
+}
+
 export class SessionObject {
   constructor(ctx, env) {
     this.ctx = ctx;
@@ -34,9 +48,9 @@ export class SessionObject {
 
   server() {
     if (this.handle === null) {
-      const delayMs = Number(this.env.FLOE_DELAY_MS ?? 30);
-      const replayEvents = Number(this.env.FLOE_REPLAY_EVENTS ?? 0);
-      const writeTimeoutMs = Number(this.env.FLOE_WRITE_TIMEOUT_MS ?? 0); // 0: the server's 30 s
+      const delayMs = numberVar(this.env, "FLOE_DELAY_MS", 30, 60000, "milliseconds between two of the scripted model's deltas");
+      const replayEvents = numberVar(this.env, "FLOE_REPLAY_EVENTS", 0, 1e7, "the replay buffer's bound in events (0: 10,000)", true);
+      const writeTimeoutMs = numberVar(this.env, "FLOE_WRITE_TIMEOUT_MS", 0, 3600000, "milliseconds a write waits for a slow client (0: 30 s)");
       const env = (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
       const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs }, env);
       if (h instanceof Error) throw h;

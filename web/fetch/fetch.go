@@ -9,9 +9,9 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -26,8 +26,9 @@ import (
 //
 // Workers is for Cloudflare Workers, whose fetch has no cookies, cache or
 // referrer to leave out and refuses those options, and takes no redirect
-// "error": there the redirect is not followed ("manual") and a 3xx answer
-// is the error.
+// "error": there the redirect is not followed ("manual"), and a 3xx answer
+// is handed on with a body that says so, which the adapters end as
+// failed, permanent.
 type Transport struct {
 	Hint    func(url string, err error) error
 	Workers bool
@@ -73,9 +74,17 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 	}
 	status := res.Get("status").Int()
 	if t.Workers && status >= 300 && status < 400 {
+		// An answer of its own, so that the adapter ends the request as a
+		// 3xx, failed and permanent, rather than retry a network error.
 		stop()
 		abort()
-		return nil, errors.New("fetch " + req.URL + ": redirected (" + strconv.Itoa(status) + "), not followed: the request goes only to the URL it was sent to")
+		where := ""
+		if loc := res.Get("headers").Call("get", "location"); loc.Type() == js.TypeString {
+			where = " to " + loc.String()
+		}
+		msg, _ := json.Marshal("the server redirected" + where + ", not followed: the request goes only to the URL it was sent to")
+		return &provider.Response{Status: status, Header: map[string]string{"content-type": "application/json"},
+			Body: io.NopCloser(strings.NewReader(`{"error":{"message":` + string(msg) + `}}`))}, nil
 	}
 	out := &provider.Response{Status: status, Header: map[string]string{}}
 	it := res.Get("headers").Call("entries")

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -32,6 +33,19 @@ func main() { workers.Serve(http.HandlerFunc(handle)) }
 const indexName = "index"
 
 func handle(w http.ResponseWriter, r *http.Request) {
+	// A panic (the JavaScript glue refusing a request, say) is a JSON 500,
+	// not a plain "Internal Server Error" and a Go program that exited.
+	defer func() {
+		if v := recover(); v != nil {
+			msg := "the front Worker failed"
+			if e, ok := v.(error); ok {
+				msg += ": " + e.Error()
+			} else if s, ok := v.(string); ok {
+				msg += ": " + s
+			}
+			fail(w, 500, "internal", msg)
+		}
+	}()
 	if r.Body == nil {
 		r.Body = http.NoBody
 	}
@@ -71,14 +85,16 @@ func handle(w http.ResponseWriter, r *http.Request) {
 			fail(w, 404, "session_not_found", "no session "+strconv.Quote(id))
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
-		if err != nil {
-			fail(w, 413, "body_too_large", "request body exceeds 1 MiB")
+		body, ok := readBody(w, r)
+		if !ok {
 			return
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			body = nil // a Request of these methods may carry none (the native server ignores it)
 		}
 		req := mustRequest(r.Method, r.URL.RequestURI(), body)
 		for k, vs := range r.Header {
-			if k != "Authorization" {
+			if k != "Authorization" && k != "Content-Length" && (body != nil || k != "Content-Type") {
 				req.Header[k] = vs
 			}
 		}
@@ -98,12 +114,16 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 		ID           string `json:"id"`
 		ApprovalMode string `json:"approvalMode"`
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
-	if err != nil {
-		fail(w, 413, "body_too_large", "request body exceeds 1 MiB")
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
+		// As the native server (transport/api): a body is JSON.
+		if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+			fail(w, 415, "unsupported_media_type", "Content-Type: want application/json, got "+ct)
+			return
+		}
 		if msg := request.Decode(body, &req); msg != "" {
 			fail(w, 400, "bad_json", msg)
 			return
@@ -120,6 +140,22 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 	if relay(w, ns, req.ID, mustRequest("POST", "/api/sessions", fwd)) == 201 {
 		index(ns, "/_index/add", req.ID)
 	}
+}
+
+// readBody reads r's body, up to 1 MiB; a larger one is 413, another
+// failure 400, as on the native server.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			fail(w, 413, "body_too_large", "request body exceeds 1 MiB")
+		} else {
+			fail(w, 400, "bad_request", "reading body: "+err.Error())
+		}
+		return nil, false
+	}
+	return body, true
 }
 
 func newID(now time.Time) string {

@@ -17,9 +17,11 @@
 package main
 
 import (
+	"strconv"
 	"syscall/js"
 	"time"
 
+	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/server"
 	"github.com/floehq/floe/web/dostore"
 	"github.com/floehq/floe/web/fetch"
@@ -53,6 +55,9 @@ func main() {
 			}
 			if m := o.Get("mode"); m.Type() == js.TypeString {
 				cfg.Mode = m.String()
+				if !host.ValidMode(cfg.Mode) {
+					return jsError("FLOE_MODE=" + strconv.Quote(cfg.Mode) + ": want ask, allow-all, deny-all or read-only")
+				}
 			}
 			if n := o.Get("replayEvents"); n.Type() == js.TypeNumber {
 				cfg.Channel.MaxEvents = n.Int()
