@@ -40,12 +40,14 @@ func Preflight(r *http.Request) bool {
 }
 
 // ParseOrigins reads a comma-separated list of origins (--origin,
-// FLOE_ORIGINS): each entry trimmed of spaces, empty entries dropped, so
-// that "https://a.example, https://b.example" allows both.
+// FLOE_ORIGINS): each entry trimmed of spaces and of a trailing slash (an
+// Origin header has none: "https://a.example/" as written from a browser's
+// address bar would match nothing), empty entries dropped, so that
+// "https://a.example, https://b.example" allows both.
 func ParseOrigins(list string) []string {
 	var out []string
 	for _, o := range strings.Split(list, ",") {
-		if o = strings.TrimSpace(o); o != "" {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" {
 			out = append(out, o)
 		}
 	}

@@ -16,6 +16,7 @@ func TestParseOrigins(t *testing.T) {
 		{" * ", []string{"*"}},
 		{"https://a.example,,", []string{"https://a.example"}},
 		{" , ", nil},
+		{" http://app.example/ , https://b.example//", []string{"http://app.example", "https://b.example"}},
 	} {
 		if got := ParseOrigins(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("ParseOrigins(%q) = %q, want %q", tc.in, got, tc.want)
