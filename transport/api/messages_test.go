@@ -29,6 +29,7 @@ func TestBadBodyMessages(t *testing.T) {
 		{"POST", s + "/tasks", `{"input":"hi","bogus":1}`, "bad_json", `request body: unknown field "bogus" (want input, thinkingLevel or queueIfBusy)`},
 		{"POST", s + "/tasks", `{"input":"hi","input":"again"}`, "bad_json", "input: given twice"},
 		{"POST", s + "/tasks", `{"input":"hi","thinkingLevel":5}`, "bad_json", "thinkingLevel: want a string, got number"},
+		{"POST", s + "/tasks", `{"input":"hi","thinkingLevel":"ultra"}`, "bad_request", `thinkingLevel: unknown thinking level "ultra" (want none, off, minimal, low, medium, high, max or a budget of at least 1024 tokens)`},
 		{"POST", s + "/tasks", `{"input":"hi","queueIfBusy":"yes"}`, "bad_json", "queueIfBusy: want a boolean, got string"},
 		{"POST", s + "/tasks", `{"input":"hi"}]`, "bad_json", "request body: data after the JSON object"},
 		{"POST", s + "/tasks", `{"input":"hi"`, "bad_json", "request body: invalid JSON at byte 13: unexpected end of JSON input"},

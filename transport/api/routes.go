@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/request"
 )
@@ -94,6 +95,12 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request, s *host.Host) {
 	}
 	input, ok := parseInput(w, req.Input)
 	if !ok {
+		return
+	}
+	// Refused here rather than when the model reads it: the run would
+	// start, and abort at its first request.
+	if _, err := provider.ParseThinking("thinkingLevel", req.ThinkingLevel); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
 	queued, err := s.Start(host.Task{Input: input, ThinkingLevel: req.ThinkingLevel, QueueIfBusy: req.QueueIfBusy})
