@@ -39,6 +39,9 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	case body != nil && !omni.IsJSONObject(body):
 		return errors.New(api + ": Options.ExtraBody is not a JSON object")
 	}
+	if why := baseURLProblem(url); why != "" {
+		return errors.New(api + ": Options.BaseURL: " + why)
+	}
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] != "" {
@@ -50,6 +53,29 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	}
 	*c = Conversation{Session: session, api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
+}
+
+// baseURLProblem says what is wrong with an adapter's URL, its BaseURL
+// and then its path, or "": a query or a fragment would come before the
+// path, and credentials would go to the server as Basic authentication.
+func baseURLProblem(url string) string {
+	authority := true // before the first "/" after "scheme://"
+	slashes := 0
+	for i := 0; i < len(url); i++ {
+		switch c := url[i]; {
+		case c == '?' || c == '#':
+			return "want the API's base URL without a query or a fragment: the adapter appends its path to it"
+		case c <= ' ' || c == 0x7f:
+			return "a URL holds no spaces or control characters"
+		case c == '/':
+			if slashes++; slashes == 3 {
+				authority = false
+			}
+		case c == '@' && authority:
+			return "want the API's base URL without credentials (user:password@): send the key with APIKey or Header"
+		}
+	}
+	return ""
 }
 
 // Fresh returns a new conversation with c's setup and the given session

@@ -44,7 +44,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // the transport did not follow) failed, permanent for 400, 404, 405, 413,
 // 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
-// body) and Retry-After when the server sent it.
+// body; for a redirect of no body, where it pointed) and Retry-After when
+// the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
 	body := readBody(resp)
 	f := &Failure{Status: omni.StatusFailed}
@@ -59,7 +60,16 @@ func StatusFailure(api string, resp *Response) *Failure {
 		f.Permanent = true
 	}
 	msg := api + ": HTTP " + strconv.Itoa(resp.Status)
-	if detail := ErrorDetail(body); detail != "" {
+	detail := ErrorDetail(body)
+	if loc := resp.Header["location"]; resp.Status >= 300 && resp.Status < 400 && loc != "" {
+		// A Transport that hands the redirect on as it came (nethttp),
+		// its body an HTML stub or nothing: say where it pointed, as the
+		// browser's and the Worker's own error bodies do.
+		if typ, code, m := ErrorFields(body); typ == "" && code == "" && m == "" {
+			detail = "the server redirected to " + loc + ", not followed: the request goes only to the URL it was sent to"
+		}
+	}
+	if detail != "" {
 		msg += ": " + detail
 	}
 	if ra := resp.Header["retry-after"]; ra != "" {

@@ -283,13 +283,18 @@ func TestStreamEventsOfNoData(t *testing.T) {
 	if strings.Join(d.data, "|") != "{}" || f == nil || f.Message != "x: malformed stream: the stream ended before its end" {
 		t.Errorf("events %q, failure %+v", d.data, f)
 	}
+	// A stream cut in its first event keeps its own message.
+	d = &collectDecoder{}
+	if f = Stream(context.Background(), answer("\ndata: {\"choices\":[{\"delta\""), &Request{}, "x", 0, d); f == nil || f.Message != "x: malformed stream: sse: stream ended in the middle of an event" {
+		t.Errorf("cut in the first event: %+v", f)
+	}
 	for _, body := range []string{
 		"upstream connect error or disconnect/reset before headers. reset reason: overflow",
 		"upstream connect error or disconnect/reset before headers. reset reason: overflow\n",
 	} {
 		d = &collectDecoder{}
 		f = Stream(context.Background(), answer(body), &Request{}, "x", 0, d)
-		if f == nil || f.Status != omni.StatusMalformed || !strings.HasSuffix(f.Message, "; the body held no event: upstream connect error or disconnect/reset before headers. reset reason: overflow") {
+		if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: the body held no event: upstream connect error or disconnect/reset before headers. reset reason: overflow" {
 			t.Errorf("%q: %+v", body, f)
 		}
 	}

@@ -57,6 +57,24 @@ func (r *body) sniff() (kind byte, err error) {
 	return 0, nil
 }
 
+// sseStart reports whether b, the start of a body, starts as an event
+// stream: its first line that is not blank is a field (data, event, id,
+// retry) or a comment.
+func sseStart(b []byte) bool {
+	for len(b) > 0 && (b[0] == '\r' || b[0] == '\n' || b[0] == 0xEF || b[0] == 0xBB || b[0] == 0xBF) {
+		b = b[1:]
+	}
+	if len(b) > 0 && b[0] == ':' {
+		return true
+	}
+	for _, f := range [...]string{"data", "event", "id", "retry"} {
+		if len(b) > len(f) && string(b[:len(f)]) == f && (b[len(f)] == ':' || b[len(f)] == '\n' || b[len(f)] == '\r') {
+			return true
+		}
+	}
+	return false
+}
+
 // body reads a response's body: what sniff read first, then the rest,
 // each read from the server timed by the request's watchdog.
 type body struct {
@@ -201,10 +219,11 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		case sse.ErrTruncated, sse.ErrLineTooLong:
 			err = Malformed(api, err.Error())
 		}
-		if f, ok := err.(*Failure); ok && events == 0 && len(start) > 0 && f.Status == omni.StatusMalformed {
-			// Not one event in the body: it was something else (a proxy's
-			// text/plain error); quote it.
-			f.Message += "; the body held no event: " + ErrorDetail(start)
+		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(start) {
+			// Not one event in a body that does not start as an event
+			// stream: it was something else (a proxy's text/plain error);
+			// quote it.
+			return Malformed(api, "the body held no event: "+ErrorDetail(start))
 		}
 		if f, ok := err.(*Failure); ok {
 			return f

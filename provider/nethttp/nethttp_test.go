@@ -91,6 +91,15 @@ func TestRedirectNotFollowed(t *testing.T) {
 		t.Fatalf("the redirect was followed, with headers %v", h)
 	default:
 	}
+	// Through an adapter: failed, permanent, naming where it pointed.
+	m, err := openai.New(openai.Options{Transport: New(nil), BaseURL: srv.URL + "/v1", Model: "m", APIKey: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(omni.Message) {})
+	if want := "openai: HTTP 307: the server redirected to " + other.URL + "/v1/messages, not followed: the request goes only to the URL it was sent to"; out.Status != omni.StatusFailed || !out.Permanent || out.ErrorMessage != want {
+		t.Errorf("outcome %+v\nwant failed, permanent, %q", out, want)
+	}
 	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
 	resp, err := New(follow).RoundTrip(context.Background(), req)
 	if err != nil {

@@ -265,10 +265,17 @@ func TestOptions(t *testing.T) {
 		{Options{Model: "m"}, "Options.Transport is required"},
 		{Options{Transport: tr}, "Options.Model is required"},
 		{Options{Transport: tr, Model: "m", ExtraBody: omni.RawJSON(`[1]`)}, "Options.ExtraBody is not a JSON object"},
+		{Options{Transport: tr, Model: "m", BaseURL: "https://x.openai.azure.com/openai/v1?api-version=1"}, "openai: Options.BaseURL: want the API's base URL without a query or a fragment"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1#x"}, "without a query or a fragment"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://u:pw@h/v1"}, "openai: Options.BaseURL: want the API's base URL without credentials (user:password@): send the key with APIKey or Header"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1 "}, "a URL holds no spaces or control characters"},
 	} {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
 		}
+	}
+	if _, err := New(Options{Transport: tr, Model: "m", BaseURL: "http://h/v1/models@latest"}); err != nil {
+		t.Errorf("an @ in the path: %v", err)
 	}
 	m, err := New(Options{Transport: tr, Model: "m"})
 	if err != nil || m.opts.BaseURL != DefaultBaseURL {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -116,8 +117,10 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if kind == ModelOpenAICompatible && mc.BaseURL == "" {
 		return mc, errors.New(s.BaseURL.Name + ": required with " + with + " (such as http://127.0.0.1:11434/v1)")
 	}
-	if s.BaseURL.Value != "" && !validBaseURL(mc.BaseURL) {
-		return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(s.BaseURL.Value)) + ": want an http:// or https:// URL")
+	if s.BaseURL.Value != "" {
+		if why := baseURLProblem(mc.BaseURL, s.APIKeyEnv.Name); why != "" {
+			return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(s.BaseURL.Value)) + ": " + why)
+		}
 	}
 	mc.System = s.System.Value
 	if !s.System.Set {
@@ -157,13 +160,29 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	return mc, nil
 }
 
-func validBaseURL(u string) bool {
-	for _, scheme := range []string{"http://", "https://"} {
-		if len(u) > len(scheme) && u[:len(scheme)] == scheme {
-			return true
-		}
+// baseURLProblem says what is wrong with u as an API's base URL, to which
+// the adapters append their paths (/chat/completions…), or "".
+func baseURLProblem(u, keyFlag string) string {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return "want an http:// or https:// URL"
 	}
-	return false
+	if strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return "a URL holds no spaces or control characters"
+	}
+	p, err := url.Parse(u)
+	switch {
+	case err != nil:
+		return "not a URL: " + err.Error()
+	case p.Host == "":
+		return "the URL names no host"
+	case p.User != nil:
+		return "want the API's base URL without credentials (user:password@): send a key with " + keyFlag
+	case p.RawQuery != "" || p.ForceQuery:
+		return "want the API's base URL without a query (?" + p.RawQuery + "): the adapter appends its paths to it"
+	case p.Fragment != "" || strings.Contains(u, "#"):
+		return "want the API's base URL without a fragment (#" + p.Fragment + "): the adapter appends its paths to it"
+	}
+	return ""
 }
 
 // providerModel is what every adapter's Model offers.
