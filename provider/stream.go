@@ -58,19 +58,17 @@ func (r *body) sniff() (kind byte, err error) {
 }
 
 // sseStart reports whether b, the start of a body, starts as an event
-// stream: its first line that is not blank is a field (data, event, id,
-// retry) or a comment.
+// stream: its first line that is not blank is a comment, or a field
+// (data, event, id, retry) as far as its first letter tells.
 func sseStart(b []byte) bool {
-	for len(b) > 0 && (b[0] == '\r' || b[0] == '\n' || b[0] == 0xEF || b[0] == 0xBB || b[0] == 0xBF) {
-		b = b[1:]
-	}
-	if len(b) > 0 && b[0] == ':' {
-		return true
-	}
-	for _, f := range [...]string{"data", "event", "id", "retry"} {
-		if len(b) > len(f) && string(b[:len(f)]) == f && (b[len(f)] == ':' || b[len(f)] == '\n' || b[len(f)] == '\r') {
+	for _, c := range b {
+		switch c {
+		case '\r', '\n', 0xEF, 0xBB, 0xBF:
+			continue
+		case ':', 'd', 'e', 'i', 'r':
 			return true
 		}
+		return false
 	}
 	return false
 }
