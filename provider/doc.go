@@ -65,7 +65,7 @@
 //	  without a byte
 //	an overload, rate-limit or server error     timeout
 //	  event inside a 200 stream
-//	other 4xx; other error events               failed (Permanent for 400, 404, 405, 413, 415, 422)
+//	other 4xx; other error events               failed (Permanent for 400, 402, 404, 405, 413, 415, 422)
 //	3xx (a redirect the Transport did not        failed, Permanent
 //	  follow, as the browser's does not)
 //	a 200 answer whose body is JSON: an error   as an error event inside a 200 stream

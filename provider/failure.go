@@ -41,8 +41,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
 // are auth; 408, 409, 429 and 5xx timeout; other 4xx (and 3xx, a redirect
-// the transport did not follow) failed, permanent for 400, 404, 405, 413,
-// 415, 422 and 3xx. The message names the API, the status,
+// the transport did not follow) failed, permanent for 400, 402 (credits or
+// billing: a retry cannot help), 404, 405, 413, 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
 // body; for a redirect of no body, where it pointed) and Retry-After when
 // the server sent it.
@@ -54,7 +54,7 @@ func StatusFailure(api string, resp *Response) *Failure {
 		f.Status = omni.StatusAuth
 	case st == 408 || st == 409 || st == 429 || st >= 500:
 		f.Status = omni.StatusTimeout
-	case st == 400 || st == 404 || st == 405 || st == 413 || st == 415 || st == 422:
+	case st == 400 || st == 402 || st == 404 || st == 405 || st == 413 || st == 415 || st == 422:
 		f.Permanent = true
 	case st >= 300 && st < 400: // a redirect not followed (the key stays with the endpoint)
 		f.Permanent = true

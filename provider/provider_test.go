@@ -123,7 +123,7 @@ func TestErrorDetail(t *testing.T) {
 }
 
 func TestStatusFailure(t *testing.T) {
-	permanent := map[int]bool{400: true, 404: true, 405: true, 413: true, 415: true, 422: true}
+	permanent := map[int]bool{400: true, 402: true, 404: true, 405: true, 413: true, 415: true, 422: true}
 	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout",
 		400: "failed", 404: "failed", 402: "failed", 405: "failed", 413: "failed", 415: "failed", 422: "failed", 418: "failed"} {
 		f := StatusFailure("x", &Response{Status: st, Body: io.NopCloser(strings.NewReader("{}"))})

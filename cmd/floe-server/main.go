@@ -30,9 +30,11 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -75,7 +77,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	keyEnv := fs.String("api-key-env", "", "provider model: the environment variable holding the API key")
 	system := fs.String("system", "", "provider model: the system prompt of new sessions (default: one for the demo workspace)")
 	window := fs.String("context-window", "", "provider model: its context window in tokens, for session_meta (default 0: unknown)")
-	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas")
+	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
 	token := fs.String("token", getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
@@ -111,6 +113,11 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	}
 	if *origins != "" {
 		cfg.Origins = cors.ParseOrigins(*origins)
+		for _, o := range cfg.Origins {
+			if !validOrigin(o) {
+				return server.Config{}, "", fmt.Errorf("--origin %q: want origins such as https://app.example or http://127.0.0.1:8080 (scheme, host and port, no path), comma-separated, or *", o)
+			}
+		}
 	}
 	if err := applyModel(mc, &cfg); err != nil {
 		return server.Config{}, "", err
@@ -158,4 +165,14 @@ func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) err
 	}
 	<-served // Serve returned ErrServerClosed at once
 	return nil
+}
+
+// validOrigin reports whether o can match a browser's Origin header: "*",
+// or a scheme, "://" and a host with an optional port.
+func validOrigin(o string) bool {
+	if o == "*" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Path == "" && u.User == nil && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(o, " \t")
 }
