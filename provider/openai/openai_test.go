@@ -147,7 +147,7 @@ func TestErrors(t *testing.T) {
 		{"408", ptest.Reply{Status: 408}, omni.StatusTimeout, false, []string{"HTTP 408"}},
 		{"503 HTML", ptest.Reply{Status: 503, Chunks: []string{"<html><head><title>503 Service Unavailable</title></head><body>busy</body></html>"}}, omni.StatusTimeout, false, []string{"503 Service Unavailable"}},
 		{"404 unknown model", ptest.Reply{Status: 404, Chunks: []string{`{"error":{"message":"The model 'nope' does not exist","code":"model_not_found"}}`}}, omni.StatusFailed, true, []string{"model_not_found", "does not exist"}},
-		{"402", ptest.Reply{Status: 402, Chunks: []string{"pay up\nsecond line"}}, omni.StatusFailed, false, []string{"HTTP 402: pay up"}},
+		{"402", ptest.Reply{Status: 402, Chunks: []string{"pay up\nsecond line"}}, omni.StatusFailed, true, []string{"HTTP 402: pay up"}},
 		{"network", ptest.Reply{Fail: errors.New("dial tcp: connection refused")}, omni.StatusTimeout, false, []string{"connection refused"}},
 		{"error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"quota","type":"insufficient_quota"}}`)}, omni.StatusFailed, false, []string{"insufficient_quota", "quota"}},
 		{"server_error event", ptest.Reply{Chunks: ptest.SSE(`{"error":{"message":"oops","type":"server_error"}}`)}, omni.StatusTimeout, false, []string{"oops"}},
