@@ -39,7 +39,7 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	case body != nil && !omni.IsJSONObject(body):
 		return errors.New(api + ": Options.ExtraBody is not a JSON object")
 	}
-	if why := baseURLProblem(url); why != "" {
+	if why := BaseURLProblem(url, "APIKey or Header"); why != "" {
 		return errors.New(api + ": Options.BaseURL: " + why)
 	}
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
@@ -55,14 +55,16 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	return nil
 }
 
-// baseURLProblem says what is wrong with an adapter's URL, its BaseURL
-// and then its path, or "": a query or a fragment would come before the
-// path, and credentials would go to the server as Basic authentication.
-func baseURLProblem(url string) string {
+// BaseURLProblem says what is wrong with u, an adapter's base URL (or
+// its URL: the base URL and its path), or "": a query or a fragment would
+// come before the path the adapter appends, credentials would go to the
+// server as Basic authentication (keyHow says how to send a key instead),
+// and a URL names a host. The scheme is the caller's to check.
+func BaseURLProblem(u, keyHow string) string {
 	authority := true // before the first "/" after "scheme://"
 	slashes := 0
-	for i := 0; i < len(url); i++ {
-		switch c := url[i]; {
+	for i := 0; i < len(u); i++ {
+		switch c := u[i]; {
 		case c == '?' || c == '#':
 			return "want the API's base URL without a query or a fragment: the adapter appends its path to it"
 		case c <= ' ' || c == 0x7f:
@@ -70,10 +72,16 @@ func baseURLProblem(url string) string {
 		case c == '/':
 			if slashes++; slashes == 3 {
 				authority = false
+				if u[i-1] == '/' {
+					return "the URL names no host"
+				}
 			}
 		case c == '@' && authority:
-			return "want the API's base URL without credentials (user:password@): send the key with APIKey or Header"
+			return "want the API's base URL without credentials (user:password@): send the key with " + keyHow
 		}
+	}
+	if slashes == 2 && u[len(u)-1] == '/' {
+		return "the URL names no host"
 	}
 	return ""
 }

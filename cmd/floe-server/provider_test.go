@@ -174,9 +174,9 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "127.0.0.1:9"}, `--base-url "127.0.0.1:9": want an http:// or https:// URL`},
 		// A base URL the adapter's paths cannot be appended to: the
 		// server started, then sent its requests elsewhere.
-		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1#frag"}, `--base-url "http://127.0.0.1:9/v1#frag": want the API's base URL without a fragment (#frag): the adapter appends its paths to it`},
-		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1?x=1"}, `--base-url "http://127.0.0.1:9/v1?x=1": want the API's base URL without a query (?x=1)`},
-		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://u:pw@127.0.0.1:9/v1"}, `--base-url "http://u:pw@127.0.0.1:9/v1": want the API's base URL without credentials (user:password@): send a key with --api-key-env`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1#frag"}, `--base-url "http://127.0.0.1:9/v1#frag": want the API's base URL without a query or a fragment: the adapter appends its path to it`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1?x=1"}, `--base-url "http://127.0.0.1:9/v1?x=1": want the API's base URL without a query or a fragment`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://u:pw@127.0.0.1:9/v1"}, `--base-url "http://u:pw@127.0.0.1:9/v1": want the API's base URL without credentials (user:password@): send the key with --api-key-env`},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http:///v1"}, `--base-url "http:///v1": the URL names no host`},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1 "}, `--base-url "http://127.0.0.1:9/v1 ": a URL holds no spaces or control characters`},
 		{nil, []string{"--model", "openai", "--model-id", "m"}, "--model openai: the environment variable OPENAI_API_KEY is empty or unset"},

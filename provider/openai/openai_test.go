@@ -269,6 +269,8 @@ func TestOptions(t *testing.T) {
 		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1#x"}, "without a query or a fragment"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http://u:pw@h/v1"}, "openai: Options.BaseURL: want the API's base URL without credentials (user:password@): send the key with APIKey or Header"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1 "}, "a URL holds no spaces or control characters"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http:///v1"}, "openai: Options.BaseURL: the URL names no host"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://"}, "the URL names no host"},
 	} {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)

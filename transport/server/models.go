@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -160,29 +159,12 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	return mc, nil
 }
 
-// baseURLProblem says what is wrong with u as an API's base URL, to which
-// the adapters append their paths (/chat/completions…), or "".
+// baseURLProblem says what is wrong with u as an API's base URL, or "".
 func baseURLProblem(u, keyFlag string) string {
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 		return "want an http:// or https:// URL"
 	}
-	if strings.ContainsFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return "a URL holds no spaces or control characters"
-	}
-	p, err := url.Parse(u)
-	switch {
-	case err != nil:
-		return "not a URL: " + err.Error()
-	case p.Host == "":
-		return "the URL names no host"
-	case p.User != nil:
-		return "want the API's base URL without credentials (user:password@): send a key with " + keyFlag
-	case p.RawQuery != "" || p.ForceQuery:
-		return "want the API's base URL without a query (?" + p.RawQuery + "): the adapter appends its paths to it"
-	case p.Fragment != "" || strings.Contains(u, "#"):
-		return "want the API's base URL without a fragment (#" + p.Fragment + "): the adapter appends its paths to it"
-	}
-	return ""
+	return provider.BaseURLProblem(u, keyFlag)
 }
 
 // providerModel is what every adapter's Model offers.
