@@ -25,7 +25,7 @@ type item struct {
 	index    int
 	kind     string // message, reasoning, function_call; "" = skipped or done
 	streamed bool   // a delta came for the item
-	part     int    // reasoning: the summary part being streamed
+	part     int    // the summary part (reasoning) or content part (message) being streamed
 }
 
 // event is the part of one event this adapter reads.
@@ -34,7 +34,7 @@ type event struct {
 	obj                      bool
 	typ                      string
 	index                    int
-	summary                  int
+	summary                  int // summary_index or content_index
 	delta, text              string
 	itemType                 string
 	callID, name             string
@@ -73,7 +73,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		x.typ = omni.JSONString(val)
 	case "output_index":
 		x.index = int(omni.JSONInt(val))
-	case "summary_index":
+	case "summary_index", "content_index":
 		x.summary = int(omni.JSONInt(val))
 	case "delta":
 		x.delta = omni.JSONString(val)
@@ -201,10 +201,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	piece := x.delta
 	if done {
-		if it.streamed {
-			return nil
+		if it.streamed && x.summary == it.part {
+			return nil // it repeats the part its deltas streamed
 		}
-		piece = x.text // a server that sent no deltas
+		piece = x.text // a part of no deltas
 	}
 	if want == "reasoning" && x.summary != it.part && it.streamed {
 		e.Thinking(key, "\n\n") // summary parts are paragraphs

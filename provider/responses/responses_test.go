@@ -142,3 +142,21 @@ func TestArgumentsInAdded(t *testing.T) {
 		}
 	}
 }
+
+// A message's second content part that comes only as output_text.done,
+// after the first streamed, is kept; a done that repeats a streamed part
+// is not taken twice.
+func TestContentPartOfNoDeltas(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`,
+		`{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"Hel"}`,
+		`{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"lo. "}`,
+		`{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"Hello. "}`,
+		`{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"More."}`,
+		`{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`, completed)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted || c.Text(omni.Text) != "Hello. More." {
+		t.Fatalf("outcome %+v text %q", out, c.Text(omni.Text))
+	}
+}
