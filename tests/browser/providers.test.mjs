@@ -231,3 +231,48 @@ window.floeResult = (async () => {
   assert.deepEqual(r, ["from the extension", "completed "], JSON.stringify(r) + explain(log));
   assert.match(srv.requests[0].headers.origin ?? "", /^chrome-extension:\/\//);
 });
+
+test("idleTimeoutMs in a page: a server that goes silent after its headers ends the request as timeout; one that sends comments does not", { timeout: 60_000 }, async (t) => {
+  const origin = new URL(baseURL()).origin;
+  const server = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    if (!req.url.startsWith("/pings")) {
+      res.write(": open\n\n"); // then nothing, the connection held
+      return;
+    }
+    // A comment every 40 ms for 600 ms (bytes, though no event), then the
+    // answer: far within the 2 s, however slow the machine.
+    const full = openaiStream({ text: ["Still ", "here."] });
+    let n = 0;
+    const tick = setInterval(() => {
+      if (++n < 15) return void res.write(": ping\n\n");
+      clearInterval(tick);
+      res.end(full);
+    }, 40);
+    res.on("close", () => clearInterval(tick));
+  }, { cors: origin });
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(`${baseURL()}/tests/browser/pages/providers.html`);
+  assert.equal(await awaitGlobal(page, "providersReady"), true, explain(log));
+  const run = (base) =>
+    page.evaluate(async (base) => {
+      const { load } = await import("/static/floe.mjs");
+      const floe = await load();
+      const session = floe.createSession({
+        meta: { session_id: `session-2026-12-05-00-00-00-${Math.random().toString(16).slice(2, 10).padEnd(8, "0")}`, system_prompt: "" },
+        store: false,
+        llm: floe.openaiCompatible({ baseURL: base, model: "m", idleTimeoutMs: 2000 }),
+        config: { maxTurns: 1, maxReconnects: 0 },
+      });
+      const out = [];
+      for await (const m of session.run("Hi")) {
+        if (m.payload.type === "request_end") out.push([m.payload.status, m.payload.error_message ?? ""]);
+        if (m.payload.type === "text") out.push(["text", m.payload.text]);
+      }
+      return out;
+    }, base);
+  assert.deepEqual(await run(`${server.url}/v1`), [["timeout", "openai: no data from the server for 2s (the idle timeout)"]], explain(log));
+  assert.equal(await server.requests[0].closed, true, "the silent request's connection was closed");
+  assert.deepEqual(await run(`${server.url}/pings/v1`), [["text", "Still here."], ["completed", ""]], explain(log));
+});
