@@ -77,6 +77,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	keyEnv := fs.String("api-key-env", "", "provider model: the environment variable holding the API key")
 	system := fs.String("system", "", "provider model: the system prompt of new sessions (default: one for the demo workspace)")
 	window := fs.String("context-window", "", "provider model: its context window in tokens, for session_meta (default 0: unknown)")
+	idle := fs.String("idle-timeout", "", "provider model: end a request that waits this long on the provider without a byte, then retry it (a duration: 90s, 5m; 0: never; default 5m)")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
 	token := fs.String("token", getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
@@ -102,7 +103,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *replay < 0 {
 		return server.Config{}, "", fmt.Errorf("--replay-events %d: want 0 or more (0: 10,000)", *replay)
 	}
-	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, set, getenv)
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, set, getenv)
 	if err != nil {
 		return server.Config{}, "", err
 	}

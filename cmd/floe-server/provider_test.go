@@ -189,6 +189,8 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--mode", "sometimes"}, `--mode "sometimes": want ask`},
 		{nil, []string{"--api-key", "sk-1"}, "flag provided but not defined: -api-key"},
 		{nil, []string{"--port", "70000"}, "--port 70000: out of range"},
+		{nil, []string{"--idle-timeout", "1m"}, "--idle-timeout: only with a provider model"},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--idle-timeout", "soon"}, `--idle-timeout "soon": want a duration up to a day, such as 90s or 5m, or milliseconds (0: none)`},
 		{nil, []string{"--origin", "not a url"}, `--origin "not a url": want origins such as https://app.example`},
 		{nil, []string{"--origin", "https://a.example, https://b.example/app"}, `--origin "https://b.example/app": want origins such as`},
 		{nil, []string{"--origin", "a.example"}, `--origin "a.example": want origins`},

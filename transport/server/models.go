@@ -49,6 +49,9 @@ type ModelConfig struct {
 	// tokens, 0 = unknown: both go into the session_meta of new sessions.
 	System        string
 	ContextWindow int64
+	// IdleTimeout is the adapters' Options.IdleTimeout: 0 = theirs (5
+	// minutes), below 0 = none.
+	IdleTimeout time.Duration
 }
 
 // Setting is one setting of ModelSettings: its value, whether the user
@@ -72,6 +75,10 @@ type ModelSettings struct {
 	// model's session_meta; both are refused with the scripted model.
 	System        Setting
 	ContextWindow Setting
+	// IdleTimeout: how long a request may wait on the provider without a
+	// byte, a duration ("90s", "5m") or a whole number of milliseconds; "0"
+	// = none; refused with the scripted model.
+	IdleTimeout Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
 	Assign func(name, value string) string
@@ -96,7 +103,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
-		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow} {
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout} {
 			if f.Set {
 				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
 			}
@@ -131,6 +138,19 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 			return mc, errors.New(s.Assign(s.ContextWindow.Name, strconv.Quote(v)) + ": want a number of tokens (0 or more; 0 = unknown)")
 		}
 		mc.ContextWindow = n
+	}
+	if v := s.IdleTimeout.Value; s.IdleTimeout.Set || v != "" {
+		d, err := time.ParseDuration(v)
+		if n, nerr := strconv.ParseInt(v, 10, 64); nerr == nil {
+			d, err = time.Duration(n)*time.Millisecond, nil
+		}
+		if err != nil || d < 0 || d > 24*time.Hour {
+			return mc, errors.New(s.Assign(s.IdleTimeout.Name, strconv.Quote(v)) + ": want a duration up to a day, such as 90s or 5m, or milliseconds (0: none)")
+		}
+		mc.IdleTimeout = d
+		if d == 0 {
+			mc.IdleTimeout = -1
+		}
 	}
 	keyEnv := s.APIKeyEnv.Value
 	if s.APIKeyEnv.Set && keyEnv == "" {
@@ -178,11 +198,11 @@ type providerModel interface {
 func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 	switch mc.Kind {
 	case ModelOpenAI, ModelOpenAICompatible:
-		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
 	case ModelResponses:
-		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
 	case ModelAnthropic:
-		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey})
+		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
 	}
 	return nil, errors.New("model " + mc.Kind + ": not a provider model")
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
 )
 
@@ -15,7 +17,7 @@ func vars(env map[string]string) ModelSettings {
 	v := func(name string) Setting { return Setting{Name: name, Value: env[name], Set: env[name] != ""} }
 	return ModelSettings{
 		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
-		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"),
+		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"), IdleTimeout: v("FLOE_IDLE_TIMEOUT_MS"),
 		Assign:    func(name, value string) string { return name + "=" + value },
 		Getenv:    func(name string) string { return env[name] },
 		KeySource: "the secret",
@@ -56,6 +58,18 @@ func TestParseModel(t *testing.T) {
 			err: `FLOE_CONTEXT_WINDOW="128k": want a number of tokens`},
 		{env: map[string]string{"FLOE_SYSTEM_PROMPT": "Hi"}, err: "FLOE_SYSTEM_PROMPT: only with a provider model"},
 		{env: map[string]string{"FLOE_CONTEXT_WINDOW": "8192"}, err: "FLOE_CONTEXT_WINDOW: only with a provider model"},
+		// The adapters' idle timeout: milliseconds or a duration; 0 = none.
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "1500"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt, IdleTimeout: 1500 * time.Millisecond}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "90s"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt, IdleTimeout: 90 * time.Second}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "0"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt, IdleTimeout: -1}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "-5"},
+			err: `FLOE_IDLE_TIMEOUT_MS="-5": want a duration up to a day, such as 90s or 5m, or milliseconds (0: none)`},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "soon"},
+			err: `FLOE_IDLE_TIMEOUT_MS="soon": want a duration`},
+		{env: map[string]string{"FLOE_IDLE_TIMEOUT_MS": "1000"}, err: "FLOE_IDLE_TIMEOUT_MS: only with a provider model"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {
@@ -106,5 +120,25 @@ func TestModelConfigApply(t *testing.T) {
 	// The adapter's own check, at Apply.
 	if err := (ModelConfig{Kind: ModelOpenAI}).Apply(&Config{}, noTransport{}); err == nil {
 		t.Error("openai without a model id: no error")
+	}
+}
+
+// The idle timeout reaches the adapters: a provider that never answers
+// ends the request as timeout after it.
+func TestIdleTimeoutWired(t *testing.T) {
+	never := provider.TransportFunc(func(ctx context.Context, _ *provider.Request) (*provider.Response, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	for _, kind := range []string{ModelOpenAICompatible, ModelResponses, ModelAnthropic} {
+		mc := ModelConfig{Kind: kind, ModelID: "m", BaseURL: "http://127.0.0.1:9/v1", APIKey: "k", IdleTimeout: 40 * time.Millisecond}
+		m, err := mc.newModel(never)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(omni.Message) {})
+		if out.Status != omni.StatusTimeout || !strings.HasSuffix(out.ErrorMessage, ": no data from the server for 40ms (the idle timeout)") {
+			t.Errorf("%s: %+v", kind, out)
+		}
 	}
 }
