@@ -42,7 +42,8 @@ async function modelServer() {
       seen.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
       const r = replies.shift() ?? { status: 500, headers: { "content-type": "application/json" }, body: '{"error":{"message":"the test has no reply left"}}' };
       res.writeHead(r.status, r.headers);
-      res.end(r.body);
+      if (r.hold) res.write(r.body); // then nothing more: the connection held open
+      else res.end(r.body);
     });
   });
   await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
@@ -179,6 +180,30 @@ test("a configuration the object cannot start with is named in the answer", asyn
   const w7 = await worker({ FLOE_REPLAY_EVENTS: "-1" });
   r = await createSession(w7);
   assert.match(r.json.error.message, /FLOE_REPLAY_EVENTS="-1": want a whole number from 0 to 10000000/);
+});
+
+test("FLOE_IDLE_TIMEOUT_MS: a provider that goes silent after its headers ends the request as timeout, and the retry answers", async () => {
+  const ms = await modelServer();
+  const w = await worker({ FLOE_MODEL: "openai-compatible", FLOE_MODEL_ID: "m", FLOE_BASE_URL: ms.url + "/v1", FLOE_IDLE_TIMEOUT_MS: "300" });
+  ms.replies.push(
+    { status: 200, headers: { "content-type": "text/event-stream" }, body: "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: "Hel" }, finish_reason: null }] }) + "\n\n", hold: true },
+    sse(chunk({ role: "assistant", content: "Hello." }), chunk({}, "stop")),
+  );
+  const { json } = await createSession(w);
+  const s = connect(w.url, json.id, { token: "tok" });
+  const ends = [];
+  const got = [];
+  for await (const m of s.run("hi", { approve: async () => "allow" })) {
+    got.push(m);
+    if (m.payload.type === "request_end") {
+      ends.push([m.payload.status, m.payload.error_message ?? ""]);
+      if (m.payload.retry_in_ms) await s.retryNow(); // or the 2 s backoff, if the wait had not begun
+    }
+  }
+  assert.deepEqual(ends, [["timeout", "openai: no data from the server for 300ms (the idle timeout)"], ["completed", ""]]);
+  const texts = got.filter((m) => m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant");
+  assert.deepEqual(texts.map((m) => [m.payload.text, m.payload.stop_reason]), [["Hel", "timeout"], ["Hello.", "completed"]]);
+  s.close();
 });
 
 test("a provider's redirect is not followed: the key goes only to the URL it was sent to", async () => {
