@@ -44,13 +44,14 @@ func TestTaskApproveSteerHistory(t *testing.T) {
 		t.Fatal("the steering text never reached the stream")
 	}
 	var hist struct {
-		State    string
-		Messages []json.RawMessage
-		Live     *struct{}
+		SessionID string
+		State     string
+		Messages  []json.RawMessage
+		Live      *struct{}
 	}
 	json.Unmarshal(e.must(200, "GET", "/api/sessions/"+id+"/messages", ""), &hist)
-	if hist.State != "idle" || hist.Live != nil {
-		t.Fatalf("idle session: state %q, live %v", hist.State, hist.Live)
+	if hist.SessionID != id || hist.State != "idle" || hist.Live != nil {
+		t.Fatalf("idle session: id %q, state %q, live %v", hist.SessionID, hist.State, hist.Live)
 	}
 	var recorded []string
 	for _, m := range hist.Messages[1:] { // after session_meta
