@@ -9,7 +9,6 @@ package fetch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -27,8 +26,8 @@ import (
 // Workers is for Cloudflare Workers, whose fetch has no cookies, cache or
 // referrer to leave out and refuses those options, and takes no redirect
 // "error": there the redirect is not followed ("manual"), and a 3xx answer
-// is handed on with a body that says so, which the adapters end as
-// failed, permanent.
+// is handed on without its body, which the adapters end as failed,
+// permanent, naming where it pointed.
 type Transport struct {
 	Hint    func(url string, err error) error
 	Workers bool
@@ -73,19 +72,6 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 		return nil, t.hint(req.URL, err)
 	}
 	status := res.Get("status").Int()
-	if t.Workers && status >= 300 && status < 400 {
-		// An answer of its own, so that the adapter ends the request as a
-		// 3xx, failed and permanent, rather than retry a network error.
-		stop()
-		abort()
-		where := ""
-		if loc := res.Get("headers").Call("get", "location"); loc.Type() == js.TypeString {
-			where = " to " + loc.String()
-		}
-		msg, _ := json.Marshal("the server redirected" + where + ", not followed: the request goes only to the URL it was sent to")
-		return &provider.Response{Status: status, Header: map[string]string{"content-type": "application/json"},
-			Body: io.NopCloser(strings.NewReader(`{"error":{"message":` + string(msg) + `}}`))}, nil
-	}
 	out := &provider.Response{Status: status, Header: map[string]string{}}
 	it := res.Get("headers").Call("entries")
 	for {
@@ -95,6 +81,16 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 		}
 		kv := n.Get("value")
 		out.Header[strings.ToLower(kv.Index(0).String())] = kv.Index(1).String()
+	}
+	if t.Workers && status >= 300 && status < 400 {
+		// Handed on without its body, as nethttp hands it on: the adapter
+		// ends the request as a 3xx, failed and permanent, naming where
+		// it pointed (provider.StatusFailure), rather than retry a
+		// network error.
+		stop()
+		abort()
+		out.Body = io.NopCloser(strings.NewReader(""))
+		return out, nil
 	}
 	b := &body{ctx: ctx, abort: abort, stop: stop}
 	if rs := res.Get("body"); rs.Truthy() {
