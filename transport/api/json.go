@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/request"
@@ -67,8 +66,8 @@ func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool
 		writeError(w, http.StatusBadRequest, "bad_json", "request body: want a JSON object, got nothing")
 		return false
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type: want application/json, got "+ct)
+	if msg := request.ContentType(r.Header.Get("Content-Type")); msg != "" {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", msg)
 		return false
 	}
 	if msg := request.Decode(body, dst); msg != "" {

@@ -35,6 +35,15 @@ func Authorized(v, token string) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }
 
+// ContentType says what is wrong with a request body's Content-Type, or
+// "": the body is JSON, so it is application/json or unsaid.
+func ContentType(ct string) string {
+	if ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return "Content-Type: want application/json, got " + ct
+	}
+	return ""
+}
+
 // Decode decodes the JSON object body into *dst, a struct, key by key, in
 // the body's order, and returns "" or what is wrong, in the client's
 // terms: the key and the JSON type it wants. A key the struct lacks, or

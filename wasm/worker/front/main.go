@@ -120,8 +120,8 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		// As the native server (transport/api): a body is JSON.
-		if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-			fail(w, 415, "unsupported_media_type", "Content-Type: want application/json, got "+ct)
+		if msg := request.ContentType(r.Header.Get("Content-Type")); msg != "" {
+			fail(w, 415, "unsupported_media_type", msg)
 			return
 		}
 		if msg := request.Decode(body, &req); msg != "" {
