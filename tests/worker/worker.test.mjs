@@ -4,7 +4,7 @@
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
@@ -123,6 +123,47 @@ test("requests a front Worker could not relay as they came: a GET with a body, a
   assert.equal(r.status, 415);
   assert.deepEqual(await r.json(), { error: { code: "unsupported_media_type", message: "Content-Type: want application/json, got text/plain" } });
   assert.equal((await api(w, "GET", "/api/sessions/s1")).status, 404, "the session was not made");
+});
+
+// tables lists, for each session object's SQLite files in storage, whether
+// they hold the Trace's table: the bytes of its CREATE statement, which
+// SQLite keeps in its schema (in the file or its write-ahead log).
+function tables(storage) {
+  const dir = join(storage, "floe-sessions");
+  const objects = new Map();
+  for (const f of readdirSync(dir)) {
+    const name = f.replace(/\.sqlite(-wal|-shm)?$/, "");
+    if (name === "metadata" || name === f) continue;
+    objects.set(name, (objects.get(name) ?? false) || readFileSync(join(dir, f)).includes("CREATE TABLE floe_trace"));
+  }
+  return [...objects.values()];
+}
+
+test("a request for an unknown id writes nothing to its object's storage; a deleted id can be made again", async () => {
+  const storage = mkdtempSync(join(tmp, "s-"));
+  const w = await worker({ token: "tok", storage });
+  for (const path of ["/api/sessions/nosuch", "/api/sessions/nosuch/messages", "/api/sessions/other/stream"]) {
+    const r = await api(w, "GET", path);
+    assert.deepEqual([r.status, r.json.error.code], [404, "session_not_found"], path);
+  }
+  const task = await api(w, "POST", "/api/sessions/third/tasks", { input: "hi" });
+  assert.deepEqual([task.status, task.json.error.code], [404, "session_not_found"]);
+  // Before, each of the three objects made the Trace's table when it woke.
+  assert.deepEqual(tables(storage), [false, false, false]);
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "kept" })).status, 201);
+  // One more object without it: "index", which keeps the session list.
+  assert.deepEqual(tables(storage).sort(), [false, false, false, false, true]);
+  // Deleted, the session's table is dropped; the id is free, and a
+  // session made again under it starts empty.
+  const made = await api(w, "POST", "/api/sessions", { id: "again" });
+  assert.equal(made.status, 201);
+  assert.equal((await api(w, "DELETE", "/api/sessions/again")).status, 204);
+  assert.equal((await api(w, "GET", "/api/sessions/again")).status, 404);
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "again" })).status, 201);
+  const msgs = await api(w, "GET", "/api/sessions/again/messages");
+  assert.equal(msgs.status, 200);
+  assert.deepEqual(msgs.json.messages.filter((m) => m.type !== "session_meta"), []);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions.map((s) => s.id).sort(), ["again", "kept"]);
 });
 
 test("the id index, the name of the session list's object, is refused", async () => {

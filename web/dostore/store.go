@@ -25,20 +25,40 @@ const schema = `CREATE TABLE IF NOT EXISTS floe_trace (
 // Store is the SQLite-backed Store. Its methods run synchronously on the
 // object's single thread (the SQL API is synchronous), so it is safe for
 // concurrent use from goroutines.
+//
+// Its table is made by the first write and dropped with the last session:
+// an object that a request for an unknown id woke writes nothing, so it
+// keeps no storage.
 type Store struct {
-	sql js.Value
-	now func() time.Time
+	sql  js.Value
+	now  func() time.Time
+	made bool // the table exists
 }
 
 var _ trace.Store = (*Store)(nil)
 
-// New returns the Store over sql (a SqlStorage), creating its table.
+// New returns the Store over sql (a SqlStorage). It writes nothing: the
+// table is made by the first write.
 func New(sql js.Value, now func() time.Time) (*Store, error) {
 	s := &Store{sql: sql, now: now}
-	if _, err := s.exec(schema); err != nil {
+	rows, err := s.exec("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'floe_trace'")
+	if err != nil {
 		return nil, err
 	}
+	s.made = len(rows) > 0 && rows[0].Index(0).Int() > 0
 	return s, nil
+}
+
+// make creates the table before a write.
+func (s *Store) make() error {
+	if s.made {
+		return nil
+	}
+	if _, err := s.exec(schema); err != nil {
+		return err
+	}
+	s.made = true
+	return nil
 }
 
 // exec runs one statement and returns its rows as arrays of values.
@@ -72,6 +92,9 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 	if index < 1 || len(data) == 0 || data[len(data)-1] != '\n' {
 		return trace.AppendResult{}, fail("append", id, index, trace.ErrInvalid)
 	}
+	if err := s.make(); err != nil {
+		return trace.AppendResult{}, fail("append", id, index, err)
+	}
 	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ? AND idx = ?", id, index)
 	if err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
@@ -85,6 +108,9 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 
 // Files implements trace.Store.
 func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
+	if !s.made {
+		return nil, fail("files", id, 0, trace.ErrNotFound)
+	}
 	rows, err := s.exec("SELECT idx, sum(length(CAST(data AS BLOB))), max(at) FROM floe_trace WHERE session = ? GROUP BY idx ORDER BY idx", id)
 	if err != nil {
 		return nil, fail("files", id, 0, err)
@@ -101,6 +127,9 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 
 // ReadFile implements trace.Store.
 func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if !s.made {
+		return nil, fail("read", id, index, trace.ErrNotFound)
+	}
 	rows, err := s.exec("SELECT data FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq", id, index)
 	if err != nil {
 		return nil, fail("read", id, index, err)
@@ -117,6 +146,9 @@ func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, err
 
 // Sessions implements trace.Store.
 func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
+	if !s.made {
+		return []trace.SessionInfo{}, nil
+	}
 	rows, err := s.exec("SELECT session, count(DISTINCT idx), sum(length(CAST(data AS BLOB))), max(at) FROM floe_trace GROUP BY session ORDER BY session")
 	if err != nil {
 		return nil, fail("sessions", "", 0, err)
@@ -131,6 +163,9 @@ func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
 // Create implements trace.Store.
 func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 	if err := trace.ValidateID(id); err != nil {
+		return fail("create", id, 0, err)
+	}
+	if err := s.make(); err != nil {
 		return fail("create", id, 0, err)
 	}
 	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ?", id)
@@ -150,6 +185,9 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 
 // Delete implements trace.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if !s.made {
+		return fail("delete", id, 0, trace.ErrNotFound)
+	}
 	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ?", id)
 	if err != nil {
 		return fail("delete", id, 0, err)
@@ -160,6 +198,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	_, err = s.exec("DELETE FROM floe_trace WHERE session = ?", id)
 	if err != nil {
 		return fail("delete", id, 0, err)
+	}
+	// The last session gone, the table goes too: the object keeps no
+	// storage.
+	if rows, err := s.exec("SELECT count(*) FROM floe_trace"); err == nil && len(rows) > 0 && rows[0].Index(0).Int() == 0 {
+		if _, err := s.exec("DROP TABLE floe_trace"); err == nil {
+			s.made = false
+		}
 	}
 	return nil
 }
