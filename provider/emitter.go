@@ -2,6 +2,7 @@ package provider
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -27,6 +28,7 @@ type segment struct {
 	name     string
 	body     []byte
 	fidelity omni.RawJSON
+	deferred bool // a tool call whose start waits for its name's end
 }
 
 // NewEmitter returns an Emitter on emit; ids makes tool call ids unique.
@@ -77,6 +79,7 @@ func (e *Emitter) find(key int) *segment {
 // start opens a segment, first closing an open one of the same key, or of
 // the same text/thinking type (two such segments cannot be open at once).
 func (e *Emitter) start(key int, typ, callID, name string) *segment {
+	e.flushAll()
 	for i := 0; i < len(e.open); i++ {
 		if s := e.open[i]; s.key == key || s.typ == typ && typ != omni.PartialToolCall {
 			e.closeAt(i, omni.StatusCompleted)
@@ -100,6 +103,7 @@ func (e *Emitter) piece(key int, typ, body string, force bool) {
 		s = e.start(key, typ, "", "")
 	}
 	if body != "" {
+		e.flush(s)
 		s.body = append(s.body, body...)
 		e.send(s, omni.EventDelta, body, "")
 	}
@@ -133,10 +137,53 @@ func (e *Emitter) ToolStart(key int, id, name string) string {
 	return id
 }
 
-// ToolName sets the name of the open tool call segment key if it has none.
+// ToolOpen opens a tool call segment as ToolStart does, but its start
+// waits for the first piece of its arguments, another segment's start or
+// its close: until then, ToolName may add to its name (a name streamed in
+// pieces).
+func (e *Emitter) ToolOpen(key int, id, name string) string {
+	e.flushAll()
+	for i := 0; i < len(e.open); i++ {
+		if e.open[i].key == key {
+			e.closeAt(i, omni.StatusCompleted)
+			i--
+		}
+	}
+	id = e.ids.Claim(id)
+	e.open = append(e.open, &segment{key: key, typ: omni.PartialToolCall, callID: id, name: name, deferred: true})
+	return id
+}
+
+// flushAll sends every start that waits: a segment opening after them
+// ends their names.
+func (e *Emitter) flushAll() {
+	for _, s := range e.open {
+		e.flush(s)
+	}
+}
+
+// flush sends the start a ToolOpen deferred.
+func (e *Emitter) flush(s *segment) {
+	if s.deferred {
+		s.deferred = false
+		e.send(s, omni.EventStart, "", "")
+	}
+}
+
+// ToolName names the open tool call segment key. A segment whose start
+// was sent keeps the name it started with, or takes this one if it had
+// none; one whose start waits (ToolOpen) takes the piece as its name's
+// next: the same name again (servers that repeat it in every delta) or
+// one that extends it (servers that send it whole so far) replaces it,
+// anything else is added to it.
 func (e *Emitter) ToolName(key int, name string) {
-	if s := e.find(key); s != nil && s.name == "" {
+	s := e.find(key)
+	switch {
+	case s == nil || name == "" || s.typ != omni.PartialToolCall:
+	case s.name == "" || s.deferred && strings.HasPrefix(name, s.name):
 		s.name = name
+	case s.deferred:
+		s.name += name
 	}
 }
 
@@ -178,6 +225,7 @@ func (e *Emitter) CloseAll(stopReason string) {
 func (e *Emitter) closeAt(i int, stopReason string) {
 	s := e.open[i]
 	e.open = append(e.open[:i], e.open[i+1:]...)
+	e.flush(s)
 	e.send(s, omni.EventStop, "", stopReason)
 	e.send(s, "", string(s.body), stopReason)
 }

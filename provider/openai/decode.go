@@ -193,7 +193,7 @@ func (d *Decoder) apply() {
 				c = &d.calls[len(d.calls)-1]
 			}
 			c.id = t.id
-			e.ToolStart(key, t.id, t.name)
+			e.ToolOpen(key, t.id, t.name) // its start waits for the name's last piece
 		} else if c.id == "" {
 			c.id = t.id
 		}

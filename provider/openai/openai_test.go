@@ -371,3 +371,68 @@ func TestContentParts(t *testing.T) {
 		t.Fatalf("outcome %+v, thinking %q, text %q", out, c.Text(omni.Thinking), c.Text(omni.Text))
 	}
 }
+
+// A tool name streamed in pieces is whole in the call's start and its
+// complete message (the start waits for the arguments); a name repeated
+// in every delta, or sent whole so far in each, is not doubled.
+func TestToolNameInPieces(t *testing.T) {
+	for _, tc := range []struct{ name, pieces string }{
+		{"pieces", `"get_","weather"`},
+		{"repeated", `"get_weather","get_weather","get_weather"`},
+		{"whole so far", `"get","get_wea","get_weather"`},
+		{"whole", `"get_weather"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pieces []string
+			if err := json.Unmarshal([]byte("["+tc.pieces+"]"), &pieces); err != nil {
+				t.Fatal(err)
+			}
+			var chunks []string
+			for i, p := range pieces {
+				id := ""
+				if i == 0 {
+					id = `"id":"c1",`
+				}
+				chunks = append(chunks, chunk(`{"tool_calls":[{"index":0,`+id+`"function":{"name":"`+p+`","arguments":""}}]}`))
+			}
+			chunks = append(chunks, chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}`),
+				chunk(`{"tool_calls":[{"index":0,"function":{"name":"get_weather","arguments":"\"Oslo\"}"}}]}`), finish, "[DONE]")
+			tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunks...)}}}
+			c, out := run(t, newModel(t, tr, Options{}), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+			if out.Status != omni.StatusCompleted {
+				t.Fatalf("outcome %+v", out)
+			}
+			var got []string
+			for _, m := range c.Msgs {
+				if m.Payload.Type == omni.PartialToolCall && m.Payload.EventType == omni.EventStart || m.IsModel(omni.ToolCall) {
+					got = append(got, m.Payload.Type+" "+m.Payload.Name+" "+m.Payload.Arguments)
+				}
+			}
+			want := []string{"partial_tool_call get_weather ", `tool_call get_weather {"city":"Oslo"}`}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// A call with no arguments at all starts before the next one does, and
+// stops and completes with the rest.
+func TestToolCallNoArguments(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(
+		chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"no"}}]}`),
+		chunk(`{"tool_calls":[{"index":0,"function":{"name":"w"}}]}`),
+		chunk(`{"tool_calls":[{"index":1,"id":"b","function":{"name":"next","arguments":"{}"}}]}`), finish, "[DONE]")}}}
+	c, out := run(t, newModel(t, tr, Options{}), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	var got []string
+	for _, m := range c.Msgs {
+		got = append(got, m.Payload.Type+":"+m.Payload.EventType+":"+m.Payload.Name)
+	}
+	want := "partial_tool_call:start:now|partial_tool_call:start:next|partial_tool_call:delta:next|partial_tool_call:stop:now|tool_call::now|partial_tool_call:stop:next|tool_call::next|token_usage::"
+	if strings.Join(got, "|") != want {
+		t.Errorf("got %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
