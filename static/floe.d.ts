@@ -943,7 +943,11 @@ export type ToolResult = string | { output: string; images?: string[] | undefine
 export type ToolFragments = AsyncIterable<string>;
 
 export interface ToolContext {
-  /** Aborts when the run is aborted. */
+  /**
+   * Aborts when the run is aborted. A tool that ends after it, however it
+   * ends, gets the output it gave followed by "[interrupted: tool aborted
+   * by user]", stop_reason "aborted".
+   */
   signal: AbortSignal;
   toolCall: ToolCallMessage;
   /** A string streams an output fragment (part of the output); a message with origin is forwarded as is (a subagent's). */

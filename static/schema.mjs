@@ -155,6 +155,32 @@ export function compileSchema(schema) {
     return node;
   };
   check(schema, "parameters");
+  // A chain of $ref (through allOf, anyOf, oneOf or not, which apply to the
+  // same value) that comes back to where it started never reaches a value's
+  // member: every call would fail as nesting too deep, as if the model's
+  // arguments were wrong. Refused here, naming the reference.
+  const sameValue = (s) => {
+    const out = [];
+    if (!isObj(s)) return out;
+    if ("$ref" in s) out.push(refs.get(s.$ref));
+    for (const k of ["anyOf", "oneOf", "allOf"]) if (k in s) out.push(...s[k]);
+    if ("not" in s) out.push(s.not);
+    return out;
+  };
+  const done = new Set();
+  const onPath = new Set();
+  const loops = (s) => {
+    if (!isObj(s) || done.has(s)) return false;
+    if (onPath.has(s)) return true;
+    onPath.add(s);
+    const found = sameValue(s).some(loops);
+    onPath.delete(s);
+    done.add(s);
+    return found;
+  };
+  for (const [ref, node] of refs) {
+    if (loops(node)) throw new SchemaError(`parameters: $ref ${JSON.stringify(ref)} refers back to itself without going into the value (through $ref, allOf, anyOf, oneOf or not only): it could check nothing`);
+  }
 
   const run = (s, v, path, errs, depth) => {
     if (errs.length >= MAX_ERRORS) return;

@@ -168,7 +168,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
     const r = await t.execute(checked.args, { signal, toolCall, emit, approve });
     if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
       for await (const f of r) {
-        if (signal.aborted) break;
+        if (signal.aborted) break; // cut at the abort
         fragment(f, "yielded");
       }
       return { output: "" };
@@ -176,15 +176,26 @@ async function* runTool(t, { toolCall, approve, signal }) {
     return outputOf(t, r);
   })().then(
     (r) => {
-      result = r;
+      result = signal.aborted ? interrupted(r) : r;
       notify();
     },
     (e) => {
-      failed = true;
-      failure = e === undefined ? new Error("undefined") : e;
+      if (signal.aborted) result = interrupted({ output: "" });
+      else {
+        failed = true;
+        failure = e === undefined ? new Error("undefined") : e;
+      }
       notify();
     },
   );
+  // A tool that ends after the run's abort, however it ends, was cut
+  // short: its output says so and is "aborted" (ENGINE.md E-6.8), so that
+  // the model does not take what came for the whole result.
+  const interrupted = ({ output, images }) => ({
+    output: output + (fragments.length || output ? "\n" : "") + "[interrupted: tool aborted by user]",
+    images,
+    stopReason: "aborted",
+  });
   done.catch(() => {});
   try {
     for (;;) {
@@ -197,9 +208,22 @@ async function* runTool(t, { toolCall, approve, signal }) {
   } finally {
     ended = true;
   }
-  if (started) yield msg.partialToolOutput("stop", "", id);
+  // A failure leaves an open fragment open: the engine closes it as
+  // ENGINE.md E-6.5 says (a delta of "\n[tool error] <message>", a stop
+  // "failed"), so that the deltas join to the complete output (P-7).
   if (failed) throw failure; // the engine makes "[tool error] <message>" of it
-  yield msg.toolOutput(id, fragments.join("") + result.output, "completed", result.images);
+  const { output, images } = result;
+  if (started) {
+    // The returned value (and the images, which one delta carries whole)
+    // is the last delta: the deltas join to the complete output (P-7).
+    if (output !== "" || images !== undefined) {
+      const d = msg.partialToolOutput("delta", output, id);
+      if (images !== undefined) d.payload = { type: d.payload.type, role: d.payload.role, event_type: "delta", output, images, tool_call_id: id };
+      yield d;
+    }
+    yield msg.partialToolOutput("stop", "", id, result.stopReason);
+  }
+  yield msg.toolOutput(id, fragments.join("") + output, result.stopReason ?? "completed", images);
 }
 
 // outputOf converts what execute returned: a string, {output, images?},

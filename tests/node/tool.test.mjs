@@ -121,8 +121,17 @@ test("emit streams fragments before the returned value; the output is both", asy
     await new Promise((r) => setTimeout(r, 1));
     return "done";
   });
-  assert.deepEqual(out.map((m) => m.payload.event_type ?? "complete"), ["start", "delta", "stop", "complete"]);
+  // The returned value is the last delta: the deltas join to the complete output (PROTOCOL P-7).
+  assert.deepEqual(out.map((m) => m.payload.event_type ?? "complete"), ["start", "delta", "delta", "stop", "complete"]);
   assert.equal(out.at(-1).payload.output, "progress… done");
+  assert.equal(out.filter((m) => m.payload.event_type === "delta").map((m) => m.payload.output).join(""), "progress… done");
+  const img = ["data:image/png;base64,AAAA"];
+  const withImages = await outputsOf(async (args, { emit }) => {
+    emit("p ");
+    return { output: "done", images: img };
+  });
+  assert.deepEqual(withImages.filter((m) => m.payload.event_type === "delta").map((m) => m.payload.images), [undefined, img]);
+  assert.deepEqual(withImages.at(-1).payload.images, img);
 });
 
 test("a throwing tool, a bad yield, a bad emit and bad images are tool errors; fragments are closed first", async () => {
@@ -144,7 +153,46 @@ test("a throwing tool, a bad yield, a bad emit and bad images are tool errors; f
     yield "half";
     throw new Error("then failed");
   });
-  assert.deepEqual(out.map((m) => m.payload.event_type ?? m.payload.output), ["start", "delta", "stop", "half\n[tool error] then failed"]);
+  // The engine closes the open fragment (ENGINE.md E-6.5): the deltas join to the complete output (P-7).
+  assert.deepEqual(out.map((m) => m.payload.event_type ?? m.payload.output), ["start", "delta", "delta", "stop", "half\n[tool error] then failed"]);
+  assert.equal(out.at(-2).payload.stop_reason, "failed");
+  assert.equal(out.filter((m) => m.payload.event_type === "delta").map((m) => m.payload.output).join(""), "half\n[tool error] then failed");
+});
+
+test("a tool that ends after the run's abort is cut short: its output says so and is aborted (E-6.8)", async () => {
+  const NOTE = "[interrupted: tool aborted by user]";
+  const cases = [
+    // an async generator is stopped at its next yield
+    [(ac) => async function* () {
+      yield "a";
+      ac.abort();
+      yield "b";
+      yield "c";
+    }, "a\n" + NOTE, ["a", "\n" + NOTE]],
+    // a value returned after the abort, and what was emitted before it
+    [(ac) => async (args, { emit }) => {
+      emit("so far");
+      ac.abort();
+      return "half";
+    }, "so farhalf\n" + NOTE, ["so far", "half\n" + NOTE]],
+    // a rejection after the abort is not a tool error
+    [(ac) => async () => {
+      ac.abort();
+      throw new DOMException("This operation was aborted", "AbortError");
+    }, NOTE, []],
+  ];
+  for (const [make, want, deltas] of cases) {
+    const ac = new AbortController();
+    const t = tool({ name: "t", execute: make(ac) });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("x", { approve: () => "allow", signal: ac.signal }));
+    assert.deepEqual(checkStream(out), []);
+    const [o] = find(out, "tool_call_output");
+    assert.deepEqual([o.payload.output, o.payload.stop_reason], [want, "aborted"]);
+    const parts = out.filter((m) => m.payload.type === "partial_tool_call_output");
+    assert.deepEqual(parts.filter((m) => m.payload.event_type === "delta").map((m) => m.payload.output), deltas);
+    if (parts.length) assert.equal(parts.at(-1).payload.stop_reason, "aborted");
+    assert.equal(out.at(-1).payload.type, "abort");
+  }
 });
 
 test("execute gets the signal, the tool call and the run's approver", async () => {
@@ -205,6 +253,9 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
       },
       "tool x: parameters.properties.self: the schema contains itself",
     ],
+    // A $ref loop that never goes into the value: every call would fail as "nests deeper than 200 levels".
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { $ref: "#/$defs/a" } }, properties: { p: { $ref: "#/$defs/a" } } } }), 'tool x: parameters: $ref "#/$defs/a" refers back to itself'],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } }, properties: { p: { $ref: "#/$defs/a" } } } }), "refers back to itself"],
   ];
   for (const [f, want] of cases) assert.throws(f, (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message.includes(want), want);
 });
