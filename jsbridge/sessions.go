@@ -149,6 +149,11 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.persisting(id) {
+		// Its next run would write a Trace without its session_meta: a
+		// session listed that no resume can open.
+		return nil, &Error{Code: CodeSessionBusy, Msg: "deleteSession: session " + trace.QuoteID(id) + " is open in this program: close() it first"}
+	}
 	return b.async("deleteSession", func() (any, error) {
 		ctx := context.Background()
 		if err := store.Delete(ctx, id); err != nil {
@@ -218,4 +223,17 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 		h := b.sessions.add(&session{s: s, trace: bat, onDiag: cfg.OnDiagnostic})
 		return sessionRef(h, s.ID()), nil
 	}), nil
+}
+
+// persisting reports whether a session of this program that is not closed
+// writes the Trace of session id.
+func (b *Bridge) persisting(id string) bool {
+	b.sessions.mu.Lock()
+	defer b.sessions.mu.Unlock()
+	for _, s := range b.sessions.m {
+		if s.trace != nil && s.s.ID() == id {
+			return true
+		}
+	}
+	return false
 }

@@ -909,7 +909,18 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function deleteSession(id, opts = {}) {
     if (typeof id !== "string") throw badArg("deleteSession: id", "a string", id);
-    return call("deleteSession", id, storeOpt(opts, "deleteSession"));
+    const store = storeOpt(opts, "deleteSession");
+    // The session's lock, as a run takes it: a run in flight (this tab's,
+    // another tab's or another session object's) would otherwise go on
+    // writing its records after the delete, leaving a session without its
+    // session_meta that lists but never resumes.
+    const release = await tryLock(store, id);
+    if (!release) throw busy("deleteSession", id);
+    try {
+      return await call("deleteSession", id, store);
+    } finally {
+      release();
+    }
   }
 
   const floe = {

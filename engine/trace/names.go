@@ -20,7 +20,8 @@ func FileName(sessionID string, index int) string {
 }
 
 // ParseFileName splits a reference file name "<session_id>_<NNN>.jsonl"
-// (NNN: three or more digits) into the session id and the file index.
+// (NNN: three or more digits, at least 1) into the session id and the file
+// index.
 func ParseFileName(name string) (sessionID string, index int, ok bool) {
 	base, found := strings.CutSuffix(name, ".jsonl")
 	us := strings.LastIndexByte(base, '_')
@@ -34,7 +35,7 @@ func ParseFileName(name string) (sessionID string, index int, ok bool) {
 		}
 	}
 	index, err := strconv.Atoi(digits)
-	if err != nil {
+	if err != nil || index < 1 { // files are counted from 1: "_000" names none
 		return "", 0, false
 	}
 	return base[:us], index, true

@@ -91,3 +91,13 @@ func TestImportRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A file named _000 is no file of a session: Import refuses it, naming it,
+// where it used to panic (index out of range [-1]).
+func TestImportRefusesIndexZero(t *testing.T) {
+	meta := `{"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"session_id":"s","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"","agent_state":"","workspace":""}}` + "\n"
+	_, err := trace.Import(context.Background(), &trace.MemStore{}, []trace.File{{Name: "2026-01-02/s_000.jsonl", Data: []byte(meta)}})
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "s_000.jsonl") {
+		t.Fatalf("Import(s_000.jsonl) = %v, want ErrInvalid naming the file", err)
+	}
+}

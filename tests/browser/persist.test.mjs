@@ -275,6 +275,13 @@ test("(c) two tabs, one session: the second tab's run is refused with session_bu
   assert.equal(refusal?.code, "session_busy", `tab 2 resumed and ran the session while tab 1 ran it: ${JSON.stringify(refusal)}`);
   t.diagnostic(`tab 2's resume while tab 1 runs refused in ${refusal.where}`);
 
+  // Deleting it from a tab that holds no session object while tab 1 runs
+  // it: refused too (before, the delete went through and tab 1's run went
+  // on writing a Trace without its session_meta, listed and unresumable).
+  const tab3 = await b.open({ fresh: true });
+  const del = await call(tab3, "delete", [sessionId], STEP, { raw: true });
+  assert.equal(del.error?.code, "session_busy", `tab 3 deleted the session tab 1 runs: ${JSON.stringify(del)}`);
+
   // Tab 1 goes on to the end, alone in the Trace.
   await call(tab1, "release", ["tab1", "approve", "allow"]);
   await call(tab1, "waitFor", ["tab1", ["run:done", "run:error"], STEP]);

@@ -456,6 +456,14 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     // Importing it again is refused, with the reason.
     await page.setInputFiles("#import", file);
     await page.locator("#note", { hasText: "Import refused" }).waitFor();
+    // A file named as no file of a session (_000) is taken by its
+    // session_meta, as a file of any other name is; its import used to
+    // panic and end the playground's program.
+    await page.evaluate(() => (document.querySelector("#note").textContent = ""));
+    await page.setInputFiles("#import", { name: `${id}_000.jsonl`, mimeType: "application/jsonl", buffer: Buffer.from(text) });
+    await page.locator("#note", { hasText: "Import refused" }).waitFor();
+    assert.match(await page.locator("#note").innerText(), /already exists/);
+    assert.equal(await page.locator("#error").isVisible(), false, "the program still runs");
     clean(b.log);
   } catch (e) {
     const shot = join(await shotsDir(), "playground-sessions.png");

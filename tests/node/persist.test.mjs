@@ -329,3 +329,23 @@ test("two session objects of one stored session: one run at a time (session_busy
     assert.deepEqual(texts, ["one", "a", "two", "late", "three", "x"], "each run's records together, in run order");
   }
 });
+
+test("deleteSession refuses a session still open in this program (its next run would write a Trace without session_meta); closed, it deletes", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("delete-open");
+    const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("one"), say("two")), store });
+    await collect(session.run("first"));
+    await rejects(floe.deleteSession(id, { store }), "session_busy", /open in this program: close\(\) it first/);
+    // Refused while a run is in flight, too; nothing of the session is lost.
+    const stream = session.run("second");
+    assert.equal((await stream.next()).done, false);
+    await rejects(floe.deleteSession(id, { store }), "session_busy");
+    for await (const m of stream) void m;
+    await session.close();
+    const recs = records(await floe.exportSession(id, { store }));
+    assert.equal(recs[0].type, "session_meta");
+    assert.deepEqual(recs.filter((m) => m.payload.type === "text" && m.payload.role === "user").map((m) => m.payload.text), ["first", "second"]);
+    await floe.deleteSession(id, { store });
+    await rejects(floe.exportSession(id, { store }), "not_found");
+  }
+});

@@ -159,6 +159,21 @@ func (a *App) post(f func()) {
 	})
 }
 
+// spawn runs f in a goroutine of its own; a panic in it is shown on the
+// page, as post's are, instead of ending the program (the work on what a
+// user gives: a file to import, a stored session to read).
+func (a *App) spawn(f func()) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err := fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				a.post(func() { a.fail(err) })
+			}
+		}()
+		f()
+	}()
+}
+
 func (a *App) fail(err error) {
 	show(a.banner, true)
 	a.banner.SetTextContent("Playground error: " + err.Error())

@@ -73,7 +73,7 @@ func (s *sessionsView) init(a *App) {
 			list[i] = files.Index(i)
 		}
 		in.Set("value", "")
-		go s.importFiles(list)
+		s.a.spawn(func() { s.importFiles(list) })
 	})
 }
 
@@ -213,7 +213,7 @@ func (s *sessionsView) click(t elem) {
 	case "rename":
 		s.renaming = id
 	case "export":
-		go s.export(id)
+		a.spawn(func() { s.export(id) })
 	case "ask-delete":
 		s.deleting = id
 	case "delete":
@@ -230,7 +230,7 @@ func (s *sessionsView) click(t elem) {
 				a.stop = true
 			}
 		}
-		go s.delete(id, store, r)
+		a.spawn(func() { s.delete(id, store, r) })
 	}
 	s.dirty = true
 }
@@ -349,7 +349,7 @@ func download(name string, data []byte) {
 // stored records.
 func (a *App) resume(id string) {
 	a.note = "Opening " + id + "…"
-	go func() {
+	a.spawn(func() {
 		ctx := context.Background()
 		bat := a.batcher(false)
 		res, err := trace.Resume(ctx, bat, id, time.Now)
@@ -400,7 +400,7 @@ func (a *App) resume(id string) {
 			}
 			a.attach(o, bat, tr, notice, warn)
 		})
-	}()
+	})
 }
 
 // traceView is the trace viewer: the stored records of the session shown.
