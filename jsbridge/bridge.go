@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"syscall/js"
 
-	"github.com/floehq/floe/engine"
 )
 
 // Bridge holds the sessions, streams and waiting goroutines of one Go
@@ -16,7 +15,7 @@ type Bridge struct {
 	waiters   waiters
 	approvals approvals
 	sessions  handles[*session]
-	subagents handles[*engine.SubagentHandle]
+	subagents handles[*subagent]
 	streams   handles[*stream]
 	funcs     []js.Func
 	deferred  js.Value     // the shim's () => [promise, resolve, reject], if given

@@ -20,11 +20,23 @@ func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	bat, err := b.attachStore(&cfg, s[specStore], "createSubagent")
+	if err != nil {
+		return nil, err
+	}
 	h, err := engine.NewSubagent(cfg)
 	if err != nil {
 		return nil, badArg("createSubagent", err.Error())
 	}
-	return sessionRef(b.subagents.add(h), h.Session().ID()), nil
+	sub := &subagent{h: h, s: session{s: h.Session(), trace: bat, onDiag: cfg.OnDiagnostic}}
+	return sessionRef(b.subagents.add(sub), h.Session().ID()), nil
+}
+
+// subagent is a child session of a tool's and, with a store, its Trace
+// (ENGINE.md E-15.6: the child writes its own Trace).
+type subagent struct {
+	h *engine.SubagentHandle
+	s session
 }
 
 // subagentRun is the export behind Subagent.run: subagentRun(handle, prompt, approve?, toolID?,
@@ -36,10 +48,11 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, ok := b.subagents.get(hid)
+	sub, ok := b.subagents.get(hid)
 	if !ok {
 		return nil, closedErr("the subagent")
 	}
+	h := sub.h
 	prompt, err := wantString(arg(args, 1), "subagent.run: prompt")
 	if err != nil {
 		return nil, err
@@ -73,6 +86,7 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	}
 	st := runStream(r)
 	st.cancel, st.stop = cancel, stop
+	st.onEnd = sub.s.flushTrace // the child's records are stored before its stream ends
 	return b.streams.add(st), nil
 }
 

@@ -629,6 +629,7 @@ export interface Floe {
   connect: typeof connect;
   /** A yield that is not an OmniMessage in options.llm is a compile error naming it (see CheckModel). */
   createSession<L extends ModelShape | Model = LLM>(options: Omit<SessionOptions, "llm"> & { llm: L } & CheckModel<L>): Session;
+  /** A child session for a tool (ENGINE.md §15); it writes its own Trace to options.store (the default store when absent, none with false). */
   createSubagent(options: SessionOptions): Subagent;
   /**
    * Resumes a stored session (ENGINE.md §17) with fresh callbacks: history

@@ -828,6 +828,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   function createSubagent(opts) {
     const spec = sessionSpec(api, "createSubagent", opts, applyDefaults(opts, "createSubagent", true, "subagent"));
+    const store = storeArg(get(opts, "store", "createSubagent: store"), "createSubagent: store", true);
+    if (store) spec[SPEC_STORE] = store; // the child's own Trace (E-15.6)
     const [id, handle] = sessionRef(call("createSubagent", packed(spec)));
     let closed = false;
     const me = { deref: () => undefined }; // as in makeSession

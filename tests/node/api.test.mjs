@@ -428,3 +428,37 @@ test("msg builders, mockModel, checkStream, transcript.push and newSessionId ref
   // What they build is unchanged (the golden file above): the defaults still apply.
   assert.deepEqual(msg.partialToolCall("start", undefined, "c1", "t").payload, { type: "partial_tool_call", role: "assistant", event_type: "start", name: "t", arguments: "", tool_call_id: "c1" });
 });
+
+test("a subagent's child writes its own Trace to its store (E-15.6), which the parent's Trace names", async (t) => {
+  const { mkdtemp, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = await mkdtemp(join(tmpdir(), "floe-subagent-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const store = { dir };
+  const records = (files) => files.flatMap((f) => f.text.split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+  const research = floe.subagentTool({ name: "research", create: () => ({ llm: mockModel(["The answer is 42."]), store }) });
+  const parent = floe.createSession({ llm: mockModel([{ toolCall: { name: "research", args: { prompt: "Find it." } } }, "It is 42."]), tools: [research], store });
+  const out = await collect(parent.run("go", { approve: () => "allow" }));
+  await parent.close();
+  const childId = out.find((m) => m.type === "session_meta" && m.origin).origin[0];
+  const child = records(await floe.exportSession(childId, { store }));
+  assert.equal(child[0].type, "session_meta");
+  assert.equal(child[0].payload.source, "subagent");
+  assert.deepEqual(child.filter((m) => m.payload.type === "text").map((m) => m.payload.text), ["Find it.", "The answer is 42."]);
+  const own = records(await floe.exportSession(parent.id, { store }));
+  assert.ok(own.some((m) => m.payload.type === "subagent" && m.payload.session_id === childId), "the parent's Trace names its child");
+  assert.ok(own.every((m) => !m.origin), "the child's records are not in the parent's Trace");
+  // createSubagent itself, with the default store (memory in Node).
+  const direct = floe.createSubagent({ llm: mockModel(["done"]), meta: { session_id: "direct-child" } });
+  await collect(direct.run("task"));
+  direct.close();
+  const stored = records(await floe.exportSession("direct-child"));
+  assert.deepEqual(stored.map((m) => m.payload.type ?? m.type), ["session_meta", "text", "request_begin", "text", "token_usage", "request_end"]);
+  assert.equal(stored[0].payload.source, "subagent");
+  await floe.deleteSession("direct-child");
+  // store: false keeps nothing.
+  const none = floe.createSubagent({ llm: mockModel(["done"]), meta: { session_id: "no-store-child" }, store: false });
+  await collect(none.run("task"));
+  await assert.rejects(floe.exportSession("no-store-child"), (e) => e.code === "not_found");
+});
