@@ -449,6 +449,7 @@ test("a subagent's child writes its own Trace to its store (E-15.6), which the p
   const own = records(await floe.exportSession(parent.id, { store }));
   assert.ok(own.some((m) => m.payload.type === "subagent" && m.payload.session_id === childId), "the parent's Trace names its child");
   assert.ok(own.every((m) => !m.origin), "the child's records are not in the parent's Trace");
+  assert.deepEqual((await floe.listSessions({ store })).map((x) => x.id).sort(), [childId, parent.id].sort());
   // createSubagent itself, with the default store (memory in Node).
   const direct = floe.createSubagent({ llm: mockModel(["done"]), meta: { session_id: "direct-child" } });
   await collect(direct.run("task"));
