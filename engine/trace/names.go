@@ -20,8 +20,10 @@ func FileName(sessionID string, index int) string {
 }
 
 // ParseFileName splits a reference file name "<session_id>_<NNN>.jsonl"
-// (NNN: three or more digits, at least 1) into the session id and the file
-// index.
+// (NNN: the index, at least 1, in three digits or more and without a
+// leading zero beyond three, as FileName writes it) into the session id and
+// the file index. Any other name is no file of a session: "_000", or
+// "_0001", which a store would read as file 1 beside the "_001" it writes.
 func ParseFileName(name string) (sessionID string, index int, ok bool) {
 	base, found := strings.CutSuffix(name, ".jsonl")
 	us := strings.LastIndexByte(base, '_')
@@ -35,7 +37,7 @@ func ParseFileName(name string) (sessionID string, index int, ok bool) {
 		}
 	}
 	index, err := strconv.Atoi(digits)
-	if err != nil || index < 1 { // files are counted from 1: "_000" names none
+	if err != nil || index < 1 || len(digits) > 3 && digits[0] == '0' { // files are counted from 1: "_000" names none
 		return "", 0, false
 	}
 	return base[:us], index, true

@@ -140,10 +140,22 @@ func check(data []byte) (string, error) {
 	if err := p.CheckCalls(); err != nil {
 		return "", err
 	}
+	meta, seen := "", false
 	for i := range p.Records {
-		if p.Records[i].Type == omni.TypeSessionMeta {
-			return p.Records[i].Payload.SessionID(), nil
+		if p.Records[i].Type != omni.TypeSessionMeta {
+			continue
 		}
+		switch id := p.Records[i].Payload.SessionID(); {
+		case id == "":
+			return "", errf.Errorf("%w: a session_meta names no session (session_id is empty)", ErrInvalid)
+		case !seen:
+			meta, seen = id, true
+		case id != meta:
+			return "", errf.Errorf("%w: a session_meta names session %s after one of %s", ErrInvalid, QuoteID(id), QuoteID(meta))
+		}
+	}
+	if seen {
+		return meta, nil
 	}
 	if len(p.Records) == 0 {
 		if p.TornTail {

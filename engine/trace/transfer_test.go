@@ -78,6 +78,8 @@ func TestImportRefuses(t *testing.T) {
 		{"malformed middle line", []trace.File{{Name: "d/s1_001.jsonl", Data: []byte(metaLine + "{oops\n" + promptLine)}}, trace.ErrInvalid, "d/s1_001.jsonl: line 2"},
 		{"no session_meta", []trace.File{{Name: "s1_001.jsonl", Data: []byte(promptLine)}}, trace.ErrNotResumable, "s1_001.jsonl"},
 		{"other session's meta", []trace.File{{Name: "s2_001.jsonl", Data: good}}, trace.ErrInvalid, `names session "s1"`},
+		{"a second session_meta of another session", []trace.File{{Name: "s1_001.jsonl", Data: []byte(metaLine + strings.Replace(metaLine, `"s1"`, `"s9"`, 1) + promptLine)}}, trace.ErrInvalid, `s1_001.jsonl: invalid argument: a session_meta names session "s9" after one of "s1"`},
+		{"a session_meta of no session", []trace.File{{Name: "", Data: []byte(strings.Replace(metaLine, `"s1"`, `""`, 1) + promptLine)}}, trace.ErrInvalid, "the trace: invalid argument: a session_meta names no session (session_id is empty)"},
 		{"empty file", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_002.jsonl", Data: []byte("\n")}}, trace.ErrInvalid, "no record"},
 		{"one line, not a record", []trace.File{{Name: "s1_001.jsonl", Data: []byte("hello world\n")}}, trace.ErrInvalid, "s1_001.jsonl: invalid argument: no record: line 1 is not a Trace record: omni: invalid JSON"},
 	} {
@@ -99,5 +101,35 @@ func TestImportRefusesIndexZero(t *testing.T) {
 	_, err := trace.Import(context.Background(), &trace.MemStore{}, []trace.File{{Name: "2026-01-02/s_000.jsonl", Data: []byte(meta)}})
 	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "s_000.jsonl") {
 		t.Fatalf("Import(s_000.jsonl) = %v, want ErrInvalid naming the file", err)
+	}
+}
+
+// ParseFileName takes the names FileName writes, and no other spelling of
+// an index: "_0001" would be read as file 1 beside the "_001" a store
+// writes, and "_000" is no file (Import panicked on it).
+func TestParseFileName(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		id    string
+		index int
+	}{
+		{"s_001.jsonl", "s", 1},
+		{"a_b_042.jsonl", "a_b", 42},
+		{"s_999.jsonl", "s", 999},
+		{"s_1000.jsonl", "s", 1000},
+		{"s_000.jsonl", "", 0},
+		{"s_0001.jsonl", "", 0},
+		{"s_01.jsonl", "", 0},
+		{"s_00a.jsonl", "", 0},
+		{"_001.jsonl", "", 0},
+		{"s_001.json", "", 0},
+	} {
+		id, index, ok := trace.ParseFileName(tc.name)
+		if id != tc.id || index != tc.index || ok != (tc.index > 0) {
+			t.Errorf("ParseFileName(%q) = %q, %d, %v", tc.name, id, index, ok)
+		}
+		if ok && trace.FileName(id, index) != tc.name {
+			t.Errorf("FileName(%q, %d) = %q, want the name parsed", id, index, trace.FileName(id, index))
+		}
 	}
 }
