@@ -1296,6 +1296,12 @@ function plainOutcome(v) {
   const bad = (what, want, got) => new TypeError(`llm.streamGenerate: outcome${what}: want ${want}, got ${describe(got)}`);
   if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?}", v);
   const { status, errorMessage, permanent } = v;
+  for (const k of Object.keys(v)) {
+    // A misspelt key (permanet, error) would be lost without a word.
+    if (k !== "status" && k !== "errorMessage" && k !== "permanent") {
+      throw new TypeError(`llm.streamGenerate: outcome.${k}: unknown key; known: status, errorMessage, permanent`);
+    }
+  }
   if (typeof status !== "string") throw bad(".status", "a string", status);
   if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
   if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
@@ -1414,14 +1420,20 @@ function clockHost(api, clock, now, sleep) {
     now() {
       try {
         const v = now.call(clock);
-        return typeof v === "number" ? v : `clock.now: returned ${describe(v)}, want a number of milliseconds`;
+        // Go's time holds the years 1678 to 2262 (±2^63 ns).
+        if (typeof v === "number" && Math.abs(v) <= 9223372036854) return v;
+        const what = typeof v === "number" ? String(v) : describe(v);
+        return `clock.now: returned ${what}, want a number of milliseconds since 1970 (a time of the years 1678 to 2262)`;
       } catch (e) {
         return `clock.now: ${errMessage(e)}`;
       }
     },
     sleep(wid, ms) {
       const ac = new AbortController();
-      settleWith(api, wid, () => sleep.call(clock, ms, ac.signal), (v) => v !== false);
+      settleWith(api, wid, () => sleep.call(clock, ms, ac.signal), (v) => {
+        if (v != null && typeof v !== "boolean") throw new TypeError(`resolved ${describe(v)}, want true or undefined (slept) or false (aborted first); taken as slept`);
+        return v !== false;
+      });
       return ac;
     },
   };

@@ -358,6 +358,18 @@ test("a model returning a BigInt or a Symbol as its outcome or status: failed, t
   assert.deepEqual(logged, []);
 });
 
+test("a model's outcome with a key it does not have (a misspelt permanent) fails the request naming the key", async () => {
+  for (const [outcome, key] of [[{ status: "failed", permanet: true }, "permanet"], [{ status: "failed", error: "quota" }, "error"]]) {
+    const { msgs } = await runWithFirst(async function* () {
+      yield usage();
+      return outcome;
+    });
+    const ends = find(msgs, "request_end").map((m) => m.payload);
+    assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
+    assert.equal(ends[0].error_message, `llm.streamGenerate: outcome.${key}: unknown key; known: status, errorMessage, permanent`);
+  }
+});
+
 for (const [what, make] of Object.entries(hostile)) {
   for (const [where, outcome] of [
     ["the outcome", (v) => v],
@@ -849,4 +861,31 @@ test("a chain of slow messages hands one over in a macrotask within about 16 ms 
   await session.close();
   assert.ok(ticks > 5, `${ticks} macrotasks in ${n} messages`);
   assert.ok(longest <= 40, `${longest} messages of a millisecond each went by without a macrotask`);
+});
+
+test("a clock's now() of NaN, Infinity or past the year 2262, and a sleep() resolving what it cannot mean, are reported as such; the run goes on", async () => {
+  for (const [now, sleep, says] of [
+    [NaN, true, "clock.now: returned NaN, want a number of milliseconds since 1970"],
+    [Infinity, true, "clock.now: returned Infinity, want a number of milliseconds since 1970"],
+    [1e20, true, "clock.now: returned 100000000000000000000, want a number of milliseconds since 1970 (a time of the years 1678 to 2262)"],
+    [Date.UTC(2026, 0, 2), "yes", "clock.sleep: resolved a string, want true or undefined (slept) or false (aborted first); taken as slept"],
+  ]) {
+    const diags = [];
+    const session = floe.createSession({
+      meta: meta(),
+      config: { maxReconnects: 1, reconnectBackoffMs: 1 },
+      clock: { now: () => now, sleep: async () => sleep },
+      store: false,
+      onDiagnostic: (d) => diags.push(d),
+      llm: scriptedLLM(async function* () {
+        yield usage();
+        return { status: "failed" };
+      }, say("up")),
+    });
+    const msgs = await collect(session.run("go"));
+    await session.close();
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
+    assert.ok(diags.some((d) => d.kind === "clock" && d.message.startsWith(says)), `${says}\n${JSON.stringify(diags)}`);
+    if (typeof now === "number" && Number.isFinite(now) && now < 1e15) assert.ok(msgs.every((m) => m.timestamp.startsWith("2026-01-02")), "the clock's time stamps the messages");
+  }
 });
