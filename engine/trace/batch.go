@@ -19,7 +19,9 @@ import (
 // Append validates its arguments and returns a zero AppendResult: whether
 // the file was created or healed is known only once written. A failed
 // underlying Append is handed to Report and the next batch is still
-// attempted (ENGINE.md E-16.7). [Batcher.Flush] waits until everything
+// attempted (ENGINE.md E-16.7), after the failed one again: a failure
+// leaves no hole in a Trace (up to 8 MiB of a session's records wait so;
+// past that, its Trace is written no further). [Batcher.Flush] waits until everything
 // queued before it was written. The reading methods and Create and Delete
 // flush first, then call the underlying Store.
 //
@@ -36,7 +38,19 @@ type Batcher struct {
 	written  uint64        // appends handed to the store
 	progress chan struct{} // closed and replaced when written advances
 	checked  map[string]bool
+
+	// held are, by session, the batches whose write failed and the ones
+	// queued after them, written again before the session's next batch:
+	// a failed write (a full quota) leaves no hole in the Trace, only a
+	// tail still to come. Only the run goroutine uses it.
+	held map[string][]batch
+	lost map[string]bool // sessions whose held records passed maxHeld
 }
+
+// maxHeld bounds the bytes a session's held batches may take; past it they
+// are dropped and the session's Trace is written no further, so that it
+// keeps a prefix rather than a hole.
+const maxHeld = 8 << 20
 
 // BatcherOptions configure a [Batcher].
 type BatcherOptions struct {
@@ -69,7 +83,7 @@ func NewBatcher(store Store, opts BatcherOptions) *Batcher {
 	if opts.MaxBatchBytes <= 0 {
 		opts.MaxBatchBytes = 1 << 20
 	}
-	return &Batcher{store: store, opts: opts, progress: make(chan struct{}), checked: map[string]bool{}}
+	return &Batcher{store: store, opts: opts, progress: make(chan struct{}), checked: map[string]bool{}, held: map[string][]batch{}, lost: map[string]bool{}}
 }
 
 // Append implements [Store]: it validates and queues data (copied) and
@@ -126,7 +140,8 @@ func (b *Batcher) run() {
 	}
 }
 
-// write appends one batch; only the run goroutine calls it.
+// write appends one batch, after the session's held ones; only the run
+// goroutine calls it.
 func (b *Batcher) write(next batch) error {
 	if b.opts.Fresh {
 		refused, err := b.refuse(next.id)
@@ -134,8 +149,27 @@ func (b *Batcher) write(next batch) error {
 			return err
 		}
 	}
-	_, err := b.store.Append(context.Background(), next.id, next.index, next.data)
-	return err
+	if b.lost[next.id] {
+		return nil // reported when it was lost
+	}
+	pending := append(b.held[next.id], next)
+	for i, p := range pending {
+		if _, err := b.store.Append(context.Background(), p.id, p.index, p.data); err != nil {
+			rest, size := pending[i:], 0
+			for _, r := range rest {
+				size += len(r.data)
+			}
+			if size > maxHeld {
+				delete(b.held, next.id)
+				b.lost[next.id] = true
+				return errf.Errorf("%w; %d bytes of records waiting to be written again are dropped, and the session's Trace is written no further: it keeps what was stored before", err, size)
+			}
+			b.held[next.id] = rest
+			return err
+		}
+	}
+	delete(b.held, next.id)
+	return nil
 }
 
 // refuse reports whether writes to id are refused (Fresh). The first

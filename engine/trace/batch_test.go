@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -192,5 +193,75 @@ func TestBatcherRefusesInvalidAppends(t *testing.T) {
 	}
 	if _, err := b.Append(context.Background(), "s", 1, []byte("x")); !errors.Is(err, trace.ErrInvalid) {
 		t.Errorf("Append of a partial line = %v", err)
+	}
+}
+
+// flakyStore is a MemStore whose Append fails while failures > 0.
+type flakyStore struct {
+	trace.MemStore
+	failures int
+	calls    int
+}
+
+func (s *flakyStore) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	s.calls++
+	if s.failures > 0 {
+		s.failures--
+		return trace.AppendResult{}, errors.New("quota exceeded")
+	}
+	return s.MemStore.Append(ctx, id, index, data)
+}
+
+// A failed write is written again before the session's next one: the
+// Trace gets no hole (before, the records of the failed write were lost
+// between the ones before and after, a session_meta among them).
+func TestBatcherWritesAFailedBatchAgainFirst(t *testing.T) {
+	ctx := context.Background()
+	store := &flakyStore{failures: 2}
+	var reported []error
+	b := trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+	line := tracetest.Record
+	for n := 1; n <= 3; n++ {
+		if _, err := b.Append(ctx, "s", 1, line(n)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := store.ReadFile(ctx, "s", 1)
+	if err != nil || !bytes.Equal(got, slices.Concat(line(1), line(2), line(3))) {
+		t.Fatalf("stored %q, %v; want the three records in order", got, err)
+	}
+	if len(reported) != 2 || store.calls != 5 {
+		t.Errorf("reported %v, %d appends; want 2 failures, then 1, 2 and 3 written (5 calls)", reported, store.calls)
+	}
+	// Past 8 MiB held, the records are dropped and the session's Trace is
+	// written no further: it keeps a prefix.
+	store = &flakyStore{failures: 1 << 30}
+	reported = nil
+	b = trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }, MaxBatchBytes: 1 << 20})
+	big := bytes.Repeat(line(1), (1<<20)/len(line(1)))
+	for range 10 {
+		if _, err := b.Append(ctx, "s", 1, big); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := store.calls
+	if last := reported[len(reported)-1]; !strings.Contains(last.Error(), "written no further") {
+		t.Errorf("last report %v, want the dropped records named", last)
+	}
+	store.failures = 0
+	if _, err := b.Append(ctx, "s", 1, line(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ReadFile(ctx, "s", 1); !errors.Is(err, trace.ErrNotFound) || store.calls != calls {
+		t.Errorf("after the drop: read %v, %d more appends; want nothing written", err, store.calls-calls)
 	}
 }
