@@ -276,7 +276,7 @@ func (s *FileStore) Delete(ctx context.Context, id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	files, err := s.scan(id)
+	files, err := s.scanFiles(id, true) // a file of an index in two date directories goes too
 	if err != nil {
 		return opErr("delete", id, 0, err)
 	}

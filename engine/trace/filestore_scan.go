@@ -130,6 +130,12 @@ type located struct {
 // session id, each group in ascending index order. When an index appears in
 // two date directories, the earlier date wins. s.mu is held.
 func (s *FileStore) scan(id string) (map[string][]located, error) {
+	return s.scanFiles(id, false)
+}
+
+// scanFiles is scan; with all, it keeps every file of an index (Delete
+// removes them all).
+func (s *FileStore) scanFiles(id string, all bool) (map[string][]located, error) {
 	out := map[string][]located{}
 	dates, err := os.ReadDir(s.root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -153,6 +159,9 @@ func (s *FileStore) scan(id string) (map[string][]located, error) {
 		}
 	}
 	for sid, found := range out {
+		if all {
+			continue
+		}
 		insertionSort(len(found), func(i, j int) bool { return found[i].index < found[j].index }, func(i, j int) { found[i], found[j] = found[j], found[i] })
 		kept := found[:1] // the earlier date's file of an index wins
 		for _, f := range found[1:] {

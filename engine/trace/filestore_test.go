@@ -97,6 +97,8 @@ func TestFileStoreReadsReferenceLayout(t *testing.T) {
 	write("2026-11-30/notes.txt", []byte("ignored"))
 	write("2026-11-30/sess_a_003.jsonl.import", []byte("ignored"))
 	write("misc/sess_a_009.jsonl", []byte("ignored: not a date directory"))
+	write("2026-12-01/sess_a_002.jsonl", tracetest.Record(9)) // the earlier date's file 2 is read; Delete removes both
+	write("2026-11-30/sess_a_0004.jsonl", []byte("ignored: not a name the store writes"))
 	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
 	ctx := context.Background()
 	files, err := s.Files(ctx, "sess_a")
@@ -120,7 +122,7 @@ func TestFileStoreReadsReferenceLayout(t *testing.T) {
 	if err := s.Delete(ctx, "sess_a"); err != nil {
 		t.Fatal(err)
 	}
-	if got := listTree(t, root); !slices.Equal(got, []string{"2026-11-30/notes.txt", "2026-11-30/sess_001.jsonl", "2026-11-30/sess_a_003.jsonl.import", "misc/sess_a_009.jsonl"}) {
+	if got := listTree(t, root); !slices.Equal(got, []string{"2026-11-30/notes.txt", "2026-11-30/sess_001.jsonl", "2026-11-30/sess_a_0004.jsonl", "2026-11-30/sess_a_003.jsonl.import", "misc/sess_a_009.jsonl"}) {
 		t.Errorf("after Delete: %v", got)
 	}
 }
