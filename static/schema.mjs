@@ -107,7 +107,7 @@ export function compileSchema(schema) {
     const num = (v) => typeof v === "number" && Number.isFinite(v);
     want("type", (v) => (typeof v === "string" ? TYPES.has(v) : Array.isArray(v) && v.length > 0 && v.every((t) => TYPES.has(t))), `one of ${[...TYPES].join(", ")} or an array of them`);
     want("nullable", (v) => typeof v === "boolean", "a boolean");
-    want("enum", Array.isArray, "an array");
+    want("enum", (v) => Array.isArray(v) && v.length > 0, "a non-empty array (an empty enum matches no value)");
     want("properties", isObj, "an object of schemas");
     want("required", (v) => Array.isArray(v) && v.every((x) => typeof x === "string"), "an array of strings");
     for (const k of ["minProperties", "maxProperties", "minItems", "maxItems", "minLength", "maxLength"]) want(k, count, "a non-negative integer");

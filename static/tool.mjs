@@ -33,6 +33,11 @@ export function tool(spec) {
   } catch (e) {
     throw floeError("bad_argument", `tool ${name}: ${errMessage(e)}`);
   }
+  const top = parameters.type;
+  if (top !== undefined && top !== "object" && !(Array.isArray(top) && top.includes("object"))) {
+    // A model's arguments are a JSON object: no call could pass.
+    throw floeError("bad_argument", `tool ${name}: parameters.type: want "object" (a tool's arguments are an object), got ${JSON.stringify(top)}`);
+  }
   return Object.freeze({ name, description, parameters, execute, [TOOL]: validate });
 }
 

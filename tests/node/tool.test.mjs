@@ -253,6 +253,10 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
       },
       "tool x: parameters.properties.self: the schema contains itself",
     ],
+    // Schemas no call could pass: arguments are an object; an empty enum matches nothing.
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "string" } }), 'tool x: parameters.type: want "object" (a tool\'s arguments are an object), got "string"'],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: ["array", "null"] } }), 'got ["array","null"]'],
+    [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { k: { enum: [] } } } }), "tool x: parameters.properties.k.enum: want a non-empty array (an empty enum matches no value), got an array"],
     // A $ref loop that never goes into the value: every call would fail as "nests deeper than 200 levels".
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { $ref: "#/$defs/a" } }, properties: { p: { $ref: "#/$defs/a" } } } }), 'tool x: parameters: $ref "#/$defs/a" refers back to itself'],
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } }, properties: { p: { $ref: "#/$defs/a" } } } }), "refers back to itself"],
