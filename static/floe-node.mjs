@@ -6,12 +6,24 @@
 // installed packages.
 import { readFile } from "node:fs/promises";
 import nodeFS from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createRequire } from "node:module";
 import floe, { load as loadFetching } from "./floe.mjs";
 
 export * from "./floe.mjs";
 
 const isObject = (v) => v !== null && typeof v === "object";
+
+// This module's URL; empty in a CommonJS bundle (esbuild --platform=node
+// without --format=esm), where names resolve from the working directory.
+const here = import.meta.url || pathToFileURL(process.cwd() + "/").href;
+
+// import.meta.resolve is unflagged from Node 20.6 only; require.resolve
+// reads the same "exports" (the wasm entries have no conditions).
+function resolve(name) {
+  if (import.meta.url && typeof import.meta.resolve === "function") return new URL(import.meta.resolve(name));
+  return pathToFileURL(createRequire(here).resolve(name));
+}
 
 let loaded = false;
 
@@ -39,7 +51,7 @@ export async function load(opts = {}) {
     let { wasm } = opts;
     if (wasm === undefined) wasm = await readFirst(defaults());
     else if (typeof wasm === "string" || wasm instanceof URL) {
-      const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, import.meta.url) : new URL(wasm);
+      const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, here) : new URL(wasm);
       if (url.protocol === "file:") wasm = await readFirst([url]);
     }
     const f = await loadFetching({ ...opts, wasm });
@@ -54,14 +66,14 @@ export async function load(opts = {}) {
 // the @floehq/floe-node package's, floe.wasm beside this file, the
 // installed @floehq/floe's (for a bundle that did not copy it).
 function defaults() {
-  const urls = [new URL("./floe-node.wasm", import.meta.url)];
+  const urls = import.meta.url ? [new URL("./floe-node.wasm", import.meta.url)] : [];
   const resolved = (name) => {
     try {
-      urls.push(new URL(import.meta.resolve(name)));
+      urls.push(resolve(name));
     } catch {}
   };
   resolved("@floehq/floe-node/floe-node.wasm");
-  urls.push(new URL("./floe.wasm", import.meta.url));
+  if (import.meta.url) urls.push(new URL("./floe.wasm", import.meta.url));
   resolved("@floehq/floe/floe.wasm");
   return urls;
 }

@@ -248,7 +248,10 @@ async function instantiateDefault(imports) {
     return await instantiate(here, imports);
   } catch (e) {
     if (!/\/node_modules\/\.vite\/deps\//.test(import.meta.url)) throw e;
-    return instantiate(new URL("/node_modules/@floehq/floe/floe.wasm", import.meta.url), imports);
+    // webpackIgnore: webpack reads new URL("…", import.meta.url) as an asset
+    // to resolve at build time, and fails where node_modules is not in its
+    // context (a workspace's hoisted node_modules); this one is Vite's only.
+    return instantiate(new URL(/* webpackIgnore: true */ "/node_modules/@floehq/floe/floe.wasm", import.meta.url), imports);
   }
 }
 

@@ -15,7 +15,7 @@ import { EXPECTED } from "../bundlers/src/expected.mjs";
 // Everything a browser bundle must not contain.
 const NODE_ONLY = /["'`]node:[a-z/]+["'`]|floe-node\.wasm|import\.meta\.resolve/;
 
-test("npm package in a fresh app: Vite 8, esbuild, webpack 5, Node 20, tsc", { timeout: 600_000 }, async (t) => {
+test("npm package in a fresh app: Vite 8, esbuild, webpack 5 (also in a workspace), Node 20, tsc", { timeout: 600_000 }, async (t) => {
   const work = await mkdtemp(join(tmpdir(), "floe-bundlers-"));
   t.after(() => rm(work, { recursive: true, force: true }));
   const tarballs = await pack(work);
@@ -61,6 +61,13 @@ test("npm package in a fresh app: Vite 8, esbuild, webpack 5, Node 20, tsc", { t
     assert.deepEqual({ ...out, stored: undefined }, { ...EXPECTED, stored: undefined });
   });
 
+  await t.test("esbuild --platform=node, its default CommonJS output: the bundle finds the wasm through the installed packages", async () => {
+    // import.meta.url is empty there: load() threw "Invalid URL".
+    await run(bin("esbuild"), ["src/node-cjs.mjs", "--bundle", "--platform=node", "--outfile=dist-node/app.cjs", "--log-level=error"], app);
+    const out = JSON.parse(await run(process.execPath, ["dist-node/app.cjs"], app));
+    assert.deepEqual({ ...out, stored: undefined }, { ...EXPECTED, stored: undefined });
+  });
+
   await t.test("esbuild --platform=browser: no flags, no Node code; runs with floe.wasm copied beside the bundle", async () => {
     const dist = join(app, "dist-esbuild");
     await run(bin("esbuild"), ["src/main.js", "--bundle", "--platform=browser", "--format=esm", "--outfile=dist-esbuild/app.js", "--log-level=warning"], app);
@@ -80,6 +87,18 @@ test("npm package in a fresh app: Vite 8, esbuild, webpack 5, Node 20, tsc", { t
     const html = (await readFile(join(app, "index.html"), "utf8")).replace("/src/main.js", "/main.js");
     await (await import("node:fs/promises")).writeFile(join(dist, "index.html"), html);
     await inBrowser(await serveDir(t, dist), "webpack");
+  });
+
+  await t.test("webpack 5 in a workspace: node_modules above the build's directory", async () => {
+    // An npm workspace hoists node_modules above the app: webpack took the
+    // Vite dev server's fallback URL for an asset and failed to resolve it.
+    const ws = join(app, "packages/web");
+    await (await import("node:fs/promises")).cp(join(app, "src"), join(ws, "src"), { recursive: true });
+    await run(process.execPath, [join(app, "webpack.mjs")], ws);
+    const dist = join(app, "dist-webpack");
+    const html = (await readFile(join(app, "index.html"), "utf8")).replace("/src/main.js", "/main.js");
+    await (await import("node:fs/promises")).writeFile(join(dist, "index.html"), html);
+    await inBrowser(await serveDir(t, dist), "webpack in a workspace");
   });
 
   await t.test("Vite 8: vite build, served; the wasm is an emitted asset", async () => {
