@@ -69,6 +69,7 @@ build() { # build PACKAGE OUTPUT [go build flags…]
   local pkg=$1 out=$2
   shift 2
   GOOS=js GOARCH=wasm go build -trimpath "${gcflags[@]}" -ldflags="-s -w -buildid=" "$@" -o "$out" "$pkg"
+  chmod 644 "$out" # a module, not a program: packed without the executable bit
 }
 
 # floe.wasm takes internal/stdoverlay/godebug for the standard library's
@@ -96,7 +97,7 @@ if [ -d wasm/playground ]; then
   wasms+=(static/playground.wasm)
 fi
 cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
-cp static/floe-node.wasm npm/floe-node/floe-node.wasm # the @floehq/floe-node package
+cp static/floe-node.wasm npm/floe-node/floe-node.wasm && chmod 644 npm/floe-node/floe-node.wasm # the @floehq/floe-node package
 
 # Sizes: gzip -9 and brotli quality 11, both with node's zlib.
 node - "$BUDGET_BROTLI" "${wasms[@]}" <<'JS'

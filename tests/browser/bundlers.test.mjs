@@ -46,6 +46,10 @@ test("npm package in a fresh app: Vite 8, esbuild, webpack 5 (also in a workspac
   };
 
   await t.test("Node 20: import by name (the node condition); a {dir} store through @floehq/floe-node", async () => {
+    for (const f of ["@floehq/floe/floe.wasm", "@floehq/floe-node/floe-node.wasm"]) {
+      const { mode } = await (await import("node:fs/promises")).stat(join(app, "node_modules", f));
+      assert.equal(mode & 0o111, 0, `${f} is packed executable (mode ${mode.toString(8)})`);
+    }
     const out = JSON.parse(await run(process.execPath, ["src/node.mjs"], app));
     assert.deepEqual({ ...out, stored: undefined }, { ...EXPECTED, stored: undefined });
     const traces = join(work, "traces");
