@@ -59,7 +59,7 @@ func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 	}
 	m.requests++
 	in := readInput(p.NewMessages, m.names)
-	if m.failFirst(in.prompt) {
+	if m.failFirst(in.latest) {
 		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "scripted failure: the demo model fails the first attempt of a \"fail:\" prompt"}
 	}
 	steps := m.plan(in)
@@ -137,7 +137,10 @@ func (m *Model) plan(in input) []step {
 		return m.summaryReply()
 	case in.prompt != "":
 		m.prompts = append(m.prompts, in.prompt)
-		if steps, ok := m.command(strings.TrimPrefix(in.prompt, "fail: ")); ok {
+		// A command is the latest prompt's: after a reload cut a task
+		// off, its unanswered prompt is carried over before the new one
+		// (ENGINE.md §17), and "stream 3000\nhelp" is no command.
+		if steps, ok := m.command(strings.TrimPrefix(in.latest, "fail: ")); ok {
 			return steps
 		}
 		return m.planPrompt(in)

@@ -85,6 +85,8 @@ func TestModelSummarizesOutputs(t *testing.T) {
 		outs = append(outs, got[len(got)-1])
 	}
 	outs[0] = omni.ToolOutput(outs[0].Payload.ToolCallID, "Tool call denied by user.", omni.StatusAborted)
+	// A failure is named by its message, not the stack trace's last line.
+	outs = append(outs, omni.ToolOutput("call_9_9", "[tool error] Error: boom\n    at self.onmessage (eval-worker.js:23:34)", omni.StatusFailed))
 	steer := omni.UserText("[user_steering]\nskip tests\n[/user_steering]")
 	var rec2 recorder
 	m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: append(outs, steer)}, rec2.emit)
@@ -99,7 +101,7 @@ func TestModelSummarizesOutputs(t *testing.T) {
 		b, _ := ws.FS.Read(context.Background(), p)
 		total += strings.Count(b, "\n")
 	}
-	for _, want := range []string{"You denied `list_files`", "add up to " + strconv.Itoa(total) + " lines", "“skip tests”"} {
+	for _, want := range []string{"You denied `list_files`", "add up to " + strconv.Itoa(total) + " lines", "failed: [tool error] Error: boom\n", "“skip tests”"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary %q lacks %q", text, want)
 		}
@@ -127,5 +129,28 @@ func TestModelAbortClosesFragment(t *testing.T) {
 	stop := msgs[len(msgs)-2].Payload
 	if stop.EventType != omni.EventStop || stop.StopReason != omni.StatusAborted {
 		t.Errorf("fragment closed with %+v", stop)
+	}
+}
+
+// After a reload cut a task off, its prompt is carried over before the
+// next one (ENGINE.md §17): the command is the latest prompt's ("stream
+// 3000\nhelp" was no command, and the default script ran).
+func TestModelReadsTheCommandOfTheLatestPrompt(t *testing.T) {
+	for _, carried := range []string{"stream 3000", "fail: x"} {
+		m := NewModel(NewWorkspace(nil), nil)
+		var rec recorder
+		out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText(carried), omni.UserText("help")}}, rec.emit)
+		if out.Status != omni.StatusCompleted {
+			t.Fatalf("after %q: outcome %+v", carried, out)
+		}
+		var text string
+		for _, msg := range rec.all() {
+			if msg.IsModel(omni.Text) {
+				text += msg.Payload.Text
+			}
+		}
+		if !strings.HasPrefix(text, "I understand these commands:") {
+			t.Errorf("after %q, help answered %q", carried, text)
+		}
 	}
 }

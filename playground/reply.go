@@ -10,7 +10,8 @@ import (
 
 // input is what one request brought the model.
 type input struct {
-	prompt      string
+	prompt      string // the user's texts of the request, joined (a carried-over prompt first)
+	latest      string // the last of them: the one a command is read from
 	steering    []string
 	outputs     []output
 	interrupted bool  // carry-over of an interrupted turn
@@ -47,6 +48,7 @@ func readInput(msgs []omni.Message, names map[string]string) input {
 					in.prompt += "\n"
 				}
 				in.prompt += t
+				in.latest = t
 			}
 		case p.Type == omni.ToolCallOutput:
 			in.outputs = append(in.outputs, output{name: names[p.ToolCallID], body: p.Output, stop: p.StopReason})
@@ -72,7 +74,7 @@ func planSummary(in input) []step {
 			text = append(text, fmt.Sprintf("- `%s` was interrupted before it finished.", name))
 		case o.stop != omni.StatusCompleted:
 			think = append(think, name+" failed.")
-			text = append(text, fmt.Sprintf("- `%s` failed: %s", name, lastLine(o.body)))
+			text = append(text, fmt.Sprintf("- `%s` failed: %s", name, firstLine(o.body)))
 		case o.name == ToolReadFile:
 			fence := "```"
 			for strings.Contains(o.body, fence) {
@@ -128,6 +130,16 @@ func scanTable(body, last string) (total int, top string, topN int) {
 		}
 	}
 	return total, top, topN
+}
+
+// firstLine is the first line of s: a failure's message, before the stack
+// trace under it.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
 }
 
 func lastLine(s string) string {

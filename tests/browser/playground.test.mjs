@@ -404,6 +404,10 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     await page.locator('#trace li .type:text("session_meta")').first().waitFor();
     await page.locator("#trace li").first().click();
     assert.match(await page.locator("#trace li pre.json").first().innerText(), /"session_id":"session-/);
+    // and Enter on a focused row does, as a click does
+    await page.locator("#trace li").nth(1).focus();
+    await page.keyboard.press("Enter");
+    await page.locator("#trace li").nth(1).locator("pre.json").waitFor();
 
     // Rename during a run: the list is redrawn when the run ends, and the
     // field keeps what was typed. The title survives a browser restart,
@@ -480,6 +484,40 @@ async function otherSession(page, id) {
   await page.waitForFunction((id) => document.getElementById("session-id").textContent !== id, id, { timeout: RUN });
   return shownID(page);
 }
+
+pageTest("playground: a Rename left open does not take the focus back from the composer; steering a Stop cut off comes back to the composer", async (page) => {
+  await open(page);
+  await send(page, "echo: first");
+  await idle(page);
+  // Rename opened, then the user goes back to the composer: the list's
+  // redraws (the new session's row, the run's end) left the focus in the
+  // rename field, and the next keys went into the title.
+  await page.click("#reset");
+  await idle(page);
+  await page.locator("#sessions > li.session").first().locator('button[data-do="rename"]').click();
+  await page.locator("#sessions .rename-input").waitFor();
+  await page.click("#prompt");
+  await page.keyboard.type("echo: hello");
+  await page.keyboard.press("Enter");
+  await idle(page);
+  await page.locator("#sessions > li.session").nth(1).waitFor(); // the new session's row was drawn
+  await page.keyboard.type("next question");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "prompt");
+  assert.equal(await page.inputValue("#prompt"), "next question");
+  assert.equal(await page.inputValue("#sessions .rename-input"), "echo: first", "keys went into the rename field");
+  await page.press("#sessions .rename-input", "Escape");
+  await page.fill("#prompt", "");
+
+  // Steering queued, then Stop: its text is given back to the empty composer.
+  await send(page, "stream 3000");
+  await page.fill("#prompt", "and then the tests");
+  await page.press("#prompt", "Enter");
+  await page.locator('.chip:text("queued: and then the tests")').waitFor();
+  await page.click("#stop");
+  await idle(page);
+  assert.equal(await page.inputValue("#prompt"), "and then the tests");
+  assert.match(await page.locator("#note").innerText(), /1 steering message\(s\) not delivered: the run ended first\. Their text is back in the composer\./);
+});
 
 pageTest("playground: New session moves the highlight at once; the new row appears during its first run; the stop-first note clears when the run ends; deleting the session in flight stops its run, and nothing of it comes back on reload", async (page, ctx, log) => {
   await open(page);

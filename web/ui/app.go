@@ -649,6 +649,12 @@ func (a *App) runEnded(gen int, err error) {
 	}
 	if len(a.steers) > 0 {
 		a.note = fmt.Sprintf("%d steering message(s) not delivered: the run ended first.", len(a.steers))
+		if strings.TrimSpace(a.prompt.Value()) == "" {
+			// Their text is given back, to send as a prompt: never over
+			// a draft the user typed since.
+			a.prompt.SetValue(strings.Join(a.steers, "\n\n"))
+			a.note += " Their text is back in the composer."
+		}
 		a.steers = nil
 	}
 	if err != nil {

@@ -144,8 +144,10 @@ func (s *sessionsView) render() {
 	// list is redrawn when a run ends or a session is stored, and a new
 	// field would bring the old title back under the user's caret.
 	var editing elem
+	focused := false // the field had the focus: clearing the list takes it away
 	if s.renaming != "" {
 		editing = wrap(a.doc.Call("getElementById", "rename-"+s.renaming))
+		focused = editing != nil && a.doc.Get("activeElement").Equal(editing.Underlying())
 	}
 	s.list.SetTextContent("")
 	if len(s.items) == 0 {
@@ -165,11 +167,17 @@ func (s *sessionsView) render() {
 				in = a.el("input", "rename-input", "")
 				in.SetAttribute("id", "rename-"+it.ID)
 				in.Set("value", s.title(it))
+				focused = true // Rename was just clicked
 			}
 			li.AppendChild(lbl)
 			li.AppendChild(in)
 			s.list.AppendChild(li)
-			in.Focus()
+			if focused {
+				// Given back only to a field that had it (or a new one):
+				// the page never takes the focus from where the user went
+				// meanwhile, the composer say.
+				in.Focus()
+			}
 			continue
 		}
 		open := a.button("session-open", "", "data-do", "open")
@@ -417,7 +425,7 @@ const maxTraceRows = 2000
 
 func (t *traceView) init(a *App) {
 	t.a, t.list, t.open = a, byID(a.doc, "trace"), map[int]bool{}
-	t.list.AddEventListener("click", false, func(ev dom.Event) {
+	toggle := func(ev dom.Event) {
 		li := wrap(ev.Underlying().Get("target").Call("closest", "li[data-n]"))
 		if li == nil {
 			return
@@ -429,6 +437,15 @@ func (t *traceView) init(a *App) {
 			t.open[i] = !t.open[i]
 			t.dirty = true
 		})
+	}
+	t.list.AddEventListener("click", false, toggle)
+	// A focused row opens with Enter or Space, as a click opens it.
+	t.list.AddEventListener("keydown", false, func(ev dom.Event) {
+		k := ev.Underlying().Get("key").String()
+		if (k == "Enter" || k == " ") && ev.Underlying().Get("target").Call("matches", "li[data-n]").Bool() {
+			ev.PreventDefault()
+			toggle(ev)
+		}
 	})
 }
 
