@@ -813,6 +813,17 @@ pageTest("playground: a phone-sized viewport (390 px): no sideways scrolling, th
   assert.deepEqual(labels, [], "inputs without a label");
   const live = await page.evaluate(() => [...document.querySelectorAll("[aria-live]")].map((e) => e.id));
   assert.deepEqual(live, ["live"], "aria-live only on the completed-message region");
+  // Escape closes an open drawer (during a run too, which goes on), then stops the run.
+  await page.click("#toggle-sessions");
+  await page.locator('body[data-drawer=""]').waitFor();
+  await send(page, "stream 3000");
+  await page.click("#toggle-sessions");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await page.keyboard.press("Escape");
+  await page.locator('body[data-drawer=""]').waitFor();
+  assert.equal(await page.getAttribute("body", "data-state"), "running", "Escape in the drawer stopped the run");
+  await page.keyboard.press("Escape");
+  await idle(page);
 }, { viewport: { width: 390, height: 844 } });
 
 pageTest("playground: loads and runs offline once the service worker is installed", async (page, ctx) => {

@@ -216,7 +216,13 @@ func (a *App) listen() {
 	wrap(a.doc).AddEventListener("keydown", false, func(ev dom.Event) {
 		k := ev.Underlying()
 		if k.Get("key").String() == "Escape" && !k.Get("defaultPrevented").Bool() && !a.settingsOpen() {
-			a.post(a.stopRun)
+			a.post(func() {
+				if a.drawer != "" {
+					a.drawer = "" // a narrow screen's open drawer closes first
+					return
+				}
+				a.stopRun()
+			})
 		}
 	})
 	// Whether the transcript follows its end is decided when the user
