@@ -65,6 +65,7 @@ type Request struct {
 	RetryInMs    *int
 	Ended        time.Time         // when request_end arrived (zero without a clock): the retry counts from it
 	Usage        *omni.TokenCounts // this request's token_usage
+	Answered     bool              // the model gave text, thinking or a tool call
 }
 
 // Transcript aggregates an ordered stream of OmniMessages into items, the
@@ -234,6 +235,9 @@ func (t *Transcript) Apply(m omni.Message) *Item {
 		return c.Apply(m)
 	}
 	p := &m.Payload
+	if m.Type == omni.TypeModelMsg && p.Role == omni.RoleAssistant && t.current != nil {
+		t.current.Request.Answered = true
+	}
 	switch {
 	case m.Type == omni.TypeModelMsg && m.IsPartial():
 		return t.partial(p)

@@ -230,3 +230,25 @@ func TestTranscriptDeltasDoNotCopyTheText(t *testing.T) {
 		tr.Apply(partial(typ, "stop", "", "A"))
 	}
 }
+
+// A request that completed with no text, thinking or tool call says so
+// (a provider's empty answer showed nothing at all); a tool's output is
+// not the model's answer.
+func TestTranscriptRequestAnswered(t *testing.T) {
+	end := omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: "completed"}})
+	var tr Transcript
+	for _, m := range []omni.Message{omni.RequestBeginMsg(), omni.ToolOutput("late", "x", "completed"), end} {
+		tr.Apply(m)
+	}
+	var live Transcript
+	for _, m := range seedTimeline()[:14] {
+		live.Apply(m)
+	}
+	live.Apply(end)
+	if r := tr.Items[0].Request; r.Answered {
+		t.Errorf("an empty answer counted as answered: %+v", r)
+	}
+	if r := live.Items[0].Request; !r.Answered {
+		t.Errorf("an answer not counted: %+v", r)
+	}
+}

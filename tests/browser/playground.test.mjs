@@ -877,6 +877,10 @@ function modelServer(t) {
       return res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }));
     }
     res.writeHead(200, { ...cors, "content-type": "text/event-stream" });
+    if (server.requests.at(-1).body?.model === "empty") {
+      res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
+      return sse.end(res);
+    }
     res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
     res.write(sse({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
     res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
@@ -920,6 +924,12 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   await page.reload();
   await idle(page);
   assert.match(await page.locator("#model-label").innerText(), /test-model/);
+
+  // An empty answer: the request says so (the page showed nothing at all).
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "empty", key: "sk-local" });
+  await send(page, "Say hello");
+  await idle(page);
+  assert.match(await page.locator(".request").last().innerText(), /completed · the model answered nothing/);
 
   // A refused key: the request ends "auth", with what to do.
   await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "bad" });

@@ -377,6 +377,9 @@ func (a *App) renderRequest(v *itemView, it *playground.Item) {
 	if r.Status == omni.StatusAuth {
 		parts = append(parts, "the provider refused the key: check the API key in Settings")
 	}
+	if r.Status == omni.StatusCompleted && !r.Answered {
+		parts = append(parts, "the model answered nothing")
+	}
 	if u := r.Usage; u != nil {
 		parts = append(parts, fmt.Sprintf("%d tokens (output %d, cache read %d)", u.Total, u.Output, u.CacheRead))
 	}
