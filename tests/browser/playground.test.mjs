@@ -185,6 +185,16 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await block.locator('button.copy:text("Copied")').waitFor();
   await page.click('#files [data-path="notes/todo.md"]');
   await page.locator('#file-view:text("ship it")').waitFor();
+  // A directory read as a file, or a file as a directory, is named as such
+  // (the browser's words named neither the path nor its kind).
+  await send(page, "read notes");
+  await decide(page, "read_file", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /failed: \[tool error\] not a file: "notes" is a directory/);
+  await send(page, "read notes/todo.md/x");
+  await decide(page, "read_file", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /failed: \[tool error\] no such file: "notes\/todo.md\/x" \("todo.md" is a file, not a directory\)/);
   // An exact-match edit.
   await send(page, "edit notes/todo.md: ship it => ship it today");
   await decide(page, "edit_file", "allow");

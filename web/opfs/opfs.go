@@ -52,10 +52,24 @@ func Open(ctx context.Context, dir string) (*FS, bool, error) {
 }
 
 func notFound(err error, p string) error {
-	if err != nil && strings.HasPrefix(err.Error(), "NotFoundError") {
+	switch {
+	case err == nil:
+	case strings.HasPrefix(err.Error(), "NotFoundError"):
 		return errors.New("no such file: \"" + p + "\"")
+	case strings.HasPrefix(err.Error(), "TypeMismatchError"):
+		// The browser's words ("The path supplied exists, but was not an
+		// entry of requested type") name neither the path nor its kind.
+		return errors.New("not a file: \"" + p + "\" is a directory")
 	}
 	return err
+}
+
+// notDir is notFound for a directory of p's path, seg.
+func notDir(err error, p, seg string) error {
+	if err != nil && strings.HasPrefix(err.Error(), "TypeMismatchError") {
+		return errors.New("no such file: \"" + p + "\" (\"" + seg + "\" is a file, not a directory)")
+	}
+	return notFound(err, p)
 }
 
 // dir returns the handle of the directory holding p and p's base name.
@@ -66,7 +80,7 @@ func (f *FS) dir(ctx context.Context, p string, create bool) (js.Value, string, 
 		var err error
 		d, err = jsx.AwaitCall(ctx, d, "getDirectoryHandle", s, map[string]any{"create": create})
 		if err != nil {
-			return js.Undefined(), "", notFound(err, p)
+			return js.Undefined(), "", notDir(err, p, s)
 		}
 	}
 	return d, segs[len(segs)-1], nil
@@ -146,7 +160,7 @@ func (f *FS) Write(ctx context.Context, p, content string) error {
 	}
 	h, err := jsx.AwaitCall(ctx, d, "getFileHandle", name, map[string]any{"create": true})
 	if err != nil {
-		return err
+		return notFound(err, p)
 	}
 	w, err := jsx.AwaitCall(ctx, h, "createWritable")
 	if err != nil {
