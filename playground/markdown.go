@@ -246,7 +246,11 @@ func (c *converter) node(n ast.Node) []*MDNode {
 func (c *converter) cells(row ast.Node, tag string) []*MDNode {
 	var out []*MDNode
 	for k := row.FirstChild(); k != nil; k = k.NextSibling() {
-		out = append(out, el(tag, c.kids(k)...))
+		cell := el(tag, c.kids(k)...)
+		if tc, ok := k.(*east.TableCell); ok && tc.Alignment != east.AlignNone {
+			cell.Attrs = append(cell.Attrs, [2]string{"class", "align-" + tc.Alignment.String()}) // |:--|--:|
+		}
+		out = append(out, cell)
 	}
 	return out
 }

@@ -217,3 +217,25 @@ func FuzzMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// A table's column alignment (|:--|:-:|--:|) is a class on each cell.
+func TestMarkdownTableAlignment(t *testing.T) {
+	nodes := RenderMarkdown("| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |")
+	var got []string
+	var walk func(n *MDNode)
+	walk = func(n *MDNode) {
+		if n.Tag == "th" || n.Tag == "td" {
+			got = append(got, n.Tag+":"+n.Attr("class"))
+		}
+		for _, k := range n.Kids {
+			walk(k)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	want := []string{"th:align-left", "th:align-center", "th:align-right", "th:", "td:align-left", "td:align-center", "td:align-right", "td:"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+}
