@@ -459,18 +459,7 @@ for (const [what, make] of Object.entries(hostile)) {
   });
 
   test(`a clock returning ${what}: reported, the run goes on`, async () => {
-    const diags = [];
-    const session = floe.createSession({
-      meta: meta(),
-      config: { maxReconnects: 1, reconnectBackoffMs: 1 },
-      clock: { now: () => make(), sleep: async () => make() },
-      onDiagnostic: (d) => diags.push(d),
-      llm: scriptedLLM(async function* () {
-        yield usage();
-        return { status: "failed" };
-      }, say("up")),
-    });
-    const msgs = await collect(session.run("go"));
+    const { msgs, diags } = await runWithClock({ now: () => make(), sleep: async () => make() });
     assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
     assert.ok(diags.some((d) => d.kind === "clock"), JSON.stringify(diags));
   });
@@ -870,22 +859,29 @@ test("a clock's now() of NaN, Infinity or past the year 2262, and a sleep() reso
     [1e20, true, "clock.now: returned 100000000000000000000, want a number of milliseconds since 1970 (a time of the years 1678 to 2262)"],
     [Date.UTC(2026, 0, 2), "yes", "clock.sleep: resolved a string, want true or undefined (slept) or false (aborted first); taken as slept"],
   ]) {
-    const diags = [];
-    const session = floe.createSession({
-      meta: meta(),
-      config: { maxReconnects: 1, reconnectBackoffMs: 1 },
-      clock: { now: () => now, sleep: async () => sleep },
-      store: false,
-      onDiagnostic: (d) => diags.push(d),
-      llm: scriptedLLM(async function* () {
-        yield usage();
-        return { status: "failed" };
-      }, say("up")),
-    });
-    const msgs = await collect(session.run("go"));
-    await session.close();
+    const { msgs, diags } = await runWithClock({ now: () => now, sleep: async () => sleep });
     assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["failed", "completed"]);
     assert.ok(diags.some((d) => d.kind === "clock" && d.message.startsWith(says)), `${says}\n${JSON.stringify(diags)}`);
     if (typeof now === "number" && Number.isFinite(now) && now < 1e15) assert.ok(msgs.every((m) => m.timestamp.startsWith("2026-01-02")), "the clock's time stamps the messages");
   }
 });
+
+// runWithClock runs a request that fails, then its retry, with clock: the
+// stream and the diagnostics.
+async function runWithClock(clock) {
+  const diags = [];
+  const session = floe.createSession({
+    meta: meta(),
+    config: { maxReconnects: 1, reconnectBackoffMs: 1 },
+    clock,
+    store: false,
+    onDiagnostic: (d) => diags.push(d),
+    llm: scriptedLLM(async function* () {
+      yield usage();
+      return { status: "failed" };
+    }, say("up")),
+  });
+  const msgs = await collect(session.run("go"));
+  await session.close();
+  return { msgs, diags };
+}
