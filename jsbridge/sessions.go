@@ -149,13 +149,12 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.persisting(id) {
-		// Its next run would write a Trace without its session_meta: a
-		// session listed that no resume can open.
-		return nil, &Error{Code: CodeSessionBusy, Msg: "deleteSession: session " + trace.QuoteID(id) + " is open in this program: close() it first"}
-	}
 	return b.async("deleteSession", func() (any, error) {
 		ctx := context.Background()
+		// A session object of this program still open on it stores no
+		// more: its next run would write a Trace without its session_meta,
+		// listed and never resumable.
+		b.dropTraces(ctx, id)
 		if err := store.Delete(ctx, id); err != nil {
 			return nil, storeErr("deleteSession", err)
 		}
@@ -225,15 +224,19 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// persisting reports whether a session of this program that is not closed
-// writes the Trace of session id.
-func (b *Bridge) persisting(id string) bool {
+// dropTraces makes every session of this program that writes the Trace of
+// session id write it no further, once what it queued is stored.
+func (b *Bridge) dropTraces(ctx context.Context, id string) {
 	b.sessions.mu.Lock()
-	defer b.sessions.mu.Unlock()
+	var bats []*trace.Batcher
 	for _, s := range b.sessions.m {
 		if s.trace != nil && s.s.ID() == id {
-			return true
+			bats = append(bats, s.trace)
 		}
 	}
-	return false
+	b.sessions.mu.Unlock()
+	for _, bat := range bats {
+		bat.Flush(ctx)
+		bat.Drop(id)
+	}
 }

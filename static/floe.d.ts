@@ -650,7 +650,7 @@ export interface Floe {
    * "invalid_trace", naming the file and line, for a malformed one.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
-  /** Deletes a stored session ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab, or while a session object of this program holds it open: close() it first). */
+  /** Deletes a stored session ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab). A session object of this program still open on it stores nothing more. */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
   tool: typeof tool;

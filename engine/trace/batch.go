@@ -45,6 +45,8 @@ type Batcher struct {
 	// tail still to come. Only the run goroutine uses it.
 	held map[string][]batch
 	lost map[string]bool // sessions whose held records passed maxHeld
+
+	dropped map[string]int // Drop's sessions (mu): 1 = not reported yet, 2 = reported
 }
 
 // maxHeld bounds the bytes a session's held batches may take; past it they
@@ -140,9 +142,37 @@ func (b *Batcher) run() {
 	}
 }
 
+// Drop makes the Batcher write no more of session id: what is queued or
+// comes later is dropped, and the first batch dropped is reported. Use it
+// when the session was deleted while a writer of it is still open, so that
+// it does not come back as a Trace without its head.
+func (b *Batcher) Drop(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped == nil {
+		b.dropped = map[string]int{}
+	}
+	if b.dropped[id] == 0 {
+		b.dropped[id] = 1
+	}
+}
+
 // write appends one batch, after the session's held ones; only the run
 // goroutine calls it.
 func (b *Batcher) write(next batch) error {
+	b.mu.Lock()
+	drop := b.dropped[next.id]
+	if drop == 1 {
+		b.dropped[next.id] = 2
+	}
+	b.mu.Unlock()
+	switch drop {
+	case 1:
+		delete(b.held, next.id)
+		return opErr("append", next.id, next.index, errf.Errorf("%w: the session was deleted while it was open: its records are no longer stored", ErrNotFound))
+	case 2:
+		return nil
+	}
 	if b.opts.Fresh {
 		refused, err := b.refuse(next.id)
 		if refused {

@@ -265,3 +265,30 @@ func TestBatcherWritesAFailedBatchAgainFirst(t *testing.T) {
 		t.Errorf("after the drop: read %v, %d more appends; want nothing written", err, store.calls-calls)
 	}
 }
+
+// Drop: what a deleted session's writer still queues is dropped, and the
+// first batch dropped is reported; other sessions are written.
+func TestBatcherDrop(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	var reported []error
+	b := trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+	b.Drop("gone")
+	for _, id := range []string{"gone", "kept", "gone"} {
+		if _, err := b.Append(ctx, id, 1, tracetest.Record(1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.ReadFile(ctx, "gone", 1); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("a dropped session was written: %v", err)
+	}
+	if _, err := store.ReadFile(ctx, "kept", 1); err != nil {
+		t.Errorf("another session was not written: %v", err)
+	}
+	if len(reported) != 1 || !strings.Contains(reported[0].Error(), "deleted while it was open") {
+		t.Errorf("reported %v, want the drop once", reported)
+	}
+}

@@ -330,22 +330,28 @@ test("two session objects of one stored session: one run at a time (session_busy
   }
 });
 
-test("deleteSession refuses a session still open in this program (its next run would write a Trace without session_meta); closed, it deletes", async (t) => {
+test("deleteSession while a run of the session is in flight is refused; an open session object deleted between runs stores nothing more (no Trace without its session_meta)", async (t) => {
   for (const store of ["memory", { dir: await tempDir(t) }]) {
     const id = newID("delete-open");
-    const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("one"), say("two")), store });
+    const diags = [];
+    const session = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("one"), say("two"), say("three")), store, onDiagnostic: (d) => diags.push(d) });
     await collect(session.run("first"));
-    await rejects(floe.deleteSession(id, { store }), "session_busy", /open in this program: close\(\) it first/);
-    // Refused while a run is in flight, too; nothing of the session is lost.
+    // A run in flight holds the session's lock: the delete is refused and
+    // nothing of the session is lost.
     const stream = session.run("second");
     assert.equal((await stream.next()).done, false);
     await rejects(floe.deleteSession(id, { store }), "session_busy");
     for await (const m of stream) void m;
-    await session.close();
     const recs = records(await floe.exportSession(id, { store }));
     assert.equal(recs[0].type, "session_meta");
     assert.deepEqual(recs.filter((m) => m.payload.type === "text" && m.payload.role === "user").map((m) => m.payload.text), ["first", "second"]);
+    // Between runs it is deleted; the object's next run stores nothing,
+    // and says so once.
     await floe.deleteSession(id, { store });
+    await collect(session.run("third"));
+    await session.close();
     await rejects(floe.exportSession(id, { store }), "not_found");
+    assert.deepEqual(await floe.listSessions({ store }).then((l) => l.filter((x) => x.id === id)), []);
+    assert.deepEqual(diags.filter((d) => d.kind === "trace").map((d) => d.message.includes("the session was deleted while it was open")), [true]);
   }
 });
