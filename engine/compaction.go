@@ -164,10 +164,12 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 			r.emitStreamOnly(*t.usage)
 		}
 		st := t.outcome.Status
-		switch {
-		case aborted(ctx) || st == omni.StatusAborted:
-			return end(omni.StatusAborted)
-		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.8
+		// The abort wins, but only after a completed attempt's bookkeeping:
+		// the old context committed it (E-16.6), so what it absorbed is not
+		// carried over again (E-13.12, E-13.13) and its tool calls get their
+		// repairs (E-13.7).
+		stopped := aborted(ctx) || st == omni.StatusAborted
+		if !stopped && (st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent)) { // E-10.8
 			lastErr = t.outcome.ErrorMessage
 			return end(omni.StatusFailed)
 		}
@@ -177,6 +179,9 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 			repairs = nil
 			summary := ExtractSummary(string(t.text))
 			if len(t.calls) == 0 && summary != "" { // E-13.6
+				if stopped {
+					return end(omni.StatusAborted)
+				}
 				end(omni.StatusCompleted)
 				s.newContext()
 				res.summary = omni.UserText(ContextSummary(summary))
@@ -198,6 +203,9 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 		} else {
 			lastErr = t.outcome.ErrorMessage
 		}
+		if stopped {
+			return end(omni.StatusAborted)
+		}
 		if retries >= maxRetries {
 			return end(omni.StatusFailed)
 		}
@@ -218,7 +226,7 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 // (an empty stream) when compaction is unavailable or the context has no
 // completed turn. Like a run, it holds the session busy until consumed.
 func (s *Session) Compact(ctx context.Context) (*Run, error) {
-	if err := s.reserve(); err != nil {
+	if err := s.reserve(false); err != nil {
 		return nil, err
 	}
 	return newRun(ctx, s, RunOptions{}, func(ctx context.Context, r *run) { r.manualCompaction(ctx) }), nil

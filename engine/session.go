@@ -36,15 +36,16 @@ type Session struct {
 	compacted        bool // the current context was started by a completed compaction
 	announced        bool // a subagent's session_meta was streamed to its parent (E-15.4)
 
-	mu       lock.Mutex // guards the fields below
-	running  bool
-	closed   bool
-	abortRun context.CancelFunc // aborts the run in flight (Close)
-	pub      Snapshot           // the state as of the end of the last run
-	pubEmpty bool               // pub was taken in a context started by compaction
-	steering []steerEntry
-	steerSeq SteerID            // the last SteerID handed out
-	backoff  context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
+	mu        lock.Mutex // guards the fields below
+	running   bool
+	steerOpen bool // a run (not a manual compaction) is in flight: Steer queues (E-11.1)
+	closed    bool
+	abortRun  context.CancelFunc // aborts the run in flight (Close)
+	pub       Snapshot           // the state as of the end of the last run
+	pubEmpty  bool               // pub was taken in a context started by compaction
+	steering  []steerEntry
+	steerSeq  SteerID            // the last SteerID handed out
+	backoff   context.CancelFunc // wakes a pending reconnect wait (SkipReconnectWait)
 }
 
 type steerEntry struct {
@@ -112,7 +113,7 @@ func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts Ru
 	if err := validateInput(newMessages); err != nil {
 		return nil, err
 	}
-	if err := s.reserve(); err != nil {
+	if err := s.reserve(true); err != nil {
 		return nil, err
 	}
 	input := append([]omni.Message(nil), newMessages...)
@@ -138,7 +139,9 @@ func (s *Session) Run(ctx context.Context, newMessages []omni.Message, opts RunO
 	return r.All(), nil
 }
 
-func (s *Session) reserve() error {
+// reserve marks the session busy; run says it is a run, which Steer may
+// join, rather than a manual compaction, which it may not (E-11.1).
+func (s *Session) reserve(run bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -148,6 +151,7 @@ func (s *Session) reserve() error {
 		return ErrBusy
 	}
 	s.running = true
+	s.steerOpen = run
 	return nil
 }
 
@@ -155,6 +159,7 @@ func (s *Session) release() {
 	s.publish()
 	s.mu.Lock()
 	s.running = false
+	s.steerOpen = false
 	s.abortRun = nil
 	s.steering = nil // E-3.7
 	s.mu.Unlock()
@@ -185,7 +190,7 @@ func (s *Session) Steer(input []omni.Message) (bool, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
+	if !s.steerOpen {
 		return false, nil
 	}
 	if hasSteeringContent(input) {

@@ -19,7 +19,7 @@ func (s *Session) SteerWithID(input []omni.Message) (SteerID, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
+	if !s.steerOpen {
 		return 0, nil
 	}
 	s.steerSeq++

@@ -37,7 +37,7 @@ func (h *SubagentHandle) Session() *Session { return h.child }
 func (h *SubagentHandle) Start(ctx context.Context, prompt string, approve Approver) (*Run, error) {
 	c := h.child
 	id := c.ID()
-	if err := c.reserve(); err != nil {
+	if err := c.reserve(true); err != nil {
 		return nil, err
 	}
 	var childApprove Approver

@@ -218,7 +218,12 @@ test("compact() streams a manual compaction; compactability() follows it", async
   assert.equal(session.compactability(), "empty");
   await collect(session.run("hello"));
   assert.equal(session.compactability(), "ok");
-  const msgs = await collect(session.compact());
+  // A manual compaction is no run: steer() returns false (E-11.1), where
+  // it returned an id and the text was dropped.
+  const stream = session.compact();
+  const first = await stream.next();
+  assert.equal(session.steer("while compacting"), false);
+  const msgs = [first.value, ...(await collect(stream))];
   assert.deepEqual(types(msgs), ["compaction_begin", "token_usage", "compaction_end"]);
   assert.equal(msgs[2].payload.status, "completed");
   assert.equal(session.compactability(), "just_compacted");
