@@ -581,7 +581,7 @@ export interface Session {
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
   /**
    * Queues steering for the run in flight (E-11.1) and returns its id (an
-   * integer ≥ 1, so truthy) for unsteer(); false when no run is in flight.
+   * integer ≥ 1, so truthy) for unsteer(); false when no run is in flight (a manual compaction is none).
    * Input with no steering content (only blank text) queues nothing and
    * still gets an id. An invalid OmniMessage is "bad_argument".
    */
