@@ -396,3 +396,31 @@ func testNextBatch(t *testing.T, next func(r *engine.Run, max int) ([]omni.Messa
 	}
 	t.Logf("%d messages in %d batches (largest %d)", len(got), calls, biggest)
 }
+
+// permanent stops a failed request only (E-10.1): a timeout or malformed
+// outcome marked permanent is retried, and its request_end announces the
+// wait (README, Decisions). A permanent failure is not retried.
+func TestPermanentStopsFailedOnly(t *testing.T) {
+	for _, tc := range []struct {
+		status  engine.Status
+		retried bool
+	}{{omni.StatusTimeout, true}, {omni.StatusMalformed, true}, {omni.StatusFailed, false}} {
+		llm := enginetest.NewLLM(
+			enginetest.Reply{Outcome: engine.Outcome{Status: tc.status, Permanent: true, ErrorMessage: "x"}},
+			enginetest.Reply{Emit: enginetest.TextReply(3, "back")},
+		)
+		s, err := engine.New(engine.Config{Meta: enginetest.Meta("p"), LLM: llm, Clock: enginetest.NewClock(t0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []omni.Message
+		for _, m := range collect(t, s, engine.RunOptions{}, omni.UserText("go")) {
+			if m.IsEvent(omni.RequestEnd) {
+				ends = append(ends, m)
+			}
+		}
+		if tc.retried != (len(ends) == 2) || (ends[0].Payload.RetryInMs() != nil) != tc.retried {
+			t.Errorf("%s, permanent: %d requests, retry_in_ms %v; want retried %v", tc.status, len(ends), ends[0].Payload.RetryInMs(), tc.retried)
+		}
+	}
+}
