@@ -48,7 +48,8 @@ export function badArg(name, want, got) {
 /** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
 export function errMessage(e) {
   try {
-    if (e instanceof Error) return String(e.message);
+    // An Error of another realm (an iframe, node:vm) is an Error too.
+    if (e instanceof Error || Object.prototype.toString.call(e) === "[object Error]") return String(e.message);
   } catch {}
   try {
     return String(e);

@@ -154,6 +154,9 @@ const BODY = {
   partial_tool_call: "tool_call",
   partial_tool_call_output: "tool_call_output",
 };
+const BODY_FIELD = { partial_text: "text", partial_thinking: "thinking", partial_tool_call: "arguments", partial_tool_call_output: "output", text: "text", thinking: "thinking", tool_call: "arguments", tool_call_output: "output" };
+// The fragment key of a complete message (that of its fragments) or of a fragment.
+const BODY_KEY = (type, p) => (BODY[type] ?? type) + "\u0000" + (type in BODY || type === "tool_call" || type === "tool_call_output" ? p.tool_call_id ?? "" : "");
 const LLM_TYPES = new Set(["text", "thinking", "tool_call", "image_url", "inline_data", "inline_thinking", "partial_text", "partial_thinking", "partial_tool_call"]);
 
 /**
@@ -178,6 +181,8 @@ export function checkStream(messages) {
   for (const [origin, list] of groups) {
     const at = (i, what) => bad.push(`#${i}${origin ? ` [origin ${origin}]` : ""} ${what}`);
     const open = new Map(); // fragment key → "open" | "stopped"
+    const bodies = new Map(); // fragment key → the deltas joined
+    const stopped = new Map(); // producer → [fragment key, body, index of the stop]
     const calls = new Map(); // id → {decided, decision, outputs, attempt}
     let inAttempt = false;
     let usageSeen = false;
@@ -211,6 +216,14 @@ export function checkStream(messages) {
       }
       if (aborted >= 0) at(i, `comes after abort (#${aborted})`);
       const type = m.type === "session_meta" ? "session_meta" : p.type;
+      // P-6: after a stop, the producer's next message is its complete message
+      const prod = LLM_TYPES.has(type) || type === "token_usage" ? "llm" : type in BODY || Object.values(BODY).includes(type) ? p.tool_call_id : undefined;
+      if (prod !== undefined && stopped.has(prod)) {
+        const [fk, body, at0] = stopped.get(prod);
+        stopped.delete(prod);
+        if (type in BODY || fk !== BODY_KEY(type, p)) at(i, `${type}${p.event_type ? " " + p.event_type : ""} between the stop at #${at0} and its complete message`);
+        else if (String(p[BODY_FIELD[type]] ?? "") !== body) at(i, `complete ${type} differs from its deltas joined (P-7)`);
+      }
       if (denialDue !== null) {
         if (!(type === "tool_call_output" && p.tool_call_id === denialDue)) at(i, `${type} between the denial of ${denialDue} and its output`);
         denialDue = null;
@@ -222,11 +235,14 @@ export function checkStream(messages) {
         if (p.event_type === "start") {
           if (st === "open") at(i, `${type} start while one is open`);
           open.set(fk, "open");
+          bodies.set(fk, "");
         } else if (p.event_type === "delta") {
           if (st !== "open") at(i, `${type} delta without start`);
+          bodies.set(fk, (bodies.get(fk) ?? "") + String(p[BODY_FIELD[type]] ?? ""));
         } else if (p.event_type === "stop") {
           if (st !== "open") at(i, `${type} stop without start`);
           open.set(fk, "stopped");
+          stopped.set(LLM_TYPES.has(type) ? "llm" : p.tool_call_id, [fk, bodies.get(fk) ?? "", i]);
         } else at(i, `${type} with event_type ${JSON.stringify(p.event_type)}`);
       } else if (Object.values(BODY).includes(type)) {
         const fk = type + "\u0000" + (type === "tool_call" || type === "tool_call_output" ? p.tool_call_id ?? "" : "");

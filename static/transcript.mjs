@@ -285,6 +285,7 @@ class Transcript {
     const k = key([], p.tool_call_id);
     let c = this.#cards.get(k);
     if (call && c && this.#called.has(c)) c = undefined;
+    if (c && p.name) c.name = p.name; // a start may come without the name (P-8: the last non-empty one)
     if (!c) {
       const t = this.#current();
       c = {

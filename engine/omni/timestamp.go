@@ -117,10 +117,10 @@ func ParseTimestamp(s string) (time.Time, error) {
 		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 			i++
 		}
-		if i == 1 || i > 10 {
+		if i == 1 {
 			return time.Time{}, errTimestamp
 		}
-		frac := rest[1:i]
+		frac := rest[1:min(i, 10)] // any number of digits; nanoseconds kept
 		nsec = atoi(frac)
 		for k := len(frac); k < 9; k++ {
 			nsec *= 10

@@ -52,3 +52,15 @@ func FuzzParseTimestamp(f *testing.F) {
 		}
 	})
 }
+
+// P-1: readers accept any RFC 3339 value, a fraction of any length among
+// them (more than nine digits was refused, and a model's message with it
+// ended its request malformed); nanoseconds are kept.
+func TestParseTimestampLongFraction(t *testing.T) {
+	for _, s := range []string{"2026-07-18T03:10:22.1234567890Z", "2026-07-18T03:10:22.123456789012345+00:00"} {
+		got, err := ParseTimestamp(s)
+		if want := time.Date(2026, 7, 18, 3, 10, 22, 123456789, time.UTC); err != nil || !got.Equal(want) {
+			t.Errorf("ParseTimestamp(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+}

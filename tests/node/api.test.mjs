@@ -205,6 +205,7 @@ test("checkStream: real streams pass; each broken guarantee is reported", async 
     c.splice(to, 0, m);
     return c;
   };
+  const reply = out.findLastIndex((m) => m.payload.type === "text" && m.payload.role === "assistant"); // "done", streamed
   const broken = [
     [without(idx("tool_call_output", "A")), "the decided call A has no tool_call_output"],
     [move(idx("approval_decision", "A"), idx("tool_call", "A")), "approval_decision for A before its tool_call"],
@@ -217,6 +218,9 @@ test("checkStream: real streams pass; each broken guarantee is reported", async 
     [without(out.findIndex((m) => m.payload.type === "partial_tool_call" && m.payload.event_type === "stop")), "complete tool_call before its fragments stopped"],
     [[...out, { type: "event_msg", payload: { type: "abort", reason: "x" } }, msg.text("after")], "comes after abort"],
     [[...out, msg.partialText("start")], "fragments never stopped"],
+    // P-6: the producer's next message after a stop is the complete one; P-7: the deltas join to it
+    [move(out.findLastIndex((m) => m.payload.type === "token_usage"), reply), "token_usage between the stop at"],
+    [out.map((m, i) => (i === reply ? { ...m, payload: { ...m.payload, text: "not the deltas" } } : m)), "complete text differs from its deltas joined (P-7)"],
   ];
   for (const [s, want] of broken) {
     const bad = checkStream(s);
@@ -462,4 +466,16 @@ test("a subagent's child writes its own Trace to its store (E-15.6), which the p
   const none = floe.createSubagent({ llm: mockModel(["done"]), meta: { session_id: "no-store-child" }, store: false });
   await collect(none.run("task"));
   await assert.rejects(floe.exportSession("no-store-child"), (e) => e.code === "not_found");
+});
+
+test("transcript: a tool call whose start came without its name takes the name that comes later (P-8: the last non-empty one)", () => {
+  const view = transcript();
+  for (const m of [
+    { type: "event_msg", payload: { type: "request_begin" } },
+    msg.partialToolCall("start", "", "c1", ""),
+    msg.partialToolCall("delta", '{"a":1}', "c1", "read_file"),
+    msg.partialToolCall("stop", "", "c1", ""),
+    msg.toolCall("c1", "read_file", '{"a":1}'),
+  ]) view.push(m);
+  assert.equal(view.card("c1").name, "read_file");
 });

@@ -885,3 +885,11 @@ async function runWithClock(clock) {
   await session.close();
   return { msgs, diags };
 }
+
+test("an Error of another realm (node:vm, an iframe) thrown by a model is its message (E-1.3), not its String()", async () => {
+  const vm = await import("node:vm");
+  const session = floe.createSession({ meta: meta(), store: false, config: { maxReconnects: 0 }, llm: { async *streamGenerate() { throw vm.runInNewContext('new RangeError("xr")'); } } });
+  const msgs = await collect(session.run("go"));
+  await session.close();
+  assert.equal(find(msgs, "request_end")[0].payload.error_message, "xr");
+});
