@@ -226,7 +226,10 @@ class Transcript {
       }
       case "partial_tool_call_output": {
         const c = this.#outputCard(p.tool_call_id);
-        if (p.event_type === "delta") c.output += p.output;
+        if (p.event_type === "delta") {
+          c.output += p.output;
+          if (p.images?.length) c.images = [...p.images]; // one delta carries them whole (P-7)
+        }
         return true;
       }
       case "tool_call_output": {

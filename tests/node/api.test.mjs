@@ -468,7 +468,7 @@ test("a subagent's child writes its own Trace to its store (E-15.6), which the p
   await assert.rejects(floe.exportSession("no-store-child"), (e) => e.code === "not_found");
 });
 
-test("transcript: a tool call whose start came without its name takes the name that comes later (P-8: the last non-empty one)", () => {
+test("transcript: a tool call whose start came without its name takes the name that comes later (P-8: the last non-empty one); a delta's images show at once", () => {
   const view = transcript();
   for (const m of [
     { type: "event_msg", payload: { type: "request_begin" } },
@@ -478,4 +478,11 @@ test("transcript: a tool call whose start came without its name takes the name t
     msg.toolCall("c1", "read_file", '{"a":1}'),
   ]) view.push(m);
   assert.equal(view.card("c1").name, "read_file");
+  // A tool's images come whole in one delta: the card shows them from then.
+  const img = "data:image/png;base64,AAAA";
+  const delta = msg.partialToolOutput("delta", "chart", "c1");
+  delta.payload = { ...delta.payload, images: [img] };
+  for (const m of [{ type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "c1" } }, msg.partialToolOutput("start", "", "c1"), delta]) view.push(m);
+  assert.deepEqual(view.card("c1").images, [img]);
+  assert.equal(view.card("c1").output, "chart");
 });
