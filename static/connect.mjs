@@ -166,8 +166,59 @@ export function connect(baseURL, sessionId, options = {}) {
   const stop = new AbortController();
 
   const emit = (ev) => {
+    if (ev.kind === "message") track(ev.message);
     for (const l of listeners) l(ev);
   };
+
+  // Fragments this client has handed over and not yet closed, by key
+  // (P-8: type and tool_call_id), with the body delivered so far. After a
+  // resync the history's live snapshot and fresh messages are reconciled
+  // with them, so that what the iterators see keeps P-6: one start, the
+  // deltas, one stop, then the complete message.
+  const bodyKey = { partial_text: "text", partial_thinking: "thinking", partial_tool_call: "arguments", partial_tool_call_output: "output" };
+  const fragKey = (p) => p.type + "\u0000" + (p.tool_call_id ?? "");
+  const openFrags = new Map();
+  function track(m) {
+    const p = m?.payload;
+    if (!p || typeof p.type !== "string") return;
+    const field = bodyKey[p.type];
+    if (field) {
+      const k = fragKey(p);
+      if (p.event_type === "start") openFrags.set(k, { start: m, body: typeof p[field] === "string" ? p[field] : "" });
+      else if (p.event_type === "delta") {
+        const f = openFrags.get(k);
+        if (f && typeof p[field] === "string") f.body += p[field];
+      } else if (p.event_type === "stop") openFrags.delete(k);
+    } else if (bodyKey["partial_" + p.type]) openFrags.delete(fragKey({ type: "partial_" + p.type, tool_call_id: p.tool_call_id }));
+  }
+  // closing is the stop of an open fragment that ended while the stream
+  // was away (its stop fell in the gap): stop_reason from its complete
+  // message when known.
+  function closing(f, complete) {
+    const p = f.start.payload;
+    const payload = { ...p, event_type: "stop", [bodyKey[p.type]]: "" };
+    delete payload.images;
+    if (complete?.payload?.stop_reason !== undefined) payload.stop_reason = complete.payload.stop_reason;
+    return { ...f.start, timestamp: complete?.timestamp ?? f.start.timestamp, payload };
+  }
+  // seed hands over the live snapshot's fragments after a history: a
+  // fragment this client already opened gets only what it has not seen (a
+  // delta with the rest of the body), not a second start.
+  function seed(fragments) {
+    for (const f of fragments) {
+      const p = f.payload;
+      const field = bodyKey[p?.type];
+      const open = field ? openFrags.get(fragKey(p)) : undefined;
+      const body = typeof p?.[field] === "string" ? p[field] : "";
+      if (open && body.startsWith(open.body)) {
+        const rest = body.slice(open.body.length);
+        if (rest !== "" || p.images !== undefined) emit({ kind: "message", message: { ...f, payload: { ...p, event_type: "delta", [field]: rest } } });
+        continue;
+      }
+      if (open) emit({ kind: "message", message: closing(open) });
+      emit({ kind: "message", message: f });
+    }
+  }
 
   const log = []; // complete messages delivered so far, in order
   let expected = []; // keys of history's unpublished tail, which the stream may still bring
@@ -226,7 +277,21 @@ export function connect(baseURL, sessionId, options = {}) {
       const key = canonical(m);
       const c = counts.get(key) ?? 0;
       if (c > 0) counts.set(key, c - 1);
-      else fresh.push(m);
+      else {
+        // A fragment this client left open ended while the stream was
+        // away: its stop comes before its complete message.
+        const f = bodyKey["partial_" + m.payload?.type] && openFrags.get(fragKey({ type: "partial_" + m.payload.type, tool_call_id: m.payload.tool_call_id }));
+        if (f) {
+          // The deltas it missed, then its stop (P-6, P-7).
+          const field = bodyKey[f.start.payload.type];
+          const body = m.payload[field];
+          if (typeof body === "string" && body.startsWith(f.body) && body.length > f.body.length) {
+            fresh.push({ ...f.start, timestamp: m.timestamp, payload: { ...f.start.payload, event_type: "delta", [field]: body.slice(f.body.length) } });
+          }
+          fresh.push(closing(f, m));
+        }
+        fresh.push(m);
+      }
     }
     const u = json.unpublished ?? { from: 0, count: 0 };
     expected = json.messages.slice(u.from, u.from + u.count).map(canonical);
@@ -244,7 +309,7 @@ export function connect(baseURL, sessionId, options = {}) {
     for (const id of [...answering.keys()]) if (!now.has(id)) answering.delete(id);
     pending.clear();
     for (const [id, call] of now) pending.set(id, call);
-    log.push(...fresh);
+    log.push(...fresh.filter((m) => !isPartial(m)));
     loaded = true;
     emit({ kind: "history", messages: fresh, state: json.state });
     for (const m of fresh) emit({ kind: "message", message: m, history: true });
@@ -329,7 +394,7 @@ export function connect(baseURL, sessionId, options = {}) {
             // otherwise undo it), except a resync_required.
             covered = { epoch: epochOf(cursor), upTo: seqOf(cursor) };
             const rest = buffered.filter((e) => isResync(e) || !isCovered(e));
-            if (live) for (const f of live.fragments) emit({ kind: "message", message: f });
+            if (live) seed(live.fragments);
             for (const e of rest) {
               if (isResync(e)) resync = true;
               else handle(e);
@@ -526,7 +591,19 @@ export function connect(baseURL, sessionId, options = {}) {
         phase = "done";
         sawEnd();
         if (!terminal(last)) {
-          pushTo({ timestamp: new Date().toISOString(), type: "event_msg", payload: { type: "abort", reason: "the run was cut off: the server stopped before it ended" } });
+          // Its open fragments are closed first, as the engine closes the
+          // fragments of a run it aborts: a stop and the complete message
+          // of what was streamed, both "aborted".
+          const now = new Date().toISOString();
+          for (const f of openFrags.values()) {
+            const p = f.start.payload;
+            const field = bodyKey[p.type];
+            pushTo({ ...closing(f), timestamp: now, payload: { ...closing(f).payload, stop_reason: "aborted" } });
+            const { event_type, images, ...rest } = p;
+            pushTo({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [field]: f.body, stop_reason: "aborted" } });
+          }
+          openFrags.clear();
+          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason: "the run was cut off: the server stopped before it ended" } });
         }
         fin();
       };

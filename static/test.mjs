@@ -235,7 +235,7 @@ export function checkStream(messages) {
         if (p.event_type === "start") {
           if (st === "open") at(i, `${type} start while one is open`);
           open.set(fk, "open");
-          bodies.set(fk, "");
+          bodies.set(fk, String(p[BODY_FIELD[type]] ?? "")); // a start may carry the body so far (a resync's snapshot)
         } else if (p.event_type === "delta") {
           if (st !== "open") at(i, `${type} delta without start`);
           bodies.set(fk, (bodies.get(fk) ?? "") + String(p[BODY_FIELD[type]] ?? ""));

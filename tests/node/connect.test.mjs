@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { connect } from "../../static/connect.mjs";
 import floeDefault from "../../static/floe.mjs";
 import { floeServer } from "../floe-server.mjs";
+import { checkStream } from "../../static/test.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const server = floeServer("floe-connect-");
@@ -192,6 +193,11 @@ test("reconnects with Last-Event-ID, and after eviction resyncs from /messages",
     for await (const m of driver.run("Count the lines of main.go")) void m;
     await done;
     assert.deepEqual(watched.filter(complete), await history(driver), `${label}: every complete message exactly once, in order`);
+    // and every fragment whole: one start, its deltas, one stop, then its
+    // complete message, the deltas joined (a resync mid-fragment sent a
+    // second start, or lost the deltas and the stop).
+    const W = watched.filter((m) => m.type !== "session_meta");
+    assert.deepEqual(checkStream(W), [], `${label}: fragments across the reconnects`);
     driver.close();
     s.close();
   }
@@ -714,4 +720,7 @@ test("a run that a crash of the server cuts off ends with an abort saying so, no
   assert.equal(last.payload.type, "abort", `the run ended on ${last.payload.type}`);
   assert.match(last.payload.reason, /^the run was cut off: the server stopped before it ended$/);
   assert.equal(got.filter((m) => m.payload.type === "abort").length, 1);
+  // The fragments the crash cut are closed before it, as the engine closes
+  // an aborted run's: a stop and the complete message, both "aborted".
+  assert.deepEqual(checkStream(got), []);
 });

@@ -38,7 +38,14 @@ func Authorized(v, token string) bool {
 // ContentType says what is wrong with a request body's Content-Type, or
 // "": the body is JSON, so it is application/json or unsaid.
 func ContentType(ct string) string {
-	if ct != "" && !strings.HasPrefix(ct, "application/json") {
+	if ct == "" {
+		return ""
+	}
+	// The media type is the part before any parameter; its type and
+	// subtype are case-insensitive (RFC 9110 §8.3.1), so "Application/JSON;
+	// charset=UTF-8" is JSON and "application/json-seq" is not.
+	mt, _, _ := strings.Cut(ct, ";")
+	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
 		return "Content-Type: want application/json, got " + ct
 	}
 	return ""

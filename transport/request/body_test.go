@@ -41,3 +41,15 @@ func TestDecode(t *testing.T) {
 		}
 	}
 }
+
+func TestContentType(t *testing.T) {
+	for ct, ok := range map[string]bool{
+		"": true, "application/json": true, "application/json; charset=utf-8": true, "Application/JSON": true,
+		"APPLICATION/JSON;charset=UTF-8": true, " application/json ": true,
+		"text/plain": false, "application/json-seq": false, "application/jsonx": false,
+	} {
+		if got := ContentType(ct) == ""; got != ok {
+			t.Errorf("ContentType(%q) accepted = %v, want %v", ct, got, ok)
+		}
+	}
+}
