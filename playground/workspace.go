@@ -245,12 +245,18 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 	case ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile:
 		out, err = w.fileTool(ctx, call.Name, args.Path, args.Content, args.OldText, args.NewText)
 	case ToolRunJS:
-		if w.Eval == nil || args.Code == nil {
+		switch {
+		case w.Eval == nil:
+			return errors.New("run_js: this workspace runs no JavaScript (the tool is not offered here)")
+		case args.Code == nil:
 			return errors.New("run_js: want {\"code\": string}")
 		}
 		out, final, err = w.runJS(ctx, *args.Code)
 	case ToolSubagent:
-		if w.Subagent == nil || strings.TrimSpace(args.Task) == "" {
+		switch {
+		case w.Subagent == nil:
+			return errors.New("subagent: this workspace has no subagents (the tool is not offered here)")
+		case strings.TrimSpace(args.Task) == "":
 			return errors.New("subagent: want {\"task\": non-empty string}")
 		}
 		answer, err := w.Subagent(ctx, req, args.Task, emit)

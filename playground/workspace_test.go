@@ -25,6 +25,9 @@ func TestWorkspaceTools(t *testing.T) {
 		{"missing file", ToolCountLines, `{"paths":["nope.go"]}`, `no such file: "nope.go"`, nil},
 		{"bad args", ToolCountLines, `{"paths":3}`, "arguments:", nil},
 		{"unknown", "rm_rf", `{}`, `unknown tool "rm_rf"`, nil},
+		// Tools a workspace does not offer say so, not that the arguments were wrong.
+		{"no subagents", ToolSubagent, `{"task":"look around"}`, "subagent: this workspace has no subagents (the tool is not offered here)", nil},
+		{"no JavaScript", ToolRunJS, `{"code":"1"}`, "run_js: this workspace runs no JavaScript (the tool is not offered here)", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
