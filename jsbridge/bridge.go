@@ -5,7 +5,6 @@ package jsbridge
 import (
 	"sync/atomic"
 	"syscall/js"
-
 )
 
 // Bridge holds the sessions, streams and waiting goroutines of one Go
