@@ -152,3 +152,40 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// Claude 4.6 and later think adaptively at an effort (4.7 and later refuse
+// a budget); earlier models take a budget.
+func TestAdaptiveThinking(t *testing.T) {
+	for model, want := range map[string]bool{
+		"claude-opus-4-7": true, "claude-sonnet-4-6": true, "anthropic.claude-opus-4-6-v1": true, "claude-opus-5": true,
+		"claude-fable-5": true, "claude-mythos-preview": true,
+		"claude-sonnet-4-5-20250929": false, "claude-opus-4-20250514": false, "claude-opus-4-1-20250805": false,
+		"claude-3-7-sonnet-20250219": false, "claude-haiku-4-5": false, "my-model": false,
+	} {
+		if got := Adaptive(model); got != want {
+			t.Errorf("Adaptive(%q) = %v, want %v", model, got, want)
+		}
+	}
+	for level, effort := range map[string]string{"minimal": "low", "medium": "medium", "max": "max", "20000": "high"} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		m, _ := New(Options{Transport: tr, Model: "claude-opus-4-7"})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: level})
+		b := tr.Body(t, 0)
+		if js(b["thinking"]) != `{"type":"adaptive"}` || js(b["output_config"]) != `{"effort":"`+effort+`"}` || b["max_tokens"] != float64(DefaultMaxTokens) {
+			t.Errorf("%s: thinking %v, output_config %v, max_tokens %v", level, b["thinking"], b["output_config"], b["max_tokens"])
+		}
+	}
+}
+
+// Whitespace-only text is no text block: the API refuses one ("text
+// content blocks must contain non-whitespace text"), and a committed
+// turn holding one failed every later request.
+func TestBlankTextBlocks(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.AssistantText("\n\n", omni.StatusCompleted), omni.ToolCallMsg("toolu_1", "f", "{}")})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("toolu_1", "  ", omni.StatusCompleted), omni.UserText("and?")}})
+	if got, want := js(tr.Body(t, 0)["messages"].([]any)[1:]), `[{"content":[{"id":"toolu_1","input":{},"name":"f","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"text":"(no output)","type":"text"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}

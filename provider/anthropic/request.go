@@ -1,6 +1,9 @@
 package anthropic
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -25,12 +28,14 @@ func ThinkingBudget(level string) (int, error) {
 }
 
 func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, error) {
-	budget, err := ThinkingBudget(p.ThinkingLevel)
+	t, err := provider.ParseThinking(api, p.ThinkingLevel)
 	if err != nil {
 		return nil, err
 	}
+	budget := t.Budget
+	adaptive := budget > 0 && Adaptive(m.opts.Model)
 	maxTokens := m.opts.MaxTokens
-	if budget > 0 && maxTokens <= budget {
+	if budget > 0 && !adaptive && maxTokens <= budget {
 		maxTokens = budget + DefaultMaxTokens
 	}
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
@@ -56,7 +61,19 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		}
 		w.Close(']')
 	}
-	if budget > 0 {
+	switch {
+	case adaptive:
+		// Claude 4.6 and later: the model decides how much to think, at
+		// an effort (low, medium, high, max); 4.7 and later refuse a
+		// budget.
+		effort := t.Effort
+		if effort == "minimal" {
+			effort = "low"
+		}
+		w.Lit(`"thinking":{"type":"adaptive"},"output_config":{`)
+		w.KeyStr("effort", effort)
+		w.Close('}')
+	case budget > 0:
 		w.Lit(`"thinking":{"type":"enabled",`)
 		w.KeyInt("budget_tokens", int64(budget))
 		w.Close('}')
@@ -90,8 +107,8 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 					w.Lit(`{"type":"tool_result",`)
 					w.KeyStr("tool_use_id", p.ToolCallID)
 					w.Lit(`"content":[`)
-					if out := p.Output; out != "" || len(p.Images()) == 0 {
-						if out == "" {
+					if out := p.Output; !blank(out) || len(p.Images()) == 0 {
+						if blank(out) {
 							out = "(no output)"
 						}
 						writeText(w, out)
@@ -100,7 +117,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 						writeImage(w, u)
 					}
 					w.Lit("]}")
-				case p.Type == omni.Text && p.Text != "":
+				case p.Type == omni.Text && !blank(p.Text):
 					writeText(w, p.Text)
 				case u != "":
 					writeImage(w, u)
@@ -131,6 +148,45 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 		}
 		w.Lit("]}")
 	})
+}
+
+// blank reports whether s is empty or only whitespace: the API refuses
+// such a text block ("text content blocks must contain non-whitespace
+// text").
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// Adaptive reports whether model takes adaptive thinking rather than a
+// budget: Claude 4.6 and later (an id "claude-…-<major>-<minor>…", the
+// minor one or two digits: a date is no minor), and Mythos.
+func Adaptive(model string) bool {
+	_, rest, ok := strings.Cut(model, "claude-")
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(rest, "mythos") {
+		return true
+	}
+	major, minor := -1, 0
+	for _, f := range strings.Split(rest, "-") {
+		if n, err := strconv.Atoi(f); err == nil && len(f) <= 2 {
+			if major < 0 {
+				major = n
+				continue
+			}
+			minor = n
+		}
+		if major >= 0 {
+			break
+		}
+	}
+	return major > 4 || major == 4 && minor >= 6
 }
 
 func writeText(w *provider.JSONWriter, s string) {

@@ -436,3 +436,27 @@ func TestToolCallNoArguments(t *testing.T) {
 		t.Errorf("got %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
+
+// max_tokens is max_completion_tokens on OpenAI's own API (its reasoning
+// models refuse the old name), max_tokens elsewhere; Mistral's API gets no
+// stream_options (it refuses them); a call's arguments sent back are JSON
+// (servers that parse them refuse "" or a cut-off object).
+func TestRequestPerServer(t *testing.T) {
+	for _, tc := range []struct{ base, key, options string }{
+		{"", "max_completion_tokens", `{"include_usage":true}`},
+		{"http://127.0.0.1:1/v1", "max_tokens", `{"include_usage":true}`},
+		{"https://api.mistral.ai/v1", "max_tokens", "null"},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(finish, "[DONE]")}}}
+		m := newModel(t, tr, Options{BaseURL: tc.base, MaxTokens: 300})
+		m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.ToolCallMsg("c1", "f", ""), omni.ToolOutput("c1", "x", omni.StatusCompleted)})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		b := tr.Body(t, 0)
+		if b[tc.key] != float64(300) || js(b["stream_options"]) != tc.options {
+			t.Errorf("%q: %s %v, stream_options %s", tc.base, tc.key, b[tc.key], js(b["stream_options"]))
+		}
+		if got := js(b["messages"].([]any)[1]); !strings.Contains(got, `"arguments":"{}"`) {
+			t.Errorf("%q: the call's arguments sent back: %s", tc.base, got)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"strings"
+
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -18,7 +20,13 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
-	w.Lit(`"stream":true,"stream_options":{"include_usage":true},"messages":[`)
+	w.Lit(`"stream":true,`)
+	if !strings.Contains(m.opts.BaseURL, "//api.mistral.ai") {
+		// Mistral's API refuses stream_options (422: extra inputs are not
+		// permitted) and sends the usage without it.
+		w.Lit(`"stream_options":{"include_usage":true},`)
+	}
+	w.Lit(`"messages":[`)
 	if p.SystemPrompt != "" {
 		w.Lit(`{"role":"system","content":`)
 		w.Str(p.SystemPrompt)
@@ -42,7 +50,14 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("reasoning_effort", effort)
 	}
 	if m.opts.MaxTokens > 0 {
-		w.KeyInt("max_tokens", int64(m.opts.MaxTokens))
+		// OpenAI's reasoning models refuse max_tokens, which the API
+		// replaced with max_completion_tokens; other servers (Mistral)
+		// refuse the new name.
+		key := "max_tokens"
+		if m.opts.BaseURL == DefaultBaseURL {
+			key = "max_completion_tokens"
+		}
+		w.KeyInt(key, int64(m.opts.MaxTokens))
 	}
 	w.Members(m.opts.ExtraBody)
 	w.Close('}')
@@ -143,7 +158,7 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 				w.KeyStr("id", p.ToolCallID)
 				w.Lit(`"type":"function","function":{`)
 				w.KeyStr("name", p.Name)
-				w.KeyStr("arguments", p.Arguments)
+				w.KeyStr("arguments", string(provider.ObjectOr(p.Arguments))) // servers that parse it (vLLM, Ollama) refuse "" or a cut-off object
 				w.Lit("}}")
 			}
 		}
