@@ -37,15 +37,31 @@ func emitAll(emit func(omni.Message), ms []omni.Message) {
 
 func runCtx(t *testing.T, s *engine.Session, ctx context.Context, input ...omni.Message) []omni.Message {
 	t.Helper()
-	seq, err := s.Run(ctx, input, engine.RunOptions{Approve: allow})
+	return collectCtx(t, ctx, s, engine.RunOptions{Approve: allow}, input...)
+}
+
+// stopAtCompaction returns the script of reply and a context it cancels
+// during its second request, the compaction's.
+func stopAtCompaction(t *testing.T, reply func(n int, emit func(omni.Message))) (context.Context, *scriptLLM) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx, &scriptLLM{stopAt: 2, stop: cancel, reply: reply}
+}
+
+// summarizing is a session of llm that compacts by summary, after every
+// turn when everyTurn is set.
+func summarizing(t *testing.T, llm engine.LLM, env engine.Environment, sink engine.TraceSink, everyTurn bool) *engine.Session {
+	t.Helper()
+	c := &engine.Compaction{Mode: omni.ModeSummarize, Prompt: "summarize"}
+	if everyTurn {
+		c.MaxSessionTurns = 1
+	}
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Environment: env, Trace: sink, Clock: enginetest.NewClock(t0), Compaction: c,
+		NewLLM: func(omni.TokenCounts) engine.LLM { return llm }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []omni.Message
-	for m := range seq {
-		got = append(got, m)
-	}
-	return got
+	return s
 }
 
 func hasOutput(ms []omni.Message, id string) bool {
@@ -67,9 +83,7 @@ var echoTool = enginetest.Tools{"t": func(ctx context.Context, c omni.Message, e
 // outputs it absorbed are not carried over again (E-13.12), as a resume of
 // the same Trace rebuilds (before, the next request sent output A twice).
 func TestCompactionCommittedThenAborted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	llm := &scriptLLM{stopAt: 2, stop: cancel, reply: func(n int, emit func(omni.Message)) {
+	ctx, llm := stopAtCompaction(t, func(n int, emit func(omni.Message)) {
 		switch n {
 		case 1:
 			emit(omni.ToolCallMsg("A", "t", `{}`))
@@ -79,14 +93,9 @@ func TestCompactionCommittedThenAborted(t *testing.T) {
 		default:
 			emitAll(emit, enginetest.TextReply(5, "x"))
 		}
-	}}
+	})
 	sink := &enginetest.Sink{}
-	s, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Environment: echoTool, Trace: sink, Clock: enginetest.NewClock(t0),
-		Compaction: &engine.Compaction{MaxSessionTurns: 1, Mode: omni.ModeSummarize, Prompt: "summarize"},
-		NewLLM:     func(omni.TokenCounts) engine.LLM { return llm }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := summarizing(t, llm, echoTool, sink, true)
 	runCtx(t, s, ctx, omni.UserText("go"))
 	if !hasOutput(llm.inputs[1], "A") {
 		t.Fatalf("the compaction request did not absorb output A: %v", llm.inputs[1])
@@ -107,9 +116,7 @@ func TestCompactionCommittedThenAborted(t *testing.T) {
 // aborted: the call gets its Trace-written repair, carried over to the
 // context that committed it (E-13.7); before, it was never answered.
 func TestCompactionToolCallThenAborted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	llm := &scriptLLM{stopAt: 2, stop: cancel, reply: func(n int, emit func(omni.Message)) {
+	ctx, llm := stopAtCompaction(t, func(n int, emit func(omni.Message)) {
 		switch n {
 		case 2:
 			emit(omni.ToolCallMsg("K", "t", `{}`))
@@ -117,14 +124,9 @@ func TestCompactionToolCallThenAborted(t *testing.T) {
 		default:
 			emitAll(emit, enginetest.TextReply(10, "answer"))
 		}
-	}}
+	})
 	sink := &enginetest.Sink{}
-	s, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Environment: echoTool, Trace: sink, Clock: enginetest.NewClock(t0),
-		Compaction: &engine.Compaction{MaxSessionTurns: 1, Mode: omni.ModeSummarize, Prompt: "summarize"},
-		NewLLM:     func(omni.TokenCounts) engine.LLM { return llm }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := summarizing(t, llm, echoTool, sink, true)
 	runCtx(t, s, ctx, omni.UserText("go"))
 	if !hasOutput(sink.Files()[0], "K") {
 		t.Errorf("no repair of call K in the Trace")
@@ -139,9 +141,7 @@ func TestCompactionToolCallThenAborted(t *testing.T) {
 // carry-over it sent was committed, so it is dropped, not restored
 // (E-13.13).
 func TestManualCompactionCommittedThenAborted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	llm := &scriptLLM{stopAt: 2, stop: cancel, reply: func(n int, emit func(omni.Message)) {
+	ctx, llm := stopAtCompaction(t, func(n int, emit func(omni.Message)) {
 		switch n {
 		case 1:
 			emit(omni.ToolCallMsg("A", "slow", `{}`))
@@ -151,7 +151,7 @@ func TestManualCompactionCommittedThenAborted(t *testing.T) {
 		default:
 			emitAll(emit, enginetest.TextReply(5, "x"))
 		}
-	}}
+	})
 	runContext, abortRun := context.WithCancel(context.Background())
 	defer abortRun()
 	tools := enginetest.Tools{"slow": func(c context.Context, call omni.Message, emit func(omni.Message)) error {
@@ -160,12 +160,7 @@ func TestManualCompactionCommittedThenAborted(t *testing.T) {
 		emit(omni.ToolOutput(call.Payload.ToolCallID, "cut", omni.StatusAborted))
 		return nil
 	}}
-	s, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: llm, Environment: tools, Clock: enginetest.NewClock(t0),
-		Compaction: &engine.Compaction{Mode: omni.ModeSummarize, Prompt: "summarize"},
-		NewLLM:     func(omni.TokenCounts) engine.LLM { return llm }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := summarizing(t, llm, tools, nil, false)
 	runCtx(t, s, runContext, omni.UserText("go"))
 	if len(s.Snapshot().CarryOver) == 0 {
 		t.Fatal("the aborted run left no carry-over")

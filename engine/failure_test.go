@@ -16,7 +16,13 @@ import (
 // collect runs one run to its end and returns the stream.
 func collect(t *testing.T, s *engine.Session, opts engine.RunOptions, input ...omni.Message) []omni.Message {
 	t.Helper()
-	seq, err := s.Run(context.Background(), input, opts)
+	return collectCtx(t, context.Background(), s, opts, input...)
+}
+
+// collectCtx is collect under ctx.
+func collectCtx(t *testing.T, ctx context.Context, s *engine.Session, opts engine.RunOptions, input ...omni.Message) []omni.Message {
+	t.Helper()
+	seq, err := s.Run(ctx, input, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
