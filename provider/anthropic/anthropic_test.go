@@ -189,3 +189,16 @@ func TestBlankTextBlocks(t *testing.T) {
 		t.Errorf("messages\n got %s\nwant %s", got, want)
 	}
 }
+
+// A tool call id the API's pattern refuses (another provider's) goes out
+// with each other byte as "_", the same in the call and its result.
+func TestToolIDsSent(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.ToolCallMsg("functions.get_weather:0", "f", "{}"), omni.ToolOutput("functions.get_weather:0", "sunny", omni.StatusCompleted), omni.AssistantText("ok", omni.StatusCompleted)})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?")}})
+	got := js(tr.Body(t, 0)["messages"])
+	if strings.Count(got, `"functions_get_weather_0"`) != 2 || strings.Contains(got, "functions.get_weather:0") {
+		t.Errorf("messages %s", got)
+	}
+}

@@ -105,7 +105,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 				switch u := provider.ImageOf(p); {
 				case p.Type == omni.ToolCallOutput:
 					w.Lit(`{"type":"tool_result",`)
-					w.KeyStr("tool_use_id", p.ToolCallID)
+					w.KeyStr("tool_use_id", toolID(p.ToolCallID))
 					w.Lit(`"content":[`)
 					if out := p.Output; !blank(out) || len(p.Images()) == 0 {
 						if blank(out) {
@@ -135,7 +135,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 					}
 				case p.Type == omni.ToolCall:
 					w.Lit(`{"type":"tool_use",`)
-					w.KeyStr("id", p.ToolCallID)
+					w.KeyStr("id", toolID(p.ToolCallID))
 					w.KeyStr("name", p.Name)
 					w.KeyRaw("input", provider.ObjectOr(p.Arguments))
 					w.Close('}')
@@ -160,6 +160,25 @@ func blank(s string) bool {
 		}
 	}
 	return true
+}
+
+// toolID is id as the API takes a tool_use id (^[a-zA-Z0-9_-]+$): another
+// provider's ids ("functions.get_weather:0") have each other byte as "_",
+// the same in the call and its result.
+func toolID(id string) string {
+	var b []byte
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			if b == nil {
+				b = []byte(id)
+			}
+			b[i] = '_'
+		}
+	}
+	if b == nil {
+		return id
+	}
+	return string(b)
 }
 
 // Adaptive reports whether model takes adaptive thinking rather than a
