@@ -28,7 +28,10 @@ type Options struct {
 	APIKey    string             // sent as x-api-key
 	Header    map[string]string  // extra request headers
 
-	// MaxTokens is sent as max_tokens (required by the API); 0 = DefaultMaxTokens.
+	// MaxTokens is sent as max_tokens (required by the API); 0 =
+	// DefaultMaxTokens. A thinking budget at or above it is halved to fit
+	// under it (above 2048; at or below, max_tokens is raised, as it is
+	// above the default).
 	MaxTokens int
 	// BrowserAccess sends "anthropic-dangerous-direct-browser-access: true",
 	// which Anthropic requires of requests made from a browser page.
@@ -60,9 +63,6 @@ type Model struct {
 func New(o Options) (*Model, error) {
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
-	}
-	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
 	}
 	if o.Version == "" {
 		o.Version = DefaultVersion

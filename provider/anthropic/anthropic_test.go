@@ -115,7 +115,15 @@ func TestThinkingBudget(t *testing.T) {
 	if out.Status != omni.StatusFailed || !out.Permanent || !strings.Contains(out.ErrorMessage, "extreme") {
 		t.Errorf("outcome %+v", out)
 	}
-	// A budget at or above max_tokens raises max_tokens.
+	// A budget at or above a max_tokens the caller set takes half of it
+	// (the model's limit: "max" over Opus 4.1's 32000 was refused).
+	tr0 := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ = New(Options{Transport: tr0, Model: "m", MaxTokens: 32000})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: "max"})
+	if b := tr0.Body(t, 0); b["max_tokens"] != float64(32000) || js(b["thinking"]) != `{"budget_tokens":16000,"type":"enabled"}` {
+		t.Errorf("max_tokens %v, thinking %v", b["max_tokens"], b["thinking"])
+	}
+	// A budget at or above a max_tokens of 2048 or less raises it.
 	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
 	m, _ = New(Options{Transport: tr, Model: "m", MaxTokens: 1000})
 	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: "low"})

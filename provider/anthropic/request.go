@@ -35,7 +35,17 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	budget := t.Budget
 	adaptive := budget > 0 && Adaptive(m.opts.Model)
 	maxTokens := m.opts.MaxTokens
-	if budget > 0 && !adaptive && maxTokens <= budget {
+	explicit := maxTokens > 0
+	if !explicit {
+		maxTokens = DefaultMaxTokens
+	}
+	switch {
+	case budget == 0 || adaptive || budget < maxTokens:
+	case explicit && maxTokens > 2*provider.MinThinkingBudget:
+		// The caller's max_tokens is a model's limit, or theirs: the
+		// budget, which must stay below it, takes half of it.
+		budget = maxTokens / 2
+	default:
 		maxTokens = budget + DefaultMaxTokens
 	}
 	w := &provider.JSONWriter{B: make([]byte, 0, 1024)}
