@@ -691,7 +691,7 @@ export interface ModelOptions {
   baseURL?: string;
   /** Extra request headers (also sent only to baseURL). */
   headers?: Record<string, string>;
-  /** max_tokens (max_output_tokens on the Responses API); Anthropic's default is 8192. */
+  /** max_tokens (max_output_tokens on the Responses API, max_completion_tokens on OpenAI's own Chat API); Anthropic's default is 8192, and a thinking budget at or above it takes half of it. */
   maxTokens?: number;
   temperature?: number;
   /** Sent as top_p. */
