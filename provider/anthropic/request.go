@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/floehq/floe/engine"
@@ -202,20 +201,25 @@ func Adaptive(model string) bool {
 	if strings.HasPrefix(rest, "mythos") {
 		return true
 	}
-	major, minor := -1, 0
+	v := [2]int{-1, 0} // major, minor
+	k := 0
 	for _, f := range strings.Split(rest, "-") {
-		if n, err := strconv.Atoi(f); err == nil && len(f) <= 2 {
-			if major < 0 {
-				major = n
-				continue
+		if len(f) == 0 || len(f) > 2 || f[0] < '0' || f[0] > '9' || len(f) == 2 && (f[1] < '0' || f[1] > '9') {
+			if k > 0 {
+				break
 			}
-			minor = n
+			continue
 		}
-		if major >= 0 {
+		n := int(f[0] - '0')
+		if len(f) == 2 {
+			n = n*10 + int(f[1]-'0')
+		}
+		v[k] = n
+		if k++; k == 2 {
 			break
 		}
 	}
-	return major > 4 || major == 4 && minor >= 6
+	return v[0] > 4 || v[0] == 4 && v[1] >= 6
 }
 
 func writeText(w *provider.JSONWriter, s string) {
