@@ -221,9 +221,9 @@ async function* runTool(t, { toolCall, approve, signal }) {
   if (started) {
     // The returned value (and the images, which one delta carries whole)
     // is the last delta: the deltas join to the complete output (P-7).
-    if (output !== "" || images !== undefined) {
+    if (output !== "" || images?.length) {
       const d = msg.partialToolOutput("delta", output, id);
-      if (images !== undefined) d.payload = { type: d.payload.type, role: d.payload.role, event_type: "delta", output, images, tool_call_id: id };
+      if (images?.length) d.payload = { type: d.payload.type, role: d.payload.role, event_type: "delta", output, images, tool_call_id: id };
       yield d;
     }
     yield msg.partialToolOutput("stop", "", id, result.stopReason);

@@ -132,6 +132,12 @@ test("emit streams fragments before the returned value; the output is both", asy
   });
   assert.deepEqual(withImages.filter((m) => m.payload.event_type === "delta").map((m) => m.payload.images), [undefined, img]);
   assert.deepEqual(withImages.at(-1).payload.images, img);
+  // nothing more to stream: no empty last delta
+  const none = await outputsOf(async (args, { emit }) => {
+    emit("p ");
+    return { output: "", images: [] };
+  });
+  assert.deepEqual(none.map((m) => m.payload.event_type ?? "complete"), ["start", "delta", "stop", "complete"]);
 });
 
 test("a throwing tool, a bad yield, a bad emit and bad images are tool errors; fragments are closed first", async () => {
