@@ -471,7 +471,9 @@ func (d *driver) emitSlow(ctx context.Context, m *omni.Message) {
 			d.callIDs = map[string]bool{}
 		}
 		d.callIDs[id] = true
-		if m.Payload.StopReason != omni.StatusCompleted {
+		// A call cut by the run's abort is closed "aborted" by the model,
+		// as it should be: no failure to report.
+		if st := m.Payload.StopReason; st != omni.StatusCompleted && !(st == omni.StatusAborted && ctx.Err() != nil) {
 			d.r.s.diag(DiagLLM, errf.Errorf("llm: tool_call %q has stop_reason %q, not completed: it is not dispatched (no approval, no output)", id, m.Payload.StopReason))
 		}
 	}

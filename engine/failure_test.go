@@ -278,6 +278,45 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// A tool list that could only break the stream and the Trace (invalid
+	// JSON in tool_list_ready), or that a provider would send as a tool of
+	// no parameters, is refused, naming the tool.
+	for want, tool := range map[string]omni.ToolDefinition{
+		`engine: Config.ToolList[0]: the name is empty`:                                       {Parameters: omni.RawJSON(`{}`)},
+		`engine: Config.ToolList[0] ("t"): parameters: want a JSON Schema object, got "{bad"`: {Name: "t", Parameters: omni.RawJSON(`{bad`)},
+		`engine: Config.ToolList[0] ("t"): parameters: want a JSON Schema object, got "[1]"`:  {Name: "t", Parameters: omni.RawJSON(`[1]`)},
+	} {
+		_, err := engine.New(engine.Config{Meta: enginetest.Meta("x"), LLM: enginetest.NewLLM(), ToolList: []omni.ToolDefinition{tool}})
+		if err == nil || err.Error() != want {
+			t.Errorf("ToolList %+v: %v, want %s", tool, err, want)
+		}
+	}
+}
+
+// A tool call the model closes "aborted" because the run was aborted is no
+// failure: no diagnostic (one came at every Stop during a streamed call).
+func TestAbortedCallAtStopIsNoDiagnostic(t *testing.T) {
+	var d diags
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	llm := engine.LLMFunc(func(c context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		emit(omni.Partial(omni.PartialToolCall, omni.EventStart, "", "a", "f", ""))
+		cancel()
+		<-c.Done()
+		emit(omni.Partial(omni.PartialToolCall, omni.EventStop, "", "a", "f", omni.StatusAborted))
+		call := omni.ToolCallMsg("a", "f", "")
+		call.Payload.StopReason = omni.StatusAborted
+		emit(call)
+		return engine.Outcome{Status: omni.StatusAborted}
+	})
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("d"), LLM: llm, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectCtx(t, ctx, s, engine.RunOptions{}, omni.UserText("go"))
+	if k := d.kinds(); strings.Contains(k, string(engine.DiagLLM)) {
+		t.Errorf("diagnostics %s, want no llm one", k)
+	}
 }
 
 func TestCloseAbortsAndRefuses(t *testing.T) {

@@ -67,6 +67,15 @@ func New(cfg Config) (*Session, error) {
 	if c := cfg.Compaction; c != nil && c.Mode != omni.ModeSummarize && c.Mode != omni.ModeDiscard {
 		return nil, errf.Errorf("engine: Config.Compaction.Mode: %q is not one of summarize|discard", c.Mode)
 	}
+	for i := range cfg.ToolList {
+		t := &cfg.ToolList[i]
+		if t.Name == "" {
+			return nil, errf.Errorf("engine: Config.ToolList[%d]: the name is empty", i)
+		}
+		if p := t.Parameters; len(p) != 0 && !omni.IsJSONObject(p) {
+			return nil, errf.Errorf("engine: Config.ToolList[%d] (%q): parameters: want a JSON Schema object, got %q", i, t.Name, string(p))
+		}
+	}
 	if err := checkTrace(cfg); err != nil {
 		return nil, err
 	}

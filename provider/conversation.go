@@ -42,6 +42,9 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	if why := BaseURLProblem(url, "APIKey or Header"); why != "" {
 		return errors.New(api + ": Options.BaseURL: " + why)
 	}
+	if why := schemeProblem(url); why != "" {
+		return errors.New(api + ": Options.BaseURL: " + why)
+	}
 	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		if kv[i+1] != "" {
@@ -53,6 +56,30 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	}
 	*c = Conversation{Session: session, api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
+}
+
+// schemeProblem refuses a base URL that no Transport can send: one with
+// another scheme than http or https, or none ("localhost:8080/v1",
+// "127.0.0.1:11434"), which net/http refuses at every request, each failure
+// then retried as a network error. A path ("/v1") is kept for a browser's
+// fetch, which resolves it against the page.
+func schemeProblem(u string) string {
+	if u == "" || u[0] == '/' || hasPrefixFold(u, "http://") || hasPrefixFold(u, "https://") {
+		return ""
+	}
+	return "want an http:// or https:// URL (or a path, for a page's fetch): it names no scheme a request can use"
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if c := s[i] | 0x20; c != prefix[i] && s[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // BaseURLProblem says what is wrong with u, an adapter's base URL (or

@@ -271,9 +271,19 @@ func TestOptions(t *testing.T) {
 		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1 "}, "a URL holds no spaces or control characters"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http:///v1"}, "openai: Options.BaseURL: the URL names no host"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http://"}, "the URL names no host"},
+		// No scheme, or one no transport sends: each request failed, and was
+		// retried as a network error.
+		{Options{Transport: tr, Model: "m", BaseURL: "localhost:8080/v1"}, "openai: Options.BaseURL: want an http:// or https:// URL (or a path, for a page's fetch): it names no scheme a request can use"},
+		{Options{Transport: tr, Model: "m", BaseURL: "127.0.0.1:11434/v1"}, "want an http:// or https:// URL"},
+		{Options{Transport: tr, Model: "m", BaseURL: "ftp://h/v1"}, "want an http:// or https:// URL"},
 	} {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	for _, u := range []string{"HTTPS://h/v1", "/v1"} { // a scheme in any case; a path, for a page's fetch
+		if _, err := New(Options{Transport: tr, Model: "m", BaseURL: u}); err != nil {
+			t.Errorf("%s: %v", u, err)
 		}
 	}
 	if _, err := New(Options{Transport: tr, Model: "m", BaseURL: "http://h/v1/models@latest"}); err != nil {
