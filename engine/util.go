@@ -387,7 +387,7 @@ func (s *Session) dropForeign(fromTool bool, id string, m *omni.Message, partial
 	switch {
 	case engineOnly(m):
 	case !fromTool && len(m.Origin) == 0 && (m.IsModel(omni.ToolCallOutput) || m.IsModel(omni.PartialToolCallOutput)):
-		why = " for " + strconv.Quote(m.Payload.ToolCallID) + " dropped: only a tool answers a call"
+		why = " for " + errf.Quote(m.Payload.ToolCallID) + " dropped: only a tool answers a call"
 	default:
 		return false
 	}

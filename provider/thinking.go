@@ -2,7 +2,8 @@ package provider
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Thinking is a run's thinking level as every adapter reads it, so that a
@@ -53,7 +54,7 @@ func ParseThinking(api, level string) (Thinking, error) {
 		n = min(n*10+int(c-'0'), 1<<30) // far above any model's budget
 	}
 	if n < MinThinkingBudget {
-		return Thinking{}, errors.New(api + ": unknown thinking level " + strconv.Quote(level) + " (want none, off, minimal, low, medium, high, max or a budget of at least 1024 tokens)")
+		return Thinking{}, errors.New(api + ": unknown thinking level " + errf.Quote(level) + " (want none, off, minimal, low, medium, high, max or a budget of at least 1024 tokens)")
 	}
 	t := Thinking{Budget: n}
 	for _, l := range thinkingLevels {

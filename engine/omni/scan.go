@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // maxDepth caps the nesting of objects and arrays the decoder accepts, the
@@ -58,7 +60,7 @@ func (s *scanner) syntaxErr(path string) error {
 		return &DecodeError{Field: path, Msg: "invalid JSON: unexpected end of input"}
 	}
 	c := s.data[s.i]
-	what := strconv.QuoteRune(rune(c))
+	what := errf.QuoteRune(rune(c))
 	if c >= utf8.RuneSelf {
 		what = "byte 0x" + strconv.FormatUint(uint64(c), 16)
 	}

@@ -61,13 +61,13 @@ const maxIDBytes = 200
 // that an error about an oversized id costs the same whatever its size.
 func QuoteID(id string) string {
 	if len(id) <= maxIDBytes {
-		return strconv.Quote(id)
+		return errf.Quote(id)
 	}
 	cut := 64
 	for cut > 0 && !utf8.RuneStart(id[cut]) {
 		cut--
 	}
-	return strconv.Quote(id[:cut]) + "… (" + strconv.Itoa(len(id)) + " bytes)"
+	return errf.Quote(id[:cut]) + "… (" + strconv.Itoa(len(id)) + " bytes)"
 }
 
 // ValidateID reports whether id can name a session in every Store: non-empty,
@@ -94,7 +94,7 @@ func idProblem(id string) string {
 	}
 	for _, r := range id {
 		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
-			return "contains " + strconv.QuoteRune(r)
+			return "contains " + errf.QuoteRune(r)
 		}
 	}
 	return ""

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"github.com/floehq/floe/internal/errf"
-	"strconv"
 	"strings"
 
 	"github.com/floehq/floe/engine/omni"
@@ -53,7 +52,7 @@ func ParseMeta(payload []byte) (omni.Message, error) {
 // pass. Errors are [*MetaError] values naming the key.
 func CheckMeta(m omni.Message) error {
 	if m.Type != omni.TypeSessionMeta {
-		return &MetaError{Msg: "want a session_meta message, got type " + strconv.Quote(m.Type)}
+		return &MetaError{Msg: "want a session_meta message, got type " + errf.Quote(m.Type)}
 	}
 	if err := omni.Validate(m); err != nil {
 		ve, ok := errf.As[*omni.ValidationError](err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/num"
 )
 
 // FileName returns the reference file name of a session's file:
@@ -31,13 +32,8 @@ func ParseFileName(name string) (sessionID string, index int, ok bool) {
 		return "", 0, false
 	}
 	digits := base[us+1:]
-	for i := range len(digits) {
-		if digits[i] < '0' || digits[i] > '9' {
-			return "", 0, false
-		}
-	}
-	index, err := strconv.Atoi(digits)
-	if err != nil || index < 1 || len(digits) > 3 && digits[0] == '0' { // files are counted from 1: "_000" names none
+	index, ok = num.Digits(digits)
+	if !ok || index < 1 || len(digits) > 3 && digits[0] == '0' { // files are counted from 1: "_000" names none
 		return "", 0, false
 	}
 	return base[:us], index, true

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,7 +118,7 @@ func order(files []File) (string, []File, error) {
 			why = ": the files must be numbered from 001 without gaps or repeats"
 		}
 		if why != "" {
-			return "", nil, errors.New(strconv.Quote(f.Name) + why)
+			return "", nil, errors.New(errf.Quote(f.Name) + why)
 		}
 		id = sid
 		ordered[index-1] = f

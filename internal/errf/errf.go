@@ -61,7 +61,7 @@ func format1(format string, args []any) (string, []error) {
 		n++
 		switch verb {
 		case 'q':
-			b = strconv.AppendQuote(b, text(a))
+			b = AppendQuote(b, text(a))
 		case 'w':
 			if err, ok := a.(error); ok && err != nil {
 				wrapped = append(wrapped, err)

@@ -10,7 +10,8 @@ package sse
 import (
 	"errors"
 	"io"
-	"strconv"
+
+	"github.com/floehq/floe/internal/num"
 )
 
 // DefaultMaxLine is the longest line a Reader accepts by default.
@@ -165,7 +166,7 @@ func (r *Reader) field(line []byte) {
 			r.id = string(value)
 		}
 	case "retry":
-		if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 && isDigits(value) {
+		if n, ok := num.Digits(value); ok {
 			r.retry = n
 		}
 	}
@@ -178,15 +179,6 @@ func containsNUL(b []byte) bool {
 		}
 	}
 	return false
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // readLine returns the next line without its terminator. ok is false at
