@@ -358,6 +358,8 @@ export type CheckModel<L> = L extends { streamGenerate(params: GenerateParams): 
  * Decides one real tool call. Throwing, rejecting or any other value means
  * "deny". A decision returned at once (a string, not a Promise: a policy
  * rather than a prompt) costs the engine no wait for a settle.
+ * TypeScript widens the one literal of an async arrow (`async () => "allow"`
+ * is `Promise<string>`, microsoft/TypeScript#30185): write `"allow" as const`.
  */
 export type Approver = (toolCall: ToolCallMessage) => Decision | Promise<Decision>;
 
@@ -976,13 +978,15 @@ export interface ToolSpec<A, R = ToolResult> {
  * wrong, so the error reads it.
  */
 export type CheckToolResult<R> = [Awaited<R>] extends [infer V]
-  ? V extends AsyncIterable<infer Y>
-    ? [Y] extends [string]
-      ? unknown
-      : { execute: "Error: a tool's async generator must yield strings (its output fragments)" }
-    : [V] extends [ToolResult]
-      ? unknown
-      : { execute: "Error: a tool's execute must return a string, a JSON value, { output, images }, or an async iterable of strings" }
+  ? [V] extends [never]
+    ? unknown // an execute that only throws (a stub, a test's failing tool)
+    : V extends AsyncIterable<infer Y>
+      ? [Y] extends [string]
+        ? unknown
+        : { execute: "Error: a tool's async generator must yield strings (its output fragments)" }
+      : [V] extends [ToolResult]
+        ? unknown
+        : { execute: "Error: a tool's execute must return a string, a JSON value, { output, images }, or an async iterable of strings" }
   : never;
 
 /** A tool made by tool(): a ToolDefinition that runs itself. */

@@ -1,15 +1,19 @@
 // Types of floe/test (test.mjs): a scripted model and a stream checker.
 import type { GenerateParams, JSONValue, LLM, OmniMessage, StopReason, AbortSignal } from "./floe.js";
 
+type PartKey = "text" | "thinking" | "chunks" | "toolCall" | "delay" | "error" | "status" | "permanent" | "throws";
+/** A part of one kind: the keys of the other kinds are refused, as mockModel refuses them. */
+type Part<T> = T & { [K in Exclude<PartKey, keyof T>]?: never };
+
 /** One part of a scripted reply (see mockModel). */
 export type ReplyPart =
   | string
-  | { text: string; chunks?: string[] | undefined }
-  | { thinking: string; chunks?: string[] | undefined }
-  | { toolCall: { name: string; args?: string | JSONValue | undefined; id?: string | undefined } }
-  | { delay: number }
-  | { error: string; status?: Exclude<StopReason, "completed"> | undefined; permanent?: boolean | undefined }
-  | { throws: string };
+  | Part<{ text: string; chunks?: string[] | undefined }>
+  | Part<{ thinking: string; chunks?: string[] | undefined }>
+  | Part<{ toolCall: { name: string; args?: string | JSONValue | undefined; id?: string | undefined } }>
+  | Part<{ delay: number }>
+  | Part<{ error: string; status?: Exclude<StopReason, "completed"> | undefined; permanent?: boolean | undefined }>
+  | Part<{ throws: string }>;
 
 /** The answer to one request: one part or several, streamed in order. */
 export type Reply = ReplyPart | ReplyPart[];

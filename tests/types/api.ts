@@ -75,3 +75,10 @@ export async function withModel() {
   const floe = await load();
   return floe.createSession({ llm: model });
 }
+
+// A test's failing tools: an execute that only throws returns never (or
+// Promise<never>), which is a valid tool.
+export const failing = [
+  tool({ name: "boom", execute: () => { throw new Error("disk full"); } }),
+  tool({ name: "boom_async", parameters: { type: "object", properties: { path: { type: "string" } } }, execute: async ({ path }) => { throw new Error(`no ${path ?? "path"}`); } }),
+];

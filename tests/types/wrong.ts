@@ -2,6 +2,7 @@
 // (check-errors.mjs runs tsc over this file and matches every error to the
 // "error:" comment on the line above it).
 import { load, tool, msg } from "floe";
+import { mockModel } from "floe/test";
 const floe = await load();
 
 // error: Error: a tool's async generator must yield strings (its output fragments)
@@ -47,6 +48,10 @@ export const typed = tool({
 
 // error: Property 'extra' does not exist on type '{ path: string; }'
 export const closed = tool({ name: "c", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false }, execute: (a) => a.extra });
+
+// A part of mockModel is of one kind: mockModel throws for a text with a delay.
+// error: is not assignable to type 'Reply'
+export const mixed = mockModel([{ text: "a", delay: 5 }]);
 
 // These compile (no comment above them):
 export const fine = tool({ name: "ok", async *execute() { yield "a"; } });
