@@ -2,7 +2,7 @@
 // builders of package omni (tested against engine/omni/testdata/builders.jsonl).
 // Envelopes carry no timestamp: the engine stamps what it streams.
 
-import { badArg, describe, floeError, imagesProblem, isObject } from "./internal.mjs";
+import { badArg, describe, floeError, imagesProblem, isObject, knownKeys } from "./internal.mjs";
 
 // Each builder checks its arguments against PROTOCOL.md, so that a wrong
 // one is named where the message is built (bad_argument), not later by
@@ -31,11 +31,16 @@ const stop = (p, stopReason, name) => {
   if (stopReason !== undefined) p.stop_reason = oneOf(stopReason, STOP_REASONS, name + ": stopReason");
   return p;
 };
+const COUNT_KEYS = new Set(["cache_read", "cache_write", "output", "total"]);
 const counts = (c = {}, name) => {
   if (!isObject(c)) throw badArg(name, "TokenCounts {cache_read?, cache_write?, output?, total?}", c);
+  // A misspelt count ({ totl: 5 }) would be a 0 without a word.
+  knownKeys(c, COUNT_KEYS, name);
   const n = (k) => {
     const v = c[k] ?? 0;
-    if (!Number.isSafeInteger(v) || v < 0) throw badArg(`${name}.${k}`, "a count (an integer, 0 or more)", v);
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw floeError("bad_argument", `${name}.${k}: want a count (an integer, 0 or more), got ${typeof v === "number" ? String(v) : describe(v)}`);
+    }
     return v;
   };
   return { cache_read: n("cache_read"), cache_write: n("cache_write"), output: n("output"), total: n("total") };

@@ -21,6 +21,7 @@ export type Reply = ReplyPart | ReplyPart[];
 export interface MockModelOptions {
   provider?: string | undefined;
   modelId?: string | undefined;
+  /** An integer, 0 or more. */
   contextWindow?: number | undefined;
   /** Waits of { delay }: resolve false (or see the signal aborted) to end the request "aborted". Default: setTimeout. */
   sleep?: ((ms: number, signal: AbortSignal) => Promise<boolean | void> | boolean | void) | undefined;

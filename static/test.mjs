@@ -1,7 +1,7 @@
 // floe/test: a scripted model for tests, and a checker of a collected
 // stream against the engine's ordering guarantees (ENGINE.md §7).
 import { msg } from "./msg.mjs";
-import { badArg, describe, floeError, isObject, knownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
 
 const OPTION_KEYS = new Set(["provider", "modelId", "contextWindow", "sleep"]);
 // The keys of each kind of part, the first one naming the kind.
@@ -37,8 +37,22 @@ function checkPart(p, name) {
     knownKeys(t, new Set(["name", "args", "id"]), `${name}.toolCall`);
     if (typeof t.name !== "string" || t.name === "") throw badArg(`${name}.toolCall.name`, "a non-empty string", t.name);
     if (t.id !== undefined && (typeof t.id !== "string" || t.id === "")) throw badArg(`${name}.toolCall.id`, "a non-empty string", t.id);
+    // What JSON cannot encode (a function, a BigInt, a cycle) would fail
+    // the request, or end it malformed, when the part is played.
+    if (t.args !== undefined && typeof t.args !== "string") {
+      let a;
+      try {
+        a = JSON.stringify(t.args);
+      } catch (e) {
+        throw floeError("bad_argument", `${name}.toolCall.args: cannot be encoded as JSON: ${errMessage(e)}`);
+      }
+      if (typeof a !== "string") throw badArg(`${name}.toolCall.args`, "a JSON text or a value JSON can encode", t.args);
+    }
   }
   if (k === "delay" && !(Number.isFinite(p.delay) && p.delay >= 0)) throw badArg(`${name}.delay`, "a number of milliseconds, 0 or more", p.delay);
+  // A thrown Error or a message object would reach the stream as String(value).
+  if ((k === "error" || k === "throws") && typeof p[k] !== "string") throw badArg(`${name}.${k}`, "a message string", p[k]);
+  if (k === "error" && p.permanent !== undefined && typeof p.permanent !== "boolean") throw badArg(`${name}.permanent`, "a boolean", p.permanent);
   if (k === "error" && p.status !== undefined && !STATUSES.includes(p.status)) {
     throw floeError("bad_argument", `${name}.status: want one of ${STATUSES.join(", ")}, got ${typeof p.status === "string" ? JSON.stringify(p.status) : describe(p.status)}`);
   }
@@ -67,6 +81,11 @@ export function mockModel(replies, options = {}) {
   if (!Array.isArray(replies)) throw badArg("mockModel: replies", "an array of replies", replies);
   if (!isObject(options)) throw badArg("mockModel: options", "an object", options);
   knownKeys(options, OPTION_KEYS, "mockModel: options");
+  // Checked here, not at the first request or delay that would trip on them.
+  for (const k of ["provider", "modelId"]) if (options[k] !== undefined && typeof options[k] !== "string") throw badArg(`mockModel: options.${k}`, "a string", options[k]);
+  const cw = options.contextWindow;
+  if (cw !== undefined && !(Number.isSafeInteger(cw) && cw >= 0)) throw badArg("mockModel: options.contextWindow", "a number of tokens (an integer, 0 or more)", cw);
+  if (options.sleep !== undefined && typeof options.sleep !== "function") throw badArg("mockModel: options.sleep", "a function (ms, signal) → Promise<boolean | void>", options.sleep);
   replies.forEach((r, k) => (Array.isArray(r) ? r : [r]).forEach((p, j) => checkPart(p, Array.isArray(r) ? `mockModel: replies[${k}][${j}]` : `mockModel: replies[${k}]`)));
   const sleep = options.sleep ?? defaultSleep;
   let calls = 0;

@@ -96,12 +96,17 @@ class Transcript {
 
   /** Calls fn(transcript, message) after every change; returns the unsubscribe function. */
   subscribe(fn) {
+    // Checked here: a non-function would throw from the next push() instead.
+    if (typeof fn !== "function") throw badArg("transcript.subscribe: fn", "a function (transcript, message) => void", fn);
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }
 
   /** Consumes a message stream to its end (rethrowing what it throws). */
   async consume(stream) {
+    if (stream === null || typeof stream !== "object" || (typeof stream[Symbol.asyncIterator] !== "function" && typeof stream[Symbol.iterator] !== "function")) {
+      throw badArg("transcript.consume: stream", "an async iterable of messages (a run's stream)", stream);
+    }
     try {
       for await (const m of stream) this.push(m);
     } finally {
