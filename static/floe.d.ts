@@ -1146,7 +1146,7 @@ export interface Transcript {
   readonly turns: Array<UserTurn | AssistantTurn>;
   /** The text streamed so far in the last assistant turn. */
   readonly text: string;
-  /** Cards whose tool_call arrived and whose approval_decision did not yet: this transcript's, then its subagents'. */
+  /** Cards whose tool_call arrived and whose approval_decision did not yet: this transcript's, then its subagents'. None after an abort or end() (those cards are "aborted"). */
   readonly pendingApprovals: ToolCard[];
   /** The reconnect being waited for; null when none. until: ms since the epoch, from the message's timestamp. */
   readonly retry: { attempt: number | null; inMs: number; until: number | null; error: string | null } | null;

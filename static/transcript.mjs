@@ -119,6 +119,7 @@ class Transcript {
   end() {
     if (this.status !== "aborted") this.status = "done";
     this.retry = null;
+    this.#settle();
     for (const sub of this.subagents.values()) if (sub.status === "running") sub.end();
     this.#changed(null);
   }
@@ -183,6 +184,7 @@ class Transcript {
         this.status = "aborted";
         this.abortReason = p.reason ?? null;
         this.retry = null;
+        this.#settle();
         return true;
       case "compaction_begin":
         this.compaction = { reason: p.reason, mode: p.mode, status: null, error: null };
@@ -248,6 +250,14 @@ class Transcript {
       }
     }
     return false;
+  }
+
+  // #settle ends the calls the run ended before deciding (an abort while
+  // an approval was pending, a call cut off mid-stream): no decision and
+  // no output will come, so they are aborted, not pending.
+  #settle() {
+    for (const c of this.#allCards) if (c.status === "streaming" || c.status === "awaiting_approval") c.status = "aborted";
+    this.#pending = [];
   }
 
   // #current returns the turn model output goes to (one is made when a

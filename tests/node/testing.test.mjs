@@ -1,6 +1,6 @@
 // The tests a user writes for an agent built on Floe, with floe/test and
-// the public API only: a tool that fails, a denial, an abort mid-stream,
-// a steer, a subagent, a retry after a model
+// the public API only: a tool that fails, a denial, an abort mid-stream
+// and while an approval waits, a steer, a subagent, a retry after a model
 // error; and the README's floe/test example as written. Each assertion is
 // a promise of the README or floe.d.ts.
 import { test } from "node:test";
@@ -78,6 +78,33 @@ test("an abort mid-stream: request_end aborted, then abort last; the delay ends 
   assertStream(msgs);
   assert.deepEqual(msgs.slice(-2).map((m) => [m.payload.type, m.payload.status ?? m.payload.reason]), [["request_end", "aborted"], ["abort", "aborted by user"]]);
   assert.deepEqual(find(msgs, "text").map((m) => m.payload.text), ["Hello"]);
+});
+
+test("transcript(): an abort while an approval waits leaves no pending approval; the undecided card is aborted", async () => {
+  const stop = new AbortController();
+  const llm = mockModel([[{ toolCall: { name: "rm", id: "a" } }, { toolCall: { name: "rm", id: "b" } }]]);
+  const rm = tool({ name: "rm", execute: () => "gone" });
+  const view = transcript();
+  const asked = [];
+  const run = floe.createSession({ llm, tools: [rm], store: false }).run("go", {
+    signal: stop.signal,
+    // The user answers "a", then presses Stop while "b" is asked.
+    approve: (call) => (asked.push(call.payload.tool_call_id), call.payload.tool_call_id === "a" ? "allow" : (stop.abort(), new Promise(() => {}))),
+  });
+  await view.consume(run);
+  assert.deepEqual(asked, ["a", "b"]);
+  assert.equal(view.status, "aborted");
+  assert.deepEqual(view.pendingApprovals, [], "an approval prompt stays up after the run aborted");
+  assert.ok(["done", "aborted"].includes(view.card("a").status), "the allowed call ran (its output may come after the abort)");
+  assert.deepEqual([view.card("b").status, view.card("b").decision], ["aborted", null]);
+  // end() alone (a stream cut before its abort) settles them too
+  const cut = transcript();
+  cut.push({ type: "event_msg", payload: { type: "request_begin" } });
+  cut.push(msg.partialToolCall("start", "", "c", "rm"));
+  cut.push(msg.toolCall("d", "rm"));
+  assert.deepEqual(cut.pendingApprovals.map((c) => c.id), ["d"]);
+  cut.end();
+  assert.deepEqual([cut.pendingApprovals, cut.card("c").status, cut.card("d").status], [[], "aborted", "aborted"]);
 });
 
 test("a steer during a tool call reaches the next request as [user_steering]", async () => {
