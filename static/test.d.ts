@@ -1,22 +1,25 @@
 // Types of floe/test (test.mjs): a scripted model and a stream checker.
-import type { GenerateParams, JSONValue, LLM, OmniMessage, StopReason, AbortSignal } from "./floe.js";
+import type { GenerateParams, LLM, OmniMessage, StopReason, AbortSignal } from "./floe.js";
 
 type PartKey = "text" | "thinking" | "chunks" | "toolCall" | "delay" | "error" | "status" | "permanent" | "throws";
 /** A part of one kind: the keys of the other kinds are refused, as mockModel refuses them. */
 type Part<T> = T & { [K in Exclude<PartKey, keyof T>]?: never };
 
+/** A JSON value, readonly too (a script written `as const`). */
+type JSONInput = string | number | boolean | null | readonly JSONInput[] | { readonly [key: string]: JSONInput };
+
 /** One part of a scripted reply (see mockModel). */
 export type ReplyPart =
   | string
-  | Part<{ text: string; chunks?: string[] | undefined }>
-  | Part<{ thinking: string; chunks?: string[] | undefined }>
-  | Part<{ toolCall: { name: string; args?: string | JSONValue | undefined; id?: string | undefined } }>
+  | Part<{ text: string; chunks?: readonly string[] | undefined }>
+  | Part<{ thinking: string; chunks?: readonly string[] | undefined }>
+  | Part<{ toolCall: { name: string; args?: JSONInput | undefined; id?: string | undefined } }>
   | Part<{ delay: number }>
   | Part<{ error: string; status?: Exclude<StopReason, "completed"> | undefined; permanent?: boolean | undefined }>
   | Part<{ throws: string }>;
 
 /** The answer to one request: one part or several, streamed in order. */
-export type Reply = ReplyPart | ReplyPart[];
+export type Reply = ReplyPart | readonly ReplyPart[];
 
 export interface MockModelOptions {
   provider?: string | undefined;
@@ -40,7 +43,7 @@ export interface MockModel extends LLM {
  * discipline, each completed reply ending with token_usage. Requests past
  * the last reply fail permanently with a message saying so.
  */
-export function mockModel(replies: Reply[], options?: MockModelOptions): MockModel;
+export function mockModel(replies: readonly Reply[], options?: MockModelOptions): MockModel;
 
 /** The broken ENGINE.md §7 guarantees of a collected stream, "#<index> <what>"; [] when none. */
 export function checkStream(messages: readonly OmniMessage[]): string[];

@@ -82,3 +82,7 @@ export const failing = [
   tool({ name: "boom", execute: () => { throw new Error("disk full"); } }),
   tool({ name: "boom_async", parameters: { type: "object", properties: { path: { type: "string" } } }, execute: async ({ path }) => { throw new Error(`no ${path ?? "path"}`); } }),
 ];
+
+// A script written `as const` (so that a status stays a literal) is readonly.
+const replies = [{ error: "overloaded", status: "timeout" }, [{ text: "ab", chunks: ["a", "b"] }, { toolCall: { name: "t", args: { paths: ["a", "b"] } } }]] as const;
+export const script = mockModel(replies);
