@@ -58,17 +58,7 @@ func appendInput(dst []byte, msgs []omni.Message) []byte {
 func encodeOne(m omni.Message) string { return string(m.AppendJSON(nil)) }
 
 // tokensJSON encodes token counts with the protocol's keys.
-func tokensJSON(t omni.TokenCounts) string {
-	b := []byte(`{"cache_read":`)
-	b = strconv.AppendInt(b, t.CacheRead, 10)
-	b = append(b, `,"cache_write":`...)
-	b = strconv.AppendInt(b, t.CacheWrite, 10)
-	b = append(b, `,"output":`...)
-	b = strconv.AppendInt(b, t.Output, 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, t.Total, 10)
-	return string(append(b, '}'))
-}
+func tokensJSON(t omni.TokenCounts) string { return string(t.AppendJSON(nil)) }
 
 // indexError names the element of a batch that failed to decode.
 type indexError struct {

@@ -144,7 +144,11 @@ export interface PartialToolCallOutputPayload {
   stop_reason?: StopReason;
 }
 
-/** Token accounting; all four keys are always present. */
+/**
+ * Token accounting; all four keys are always present. Other keys a model's
+ * token_usage carried (an `input` count, say) follow them as they came
+ * (PROTOCOL.md P-5).
+ */
 export interface TokenCounts {
   cache_read: number;
   cache_write: number;

@@ -99,7 +99,7 @@ func TestBuiltMatchesCanonical(t *testing.T) {
 		{"request_end", stamp(Event(Payload{Type: RequestEnd, Rest: &Rest{Status: StatusTimeout, ErrorMessage: "upstream timed out", Attempt: 2, RetryInMs: &retry}}))},
 		{"request_end/completed", stamp(Event(Payload{Type: RequestEnd, Rest: &Rest{Status: StatusCompleted}}))},
 		{"approval_decision", stamp(ApprovalDecisionMsg(DecisionForbidden, "B"))},
-		{"token_usage", stamp(TokenUsageMsg(TokenCounts{10, 20, 30, 160}, TokenCounts{1, 2, 3, 16}))},
+		{"token_usage", stamp(TokenUsageMsg(TokenCounts{CacheRead: 10, CacheWrite: 20, Output: 30, Total: 160}, TokenCounts{CacheRead: 1, CacheWrite: 2, Output: 3, Total: 16}))},
 		{"abort", stamp(AbortMsg("aborted by user"))},
 		{"subagent", stamp(SubagentMsg("child-1"))},
 		{"tool_list_ready/empty", stamp(ToolListReadyMsg(nil))},
@@ -158,6 +158,35 @@ func TestPreservesUnknownAndFidelity(t *testing.T) {
 	want := `{"timestamp":"2026-11-30T04:09:45.258Z","type":"model_msg","payload":{"type":"text","role":"user","text":"a<\"\n\u0001 é","stop_reason":"completed","fidelity":{ "x" : [1, 2.50, "\u00e9"] },"zz":{"k": 1},"a_b":[ ],"n":-0.0e+1},"origin":["c1"]}`
 	if string(out) != want {
 		t.Fatalf("\n got %s\nwant %s", out, want)
+	}
+}
+
+// TestTokenCountsExtraKept checks that a token_usage's counts keep the keys
+// a producer added beyond the four, as they came and in their order
+// (P-5), after the four, which a missing one's zero completes.
+func TestTokenCountsExtraKept(t *testing.T) {
+	t.Parallel()
+	in := `{"type":"event_msg","payload":{"type":"token_usage","session":{"input": 4,"cache_read":1,"cache_write":2,"output":3,"total":10,"details":{ "r" : [1, 2.50] }},"request":{"total":7,"x":null}}}`
+	m, err := Decode([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Payload.Session().Extra, `"input": 4,"details":{ "r" : [1, 2.50] }`; got != want {
+		t.Errorf("session extra %s, want %s", got, want)
+	}
+	out, _ := m.MarshalJSON()
+	want := `{"type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":1,"cache_write":2,"output":3,"total":10,"input": 4,"details":{ "r" : [1, 2.50] }},"request":{"cache_read":0,"cache_write":0,"output":0,"total":7,"x":null}}}`
+	if string(out) != want {
+		t.Fatalf("\n got %s\nwant %s", out, want)
+	}
+	if again, err := Decode(out); err != nil || *again.Payload.Session() != *m.Payload.Session() || *again.Payload.Request() != *m.Payload.Request() {
+		t.Errorf("written back and decoded again: %v, %+v", err, again.Payload.Session())
+	}
+	if sum := m.Payload.Session().Add(*m.Payload.Request()); sum.Extra != "" || sum.Total != 17 {
+		t.Errorf("Add = %+v: want the counts summed and no extra keys", sum)
+	}
+	if got := string(m.Payload.Request().AppendJSON([]byte("x"))); got != `x{"cache_read":0,"cache_write":0,"output":0,"total":7,"x":null}` {
+		t.Errorf("AppendJSON = %s", got)
 	}
 }
 

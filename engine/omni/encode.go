@@ -309,6 +309,9 @@ func appendRaw(dst, raw []byte, empty string) []byte {
 	return append(dst, raw...)
 }
 
+// AppendJSON appends c as a JSON object: the four counts, then Extra.
+func (c TokenCounts) AppendJSON(dst []byte) []byte { return appendCounts(dst, &c) }
+
 func appendCounts(dst []byte, c *TokenCounts) []byte {
 	var z TokenCounts
 	if c == nil {
@@ -322,6 +325,9 @@ func appendCounts(dst []byte, c *TokenCounts) []byte {
 	dst = strconv.AppendInt(dst, c.Output, 10)
 	dst = append(dst, `,"total":`...)
 	dst = strconv.AppendInt(dst, c.Total, 10)
+	if c.Extra != "" {
+		dst = append(append(dst, ','), c.Extra...)
+	}
 	return append(dst, '}')
 }
 

@@ -106,8 +106,8 @@ func canonicalInt(v any) any {
 
 // canonicalView applies to a generic JSON view of a decoded envelope what
 // the codec normalizes: unknown envelope keys, a null or empty origin and
-// an empty timestamp are dropped; token counts keep exactly their four
-// keys; tool definitions keep name, description and parameters.
+// an empty timestamp are dropped; token counts get their four keys (0
+// when missing); tool definitions keep name, description and parameters.
 func canonicalView(v any) any {
 	env := v.(map[string]any)
 	out := map[string]any{"type": env["type"]}
@@ -126,6 +126,9 @@ func canonicalView(v any) any {
 	for _, k := range []string{"session", "request"} {
 		if c, ok := p[k].(map[string]any); ok {
 			n := map[string]any{}
+			for k, x := range c { // keys beyond the four are kept
+				n[k] = x
+			}
 			for _, f := range []string{"cache_read", "cache_write", "output", "total"} {
 				n[f] = json.Number("0")
 				if x, ok := c[f]; ok {

@@ -226,11 +226,15 @@ type TokenCounts struct {
 	CacheWrite int64 `json:"cache_write"`
 	Output     int64 `json:"output"`
 	Total      int64 `json:"total"`
+	// Extra is a decoded object's members beyond the four, as they came
+	// (`"input":5,"x":{}`), written back after them: a producer's keys
+	// survive (P-5).
+	Extra string `json:"-"`
 }
 
-// Add returns the field-by-field sum of t and u.
+// Add returns the field-by-field sum of t and u, without Extra.
 func (t TokenCounts) Add(u TokenCounts) TokenCounts {
-	return TokenCounts{t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite, t.Output + u.Output, t.Total + u.Total}
+	return TokenCounts{CacheRead: t.CacheRead + u.CacheRead, CacheWrite: t.CacheWrite + u.CacheWrite, Output: t.Output + u.Output, Total: t.Total + u.Total}
 }
 
 // ToolDefinition describes one tool (PROTOCOL.md §5, tool_list_ready).

@@ -154,8 +154,9 @@ func (s *scanner) usage(p *Payload) {
 	}
 }
 
-// counts decodes a TokenCounts object. Unknown keys are skipped; missing
-// ones are zero. slot picks the half of the payload's shared storage.
+// counts decodes a TokenCounts object. Unknown keys are kept raw in
+// Extra; missing ones are zero. slot picks the half of the payload's
+// shared storage.
 func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 	if s.peek() != '{' {
 		return nil, s.typeErr(path, "object")
@@ -167,6 +168,8 @@ func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 	var seen [4]bool
 	more, err := s.open(path, '}')
 	for more && err == nil {
+		s.ws()
+		start := s.i
 		var k []byte
 		if k, err = s.key(path); err != nil {
 			return nil, err
@@ -184,7 +187,12 @@ func (s *scanner) counts(path string, slot int) (*TokenCounts, error) {
 		}
 		switch {
 		case f < 0:
-			err = s.skip(path)
+			if err = s.skip(path); err == nil {
+				if c.Extra != "" {
+					c.Extra += ","
+				}
+				c.Extra += string(s.data[start:s.i])
+			}
 		case seen[f]:
 			err = &DecodeError{Field: path, Msg: "duplicate key"}
 		default:

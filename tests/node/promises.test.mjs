@@ -121,3 +121,20 @@ test("README: the adapters' defaults on the wire: the base URLs, anthropic-versi
   assert.equal(seen[0].body.max_tokens, 8192);
   assert.equal(seen[1].body.store, false);
 });
+
+test("PROTOCOL.md P-5: a model's token_usage keeps its own keys, beside the payload's and inside its counts, in the stream and the Trace", async () => {
+  const counts = { cache_read: 1, cache_write: 2, output: 3, total: 10, input: 4, details: { reasoning: 1 } };
+  const llm = {
+    async *streamGenerate() {
+      yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "hi", stop_reason: "completed" } };
+      yield { type: "event_msg", payload: { type: "token_usage", provider: "p", session: counts, request: { total: 7, input: 6 } } };
+    },
+  };
+  const traced = [];
+  const session = floe.createSession({ llm, store: false, trace: { write: (r) => traced.push(typeof r === "string" ? JSON.parse(r) : r) } });
+  const [streamed] = find(await collect(session.run("x")), "token_usage");
+  const want = { type: "token_usage", session: counts, request: { cache_read: 0, cache_write: 0, output: 0, total: 7, input: 6 }, provider: "p" };
+  assert.deepEqual(streamed.payload, want);
+  await session.close();
+  assert.deepEqual(traced.filter((r) => r.payload?.type === "token_usage").map((r) => r.payload), [want]);
+});
