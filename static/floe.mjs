@@ -1314,14 +1314,21 @@ function plainOutcome(v) {
   return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
 }
 
-// newLLM(tokensJSON) → a model host, or the error message.
+// newLLM(tokensJSON) → a model host. When newLLM throws or returns no
+// model, the host fails every request of the context with that error,
+// permanently: the same context would fail every retry again, so the run
+// stops at once instead of waiting through the backoff ladder (about a
+// minute at the defaults) at every run.
 function newLLMHost(api, newLLM, name) {
   return (tokensJSON) => {
+    let llm;
     try {
-      return llmHost(api, checkLLM(newLLM(JSON.parse(tokensJSON)), `${name}() result`));
+      llm = checkLLM(newLLM(JSON.parse(tokensJSON)), `${name}() result`);
     } catch (e) {
-      return errMessage(e);
+      const outcome = { status: "failed", errorMessage: `newLLM: ${errMessage(e)}`, permanent: true };
+      llm = { streamGenerate: async function* () { return outcome; } };
     }
+    return llmHost(api, llm);
   };
 }
 
