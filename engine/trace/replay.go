@@ -80,6 +80,11 @@ type replayer struct {
 	pending  []omni.Message // user-side input not yet committed
 	snapshot []omni.Message // the open request's input
 	outputs  []omni.Message // the open request's assistant messages
+	// own counts the user texts at the end of pending that a compaction
+	// wrote itself (its prompt, its guidance); ownTail those at the end of
+	// snapshot. They are never carried over: a compaction that did not
+	// complete leaves the input it folded in as it was, nothing more.
+	own, ownTail int
 
 	inRequest    bool
 	inCompaction bool
@@ -97,7 +102,7 @@ func (rp *replayer) step(m *omni.Message) {
 			if rp.inRequest {
 				rp.drop()
 			}
-			rp.snapshot, rp.pending, rp.inRequest = rp.pending, nil, true
+			rp.snapshot, rp.pending, rp.inRequest, rp.ownTail, rp.own = rp.pending, nil, true, rp.own, 0
 		case omni.RequestEnd:
 			if m.Payload.Status() == omni.StatusCompleted {
 				rp.commit()
@@ -108,6 +113,7 @@ func (rp *replayer) step(m *omni.Message) {
 			rp.inCompaction = true
 		case omni.CompactionEnd:
 			rp.inCompaction = false
+			rp.dropOwn()
 		}
 	case omni.TypeModelMsg:
 		if m.IsPartial() {
@@ -115,6 +121,10 @@ func (rp *replayer) step(m *omni.Message) {
 		}
 		if m.Payload.Role == omni.RoleUser {
 			rp.pending = append(rp.pending, *m)
+			rp.own++
+			if !rp.inCompaction || m.IsModel(omni.ToolCallOutput) {
+				rp.own = 0
+			}
 		} else if rp.inRequest {
 			rp.outputs = append(rp.outputs, *m)
 		}
@@ -155,20 +165,19 @@ func (rp *replayer) commit() {
 }
 
 // drop handles a request that did not complete: its input goes back in
-// front of pending (inside a compaction span only its tool outputs, not the
-// compaction prompt); its output is lost.
+// front of pending, but for a compaction's own texts (its prompt, its
+// guidance); its output is lost. The input a compaction folded in (tool
+// outputs, a manual compaction's carry-over, texts included) stays, as the
+// engine keeps it (E-13.12, E-13.13).
 func (rp *replayer) drop() {
-	keep := rp.snapshot
-	if rp.inCompaction {
-		keep = nil
-		for i := range rp.snapshot {
-			if _, ok := outputID(&rp.snapshot[i]); ok {
-				keep = append(keep, rp.snapshot[i])
-			}
-		}
-	}
+	keep := rp.snapshot[:len(rp.snapshot)-rp.ownTail]
 	rp.pending = append(keep[:len(keep):len(keep)], rp.pending...)
 	rp.snapshot, rp.outputs, rp.inRequest = nil, nil, false
+}
+
+// dropOwn drops a compaction's own texts that no request sent.
+func (rp *replayer) dropOwn() {
+	rp.pending, rp.own = rp.pending[:len(rp.pending)-rp.own], 0
 }
 
 // finish ends the walk and returns the history and the carry-over.
@@ -176,6 +185,7 @@ func (rp *replayer) finish() (history, carry []omni.Message) {
 	if rp.inRequest {
 		rp.drop()
 	}
+	rp.dropOwn()
 	carry = rp.eligible(rp.pending)
 	paired := map[string]bool{}
 	for i := range carry {

@@ -155,6 +155,31 @@ func TestReplay(t *testing.T) {
 			trace: jsonl(meta(), user("q"), begin(), call("A"), end("completed"), out("A", "a"),
 				compBegin(summarize), user("Summarize."), begin(), asst("[summary]S")),
 			history: []string{"user:q", "call:A"}, carry: []string{"out:A=a"}, turns: 1},
+		// A compaction aborted before its first request (the consumer left
+		// at compaction_begin) wrote its prompt and sent it nowhere: the
+		// engine carries nothing over, so neither does resume.
+		{name: "compaction aborted before a request: its prompt is not carried over",
+			trace: jsonl(meta(), user("q"), begin(), asst("a"), end("completed"),
+				compBegin(summarize), user("Summarize."), compEnd(summarize, omni.StatusAborted)),
+			history: []string{"user:q", "assistant:a"}, carry: []string{}, turns: 1},
+		{name: "open compaction before a request: its prompt is dropped", dangling: summarize,
+			trace: jsonl(meta(), user("q"), begin(), call("A"), end("completed"), out("A", "a"),
+				compBegin(summarize), user("Summarize.")),
+			history: []string{"user:q", "call:A"}, carry: []string{"out:A=a"}, turns: 1},
+		// A manual compaction folds the carry-over in, texts included; when
+		// nothing was committed the engine restores it verbatim (E-13.13).
+		{name: "manual compaction not committed: the carried-over prompt stays",
+			trace: jsonl(meta(), user("q"), begin(), asst("a"), end("completed"), user("aborted before its request"),
+				omni.AbortMsg("aborted by user"), compBegin(summarize), user("Summarize."), begin(), end("failed"),
+				compEnd(summarize, omni.StatusFailed)),
+			history: []string{"user:q", "assistant:a"}, carry: []string{"user:aborted before its request"}, turns: 1},
+		{name: "unusable compaction retried, then failed: guidance is not carried over",
+			trace: jsonl(meta(), user("q"), begin(), asst("a"), end("completed"),
+				compBegin(summarize), user("Summarize."), begin(), call("x"), end("completed"),
+				omni.ToolOutput("x", engine.CompactionRepair, omni.StatusFailed), user(engine.CompactionGuidance), begin(), end("timeout"),
+				compEnd(summarize, omni.StatusFailed)),
+			history: []string{"user:q", "assistant:a", "user:Summarize.", "call:x"},
+			carry:   []string{"out:x=" + engine.CompactionRepair}, turns: 1},
 		{name: "failed compaction: a committed attempt stays in history but is not a turn",
 			trace: jsonl(meta(), user("q"), begin(), asst("a"), end("completed"),
 				compBegin(summarize), user("Summarize."), begin(), asst("no summary here?"), usage(10, 10), end("completed"),

@@ -123,3 +123,59 @@ test("resume after compactions sends what the live session would: memory store a
     assert.deepEqual(seen(stored.requests[from]), want, JSON.stringify(store));
   }
 });
+
+// A compaction that did not complete: one stopped at its compaction_begin,
+// before its first request (its prompt is in the Trace, no request sent
+// it), and a manual one whose request failed after it folded in a run's
+// carried-over prompt (the live engine restores that carry-over, E-13.13).
+// A session resumed from the Trace must send what the live one sends.
+test("resume after a compaction that did not complete sends what the live session would: its prompt is not carried over, a folded-in carry-over is", async () => {
+  const script = (k) => ({ text: "r" + k });
+  const failing = (w) => ({
+    ...w,
+    llm: {
+      ...w.llm,
+      async *streamGenerate(req) {
+        if (req.newMessages.some((m) => m.payload.text === "Summarize.")) return { status: "auth", errorMessage: "no" };
+        yield* w.llm.streamGenerate(req);
+      },
+    },
+  });
+  const cases = {
+    "stopped at compaction_begin": async (s) => {
+      await collect(s.run("one"));
+      const c = s.compact();
+      assert.equal((await c.next()).value.payload.type, "compaction_begin");
+      await c.return();
+    },
+    "a manual compaction that failed after a run's abort": async (s) => {
+      await collect(s.run("one"));
+      const stop = new AbortController();
+      stop.abort();
+      assert.equal(find(await collect(s.run("two", { signal: stop.signal })), "abort").length, 1);
+      assert.deepEqual(find(await collect(s.compact()), "compaction_end").map((m) => m.payload.status), ["failed"]);
+    },
+  };
+  for (const [name, drive] of Object.entries(cases)) {
+    const make = () => (name.startsWith("a manual") ? failing(world(script)) : world(script));
+    const live = make();
+    const liveSession = floe.createSession({ meta: meta(newID("live")), llm: live.llm, newLLM: live.newLLM, config, clock: instantClock(), store: false });
+    await drive(liveSession);
+    const at = live.requests.length;
+    await collect(liveSession.run("next"));
+    await liveSession.close();
+    const want = seen(live.requests[at]);
+
+    const id = newID("stored");
+    const stored = make();
+    const session = floe.createSession({ meta: meta(id), llm: stored.llm, newLLM: stored.newLLM, config, clock: instantClock() });
+    await drive(session);
+    await session.close();
+    const resumed = await floe.resumeSession(id, { llm: stored.newLLM(), newLLM: stored.newLLM, config, clock: instantClock() });
+    const from = stored.requests.length;
+    await collect(resumed.run("next"));
+    await resumed.close();
+    assert.deepEqual(seen(stored.requests[from]), want, name);
+    assert.ok(!want.input.some((m) => m.payload.text === "Summarize."), name);
+  }
+});
