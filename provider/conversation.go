@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -230,13 +231,29 @@ func ParseDataURL(u string) (mime, data string, ok bool) {
 }
 
 // ImageOf returns the URL (a data: URL for inline data) of an image_url
-// or inline_data message, or "".
+// or an image's inline_data message, or "".
 func ImageOf(p *omni.Payload) string {
-	switch p.Type {
-	case omni.ImageURL:
+	switch {
+	case p.Type == omni.ImageURL:
 		return p.ImageURL()
-	case omni.InlineData:
+	case p.Type == omni.InlineData && isImage(p.MimeType()):
 		return DataURL(p)
 	}
 	return ""
 }
+
+// DocumentOf returns the data: URL of an inline_data message of another
+// media type than an image's (a PDF), which goes to a model as a file or a
+// document, and the file name it is sent under; or "".
+func DocumentOf(p *omni.Payload) (url, name string) {
+	if p.Type != omni.InlineData || isImage(p.MimeType()) {
+		return "", ""
+	}
+	name = "document"
+	if strings.EqualFold(p.MimeType(), "application/pdf") {
+		name += ".pdf"
+	}
+	return DataURL(p), name
+}
+
+func isImage(mime string) bool { return len(mime) >= 6 && strings.EqualFold(mime[:6], "image/") }

@@ -210,3 +210,14 @@ func TestToolIDsSent(t *testing.T) {
 		t.Errorf("messages %s", got)
 	}
 }
+
+// A non-image inline_data (a PDF) goes out as a document block, an image's
+// as an image block.
+func TestDocuments(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
+	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Read it.","type":"text"},{"source":{"data":"JVBERi0=","media_type":"application/pdf","type":"base64"},"type":"document"},{"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}

@@ -130,6 +130,11 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 					writeText(w, p.Text)
 				case u != "":
 					writeImage(w, u)
+				case p.Type == omni.InlineData: // not an image: a document (a PDF)
+					w.Lit(`{"type":"document","source":{"type":"base64",`)
+					w.KeyStr("media_type", p.MimeType())
+					w.KeyStr("data", p.Data())
+					w.Lit("}}")
 				case p.Type == omni.Thinking:
 					sig, redacted := fidelity(p.Fidelity())
 					if redacted != "" {

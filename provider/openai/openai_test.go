@@ -470,3 +470,14 @@ func TestRequestPerServer(t *testing.T) {
 		}
 	}
 }
+
+// A non-image inline_data (a PDF) goes out as a file part, an image's as
+// an image_url.
+func TestDocuments(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")}}}
+	m := newModel(t, tr, Options{BaseURL: "http://127.0.0.1:1/v1"})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
+	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Read it.","type":"text"},{"file":{"file_data":"data:application/pdf;base64,JVBERi0=","filename":"document.pdf"},"type":"file"},{"image_url":{"url":"data:image/png;base64,iVBORw=="},"type":"image_url"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}

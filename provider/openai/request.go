@@ -104,6 +104,11 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 				w.Close('}')
 			} else if u := provider.ImageOf(p); u != "" {
 				writeImage(w, u)
+			} else if u, name := provider.DocumentOf(p); u != "" {
+				w.Lit(`{"type":"file","file":{`)
+				w.KeyStr("filename", name)
+				w.KeyStr("file_data", u)
+				w.Lit("}}")
 			}
 		}
 		if len(images) > 0 {

@@ -69,7 +69,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
 		if i < len(msgs) {
 			p = &msgs[i].Payload
 		}
-		user := p != nil && p.Role != omni.RoleAssistant && (p.Type == omni.Text || provider.ImageOf(p) != "")
+		user := p != nil && p.Role != omni.RoleAssistant && (p.Type == omni.Text || p.Type == omni.InlineData || provider.ImageOf(p) != "")
 		if !user && p != nil && p.Type == omni.ToolCallOutput {
 			if open {
 				w.Lit("]}")
@@ -98,6 +98,10 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
 			if p.Type == omni.Text {
 				w.Lit(`{"type":"input_text",`)
 				w.KeyStr("text", p.Text)
+			} else if u, name := provider.DocumentOf(p); u != "" {
+				w.Lit(`{"type":"input_file",`)
+				w.KeyStr("filename", name)
+				w.KeyStr("file_data", u)
 			} else {
 				w.Lit(`{"type":"input_image",`)
 				w.KeyStr("image_url", provider.ImageOf(p))

@@ -160,3 +160,14 @@ func TestContentPartOfNoDeltas(t *testing.T) {
 		t.Fatalf("outcome %+v text %q", out, c.Text(omni.Text))
 	}
 }
+
+// A non-image inline_data (a PDF) goes out as an input_file, an image's as
+// an input_image.
+func TestDocuments(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
+	if got, want := js(tr.Body(t, 0)["input"]), `[{"content":[{"text":"Read it.","type":"input_text"},{"file_data":"data:application/pdf;base64,JVBERi0=","filename":"document.pdf","type":"input_file"},{"image_url":"data:image/png;base64,iVBORw==","type":"input_image"}],"role":"user"}]`; got != want {
+		t.Errorf("input\n got %s\nwant %s", got, want)
+	}
+}

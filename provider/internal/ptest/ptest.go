@@ -183,3 +183,12 @@ func (c *Collector) Last() omni.Message {
 	}
 	return c.Msgs[len(c.Msgs)-1]
 }
+
+// Attachments is a user text, a PDF and a PNG as inline_data, the input of
+// the adapters' tests of documents.
+func Attachments() []omni.Message {
+	inline := func(mime, data string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.InlineData, Role: omni.RoleUser, Rest: &omni.Rest{MimeType: mime, Data: data}}}
+	}
+	return []omni.Message{omni.UserText("Read it."), inline("application/pdf", "JVBERi0="), inline("image/png", "iVBORw==")}
+}
