@@ -19,7 +19,8 @@ type Options struct {
 	// on every route (the scheme in any case).
 	Token string
 	// Origins lists the origins allowed by CORS ("*" allows any); empty = no
-	// CORS headers.
+	// CORS headers. A request whose Origin header names another origin than
+	// these and the server's own is refused (403), whatever its method.
 	Origins []string
 	// WriteTimeout bounds each write to a stream (at most 16 KiB) and each
 	// flush: a client that does not take the bytes in time, because it
@@ -41,6 +42,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cors.Headers(w, r, h.opts.Origins)
 	if cors.Preflight(r) {
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if msg := cors.Refused(r, h.opts.Origins); msg != "" {
+		writeError(w, http.StatusForbidden, "origin_not_allowed", msg)
 		return
 	}
 	if !h.authorized(r) {

@@ -53,3 +53,26 @@ func ParseOrigins(list string) []string {
 	}
 	return out
 }
+
+// Refused says why a browser's request must not be served, or "": its
+// Origin header names neither an origin of origins ("*" allows any) nor
+// the server itself (the host the request was sent to). A page of another
+// origin can send a POST the browser does not preflight (a body without a
+// Content-Type, or none) and so start a task or answer an approval, though
+// it cannot read the answer; CORS alone does not stop that. A request
+// without an Origin (not a browser's, or a same-origin GET) is served.
+func Refused(r *http.Request, origins []string) string {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	for _, o := range origins {
+		if o == "*" || o == origin {
+			return ""
+		}
+	}
+	if _, host, ok := strings.Cut(origin, "://"); ok && host != "" && strings.EqualFold(host, r.Host) {
+		return ""
+	}
+	return "Origin " + origin + " may not use this server: start it with --origin " + origin + " to allow pages of that origin"
+}

@@ -93,8 +93,10 @@ func handle(w http.ResponseWriter, r *http.Request) {
 			body = nil // a Request of these methods may carry none (the native server ignores it)
 		}
 		req := mustRequest(r.Method, r.URL.RequestURI(), body)
+		// The Origin was judged here (FLOE_ORIGINS); the object, at another
+		// host, would refuse a page's.
 		for k, vs := range r.Header {
-			if k != "Authorization" && k != "Content-Length" && (body != nil || k != "Content-Type") {
+			if k != "Authorization" && k != "Content-Length" && k != "Origin" && (body != nil || k != "Content-Type") {
 				req.Header[k] = vs
 			}
 		}
