@@ -23,6 +23,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -145,7 +146,11 @@ func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+	handler := srv.Handler
+	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
+		handler = loopbackOnly(handler)
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	hs.RegisterOnShutdown(srv.Close)
 	where := cfg.Dir
 	if where == "" {
@@ -176,4 +181,46 @@ func validOrigin(o string) bool {
 	}
 	u, err := url.Parse(o)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Path == "" && u.User == nil && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(o, " \t")
+}
+
+// loopbackName reports whether host (without a port) is a loopback name:
+// localhost, a name under .localhost (which browsers resolve to loopback
+// themselves) or a loopback IP.
+func loopbackName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOnly wraps the handler of a server that listens on a loopback
+// address: it answers only requests sent to a loopback name (421
+// otherwise). A page on a name of someone else's that resolves to
+// 127.0.0.1 (DNS rebinding) is of the same origin as the server for its
+// browser, so neither the Origin check nor CORS stops it; its Host names
+// it.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.Host
+		if h, _, err := net.SplitHostPort(name); err == nil {
+			name = h
+		}
+		if !loopbackName(name) {
+			var body struct {
+				Error struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			body.Error.Code = "host_not_allowed"
+			body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server listens on a loopback address and answers requests to localhost or a loopback IP only; to serve other names, start it with --host and a --token"
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusMisdirectedRequest)
+			json.NewEncoder(w).Encode(body)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -54,7 +54,7 @@ func TestShutdownEndsStreamsAndFinishesRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	io.WriteString(slow, "POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: "+
+	io.WriteString(slow, "POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: "+
 		strconv.Itoa(len(body))+"\r\n\r\n")
 	slowRd := bufio.NewReader(slow)
 	if cont, err := http.ReadResponse(slowRd, nil); err != nil || cont.StatusCode != http.StatusContinue {
