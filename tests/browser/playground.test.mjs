@@ -851,6 +851,36 @@ pageTest("playground: loads and runs offline once the service worker is installe
   await ctx.setOffline(false);
 });
 
+// run_js's Worker runs at the page's origin. Its code could read every
+// session's Trace from IndexedDB and put a page of its own in the service
+// worker's cache (served, with no Content-Security-Policy, on the next
+// load without network: a script of the model's at the playground's
+// origin, which holds the provider keys). The origin's storage is out of
+// its reach, in a nested worker of the sandbox too, and a worker of code
+// of its own (a blob: URL), which would have it again, is refused.
+pageTest("playground: run_js code reaches none of the origin's storage (Traces, the service worker's cache, file systems), nor through a nested worker", async (page) => {
+  await open(page);
+  const code = `(async () => {
+    const nested = await new Promise((res) => {
+      const w = new Worker("eval-worker.js");
+      w.onmessage = (e) => res("nested: " + (e.data.result ?? e.data.error));
+      w.onerror = () => res("nested refused");
+      w.postMessage({ code: "typeof indexedDB + ' ' + typeof caches" });
+    });
+    const blob = await new Promise((res) => {
+      const w = new Worker(URL.createObjectURL(new Blob(["postMessage(typeof indexedDB)"])));
+      w.onmessage = (e) => res("blob: " + e.data);
+      w.onerror = () => res("blob refused");
+    });
+    return [typeof indexedDB, typeof caches, typeof navigator.storage, typeof navigator.storageBuckets, typeof webkitRequestFileSystem, nested, blob].join(" ");
+  })()`;
+  await send(page, "js: " + code.replace(/\n\s*/g, " "));
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  const card = page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
+  assert.equal(await card.locator(".output").innerText(), "result: undefined undefined undefined undefined undefined nested: undefined undefined blob refused\n");
+}, { expected: [/Content Security Policy/] });
+
 /**
  * A loopback OpenAI-compatible server, CORS for any origin: answer(req, body, res, sse) answers each
  * request (body: its text), with sse(o) one Chat Completions chunk; sse.end(res) ends an event
