@@ -881,6 +881,30 @@ pageTest("playground: run_js code reaches none of the origin's storage (Traces, 
   assert.equal(await card.locator(".output").innerText(), "result: undefined undefined undefined undefined undefined nested: undefined undefined blob refused\n");
 }, { expected: [/Content Security Policy/] });
 
+// run_js's code can post anything to the page itself, before the sandbox
+// posts its answer: the page reads a bounded part of it (it looped over a
+// console's claimed length and copied any string whole, freezing the tab)
+// and names what is not an answer at all.
+pageTest("playground: run_js reads what the code posts to the page within bounds: a console's claimed length, many lines, a huge result, no object", async (page) => {
+  await open(page, "/static/?pace=0"); // the demo model answers with the output: at once
+  const card = () => page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last().locator(".output");
+  const run = async (code) => {
+    await send(page, "js: " + code);
+    await decide(page, "run_js", "allow");
+    await idle(page);
+    return card().innerText();
+  };
+  assert.equal(await run(`postMessage({ console: { length: 2e9 }, result: "first" }); "second"`), "result: first\n");
+  assert.equal(await run(`postMessage(5)`), "error: the code posted a number to the page, not a result\n");
+  await run(`postMessage({ console: Array(5000).fill("x"), result: "r".repeat(300000) })`);
+  const last = page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
+  await last.locator('button.more:has-text("show all (")').last().click();
+  const many = (await card().innerText()).split("\n");
+  assert.equal(many.filter((l) => l === "x").length, 1000);
+  assert.equal(many[1000], "… 4000 more lines not shown");
+  assert.match(many[1001], /^result: r{262144}… \(300000 characters in all\)$/);
+});
+
 /**
  * A loopback OpenAI-compatible server, CORS for any origin: answer(req, body, res, sse) answers each
  * request (body: its text), with sse(o) one Chat Completions chunk; sse.end(res) ends an event

@@ -55,21 +55,60 @@ func New(url string) playground.Evaluator {
 		defer t.Stop()
 		select {
 		case d := <-ch:
-			var r playground.EvalResult
-			c := d.Get("console")
-			for i := 0; c.Truthy() && i < c.Length(); i++ {
-				r.Console = append(r.Console, c.Index(i).String())
-			}
-			if e := d.Get("error"); e.Type() == js.TypeString {
-				r.Error = e.String()
-			} else {
-				r.Result = d.Get("result").String()
-			}
-			return r, nil
+			return result(d), nil
 		case <-t.C:
 			return playground.EvalResult{}, errors.New("run_js: timed out after " + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s; the worker was terminated")
 		case <-ctx.Done():
 			return playground.EvalResult{}, errors.New("run_js: aborted; the worker was terminated")
 		}
 	}
+}
+
+// The most of a worker's answer the page reads: the code runs in the
+// worker and can post anything (a console of 2e9 lines, a string of a
+// gigabyte, not an object at all), which the page must not loop over or
+// copy whole.
+const (
+	maxLines = 1000
+	maxChars = 256 << 10 // a line's, the result's, the error's, and the console's in all
+)
+
+// result reads the worker's answer d: {console: string[], result: string}
+// or {console, error: string}, within the limits above.
+func result(d js.Value) (r playground.EvalResult) {
+	if d.Type() != js.TypeObject {
+		r.Error = "the code posted a " + d.Type().String() + " to the page, not a result"
+		return r
+	}
+	left := maxChars
+	if c := d.Get("console"); js.Global().Get("Array").Call("isArray", c).Bool() {
+		n := c.Length()
+		for i := 0; i < n && i < maxLines && left > 0; i++ {
+			line := text(c.Index(i), left)
+			left -= len(line)
+			r.Console = append(r.Console, line)
+		}
+		if n > len(r.Console) {
+			r.Console = append(r.Console, "… "+strconv.Itoa(n-len(r.Console))+" more lines not shown")
+		}
+	}
+	if e := d.Get("error"); e.Type() == js.TypeString {
+		r.Error = text(e, maxChars)
+	} else {
+		r.Result = text(d.Get("result"), maxChars)
+	}
+	return r
+}
+
+// text returns v as a string of at most max UTF-16 units, marked when cut;
+// a value of another type than string is named by its type.
+func text(v js.Value, max int) string {
+	if v.Type() != js.TypeString {
+		return "(" + v.Type().String() + ")"
+	}
+	o := js.Global().Get("Object").Invoke(v) // a String object: syscall/js reads no property of a primitive
+	if n := o.Get("length").Int(); n > max {
+		return o.Call("slice", 0, max).String() + "… (" + strconv.Itoa(n) + " characters in all)"
+	}
+	return v.String()
 }
