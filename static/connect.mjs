@@ -220,6 +220,14 @@ export function connect(baseURL, sessionId, options = {}) {
     }
   }
 
+  // A run's stream ends with its last request's request_end, an abort, the
+  // max_turns notice (a failed text) or a compaction_end (ENGINE.md E-3.5).
+  const terminal = (m) => {
+    const p = m?.payload;
+    return p?.type === "request_end" || p?.type === "abort" || p?.type === "compaction_end" || (p?.type === "text" && p.role === "assistant" && p.stop_reason === "failed");
+  };
+  const cutOff = "the run was cut off: the server stopped before it ended";
+
   const log = []; // complete messages delivered so far, in order
   let expected = []; // keys of history's unpublished tail, which the stream may still bring
 
@@ -269,6 +277,7 @@ export function connect(baseURL, sessionId, options = {}) {
   // returns the cursor and the live snapshot.
   async function history() {
     const { json } = await request("GET", "/messages");
+    const wasBusy = state !== "idle";
     const counts = new Map();
     for (const m of log) counts.set(canonical(m), (counts.get(canonical(m)) ?? 0) + 1);
     const fresh = [];
@@ -292,6 +301,24 @@ export function connect(baseURL, sessionId, options = {}) {
         }
         fresh.push(m);
       }
+    }
+    // A run this client saw in flight that the history shows idle and
+    // ended on none of a run's last messages was cut off (a crash or a
+    // restart of the server): its open fragments are closed, as the engine
+    // closes an aborted run's (a stop and the complete message, both
+    // "aborted"), and it ends with an abort that says so, for run() and
+    // messages() alike.
+    if (wasBusy && json.state === "idle" && !terminal(json.messages.filter((m) => m.type !== "session_meta").at(-1))) {
+      const now = new Date().toISOString();
+      const stopped = new Set(fresh.filter(isPartial).map((m) => fragKey(m.payload)));
+      for (const [k, f] of openFrags) {
+        if (stopped.has(k)) continue;
+        const p = f.start.payload;
+        fresh.push({ ...closing(f), timestamp: now, payload: { ...closing(f).payload, stop_reason: "aborted" } });
+        const { event_type, images, ...rest } = p;
+        fresh.push({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [bodyKey[p.type]]: f.body, stop_reason: "aborted" } });
+      }
+      fresh.push({ timestamp: now, type: "event_msg", payload: { type: "abort", reason: cutOff } });
     }
     const u = json.unpublished ?? { from: 0, count: 0 };
     expected = json.messages.slice(u.from, u.from + u.count).map(canonical);
@@ -583,10 +610,6 @@ export function connect(baseURL, sessionId, options = {}) {
       // the run ends with an abort that says so, as a local run cut off by
       // its abort does, so that it is not taken for a run that ended.
       let last = null; // the run's last complete message handed over
-      const terminal = (m) => {
-        const p = m?.payload;
-        return p?.type === "request_end" || p?.type === "abort" || p?.type === "compaction_end" || (p?.type === "text" && p.role === "assistant" && p.stop_reason === "failed");
-      };
       const end = (fin) => {
         phase = "done";
         sawEnd();
@@ -603,7 +626,7 @@ export function connect(baseURL, sessionId, options = {}) {
             pushTo({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [field]: f.body, stop_reason: "aborted" } });
           }
           openFrags.clear();
-          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason: "the run was cut off: the server stopped before it ended" } });
+          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason: cutOff } });
         }
         fin();
       };

@@ -724,3 +724,44 @@ test("a run that a crash of the server cuts off ends with an abort saying so, no
   // an aborted run's: a stop and the complete message, both "aborted".
   assert.deepEqual(checkStream(got), []);
 });
+
+test("a follower's messages() closes a run a crash of the server cut off, as run() does", { timeout: 20_000 }, async () => {
+  const dir = mkdtempSync(join(tmp, "crash-"));
+  const first = await server.start("--dir", dir, "--delay", "20ms", "--mode", "allow-all");
+  const proc = server.servers.at(-1);
+  const id = await create(first, "");
+  let target = first;
+  let subscribed;
+  const following = new Promise((r) => (subscribed = r));
+  const f = async (url, init) => {
+    const resp = await fetch(String(url).replace(first, target), init);
+    if (String(url).endsWith("/messages")) subscribed(); // its stream is open
+    return resp;
+  };
+  const watcher = client(first, id, { fetch: f, reconnectDelayMs: 20 });
+  const driver = client(first, id, { fetch: (url, init) => fetch(String(url).replace(first, target), init), reconnectDelayMs: 20 });
+  const it = watcher.messages()[Symbol.asyncIterator]();
+  const first0 = it.next();
+  await following;
+  const run = (async () => {
+    for await (const m of driver.run("Count the lines of main.go")) void m;
+  })();
+  const watched = [(await first0).value];
+  let restarted = null;
+  while (watched.at(-1).payload.type !== "abort") {
+    const m = watched.at(-1);
+    if (m.payload.event_type === "delta" && !restarted) {
+      // The server dies with a fragment open; a new one takes its Trace directory.
+      proc.kill("SIGKILL");
+      restarted = new Promise((r) => proc.once("exit", r))
+        .then(() => server.start("--dir", dir, "--delay", "20ms", "--mode", "allow-all"))
+        .then((b) => (target = b));
+    }
+    watched.push((await it.next()).value);
+  }
+  await restarted;
+  await run;
+  assert.equal(watched.at(-1).payload.reason, "the run was cut off: the server stopped before it ended");
+  assert.equal(watched.filter((m) => m.payload.type === "abort").length, 1);
+  assert.deepEqual(checkStream(watched), [], "the fragment the crash cut is closed before the abort");
+});
