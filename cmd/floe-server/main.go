@@ -52,6 +52,10 @@ func main() {
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
 	}
+	var pe parseError
+	if errors.As(err, &pe) {
+		os.Exit(2) // the flag package has said what was wrong, with the usage
+	}
 	if err != nil {
 		log.Print(err)
 		os.Exit(2)
@@ -81,11 +85,15 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	idle := fs.String("idle-timeout", "", "provider model: end a request that waits this long on the provider without a byte, then retry it (a duration: 90s, 5m; 0: never; default 5m)")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
-	token := fs.String("token", getenv("FLOE_TOKEN"), "bearer token required on every route (empty: none)")
+	// Not the flag's default: -h would print the token.
+	token := fs.String("token", "", "bearer token required on every route (default: $FLOE_TOKEN; empty: none)")
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
 	if err := fs.Parse(args); err != nil {
-		return server.Config{}, "", err
+		if errors.Is(err, flag.ErrHelp) {
+			return server.Config{}, "", err
+		}
+		return server.Config{}, "", parseError{err}
 	}
 	if fs.NArg() > 0 {
 		return server.Config{}, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -98,6 +106,14 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["token"] {
+		*token = getenv("FLOE_TOKEN")
+	}
+	if *dir == "" {
+		// An empty value (an unset variable in a script) kept the Traces
+		// in memory: every session was lost at the next restart.
+		return server.Config{}, "", errors.New("--dir: empty; want a directory, or :memory: to keep the Traces in memory")
+	}
 	if *delay < 0 {
 		return server.Config{}, "", fmt.Errorf("--delay %s: want 0 or more", *delay)
 	}
@@ -133,8 +149,8 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 // shutdownGrace) and returns. The "listening on" line goes to out.
 func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) error {
 	if cfg.Dir != "" {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			return fmt.Errorf("--dir: %w", err)
+		if err := checkDir(cfg.Dir); err != nil {
+			return err
 		}
 	}
 	srv, err := server.New(cfg)
@@ -223,4 +239,31 @@ func loopbackOnly(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// parseError is an error of the flag package, which has printed it with the
+// usage.
+type parseError struct{ error }
+
+func (e parseError) Unwrap() error { return e.error }
+
+// checkDir makes the Trace directory and makes sure the server can list,
+// write and remove files there: a directory it cannot read or write
+// started the server, which then refused every request with a 500.
+func checkDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--dir: %w", err)
+	}
+	if _, err := os.ReadDir(dir); err != nil {
+		return fmt.Errorf("--dir %s: cannot list the Traces: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".floe-check-*")
+	if err != nil {
+		return fmt.Errorf("--dir %s: cannot write Traces: %w", dir, err)
+	}
+	f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return fmt.Errorf("--dir %s: cannot remove a file: %w", dir, err)
+	}
+	return nil
 }
