@@ -2,14 +2,30 @@
 
 package engine
 
-import "github.com/floehq/floe/internal/errf"
+import (
+	"reflect"
 
-// checkTrace asks a sink that can tell it could only fail (trace.Writer: a
-// nil one, an id that cannot name Trace files, another session's) to say
-// so when the session is made, rather than in a diagnostic at every write.
-// The WebAssembly build leaves it out (2 KB of floe.wasm): its sessions are
-// made by the bridge, which checks the id first.
+	"github.com/floehq/floe/internal/errf"
+)
+
+// checkTrace refuses what the session could only fail with: a model, an
+// environment, a clock or a timer that is a nil pointer or a nil function
+// in a non-nil interface (an LLMFunc(nil), a nil *Model: every request
+// panicked, was recovered as a failure and retried), and a sink that can
+// tell it could only fail (trace.Writer: a nil one, one with no Store, an
+// id that cannot name Trace files, another session's) — when the session
+// is made, rather than in a diagnostic at every call. The WebAssembly
+// build leaves it out (2 KB of floe.wasm): its sessions are made by the
+// bridge, which passes none of these and checks the id first.
 func checkTrace(cfg Config) error {
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"LLM", cfg.LLM}, {"Environment", cfg.Environment}, {"Clock", cfg.Clock}, {"Timer", cfg.Timer}} {
+		if v := reflect.ValueOf(f.v); (v.Kind() == reflect.Pointer || v.Kind() == reflect.Func) && v.IsNil() {
+			return errf.Errorf("engine: Config.%s is a nil %s", f.name, v.Type())
+		}
+	}
 	if c, ok := cfg.Trace.(interface{ CheckSession(string) error }); ok {
 		if err := c.CheckSession(cfg.Meta.Payload.SessionID()); err != nil {
 			return errf.Errorf("engine: Config.Trace: %w", err)
