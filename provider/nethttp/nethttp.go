@@ -24,6 +24,7 @@ type Transport struct {
 }
 
 // New returns a Transport on client (nil = http.DefaultClient's settings).
+// A nil *Transport sends as New(nil) does.
 func New(client *http.Client) *Transport { return &Transport{Client: client} }
 
 // noRedirects is the client of a Transport given none.
@@ -45,7 +46,10 @@ func (t *Transport) RoundTrip(ctx context.Context, req *provider.Request) (*prov
 	for k, v := range req.Header {
 		hreq.Header.Set(k, v)
 	}
-	c := t.Client
+	var c *http.Client
+	if t != nil { // a nil *Transport is New(nil): its requests panicked, each recovered as a failure and retried
+		c = t.Client
+	}
 	switch {
 	case c == nil:
 		c = noRedirects
