@@ -2,8 +2,8 @@
 // and answers every request for them from the network first, falling back
 // to the cache — so a rebuild is picked up at once, and the page loads with
 // no network after the first visit.
-const CACHE = "floe-playground-v1";
-const FILES = ["./", "index.html", "app.js", "connect.mjs", "playground.css", "wasm_exec.js", "playground.wasm", "eval-worker.js"];
+const CACHE = "floe-playground-v2";
+const FILES = ["./", "index.html", "app.js", "connect.mjs", "playground.css", "wasm_exec.js", "playground.wasm", "eval-frame.html"];
 
 self.addEventListener("install", (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));

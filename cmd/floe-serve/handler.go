@@ -32,18 +32,24 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src
 	"connect-src 'self' https: http://127.0.0.1:* http://localhost:*; worker-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// WorkerCSP is the policy of the playground's JavaScript sandbox
-// (eval-worker.js): it may evaluate the code it is sent and do nothing
-// else — no network, no imports.
-const WorkerCSP = "default-src 'none'; script-src 'self' 'unsafe-eval'"
+// FrameCSP is the policy of the playground's JavaScript sandbox
+// (eval-frame.html, loaded in a frame for each run_js call): sandbox
+// allow-scripts gives the document an opaque origin (none of the
+// playground origin's storage, cookies or page in reach, no popups, no
+// navigation of the page); it runs its own inline script (pinned by hash)
+// and workers from blob: URLs, which inherit this policy: they may
+// evaluate the code they are sent and do nothing else — no network, no
+// imports. Only a page of the playground's origin may frame it.
+const FrameCSP = "default-src 'none'; script-src 'sha256-cnPGAFSxcG5nfIdRA1JCWDL5XWTDXsRm3iU9VyVXZ6I=' 'unsafe-eval'; " +
+	"worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox allow-scripts"
 
-// cspFor returns the policy for a request path: WorkerCSP for the sandbox
-// worker, none under /tests/ (test fixtures stage their cases with inline
+// cspFor returns the policy for a request path: FrameCSP for the sandbox
+// frame, none under /tests/ (test fixtures stage their cases with inline
 // scripts), CSP for everything else.
 func cspFor(p string) string {
 	switch {
-	case path.Base(p) == "eval-worker.js":
-		return WorkerCSP
+	case path.Base(p) == "eval-frame.html":
+		return FrameCSP
 	case strings.HasPrefix(p, "/tests/"):
 		return ""
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,14 +66,14 @@ func TestHandler(t *testing.T) {
 
 func TestCSP(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"index.html", "eval-worker.js"} {
+	for _, name := range []string{"index.html", "eval-frame.html"} {
 		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
 	}
 	os.MkdirAll(filepath.Join(dir, "tests"), 0o755)
 	os.WriteFile(filepath.Join(dir, "tests", "page.html"), []byte("x"), 0o644)
 	srv := httptest.NewServer(Handler(dir))
 	defer srv.Close()
-	for path, want := range map[string]string{"/": CSP, "/index.html": CSP, "/eval-worker.js": WorkerCSP, "/tests/page.html": ""} {
+	for path, want := range map[string]string{"/": CSP, "/index.html": CSP, "/eval-frame.html": FrameCSP, "/tests/page.html": ""} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -87,6 +90,36 @@ func TestCSP(t *testing.T) {
 	}
 	if strings.Contains(CSP, "unsafe-inline") || strings.Contains(CSP, "'unsafe-eval'") {
 		t.Error("CSP allows inline script or eval")
+	}
+}
+
+// The sandbox frame runs at an opaque origin with no network, and the
+// policy admits exactly the scripts of static/eval-frame.html: an edit of
+// the file that does not update the hash stops run_js.
+func TestFrameCSP(t *testing.T) {
+	for _, must := range []string{"default-src 'none';", "worker-src blob:;", "frame-ancestors 'self';", "sandbox allow-scripts"} {
+		if !strings.Contains(FrameCSP, must) {
+			t.Errorf("FrameCSP lacks %q", must)
+		}
+	}
+	for _, bad := range []string{"allow-same-origin", "allow-popups", "allow-top-navigation", "unsafe-inline", "script-src 'self'", "connect-src", "*"} {
+		if strings.Contains(FrameCSP, bad) {
+			t.Errorf("FrameCSP has %q", bad)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join("..", "..", "static", "eval-frame.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page, -1)
+	if len(scripts) == 0 {
+		t.Fatal("eval-frame.html has no inline script")
+	}
+	for _, s := range scripts {
+		sum := sha256.Sum256(s[1])
+		if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(FrameCSP, h) {
+			t.Errorf("FrameCSP lacks %s, the hash of eval-frame.html's script (update it after editing the script)", h)
+		}
 	}
 }
 

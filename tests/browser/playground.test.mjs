@@ -222,6 +222,7 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   await decide(page, "run_js", "allow");
   await idle(page);
   assert.match(await jsCard.last().locator(".output").innerText(), /timed out after 3 s; the worker was terminated/);
+  assert.equal(await page.locator("iframe").count(), 0, "the sandbox frame outlived its call");
   // Code that throws: the card says failed and keeps the error.
   await send(page, "js: console.log('before'); throw new Error('boom')");
   await decide(page, "run_js", "allow");
@@ -848,38 +849,142 @@ pageTest("playground: loads and runs offline once the service worker is installe
   await send(page, "echo: offline and fine");
   await idle(page);
   assert.equal(await lastReply(page), "offline and fine");
+  // run_js: its sandbox frame comes from the service worker's cache.
+  await send(page, "js: console.log('offline'); 6 * 7");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  const js = page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
+  assert.equal(await js.locator(".output").innerText(), "offline\nresult: 42\n");
   await ctx.setOffline(false);
 });
 
-// run_js's Worker runs at the page's origin. Its code could read every
-// session's Trace from IndexedDB and put a page of its own in the service
-// worker's cache (served, with no Content-Security-Policy, on the next
-// load without network: a script of the model's at the playground's
-// origin, which holds the provider keys). The origin's storage is out of
-// its reach, in a nested worker of the sandbox too, and a worker of code
-// of its own (a blob: URL), which would have it again, is refused.
-pageTest("playground: run_js code reaches none of the origin's storage (Traces, the service worker's cache, file systems), nor through a nested worker", async (page) => {
+// run_js runs its code at an opaque origin (a frame that floe-serve
+// sandboxes by its Content-Security-Policy, and a worker of that frame):
+// the playground's origin holds every session's Trace (IndexedDB), the
+// service worker's cache (a page put there is served without a policy on
+// the next load without network) and the provider keys (local storage).
+// The code, a worker it starts (which has no storage blocklist), and
+// script run in the frame itself (as if the code escaped its worker)
+// reach none of it, nor the page, nor the network.
+pageTest("playground: run_js code runs at an opaque origin: its worker, a nested worker and the frame reach none of the origin's storage, cookies, page or network", async (page) => {
   await open(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const origin = new URL(baseURL()).origin;
+  // The origin's data: a Trace, the cache, the workspace, a key in local
+  // storage, a cookie; at the origin, the probe finds the first three.
+  await page.evaluate(() => {
+    localStorage.setItem("probe-key", "SECRET");
+    document.cookie = "probe=SECRET";
+  });
+  const probe = `async () => {
+    const out = [];
+    const t = async (k, f) => { try { out.push(k + "=" + (await f())); } catch (e) { out.push(k + "!" + e.name); } };
+    await t("origin", () => self.origin);
+    await t("idb", () => new Promise((res, rej) => {
+      const r = indexedDB.open("floe-playground");
+      r.onsuccess = () => res([...r.result.objectStoreNames].join(",") || "none");
+      r.onerror = () => rej(r.error);
+    }));
+    await t("caches", async () => (await caches.keys()).join(",") || "none");
+    await t("opfs", async () => {
+      const names = [];
+      for await (const k of (await navigator.storage.getDirectory()).keys()) names.push(k);
+      return names.join(",") || "none";
+    });
+    await t("fetch", async () => (await fetch("${origin}/static/index.html")).status);
+    await t("worker", () => (new Worker("${origin}/static/sw.js"), "started"));
+    return out.join(" ");
+  }`;
+  assert.match(await page.evaluate(`(${probe})()`), /^origin=http\S+ idb=[\w,]+ caches=floe-playground-v\d+ opfs=\S+ fetch=200 worker=started$/, "the probe finds nothing at the origin");
   const code = `(async () => {
     const nested = await new Promise((res) => {
-      const w = new Worker("eval-worker.js");
-      w.onmessage = (e) => res("nested: " + (e.data.result ?? e.data.error));
-      w.onerror = () => res("nested refused");
-      w.postMessage({ code: "typeof indexedDB + ' ' + typeof caches" });
+      const w = new Worker(URL.createObjectURL(new Blob(["(" + (${probe}) + ")().then(postMessage)"])));
+      w.onmessage = (e) => res(e.data);
+      w.onerror = (e) => res("failed: " + e.message);
     });
-    const blob = await new Promise((res) => {
-      const w = new Worker(URL.createObjectURL(new Blob(["postMessage(typeof indexedDB)"])));
-      w.onmessage = (e) => res("blob: " + e.data);
-      w.onerror = () => res("blob refused");
-    });
-    return [typeof indexedDB, typeof caches, typeof navigator.storage, typeof navigator.storageBuckets, typeof webkitRequestFileSystem, nested, blob].join(" ");
+    return (await (${probe})()) + " | nested: " + nested;
   })()`;
   await send(page, "js: " + code.replace(/\n\s*/g, " "));
   await decide(page, "run_js", "allow");
   await idle(page);
   const card = page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
-  assert.equal(await card.locator(".output").innerText(), "result: undefined undefined undefined undefined undefined nested: undefined undefined blob refused\n");
-}, { expected: [/Content Security Policy/] });
+  const out = await card.locator(".output").innerText();
+  const [own, nested] = out.replace(/^result: /, "").trim().split(" | nested: ");
+  // The sandbox's worker: the blocklist on top of the opaque origin.
+  assert.equal(own, "origin=null idb!ReferenceError caches!ReferenceError opfs!TypeError fetch!TypeError worker!SecurityError", out);
+  // A worker of its own, without the blocklist: the opaque origin alone.
+  assert.equal(nested, "origin=null idb!SecurityError caches!ReferenceError opfs!TypeError fetch!TypeError worker!SecurityError", out);
+  assert.equal(await page.locator("iframe").count(), 0, "the sandbox frame outlived its call");
+
+  // Script in the frame itself: the frame jseval loads, driven by hand.
+  await page.evaluate(() => {
+    const f = document.createElement("iframe");
+    f.hidden = true;
+    f.src = "eval-frame.html";
+    document.body.append(f);
+    return new Promise((res) => f.addEventListener("load", res));
+  });
+  assert.equal(await page.evaluate(() => document.querySelector("iframe").contentDocument), null, "the frame is of the page's origin");
+  const frame = page.frames().find((f) => f.url().endsWith("/eval-frame.html"));
+  const inFrame = await frame.evaluate(async ([probe]) => {
+    const out = [(await (0, eval)(probe)())];
+    const t = async (k, f) => { try { out.push(k + "=" + (await f())); } catch (e) { out.push(k + "!" + e.name); } };
+    await t("localStorage", () => localStorage.getItem("probe-key"));
+    await t("cookie", () => document.cookie);
+    await t("parent", () => parent.document.title);
+    await t("top", () => top.localStorage.getItem("probe-key"));
+    await t("open", () => window.open("about:blank"));
+    return out.join(" ");
+  }, [probe]);
+  assert.match(inFrame, /^origin=null idb!SecurityError caches!SecurityError opfs!SecurityError fetch!TypeError worker!SecurityError localStorage!SecurityError cookie!SecurityError parent!SecurityError top!SecurityError open=null$/, inFrame);
+  assert.equal(await page.evaluate(() => localStorage.getItem("probe-key")), "SECRET");
+}, { expected: [/Content Security Policy/, /Blocked opening/] });
+
+// Each call has its own frame and worker: the time limit and Stop remove
+// the frame, which ends the worker, however long its code would run.
+pageTest("playground: run_js ends its sandbox on the time limit and on Stop: the frame removed, the worker closed", async (page) => {
+  await open(page, "/static/?pace=0");
+  const closed = [];
+  page.on("worker", (w) => closed.push(new Promise((res) => w.on("close", res))));
+  const card = () => page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
+  const bound = (p) => Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error("the sandbox's worker was not closed")), WAIT))]);
+  await send(page, "js: while (true) {}");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  assert.match(await card().locator(".output").innerText(), /timed out after 3 s; the worker was terminated/);
+  assert.equal(closed.length, 1);
+  await bound(closed[0]);
+  assert.equal(await page.locator("iframe").count(), 0, "the sandbox frame outlived its call");
+
+  await send(page, "js: while (true) {}");
+  const started = page.waitForEvent("worker");
+  await decide(page, "run_js", "allow");
+  await started;
+  await page.click("#stop");
+  await idle(page);
+  await bound(closed[1]);
+  assert.equal(await page.locator("iframe").count(), 0, "the sandbox frame outlived its call");
+  assert.match(await card().innerText(), /aborted/);
+});
+
+// The page runs no code in a sandbox that loaded at its own origin (served
+// without the policy that sandboxes it): that is where the Traces and the
+// keys are.
+pageTest("playground: run_js runs no code in a sandbox served without its policy", async (page) => {
+  await page.route("**/eval-frame.html", async (route) => {
+    const res = await route.fetch();
+    const headers = { ...res.headers() };
+    delete headers["content-security-policy"];
+    await route.fulfill({ response: res, headers });
+  });
+  await open(page, "/static/?pace=0&nosw");
+  await send(page, "js: 'ran'");
+  await decide(page, "run_js", "allow");
+  await idle(page);
+  const out = await page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last().locator(".output").innerText();
+  assert.match(out, /run_js: the sandbox \(\S+\/eval-frame\.html\) loaded at this page's origin, served without its Content-Security-Policy \(sandbox allow-scripts\); no code was run/);
+  assert.equal(await page.locator("iframe").count(), 0);
+});
 
 // run_js's code can post anything to the page itself, before the sandbox
 // posts its answer: the page reads a bounded part of it (it looped over a

@@ -34,7 +34,7 @@ func main() {
 	ctx := context.Background()
 	env := ui.Env{
 		Store: idb.New("floe-playground"),
-		Eval:  jseval.New(js.Global().Get("URL").New("eval-worker.js", doc.Get("baseURI")).Get("href").String()),
+		Eval:  jseval.New(js.Global().Get("URL").New("eval-frame.html", doc.Get("baseURI")).Get("href").String()),
 		Pace:  playground.RealTime,
 		Plain: q.Get("render") == "plain",
 		Diag: func(d engine.Diagnostic) {

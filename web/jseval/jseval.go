@@ -1,10 +1,20 @@
 //go:build js && wasm
 
-// Package jseval is the playground's JavaScript evaluator: each call runs
-// the code in a fresh dedicated Worker (no DOM; floe-serve gives the
-// worker's script a Content-Security-Policy without network access) and
-// terminates it when the code is done, the time limit passes or the call
-// is aborted.
+// Package jseval is the playground's JavaScript evaluator: each call loads
+// the sandbox document (eval-frame.html) in a fresh hidden frame, which
+// runs the code in a dedicated Worker, and removes the frame — and so ends
+// its worker — when the code is done, the time limit passes or the call is
+// aborted.
+//
+// The sandbox runs at an opaque origin: floe-serve sends its document with
+// a Content-Security-Policy `sandbox allow-scripts` (and no network), so
+// neither the frame nor its worker can reach the playground origin's
+// storage (the Traces in IndexedDB, the service worker's cache, the
+// settings and keys in local storage) nor the page. The frame carries no
+// sandbox attribute: Chromium sends the navigation of a frame sandboxed by
+// its attribute past the service worker, and run_js would not work
+// offline; the page checks instead that the loaded frame is not of its
+// origin, and runs no code in one that is.
 package jseval
 
 import (
@@ -17,49 +27,82 @@ import (
 	"github.com/floehq/floe/playground"
 )
 
-// New returns an Evaluator whose Workers run the script at url.
+// New returns an Evaluator whose calls run in frames of the document at url.
 func New(url string) playground.Evaluator {
 	return func(ctx context.Context, code string, timeout time.Duration) (playground.EvalResult, error) {
-		ch := make(chan js.Value, 1)
-		w := js.Global().Get("Worker").New(url)
+		doc := js.Global().Get("document")
+		frame := doc.Call("createElement", "iframe")
+		frame.Set("hidden", true)
+		frame.Set("title", "run_js sandbox")
+		mc := js.Global().Get("MessageChannel").New()
+		port := mc.Get("port1")
+		loaded := make(chan struct{}, 1)
+		ready := make(chan struct{}, 1)
+		answer := make(chan js.Value, 1)
+		onLoad := js.FuncOf(func(js.Value, []js.Value) any {
+			select {
+			case loaded <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		// The frame posts {ready: true} before its worker exists, so the
+		// first message is the frame's and the second the code's answer.
+		started := false
 		onMsg := js.FuncOf(func(_ js.Value, a []js.Value) any {
+			if !started {
+				started = true
+				select {
+				case ready <- struct{}{}:
+				default:
+				}
+				return nil
+			}
 			select {
-			case ch <- a[0].Get("data"):
+			case answer <- a[0].Get("data"):
 			default:
 			}
 			return nil
 		})
-		onErr := js.FuncOf(func(_ js.Value, a []js.Value) any {
-			msg := "the worker failed to start"
-			if len(a) > 0 && a[0].Get("message").Type() == js.TypeString {
-				msg = a[0].Get("message").String()
-			}
-			if len(a) > 0 {
-				a[0].Call("preventDefault")
-			}
-			select {
-			case ch <- js.ValueOf(map[string]any{"error": msg, "console": []any{}}):
-			default:
-			}
-			return nil
-		})
-		w.Set("onmessage", onMsg)
-		w.Set("onerror", onErr)
+		frame.Call("addEventListener", "load", onLoad)
+		port.Set("onmessage", onMsg)
 		defer func() {
-			w.Call("terminate")
+			frame.Call("remove")
+			port.Call("close")
+			onLoad.Release()
 			onMsg.Release()
-			onErr.Release()
 		}()
-		w.Call("postMessage", map[string]any{"code": code})
+		frame.Set("src", url)
+		doc.Get("body").Call("append", frame)
+
+		limit := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s"
 		t := time.NewTimer(timeout)
 		defer t.Stop()
-		select {
-		case d := <-ch:
-			return result(d), nil
-		case <-t.C:
-			return playground.EvalResult{}, errors.New("run_js: timed out after " + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s; the worker was terminated")
-		case <-ctx.Done():
-			return playground.EvalResult{}, errors.New("run_js: aborted; the worker was terminated")
+		posted, running := false, false
+		for {
+			select {
+			case <-loaded:
+				if posted {
+					continue
+				}
+				if !frame.Get("contentDocument").IsNull() {
+					return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") loaded at this page's origin, served without its Content-Security-Policy (sandbox allow-scripts); no code was run")
+				}
+				posted = true
+				frame.Get("contentWindow").Call("postMessage", map[string]any{"code": code}, "*", []any{mc.Get("port2")})
+			case <-ready:
+				running = true
+				t.Reset(timeout)
+			case d := <-answer:
+				return result(d), nil
+			case <-t.C:
+				if !running {
+					return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") did not start within " + limit + "; no code was run")
+				}
+				return playground.EvalResult{}, errors.New("run_js: timed out after " + limit + "; the worker was terminated")
+			case <-ctx.Done():
+				return playground.EvalResult{}, errors.New("run_js: aborted; the worker was terminated")
+			}
 		}
 	}
 }
