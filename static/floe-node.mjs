@@ -8,7 +8,10 @@ import { readFile } from "node:fs/promises";
 import nodeFS from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
+import { hostname } from "node:os";
+import { join } from "node:path";
 import floe, { load as loadFetching } from "./floe.mjs";
+import { nodeHooks } from "./internal.mjs";
 
 export * from "./floe.mjs";
 
@@ -94,3 +97,69 @@ async function readFirst(urls) {
 }
 
 export default { ...floe, load };
+
+// One writer per session of a {dir} store across processes: a run (and a
+// resume, a delete) holds the file <dir>/.<id>.lock, made with O_EXCL and
+// naming its process; a second process's run is refused with session_busy
+// instead of interleaving its records with the first's in one Trace. A
+// process that ended without releasing it (killed) leaves a stale file:
+// on the same host, a pid no longer running (or this process's own pid
+// with another token: a container's pid 1 restarted) frees it. A holder
+// on another host (a shared directory) is never judged; the error names
+// the file to delete. Where the file cannot be made (a read-only or
+// missing directory) there is no lock: the Trace's writes fail there too,
+// and say so.
+const TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
+const HOST = (() => {
+  try {
+    return hostname();
+  } catch {
+    return "";
+  }
+})();
+
+nodeHooks.lockDir = (dir, id, create) => {
+  const path = join(dir, `.${id}.lock`);
+  const own = JSON.stringify({ pid: process.pid, host: HOST, token: TOKEN }) + "\n";
+  for (let tries = 0; ; tries++) {
+    try {
+      if (create) nodeFS.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {}
+    try {
+      nodeFS.writeFileSync(path, own, { flag: "wx", mode: 0o600 });
+      return () => {
+        try {
+          if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.unlinkSync(path);
+        } catch {}
+      };
+    } catch (e) {
+      if (e?.code !== "EEXIST") return () => {};
+    }
+    let holder = {};
+    try {
+      holder = JSON.parse(nodeFS.readFileSync(path, "utf8"));
+    } catch (e) {
+      if (e?.code === "ENOENT" && tries < 3) continue; // released meanwhile
+    }
+    if (tries < 3 && stale(holder)) {
+      try {
+        nodeFS.unlinkSync(path);
+      } catch {}
+      continue;
+    }
+    const who = Number.isSafeInteger(holder?.pid) ? `pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}` : "a process";
+    return `another process (${who}) is running it (its lock file ${path}: delete it if that process is gone)`;
+  }
+};
+
+function stale(holder) {
+  const pid = holder?.pid;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || holder.host !== HOST) return false;
+  if (pid === process.pid) return holder.token !== TOKEN;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return e?.code === "ESRCH";
+  }
+}

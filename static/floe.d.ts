@@ -582,7 +582,9 @@ export interface Session {
    * it, the first next() rejects with "session_busy" and nothing is run.
    * Without Web Locks (Node), and with the memory store, a lock of the
    * program does the same at once: while another session object of the
-   * same session runs, run() throws "session_busy".
+   * same session runs, run() throws "session_busy". With a { dir } store
+   * the run also holds the file <dir>/.<id>.lock: while another process
+   * runs the session, run() throws "session_busy" naming it.
    */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
   /**
@@ -656,7 +658,7 @@ export interface Floe {
    * "invalid_trace", naming the file and line, for a malformed one.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
-  /** Deletes a stored session ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab). A session object of this program still open on it stores nothing more. */
+  /** Deletes a stored session ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab or, on a { dir } store, any process). A session object of this program still open on it stores nothing more. */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
   tool: typeof tool;

@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, ownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 
 export { tool, msg, isMessage, transcript, newSessionId };
@@ -721,12 +721,15 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         // of a session not stored does.
         const name = "floe:session:" + id;
         if (localLocks.has(name)) throw busy(fn, id);
+        const unlockDir = dirLock(store, id, true);
+        if (typeof unlockDir === "string") throw busy(fn, id, unlockDir);
         localLocks.add(name);
         running = true;
         const ended = () => {
           if (!running) return;
           running = false;
           localLocks.delete(name);
+          unlockDir();
         };
         try {
           return new Stream(api, start(ended));
@@ -874,7 +877,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
     const release = await tryLock(store, id);
-    if (!release) throw busy("resumeSession", id);
+    if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
       const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store));
       return makeSession(sid, handle, store, modelThinking(opts.llm));
@@ -920,7 +923,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // writing its records after the delete, leaving a session without its
     // session_meta that lists but never resumes.
     const release = await tryLock(store, id);
-    if (!release) throw busy("deleteSession", id);
+    if (typeof release !== "function") throw busy("deleteSession", id, release);
     try {
       return await call("deleteSession", id, store);
     } finally {
@@ -2459,13 +2462,40 @@ function storeArg(store, name, allowNone = false) {
 const webLocks = (store) => (store !== "memory" ? globalThis.navigator?.locks : undefined);
 const localLocks = new Set(); // the names held in this program
 
-function busy(fn, id) {
-  return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: another tab (or another session object of this program) is running it`);
+function busy(fn, id, holder) {
+  const who = holder ?? "another tab (or another session object of this program) is running it";
+  return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: ${who}`);
+}
+
+const noop = () => {};
+
+// dirLock takes the lock of a session of a {dir} store across processes
+// (Node: floe-node.mjs's lock file): a release function, or the end of
+// session_busy's message naming the process that holds it. create: the
+// store's directory may be made for it (a run writes there).
+function dirLock(store, id, create = false) {
+  const lock = nodeHooks.lockDir;
+  return lock && store.startsWith("dir:") ? lock(store.slice(4), id, create) : noop;
 }
 
 // tryLock takes the session's lock if it is free; it resolves to the
-// function that releases it, or null when another holder has it.
-function tryLock(store, id) {
+// function that releases it, or null (or the holder, named by dirLock)
+// when another holder has it.
+async function tryLock(store, id, create = false) {
+  const release = await tryLockHere(store, id);
+  if (!release) return null;
+  const unlockDir = dirLock(store, id, create);
+  if (typeof unlockDir === "string") {
+    release();
+    return unlockDir;
+  }
+  return () => {
+    unlockDir();
+    release();
+  };
+}
+
+function tryLockHere(store, id) {
   const name = "floe:session:" + id;
   const web = webLocks(store);
   if (!web) {
@@ -2542,14 +2572,14 @@ class LockedStream {
   }
 
   async #start() {
-    const release = await tryLock(this.#store, this.#id);
-    if (!release) {
+    const release = await tryLock(this.#store, this.#id, true);
+    if (typeof release !== "function") {
       this.#done = true;
       this.#skipped();
       // Two run()s of one session object, neither pulled when the second
       // was made: the first pulled took the lock.
-      if (this.#mine?.()) throw floeError("session_busy", `${this.#fn}: the session is busy: a run or compaction is already in flight`);
-      throw busy(this.#fn, this.#id);
+      if (!release && this.#mine?.()) throw floeError("session_busy", `${this.#fn}: the session is busy: a run or compaction is already in flight`);
+      throw busy(this.#fn, this.#id, release);
     }
     if (this.#done) {
       this.#skipped();

@@ -109,3 +109,11 @@ function editDistance(a, b) {
   }
   return prev[b.length];
 }
+
+/**
+ * Set by floe-node.mjs: lockDir(dir, id, create) takes the lock of session
+ * id of the {dir} store dir across processes (floe.mjs's locks are one
+ * program's) and returns the function that releases it, or, when another
+ * process holds it, the end of the session_busy message naming that process.
+ */
+export const nodeHooks = { lockDir: null };

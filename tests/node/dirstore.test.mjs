@@ -1,0 +1,167 @@
+// The {dir} store as a backend service or a CLI meets it: several processes
+// on one directory (one writer per session: a lock file), a process killed
+// in the middle of a run.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fork } from "node:child_process";
+import nodeFS from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { floe, meta, scriptedLLM, say, collect, find } from "./helpers.mjs";
+
+async function tempDir(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-dirstore-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function rejects(p, code, says) {
+  await assert.rejects(p, (e) => {
+    assert.equal(e.code, code, e.message);
+    if (says) assert.match(e.message, says);
+    return true;
+  });
+}
+
+// A child process that creates session id in dir and runs it: its tool
+// says "at-tool" and waits for a message from the test before it answers.
+const CHILD = `
+const [url, dir, id] = process.argv.slice(2);
+const { load } = await import(url);
+const floe = await load();
+let n = 0;
+const llm = {
+  async *streamGenerate() {
+    if (++n === 1) {
+      yield { type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "wait", arguments: "{}", tool_call_id: "call-child", stop_reason: "completed" } };
+      return { status: "completed" };
+    }
+    yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "child done", stop_reason: "completed" } };
+    return { status: "completed" };
+  },
+};
+const wait = floe.tool({ name: "wait", execute: () => new Promise((resolve) => { process.send("at-tool"); process.once("message", () => resolve("answered")); }) });
+const session = floe.createSession({ meta: { session_id: id }, llm, tools: [wait], store: { dir } });
+for await (const m of session.run("from the child", { approve: () => "allow" }));
+process.send("done");
+process.disconnect();
+`;
+
+async function startChild(t, dir, id) {
+  const script = join(dir, "..", `child-${process.pid}-${id}.mjs`);
+  await writeFile(script, CHILD);
+  t.after(() => rm(script, { force: true }));
+  const url = new URL("../../static/floe-node.mjs", import.meta.url).href;
+  const child = fork(script, [url, dir, id], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const said = [];
+  let wake = null;
+  child.on("message", (m) => {
+    said.push(m);
+    wake?.();
+  });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  t.after(() => child.kill("SIGKILL"));
+  const hear = async (what) => {
+    while (!said.includes(what)) {
+      const woke = new Promise((resolve) => (wake = resolve));
+      const end = await Promise.race([woke.then(() => "message"), exited.then(() => "exit")]);
+      if (end === "exit" && !said.includes(what)) throw new Error(`the child exited before it said ${what}`);
+    }
+  };
+  return { child, hear, exited };
+}
+
+/** Waits until the session's stored Trace holds a record of type. */
+async function stored(id, store, type) {
+  for (let i = 0; i < 100_000; i++) {
+    const files = await floe.exportSession(id, { store }).catch(() => []);
+    if (files.some((f) => f.text.includes(`"type":"${type}"`))) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`no ${type} record stored`);
+}
+
+const lockFile = (dir, id) => join(dir, `.${id}.lock`);
+
+test("{dir}: another process's run holds the session: resume and delete here are refused, naming it; after it ends they go", { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "two processes";
+  const { child, hear, exited } = await startChild(t, dir, id);
+  await hear("at-tool");
+  await stored(id, store, "approval_decision");
+  const holder = new RegExp(`another process \\(pid ${child.pid} on [^)]*\\) is running it \\(its lock file .*${id}\\.lock`);
+  await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", holder);
+  await rejects(floe.deleteSession(id, { store }), "session_busy", holder);
+  child.send("go");
+  await hear("done");
+  assert.deepEqual(await exited, { code: 0, signal: null });
+  assert.equal(nodeFS.existsSync(lockFile(dir, id)), false, "the child's lock file is gone with its run");
+
+  const s = await floe.resumeSession(id, { llm: scriptedLLM(say("back")), store });
+  await collect(s.run("here"));
+  await s.close();
+  const [file] = await floe.exportSession(id, { store });
+  const prompts = file.text.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.payload.role === "user" && r.payload.type === "text");
+  assert.deepEqual(prompts.map((r) => r.payload.text), ["from the child", "here"], "one writer after the other");
+  assert.equal(nodeFS.existsSync(lockFile(dir, id)), false);
+  assert.deepEqual((await floe.listSessions({ store })).map((x) => x.id), [id], "the lock file is not listed as a session");
+});
+
+test("{dir}: a process killed in the middle of a run leaves a lock no process holds: the session resumes, its cut tool call answered", { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "killed";
+  const { child, hear, exited } = await startChild(t, dir, id);
+  await hear("at-tool");
+  await stored(id, store, "approval_decision");
+  child.kill("SIGKILL");
+  assert.equal((await exited).signal, "SIGKILL");
+  assert.ok(nodeFS.existsSync(lockFile(dir, id)), "SIGKILL released nothing");
+
+  const llm = scriptedLLM(say("resumed"));
+  const s = await floe.resumeSession(id, { llm, store });
+  const msgs = await collect(s.run("again"));
+  await s.close();
+  assert.equal(msgs.at(-1).payload.type, "request_end");
+  const sent = llm.calls[0].newMessages.map((m) => m.payload);
+  assert.ok(sent.some((p) => p.type === "tool_call_output" && p.tool_call_id === "call-child" && /^\[interrupted: process exited/.test(p.output)), JSON.stringify(sent));
+  assert.equal(nodeFS.existsSync(lockFile(dir, id)), false);
+});
+
+test("{dir}: a lock file left by this process's pid in another life is stale; one from another host is not", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "stale";
+  const s = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("hi")), store });
+  await collect(s.run("hello"));
+  await s.close();
+  // A container's pid 1, restarted: the same pid, another process.
+  await writeFile(lockFile(dir, id), JSON.stringify({ pid: process.pid, host: hostname(), token: "before" }) + "\n");
+  const again = await floe.resumeSession(id, { llm: scriptedLLM(say("hi")), store });
+  await collect(again.run("again"));
+  assert.equal(nodeFS.existsSync(lockFile(dir, id)), false);
+  // A directory shared with another machine: its process cannot be checked.
+  await writeFile(lockFile(dir, id), JSON.stringify({ pid: 1, host: "elsewhere", token: "x" }) + "\n");
+  assert.throws(() => again.run("blocked"), (e) => e.code === "session_busy" && /pid 1 on elsewhere.*delete it if that process is gone/.test(e.message));
+  await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /elsewhere/);
+  await again.close();
+});
+
+test("{dir}: the lock of a store nothing can be written to is no lock: the run goes on and its writes say why they fail", async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, "a-file");
+  await writeFile(file, "not a directory");
+  const diags = [];
+  const s = floe.createSession({ meta: meta("nowhere"), llm: scriptedLLM(say("hi")), store: { dir: file }, onDiagnostic: (d) => diags.push(d) });
+  const msgs = await collect(s.run("hello"));
+  await s.close();
+  assert.equal(find(msgs, "text").at(-1).payload.text, "hi");
+  assert.ok(diags.length > 0 && diags.every((d) => d.kind === "trace" && /not a directory/i.test(d.message)), JSON.stringify(diags));
+  // A missing directory is made by a run, not by a resume or a delete.
+  const missing = join(dir, "missing");
+  await rejects(floe.resumeSession("x", { llm: scriptedLLM(say("x")), store: { dir: missing } }), "not_found");
+  await rejects(floe.deleteSession("x", { store: { dir: missing } }), "not_found");
+  assert.equal(nodeFS.existsSync(missing), false);
+});
