@@ -61,7 +61,10 @@ func NewFileStore(root string, opts FileStoreOptions) *FileStore {
 	return &FileStore{root: root, opts: opts, dirs: map[string]string{}}
 }
 
-var _ Store = (*FileStore)(nil)
+var (
+	_ Store      = (*FileStore)(nil)
+	_ Summarizer = (*FileStore)(nil)
+)
 
 // Append implements [Store].
 func (s *FileStore) Append(ctx context.Context, id string, index int, data []byte) (AppendResult, error) {

@@ -94,6 +94,48 @@ func readCapped(path string) ([]byte, error) {
 
 // Sessions implements [Store].
 func (s *FileStore) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	files, err := s.scanAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionInfo, 0, len(files))
+	for id, found := range files {
+		out = append(out, sessionInfo(id, found))
+	}
+	heapSort(len(out), func(i, j int) bool { return out[i].ID < out[j].ID }, func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out, nil
+}
+
+// Summaries implements [Summarizer]: one scan of the directory, then each
+// session's lowest-index file read for its first prompt. [List] without it
+// scanned the whole directory again for each session (twice), which took
+// seconds for a few hundred sessions in Node, where each entry's stat is a
+// call into JavaScript.
+func (s *FileStore) Summaries(ctx context.Context) ([]Summary, error) {
+	files, err := s.scanAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(files))
+	for id, found := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, opErr("sessions", "", 0, err)
+		}
+		first := found[0]
+		data, err := readCapped(filepath.Join(s.root, first.dir, first.name))
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, opErr("read", id, first.index, err)
+		}
+		prompt, _ := FirstPrompt(data)
+		out = append(out, Summary{SessionInfo: sessionInfo(id, found), FirstPrompt: prompt})
+	}
+	return out, nil
+}
+
+func (s *FileStore) scanAll(ctx context.Context) (map[string][]located, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, opErr("sessions", "", 0, err)
 	}
@@ -103,19 +145,18 @@ func (s *FileStore) Sessions(ctx context.Context) ([]SessionInfo, error) {
 	if err != nil {
 		return nil, opErr("sessions", "", 0, err)
 	}
-	out := make([]SessionInfo, 0, len(files))
-	for id, found := range files {
-		info := SessionInfo{ID: id, Files: len(found)}
-		for _, f := range found {
-			info.Size += f.size
-			if f.modified.After(info.LastActivity) {
-				info.LastActivity = f.modified
-			}
+	return files, nil
+}
+
+func sessionInfo(id string, found []located) SessionInfo {
+	info := SessionInfo{ID: id, Files: len(found)}
+	for _, f := range found {
+		info.Size += f.size
+		if f.modified.After(info.LastActivity) {
+			info.LastActivity = f.modified
 		}
-		out = append(out, info)
 	}
-	heapSort(len(out), func(i, j int) bool { return out[i].ID < out[j].ID }, func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out, nil
+	return info
 }
 
 // located is one trace file found on disk.
@@ -148,12 +189,16 @@ func (s *FileStore) scanFiles(id string, all bool) (map[string][]located, error)
 		if !d.IsDir() || !isDateDir(d.Name()) {
 			continue
 		}
-		entries, err := os.ReadDir(filepath.Join(s.root, d.Name()))
+		// The names alone, then a stat of the files of id only: os.ReadDir
+		// stats every entry where the OS does not give its type (in Node,
+		// a call into JavaScript each), and a session's lookup (its first
+		// write, a resume) would pay for every session of the directory.
+		names, err := readNames(filepath.Join(s.root, d.Name()))
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			if f, sid, ok := parseEntry(d.Name(), e); ok && (id == "" || sid == id) {
+		for _, name := range names {
+			if f, sid, ok := s.locate(d.Name(), name, id); ok {
 				out[sid] = append(out[sid], f)
 			}
 		}
@@ -174,17 +219,27 @@ func (s *FileStore) scanFiles(id string, all bool) (map[string][]located, error)
 	return out, nil
 }
 
-func parseEntry(dir string, e fs.DirEntry) (located, string, bool) {
-	if !e.Type().IsRegular() {
+// locate stats the trace file dir/name of session id ("" = any session).
+func (s *FileStore) locate(dir, name, id string) (located, string, bool) {
+	sid, index, ok := ParseFileName(name)
+	if !ok || index < 1 || (id != "" && sid != id) {
 		return located{}, "", false
 	}
-	sid, index, ok := ParseFileName(e.Name())
-	if !ok || index < 1 {
+	fi, err := os.Lstat(filepath.Join(s.root, dir, name))
+	if err != nil || !fi.Mode().IsRegular() {
 		return located{}, "", false
 	}
-	fi, err := e.Info()
+	return located{dir: dir, name: name, index: index, size: fi.Size(), modified: fi.ModTime()}, sid, true
+}
+
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
 	if err != nil {
-		return located{}, "", false
+		return nil, err
 	}
-	return located{dir: dir, name: e.Name(), index: index, size: fi.Size(), modified: fi.ModTime()}, sid, true
+	names, err := f.Readdirnames(-1)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return names, err
 }

@@ -171,3 +171,49 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("Import of one unnamed file = %q, %v", id, err)
 	}
 }
+
+// storeOnly hides a store's Summarizer, so List takes its generic path.
+type storeOnly struct{ trace.Store }
+
+func TestFileStoreSummariesMatchList(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt := func(text string) string {
+		return `{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":"` + text + `","stop_reason":"completed"}}` + "\n"
+	}
+	write("2026-11-30/a_001.jsonl", prompt("first of a"))
+	write("2026-11-30/a_002.jsonl", prompt("rotated"))
+	write("2026-12-01/a_002.jsonl", prompt("later date, not read"))
+	write("2026-11-30/b_001.jsonl", string(tracetest.Record(1))) // no prompt
+	write("2026-12-01/c d_001.jsonl", prompt("second day"))
+	write("2026-12-01/notes.txt", "ignored")
+	if err := os.Symlink(filepath.Join(root, "2026-11-30", "a_001.jsonl"), filepath.Join(root, "2026-12-01", "e_001.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
+	ctx := context.Background()
+	got, err := trace.List(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := trace.List(ctx, storeOnly{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !slices.Equal(got, want) {
+		t.Fatalf("List through Summaries = %+v\nthrough the generic path = %+v", got, want)
+	}
+	for _, sum := range got {
+		if sum.ID == "a" && (sum.FirstPrompt != "first of a" || sum.Files != 2) {
+			t.Errorf("a: %+v, want the prompt of its file 1 and 2 files", sum)
+		}
+	}
+}

@@ -21,8 +21,8 @@ type Summary struct {
 const MaxPromptBytes = 1000
 
 // Summarizer is an optional ability of a [Store]: Summaries lists every
-// session with its first prompt without reading the sessions' files (a
-// store that keeps them as it appends). [List] uses it when present.
+// session with its first prompt in one pass (a store that keeps them, or
+// one where a session's lookup scans them all). [List] uses it when present.
 type Summarizer interface {
 	Summaries(ctx context.Context) ([]Summary, error)
 }

@@ -1,11 +1,11 @@
 // The {dir} store as a backend service or a CLI meets it: several processes
 // on one directory (one writer per session: a lock file), a process killed
-// in the middle of a run.
+// in the middle of a run, and a directory of many sessions.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fork } from "node:child_process";
 import nodeFS from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { floe, meta, scriptedLLM, say, collect, find } from "./helpers.mjs";
@@ -164,4 +164,56 @@ test("{dir}: the lock of a store nothing can be written to is no lock: the run g
   await rejects(floe.resumeSession("x", { llm: scriptedLLM(say("x")), store: { dir: missing } }), "not_found");
   await rejects(floe.deleteSession("x", { store: { dir: missing } }), "not_found");
   assert.equal(nodeFS.existsSync(missing), false);
+});
+
+// Counts the calls floe-node.wasm makes to Node's fs (Go's file system
+// calls go through globalThis.fs, node:fs itself) while fn runs.
+async function countFS(fn) {
+  const counts = {};
+  const saved = {};
+  for (const name of ["lstat", "stat", "fstat", "readdir", "open"]) {
+    saved[name] = nodeFS[name];
+    nodeFS[name] = function (...args) {
+      counts[name] = (counts[name] ?? 0) + 1;
+      return saved[name].apply(this, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(nodeFS, saved);
+  }
+  return counts;
+}
+
+test("{dir}: listSessions reads the directory once, not once per session; a new session's first write stats no other session's file", async (t) => {
+  assert.equal(globalThis.fs, nodeFS, "Go's file system calls go through node:fs");
+  const dir = await tempDir(t);
+  const N = 30;
+  const day = join(dir, "2026-01-02");
+  await mkdir(day);
+  for (let i = 0; i < N; i++) {
+    const id = `many-${i}`;
+    const m = { timestamp: "2026-01-02T03:04:05.000Z", type: "session_meta", payload: meta(id) };
+    const p = { timestamp: "2026-01-02T03:04:05.000Z", type: "model_msg", payload: { type: "text", role: "user", text: `prompt ${i}`, stop_reason: "completed" } };
+    await writeFile(join(day, `${id}_001.jsonl`), JSON.stringify(m) + "\n" + JSON.stringify(p) + "\n");
+  }
+  let list;
+  const listing = await countFS(async () => (list = await floe.listSessions({ store: { dir } })));
+  assert.equal(list.length, N);
+  assert.deepEqual(new Set(list.map((s) => s.firstPrompt)).size, N);
+  assert.ok((listing.readdir ?? 0) <= 2, `readdir ${JSON.stringify(listing)}`);
+  // Each session: a stat of its file in the scan, then its file read (a
+  // stat and the reads' own); a scan of them all per session was 2N².
+  const stats = (listing.lstat ?? 0) + (listing.stat ?? 0) + (listing.fstat ?? 0);
+  assert.ok(stats <= 5 * N, `${stats} stats for ${N} sessions: ${JSON.stringify(listing)}`);
+
+  const writing = await countFS(async () => {
+    const s = floe.createSession({ meta: meta("new-one"), llm: scriptedLLM(say("hi")), store: { dir } });
+    await collect(s.run("hello"));
+    await s.close();
+  });
+  const wstats = (writing.lstat ?? 0) + (writing.stat ?? 0) + (writing.fstat ?? 0);
+  assert.ok(wstats < N, `${wstats} stats for a new session's writes: ${JSON.stringify(writing)}`);
+  assert.ok((await floe.listSessions({ store: { dir } })).some((s) => s.id === "new-one"));
 });
