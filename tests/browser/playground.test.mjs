@@ -147,6 +147,12 @@ pageTest("playground: retry countdown and Retry now; Compact; workspace files; r
   const retry = page.locator(".request .retry");
   await retry.locator(".countdown").waitFor({ timeout: RUN });
   assert.match(await retry.locator(".countdown").innerText(), /retrying in \d\.\d s/);
+  // The countdown ticks without replacing the buttons: a button made anew
+  // at a tick between the press and the release of a click lost it.
+  const button = await retry.locator('button:text("Retry now")').elementHandle();
+  const shown = await retry.locator(".countdown").innerText();
+  await page.waitForFunction((t) => document.querySelector(".request .retry .countdown")?.textContent !== t, shown);
+  assert.ok(await button.evaluate((b) => b.isConnected), "a tick of the countdown replaced the Retry now button");
   await retry.locator('button:text("Retry now")').click();
   await idle(page);
   assert.equal(await lastReply(page), "recovered");

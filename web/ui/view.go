@@ -33,6 +33,10 @@ type itemView struct {
 	mdAt                                                                          time.Time     // when it ended
 	redraw                                                                        bool          // a redraw is set for later (redrawLater)
 	shownArgs, shownOut                                                           string
+	// a request's retry countdown, made once with its buttons: made anew
+	// at each tick, a button could be replaced between the press and the
+	// release of a click, and the click was lost
+	countdown elem
 }
 
 // render runs after every batch of posted work: it updates the items that
@@ -385,17 +389,27 @@ func (a *App) renderRequest(v *itemView, it *playground.Item) {
 	}
 	v.body.SetTextContent(strings.Join(parts, " · "))
 	v.root.SetAttribute("data-status", r.Status)
-	v.approval.SetTextContent("")
-	if it == a.retrying && a.running && r.RetryInMs != nil {
-		left := time.Duration(*r.RetryInMs)*time.Millisecond - time.Since(r.Ended)
-		if left < 0 {
-			left = 0
+	if it != a.retrying || !a.running || r.RetryInMs == nil {
+		if v.countdown != nil {
+			v.approval.SetTextContent("")
+			v.countdown = nil
 		}
-		cd := a.el("span", "countdown", fmt.Sprintf("retrying in %.1f s", left.Seconds()))
-		v.approval.AppendChild(cd)
-		v.approval.AppendChild(a.button("small", "Retry now", "data-action", "retry-now"))
-		v.approval.AppendChild(a.button("small danger", "Give up", "data-action", "give-up"))
+		return
 	}
+	left := time.Duration(*r.RetryInMs)*time.Millisecond - time.Since(r.Ended)
+	if left < 0 {
+		left = 0
+	}
+	text := fmt.Sprintf("retrying in %.1f s", left.Seconds())
+	if v.countdown != nil {
+		v.countdown.SetTextContent(text)
+		return
+	}
+	v.approval.SetTextContent("")
+	v.countdown = a.el("span", "countdown", text)
+	v.approval.AppendChild(v.countdown)
+	v.approval.AppendChild(a.button("small", "Retry now", "data-action", "retry-now"))
+	v.approval.AppendChild(a.button("small danger", "Give up", "data-action", "give-up"))
 }
 
 func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
