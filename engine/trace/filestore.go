@@ -36,7 +36,8 @@ import (
 // last line — exactly the damage readers tolerate (P-12) and writers heal
 // (P-13). With Options.Sync every Append fsyncs the file, and the directory
 // when it created the file. Several FileStores (or processes) appending to
-// the same session are not supported.
+// the same session at once are not supported: a writer holds the session
+// with [FileStore.Lock] (native builds), which refuses a second process.
 //
 // Files are created with mode 0600 and directories with 0700: traces hold
 // the whole conversation. FileStore is safe for concurrent use.

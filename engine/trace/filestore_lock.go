@@ -1,0 +1,107 @@
+//go:build !js
+
+package trace
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"fmt"
+)
+
+// ErrBusy: another process holds the session ([FileStore.Lock]).
+var ErrBusy = errors.New("session busy")
+
+// One writer per session across processes: the file <root>/.<id>.lock,
+// made with O_EXCL, holds {"pid":…,"host":…,"token":…} — the format and
+// the rules of the Node build's { dir } store, so a Go process and a Node
+// process on one directory refuse each other too.
+var (
+	lockHost  = func() string { h, _ := os.Hostname(); return h }()
+	lockToken = func() string {
+		var b [8]byte
+		rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}()
+)
+
+type lockHolder struct {
+	PID   *int   `json:"pid"`
+	Host  string `json:"host"`
+	Token string `json:"token"`
+}
+
+// Lock holds session id for this process's writes, across processes: it
+// makes the file <root>/.<id>.lock naming this process (pid, host), the
+// one the Node build's { dir } store makes. Hold it around a resume and
+// every run (or write) of the session, and call release when done. When
+// another process (or another Lock of this one) holds it, Lock returns an
+// error wrapping [ErrBusy] that names the holder and the file. A file left
+// by a process that no longer runs on this host (killed) is taken over; a
+// holder on another host (a shared directory) is never judged: delete the
+// file once that process is gone. Where the file cannot be made (a
+// read-only directory) there is no lock, and the writes say why they fail.
+func (s *FileStore) Lock(id string) (release func(), err error) {
+	if err := ValidateID(id); err != nil {
+		return nil, opErr("lock", id, 0, err)
+	}
+	path := filepath.Join(s.root, "."+id+".lock")
+	own, _ := json.Marshal(lockHolder{PID: ptr(os.Getpid()), Host: lockHost, Token: lockToken})
+	own = append(own, '\n')
+	for tries := 0; ; tries++ {
+		err := writeNew(path, own, false)
+		if errors.Is(err, fs.ErrNotExist) && tries == 0 {
+			if os.MkdirAll(s.root, 0o700) == nil {
+				continue
+			}
+		}
+		if err == nil {
+			return func() {
+				if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
+					os.Remove(path)
+				}
+			}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return func() {}, nil
+		}
+		var holder lockHolder
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) && tries < 3 {
+			continue // released meanwhile
+		}
+		json.Unmarshal(data, &holder)
+		if tries < 3 && holder.stale() {
+			os.Remove(path)
+			continue
+		}
+		who := "a process"
+		if holder.PID != nil {
+			who = "pid " + strconv.Itoa(*holder.PID)
+			if holder.Host != "" {
+				who += " on " + holder.Host
+			}
+		}
+		return nil, opErr("lock", id, 0, fmt.Errorf("%w: another process (%s) is running it (its lock file %s: delete it if that process is gone)", ErrBusy, who, path))
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+// stale: the holder is a process of this host that no longer runs (or this
+// process's pid with another token: a container's pid 1 restarted).
+func (h lockHolder) stale() bool {
+	if h.PID == nil || *h.PID <= 0 || h.Host != lockHost {
+		return false
+	}
+	if *h.PID == os.Getpid() {
+		return h.Token != lockToken
+	}
+	return pidGone(*h.PID)
+}
