@@ -28,6 +28,7 @@ var (
 	ErrNotFound          = newErr(404, "session_not_found", "no such session")
 	ErrExists            = newErr(409, "session_exists", "a session with this id exists")
 	ErrNoPendingApproval = newErr(404, "approval_not_found", "no approval is pending for this tool call")
+	ErrBusy              = newErr(409, "session_busy", "another process is writing this session")
 )
 
 // Is matches errors by code.

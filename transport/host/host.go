@@ -34,6 +34,7 @@ type Host struct {
 	mode      string
 	ch        *transport.Channel // the channel of the run in flight
 	cancel    context.CancelFunc
+	release   func()        // the session's lock, held by the run in flight
 	done      chan struct{} // closed when the run in flight has ended
 	pending   []*approval
 	calls     map[string]bool // tool_call ids published before their approval was asked

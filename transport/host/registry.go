@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,11 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	if _, ok := r.hosts[id]; ok {
 		return nil, ErrExists
 	}
+	release, err := r.lock(id)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if _, err := r.cfg.Store.Files(ctx, id); err == nil {
 		return nil, ErrExists
 	}
@@ -151,6 +157,11 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if h, ok := r.hosts[id]; ok {
 		return h, nil
 	}
+	release, err := r.lock(id) // a resume may write (E-17.4)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := trace.Resume(ctx, r.cfg.Store, id, r.now)
 	if errors.Is(err, trace.ErrNotFound) {
 		return nil, notFound(id)
@@ -164,6 +175,31 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	}
 	r.hosts[id] = h
 	return h, nil
+}
+
+// locker is a Store that holds a session for one writer across processes
+// (trace.FileStore: a lock file in its directory).
+type locker interface {
+	Lock(id string) (release func(), err error)
+}
+
+// lock holds session id against other processes on the same store while it
+// is written: a create, a resume, a run or compaction, a delete.
+// session_busy names the process that holds it.
+func (r *Registry) lock(id string) (func(), error) {
+	l, ok := r.cfg.Store.(locker)
+	if !ok {
+		return func() {}, nil
+	}
+	release, err := l.Lock(id)
+	if err != nil {
+		var te *trace.Error
+		if errors.As(err, &te) {
+			err = te.Err
+		}
+		return nil, newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(err.Error(), "session busy: "))
+	}
+	return release, nil
 }
 
 // Info is one row of the session list.
@@ -208,6 +244,14 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	if err := h.Wait(ctx); err != nil {
 		return err
 	}
+	release, err := r.lock(id)
+	if err != nil {
+		h.mu.Lock()
+		h.closed = false
+		h.mu.Unlock()
+		return err
+	}
+	defer release()
 	h.sess.Close()
 	r.mu.Lock()
 	delete(r.hosts, id)

@@ -62,16 +62,21 @@ func fieldErr(path string, err error) string {
 }
 
 func (h *Host) startLocked(t Task) error {
+	release, err := h.reg.lock(h.id)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := h.sess.Start(ctx, t.Input, engine.RunOptions{Approve: h.approve, ApproveHonorsCancel: true, ThinkingLevel: t.ThinkingLevel})
 	if err != nil {
 		cancel()
+		release()
 		if errors.Is(err, engine.ErrBusy) {
 			return ErrTaskInProgress
 		}
 		return badRequest(err.Error())
 	}
-	h.begin(cancel)
+	h.begin(cancel, release)
 	for i := range t.Input {
 		data := t.Input[i].AppendJSON(nil)
 		h.publish(transport.Event{Data: data})
@@ -82,8 +87,10 @@ func (h *Host) startLocked(t Task) error {
 	return nil
 }
 
-// begin takes the channel for the run; h.mu is held.
-func (h *Host) begin(cancel context.CancelFunc) {
+// begin takes the channel for the run, which holds the session's lock
+// until it ends (release); h.mu is held.
+func (h *Host) begin(cancel context.CancelFunc, release func()) {
+	h.release = release
 	h.ch = h.channel()
 	h.ch.SetBusy(true)
 	h.cancel = cancel
@@ -138,6 +145,8 @@ func (h *Host) consume(run *engine.Run) {
 	h.setState(transport.StateIdle)
 	h.ch.SetBusy(false)
 	h.ch = nil
+	h.release()
+	h.release = nil
 	for len(h.followUps) > 0 && !h.closed {
 		next := h.followUps[0]
 		h.followUps = h.followUps[1:]
@@ -232,13 +241,18 @@ func (h *Host) Compact() error {
 	case engine.CompactJustCompacted:
 		return ErrAlreadyCompacted
 	}
+	release, err := h.reg.lock(h.id)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := h.sess.Compact(ctx)
 	if err != nil {
 		cancel()
+		release()
 		return ErrTaskInProgress
 	}
-	h.begin(cancel)
+	h.begin(cancel, release)
 	h.setState(transport.StateCompacting)
 	go h.consume(run)
 	return nil

@@ -1,0 +1,88 @@
+//go:build !js
+
+package api_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/transport/server"
+)
+
+// wantBusy does a request and fails unless it answers 409 session_busy
+// naming the process that holds the session's lock file.
+func (e *env) wantBusy(method, path, body, holder string) {
+	e.t.Helper()
+	status, b := e.do(method, path, body)
+	var res struct {
+		Error struct{ Code, Message string }
+	}
+	json.Unmarshal(b, &res)
+	if status != 409 || res.Error.Code != "session_busy" || !strings.Contains(res.Error.Message, holder) || !strings.Contains(res.Error.Message, ".lock") {
+		e.t.Fatalf("%s %s: %d %s, want 409 session_busy naming %s and the lock file", method, path, status, b, holder)
+	}
+}
+
+// Two servers on one directory (two processes, or two stores of one): while
+// one runs a session, the other cannot resume, run or delete it; each runs
+// it in turn. Before, both wrote its Trace at once.
+func TestTwoServersOneDirectory(t *testing.T) {
+	dir := t.TempDir()
+	a := newEnv(t, server.Config{Dir: dir})
+	b := newEnv(t, server.Config{Dir: dir})
+	me := "pid " + strconv.Itoa(os.Getpid())
+	id := a.create("ask")
+	st := a.open("/api/sessions/"+id+"/stream", "", false)
+	st.next()
+	a.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	st.until(serverEvent("approval_request"))
+	b.wantBusy("POST", "/api/sessions/"+id+"/tasks", `{"input":"mine"}`, me)
+	b.wantBusy("DELETE", "/api/sessions/"+id, "", me)
+	a.must(202, "POST", "/api/sessions/"+id+"/abort", "")
+	st.until(taskState("idle"))
+
+	// Now b runs it, and a, which still has it loaded, is refused.
+	bst := b.open("/api/sessions/"+id+"/stream", "", false)
+	bst.next()
+	b.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi again"}`)
+	bst.until(serverEvent("approval_request"))
+	a.wantBusy("POST", "/api/sessions/"+id+"/tasks", `{"input":"mine"}`, me)
+	b.must(202, "POST", "/api/sessions/"+id+"/abort", "")
+	bst.until(taskState("idle"))
+	a.must(204, "DELETE", "/api/sessions/"+id, "")
+	if _, err := os.Stat(filepath.Join(dir, "."+id+".lock")); !os.IsNotExist(err) {
+		t.Fatalf("the lock file outlived the delete: %v", err)
+	}
+}
+
+// The Node build's lock file (a { dir } store's run in another process)
+// refuses the server too: the same name and format.
+func TestServerRefusesNodeLock(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, server.Config{Dir: dir})
+	host, _ := os.Hostname()
+	lock := filepath.Join(dir, ".s2.lock")
+	node := `{"pid":` + strconv.Itoa(os.Getppid()) + `,"host":` + strconv.Quote(host) + `,"token":"k2j4x0lq8mbz1"}` + "\n"
+	if err := os.WriteFile(lock, []byte(node), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.wantBusy("POST", "/api/sessions", `{"id":"s2"}`, "pid "+strconv.Itoa(os.Getppid())+" on "+host)
+	os.Remove(lock)
+	e.must(201, "POST", "/api/sessions", `{"id":"s2","approvalMode":"allow-all"}`)
+	st := e.open("/api/sessions/s2/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/s2/tasks", `{"input":"hi"}`)
+	st.until(taskState("idle"))
+	os.WriteFile(lock, []byte(node), 0o600)
+	e.wantBusy("POST", "/api/sessions/s2/tasks", `{"input":"hi"}`, "pid "+strconv.Itoa(os.Getppid()))
+	e.wantBusy("POST", "/api/sessions/s2/compact", "", "pid "+strconv.Itoa(os.Getppid()))
+	e.wantBusy("DELETE", "/api/sessions/s2", "", "pid "+strconv.Itoa(os.Getppid()))
+	os.Remove(lock)
+	e.must(202, "POST", "/api/sessions/s2/compact", "")
+	st.until(taskState("idle"))
+	e.must(204, "DELETE", "/api/sessions/s2", "")
+}
