@@ -65,6 +65,9 @@ func TestBadInputCorpus(t *testing.T) {
 		{"POST", "/api/sessions", `{"id":"` + id + `"}`, 409, "session_exists", nil},
 		{"POST", "/api/sessions", `{"title":"x"}`, 400, "bad_json", nil},
 	}
+	if _, body := e.do("POST", "/api/sessions", `{"id":"`+id+`"}`); !strings.Contains(string(body), `\"`+id+`\" exists`) {
+		t.Errorf("session_exists names no id: %s", body)
+	}
 	before := observe(e, id)
 	for _, tc := range cases {
 		status, body := e.do(tc.method, tc.path, tc.body, tc.hdr...)

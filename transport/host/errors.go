@@ -44,6 +44,11 @@ func notFound(id string) *Error {
 	return newErr(404, ErrNotFound.Code, "no session "+trace.QuoteID(id))
 }
 
+// exists is ErrExists naming the session id.
+func exists(id string) *Error {
+	return newErr(409, ErrExists.Code, "a session "+trace.QuoteID(id)+" exists: resume it, or create the new one under another id")
+}
+
 // noPendingApproval is ErrNoPendingApproval naming the tool call.
 func noPendingApproval(toolCallID string) *Error {
 	return newErr(404, ErrNoPendingApproval.Code, "no approval is pending for tool call "+short(toolCallID))

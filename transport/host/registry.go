@@ -104,7 +104,7 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.hosts[id]; ok {
-		return nil, ErrExists
+		return nil, exists(id)
 	}
 	release, err := r.lock(id)
 	if err != nil {
@@ -112,7 +112,7 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	}
 	defer release()
 	if _, err := r.cfg.Store.Files(ctx, id); err == nil {
-		return nil, ErrExists
+		return nil, exists(id)
 	}
 	w := trace.NewWriter(r.cfg.Store, id, 1)
 	if err := w.Write(context.WithoutCancel(ctx), meta); err != nil {
