@@ -142,11 +142,11 @@ func (h *Host) consume(run *engine.Run) {
 	h.cancel = nil
 	h.agg = omni.Aggregator{}
 	close(h.done)
+	h.release() // before idle is told: whoever sees it may take the lock
+	h.release = nil
 	h.setState(transport.StateIdle)
 	h.ch.SetBusy(false)
 	h.ch = nil
-	h.release()
-	h.release = nil
 	for len(h.followUps) > 0 && !h.closed {
 		next := h.followUps[0]
 		h.followUps = h.followUps[1:]
