@@ -93,6 +93,8 @@ func ReadFile(data []byte) (Parsed, error) {
 	var p Parsed
 	if len(data) > MaxFileBytes {
 		return p, errf.Errorf("trace: read: %w: %d bytes", ErrTooLarge, len(data))
+	} else if presize {
+		p.Records, p.Lines = sized(data)
 	}
 	last := lastNonBlank(data)
 	lineNo := 0
