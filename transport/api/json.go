@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/request"
 )
@@ -40,6 +41,48 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // messages read as the stream writes them
 	enc.Encode(v)
+}
+
+// historyChunk is how much of a history writeHistory encodes before it
+// writes it out.
+const historyChunk = 64 << 10
+
+// writeHistory answers 200 with the object writeJSON would write for head's
+// fields, "messages": msgs, then tail's fields; but it encodes the messages
+// one at a time and writes them out every historyChunk bytes. A session of
+// 100,000 records (a 14 MB Trace) was encoded into one buffer grown by
+// copies, about 240 MB allocated per request on top of the history.
+func writeHistory(w http.ResponseWriter, head any, msgs []omni.Message, tail any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	buf := appendObject(nil, head)
+	buf = append(buf[:len(buf)-1], `,"messages":[`...)
+	for i := range msgs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = msgs[i].AppendJSON(buf)
+		if len(buf) >= historyChunk {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, "],"...)
+	buf = append(buf, appendObject(nil, tail)[1:]...)
+	w.Write(append(buf, '\n'))
+}
+
+// appendObject appends v's JSON object as writeJSON encodes it, without
+// the final newline.
+func appendObject(dst []byte, v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
 }
 
 // decode reads a JSON object body into dst, a pointer to a struct whose

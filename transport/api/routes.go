@@ -233,23 +233,21 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request, s *host.Host)
 		writeErr(w, err)
 		return
 	}
-	body := struct {
-		SessionID        string         `json:"sessionId"`
-		State            string         `json:"state"`
-		Messages         []omni.Message `json:"messages"`
+	head := struct {
+		SessionID string `json:"sessionId"`
+		State     string `json:"state"`
+	}{s.ID(), m.State}
+	tail := struct {
 		Cursor           string         `json:"cursor"`
 		Unpublished      unpublished    `json:"unpublished"`
 		PendingApprovals []omni.Message `json:"pendingApprovals,omitempty"`
 		Live             *live          `json:"live,omitempty"`
-	}{SessionID: s.ID(), State: m.State, Messages: m.History, Cursor: m.Cursor, Unpublished: unpublished{m.TailStart, m.Tail}, PendingApprovals: m.Pending}
-	if body.Messages == nil {
-		body.Messages = []omni.Message{}
-	}
+	}{Cursor: m.Cursor, Unpublished: unpublished{m.TailStart, m.Tail}, PendingApprovals: m.Pending}
 	if m.Live {
-		body.Live = &live{Cursor: m.Cursor, Fragments: m.Fragments}
-		if body.Live.Fragments == nil {
-			body.Live.Fragments = []omni.Message{}
+		tail.Live = &live{Cursor: m.Cursor, Fragments: m.Fragments}
+		if tail.Live.Fragments == nil {
+			tail.Live.Fragments = []omni.Message{}
 		}
 	}
-	writeJSON(w, http.StatusOK, body)
+	writeHistory(w, head, m.History, tail)
 }

@@ -283,7 +283,11 @@ func (r *Registry) History(ctx context.Context, id string) ([]omni.Message, erro
 		if err != nil {
 			return nil, newErr(500, "store_failed", err.Error())
 		}
-		out = append(out, p.Records...)
+		if out == nil {
+			out = p.Records // one file, most sessions: not copied
+		} else {
+			out = append(out, p.Records...)
+		}
 	}
 	return out, nil
 }
