@@ -3,8 +3,10 @@
 package trace
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,17 +124,51 @@ func (s *FileStore) Summaries(ctx context.Context) ([]Summary, error) {
 			return nil, opErr("sessions", "", 0, err)
 		}
 		first := found[0]
-		data, err := readCapped(filepath.Join(s.root, first.dir, first.name))
-		if errors.Is(err, ErrNotFound) {
+		f, err := os.Open(filepath.Join(s.root, first.dir, first.name))
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted meanwhile
+		}
+		var prompt string
+		if err == nil {
+			prompt, err = firstPrompt(f)
+			f.Close()
 		}
 		if err != nil {
 			return nil, opErr("read", id, first.index, err)
 		}
-		prompt, _ := FirstPrompt(data)
 		out = append(out, Summary{SessionInfo: sessionInfo(id, found), FirstPrompt: prompt})
 	}
 	return out, nil
+}
+
+// promptChunk is how much of a session's first file Summaries reads for
+// its first prompt at first.
+const promptChunk = 64 << 10
+
+// firstPrompt returns FirstPrompt of the Trace file r, reading its whole
+// lines promptChunk bytes at first, twice as many each time they hold no
+// user text, and no more than MaxFileBytes. The first prompt is near the
+// start of a file: reading whole files, listing ten sessions of 14 MB read
+// 145 MB, for a page of titles.
+func firstPrompt(r io.Reader) (string, error) {
+	var data []byte
+	for n := promptChunk; ; n = min(2*n, MaxFileBytes) {
+		have := len(data)
+		data = append(data, make([]byte, n-have)...)
+		k, err := io.ReadFull(r, data[have:])
+		data = data[:have+k]
+		end := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !end {
+			return "", err
+		}
+		lines := data
+		if !end {
+			lines = data[:bytes.LastIndexByte(data, '\n')+1]
+		}
+		if p, ok := FirstPrompt(lines); ok || end || n == MaxFileBytes {
+			return p, nil
+		}
+	}
 }
 
 func (s *FileStore) scanAll(ctx context.Context) (map[string][]located, error) {

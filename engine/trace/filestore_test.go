@@ -217,3 +217,28 @@ func TestFileStoreSummariesMatchList(t *testing.T) {
 		}
 	}
 }
+
+// Listing reads a session's first prompt from the start of its first
+// file: it read the file whole, and a file over MaxFileBytes failed the
+// whole listing (here a sparse one, its prompt first).
+func TestFileStoreListsAFileOverTheReadCap(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "2026-11-30", "big_001.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := `{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":"big one","stop_reason":"completed"}}` + "\n"
+	if err := os.WriteFile(p, []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, trace.MaxFileBytes+1); err != nil {
+		t.Skipf("no sparse file: %v", err)
+	}
+	got, err := trace.List(context.Background(), trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "big" || got[0].FirstPrompt != "big one" {
+		t.Fatalf("List = %+v", got)
+	}
+}
