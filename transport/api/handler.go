@@ -39,13 +39,18 @@ type Handler struct {
 func New(reg *host.Registry, opts Options) *Handler { return &Handler{reg: reg, opts: opts} }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := cors.Refused(r, h.opts.Origins); msg != "" {
+		if cors.Refuse(w, r) {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		origin := r.Header.Get("Origin")
+		writeError(w, http.StatusForbidden, "origin_not_allowed", msg+": start it with --origin "+origin+" to allow pages of that origin")
+		return
+	}
 	cors.Headers(w, r, h.opts.Origins)
 	if cors.Preflight(r) {
 		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	if msg := cors.Refused(r, h.opts.Origins); msg != "" {
-		writeError(w, http.StatusForbidden, "origin_not_allowed", msg)
 		return
 	}
 	if !h.authorized(r) {

@@ -61,6 +61,7 @@ func ParseOrigins(list string) []string {
 // Content-Type, or none) and so start a task or answer an approval, though
 // it cannot read the answer; CORS alone does not stop that. A request
 // without an Origin (not a browser's, or a same-origin GET) is served.
+// The message names the origin; the caller adds how to allow it.
 func Refused(r *http.Request, origins []string) string {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -74,5 +75,16 @@ func Refused(r *http.Request, origins []string) string {
 	if _, host, ok := strings.Cut(origin, "://"); ok && host != "" && strings.EqualFold(host, r.Host) {
 		return ""
 	}
-	return "Origin " + origin + " may not use this server: start it with --origin " + origin + " to allow pages of that origin"
+	return "Origin " + origin + " may not use this server"
+}
+
+// Refuse prepares the answer to a request Refused refuses: the CORS
+// headers that let its page read the refusal, and, for a preflight, true
+// (answer it 204 and stop), so that the request it precedes comes and gets
+// the 403 that says why. Without them the page got only a network error
+// ("Failed to fetch") whether the server refused its origin or was down;
+// every request of that origin is still refused before anything else.
+func Refuse(w http.ResponseWriter, r *http.Request) (preflight bool) {
+	Headers(w, r, []string{r.Header.Get("Origin")})
+	return Preflight(r)
 }
