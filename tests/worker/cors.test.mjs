@@ -1,6 +1,6 @@
 // The front Worker's CORS (FLOE_ORIGINS, as the native server's --origin)
 // under local workerd: a page on an allowed origin can create a session and
-// read its stream; another origin gets no CORS headers.
+// read its stream; another origin is refused, 403, and can read why.
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
@@ -54,15 +54,44 @@ test("FLOE_ORIGINS: preflight before authentication, headers on answers and stre
   assert.equal(denied.status, 401);
   assert.equal(denied.headers.get("access-control-allow-origin"), APP);
 
-  const other = await fetch(w.url + "/api/sessions", { headers: { Origin: "http://evil.example", Authorization: "Bearer tok" } });
-  assert.equal(other.headers.get("access-control-allow-origin"), null);
-  assert.match(other.headers.get("vary") ?? "", /Origin/);
+  await refused(w, "http://evil.example");
+  // A page of the Worker's own origin is served.
+  const own = await fetch(w.url + "/api/sessions", { headers: { Origin: w.url, Authorization: "Bearer tok" } });
+  assert.equal(own.status, 200);
+  await own.body?.cancel();
 });
 
-test("without FLOE_ORIGINS there are no CORS headers", async () => {
+// refused checks that a page of origin is refused, as by the native
+// server: its preflight passes, and every request then gets a 403 naming
+// the origin and FLOE_ORIGINS, with the CORS headers that let the page read
+// it (before, the Worker served it, and a page that could not read an
+// answer could still start a task with a POST its browser does not
+// preflight).
+async function refused(w, origin) {
+  const pre = await fetch(w.url + "/api/sessions", {
+    method: "OPTIONS",
+    headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+  });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get("access-control-allow-origin"), origin);
+  for (const [method, body] of [["GET"], ["POST", new Blob(['{"id":"planted"}'])]]) {
+    const r = await fetch(w.url + "/api/sessions", { method, body, headers: { Origin: origin, Authorization: "Bearer tok" } });
+    assert.equal(r.status, 403, `${method} from ${origin}`);
+    assert.equal(r.headers.get("access-control-allow-origin"), origin);
+    assert.match(r.headers.get("vary") ?? "", /Origin/);
+    assert.deepEqual(await r.json(), {
+      error: { code: "origin_not_allowed", message: `Origin ${origin} may not use this server: add ${origin} to FLOE_ORIGINS to allow pages of that origin` },
+    });
+  }
+  const list = await (await fetch(w.url + "/api/sessions", { headers: { Authorization: "Bearer tok" } })).json();
+  assert.equal(JSON.stringify(list).includes("planted"), false, "a refused POST made a session");
+}
+
+test("without FLOE_ORIGINS there are no CORS headers, and a page of another origin is refused", async () => {
   const w = await worker({});
-  const r = await fetch(w.url + "/api/sessions", { headers: { Origin: APP, Authorization: "Bearer tok" } });
+  const r = await fetch(w.url + "/api/sessions", { headers: { Authorization: "Bearer tok" } });
   assert.equal(r.status, 200);
   assert.equal(r.headers.get("access-control-allow-origin"), null);
   await r.body?.cancel();
+  await refused(w, APP);
 });

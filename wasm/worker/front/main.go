@@ -50,10 +50,18 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.NoBody
 	}
 	// FLOE_ORIGINS: the origins CORS allows, comma-separated ("*" any), as
-	// the native server's --origin.
-	if o := cloudflare.Getenv("FLOE_ORIGINS"); o != "" {
-		cors.Headers(w, r, cors.ParseOrigins(o))
+	// the native server's --origin; a page of another origin is refused
+	// (403), as there, and can read why.
+	origins := cors.ParseOrigins(cloudflare.Getenv("FLOE_ORIGINS"))
+	if msg := cors.Refused(r, origins); msg != "" {
+		if cors.Refuse(w, r) {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		fail(w, 403, "origin_not_allowed", msg+": add "+r.Header.Get("Origin")+" to FLOE_ORIGINS to allow pages of that origin")
+		return
 	}
+	cors.Headers(w, r, origins)
 	if cors.Preflight(r) {
 		w.WriteHeader(http.StatusNoContent)
 		return
