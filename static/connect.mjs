@@ -386,6 +386,15 @@ export function connect(baseURL, sessionId, options = {}) {
       } catch (e) {
         if (e.fatal) throw e;
         if (closed) return;
+        // A first connection that reaches no server ends the iterators
+        // with a network error, rather than waiting for ever: the server
+        // is down, or this page's origin is not allowed (a browser hides
+        // which). Once connected, a dropped stream is reopened.
+        if (!loaded && e.status === undefined) {
+          const page = globalThis.location?.origin;
+          const why = page && page !== "null" ? `is it running, and does it allow this page's origin ${page} (--origin, FLOE_ORIGINS)?` : "is it running?";
+          throw Object.assign(floeError("network", `GET /stream: ${e?.message ?? String(e)}: no answer from ${baseURL}: ${why}`), { cause: e });
+        }
         await wait(reconnectDelayMs);
         continue;
       }
@@ -463,6 +472,10 @@ export function connect(baseURL, sessionId, options = {}) {
     if (closed) throw floeError("closed", "remote session: closed");
     if (!started) {
       started = follow().catch((e) => {
+        // The next call connects again (a server started since, a token
+        // fixed): the follower is not left dead.
+        started = null;
+        if (!loaded) readyPromise = null;
         emit({ kind: "error", error: e });
       });
     }

@@ -1,0 +1,131 @@
+// floe.connect in a page of another origin than the session server's (the
+// test server's page, floe-server on another port): what a page author
+// meets. Every error a run can end with names what to check, and no run
+// waits for ever: an origin the server does not allow, a wrong token, an
+// unknown session, a server that is down.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { baseURL, explain, launch, page as firstPage } from "./harness.mjs";
+import { floeServer } from "../floe-server.mjs";
+
+const server = floeServer("floe-connect-page-");
+
+async function create(base, id) {
+  const resp = await fetch(base + "/api/sessions", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: "Bearer tok" },
+    body: JSON.stringify({ approvalMode: "ask", ...(id ? { id } : {}) }),
+  });
+  assert.equal(resp.status, 201);
+  return (await resp.json()).id;
+}
+
+// freePort is a loopback port nothing listens on.
+async function freePort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function open(t) {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/connect.html");
+  await page.waitForFunction(() => window.ready);
+  // window.drive(name, base, id, token, opts) runs a task from the page,
+  // recording what it yields in window.runs[name]: {got, error, done}.
+  await page.evaluate(() => {
+    window.runs = {};
+    window.remotes = {};
+    window.drive = (name, base, id, token, { approve, abortOn, fetchGate } = {}) => {
+      const r = (window.runs[name] = { got: [], asked: [], error: null, done: false });
+      // fetchGate holds the task's POST until window.openGate() is called.
+      const f = fetchGate
+        ? async (url, init) => {
+            if (String(url).endsWith("/tasks")) await new Promise((g) => (window.openGate = g));
+            return fetch(url, init);
+          }
+        : undefined;
+      const remote = (window.remotes[name] = window.connect(base, id, { token, reconnectDelayMs: 50, ...(f ? { fetch: f } : {}) }));
+      const ac = (r.ac = new AbortController());
+      const opts = { signal: ac.signal };
+      if (approve) opts.approve = async (call) => (r.asked.push(call.payload.name), approve === "hold" ? new Promise(() => {}) : approve);
+      r.it = remote.run("Count the lines of go.mod", opts)[Symbol.asyncIterator]();
+      r.finished = (async () => {
+        try {
+          for (;;) {
+            const { value, done } = await r.it.next();
+            if (done) break;
+            const p = value.payload;
+            if (p.event_type !== "delta") r.got.push(p.type + (p.event_type ? "/" + p.event_type : "") + (p.reason ? ": " + p.reason : ""));
+          }
+        } catch (e) {
+          r.error = { name: e.name, code: e.code, message: e.message };
+        }
+        r.done = true;
+      })();
+    };
+    // settled waits for a run's end, failing after ms: a run that never ends is the bug.
+    window.settled = (name, ms) =>
+      Promise.race([window.runs[name].finished.then(() => ({ got: window.runs[name].got, error: window.runs[name].error })), new Promise((r) => setTimeout(() => r({ hung: `run ${name} did not end within ${ms} ms`, got: window.runs[name].got }), ms))]);
+  });
+  return { page, log };
+}
+
+test("a page of another origin: a server that does not allow it, a wrong token, an unknown session, a server that is down each end the run with an error naming it", { timeout: 120_000 }, async (t) => {
+  const { page, log } = await open(t);
+  const origin = baseURL();
+  try {
+    // No --origin: the page reads the refusal (before: "Failed to fetch",
+    // and the run retried for ever).
+    const closed = await server.start("--dir", ":memory:", "--token", "tok");
+    const id = await create(closed);
+    await page.evaluate(([b, id]) => window.drive("closed", b, id, "tok"), [closed, id]);
+    let r = await page.evaluate(() => window.settled("closed", 20_000));
+    assert.equal(r.hung, undefined, r.hung);
+    assert.equal(r.error?.code, "origin_not_allowed", JSON.stringify(r));
+    assert.equal(r.error.message, `Origin ${origin} may not use this server: start it with --origin ${origin} to allow pages of that origin`);
+
+    const base = await server.start("--dir", ":memory:", "--token", "tok", "--origin", origin, "--delay", "1ms");
+    const id2 = await create(base);
+    for (const [name, token, sid, code, message] of [
+      ["token", "wrong", id2, "unauthorized", "missing or wrong bearer token"],
+      ["unknown", "tok", "session-none", "session_not_found", 'no session "session-none"'],
+    ]) {
+      await page.evaluate(([n, b, id, tok]) => window.drive(n, b, id, tok), [name, base, sid, token]);
+      r = await page.evaluate((n) => window.settled(n, 20_000), name);
+      assert.equal(r.hung, undefined, r.hung);
+      assert.deepEqual([r.error?.code, r.error?.message], [code, message], name);
+    }
+
+    // A server that is down: the run ends with a network error naming the
+    // server and what to check (before: it waited for ever, reconnecting).
+    const port = await freePort();
+    const later = `http://127.0.0.1:${port}`;
+    await page.evaluate((b) => window.drive("down", b, "later", "tok"), later);
+    r = await page.evaluate(() => window.settled("down", 20_000));
+    assert.equal(r.hung, undefined, r.hung);
+    assert.equal(r.error?.code, "network", JSON.stringify(r));
+    assert.match(r.error.message, new RegExp(`^GET /stream: .+: no answer from ${later.replace(/[.:/]/g, "\\$&")}: is it running, and does it allow this page's origin ${origin.replace(/[.:/]/g, "\\$&")} \\(--origin, FLOE_ORIGINS\\)\\?$`));
+
+    // The same client, once the server is up, connects again: a run with
+    // its approvals answered from the page.
+    const up = await server.start("--dir", ":memory:", "--token", "tok", "--origin", origin, "--delay", "1ms", "--port", String(port));
+    assert.equal(up, later);
+    await create(up, "later");
+    const again = await page.evaluate(async () => {
+      const got = [];
+      const asked = [];
+      const run = window.remotes.down.run("Count the lines of go.mod", { approve: async (call) => (asked.push(call.payload.name), "allow") });
+      for await (const m of run) if (!m.payload.type.startsWith("partial_")) got.push(m.payload.type);
+      return { got, asked };
+    });
+    assert.deepEqual(again.asked, ["list_files", "count_lines"]);
+    assert.equal(again.got.at(-1), "request_end");
+  } catch (e) {
+    throw new Error(e.message + explain(log), { cause: e });
+  }
+});
