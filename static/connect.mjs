@@ -623,7 +623,8 @@ export function connect(baseURL, sessionId, options = {}) {
       // the run ends with an abort that says so, as a local run cut off by
       // its abort does, so that it is not taken for a run that ended.
       let last = null; // the run's last complete message handed over
-      const end = (fin) => {
+      const end = (fin, reason = cutOff) => {
+        if (phase === "done") return;
         phase = "done";
         sawEnd();
         if (!terminal(last)) {
@@ -638,8 +639,10 @@ export function connect(baseURL, sessionId, options = {}) {
             const { event_type, images, ...rest } = p;
             pushTo({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [field]: f.body, stop_reason: "aborted" } });
           }
-          openFrags.clear();
-          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason: cutOff } });
+          // (A run ended here while the server may go on keeps them
+          // open for the stream to close when it comes back.)
+          if (reason === cutOff) openFrags.clear();
+          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason } });
         }
         fin();
       };
@@ -677,15 +680,14 @@ export function connect(baseURL, sessionId, options = {}) {
         },
         async () => {
           returned = true;
-          if (phase === "running") {
-            await session.abort().catch(() => {});
-            await Promise.race([ended, wait(30000)]);
-          }
+          // (A task whose POST is still in flight is aborted once taken.)
+          if (accepted && phase !== "done" && (await session.abort().then(() => true, () => false))) await Promise.race([ended, wait(30000)]);
         },
       );
       // A run aborted before its task was posted never starts: it yields
       // only its abort, as a local run does.
       const abortedFirst = () => {
+        if (phase === "done" || returned) return;
         phase = "done";
         sawEnd();
         pushTo({ timestamp: new Date().toISOString(), type: "event_msg", payload: { type: "abort", reason: "aborted by user" } });
@@ -695,8 +697,15 @@ export function connect(baseURL, sessionId, options = {}) {
         abortedFirst();
         return it;
       }
+      // stopRun asks the server to abort the run. When the request does
+      // not get through (the server is down, or the network), the run ends
+      // here, its fragments closed, rather than waiting for an end the
+      // stream may never bring; the server may still be running it.
+      const stopRun = () =>
+        session.abort().catch((e) => end(finish, `aborted by user, but the server did not take the abort (${e.message}): the run may go on there`));
       const onAbort = () => {
-        if (posted) session.abort().catch(() => {});
+        if (!posted) abortedFirst(); // still connecting: the task is never posted
+        else if (accepted) stopRun(); // else its POST is in flight: aborted once taken
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       ended.then(() => signal?.removeEventListener("abort", onAbort));
@@ -712,6 +721,8 @@ export function connect(baseURL, sessionId, options = {}) {
           if (thinkingLevel !== undefined) body.thinkingLevel = thinkingLevel;
           await request("POST", "/tasks", body);
           accepted = true;
+          if (returned) session.abort().catch(() => {});
+          else if (signal?.aborted) stopRun();
           if (approve) for (const call of pending.values()) answer(call);
         } catch (e) {
           finish(e.code === "task_in_progress" ? Object.assign(floeError("session_busy", e.message), { status: 409 }) : e);

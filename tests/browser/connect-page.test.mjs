@@ -2,12 +2,14 @@
 // test server's page, floe-server on another port): what a page author
 // meets. Every error a run can end with names what to check, and no run
 // waits for ever: an origin the server does not allow, a wrong token, an
-// unknown session, a server that is down.
+// unknown session, a server that is down, Stop while the client connects,
+// Stop while the server is gone, a break while the task's POST is in flight.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { baseURL, explain, launch, page as firstPage } from "./harness.mjs";
 import { floeServer } from "../floe-server.mjs";
+import { connect } from "../../static/connect.mjs";
 
 const server = floeServer("floe-connect-page-");
 
@@ -125,6 +127,89 @@ test("a page of another origin: a server that does not allow it, a wrong token, 
     });
     assert.deepEqual(again.asked, ["list_files", "count_lines"]);
     assert.equal(again.got.at(-1), "request_end");
+  } catch (e) {
+    throw new Error(e.message + explain(log), { cause: e });
+  }
+});
+
+// aborted resolves once the session's stream shows an abort: the server
+// ended the run (bounded: a run left going is the bug).
+async function aborted(base, id, ms = 20_000) {
+  const c = connect(base, id, { token: "tok" });
+  let timer;
+  try {
+    return await Promise.race([
+      (async () => {
+        for await (const m of c.messages()) if (m.payload.type === "abort") return m.payload.reason;
+      })(),
+      new Promise((r) => (timer = setTimeout(() => r(`no abort on ${id} within ${ms} ms: the task goes on`), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    c.close();
+  }
+}
+
+test("Stop from the page always ends the run: while the client connects, while the server is gone, while the task's POST is in flight (break too)", { timeout: 120_000 }, async (t) => {
+  const { page, log } = await open(t);
+  const origin = baseURL();
+  try {
+    // A server that takes the connection and never answers: Stop yields
+    // the run's abort at once (before: the run waited for the stream).
+    const silent = createServer(() => {});
+    const sockets = new Set();
+    silent.on("connection", (s) => (sockets.add(s), s.on("close", () => sockets.delete(s))));
+    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+    t.after(() => {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    });
+    const hanging = `http://127.0.0.1:${silent.address().port}`;
+    await page.evaluate((b) => window.drive("connecting", b, "s", "tok"), hanging);
+    await page.evaluate(() => window.runs.connecting.ac.abort());
+    let r = await page.evaluate(() => window.settled("connecting", 10_000));
+    assert.equal(r.hung, undefined, r.hung);
+    assert.deepEqual(r, { got: ["abort: aborted by user"], error: null });
+    await page.evaluate(() => window.remotes.connecting.close());
+
+    // Stop while the server is gone (killed while the run waits for an
+    // approval): the run ends here, saying the server did not take it
+    // (before: it waited for ever for an end the stream could not bring).
+    const base = await server.start("--dir", ":memory:", "--token", "tok", "--origin", origin, "--delay", "1ms");
+    const proc = server.servers.at(-1);
+    const id = await create(base);
+    await page.evaluate(([b, id]) => window.drive("gone", b, id, "tok", { approve: "hold" }), [base, id]);
+    await page.waitForFunction(() => window.runs.gone.asked.length > 0);
+    await new Promise((resolve) => (proc.once("exit", resolve), proc.kill("SIGKILL")));
+    await page.evaluate(() => window.runs.gone.ac.abort());
+    r = await page.evaluate(() => window.settled("gone", 10_000));
+    assert.equal(r.hung, undefined, r.hung);
+    assert.equal(r.error, null);
+    assert.match(r.got.at(-1), /^abort: aborted by user, but the server did not take the abort \(POST \/abort: .+\): the run may go on there$/);
+    await page.evaluate(() => window.remotes.gone.close());
+
+    // Stop, or a break, while the task's POST has not reached the server:
+    // the task, once taken, is aborted (before: the abort came first and
+    // found the session idle, and the task went on without the page).
+    const live = await server.start("--dir", ":memory:", "--token", "tok", "--origin", origin, "--delay", "1ms");
+    for (const how of ["signal", "break"]) {
+      const sid = await create(live);
+      await page.evaluate(([b, id, how]) => window.drive(how, b, id, "tok", { approve: "hold", fetchGate: true }), [live, sid, how]);
+      await page.waitForFunction(() => window.openGate);
+      if (how === "signal") await page.evaluate(() => window.runs.signal.ac.abort());
+      else await page.evaluate(() => window.runs.break.it.return());
+      await page.evaluate(() => {
+        const open = window.openGate;
+        window.openGate = undefined;
+        open();
+      });
+      assert.equal(await aborted(live, sid), "aborted by user", how);
+      r = await page.evaluate((n) => window.settled(n, 10_000), how);
+      assert.equal(r.hung, undefined, r.hung);
+      assert.equal(r.error, null, how);
+      if (how === "signal") assert.equal(r.got.at(-1), "abort: aborted by user");
+      await page.evaluate((n) => window.remotes[n].close(), how);
+    }
   } catch (e) {
     throw new Error(e.message + explain(log), { cause: e });
   }
