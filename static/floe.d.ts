@@ -844,7 +844,11 @@ export interface RemoteRunOptions {
    * pending for another client.
    */
   approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
-  /** Aborts the run (POST …/abort). */
+  /**
+   * Aborts the run (POST …/abort). Aborted while the client connects, the
+   * run yields its abort and is never posted; an abort the server does not
+   * take (it is down) ends the run here with an abort saying so.
+   */
   signal?: AbortSignal;
   thinkingLevel?: string;
 }
@@ -863,8 +867,10 @@ export interface RemoteHistory {
 /**
  * An error from a remote session: name "FloeError", the server's error code
  * ("session_busy" for a busy session, "session_not_found", "unauthorized",
- * "approval_not_found", "bad_request", …, or "http_<status>") and the HTTP
- * status.
+ * "origin_not_allowed", "approval_not_found", "bad_request", …, or
+ * "http_<status>") and the HTTP status; "network" (no status, the fetch
+ * error as cause) when the request or a first connection of the stream
+ * reached no server.
  */
 export interface RemoteError extends Error {
   name: "FloeError";
@@ -881,12 +887,15 @@ export interface RemoteSession {
   /**
    * Every message of the session: the complete messages delivered so far (on
    * first use, the history), then the live stream; each complete message
-   * once, across reconnects and resyncs. Never ends on its own.
+   * once, across reconnects and resyncs. Never ends on its own once
+   * connected; a first connection that reaches no server ends it with code
+   * "network".
    */
   messages(): MessageStream;
   /**
    * Starts a task and yields its messages like a local run (the prompt is
-   * not yielded). Rejects with code "session_busy" while another task runs.
+   * not yielded). Rejects with code "session_busy" while another task runs,
+   * "network" when the server cannot be reached.
    * break aborts the run and resolves once the server reports it idle.
    */
   run(prompt: string | OmniMessage[], options?: RemoteRunOptions): MessageStream;
