@@ -552,13 +552,27 @@ export function connect(baseURL, sessionId, options = {}) {
      * Every message of the session: the complete messages delivered so far
      * (on first use: the history), then the live stream, each complete
      * message once. Never ends on its own; break (or close()) to stop.
+     * approve(toolCall), when given, answers the approval requests of every
+     * run while it follows ("allow"/"deny"), each pending call once.
      */
-    messages() {
-      const { it, push } = iterator((ev, push) => {
-        if (ev.kind === "message") push(ev.message);
-      });
+    messages(opts = {}) {
+      if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "messages: options: want an object");
+      const { approve } = opts;
+      if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "messages: approve: want a function");
+      // approve answers the approval requests of every run while it
+      // follows (another device's too), each pending call once.
+      let following = true;
+      const answer = (call) => approve && answerCall(approve, call, () => following);
+      const { it, push } = iterator(
+        (ev, push) => {
+          if (ev.kind === "message") push(ev.message);
+          else if (ev.kind === "approval") answer(ev.toolCall);
+        },
+        () => void (following = false),
+      );
       for (const m of log) push(m);
       ensureStarted();
+      for (const call of pending.values()) answer(call);
       return it;
     },
 
@@ -581,30 +595,7 @@ export function connect(baseURL, sessionId, options = {}) {
       let returned = false; // return() came first: the task is never posted
       let sawEnd = null;
       const ended = new Promise((r) => (sawEnd = r));
-      // answer asks approve() once per pending call, however many times the
-      // call is announced (the stream, a resync, the sweep after the POST),
-      // and posts the decision until it lands: a network failure or a
-      // gateway's 502–504 is retried while the call is pending, so a lost
-      // POST never leaves the run waiting for a decision made.
-      const answer = async (call) => {
-        const id = call.payload.tool_call_id;
-        if (answering.has(id) || !pending.has(id)) return;
-        answering.set(id, "asking");
-        let d = "deny";
-        try {
-          d = (await approve(call)) === "allow" ? "allow" : "deny";
-        } catch {}
-        for (;;) {
-          if (answering.get(id) !== "asking" || closed || phase === "done") return; // settled meanwhile (an abort, another client)
-          try {
-            await decide(id, d);
-            return;
-          } catch (e) {
-            if (e.code !== "network" && !transient(e.status)) return;
-          }
-          await wait(reconnectDelayMs);
-        }
-      };
+      const answer = (call) => answerCall(approve, call, () => phase !== "done");
       // ours returns the messages of a history's fresh ones that follow
       // this task's prompt (the server records it; a run never streams
       // it), or null when the prompt is not among them.
@@ -773,6 +764,31 @@ export function connect(baseURL, sessionId, options = {}) {
       listeners.clear();
     },
   };
+
+  // answerCall asks approve() once per pending call, however many times the
+  // call is announced (the stream, a resync, the sweep after the POST), and
+  // posts the decision until it lands: a network failure or a gateway's
+  // 502–504 is retried while the call is pending and live() holds, so a
+  // lost POST never leaves the run waiting for a decision made.
+  async function answerCall(approve, call, live) {
+    const id = call.payload.tool_call_id;
+    if (answering.has(id) || !pending.has(id)) return;
+    answering.set(id, "asking");
+    let d = "deny";
+    try {
+      d = (await approve(call)) === "allow" ? "allow" : "deny";
+    } catch {}
+    for (;;) {
+      if (answering.get(id) !== "asking" || closed || !live()) return; // settled meanwhile (an abort, another client)
+      try {
+        await decide(id, d);
+        return;
+      } catch (e) {
+        if (e.code !== "network" && !transient(e.status)) return;
+      }
+      await wait(reconnectDelayMs);
+    }
+  }
 
   // decide posts a decision. The call stays pending (marked decided) until
   // the stream shows it settled, so that a re-sent approval_request for it

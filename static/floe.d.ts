@@ -853,6 +853,11 @@ export interface RemoteRunOptions {
   thinkingLevel?: string;
 }
 
+export interface RemoteMessagesOptions {
+  /** Answers the approval requests of every run while following (another client's too), each pending call once. */
+  approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
+}
+
 /** GET /api/sessions/{id}/messages. */
 export interface RemoteHistory {
   sessionId: string;
@@ -891,7 +896,7 @@ export interface RemoteSession {
    * connected; a first connection that reaches no server ends it with code
    * "network".
    */
-  messages(): MessageStream;
+  messages(options?: RemoteMessagesOptions): MessageStream;
   /**
    * Starts a task and yields its messages like a local run (the prompt is
    * not yielded). Rejects with code "session_busy" while another task runs,

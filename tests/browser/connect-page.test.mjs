@@ -214,3 +214,58 @@ test("Stop from the page always ends the run: while the client connects, while t
     throw new Error(e.message + explain(log), { cause: e });
   }
 });
+
+test("a second page following messages({ approve }) answers the approvals of a run another page started, each once", { timeout: 120_000 }, async (t) => {
+  const { page, log } = await open(t);
+  const second = await page.context().newPage();
+  await second.goto(baseURL() + "/tests/browser/fixtures/connect.html");
+  await second.waitForFunction(() => window.ready);
+  const posted = new Map();
+  second.on("request", (r) => {
+    const m = r.method() === "POST" && r.url().match(/\/approvals\/([^/?]+)$/);
+    if (m) posted.set(m[1], (posted.get(m[1]) ?? 0) + 1);
+  });
+  try {
+    const base = await server.start("--dir", ":memory:", "--token", "tok", "--origin", baseURL(), "--delay", "1ms");
+    const id = await create(base);
+    // The follower, before the run: it learns of each request from the
+    // stream (before, messages() had no approve, and a page that did not
+    // start the run could only poll pendingApprovals).
+    await second.evaluate(
+      ([b, id]) => {
+        window.asked = [];
+        window.follower = window.connect(b, id, { token: "tok" });
+        window.following = (async () => {
+          for await (const m of window.follower.messages({ approve: async (call) => (window.asked.push(call.payload.name), "allow") })) if (m.payload.type === "request_end" && window.asked.length === 2) break;
+        })();
+      },
+      [base, id],
+    );
+    await page.evaluate(([b, id]) => window.drive("a", b, id, "tok"), [base, id]);
+    const r = await page.evaluate(() => window.settled("a", 20_000));
+    assert.equal(r.hung, undefined, r.hung);
+    assert.equal(r.error, null);
+    assert.equal(r.got.filter((g) => !g.includes("/")).at(-1), "request_end");
+    await second.evaluate(() => window.following);
+    assert.deepEqual(await second.evaluate(() => window.asked), ["list_files", "count_lines"]);
+    assert.deepEqual([...posted.values()], [1, 1], "one decision per call");
+    await second.evaluate(() => window.follower.close());
+    await second.evaluate(() => {
+      try {
+        window.follower.messages({ approve: () => "allow" });
+      } catch (e) {
+        return e.code + ": " + e.message;
+      }
+    }).then((msg) => assert.equal(msg, "closed: remote session: closed"));
+    const bad = await second.evaluate(() => {
+      try {
+        window.connect("http://127.0.0.1:1", "s").messages({ approve: "allow" });
+      } catch (e) {
+        return e.code + ": " + e.message;
+      }
+    });
+    assert.equal(bad, "bad_argument: messages: approve: want a function");
+  } catch (e) {
+    throw new Error(e.message + explain(log), { cause: e });
+  }
+});
