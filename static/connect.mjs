@@ -107,6 +107,10 @@ async function* sseEvents(body, signal, stallMs) {
  */
 export function connect(baseURL, sessionId, options = {}) {
   if (typeof baseURL !== "string" || baseURL === "") throw floeError("bad_argument", "connect: baseURL: want a URL string");
+  // "localhost:8787" (no scheme) was fetched as a URL of scheme localhost:,
+  // or as a path of the page's own server: an error that named neither. A
+  // path ("/", the page's own server) is taken.
+  if (!/^(https?:\/\/[^/?#]|\/)/i.test(baseURL)) throw floeError("bad_argument", `connect: baseURL: want an http or https URL such as http://127.0.0.1:8787 (or a path on the page's own server), got ${JSON.stringify(baseURL)}`);
   if (typeof sessionId !== "string" || sessionId === "") throw floeError("bad_argument", "connect: sessionId: want a non-empty string");
   if (options === null || typeof options !== "object") throw floeError("bad_argument", "connect: options: want an object");
   const { token, reconnectDelayMs = 1000, stallMs = 45000 } = options;

@@ -273,6 +273,12 @@ test("a wrong token is refused", async () => {
   s.close();
   assert.throws(() => connect("", id), (e) => e.code === "bad_argument");
   assert.throws(() => connect(base, id, { token: 5 }), (e) => e.code === "bad_argument");
+  // A base without its scheme is named at once (it was fetched as a URL of
+  // scheme "localhost:", or as a path of the page's server).
+  for (const bad of ["localhost:8787", "127.0.0.1:8787", "ftp://a.example", "http://"]) {
+    assert.throws(() => connect(bad, id), (e) => e.code === "bad_argument" && e.message === `connect: baseURL: want an http or https URL such as http://127.0.0.1:8787 (or a path on the page's own server), got ${JSON.stringify(bad)}`, bad);
+  }
+  for (const good of [base + "/", "HTTPS://agents.example", "/"]) connect(good, id).close();
 });
 
 test("run works on a client that is already following messages()", async () => {
