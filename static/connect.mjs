@@ -485,27 +485,24 @@ export function connect(baseURL, sessionId, options = {}) {
     }
   }
 
-  // A queue-backed async iterator fed by the follower.
+  // A queue-backed async iterator fed by the follower. Each next() not yet
+  // answered waits in line: two next() calls made without awaiting get the
+  // next two messages (one slot for them left the first waiting forever).
   function iterator(accept, onReturn) {
     const queue = [];
-    let waiting = null;
+    const waiting = [];
     let done = false;
     let failure = null;
     const push = (v) => {
-      if (waiting) {
-        const w = waiting;
-        waiting = null;
-        w.resolve({ value: v, done: false });
-      } else queue.push(v);
+      if (waiting.length > 0) waiting.shift().resolve({ value: v, done: false });
+      else queue.push(v);
     };
     const finish = (err) => {
       if (done) return;
       done = true;
       failure = err ?? null;
       listeners.delete(listener);
-      if (waiting) {
-        const w = waiting;
-        waiting = null;
+      for (const w of waiting.splice(0)) {
         if (failure) w.reject(failure);
         else w.resolve({ value: undefined, done: true });
       }
@@ -520,7 +517,7 @@ export function connect(baseURL, sessionId, options = {}) {
       next() {
         if (queue.length > 0) return Promise.resolve({ value: queue.shift(), done: false });
         if (done) return failure ? Promise.reject(failure) : Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+        return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
       },
       async return() {
         if (!done) {

@@ -771,3 +771,26 @@ test("a follower's messages() closes a run a crash of the server cut off, as run
   assert.equal(watched.filter((m) => m.payload.type === "abort").length, 1);
   assert.deepEqual(checkStream(watched), [], "the fragment the crash cut is closed before the abort");
 });
+
+test("next() called again before the last one settled: each gets the next message, in order (the first waited forever)", { timeout: 20_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const s = client(base, id);
+  const it = s.run("Count the lines of main.go");
+  const firsts = await Promise.all([it.next(), it.next(), it.next()]);
+  const got = firsts.map((r) => r.value);
+  for (let r = await it.next(); !r.done; r = await it.next()) got.push(r.value);
+  assert.ok(firsts.every((r) => !r.done));
+  assert.equal(got[0].payload.type, "tool_list_ready");
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(checkStream(got), []);
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(1));
+  // And the same for messages(), and for next()s an end settles.
+  const ms = s.messages();
+  const pair = await Promise.all([ms.next(), ms.next()]);
+  assert.deepEqual(pair.map((r) => r.value.payload.type), ["text", "tool_list_ready"]);
+  for (let i = 2; i < got.filter(complete).length + 1; i++) await ms.next();
+  const tail = [ms.next(), ms.next()];
+  s.close();
+  assert.deepEqual(await Promise.all(tail), [{ value: undefined, done: true }, { value: undefined, done: true }]);
+});
