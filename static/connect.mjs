@@ -488,7 +488,8 @@ export function connect(baseURL, sessionId, options = {}) {
   // A queue-backed async iterator fed by the follower. Each next() not yet
   // answered waits in line: two next() calls made without awaiting get the
   // next two messages (one slot for them left the first waiting forever).
-  function iterator(accept, onReturn) {
+  // onFinish runs once, when the iterator ends for whatever reason.
+  function iterator(accept, onReturn, onFinish) {
     const queue = [];
     const waiting = [];
     let done = false;
@@ -502,6 +503,7 @@ export function connect(baseURL, sessionId, options = {}) {
       done = true;
       failure = err ?? null;
       listeners.delete(listener);
+      onFinish?.();
       for (const w of waiting.splice(0)) {
         if (failure) w.reject(failure);
         else w.resolve({ value: undefined, done: true });
@@ -593,7 +595,7 @@ export function connect(baseURL, sessionId, options = {}) {
       let phase = "before"; // before -> running -> done
       let posted = false; // the task's POST went out
       let accepted = false; // and the server took it
-      let returned = false; // return() came first: the task is never posted
+      let returned = false; // return() was called: the task is not posted, or its run is aborted
       let sawEnd = null;
       const ended = new Promise((r) => (sawEnd = r));
       const answer = (call) => answerCall(approve, call, () => phase !== "done");
@@ -638,6 +640,22 @@ export function connect(baseURL, sessionId, options = {}) {
         }
         fin();
       };
+      // The signal aborts the task once the server took it: an abort posted
+      // while the task's POST is on its way could reach the server first,
+      // find it idle, and leave the run going. Its listener goes when the
+      // iterator ends, however it ends (a run refused as busy kept it, and
+      // a later abort of the signal aborted the run that refused it).
+      // stopRun asks the server to abort the run; when the request does not
+      // get through (the server is down, or the network), the run ends
+      // here, its fragments closed, rather than waiting for an end the
+      // stream may never bring: the server may still be running it.
+      const stopRun = () =>
+        session.abort().catch((e) => end(finish, `aborted by user, but the server did not take the abort (${e.message}): the run may go on there`));
+      const onAbort = () => {
+        if (!posted) abortedFirst(); // still connecting: the task is never posted
+        else if (accepted) stopRun(); // else its POST is on its way: aborted once taken
+      };
+      let posting; // the task's POST once it went out: settles, never rejects
       const take = (push, m) => {
         if (!isPartial(m)) last = m;
         push(m);
@@ -672,9 +690,15 @@ export function connect(baseURL, sessionId, options = {}) {
         },
         async () => {
           returned = true;
-          // (A task whose POST is still in flight is aborted once taken.)
-          if (accepted && phase !== "done" && (await session.abort().then(() => true, () => false))) await Promise.race([ended, wait(30000)]);
+          // A task whose POST is on its way may still start: its answer
+          // says whether there is a run of ours to abort.
+          await posting;
+          if (accepted && phase !== "done") {
+            await session.abort().catch(() => {});
+            await Promise.race([ended, wait(30000)]);
+          }
         },
+        () => signal?.removeEventListener("abort", onAbort),
       );
       // A run aborted before its task was posted never starts: it yields
       // only its abort, as a local run does.
@@ -689,19 +713,8 @@ export function connect(baseURL, sessionId, options = {}) {
         abortedFirst();
         return it;
       }
-      // stopRun asks the server to abort the run. When the request does
-      // not get through (the server is down, or the network), the run ends
-      // here, its fragments closed, rather than waiting for an end the
-      // stream may never bring; the server may still be running it.
-      const stopRun = () =>
-        session.abort().catch((e) => end(finish, `aborted by user, but the server did not take the abort (${e.message}): the run may go on there`));
-      const onAbort = () => {
-        if (!posted) abortedFirst(); // still connecting: the task is never posted
-        else if (accepted) stopRun(); // else its POST is in flight: aborted once taken
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      ended.then(() => signal?.removeEventListener("abort", onAbort));
       ensureStarted();
+      signal?.addEventListener("abort", onAbort, { once: true });
       (async () => {
         try {
           // Connect first, so the run's first event is not missed.
@@ -711,11 +724,12 @@ export function connect(baseURL, sessionId, options = {}) {
           posted = true;
           const body = { input };
           if (thinkingLevel !== undefined) body.thinkingLevel = thinkingLevel;
-          await request("POST", "/tasks", body);
+          const post = request("POST", "/tasks", body);
+          posting = post.catch(() => {});
+          await post;
           accepted = true;
-          if (returned) session.abort().catch(() => {});
-          else if (signal?.aborted) stopRun();
-          if (approve) for (const call of pending.values()) answer(call);
+          if (!returned && signal?.aborted) stopRun(); // (return() aborts it itself)
+          if (approve && !returned) for (const call of pending.values()) answer(call);
         } catch (e) {
           finish(e.code === "task_in_progress" ? Object.assign(floeError("session_busy", e.message), { status: 409 }) : e);
         }

@@ -2,6 +2,7 @@
 import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -793,4 +794,69 @@ test("next() called again before the last one settled: each gets the next messag
   const tail = [ms.next(), ms.next()];
   s.close();
   assert.deepEqual(await Promise.all(tail), [{ value: undefined, done: true }, { value: undefined, done: true }]);
+});
+
+test("a run refused as busy lets go of its signal: aborting it later does not abort the run that refused it", { timeout: 20_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  const s = client(base, id);
+  let asked;
+  const askedP = new Promise((r) => (asked = r));
+  let decide;
+  const decision = new Promise((r) => (decide = r));
+  const first = [];
+  const running = (async () => {
+    for await (const m of s.run("Count the lines of main.go", { approve: () => (asked(), decision) })) first.push(m);
+  })();
+  await askedP; // the first run waits for its decision
+  const ac = new AbortController();
+  await assert.rejects(async () => {
+    for await (const m of s.run("other", { signal: ac.signal })) void m;
+  }, { code: "session_busy" });
+  assert.equal(getEventListeners(ac.signal, "abort").length, 0, "the refused run still listens to its signal");
+  ac.abort();
+  decide("allow");
+  await running;
+  assert.deepEqual(first.at(-1).payload, { type: "request_end", status: "completed" }, "the first run was aborted by the other's signal");
+});
+
+test("break (return()) while the task's POST is on its way aborts the run the POST starts; a signal aborted then too", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0");
+  for (const how of ["return()", "signal"]) {
+    const id = await create(base, "ask"); // the run waits for a decision that never comes
+    // The task's POST waits for a gate before it goes out; an abort posted
+    // meanwhile reaches the server first (the abort's answer is awaited
+    // before the gate opens).
+    let posting;
+    const posted = new Promise((r) => (posting = r));
+    let go;
+    const gate = new Promise((r) => (go = r));
+    let aborts = null;
+    const f = async (url, init) => {
+      if (String(url).endsWith("/tasks")) {
+        posting();
+        await gate;
+      }
+      const resp = fetch(url, init);
+      if (String(url).endsWith("/abort")) aborts = resp;
+      return resp;
+    };
+    const s = client(base, id, { fetch: f });
+    const ac = new AbortController();
+    const it = s.run("Count the lines of main.go", { signal: ac.signal, approve: () => new Promise(() => {}) });
+    const first = it.next();
+    await posted;
+    let end;
+    if (how === "return()") end = it.return();
+    else ac.abort();
+    await aborts;
+    go();
+    const got = [];
+    if (how === "return()") await end;
+    else for (let r = await first; !r.done; r = await it.next()) got.push(r.value);
+    const h = await history(s);
+    assert.equal(s.state, "idle", how);
+    assert.equal(h.at(-1)?.payload.type, "abort", `${how}: the run was not aborted`);
+    if (how === "signal") assert.equal(got.at(-1).payload.type, "abort");
+  }
 });
