@@ -1039,7 +1039,13 @@ function signalArg(signal, name) {
   }
   const listeners = new Set();
   let linked = false;
+  // Go reads aborted when the run starts, which with Web Locks is after
+  // the lock is granted: an abort before then is seen there (a snapshot
+  // taken here lost it, and the run went on).
+  let isAborted = aborted;
   const fire = () => {
+    isAborted = true;
+    unlink(); // an abort fires once
     for (const f of [...listeners]) {
       try {
         f();
@@ -1062,7 +1068,9 @@ function signalArg(signal, name) {
     linked = true;
   }
   return {
-    aborted,
+    get aborted() {
+      return isAborted;
+    },
     addEventListener(_type, f) {
       listeners.add(f);
     },

@@ -112,3 +112,32 @@ test("a second run() of one session object refused at its first next() says the 
   assert.equal(r.second.code, "session_busy", JSON.stringify(r) + explain(log));
   assert.match(r.second.message, /^run: the session is busy: a run or compaction is already in flight$/, JSON.stringify(r));
 });
+
+// A stored session's run starts once its Web Lock is granted, after run()
+// returned: an abort of its signal meanwhile must still count.
+test("a stored session's run whose signal is aborted before its lock is granted yields its abort only", { timeout: 90_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(page, "floeResult");
+  const r = await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const { mockModel } = await import("/static/test.mjs");
+    const floe = await load();
+    let calls = 0;
+    const model = mockModel(["one", "two"]);
+    const session = floe.createSession({ llm: { streamGenerate: (p) => (calls++, model.streamGenerate(p)) }, store: "indexeddb" });
+    const ac = new AbortController();
+    const stream = session.run("one", { signal: ac.signal });
+    ac.abort();
+    const types = [];
+    for await (const m of stream) types.push(m.payload.type);
+    const again = [];
+    for await (const m of session.run("two")) again.push(m.payload.type);
+    await session.close();
+    return { types, calls, again: again.at(-1) };
+  });
+  assert.deepEqual(r.types, ["abort"], "the abort before the lock was lost" + explain(log));
+  assert.equal(r.calls, 1, "the aborted run asked the model");
+  assert.equal(r.again, "request_end");
+});
