@@ -698,9 +698,12 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     let closed = false;
     let closing = null; // close()'s promise
     let running = false; // this object holds the session's lock
-    // The stream of the last run or compaction, held weakly (a stream
-    // dropped by its reader is abandoned once collected: droppedStreams),
-    // and the id of its run once started, for close() to wait for it.
+    // The stream of the last run or compaction started, held weakly (a
+    // stream dropped by its reader is abandoned once collected:
+    // droppedStreams), and the id of its run, for close() to wait for it.
+    // A run that waits for its Web Lock is not one: a second run() made
+    // then (refused at its first next()) took the place of the run in
+    // flight, and close() resolved before that run had ended.
     let active = null;
     let activeId = 0;
     const live = (fn) => {
@@ -711,7 +714,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // its stand-in signal (released if the run never starts).
     const open = (fn, start, signal) => {
       const stream = owned(openStream(fn, (ended) => (activeId = start(ended)), signal), me.deref());
-      active = { deref: weakly(stream) };
+      if (stream instanceof Stream) active = { deref: weakly(stream) };
       return stream;
     };
     const openStream = (fn, start, signal) => {
@@ -739,17 +742,27 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         }
       }
       return new LockedStream(store, id, fn, (release) => {
+        if (closed) {
+          // close() came while the lock was awaited: the run never starts
+          // and its stream ends empty, as one not pulled before close().
+          release();
+          signal?.unlink();
+          return null;
+        }
         running = true;
         const ended = () => {
           running = false;
           release();
         };
+        let stream;
         try {
-          return new Stream(api, start(ended));
+          stream = new Stream(api, start(ended));
         } catch (e) {
           ended();
           throw e;
         }
+        active = { deref: weakly(stream) };
+        return stream;
       }, () => signal?.unlink(), () => running);
     };
     // No closure made here refers to the session object itself: Go holds
@@ -2601,6 +2614,7 @@ class LockedStream {
       this.#done = true;
       throw e;
     }
+    if (!this.#inner) this.#done = true; // the session was closed meanwhile
   }
 
   /** Session.close: a run not yet started never starts; a started one is drained. */

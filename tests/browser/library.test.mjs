@@ -141,3 +141,55 @@ test("a stored session's run whose signal is aborted before its lock is granted 
   assert.equal(r.calls, 1, "the aborted run asked the model");
   assert.equal(r.again, "request_end");
 });
+
+// close() of a stored session: it waits for the run in flight even when a
+// later run() of it (made before the first took the lock) was refused at
+// its first next(); a run whose first next() waits for the lock when
+// close() comes never starts and ends empty (it rejected with "closed").
+test("a stored session's close() waits for the run in flight past a refused run(); a run waiting for its lock then never starts", { timeout: 90_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(page, "floeResult");
+  const r = await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const { mockModel } = await import("/static/test.mjs");
+    const floe = await load();
+    const out = {};
+    // The model ignores its abort: the run ends when it is abandoned, 3 s
+    // after close() aborted it.
+    const ignoring = {
+      async *streamGenerate() {
+        yield { type: "model_msg", payload: { type: "partial_text", role: "assistant", event_type: "start", text: "" } };
+        await new Promise(() => {});
+      },
+    };
+    const s2 = floe.createSession({ llm: ignoring, store: "indexeddb", abortGraceMs: 3000 });
+    const first = s2.run("one")[Symbol.asyncIterator]();
+    const second = s2.run("two")[Symbol.asyncIterator](); // made before the first took the lock
+    await first.next();
+    try {
+      await second.next();
+    } catch (e) {
+      out.second = e.code;
+    }
+    await s2.close();
+    out.heldAfterClose = (await navigator.locks.query()).held.map((l) => l.name).filter((n) => n === "floe:session:" + s2.id);
+    const rest = [];
+    for (let x = await first.next(); !x.done; x = await first.next()) rest.push(x.value.payload.type);
+    out.firstEnd = rest.at(-1);
+    const s3 = floe.createSession({ llm: mockModel(["one"]), store: "indexeddb" });
+    const it = s3.run("one")[Symbol.asyncIterator]();
+    const n = it.next();
+    const closing = s3.close();
+    out.pending = await n.then((x) => x, (e) => ({ error: e.code }));
+    await closing;
+    out.listed = (await floe.listSessions()).some((x) => x.id === s3.id);
+    return out;
+  });
+  assert.equal(r.second, "session_busy");
+  assert.deepEqual(r.heldAfterClose, [], "close() resolved with the run in flight still holding the session's lock" + explain(log));
+  assert.equal(r.firstEnd, "abort");
+  assert.deepEqual(r.pending, { value: undefined, done: true }, "a run waiting for its lock when close() came");
+  assert.equal(r.listed, false, "the run that never started wrote a session");
+});
