@@ -1036,6 +1036,12 @@ function filesArg(files, name) {
   return out;
 }
 
+// The runs listening to each user signal: one listener on it for them
+// all, removed with the last (one each made Node warn of a leak when a
+// signal, a Stop button's or a server's shutdown, aborted more than ten
+// runs at once).
+const linkedSignals = new WeakMap(); // signal → { fires, listener, remove }
+
 // signalArg reads an optional AbortSignal on the JavaScript side and
 // returns the shim's stand-in that Go listens to (or undefined): Go never
 // touches the user's object. The stand-in's listener on the user's signal
@@ -1068,16 +1074,37 @@ function signalArg(signal, name) {
   const unlink = () => {
     if (!linked) return;
     linked = false;
-    try {
-      remove.call(signal, "abort", fire);
-    } catch {}
+    const l = linkedSignals.get(signal);
+    if (!l) return; // it fired
+    l.fires.delete(fire);
+    if (l.fires.size === 0) {
+      linkedSignals.delete(signal);
+      try {
+        l.remove.call(signal, "abort", l.listener);
+      } catch {}
+    }
   };
   if (!aborted) {
-    try {
-      add.call(signal, "abort", fire);
-    } catch (e) {
-      throw floeError("bad_argument", `${name}.addEventListener threw: ${errMessage(e)}`);
+    let l = linkedSignals.get(signal);
+    if (!l) {
+      const fires = new Set();
+      const listener = () => {
+        linkedSignals.delete(signal);
+        try {
+          remove.call(signal, "abort", listener);
+        } catch {}
+        for (const f of [...fires]) f();
+        fires.clear();
+      };
+      try {
+        add.call(signal, "abort", listener);
+      } catch (e) {
+        throw floeError("bad_argument", `${name}.addEventListener threw: ${errMessage(e)}`);
+      }
+      l = { fires, listener, remove };
+      linkedSignals.set(signal, l);
     }
+    l.fires.add(fire);
     linked = true;
   }
   return {

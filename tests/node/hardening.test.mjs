@@ -662,6 +662,49 @@ test("a run's signal is listened to only while the run lives, also when it canno
   assert.equal(listeners(), 0, "after a refused input");
 });
 
+test("one signal shared by many runs at once holds one listener on it, and its abort ends them all", async () => {
+  // A Stop button's or a server's shutdown signal given to 30 runs: one
+  // listener each made Node warn of a leak past ten.
+  const ac = new AbortController();
+  const listeners = () => getEventListeners(ac.signal, "abort").length;
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.name);
+  process.on("warning", onWarning);
+  try {
+    let started = 0;
+    let allStarted;
+    const all = new Promise((r) => (allStarted = r));
+    const waiting = () =>
+      scriptedLLM(async function* ({ signal }) {
+        yield* text("a");
+        if (++started === 30) allStarted();
+        await new Promise((r) => (signal.aborted ? r() : signal.addEventListener("abort", r)));
+        return { status: "aborted" };
+      });
+    const sessions = Array.from({ length: 30 }, (_, i) => floe.createSession({ meta: meta("shared-" + i), llm: waiting() }));
+    const runs = sessions.map((s) => collect(s.run("go", { signal: ac.signal })));
+    await all;
+    assert.equal(listeners(), 1);
+    ac.abort();
+    for (const msgs of await Promise.all(runs)) assert.deepEqual(msgs.at(-1).payload, { type: "abort", reason: "aborted by user" });
+    assert.equal(listeners(), 0);
+    // A run that ends on its own lets go of it too; the others keep it.
+    const ac2 = new AbortController();
+    const s = floe.createSession({ meta: meta("shared-a"), llm: scriptedLLM(say("a")) });
+    const t = floe.createSession({ meta: meta("shared-b"), llm: waiting() });
+    const long = collect(t.run("go", { signal: ac2.signal }));
+    await collect(s.run("go", { signal: ac2.signal }));
+    assert.equal(getEventListeners(ac2.signal, "abort").length, 1);
+    ac2.abort();
+    assert.equal((await long).at(-1).payload.type, "abort");
+    assert.equal(getEventListeners(ac2.signal, "abort").length, 0);
+    await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+    assert.deepEqual(warnings, []);
+  } finally {
+    process.off("warning", onWarning);
+  }
+});
+
 // ---- item: steer ids and unsteer ----
 
 test("steer returns an id; unsteer withdraws what is still pending and says whether it was", async () => {
