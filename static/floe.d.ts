@@ -565,7 +565,10 @@ export interface RunOptions {
 export interface MessageStream extends AsyncIterator<OmniMessage, undefined, undefined> {
   [Symbol.asyncIterator](): MessageStream;
   next(): Promise<IteratorResult<OmniMessage, undefined>>;
-  /** Aborts the run (a `break`); a stream dropped before its end, with no next() pending, is abandoned so once collected. */
+  /**
+   * Aborts the run (a `break`); a stream dropped before its end, with no next() pending, is abandoned so once collected.
+   * Called elsewhere (a Stop button), the loop's next() then gives {done: true} once the engine finished too.
+   */
   return(value?: unknown): Promise<IteratorReturnResult<undefined>>;
   /** Aborts like return(), then rejects with err. */
   throw(err?: unknown): Promise<IteratorResult<OmniMessage, undefined>>;

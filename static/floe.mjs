@@ -2373,6 +2373,8 @@ function sliceOver() {
   return now - sliceStart > SLICE_MS;
 }
 
+const streamEnd = () => ({ value: undefined, done: true });
+
 /** A run's (or compaction's, or subagent run's) message stream. */
 class Stream {
   #api;
@@ -2413,7 +2415,13 @@ class Stream {
       }
       bs.shift();
     }
-    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    if (this.#done) {
+      // After a return() made elsewhere (a Stop button's, a callback's),
+      // the end comes once the engine has stopped, as return()'s does: the
+      // loop ended at once, and a run() right after it was session_busy.
+      if (this.#closing) return this.#closing.then(streamEnd, streamEnd);
+      return Promise.resolve(streamEnd());
+    }
     if (!this.#pending) this.#pending = this.#pull();
     return this.#pending.then(() => this.next());
   }

@@ -78,6 +78,34 @@ test("break aborts the run and resolves once the engine finished", async () => {
   assert.ok(llm.calls[1].newMessages.length >= 2);
 });
 
+test("return() called elsewhere (a Stop button) ends the loop once the engine has stopped, as a break does", async () => {
+  // The model ignores its abort: the run ends when it is abandoned, after
+  // abortGraceMs. The loop's next() after the return() used to end it at
+  // once, and a run() right after the loop was session_busy.
+  let asked = 0;
+  const llm = {
+    async *streamGenerate() {
+      if (++asked > 1) {
+        yield* text("fresh");
+        yield usage();
+        return { status: "completed" };
+      }
+      yield* text("one");
+      await never();
+    },
+  };
+  const session = floe.createSession({ meta: meta(), llm, abortGraceMs: 50 });
+  const stream = session.run("go");
+  let stopped = null;
+  for await (const m of stream) {
+    if (m.payload.type === "text") stopped = stream.return(); // not awaited here
+  }
+  assert.ok(stopped, "the text came");
+  const msgs = await collect(session.run("again"));
+  assert.equal(msgs.at(-1).payload.type, "request_end");
+  assert.deepEqual(await stopped, { value: undefined, done: true });
+});
+
 test("an AbortSignal aborts the run; the stream ends with abort", async () => {
   const ac = new AbortController();
   const session = floe.createSession({
