@@ -1173,7 +1173,10 @@ export interface Transcript {
   readonly pendingApprovals: ToolCard[];
   /** The reconnect being waited for; null when none. until: ms since the epoch, from the message's timestamp. */
   readonly retry: { attempt: number | null; inMs: number; until: number | null; error: string | null } | null;
-  readonly status: "idle" | "running" | "done" | "aborted";
+  /** "failed": the stream consume() read threw (session_busy, a network failure); error holds what it threw. A user prompt or request_begin after it sets "running" again. */
+  readonly status: "idle" | "running" | "done" | "aborted" | "failed";
+  /** What consume()'s stream threw, with status "failed"; null otherwise. */
+  readonly error: unknown;
   readonly abortReason: string | null;
   /** The session's token counts of the last token_usage. */
   readonly usage: TokenCounts | null;
@@ -1191,9 +1194,9 @@ export interface Transcript {
   /** The card of a call: its tool_call_id and origin chain (the latest call of the id). */
   card(toolCallId: string, origin?: string[]): ToolCard | undefined;
   push(message: OmniMessage): void;
-  /** Pushes every message of a stream, then end(). */
+  /** Pushes every message of a stream, then end(); when the stream throws, status is "failed" and the error is rethrown. */
   consume(stream: AsyncIterable<OmniMessage>): Promise<Transcript>;
-  /** The run ended: status "done" unless aborted. */
+  /** The run ended: status "done" unless aborted or failed. */
   end(): void;
   /** fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */
   subscribe(fn: (t: Transcript, m: OmniMessage | null) => void): () => void;

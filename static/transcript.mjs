@@ -35,8 +35,10 @@ class Transcript {
   #pending = [];
   /** The reconnect being waited for: {attempt, inMs, until?, error}; null when none. */
   retry = null;
-  /** "idle" before the first request, "running" during a run, then "done" or "aborted". */
+  /** "idle" before the first request, "running" during a run, then "done" or "aborted", or "failed" when consume()'s stream threw. */
   status = "idle";
+  /** What consume()'s stream threw (status "failed"); null otherwise. */
+  error = null;
   /** The abort reason, once the stream ended with abort. */
   abortReason = null;
   /** The session's token counts from the last token_usage. */
@@ -109,15 +111,21 @@ class Transcript {
     }
     try {
       for await (const m of stream) this.push(m);
+    } catch (e) {
+      // A stream that throws (session_busy, a network failure) did not
+      // end: a UI bound to status shows it failed, not done.
+      this.status = "failed";
+      this.error = e;
+      throw e;
     } finally {
       this.end();
     }
     return this;
   }
 
-  /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted. */
+  /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted or failed. */
   end() {
-    if (this.status !== "aborted") this.status = "done";
+    if (this.status !== "aborted" && this.status !== "failed") this.status = "done";
     this.retry = null;
     this.#settle();
     for (const sub of this.subagents.values()) if (sub.status === "running") sub.end();
@@ -159,6 +167,7 @@ class Transcript {
       case "request_begin":
         this.retry = null;
         this.status = "running";
+        this.error = null;
         this.#turn = { role: "assistant", items: [], status: "streaming", error: null, usage: null, attempt: null };
         this.#open = { text: null, thinking: null };
         this.turns.push(this.#turn);
@@ -195,7 +204,10 @@ class Transcript {
       case "text":
         if (p.role === "user") {
           this.turns.push({ role: "user", text: p.text, sender: p.sender ?? "user" });
-          if (this.status === "idle" || this.status === "done" || this.status === "aborted") this.status = "running";
+          if (this.status !== "running") {
+            this.status = "running";
+            this.error = null;
+          }
           return true;
         }
         return this.#block("text", p.text, true);

@@ -398,6 +398,24 @@ test("transcript: consume() a whole stream, compaction state, a function as the 
   assert.deepEqual(seen, ["compaction_begin", "compaction_end", null]);
 });
 
+test("transcript: a stream that throws (a run refused as busy) leaves status failed with its error, and the next run is running again", async () => {
+  const session = floe.createSession({ llm: mockModel(["one", "two"]), store: false });
+  const view = transcript();
+  const first = session.run("a");
+  await first.next(); // the first run holds the session
+  // (run() of a session without a store refuses at once; a stored one's at its first next())
+  await assert.rejects(view.consume((async function* () { yield* session.run("b"); })()), { code: "session_busy" });
+  assert.equal(view.status, "failed");
+  assert.equal(view.error.code, "session_busy");
+  await first.return();
+  view.push(msg.userText("c"));
+  assert.equal(view.status, "running");
+  assert.equal(view.error, null);
+  await view.consume(session.run("c"));
+  assert.equal(view.status, "done");
+  await session.close();
+});
+
 // The helpers check their arguments as the API does: a wrong one is a
 // FloeError (bad_argument) naming it where it is written, not a message the
 // engine later refuses, a plain TypeError or a silently wrong value.

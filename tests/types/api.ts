@@ -48,6 +48,8 @@ export async function agent(signal: AbortSignal | undefined): Promise<Transcript
     if (isMessage(m, "session_meta")) void m.payload.session_id;
   }
   assertStream(seen);
+  const status: "idle" | "running" | "done" | "aborted" | "failed" = view.status;
+  if (status === "failed") console.log(view.error);
   const problems: string[] = checkStream(seen);
   void problems;
   const card = view.card("call_1", []);
