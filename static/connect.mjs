@@ -39,6 +39,32 @@ function parseJSON(text) {
   }
 }
 
+// onAbortOf calls fn when the user's signal aborts and returns what stops
+// it. The runs listening to one signal share one listener, removed with
+// the last: one each made Node warn of a leak when a signal (a Stop
+// button's, a server's shutdown) aborted more than ten runs at once.
+const signalRuns = new WeakMap(); // signal → Set of fns
+function onAbortOf(signal, fn) {
+  if (!signal) return () => {};
+  let fns = signalRuns.get(signal);
+  if (!fns) {
+    fns = new Set();
+    const listener = () => {
+      signalRuns.delete(signal);
+      for (const f of [...fns]) f();
+    };
+    fns.listener = listener;
+    signalRuns.set(signal, fns);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  fns.add(fn);
+  return () => {
+    if (!fns.delete(fn) || fns.size > 0 || signalRuns.get(signal) !== fns) return;
+    signalRuns.delete(signal);
+    signal.removeEventListener("abort", fns.listener);
+  };
+}
+
 // excerpt quotes the start of an answer that is not the API's JSON, for an
 // error message: ` "<html>…"`.
 const excerpt = (text) => (text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, 80) + "…" : text) : "");
@@ -656,6 +682,7 @@ export function connect(baseURL, sessionId, options = {}) {
         else if (accepted) stopRun(); // else its POST is on its way: aborted once taken
       };
       let posting; // the task's POST once it went out: settles, never rejects
+      let unlisten = () => {}; // stops onAbort
       const take = (push, m) => {
         if (!isPartial(m)) last = m;
         push(m);
@@ -698,7 +725,7 @@ export function connect(baseURL, sessionId, options = {}) {
             await Promise.race([ended, wait(30000)]);
           }
         },
-        () => signal?.removeEventListener("abort", onAbort),
+        () => unlisten(),
       );
       // A run aborted before its task was posted never starts: it yields
       // only its abort, as a local run does.
@@ -714,7 +741,7 @@ export function connect(baseURL, sessionId, options = {}) {
         return it;
       }
       ensureStarted();
-      signal?.addEventListener("abort", onAbort, { once: true });
+      unlisten = onAbortOf(signal, onAbort);
       (async () => {
         try {
           // Connect first, so the run's first event is not missed.

@@ -860,3 +860,40 @@ test("break (return()) while the task's POST is on its way aborts the run the PO
     if (how === "signal") assert.equal(got.at(-1).payload.type, "abort");
   }
 });
+
+test("one signal shared by many remote runs holds one listener on it, and its abort ends them all", { timeout: 30_000 }, async () => {
+  // A page's Stop button given to twelve sessions' runs: one listener each
+  // made Node warn of a leak past ten.
+  const base = await start("--delay", "0");
+  const ac = new AbortController();
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.name);
+  process.on("warning", onWarning);
+  try {
+    let waiting = 0;
+    let allWaiting;
+    const all = new Promise((r) => (allWaiting = r));
+    const approve = () => {
+      if (++waiting === 12) allWaiting();
+      return new Promise(() => {}); // decided by the abort
+    };
+    const runs = [];
+    for (let i = 0; i < 12; i++) {
+      const s = client(base, await create(base, "ask"));
+      runs.push((async () => {
+        const out = [];
+        for await (const m of s.run("Count the lines of main.go", { approve, signal: ac.signal })) out.push(m);
+        return out;
+      })());
+    }
+    await all;
+    assert.equal(getEventListeners(ac.signal, "abort").length, 1);
+    ac.abort();
+    for (const out of await Promise.all(runs)) assert.equal(out.at(-1).payload.type, "abort");
+    assert.equal(getEventListeners(ac.signal, "abort").length, 0);
+    await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+    assert.deepEqual(warnings, []);
+  } finally {
+    process.off("warning", onWarning);
+  }
+});
