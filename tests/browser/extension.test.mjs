@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { awaitGlobal, explain, launch, ROOT, WAIT } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "examples/extension");
@@ -17,12 +18,32 @@ test("extension manifest: MV3 and nothing looser than 'wasm-unsafe-eval'", async
   assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
 });
 
+// The files the example's README says to copy next to it.
+async function readmeFiles() {
+  const readme = await readFile(join(EXAMPLE, "README.md"), "utf8");
+  const cmd = readme.match(/^cp (static\/[\s\S]*?) examples\/extension\/$/m);
+  assert.ok(cmd, "examples/extension/README.md has no `cp static/… examples/extension/` line");
+  return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
+}
+
+test("extension: the library files its README copies in are ignored by git", async (t) => {
+  // Copied as the README says, seven of the ten (the modules floe.mjs
+  // imports) showed as new files of the repository, one `git add -A` away
+  // from a commit.
+  const git = spawnSync("git", ["rev-parse", "--is-inside-work-tree"], { cwd: ROOT, encoding: "utf8" });
+  if (git.status !== 0) return t.skip("not a git checkout");
+  const files = (await readmeFiles()).map((f) => join("examples/extension", f));
+  const ignored = spawnSync("git", ["check-ignore", "--no-index", ...files], { cwd: ROOT, encoding: "utf8" });
+  const listed = new Set(ignored.stdout.split("\n").filter(Boolean));
+  assert.deepEqual(files.filter((f) => !listed.has(f)), [], "not ignored by git");
+});
+
 test("extension page runs a session", { timeout: 120_000 }, async (t) => {
   // The example plus the library files, as its README says to assemble it.
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(EXAMPLE, dir, { recursive: true });
-  for (const f of ["floe.mjs", "connect.mjs", "internal.mjs", "msg.mjs", "options.mjs", "schema.mjs", "tool.mjs", "transcript.mjs", "floe.wasm", "wasm_exec.js"]) {
+  for (const f of await readmeFiles()) {
     await cp(join(ROOT, "static", f), join(dir, f)).catch((e) => {
       throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
     });
