@@ -1,6 +1,7 @@
 // (d) The Manifest V3 example in examples/extension, loaded unpacked into
-// headless Chromium, runs its session in its extension page under a CSP that
-// adds only 'wasm-unsafe-eval'.
+// headless Chromium as its README says to assemble it: its page runs a
+// session under a CSP that adds only 'wasm-unsafe-eval' and resumes it when
+// opened again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -8,15 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { awaitGlobal, explain, launch, ROOT, WAIT } from "./harness.mjs";
+import { checkTrace, recordsOf } from "./trace-rules.mjs";
 
 const EXAMPLE = join(ROOT, "examples/extension");
 const CSP = "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'";
-
-test("extension manifest: MV3 and nothing looser than 'wasm-unsafe-eval'", async () => {
-  const manifest = JSON.parse(await readFile(join(EXAMPLE, "manifest.json"), "utf8"));
-  assert.equal(manifest.manifest_version, 3);
-  assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
-});
+const PAGE_SESSION = "session-2026-01-01-00-00-00-e0e0e0e0"; // session.js
 
 // The files the example's README says to copy next to it.
 async function readmeFiles() {
@@ -26,20 +23,8 @@ async function readmeFiles() {
   return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
 }
 
-test("extension: the library files its README copies in are ignored by git", async (t) => {
-  // Copied as the README says, seven of the ten (the modules floe.mjs
-  // imports) showed as new files of the repository, one `git add -A` away
-  // from a commit.
-  const git = spawnSync("git", ["rev-parse", "--is-inside-work-tree"], { cwd: ROOT, encoding: "utf8" });
-  if (git.status !== 0) return t.skip("not a git checkout");
-  const files = (await readmeFiles()).map((f) => join("examples/extension", f));
-  const ignored = spawnSync("git", ["check-ignore", "--no-index", ...files], { cwd: ROOT, encoding: "utf8" });
-  const listed = new Set(ignored.stdout.split("\n").filter(Boolean));
-  assert.deepEqual(files.filter((f) => !listed.has(f)), [], "not ignored by git");
-});
-
-test("extension page runs a session", { timeout: 120_000 }, async (t) => {
-  // The example plus the library files, as its README says to assemble it.
+/** The example plus the library files, loaded unpacked: { ctx, log, id, open, exportTrace }. */
+async function loadExample(t) {
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(EXAMPLE, dir, { recursive: true });
@@ -58,11 +43,20 @@ test("extension page runs a session", { timeout: 120_000 }, async (t) => {
       .waitForEvent("serviceworker", { timeout: WAIT })
       .catch(() => assert.fail("the extension did not load: its service worker never started" + explain(log))));
   const id = new URL(worker.url()).host;
-  const page = await ctx.newPage();
-  await page.goto(`chrome-extension://${id}/session.html`);
-  const result = await awaitGlobal(page, "floeResult");
-  assert.equal(result.error, undefined, `the session failed in the extension page: ${result.error}${explain(log)}`);
-  const types = result.messages.map((m) => m.payload.type);
+  const open = async (file) => {
+    const page = await ctx.newPage();
+    await page.goto(`chrome-extension://${id}/${file}`);
+    return page;
+  };
+  // The Trace as exportSession gives it, read in an extension page.
+  const exportTrace = async (page, session) =>
+    page.evaluate(async (s) => (await (await import("./floe.mjs")).load()).exportSession(s), session);
+  return { ctx, log, id, open, exportTrace };
+}
+
+// The stream of one run of the example's agent.
+function checkStream(messages, log) {
+  const types = messages.map((m) => m.payload.type);
   // The tool runs concurrently with the rest of the model's stream, so its
   // output may land anywhere between its approval and the next request.
   const out = types.indexOf("tool_call_output");
@@ -85,6 +79,63 @@ test("extension page runs a session", { timeout: 120_000 }, async (t) => {
     "token_usage",
     "request_end",
   ], "stream" + explain(log));
+}
+
+// The user prompts of a Trace, in order.
+const prompts = (files) =>
+  recordsOf(files).filter((r) => r.type === "model_msg" && r.payload.type === "text" && r.payload.role === "user").map((r) => r.payload.text);
+
+// No console error, page error or CSP violation in the extension.
+function checkQuiet(log) {
+  const bad = log.filter((l) => /^(console\.error|page error)|Content Security Policy/i.test(l));
+  assert.deepEqual(bad, [], "errors in the extension" + explain(log));
+}
+
+test("extension manifest: MV3 and nothing looser than 'wasm-unsafe-eval'", async () => {
+  const manifest = JSON.parse(await readFile(join(EXAMPLE, "manifest.json"), "utf8"));
+  assert.equal(manifest.manifest_version, 3);
+  assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
+});
+
+test("extension: the library files its README copies in are ignored by git", async (t) => {
+  // Copied as the README says, seven of the ten (the modules floe.mjs
+  // imports) showed as new files of the repository, one `git add -A` away
+  // from a commit.
+  const git = spawnSync("git", ["rev-parse", "--is-inside-work-tree"], { cwd: ROOT, encoding: "utf8" });
+  if (git.status !== 0) return t.skip("not a git checkout");
+  const files = (await readmeFiles()).map((f) => join("examples/extension", f));
+  const ignored = spawnSync("git", ["check-ignore", "--no-index", ...files], { cwd: ROOT, encoding: "utf8" });
+  const listed = new Set(ignored.stdout.split("\n").filter(Boolean));
+  assert.deepEqual(files.filter((f) => !listed.has(f)), [], "not ignored by git");
+});
+
+test("extension page runs a session", { timeout: 120_000 }, async (t) => {
+  const { log, open } = await loadExample(t);
+  const page = await open("session.html");
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the session failed in the extension page: ${result.error}${explain(log)}`);
+  checkStream(result.messages, log);
+  assert.equal(result.resumed, false);
   assert.equal(await page.locator("#reply").innerText(), "Reversed: eolf");
   assert.equal(await page.locator("body").getAttribute("data-state"), "done");
+  checkQuiet(log);
+});
+
+test("extension page opened again resumes its stored session", { timeout: 120_000 }, async (t) => {
+  // The page used to create its session anew each time; with the id stored
+  // already, the new session wrote nothing, and the second run was lost.
+  const { log, open, exportTrace } = await loadExample(t);
+  const first = await open("session.html");
+  assert.equal((await awaitGlobal(first, "floeResult")).error, undefined, explain(log));
+  await first.close();
+  const page = await open("session.html");
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the resumed session failed: ${result.error}${explain(log)}`);
+  assert.equal(result.resumed, true);
+  checkStream(result.messages, log);
+  assert.match(await page.locator("#status").innerText(), /^Resumed session-/);
+  const files = await exportTrace(page, PAGE_SESSION);
+  assert.deepEqual(prompts(files), ["Reverse 'floe'.", "Reverse 'floe'."], "both runs are in the Trace");
+  assert.deepEqual(checkTrace(files, { sessionId: PAGE_SESSION }), []);
+  checkQuiet(log);
 });
