@@ -5,7 +5,7 @@
 // small string-based calls the bridge understands, drains the user's async
 // iterators into batches and serves the run's messages from a buffer.
 // Types: floe.d.ts. It works in a page, a dedicated Worker (type "module"),
-// an extension page and Node 20.
+// an extension page, an extension's module service worker and Node 20.
 import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";

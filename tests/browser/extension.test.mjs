@@ -1,7 +1,9 @@
 // (d) The Manifest V3 example in examples/extension, loaded unpacked into
 // headless Chromium as its README says to assemble it: its page runs a
 // session under a CSP that adds only 'wasm-unsafe-eval' and resumes it when
-// opened again.
+// opened again; its background service worker runs the same agent for a
+// page over a port, goes on when that page closes, and a run cut off by
+// the worker's end resumes cleanly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -9,11 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { awaitGlobal, explain, launch, ROOT, WAIT } from "./harness.mjs";
-import { checkTrace, recordsOf } from "./trace-rules.mjs";
+import { checkTrace, lostRecords, recordsOf } from "./trace-rules.mjs";
 
 const EXAMPLE = join(ROOT, "examples/extension");
 const CSP = "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'";
 const PAGE_SESSION = "session-2026-01-01-00-00-00-e0e0e0e0"; // session.js
+const WORKER_SESSION = "session-2026-01-01-00-00-00-b0b0b0b0"; // background.js
 
 // The files the example's README says to copy next to it.
 async function readmeFiles() {
@@ -23,7 +26,7 @@ async function readmeFiles() {
   return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
 }
 
-/** The example plus the library files, loaded unpacked: { ctx, log, id, open, exportTrace }. */
+/** The example plus the library files, loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }. */
 async function loadExample(t) {
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -51,7 +54,16 @@ async function loadExample(t) {
   // The Trace as exportSession gives it, read in an extension page.
   const exportTrace = async (page, session) =>
     page.evaluate(async (s) => (await (await import("./floe.mjs")).load()).exportSession(s), session);
-  return { ctx, log, id, open, exportTrace };
+  // Stops the service worker as Chrome does when it ends an idle one.
+  const stopWorker = async () => {
+    const cdp = await ctx.browser().newBrowserCDPSession();
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    const sw = targetInfos.find((x) => x.type === "service_worker" && x.url.startsWith(`chrome-extension://${id}/`));
+    assert.ok(sw, "no service worker target of the extension");
+    await cdp.send("Target.closeTarget", { targetId: sw.targetId });
+    await cdp.detach();
+  };
+  return { ctx, log, id, open, exportTrace, stopWorker };
 }
 
 // The stream of one run of the example's agent.
@@ -85,16 +97,17 @@ function checkStream(messages, log) {
 const prompts = (files) =>
   recordsOf(files).filter((r) => r.type === "model_msg" && r.payload.type === "text" && r.payload.role === "user").map((r) => r.payload.text);
 
-// No console error, page error or CSP violation in the extension.
+// No console error, page error or CSP violation in the extension's pages and worker.
 function checkQuiet(log) {
   const bad = log.filter((l) => /^(console\.error|page error)|Content Security Policy/i.test(l));
   assert.deepEqual(bad, [], "errors in the extension" + explain(log));
 }
 
-test("extension manifest: MV3 and nothing looser than 'wasm-unsafe-eval'", async () => {
+test("extension manifest: MV3, a module service worker and nothing looser than 'wasm-unsafe-eval'", async () => {
   const manifest = JSON.parse(await readFile(join(EXAMPLE, "manifest.json"), "utf8"));
   assert.equal(manifest.manifest_version, 3);
   assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
+  assert.deepEqual(manifest.background, { service_worker: "background.js", type: "module" });
 });
 
 test("extension: the library files its README copies in are ignored by git", async (t) => {
@@ -138,4 +151,50 @@ test("extension page opened again resumes its stored session", { timeout: 120_00
   assert.deepEqual(prompts(files), ["Reverse 'floe'.", "Reverse 'floe'."], "both runs are in the Trace");
   assert.deepEqual(checkTrace(files, { sessionId: PAGE_SESSION }), []);
   checkQuiet(log);
+});
+
+test("extension service worker runs the agent for a page; closing the page mid-run does not stop it", { timeout: 120_000 }, async (t) => {
+  const { log, open, exportTrace } = await loadExample(t);
+  const first = await open("panel.html");
+  const allow = first.getByRole("button", { name: "Allow" });
+  await allow.waitFor({ timeout: WAIT }).catch(() => assert.fail("panel.html asked for no approval" + explain(log)));
+  await first.close(); // mid-run: the worker waits for a decision
+  const page = await open("panel.html");
+  // The run in flight, from its start: its messages so far, then the question.
+  await page.getByRole("button", { name: "Allow" }).click();
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the worker's run failed: ${result.error}${explain(log)}`);
+  checkStream(result.messages, log);
+  // They crossed a port, which sends JSON: nothing was lost on the way.
+  for (const m of result.messages) assert.deepEqual(JSON.parse(JSON.stringify(m)), m);
+  assert.equal(await page.locator("#reply").innerText(), "Reversed: eolf");
+  assert.equal(await page.locator("#approvals").innerText(), "", "the question is gone once decided");
+  const files = await exportTrace(page, WORKER_SESSION);
+  assert.deepEqual(prompts(files), ["Reverse 'floe'."]);
+  assert.deepEqual(checkTrace(files, { sessionId: WORKER_SESSION }), []);
+  checkQuiet(log);
+});
+
+test("extension service worker stopped mid-run: the page says so, the next run resumes the Trace cleanly", { timeout: 120_000 }, async (t) => {
+  const { log, open, exportTrace, stopWorker } = await loadExample(t);
+  const first = await open("panel.html");
+  await first.getByRole("button", { name: "Allow" }).waitFor({ timeout: WAIT });
+  await stopWorker();
+  const cut = await awaitGlobal(first, "floeResult");
+  assert.match(cut.error ?? "", /stopped mid-run/, "the page learns that the worker is gone" + explain(log));
+  assert.equal(await first.locator("body").getAttribute("data-state"), "disconnected");
+  const before = await exportTrace(first, WORKER_SESSION);
+  assert.ok(recordsOf(before).length > 0, "the cut run stored its records");
+
+  // Its Web Lock went with the worker: the next run resumes the session.
+  const page = await open("panel.html");
+  await page.getByRole("button", { name: "Allow" }).click();
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the resumed run failed: ${result.error}${explain(log)}`);
+  checkStream(result.messages, log);
+  assert.match(await page.locator("#status").innerText(), /^Resumed session-/);
+  const after = await exportTrace(page, WORKER_SESSION);
+  assert.equal(lostRecords(recordsOf(before), recordsOf(after)), null);
+  assert.deepEqual(checkTrace(after, { cut: recordsOf(before).length, sessionId: WORKER_SESSION }), []);
+  assert.deepEqual(prompts(after), ["Reverse 'floe'.", "Reverse 'floe'."]);
 });

@@ -188,7 +188,7 @@ test("openaiCompatible and anthropic in a module Worker", { timeout: 90_000 }, a
   assert.equal(openai.requests[0].headers.origin, origin);
 });
 
-test("an MV3 extension page with host_permissions reaches a server that sends no CORS headers", { timeout: 120_000 }, async (t) => {
+test("an MV3 extension page and its service worker with host_permissions reach a server that sends no CORS headers", { timeout: 120_000 }, async (t) => {
   const srv = await replayServer(t, async (req, res) => {
     res.writeHead(200, SSE_HEADERS); // no Access-Control-* at all
     res.end(openaiStream({ text: ["from ", "the extension"] }));
@@ -203,7 +203,18 @@ test("an MV3 extension page with host_permissions reaches a server that sends no
   for (const f of [...files, "floe.wasm", "wasm_exec.js"]) await cp(join(ROOT, "static", f), join(dir, f));
   const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8"));
   manifest.host_permissions = ["http://127.0.0.1/*"];
+  // Its service worker runs the same code (a service worker has no window and no import()).
+  manifest.background = { service_worker: "model-sw.js", type: "module" };
   await writeFile(join(dir, "manifest.json"), JSON.stringify(manifest));
+  await writeFile(join(dir, "model-sw.js"), `import { load } from "./floe.mjs";
+self.runModel = async (base) => {
+  const floe = await load();
+  const session = floe.createSession({ store: false, llm: floe.openaiCompatible({ baseURL: base, model: "m" }), config: { maxReconnects: 0 } });
+  const out = [];
+  for await (const m of session.run("hi")) if (m.payload.type === "text" || m.payload.type === "request_end") out.push(m.payload.text ?? m.payload.status + " " + (m.payload.error_message ?? ""));
+  return out;
+};
+`);
   await writeFile(join(dir, "model.html"), '<!doctype html><meta charset="utf-8"><script type="module" src="model.js"></script>');
   await writeFile(join(dir, "model.js"), `import { load } from "./floe.mjs";
 window.floeResult = (async () => {
@@ -230,6 +241,9 @@ window.floeResult = (async () => {
   const r = await awaitGlobal(page, "floeResult");
   assert.deepEqual(r, ["from the extension", "completed "], JSON.stringify(r) + explain(log));
   assert.match(srv.requests[0].headers.origin ?? "", /^chrome-extension:\/\//);
+  const fromWorker = await worker.evaluate((base) => self.runModel(base).catch((e) => ({ error: String(e) })), srv.url + "/v1");
+  assert.deepEqual(fromWorker, ["from the extension", "completed "], "in the service worker: " + JSON.stringify(fromWorker) + explain(log));
+  assert.equal(srv.requests.length, 2);
 });
 
 test("idleTimeoutMs in a page: a server that goes silent after its headers ends the request as timeout; one that sends comments does not", { timeout: 60_000 }, async (t) => {
