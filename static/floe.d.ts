@@ -647,7 +647,7 @@ export interface Floe {
    * (handed to llm.loadHistory before the first request, when non-empty),
    * carry-over and counters come from its Trace, which it continues.
    * Rejects with "not_found", "invalid_trace", "storage" or "session_busy"
-   * (another tab, or another session object of this program, is running it).
+   * (another tab or worker, or another session object of this program, is running it).
    */
   resumeSession(id: string, options: ResumeOptions): Promise<Session>;
   /** The stored sessions, most recent activity first. */

@@ -2519,7 +2519,7 @@ const webLocks = (store) => (store !== "memory" ? globalThis.navigator?.locks : 
 const localLocks = new Set(); // the names held in this program
 
 function busy(fn, id, holder) {
-  const who = holder ?? "another tab (or another session object of this program) is running it";
+  const who = holder ?? "another tab or worker (or another session object of this program) is running it";
   return floeError("session_busy", `${fn}: session ${JSON.stringify(id)} is busy: ${who}`);
 }
 

@@ -158,6 +158,16 @@ test("extension service worker runs the agent for a page; closing the page mid-r
   const first = await open("panel.html");
   const allow = first.getByRole("button", { name: "Allow" });
   await allow.waitFor({ timeout: WAIT }).catch(() => assert.fail("panel.html asked for no approval" + explain(log)));
+  // The worker holds the session's Web Lock as a tab does: a page cannot
+  // resume the session while the worker runs it.
+  const busy = await first.evaluate(async (s) => {
+    const floe = await (await import("./floe.mjs")).load();
+    return floe.resumeSession(s, { llm: { async *streamGenerate() {} } }).then(
+      () => "resumed",
+      (e) => `${e.code}: ${e.message}`,
+    );
+  }, WORKER_SESSION);
+  assert.match(busy, /^session_busy: .*another tab or worker/);
   await first.close(); // mid-run: the worker waits for a decision
   const page = await open("panel.html");
   // The run in flight, from its start: its messages so far, then the question.
