@@ -273,7 +273,12 @@ async function instantiate(src, imports) {
   try {
     resp = await fetch(url);
   } catch (e) {
-    throw floeError("bad_wasm", `load: fetching ${url.href}: ${errMessage(e)}`);
+    // A file an extension lacks fails the fetch (there is no 404), as a
+    // server that cannot be reached does.
+    throw floeError(
+      "bad_wasm",
+      `load: fetching ${url.href}: ${errMessage(e)}; is floe.wasm there? Put it next to floe.mjs (with the other files of the package), or pass load({ wasm }) its URL`,
+    );
   }
   return fromResponse(resp, imports, url.href);
 }

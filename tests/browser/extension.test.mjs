@@ -26,12 +26,13 @@ async function readmeFiles() {
   return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
 }
 
-/** The example plus the library files, loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }. */
-async function loadExample(t) {
+/** The example plus the library files (but omit), loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }. */
+async function loadExample(t, { omit } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(EXAMPLE, dir, { recursive: true });
   for (const f of await readmeFiles()) {
+    if (f === omit) continue;
     await cp(join(ROOT, "static", f), join(dir, f)).catch((e) => {
       throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
     });
@@ -132,6 +133,14 @@ test("extension page runs a session", { timeout: 120_000 }, async (t) => {
   assert.equal(await page.locator("#reply").innerText(), "Reversed: eolf");
   assert.equal(await page.locator("body").getAttribute("data-state"), "done");
   checkQuiet(log);
+});
+
+test("extension without floe.wasm: the page's error says where the file belongs", { timeout: 120_000 }, async (t) => {
+  // An extension has no 404: a missing file fails the fetch, and the error
+  // said only "Failed to fetch".
+  const { log, open } = await loadExample(t, { omit: "floe.wasm" });
+  const result = await awaitGlobal(await open("session.html"), "floeResult");
+  assert.match(result.error ?? "", /load: fetching chrome-extension:\/\/\w+\/floe\.wasm: .*Put it next to floe\.mjs/, explain(log));
 });
 
 test("extension page opened again resumes its stored session", { timeout: 120_000 }, async (t) => {
