@@ -6,7 +6,7 @@
 // the worker's end resumes cleanly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -26,8 +26,11 @@ async function readmeFiles() {
   return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
 }
 
-/** The example plus the library files (but omit), loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }. */
-async function loadExample(t, { omit } = {}) {
+/**
+ * The example plus the library files (but omit) and files, its manifest's
+ * keys replaced by manifest's, loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }.
+ */
+async function loadExample(t, { omit, files = {}, manifest = {} } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(EXAMPLE, dir, { recursive: true });
@@ -37,6 +40,9 @@ async function loadExample(t, { omit } = {}) {
       throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
     });
   }
+  for (const [f, text] of Object.entries(files)) await writeFile(join(dir, f), text);
+  const base = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8"));
+  await writeFile(join(dir, "manifest.json"), JSON.stringify({ ...base, ...manifest }));
   const { ctx, log } = await launch(t, {
     args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
     ignoreDefaultArgs: ["--disable-extensions"],
@@ -191,6 +197,35 @@ test("extension service worker runs the agent for a page; closing the page mid-r
   const files = await exportTrace(page, WORKER_SESSION);
   assert.deepEqual(prompts(files), ["Reverse 'floe'."]);
   assert.deepEqual(checkTrace(files, { sessionId: WORKER_SESSION }), []);
+  checkQuiet(log);
+});
+
+test("extension service worker: a content script follows the worker's run over a port and gets the messages as the page does", { timeout: 120_000 }, async (t) => {
+  // A content script of a web page connects as panel.html does; it keeps
+  // what it got in the page's DOM, which both worlds share.
+  const follow = `const port = chrome.runtime.connect({ name: "floe" });
+const got = [];
+port.onMessage.addListener((msg) => {
+  if (msg.message) got.push(msg.message);
+  if (msg.end) document.documentElement.dataset.floe = JSON.stringify(got);
+});
+document.documentElement.dataset.connected = "yes";`;
+  const { ctx, log, open } = await loadExample(t, {
+    files: { "follow.js": follow },
+    manifest: { content_scripts: [{ matches: ["http://floe.test/*"], js: ["follow.js"] }] },
+  });
+  await ctx.route("http://floe.test/**", (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>A web page</title>" }));
+  const web = await ctx.newPage();
+  await web.goto("http://floe.test/");
+  await web.waitForFunction(() => document.documentElement.dataset.connected === "yes");
+  const page = await open("panel.html");
+  await page.getByRole("button", { name: "Allow" }).click();
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the worker's run failed: ${result.error}${explain(log)}`);
+  await web.waitForFunction(() => document.documentElement.dataset.floe !== undefined);
+  const got = JSON.parse(await web.evaluate(() => document.documentElement.dataset.floe));
+  checkStream(got, log);
+  assert.deepEqual(got, result.messages);
   checkQuiet(log);
 });
 
