@@ -489,7 +489,7 @@ export interface SessionOptions {
   clock?: Clock | undefined;
   /** Also receives every Trace record, whatever the store. */
   trace?: TraceSink | undefined;
-  /** Failures that do not change the stream (store failures: kind "trace"). */
+  /** Failures that do not change the stream (store failures: kind "trace"). Default: console.warn("floe: <kind>: <message>"); () => {} silences them. */
   onDiagnostic?: ((d: Diagnostic) => void) | undefined;
   /** How long a callback may run on after its abort before it is abandoned (default 1000). 0 … 2^31 − 1. */
   abortGraceMs?: number | undefined;

@@ -1254,11 +1254,9 @@ function sessionSpec(api, fn, opts, own, needMeta = true) {
     throw badArg(`${fn}: foldInputImages`, "a function", foldInputImages);
   }
   const diag = (kind, message) => {
-    if (onDiagnostic) {
-      try {
-        onDiagnostic({ kind, message });
-      } catch {}
-    }
+    try {
+      (onDiagnostic ?? warnDiagnostic)({ kind, message });
+    } catch {}
   };
   return [
     needMeta ? jsonArg(meta, `${fn}: meta`) : undefined,
@@ -1268,18 +1266,23 @@ function sessionSpec(api, fn, opts, own, needMeta = true) {
     tools == null ? undefined : jsonArg(tools, `${fn}: tools`),
     config,
     newLLM == null ? undefined : isModel(newLLM) ? modelSpec(api, newLLM) : newLLMHost(api, newLLM, `${fn}: newLLM`),
-    onDiagnostic == null
-      ? undefined
-      : (kind, message, stack) => {
-          try {
-            onDiagnostic(stack ? { kind, message, stack } : { kind, message });
-          } catch {}
-        },
+    (kind, message, stack) => {
+      try {
+        (onDiagnostic ?? warnDiagnostic)(stack ? { kind, message, stack } : { kind, message });
+      } catch {}
+    },
     clock == null ? undefined : clockHost(api, clock, now, sleep),
     trace == null ? undefined : traceHost(trace, write, rotate, diag),
     foldInputImages == null ? undefined : foldHost(api, foldInputImages),
     abortGraceMs ?? undefined,
   ];
+}
+
+// warnDiagnostic reports a diagnostic of a session made without
+// onDiagnostic on the console: a Trace write that failed (a full quota, an
+// id already stored) lost records without a word.
+function warnDiagnostic(d) {
+  console.warn(`floe: ${d.kind}: ${d.message}` + (d.stack ? "\n" + d.stack : ""));
 }
 
 // sessionRef splits what createSession, createSubagent and resumeSession

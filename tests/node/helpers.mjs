@@ -3,7 +3,11 @@ import { load } from "../../static/floe-node.mjs";
 
 export const floe = await load();
 
-export const meta = (id = "session-test") => ({
+// Each session without an id of its own gets a fresh one: the memory store
+// is the process's, and a second session of a stored id writes nothing
+// (and warns).
+let metas = 0;
+export const meta = (id = `session-test-${++metas}`) => ({
   session_id: id,
   provider: "test",
   model_id: "scripted",

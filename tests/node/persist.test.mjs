@@ -229,6 +229,22 @@ test("createSession with a stored id does not write into it; store: false writes
   assert.deepEqual(await floe.exportSession(id), before);
   assert.ok(diags.some((d) => d.kind === "trace" && /already exists/.test(d.message)), JSON.stringify(diags));
 
+  // Without onDiagnostic the loss is on the console, not silent: a page
+  // that made its session anew at every load lost every later run so.
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args.join(" "));
+  try {
+    const again = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("y")) });
+    await collect(again.run("once more"));
+    await again.close();
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(await floe.exportSession(id), before);
+  assert.equal(warned.length, 1, JSON.stringify(warned));
+  assert.match(warned[0], new RegExp(`^floe: trace: trace: append "${id}": session already exists: .*resume the stored session`));
+
   const none = newID("none");
   await runOnce(none, false);
   await rejects(floe.exportSession(none), "not_found");
