@@ -153,11 +153,15 @@ func clip(s string, n int) string {
 
 // ErrorFields reads the type, code and message of a JSON error in the
 // shapes the providers use: {"error":{"type","code","message"}},
-// {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}.
+// {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}, and
+// any of them as the first of a list (Gemini's [{"error":{…}}]).
 func ErrorFields(body []byte) (typ, code, msg string) {
 	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
+		if len(path) > 2 && path[0] == '[' {
+			path = path[3:]
+		}
 		switch string(path) {
-		case "error.type", "type":
+		case "error.type", "type", "error.status": // Google's status: INVALID_ARGUMENT…
 			if t := omni.JSONString(val); t != "error" && (typ == "" || len(path) > 4) {
 				typ = t
 			}

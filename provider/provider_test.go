@@ -178,6 +178,9 @@ func TestErrorEvent(t *testing.T) {
 		{`{"error":{"type":"invalid_request_error","code":401,"message":"no"}}`, "auth", "x: error event: invalid_request_error (401): no"},
 		{`{"error":{"code":503,"message":"busy"}}`, "timeout", "x: error event: 503: busy"},
 		{`{"error":{"type":"invalid_request_error","code":"context_length_exceeded","message":"too long"}}`, "failed", "x: error event: invalid_request_error (context_length_exceeded): too long"},
+		// Google's: a list of one error, its status a name.
+		{"[{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Quota exceeded\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n]", "timeout", "x: error event: RESOURCE_EXHAUSTED (429): Quota exceeded"},
+		{`[{"error":{"code":400,"message":"Invalid reasoning_effort","status":"INVALID_ARGUMENT"}}]`, "failed", "x: error event: INVALID_ARGUMENT (400): Invalid reasoning_effort"},
 	} {
 		typ, code, msg := ErrorFields([]byte(c.body))
 		if f := ErrorEvent("x", typ, code, msg); f.Status != c.status || f.Message != c.msg {

@@ -40,10 +40,10 @@ type call struct {
 }
 
 type toolDelta struct {
-	_              [0]func() // not comparable: no generated equality code
-	index          int
-	id, name, args string
-	hasIndex       bool
+	_                     [0]func() // not comparable: no generated equality code
+	index                 int
+	id, name, args, extra string
+	hasIndex              bool
 }
 
 // Usage returns the counts the stream stated and the request total.
@@ -131,6 +131,12 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		} else {
 			d.tool.args = omni.JSONString(val)
 		}
+	case "choices[].delta.tool_calls[].extra_content":
+		// Gemini 3's thought signature ({"google":{"thought_signature":…}}),
+		// which must come back on the call: kept in its fidelity.
+		if kind == '}' {
+			d.tool.extra = string(val)
+		}
 	case "choices[].delta.tool_calls[]":
 		if !d.tool.hasIndex {
 			d.tool.index = d.nTools
@@ -199,6 +205,9 @@ func (d *Decoder) apply() {
 		}
 		e.ToolName(key, t.name)
 		e.ToolArgs(key, t.args)
+		if t.extra != "" {
+			e.SetFidelity(key, omni.RawJSON(t.extra))
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -104,8 +105,77 @@ func geminiChunk(delta, finish, usage string) string {
 var geminiWeather = []omni.ToolDefinition{{Name: "get_weather", Description: "The weather in a city.",
 	Parameters: omni.RawJSON(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
 
+// The two requests of a tool loop: the call streams whole, without index,
+// its signature in extra_content, and ends with finish_reason "stop"; the
+// next request sends the call back with its extra_content as it came.
+func TestGeminiToolLoopSignature(t *testing.T) {
+	s := newGeminiServer(t,
+		geminiReply{200, geminiSSE(
+			geminiChunk(`{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"CpMCAdHtim9sig/A+="}},"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"function-call-9391452301816236913","type":"function"}]}`, "", ""),
+			geminiChunk(`{"role":"assistant"}`, "stop", `{"completion_tokens":17,"prompt_tokens":61,"total_tokens":142}`))},
+		geminiReply{200, geminiSSE(
+			geminiChunk(`{"content":"It is 18°C in Paris.","role":"assistant"}`, "", ""),
+			geminiChunk(`{"role":"assistant"}`, "stop", `{"completion_tokens":9,"prompt_tokens":95,"total_tokens":104}`))},
+	)
+	m := s.model(t)
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Weather in Paris?")}, Tools: geminiWeather})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	calls := c.Calls()
+	if len(calls) != 1 || calls[0].Payload.Name != "get_weather" || calls[0].Payload.Arguments != `{"city":"Paris"}` || calls[0].Payload.ToolCallID != "function-call-9391452301816236913" {
+		t.Fatalf("calls %v", c.Complete())
+	}
+	if u := m.Usage(); u.Input != 61 || u.Output != 17 {
+		t.Errorf("usage %+v", u)
+	}
+	_, out = run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("function-call-9391452301816236913", "18°C", omni.StatusCompleted)}, Tools: geminiWeather})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("second outcome %+v", out)
+	}
+	if s.paths[0] != "/v1beta/openai/chat/completions" {
+		t.Errorf("path %s", s.paths[0])
+	}
+	msgs := s.bodies[1]["messages"].([]any)
+	if got, want := js(msgs[1:]), `[{"content":"","role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"CpMCAdHtim9sig/A+="}},"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"function-call-9391452301816236913","type":"function"}]},{"content":"18°C","role":"tool","tool_call_id":"function-call-9391452301816236913"}]`; got != want {
+		t.Errorf("second request\n got %s\nwant %s", got, want)
+	}
+}
+
+// The signature is in the tool call's fidelity, so it lives in the Trace:
+// a context resumed from the messages as written (LoadHistory) sends it
+// back as the live one does.
+func TestGeminiSignatureAfterResume(t *testing.T) {
+	s := newGeminiServer(t,
+		geminiReply{200, geminiSSE(
+			geminiChunk(`{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Q2lRQmp6MXJY"}},"function":{"arguments":"{\"city\":\"Oslo\"}","name":"get_weather"},"id":"function-call-7","type":"function"}]}`, "stop", "")),
+		},
+		geminiReply{200, geminiSSE(geminiChunk(`{"content":"Cold.","role":"assistant"}`, "stop", ""))},
+	)
+	c, _ := run(t, s.model(t), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Oslo?")}, Tools: geminiWeather})
+	call := c.Calls()
+	if len(call) != 1 {
+		t.Fatalf("messages %v", c.Complete())
+	}
+	written := call[0].AppendJSON(nil)
+	if !strings.Contains(string(written), `"fidelity":{"google":{"thought_signature":"Q2lRQmp6MXJY"}}`) {
+		t.Errorf("tool call as written: %s", written)
+	}
+	read, err := omni.Decode(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.model(t)
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("Oslo?"), read})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("function-call-7", "-3°C", omni.StatusCompleted)}, Tools: geminiWeather})
+	if got := js(s.bodies[1]["messages"].([]any)[1].(map[string]any)["tool_calls"]); !strings.Contains(got, `"extra_content":{"google":{"thought_signature":"Q2lRQmp6MXJY"}}`) {
+		t.Errorf("resumed context sent %s", got)
+	}
+}
+
 // Parallel calls: in one chunk or one chunk each, without index, the
-// signature on the first only. Each is a call of its own.
+// signature on the first only. Each is a call of its own, and only the
+// first goes back with a signature.
 func TestGeminiParallelCalls(t *testing.T) {
 	first := `{"extra_content":{"google":{"thought_signature":"EjQKMgEMOdbH"}},"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"function-call-1","type":"function"}`
 	second := `{"function":{"arguments":"{\"city\":\"Rome\"}","name":"get_weather"},"id":"function-call-2","type":"function"}`
@@ -117,18 +187,16 @@ func TestGeminiParallelCalls(t *testing.T) {
 			geminiChunk(`{"role":"assistant"}`, "stop", `{"completion_tokens":30,"prompt_tokens":61,"total_tokens":91}`)),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := newGeminiServer(t, geminiReply{200, stream})
+			s := newGeminiServer(t, geminiReply{200, stream}, geminiReply{200, geminiSSE(geminiChunk(`{"content":"Mild in both.","role":"assistant"}`, "stop", ""))})
 			m := s.model(t)
 			c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Paris and Rome?")}, Tools: geminiWeather})
 			if out.Status != omni.StatusCompleted || len(c.Calls()) != 2 {
 				t.Fatalf("outcome %+v, messages %v", out, c.Complete())
 			}
-			var got []string
-			for _, c := range c.Calls() {
-				got = append(got, c.Payload.ToolCallID+" "+c.Payload.Arguments)
-			}
-			if g, want := strings.Join(got, ", "), `function-call-1 {"city":"Paris"}, function-call-2 {"city":"Rome"}`; g != want {
-				t.Errorf("calls %s, want %s", g, want)
+			run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("function-call-1", "19°C", omni.StatusCompleted), omni.ToolOutput("function-call-2", "21°C", omni.StatusCompleted)}})
+			msgs := s.bodies[1]["messages"].([]any)
+			if got, want := js(msgs[1].(map[string]any)["tool_calls"]), `[`+first+`,`+second+`]`; got != js(json.RawMessage(want)) {
+				t.Errorf("calls sent back\n got %s\nwant %s", got, js(json.RawMessage(want)))
 			}
 		})
 	}
@@ -149,5 +217,39 @@ func TestGeminiTextSignatureAndUsage(t *testing.T) {
 	last := c.Last()
 	if got, want := js(last.Payload.Request()), `{"cache_read":0,"cache_write":0,"output":3,"total":40}`; got != want {
 		t.Errorf("request usage %s, want %s", got, want)
+	}
+}
+
+// Gemini's errors are a JSON list of one error object; the message it
+// holds is the failure's.
+func TestGeminiErrors(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		body      string
+		want      string
+		permanent bool
+		contains  []string
+	}{
+		{400, "[{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n]\n",
+			omni.StatusFailed, true, []string{"HTTP 400", "INVALID_ARGUMENT", "Function call is missing a thought_signature"}},
+		{400, `[{"error":{"code":400,"message":"Invalid reasoning_effort: minimal. Valid values are: high, low, medium, none","status":"INVALID_ARGUMENT"}}]`,
+			omni.StatusFailed, true, []string{"Invalid reasoning_effort: minimal"}},
+		{429, "[{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"You exceeded your current quota, please check your plan and billing details.\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n]\n",
+			omni.StatusTimeout, false, []string{"HTTP 429", "You exceeded your current quota"}},
+		{401, `[{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]`,
+			omni.StatusAuth, false, []string{"API key not valid"}},
+	} {
+		t.Run(tc.want+" "+tc.contains[len(tc.contains)-1], func(t *testing.T) {
+			s := newGeminiServer(t, geminiReply{tc.status, tc.body})
+			_, out := run(t, s.model(t), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+			if string(out.Status) != tc.want || out.Permanent != tc.permanent {
+				t.Errorf("outcome %+v, want %s (permanent %v)", out, tc.want, tc.permanent)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(out.ErrorMessage, want) {
+					t.Errorf("error message %q lacks %q", out.ErrorMessage, want)
+				}
+			}
+		})
 	}
 }

@@ -161,6 +161,9 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 			if p := &turn[i].Payload; p.Type == omni.ToolCall {
 				w.Lit("{")
 				w.KeyStr("id", p.ToolCallID)
+				if f := p.Fidelity(); len(f) > 0 {
+					w.KeyRaw("extra_content", f) // Gemini's thought signature, as it came
+				}
 				w.Lit(`"type":"function","function":{`)
 				w.KeyStr("name", p.Name)
 				w.KeyStr("arguments", string(provider.ObjectOr(p.Arguments))) // servers that parse it (vLLM, Ollama) refuse "" or a cut-off object
