@@ -369,3 +369,45 @@ test("a tool task over two requests, then compaction with a fresh context of the
   assert.match(textOf(last.at(-1).content), /And now\?$/);
   await resumed.close();
 });
+
+// Google's Gemini API through its OpenAI endpoint, its base URL as
+// Google's page gives it (a trailing slash), bytes hand-made from its
+// documentation: a tool call whole without index, its thought signature in
+// extra_content, finish_reason "stop". The signature reaches the tool
+// call's fidelity in JavaScript and goes back on the call in the next
+// request (Gemini 3 answers 400 without it); then a resumed session sends
+// it again from the Trace.
+test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, after a resume too", async (t) => {
+  const bodies = [];
+  const chunk = (delta, finish) => `data: ${JSON.stringify({ choices: [{ delta, ...(finish ? { finish_reason: finish } : {}), index: 0 }], model: "gemini-3-flash-preview", object: "chat.completion.chunk" })}\n\n`;
+  const call = { extra_content: { google: { thought_signature: "CpMCAdHtim9sig/A+=" } }, function: { arguments: '{"city":"Oslo"}', name: "get_weather" }, id: "function-call-42", type: "function" };
+  const srv = await replayServer(t, async (req, res, body) => {
+    const n = bodies.push({ url: req.url, body: JSON.parse(body) });
+    res.writeHead(200, SSE_HEADERS);
+    if (n === 1) res.end(chunk({ role: "assistant", tool_calls: [call] }) + chunk({ role: "assistant" }, "stop") + "data: [DONE]\n\n");
+    else res.end(chunk({ role: "assistant", content: "Cold." }, "stop") + "data: [DONE]\n\n");
+  });
+  const model = floe.openaiCompatible({ baseURL: `${srv.url}/v1beta/openai/`, model: "gemini-3-flash-preview", apiKey: "AIza-test" });
+  const session = floe.createSession({
+    meta: meta("session-2026-12-02-09-00-00-0000abcd"),
+    store: "memory",
+    llm: model,
+    tools: [{ name: "get_weather", description: "Weather", parameters: { type: "object" } }],
+    environment: {
+      async *executeTool({ toolCall }) {
+        yield { type: "model_msg", payload: { type: "tool_call_output", role: "user", output: "-3°C", tool_call_id: toolCall.payload.tool_call_id, stop_reason: "completed" } };
+      },
+    },
+  });
+  const msgs = await collect(session.run("Oslo?", { approve: async () => "allow" }));
+  assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["completed", "completed"]);
+  assert.equal(bodies[0].url, "/v1beta/openai/chat/completions");
+  assert.deepEqual(find(msgs, "tool_call")[0].payload.fidelity, call.extra_content);
+  const sent = (i) => bodies[i].body.messages.find((m) => m.role === "assistant" && m.tool_calls).tool_calls[0];
+  assert.deepEqual(sent(1), call);
+  await session.close();
+  const resumed = await floe.resumeSession("session-2026-12-02-09-00-00-0000abcd", { llm: model, store: "memory" });
+  await collect(resumed.run("And Rome?"));
+  assert.deepEqual(sent(2), call);
+  await resumed.close();
+});
