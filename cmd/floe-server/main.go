@@ -12,6 +12,7 @@
 //	            [--system TEXT] [--context-window N]
 //	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
 //	            [--token T] [--origin https://app.example,…] [--replay-events N]
+//	            [--keep-warm N]
 //
 // --dir :memory: keeps Traces in memory. The token may also come from the
 // FLOE_TOKEN environment variable. With --port 0 the system picks a port;
@@ -89,6 +90,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	token := fs.String("token", "", "bearer token required on every route (default: $FLOE_TOKEN; empty: none)")
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
+	keepWarm := fs.Int("keep-warm", host.DefaultKeepWarm, "idle sessions that keep their model context in memory between runs; the others resume from their Trace at their next run (0: none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return server.Config{}, "", err
@@ -120,12 +122,18 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *replay < 0 {
 		return server.Config{}, "", fmt.Errorf("--replay-events %d: want 0 or more (0: 10,000)", *replay)
 	}
+	if *keepWarm < 0 {
+		return server.Config{}, "", fmt.Errorf("--keep-warm %d: want 0 or more", *keepWarm)
+	}
+	if *keepWarm == 0 {
+		*keepWarm = -1 // host.Config: none
+	}
 	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, set, getenv)
 	if err != nil {
 		return server.Config{}, "", err
 	}
 	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
-		Channel: transport.Options{MaxEvents: *replay}}
+		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm}
 	if *dir == ":memory:" {
 		cfg.Dir = ""
 	}

@@ -196,6 +196,7 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--origin", "a.example"}, `--origin "a.example": want origins`},
 		{nil, []string{"--delay", "-5s"}, "--delay -5s: want 0 or more"},
 		{nil, []string{"--replay-events", "-1"}, "--replay-events -1: want 0 or more"},
+		{nil, []string{"--keep-warm", "-2"}, "--keep-warm -2: want 0 or more"},
 		{nil, []string{"--system", "Hi"}, "--system: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--context-window", "lots"}, `--context-window "lots": want a number of tokens`},
 	}

@@ -40,7 +40,11 @@ func TestTwoServersOneDirectory(t *testing.T) {
 	st.next()
 	a.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
 	st.until(serverEvent("approval_request"))
+	// Looking at it takes no lock: its engine is resumed at its first run.
+	b.must(200, "GET", "/api/sessions/"+id, "")
+	b.must(200, "GET", "/api/sessions/"+id+"/messages", "")
 	b.wantBusy("POST", "/api/sessions/"+id+"/tasks", `{"input":"mine"}`, me)
+	b.wantBusy("POST", "/api/sessions/"+id+"/compact", "", me)
 	b.wantBusy("DELETE", "/api/sessions/"+id, "", me)
 	a.must(202, "POST", "/api/sessions/"+id+"/abort", "")
 	st.until(taskState("idle"))

@@ -67,8 +67,14 @@ type task struct {
 // ID returns the session id.
 func (h *Host) ID() string { return h.id }
 
-// Session returns the engine session.
-func (h *Host) Session() *engine.Session { return h.sess }
+// Session returns the engine session: nil until the session's first run or
+// compaction, and again once it has been idle long enough to let its
+// engine go (Config.KeepWarm).
+func (h *Host) Session() *engine.Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sess
+}
 
 // State returns idle, running or compacting.
 func (h *Host) State() string {

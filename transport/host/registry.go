@@ -42,7 +42,16 @@ type Config struct {
 	// User is the per-user channel's key suffix ("user:<User>"); "" = "local".
 	User         string
 	OnDiagnostic func(engine.Diagnostic)
+	// KeepWarm is how many idle sessions keep their engine and model
+	// context (the history the model was handed) between runs; past it,
+	// the one idle the longest lets them go and resumes from its Trace at
+	// its next run or compaction, as after a restart. 0 = DefaultKeepWarm;
+	// < 0 = none.
+	KeepWarm int
 }
+
+// DefaultKeepWarm is Config.KeepWarm's default.
+const DefaultKeepWarm = 8
 
 // Registry is the set of sessions a server hosts.
 type Registry struct {
@@ -50,6 +59,12 @@ type Registry struct {
 
 	mu    sync.Mutex
 	hosts map[string]*Host
+
+	// warm holds the idle hosts that keep an engine, each with the order
+	// it went idle in; a leaf lock, taken with a host's mu held.
+	warmMu  sync.Mutex
+	warmSeq uint64
+	warm    map[*Host]uint64
 }
 
 // NewRegistry returns an empty registry over cfg.Store; stored sessions are
@@ -67,7 +82,10 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	if cfg.User == "" {
 		cfg.User = "local"
 	}
-	return &Registry{cfg: cfg, hosts: map[string]*Host{}}, nil
+	if cfg.KeepWarm == 0 {
+		cfg.KeepWarm = DefaultKeepWarm
+	}
+	return &Registry{cfg: cfg, hosts: map[string]*Host{}, warm: map[*Host]uint64{}}, nil
 }
 
 func (r *Registry) now() time.Time {
@@ -118,8 +136,8 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	if err := w.Write(context.WithoutCancel(ctx), meta); err != nil {
 		return nil, newErr(500, "store_failed", err.Error())
 	}
-	h, err := r.newHost(meta, w, &engine.Snapshot{MetaWritten: true}, mode)
-	if err != nil {
+	h := r.newHost(id, mode)
+	if err := h.startEngine(meta, w, &engine.Snapshot{MetaWritten: true}); err != nil {
 		return nil, err
 	}
 	r.hosts[id] = h
@@ -127,27 +145,53 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	return h, nil
 }
 
-func (r *Registry) newHost(meta omni.Message, w engine.TraceSink, snap *engine.Snapshot, mode string) (*Host, error) {
+func (r *Registry) newHost(id, mode string) *Host {
+	return &Host{reg: r, id: id, state: transport.StateIdle, mode: mode}
+}
+
+// startEngine gives h an engine over w from snap; h.mu is held, or h is
+// not shared yet.
+func (h *Host) startEngine(meta omni.Message, w engine.TraceSink, snap *engine.Snapshot) error {
+	r := h.reg
 	wire, err := r.cfg.Wire(meta)
 	if err != nil {
-		return nil, newErr(500, "model_failed", err.Error())
+		return newErr(500, "model_failed", err.Error())
 	}
-	h := &Host{reg: r, id: meta.Payload.SessionID(), state: transport.StateIdle, mode: mode}
 	sess, err := engine.New(engine.Config{
 		Meta: meta, LLM: wire.LLM, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
 		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: sink{h, w}, Resume: snap,
 		OnDiagnostic: r.cfg.OnDiagnostic,
 	})
 	if err != nil {
-		return nil, newErr(500, "engine_failed", err.Error())
+		return newErr(500, "engine_failed", err.Error())
 	}
 	h.sess = sess
-	return h, nil
+	return nil
 }
 
-// Get returns the host of id, resuming it from its Trace (ENGINE.md §17)
-// when it is not loaded; ErrNotFound (naming id) when the store has no
-// such session.
+// resume gives h its engine, resumed from the Trace (ENGINE.md §17), when
+// it has none: at its first run or compaction, not when it is opened, so
+// that a session only looked at (its page, its stream, its history) holds
+// none of its history in memory. h.mu and the session's lock are held (a
+// resume may write, E-17.4).
+func (h *Host) resume() error {
+	if h.sess != nil {
+		return nil
+	}
+	r := h.reg
+	res, err := trace.Resume(context.Background(), r.cfg.Store, h.id, r.now)
+	if errors.Is(err, trace.ErrNotFound) {
+		return notFound(h.id)
+	}
+	if err != nil {
+		return newErr(500, "resume_failed", err.Error())
+	}
+	return h.startEngine(res.Meta, res.Writer, &res.Snapshot)
+}
+
+// Get returns the host of id, opening it when it is not loaded (its engine
+// is resumed from the Trace at its first run or compaction); ErrNotFound
+// (naming id) when the store has no such session.
 func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if trace.ValidateID(id) != nil {
 		return nil, notFound(id)
@@ -157,24 +201,65 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if h, ok := r.hosts[id]; ok {
 		return h, nil
 	}
-	release, err := r.lock(id) // a resume may write (E-17.4)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := trace.Resume(ctx, r.cfg.Store, id, r.now)
-	if errors.Is(err, trace.ErrNotFound) {
+	files, err := r.cfg.Store.Files(ctx, id)
+	if errors.Is(err, trace.ErrNotFound) || err == nil && len(files) == 0 {
 		return nil, notFound(id)
 	}
 	if err != nil {
-		return nil, newErr(500, "resume_failed", err.Error())
+		return nil, newErr(500, "store_failed", err.Error())
 	}
-	h, err := r.newHost(res.Meta, res.Writer, &res.Snapshot, r.cfg.Mode)
-	if err != nil {
-		return nil, err
-	}
+	h := r.newHost(id, r.cfg.Mode)
 	r.hosts[id] = h
 	return h, nil
+}
+
+// idle notes that h, which has an engine, went idle; it returns the hosts
+// to cool (Config.KeepWarm). h.mu is held.
+func (r *Registry) idle(h *Host) []*Host {
+	r.warmMu.Lock()
+	defer r.warmMu.Unlock()
+	r.warmSeq++
+	r.warm[h] = r.warmSeq
+	var out []*Host
+	for len(r.warm) > max(r.cfg.KeepWarm, 0) {
+		var oldest *Host
+		for c, seq := range r.warm {
+			if oldest == nil || seq < r.warm[oldest] {
+				oldest = c
+			}
+		}
+		out = append(out, oldest)
+		delete(r.warm, oldest)
+	}
+	return out
+}
+
+// busy takes h out of the idle hosts; h.mu is held.
+func (r *Registry) busy(h *Host) {
+	r.warmMu.Lock()
+	delete(r.warm, h)
+	r.warmMu.Unlock()
+}
+
+// rewarmed reports whether h went idle again after c was chosen.
+func (r *Registry) rewarmed(h *Host) bool {
+	r.warmMu.Lock()
+	defer r.warmMu.Unlock()
+	_, ok := r.warm[h]
+	return ok
+}
+
+// cool lets the engine of each host go (see Config.KeepWarm) unless it
+// went busy, or idle again, since it was chosen. No host's mu is held.
+func cool(hosts []*Host) {
+	for _, h := range hosts {
+		h.mu.Lock()
+		if h.sess != nil && h.state == transport.StateIdle && len(h.untraced) == 0 && !h.reg.rewarmed(h) {
+			h.sess.Close()
+			h.sess = nil
+		}
+		h.mu.Unlock()
+	}
 }
 
 // locker is a Store that holds a session for one writer across processes
@@ -252,7 +337,12 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	defer release()
-	h.sess.Close()
+	h.mu.Lock()
+	if h.sess != nil {
+		h.sess.Close()
+	}
+	h.mu.Unlock()
+	r.busy(h)
 	r.mu.Lock()
 	delete(r.hosts, id)
 	r.mu.Unlock()

@@ -66,10 +66,16 @@ func (h *Host) startLocked(t Task) error {
 	if err != nil {
 		return err
 	}
+	cold := h.sess == nil
+	if err := h.resume(); err != nil {
+		release()
+		return err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := h.sess.Start(ctx, t.Input, engine.RunOptions{Approve: h.approve, ApproveHonorsCancel: true, ThinkingLevel: t.ThinkingLevel})
 	if err != nil {
 		cancel()
+		h.letGo(cold)
 		release()
 		if errors.Is(err, engine.ErrBusy) {
 			return ErrTaskInProgress
@@ -90,6 +96,7 @@ func (h *Host) startLocked(t Task) error {
 // begin takes the channel for the run, which holds the session's lock
 // until it ends (release); h.mu is held.
 func (h *Host) begin(cancel context.CancelFunc, release func()) {
+	h.reg.busy(h)
 	h.release = release
 	h.ch = h.channel()
 	h.ch.SetBusy(true)
@@ -135,13 +142,22 @@ func (h *Host) consume(run *engine.Run) {
 		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
 	}
+	idle, done := h.end()
+	cool(idle)
+	close(done) // Wait returns once the hosts are cooled
+}
+
+// end ends the run in flight and starts the next queued task; when none
+// starts, it returns the idle hosts to cool (Config.KeepWarm). done is the
+// run's, to close.
+func (h *Host) end() (idle []*Host, done chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.denyPending()
 	h.cancel()
 	h.cancel = nil
 	h.agg = omni.Aggregator{}
-	close(h.done)
+	done = h.done
 	h.release() // before idle is told: whoever sees it may take the lock
 	h.release = nil
 	h.setState(transport.StateIdle)
@@ -151,9 +167,13 @@ func (h *Host) consume(run *engine.Run) {
 		next := h.followUps[0]
 		h.followUps = h.followUps[1:]
 		if h.startLocked(next.Task) == nil {
-			return
+			return nil, done
 		}
 	}
+	if h.closed {
+		return nil, done
+	}
+	return h.reg.idle(h), done
 }
 
 // Steer queues text (and images: web or data: URLs) for the run in flight;
@@ -177,12 +197,13 @@ func (h *Host) Steer(text string, images []string) error {
 		return badRequest("steer: want a non-empty text or images")
 	}
 	h.mu.Lock()
+	sess := h.sess
 	running := h.state == transport.StateRunning
 	h.mu.Unlock()
-	if !running {
+	if !running || sess == nil {
 		return ErrNotRunning
 	}
-	ok, err := h.sess.Steer(msgs)
+	ok, err := sess.Steer(msgs)
 	if err != nil {
 		return badRequest("steer: " + err.Error())
 	}
@@ -206,7 +227,8 @@ func (h *Host) Abort() bool {
 	return true
 }
 
-// Wait blocks until the run in flight, if any, has ended or ctx is done.
+// Wait blocks until the run in flight, if any, has ended (and the idle
+// hosts past Config.KeepWarm have let their engines go) or ctx is done.
 func (h *Host) Wait(ctx context.Context) error {
 	h.mu.Lock()
 	done := h.done
@@ -223,7 +245,12 @@ func (h *Host) Wait(ctx context.Context) error {
 }
 
 // RetryNow skips a pending reconnect wait; false when none is pending.
-func (h *Host) RetryNow() bool { return h.sess.SkipReconnectWait() }
+func (h *Host) RetryNow() bool {
+	h.mu.Lock()
+	sess := h.sess
+	h.mu.Unlock()
+	return sess != nil && sess.SkipReconnectWait()
+}
 
 // Compact starts a manual compaction (state compacting) whose stream is
 // relayed like a run's.
@@ -233,22 +260,34 @@ func (h *Host) Compact() error {
 	if h.state != transport.StateIdle {
 		return ErrTaskInProgress
 	}
-	switch h.sess.Compactability() {
-	case engine.CompactUnsupported:
-		return ErrNoCompaction
-	case engine.CompactEmpty:
-		return ErrNothingToCompact
-	case engine.CompactJustCompacted:
-		return ErrAlreadyCompacted
-	}
 	release, err := h.reg.lock(h.id)
 	if err != nil {
 		return err
+	}
+	cold := h.sess == nil
+	if err := h.resume(); err != nil {
+		release()
+		return err
+	}
+	var refused error
+	switch h.sess.Compactability() {
+	case engine.CompactUnsupported:
+		refused = ErrNoCompaction
+	case engine.CompactEmpty:
+		refused = ErrNothingToCompact
+	case engine.CompactJustCompacted:
+		refused = ErrAlreadyCompacted
+	}
+	if refused != nil {
+		h.letGo(cold)
+		release()
+		return refused
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := h.sess.Compact(ctx)
 	if err != nil {
 		cancel()
+		h.letGo(cold)
 		release()
 		return ErrTaskInProgress
 	}
@@ -256,4 +295,13 @@ func (h *Host) Compact() error {
 	h.setState(transport.StateCompacting)
 	go h.consume(run)
 	return nil
+}
+
+// letGo drops the engine resumed for a run or compaction that did not
+// start, when the host had none before (cold); h.mu is held.
+func (h *Host) letGo(cold bool) {
+	if cold {
+		h.sess.Close()
+		h.sess = nil
+	}
 }

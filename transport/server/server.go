@@ -41,6 +41,9 @@ type Config struct {
 	// ReadOnly overrides which tools read-only mode allows (nil: the
 	// demo workspace's tools that only read, playground.ReadsOnly).
 	ReadOnly func(tool string) bool
+	// KeepWarm is host.Config.KeepWarm: how many idle sessions keep their
+	// model context between runs (0: host.DefaultKeepWarm; < 0: none).
+	KeepWarm int
 }
 
 // Server is an assembled server.
@@ -89,6 +92,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := host.NewRegistry(host.Config{
 		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
+		KeepWarm: cfg.KeepWarm,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,154 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/transport/host"
+	"github.com/floehq/floe/transport/server"
+)
+
+// wired counts the sessions a server gives an engine (created or resumed).
+func wired(n *atomic.Int32) func(omni.Message) (host.Wiring, error) {
+	return func(omni.Message) (host.Wiring, error) {
+		n.Add(1)
+		return server.Scripted(0), nil
+	}
+}
+
+// runOnce runs one task of session id to its end, read on its stream,
+// and waits for its host to settle.
+func (e *env) runOnce(id, input string) {
+	e.t.Helper()
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":`+quoteJSON(input)+`}`)
+	st.until(taskState("idle"))
+	st.Close()
+	h, err := e.srv.Registry.Get(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := h.Wait(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// history returns the session's /messages records, compacted.
+func (e *env) history(id string) []string {
+	e.t.Helper()
+	var hist struct{ Messages []json.RawMessage }
+	json.Unmarshal(e.must(200, "GET", "/api/sessions/"+id+"/messages", ""), &hist)
+	out := make([]string, len(hist.Messages))
+	for i, m := range hist.Messages {
+		out[i] = compact(m)
+	}
+	return out
+}
+
+func (e *env) engine(id string) bool {
+	e.t.Helper()
+	h, err := e.srv.Registry.Get(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return h.Session() != nil
+}
+
+// A stored session that is only looked at (its info, its stream, its
+// history, a new approval mode) is not resumed: its history stays out of
+// memory until its first run, which resumes it from the Trace and goes on
+// from it. Before, opening it resumed it at once, and the server held the
+// whole history of every session ever opened (60 MB for a 15 MB Trace).
+func TestOpenedSessionResumesAtItsFirstRun(t *testing.T) {
+	store := &trace.MemStore{}
+	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
+	id := a.create("")
+	a.runOnce(id, "first")
+	before := a.history(id)
+
+	var n atomic.Int32
+	b := newEnv(t, server.Config{Store: store, Mode: "deny-all", Wire: wired(&n)})
+	b.must(200, "GET", "/api/sessions/"+id, "")
+	st := b.open("/api/sessions/"+id+"/stream", "", false)
+	if ev := st.next(); !taskState("idle")(ev) {
+		t.Fatalf("first event %+v", ev)
+	}
+	if got := b.history(id); strings.Join(got, "\n") != strings.Join(before, "\n") {
+		t.Fatalf("history of the opened session:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
+	}
+	b.must(200, "PATCH", "/api/sessions/"+id, `{"approvalMode":"deny-all"}`)
+	b.must(204, "POST", "/api/sessions/"+id+"/abort", "")
+	b.must(200, "POST", "/api/sessions/"+id+"/retry-now", "")
+	b.must(409, "POST", "/api/sessions/"+id+"/steer", `{"text":"x"}`)
+	if got := n.Load(); got != 0 || b.engine(id) {
+		t.Fatalf("opening a session wired %d engines (has one: %v), want none", got, b.engine(id))
+	}
+	b.runOnce(id, "second")
+	if got := n.Load(); got != 1 {
+		t.Fatalf("the first run wired %d engines, want 1", got)
+	}
+	after := b.history(id)
+	if len(after) <= len(before) || strings.Join(after[:len(before)], "\n") != strings.Join(before, "\n") {
+		t.Fatalf("the run did not go on from the Trace:\n%s", strings.Join(after, "\n"))
+	}
+	if !strings.Contains(strings.Join(after[len(before):], "\n"), `"text":"second"`) {
+		t.Fatalf("the second run's input is not in the history:\n%s", strings.Join(after[len(before):], "\n"))
+	}
+}
+
+// Past Config.KeepWarm idle sessions, the one idle the longest lets its
+// engine (and the history its model holds) go, and resumes from its Trace
+// at its next run, keeping its approval mode; its Trace goes on in the
+// same file, one session_meta.
+func TestIdleSessionsPastKeepWarmLetTheirEngineGo(t *testing.T) {
+	var n atomic.Int32
+	e := newEnv(t, server.Config{Mode: "deny-all", Wire: wired(&n), KeepWarm: 2})
+	ids := []string{e.create(""), e.create(""), e.create("")}
+	e.must(200, "PATCH", "/api/sessions/"+ids[0], `{"approvalMode":"allow-all"}`)
+	for _, id := range ids {
+		e.runOnce(id, "Count the lines of main.go")
+	}
+	if got := n.Load(); got != 3 {
+		t.Fatalf("%d engines wired, want 3 (one per created session)", got)
+	}
+	if e.engine(ids[0]) || !e.engine(ids[1]) || !e.engine(ids[2]) {
+		t.Fatalf("engines held: %v %v %v, want the first let go", e.engine(ids[0]), e.engine(ids[1]), e.engine(ids[2]))
+	}
+	before := e.history(ids[0])
+	e.runOnce(ids[0], "Count the lines of main.go again")
+	if got := n.Load(); got != 4 {
+		t.Fatalf("%d engines wired, want 4 (the first resumed)", got)
+	}
+	if !e.engine(ids[0]) || e.engine(ids[1]) || !e.engine(ids[2]) {
+		t.Fatalf("engines held: %v %v %v, want the second let go", e.engine(ids[0]), e.engine(ids[1]), e.engine(ids[2]))
+	}
+	after := e.history(ids[0])
+	if len(after) <= len(before) || strings.Join(after[:len(before)], "\n") != strings.Join(before, "\n") {
+		t.Fatalf("the resumed run did not go on from the Trace:\n%s", strings.Join(after, "\n"))
+	}
+	metas, allowed := 0, 0
+	for i, m := range after {
+		metas += strings.Count(m, `"type":"session_meta"`)
+		if i >= len(before) {
+			allowed += strings.Count(m, `"decision":"allow"`)
+		}
+	}
+	if metas != 1 || allowed == 0 {
+		t.Fatalf("%d session_meta, %d calls allowed: want 1 and the allow-all mode kept\n%s", metas, allowed, strings.Join(after, "\n"))
+	}
+	files, err := e.srv.Registry.History(context.Background(), ids[0])
+	if err != nil || len(files) != len(after) {
+		t.Fatalf("Trace: %d records, %v; /messages: %d", len(files), err, len(after))
+	}
+}
