@@ -13,13 +13,15 @@ const (
 	DefaultMaxEvents = 10000
 	DefaultMaxUnits  = 8 * 1024 * 1024
 	DefaultQueueLen  = 4096
+	DefaultQueueSize = 8 * 1024 * 1024
 	PingInterval     = 20 * time.Second
 )
 
 // Errors a subscriber's Serve returns.
 var (
 	// ErrOverflow: the subscriber fell DefaultQueueLen (Options.QueueLen)
-	// events behind and was dropped; it may reconnect with Last-Event-ID.
+	// events or DefaultQueueSize (Options.QueueSize) bytes behind and was
+	// dropped; it may reconnect with Last-Event-ID.
 	ErrOverflow = errors.New("transport: subscriber too slow: queue overflowed")
 	// ErrClosed: the subscriber or its channel was closed.
 	ErrClosed = errors.New("transport: subscription closed")
@@ -37,6 +39,7 @@ type Options struct {
 	MaxEvents int    // replay buffer bound in events; 0 = DefaultMaxEvents
 	MaxUnits  int    // replay buffer bound in UTF-16 units of data; 0 = DefaultMaxUnits
 	QueueLen  int    // events one subscriber may fall behind; 0 = DefaultQueueLen
+	QueueSize int    // bytes of frames one subscriber may fall behind; 0 = DefaultQueueSize
 	Clock     Clock  // heartbeat timing and idle time; nil = the system clock
 }
 
@@ -68,6 +71,9 @@ func NewChannel(opts Options) *Channel {
 	}
 	if opts.QueueLen <= 0 {
 		opts.QueueLen = DefaultQueueLen
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = DefaultQueueSize
 	}
 	if opts.Clock == nil {
 		opts.Clock = systemClock{}

@@ -420,3 +420,44 @@ func TestCloseEndsServe(t *testing.T) {
 		}
 	})
 }
+
+// A subscriber that stops reading holds at most DefaultQueueSize bytes of
+// frames, whatever their size: it is dropped once more would wait for it,
+// as it is at DefaultQueueLen events. Before, only the count was bounded:
+// 4,095 events of 64 KiB (256 MiB) waited for a client that read nothing,
+// for as long as the write timeout. A replay it reconnects to is not
+// counted against it.
+func TestStalledSubscriberHoldsBoundedBytes(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	big := Event{Data: []byte(`{"pad":"` + strings.Repeat("x", 16<<10) + `"}`)}
+	s, _ := c.Subscribe("", false, nil)
+	first := c.Publish(big)
+	n := 1
+	for c.Subscribers() == 1 && n < DefaultQueueLen {
+		c.Publish(big)
+		n++
+	}
+	if c.Subscribers() != 0 {
+		t.Fatalf("%d events of %d bytes (%d in all) wait for a subscriber that reads nothing", n, len(first.Wire), n*len(first.Wire))
+	}
+	if max := DefaultQueueSize/len(first.Wire) + 1; n != max {
+		t.Fatalf("dropped at event %d, want %d (past %d bytes)", n, max, DefaultQueueSize)
+	}
+	if _, err := s.take(); err != ErrOverflow {
+		t.Fatalf("Serve would return %v, want ErrOverflow", err)
+	}
+	// Back with the first id: the buffer's events after it are replayed,
+	// and its bound counts from there.
+	back, mode := c.Subscribe(first.ID, true, nil)
+	events, units, _ := c.Buffered()
+	if mode != Hit || units < DefaultQueueSize/2 {
+		t.Fatalf("replay %v of %d events, %d units", mode, events, units)
+	}
+	for range DefaultQueueSize / len(first.Wire) {
+		c.Publish(big)
+	}
+	if c.Subscribers() != 1 {
+		t.Fatal("a replay of the buffer counted against the subscriber's bound")
+	}
+	back.Close()
+}

@@ -61,6 +61,10 @@ func (c *Channel) Subscribe(lastID string, resume bool, initial []Event) (*Subsc
 		s.queue = append(s.queue, c.number(ev).Wire)
 	}
 	s.limit = len(s.queue) + c.opts.QueueLen
+	for _, w := range s.queue {
+		s.size += len(w)
+	}
+	s.maxSize = s.size + c.opts.QueueSize
 	if len(s.queue) > 0 {
 		s.wake <- struct{}{}
 	}
@@ -81,8 +85,12 @@ type Subscriber struct {
 	mu    sync.Mutex
 	queue [][]byte
 	limit int
-	err   error
-	spare [][]byte
+	// size is the bytes queued, maxSize their bound: a subscriber that
+	// stops reading holds at most that (and the batch Serve is writing),
+	// whatever the size of the events.
+	size, maxSize int
+	err           error
+	spare         [][]byte
 }
 
 // enqueue adds one frame; false (and the subscriber failed) on overflow.
@@ -93,14 +101,15 @@ func (s *Subscriber) enqueue(wire []byte) bool {
 		s.mu.Unlock()
 		return false
 	}
-	if len(s.queue) >= s.limit {
+	if len(s.queue) >= s.limit || s.size+len(wire) > s.maxSize {
 		s.err = ErrOverflow
-		s.queue = nil
+		s.queue, s.size = nil, 0
 		s.mu.Unlock()
 		s.signal()
 		return false
 	}
 	s.queue = append(s.queue, wire)
+	s.size += len(wire)
 	s.mu.Unlock()
 	s.signal()
 	return true
@@ -129,7 +138,7 @@ func (s *Subscriber) fail(err error) {
 	if s.err == nil {
 		s.err = err
 	}
-	s.queue = nil
+	s.queue, s.size = nil, 0
 	s.mu.Unlock()
 	s.signal()
 }
@@ -152,7 +161,7 @@ func (s *Subscriber) take() ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queue
-	s.queue = s.spare[:0]
+	s.queue, s.size = s.spare[:0], 0
 	s.spare = nil
 	return q, s.err
 }
