@@ -121,7 +121,9 @@ func (c *Channel) Publish(ev Event) Frame {
 		return Frame{}
 	}
 	f := c.number(ev)
-	c.push(f)
+	kept := f
+	kept.Event = Event{} // a replay sends the wire only: the data once, not twice
+	c.push(kept)
 	for s := range c.subs {
 		if !s.enqueue(f.Wire) {
 			delete(c.subs, s)
