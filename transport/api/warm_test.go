@@ -152,3 +152,38 @@ func TestIdleSessionsPastKeepWarmLetTheirEngineGo(t *testing.T) {
 		t.Fatalf("Trace: %d records, %v; /messages: %d", len(files), err, len(after))
 	}
 }
+
+// A compaction a crash cut off is closed (compaction_end, failed, E-17.4)
+// before the session's history is first read, though its engine is
+// resumed only at its first run: a resume at its opening closed it, and
+// a client that read the history before would find it grown in its
+// middle.
+func TestHistoryClosesACompactionCutOff(t *testing.T) {
+	store := &trace.MemStore{}
+	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
+	id := a.create("")
+	a.runOnce(id, "first")
+	begin := omni.Event(omni.Payload{Type: omni.CompactionBegin, Rest: &omni.Rest{Reason: "manual", Mode: omni.ModeDiscard}})
+	begin.Timestamp = "2026-01-02T03:04:05.000Z"
+	if err := trace.NewWriter(store, id, 1).Write(context.Background(), begin); err != nil {
+		t.Fatal(err)
+	}
+
+	var n atomic.Int32
+	b := newEnv(t, server.Config{Store: store, Mode: "deny-all", Wire: wired(&n)})
+	hist := b.history(id)
+	if last := hist[len(hist)-1]; !strings.Contains(last, `"type":"compaction_end"`) || !strings.Contains(last, `"status":"failed"`) {
+		t.Fatalf("the history ends with %s, want the compaction closed as failed", last)
+	}
+	if again := b.history(id); len(again) != len(hist) || b.engine(id) {
+		t.Fatalf("a second read: %d records (want %d); engine held: %v", len(again), len(hist), b.engine(id))
+	}
+	b.runOnce(id, "second")
+	ends := 0
+	for _, m := range b.history(id) {
+		ends += strings.Count(m, `"type":"compaction_end"`)
+	}
+	if ends != 1 {
+		t.Fatalf("%d compaction_end records, want 1", ends)
+	}
+}

@@ -356,28 +356,48 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 // History returns the session's Trace records, every file in order
 // (session_meta lines included), read tolerantly (P-12).
 func (r *Registry) History(ctx context.Context, id string) ([]omni.Message, error) {
+	out, _, err := r.history(ctx, id)
+	return out, err
+}
+
+// history is History, and where the records of the last file start.
+func (r *Registry) history(ctx context.Context, id string) (out []omni.Message, last int, err error) {
 	files, err := r.cfg.Store.Files(ctx, id)
 	if errors.Is(err, trace.ErrNotFound) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, newErr(500, "store_failed", err.Error())
+		return nil, 0, newErr(500, "store_failed", err.Error())
 	}
-	var out []omni.Message
 	for _, f := range files {
 		data, err := r.cfg.Store.ReadFile(ctx, id, f.Index)
 		if err != nil {
-			return nil, newErr(500, "store_failed", err.Error())
+			return nil, 0, newErr(500, "store_failed", err.Error())
 		}
 		p, err := trace.ReadFile(data)
 		if err != nil {
-			return nil, newErr(500, "store_failed", err.Error())
+			return nil, 0, newErr(500, "store_failed", err.Error())
 		}
+		last = len(out)
 		if out == nil {
 			out = p.Records // one file, most sessions: not copied
 		} else {
 			out = append(out, p.Records...)
 		}
 	}
-	return out, nil
+	return out, last, nil
+}
+
+// compactionOpen reports whether records (a Trace file's) end inside a
+// compaction: one a crash cut off, which a resume closes (E-17.4).
+func compactionOpen(records []omni.Message) bool {
+	for i := len(records) - 1; i >= 0; i-- {
+		switch m := &records[i]; {
+		case m.IsEvent(omni.CompactionEnd):
+			return false
+		case m.IsEvent(omni.CompactionBegin):
+			return true
+		}
+	}
+	return false
 }

@@ -91,9 +91,28 @@ type Messages struct {
 func (h *Host) Messages(ctx context.Context) (Messages, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	history, err := h.reg.History(ctx, h.id)
+	history, last, err := h.reg.history(ctx, h.id)
 	if err != nil {
 		return Messages{}, err
+	}
+	if h.sess == nil && compactionOpen(history[last:]) {
+		// A compaction a crash cut off is closed by the session's resume
+		// (E-17.4), which comes at its first run: it is closed now, as a
+		// resume at its opening did, so that no client reads a history
+		// that later grows before its end. A session another process
+		// holds is that process's to close.
+		if release, err := h.reg.lock(h.id); err == nil {
+			err = h.resume()
+			if err == nil {
+				h.letGo(true)
+			}
+			release()
+			if err == nil {
+				if history, _, err = h.reg.history(ctx, h.id); err != nil {
+					return Messages{}, err
+				}
+			}
+		}
 	}
 	tail := len(h.written)
 	start := len(history) - tail
