@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/jsspace"
 	"github.com/floehq/floe/internal/lock"
 	"iter"
 	"strings"
-	"unicode"
 
 	"github.com/floehq/floe/clock"
 	"github.com/floehq/floe/engine/omni"
@@ -317,12 +317,4 @@ func trimmedNonEmpty(s string) bool { return jsTrim(s) != "" }
 // jsTrim trims s as JavaScript's trim does: white space (Zs, tab, vertical
 // tab, form feed, U+FEFF) and line terminators (LF, CR, U+2028, U+2029).
 // Unlike strings.TrimSpace it keeps U+0085 and removes U+FEFF.
-func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
-
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x2028, 0x2029, 0xFEFF:
-		return true
-	}
-	return unicode.Is(unicode.Zs, r)
-}
+func jsTrim(s string) string { return strings.TrimFunc(s, jsspace.Is) }

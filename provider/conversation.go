@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -71,12 +70,26 @@ func schemeProblem(u string) string {
 	return "want an http:// or https:// URL (or a path, for a page's fetch): it names no scheme a request can use"
 }
 
+// hasPrefixFold reports whether s starts with prefix, an ASCII string of
+// lower case, ignoring the case of ASCII letters.
 func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
+	return len(s) >= len(prefix) && equalFold(s[:len(prefix)], prefix)
+}
+
+// equalFold reports whether s equals lower, an ASCII string of lower case,
+// ignoring the case of ASCII letters: for a lower without s or k (the only
+// ASCII letters with a fold outside ASCII, ſ and K), strings.EqualFold,
+// without the unicode package's case tables, which it links.
+func equalFold(s, lower string) bool {
+	if len(s) != len(lower) {
 		return false
 	}
-	for i := 0; i < len(prefix); i++ {
-		if c := s[i] | 0x20; c != prefix[i] && s[i] != prefix[i] {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
 			return false
 		}
 	}
@@ -250,10 +263,10 @@ func DocumentOf(p *omni.Payload) (url, name string) {
 		return "", ""
 	}
 	name = "document"
-	if strings.EqualFold(p.MimeType(), "application/pdf") {
+	if equalFold(p.MimeType(), "application/pdf") {
 		name += ".pdf"
 	}
 	return DataURL(p), name
 }
 
-func isImage(mime string) bool { return len(mime) >= 6 && strings.EqualFold(mime[:6], "image/") }
+func isImage(mime string) bool { return hasPrefixFold(mime, "image/") }

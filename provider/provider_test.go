@@ -302,3 +302,28 @@ func TestStreamEventsOfNoData(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualFold checks the media types' ASCII comparison against
+// strings.EqualFold (which links the unicode package's case tables): every
+// code point in each position of each fixed string, in both cases.
+func TestEqualFold(t *testing.T) {
+	for _, lower := range []string{"image/", "application/pdf", "http://"} {
+		for i := range len(lower) {
+			for r := rune(0); r <= 0x2200; r++ {
+				for _, s := range []string{lower[:i] + string(r) + lower[i+1:], strings.ToUpper(lower[:i]) + string(r) + lower[i+1:]} {
+					if got, want := equalFold(s, lower), strings.EqualFold(s, lower); got != want {
+						t.Fatalf("equalFold(%q, %q) = %v, strings.EqualFold %v", s, lower, got, want)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		mime string
+		want bool
+	}{{"image/png", true}, {"IMAGE/PNG", true}, {"Image/", true}, {"image", false}, {"imagE\x0f", false}, {"application/pdf", false}, {"", false}} {
+		if got := isImage(c.mime); got != c.want {
+			t.Errorf("isImage(%q) = %v, want %v", c.mime, got, c.want)
+		}
+	}
+}

@@ -2,11 +2,10 @@ package trace
 
 import (
 	"bytes"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/internal/errf"
+	"github.com/floehq/floe/internal/jsspace"
 )
 
 // Parsed is the result of reading one Trace file (PROTOCOL.md P-12).
@@ -135,12 +134,4 @@ func lastNonBlank(data []byte) int {
 
 // trimJS trims what JavaScript's String.prototype.trim trims: WhiteSpace
 // (including U+FEFF and every Zs) and LineTerminator code points.
-func trimJS(b []byte) []byte { return bytes.TrimFunc(b, isJSSpace) }
-
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0xfeff, 0x2028, 0x2029:
-		return true
-	}
-	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
-}
+func trimJS(b []byte) []byte { return bytes.TrimFunc(b, jsspace.Is) }
