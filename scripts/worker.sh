@@ -13,6 +13,7 @@ build() {
   GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/app.wasm" ./wasm/worker/front
   GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/object.wasm" ./wasm/worker/object
   cp wasm/worker/index.mjs wasm/worker/session_object.mjs "$out/"
+  node scripts/pack-data.mjs "$out/app.wasm" "$out/object.wasm" >/dev/null # data segments joined (README, Sizes)
   for f in app.wasm object.wasm; do
     printf 'worker: %-12s %9d bytes raw, %9d gzip\n' "$f" "$(wc -c <"$out/$f")" "$(gzip -9c "$out/$f" | wc -c)"
   done
