@@ -230,21 +230,34 @@ func (b *Bridge) compactability(args []js.Value) (any, error) {
 	return s.s.Compactability(), nil
 }
 
-// closeSession is the export behind Session.close: closeSession(handle).
-// The run or compaction in flight, if any, is aborted as by its signal
-// (engine.Session.Close) and its consumer still receives the rest of its
-// stream, ending with the abort (the shim drains it before close()
-// resolves); later calls are refused. The handle is forgotten. Nothing
-// waits, so it returns no Promise (one costs four JavaScript values, each
-// with a finalizer).
+// closeSession is the export behind Session.close: closeSession(handle,
+// last?). The run or compaction in flight, if any, is aborted as by its
+// signal (engine.Session.Close) and its consumer still receives the rest of
+// its stream, ending with the abort (the shim drains it before close()
+// resolves); later calls are refused. The shim calls it again with last
+// once that stream has ended: the handle is forgotten, and the Promise it
+// returns settles once the records held after a failed write (a full
+// quota) were written once more, or their loss reported
+// (trace.Batcher.Retry).
 func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	h, err := wantInt(arg(args, 0), "close: handle")
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := b.sessions.get(h); ok {
-		s.s.Close()
+	s, ok := b.sessions.get(h)
+	if !ok {
+		return nil, nil
+	}
+	s.s.Close()
+	if absent(arg(args, 1)) {
+		return nil, nil
 	}
 	b.sessions.remove(h)
-	return nil, nil
+	return b.async("close", func() (any, error) {
+		if s.trace != nil {
+			s.trace.Retry(s.s.ID())
+		}
+		s.flushTrace()
+		return nil, nil
+	}), nil
 }

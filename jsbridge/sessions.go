@@ -154,7 +154,7 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 		// A session object of this program still open on it stores no
 		// more: its next run would write a Trace without its session_meta,
 		// listed and never resumable.
-		b.dropTraces(ctx, id)
+		b.dropTraces(ctx, id, true)
 		if err := store.Delete(ctx, id); err != nil {
 			return nil, storeErr("deleteSession", err)
 		}
@@ -197,6 +197,10 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	}
 	return b.async(fn, func() (any, error) {
 		ctx := context.Background()
+		// What another session object of this program holds after a failed
+		// write is stored first, or dropped and reported: this one continues
+		// the Trace.
+		b.dropTraces(ctx, id, false)
 		bat := batcher(&cfg, store, false)
 		now := time.Now
 		if cfg.Clock != nil {
@@ -225,8 +229,10 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 }
 
 // dropTraces makes every session of this program that writes the Trace of
-// session id write it no further, once what it queued is stored.
-func (b *Bridge) dropTraces(ctx context.Context, id string) {
+// session id write it no further (drop: a delete), once what it queued is
+// stored, or write once more what it holds after a failed write (a
+// resume: trace.Batcher.Retry).
+func (b *Bridge) dropTraces(ctx context.Context, id string, drop bool) {
 	b.sessions.mu.Lock()
 	var bats []*trace.Batcher
 	for _, s := range b.sessions.m {
@@ -236,7 +242,12 @@ func (b *Bridge) dropTraces(ctx context.Context, id string) {
 	}
 	b.sessions.mu.Unlock()
 	for _, bat := range bats {
+		if !drop {
+			bat.Retry(id)
+		}
 		bat.Flush(ctx)
-		bat.Drop(id)
+		if drop {
+			bat.Drop(id)
+		}
 	}
 }

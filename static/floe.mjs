@@ -626,7 +626,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     if (exited()) return;
     dropped.sessions++;
     try {
-      Promise.resolve(api[fn](handle)).catch(() => {});
+      Promise.resolve(api[fn](handle, true)).catch(() => {});
     } catch {}
   });
   const owned = (stream, owner) => {
@@ -825,7 +825,9 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       },
       // close aborts the run or compaction in flight, if any (its stream
       // ends as an abort does: request_end{aborted} … abort), and resolves
-      // once that stream has ended and its records are stored.
+      // once that stream has ended and its records are stored: the second
+      // closeSession, after it, writes once more the records held after a
+      // failed write (a full quota), or reports their loss.
       close() {
         if (closing) return closing;
         closed = true;
@@ -838,6 +840,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
               if (stream) return stream.drain();
               if (activeId) return call("closeStream", activeId); // its reader dropped it
             })
+            .then(() => call("closeSession", handle, true))
             .then(() => undefined);
         } catch (e) {
           closing = Promise.reject(e);

@@ -21,7 +21,7 @@ import (
 // underlying Append is handed to Report and the next batch is still
 // attempted (ENGINE.md E-16.7), after the failed one again: a failure
 // leaves no hole in a Trace (up to 8 MiB of a session's records wait so;
-// past that, its Trace is written no further). [Batcher.Flush] waits until everything
+// past that, or once [Batcher.Retry] failed, its Trace is written no further). [Batcher.Flush] waits until everything
 // queued before it was written. The reading methods and Create and Delete
 // flush first, then call the underlying Store.
 //
@@ -89,13 +89,16 @@ func NewBatcher(store Store, opts BatcherOptions) *Batcher {
 }
 
 // Append implements [Store]: it validates and queues data (copied) and
-// returns without waiting for the underlying Store.
+// returns without waiting for the underlying Store (nil, id, -1, nil: Retry's mark).
 func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte) (AppendResult, error) {
-	if err := checkFile(ctx, id, index); err != nil {
-		return AppendResult{}, opErr("append", id, index, err)
-	}
-	if err := validateRecords(data); err != nil {
-		return AppendResult{}, opErr("append", id, index, err)
+	if ctx != nil || index != -1 { // -1: Retry's mark
+		err := checkFile(ctx, id, index)
+		if err == nil {
+			err = validateRecords(data)
+		}
+		if err != nil {
+			return AppendResult{}, opErr("append", id, index, err)
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -114,6 +117,13 @@ func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte)
 	}
 	return AppendResult{}, nil
 }
+
+// Retry queues one more write of the records of session id held after a
+// failed write (a [Batcher.Flush] after it waits for it). If it fails too,
+// they are dropped and reported with their number, and the session's Trace
+// is written no further: call it when the session's writer closes, so that
+// nothing is dropped unreported.
+func (b *Batcher) Retry(id string) { b.Append(nil, id, -1, nil) }
 
 // run writes the queued batches in order until the queue is empty.
 func (b *Batcher) run() {
@@ -184,15 +194,23 @@ func (b *Batcher) write(next batch) error {
 	}
 	pending := append(b.held[next.id], next)
 	for i, p := range pending {
+		if p.index < 0 {
+			break // Retry's mark: the held records are written
+		}
 		if _, err := b.store.Append(context.Background(), p.id, p.index, p.data); err != nil {
-			rest, size := pending[i:], 0
+			rest, size, n := pending[i:], 0, 0
 			for _, r := range rest {
 				size += len(r.data)
+				for _, c := range r.data {
+					if c == '\n' {
+						n++
+					}
+				}
 			}
-			if size > maxHeld {
+			if size > maxHeld || next.index < 0 {
 				delete(b.held, next.id)
 				b.lost[next.id] = true
-				return errf.Errorf("%w; %d bytes of records waiting to be written again are dropped, and the session's Trace is written no further: it keeps what was stored before", err, size)
+				return errf.Errorf("%w; %d records waiting to be written again are dropped, and the session's Trace is written no further: it keeps what was stored before", err, n)
 			}
 			b.held[next.id] = rest
 			return err

@@ -292,3 +292,49 @@ func TestBatcherDrop(t *testing.T) {
 		t.Errorf("reported %v, want the drop once", reported)
 	}
 }
+
+// Retry, when the session closes: the held records are written once more;
+// if that fails too, they are dropped and reported with their number, and
+// nothing more is written.
+func TestBatcherRetry(t *testing.T) {
+	ctx := context.Background()
+	store := &flakyStore{failures: 1}
+	var reported []error
+	b := trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+	line := tracetest.Record
+	if _, err := b.Append(ctx, "s", 1, slices.Concat(line(1), line(2))); err != nil {
+		t.Fatal(err)
+	}
+	if b.Retry("s"); b.Flush(ctx) != nil {
+		t.Fatal("flush")
+	}
+	if b.Retry("other"); b.Flush(ctx) != nil { // nothing held: no write
+		t.Fatal("flush")
+	}
+	got, err := store.ReadFile(ctx, "s", 1)
+	if err != nil || !bytes.Equal(got, slices.Concat(line(1), line(2))) || len(reported) != 1 || store.calls != 2 {
+		t.Fatalf("stored %q, %v, reported %v, %d appends; want the records written by the retry", got, err, reported, store.calls)
+	}
+
+	store = &flakyStore{failures: 2}
+	reported = nil
+	b = trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }})
+	if _, err := b.Append(ctx, "s", 1, slices.Concat(line(1), line(2))); err != nil {
+		t.Fatal(err)
+	}
+	if b.Retry("s"); b.Flush(ctx) != nil {
+		t.Fatal("flush")
+	}
+	if len(reported) != 2 || !strings.Contains(reported[1].Error(), "; 2 records waiting") || !strings.Contains(reported[1].Error(), "are dropped") {
+		t.Fatalf("reported %v; want the failure, then the 2 records dropped", reported)
+	}
+	if _, err := b.Append(ctx, "s", 1, line(3)); err != nil {
+		t.Fatal(err)
+	}
+	if b.Retry("s"); b.Flush(ctx) != nil {
+		t.Fatal("flush")
+	}
+	if _, err := store.ReadFile(ctx, "s", 1); !errors.Is(err, trace.ErrNotFound) || store.calls != 2 || len(reported) != 2 {
+		t.Errorf("after the drop: read %v, %d appends, reported %v; want nothing more written or reported", err, store.calls, reported)
+	}
+}
