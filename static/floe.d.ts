@@ -613,8 +613,9 @@ export interface Session {
    * Aborts the run or compaction in flight, if any, as its signal would:
    * its stream still delivers the rest, request_end{aborted} … abort last,
    * as in the Trace. Resolves once that stream has ended and its records
-   * are stored (whether or not its consumer is pulling); the same promise
-   * on every call. Later calls of other methods throw "closed". Called from
+   * are stored (whether or not its consumer is pulling); records a failed
+   * write held (a full quota) are written once more, or an onDiagnostic of
+   * kind "trace" says how many it drops. The same promise on every call. Later calls of other methods throw "closed". Called from
    * inside a callback of the run, do not await it there: the run ends only
    * after that callback returns (or is abandoned after abortGraceMs).
    * A session dropped without close() is closed once it is collected (a
