@@ -5,7 +5,7 @@
 // the Trace is whole), or reports how many records it drops (the Trace
 // keeps its prefix, and a resume continues from it without a gap); a
 // resumeSession in the same page stores them first and continues after
-// them.
+// them, as the session's own next run does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { awaitGlobal, baseURL, explain, launch, page as firstPage } from "./harness.mjs";
@@ -131,5 +131,21 @@ test("a full quota: resumeSession in the same page stores the records the open s
   assert.deepEqual(r.diagnostics, [], "the resume" + explain(log));
   assert.deepEqual(prompts(r.resumed), turns(0, TURNS), "the held turns were not stored before the resume read the Trace" + explain(log));
   assert.deepEqual(prompts(r.files), [...turns(0, TURNS), "after the resume"]);
+  assert.deepEqual(checkTrace(r.files, { sessionId: id }), []);
+});
+
+test("a full quota: the session's next run once the quota is raised stores the held records first, in order", { timeout: 120_000 }, async (t) => {
+  const { page, log, raise } = await smallQuota(t);
+  const id = await fill(page, log);
+  await raise();
+  const r = await page.evaluate(async (id) => {
+    const s = window.q.first;
+    for await (const m of s.run("turn 12")); // the model has no reply left: it fails, and is traced
+    const files = await window.q.exportSession(id);
+    await s.close();
+    return { files, diagnostics: window.q.diagnostics };
+  }, id);
+  assert.deepEqual(r.diagnostics, [], "the run after the quota was raised" + explain(log));
+  assert.deepEqual(prompts(r.files), turns(0, TURNS + 1), "the held turns, then the new one" + explain(log));
   assert.deepEqual(checkTrace(r.files, { sessionId: id }), []);
 });
