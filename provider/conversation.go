@@ -58,6 +58,31 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	return nil
 }
 
+// BaseURL returns u, or def when u is "", without its trailing slashes,
+// as floe.mjs's models and floe-server drop them: the adapters append
+// their paths ("/chat/completions"), and Google's documented base URL for
+// Gemini ends with a slash, which made "…/openai//chat/completions". The
+// slashes of a bare "scheme://" stay, for Setup to name it a URL of no
+// host.
+func BaseURL(u, def string) string {
+	if u == "" {
+		return def
+	}
+	n := len(u)
+	for n > 0 && u[n-1] == '/' {
+		n--
+	}
+	for i := 0; i < n; i++ {
+		if u[i] == '/' {
+			return u[:n]
+		}
+	}
+	if n > 0 && u[n-1] == ':' {
+		return u // "https://"
+	}
+	return u[:n]
+}
+
 // schemeProblem refuses a base URL that no Transport can send: one with
 // another scheme than http or https, or none ("localhost:8080/v1",
 // "127.0.0.1:11434"), which net/http refuses at every request, each failure

@@ -24,7 +24,7 @@ const DefaultVersion = "2023-06-01"
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
 	Model     string             // required: the model name the server knows
-	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages"
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages" (its trailing slashes dropped)
 	APIKey    string             // sent as x-api-key
 	Header    map[string]string  // extra request headers
 
@@ -61,9 +61,7 @@ type Model struct {
 
 // New validates o and returns a fresh context.
 func New(o Options) (*Model, error) {
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
+	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	if o.Version == "" {
 		o.Version = DefaultVersion
 	}

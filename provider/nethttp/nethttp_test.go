@@ -12,7 +12,9 @@ import (
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
+	"github.com/floehq/floe/provider/anthropic"
 	"github.com/floehq/floe/provider/openai"
+	"github.com/floehq/floe/provider/responses"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -150,6 +152,52 @@ func TestIdleTimeout(t *testing.T) {
 		}
 		if !silent && strings.Join(got, " ") != "model_msg/partial_text/ model_msg/partial_text/ model_msg/partial_text/timeout model_msg/text/timeout" {
 			t.Errorf("messages %v, want the open text closed with timeout", got)
+		}
+	}
+}
+
+// A base URL's trailing slash (Google's documented one for Gemini,
+// https://generativelanguage.googleapis.com/v1beta/openai/) is dropped by
+// all three adapters, as floe.mjs's models and floe-server drop it: each
+// requested "…/openai//chat/completions" from Go.
+func TestBaseURLTrailingSlash(t *testing.T) {
+	paths := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		paths <- r.URL.Path
+		w.WriteHeader(404)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		llm  func(base string) (engine.LLM, error)
+		want string
+	}{
+		{"openai", func(base string) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/v1beta/openai/chat/completions"},
+		{"responses", func(base string) (engine.LLM, error) {
+			return responses.New(responses.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/v1beta/openai/responses"},
+		{"anthropic", func(base string) (engine.LLM, error) {
+			return anthropic.New(anthropic.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/v1beta/openai/messages"},
+	} {
+		for _, base := range []string{srv.URL + "/v1beta/openai/", srv.URL + "/v1beta/openai//"} {
+			m, err := tc.llm(base)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tc.name, base, err)
+			}
+			m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(omni.Message) {})
+			if got := <-paths; got != tc.want {
+				t.Errorf("%s with base URL %s requested %s, want %s", tc.name, base, got, tc.want)
+			}
+		}
+	}
+	// The slashes of a URL of no host stay: it is refused, not sent to "http:".
+	for _, base := range []string{"http://", "https:///"} {
+		if _, err := openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"}); err == nil || !strings.Contains(err.Error(), "names no host") {
+			t.Errorf("base URL %s: %v", base, err)
 		}
 	}
 }

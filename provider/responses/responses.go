@@ -18,7 +18,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
 	Model     string             // required: the model name the server knows
-	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses"
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses" (its trailing slashes dropped)
 	APIKey    string             // sent as "Authorization: Bearer KEY"; "" = no Authorization header
 	Header    map[string]string  // extra request headers
 
@@ -46,9 +46,7 @@ type Model struct {
 
 // New validates o and returns a fresh context.
 func New(o Options) (*Model, error) {
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
+	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	m := &Model{opts: o}
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "authorization", bearer(o.APIKey)); err != nil {
 		return nil, err
