@@ -12,6 +12,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/provider/internal/ptest"
 	"github.com/floehq/floe/provider/nethttp"
 )
 
@@ -72,7 +73,7 @@ func newGeminiServer(t *testing.T, replies ...geminiReply) *geminiServer {
 
 func (s *geminiServer) model(t *testing.T) *Model {
 	t.Helper()
-	m, err := New(Options{Transport: nethttp.New(nil), Model: "gemini-3-flash-preview", APIKey: "AIza-test", BaseURL: s.URL + "/v1beta/openai"})
+	m, err := New(Options{Transport: nethttp.New(nil), Model: "gemini-3-flash-preview", APIKey: "AIza-test", BaseURL: s.URL + "/v1beta/openai/", Gemini: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +252,112 @@ func TestGeminiErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A Gemini 3 request whose turn holds tool calls Gemini did not make (a
+// history carried over from another model, a Trace from before the
+// signatures were kept) was refused with a 400, "Function call is missing
+// a thought_signature". Google documents a stand-in signature for such
+// calls, checked on the first call of each step: each step's first call
+// without a signature gets it, later calls of parallel ones nothing, and a
+// call with its own signature keeps it. The bytes are hand-made from
+// Google's documentation of thought signatures.
+func TestGeminiStandInSignature(t *testing.T) {
+	s := newGeminiServer(t, geminiReply{200, geminiSSE(geminiChunk(`{"content":"Done.","role":"assistant"}`, "stop", ""))})
+	m := s.model(t)
+	signed := omni.ToolCallMsg("function-call-3", "get_weather", `{"city":"Oslo"}`)
+	signed.Payload.Rest = &omni.Rest{Fidelity: omni.RawJSON(`{"google":{"thought_signature":"CpMCAdHtim9s"}}`)}
+	m.LoadHistory(context.Background(), []omni.Message{
+		omni.UserText("Paris, Rome, then Oslo?"),
+		omni.ToolCallMsg("call_a", "get_weather", `{"city":"Paris"}`), // another model's parallel calls
+		omni.ToolCallMsg("call_b", "get_weather", `{"city":"Rome"}`),
+		omni.ToolOutput("call_a", "19°C", omni.StatusCompleted),
+		omni.ToolOutput("call_b", "21°C", omni.StatusCompleted),
+		signed,
+	})
+	_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("function-call-3", "-3°C", omni.StatusCompleted)}, Tools: geminiWeather})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	msgs := s.bodies[0]["messages"].([]any)
+	stand := `{"google":{"thought_signature":"skip_thought_signature_validator"}}`
+	calls := msgs[1].(map[string]any)["tool_calls"].([]any)
+	if got := js(calls[0].(map[string]any)["extra_content"]); got != stand {
+		t.Errorf("first call of the step: extra_content %s, want %s", got, stand)
+	}
+	if _, ok := calls[1].(map[string]any)["extra_content"]; ok {
+		t.Errorf("second call of the step: %s, want no extra_content", js(calls[1]))
+	}
+	if got := js(msgs[4].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["extra_content"]); got != `{"google":{"thought_signature":"CpMCAdHtim9s"}}` {
+		t.Errorf("a signed call sent back with %s", got)
+	}
+}
+
+// extra_content goes only to Gemini (a strict server may refuse a member
+// it does not know); the signature stays in the tool call's fidelity, so
+// the Trace keeps it for a later Gemini context. Gemini is told by the
+// base URL's host, or by Options.Gemini (a proxy).
+func TestExtraContentOnlyToGemini(t *testing.T) {
+	stream := geminiSSE(
+		geminiChunk(`{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"Q2lRQmp6"}},"function":{"arguments":"{\"city\":\"Oslo\"}","name":"get_weather"},"id":"function-call-7","type":"function"}]}`, "stop", ""))
+	s := newGeminiServer(t, geminiReply{200, stream}, geminiReply{200, geminiSSE(geminiChunk(`{"content":"Cold.","role":"assistant"}`, "stop", ""))})
+	m, err := New(Options{Transport: nethttp.New(nil), Model: "some-model", BaseURL: s.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Oslo?")}, Tools: geminiWeather})
+	if calls := c.Calls(); len(calls) != 1 || string(calls[0].Payload.Fidelity()) != `{"google":{"thought_signature":"Q2lRQmp6"}}` {
+		t.Fatalf("calls %v", c.Complete())
+	}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("function-call-7", "-3°C", omni.StatusCompleted)}, Tools: geminiWeather})
+	if got := js(s.bodies[1]["messages"]); strings.Contains(got, "extra_content") {
+		t.Errorf("a server not Gemini's got %s", got)
+	}
+
+	for base, want := range map[string]bool{
+		"https://generativelanguage.googleapis.com/v1beta/openai/":     true,
+		"https://GenerativeLanguage.googleapis.com:443/v1beta/openai":  true,
+		"https://generativelanguage.googleapis.com.example.net/v1":     false,
+		"https://example.net/generativelanguage.googleapis.com/openai": false,
+		"https://api.openai.com/v1":                                    false,
+		"/v1":                                                          false,
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")}}}
+		m := newModel(t, tr, Options{BaseURL: base})
+		if m.opts.Gemini != want {
+			t.Errorf("%s: Gemini %v, want %v", base, m.opts.Gemini, want)
+		}
+		m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.ToolCallMsg("c1", "f", "{}"), omni.ToolOutput("c1", "x", omni.StatusCompleted)})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}, ThinkingLevel: "max"})
+		b := tr.Body(t, 0)
+		if sent := strings.Contains(js(b["messages"]), skipSignature); sent != want {
+			t.Errorf("%s: stand-in signature sent %v, want %v", base, sent, want)
+		}
+		if effort := map[bool]string{true: "high", false: "xhigh"}[want]; b["reasoning_effort"] != effort {
+			t.Errorf("%s: reasoning_effort %v, want %s", base, b["reasoning_effort"], effort)
+		}
+	}
+}
+
+// Gemini's endpoint takes reasoning_effort none, low, medium and high and
+// answers 400 to minimal and xhigh ("Invalid reasoning_effort: minimal.
+// Valid values are: high, low, medium, none", as users quote it): to
+// Gemini, minimal (a budget of it) is low, the same 1,024 tokens Google
+// gives minimal on a Gemini 2.5 and Gemini 3 Pro's low, and max (xhigh)
+// is high.
+func TestGeminiThinkingLevels(t *testing.T) {
+	for level, want := range map[string]string{
+		"minimal": "low", "1024": "low", "low": "low", "medium": "medium", "high": "high",
+		"max": "high", "xhigh": "high", "40000": "high", "none": "",
+	} {
+		s := newGeminiServer(t, geminiReply{200, geminiSSE(geminiChunk(`{"content":"ok","role":"assistant"}`, "stop", ""))})
+		_, out := run(t, s.model(t), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}, ThinkingLevel: level})
+		if out.Status != omni.StatusCompleted {
+			t.Errorf("level %q: outcome %+v", level, out)
+		}
+		if got, _ := s.bodies[0]["reasoning_effort"].(string); got != want {
+			t.Errorf("level %q: reasoning_effort %q, want %q", level, got, want)
+		}
 	}
 }

@@ -37,6 +37,14 @@ type Options struct {
 	// engine does not count). 0 = provider.DefaultIdleTimeout (5
 	// minutes); below 0 = none.
 	IdleTimeout time.Duration
+	// Gemini speaks the dialect of Google's Gemini API (its OpenAI
+	// endpoint): tool calls carry their thought signatures in
+	// extra_content, a call without one (from another model) gets Google's
+	// stand-in, and reasoning_effort keeps to the levels it accepts. Set
+	// by New for a BaseURL on generativelanguage.googleapis.com; set it
+	// for a proxy in front of that API. Other servers get no
+	// extra_content.
+	Gemini bool
 }
 
 // Model is one stateful Chat Completions context.
@@ -48,6 +56,7 @@ type Model struct {
 // New validates o and returns a fresh context.
 func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
+	o.Gemini = o.Gemini || hostIs(o.BaseURL, geminiHost)
 	m := &Model{opts: o}
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/chat/completions", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "authorization", bearer(o.APIKey)); err != nil {
 		return nil, err
@@ -79,6 +88,35 @@ func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emi
 }
 
 func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+
+// geminiHost serves Google's Gemini API.
+const geminiHost = "generativelanguage.googleapis.com"
+
+// hostIs reports whether the host of URL u is host (ASCII lower case),
+// its letters compared in any case.
+func hostIs(u, host string) bool {
+	i := 0
+	for i+2 < len(u) && (u[i] != ':' || u[i+1] != '/' || u[i+2] != '/') {
+		i++
+	}
+	if i+2 >= len(u) {
+		return false
+	}
+	u = u[i+3:]
+	n := 0
+	for n < len(u) && u[n] != '/' && u[n] != ':' {
+		n++
+	}
+	if n != len(host) {
+		return false
+	}
+	for j := 0; j < n; j++ {
+		if u[j]|0x20 != host[j] { // host is lower case letters, digits, '.' and '-'
+			return false
+		}
+	}
+	return true
+}
 
 func bearer(key string) string {
 	if key == "" {

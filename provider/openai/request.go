@@ -32,7 +32,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Str(p.SystemPrompt)
 		w.Close('}')
 	}
-	writeMessages(w, sent)
+	writeMessages(w, sent, m.opts.Gemini)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -47,6 +47,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Close(']')
 	}
 	if effort := thinking.ReasoningEffort(); effort != "" {
+		if m.opts.Gemini {
+			effort = geminiEffort(effort)
+		}
 		w.KeyStr("reasoning_effort", effort)
 	}
 	if m.opts.MaxTokens > 0 {
@@ -64,6 +67,21 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	return w.B, nil
 }
 
+// geminiEffort maps a reasoning effort to one Gemini's OpenAI endpoint
+// accepts: it takes none, low, medium and high, and answers 400 to
+// minimal and xhigh. minimal is low (Google maps both to the same 1,024
+// tokens of a Gemini 2.5 and to Gemini 3 Pro's low), xhigh high, the
+// deepest it has.
+func geminiEffort(effort string) string {
+	switch effort {
+	case "minimal":
+		return "low"
+	case "xhigh":
+		return "high"
+	}
+	return effort
+}
+
 // writeMessages maps the conversation to Chat Completions messages: a run
 // of user text and images becomes one user message of parts, each tool
 // output a tool message, an assistant turn one assistant message with its
@@ -72,10 +90,10 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // reasoning_content: DeepSeek's thinking mode answers 400 without it
 // (and ignores it in a turn without tool calls). Images of tool outputs follow the tool messages as a user message,
 // since tool messages carry text only.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini bool) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		if role == omni.RoleAssistant {
-			writeAssistant(w, turn)
+			writeAssistant(w, turn, gemini)
 			return
 		}
 		var images []string
@@ -132,7 +150,15 @@ func writeImage(w *provider.JSONWriter, u string) {
 	w.Lit("}}")
 }
 
-func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
+// writeAssistant writes an assistant turn. To Gemini (gemini), a tool
+// call's fidelity that holds its thought signature goes back as the
+// call's extra_content, as it came; a turn whose first call has none (a
+// call of another model, or from a Trace of before signatures were kept)
+// sends Google's documented stand-in on that call, since Gemini 3 checks
+// the first call of each step of the current turn and answers 400 without
+// it (the later calls of parallel ones come without a signature and go
+// back so). Other servers get no extra_content.
+func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini bool) {
 	var text, reasoning []byte
 	calls := 0
 	for i := range turn {
@@ -157,13 +183,19 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 	}
 	if calls > 0 {
 		w.Lit(`"tool_calls":[`)
+		first := true
 		for i := range turn {
 			if p := &turn[i].Payload; p.Type == omni.ToolCall {
 				w.Lit("{")
 				w.KeyStr("id", p.ToolCallID)
-				if f := p.Fidelity(); len(f) > 0 {
-					w.KeyRaw("extra_content", f) // Gemini's thought signature, as it came
+				if gemini {
+					if f := p.Fidelity(); hasSignature(f) {
+						w.KeyRaw("extra_content", f)
+					} else if first {
+						w.Lit(`"extra_content":{"google":{"thought_signature":"` + skipSignature + `"}},`)
+					}
 				}
+				first = false
 				w.Lit(`"type":"function","function":{`)
 				w.KeyStr("name", p.Name)
 				w.KeyStr("arguments", string(provider.ObjectOr(p.Arguments))) // servers that parse it (vLLM, Ollama) refuse "" or a cut-off object
@@ -173,4 +205,20 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message) {
 		w.Close(']')
 	}
 	w.Close('}')
+}
+
+// skipSignature is the thought signature Google documents for a function
+// call Gemini did not make, which its check of signatures lets pass.
+const skipSignature = "skip_thought_signature_validator"
+
+// hasSignature reports whether f, a tool call's fidelity, holds Gemini's
+// thought signature (extra_content.google.thought_signature, as the
+// decoder keeps it).
+func hasSignature(f omni.RawJSON) bool {
+	found := false
+	omni.WalkJSON(f, func(path []byte, kind byte, val []byte) error {
+		found = found || kind == '"' && len(val) > 2 && string(path) == "google.thought_signature"
+		return nil
+	})
+	return found
 }

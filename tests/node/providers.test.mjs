@@ -371,12 +371,14 @@ test("a tool task over two requests, then compaction with a fresh context of the
 });
 
 // Google's Gemini API through its OpenAI endpoint, its base URL as
-// Google's page gives it (a trailing slash), bytes hand-made from its
-// documentation: a tool call whole without index, its thought signature in
-// extra_content, finish_reason "stop". The signature reaches the tool
-// call's fidelity in JavaScript and goes back on the call in the next
-// request (Gemini 3 answers 400 without it); then a resumed session sends
-// it again from the Trace.
+// Google's page gives it (a trailing slash; the host tells the adapter it
+// talks to Gemini, and the model's fetch sends to the replay server),
+// bytes hand-made from its documentation: a tool call whole without index,
+// its thought signature in extra_content, finish_reason "stop". The
+// signature reaches the tool call's fidelity in JavaScript and goes back on
+// the call in the next request (Gemini 3 answers 400 without it); then a
+// resumed session sends it again from the Trace, and a session resumed
+// on a server not Gemini's sends the call without extra_content.
 test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, after a resume too", async (t) => {
   const bodies = [];
   const chunk = (delta, finish) => `data: ${JSON.stringify({ choices: [{ delta, ...(finish ? { finish_reason: finish } : {}), index: 0 }], model: "gemini-3-flash-preview", object: "chat.completion.chunk" })}\n\n`;
@@ -387,7 +389,8 @@ test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, 
     if (n === 1) res.end(chunk({ role: "assistant", tool_calls: [call] }) + chunk({ role: "assistant" }, "stop") + "data: [DONE]\n\n");
     else res.end(chunk({ role: "assistant", content: "Cold." }, "stop") + "data: [DONE]\n\n");
   });
-  const model = floe.openaiCompatible({ baseURL: `${srv.url}/v1beta/openai/`, model: "gemini-3-flash-preview", apiKey: "AIza-test" });
+  const google = "https://generativelanguage.googleapis.com";
+  const model = floe.openaiCompatible({ baseURL: `${google}/v1beta/openai/`, model: "gemini-3-flash-preview", apiKey: "AIza-test", fetch: (url, init) => fetch(srv.url + url.slice(google.length), init) });
   const session = floe.createSession({
     meta: meta("session-2026-12-02-09-00-00-0000abcd"),
     store: "memory",
@@ -410,4 +413,9 @@ test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, 
   await collect(resumed.run("And Rome?"));
   assert.deepEqual(sent(2), call);
   await resumed.close();
+  // The same Trace to another server: the call goes back without extra_content.
+  const other = await floe.resumeSession("session-2026-12-02-09-00-00-0000abcd", { llm: floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m" }), store: "memory" });
+  await collect(other.run("And Bern?"));
+  assert.deepEqual(sent(3), { id: call.id, type: call.type, function: call.function });
+  await other.close();
 });
