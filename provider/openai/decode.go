@@ -76,6 +76,11 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	d.obj, d.isErr, d.finishErr = false, false, false
 	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !d.obj {
+		if typ, code, msg := provider.ErrorFields(ev.Data); err == nil && typ+code+msg != "" {
+			// An error given as a list, as Gemini gives its errors
+			// ([{"error":{…}}]), in a 200 stream.
+			return provider.ErrorEvent(api, typ, code, msg)
+		}
 		return provider.BadEvent(api, ev.Data, err)
 	}
 	if d.isErr {

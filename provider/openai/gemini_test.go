@@ -361,3 +361,31 @@ func TestGeminiThinkingLevels(t *testing.T) {
 		}
 	}
 }
+
+// An error in the middle of a 200 stream, after text: as an object, or as
+// Gemini gives its errors, a list ([{"error":{…}}]) on one data line or
+// pretty-printed over several. The list was a malformed stream ("an
+// event's data is not a JSON object"), not retried; now it is the error it
+// holds, an overload (503 UNAVAILABLE) or a quota (429) retried as timeout.
+// The bytes are hand-made from Google's error format and users' reports.
+func TestGeminiErrorMidStream(t *testing.T) {
+	text := "data: " + geminiChunk(`{"content":"Let me","role":"assistant"}`, "", "") + "\n\n"
+	for name, tc := range map[string]struct{ event, status, want string }{
+		"list": {`data: [{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}]`,
+			omni.StatusTimeout, "openai: error event: UNAVAILABLE (503): The model is overloaded. Please try again later."},
+		"pretty-printed list": {"data: [{\ndata:   \"error\": {\ndata:     \"code\": 429,\ndata:     \"message\": \"Resource exhausted. Please try again later.\",\ndata:     \"status\": \"RESOURCE_EXHAUSTED\"\ndata:   }\ndata: }\ndata: ]",
+			omni.StatusTimeout, "openai: error event: RESOURCE_EXHAUSTED (429): Resource exhausted. Please try again later."},
+		"object": {`data: {"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}`,
+			omni.StatusTimeout, "openai: error event: INTERNAL (500): An internal error has occurred."},
+		"list of another error": {`data: [{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}]`,
+			omni.StatusFailed, "openai: error event: INVALID_ARGUMENT (400): Request contains an invalid argument."},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newGeminiServer(t, geminiReply{200, text + tc.event + "\n\n"})
+			_, out := run(t, s.model(t), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+			if string(out.Status) != tc.status || out.ErrorMessage != tc.want {
+				t.Errorf("outcome %+v\nwant %s, %q", out, tc.status, tc.want)
+			}
+		})
+	}
+}
