@@ -1,7 +1,6 @@
 package trace_test
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -72,15 +71,13 @@ func TestReadFileKeepsRecordOrderAndContent(t *testing.T) {
 	}
 }
 
-// ReadFile sizes its records once, natively and in Node: appending
-// 100,000 records one at a time grew the slice by a quarter at a time and
+// ReadFile sizes its records once, in floe.wasm too: appending 100,000
+// records one at a time grew the slice by a quarter at a time and
 // allocated five times what it kept (a 14 MB Trace: 128 MB per read, at
-// every resume and every /messages of the session server). A file of
-// blank lines is not taken for records.
+// every resume and every /messages of the session server, and in
+// floe.wasm at every resume and import). A file of blank lines is not
+// taken for records.
 func TestReadFileSizesItsRecordsOnce(t *testing.T) {
-	if runtime.GOOS == "js" {
-		t.Skip("floe.wasm reads without sizing (reader_sized_js.go)")
-	}
 	const n = 20000
 	data := []byte(strings.Repeat(recA+"\n", n))
 	p, err := trace.ReadFile(data)
