@@ -63,7 +63,13 @@ func Replay(records []omni.Message, now time.Time) Replayed {
 		// An empty summary voids the closure: replay the context normally.
 	}
 
-	rp := replayer{stamp: stamp, committedSet: map[string]bool{}, answered: map[string]bool{}}
+	n := 0 // the complete model messages: the history is made once (appended to, it grew a quarter at a time)
+	for i := range records {
+		if records[i].Type == omni.TypeModelMsg && !records[i].IsPartial() {
+			n++
+		}
+	}
+	rp := replayer{stamp: stamp, committedSet: map[string]bool{}, answered: map[string]bool{}, history: make([]omni.Message, 0, n)}
 	for i := range records {
 		rp.step(&records[i])
 	}
