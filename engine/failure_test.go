@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/enginetest"
@@ -265,6 +267,42 @@ func TestResumeSnapshot(t *testing.T) {
 	if snap := s.Snapshot(); snap.SessionTurns != 3 || snap.LastRequestTotal != 7 {
 		t.Fatalf("counters after: %+v", snap)
 	}
+}
+
+// A session keeps neither the snapshot it was resumed from nor, once its
+// model took it, the history: Config.Resume stayed in the session, and
+// with it what it pointed into (a host's Resumed, which held every record
+// of the Trace file) and the history the model had taken at the first
+// request, for as long as the session lived.
+func TestResumedSessionKeepsNoSnapshot(t *testing.T) {
+	type resumed struct { // a host's result of a resume, the snapshot inside
+		records []omni.Message
+		snap    engine.Snapshot
+	}
+	r := &resumed{records: make([]omni.Message, 100), snap: engine.Snapshot{History: []omni.Message{omni.UserText("earlier"), omni.AssistantText("answer", omni.StatusCompleted)}}}
+	host, history := weak.Make(r), weak.Make(&r.snap.History[0])
+	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(7, "again")})
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("r"), LLM: llm, Clock: enginetest.NewClock(t0), Resume: &r.snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = nil
+	runtime.GC()
+	if host.Value() != nil {
+		t.Error("the session keeps what its Config.Resume points into")
+	}
+	if history.Value() == nil {
+		t.Fatal("the history is gone before the model took it")
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("Continue."))
+	runtime.GC()
+	if history.Value() != nil {
+		t.Error("the session keeps the history its model took")
+	}
+	if len(llm.History()) != 2 {
+		t.Errorf("history loaded: %v", llm.History())
+	}
+	runtime.KeepAlive(s)
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {

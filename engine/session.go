@@ -79,6 +79,10 @@ func New(cfg Config) (*Session, error) {
 	if err := checkTrace(cfg); err != nil {
 		return nil, err
 	}
+	r := cfg.Resume
+	// The session keeps cfg, not the snapshot: what it points into (the
+	// history, a host's whole Trace read) is the model's once handed over.
+	cfg.Resume = nil
 	s := &Session{cfg: cfg, clock: cfg.Clock, llm: cfg.LLM}
 	if s.clock == nil {
 		s.clock = clock.System{}
@@ -92,7 +96,7 @@ func New(cfg Config) (*Session, error) {
 		s.timer = systemTimer{}
 	}
 	s.toolListOwed = cfg.ToolList != nil
-	if r := cfg.Resume; r != nil {
+	if r != nil {
 		s.history = r.History
 		s.carry = append([]omni.Message(nil), r.CarryOver...)
 		s.summary = r.PendingSummary

@@ -95,7 +95,8 @@ func (b *Bridge) traceStore(v js.Value, name string) (trace.Store, error) {
 // engine's writes never wait for storage; its failures are diagnostics.
 // fresh: a new session, whose id must not be stored yet.
 func batcher(cfg *engine.Config, store trace.Store, fresh bool) *trace.Batcher {
-	report := func(err error) { diagFunc(cfg.OnDiagnostic)(engine.DiagTrace, err) }
+	diag := diagFunc(cfg.OnDiagnostic) // not cfg: a resumed one holds what Resume read
+	report := func(err error) { diag(engine.DiagTrace, err) }
 	return trace.NewBatcher(store, trace.BatcherOptions{Fresh: fresh, Report: report})
 }
 

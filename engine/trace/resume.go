@@ -13,7 +13,7 @@ import (
 type Resumed struct {
 	SessionID string
 	Index     int    // the file that was replayed: the session's highest index
-	Parsed    Parsed // how that file read (torn tail, skipped lines)
+	Parsed    Parsed // how that file read (torn tail, skipped lines); not its Records and Lines: a host keeps the Resumed with the session
 
 	// Meta is the file's first session_meta: pass it as engine.Config.Meta.
 	Meta omni.Message
@@ -75,7 +75,7 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	res := &Resumed{
 		SessionID: sessionID,
 		Index:     index,
-		Parsed:    parsed,
+		Parsed:    Parsed{Skipped: parsed.Skipped, TornTail: parsed.TornTail},
 		Meta:      *rp.Meta,
 		Snapshot:  rp.Snapshot,
 		Dangling:  rp.Dangling,

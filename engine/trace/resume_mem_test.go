@@ -1,6 +1,8 @@
 package trace_test
 
 import (
+	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,4 +40,39 @@ func TestReplaySizesItsHistoryOnce(t *testing.T) {
 	if len(h) != 10000 || cap(h) != len(h) {
 		t.Errorf("history of %d messages, cap %d; want 10000, made once", len(h), cap(h))
 	}
+}
+
+// Resume allocates about 4.5 times the size of the file it reads (the
+// file, its records and their strings, the history; 6.2 times when the
+// history grew by appends), and what it returns holds the history, not the
+// records: a host keeps the Resumed (its Snapshot) as long as the session,
+// and it kept every record of the file, three times the file's size.
+func TestResumeKeepsTheHistoryOnly(t *testing.T) {
+	ctx := context.Background()
+	data := longTrace(5000)
+	store := &trace.MemStore{}
+	if err := store.Create(ctx, longID, [][]byte{data}); err != nil {
+		t.Fatal(err)
+	}
+	var before, after, kept runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := trace.Resume(ctx, store, longID, fixedNow)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&kept)
+	size := uint64(len(data))
+	if n := after.TotalAlloc - before.TotalAlloc; 2*n > 11*size {
+		t.Errorf("Resume of a %d-byte file allocated %d bytes; want under 5.5 times the file", size, n)
+	}
+	if n := int64(kept.HeapAlloc) - int64(before.HeapAlloc); 2*n > 3*int64(size) {
+		t.Errorf("the Resumed of a %d-byte file holds %d bytes; want under 1.5 times the file", size, n)
+	}
+	if len(res.Snapshot.History) != 10000 || res.Parsed.Records != nil {
+		t.Errorf("history of %d messages, %d records kept", len(res.Snapshot.History), len(res.Parsed.Records))
+	}
+	runtime.KeepAlive(res)
 }

@@ -1,0 +1,81 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+// longTrace is a Trace file of session id of turns turns (a prompt,
+// request_begin, an answer, token_usage, request_end), about 1.2 kB a turn.
+func longTrace(id string, turns int) []byte {
+	pad := strings.Repeat("lorem ipsum ", 18)
+	b := []byte(`{"timestamp":"2026-11-30T04:09:45.308Z","type":"session_meta","payload":{"session_id":"` + id + `","provider":"test","model_id":"m","model_context_window":200000,"system_prompt":"sys","agent_state":"/a","workspace":"/w"}}` + "\n")
+	for i := range turns {
+		n := strconv.Itoa(i)
+		b = append(b, `{"timestamp":"2026-11-30T04:09:45.314Z","type":"model_msg","payload":{"type":"text","role":"user","text":"prompt `+n+pad+`","stop_reason":"completed"}}`+"\n"...)
+		b = append(b, `{"timestamp":"2026-11-30T04:09:45.315Z","type":"event_msg","payload":{"type":"request_begin"}}`+"\n"...)
+		b = append(b, `{"timestamp":"2026-11-30T04:09:45.316Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"answer `+n+pad+`","stop_reason":"completed"}}`+"\n"...)
+		b = append(b, `{"timestamp":"2026-11-30T04:09:45.316Z","type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":0,"cache_write":0,"output":5,"total":`+n+`},"request":{"cache_read":0,"cache_write":0,"output":5,"total":300}}}`+"\n"...)
+		b = append(b, `{"timestamp":"2026-11-30T04:09:45.316Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}`+"\n"...)
+	}
+	return b
+}
+
+// jsonLength is a shim-shaped loadHistory(waiterID, json) that notes the
+// length of the JSON and settles at once, all in JavaScript (no Go copy).
+func jsonLength() js.Value {
+	return js.Global().Get("Function").New("id", "json", "globalThis.floeTestLoaded = json.length; return ''")
+}
+
+func loadedJSON() int { return js.Global().Get("floeTestLoaded").Int() }
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() int64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// A resumed session that ran holds nothing of its Trace file: the
+// Batcher's report held the export's engine.Config, the Config the
+// snapshot Resume made, and so the history stayed after the model took it
+// (and, before Resume let them go, every record of the file: three times
+// its size, for as long as the session lived).
+func TestResumedSessionLetsItsTraceGo(t *testing.T) {
+	noPanics(t)
+	b, api := newBridge()
+	const id = "session-2026-01-01-00-00-00-longlonglo"
+	data := longTrace(id, 2000)
+	b.stores.mem = &trace.MemStore{Now: time.Now}
+	if err := b.stores.mem.Create(context.Background(), id, [][]byte{data}); err != nil {
+		t.Fatal(err)
+	}
+	llm := &fakeProducer{b: b, script: func(int, string) []batch {
+		return []batch{{msgs: []string{usageJSON()}}, {end: endDone, value: outcome("completed")}}
+	}}
+	host := llm.host(t)
+	host.Set("loadHistory", jsonLength())
+	before := liveHeap()
+	ref, ok := await(t, api.Call("resumeSession", id, spec(host, nil), "memory"))
+	if !ok {
+		t.Fatalf("resumeSession: %v", ref.Get("message"))
+	}
+	runAll(t, b, api, handleOf(ref), "hello")
+	if n := loadedJSON(); n < len(data)/2 {
+		t.Fatalf("loadHistory got %d bytes of JSON", n)
+	}
+	if n := liveHeap() - before; n > int64(len(data))/4 {
+		t.Errorf("a resumed session of a %d-byte Trace holds %d bytes after its first run; want under a quarter of the file", len(data), n)
+	}
+	runtime.KeepAlive(host)
+}
