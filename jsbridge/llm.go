@@ -6,6 +6,7 @@ import (
 	"context"
 	"runtime"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -132,7 +133,13 @@ type jsHistoryLLM struct{ *jsLLM }
 // LoadHistory implements [engine.HistoryLoader].
 func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (err error) {
 	defer guard("llm.loadHistory", func(e error) { err = e })
-	in := string(appendArray(nil, history))
+	n := 2 // about its JSON's size: appended to from nil, a long history's grew a quarter at a time
+	for i := range history {
+		p := &history[i].Payload
+		n += 160 + len(p.Text) + len(p.Thinking) + len(p.Arguments) + len(p.Output)
+	}
+	b := appendArray(make([]byte, 0, n), history)
+	in := unsafe.String(unsafe.SliceData(b), len(b)) // not copied: b is not written again
 	_, err = l.b.await(ctx, "llm.loadHistory", func(id int) js.Value {
 		return l.host.Call("loadHistory", id, in)
 	})

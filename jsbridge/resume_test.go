@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
 
@@ -78,4 +79,30 @@ func TestResumedSessionLetsItsTraceGo(t *testing.T) {
 		t.Errorf("a resumed session of a %d-byte Trace holds %d bytes after its first run; want under a quarter of the file", len(data), n)
 	}
 	runtime.KeepAlive(host)
+}
+
+// The JSON of a history handed to the model is made once and not copied:
+// appended to from nil, it grew a quarter at a time (five times its size
+// allocated in all), then was copied into a string.
+func TestLoadHistoryMakesItsJSONOnce(t *testing.T) {
+	noPanics(t)
+	b := New()
+	history := make([]omni.Message, 0, 20000)
+	pad := strings.Repeat("lorem ipsum ", 18)
+	for i := range 10000 {
+		history = append(history, omni.UserText("prompt "+strconv.Itoa(i)+pad), omni.AssistantText("answer "+pad, omni.StatusCompleted))
+	}
+	host := js.Global().Get("Object").New()
+	host.Set("loadHistory", jsonLength())
+	l := jsHistoryLLM{&jsLLM{b: b, host: host}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := l.LoadHistory(context.Background(), history); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got := loadedJSON()
+	if n := after.TotalAlloc - before.TotalAlloc; got == 0 || n > uint64(got)*3/2 {
+		t.Errorf("LoadHistory of %d bytes of JSON allocated %d bytes; want under 1.5 times the JSON", got, n)
+	}
 }
