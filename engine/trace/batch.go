@@ -96,6 +96,9 @@ func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte)
 		if err == nil {
 			err = validateRecords(data)
 		}
+		if b.store == nil { // its goroutine's write panicked, ending the program
+			err = errf.Errorf("%w: the Batcher's Store is nil (trace.NewBatcher(nil, …))", ErrInvalid)
+		}
 		if err != nil {
 			return AppendResult{}, opErr("append", id, index, err)
 		}

@@ -196,6 +196,19 @@ func TestBatcherRefusesInvalidAppends(t *testing.T) {
 	}
 }
 
+// A Batcher of a nil Store refuses every append: its goroutine's write
+// panicked, which no caller could recover, and the program ended.
+func TestBatcherOfANilStore(t *testing.T) {
+	b := trace.NewBatcher(nil, trace.BatcherOptions{})
+	_, err := b.Append(context.Background(), "s", 1, tracetest.Record(1))
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "the Batcher's Store is nil") {
+		t.Errorf("Append = %v, want ErrInvalid naming the nil Store", err)
+	}
+	if err := b.Flush(context.Background()); err != nil {
+		t.Errorf("Flush = %v", err)
+	}
+}
+
 // flakyStore is a MemStore whose Append fails while failures > 0.
 type flakyStore struct {
 	trace.MemStore

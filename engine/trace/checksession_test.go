@@ -13,7 +13,8 @@ import (
 
 // (The WebAssembly build leaves engine.New's check out: engine/checktrace_wasm.go.)
 
-// engine.New refuses a Writer that could only fail: a nil one, one of an
+// engine.New refuses a Writer that could only fail: a nil one, one of a
+// nil Store (every write panicked, recovered as a diagnostic), one of an
 // id that cannot name Trace files, one of another session.
 func TestNewRefusesAWriterThatCannotWrite(t *testing.T) {
 	llm := enginetest.NewLLM()
@@ -23,6 +24,7 @@ func TestNewRefusesAWriterThatCannotWrite(t *testing.T) {
 		says string
 	}{
 		{"s1", (*trace.Writer)(nil), "engine: Config.Trace: invalid argument: a nil *trace.Writer"},
+		{"s1", trace.NewWriter(nil, "s1", 1), "engine: Config.Trace: invalid argument: the Writer's Store is nil (trace.NewWriter(nil, …))"},
 		{"a/b", trace.NewWriter(&trace.MemStore{}, "a/b", 1), `engine: Config.Trace: invalid argument: session id "a/b"`},
 		{"s1", trace.NewWriter(&trace.MemStore{}, "s2", 1), `engine: Config.Trace: invalid argument: the Writer writes session "s2", the session is "s1"`},
 	} {

@@ -32,7 +32,7 @@ var (
 type Writer struct {
 	store Store
 	id    string
-	idErr error // ValidateID(id), checked once: a write's cost never grows with the id
+	idErr error // ValidateID(id), or a nil store: checked once, so a write's cost never grows with the id
 
 	mu    lock.Mutex
 	index int
@@ -53,18 +53,24 @@ type Written struct {
 
 // NewWriter returns a Writer that appends to file index of the session,
 // counted from 1 (an index below 1 is taken as 1, the first file). Each
-// Write's ctx bounds the Store call it makes.
+// Write's ctx bounds the Store call it makes. A Writer of a nil store
+// fails every write with an error wrapping ErrInvalid (and engine.New
+// refuses it), as does one of an invalid session id.
 func NewWriter(store Store, sessionID string, index int) *Writer {
 	if index < 1 {
 		index = 1
 	}
-	return &Writer{store: store, id: sessionID, index: index, idErr: ValidateID(sessionID)}
+	err := ValidateID(sessionID)
+	if store == nil {
+		err = errf.Errorf("%w: the Writer's Store is nil (trace.NewWriter(nil, …))", ErrInvalid)
+	}
+	return &Writer{store: store, id: sessionID, index: index, idErr: err}
 }
 
 // CheckSession reports why w cannot take the records of session id, or
 // nil: engine.New asks it, so that a Writer that could only fail (a nil
-// one, an id that cannot name Trace files, another session's id) is an
-// error there rather than a diagnostic at every write.
+// one, one of a nil Store, an id that cannot name Trace files, another
+// session's id) is an error there rather than a diagnostic at every write.
 func (w *Writer) CheckSession(id string) error {
 	switch {
 	case w == nil:

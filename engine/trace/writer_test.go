@@ -157,6 +157,17 @@ func TestWriterRefuses(t *testing.T) {
 	}
 }
 
+// A Writer of a nil Store fails each write with ErrInvalid, naming it:
+// each write panicked (a nil pointer dereference, recovered by the engine
+// as a diagnostic at every record).
+func TestWriterOfANilStore(t *testing.T) {
+	w := trace.NewWriter(nil, "s", 1)
+	err := w.Write(context.Background(), userText("x"))
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "the Writer's Store is nil") {
+		t.Errorf("Write = %v, want ErrInvalid naming the nil Store", err)
+	}
+}
+
 func TestWriterKeepsRawJSONOnOneLine(t *testing.T) {
 	m := userText("x")
 	m.Payload.Edit().Fidelity = omni.RawJSON("{\n  \"k\": [1,\n 2]\n}")
