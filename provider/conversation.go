@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Conversation is the state every adapter keeps: where and how it sends
@@ -26,11 +28,12 @@ type Conversation struct {
 }
 
 // Setup validates what every adapter's options share and prepares c to
-// send requests to url with the headers kv (name, value pairs; empty
-// values are left out) and then extra, each request ended after idle
-// without a byte from the server (an Options.IdleTimeout: see
+// send requests to url with the headers extra (names written in lower
+// case) and kv (triples of a name, a value and the option that gives it;
+// empty values are left out, and those extra names), each request ended
+// after idle without a byte from the server (an Options.IdleTimeout: see
 // IdleTimeout). api names the adapter in errors.
-func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, idle time.Duration, extra map[string]string, kv ...string) error {
+func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, idle time.Duration, maxTokens int, extra map[string]string, kv ...string) error {
 	switch {
 	case t == nil:
 		return errors.New(api + ": Options.Transport is required")
@@ -38,6 +41,8 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 		return errors.New(api + ": Options.Model is required")
 	case body != nil && !omni.IsJSONObject(body):
 		return errors.New(api + ": Options.ExtraBody is not a JSON object")
+	case maxTokens < 0:
+		return errors.New(api + ": Options.MaxTokens is negative: want 0 (the default) or a number of tokens")
 	}
 	if why := BaseURLProblem(url, "APIKey or Header"); why != "" {
 		return errors.New(api + ": Options.BaseURL: " + why)
@@ -45,14 +50,9 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	if why := schemeProblem(url); why != "" {
 		return errors.New(api + ": Options.BaseURL: " + why)
 	}
-	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			h[kv[i]] = kv[i+1]
-		}
-	}
-	for k, v := range extra {
-		h[k] = v
+	h, err := headers(api, extra, kv)
+	if err != nil {
+		return err
 	}
 	*c = Conversation{Session: session, api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
@@ -81,6 +81,96 @@ func BaseURL(u, def string) string {
 		return u // "https://"
 	}
 	return u[:n]
+}
+
+// headers returns the headers of Setup's extra and kv, or what is wrong
+// with one. It and its helpers are kept out of line: inlined, their map
+// and string code made floe.wasm's Setup several KB larger.
+//
+//go:noinline
+func headers(api string, extra map[string]string, kv []string) (map[string]string, error) {
+	h := make(map[string]string, len(extra)+len(kv)/3+2)
+	for k, v := range extra {
+		if why := HeaderProblem(k, v); why != "" {
+			return nil, optionError(api, "Header["+errf.Quote(k)+"]", why)
+		}
+		lower := lowerASCII(k)
+		if _, dup := h[lower]; dup {
+			// X-Key and x-key: one value was sent, which one at random.
+			return nil, optionError(api, "Header", errf.Quote(k)+" is there twice, its name in two cases")
+		}
+		h[lower] = v
+	}
+	kv = append(kv, "content-type", "application/json", "", "accept", "text/event-stream", "")
+	for i := 0; i+2 < len(kv); i += 3 {
+		if v := kv[i+1]; v != "" {
+			if why := valueProblem(v); why != "" {
+				return nil, optionError(api, kv[i+2], why)
+			}
+			if _, set := h[kv[i]]; !set { // an extra header replaces the adapter's
+				h[kv[i]] = v
+			}
+		}
+	}
+	return h, nil
+}
+
+// optionError is the error of an adapter's option.
+//
+//go:noinline
+func optionError(api, option, why string) error {
+	return errors.New(api + ": Options." + option + ": " + why)
+}
+
+// HeaderProblem says what is wrong with a request header, or "": its name
+// must be an HTTP token, and its value hold no line break or other control
+// character but a tab (net/http refuses the request, fetch a line break
+// or a NUL). The value is never shown: it may be a key.
+//
+//go:noinline
+func HeaderProblem(name, value string) string {
+	if name == "" {
+		return "the header name is empty"
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return "not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+		}
+	}
+	return valueProblem(value)
+}
+
+// valueProblem says what is wrong with a header's value, or "".
+//
+//go:noinline
+func valueProblem(v string) string {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			if rest := v[i:]; rest == "\n" || rest == "\r\n" || rest == "\r" {
+				return "the value ends in a line break, which a header cannot hold (read from a file with it?)"
+			}
+			return "the value holds a line break or another control character, which a header cannot hold"
+		}
+	}
+	return ""
+}
+
+// lowerASCII returns s with its ASCII letters in lower case.
+//
+//go:noinline
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // schemeProblem refuses a base URL that no Transport can send: one with

@@ -34,7 +34,10 @@
 //     ", ";
 //   - return a non-nil error only when no response arrived (a network
 //     failure, a refused connection, a CORS rejection); an HTTP error status
-//     is a Response, not an error;
+//     is a Response, not an error. Such an error ends the request as
+//     timeout (retried), unless it is a *[Failure], whose Status and
+//     Permanent it keeps: a request the Transport cannot send (a header
+//     [HeaderProblem] names) is failed, Permanent;
 //   - make Body.Read return io.EOF at the normal end of the body and any
 //     other error when the transfer fails before it (a reset connection, a
 //     truncated chunked body);
@@ -72,6 +75,9 @@
 //	  object
 //	a 200 answer whose body is other JSON or    malformed
 //	  HTML (the body decides, not Content-Type)
+//	a header the Transport cannot send         failed, Permanent
+//	  (one Options.APIKey or Options.Header
+//	  gives is refused by New)
 //	unparseable or truncated stream             malformed
 //	ctx cancelled                               aborted (open fragments closed first)
 //

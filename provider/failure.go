@@ -233,12 +233,17 @@ func authError(typ string) bool {
 }
 
 // transportFailure maps an error of RoundTrip or Body.Read: aborted when
-// ctx is done, otherwise timeout (the network failed).
+// ctx is done, a *Failure's own stop reason, otherwise timeout (the
+// network failed).
 func transportFailure(ctx context.Context, api, what string, err error) *Failure {
 	if ctx.Err() != nil {
 		return &Failure{Status: omni.StatusAborted, Message: api + ": aborted"}
 	}
-	return &Failure{Status: omni.StatusTimeout, Message: api + ": " + what + ": " + err.Error()}
+	st, permanent := omni.StatusTimeout, false
+	if f, ok := err.(*Failure); ok { // the Transport's own stop reason: a request it cannot send
+		st, permanent = f.Status, f.Permanent
+	}
+	return &Failure{Status: st, Message: api + ": " + what + ": " + err.Error(), Permanent: permanent}
 }
 
 var _ io.Reader // the Response body is an io.ReadCloser

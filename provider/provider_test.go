@@ -327,3 +327,23 @@ func TestEqualFold(t *testing.T) {
 		}
 	}
 }
+
+// A Transport's *Failure keeps its stop reason: a request it cannot send
+// (nethttp's header net/http refuses) ends failed and permanent at once,
+// where any other error of RoundTrip is the network's, retried as timeout.
+func TestStreamKeepsATransportsFailure(t *testing.T) {
+	refuse := TransportFunc(func(context.Context, *Request) (*Response, error) {
+		return nil, &Failure{Status: omni.StatusFailed, Permanent: true, Message: `header "x-key": not a header name`}
+	})
+	f := Stream(context.Background(), refuse, &Request{}, "x", 0, &doneDecoder{})
+	if f == nil || f.Status != omni.StatusFailed || !f.Permanent || f.Message != `x: request failed: header "x-key": not a header name` {
+		t.Errorf("failure %+v", f)
+	}
+	if o := f.Outcome(); o.Status != omni.StatusFailed || !o.Permanent {
+		t.Errorf("outcome %+v", o)
+	}
+	network := TransportFunc(func(context.Context, *Request) (*Response, error) { return nil, errors.New("connection refused") })
+	if f := Stream(context.Background(), network, &Request{}, "x", 0, &doneDecoder{}); f == nil || f.Status != omni.StatusTimeout || f.Permanent {
+		t.Errorf("a network error: %+v", f)
+	}
+}

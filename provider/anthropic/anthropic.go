@@ -26,12 +26,12 @@ type Options struct {
 	Model     string             // required: the model name the server knows
 	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages" (its trailing slashes dropped)
 	APIKey    string             // sent as x-api-key
-	Header    map[string]string  // extra request headers
+	Header    map[string]string  // extra request headers (names in any case; New refuses a name or value HTTP does not take)
 
 	// MaxTokens is sent as max_tokens (required by the API); 0 =
 	// DefaultMaxTokens. A thinking budget at or above it is halved to fit
 	// under it (above 2048; at or below, max_tokens is raised, as it is
-	// above the default).
+	// above the default). New refuses one below 0.
 	MaxTokens int
 	// BrowserAccess sends "anthropic-dangerous-direct-browser-access: true",
 	// which Anthropic requires of requests made from a browser page.
@@ -66,7 +66,7 @@ func New(o Options) (*Model, error) {
 		o.Version = DefaultVersion
 	}
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "anthropic-version", o.Version, "x-api-key", o.APIKey, "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess)); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -221,3 +221,30 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("messages\n got %s\nwant %s", got, want)
 	}
 }
+
+// New refuses a negative MaxTokens (taken as the default without a word)
+// and a key or a version that no header can hold (net/http
+// refused each request, retried as a network error), naming the option
+// and never showing the value.
+func TestOptionsRefused(t *testing.T) {
+	tr := &ptest.Transport{}
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Transport: tr, Model: "m", MaxTokens: -8192}, "anthropic: Options.MaxTokens is negative: want 0 (the default) or a number of tokens"},
+		{Options{Transport: tr, Model: "m", APIKey: "sk-ant-secret\n"}, "anthropic: Options.APIKey: the value ends in a line break, which a header cannot hold (read from a file with it?)"},
+		{Options{Transport: tr, Model: "m", Version: "2023-06-01\x00secret"}, "anthropic: Options.Version: the value holds a line break or another control character"},
+		{Options{Transport: tr, Model: "m", Header: map[string]string{"X-Api-Key": "secret"}, APIKey: "k"}, ""},
+	} {
+		_, err := New(tc.o)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("New(%+v) = %v", tc.o, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
+		case err != nil && strings.Contains(err.Error(), "secret"):
+			t.Errorf("New(%+v) = %v: it shows the value", tc.o, err)
+		}
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
 )
 
@@ -44,6 +46,11 @@ func (t *Transport) RoundTrip(ctx context.Context, req *provider.Request) (*prov
 		return nil, err
 	}
 	for k, v := range req.Header {
+		if why := provider.HeaderProblem(k, v); why != "" {
+			// net/http refuses it at every request: not a network
+			// error to retry (the value may be a key: never shown).
+			return nil, &provider.Failure{Status: omni.StatusFailed, Permanent: true, Message: "header " + strconv.Quote(k) + ": " + why}
+		}
 		hreq.Header.Set(k, v)
 	}
 	var c *http.Client

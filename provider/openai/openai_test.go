@@ -276,11 +276,37 @@ func TestOptions(t *testing.T) {
 		{Options{Transport: tr, Model: "m", BaseURL: "localhost:8080/v1"}, "openai: Options.BaseURL: want an http:// or https:// URL (or a path, for a page's fetch): it names no scheme a request can use"},
 		{Options{Transport: tr, Model: "m", BaseURL: "127.0.0.1:11434/v1"}, "want an http:// or https:// URL"},
 		{Options{Transport: tr, Model: "m", BaseURL: "ftp://h/v1"}, "want an http:// or https:// URL"},
+		// Each was taken without a word: a negative MaxTokens as none, a
+		// header net/http refuses failed every request, retried as a
+		// network error.
+		{Options{Transport: tr, Model: "m", MaxTokens: -1}, "openai: Options.MaxTokens is negative: want 0 (the default) or a number of tokens"},
+		{Options{Transport: tr, Model: "m", APIKey: "sk-secret\n"}, "openai: Options.APIKey: the value ends in a line break, which a header cannot hold (read from a file with it?)"},
+		{Options{Transport: tr, Model: "m", APIKey: "sk-secret\r\n"}, "openai: Options.APIKey: the value ends in a line break"},
+		{Options{Transport: tr, Model: "m", APIKey: "sk-\nsecret"}, "openai: Options.APIKey: the value holds a line break or another control character, which a header cannot hold"},
+		{Options{Transport: tr, Model: "m", Header: map[string]string{"X Bad": "secret"}}, `openai: Options.Header["X Bad"]: not a header name (letters, digits and !#$%&'*+-.^_` + "`|~ only)"},
+		{Options{Transport: tr, Model: "m", Header: map[string]string{"": "secret"}}, `openai: Options.Header[""]: the header name is empty`},
+		{Options{Transport: tr, Model: "m", Header: map[string]string{"x-key": "se\x7fcret"}}, `openai: Options.Header["x-key"]: the value holds a line break or another control character`},
+		{Options{Transport: tr, Model: "m", Header: map[string]string{"X-Key": "secret", "x-key": "secret"}}, "is there twice, its name in two cases"},
 	} {
-		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := New(tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want %q", tc.o, err, tc.want)
+		} else if strings.Contains(err.Error(), "secret") {
+			t.Errorf("New(%+v) = %v: it shows the value", tc.o, err)
 		}
 	}
+	// A tab is a header's white space; a name in any case replaces the
+	// adapter's header of that name (sent in lower case, it was sent
+	// with the adapter's, net/http keeping one of the two at random).
+	proxied, err := New(Options{Transport: tr, Model: "m", APIKey: "k", Header: map[string]string{"Authorization": "Bearer\tproxy", "X-Extra": "é"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, proxied, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+	if h := tr.Requests[0].Header; h["authorization"] != "Bearer\tproxy" || h["x-extra"] != "é" || h["Authorization"] != "" || h["X-Extra"] != "" {
+		t.Errorf("headers %q", h)
+	}
+	tr.Requests = nil
 	for _, u := range []string{"HTTPS://h/v1", "/v1"} { // a scheme in any case; a path, for a page's fetch
 		if _, err := New(Options{Transport: tr, Model: "m", BaseURL: u}); err != nil {
 			t.Errorf("%s: %v", u, err)

@@ -20,9 +20,10 @@ type Options struct {
 	Model     string             // required: the model name the server knows
 	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses" (its trailing slashes dropped)
 	APIKey    string             // sent as "Authorization: Bearer KEY"; "" = no Authorization header
-	Header    map[string]string  // extra request headers
+	Header    map[string]string  // extra request headers (names in any case; New refuses a name or value HTTP does not take)
 
-	// MaxTokens, when > 0, is sent as max_output_tokens.
+	// MaxTokens, when > 0, is sent as max_output_tokens; New refuses one
+	// below 0.
 	MaxTokens int
 	// ExtraBody is a JSON object whose members are added to every request
 	// body (e.g. {"temperature":0.2}); nil = none.
@@ -48,7 +49,7 @@ type Model struct {
 func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.Header, "authorization", bearer(o.APIKey)); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -171,3 +171,11 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("input\n got %s\nwant %s", got, want)
 	}
 }
+
+// New refuses a negative MaxTokens, taken as none without a word.
+func TestNegativeMaxTokens(t *testing.T) {
+	_, err := New(Options{Transport: &ptest.Transport{}, Model: "m", MaxTokens: -1})
+	if want := "openai responses: Options.MaxTokens is negative: want 0 (the default) or a number of tokens"; err == nil || err.Error() != want {
+		t.Errorf("New = %v, want %q", err, want)
+	}
+}

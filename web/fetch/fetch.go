@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall/js"
 
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/web/jsx"
 )
@@ -41,6 +43,17 @@ func (t Transport) RoundTrip(ctx context.Context, req *provider.Request) (*provi
 	ac := js.Global().Get("AbortController").New()
 	headers := map[string]any{}
 	for k, v := range req.Header {
+		why := provider.HeaderProblem(k, v)
+		for _, r := range v {
+			if r > 0xff && why == "" {
+				why = "the value holds a character above U+00FF, which fetch refuses"
+			}
+		}
+		if why != "" {
+			// fetch throws a TypeError at every request: not a network
+			// error to retry (the value may be a key: never shown).
+			return nil, &provider.Failure{Status: omni.StatusFailed, Permanent: true, Message: "header " + errf.Quote(k) + ": " + why}
+		}
 		headers[k] = v
 	}
 	method := req.Method
