@@ -696,12 +696,18 @@ export interface ModelOptions {
   model: string;
   /**
    * Sent only to baseURL (redirects are not followed): `Authorization:
-   * Bearer` for OpenAI, `x-api-key` for Anthropic.
+   * Bearer` for OpenAI, `x-api-key` for Anthropic. A key with a line break
+   * (read from a file with it), another control character or a character
+   * above U+00FF throws bad_argument.
    */
   apiKey?: string;
   /** Requests go to baseURL + "/chat/completions", "/responses" or "/messages". */
   baseURL?: string;
-  /** Extra request headers (also sent only to baseURL). */
+  /**
+   * Extra request headers (also sent only to baseURL): a name that is not
+   * an HTTP token, or a value with a line break, another control character
+   * but a tab or a character above U+00FF, throws bad_argument.
+   */
   headers?: Record<string, string>;
   /** max_tokens (max_output_tokens on the Responses API, max_completion_tokens on OpenAI's own Chat API); Anthropic's default is 8192, and a thinking budget at or above it takes half of it. */
   maxTokens?: number;

@@ -2727,10 +2727,12 @@ const BODY_OWN = {
   anthropic: { model: "model", max_tokens: "maxTokens", stream: "", system: "", messages: "", tools: "", thinking: "thinkingLevel" },
 };
 
-// A header's name is an HTTP token; its value Latin-1 without NUL or a
-// line break (what fetch() accepts).
+// A header's name is an HTTP token; its value Latin-1 without a line
+// break or another control character but a tab (what fetch() and Go's
+// net/http both accept). A value is never shown: it may be a key.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_VALUE = /^[^\0\r\n\u0100-\uffff]*$/;
+const HEADER_VALUE = /^[^\0-\x08\x0a-\x1f\x7f\u0100-\uffff]*$/;
+const HEADER_VALUE_WHY = "a header value cannot hold a line break, another control character or a character above U+00FF";
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version"]);
@@ -2773,6 +2775,11 @@ function makeModel(fname, opts) {
   }
   baseURL = baseURL.replace(/\/+$/, "");
   if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
+  // Sent as a header: fetch() refused it at every request (a key read from
+  // a file with its line break), each retried as a network error.
+  if (apiKey && !HEADER_VALUE.test(apiKey)) {
+    throw floeError("bad_argument", `${name}.apiKey: ${HEADER_VALUE_WHY}${/[\r\n]$/.test(apiKey) ? " (it ends in one: read from a file with it?)" : ""}`);
+  }
   if (d.key && !apiKey && opts.baseURL == null) {
     throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
   }
@@ -2783,7 +2790,7 @@ function makeModel(fname, opts) {
     for (const [k, v] of Object.entries(headers)) {
       if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
       if (!HEADER_NAME.test(k)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
-      if (!HEADER_VALUE.test(v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: a header value cannot hold a line break, a NUL or a character above U+00FF`);
+      if (!HEADER_VALUE.test(v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: ${HEADER_VALUE_WHY}`);
       // Header names are case-insensitive: written in lower case, as the
       // adapter's own are, an extra header replaces the adapter's of that
       // name (Authorization: a proxy's token) rather than being joined to it.
@@ -2810,6 +2817,7 @@ function makeModel(fname, opts) {
     throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  if (version && !HEADER_VALUE.test(version)) throw floeError("bad_argument", `${name}.version: ${HEADER_VALUE_WHY}`);
   if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
     throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
   }

@@ -150,6 +150,12 @@ test("model options are checked when the model is made", () => {
     // A header fetch() would refuse at every request (each then retried as a timeout).
     [() => floe.openai({ apiKey: "k", model: "m", headers: { "bad name": "v" } }), /headers\["bad name"\]: not a header name/],
     [() => floe.openai({ apiKey: "k", model: "m", headers: { "x-a": "caf\u0113" } }), /headers\["x-a"\]: a header value cannot hold/],
+    [() => floe.openai({ apiKey: "k", model: "m", headers: { "x-a": "a\x01b" } }), /headers\["x-a"\]: a header value cannot hold a line break, another control character or a character above U\+00FF$/],
+    // A key or a version fetch() would refuse: a key read from a file with
+    // its line break, one pasted in typographic quotes (never shown).
+    [() => floe.openai({ apiKey: "sk-secret\n", model: "m" }), /^openai: options.apiKey: a header value cannot hold a line break, another control character or a character above U\+00FF \(it ends in one: read from a file with it\?\)$/],
+    [() => floe.openaiResponses({ apiKey: "\u201csk-secret\u201d", model: "m" }), /^openaiResponses: options.apiKey: a header value cannot hold a line break, another control character or a character above U\+00FF$/],
+    [() => floe.anthropic({ apiKey: "sk-secret", model: "m", version: "2023-06-01\r\n" }), /^anthropic: options.version: a header value cannot hold/],
     [() => floe.openai({ apiKey: "k", model: "m", headers: { Authorization: "a", authorization: "b" } }), /options.headers: "Authorization" and "authorization" name one header/],
     // A baseURL the adapter's paths cannot be appended to.
     [() => floe.openaiResponses({ apiKey: "k", model: "m", baseURL: "https://x.openai.azure.com/openai/v1?api-version=2025-04-01-preview" }), /options.baseURL: want the API's base URL without a query \(\?api-version=2025-04-01-preview\)/],
