@@ -329,6 +329,14 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			t.Errorf("ToolList %+v: %v, want %s", tool, err, want)
 		}
 	}
+	// Two tools of one name, which the JavaScript API refuses: a call of
+	// that name could mean either, and a model API refuses such a list
+	// (Anthropic's: tool names must be unique) at every request.
+	tools := []omni.ToolDefinition{{Name: "read"}, {Name: "write"}, {Name: "read", Description: "again"}}
+	_, err := engine.New(engine.Config{Meta: enginetest.Meta("x"), LLM: enginetest.NewLLM(), ToolList: tools})
+	if want := `engine: Config.ToolList[2] ("read"): ToolList[0] has that name too`; err == nil || err.Error() != want {
+		t.Errorf("a name twice: %v, want %s", err, want)
+	}
 }
 
 // A tool call the model closes "aborted" because the run was aborted is no

@@ -75,6 +75,11 @@ func New(cfg Config) (*Session, error) {
 		if p := t.Parameters; len(p) != 0 && !omni.IsJSONObject(p) {
 			return nil, errf.Errorf("engine: Config.ToolList[%d] (%q): parameters: want a JSON Schema object, got %q", i, t.Name, string(p))
 		}
+		for j := range i {
+			if cfg.ToolList[j].Name == t.Name { // a call could mean either; APIs refuse such a list (floe.mjs does too)
+				return nil, errf.Errorf("engine: Config.ToolList[%d] (%q): ToolList[%d] has that name too", i, t.Name, j)
+			}
+		}
 	}
 	if err := checkTrace(cfg); err != nil {
 		return nil, err
