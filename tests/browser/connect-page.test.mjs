@@ -197,13 +197,16 @@ test("Stop from the page always ends the run: while the client connects, while t
       await page.evaluate(([b, id, how]) => window.drive(how, b, id, "tok", { approve: "hold", fetchGate: true }), [live, sid, how]);
       await page.waitForFunction(() => window.openGate);
       if (how === "signal") await page.evaluate(() => window.runs.signal.ac.abort());
-      else await page.evaluate(() => window.runs.break.it.return());
+      // (return() settles once the POST's answer says whether there is a
+      // run to abort: not awaited here, where the POST waits for the gate)
+      else await page.evaluate(() => void (window.runs.break.returned = window.runs.break.it.return()));
       await page.evaluate(() => {
         const open = window.openGate;
         window.openGate = undefined;
         open();
       });
       assert.equal(await aborted(live, sid), "aborted by user", how);
+      if (how === "break") assert.deepEqual(await page.evaluate(() => window.runs.break.returned), { done: true, value: undefined });
       r = await page.evaluate((n) => window.settled(n, 10_000), how);
       assert.equal(r.hung, undefined, r.hung);
       assert.equal(r.error, null, how);
