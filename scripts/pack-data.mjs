@@ -19,6 +19,17 @@ import { fileURLToPath } from "node:url";
 
 export const MAX_GAP = 64;
 
+// leb encodes n as LEB128 bytes (signed: an i32.const's operand).
+export function leb(n, signed) {
+  const o = [];
+  for (;;) {
+    const c = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n === 0 && !(signed && c & 0x40)) return o.push(c), o;
+    o.push(c | 0x80);
+  }
+}
+
 // packData returns the module b with its data segments packed, and the
 // segments' counts before and after; or, with a reason, b itself.
 export function packData(b, maxGap = MAX_GAP) {
@@ -87,15 +98,6 @@ export function packData(b, maxGap = MAX_GAP) {
       g.end = s.off + s.bytes.length;
     } else groups.push({ off: s.off, end: s.off + s.bytes.length, parts: [s] });
   }
-  const leb = (n, signed) => {
-    const o = [];
-    for (;;) {
-      const c = n & 0x7f;
-      n = Math.floor(n / 128);
-      if (n === 0 && !(signed && c & 0x40)) return o.push(c), o;
-      o.push(c | 0x80);
-    }
-  };
   const chunks = [Buffer.from(leb(groups.length))];
   for (const g of groups) {
     const bytes = Buffer.alloc(g.end - g.off);

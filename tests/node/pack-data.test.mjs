@@ -5,22 +5,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { MAX_GAP, packData, readSegments } from "../../scripts/pack-data.mjs";
+import { MAX_GAP, leb, packData, readSegments } from "../../scripts/pack-data.mjs";
 
 const STATIC = fileURLToPath(new URL("../../static", import.meta.url));
 
 // module returns a module of one exported memory page ("mem") whose data
 // section holds segs, [offset, bytes] each, and a data count section.
 function module(segs, { kind = 0 } = {}) {
-  const leb = (n, signed) => {
-    const o = [];
-    for (;;) {
-      const c = n & 0x7f;
-      n = Math.floor(n / 128);
-      if (n === 0 && !(signed && c & 0x40)) return o.push(c), o;
-      o.push(c | 0x80);
-    }
-  };
   const section = (id, body) => [id, ...leb(body.length), ...body];
   const data = [...leb(segs.length)];
   for (const [off, bytes] of segs) {

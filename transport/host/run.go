@@ -61,14 +61,24 @@ func fieldErr(path string, err error) string {
 	return msg + ve.Msg
 }
 
-func (h *Host) startLocked(t Task) error {
-	release, err := h.reg.lock(h.id)
+// take holds the session's lock and resumes it from its Trace when it is
+// cold (cold says so); h.mu is held.
+func (h *Host) take() (release func(), cold bool, err error) {
+	release, err = h.reg.lock(h.id)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	cold := h.sess == nil
+	cold = h.sess == nil
 	if err := h.resume(); err != nil {
 		release()
+		return nil, false, err
+	}
+	return release, cold, nil
+}
+
+func (h *Host) startLocked(t Task) error {
+	release, cold, err := h.take()
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -260,13 +270,8 @@ func (h *Host) Compact() error {
 	if h.state != transport.StateIdle {
 		return ErrTaskInProgress
 	}
-	release, err := h.reg.lock(h.id)
+	release, cold, err := h.take()
 	if err != nil {
-		return err
-	}
-	cold := h.sess == nil
-	if err := h.resume(); err != nil {
-		release()
 		return err
 	}
 	var refused error
