@@ -749,10 +749,17 @@ export interface FetchInit {
 }
 
 /** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
-export interface OpenAIOptions extends ModelOptions {}
+export interface OpenAIOptions extends ModelOptions {
+  /**
+   * Speaks Gemini's dialect of the Chat Completions wire (thought signatures
+   * sent back, its reasoning efforts): for Gemini behind a proxy or on
+   * Vertex AI. Google's own host is told without it. Default: false.
+   */
+  gemini?: boolean;
+}
 
-/** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter…; apiKey optional. */
-export interface OpenAICompatibleOptions extends ModelOptions {
+/** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter, Gemini…; apiKey optional. */
+export interface OpenAICompatibleOptions extends OpenAIOptions {
   baseURL: string;
 }
 

@@ -2736,6 +2736,7 @@ const HEADER_VALUE_WHY = "a header value cannot hold a line break, another contr
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version"]);
+const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
 function modelThinking(llm) {
@@ -2749,8 +2750,11 @@ function makeModel(fname, opts) {
   for (const k of ["browserAccess", "version"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
-  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : MODEL_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs } = opts;
+  if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
+    throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
+  }
+  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : MODEL_KEYS, name);
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -2817,6 +2821,7 @@ function makeModel(fname, opts) {
     throw badArg(`${name}.browserAccess`, "a boolean", browserAccess);
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
+  if (gemini != null && typeof gemini !== "boolean") throw badArg(`${name}.gemini`, "a boolean", gemini);
   if (version && !HEADER_VALUE.test(version)) throw floeError("bad_argument", `${name}.version: ${HEADER_VALUE_WHY}`);
   if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
     throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
@@ -2849,6 +2854,7 @@ function makeModel(fname, opts) {
     maxTokens: maxTokens ?? 0,
     idleMs: idleTimeoutMs == null ? 0 : idleTimeoutMs === 0 ? -1 : idleTimeoutMs, // Go's 0 is its default
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
+    gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
     fetch: fetch ?? defaultFetch,
     thinkingLevel: thinkingLevel ?? undefined,
   };

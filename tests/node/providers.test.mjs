@@ -424,4 +424,14 @@ test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, 
   await collect(other.run("And Bern?"));
   assert.deepEqual(sent(3), { id: call.id, type: call.type, function: call.function });
   await other.close();
+  // Gemini behind a proxy, told by gemini: true: the call goes back with
+  // its signature, and minimal goes as low (Gemini refuses minimal).
+  const proxied = await floe.resumeSession("session-2026-12-02-09-00-00-0000abcd", { llm: floe.openaiCompatible({ baseURL: `${srv.url}/proxy/v1`, model: "gemini-3-flash-preview", gemini: true, thinkingLevel: "minimal" }), store: "memory" });
+  await collect(proxied.run("And Lima?"));
+  assert.equal(bodies[4].url, "/proxy/v1/chat/completions");
+  assert.deepEqual(sent(4), call);
+  assert.equal(bodies[4].body.reasoning_effort, "low");
+  await proxied.close();
+  assert.throws(() => floe.openaiCompatible({ baseURL: srv.url, model: "m", gemini: "yes" }), { code: "bad_argument", message: /openaiCompatible: options\.gemini: want a boolean/ });
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", gemini: true }), { code: "bad_argument", message: /anthropic: options\.gemini: unknown option of anthropic\(\) \(openaiCompatible\(\) and openai\(\) have it\)/ });
 });
