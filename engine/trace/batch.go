@@ -89,35 +89,19 @@ func NewBatcher(store Store, opts BatcherOptions) *Batcher {
 }
 
 // Append implements [Store]: it validates and queues data (copied) and
-// returns without waiting for the underlying Store (nil, id, -1, nil: Retry's mark).
+// returns without waiting for the underlying Store.
 func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte) (AppendResult, error) {
-	if ctx != nil || index != -1 { // -1: Retry's mark
-		err := checkFile(ctx, id, index)
-		if err == nil {
-			err = validateRecords(data)
-		}
-		if b.store == nil { // its goroutine's write panicked, ending the program
-			err = errf.Errorf("%w: the Batcher's Store is nil (trace.NewBatcher(nil, …))", ErrInvalid)
-		}
-		if err != nil {
-			return AppendResult{}, opErr("append", id, index, err)
-		}
+	err := checkFile(ctx, id, index)
+	if err == nil {
+		err = validateRecords(data)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.queued++
-	if n := len(b.queue); n > 0 {
-		if q := &b.queue[n-1]; q.id == id && q.index == index && len(q.data)+len(data) <= b.opts.MaxBatchBytes {
-			q.data = append(q.data, data...)
-			q.last = b.queued
-			return AppendResult{}, nil
-		}
+	if b.store == nil { // its goroutine's write panicked, ending the program
+		err = errf.Errorf("%w: the Batcher's Store is nil (trace.NewBatcher(nil, …))", ErrInvalid)
 	}
-	b.queue = append(b.queue, batch{id: id, index: index, data: append([]byte(nil), data...), last: b.queued})
-	if !b.running {
-		b.running = true
-		go b.run()
+	if err != nil {
+		return AppendResult{}, opErr("append", id, index, err)
 	}
+	b.queue1(id, index, data)
 	return AppendResult{}, nil
 }
 
@@ -126,7 +110,30 @@ func (b *Batcher) Append(ctx context.Context, id string, index int, data []byte)
 // they are dropped and reported with their number, and the session's Trace
 // is written no further: call it when the session's writer closes, so that
 // nothing is dropped unreported.
-func (b *Batcher) Retry(id string) { b.Append(nil, id, -1, nil) }
+func (b *Batcher) Retry(id string) {
+	if b.store != nil {
+		b.queue1(id, -1, nil) // index -1: the mark write stops at
+	}
+}
+
+// queue1 queues one batch, joined to the last one when it continues it.
+func (b *Batcher) queue1(id string, index int, data []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queued++
+	if n := len(b.queue); n > 0 {
+		if q := &b.queue[n-1]; q.id == id && q.index == index && len(q.data)+len(data) <= b.opts.MaxBatchBytes {
+			q.data = append(q.data, data...)
+			q.last = b.queued
+			return
+		}
+	}
+	b.queue = append(b.queue, batch{id: id, index: index, data: append([]byte(nil), data...), last: b.queued})
+	if !b.running {
+		b.running = true
+		go b.run()
+	}
+}
 
 // run writes the queued batches in order until the queue is empty.
 func (b *Batcher) run() {
