@@ -84,6 +84,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	system := fs.String("system", "", "provider model: the system prompt of new sessions (default: one for the demo workspace)")
 	window := fs.String("context-window", "", "provider model: its context window in tokens, for session_meta (default 0: unknown)")
 	idle := fs.String("idle-timeout", "", "provider model: end a request that waits this long on the provider without a byte, then retry it (a duration: 90s, 5m; 0: never; default 5m)")
+	gemini := fs.Bool("gemini", false, "provider model openai or openai-compatible: speak the dialect of Gemini's OpenAI-compatible endpoint (thought signatures sent back on tool calls) at any base URL; Google's own host is known without it")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
 	// Not the flag's default: -h would print the token.
@@ -128,7 +129,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *keepWarm == 0 {
 		*keepWarm = -1 // host.Config: none
 	}
-	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, set, getenv)
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, strconv.FormatBool(*gemini), set, getenv)
 	if err != nil {
 		return server.Config{}, "", err
 	}

@@ -156,6 +156,48 @@ func TestOpenAICompatibleModel(t *testing.T) {
 	}
 }
 
+// TestGeminiFlag: with --gemini, openai-compatible speaks Gemini's dialect
+// to a host that is not Google's (a proxy): the thought signature of a
+// tool call goes back on that call in the next request. Without it, no
+// extra_content is sent.
+func TestGeminiFlag(t *testing.T) {
+	for _, gemini := range []bool{true, false} {
+		var mu sync.Mutex
+		var bodies []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			bodies = append(bodies, string(body))
+			n := len(bodies)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			if n == 1 {
+				io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","tool_calls":[{"extra_content":{"google":{"thought_signature":"c2lnLTE="}},"function":{"arguments":"{}","name":"list_files"},"id":"function-call-1","type":"function"}]},"finish_reason":"tool_calls"}`))
+			} else {
+				io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Listed."},"finish_reason":"stop"}`))
+			}
+			io.WriteString(w, "data: [DONE]\n\n")
+		}))
+		args := []string{"--dir", ":memory:", "--mode", "allow-all", "--model", "openai-compatible",
+			"--model-id", "gemini-3-flash-preview", "--base-url", srv.URL + "/v1beta/openai"}
+		if gemini {
+			args = append(args, "--gemini")
+		}
+		p := startEnv(t, nil, args...)
+		c := &tt.Client{T: t, URL: p.url}
+		events := strings.Join(task(t, c, c.Create(""), "List the files."), "\n")
+		p.kill()
+		srv.Close()
+		if !strings.Contains(events, "Listed.") || len(bodies) != 2 {
+			t.Fatalf("gemini %v: %d requests, events:\n%s", gemini, len(bodies), events)
+		}
+		sent := strings.Contains(bodies[1], `"extra_content":{"google":{"thought_signature":"c2lnLTE="}}`)
+		if sent != gemini || (!gemini && strings.Contains(bodies[1], "extra_content")) {
+			t.Errorf("gemini %v: the second request's tool call:\n%s", gemini, bodies[1])
+		}
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -199,6 +241,9 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--keep-warm", "-2"}, "--keep-warm -2: want 0 or more"},
 		{nil, []string{"--system", "Hi"}, "--system: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--context-window", "lots"}, `--context-window "lots": want a number of tokens`},
+		{nil, []string{"--gemini"}, "--gemini: only with a provider model"},
+		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--gemini"}, "--gemini: only with --model openai or openai-compatible (Gemini's OpenAI-compatible endpoint), not --model anthropic"},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1", "--gemini=maybe"}, `invalid boolean value "maybe" for -gemini`},
 	}
 	for _, tc := range cases {
 		cmd := exec.Command(binary, append([]string{"--dir", ":memory:"}, tc.args...)...)

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { start } from "./workerd.mjs";
+import { start, ports } from "./workerd.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "floe-workerd-cors-"));
 const running = [];
@@ -15,9 +15,9 @@ after(async () => {
   for (const w of running) await w.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
-let nextPort = 8841; // the ports of this file: 8841-8845
+const nextPort = ports(8860, 8869); // this file's block: worker.test.mjs 8800-8829, models.test.mjs 8830-8859, cors.test.mjs 8860-8869
 async function worker(vars) {
-  const w = await start({ port: nextPort++, storage: mkdtempSync(join(tmp, "s-")), token: "tok", vars });
+  const w = await start({ port: nextPort(), storage: mkdtempSync(join(tmp, "s-")), token: "tok", vars });
   running.push(w);
   return w;
 }

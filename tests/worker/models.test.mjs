@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { start } from "./workerd.mjs";
+import { start, ports } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -23,9 +23,9 @@ after(async () => {
   for (const w of running) await w.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
-let nextPort = 8831; // the ports of this file: 8831-8839 (worker.test.mjs has 8821-8829)
+const nextPort = ports(8830, 8859); // this file's block: worker.test.mjs 8800-8829, models.test.mjs 8830-8859, cors.test.mjs 8860-8869
 async function worker(vars) {
-  const w = await start({ port: nextPort++, storage: mkdtempSync(join(tmp, "s-")), token: "tok", vars, loopback: true });
+  const w = await start({ port: nextPort(), storage: mkdtempSync(join(tmp, "s-")), token: "tok", vars, loopback: true });
   running.push(w);
   return w;
 }
@@ -284,4 +284,25 @@ test("a client that stops reading its stream is disconnected, as on the native s
   reader.cancel();
   const history = await (await fetch(`${w.url}/api/sessions/${json.id}/messages`, { headers: auth })).json();
   assert.equal(textOf(history.messages), "abcdefghij".repeat(N));
+});
+
+test("FLOE_GEMINI: openai-compatible speaks Gemini's dialect at a proxy's URL, sending a tool call's thought signature back", async () => {
+  const ms = await modelServer();
+  const w = await worker({ FLOE_MODEL: "openai-compatible", FLOE_MODEL_ID: "gemini-3-flash-preview", FLOE_BASE_URL: ms.url + "/v1beta/openai", FLOE_GEMINI: "true" });
+  const call = { extra_content: { google: { thought_signature: "c2lnLTE=" } }, function: { arguments: "{}", name: "list_files" }, id: "function-call-1", type: "function" };
+  ms.replies.push(sse(chunk({ role: "assistant", tool_calls: [call] }, "tool_calls")), sse(chunk({ role: "assistant", content: "Listed." }, "stop")));
+  const { json } = await createSession(w);
+  const s = connect(w.url, json.id, { token: "tok" });
+  let text = "";
+  for await (const m of s.run("List the files.", { approve: async () => "allow" })) {
+    if (m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant") text += m.payload.text;
+  }
+  s.close();
+  assert.equal(text, "Listed.");
+  assert.equal(ms.seen.length, 2);
+  const sent = JSON.parse(ms.seen[1].body).messages.find((m) => m.role === "assistant");
+  assert.deepEqual(sent.tool_calls[0].extra_content, call.extra_content);
+  const w2 = await worker({ FLOE_MODEL: "anthropic", FLOE_MODEL_ID: "m", ANTHROPIC_API_KEY: "k", FLOE_GEMINI: "true" });
+  const r = await createSession(w2);
+  assert.match(r.json.error.message, /FLOE_GEMINI: only with FLOE_MODEL=openai or openai-compatible/);
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { start } from "./workerd.mjs";
+import { start, ports } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "floe-workerd-"));
@@ -17,9 +17,9 @@ after(async () => {
   for (const w of running) await w.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
-let nextPort = 8821; // the ports of this test run: 8821-8829
+const nextPort = ports(8800, 8829); // this file's block: worker.test.mjs 8800-8829, models.test.mjs 8830-8859, cors.test.mjs 8860-8869
 async function worker(opts = {}) {
-  const w = await start({ port: opts.port ?? nextPort++, storage: opts.storage ?? mkdtempSync(join(tmp, "s-")), ...opts });
+  const w = await start({ port: opts.port ?? nextPort(), storage: opts.storage ?? mkdtempSync(join(tmp, "s-")), ...opts });
   running.push(w);
   return w;
 }
@@ -212,7 +212,7 @@ test("a run streamed from the object: approvals over HTTP, steer, abort, history
 
 test("workerd restarted mid-task: the object resumes the session from its SQLite Trace", async () => {
   const storage = mkdtempSync(join(tmp, "restart-"));
-  const port = nextPort++;
+  const port = nextPort();
   const w = await worker({ token: "tok", storage, port });
   const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });
   const id = json.id;

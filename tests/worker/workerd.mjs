@@ -47,6 +47,18 @@ ${more}  ],
 `;
 }
 
+// ports hands out the ports first..last of one test file, one at a time.
+// The files run in parallel on a machine of more than two cores: a file
+// that went past its block started a workerd on another file's port, or
+// took the other file's workerd, already answering there, for its own.
+export function ports(first, last) {
+  let next = first;
+  return () => {
+    if (next > last) throw new Error(`this file's ports are ${first}-${last}: all taken; widen its block, disjoint from the other files' blocks`);
+    return next++;
+  };
+}
+
 // start runs workerd and resolves to {url, stop()} once it answers.
 export async function start(opts) {
   mkdirSync(opts.storage, { recursive: true });

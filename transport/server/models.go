@@ -52,6 +52,9 @@ type ModelConfig struct {
 	// IdleTimeout is the adapters' Options.IdleTimeout: 0 = theirs (5
 	// minutes), below 0 = none.
 	IdleTimeout time.Duration
+	// Gemini is the Chat adapter's Options.Gemini: speak Google's Gemini
+	// dialect to a host other than Google's own (a proxy, Vertex AI).
+	Gemini bool
 }
 
 // Setting is one setting of ModelSettings: its value, whether the user
@@ -79,6 +82,10 @@ type ModelSettings struct {
 	// byte, a duration ("90s", "5m") or a whole number of milliseconds; "0"
 	// = none; refused with the scripted model.
 	IdleTimeout Setting
+	// Gemini: "true" or "1" (or "false", "0", "") has openai or
+	// openai-compatible speak Gemini's dialect at any base URL (thought
+	// signatures sent back on tool calls); refused with the other models.
+	Gemini Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
 	Assign func(name, value string) string
@@ -103,7 +110,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
-		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout} {
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini} {
 			if f.Set {
 				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
 			}
@@ -152,6 +159,16 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 			mc.IdleTimeout = -1
 		}
 	}
+	if v := s.Gemini.Value; s.Gemini.Set || v != "" {
+		on := v == "true" || v == "1"
+		if !on && v != "false" && v != "0" {
+			return mc, errors.New(s.Assign(s.Gemini.Name, strconv.Quote(v)) + ": want true or false (1 or 0)")
+		}
+		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible {
+			return mc, errors.New(s.Gemini.Name + ": only with " + s.Assign(s.Model.Name, ModelOpenAI) + " or " + ModelOpenAICompatible + " (Gemini's OpenAI-compatible endpoint), not " + with)
+		}
+		mc.Gemini = on
+	}
 	keyEnv := s.APIKeyEnv.Value
 	if s.APIKeyEnv.Set && keyEnv == "" {
 		return mc, errors.New(s.APIKeyEnv.Name + ": empty variable name")
@@ -198,7 +215,7 @@ type providerModel interface {
 func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 	switch mc.Kind {
 	case ModelOpenAI, ModelOpenAICompatible:
-		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
+		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout, Gemini: mc.Gemini})
 	case ModelResponses:
 		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
 	case ModelAnthropic:

@@ -18,6 +18,7 @@ func vars(env map[string]string) ModelSettings {
 	return ModelSettings{
 		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
 		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"), IdleTimeout: v("FLOE_IDLE_TIMEOUT_MS"),
+		Gemini:    v("FLOE_GEMINI"),
 		Assign:    func(name, value string) string { return name + "=" + value },
 		Getenv:    func(name string) string { return env[name] },
 		KeySource: "the secret",
@@ -70,6 +71,20 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_IDLE_TIMEOUT_MS": "soon"},
 			err: `FLOE_IDLE_TIMEOUT_MS="soon": want a duration`},
 		{env: map[string]string{"FLOE_IDLE_TIMEOUT_MS": "1000"}, err: "FLOE_IDLE_TIMEOUT_MS: only with a provider model"},
+		// FLOE_GEMINI: Gemini's dialect at any base URL, with the Chat models only.
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "gemini-3-flash", "FLOE_BASE_URL": "https://proxy.example/v1", "FLOE_GEMINI": "true"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "gemini-3-flash", BaseURL: "https://proxy.example/v1", System: WorkspacePrompt, Gemini: true}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_GEMINI": "1"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt, Gemini: true}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_GEMINI": "0"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_GEMINI": "yes"},
+			err: `FLOE_GEMINI="yes": want true or false (1 or 0)`},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_GEMINI": "true"},
+			err: "FLOE_GEMINI: only with FLOE_MODEL=openai or openai-compatible (Gemini's OpenAI-compatible endpoint), not FLOE_MODEL=anthropic"},
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_GEMINI": "true"},
+			err: "FLOE_GEMINI: only with FLOE_MODEL=openai or openai-compatible"},
+		{env: map[string]string{"FLOE_GEMINI": "true"}, err: "FLOE_GEMINI: only with a provider model"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {

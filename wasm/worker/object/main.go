@@ -92,8 +92,8 @@ func main() {
 // the default, or a provider: server.ModelNames), FLOE_MODEL_ID,
 // FLOE_BASE_URL, FLOE_API_KEY_ENV (the secret holding the key when it is
 // not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY),
-// FLOE_SYSTEM_PROMPT, FLOE_CONTEXT_WINDOW and FLOE_IDLE_TIMEOUT_MS, as the
-// native server's flags of the same names.
+// FLOE_SYSTEM_PROMPT, FLOE_CONTEXT_WINDOW, FLOE_IDLE_TIMEOUT_MS and
+// FLOE_GEMINI, as the native server's flags of the same names.
 func modelSettings(env func(string) string) server.ModelSettings {
 	v := func(name string) server.Setting {
 		x := env(name)
@@ -107,6 +107,7 @@ func modelSettings(env func(string) string) server.ModelSettings {
 		System:        v("FLOE_SYSTEM_PROMPT"),
 		ContextWindow: v("FLOE_CONTEXT_WINDOW"),
 		IdleTimeout:   v("FLOE_IDLE_TIMEOUT_MS"),
+		Gemini:        v("FLOE_GEMINI"),
 		Assign:        func(name, value string) string { return name + "=" + value },
 		Getenv:        env,
 		KeySource:     "the secret",
