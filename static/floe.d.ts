@@ -748,6 +748,9 @@ export interface FetchInit {
   redirect: "manual";
 }
 
+/** floe.openaiResponses(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
+export interface OpenAIResponsesOptions extends ModelOptions {}
+
 /** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
 export interface OpenAIOptions extends ModelOptions {
   /**
@@ -782,7 +785,7 @@ export function openai(options: OpenAIOptions): Model;
 /** An OpenAI-compatible server (the Chat Completions wire). */
 export function openaiCompatible(options: OpenAICompatibleOptions): Model;
 /** The OpenAI Responses API (also Azure OpenAI, LM Studio). */
-export function openaiResponses(options: OpenAIOptions): Model;
+export function openaiResponses(options: OpenAIResponsesOptions): Model;
 /** Anthropic Messages. */
 export function anthropic(options: AnthropicOptions): Model;
 

@@ -53,6 +53,10 @@ export const closed = tool({ name: "c", parameters: { type: "object", properties
 // error: is not assignable to type 'Reply'
 export const mixed = mockModel([{ text: "a", delay: 5 }]);
 
+// gemini is an option of the Chat Completions factories only: openaiResponses throws for it.
+// error: 'gemini' does not exist in type 'OpenAIResponsesOptions'
+export const responses = floe.openaiResponses({ model: "m", apiKey: "k", gemini: true });
+
 // These compile (no comment above them):
 export const fine = tool({ name: "ok", async *execute() { yield "a"; } });
 floe.createSession({ llm: { async *streamGenerate() { yield msg.text("x"); } }, tools: [fine] });
