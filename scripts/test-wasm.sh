@@ -36,6 +36,10 @@ if ! scripts/build.sh; then
 fi
 
 echo "== node --test tests/node/"
+# The dts-*.test.mjs read floe.d.ts with tests/types's TypeScript.
+if [ ! -d tests/types/node_modules/typescript ] || [ ! -d tests/types/node_modules/@types/node ]; then
+  (cd tests/types && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
 # --test-force-exit: a test file whose tests have all finished but which
 # still holds a handle (seen once in 16 loaded runs of connect.test.mjs)
 # ends instead of holding up the whole run.
@@ -48,9 +52,6 @@ fi
 node --test --test-force-exit tests/workerd/ || status=1
 
 echo "== tsc --noEmit over tests/types (DOM lib; @types/node without DOM; neither), and the readable errors of wrong.ts"
-if [ ! -d tests/types/node_modules/@types/node ]; then
-  (cd tests/types && npm ci --no-audit --no-fund --loglevel=error) || status=1
-fi
 for c in tsconfig.json tsconfig.node.json tsconfig.bare.json; do
   (cd tests/types && npx --no-install tsc --noEmit -p "$c") && echo "tsc: ok ($c)" || status=1
 done

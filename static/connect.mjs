@@ -19,6 +19,27 @@ function floeError(code, message) {
   return e;
 }
 
+// knownKeys refuses an option object's own keys that are not in known (a
+// misspelt option would be ignored without a word), naming the known ones.
+// (connect.mjs imports nothing: the playground loads it alone.)
+function knownKeys(obj, known, name) {
+  for (const k of Object.keys(obj)) {
+    if (known.includes(k)) continue;
+    const near = known.find((c) => editDistance(k.toLowerCase(), c.toLowerCase()) <= 2);
+    throw floeError("bad_argument", `${name}.${k}: unknown option${near ? ` (did you mean ${near}?)` : ""}; known: ${known.join(", ")}`);
+  }
+}
+
+function editDistance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
 const isPartial = (m) => typeof m?.payload?.type === "string" && m.payload.type.startsWith("partial_");
 const canonical = (m) => JSON.stringify(m);
 const seqOf = (id) => {
@@ -139,8 +160,10 @@ export function connect(baseURL, sessionId, options = {}) {
   if (!/^(https?:\/\/[^/?#]|\/)/i.test(baseURL)) throw floeError("bad_argument", `connect: baseURL: want an http or https URL such as http://127.0.0.1:8787 (or a path on the page's own server), got ${JSON.stringify(baseURL)}`);
   if (typeof sessionId !== "string" || sessionId === "") throw floeError("bad_argument", "connect: sessionId: want a non-empty string");
   if (options === null || typeof options !== "object") throw floeError("bad_argument", "connect: options: want an object");
+  knownKeys(options, ["token", "fetch", "reconnectDelayMs", "stallMs"], "connect: options");
   const { token, reconnectDelayMs = 1000, stallMs = 45000 } = options;
   if (token !== undefined && typeof token !== "string") throw floeError("bad_argument", "connect: token: want a string");
+  if (options.fetch != null && typeof options.fetch !== "function") throw floeError("bad_argument", "connect: fetch: want a function (url, init) → Promise<Response>");
   for (const [k, v] of [["reconnectDelayMs", reconnectDelayMs], ["stallMs", stallMs]]) {
     if (!(Number.isFinite(v) && v >= 0 && v <= 2 ** 31 - 1)) throw floeError("bad_argument", `connect: ${k}: want a number of milliseconds from 0 to 2147483647`);
   }
@@ -586,6 +609,7 @@ export function connect(baseURL, sessionId, options = {}) {
      */
     messages(opts = {}) {
       if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "messages: options: want an object");
+      knownKeys(opts, ["approve"], "messages: options");
       const { approve } = opts;
       if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "messages: approve: want a function");
       // approve answers the approval requests of every run while it
@@ -616,8 +640,11 @@ export function connect(baseURL, sessionId, options = {}) {
       const input = typeof prompt === "string" ? prompt : Array.isArray(prompt) ? prompt : null;
       if (input === null) throw floeError("bad_argument", "run: prompt: want a string or an array of messages");
       if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "run: options: want an object");
+      knownKeys(opts, ["approve", "signal", "thinkingLevel"], "run: options");
       const { approve, signal, thinkingLevel } = opts;
       if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "run: approve: want a function");
+      if (signal != null && (typeof signal !== "object" || typeof signal.addEventListener !== "function")) throw floeError("bad_argument", "run: signal: want an AbortSignal");
+      if (thinkingLevel !== undefined && typeof thinkingLevel !== "string") throw floeError("bad_argument", "run: thinkingLevel: want a string");
       let phase = "before"; // before -> running -> done
       let posted = false; // the task's POST went out
       let accepted = false; // and the server took it

@@ -280,6 +280,17 @@ test("a wrong token is refused", async () => {
     assert.throws(() => connect(bad, id), (e) => e.code === "bad_argument" && e.message === `connect: baseURL: want an http or https URL such as http://127.0.0.1:8787 (or a path on the page's own server), got ${JSON.stringify(bad)}`, bad);
   }
   for (const good of [base + "/", "HTTPS://agents.example", "/"]) connect(good, id).close();
+  // A misspelt option is named (it was taken without a word: the default
+  // used instead), and so is a value the client would trip on later.
+  const bad = (re) => (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message);
+  assert.throws(() => connect(base, id, { reconectDelayMs: 1 }), bad(/^connect: options\.reconectDelayMs: unknown option \(did you mean reconnectDelayMs\?\); known: token, fetch, reconnectDelayMs, stallMs$/));
+  assert.throws(() => connect(base, id, { fetch: "no" }), bad(/^connect: fetch: want a function/));
+  const r = connect(base, id);
+  assert.throws(() => r.run("hi", { aprove: () => "allow" }), bad(/^run: options\.aprove: unknown option \(did you mean approve\?\); known: approve, signal, thinkingLevel$/));
+  assert.throws(() => r.run("hi", { signal: "stop" }), bad(/^run: signal: want an AbortSignal$/));
+  assert.throws(() => r.run("hi", { thinkingLevel: 5 }), bad(/^run: thinkingLevel: want a string$/));
+  assert.throws(() => r.messages({ signal: new AbortController().signal }), bad(/^messages: options\.signal: unknown option; known: approve$/));
+  r.close();
 });
 
 test("run works on a client that is already following messages()", async () => {
