@@ -423,24 +423,24 @@ export interface Diagnostic {
  */
 export interface Config {
   /** Turns per run; ≤ 0 = no cap (default). −(2^31 − 1) … 2^31 − 1. */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** Retries per turn (default 5). 0 … 2^31 − 1. */
-  maxReconnects?: number;
+  maxReconnects?: number | undefined;
   /** Backoff base in ms (default 2000). 0 … 2^31 − 1 (the longest timer hosts honour, about 24.8 days). */
-  reconnectBackoffMs?: number;
+  reconnectBackoffMs?: number | undefined;
   /** Backoff ceiling in ms (default 30000). 0 … 2^31 − 1. */
-  reconnectBackoffMaxMs?: number;
+  reconnectBackoffMaxMs?: number | undefined;
   /** Retries per compaction (default: maxReconnects). 0 … 2^31 − 1. */
-  compactionMaxReconnects?: number;
+  compactionMaxReconnects?: number | undefined;
   /** Automatic compaction; needs newLLM (or a Model as llm): without it createSession and resumeSession throw "bad_argument". */
   compaction?: {
     /** > 0: compact when the last request's total reaches it; ≤ 0: never. A safe integer. */
-    maxContextLength?: number;
+    maxContextLength?: number | undefined;
     /** > 0: compact when the context's turn count reaches it; ≤ 0: never. A safe integer. */
-    maxSessionTurns?: number;
+    maxSessionTurns?: number | undefined;
     mode: CompactionMode;
-    prompt?: string;
-  };
+    prompt?: string | undefined;
+  } | undefined;
 }
 
 /**
@@ -700,29 +700,29 @@ export interface ModelOptions {
    * (read from a file with it), another control character or a character
    * above U+00FF throws bad_argument.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Requests go to baseURL + "/chat/completions", "/responses" or "/messages". */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /**
    * Extra request headers (also sent only to baseURL): a name that is not
    * an HTTP token, or a value with a line break, another control character
    * but a tab or a character above U+00FF, throws bad_argument.
    */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** max_tokens (max_output_tokens on the Responses API, max_completion_tokens on OpenAI's own Chat API); Anthropic's default is 8192, and a thinking budget at or above it takes half of it. */
-  maxTokens?: number;
-  temperature?: number;
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
   /** Sent as top_p. */
-  topP?: number;
+  topP?: number | undefined;
   /**
    * The default of RunOptions.thinkingLevel for this model's runs:
    * reasoning_effort (Chat), reasoning.effort (Responses), Anthropic's
    * budget_tokens ("minimal" 1024, "low" 2048, "medium" 8192, "high" 16384,
    * "max" 32768, or a number of tokens as a string; "none"/"off": none).
    */
-  thinkingLevel?: string;
+  thinkingLevel?: string | undefined;
   /** Members added to every request body (provider-specific fields such as seed or top_k). */
-  body?: Record<string, unknown>;
+  body?: Record<string, unknown> | undefined;
   /**
    * A request that waits this long on the server without a byte (for its
    * headers, or in a read of its body) ends as `timeout` and is retried by
@@ -730,13 +730,13 @@ export interface ModelOptions {
    * stream (the loop reading run() busy, a call awaiting approval) does
    * not count. Default 300000 (5 minutes); 0 = none; at most 86400000.
    */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /**
    * The fetch function requests go through; default globalThis.fetch, looked
    * up at each request. Must return a Response whose body is a
    * ReadableStream of Uint8Array chunks.
    */
-  fetch?: (url: string, init: FetchInit) => Promise<ResponseType>;
+  fetch?: ((url: string, init: FetchInit) => Promise<ResponseType>) | undefined;
 }
 
 /** What a model's fetch is called with. */
@@ -758,7 +758,7 @@ export interface OpenAIOptions extends ModelOptions {
    * sent back, its reasoning efforts): for Gemini behind a proxy or on
    * Vertex AI. Google's own host is told without it. Default: false.
    */
-  gemini?: boolean;
+  gemini?: boolean | undefined;
 }
 
 /** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter, Gemini…; apiKey optional. */
@@ -772,9 +772,9 @@ export interface AnthropicOptions extends ModelOptions {
    * requires of requests from a page, a Worker or an extension. Default: true
    * in a browser, false in Node.
    */
-  browserAccess?: boolean;
+  browserAccess?: boolean | undefined;
   /** The anthropic-version header (default "2023-06-01"). */
-  version?: string;
+  version?: string | undefined;
 }
 
 /**
@@ -852,9 +852,9 @@ export interface ConnectOptions {
   /** A fetch implementation; default globalThis.fetch. */
   fetch?: ((url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseType>) | undefined;
   /** Wait before reopening a dropped stream (with Last-Event-ID), or posting a lost decision again; default 1000. */
-  reconnectDelayMs?: number;
+  reconnectDelayMs?: number | undefined;
   /** A stream that brings nothing for this long, not even the server's ping (every 20 s), is reopened; default 45000. */
-  stallMs?: number;
+  stallMs?: number | undefined;
 }
 
 export interface RemoteRunOptions {
@@ -863,19 +863,19 @@ export interface RemoteRunOptions {
    * server re-sends it, across reconnects and resyncs); without it they stay
    * pending for another client.
    */
-  approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
+  approve?: ((toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">) | undefined;
   /**
    * Aborts the run (POST …/abort). Aborted while the client connects, the
    * run yields its abort and is never posted; an abort the server does not
    * take (it is down) ends the run here with an abort saying so.
    */
-  signal?: AbortSignal;
-  thinkingLevel?: string;
+  signal?: AbortSignal | undefined;
+  thinkingLevel?: string | undefined;
 }
 
 export interface RemoteMessagesOptions {
   /** Answers the approval requests of every run while following (another client's too), each pending call once. */
-  approve?: (toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">;
+  approve?: ((toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">) | undefined;
 }
 
 /** GET /api/sessions/{id}/messages. */

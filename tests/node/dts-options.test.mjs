@@ -3,8 +3,9 @@
 // the keys it knows, so the test reads that list and compares it with the
 // keys the .d.ts declares (read with the TypeScript compiler). A key the
 // runtime knows and the types lack, or the other way round, fails. Each
-// declared key is then passed alone: never refused as unknown, and when
-// its type admits undefined, an undefined value is taken.
+// declared key is then passed alone: never refused as unknown; when its
+// type admits undefined, an undefined value is taken as the key's absence;
+// and when the runtime takes undefined as absence, the type admits it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,6 +23,9 @@ const dir = mkdtempSync(join(tmpdir(), "floe-dts-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
 const llm = () => mockModel(["ok"]);
+// merge(base, o): base's keys with o's over them; a key o gives ABSENT is left out.
+const ABSENT = Symbol("absent");
+const merge = (base, o) => Object.fromEntries(Object.entries({ ...base, ...o }).filter(([, v]) => v !== ABSENT));
 const drain = async (stream) => {
   for await (const _ of stream);
 };
@@ -31,44 +35,44 @@ const idleFetch = (url, init) =>
 const remote = () => connect("http://127.0.0.1:9", "s1", { fetch: idleFetch });
 
 // The options objects: the .d.ts type (an expression over F, floe.d.ts, and
-// T, test.d.ts) and a call that hands o to the runtime, awaiting whatever
+// T, test.d.ts) and a call that hands o to the runtime (through merge), awaiting whatever
 // it starts. The runtime's error for an unknown key lists the known ones.
 const CASES = [
-  ["load", "NonNullable<Parameters<typeof F.load>[0]>", (o) => F.load(o)],
-  ["load (floe-node.mjs)", "NonNullable<Parameters<typeof F.load>[0]>", (o) => nodeLoad(o)],
-  ["createSession", "F.SessionOptions", (o) => floe.createSession({ llm: llm(), store: false, ...o }).close()],
-  ["createSubagent", "Parameters<F.Floe['createSubagent']>[0]", (o) => floe.createSubagent({ llm: llm(), store: false, ...o }).close()],
+  ["load", "NonNullable<Parameters<typeof F.load>[0]>", (o) => F.load(merge({}, o))],
+  ["load (floe-node.mjs)", "NonNullable<Parameters<typeof F.load>[0]>", (o) => nodeLoad(merge({}, o))],
+  ["createSession", "F.SessionOptions", (o) => floe.createSession(merge({ llm: llm(), store: false }, o)).close()],
+  ["createSubagent", "Parameters<F.Floe['createSubagent']>[0]", (o) => floe.createSubagent(merge({ llm: llm(), store: false }, o)).close()],
   ["resumeSession", "Parameters<F.Floe['resumeSession']>[1]", async (o) => {
     const s = floe.createSession({ llm: llm(), store: "memory" });
     await drain(s.run("hi"));
     await s.close();
-    await (await floe.resumeSession(s.id, { llm: llm(), ...o })).close();
+    await (await floe.resumeSession(s.id, merge({ llm: llm() }, o))).close();
   }],
-  ["listSessions", "NonNullable<Parameters<F.Floe['listSessions']>[0]>", (o) => floe.listSessions(o)],
+  ["listSessions", "NonNullable<Parameters<F.Floe['listSessions']>[0]>", (o) => floe.listSessions(merge({}, o))],
   ["exportSession", "NonNullable<Parameters<F.Floe['exportSession']>[1]>", async (o) => {
     const s = floe.createSession({ llm: llm(), store: "memory" });
     await drain(s.run("hi"));
     await s.close();
-    await floe.exportSession(s.id, o);
+    await floe.exportSession(s.id, merge({}, o));
   }],
   ["importSession", "NonNullable<Parameters<F.Floe['importSession']>[1]>", async (o) => {
     const files = [];
     const s = floe.createSession({ llm: llm(), store: false, trace: { write: (r) => void files.push(JSON.stringify(r)) } });
     await drain(s.run("hi"));
     await s.close();
-    await floe.importSession(files.join("\n") + "\n", o);
+    await floe.importSession(files.join("\n") + "\n", merge({}, o));
   }],
   ["deleteSession", "NonNullable<Parameters<F.Floe['deleteSession']>[1]>", async (o) => {
     const s = floe.createSession({ llm: llm(), store: "memory" });
     await drain(s.run("hi"));
     await s.close();
-    await floe.deleteSession(s.id, o);
+    await floe.deleteSession(s.id, merge({}, o));
   }],
-  ["store: { dir }", "Exclude<F.StoreOption, string>", (o) => floe.listSessions({ store: { dir, ...o } })],
+  ["store: { dir }", "Exclude<F.StoreOption, string>", (o) => floe.listSessions({ store: merge({ dir }, o) })],
   ["session.run", "NonNullable<Parameters<F.Session['run']>[1]>", async (o) => {
     const s = floe.createSession({ llm: llm(), store: false });
     try {
-      await drain(s.run("hi", o));
+      await drain(s.run("hi", merge({}, o)));
     } finally {
       await s.close();
     }
@@ -76,7 +80,7 @@ const CASES = [
   ["session.compact", "NonNullable<Parameters<F.Session['compact']>[0]>", async (o) => {
     const s = floe.createSession({ llm: llm(), store: false });
     try {
-      await drain(s.compact(o));
+      await drain(s.compact(merge({}, o)));
     } finally {
       await s.close();
     }
@@ -84,21 +88,21 @@ const CASES = [
   ["subagent.run", "NonNullable<Parameters<F.Subagent['run']>[1]>", async (o) => {
     const s = floe.createSubagent({ llm: llm(), store: false });
     try {
-      await drain(s.run("hi", o));
+      await drain(s.run("hi", merge({}, o)));
     } finally {
       s.close();
     }
   }],
-  ["config", "F.Config", (o) => floe.createSession({ llm: llm(), store: false, config: o }).close()],
+  ["config", "F.Config", (o) => floe.createSession({ llm: llm(), store: false, config: merge({}, o) }).close()],
   ["config.compaction", "NonNullable<F.Config['compaction']>", (o) =>
-    floe.createSession({ llm: llm(), newLLM: llm, store: false, config: { compaction: { mode: "discard", ...o } } }).close()],
-  ["meta", "NonNullable<F.SessionOptions['meta']>", (o) => floe.createSession({ llm: llm(), store: false, meta: o }).close()],
-  ["tool", "F.ToolSpec<unknown>", (o) => F.tool({ name: "t", execute: () => "", ...o })],
-  ["subagentTool", "Parameters<F.Floe['subagentTool']>[0]", (o) => floe.subagentTool({ create: () => ({ llm: llm() }), ...o })],
-  ["transcript", "Exclude<NonNullable<Parameters<typeof F.transcript>[0]>, Function>", (o) => F.transcript(o)],
-  ["msg.tokenUsage", "Parameters<typeof F.msg.tokenUsage>[0]", (o) => F.msg.tokenUsage(o)],
+    floe.createSession({ llm: llm(), newLLM: llm, store: false, config: { compaction: merge({ mode: "discard" }, o) } }).close()],
+  ["meta", "NonNullable<F.SessionOptions['meta']>", (o) => floe.createSession({ llm: llm(), store: false, meta: merge({}, o) }).close()],
+  ["tool", "F.ToolSpec<unknown>", (o) => F.tool(merge({ name: "t", execute: () => "" }, o))],
+  ["subagentTool", "Parameters<F.Floe['subagentTool']>[0]", (o) => floe.subagentTool(merge({ create: () => ({ llm: llm() }) }, o))],
+  ["transcript", "Exclude<NonNullable<Parameters<typeof F.transcript>[0]>, Function>", (o) => F.transcript(merge({}, o))],
+  ["msg.tokenUsage", "Parameters<typeof F.msg.tokenUsage>[0]", (o) => F.msg.tokenUsage(merge({}, o))],
   ["the model's outcome", "F.Outcome", async (o) => {
-    const model = { async *streamGenerate() { return { status: "completed", ...o }; } };
+    const model = { async *streamGenerate() { return merge({ status: "completed" }, o); } };
     const s = floe.createSession({ llm: model, store: false, config: { maxReconnects: 0 } });
     try {
       for await (const m of s.run("hi")) {
@@ -108,15 +112,15 @@ const CASES = [
       await s.close();
     }
   }],
-  ["openai", "Parameters<typeof F.openai>[0]", (o) => F.openai({ model: "m", apiKey: "k", ...o })],
-  ["openaiCompatible", "Parameters<typeof F.openaiCompatible>[0]", (o) => F.openaiCompatible({ model: "m", baseURL: "http://127.0.0.1:9", ...o })],
-  ["openaiResponses", "Parameters<typeof F.openaiResponses>[0]", (o) => F.openaiResponses({ model: "m", apiKey: "k", ...o })],
-  ["anthropic", "Parameters<typeof F.anthropic>[0]", (o) => F.anthropic({ model: "m", apiKey: "k", ...o })],
-  ["connect", "NonNullable<Parameters<typeof F.connect>[2]>", (o) => connect("http://127.0.0.1:9", "s1", { fetch: idleFetch, ...o }).close()],
+  ["openai", "Parameters<typeof F.openai>[0]", (o) => F.openai(merge({ model: "m", apiKey: "k" }, o))],
+  ["openaiCompatible", "Parameters<typeof F.openaiCompatible>[0]", (o) => F.openaiCompatible(merge({ model: "m", baseURL: "http://127.0.0.1:9" }, o))],
+  ["openaiResponses", "Parameters<typeof F.openaiResponses>[0]", (o) => F.openaiResponses(merge({ model: "m", apiKey: "k" }, o))],
+  ["anthropic", "Parameters<typeof F.anthropic>[0]", (o) => F.anthropic(merge({ model: "m", apiKey: "k" }, o))],
+  ["connect", "NonNullable<Parameters<typeof F.connect>[2]>", (o) => connect("http://127.0.0.1:9", "s1", merge({ fetch: idleFetch }, o)).close()],
   ["remote.run", "NonNullable<Parameters<F.RemoteSession['run']>[1]>", (o) => {
     const r = remote();
     try {
-      r.run("hi", o);
+      r.run("hi", merge({}, o));
     } finally {
       r.close();
     }
@@ -124,19 +128,21 @@ const CASES = [
   ["remote.messages", "NonNullable<Parameters<F.RemoteSession['messages']>[0]>", (o) => {
     const r = remote();
     try {
-      r.messages(o);
+      r.messages(merge({}, o));
     } finally {
       r.close();
     }
   }],
-  ["mockModel", "NonNullable<Parameters<typeof T.mockModel>[1]>", (o) => mockModel([], o)],
-  ["mockModel: { toolCall }", "Extract<T.ReplyPart, { toolCall: unknown }>['toolCall']", (o) => mockModel([{ toolCall: { name: "t", ...o } }])],
+  ["mockModel", "NonNullable<Parameters<typeof T.mockModel>[1]>", (o) => mockModel([], merge({}, o))],
+  ["mockModel: { toolCall }", "Extract<T.ReplyPart, { toolCall: unknown }>['toolCall']", (o) => mockModel([{ toolCall: merge({ name: "t" }, o) }])],
 ];
 // The parts of a mockModel reply, one options object per kind.
 for (const kind of ["text", "thinking", "toolCall", "delay", "error", "throws"]) {
   const base = { text: { text: "a" }, thinking: { thinking: "a" }, toolCall: { toolCall: { name: "t" } }, delay: { delay: 1 }, error: { error: "e" }, throws: { throws: "e" } }[kind];
-  CASES.push([`mockModel: { ${kind} }`, `Extract<T.ReplyPart, { ${kind}: unknown }>`, (o) => mockModel([{ ...base, ...o }])]);
+  CASES.push([`mockModel: { ${kind} }`, `Extract<T.ReplyPart, { ${kind}: unknown }>`, (o) => mockModel([merge(base, o)])]);
 }
+
+const MESSAGE_SHAPED = new Set(["meta", "msg.tokenUsage", "the model's outcome"]);
 
 const src =
   `import type * as F from "./floe.js";\nimport type * as T from "./test.js";\n` + CASES.map(([, type], i) => `export type C${i} = ${type};\n`).join("");
@@ -165,11 +171,25 @@ for (const [i, [name, , call]] of CASES.entries()) {
     assert.deepEqual([...keys.keys()].sort(), known.sort(), `${name}: the keys the .d.ts declares, against the runtime's`);
   });
 
-  test(`${name}: each key floe.d.ts declares is taken, undefined too when its type admits it`, async () => {
+  // README: the types "accept { signal: undefined } under
+  // exactOptionalPropertyTypes", as the runtime does: an optional key
+  // given undefined takes its default. (Not the message-shaped types: a
+  // session_meta, token counts, a model's outcome.)
+  if (!MESSAGE_SHAPED.has(name)) {
+    test(`${name}: each optional key the runtime takes undefined for admits undefined in floe.d.ts`, async () => {
+      for (const [k, { optional, undefinedOK }] of declared[i]) {
+        if (!optional || undefinedOK) continue;
+        const e = await outcome(call, { [k]: undefined });
+        assert.ok(e, `${name}: ${k}: the runtime takes undefined, and the .d.ts does not (want ${k}?: … | undefined)`);
+      }
+    });
+  }
+
+  test(`${name}: each key floe.d.ts declares is taken, undefined as absent when its type admits it`, async () => {
     for (const [k, { undefinedOK }] of declared[i]) {
       const e = await outcome(call, { [k]: undefined });
       assert.ok(!unknownKey(e, k), `${name}: ${k}, declared, is refused as unknown: ${e?.message}`);
-      if (undefinedOK) assert.equal(e?.message, undefined, `${name}: ${k}: undefined type-checks, and the runtime refuses it`);
+      if (undefinedOK) assert.equal(e?.message, (await outcome(call, { [k]: ABSENT }))?.message, `${name}: ${k}: undefined type-checks, and the runtime does not take it as absent`);
     }
   });
 }
