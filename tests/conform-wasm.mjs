@@ -10,6 +10,7 @@
 // scenario failed or DIR holds none.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { load } from "../static/floe-node.mjs";
 
 const TIMEOUT_MS = Number(process.env.FLOE_CONFORM_TIMEOUT_MS ?? 30000);
@@ -95,6 +96,7 @@ class World {
     this.floe = floe;
     this.ticks = 0;
     this.streams = []; // per run: the normalized messages the consumer received
+    this.received = []; // every message the consumer received, as it came
     this.hooks = []; // hooks of the current run: {run, index, on, do, fired}
     this.failures = [];
     this.sessions = new Map(); // session id → {calls, contexts, inputs, newTokens, files}
@@ -182,6 +184,7 @@ class World {
 
   // receive is the consumer's step after taking a message.
   receive(m) {
+    this.received.push(m);
     const v = norm(m);
     const stream = this.current();
     stream.push(v);
@@ -462,9 +465,15 @@ function union(a, b) {
   return [...new Set([...a, ...b])].sort();
 }
 
-async function runScenario(floe, sc) {
+/**
+ * Runs scenario sc on a loaded floe; returns its problems ([] when it
+ * passed). observe, when given, gets what the scenario saw: the messages
+ * the consumer received and the Trace records of each session.
+ */
+export async function runScenario(floe, sc, observe) {
   if (sc.format !== "omni-conformance/1") return [`load: format ${show(sc.format)} is not omni-conformance/1`];
   const w = new World(sc, floe);
+  if (observe) observe({ received: w.received, traces: w.sessions });
   let timer;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(() => resolve("timeout"), TIMEOUT_MS);
@@ -527,10 +536,13 @@ async function main(argv) {
   return failed > 0 || passed === 0 ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e);
-    process.exit(2);
-  },
-);
+// Run as a program (not imported by a test).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(2);
+    },
+  );
+}
