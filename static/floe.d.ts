@@ -861,7 +861,8 @@ export interface RemoteRunOptions {
   /**
    * Answers approval requests, each pending call once (however often the
    * server re-sends it, across reconnects and resyncs); without it they stay
-   * pending for another client.
+   * pending for another client. As for Approver, TypeScript widens the one
+   * literal of an async arrow: write `() => "allow"` or `"allow" as const`.
    */
   approve?: ((toolCall: ToolCallMessage) => "allow" | "deny" | Promise<"allow" | "deny">) | undefined;
   /**
