@@ -179,3 +179,53 @@ test("resume after a compaction that did not complete sends what the live sessio
     assert.ok(!want.input.some((m) => m.payload.text === "Summarize."), name);
   }
 });
+
+// A long session of a {dir} store compacting again and again, mid-task and
+// at task boundaries, with tool outputs holding images and subagents'
+// answers: every compaction request sends what it summarizes (drive checks
+// it), the Trace gains a file per compaction, the Go instance's memory does
+// not grow with the compactions (from the 100th to the 300th), and a
+// session resumed after the fiftieth sends its model what the live session
+// sends.
+test("long compacting sessions on a { dir } store: each request's content, a file each, flat memory, a resume after 50 that sends what the live session sends", async (t) => {
+  const tour = await import("../browser/fixtures/compaction-tour.mjs");
+  const dir = await mkdtemp(join(tmpdir(), "floe-compaction-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const store = { dir };
+  const memory = () => floe[Symbol.for("floe.debug")].memoryBytes();
+  const open = (id, w) => floe.createSession({ meta: meta(id), llm: w.llm, newLLM: w.newLLM, tools: tour.tools(floe, false), config: tour.config, clock: instantClock(), store });
+  {
+    const w = tour.world(floe);
+    const session = open(newID("tour-memory"), w);
+    const { memory: mem } = await tour.drive(session, w, { compactions: 300, memory });
+    await session.close();
+    const shown = mem.map(([c, b]) => `${c}: ${(b / 2 ** 20).toFixed(1)} MB`).join(", ");
+    t.diagnostic(`wasm memory at compactions ${shown}`);
+    const at100 = mem.find(([c]) => c === 100)[1];
+    assert.ok(Math.max(...mem.map(([, b]) => b)) - at100 <= 1 << 20, `wasm memory grew with the compactions: ${shown}`);
+  }
+  for (const extra of [0, 1, 3]) {
+    const live = tour.world(floe);
+    const liveID = newID("tour-live");
+    const session = open(liveID, live);
+    const { runs } = await tour.drive(session, live, { compactions: 50, extra });
+    const at = live.requests.length;
+    await collect(session.run("next", { approve: () => "allow" }));
+    await session.close();
+    const want = tour.seen(live.requests[at]);
+    const files = await floe.exportSession(liveID, { store });
+    assert.ok(files.length >= 51, `${files.length} files after 50 compactions`);
+    for (const f of files.slice(1)) assert.match(f.text, /^\{[^\n]*"type":"session_meta"[^\n]*\n\{[^\n]*"type":"tool_list_ready"/, f.name);
+
+    const id = newID("tour-stored");
+    const stored = tour.world(floe);
+    const first = open(id, stored);
+    assert.equal((await tour.drive(first, stored, { compactions: 50, extra })).runs, runs);
+    await first.close();
+    const resumed = await floe.resumeSession(id, { llm: stored.newLLM(), newLLM: stored.newLLM, tools: tour.tools(floe, false), config: tour.config, clock: instantClock(), store });
+    const from = stored.requests.length;
+    await collect(resumed.run("next", { approve: () => "allow" }));
+    await resumed.close();
+    assert.deepEqual(tour.seen(stored.requests[from]), want, `resumed after 50 compactions and ${extra} runs`);
+  }
+});
