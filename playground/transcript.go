@@ -384,6 +384,11 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 func (t *Transcript) event(p *omni.Payload) *Item {
 	switch p.Type {
 	case omni.RequestBegin:
+		if t.current != nil {
+			// A request with no end before the next one: a stored Trace's
+			// request cut off by a reload, the session resumed since.
+			t.current.Request.Status = "interrupted"
+		}
 		t.requests++
 		t.current = t.add(&Item{Kind: KindRequest, Request: &Request{N: t.requests}})
 		return t.current

@@ -252,3 +252,31 @@ func TestTranscriptRequestAnswered(t *testing.T) {
 		t.Errorf("an answer not counted: %+v", r)
 	}
 }
+
+// A stored session resumed twice: the request the first reload cut off
+// has no request_end, and a later request_begin follows it. It stays
+// interrupted (it showed "streaming…" once another cut-off request was
+// the last one).
+func TestTranscriptEarlierCutOffRequestInterrupted(t *testing.T) {
+	tr := &Transcript{}
+	for _, m := range []omni.Message{
+		omni.RequestBeginMsg(),
+		omni.ToolCallMsg("A", "write_file", `{}`),
+		omni.RequestBeginMsg(),
+		omni.AssistantText("Hi", "completed"),
+		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: "completed"}}),
+		omni.RequestBeginMsg(),
+	} {
+		tr.ApplyRecord(m)
+	}
+	tr.Interrupt()
+	var got []string
+	for _, it := range tr.Items {
+		if it.Kind == KindRequest {
+			got = append(got, it.Request.Status)
+		}
+	}
+	if strings.Join(got, ",") != "interrupted,completed,interrupted" {
+		t.Errorf("requests %q, want interrupted, completed, interrupted", got)
+	}
+}
