@@ -2,6 +2,7 @@ package playground
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -30,6 +31,33 @@ func CheckBaseURL(raw string) error {
 	}
 	if u.Host == "" {
 		return errors.New("Settings: the base URL " + quote(raw) + " names no host, e.g. http://127.0.0.1:11434/v1.")
+	}
+	return nil
+}
+
+// CheckKey refuses an API key an HTTP header cannot carry: one holding a
+// control character (a tab or a line break pasted with it) or a character
+// above U+00FF (an ellipsis of a key shown cut short, a typographic quote),
+// which fetch refuses at every request. The message names the character and
+// where it is, never the key.
+func CheckKey(key string) error {
+	i := 0
+	for _, r := range key {
+		i++
+		var what string
+		switch {
+		case r == '\t':
+			what = "a tab"
+		case r == '\n' || r == '\r':
+			what = "a line break"
+		case r < 0x20 || r == 0x7f:
+			what = fmt.Sprintf("a control character (U+%04X)", r)
+		case r > 0xff:
+			what = fmt.Sprintf("%s (U+%04X)", quote(string(r)), r)
+		default:
+			continue
+		}
+		return fmt.Errorf("Settings: the API key holds %s at character %d, which an HTTP header cannot carry; paste the key again.", what, i)
 	}
 	return nil
 }

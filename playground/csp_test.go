@@ -122,3 +122,30 @@ func TestCheckConnect(t *testing.T) {
 		})
 	}
 }
+
+// A key an HTTP header cannot carry is refused when the settings are
+// saved, naming the character and where it is, never the key (fetch
+// refused it at every request, naming the Authorization header only).
+func TestCheckKey(t *testing.T) {
+	for _, ok := range []string{"", "sk-proj-abc_DEF-123", "sk ant", "clé-é"} {
+		if err := CheckKey(ok); err != nil {
+			t.Errorf("CheckKey(%q) = %v", ok, err)
+		}
+	}
+	for key, want := range map[string]string{
+		"sk-abc\t":    "a tab at character 7",
+		"sk\nabc":     "a line break at character 3",
+		"sk\x00":      "a control character (U+0000) at character 3",
+		"sk-proj-ab…": "“…” (U+2026) at character 11",
+		"“sk-abc”":    "““” (U+201C) at character 1",
+	} {
+		err := CheckKey(key)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "API key") {
+			t.Errorf("CheckKey(%q) = %v, want it to name %q", key, err, want)
+			continue
+		}
+		if strings.Contains(err.Error(), "sk") {
+			t.Errorf("CheckKey(%q) shows the key: %v", key, err)
+		}
+	}
+}

@@ -1194,6 +1194,51 @@ pageTest("playground: a subagent in a real model's session asks the same model, 
   await card.locator(".subagent", { hasText: "The notes hold three files." }).waitFor();
 });
 
+// A key fetch cannot send (an ellipsis of a key shown cut short, a tab
+// pasted with it) is refused under its field, the dialog left open,
+// never quoting the key: it was saved, and every request then failed
+// naming the Authorization header only. A session resumed after Settings
+// changed goes on with the model they give now, and says so.
+pageTest("playground: Settings refuse a key an HTTP header cannot carry; a session resumed with other Settings names the model it was made with and the one it goes on with", async (page, ctx, log, t) => {
+  const server = await modelServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await page.click("#open-settings");
+  await page.selectOption("#set-provider", "openai-compatible");
+  await page.fill("#set-base-url", url);
+  await page.fill("#set-model", "test-model");
+  for (const [key, said] of [["sk-proj-ab\u2026", /holds “…” \(U\+2026\) at character 11/], ["sk-local\t", /holds a tab at character 9/]]) {
+    await page.fill("#set-key", key);
+    await page.click("#settings-save");
+    const error = page.locator("#set-key-error", { hasText: said });
+    await error.waitFor();
+    assert.match(await error.innerText(), /^Settings: the API key holds .*which an HTTP header cannot carry; paste the key again\.$/);
+    assert.doesNotMatch(await error.innerText(), /sk-/, "the error shows the key");
+    assert.equal(await page.getAttribute("#set-key", "aria-invalid"), "true");
+    assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a refused key");
+    assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null, "a refused key was saved");
+  }
+  await page.fill("#set-key", "sk-local");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-key-error").isVisible(), false, "a stale key error");
+  await page.click("#settings-cancel");
+
+  // Made with test-model; Settings changed to the scripted demo; reloaded.
+  await page.click("#reset");
+  await send(page, "Say hello");
+  await idle(page);
+  await configure(page, { provider: "scripted" });
+  await page.reload();
+  await idle(page);
+  // The first session, reopened from the list.
+  await page.locator("#sessions li.session .session-open").first().click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  assert.equal(await page.locator("#note").innerText(), "This session was made with OpenAI-compatible server · test-model; it goes on with the scripted demo, as Settings say now.");
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
+});
+
 // The transcript follows its end while a reply streams, until the user
 // scrolls up; back at the end, it follows again. Whether it follows is
 // decided by the user's scrolls, and the scroll to the end is made once a

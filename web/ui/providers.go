@@ -29,6 +29,9 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 	if err := playground.CheckBaseURL(s.BaseURL); err != nil {
 		return nil, nil, err
 	}
+	if err := playground.CheckKey(s.Key); err != nil {
+		return nil, nil, err
+	}
 	tr := fetch.Transport{Hint: corsHint}
 	base := strings.TrimRight(strings.TrimSpace(s.BaseURL), "/")
 	switch s.Provider {

@@ -406,7 +406,7 @@ func (a *App) resume(id string) {
 				}
 				notice += fmt.Sprintf(" The last task %s; %d message(s) carry over to the next prompt.", how, n)
 			}
-			a.attach(o, bat, tr, notice, warn)
+			a.attach(o, bat, tr, notice, joinNotes(a.modelChange(&res.Meta.Payload, o), warn))
 		})
 	})
 }

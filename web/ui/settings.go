@@ -74,6 +74,29 @@ func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLM
 	return llm, newLLM, "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model, ""
 }
 
+// modelChange says, for a session resumed from storage, that its model
+// is not the one it was made with (its session_meta's): a resumed session
+// takes the model Settings give now. "" when they are the same.
+func (a *App) modelChange(meta *omni.Payload, o playground.Options) string {
+	provider, model := "floe-playground", "scripted"
+	if o.LLM != nil {
+		provider, model = o.Provider, o.Model
+	}
+	if meta.Provider() == provider && meta.ModelID() == model {
+		return ""
+	}
+	name := func(provider, model string) string {
+		if provider == "floe-playground" && model == "scripted" {
+			return "the scripted demo"
+		}
+		if n := providerNames[provider]; n != "" {
+			provider = n
+		}
+		return provider + " · " + model
+	}
+	return "This session was made with " + name(meta.Provider(), meta.ModelID()) + "; it goes on with " + name(provider, model) + ", as Settings say now."
+}
+
 func (a *App) settingsDialog() js.Value { return byID(a.doc, "settings").Underlying() }
 
 func (a *App) settingsOpen() bool { return a.settingsDialog().Get("open").Bool() }
@@ -90,6 +113,7 @@ func (a *App) listenSettings() {
 		field("set-compact-mode").Set("value", s.compactMode())
 		byID(a.doc, "set-provider-note").SetTextContent(providerNote(s.Provider))
 		badURL(a, nil)
+		badField(a, "set-key", nil)
 		a.keepBlocked = ""
 	}
 	byID(a.doc, "open-settings").AddEventListener("click", false, func(dom.Event) {
@@ -120,9 +144,20 @@ func (a *App) listenSettings() {
 		// nothing but http(s).
 		ev.PreventDefault()
 		if err := playground.CheckBaseURL(s.BaseURL); err != nil {
-			a.post(func() { badURL(a, err) })
+			a.post(func() {
+				badField(a, "set-key", nil)
+				badURL(a, err)
+			})
 			return
 		}
+		if err := playground.CheckKey(s.Key); err != nil {
+			a.post(func() {
+				badURL(a, nil)
+				badField(a, "set-key", err)
+			})
+			return
+		}
+		a.post(func() { badField(a, "set-key", nil) })
 		// The page's Content-Security-Policy is read off the callback
 		// (pagePolicies awaits a fetch); the dialog closes once it passes.
 		href := js.Global().Get("location").Get("href").String()
@@ -193,8 +228,12 @@ func providerNote(p string) string {
 }
 
 // badURL shows why the base URL is refused under its field (nil: clears it).
-func badURL(a *App, err error) {
-	msg, in := byID(a.doc, "set-base-url-error"), byID(a.doc, "set-base-url")
+func badURL(a *App, err error) { badField(a, "set-base-url", err) }
+
+// badField shows why the field id is refused under it, in the element
+// id-error (nil: clears it).
+func badField(a *App, id string, err error) {
+	msg, in := byID(a.doc, id+"-error"), byID(a.doc, id)
 	if err == nil {
 		msg.SetTextContent("")
 		show(msg, false)
