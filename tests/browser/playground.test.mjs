@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
 import { baseURL, CHROMIUM, explain, FLAGS, launch, page as firstPage, WAIT } from "./harness.mjs";
+import { corpusDir, replayServer, writeResponse, anthropicStream, SSE_HEADERS } from "../node/replay.mjs";
 
 const RUN = 60_000; // bound of one paced playground run
 const PAGE = "/static/?pace=0.2"; // the scripted model at five times its normal speed
@@ -1237,6 +1238,66 @@ pageTest("playground: Settings refuse a key an HTTP header cannot carry; a sessi
   await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
   assert.equal(await page.locator("#note").innerText(), "This session was made with OpenAI-compatible server · test-model; it goes on with the scripted demo, as Settings say now.");
   assert.match(await page.locator("#model-label").innerText(), /scripted demo/);
+});
+
+// Anthropic through its Messages API (a proxy's base URL): a recorded
+// answer with a redacted thinking block, then a tool loop whose thinking
+// is not ASCII. A thinking's length is counted in characters (it counted
+// bytes), and a thinking the provider keeps to itself says so (it said
+// "0 characters"). The key goes in x-api-key, never into the Trace.
+pageTest("playground: Anthropic: thinking counted in characters, a redacted one said as such; a tool loop; the key in x-api-key only, never in the Trace", async (page, ctx, log, t) => {
+  const recorded = JSON.parse(await readFile(join(corpusDir(), "an_hand_thinking_redacted.json"), "utf8")).response;
+  const stream = (body) => ({ status: 200, headers: SSE_HEADERS, body });
+  const queue = [
+    recorded,
+    stream(anthropicStream({ thinking: "先列出文件。", text: ["Looking."], calls: [{ id: "toolu_1", name: "list_files", args: ["{}"] }] })),
+    stream(anthropicStream({ text: ["Six files."] })),
+  ];
+  const server = await replayServer(t, (req, res) => writeResponse(res, queue.shift()), { cors: new URL(baseURL()).origin });
+  await open(page);
+  await configure(page, { provider: "anthropic", baseURL: server.url + "/v1", model: "claude-test", key: "sk-ant-secret" });
+  await send(page, "What is 2+2?");
+  await idle(page);
+  assert.deepEqual(await page.locator("#transcript > details.thinking summary").allTextContents(), ["thinking · 30 characters", "thinking · not shown by the provider"]);
+  assert.equal(await lastReply(page), "4");
+  await send(page, "How many files?");
+  await decide(page, "list_files", "allow");
+  await idle(page);
+  assert.equal(await lastReply(page), "Six files.");
+  assert.equal(await page.locator("#transcript > details.thinking summary").nth(2).textContent(), "thinking · 6 characters");
+  assert.equal(server.requests.length, 3);
+  for (const r of server.requests) {
+    assert.equal(r.url, "/v1/messages");
+    assert.equal(r.headers["x-api-key"], "sk-ant-secret");
+    assert.equal(r.headers.authorization, undefined);
+  }
+  // The redacted block and the thinking go back to the model as they came.
+  const sent = JSON.parse(server.requests[2].body).messages;
+  assert.deepEqual(sent[1].content.map((b) => b.type), ["thinking", "redacted_thinking", "text"]);
+  assert.equal(sent[3].content[0].thinking, "先列出文件。");
+  await page.click("#tab-trace");
+  await page.locator("#trace li").first().waitFor();
+  const stored = await page.evaluate(() => new Promise((resolve, reject) => {
+    const req = indexedDB.open("floe-playground");
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const db = req.result;
+      const out = [];
+      const tx = db.transaction(db.objectStoreNames, "readonly");
+      for (const n of db.objectStoreNames) {
+        tx.objectStore(n).openCursor().onsuccess = (e) => {
+          const c = e.target.result;
+          if (!c) return;
+          const v = c.value;
+          out.push(v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? new TextDecoder().decode(v) : JSON.stringify(v));
+          c.continue();
+        };
+      }
+      tx.oncomplete = () => (db.close(), resolve(out.join("\n")));
+    };
+  }));
+  assert.ok(stored.includes("先列出文件"), "the session is not in IndexedDB");
+  assert.ok(!stored.includes("sk-ant-secret"), "the key is stored with the session");
 });
 
 // The transcript follows its end while a reply streams, until the user

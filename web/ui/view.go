@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall/js"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -284,7 +285,13 @@ func (a *App) renderItem(it *playground.Item) {
 		if it.Streaming {
 			label = "thinking…"
 		}
-		label += fmt.Sprintf(" · %d characters", len(body))
+		if n := utf8.RuneCountInString(body); n > 0 || it.Streaming {
+			label += fmt.Sprintf(" · %d characters", n)
+		} else {
+			// Redacted (Anthropic's redacted_thinking) or kept encrypted
+			// (a reasoning item with no summary): sent back, never shown.
+			label += " · not shown by the provider"
+		}
 	}
 	if it.StopReason != "" && it.StopReason != omni.StatusCompleted {
 		label += " · " + it.StopReason
