@@ -1208,7 +1208,7 @@ pageTest("playground: Settings refuse a key an HTTP header cannot carry; a sessi
   await page.selectOption("#set-provider", "openai-compatible");
   await page.fill("#set-base-url", url);
   await page.fill("#set-model", "test-model");
-  for (const [key, said] of [["sk-proj-ab\u2026", /holds “…” \(U\+2026\) at character 11/], ["sk-local\t", /holds a tab at character 9/]]) {
+  for (const [key, said] of [["sk-proj-ab\u2026", /holds “…” \(U\+2026\) at character 11/], ["sk-lo\tcal", /holds a tab at character 6/]]) {
     await page.fill("#set-key", key);
     await page.click("#settings-save");
     const error = page.locator("#set-key-error", { hasText: said });
@@ -1219,7 +1219,9 @@ pageTest("playground: Settings refuse a key an HTTP header cannot carry; a sessi
     assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a refused key");
     assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null, "a refused key was saved");
   }
-  await page.fill("#set-key", "sk-local");
+  // Spaces pasted around the model and the key are dropped.
+  await page.fill("#set-model", " test-model ");
+  await page.fill("#set-key", " sk-local ");
   await page.click("#settings-save");
   await page.locator("#settings").waitFor({ state: "hidden" });
   await page.click("#open-settings");
@@ -1230,6 +1232,7 @@ pageTest("playground: Settings refuse a key an HTTP header cannot carry; a sessi
   await page.click("#reset");
   await send(page, "Say hello");
   await idle(page);
+  assert.deepEqual(server.requests.map((r) => [r.body.model, r.auth]), [["test-model", "Bearer sk-local"]]);
   await configure(page, { provider: "scripted" });
   await page.reload();
   await idle(page);

@@ -48,6 +48,7 @@ func loadSettings() Settings {
 	if providerNames[s.Provider] == "" {
 		s.Provider = "scripted"
 	}
+	s.BaseURL, s.Model, s.Key = strings.TrimSpace(s.BaseURL), strings.TrimSpace(s.Model), strings.TrimSpace(s.Key) // as Save keeps them
 	return s
 }
 
@@ -129,10 +130,12 @@ func (a *App) listenSettings() {
 	byID(a.doc, "settings-cancel").AddEventListener("click", false, func(dom.Event) { dlg.Call("close") })
 	byID(a.doc, "settings-form").AddEventListener("submit", false, func(ev dom.Event) {
 		s := Settings{
+			// Spaces pasted around a value are no part of it (a model
+			// name with them is one no server knows).
 			Provider:    field("set-provider").Get("value").String(),
-			BaseURL:     field("set-base-url").Get("value").String(),
-			Model:       field("set-model").Get("value").String(),
-			Key:         field("set-key").Get("value").String(),
+			BaseURL:     strings.TrimSpace(field("set-base-url").Get("value").String()),
+			Model:       strings.TrimSpace(field("set-model").Get("value").String()),
+			Key:         strings.TrimSpace(field("set-key").Get("value").String()),
 			CompactMode: field("set-compact-mode").Get("value").String(),
 		}
 		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
