@@ -301,9 +301,13 @@ func (c *Conversation) Run(ctx context.Context, req *Request, e *Emitter, d Deco
 	u, total := d.Usage()
 	r := omni.TokenCounts{CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output, Total: total}
 	c.Session = c.Session.Add(r)
+	// Last is set before token_usage goes out: the run's consumer, on
+	// another goroutine, reads Usage() when it takes that message (the
+	// input count token_usage does not carry), and the engine's queue
+	// orders this write before its read.
+	c.Last = u
 	e.emit(omni.TokenUsageMsg(c.Session, r))
 	c.History = append(sent, e.Out...)
-	c.Last = u
 	return engine.Outcome{Status: omni.StatusCompleted}
 }
 

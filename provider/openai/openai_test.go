@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/enginetest"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/internal/ptest"
 )
@@ -505,5 +506,50 @@ func TestDocuments(t *testing.T) {
 	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
 	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Read it.","type":"text"},{"file":{"file_data":"data:application/pdf;base64,JVBERi0=","filename":"document.pdf"},"type":"file"},{"image_url":{"url":"data:image/png;base64,iVBORw=="},"type":"image_url"}],"role":"user"}]`; got != want {
 		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}
+
+// Usage is the request's own counts by the time its token_usage is
+// emitted, so a run's consumer that reads it on taking that message (for
+// the input count token_usage does not carry) gets them, not the last
+// request's, and without a race with the adapter's goroutine.
+func TestUsageAtTokenUsage(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"content":"a"}`), finish, usage(100, 10, 40), "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"b"}`), finish, usage(120, 20, 100), "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{})
+	for _, want := range []int64{100, 120} {
+		var got int64 = -1
+		c := &ptest.Collector{T: t}
+		m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("q")}}, func(msg omni.Message) {
+			c.Emit(msg)
+			if msg.IsEvent(omni.TokenUsage) {
+				got = m.Usage().Input
+			}
+		})
+		c.End()
+		if got != want {
+			t.Errorf("Usage().Input at token_usage = %d, want %d", got, want)
+		}
+	}
+
+	// The same through a session: the consumer is another goroutine (-race).
+	tr = &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"a"}`), finish, usage(7, 1, 0), "[DONE]")}}}
+	m = newModel(t, tr, Options{})
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("usage"), LLM: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := s.Run(context.Background(), []omni.Message{omni.UserText("q")}, engine.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for msg := range stream {
+		if msg.IsEvent(omni.TokenUsage) {
+			if u := m.Usage(); u.Input != 7 {
+				t.Errorf("Usage() at the consumer's token_usage = %+v, want Input 7", u)
+			}
+		}
 	}
 }

@@ -63,7 +63,11 @@ func (m *Model) Factory() engine.LLMFactory {
 	}
 }
 
-// Usage returns the token counts the last completed request stated.
+// Usage returns the token counts the last completed request stated, its
+// input count too, which token_usage does not carry. It changes as the
+// request's token_usage is emitted: read it from the run's consumer on
+// taking that message (it is then that request's) or between runs; it is
+// not synchronized with a request in flight.
 func (m *Model) Usage() provider.Usage { return m.c.Last }
 
 // LoadHistory implements engine.HistoryLoader: history becomes the
