@@ -88,6 +88,11 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 				who += " on " + holder.Host
 			}
 		}
+		if holder.PID != nil && *holder.PID == os.Getpid() && holder.Host == lockHost && holder.Token == lockToken {
+			// Not another process to wait for or to clean up after: a
+			// Lock of this one that was not released.
+			return nil, opErr("lock", id, 0, fmt.Errorf("%w: this process (%s) holds it already: an earlier Lock of it is not released (its lock file %s)", ErrBusy, who, path))
+		}
 		return nil, opErr("lock", id, 0, fmt.Errorf("%w: another process (%s) is running it (its lock file %s: delete it if that process is gone)", ErrBusy, who, path))
 	}
 }

@@ -94,8 +94,13 @@ func TestFileStoreLockAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One process: a second Lock is refused too, until the first is released.
+	// One process: a second Lock is refused too, until the first is
+	// released, and the error says the holder is this process (it said
+	// another process, to be deleted if gone).
 	wantBusy(t, dir, os.Getpid())
+	if _, err := s.Lock("s1"); err == nil || strings.Contains(err.Error(), "another process") || !strings.Contains(err.Error(), "this process") {
+		t.Fatalf("second Lock of one process: %v, want ErrBusy naming this process", err)
+	}
 	release()
 	release, err = s.Lock("s1")
 	if err != nil {
