@@ -109,6 +109,18 @@ type ToolRequest struct {
 
 // Environment runs approved tool calls (ENGINE.md §1, §6). ExecuteTool emits
 // the tool's messages in order; returning an error is a tool failure (E-6.5).
+//
+// Each allowed call runs on a goroutine of its own, concurrently with the
+// model's stream and the other calls, so ExecuteTool must be safe for
+// concurrent use. Its output is the last tool_call_output it emits for
+// req.ToolCall's tool_call_id, else one built from its
+// partial_tool_call_output deltas (NoOutput for none); a returned error
+// then adds ToolErrorPrefix and the error's text, status failed (after a
+// tool_call_output it is only a DiagTool diagnostic). ctx is done when the run is
+// aborted: a tool should return then (a call still running
+// Config.AbortGrace later is abandoned with a failed output). emit must
+// not be called after ExecuteTool has returned: such messages are dropped
+// with a DiagTool diagnostic.
 type Environment interface {
 	ExecuteTool(ctx context.Context, req ToolRequest, emit func(omni.Message)) error
 }
@@ -133,6 +145,16 @@ const (
 
 // Approver decides one real tool call: DecisionAllow, DecisionDeny or
 // DecisionForbidden. An error, a panic or any other value means deny (E-5.4).
+//
+// The engine asks as the model's stream delivers the complete tool_call,
+// which is already in the run's stream: the consumer may take it before
+// or after the approver is called (a prompt printed by the approver can
+// come before the consumer prints the call). Calls are asked one at a
+// time, in call order, and the model's stream waits for each answer.
+// ctx is the run's and is done on abort; the engine then stops waiting
+// (E-5.5), but the approver's own goroutine runs on until it returns, so
+// an approver that blocks (on stdin, on a user) should return once ctx is
+// done (and may say so with RunOptions.ApproveHonorsCancel).
 type Approver func(ctx context.Context, toolCall omni.Message) (Decision, error)
 
 // TraceSink receives the session's Trace records in order (ENGINE.md §16).

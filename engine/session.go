@@ -53,7 +53,15 @@ type steerEntry struct {
 	id    SteerID // 0 for entries queued by Steer
 }
 
-// New validates cfg and returns a Session.
+// New validates cfg and returns a Session. It refuses, naming the field,
+// a Meta that is no session_meta or has no session id, a nil LLM (and,
+// natively, a typed nil LLM, Environment, Clock or Timer), an
+// unknown Compaction.Mode, a ToolList entry with no name, of a name an
+// earlier entry has, or whose Parameters is not a JSON object, and a
+// Trace that could only fail (a *trace.Writer of a nil Store, of an id
+// that cannot name Trace files or of another session: that error wraps
+// trace.ErrInvalid). The errors are for a person to read; New starts
+// nothing and holds no resource until Start.
 func New(cfg Config) (*Session, error) {
 	if cfg.Meta.Type != omni.TypeSessionMeta {
 		return nil, errf.Errorf("engine: Config.Meta: want a %s message, got type %q", omni.TypeSessionMeta, cfg.Meta.Type)
@@ -148,7 +156,9 @@ func validateInput(input []omni.Message) error {
 	return nil
 }
 
-// Run is Start followed by Run.All.
+// Run is Start followed by Run.All. The sequence must be ranged, once:
+// until it is, the session stays busy (ErrBusy), as with a Run of Start
+// that is neither consumed nor closed.
 func (s *Session) Run(ctx context.Context, newMessages []omni.Message, opts RunOptions) (iter.Seq[omni.Message], error) {
 	r, err := s.Start(ctx, newMessages, opts)
 	if err != nil {
@@ -184,9 +194,11 @@ func (s *Session) release() {
 }
 
 // Close closes the session: a run in flight is aborted (as by its
-// context), and later Start and Compact calls return ErrClosed. The run's
-// consumer still receives the rest of its stream, ending with the abort.
-// Safe to call more than once.
+// context), and later Start and Compact calls return ErrClosed. Close does
+// not wait for that run: its consumer still receives the rest of its
+// stream, ending with the abort (Run.Close waits). A Session holds no
+// goroutine between runs, so one that is dropped without Close leaks
+// nothing; Close only aborts and refuses. Safe to call more than once.
 func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

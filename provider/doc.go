@@ -60,6 +60,18 @@
 // a retry. Factory returns the engine.LLMFactory for compaction, which
 // starts a fresh context with the same options.
 //
+// A Model is one conversation, driven by one session: it is not safe for
+// concurrent use, and two sessions need two Models (Factory gives a fresh
+// one with the same options). Failures are never Go errors: a request
+// that fails ends with its stop reason in the engine's request_end
+// (status and error_message), below; New's errors name the option at fault.
+//
+// A program that uses an adapter needs only its Options, a Transport and
+// the Model. The rest of this package (Conversation, Emitter, IDs,
+// Decoder, JSONWriter, Stream and the helpers) and each adapter's Decoder
+// are what the adapters share, exported for them and for a new adapter
+// written the same way.
+//
 // Stop reasons (PROTOCOL.md §6), the same for every adapter:
 //
 //	401, 403; an authentication error event     auth

@@ -32,10 +32,14 @@ type Resumed struct {
 // Resume restarts a session from its Trace (ENGINE.md §17): it reads the
 // highest-index file tolerantly, replays it, and, when a compaction was left
 // open, writes compaction_end{reason, mode, status:"failed"} before anything
-// else (E-17.4). now stamps the messages Resume synthesizes and writes.
+// else (E-17.4). now stamps the messages Resume synthesizes and writes:
+// time.Now, or the Now of the session's engine.Clock (a nil now is refused
+// with ErrInvalid).
 //
 // ctx bounds Resume's own store calls (and the compaction_end it may
 // write); the returned Writer's calls are bounded by the ctx of each Write.
+// Resume takes no lock: where another process may write the same
+// directory, hold FileStore.Lock around it and the session's runs.
 //
 // Errors: ErrNotFound when the session has no file, ErrNotResumable when the
 // file holds no session_meta, ErrInvalid (naming the line) when a tool call

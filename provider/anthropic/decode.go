@@ -8,6 +8,8 @@ import (
 
 // Decoder maps Messages stream events to an Emitter. Segment keys are the
 // content block indexes.
+// Model uses it for every request (a provider.Decoder); a program
+// using the adapter never needs it.
 type Decoder struct {
 	E *provider.Emitter
 

@@ -13,6 +13,8 @@ const (
 )
 
 // Decoder maps Chat Completions chunks to an Emitter.
+// Model uses it for every request (a provider.Decoder); a program
+// using the adapter never needs it.
 type Decoder struct {
 	E *provider.Emitter
 

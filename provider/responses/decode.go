@@ -8,6 +8,8 @@ import (
 
 // Decoder maps Responses API stream events to an Emitter. Segment keys are
 // output indexes (item ids change from event to event on some servers).
+// Model uses it for every request (a provider.Decoder); a program
+// using the adapter never needs it.
 type Decoder struct {
 	E *provider.Emitter
 
