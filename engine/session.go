@@ -49,8 +49,9 @@ type Session struct {
 }
 
 type steerEntry struct {
-	input []omni.Message
-	id    SteerID // 0 for entries queued by Steer
+	input []omni.Message // a copy: the caller may reuse its slice
+	key   *omni.Message  // the first element of the caller's slice, which Unsteer names
+	id    SteerID        // 0 for entries queued by Steer
 }
 
 // New validates cfg and returns a Session. It refuses, naming the field,
@@ -212,8 +213,10 @@ func (s *Session) Close() {
 // false when no run is in flight. Input without steering content (no
 // image_url, no non-blank text) queues nothing and returns true. A message
 // that is not a valid OmniMessage is refused, as by Start, with an error
-// wrapping ErrInvalidInput, and nothing is queued. Steer never waits for
-// the run and may be called from inside the run's callbacks.
+// wrapping ErrInvalidInput, and nothing is queued. Steer copies input, as
+// Start does, so the caller may reuse its slice (Unsteer still names the
+// entry by it). Steer never waits for the run and may be called from
+// inside the run's callbacks.
 func (s *Session) Steer(input []omni.Message) (bool, error) {
 	if err := validateInput(input); err != nil {
 		return false, err
@@ -224,13 +227,13 @@ func (s *Session) Steer(input []omni.Message) (bool, error) {
 		return false, nil
 	}
 	if hasSteeringContent(input) {
-		s.steering = append(s.steering, steerEntry{input: input})
+		s.steering = append(s.steering, steerEntry{input: append([]omni.Message(nil), input...), key: &input[0]})
 	}
 	return true, nil
 }
 
 // Unsteer removes a not yet delivered Steer entry, matched by identity (the
-// same slice passed to Steer) (E-11.2).
+// same slice passed to Steer: its first element's address) (E-11.2).
 func (s *Session) Unsteer(input []omni.Message) bool {
 	if len(input) == 0 {
 		return false
@@ -238,7 +241,7 @@ func (s *Session) Unsteer(input []omni.Message) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, e := range s.steering {
-		if len(e.input) > 0 && &e.input[0] == &input[0] {
+		if e.key == &input[0] {
 			s.steering = append(s.steering[:i:i], s.steering[i+1:]...)
 			return true
 		}

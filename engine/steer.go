@@ -9,10 +9,11 @@ type SteerID uint64
 
 // SteerWithID is [Session.Steer] for callers that cannot keep the input
 // slice (JavaScript, other processes): it validates input as [Session.Start]
-// does (an error wrapping [ErrInvalidInput]), queues it for the run in flight (E-11.1) and returns an id that
-// [Session.UnsteerID] withdraws it by. It returns 0 when no run is in
-// flight. Input without steering content queues nothing and still gets an
-// id (UnsteerID then reports false: there is nothing to withdraw).
+// does (an error wrapping [ErrInvalidInput]), copies it, queues it for the
+// run in flight (E-11.1) and returns an id that [Session.UnsteerID]
+// withdraws it by. It returns 0 when no run is in flight. Input without
+// steering content queues nothing and still gets an id (UnsteerID then
+// reports false: there is nothing to withdraw).
 func (s *Session) SteerWithID(input []omni.Message) (SteerID, error) {
 	if err := validateInput(input); err != nil {
 		return 0, err
@@ -25,7 +26,7 @@ func (s *Session) SteerWithID(input []omni.Message) (SteerID, error) {
 	s.steerSeq++
 	id := s.steerSeq
 	if hasSteeringContent(input) {
-		s.steering = append(s.steering, steerEntry{input: input, id: id})
+		s.steering = append(s.steering, steerEntry{input: append([]omni.Message(nil), input...), id: id})
 	}
 	return id, nil
 }

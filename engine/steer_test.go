@@ -80,3 +80,42 @@ func TestSteerWithID(t *testing.T) {
 		t.Fatalf("%d requests (want 3); failed: %q", request, fails)
 	}
 }
+
+// Steer copies its input, as Start does: a caller that reuses its slice
+// for the next Steer (a buffer of lines read) changes neither the entry
+// queued before nor what was validated. It kept the slice: both entries
+// were delivered as the second, and the first's validated message could
+// be changed into anything before delivery.
+func TestSteerCopiesItsInput(t *testing.T) {
+	var s *engine.Session
+	request := 0
+	var unsteered bool
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		request++
+		if request == 1 {
+			buf := []omni.Message{omni.UserText("first")}
+			s.Steer(buf)
+			buf[0] = omni.UserText("second")
+			s.Steer(buf)
+			withdrawn := []omni.Message{omni.UserText("withdrawn")}
+			s.Steer(withdrawn)
+			unsteered = s.Unsteer(withdrawn) // identity still names the entry
+		}
+		emit(enginetest.Usage(1))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	var err error
+	s, err = engine.New(engine.Config{Meta: enginetest.Meta("sid"), LLM: llm, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range collect(t, s, engine.RunOptions{}, omni.UserText("go")) {
+		if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
+			got = append(got, m.Payload.Text)
+		}
+	}
+	if want := []string{engine.SteeringBlock("first"), engine.SteeringBlock("second")}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] || !unsteered {
+		t.Fatalf("steering delivered %q, want %q; Unsteer by identity: %v", got, want, unsteered)
+	}
+}
