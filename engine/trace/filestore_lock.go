@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"fmt"
 )
@@ -47,6 +48,7 @@ type lockHolder struct {
 // holder on another host (a shared directory) is never judged: delete the
 // file once that process is gone. Where the file cannot be made (a
 // read-only directory) there is no lock, and the writes say why they fail.
+// release may be called more than once; only its first call releases.
 func (s *FileStore) Lock(id string) (release func(), err error) {
 	if err := ValidateID(id); err != nil {
 		return nil, opErr("lock", id, 0, err)
@@ -62,10 +64,13 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			}
 		}
 		if err == nil {
+			var once sync.Once // every Lock of this process writes the same bytes: a second call would remove a later Lock's file
 			return func() {
-				if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
-					os.Remove(path)
-				}
+				once.Do(func() {
+					if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
+						os.Remove(path)
+					}
+				})
 			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {

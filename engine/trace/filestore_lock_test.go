@@ -189,3 +189,29 @@ func TestFileStoreLockBadID(t *testing.T) {
 		}
 	}
 }
+
+// A release called twice (a defer and an explicit call) is a no-op the
+// second time: every Lock of one process writes the same bytes, so it
+// removed the lock file a later Lock of the session held.
+func TestFileStoreLockReleaseTwice(t *testing.T) {
+	dir := t.TempDir()
+	s := trace.NewFileStore(dir, trace.FileStoreOptions{})
+	release1, err := s.Lock("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release1()
+	release2, err := s.Lock("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	release1()
+	if _, err := os.Stat(filepath.Join(dir, ".s1.lock")); err != nil {
+		t.Fatalf("a second call of an earlier release removed the lock a later Lock holds: %v", err)
+	}
+	if release3, err := s.Lock("s1"); err == nil {
+		release3()
+		t.Fatal("Lock: got the lock a Lock of this process holds")
+	}
+}
