@@ -19,6 +19,11 @@ type sink struct {
 	fail   error
 }
 
+// ResyncRequired is a constant: no importer can rewrite the event every
+// server sends (a []byte variable could be). This line does not compile
+// for a variable.
+const _ = ResyncRequired
+
 func (s *sink) Write(b []byte) (int, error) {
 	if s.block != nil {
 		<-s.block

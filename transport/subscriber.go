@@ -25,8 +25,9 @@ func (r Replay) String() string {
 	return "fresh"
 }
 
-// ResyncRequired is the data of the resync_required server event.
-var ResyncRequired = []byte(`{"type":"resync_required"}`)
+// ResyncRequired is the data of the resync_required server event (a
+// constant: it was a []byte any importer could rewrite for every server).
+const ResyncRequired = `{"type":"resync_required"}`
 
 // Subscribe registers a subscriber (T-10), atomically with respect to
 // Publish: when resume is true it first queues the replay after lastID on a
@@ -54,7 +55,7 @@ func (c *Channel) Subscribe(lastID string, resume bool, initial []Event) (*Subsc
 				}
 			}
 		} else {
-			s.queue = append(s.queue, c.number(Event{Name: EventServer, Data: ResyncRequired}).Wire)
+			s.queue = append(s.queue, c.number(Event{Name: EventServer, Data: []byte(ResyncRequired)}).Wire)
 		}
 	}
 	for _, ev := range initial {
