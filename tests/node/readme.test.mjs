@@ -7,7 +7,7 @@
 // backends, confirm, document).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync, rmSync, mkdtempSync, readdirSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkStream } from "../../static/test.mjs";
@@ -168,40 +168,3 @@ export const llm = mockModel([
   assert.deepEqual(ex.llm.calls[0].tools.map((t) => t.name), ["read_file", "search_docs"]);
 });
 
-// Every link of the README and of docs/ to a file of the project or to a
-// heading resolves: the file exists, and the anchor is the slug GitHub
-// gives one of the target's headings (lower case, punctuation dropped,
-// spaces as hyphens, a repeated heading numbered).
-test("the README's and docs/'s links to files and headings resolve", () => {
-  const root = new URL("../../", import.meta.url);
-  const files = ["README.md", ...readdirSync(new URL("docs/", root)).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
-  const slugs = (text) => {
-    const seen = new Map();
-    const out = new Set();
-    for (const [, h] of withoutCode(text).matchAll(/^#{1,6} (.+)$/gm)) {
-      const base = h.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").trim().replace(/\s/g, "-");
-      const n = seen.get(base) ?? 0;
-      seen.set(base, n + 1);
-      out.add(n ? `${base}-${n}` : base);
-    }
-    return out;
-  };
-  let checked = 0;
-  for (const file of files) {
-    const text = readFileSync(new URL(file, root), "utf8");
-    for (const [, target] of withoutCode(text).matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
-      const [path, anchor] = target.split("#");
-      const resolved = path === "" ? new URL(file, root) : new URL(path, new URL(file, root));
-      assert.ok(existsSync(resolved), `${file}: ${target}: no such file`);
-      if (anchor !== undefined) assert.ok(slugs(readFileSync(resolved, "utf8")).has(anchor), `${file}: ${target}: no such heading`);
-      checked++;
-    }
-  }
-  assert.ok(checked >= 5, `${checked} links checked`);
-});
-
-// withoutCode blanks fenced code blocks and inline code spans.
-function withoutCode(text) {
-  return text.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
-}
