@@ -71,3 +71,24 @@ func TestTransportCoreIsLean(t *testing.T) {
 		}
 	}
 }
+
+// The session server and the Worker's object run the playground's scripted
+// model and workspace, not its view: they link no Markdown parser (a Go
+// service importing transport/server got goldmark with package playground).
+func TestServerLinksNoMarkdown(t *testing.T) {
+	for _, target := range []struct{ goos, pkg string }{{"", "./transport/server"}, {"", "./cmd/floe-server"}, {"js", "./wasm/worker/object"}} {
+		cmd := exec.Command("go", "list", "-deps", target.pkg)
+		if target.goos != "" {
+			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", target.pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.Contains(dep, "goldmark") || strings.HasSuffix(dep, "playground/markdown") {
+				t.Errorf("%s depends on %s", target.pkg, dep)
+			}
+		}
+	}
+}

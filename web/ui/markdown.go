@@ -5,11 +5,11 @@ package ui
 import (
 	"syscall/js"
 
-	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/playground/markdown"
 )
 
 // The DOM of rendered Markdown is built node by node from the tree of
-// playground.RenderMarkdown: createElement with a tag from the allowlist,
+// markdown.Render: createElement with a tag from the allowlist,
 // createTextNode for text, setAttribute for the allowed attributes. No
 // HTML string is ever parsed, so model text cannot become markup.
 var mdTags = map[string]bool{
@@ -20,7 +20,7 @@ var mdTags = map[string]bool{
 
 var mdAttrs = map[string]bool{"href": true, "target": true, "rel": true, "class": true, "start": true, "data-lang": true}
 
-func (a *App) mdNodes(parent js.Value, nodes []*playground.MDNode) {
+func (a *App) mdNodes(parent js.Value, nodes []*markdown.Node) {
 	for _, n := range nodes {
 		if n.Tag == "" {
 			parent.Call("append", a.doc.Call("createTextNode", n.Text))

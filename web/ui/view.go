@@ -13,6 +13,7 @@ import (
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/playground/markdown"
 )
 
 // collapseAt is the size above which tool arguments and outputs are cut,
@@ -23,7 +24,7 @@ const collapseAt = 1200
 type itemView struct {
 	item              *playground.Item
 	root, label, body elem
-	md                playground.MarkdownDoc
+	md                markdown.Doc
 	chunks            []elem
 	plain             js.Value // the text node of a plain-text body
 	shown             string   // the body text rendered

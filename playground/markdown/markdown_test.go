@@ -1,4 +1,4 @@
-package playground
+package markdown
 
 import (
 	"reflect"
@@ -17,10 +17,10 @@ var allowedAttrs = map[string]bool{"href": true, "target": true, "rel": true, "c
 
 // checkSafe fails when a node has a tag or attribute outside the allowlist,
 // or a link that is not an absolute http(s)/mailto URL opened safely.
-func checkSafe(t *testing.T, src string, nodes []*MDNode) {
+func checkSafe(t *testing.T, src string, nodes []*Node) {
 	t.Helper()
-	var walk func(n *MDNode)
-	walk = func(n *MDNode) {
+	var walk func(n *Node)
+	walk = func(n *Node) {
 		if !allowedTags[n.Tag] {
 			t.Errorf("%q: tag %q", src, n.Tag)
 		}
@@ -83,13 +83,13 @@ var xssCorpus = []string{
 
 func TestMarkdownSafe(t *testing.T) {
 	for _, src := range xssCorpus {
-		nodes := RenderMarkdown(src)
+		nodes := Render(src)
 		checkSafe(t, src, nodes)
 	}
-	good := RenderMarkdown("[a](https://example.com/?q=1) <https://x.example> [m](mailto:a@b.example)")
+	good := Render("[a](https://example.com/?q=1) <https://x.example> [m](mailto:a@b.example)")
 	var hrefs []string
-	var walk func(n *MDNode)
-	walk = func(n *MDNode) {
+	var walk func(n *Node)
+	walk = func(n *Node) {
 		if n.Tag == "a" {
 			hrefs = append(hrefs, n.Attr("href"))
 		}
@@ -119,13 +119,13 @@ func TestMarkdownShapes(t *testing.T) {
 		{"line  \nbreak", "p(line br() break)"},
 	}
 	for _, tc := range tests {
-		if got := shape(RenderMarkdown(tc.src)); got != tc.want {
+		if got := shape(Render(tc.src)); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.src, got, tc.want)
 		}
 	}
 }
 
-func shape(nodes []*MDNode) string {
+func shape(nodes []*Node) string {
 	var parts []string
 	for _, n := range nodes {
 		if n.Tag == "" {
@@ -155,10 +155,10 @@ func TestCutPoints(t *testing.T) {
 	}
 }
 
-// streamDoc feeds src to a MarkdownDoc in pieces of n bytes, keeping the
+// streamDoc feeds src to a Doc in pieces of n bytes, keeping the
 // chunks as a view would, and returns the view's nodes.
-func streamDoc(src string, n int) ([]*MDNode, int) {
-	var d MarkdownDoc
+func streamDoc(src string, n int) ([]*Node, int) {
+	var d Doc
 	var view []Chunk
 	rebuilt := 0
 	for i := n; ; i += n {
@@ -172,7 +172,7 @@ func streamDoc(src string, n int) ([]*MDNode, int) {
 			break
 		}
 	}
-	var out []*MDNode
+	var out []*Node
 	for _, c := range view {
 		out = append(out, c.Nodes...)
 	}
@@ -182,13 +182,13 @@ func streamDoc(src string, n int) ([]*MDNode, int) {
 func TestMarkdownDocIncremental(t *testing.T) {
 	src := strings.Repeat("Some *text* with `code` and a [link](https://example.com).\n\n```go\nfunc f() {}\n\n// more\n```\n\n- one\n- two\n\n", 20)
 	got, rebuilt := streamDoc(src, 7)
-	if want := RenderMarkdown(src); !reflect.DeepEqual(got, want) {
+	if want := Render(src); !reflect.DeepEqual(got, want) {
 		t.Errorf("streamed rendering differs from a full parse:\n%s\n%s", shape(got), shape(want))
 	}
 	if steps := (len(src) + 6) / 7; rebuilt > steps+len(CutPoints(src, 0))+1 {
 		t.Errorf("rebuilt %d chunks over %d updates: more than the last chunk each time", rebuilt, steps)
 	}
-	var d MarkdownDoc
+	var d Doc
 	d.Update("abc", false)
 	if keep, fresh := d.Update("xyz", false); keep != 0 || len(fresh) != 1 {
 		t.Errorf("a source that does not extend the last: keep %d, %d fresh", keep, len(fresh))
@@ -209,7 +209,7 @@ func FuzzMarkdown(f *testing.F) {
 		}
 		got, _ := streamDoc(src, n)
 		checkSafe(t, src, got)
-		checkSafe(t, src, RenderMarkdown(src))
+		checkSafe(t, src, Render(src))
 		for _, c := range CutPoints(src, 0) {
 			if c <= 0 || c >= len(src) || src[c-1] != '\n' {
 				t.Fatalf("cut %d is not a line start", c)
@@ -220,10 +220,10 @@ func FuzzMarkdown(f *testing.F) {
 
 // A table's column alignment (|:--|:-:|--:|) is a class on each cell.
 func TestMarkdownTableAlignment(t *testing.T) {
-	nodes := RenderMarkdown("| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |")
+	nodes := Render("| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |")
 	var got []string
-	var walk func(n *MDNode)
-	walk = func(n *MDNode) {
+	var walk func(n *Node)
+	walk = func(n *Node) {
 		if n.Tag == "th" || n.Tag == "td" {
 			got = append(got, n.Tag+":"+n.Attr("class"))
 		}

@@ -1,4 +1,11 @@
-package playground
+// Package markdown renders a model's Markdown (CommonMark with GitHub's
+// tables, strikethrough and autolinks, through goldmark) into a tree of
+// safe nodes that the playground's view builds DOM from, and cuts a
+// streaming text at block boundaries so that only its last block is
+// rendered again as it grows ([Doc]). It is apart from package playground
+// so that the session server and the Worker, which run the playground's
+// scripted model and workspace, link no Markdown parser.
+package markdown
 
 import (
 	"bytes"
@@ -14,7 +21,7 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// MDNode is one node of rendered Markdown: an element (Tag set) with
+// Node is one node of rendered Markdown: an element (Tag set) with
 // attributes and children, or a text node (Tag ""). It is what a view turns
 // into DOM nodes one by one, never into an HTML string. Tags come only from
 // a fixed set (p, h1–h6, ul, ol, li, blockquote, pre, code, em, strong, del,
@@ -22,15 +29,15 @@ import (
 // href (http, https or mailto, absolute), target, rel, class, start and
 // data-lang. Raw HTML of the source is shown as text; images are shown as
 // links to them, never loaded.
-type MDNode struct {
+type Node struct {
 	Tag   string
 	Text  string
 	Attrs [][2]string
-	Kids  []*MDNode
+	Kids  []*Node
 }
 
 // Attr returns the value of attribute name, or "".
-func (n *MDNode) Attr(name string) string {
+func (n *Node) Attr(name string) string {
 	for _, a := range n.Attrs {
 		if a[0] == name {
 			return a[1]
@@ -40,10 +47,10 @@ func (n *MDNode) Attr(name string) string {
 }
 
 // TextContent is the concatenated text of n and its descendants.
-func (n *MDNode) TextContent() string {
+func (n *Node) TextContent() string {
 	var b strings.Builder
-	var walk func(*MDNode)
-	walk = func(n *MDNode) {
+	var walk func(*Node)
+	walk = func(n *Node) {
 		b.WriteString(n.Text)
 		for _, k := range n.Kids {
 			walk(k)
@@ -55,8 +62,8 @@ func (n *MDNode) TextContent() string {
 
 var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
-// RenderMarkdown parses src and returns its top-level blocks.
-func RenderMarkdown(src string) []*MDNode {
+// Render parses src and returns its top-level blocks.
+func Render(src string) []*Node {
 	b := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(b))
 	c := converter{src: b}
@@ -88,11 +95,11 @@ func SafeURL(dest string) string {
 
 type converter struct{ src []byte }
 
-func el(tag string, kids ...*MDNode) *MDNode { return &MDNode{Tag: tag, Kids: kids} }
-func txt(s string) *MDNode                   { return &MDNode{Text: s} }
+func el(tag string, kids ...*Node) *Node { return &Node{Tag: tag, Kids: kids} }
+func txt(s string) *Node                 { return &Node{Text: s} }
 
-func (c *converter) kids(n ast.Node) []*MDNode {
-	var out []*MDNode
+func (c *converter) kids(n ast.Node) []*Node {
+	var out []*Node
 	for k := n.FirstChild(); k != nil; k = k.NextSibling() {
 		out = append(out, c.node(k)...)
 	}
@@ -115,46 +122,46 @@ func unescape(b []byte) string {
 	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(b))))
 }
 
-func (c *converter) node(n ast.Node) []*MDNode {
+func (c *converter) node(n ast.Node) []*Node {
 	switch n := n.(type) {
 	case *ast.Paragraph:
-		return []*MDNode{el("p", c.kids(n)...)}
+		return []*Node{el("p", c.kids(n)...)}
 	case *ast.TextBlock:
 		return c.kids(n)
 	case *ast.Heading:
 		lvl := min(max(n.Level, 1), 6)
-		return []*MDNode{el("h"+strconv.Itoa(lvl), c.kids(n)...)}
+		return []*Node{el("h"+strconv.Itoa(lvl), c.kids(n)...)}
 	case *ast.ThematicBreak:
-		return []*MDNode{el("hr")}
+		return []*Node{el("hr")}
 	case *ast.Blockquote:
-		return []*MDNode{el("blockquote", c.kids(n)...)}
+		return []*Node{el("blockquote", c.kids(n)...)}
 	case *ast.List:
 		if n.IsOrdered() {
 			l := el("ol", c.kids(n)...)
 			if n.Start != 1 {
 				l.Attrs = append(l.Attrs, [2]string{"start", strconv.Itoa(n.Start)})
 			}
-			return []*MDNode{l}
+			return []*Node{l}
 		}
-		return []*MDNode{el("ul", c.kids(n)...)}
+		return []*Node{el("ul", c.kids(n)...)}
 	case *ast.ListItem:
-		return []*MDNode{el("li", c.kids(n)...)}
+		return []*Node{el("li", c.kids(n)...)}
 	case *ast.CodeBlock:
-		return []*MDNode{codeBlock(c.lines(n), "")}
+		return []*Node{codeBlock(c.lines(n), "")}
 	case *ast.FencedCodeBlock:
 		lang := ""
 		if n.Info != nil {
 			lang = string(n.Language(c.src))
 		}
-		return []*MDNode{codeBlock(c.lines(n), lang)}
+		return []*Node{codeBlock(c.lines(n), lang)}
 	case *ast.HTMLBlock:
 		s := c.lines(n)
 		if n.HasClosure() {
 			s += string(n.ClosureLine.Value(c.src))
 		}
-		return []*MDNode{el("p", txt(strings.TrimRight(s, "\n")))}
+		return []*Node{el("p", txt(strings.TrimRight(s, "\n")))}
 	case *ast.Text:
-		out := []*MDNode{txt(unescape(n.Segment.Value(c.src)))}
+		out := []*Node{txt(unescape(n.Segment.Value(c.src)))}
 		if n.IsRaw() {
 			out[0].Text = string(n.Segment.Value(c.src))
 		}
@@ -166,7 +173,7 @@ func (c *converter) node(n ast.Node) []*MDNode {
 		}
 		return out
 	case *ast.String:
-		return []*MDNode{txt(string(n.Value))}
+		return []*Node{txt(string(n.Value))}
 	case *ast.CodeSpan:
 		var b strings.Builder
 		for k := n.FirstChild(); k != nil; k = k.NextSibling() {
@@ -180,45 +187,45 @@ func (c *converter) node(n ast.Node) []*MDNode {
 				b.Write(s.Value)
 			}
 		}
-		return []*MDNode{el("code", txt(b.String()))}
+		return []*Node{el("code", txt(b.String()))}
 	case *ast.Emphasis:
 		tag := "em"
 		if n.Level >= 2 {
 			tag = "strong"
 		}
-		return []*MDNode{el(tag, c.kids(n)...)}
+		return []*Node{el(tag, c.kids(n)...)}
 	case *ast.Link:
-		return []*MDNode{link(unescape(n.Destination), c.kids(n))}
+		return []*Node{link(unescape(n.Destination), c.kids(n))}
 	case *ast.AutoLink:
 		u := string(n.URL(c.src))
 		label := string(n.Label(c.src))
 		if n.AutoLinkType == ast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(u), "mailto:") {
 			u = "mailto:" + u
 		}
-		return []*MDNode{link(u, []*MDNode{txt(label)})}
+		return []*Node{link(u, []*Node{txt(label)})}
 	case *ast.Image:
-		alt := (&MDNode{Kids: c.kids(n)}).TextContent()
+		alt := (&Node{Kids: c.kids(n)}).TextContent()
 		if alt == "" {
 			alt = "image"
 		}
-		return []*MDNode{link(unescape(n.Destination), []*MDNode{txt("[image: " + alt + "]")})}
+		return []*Node{link(unescape(n.Destination), []*Node{txt("[image: " + alt + "]")})}
 	case *ast.RawHTML:
 		var b strings.Builder
 		for i := 0; i < n.Segments.Len(); i++ {
 			s := n.Segments.At(i)
 			b.Write(s.Value(c.src))
 		}
-		return []*MDNode{txt(b.String())}
+		return []*Node{txt(b.String())}
 	case *east.Strikethrough:
-		return []*MDNode{el("del", c.kids(n)...)}
+		return []*Node{el("del", c.kids(n)...)}
 	case *east.TaskCheckBox:
 		if n.IsChecked {
-			return []*MDNode{txt("☑ ")}
+			return []*Node{txt("☑ ")}
 		}
-		return []*MDNode{txt("☐ ")}
+		return []*Node{txt("☐ ")}
 	case *east.Table:
 		t := el("table")
-		var body *MDNode
+		var body *Node
 		for k := n.FirstChild(); k != nil; k = k.NextSibling() {
 			switch k.(type) {
 			case *east.TableHeader:
@@ -231,20 +238,20 @@ func (c *converter) node(n ast.Node) []*MDNode {
 				body.Kids = append(body.Kids, el("tr", c.cells(k, "td")...))
 			}
 		}
-		return []*MDNode{t}
+		return []*Node{t}
 	}
 	// Anything else (extensions not enabled): its text, so nothing is lost.
 	if n.Type() == ast.TypeBlock {
 		if n.HasChildren() {
-			return []*MDNode{el("p", c.kids(n)...)}
+			return []*Node{el("p", c.kids(n)...)}
 		}
-		return []*MDNode{el("p", txt(c.lines(n)))}
+		return []*Node{el("p", txt(c.lines(n)))}
 	}
 	return c.kids(n)
 }
 
-func (c *converter) cells(row ast.Node, tag string) []*MDNode {
-	var out []*MDNode
+func (c *converter) cells(row ast.Node, tag string) []*Node {
+	var out []*Node
 	for k := row.FirstChild(); k != nil; k = k.NextSibling() {
 		cell := el(tag, c.kids(k)...)
 		if tc, ok := k.(*east.TableCell); ok && tc.Alignment != east.AlignNone {
@@ -255,7 +262,7 @@ func (c *converter) cells(row ast.Node, tag string) []*MDNode {
 	return out
 }
 
-func codeBlock(body, lang string) *MDNode {
+func codeBlock(body, lang string) *Node {
 	code := el("code", txt(body))
 	pre := el("pre", code)
 	if lang = cleanLang(lang); lang != "" {
@@ -280,7 +287,7 @@ func cleanLang(s string) string {
 
 // link is an anchor for a safe destination; otherwise the label alone, in
 // a span that shows the refused destination as its title.
-func link(dest string, label []*MDNode) *MDNode {
+func link(dest string, label []*Node) *Node {
 	u := SafeURL(dest)
 	if u == "" {
 		s := el("span", label...)
@@ -296,10 +303,10 @@ func link(dest string, label []*MDNode) *MDNode {
 // source's bytes [Start, End).
 type Chunk struct {
 	Start, End int
-	Nodes      []*MDNode
+	Nodes      []*Node
 }
 
-// MarkdownDoc renders a source that grows by appends, as streamed text
+// Doc renders a source that grows by appends, as streamed text
 // does, rebuilding only its last chunk. The source is cut into chunks at
 // lines that start a new top-level block after a blank line and cannot
 // belong to the block before (not indented, not a list item, not inside a
@@ -307,7 +314,7 @@ type Chunk struct {
 // appended later cannot change a chunk before the last one. The final
 // render parses the whole source once, so that what depends on the whole
 // document (link reference definitions) comes out as a full parse gives it.
-type MarkdownDoc struct {
+type Doc struct {
 	src    string
 	chunks []Chunk
 	final  bool
@@ -317,10 +324,10 @@ type MarkdownDoc struct {
 // whose rendering stands, and the chunks that replace the rest. final
 // marks the complete message. A source that does not extend the previous
 // one is rendered from scratch.
-func (d *MarkdownDoc) Update(src string, final bool) (keep int, fresh []Chunk) {
+func (d *Doc) Update(src string, final bool) (keep int, fresh []Chunk) {
 	if final || d.final || !strings.HasPrefix(src, d.src) {
 		d.src, d.final = src, final
-		d.chunks = []Chunk{{0, len(src), RenderMarkdown(src)}}
+		d.chunks = []Chunk{{0, len(src), Render(src)}}
 		return 0, d.chunks
 	}
 	if src == d.src && len(d.chunks) > 0 {
@@ -335,14 +342,14 @@ func (d *MarkdownDoc) Update(src string, final bool) (keep int, fresh []Chunk) {
 	bounds := append([]int{start}, CutPoints(src, start)...)
 	bounds = append(bounds, len(src))
 	for i := 0; i+1 < len(bounds); i++ {
-		d.chunks = append(d.chunks, Chunk{bounds[i], bounds[i+1], RenderMarkdown(src[bounds[i]:bounds[i+1]])})
+		d.chunks = append(d.chunks, Chunk{bounds[i], bounds[i+1], Render(src[bounds[i]:bounds[i+1]])})
 	}
 	d.src = src
 	return keep, d.chunks[keep:]
 }
 
 // Chunks returns the current chunks.
-func (d *MarkdownDoc) Chunks() []Chunk { return d.chunks }
+func (d *Doc) Chunks() []Chunk { return d.chunks }
 
 // htmlBlockEnds are the raw HTML blocks that go on across blank lines
 // (CommonMark kinds 1–5), by how they start, with what ends them.
@@ -353,7 +360,7 @@ var htmlBlockEnds = [][2]string{
 
 // CutPoints returns the offsets after from (a line start outside any
 // block that spans blank lines) where src may be cut into chunks; see
-// [MarkdownDoc]. Only complete lines (ending in a line feed) are cut
+// [Doc]. Only complete lines (ending in a line feed) are cut
 // before.
 func CutPoints(src string, from int) []int {
 	var cuts []int
