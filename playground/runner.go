@@ -26,14 +26,23 @@ var ErrClosed = errors.New("playground: the session is closed")
 type Runner struct {
 	sess *engine.Session
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // non-nil while a run is in flight
-	done   chan struct{}      // closed once the run in flight has ended (after its end callback)
-	closed bool
+	mu       sync.Mutex
+	thinking string             // every run's thinking level
+	cancel   context.CancelFunc // non-nil while a run is in flight
+	done     chan struct{}      // closed once the run in flight has ended (after its end callback)
+	closed   bool
 }
 
 // NewRunner returns a Runner for sess.
 func NewRunner(sess *engine.Session) *Runner { return &Runner{sess: sess} }
+
+// SetThinkingLevel sets the thinking level of the runs started from now
+// on ("" = none named; compactions never name one).
+func (r *Runner) SetThinkingLevel(level string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.thinking = level
+}
 
 // Session returns the runner's session.
 func (r *Runner) Session() *engine.Session { return r.sess }
@@ -54,7 +63,7 @@ func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni
 	ctx, cancel := context.WithCancel(context.Background())
 	msg := omni.UserText(prompt)
 	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
-	run, err := r.sess.Start(ctx, []omni.Message{msg}, engine.RunOptions{Approve: approve})
+	run, err := r.sess.Start(ctx, []omni.Message{msg}, engine.RunOptions{Approve: approve, ThinkingLevel: r.thinking})
 	if err != nil {
 		cancel()
 		return fmt.Errorf("start run: %w", err)

@@ -44,6 +44,12 @@ type Options struct {
 	NewLLM   engine.LLMFactory
 	Provider string
 	Model    string
+	// ThinkingLevel is the reasoning effort of every run of a real
+	// provider's session (one of [ThinkingLevels]; "" = none named; Open
+	// refuses another): the session's [Runner] sends it with each run
+	// (its caller sets it, [Runner.SetThinkingLevel]), and a subagent's
+	// child session's model with each of its requests.
+	ThinkingLevel string
 
 	Meta   *omni.Message    // nil: a new session_meta
 	Resume *engine.Snapshot // a resumed session's state (engine/trace.Resume)
@@ -79,6 +85,9 @@ func NewSession(pace Pace, diag func(engine.Diagnostic)) (*engine.Session, error
 // subagent tool and, when o.Eval is set, run_js; the scripted model unless
 // o.LLM is set.
 func Open(o Options) (*engine.Session, *Workspace, error) {
+	if err := CheckThinkingLevel(o.ThinkingLevel); err != nil {
+		return nil, nil, err
+	}
 	fs := o.FS
 	if fs == nil {
 		fs = NewMemFS(demoFiles)
@@ -188,6 +197,9 @@ func childModel(cws *Workspace, o Options) (omni.Message, engine.LLM, error) {
 	llm := o.NewLLM(omni.TokenCounts{})
 	if llm == nil {
 		return omni.Message{}, nil, fmt.Errorf("subagent: the %s model gave no context for a child session", o.Provider)
+	}
+	if o.ThinkingLevel != "" {
+		llm = thinkingLLM{LLM: llm, level: o.ThinkingLevel}
 	}
 	return SubagentMeta(time.Now(), o.Provider, o.Model), llm, nil
 }
