@@ -1064,12 +1064,14 @@ function modelServer(t) {
   });
 }
 
-async function configure(page, { provider, baseURL = "", model = "", key = "" }) {
+async function configure(page, { provider, baseURL = "", model = "", key = "", effort, gemini }) {
   await page.click("#open-settings");
   await page.selectOption("#set-provider", provider);
   await page.fill("#set-base-url", baseURL);
   await page.fill("#set-model", model);
   await page.fill("#set-key", key);
+  if (effort !== undefined) await page.selectOption("#set-effort", effort);
+  if (gemini !== undefined) await page.setChecked("#set-gemini", gemini);
   await page.click("#settings-save");
   await page.locator("#settings").waitFor({ state: "hidden" });
   await page.click("#reset");
@@ -1301,6 +1303,148 @@ pageTest("playground: Anthropic: thinking counted in characters, a redacted one 
   }));
   assert.ok(stored.includes("先列出文件"), "the session is not in IndexedDB");
   assert.ok(!stored.includes("sk-ant-secret"), "the key is stored with the session");
+});
+
+// The OpenAI Responses API through Settings, with a reasoning effort: a
+// recorded tool loop (an encrypted reasoning item and a call of a tool the
+// playground lacks, then the answer), each request to /responses with
+// store: false and the effort the level maps to ("max" is OpenAI's
+// "xhigh"), the reasoning sent back as it came; a compaction goes to the
+// same provider and names no effort.
+pageTest("playground: the OpenAI Responses API with a reasoning effort: a recorded tool loop, store false, the effort each run; a compaction on the same provider without it", async (page, ctx, log, t) => {
+  const recorded = async (name) => JSON.parse(await readFile(join(corpusDir(), name + ".json"), "utf8")).response;
+  const call = await recorded("or_rec_reasoning_then_call");
+  const answer = await recorded("or_rec_text_after_tools");
+  const queue = [call, answer, answer];
+  const server = await replayServer(t, (req, res) => writeResponse(res, queue.shift()), { cors: new URL(baseURL()).origin });
+  await open(page);
+  // Like OpenAI's, the choice needs a key.
+  await configure(page, { provider: "openai-responses", model: "gpt-test" });
+  await page.locator("#note", { hasText: "Settings: the OpenAI Responses API needs an API key." }).waitFor();
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-gemini-row").isVisible(), false, "the Gemini switch is offered for the Responses API");
+  await page.click("#settings-cancel");
+  await configure(page, { provider: "openai-responses", baseURL: server.url + "/v1", model: "gpt-test", key: "sk-resp", effort: "max" });
+  assert.equal(await page.locator("#model-label").innerText(), "Model: OpenAI Responses API · gpt-test · effort max");
+  const stored = JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings")));
+  assert.deepEqual([stored.provider, stored.thinkingLevel, stored.gemini], ["openai-responses", "max", false]);
+  await send(page, "What is (12+7)*3*10?");
+  await decide(page, "calculator", "allow");
+  await idle(page);
+  assert.equal(await lastReply(page), "The final result is 570.");
+  assert.match(await page.locator("#transcript > details.thinking summary").first().textContent(), /^thinking · \d+ characters$/);
+  assert.equal(server.requests.length, 2);
+  const [first, second] = server.requests.map((r) => JSON.parse(r.body));
+  for (const [i, r] of server.requests.entries()) {
+    assert.equal(r.url, "/v1/responses");
+    assert.equal(r.headers.authorization, "Bearer sk-resp");
+    const b = JSON.parse(r.body);
+    assert.equal(b.model, "gpt-test");
+    assert.equal(b.store, false, `request ${i}: store`);
+    assert.deepEqual(b.reasoning, { summary: "auto", effort: "xhigh" }, `request ${i}: reasoning`);
+    assert.deepEqual(b.include, ["reasoning.encrypted_content"]);
+  }
+  assert.match(first.instructions, /^You are an agent working in the Floe playground/);
+  assert.ok(first.tools.some((d) => d.name === "write_file"), "the workspace tools are offered");
+  // The reasoning item goes back as it came, then the call and its output.
+  const encrypted = call.body.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)))
+    .find((e) => e.type === "response.output_item.done" && e.item.type === "reasoning").item.encrypted_content;
+  const items = second.input;
+  assert.deepEqual(items.map((it) => it.type ?? it.role), ["user", "reasoning", "function_call", "function_call_output"]);
+  assert.equal(items[1].encrypted_content, encrypted);
+  assert.equal(items[2].call_id, "call_AB6AaRZ1FYZB2RwS6A5vbdqn");
+  assert.equal(items[3].call_id, "call_AB6AaRZ1FYZB2RwS6A5vbdqn");
+  assert.match(items[3].output, /unknown tool "calculator"/);
+
+  // A compaction asks the same provider, with no effort.
+  await page.locator("#compact:not([disabled])").waitFor();
+  await page.click("#compact");
+  await idle(page);
+  assert.match(await page.locator("#transcript > details.compact summary").innerText(), /Compaction · completed/);
+  assert.equal(server.requests.length, 3);
+  const compaction = JSON.parse(server.requests[2].body);
+  assert.equal(server.requests[2].url, "/v1/responses");
+  assert.equal(compaction.store, false);
+  assert.equal(compaction.reasoning, undefined, "a compaction named the effort");
+});
+
+// The reasoning effort on Chat Completions: sent as reasoning_effort with
+// every request of a run, a subagent's included; with the Gemini switch
+// (a proxy in front of Google's API) as the level Gemini takes. Settings
+// stored by a page without the effort still load; a stored effort the
+// page does not offer is refused, said under the composer and under the
+// field, and Save then keeps the default.
+pageTest("playground: Chat Completions get the reasoning effort on every request, a subagent's too, and Gemini's level with the Gemini switch; older stored settings load, an unknown stored effort is refused", async (page, ctx, log, t) => {
+  const server = await delegatingServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", effort: "high" });
+  assert.equal(await page.locator("#model-label").innerText(), "Model: OpenAI-compatible server · test-model · effort high");
+  await send(page, "Hand the notes to a subagent");
+  await decide(page, "subagent", "allow");
+  await idle(page);
+  assert.equal(await lastReply(page), "The subagent says: The notes hold three files.");
+  assert.deepEqual(server.requests.map((b) => b.reasoning_effort), ["high", "high", "high"], "the parent's, the subagent's, the parent's next");
+
+  // Gemini's dialect through a proxy: minimal goes as low, max as high;
+  // without the switch, as named ("max" is OpenAI's "xhigh").
+  for (const [gemini, effort, sent] of [[true, "minimal", "low"], [true, "max", "high"], [false, "minimal", "minimal"], [false, "max", "xhigh"]]) {
+    await page.click("#open-settings");
+    await page.selectOption("#set-provider", "anthropic");
+    assert.equal(await page.locator("#set-gemini-row").isVisible(), false, "the Gemini switch is offered for Anthropic");
+    await page.click("#settings-cancel");
+    await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", effort, gemini });
+    const before = server.requests.length;
+    await send(page, "Hand the notes to a subagent");
+    await decide(page, "subagent", "allow");
+    await idle(page);
+    assert.deepEqual(server.requests.slice(before).map((b) => b.reasoning_effort), [sent, sent, sent], `${effort}, gemini ${gemini}`);
+  }
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).gemini, false);
+
+  // Settings stored before the effort and the switch existed.
+  const older = { provider: "openai-compatible", baseURL: url, model: "test-model", key: "", compactTokens: 0, compactMode: "summarize" };
+  await page.evaluate((s) => localStorage.setItem("floe-playground:settings", JSON.stringify(s)), older);
+  await page.reload();
+  await idle(page);
+  await page.click("#reset");
+  assert.equal(await page.locator("#model-label").innerText(), "Model: OpenAI-compatible server · test-model");
+  let before = server.requests.length;
+  await send(page, "Hand the notes to a subagent");
+  await decide(page, "subagent", "allow");
+  await idle(page);
+  assert.deepEqual(server.requests.slice(before).map((b) => "reasoning_effort" in b), [false, false, false], "an effort was sent by default");
+
+  // A stored effort the page does not offer: refused, said where it shows.
+  await page.evaluate((s) => localStorage.setItem("floe-playground:settings", JSON.stringify(s)), { ...older, thinkingLevel: "ultra" });
+  await page.reload();
+  await idle(page);
+  await page.click("#reset");
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo \(OpenAI-compatible server unavailable\)/);
+  const said = "Settings: the reasoning effort “ultra” is not one the page offers; choose default, minimal, low, medium, high or max.";
+  await page.locator("#note", { hasText: said }).waitFor();
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-effort-error").innerText(), said);
+  assert.equal(await page.getAttribute("#set-effort", "aria-invalid"), "true");
+  assert.equal(await page.inputValue("#set-effort"), "");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).thinkingLevel, "");
+  await page.click("#reset");
+  assert.equal(await page.locator("#model-label").innerText(), "Model: OpenAI-compatible server · test-model");
+  // One put in the select otherwise is refused under the field at Save.
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-effort-error").isVisible(), false, "a stale effort error");
+  await page.evaluate(() => {
+    const o = document.createElement("option");
+    o.value = o.textContent = "extreme";
+    document.getElementById("set-effort").append(o);
+  });
+  await page.selectOption("#set-effort", "extreme");
+  await page.click("#settings-save");
+  await page.locator("#set-effort-error", { hasText: "the reasoning effort “extreme” is not one the page offers" }).waitFor();
+  assert.equal(await page.locator("#settings").isVisible(), true, "the dialog closed on a refused effort");
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).thinkingLevel, "");
 });
 
 // The transcript follows its end while a reply streams, until the user

@@ -304,7 +304,7 @@ func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Optio
 	llm, newLLM, label, warn := a.provider(seed)
 	o.LLM, o.NewLLM = llm, newLLM
 	if llm != nil {
-		o.Provider, o.Model = a.set.Provider, a.set.Model
+		o.Provider, o.Model, o.ThinkingLevel = a.set.Provider, a.set.Model, a.set.ThinkingLevel
 	}
 	a.modelLabel.SetTextContent(label)
 	return o, warn
@@ -367,6 +367,7 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 		go old.Flush(context.Background())
 	}
 	a.runner, a.bat, a.sessID = playground.NewRunner(sess), bat, sess.ID()
+	a.runner.SetThinkingLevel(o.ThinkingLevel)
 	a.resetView(tr)
 	a.note = note
 	a.sessions.dirty = true // the current session's row, highlighted

@@ -14,6 +14,7 @@ import (
 	"github.com/floehq/floe/playground"
 	"github.com/floehq/floe/provider/anthropic"
 	"github.com/floehq/floe/provider/openai"
+	"github.com/floehq/floe/provider/responses"
 	"github.com/floehq/floe/web/fetch"
 	"github.com/floehq/floe/web/jsx"
 )
@@ -32,6 +33,9 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 	if err := playground.CheckKey(s.Key); err != nil {
 		return nil, nil, err
 	}
+	if err := playground.CheckThinkingLevel(s.ThinkingLevel); err != nil {
+		return nil, nil, err
+	}
 	tr := fetch.Transport{Hint: corsHint}
 	base := strings.TrimRight(strings.TrimSpace(s.BaseURL), "/")
 	switch s.Provider {
@@ -42,7 +46,16 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		if s.Provider == "openai" && s.Key == "" {
 			return nil, nil, errors.New("Settings: OpenAI needs an API key.")
 		}
-		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed})
+		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, Gemini: s.Gemini})
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, m.Factory(), nil
+	case "openai-responses":
+		if s.Key == "" {
+			return nil, nil, errors.New("Settings: the OpenAI Responses API needs an API key.")
+		}
+		m, err := responses.New(responses.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed})
 		if err != nil {
 			return nil, nil, err
 		}

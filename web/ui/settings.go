@@ -13,6 +13,7 @@ import (
 	"github.com/floehq/floe/playground"
 	"github.com/floehq/floe/provider/anthropic"
 	"github.com/floehq/floe/provider/openai"
+	"github.com/floehq/floe/provider/responses"
 	"github.com/norunners/vert"
 	"honnef.co/go/js/dom/v2"
 )
@@ -21,18 +22,25 @@ import (
 // with vert: a reflection-based Go ⇄ JS conversion the playground can
 // afford and floe.wasm cannot).
 type Settings struct {
-	Provider      string `js:"provider"` // scripted, openai, openai-compatible, anthropic
+	Provider      string `js:"provider"` // scripted, openai, openai-responses, openai-compatible, anthropic
 	BaseURL       string `js:"baseURL"`
 	Model         string `js:"model"`
 	Key           string `js:"key"`
 	CompactTokens int    `js:"compactTokens"` // automatic compaction at this many tokens; 0 = never
 	CompactMode   string `js:"compactMode"`   // summarize or discard
+	// ThinkingLevel is every run's reasoning effort (playground.ThinkingLevels;
+	// "" = none sent), and Gemini speaks Gemini's dialect on Chat
+	// Completions (a proxy in front of it). Settings stored before them
+	// have neither: the default.
+	ThinkingLevel string `js:"thinkingLevel"`
+	Gemini        bool   `js:"gemini"`
 }
 
 // Providers the settings offer, with what they need.
 var providerNames = map[string]string{
 	"scripted":          "scripted demo (offline)",
 	"openai":            "OpenAI",
+	"openai-responses":  "OpenAI Responses API",
 	"openai-compatible": "OpenAI-compatible server",
 	"anthropic":         "Anthropic",
 }
@@ -72,7 +80,11 @@ func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLM
 	if err != nil {
 		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)", err.Error()
 	}
-	return llm, newLLM, "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model, ""
+	label = "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model
+	if a.set.ThinkingLevel != "" {
+		label += " · effort " + a.set.ThinkingLevel
+	}
+	return llm, newLLM, label, ""
 }
 
 // modelChange says, for a session resumed from storage, that its model
@@ -112,9 +124,19 @@ func (a *App) listenSettings() {
 		field("set-key").Set("value", s.Key)
 		field("set-compact-tokens").Set("value", strconv.Itoa(s.CompactTokens))
 		field("set-compact-mode").Set("value", s.compactMode())
-		byID(a.doc, "set-provider-note").SetTextContent(providerNote(s.Provider))
+		field("set-gemini").Set("checked", s.Gemini)
+		field("set-effort").Set("value", s.ThinkingLevel)
+		providerChosen(a, s.Provider)
 		badURL(a, nil)
 		badField(a, "set-key", nil)
+		// A level stored that the page does not offer is said under its
+		// field (the select shows the default, which Save keeps).
+		if err := playground.CheckThinkingLevel(s.ThinkingLevel); err != nil {
+			field("set-effort").Set("value", "")
+			showFieldError(a, "set-effort", err)
+		} else {
+			badField(a, "set-effort", nil)
+		}
 		a.keepBlocked = ""
 	}
 	byID(a.doc, "open-settings").AddEventListener("click", false, func(dom.Event) {
@@ -125,7 +147,7 @@ func (a *App) listenSettings() {
 	})
 	byID(a.doc, "set-provider").AddEventListener("change", false, func(dom.Event) {
 		p := field("set-provider").Get("value").String()
-		a.post(func() { byID(a.doc, "set-provider-note").SetTextContent(providerNote(p)) })
+		a.post(func() { providerChosen(a, p) })
 	})
 	byID(a.doc, "settings-cancel").AddEventListener("click", false, func(dom.Event) { dlg.Call("close") })
 	byID(a.doc, "settings-form").AddEventListener("submit", false, func(ev dom.Event) {
@@ -137,8 +159,21 @@ func (a *App) listenSettings() {
 			Model:       strings.TrimSpace(field("set-model").Get("value").String()),
 			Key:         strings.TrimSpace(field("set-key").Get("value").String()),
 			CompactMode: field("set-compact-mode").Get("value").String(),
+			// The select offers the known levels only; one put there
+			// otherwise is refused below, as a stored one is.
+			ThinkingLevel: field("set-effort").Get("value").String(),
+			Gemini:        field("set-gemini").Get("checked").Bool(),
 		}
 		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
+		if err := playground.CheckThinkingLevel(s.ThinkingLevel); err != nil {
+			ev.PreventDefault()
+			a.post(func() {
+				badURL(a, nil)
+				badField(a, "set-key", nil)
+				badField(a, "set-effort", err)
+			})
+			return
+		}
 		if s.Provider == "scripted" {
 			a.post(func() { a.saveSettings(s) })
 			return
@@ -149,6 +184,7 @@ func (a *App) listenSettings() {
 		if err := playground.CheckBaseURL(s.BaseURL); err != nil {
 			a.post(func() {
 				badField(a, "set-key", nil)
+				badField(a, "set-effort", nil)
 				badURL(a, err)
 			})
 			return
@@ -156,11 +192,15 @@ func (a *App) listenSettings() {
 		if err := playground.CheckKey(s.Key); err != nil {
 			a.post(func() {
 				badURL(a, nil)
+				badField(a, "set-effort", nil)
 				badField(a, "set-key", err)
 			})
 			return
 		}
-		a.post(func() { badField(a, "set-key", nil) })
+		a.post(func() {
+			badField(a, "set-key", nil)
+			badField(a, "set-effort", nil)
+		})
 		// The page's Content-Security-Policy is read off the callback
 		// (pagePolicies awaits a fetch); the dialog closes once it passes.
 		href := js.Global().Get("location").Get("href").String()
@@ -210,6 +250,8 @@ func baseURLOf(s Settings) string {
 	switch s.Provider {
 	case "openai":
 		return openai.DefaultBaseURL
+	case "openai-responses":
+		return responses.DefaultBaseURL
 	case "anthropic":
 		return anthropic.DefaultBaseURL
 	}
@@ -222,12 +264,21 @@ func providerNote(p string) string {
 		return "The scripted demo needs no network and no key: a model written in Go runs in this page."
 	case "openai":
 		return "Sends your prompts to api.openai.com with your key; a Base URL, if set, replaces https://api.openai.com/v1 (a proxy)."
+	case "openai-responses":
+		return "Sends your prompts to api.openai.com's Responses API with your key (store: false: the page keeps the conversation, reasoning included); a Base URL, if set, replaces https://api.openai.com/v1 (a proxy, Azure OpenAI, LM Studio)."
 	case "openai-compatible":
-		return "A local server: Ollama (http://127.0.0.1:11434/v1; start it with OLLAMA_ORIGINS set to this page's origin), llama.cpp's llama-server (http://127.0.0.1:8081/v1: start it with --port 8081, since its default 8080 is the playground's) or LM Studio (http://127.0.0.1:1234/v1, with CORS enabled in its server settings)."
+		return "A local server: Ollama (http://127.0.0.1:11434/v1; start it with OLLAMA_ORIGINS set to this page's origin), llama.cpp's llama-server (http://127.0.0.1:8081/v1: start it with --port 8081, since its default 8080 is the playground's) or LM Studio (http://127.0.0.1:1234/v1, with CORS enabled in its server settings). Google's Gemini API: https://generativelanguage.googleapis.com/v1beta/openai with an AI Studio key."
 	case "anthropic":
 		return "Sends your prompts to api.anthropic.com with your key (the browser-access header is set); a Base URL, if set, replaces https://api.anthropic.com/v1 (a proxy)."
 	}
 	return ""
+}
+
+// providerChosen shows what the provider p needs and, for Chat
+// Completions, the Gemini switch.
+func providerChosen(a *App, p string) {
+	byID(a.doc, "set-provider-note").SetTextContent(providerNote(p))
+	show(byID(a.doc, "set-gemini-row"), p == "openai" || p == "openai-compatible")
 }
 
 // badURL shows why the base URL is refused under its field (nil: clears it).
@@ -243,8 +294,14 @@ func badField(a *App, id string, err error) {
 		in.RemoveAttribute("aria-invalid")
 		return
 	}
+	showFieldError(a, id, err)
+	in.Focus()
+}
+
+// showFieldError shows err under the field id, without moving the focus.
+func showFieldError(a *App, id string, err error) {
+	msg := byID(a.doc, id+"-error")
 	msg.SetTextContent(err.Error())
 	show(msg, true)
-	in.SetAttribute("aria-invalid", "true")
-	in.Focus()
+	byID(a.doc, id).SetAttribute("aria-invalid", "true")
 }
