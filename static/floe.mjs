@@ -732,12 +732,15 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const unlockDir = dirLock(store, id, true);
         if (typeof unlockDir === "string") throw busy(fn, id, unlockDir);
         localLocks.add(name);
+        const h = holding(name, () => closed);
+        holders.set(name, h);
         running = true;
         const ended = () => {
           if (!running) return;
           running = false;
           localLocks.delete(name);
           unlockDir();
+          h.settle();
         };
         try {
           return new Stream(api, start(ended));
@@ -768,7 +771,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         }
         active = { deref: weakly(stream) };
         return stream;
-      }, () => signal?.unlink(), () => running);
+      }, () => signal?.unlink(), () => running, () => closed);
     };
     // No closure made here refers to the session object itself: Go holds
     // some of them (a run's ended callback), and they share this scope.
@@ -897,7 +900,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const spec = sessionSpec(api, "resumeSession", opts, applyDefaults(opts, "resumeSession", false), false);
     const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
-    const release = await tryLock(store, id);
+    const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
       const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store));
@@ -943,7 +946,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // another tab's or another session object's) would otherwise go on
     // writing its records after the delete, leaving a session without its
     // session_meta that lists but never resumes.
-    const release = await tryLock(store, id);
+    const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("deleteSession", id, release);
     try {
       return await call("deleteSession", id, store);
@@ -2547,9 +2550,11 @@ function dirLock(store, id, create = false) {
 
 // tryLock takes the session's lock if it is free; it resolves to the
 // function that releases it, or null (or the holder, named by dirLock)
-// when another holder has it.
-async function tryLock(store, id, create = false) {
-  const release = await tryLockHere(store, id);
+// when another holder has it. yielding tells whether this attempt, and
+// the hold it gets, ends by itself (see holders); wait: a holder of this
+// program that yields is waited for rather than refusing.
+async function tryLock(store, id, { create = false, yielding = yields, wait = false } = {}) {
+  const release = await tryLockHere(store, id, yielding, wait);
   if (!release) return null;
   const unlockDir = dirLock(store, id, create);
   if (typeof unlockDir === "string") {
@@ -2562,25 +2567,69 @@ async function tryLock(store, id, create = false) {
   };
 }
 
-function tryLockHere(store, id) {
+// The attempts and holds of the session locks in this program, by name
+// (one at a time: the first attempt, then its holder), each with whether
+// it ends by itself soon (a resume, a delete, a run of a closed session:
+// yielding()) and a promise that settles when it has let go. resumeSession
+// and deleteSession wait for those rather than fail: React's StrictMode
+// runs an effect twice at once (two resumes of one session), and a
+// component that closes its session on unmount resumes it when mounted
+// again while the closed run still stores its records.
+const holders = new Map(); // name → { yielding, done, settle }
+const yields = () => true;
+
+function holding(name, yielding) {
+  let settle;
+  const h = { yielding, done: new Promise((r) => (settle = r)) };
+  h.settle = () => {
+    if (holders.get(name) === h) holders.delete(name);
+    settle();
+  };
+  if (!holders.has(name)) holders.set(name, h);
+  return h;
+}
+
+async function tryLockHere(store, id, yielding, wait) {
   const name = "floe:session:" + id;
+  let waited = false;
+  for (let h; wait && (h = holders.get(name)) && h.yielding(); waited = true) await h.done;
+  const h = holding(name, yielding);
   const web = webLocks(store);
   if (!web) {
-    if (localLocks.has(name)) return Promise.resolve(null);
+    if (localLocks.has(name)) {
+      h.settle();
+      return null;
+    }
     localLocks.add(name);
+    holders.set(name, h);
     let held = true;
-    return Promise.resolve(() => {
+    return () => {
       if (held) localLocks.delete(name); // at once: the next run may follow in the same task
       held = false;
-    });
+      h.settle();
+    };
   }
+  // After this program's holder let go, the request queues: its release
+  // may not have reached the lock manager yet.
   return new Promise((resolve, reject) => {
     web
-      .request(name, { ifAvailable: true }, (lock) => {
-        if (!lock) return resolve(null);
-        return new Promise((release) => resolve(() => release()));
+      .request(name, waited ? {} : { ifAvailable: true }, (lock) => {
+        if (!lock) {
+          h.settle();
+          return resolve(null);
+        }
+        holders.set(name, h);
+        return new Promise((release) =>
+          resolve(() => {
+            h.settle();
+            release();
+          }),
+        );
       })
-      .catch(reject);
+      .catch((e) => {
+        h.settle();
+        reject(e);
+      });
   });
 }
 
@@ -2609,14 +2658,16 @@ class LockedStream {
   #done = false;
   #skip; // called once if the run never starts (releases its signal)
   #mine; // reports whether the lock is held by a run of this stream's session object
+  #yielding; // reports whether its session was closed (holders)
 
-  constructor(store, id, fn, open, skip, mine) {
+  constructor(store, id, fn, open, skip, mine, yielding) {
     this.#store = store;
     this.#id = id;
     this.#fn = fn;
     this.#open = open;
     this.#skip = skip;
     this.#mine = mine;
+    this.#yielding = yielding;
     if (skip) unstarted.register(this, skip, this);
   }
 
@@ -2639,7 +2690,7 @@ class LockedStream {
   }
 
   async #start() {
-    const release = await tryLock(this.#store, this.#id, true);
+    const release = await tryLock(this.#store, this.#id, { create: true, yielding: this.#yielding });
     if (typeof release !== "function") {
       this.#done = true;
       this.#skipped();

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { floe, meta, scriptedLLM, say, text, usage, collect, find, toolCall } from "./helpers.mjs";
+import { floe, meta, scriptedLLM, say, text, usage, collect, find, toolCall, types } from "./helpers.mjs";
 
 let n = 0;
 const newID = (what) => `persist-${what}-${++n}`;
@@ -343,6 +343,48 @@ test("two session objects of one stored session: one run at a time (session_busy
     await second.close();
     const texts = records(await floe.exportSession(id, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
     assert.deepEqual(texts, ["one", "a", "two", "late", "three", "x"], "each run's records together, in run order");
+  }
+});
+
+// React's StrictMode runs a mount effect twice at once, and a component
+// that closes its session on unmount resumes it when mounted again while
+// the closed run still stores its records: a resume (or delete) waits for
+// a resume of this program and for a closed session's run, instead of
+// failing with session_busy. An open session's run still refuses it.
+test("resumeSession waits for another resume of the session and for a closed session's run to end", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("strict");
+    await collect(floe.createSession({ meta: meta(id), store, llm: scriptedLLM(say("a")) }).run("one"));
+    // Two resumes at once: both get a session.
+    const twice = await Promise.allSettled([1, 2].map(() => floe.resumeSession(id, { llm: scriptedLLM(say("x")), store })));
+    assert.deepEqual(twice.map((r) => r.reason?.message ?? r.status), ["fulfilled", "fulfilled"]);
+    await twice[0].value.close();
+    const session = twice[1].value;
+    // Its run in flight, the session is closed; a resume right after
+    // waits for the run's end (abort) and then continues the Trace.
+    const blocked = scriptedLLM(async function* ({ signal }) {
+      await new Promise((r) => signal.addEventListener("abort", r));
+      return { status: "aborted" };
+    });
+    const slow = await floe.resumeSession(id, { llm: blocked, store });
+    await session.close();
+    const stream = slow.run("two");
+    assert.equal((await stream.next()).value.payload.type, "request_begin");
+    const rest = collect(stream);
+    const closed = slow.close();
+    const again = await floe.resumeSession(id, { llm: scriptedLLM(say("b")), store });
+    assert.equal(types(await rest).at(-1), "abort");
+    await closed;
+    await collect(again.run("three"));
+    await again.close();
+    const texts = records(await floe.exportSession(id, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["one", "a", "two", "three", "b"]);
+    // A run of an open session object still refuses a resume.
+    const open = await floe.resumeSession(id, { llm: blocked, store });
+    const busy = open.run("four");
+    await busy.next();
+    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("y")), store }), "session_busy", /is busy/);
+    await open.close();
   }
 });
 
