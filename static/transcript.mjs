@@ -65,6 +65,9 @@ class Transcript {
   constructor(onChange, origin) {
     this.#onChange = typeof onChange === "function" ? onChange : null;
     this.origin = origin;
+    // Bound: a store's subscribe is passed on alone, as React's
+    // useSyncExternalStore(view.subscribe, () => view.version) does.
+    Object.defineProperty(this, "subscribe", { value: this.subscribe.bind(this), writable: true, configurable: true });
   }
 
   /**

@@ -318,6 +318,21 @@ test("transcript: a call reusing an earlier call's id gets its own card; the ear
   assert.equal(view.card("call_0").name, "write", "card(id) is the latest call of the id");
 });
 
+// React's useSyncExternalStore(view.subscribe, () => view.version) calls
+// subscribe alone, without its object: it threw a TypeError (its private
+// listeners read through an undefined this).
+test("transcript: subscribe works detached from its transcript, and its unsubscribe too", () => {
+  const view = transcript();
+  const { subscribe } = view;
+  let seen = 0;
+  const unsubscribe = subscribe(() => seen++);
+  view.push(msg.userText("hi"));
+  unsubscribe();
+  view.push(msg.userText("again"));
+  assert.equal(seen, 1);
+  assert.deepEqual(Object.keys(view).includes("subscribe"), false, "not an enumerable key of the view");
+});
+
 test("transcript: subagent sub-transcripts by origin; the same tool_call_id in parent and child are different cards; abort", () => {
   const view = transcript();
   const calls = [];
