@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { cp } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT, WAIT } from "./harness.mjs";
@@ -43,6 +44,18 @@ export async function freshApp(src, dst, tarballs) {
   await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...tarballs], dst);
 }
 
+/** A free loopback port (Vite 7 takes --port 0 for its default, 5173). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * Starts a dev server (cmd args in cwd, in its own process group) and
  * resolves to the first http://127.0.0.1:<port> URL it prints; it is
@@ -52,7 +65,9 @@ export function devServer(t, cmd, args, cwd) {
   const child = spawn(cmd, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   t.after(() => {
     try {
-      process.kill(-child.pid);
+      // SIGKILL: on SIGTERM Vite 7 waits for its server to close, which a
+      // page still connected (a failed test's) holds open for ever.
+      process.kill(-child.pid, "SIGKILL");
     } catch {}
   });
   return new Promise((resolve, reject) => {
