@@ -38,6 +38,12 @@ type Options struct {
 	BrowserAccess bool
 	// Version is the anthropic-version header; "" = DefaultVersion.
 	Version string
+	// NoCache sends no cache_control. By default a request carries
+	// prompt-cache breakpoints: on the system prompt (sent as one text
+	// block; it caches the tools too), on the last block of the last
+	// message and on the last block of the user message before it. Set
+	// it for a proxy or a compatible server that refuses the field.
+	NoCache bool
 
 	// ExtraBody is a JSON object whose members are added to every request
 	// body (e.g. {"temperature":0.2}); nil = none.

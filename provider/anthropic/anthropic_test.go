@@ -82,7 +82,7 @@ func TestRequestMapping(t *testing.T) {
 		t.Errorf("request %s %v", req.URL, req.Header)
 	}
 	b := tr.Body(t, 0)
-	if b["system"] != "Be brief." || js(b["thinking"]) != `{"budget_tokens":8192,"type":"enabled"}` || b["max_tokens"] != float64(8192+DefaultMaxTokens) ||
+	if js(b["system"]) != `[{"cache_control":{"type":"ephemeral"},"text":"Be brief.","type":"text"}]` || js(b["thinking"]) != `{"budget_tokens":8192,"type":"enabled"}` || b["max_tokens"] != float64(8192+DefaultMaxTokens) ||
 		js(b["tools"]) != `[{"description":"Looks.","input_schema":{"type":"object"},"name":"look"}]` {
 		t.Errorf("body %s", req.Body)
 	}
@@ -91,7 +91,7 @@ func TestRequestMapping(t *testing.T) {
 	outB.Payload.Edit().Images = []string{"data:image/png;base64,AAAA"}
 	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?"), outB}, Tools: tools})
 	msgs := tr.Body(t, 1)["messages"].([]any)
-	if got, want := js(msgs[1:]), `[{"content":[{"signature":"sig123","thinking":"Plan.","type":"thinking"},{"data":"opaque","type":"redacted_thinking"},{"text":"Looking.","type":"text"},{"id":"toolu_1","input":{"q":1},"name":"look","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {
+	if got, want := js(msgs[1:]), `[{"content":[{"signature":"sig123","thinking":"Plan.","type":"thinking"},{"data":"opaque","type":"redacted_thinking"},{"text":"Looking.","type":"text"},{"id":"toolu_1","input":{"q":1},"name":"look","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_1","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"text":"and?","type":"text"}],"role":"user"}]`; got != want {
 		t.Errorf("history\n got %s\nwant %s", got, want)
 	}
 	if b := tr.Body(t, 1); b["thinking"] != nil || b["max_tokens"] != float64(DefaultMaxTokens) {
@@ -193,7 +193,7 @@ func TestBlankTextBlocks(t *testing.T) {
 	m, _ := New(Options{Transport: tr, Model: "m"})
 	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.AssistantText("\n\n", omni.StatusCompleted), omni.ToolCallMsg("toolu_1", "f", "{}")})
 	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("toolu_1", "  ", omni.StatusCompleted), omni.UserText("and?")}})
-	if got, want := js(tr.Body(t, 0)["messages"].([]any)[1:]), `[{"content":[{"id":"toolu_1","input":{},"name":"f","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"text":"(no output)","type":"text"}],"tool_use_id":"toolu_1","type":"tool_result"},{"text":"and?","type":"text"}],"role":"user"}]`; got != want {
+	if got, want := js(tr.Body(t, 0)["messages"].([]any)[1:]), `[{"content":[{"id":"toolu_1","input":{},"name":"f","type":"tool_use"}],"role":"assistant"},{"content":[{"content":[{"text":"(no output)","type":"text"}],"tool_use_id":"toolu_1","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"text":"and?","type":"text"}],"role":"user"}]`; got != want {
 		t.Errorf("messages\n got %s\nwant %s", got, want)
 	}
 }
@@ -217,7 +217,7 @@ func TestDocuments(t *testing.T) {
 	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
 	m, _ := New(Options{Transport: tr, Model: "m"})
 	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
-	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Read it.","type":"text"},{"source":{"data":"JVBERi0=","media_type":"application/pdf","type":"base64"},"type":"document"},{"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"}]`; got != want {
+	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Read it.","type":"text"},{"source":{"data":"JVBERi0=","media_type":"application/pdf","type":"base64"},"type":"document"},{"cache_control":{"type":"ephemeral"},"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"}]`; got != want {
 		t.Errorf("messages\n got %s\nwant %s", got, want)
 	}
 }

@@ -52,11 +52,20 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	w.KeyStr("model", m.opts.Model)
 	w.KeyInt("max_tokens", int64(maxTokens))
 	w.Lit(`"stream":true`)
-	if p.SystemPrompt != "" {
+	cache := !m.opts.NoCache
+	switch {
+	case p.SystemPrompt == "":
+	case cache && !blank(p.SystemPrompt):
+		// One text block with a breakpoint: tools and system are cached.
+		w.Lit(`"system":[`)
+		writeText(w, p.SystemPrompt)
+		mark(w, len(w.B)-1)
+		w.Close(']')
+	default:
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	writeMessages(w, sent)
+	writeMessages(w, sent, cache)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -92,15 +101,33 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	return w.B, nil
 }
 
+// cacheControl marks a prompt-cache breakpoint: the prefix up to and
+// including its block is cached.
+const cacheControl = `,"cache_control":{"type":"ephemeral"}`
+
+// mark puts cacheControl into the block whose closing brace is w.B[at].
+func mark(w *provider.JSONWriter, at int) {
+	w.B = append(w.B[:at], append([]byte(cacheControl), w.B[at:]...)...)
+}
+
 // writeMessages maps the conversation to Messages API turns. A user turn
 // puts its tool results first (the API wants them before any other
 // block), each with the tool's text and images; an assistant turn sends
 // its signed and redacted thinking blocks back, then its text and
 // tool_use blocks in order. Unsigned thinking (another provider's) is not
 // sent.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
+//
+// With cache, two rolling breakpoints: the last block of the last turn,
+// and the last block of the user turn before it, where the previous
+// request of a tool loop put its own, so that the next request, which
+// appends, finds the prefix this one cached even when a turn adds more
+// blocks than the API looks back over (20). A thinking block cannot carry
+// one: the block before it does.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache bool) {
+	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
+		at := -1
 		w.Lit(`{"role":`)
 		w.Str(role)
 		w.Lit(`"content":[`)
@@ -126,15 +153,19 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 						writeImage(w, u)
 					}
 					w.Lit("]}")
+					at = len(w.B) - 1
 				case p.Type == omni.Text && !blank(p.Text):
 					writeText(w, p.Text)
+					at = len(w.B) - 1
 				case u != "":
 					writeImage(w, u)
+					at = len(w.B) - 1
 				case p.Type == omni.InlineData: // not an image: a document (a PDF)
 					w.Lit(`{"type":"document","source":{"type":"base64",`)
 					w.KeyStr("media_type", p.MimeType())
 					w.KeyStr("data", p.Data())
 					w.Lit("}}")
+					at = len(w.B) - 1
 				case p.Type == omni.Thinking:
 					sig, redacted := fidelity(p.Fidelity())
 					if redacted != "" {
@@ -153,6 +184,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 					w.KeyStr("name", p.Name)
 					w.KeyRaw("input", provider.ObjectOr(p.Arguments))
 					w.Close('}')
+					at = len(w.B) - 1
 				}
 			}
 		}
@@ -161,7 +193,20 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message) {
 			return
 		}
 		w.Lit("]}")
+		prevUser = user
+		if at >= 0 {
+			last = at
+			if role == omni.RoleUser {
+				user = at
+			}
+		}
 	})
+	if cache && last >= 0 {
+		mark(w, last) // the later one first: the earlier offset stays
+		if prevUser >= 0 && prevUser != last {
+			mark(w, prevUser)
+		}
+	}
 }
 
 // blank reports whether s is empty or only whitespace: the API refuses
