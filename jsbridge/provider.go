@@ -24,7 +24,7 @@ import (
 //	  model, baseURL, apiKey, version, body /* JSON object or "" */: string,
 //	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
 //	  idleMs: number /* 0 = default, -1 = none */,
-//	  browserAccess, gemini: boolean, http: the http host of fetch.go }
+//	  browserAccess, gemini, noCache: boolean, http: the http host of fetch.go }
 //
 // The session then runs the Go adapter directly: the model's stream never
 // crosses into JavaScript; only the response's byte chunks do.
@@ -41,7 +41,7 @@ type modelSpec struct {
 	maxTokens                                 int
 	idle                                      time.Duration
 	body                                      omni.RawJSON
-	browserAccess, gemini                     bool
+	browserAccess, gemini, noCache            bool
 	transport                                 provider.Transport
 }
 
@@ -53,7 +53,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 	s = &modelSpec{provider: str("provider"), model: str("model"), baseURL: str("baseURL"),
 		apiKey: str("apiKey"), version: str("version"), maxTokens: v.Get("maxTokens").Int(),
 		idle:          time.Duration(v.Get("idleMs").Int()) * time.Millisecond,
-		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
+		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), noCache: v.Get("noCache").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
 	if body := str("body"); body != "" {
 		s.body = omni.RawJSON(body)
 	}
@@ -79,7 +79,7 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,
-		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle})
+		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache})
 }
 
 // factory is the engine.LLMFactory of s: a fresh context of the same model

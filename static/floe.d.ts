@@ -775,6 +775,13 @@ export interface AnthropicOptions extends ModelOptions {
   browserAccess?: boolean | undefined;
   /** The anthropic-version header (default "2023-06-01"). */
   version?: string | undefined;
+  /**
+   * Prompt-cache breakpoints (`cache_control`) on the system prompt and on
+   * the conversation's last blocks, so that each request reads the prefix
+   * the one before cached. Default: true; false for a proxy or a compatible
+   * server that refuses the field.
+   */
+  cache?: boolean | undefined;
 }
 
 /**

@@ -2786,7 +2786,7 @@ const HEADER_VALUE = /^[^\0-\x08\x0a-\x1f\x7f\u0100-\uffff]*$/;
 const HEADER_VALUE_WHY = "a header value cannot hold a line break, another control character or a character above U+00FF";
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs"]);
-const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version"]);
+const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
 const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
@@ -2798,14 +2798,14 @@ function makeModel(fname, opts) {
   const d = PROVIDERS[fname];
   const name = `${fname}: options`;
   if (!isObject(opts)) throw badArg(name, "an object", opts);
-  for (const k of ["browserAccess", "version"]) {
+  for (const k of ["browserAccess", "version", "cache"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
   if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
     throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : MODEL_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, cache } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -2873,6 +2873,7 @@ function makeModel(fname, opts) {
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
   if (gemini != null && typeof gemini !== "boolean") throw badArg(`${name}.gemini`, "a boolean", gemini);
+  if (cache != null && typeof cache !== "boolean") throw badArg(`${name}.cache`, "a boolean", cache);
   if (version && !HEADER_VALUE.test(version)) throw floeError("bad_argument", `${name}.version: ${HEADER_VALUE_WHY}`);
   if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
     throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
@@ -2906,6 +2907,7 @@ function makeModel(fname, opts) {
     idleMs: idleTimeoutMs == null ? 0 : idleTimeoutMs === 0 ? -1 : idleTimeoutMs, // Go's 0 is its default
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
+    noCache: cache === false, // Anthropic's prompt-cache breakpoints, on by default
     fetch: fetch ?? defaultFetch,
     thinkingLevel: thinkingLevel ?? undefined,
   };

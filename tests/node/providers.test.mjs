@@ -132,6 +132,43 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
   assert.equal(srv.requests[3].headers["anthropic-version"], "2099-01-01");
 });
 
+// Anthropic's prompt-cache breakpoints: on by default (the system prompt as
+// one text block, the last block of the last message and of the user
+// message before it, over a tool loop), none with cache: false.
+test("anthropic: cache_control breakpoints, and cache: false", async () => {
+  const bodies = [];
+  const fetch = async (url, init) => {
+    bodies.push(JSON.parse(init.body));
+    const n = bodies.length;
+    const stream = n % 2 ? anthropicStream({ calls: [{ id: `toolu_${n}`, name: "get_weather", args: ['{"city":"Paris"}'] }] }) : anthropicStream({ text: ["Sunny."] });
+    return new Response(stream, { status: 200, headers: SSE_HEADERS });
+  };
+  const eph = { type: "ephemeral" };
+  for (const cache of [undefined, true, false]) {
+    bodies.length = 0;
+    const llm = floe.anthropic({ apiKey: "k", model: "claude-test", fetch, ...(cache === undefined ? {} : { cache }) });
+    const session = oneRequest(llm, { meta: { ...meta(), system_prompt: "Be brief." }, config: { maxTurns: 3, maxReconnects: 0 } });
+    await collect(session.run("Weather?", { approve: async () => "deny" }));
+    await session.close();
+    assert.equal(bodies.length, 2, `cache ${cache}`);
+    const [first, second] = bodies;
+    if (cache === false) {
+      assert.equal(first.system, "Be brief.");
+      assert.ok(!JSON.stringify(bodies).includes("cache_control"), "cache: false sends none");
+      continue;
+    }
+    assert.deepEqual(first.system, [{ type: "text", text: "Be brief.", cache_control: eph }], `cache ${cache}`);
+    assert.deepEqual(first.messages, [{ role: "user", content: [{ type: "text", text: "Weather?", cache_control: eph }] }]);
+    assert.equal(second.messages.length, 3);
+    assert.deepEqual(second.messages[0], first.messages[0], "the user message before the last keeps its breakpoint");
+    assert.equal(second.messages[1].content.at(-1).cache_control, undefined);
+    assert.deepEqual(second.messages[2].content.at(-1).cache_control, eph);
+    assert.equal(JSON.stringify(second).split('"cache_control"').length - 1, 3);
+  }
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", cache: "no" }), /anthropic: options.cache: want a boolean/);
+  assert.throws(() => floe.openai({ apiKey: "k", model: "m", cache: false }), /openai: options.cache: unknown option of openai\(\) \(anthropic\(\) has it\)/);
+});
+
 test("model options are checked when the model is made", () => {
   const bad = [
     [() => floe.openai({ model: "m" }), /openai: options.apiKey: want the API key/],

@@ -30,12 +30,14 @@ export async function models(): Promise<Model[]> {
   floe.openaiCompatible({ model: "llama3.2" });
   // @ts-expect-error browserAccess is Anthropic's
   floe.openai({ apiKey: "k", model: "m", browserAccess: true });
+  // @ts-expect-error cache (the prompt-cache breakpoints) is Anthropic's
+  floe.openai({ apiKey: "k", model: "m", cache: false });
   // The factories are named exports too, the same functions as the loaded floe's and the default's.
   const named: Model[] = [
     openaiCompatible({ baseURL: "http://localhost:11434/v1", model: "llama3.2" }),
     openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
     openaiResponses({ apiKey: "sk-…", model: "o4-mini" }),
-    anthropic({ apiKey: "sk-ant-…", model: "claude-sonnet-4-5", version: "2023-06-01" }),
+    anthropic({ apiKey: "sk-ant-…", model: "claude-sonnet-4-5", version: "2023-06-01", cache: false }),
     floeDefault.openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
   ];
   const same: Floe["openai"] = openai;
