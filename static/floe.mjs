@@ -734,6 +734,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         localLocks.add(name);
         const h = holding(name, () => closed);
         holders.set(name, h);
+        h.held = true;
         running = true;
         const ended = () => {
           if (!running) return;
@@ -2575,15 +2576,16 @@ async function tryLock(store, id, { create = false, yielding = yields, wait = fa
 // runs an effect twice at once (two resumes of one session), and a
 // component that closes its session on unmount resumes it when mounted
 // again while the closed run still stores its records.
-const holders = new Map(); // name → { yielding, done, settle }
+// done resolves to whether it held the lock (an attempt refused did not).
+const holders = new Map(); // name → { yielding, held, done, settle }
 const yields = () => true;
 
 function holding(name, yielding) {
   let settle;
-  const h = { yielding, done: new Promise((r) => (settle = r)) };
+  const h = { yielding, held: false, done: new Promise((r) => (settle = r)) };
   h.settle = () => {
     if (holders.get(name) === h) holders.delete(name);
-    settle();
+    settle(h.held);
   };
   if (!holders.has(name)) holders.set(name, h);
   return h;
@@ -2591,8 +2593,8 @@ function holding(name, yielding) {
 
 async function tryLockHere(store, id, yielding, wait) {
   const name = "floe:session:" + id;
-  let waited = false;
-  for (let h; wait && (h = holders.get(name)) && h.yielding(); waited = true) await h.done;
+  let waited = false; // the last holder waited for held the lock
+  for (let h; wait && (h = holders.get(name)) && h.yielding(); ) waited = await h.done;
   const h = holding(name, yielding);
   const web = webLocks(store);
   if (!web) {
@@ -2602,6 +2604,7 @@ async function tryLockHere(store, id, yielding, wait) {
     }
     localLocks.add(name);
     holders.set(name, h);
+    h.held = true;
     let held = true;
     return () => {
       if (held) localLocks.delete(name); // at once: the next run may follow in the same task
@@ -2610,7 +2613,9 @@ async function tryLockHere(store, id, yielding, wait) {
     };
   }
   // After this program's holder let go, the request queues: its release
-  // may not have reached the lock manager yet.
+  // may not have reached the lock manager yet. After an attempt that was
+  // refused it does not: another tab holds the lock, and this one is
+  // refused too rather than queued behind that tab's run.
   return new Promise((resolve, reject) => {
     web
       .request(name, waited ? {} : { ifAvailable: true }, (lock) => {
@@ -2619,6 +2624,7 @@ async function tryLockHere(store, id, yielding, wait) {
           return resolve(null);
         }
         holders.set(name, h);
+        h.held = true;
         return new Promise((release) =>
           resolve(() => {
             h.settle();

@@ -193,3 +193,48 @@ test("a stored session's close() waits for the run in flight past a refused run(
   assert.deepEqual(r.pending, { value: undefined, done: true }, "a run waiting for its lock when close() came");
   assert.equal(r.listed, false, "the run that never started wrote a session");
 });
+
+// Two resumes at once (React's StrictMode) of a session another tab is
+// running: the second waited for the first's attempt, which was refused,
+// and then queued for the lock behind the other tab's run (it resolved
+// only once that run had ended, and then held the lock the other tab's
+// next run asked for) instead of being refused as the first was.
+test("two resumes at once of a session another tab is running are both refused with session_busy", { timeout: 90_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(page, "floeResult");
+  const r = await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const { mockModel } = await import("/static/test.mjs");
+    const floe = await load();
+    const s = floe.createSession({ llm: mockModel(["one"]), store: "indexeddb" });
+    for await (const _ of s.run("one"));
+    await s.close();
+    // Another tab's run: the session's lock held by no one of this program.
+    let letGo;
+    const held = new Promise((granted) =>
+      navigator.locks.request("floe:session:" + s.id, () => (granted(), new Promise((r) => (letGo = r)))),
+    );
+    await held;
+    const both = Promise.allSettled([1, 2].map(() => floe.resumeSession(s.id, { llm: mockModel(["x"]) })));
+    // A guard, not an order: a resume queued behind the other tab never
+    // settles while it holds the lock.
+    const out = await Promise.race([both, new Promise((r) => setTimeout(() => r("pending"), 10_000))]);
+    letGo();
+    const settled = await both;
+    for (const x of settled) if (x.status === "fulfilled") await x.value.close();
+    // That tab done, two resumes at once both get the session, one after
+    // the other.
+    const again = await Promise.allSettled([1, 2].map(() => floe.resumeSession(s.id, { llm: mockModel(["x"]) })));
+    for (const x of again) if (x.status === "fulfilled") await x.value.close();
+    return {
+      out: out === "pending" ? out : out.map((x) => x.reason?.code ?? x.status),
+      again: again.map((x) => x.reason?.code ?? x.status),
+      pending: (await navigator.locks.query()).pending.length,
+    };
+  });
+  assert.deepEqual(r.out, ["session_busy", "session_busy"], JSON.stringify(r) + explain(log));
+  assert.deepEqual(r.again, ["fulfilled", "fulfilled"], JSON.stringify(r));
+  assert.equal(r.pending, 0);
+});
