@@ -16,7 +16,13 @@ if ("serviceWorker" in navigator && !new URL(location.href).searchParams.has("no
 try {
   const go = new Go();
   const url = new URL("playground.wasm", import.meta.url);
-  const { instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`fetching ${url.href}: HTTP ${res.status}`);
+  // A host that serves .wasm as application/octet-stream (not
+  // application/wasm) gets the bytes compiled whole instead of streamed.
+  const { instance } = (res.headers.get("content-type") ?? "").startsWith("application/wasm")
+    ? await WebAssembly.instantiateStreaming(res, go.importObject)
+    : await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
   go.run(instance).then(() => fail(new Error("the Go program exited")), fail);
 } catch (err) {
   fail(err);
