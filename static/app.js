@@ -47,17 +47,21 @@ try {
 } catch {}
 
 // A fetch the page's Content-Security-Policy blocks fails like an
-// unreachable server. blockedByPolicy reads the policy the page was served
-// with (a HEAD of the page itself) and matches origin against its
-// connect-src: true when the policy blocks it, false otherwise.
+// unreachable server. blockedByPolicy reads the policies the page runs
+// under (its meta elements', and its header's: a HEAD of the page itself)
+// and matches origin against their connect-src: true when one of them
+// blocks it, false otherwise.
 async function blockedByPolicy(origin) {
-  let policy;
+  const policies = [...document.querySelectorAll('meta[http-equiv="Content-Security-Policy" i]')].map((m) => m.content);
   try {
-    policy = (await fetch(location.href, { method: "HEAD", cache: "no-store" })).headers.get("content-security-policy");
-  } catch {
-    return false;
-  }
-  if (!policy) return false;
+    const header = (await fetch(location.href, { method: "HEAD", cache: "no-store" })).headers.get("content-security-policy");
+    if (header) policies.push(...header.split(","));
+  } catch {}
+  return policies.some((policy) => blocks(policy, origin));
+}
+
+// blocks tells whether policy's connect-src (or default-src) leaves out origin.
+function blocks(policy, origin) {
   const directives = new Map(
     policy.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name.toLowerCase(), sources]),
   );

@@ -17,7 +17,25 @@ self.addEventListener("activate", (e) => {
   );
 });
 
+// The policy of the run_js sandbox (floe-serve's FrameCSP), for a host
+// that serves eval-frame.html without one (a static host sends no headers
+// of ours): sandbox allow-scripts puts the frame at an opaque origin, also
+// when it comes from this cache with no network. The page falls back to a
+// frame with the sandbox attribute when no policy arrives (the first
+// visit, before this worker controls the page).
+const FRAME_POLICY = "default-src 'none'; script-src 'sha256-9DbCcHIO3g7rc63p9gzd3JPaba/WXskqqPvcTQQoADk=' 'unsafe-eval'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox allow-scripts";
+
 const scope = new URL("./", self.location.href);
+const frame = new URL("eval-frame.html", scope).href;
+
+// withPolicy gives the sandbox's response the policy when it has none.
+function withPolicy(href, res) {
+  if (href !== frame || !res.ok || res.headers.has("content-security-policy")) return res;
+  const headers = new Headers(res.headers);
+  headers.set("Content-Security-Policy", FRAME_POLICY);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 const cached = new Set(FILES.map((f) => new URL(f, scope).href));
 
 self.addEventListener("fetch", (e) => {
@@ -32,9 +50,9 @@ self.addEventListener("fetch", (e) => {
           const copy = res.clone();
           e.waitUntil(caches.open(CACHE).then((c) => c.put(url.href, copy)));
         }
-        return res;
+        return withPolicy(url.href, res);
       },
-      () => caches.open(CACHE).then((c) => c.match(url.href)).then((r) => r || Response.error()),
+      () => caches.open(CACHE).then((c) => c.match(url.href)).then((r) => (r ? withPolicy(url.href, r) : Response.error())),
     ),
   );
 });

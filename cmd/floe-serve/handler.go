@@ -40,7 +40,7 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src
 // and workers from blob: URLs, which inherit this policy: they may
 // evaluate the code they are sent and do nothing else — no network, no
 // imports. Only a page of the playground's origin may frame it.
-const FrameCSP = "default-src 'none'; script-src 'sha256-cnPGAFSxcG5nfIdRA1JCWDL5XWTDXsRm3iU9VyVXZ6I=' 'unsafe-eval'; " +
+const FrameCSP = "default-src 'none'; script-src 'sha256-9DbCcHIO3g7rc63p9gzd3JPaba/WXskqqPvcTQQoADk=' 'unsafe-eval'; " +
 	"worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox allow-scripts"
 
 // cspFor returns the policy for a request path: FrameCSP for the sandbox

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,46 @@ func TestListenLoopbackOnly(t *testing.T) {
 			t.Errorf("listen(%q) bound %s", addr, ln.Addr())
 		}
 		ln.Close()
+	}
+}
+
+// A static host sends none of floe-serve's headers: the playground's pages
+// carry the same policies in meta elements, without the directives a meta
+// element cannot set (frame-ancestors, sandbox), and the service worker
+// gives the sandbox its whole policy. An edit of a policy here that does
+// not reach the files fails.
+func TestStaticPolicies(t *testing.T) {
+	without := func(policy string, names ...string) string {
+		var kept []string
+		for _, d := range strings.Split(policy, "; ") {
+			if !slices.Contains(names, strings.Fields(d)[0]) {
+				kept = append(kept, d)
+			}
+		}
+		return strings.Join(kept, "; ")
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "static", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	meta := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`)
+	for name, want := range map[string]string{
+		"index.html":      without(CSP, "frame-ancestors"),
+		"eval-frame.html": without(FrameCSP, "frame-ancestors", "sandbox"),
+	} {
+		m := meta.FindAllStringSubmatch(read(name), -1)
+		if len(m) != 1 {
+			t.Errorf("%s: %d policy meta elements, want 1", name, len(m))
+			continue
+		}
+		if m[0][1] != want {
+			t.Errorf("%s: meta policy\n%q, want\n%q", name, m[0][1], want)
+		}
+	}
+	if !strings.Contains(read("sw.js"), `const FRAME_POLICY = "`+FrameCSP+`";`) {
+		t.Errorf("sw.js: FRAME_POLICY is not FrameCSP %q", FrameCSP)
 	}
 }

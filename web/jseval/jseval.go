@@ -11,10 +11,13 @@
 // neither the frame nor its worker can reach the playground origin's
 // storage (the Traces in IndexedDB, the service worker's cache, the
 // settings and keys in local storage) nor the page. The frame carries no
-// sandbox attribute: Chromium sends the navigation of a frame sandboxed by
-// its attribute past the service worker, and run_js would not work
-// offline; the page checks instead that the loaded frame is not of its
-// origin, and runs no code in one that is.
+// sandbox attribute at first: Chromium sends the navigation of a frame
+// sandboxed by its attribute past the service worker, and run_js would not
+// work offline. The page checks instead that the loaded frame is not of its
+// origin; one that is (a static host sends no headers, and the service
+// worker, which adds the policy, does not control the page yet) is
+// replaced by a frame with sandbox="allow-scripts", which runs the code at
+// an opaque origin too.
 package jseval
 
 import (
@@ -31,9 +34,8 @@ import (
 func New(url string) playground.Evaluator {
 	return func(ctx context.Context, code string, timeout time.Duration) (playground.EvalResult, error) {
 		doc := js.Global().Get("document")
-		frame := doc.Call("createElement", "iframe")
-		frame.Set("hidden", true)
-		frame.Set("title", "run_js sandbox")
+		var frame js.Value
+		sandboxed := false
 		mc := js.Global().Get("MessageChannel").New()
 		port := mc.Get("port1")
 		loaded := make(chan struct{}, 1)
@@ -46,6 +48,20 @@ func New(url string) playground.Evaluator {
 			}
 			return nil
 		})
+		// mount puts a fresh frame of the sandbox in the page, with the
+		// sandbox attribute when the document's own header did not
+		// sandbox it (a static host that sends no headers of ours).
+		mount := func() {
+			frame = doc.Call("createElement", "iframe")
+			frame.Set("hidden", true)
+			frame.Set("title", "run_js sandbox")
+			if sandboxed {
+				frame.Call("setAttribute", "sandbox", "allow-scripts")
+			}
+			frame.Call("addEventListener", "load", onLoad)
+			frame.Set("src", url)
+			doc.Get("body").Call("append", frame)
+		}
 		// The frame posts {ready: true} before its worker exists, so the
 		// first message is the frame's and the second the code's answer.
 		started := false
@@ -64,7 +80,6 @@ func New(url string) playground.Evaluator {
 			}
 			return nil
 		})
-		frame.Call("addEventListener", "load", onLoad)
 		port.Set("onmessage", onMsg)
 		defer func() {
 			frame.Call("remove")
@@ -72,8 +87,7 @@ func New(url string) playground.Evaluator {
 			onLoad.Release()
 			onMsg.Release()
 		}()
-		frame.Set("src", url)
-		doc.Get("body").Call("append", frame)
+		mount()
 
 		limit := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s"
 		t := time.NewTimer(timeout)
@@ -86,7 +100,16 @@ func New(url string) playground.Evaluator {
 					continue
 				}
 				if !frame.Get("contentDocument").IsNull() {
-					return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") loaded at this page's origin, served without its Content-Security-Policy (sandbox allow-scripts); no code was run")
+					if sandboxed {
+						return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") loaded at this page's origin, even in a frame with sandbox=\"allow-scripts\"; no code was run")
+					}
+					// Served without its policy: loaded again in a frame
+					// that the attribute sandboxes (fetched past the
+					// service worker, so not offline).
+					frame.Call("remove")
+					sandboxed = true
+					mount()
+					continue
 				}
 				posted = true
 				frame.Get("contentWindow").Call("postMessage", map[string]any{"code": code}, "*", []any{mc.Get("port2")})
