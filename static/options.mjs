@@ -1,6 +1,6 @@
 // Session option defaults: createSession({ llm }) needs nothing else.
 import { deriveTools } from "./tool.mjs";
-import { badArg, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+import { badArg, errMessage, floeError, isObject, knownKeys, ownKeys } from "./internal.mjs";
 
 // The options of createSession and createSubagent (floe.d.ts
 // SessionOptions), of resumeSession (ResumeOptions), and the keys of a
@@ -72,6 +72,15 @@ export function read(o, key, name) {
  */
 export function applyDefaults(opts, fn, withMeta, source) {
   if (!isObject(opts)) return {}; // the caller names the error
+  if (!withMeta) {
+    // A resumed session's meta and system prompt are its Trace's.
+    for (const k of ownKeys(opts, `${fn}: options`)) {
+      if (k === "meta" || k === "system") {
+        const what = k === "system" ? "its system prompt with it" : "as its session was created";
+        throw floeError("bad_argument", `${fn}: options.${k}: unknown option: a resumed session keeps the session_meta its Trace holds, ${what}; known: ${RESUME_KEYS.join(", ")}`);
+      }
+    }
+  }
   knownKeys(opts, withMeta ? SESSION_KEYS : RESUME_KEY_SET, `${fn}: options`);
   const own = {};
   const derived = deriveTools(read(opts, "tools", `${fn}: tools`), read(opts, "environment", `${fn}: environment`), fn, read);

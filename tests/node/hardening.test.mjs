@@ -171,6 +171,12 @@ test("unknown option keys: bad_argument naming the key and the closest known one
   ];
   for (const [f, want] of cases) assert.throws(f, (e) => isBadArgument("")(e) && e.message.includes(want), want);
   await assert.rejects(floe.resumeSession("session-x", { llm: llm(), meta: {} }), (e) => e.code === "bad_argument" && e.message.includes("resumeSession: options.meta: unknown option"));
+  // Given again at resume, the system prompt or the meta is named as what the Trace keeps.
+  for (const k of ["meta", "system"]) {
+    await assert.rejects(floe.resumeSession("session-x", { llm: llm(), [k]: k === "system" ? "Be brief." : {} }), (e) =>
+      e.code === "bad_argument" && e.message.startsWith(`resumeSession: options.${k}: unknown option: a resumed session keeps the session_meta its Trace holds`) && e.message.includes("; known: llm, newLLM"),
+    );
+  }
   // The store functions: a misspelt key would read, or import into, the
   // default store (memory in Node: an import lost when the program ends).
   const storeCases = [
