@@ -58,7 +58,7 @@ export FLOE_BASE_URL="http://127.0.0.1:$PORT" FLOE_SERVE="$ROOT/build/floe-serve
 cd tests/browser
 if [ $# -eq 0 ]; then set -- *.test.mjs; fi
 status=0
-node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "$@" || status=$?
+node --test --import "$ROOT/tests/exit-guard.mjs" --test-concurrency=1 --test-reporter=spec "$@" || status=$?
 # The folder is named when a failing test left a screenshot in it, and
 # removed when it is empty.
 if rmdir "$shots" 2>/dev/null; then :; else echo "== screenshots: $shots"; fi

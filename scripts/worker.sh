@@ -25,7 +25,7 @@ case "${1:-build}" in
     if [ ! -x tests/worker/node_modules/.bin/workerd ]; then
       (cd tests/worker && npm ci --no-audit --no-fund --loglevel=error)
     fi
-    node --test --test-force-exit tests/worker/
+    node --test --import ./tests/exit-guard.mjs tests/worker/
     ;;
   *) echo "worker.sh: want build or test" >&2; exit 2 ;;
 esac
