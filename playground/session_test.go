@@ -309,7 +309,7 @@ func TestProviderSubagentUsesTheProvider(t *testing.T) {
 	if output != "the child's answer" {
 		t.Errorf("the subagent call's output %q, want the child's answer", output)
 	}
-	stored, err := Records(ctx, store, cid)
+	stored, err := trace.Records(ctx, store, cid)
 	if err != nil || len(stored) == 0 || stored[0].Payload.Provider() != "openai-compatible" {
 		t.Errorf("the child's stored Trace: %v, %v", stored, err)
 	}
@@ -405,7 +405,7 @@ func TestStoredCompactionReopensAsOneRow(t *testing.T) {
 	for _, m := range collect(t, r, "echo: two", allow) {
 		live.Apply(m)
 	}
-	recs, err := ReadSession(context.Background(), store, id)
+	recs, err := trace.History(context.Background(), store, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,79 +17,6 @@ import (
 // the sessions a person started (not their children), and delete a session
 // with its children.
 
-// maxSubagentDepth bounds how deep [ReadSession] follows subagent pointers
-// (a child's own children…), so that a Trace pointing at itself ends.
-const maxSubagentDepth = 8
-
-// Records reads every stored record of session id, file by file.
-func Records(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
-	infos, err := store.Files(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var out []omni.Message
-	for _, fi := range infos {
-		data, err := store.ReadFile(ctx, id, fi.Index)
-		if err != nil {
-			return nil, err
-		}
-		p, err := trace.ReadFile(data)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Records...)
-	}
-	return out, nil
-}
-
-// SubagentPointer returns the child session id of a subagent pointer
-// record (E-15.3), and whether m is one.
-func SubagentPointer(m omni.Message) (string, bool) {
-	if m.Type != omni.TypeEventMsg || m.Payload.Type != omni.Subagent || len(m.Origin) > 0 {
-		return "", false
-	}
-	id := m.Payload.SessionID()
-	return id, id != ""
-}
-
-// ReadSession reads the stored records of session id as [Records] does
-// and, after each subagent pointer, the records of the child it names,
-// each with the child id prepended to its origin, as the child's messages
-// arrived during the run: [Transcript.ApplyRecord] shows them nested in the
-// card of the call that ran the child. A child whose Trace is not stored
-// (a session stored before children were, or imported without them) is
-// left out.
-func ReadSession(ctx context.Context, store trace.Store, id string) ([]omni.Message, error) {
-	return readSession(ctx, store, id, 0)
-}
-
-func readSession(ctx context.Context, store trace.Store, id string, depth int) ([]omni.Message, error) {
-	recs, err := Records(ctx, store, id)
-	if err != nil || depth >= maxSubagentDepth {
-		return recs, err
-	}
-	out := make([]omni.Message, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, r)
-		child, ok := SubagentPointer(r)
-		if !ok {
-			continue
-		}
-		crecs, err := readSession(ctx, store, child, depth+1)
-		if errors.Is(err, trace.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range crecs {
-			c.Origin = append([]string{child}, c.Origin...)
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
 // Children returns the ids of the child sessions the stored session id
 // points at, and theirs, depth first.
 func Children(ctx context.Context, store trace.Store, id string) ([]string, error) {
@@ -97,18 +24,18 @@ func Children(ctx context.Context, store trace.Store, id string) ([]string, erro
 	seen := map[string]bool{id: true}
 	var walk func(id string, depth int) error
 	walk = func(id string, depth int) error {
-		recs, err := Records(ctx, store, id)
+		recs, err := trace.Records(ctx, store, id)
 		if err != nil {
 			return err
 		}
 		for _, r := range recs {
-			child, ok := SubagentPointer(r)
+			child, ok := trace.SubagentPointer(r)
 			if !ok || seen[child] {
 				continue
 			}
 			seen[child] = true
 			out = append(out, child)
-			if depth+1 < maxSubagentDepth {
+			if depth+1 < trace.MaxSubagentDepth {
 				if err := walk(child, depth+1); err != nil && !errors.Is(err, trace.ErrNotFound) {
 					return err
 				}
@@ -186,7 +113,7 @@ func isSubagent(ctx context.Context, store trace.Store, id string) (bool, error)
 // LastAbort reports the reason of the abort that ended a stored session's
 // last run, when the session's own last record is one (a run stopped, or
 // given up on, rather than cut off by the page going away). recs are
-// ReadSession's: a subagent's records, with an origin, are passed over.
+// [trace.History]'s: a subagent's records, with an origin, are passed over.
 func LastAbort(recs []omni.Message) (string, bool) {
 	for i := len(recs) - 1; i >= 0; i-- {
 		m := &recs[i]

@@ -60,7 +60,7 @@ func TestSubagentStoredAndReadBack(t *testing.T) {
 		t.Fatalf("live cards %s, want %s", got, want)
 	}
 
-	recs, err := ReadSession(ctx, store, id)
+	recs, err := trace.History(ctx, store, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -440,7 +440,7 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 		return t.add(&Item{Kind: KindNotice, Body: "Tools ready: " + strings.Join(names, ", ")})
 	case omni.Subagent:
 		// A stored Trace's pointer to a child session (E-15.3; never
-		// streamed): the child's records follow it (ReadSession).
+		// streamed): the child's records follow it (trace.History).
 		t.linkStored(p.SessionID())
 		return nil
 	case omni.CompactionBegin:

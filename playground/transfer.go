@@ -19,7 +19,7 @@ import (
 
 // ExportSession returns the Trace files of the stored session id, as
 // [trace.Export] names them, followed by those of its subagents' child
-// sessions and theirs, depth first, as deep as [ReadSession] follows them.
+// sessions and theirs, depth first, as deep as [trace.History] follows them.
 // A child whose Trace is not stored is left out; a Trace that does not
 // read is exported byte for byte all the same, without the children it
 // would name.
@@ -31,12 +31,12 @@ func ExportSession(ctx context.Context, store trace.Store, id string, loc *time.
 	seen := map[string]bool{id: true}
 	var walk func(id string, depth int) error
 	walk = func(id string, depth int) error {
-		recs, err := Records(ctx, store, id)
+		recs, err := trace.Records(ctx, store, id)
 		if err != nil {
 			return nil
 		}
 		for _, r := range recs {
-			child, ok := SubagentPointer(r)
+			child, ok := trace.SubagentPointer(r)
 			if !ok || seen[child] {
 				continue
 			}
@@ -49,7 +49,7 @@ func ExportSession(ctx context.Context, store trace.Store, id string, loc *time.
 				return fmt.Errorf("export subagent session %s: %w", child, err)
 			}
 			out = append(out, files...)
-			if depth+1 < maxSubagentDepth {
+			if depth+1 < trace.MaxSubagentDepth {
 				if err := walk(child, depth+1); err != nil {
 					return err
 				}
@@ -94,12 +94,12 @@ func ImportSession(ctx context.Context, store trace.Store, files []trace.File) (
 		if _, err := trace.Import(ctx, scratch, groups[id]); err != nil {
 			return "", err
 		}
-		recs, err := Records(ctx, scratch, id)
+		recs, err := trace.Records(ctx, scratch, id)
 		if err != nil {
 			return "", err
 		}
 		for _, r := range recs {
-			if child, ok := SubagentPointer(r); ok && child != id {
+			if child, ok := trace.SubagentPointer(r); ok && child != id {
 				pointed[child] = true
 			}
 		}
@@ -126,7 +126,7 @@ func ImportSession(ctx context.Context, store trace.Store, files []trace.File) (
 			}
 		}
 		return "", fmt.Errorf("import: %w: %s %s %s of %s or of its subagents (within %d levels)", trace.ErrInvalid,
-			plural(len(stray), "session", "sessions"), strings.Join(stray, ", "), plural(len(stray), "is not a subagent session", "are not subagent sessions"), trace.QuoteID(root), maxSubagentDepth)
+			plural(len(stray), "session", "sessions"), strings.Join(stray, ", "), plural(len(stray), "is not a subagent session", "are not subagent sessions"), trace.QuoteID(root), trace.MaxSubagentDepth)
 	}
 	order = append(order, root)
 	for _, id := range order {

@@ -152,16 +152,16 @@ func TestExportImportSubagentSessions(t *testing.T) {
 			if got, want := dump(t, dst), dump(t, src); !reflect.DeepEqual(got, want) {
 				t.Fatalf("imported store differs from the exported one:\n got %q\nwant %q", got, want)
 			}
-			before, err := ReadSession(ctx, src, parent)
+			before, err := trace.History(ctx, src, parent)
 			if err != nil {
 				t.Fatal(err)
 			}
-			after, err := ReadSession(ctx, dst, parent)
+			after, err := trace.History(ctx, dst, parent)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(after) != len(before) {
-				t.Fatalf("ReadSession after the import: %d records, want %d", len(after), len(before))
+				t.Fatalf("History after the import: %d records, want %d", len(after), len(before))
 			}
 			for i := range before {
 				b, _ := before[i].MarshalJSON()
@@ -213,7 +213,7 @@ func TestImportParentOnly(t *testing.T) {
 	if len(stored) != 1 || !reflect.DeepEqual(stored[parent], dump(t, src)[parent]) {
 		t.Fatalf("stored %q", stored)
 	}
-	recs, err := ReadSession(ctx, dst, parent)
+	recs, err := trace.History(ctx, dst, parent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,10 @@
 // for a [Summarizer]). [Export] returns a session's files named in the
 // reference layout; [Import] checks files as one session's Trace (strictly:
 // a malformed line is refused with its file and line) and stores them with
-// Store.Create.
+// Store.Create. [Records] reads a session's records, every file in order,
+// as [ReadFile] reads each; [History] also puts each subagent child's
+// records after the pointer that names it, as the parent's stream showed
+// them, to render a stored session again.
 //
 // # Resume
 //

@@ -366,7 +366,7 @@ func (a *App) resume(id string) {
 		}
 		var recs []omni.Message
 		if err == nil {
-			recs, err = playground.ReadSession(ctx, a.env.Store, id) // with its subagents' records
+			recs, err = trace.History(ctx, a.env.Store, id) // with its subagents' records
 		}
 		a.post(func() {
 			if err != nil {
@@ -458,7 +458,7 @@ func (t *traceView) refresh() {
 		return
 	}
 	go func() {
-		recs, err := playground.Records(context.Background(), store, id)
+		recs, err := trace.Records(context.Background(), store, id)
 		a.post(func() {
 			if id != a.sessID {
 				return

@@ -1,0 +1,98 @@
+package trace
+
+import (
+	"context"
+	"errors"
+
+	"github.com/floehq/floe/engine/omni"
+)
+
+// MaxSubagentDepth bounds how deep [History] follows subagent pointers (a
+// child's own children…), so that a Trace that points at itself, or at an
+// ancestor, ends.
+const MaxSubagentDepth = 8
+
+// Records returns every record of the stored session id, file by file in
+// index order, each file read tolerantly as [ReadFile] reads it (P-12: a
+// torn last line and a malformed line are left out). ErrNotFound when the
+// session has no file.
+func Records(ctx context.Context, store Store, id string) ([]omni.Message, error) {
+	infos, err := store.Files(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []omni.Message
+	for _, fi := range infos {
+		data, err := store.ReadFile(ctx, id, fi.Index)
+		if err != nil {
+			return nil, err
+		}
+		p, err := ReadFile(data)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = p.Records // one file, most sessions: not copied
+		} else {
+			out = append(out, p.Records...)
+		}
+	}
+	return out, nil
+}
+
+// History returns the stored session id as a run of it showed it: its
+// records as [Records] reads them and, after each subagent pointer record
+// (E-15.3), the records of the child session it names, read the same way,
+// each with the child's id prepended to its origin, as the child's messages
+// arrived in the parent's stream. A child's own children are followed too,
+// [MaxSubagentDepth] deep. A child whose Trace is not stored (a session
+// stored before children were, or imported without them) is left out.
+func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
+	return history(ctx, store, id, 0)
+}
+
+func history(ctx context.Context, store Store, id string, depth int) ([]omni.Message, error) {
+	recs, err := Records(ctx, store, id)
+	if err != nil || depth >= MaxSubagentDepth {
+		return recs, err
+	}
+	var out []omni.Message // made at the first pointer: most sessions have none
+	for i, r := range recs {
+		child, ok := SubagentPointer(r)
+		if !ok {
+			if out != nil {
+				out = append(out, r)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]omni.Message, 0, len(recs)+16), recs[:i]...)
+		}
+		out = append(out, r)
+		crecs, err := history(ctx, store, child, depth+1)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range crecs {
+			c.Origin = append([]string{child}, c.Origin...)
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return recs, nil
+	}
+	return out, nil
+}
+
+// SubagentPointer returns the child session id of a subagent pointer
+// record (E-15.3) of a session's own, and whether m is one.
+func SubagentPointer(m omni.Message) (string, bool) {
+	if m.Type != omni.TypeEventMsg || m.Payload.Type != omni.Subagent || len(m.Origin) > 0 {
+		return "", false
+	}
+	id := m.Payload.SessionID()
+	return id, id != ""
+}

@@ -1,0 +1,117 @@
+package trace_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+// line is a user prompt record of the given text.
+func line(text string) string {
+	return strings.Replace(promptLine, "hello there", text, 1)
+}
+
+// pointer is a subagent pointer record (E-15.3) naming child.
+func pointer(child string) string {
+	return `{"timestamp":"2026-11-30T23:30:00.003Z","type":"event_msg","payload":{"type":"subagent","session_id":"` + child + `"}}` + "\n"
+}
+
+func records(ctx context.Context, store trace.Store, id string, history bool) (string, error) {
+	read := trace.Records
+	if history {
+		read = trace.History
+	}
+	recs, err := read(ctx, store, id)
+	if err != nil {
+		return "", err
+	}
+	var out []string
+	for _, r := range recs {
+		s := r.Payload.Text
+		if s == "" {
+			s = string(r.Payload.Type)
+			if s == "" {
+				s = string(r.Type)
+			}
+		}
+		if len(r.Origin) > 0 {
+			s = strings.Join(r.Origin, "/") + ":" + s
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// Records reads every file in order, tolerantly; History also puts each
+// stored child's records, origin prepended, after the pointer that names
+// it, its own children's too, and leaves out a child that is not stored.
+func TestRecordsAndHistory(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	add := func(id string, index int, lines ...string) {
+		t.Helper()
+		if _, err := store.Append(ctx, id, index, []byte(strings.Join(lines, ""))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A malformed line in the first file, a torn last line in the second.
+	if err := store.Create(ctx, "s1", [][]byte{
+		[]byte(metaLine + line("one") + "{not json\n" + pointer("c1") + line("two")),
+		[]byte(metaLine + line("three") + pointer("gone") + pointer("c2") + `{"timestamp":"2026-11-30T23:30`),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	add("c1", 1, line("c1-a"), pointer("g1"), line("c1-b"))
+	add("g1", 1, line("g1-a"))
+	add("c2", 1, line("c2-a"))
+
+	got, err := records(ctx, store, "s1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "session_meta one subagent two session_meta three subagent subagent"
+	if got != want {
+		t.Errorf("Records:\n got %s\nwant %s", got, want)
+	}
+	got, err = records(ctx, store, "s1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "session_meta one subagent c1:c1-a c1:subagent c1/g1:g1-a c1:c1-b two " +
+		"session_meta three subagent subagent c2:c2-a"
+	if got != want {
+		t.Errorf("History:\n got %s\nwant %s", got, want)
+	}
+	// A session without a pointer comes back as Records gives it.
+	if got, _ := records(ctx, store, "c2", true); got != "c2-a" {
+		t.Errorf("History of c2: %s", got)
+	}
+	for _, history := range []bool{false, true} {
+		if _, err := records(ctx, store, "none", history); !errors.Is(err, trace.ErrNotFound) {
+			t.Errorf("history %v of a session not stored: %v, want ErrNotFound", history, err)
+		}
+	}
+}
+
+// A Trace that points at itself ends, MaxSubagentDepth deep.
+func TestHistoryPointingAtItself(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	if _, err := store.Append(ctx, "loop", 1, []byte(line("x")+pointer("loop"))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := records(ctx, store, "loop", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, "x"); n != trace.MaxSubagentDepth+1 {
+		t.Errorf("%d copies of the record, want %d: %s", n, trace.MaxSubagentDepth+1, got)
+	}
+	deepest := strings.TrimSuffix(strings.Repeat("loop/", trace.MaxSubagentDepth), "/") + ":x"
+	if !strings.Contains(got, deepest) {
+		t.Errorf("no record at depth %d: %s", trace.MaxSubagentDepth, got)
+	}
+}
