@@ -65,6 +65,7 @@ func (b *Bridge) Exports() js.Value {
 		{"listSessions", b.listSessions},
 		{"resumeSession", b.resumeSession},
 		{"exportSession", b.exportSession},
+		{"readSession", b.readSession},
 		{"importSession", b.importSession},
 		{"deleteSession", b.deleteSession},
 	} {

@@ -102,6 +102,34 @@ func (b *Bridge) exportSession(args []js.Value) (any, error) {
 	}), nil
 }
 
+// readSession is the export readSession(id, store) → Promise<string>: the
+// session's records with its subagents' (trace.History) as one JSON array,
+// which the shim parses.
+func (b *Bridge) readSession(args []js.Value) (any, error) {
+	id, err := idArg(arg(args, 0), "readSession")
+	if err != nil {
+		return nil, err
+	}
+	store, err := b.storeArg(arg(args, 1), "readSession")
+	if err != nil {
+		return nil, err
+	}
+	return b.async("readSession", func() (any, error) {
+		recs, err := trace.History(context.Background(), store, id)
+		if err != nil {
+			return nil, storeErr("readSession", err)
+		}
+		out := append(make([]byte, 0, 128*len(recs)+2), '[')
+		for i := range recs {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = recs[i].AppendJSON(out)
+		}
+		return string(append(out, ']')), nil
+	}), nil
+}
+
 // importSession is the export importSession(files, store) → Promise<string>:
 // files is an array of {name, text} ("" name: one JSONL text).
 func (b *Bridge) importSession(args []js.Value) (any, error) {

@@ -656,6 +656,16 @@ export interface Floe {
   /** The session's Trace files, in index order. */
   exportSession(id: string, options?: StoreOptions): Promise<TraceFile[]>;
   /**
+   * The stored session as its runs showed it, to render it again (push each
+   * into a transcript()): every record of its Trace files in order,
+   * session_meta lines included, and after each subagent record the records
+   * of the child session it names (when stored in the same store), its id
+   * prepended to their origin. Read as a resume reads them: a line torn by a
+   * crash, or malformed, is left out. What a run in flight has not stored yet
+   * is not there. Rejects with "not_found" or "storage".
+   */
+  readSession(id: string, options?: StoreOptions): Promise<OmniMessage[]>;
+  /**
    * Stores a Trace as a new session and returns its id: files as
    * exportSession gives them, or one JSONL text (its session_meta names the
    * session). Rejects with "session_exists" for a stored id and with

@@ -935,6 +935,11 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     return files.map(([name, text]) => ({ name, text }));
   }
 
+  async function readSession(id, opts = {}) {
+    if (typeof id !== "string") throw badArg("readSession: id", "a string", id);
+    return JSON.parse(await call("readSession", id, storeOpt(opts, "readSession")));
+  }
+
   async function importSession(files, opts = {}) {
     const store = storeOpt(opts, "importSession");
     return call("importSession", filesArg(files, "importSession: files"), store);
@@ -963,6 +968,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     resumeSession,
     listSessions,
     exportSession,
+    readSession,
     importSession,
     deleteSession,
     isFloeError,

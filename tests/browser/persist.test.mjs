@@ -10,6 +10,7 @@
 // Every step waits on a condition with a bound (persist-harness.mjs, the
 // page's waitFor); the page orders events with gates, never with timers.
 import { test } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 import assert from "node:assert/strict";
 import { explain } from "./harness.mjs";
 import { call, profileBrowser, ready, STEP } from "./persist-harness.mjs";
@@ -121,6 +122,11 @@ async function cutAndResume(b, p, sessionId, how) {
 
   await checkListed(page, sessionId, log);
   const atCut = recordsOf(await call(page, "export", [sessionId]));
+  // What a page renders of the session after the reload: its records, as stored.
+  const readAtCut = await call(page, "read", [sessionId]);
+  if (!isDeepStrictEqual(readAtCut, atCut)) {
+    problems.push(`after the ${how}, readSession gave ${readAtCut.length} records, not the ${atCut.length} the export holds`);
+  }
   const lost0 = lostRecords(before, atCut);
   if (lost0) problems.push(`after the ${how}, before resuming: ${lost0}`);
   else if (atCut.length !== before.length) {

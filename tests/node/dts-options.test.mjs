@@ -55,6 +55,12 @@ const CASES = [
     await s.close();
     await floe.exportSession(s.id, merge({}, o));
   }],
+  ["readSession", "NonNullable<Parameters<F.Floe['readSession']>[1]>", async (o) => {
+    const s = floe.createSession({ llm: llm(), store: "memory" });
+    await drain(s.run("hi"));
+    await s.close();
+    await floe.readSession(s.id, merge({}, o));
+  }],
   ["importSession", "NonNullable<Parameters<F.Floe['importSession']>[1]>", async (o) => {
     const files = [];
     const s = floe.createSession({ llm: llm(), store: false, trace: { write: (r) => void files.push(JSON.stringify(r)) } });

@@ -102,6 +102,7 @@ const argumentPlaces = [
   ["importSession:", (v) => floe.importSession("x", v)],
   ["listSessions:", (v) => floe.listSessions(v)],
   ["exportSession:", (v) => floe.exportSession("x", v)],
+  ["readSession:", (v) => floe.readSession("x", v)],
   ["deleteSession:", (v) => floe.deleteSession("x", v)],
   ["resumeSession:", (v) => floe.resumeSession("x", v)],
 ];
@@ -184,6 +185,8 @@ test("unknown option keys: bad_argument naming the key and the closest known one
     [() => floe.listSessions({ stor: { dir: "/tmp/x" } }), "listSessions: options.stor: unknown option (did you mean store?)"],
     [() => floe.importSession("", { Store: { dir: "/tmp/x" } }), "importSession: options.Store: unknown option (did you mean store?)"],
     [() => floe.exportSession("x", { sotre: "memory" }), "exportSession: options.sotre: unknown option (did you mean store?)"],
+    [() => floe.readSession("x", { sotre: "memory" }), "readSession: options.sotre: unknown option (did you mean store?)"],
+    [() => floe.readSession(3), "readSession: id: want a string, got a number"],
     [() => floe.deleteSession("x", { store: { dir: "/tmp/x", dri: 1 } }), "deleteSession: store.dri: unknown option (did you mean dir?)"],
     [() => floe.listSessions({ store: { dir: "" } }), "listSessions: store.dir: want a directory's path, got an empty string"],
     [() => floe.createSession({ llm: llm(), store: { dir: 3 } }), "createSession: store.dir: want a directory's path (a string), got a number"],

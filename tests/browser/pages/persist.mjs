@@ -410,6 +410,7 @@ export async function install(load) {
 
     list: () => settle("listSessions", () => floe.listSessions()),
     export: (id) => settle("exportSession", () => floe.exportSession(id)),
+    read: (id) => settle("readSession", () => floe.readSession(id)),
     import: (files) => settle("importSession", () => floe.importSession(files)),
     delete: (id) => settle("deleteSession", () => floe.deleteSession(id)),
   };

@@ -30,9 +30,7 @@ function useSession(id) {
       const view = transcript();
       try {
         session = await floe.resumeSession(id, options);
-        for (const file of await floe.exportSession(id)) {
-          for (const line of file.text.split("\n")) if (line) view.push(JSON.parse(line));
-        }
+        for (const m of await floe.readSession(id)) view.push(m);
         view.end();
       } catch (e) {
         if (e.code !== "not_found") throw e;

@@ -1,0 +1,106 @@
+// floe.readSession: a stored session's records, its subagents' inlined,
+// as its runs showed them, to render it again after a reload.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { floe, collect } from "./helpers.mjs";
+import { msg, tool, transcript } from "../../static/floe-node.mjs";
+import { mockModel } from "../../static/test.mjs";
+
+async function tempDir(t) {
+  const dir = await mkdtemp(join(tmpdir(), "floe-read-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const records = (files) => files.flatMap((f) => f.text.split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+
+/** What a page renders of a transcript: its turns, state and subagents, as plain data. */
+function view(t) {
+  const subagents = {};
+  for (const [id, sub] of t.subagents) subagents[id] = view(sub);
+  return JSON.parse(JSON.stringify({ turns: t.turns, status: t.status, usage: t.usage, meta: t.meta, subagents }));
+}
+
+const search = tool({
+  name: "search",
+  description: "Searches the notes",
+  parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+  execute: ({ q }) => `3 notes mention ${q}`,
+});
+
+test("readSession gives a stored session's records, which a transcript renders as the runs did", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const research = floe.subagentTool({ name: "research", create: () => ({ llm: mockModel([{ toolCall: { name: "search", args: { q: "otters" } } }, "Otters hold hands."]), tools: [search], store }) });
+  const llm = mockModel([
+    { toolCall: { name: "search", args: { q: "rivers" } } },
+    "Two runs of notes.",
+    { toolCall: { name: "research", args: { prompt: "Find otter facts." } } },
+    "They hold hands.",
+  ]);
+  const session = floe.createSession({ llm, tools: [search, research], store });
+  const live = transcript();
+  for (const prompt of ["What about rivers?", "And otters?"]) {
+    live.push(msg.userText(prompt)); // a run does not yield its prompt: the page shows it
+    for await (const m of session.run(prompt, { approve: () => "allow" })) live.push(m);
+  }
+  live.end();
+  await session.close();
+
+  const stored = await floe.readSession(session.id, { store });
+  // The session's own records are its Trace, as exported.
+  assert.deepEqual(stored.filter((m) => !m.origin), records(await floe.exportSession(session.id, { store })));
+  // The child's follow the pointer that names it, origin prepended.
+  const at = stored.findIndex((m) => m.payload.type === "subagent");
+  const childId = stored[at].payload.session_id;
+  const child = records(await floe.exportSession(childId, { store }));
+  assert.deepEqual(stored.slice(at + 1, at + 1 + child.length), child.map((m) => ({ ...m, origin: [childId, ...(m.origin ?? [])] })));
+  assert.equal(stored.length, records(await floe.exportSession(session.id, { store })).length + child.length);
+
+  const again = transcript();
+  for (const m of stored) again.push(m);
+  again.end();
+  assert.deepEqual({ ...view(again), meta: null }, view(live), "the live stream has no session_meta of its own");
+  assert.equal(again.meta.session_id, session.id);
+  assert.deepEqual(again.card(stored.find((m) => m.payload.type === "tool_call" && m.origin)?.payload.tool_call_id, [childId])?.output, "3 notes mention otters");
+});
+
+test("readSession reads every file of a compacted session, leaves out a torn last line, and says what is missing", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const llm = mockModel(["first answer", "[summary]They said one.[/summary]"]);
+  const config = { compaction: { mode: "summarize", prompt: "Summarize." } };
+  const session = floe.createSession({ llm, newLLM: () => mockModel(["second answer"]), config, store });
+  await collect(session.run("one"));
+  await collect(session.compact());
+  await collect(session.run("two"));
+  await session.close();
+  const files = await floe.exportSession(session.id, { store });
+  assert.equal(files.length, 2, "compaction starts a second file");
+  const all = await floe.readSession(session.id, { store });
+  assert.deepEqual(all, records(files));
+  assert.deepEqual(all.filter((m) => m.type === "session_meta").length, 2);
+
+  // A crash cut the last record short: a resume leaves it out, and so does readSession.
+  const day = (await readdir(store.dir)).find((d) => /^\d{4}-\d\d-\d\d$/.test(d));
+  const last = join(store.dir, day, files[1].name.split("/")[1]);
+  await writeFile(last, (await readFile(last, "utf8")) + '{"timestamp":"2026-12-06T07:00:00.000Z","type":"model_msg","payl');
+  assert.deepEqual(await floe.readSession(session.id, { store }), all);
+
+  await assert.rejects(floe.readSession("never-stored", { store }), (e) => e.name === "FloeError" && e.code === "not_found" && e.message.startsWith("readSession: "));
+  await assert.rejects(floe.readSession(undefined), (e) => e.code === "bad_argument" && e.message.includes("readSession: id"));
+});
+
+test("readSession of the memory store (the default in Node) and of a session still open", async () => {
+  const session = floe.createSession({ llm: mockModel(["hello", "again"]) });
+  await collect(session.run("hi"));
+  const first = await floe.readSession(session.id);
+  assert.deepEqual(first.map((m) => m.payload.type ?? m.type), ["session_meta", "text", "request_begin", "text", "token_usage", "request_end"]);
+  await collect(session.run("more"));
+  const second = await floe.readSession(session.id);
+  assert.deepEqual(second.slice(0, first.length), first, "a later read starts with what an earlier one gave");
+  assert.equal(second.length, first.length + 5);
+  await session.close();
+  await floe.deleteSession(session.id);
+});
