@@ -24,7 +24,8 @@ import (
 //	  model, baseURL, apiKey, version, body /* JSON object or "" */: string,
 //	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
 //	  idleMs: number /* 0 = default, -1 = none */,
-//	  browserAccess, gemini, noCache: boolean, http: the http host of fetch.go }
+//	  browserAccess, gemini, noCache: boolean, cacheTTL: "" | "5m" | "1h",
+//	  http: the http host of fetch.go }
 //
 // The session then runs the Go adapter directly: the model's stream never
 // crosses into JavaScript; only the response's byte chunks do.
@@ -36,13 +37,13 @@ func isModelSpec(v js.Value) bool {
 
 // modelSpec is a model spec read from JavaScript.
 type modelSpec struct {
-	provider, model, baseURL, apiKey, version string
-	header                                    map[string]string
-	maxTokens                                 int
-	idle                                      time.Duration
-	body                                      omni.RawJSON
-	browserAccess, gemini, noCache            bool
-	transport                                 provider.Transport
+	provider, model, baseURL, apiKey, version, cacheTTL string
+	header                                              map[string]string
+	maxTokens                                           int
+	idle                                                time.Duration
+	body                                                omni.RawJSON
+	browserAccess, gemini, noCache                      bool
+	transport                                           provider.Transport
 }
 
 // readModelSpec reads a model spec. The shim has checked every field; a
@@ -51,7 +52,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 	defer guard(name, func(e error) { s, err = nil, badArg(name, "a malformed model spec") })
 	str := func(k string) string { return v.Get(k).String() }
 	s = &modelSpec{provider: str("provider"), model: str("model"), baseURL: str("baseURL"),
-		apiKey: str("apiKey"), version: str("version"), maxTokens: v.Get("maxTokens").Int(),
+		apiKey: str("apiKey"), version: str("version"), cacheTTL: str("cacheTTL"), maxTokens: v.Get("maxTokens").Int(),
 		idle:          time.Duration(v.Get("idleMs").Int()) * time.Millisecond,
 		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), noCache: v.Get("noCache").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
 	if body := str("body"); body != "" {
@@ -79,7 +80,7 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,
-		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache})
+		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache, CacheTTL: s.cacheTTL})
 }
 
 // factory is the engine.LLMFactory of s: a fresh context of the same model

@@ -2885,7 +2885,11 @@ function makeModel(fname, opts) {
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
   if (gemini != null && typeof gemini !== "boolean") throw badArg(`${name}.gemini`, "a boolean", gemini);
-  if (cache != null && typeof cache !== "boolean") throw badArg(`${name}.cache`, "a boolean", cache);
+  if (cache != null && typeof cache !== "boolean" && cache !== "5m" && cache !== "1h") {
+    const want = 'true, false, "5m" or "1h"';
+    if (typeof cache !== "string") throw badArg(`${name}.cache`, want, cache);
+    throw floeError("bad_argument", `${name}.cache: want ${want}, got ${JSON.stringify(cache.slice(0, 20))}`);
+  }
   if (version && !HEADER_VALUE.test(version)) throw floeError("bad_argument", `${name}.version: ${HEADER_VALUE_WHY}`);
   if (thinkingLevel != null && (typeof thinkingLevel !== "string" || thinkingLevel === "")) {
     throw badArg(`${name}.thinkingLevel`, 'a level such as "low", "medium" or "high"', thinkingLevel);
@@ -2920,6 +2924,7 @@ function makeModel(fname, opts) {
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
     noCache: cache === false, // Anthropic's prompt-cache breakpoints, on by default
+    cacheTTL: typeof cache === "string" ? cache : "", // their TTL; "" the API's default (5 minutes)
     fetch: fetch ?? defaultFetch,
     thinkingLevel: thinkingLevel ?? undefined,
   };

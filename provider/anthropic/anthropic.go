@@ -4,10 +4,12 @@ package anthropic
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 )
 
@@ -44,6 +46,12 @@ type Options struct {
 	// message and on the last block of the user message before it. Set
 	// it for a proxy or a compatible server that refuses the field.
 	NoCache bool
+	// CacheTTL is how long the breakpoints' prefixes stay cached: "" or
+	// "5m", the API's default of 5 minutes, or "1h" (a write costs more,
+	// twice the input price against 1.25 times; worth it when a session
+	// pauses longer than 5 minutes between requests). Every breakpoint
+	// takes it. New refuses another value.
+	CacheTTL string
 
 	// ExtraBody is a JSON object whose members are added to every request
 	// body (e.g. {"temperature":0.2}); nil = none.
@@ -70,6 +78,11 @@ func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	if o.Version == "" {
 		o.Version = DefaultVersion
+	}
+	switch o.CacheTTL {
+	case "", "5m", "1h":
+	default:
+		return nil, errors.New(api + `: Options.CacheTTL: want "5m" or "1h" (or "" for the API's default, 5 minutes), got ` + errf.Quote(o.CacheTTL))
 	}
 	m := &Model{opts: o}
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {

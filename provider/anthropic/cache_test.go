@@ -151,3 +151,53 @@ func TestCacheNoSystemAndOff(t *testing.T) {
 		}
 	}
 }
+
+// CacheTTL "1h" puts the hour's TTL on every breakpoint, through a tool
+// loop and a compaction's fresh context (the API wants a longer TTL
+// before a shorter one: they are all the same); "5m" is the default's
+// body; another value is refused, naming it.
+func TestCacheTTL(t *testing.T) {
+	const cc1h = `"cache_control":{"type":"ephemeral","ttl":"1h"}`
+	tr := &ptest.Transport{Replies: []ptest.Reply{toolUse("toolu_1"), toolUse("toolu_2"), {Chunks: events(start, msgDelta, stop)}, {Chunks: events(start, msgDelta, stop)}}}
+	m, err := New(Options{Transport: tr, Model: "m", CacheTTL: "1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Look.")}, SystemPrompt: "Be brief.", Tools: lookTool}
+	run(t, m, p)
+	for _, id := range []string{"toolu_1", "toolu_2"} {
+		p.NewMessages = []omni.Message{omni.ToolOutput(id, "seen "+id, omni.StatusCompleted)}
+		run(t, m, p)
+	}
+	m.Factory()(omni.TokenCounts{}).StreamGenerate(context.Background(), p, func(omni.Message) {})
+	for i, want := range []int{2, 3, 3, 2} {
+		b := string(tr.Requests[i].Body)
+		if n := strings.Count(b, cc1h); n != want || strings.Count(b, "cache_control") != want {
+			t.Errorf("request %d: %d breakpoints of an hour, want %d\n%s", i, n, want, b)
+		}
+	}
+	if !strings.Contains(string(tr.Requests[2].Body), `"system":[{"type":"text","text":"Be brief.",`+cc1h+`}]`) {
+		t.Errorf("no hour's breakpoint on the system prompt: %s", tr.Requests[2].Body)
+	}
+
+	bodies := map[string]string{}
+	for _, ttl := range []string{"", "5m"} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		m, err := New(Options{Transport: tr, Model: "m", CacheTTL: ttl})
+		if err != nil {
+			t.Fatalf("CacheTTL %q: %v", ttl, err)
+		}
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Hi.")}, SystemPrompt: "Be brief."})
+		bodies[ttl] = string(tr.Requests[0].Body)
+	}
+	if bodies[""] != bodies["5m"] || strings.Count(bodies["5m"], cc) != 2 {
+		t.Errorf(`CacheTTL "5m" sends %s, want the default's %s`, bodies["5m"], bodies[""])
+	}
+
+	for _, bad := range []string{"1H", "60m", "300", " 1h"} {
+		_, err := New(Options{Transport: &ptest.Transport{}, Model: "m", CacheTTL: bad})
+		if err == nil || !strings.Contains(err.Error(), "Options.CacheTTL") || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("CacheTTL %q: %v, want an error naming the option and the value", bad, err)
+		}
+	}
+}

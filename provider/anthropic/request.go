@@ -52,14 +52,21 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	w.KeyStr("model", m.opts.Model)
 	w.KeyInt("max_tokens", int64(maxTokens))
 	w.Lit(`"stream":true`)
-	cache := !m.opts.NoCache
+	cache := ""
+	switch {
+	case m.opts.NoCache:
+	case m.opts.CacheTTL == "1h":
+		cache = cacheControl1h
+	default:
+		cache = cacheControl
+	}
 	switch {
 	case p.SystemPrompt == "":
-	case cache && !blank(p.SystemPrompt):
+	case cache != "" && !blank(p.SystemPrompt):
 		// One text block with a breakpoint: tools and system are cached.
 		w.Lit(`"system":[`)
 		writeText(w, p.SystemPrompt)
-		mark(w, len(w.B)-1)
+		mark(w, len(w.B)-1, cache)
 		w.Close(']')
 	default:
 		w.KeyStr("system", p.SystemPrompt)
@@ -102,12 +109,15 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 }
 
 // cacheControl marks a prompt-cache breakpoint: the prefix up to and
-// including its block is cached.
-const cacheControl = `,"cache_control":{"type":"ephemeral"}`
+// including its block is cached; cacheControl1h for an hour.
+const (
+	cacheControl   = `,"cache_control":{"type":"ephemeral"}`
+	cacheControl1h = `,"cache_control":{"type":"ephemeral","ttl":"1h"}`
+)
 
-// mark puts cacheControl into the block whose closing brace is w.B[at].
-func mark(w *provider.JSONWriter, at int) {
-	w.B = append(w.B[:at], append([]byte(cacheControl), w.B[at:]...)...)
+// mark puts the breakpoint cc into the block whose closing brace is w.B[at].
+func mark(w *provider.JSONWriter, at int, cc string) {
+	w.B = append(w.B[:at], append([]byte(cc), w.B[at:]...)...)
 }
 
 // writeMessages maps the conversation to Messages API turns. A user turn
@@ -117,13 +127,13 @@ func mark(w *provider.JSONWriter, at int) {
 // tool_use blocks in order. Unsigned thinking (another provider's) is not
 // sent.
 //
-// With cache, two rolling breakpoints: the last block of the last turn,
+// With cache (a breakpoint's cache_control, "" for none), two rolling breakpoints: the last block of the last turn,
 // and the last block of the user turn before it, where the previous
 // request of a tool loop put its own, so that the next request, which
 // appends, finds the prefix this one cached even when a turn adds more
 // blocks than the API looks back over (20). A thinking block cannot carry
 // one: the block before it does.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache bool) {
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache string) {
 	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
@@ -201,10 +211,10 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache bool) {
 			}
 		}
 	})
-	if cache && last >= 0 {
-		mark(w, last) // the later one first: the earlier offset stays
+	if cache != "" && last >= 0 {
+		mark(w, last, cache) // the later one first: the earlier offset stays
 		if prevUser >= 0 && prevUser != last {
-			mark(w, prevUser)
+			mark(w, prevUser, cache)
 		}
 	}
 }

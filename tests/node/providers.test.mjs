@@ -134,8 +134,9 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
 
 // Anthropic's prompt-cache breakpoints: on by default (the system prompt as
 // one text block, the last block of the last message and of the user
-// message before it, over a tool loop), none with cache: false.
-test("anthropic: cache_control breakpoints, and cache: false", async () => {
+// message before it, over a tool loop), for an hour with cache: "1h", none
+// with cache: false.
+test("anthropic: cache_control breakpoints, cache: \"1h\" and cache: false", async () => {
   const bodies = [];
   const fetch = async (url, init) => {
     bodies.push(JSON.parse(init.body));
@@ -143,8 +144,8 @@ test("anthropic: cache_control breakpoints, and cache: false", async () => {
     const stream = n % 2 ? anthropicStream({ calls: [{ id: `toolu_${n}`, name: "get_weather", args: ['{"city":"Paris"}'] }] }) : anthropicStream({ text: ["Sunny."] });
     return new Response(stream, { status: 200, headers: SSE_HEADERS });
   };
-  const eph = { type: "ephemeral" };
-  for (const cache of [undefined, true, false]) {
+  for (const cache of [undefined, true, "5m", "1h", false]) {
+    const eph = cache === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
     bodies.length = 0;
     const llm = floe.anthropic({ apiKey: "k", model: "claude-test", fetch, ...(cache === undefined ? {} : { cache }) });
     const session = oneRequest(llm, { meta: { ...meta(), system_prompt: "Be brief." }, config: { maxTurns: 3, maxReconnects: 0 } });
@@ -165,7 +166,8 @@ test("anthropic: cache_control breakpoints, and cache: false", async () => {
     assert.deepEqual(second.messages[2].content.at(-1).cache_control, eph);
     assert.equal(JSON.stringify(second).split('"cache_control"').length - 1, 3);
   }
-  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", cache: "no" }), /anthropic: options.cache: want a boolean/);
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", cache: "no" }), /anthropic: options.cache: want true, false, "5m" or "1h", got "no"/);
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", cache: "1H" }), /anthropic: options.cache: want true, false, "5m" or "1h", got "1H"/);
   assert.throws(() => floe.openai({ apiKey: "k", model: "m", cache: false }), /openai: options.cache: unknown option of openai\(\) \(anthropic\(\) has it\)/);
 });
 
