@@ -1,5 +1,7 @@
 package omni
 
+import "strconv"
+
 // Builders for the messages the engine synthesizes. They return complete
 // values; callers stamp Timestamp.
 
@@ -84,4 +86,27 @@ func ToolListReadyMsg(tools []ToolDefinition) Message {
 		tools = []ToolDefinition{}
 	}
 	return Event(Payload{Type: ToolListReady, Rest: &Rest{Tools: tools}})
+}
+
+// Meta is what a session_meta message says of its session (PROTOCOL.md
+// §2); Message builds that message.
+type Meta struct {
+	SessionID     string
+	Provider      string
+	ModelID       string
+	ContextWindow int64 // model_context_window, in tokens
+	SystemPrompt  string
+	AgentState    string
+	Workspace     string
+	Source        string // "" (a session of its own), SourceSubagent or SourceSchedule
+}
+
+// Message is the session_meta of m, without a timestamp (the engine
+// stamps the one it writes); trace.CheckMeta says whether it is valid.
+func (m Meta) Message() Message {
+	return Message{Type: TypeSessionMeta, Payload: Payload{Rest: &Rest{
+		SessionID: m.SessionID, Provider: m.Provider, ModelID: m.ModelID,
+		ModelContextWindow: RawJSON(strconv.FormatInt(m.ContextWindow, 10)),
+		SystemPrompt:       m.SystemPrompt, AgentState: m.AgentState, Workspace: m.Workspace, Source: m.Source,
+	}}}
 }

@@ -16,9 +16,7 @@ func Example() {
 	ctx := context.Background()
 	store := &trace.MemStore{}
 	w := trace.NewWriter(store, "demo", 1)
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		Rest: &omni.Rest{SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"), SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"},
-	}}
+	meta := omni.Meta{SessionID: "demo", Provider: "p", ModelID: "m", ContextWindow: 8192, SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}.Message()
 	for _, m := range []omni.Message{
 		meta,
 		omni.UserText("Hi"),
@@ -78,9 +76,7 @@ func ExampleResume() {
 	ctx := context.Background()
 	store := &trace.MemStore{}
 	w := trace.NewWriter(store, "demo", 1)
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		Rest: &omni.Rest{SessionID: "demo", Provider: "p", ModelID: "m", ModelContextWindow: omni.RawJSON("8192"), SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"},
-	}}
+	meta := omni.Meta{SessionID: "demo", Provider: "p", ModelID: "m", ContextWindow: 8192, SystemPrompt: "Be brief.", AgentState: "state", Workspace: "/w"}.Message()
 	for _, m := range []omni.Message{meta, omni.UserText("Hi"), omni.RequestBeginMsg(), omni.AssistantText("Hello!", omni.StatusCompleted),
 		omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: &omni.Rest{Status: omni.StatusCompleted}}), omni.UserText("And now?")} {
 		m.Timestamp = "2026-11-30T04:09:45.282Z"

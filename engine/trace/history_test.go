@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
 
@@ -113,5 +114,32 @@ func TestHistoryPointingAtItself(t *testing.T) {
 	deepest := strings.TrimSuffix(strings.Repeat("loop/", trace.MaxSubagentDepth), "/") + ":x"
 	if !strings.Contains(got, deepest) {
 		t.Errorf("no record at depth %d: %s", trace.MaxSubagentDepth, got)
+	}
+}
+
+// omni.Meta builds a session_meta CheckMeta takes, in the reference's key
+// order; a subagent's carries its source.
+func TestMetaBuilder(t *testing.T) {
+	m := omni.Meta{SessionID: "s-1", Provider: "openai", ModelID: "gpt", ContextWindow: 128000, SystemPrompt: "Be brief.", AgentState: "/a", Workspace: "/w"}
+	if err := trace.CheckMeta(m.Message()); err != nil {
+		t.Fatal(err)
+	}
+	msg := m.Message()
+	msg.Timestamp = "2026-12-06T08:00:00.000Z"
+	b, err := msg.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"timestamp":"2026-12-06T08:00:00.000Z","type":"session_meta","payload":{"session_id":"s-1","provider":"openai","model_id":"gpt","model_context_window":128000,"system_prompt":"Be brief.","agent_state":"/a","workspace":"/w"}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	m.Source = omni.SourceSubagent
+	if sub := m.Message(); sub.Payload.Source() != omni.SourceSubagent {
+		got := sub.Payload.Source()
+		t.Errorf("source %q", got)
+	}
+	if err := trace.CheckMeta(omni.Meta{Provider: "p"}.Message()); err == nil {
+		t.Error("CheckMeta took a session_meta without a session id")
 	}
 }

@@ -78,10 +78,8 @@ func Example() {
 	}
 	defer release()
 
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{Rest: &omni.Rest{
-		SessionID: id, Provider: "openai", ModelID: "gpt-4.1-mini", ModelContextWindow: omni.RawJSON("1047576"),
-		SystemPrompt: "Be brief.", AgentState: dir, Workspace: ".",
-	}}}
+	meta := omni.Meta{SessionID: id, Provider: "openai", ModelID: "gpt-4.1-mini", ContextWindow: 1047576,
+		SystemPrompt: "Be brief.", AgentState: dir, Workspace: "."}.Message()
 	session, err := engine.New(engine.Config{
 		Meta: meta, LLM: llm, NewLLM: llm.Factory(), ToolList: tools, Environment: env,
 		Trace: trace.NewWriter(store, id, 1),
