@@ -70,7 +70,7 @@ func (b *Bridge) listSessions(args []js.Value) (any, error) {
 		}
 		out := make([]any, len(list))
 		for i, s := range list {
-			out[i] = []any{s.ID, s.FirstPrompt, isoTime(s.LastActivity), s.Size, s.Files}
+			out[i] = []any{s.ID, s.FirstPrompt, isoTime(s.LastActivity), s.Size, s.Files, s.Source}
 		}
 		return out, nil
 	}), nil

@@ -539,6 +539,13 @@ export interface SessionSummary {
   size: number;
   /** Trace files (one per model context). */
   files: number;
+  /**
+   * The source its session_meta names: "subagent" for a subagent's child
+   * session (subagentTool, createSubagent), which readSession shows inside
+   * its parent, so a session list can leave it out; null for a session of
+   * its own.
+   */
+  source: "subagent" | "schedule" | null;
 }
 
 /** One Trace file: the same bytes the reference's JSONL store writes. */

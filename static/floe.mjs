@@ -926,7 +926,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function listSessions(opts = {}) {
     const rows = await call("listSessions", storeOpt(opts, "listSessions"));
-    return rows.map(([id, firstPrompt, lastActivity, size, files]) => ({ id, firstPrompt, lastActivity, size, files }));
+    return rows.map(([id, firstPrompt, lastActivity, size, files, source]) => ({ id, firstPrompt, lastActivity, size, files, source: source || null }));
   }
 
   async function exportSession(id, opts = {}) {

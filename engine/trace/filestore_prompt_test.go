@@ -42,7 +42,7 @@ func TestFirstPromptReadsTheStartOfAFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &countingReader{r: bytes.NewReader([]byte(tc.file))}
-			got, err := firstPrompt(r)
+			got, _, err := firstPrompt(r)
 			if err != nil || got != tc.want {
 				t.Fatalf("firstPrompt = %q, %v; want %q", got, err, tc.want)
 			}

@@ -128,15 +128,15 @@ func (s *FileStore) Summaries(ctx context.Context) ([]Summary, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted meanwhile
 		}
-		var prompt string
+		var prompt, source string
 		if err == nil {
-			prompt, err = firstPrompt(f)
+			prompt, source, err = firstPrompt(f)
 			f.Close()
 		}
 		if err != nil {
 			return nil, opErr("read", id, first.index, err)
 		}
-		out = append(out, Summary{SessionInfo: sessionInfo(id, found), FirstPrompt: prompt})
+		out = append(out, Summary{SessionInfo: sessionInfo(id, found), FirstPrompt: prompt, Source: source})
 	}
 	return out, nil
 }
@@ -145,12 +145,12 @@ func (s *FileStore) Summaries(ctx context.Context) ([]Summary, error) {
 // its first prompt at first.
 const promptChunk = 64 << 10
 
-// firstPrompt returns FirstPrompt of the Trace file r, reading its whole
+// firstPrompt returns FirstPrompt and MetaSource of the Trace file r, reading its whole
 // lines promptChunk bytes at first, twice as many each time they hold no
 // user text, and no more than MaxFileBytes. The first prompt is near the
 // start of a file: reading whole files, listing ten sessions of 14 MB read
 // 145 MB, for a page of titles.
-func firstPrompt(r io.Reader) (string, error) {
+func firstPrompt(r io.Reader) (prompt, source string, err error) {
 	var data []byte
 	for n := promptChunk; ; n = min(2*n, MaxFileBytes) {
 		have := len(data)
@@ -159,14 +159,14 @@ func firstPrompt(r io.Reader) (string, error) {
 		data = data[:have+k]
 		end := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !end {
-			return "", err
+			return "", "", err
 		}
 		lines := data
 		if !end {
 			lines = data[:bytes.LastIndexByte(data, '\n')+1]
 		}
 		if p, ok := FirstPrompt(lines); ok || end || n == MaxFileBytes {
-			return p, nil
+			return p, MetaSource(lines), nil
 		}
 	}
 }

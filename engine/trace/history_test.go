@@ -3,6 +3,7 @@ package trace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,43 @@ func TestMetaBuilder(t *testing.T) {
 	}
 	if err := trace.CheckMeta(omni.Meta{Provider: "p"}.Message()); err == nil {
 		t.Error("CheckMeta took a session_meta without a session id")
+	}
+}
+
+// List gives each session's source: a subagent's child session says so,
+// in the memory store and in a directory (whose listing reads a part of
+// each first file); MetaSource reads the first record only.
+func TestListSource(t *testing.T) {
+	ctx := context.Background()
+	childMeta := strings.Replace(metaLine, `"workspace":""}`, `"workspace":"","source":"subagent"}`, 1)
+	for _, store := range []trace.Store{&trace.MemStore{}, trace.NewFileStore(t.TempDir(), trace.FileStoreOptions{})} {
+		for id, first := range map[string]string{"parent": metaLine, "child": childMeta} {
+			data := strings.ReplaceAll(first, `"s1"`, `"`+id+`"`) + line("task of "+id)
+			if _, err := store.Append(ctx, id, 1, []byte(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list, err := trace.List(ctx, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, s := range list {
+			got[s.ID] = s.Source + "|" + s.FirstPrompt
+		}
+		if want := map[string]string{"parent": "|task of parent", "child": "subagent|task of child"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%T: %v, want %v", store, got, want)
+		}
+	}
+	for _, tc := range []struct{ data, want string }{
+		{"\n  \n" + childMeta, "subagent"},
+		{line("x") + childMeta, ""},
+		{"{not json, \"source\":\"subagent\"\n" + childMeta, ""},
+		{strings.TrimSuffix(childMeta, "\n"), "subagent"},
+		{"", ""},
+	} {
+		if got := trace.MetaSource([]byte(tc.data)); got != tc.want {
+			t.Errorf("MetaSource(%.40q…) = %q, want %q", tc.data, got, tc.want)
+		}
 	}
 }

@@ -15,6 +15,10 @@ type Summary struct {
 	// FirstPrompt is the text of the session's first user text record, cut
 	// to MaxPromptBytes; "" when there is none.
 	FirstPrompt string
+	// Source is the source of the session_meta its first record is
+	// ([MetaSource]): omni.SourceSubagent for a subagent's child session,
+	// which a session list shows under its parent or not at all.
+	Source string
 }
 
 // MaxPromptBytes caps Summary.FirstPrompt (cut at a rune boundary).
@@ -73,7 +77,28 @@ func summarize(ctx context.Context, store Store, info SessionInfo) (Summary, err
 		return Summary{}, err
 	}
 	prompt, _ := FirstPrompt(data)
-	return Summary{SessionInfo: info, FirstPrompt: prompt}, nil
+	return Summary{SessionInfo: info, FirstPrompt: prompt, Source: MetaSource(data)}, nil
+}
+
+// MetaSource returns the source of the session_meta that is the first
+// record of data, the start of a session's first Trace file:
+// omni.SourceSubagent for a subagent's child session (ENGINE.md E-15.6),
+// omni.SourceSchedule, or "" for a session of its own and when the first
+// record is no session_meta.
+func MetaSource(data []byte) string {
+	var line []byte
+	for len(line) == 0 && len(data) > 0 {
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		line = trimJS(line)
+	}
+	if !bytes.Contains(line, []byte(`"source"`)) {
+		return ""
+	}
+	m, err := omni.Decode(line)
+	if err != nil || m.Type != omni.TypeSessionMeta {
+		return ""
+	}
+	return m.Payload.Source()
 }
 
 // FirstPrompt returns the text of the first complete user text record in

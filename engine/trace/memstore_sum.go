@@ -29,8 +29,9 @@ func (s *MemStore) Summaries(ctx context.Context) ([]Summary, error) {
 				first = i
 			}
 		}
-		prompt, _ := FirstPrompt(sess.files[first].data)
-		out = append(out, Summary{SessionInfo: info, FirstPrompt: prompt})
+		data := sess.files[first].data
+		prompt, _ := FirstPrompt(data)
+		out = append(out, Summary{SessionInfo: info, FirstPrompt: prompt, Source: MetaSource(data)})
 	}
 	return out, nil
 }

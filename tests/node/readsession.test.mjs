@@ -59,6 +59,10 @@ test("readSession gives a stored session's records, which a transcript renders a
   assert.deepEqual(stored.slice(at + 1, at + 1 + child.length), child.map((m) => ({ ...m, origin: [childId, ...(m.origin ?? [])] })));
   assert.equal(stored.length, records(await floe.exportSession(session.id, { store })).length + child.length);
 
+  // The list tells the child from its parent.
+  const listed = Object.fromEntries((await floe.listSessions({ store })).map((x) => [x.id, x.source]));
+  assert.deepEqual(listed, { [session.id]: null, [childId]: "subagent" });
+
   const again = transcript();
   for (const m of stored) again.push(m);
   again.end();

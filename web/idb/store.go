@@ -38,6 +38,7 @@ var (
 	all       = []any{recordsStore, filesStore, sessionsStore}
 	readFiles = []any{filesStore, recordsStore}
 	sessions  = []any{sessionsStore}
+	summaries = []any{sessionsStore, recordsStore}
 )
 
 // do runs one operation on session id (file index; 0 = none): it checks
@@ -154,20 +155,30 @@ func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
 // Summaries implements [trace.Summarizer]: one read of the session rows,
 // in IndexedDB key order (by id).
 func (s *Store) Summaries(ctx context.Context) ([]trace.Summary, error) {
-	var rows js.Value
-	err := s.do(ctx, "sessions", "", 0, "readonly", sessions, func(t *txn) {
-		t.request(sessionsStore, "getAll", func(v js.Value) { rows = v })
+	var out []trace.Summary
+	err := s.do(ctx, "sessions", "", 0, "readonly", summaries, func(t *txn) {
+		t.request(sessionsStore, "getAll", func(rows js.Value) {
+			out = make([]trace.Summary, rows.Length())
+			for i := range out {
+				r := readSession(rows.Index(i), "")
+				out[i] = trace.Summary{
+					SessionInfo: trace.SessionInfo{ID: r.id, Files: r.files, Size: r.size, LastActivity: time.UnixMilli(r.lastActivity)},
+					FirstPrompt: r.firstPrompt, Source: r.source,
+				}
+				if !r.sourceKnown { // a row of an older build: the first record tells
+					t.request(recordsStore, "get", func(chunk js.Value) {
+						if chunk.Type() == js.TypeObject {
+							data := make([]byte, chunk.Length())
+							js.CopyBytesToGo(data, chunk)
+							out[i].Source = trace.MetaSource(data)
+						}
+					}, recordKey(r.id, 1, 0))
+				}
+			}
+		})
 	})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]trace.Summary, rows.Length())
-	for i := range out {
-		r := readSession(rows.Index(i), "")
-		out[i] = trace.Summary{
-			SessionInfo: trace.SessionInfo{ID: r.id, Files: r.files, Size: r.size, LastActivity: time.UnixMilli(r.lastActivity)},
-			FirstPrompt: r.firstPrompt,
-		}
 	}
 	return out, nil
 }
@@ -242,6 +253,9 @@ func (t *txn) add(r *session, f *file, data []byte, chunk js.Value, created bool
 	if r.firstPrompt == "" {
 		r.firstPrompt, _ = trace.FirstPrompt(data)
 	}
+	if !r.sourceKnown && f.index == 1 && f.chunks == 1 && !healed {
+		r.source, r.sourceKnown = trace.MetaSource(data), true // the session's first record
+	}
 	return healed
 }
 
@@ -268,17 +282,24 @@ func readFile(v js.Value, index int) file {
 }
 
 // session is a row of the "sessions" store: [id, firstPrompt,
-// lastActivity, size, files].
+// lastActivity, size, files, source]. source is the session_meta's
+// (trace.MetaSource), null in a row written before it was kept.
 type session struct {
 	id           string
 	firstPrompt  string
 	lastActivity int64
 	size         int64
 	files        int
+	source       string
+	sourceKnown  bool
 }
 
 func (r *session) value() any {
-	return []any{r.id, r.firstPrompt, r.lastActivity, r.size, r.files}
+	var source any // null: not known
+	if r.sourceKnown {
+		source = r.source
+	}
+	return []any{r.id, r.firstPrompt, r.lastActivity, r.size, r.files, source}
 }
 
 // readSession reads a session row; undefined gives an empty row for id.
@@ -286,7 +307,11 @@ func readSession(v js.Value, id string) session {
 	if v.Type() != js.TypeObject {
 		return session{id: id}
 	}
-	return session{id: v.Index(0).String(), firstPrompt: v.Index(1).String(), lastActivity: int64(num(v, 2)), size: int64(num(v, 3)), files: num(v, 4)}
+	r := session{id: v.Index(0).String(), firstPrompt: v.Index(1).String(), lastActivity: int64(num(v, 2)), size: int64(num(v, 3)), files: num(v, 4)}
+	if src := v.Index(5); src.Type() == js.TypeString {
+		r.source, r.sourceKnown = src.String(), true
+	}
+	return r
 }
 
 // num reads element i of a row; 0 when it is not a number.

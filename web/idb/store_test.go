@@ -132,3 +132,69 @@ func TestSchemaVersionIsStored(t *testing.T) {
 		t.Errorf("stored version = %d, want %d", v, idb.Version)
 	}
 }
+
+// Summaries gives each session's source (a subagent's child session says
+// so), appended or imported, and for a row an older build wrote, without
+// it, reads it from the session's first record.
+func TestSummariesSource(t *testing.T) {
+	needIndexedDB(t)
+	ctx := context.Background()
+	name := "floe-test-source"
+	s := idb.New(name)
+	meta := func(id, source string) []byte {
+		src := ""
+		if source != "" {
+			src = `,"source":"` + source + `"`
+		}
+		return []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"session_id":"` + id + `","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"","agent_state":"","workspace":""` + src + `}}` + "\n")
+	}
+	for _, c := range []struct{ id, source string }{{"own", ""}, {"child", "subagent"}, {"old-child", "subagent"}} {
+		if _, err := s.Append(ctx, c.id, 1, meta(c.id, c.source)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Append(ctx, c.id, 1, tracetest.Record(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Create(ctx, "imported-child", [][]byte{append(meta("imported-child", "subagent"), tracetest.Record(2)...)}); err != nil {
+		t.Fatal(err)
+	}
+	// The row of an older build: five elements, no source.
+	done := make(chan string, 1)
+	var onOpen, onDone js.Func
+	onOpen = js.FuncOf(func(this js.Value, _ []js.Value) any {
+		db := this.Get("result")
+		tx := db.Call("transaction", "sessions", "readwrite")
+		tx.Call("objectStore", "sessions").Call("put", []any{"old-child", "", 0, 0, 1}, "old-child")
+		tx.Set("oncomplete", onDone)
+		tx.Set("onerror", onDone)
+		return nil
+	})
+	onDone = js.FuncOf(func(this js.Value, args []js.Value) any {
+		done <- args[0].Get("type").String()
+		return nil
+	})
+	defer onOpen.Release()
+	defer onDone.Release()
+	js.Global().Get("indexedDB").Call("open", name).Set("onsuccess", onOpen)
+	if ev := <-done; ev != "complete" {
+		t.Fatalf("rewriting the row: %s", ev)
+	}
+	sums, err := idb.New(name).Summaries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range sums {
+		got[s.ID] = s.Source
+	}
+	want := map[string]string{"own": "", "child": "subagent", "old-child": "subagent", "imported-child": "subagent"}
+	if len(got) != len(want) {
+		t.Fatalf("sources %v, want %v", got, want)
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: source %q, want %q", id, got[id], w)
+		}
+	}
+}
