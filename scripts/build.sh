@@ -100,7 +100,15 @@ if [ -d wasm/playground ]; then
   build ./wasm/playground static/playground.wasm
   wasms+=(static/playground.wasm)
 fi
-cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
+# The toolchain's wasm_exec.js with one change: its TextDecoder keeps a
+# leading U+FEFF (ignoreBOM), which it dropped from every Go string handed
+# to JavaScript that starts with one (a system prompt, a session id).
+sed 's/new TextDecoder("utf-8");/new TextDecoder("utf-8", { ignoreBOM: true });/' \
+  "$(go env GOROOT)/lib/wasm/wasm_exec.js" >static/wasm_exec.js
+if ! grep -q 'ignoreBOM: true' static/wasm_exec.js; then
+  echo "build: wasm_exec.js: its TextDecoder was not found to keep a leading U+FEFF" >&2
+  exit 1
+fi
 cp static/floe-node.wasm npm/floe-node/floe-node.wasm && chmod 644 npm/floe-node/floe-node.wasm # the @floehq/floe-node package
 
 # Sizes: gzip -9 and brotli quality 11, both with node's zlib.

@@ -1752,7 +1752,7 @@ function counts(c) {
 const count = (n) => Number.isSafeInteger(n) && n >= 0;
 
 const utf8Enc = new TextEncoder();
-const utf8Dec = new TextDecoder();
+const utf8Dec = new TextDecoder("utf-8", { ignoreBOM: true }); // a leading U+FEFF is text
 
 // Buffers for RecordBytes, kept for the next batch: most producers (a
 // tool's execution, a short request) fill one small batch, and a new
