@@ -546,6 +546,32 @@ func TestSteerValidatesInput(t *testing.T) {
 	}
 }
 
+// Start and Steer refuse what the Trace never keeps (E-16.4), naming the
+// message: a partial_* or a message with origin reached the model, not
+// the Trace, and a resumed session's model never saw it.
+func TestInputTheTraceCannotKeep(t *testing.T) {
+	tagged := omni.UserText("sub")
+	tagged.Origin = []string{"child"}
+	for _, c := range []struct {
+		name string
+		m    omni.Message
+		want string
+	}{
+		{"origin", tagged, "origin"},
+		{"partial", omni.Partial(omni.PartialText, omni.EventDelta, "x", "", "", ""), "partial_text"},
+	} {
+		llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(1, "a")})
+		s, _ := engine.New(engine.Config{Meta: enginetest.Meta("n"), LLM: llm, Clock: enginetest.NewClock(t0)})
+		_, err := s.Start(context.Background(), []omni.Message{omni.UserText("go"), c.m}, engine.RunOptions{})
+		if !errors.Is(err, engine.ErrInvalidInput) || !strings.Contains(err.Error(), "input[1]") || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: Start: %v", c.name, err)
+		}
+		if _, err := s.SteerWithID([]omni.Message{c.m}); !errors.Is(err, engine.ErrInvalidInput) {
+			t.Fatalf("%s: SteerWithID: %v", c.name, err)
+		}
+	}
+}
+
 // A second run of one subagent handle while the first is in flight is
 // refused with ErrBusy (it used to give a silent empty stream).
 func TestSubagentSecondRunBusy(t *testing.T) {

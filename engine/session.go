@@ -147,11 +147,21 @@ func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts Ru
 	return newRun(ctx, s, opts, func(ctx context.Context, r *run) { r.runLoop(ctx, input) }), nil
 }
 
-// validateInput checks the messages handed to Start or Steer.
+// validateInput checks the messages handed to Start or Steer: each a valid
+// OmniMessage the Trace can keep (E-3.6 writes the input; a partial_* or
+// a message with origin is never written, E-16.4, so a resumed session's
+// model would not see what this one's did).
 func validateInput(input []omni.Message) error {
 	for i := range input {
-		if err := omni.Validate(input[i]); err != nil {
+		m := &input[i]
+		if err := omni.Validate(*m); err != nil {
 			return errf.Errorf("%w: input[%d]: %w", ErrInvalidInput, i, err)
+		}
+		if len(m.Origin) > 0 {
+			return errf.Errorf("%w: input[%d]: a message with origin is a subagent's, never written to the Trace: input is the session's own", ErrInvalidInput, i)
+		}
+		if m.IsPartial() {
+			return errf.Errorf("%w: input[%d]: %s is a fragment, never written to the Trace: give the complete message", ErrInvalidInput, i, m.Payload.Type)
 		}
 	}
 	return nil
