@@ -53,7 +53,7 @@ function describe(v) {
 // shown names a malformed keyword's value: a string, number, boolean or
 // null as it is written, anything else by its type.
 function shown(v) {
-  if (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return String(v);
+  if (v === null || v === undefined || typeof v === "boolean" || typeof v === "number") return String(v);
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
   return typeof v === "object" ? describe(v) : `a ${typeof v}`;
 }
@@ -69,6 +69,28 @@ function canonical(v) {
     return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",") + "}";
   }
   return JSON.stringify(v) ?? "null";
+}
+
+// jsonValue throws naming the first value under v, at path at, that JSON
+// would drop or change: a function, a symbol, a bigint, NaN or ±Infinity,
+// an array's hole or undefined item (an object's undefined member is
+// absent, as in JSON). Objects are walked by their own keys; a cycle is
+// check's to name.
+function jsonValue(v, at, seen = new Set()) {
+  const t = typeof v;
+  if (t === "undefined" || t === "function" || t === "symbol" || t === "bigint" || (t === "number" && !Number.isFinite(v))) {
+    const what = t === "number" || t === "undefined" ? String(v) : `a ${t}`;
+    throw new SchemaError(`${at}: ${what} is not JSON (the model would not get the schema checked)`);
+  }
+  if (v === null || t !== "object" || seen.has(v)) return;
+  seen.add(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) throw new SchemaError(`${at}[${i}]: a hole is not JSON (the model would get null)`);
+      jsonValue(v[i], `${at}[${i}]`, seen);
+    }
+  } else for (const k of Object.keys(v)) if (v[k] !== undefined) jsonValue(v[k], pathKey(at, k), seen);
+  seen.delete(v);
 }
 
 const short = (v) => {
@@ -99,6 +121,11 @@ export function compileSchema(schema) {
       if (!KNOWN.has(k)) {
         throw new SchemaError(`${at}: unsupported keyword "${k}" (supported: ${VALIDATING.join(", ")})`);
       }
+      // The model gets the schema's JSON: a value JSON would change (a
+      // hole, NaN, a function) would check other than it says. A key set
+      // to undefined is absent, as in JSON (the checks below name a
+      // validating keyword's).
+      if (s[k] !== undefined) jsonValue(s[k], `${at}.${k}`);
     }
     const want = (k, ok, what) => {
       if (k in s && !ok(s[k])) throw new SchemaError(`${at}.${k}: want ${what}, got ${shown(s[k])}`);
@@ -146,7 +173,12 @@ export function compileSchema(schema) {
     if (ref !== "#" && !ref.startsWith("#/")) throw new SchemaError(`${at}: only local references ("#/$defs/name") are supported, got ${JSON.stringify(ref)}`);
     let node = schema;
     for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
-      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      let key;
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      } catch {
+        throw new SchemaError(`${at}: ${JSON.stringify(ref)} is not a JSON pointer (a malformed %-escape)`);
+      }
       const next = node !== null && typeof node === "object" && Object.hasOwn(node, key) ? node[key] : undefined;
       if (next === undefined) throw new SchemaError(`${at}: ${JSON.stringify(ref)} does not resolve`);
       node = next;
