@@ -66,8 +66,11 @@ class Transcript {
     this.#onChange = typeof onChange === "function" ? onChange : null;
     this.origin = origin;
     // Bound: a store's subscribe is passed on alone, as React's
-    // useSyncExternalStore(view.subscribe, () => view.version) does.
-    Object.defineProperty(this, "subscribe", { value: this.subscribe.bind(this), writable: true, configurable: true });
+    // useSyncExternalStore(view.subscribe, () => view.version) does, and
+    // push as a callback (messages.forEach(view.push), onMessage(view.push)).
+    for (const k of ["subscribe", "push", "consume", "end"]) {
+      Object.defineProperty(this, k, { value: this[k].bind(this), writable: true, configurable: true });
+    }
   }
 
   /**
@@ -137,7 +140,13 @@ class Transcript {
 
   /** Folds one message in. */
   push(m) {
-    if (m === null || typeof m !== "object" || m.payload === null || typeof m.payload !== "object") {
+    let p;
+    try {
+      p = m === null || typeof m !== "object" ? null : m.payload;
+    } catch (e) {
+      throw floeError("bad_argument", `transcript.push: message: reading it threw: ${errMessage(e)}`);
+    }
+    if (p === null || typeof p !== "object") {
       throw badArg("transcript.push: message", "an OmniMessage ({ type, payload })", m);
     }
     if (Array.isArray(m.origin) && m.origin.length > 0) {

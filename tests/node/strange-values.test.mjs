@@ -75,3 +75,18 @@ test("tool(): a schema value JSON would change is bad_argument naming its path; 
   const t = floe.tool({ name: "t", parameters: { type: "object", description: undefined, properties: { a: { type: "string", title: undefined } } }, execute() {} });
   assert.equal(t.name, "t");
 });
+
+// A transcript's push passed alone (messages.forEach(view.push)) threw
+// "Cannot read properties of undefined"; a message whose payload getter
+// throws threw that error, not bad_argument.
+test("transcript: push, consume and end work detached; a message that cannot be read is bad_argument", async () => {
+  const view = floe.transcript();
+  const { push, consume, end } = view;
+  [floe.msg.userText("a")].forEach(push);
+  await consume([floe.msg.userText("b")]);
+  end();
+  assert.deepEqual(view.turns.map((t) => t.text), ["a", "b"]);
+  assert.equal(view.status, "done");
+  const hostile = new Proxy({}, { get() { throw new Error("hostile read"); } });
+  assert.throws(() => push(hostile), (e) => e?.code === "bad_argument" && /transcript\.push: message: reading it threw: hostile read/.test(e.message));
+});
