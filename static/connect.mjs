@@ -22,6 +22,10 @@ function floeError(code, message) {
 // knownKeys refuses an option object's own keys that are not in known (a
 // misspelt option would be ignored without a word), naming the known ones.
 // (connect.mjs imports nothing: the playground loads it alone.)
+// isOptions reports whether v is an options object: not an array, Map,
+// Date or other built-in collection.
+const isOptions = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.prototype.toString.call(v) === "[object Object]";
+
 function knownKeys(obj, known, name) {
   for (const k of Object.keys(obj)) {
     if (known.includes(k)) continue;
@@ -159,7 +163,7 @@ export function connect(baseURL, sessionId, options = {}) {
   // path ("/", the page's own server) is taken.
   if (!/^(https?:\/\/[^/?#]|\/)/i.test(baseURL)) throw floeError("bad_argument", `connect: baseURL: want an http or https URL such as http://127.0.0.1:8787 (or a path on the page's own server), got ${JSON.stringify(baseURL)}`);
   if (typeof sessionId !== "string" || sessionId === "") throw floeError("bad_argument", "connect: sessionId: want a non-empty string");
-  if (options === null || typeof options !== "object") throw floeError("bad_argument", "connect: options: want an object");
+  if (!isOptions(options)) throw floeError("bad_argument", "connect: options: want an object, not an array or other collection");
   knownKeys(options, ["token", "fetch", "reconnectDelayMs", "stallMs"], "connect: options");
   const { token, reconnectDelayMs = 1000, stallMs = 45000 } = options;
   if (token !== undefined && typeof token !== "string") throw floeError("bad_argument", "connect: token: want a string");
@@ -608,7 +612,7 @@ export function connect(baseURL, sessionId, options = {}) {
      * run while it follows ("allow"/"deny"), each pending call once.
      */
     messages(opts = {}) {
-      if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "messages: options: want an object");
+      if (!isOptions(opts)) throw floeError("bad_argument", "messages: options: want an object, not an array or other collection");
       knownKeys(opts, ["approve"], "messages: options");
       const { approve } = opts;
       if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "messages: approve: want a function");
@@ -639,7 +643,7 @@ export function connect(baseURL, sessionId, options = {}) {
     run(prompt, opts = {}) {
       const input = typeof prompt === "string" ? prompt : Array.isArray(prompt) ? prompt : null;
       if (input === null) throw floeError("bad_argument", "run: prompt: want a string or an array of messages");
-      if (opts === null || typeof opts !== "object") throw floeError("bad_argument", "run: options: want an object");
+      if (!isOptions(opts)) throw floeError("bad_argument", "run: options: want an object, not an array or other collection");
       knownKeys(opts, ["approve", "signal", "thinkingLevel"], "run: options");
       const { approve, signal, thinkingLevel } = opts;
       if (approve !== undefined && typeof approve !== "function") throw floeError("bad_argument", "run: approve: want a function");

@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 
 export { tool, msg, isMessage, transcript, newSessionId };
@@ -66,21 +66,6 @@ function isArray(v, name) {
   }
 }
 
-/**
- * Checks that v is an object of options: not an array, Map, Date or other
- * built-in collection (class instances and objects of another realm are
- * fine).
- */
-function plainObject(v, name, want = "an object") {
-  let tag;
-  try {
-    tag = isObject(v) && !Array.isArray(v) ? Object.prototype.toString.call(v) : "";
-  } catch (e) {
-    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
-  }
-  if (tag !== "[object Object]") throw badArg(name, want, v);
-  return v;
-}
 
 /**
  * JSON.stringify of a user value: BigInt, circular, too deeply nested
@@ -192,7 +177,7 @@ export function load(opts = {}) {
 
 // loadOptions checks load()'s argument and returns its wasm option.
 function loadOptions(opts) {
-  if (!isObject(opts)) throw badArg("load: opts", "an object", opts);
+  plainObject(opts, "load: opts");
   knownKeys(opts, LOAD_KEYS, "load: opts");
   const wasm = get(opts, "wasm", "load: opts.wasm");
   const ok =
@@ -782,7 +767,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       id,
       run(prompt, runOpts = {}) {
         live("run");
-        if (!isObject(runOpts)) throw badArg("run: options", "an object", runOpts);
+        plainObject(runOpts, "run: options");
         knownKeys(runOpts, RUN_KEYS, "run: options");
         const [kind, input] = inputArg(prompt, "run: prompt");
         const approve = get(runOpts, "approve", "run: approve");
@@ -818,7 +803,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       },
       compact(compactOpts = {}) {
         live("compact");
-        if (!isObject(compactOpts)) throw badArg("compact: options", "an object", compactOpts);
+        plainObject(compactOpts, "compact: options");
         knownKeys(compactOpts, COMPACT_KEYS, "compact: options");
         const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
         return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)), signal);
@@ -870,7 +855,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       run(prompt, runOpts = {}) {
         if (closed) throw floeError("closed", "subagent.run: the subagent is closed");
         if (typeof prompt !== "string") throw badArg("subagent.run: prompt", "a string", prompt);
-        if (!isObject(runOpts)) throw badArg("subagent.run: options", "an object", runOpts);
+        plainObject(runOpts, "subagent.run: options");
         knownKeys(runOpts, SUBAGENT_RUN_KEYS, "subagent.run: options");
         const approve = get(runOpts, "approve", "subagent.run: approve");
         if (approve != null && typeof approve !== "function") {
@@ -913,7 +898,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   // storeOpt reads the store of a store function's options object.
   const storeOpt = (opts, fn) => {
-    if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+    plainObject(opts, `${fn}: options`);
     // A misspelt key would read the default store without a word (and an
     // import would go to memory, lost when the program ends).
     const keys = ownKeys(opts, `${fn}: options`);
@@ -1216,7 +1201,7 @@ const SPEC_STORE = 3;
 // common ones first; the caller sets the store of createSession
 // (SPEC_STORE) and packs it.
 function sessionSpec(api, fn, opts, own, needMeta = true) {
-  if (!isObject(opts)) throw badArg(`${fn}: options`, "an object", opts);
+  plainObject(opts, `${fn}: options`);
   const opt = (key) => (Object.hasOwn(own, key) ? own[key] : get(opts, key, `${fn}: ${key}`));
   const meta = needMeta ? opt("meta") : undefined;
   if (needMeta) plainObject(meta, `${fn}: meta`, "a session_meta payload object");
@@ -2809,7 +2794,7 @@ function modelThinking(llm) {
 function makeModel(fname, opts) {
   const d = PROVIDERS[fname];
   const name = `${fname}: options`;
-  if (!isObject(opts)) throw badArg(name, "an object", opts);
+  plainObject(opts, name);
   for (const k of ["browserAccess", "version", "cache"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }

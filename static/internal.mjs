@@ -117,3 +117,19 @@ function editDistance(a, b) {
  * process holds it, the end of the session_busy message naming that process.
  */
 export const nodeHooks = { lockDir: null };
+
+/**
+ * Checks that v is an object of options: not an array, Map, Date or other
+ * built-in collection (class instances and objects of another realm are
+ * fine).
+ */
+export function plainObject(v, name, want = "an object") {
+  let tag;
+  try {
+    tag = isObject(v) && !Array.isArray(v) ? Object.prototype.toString.call(v) : "";
+  } catch (e) {
+    throw floeError("bad_argument", `${name}: reading it threw: ${errMessage(e)}`);
+  }
+  if (tag !== "[object Object]") throw badArg(name, want, v);
+  return v;
+}

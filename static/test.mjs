@@ -1,7 +1,7 @@
 // floe/test: a scripted model for tests, and a checker of a collected
 // stream against the engine's ordering guarantees (ENGINE.md §7).
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject } from "./internal.mjs";
 
 const OPTION_KEYS = new Set(["provider", "modelId", "contextWindow", "sleep"]);
 // The keys of each kind of part, the first one naming the kind.
@@ -79,7 +79,7 @@ function checkPart(p, name) {
  */
 export function mockModel(replies, options = {}) {
   if (!Array.isArray(replies)) throw badArg("mockModel: replies", "an array of replies", replies);
-  if (!isObject(options)) throw badArg("mockModel: options", "an object", options);
+  plainObject(options, "mockModel: options");
   knownKeys(options, OPTION_KEYS, "mockModel: options");
   // Checked here, not at the first request or delay that would trip on them.
   for (const k of ["provider", "modelId"]) if (options[k] !== undefined && typeof options[k] !== "string") throw badArg(`mockModel: options.${k}`, "a string", options[k]);

@@ -4,7 +4,7 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, imagesProblem, isArrayArg, isObject, knownKeys } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, imagesProblem, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
@@ -20,7 +20,7 @@ const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze(
  * gets the parsed, validated arguments.
  */
 export function tool(spec) {
-  if (!isObject(spec)) throw badArg("tool: spec", "an object", spec);
+  plainObject(spec, "tool: spec");
   knownKeys(spec, TOOL_KEYS, "tool: spec");
   const { name, description = "", parameters = NO_PARAMETERS, execute } = spec;
   if (typeof name !== "string" || name === "") throw badArg("tool: name", "a non-empty string", name);
@@ -267,7 +267,7 @@ const SUBAGENT_PARAMETERS = Object.freeze({
  * ({ llm, tools, system, ... }).
  */
 export function subagentTool(createSubagent, spec) {
-  if (!isObject(spec)) throw badArg("subagentTool: spec", "an object", spec);
+  plainObject(spec, "subagentTool: spec");
   knownKeys(spec, SUBAGENT_TOOL_KEYS, "subagentTool: spec");
   const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create } = spec;
   if (typeof create !== "function") throw badArg("subagentTool: create", "a function returning session options", create);

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { tool } from "../../static/floe-node.mjs";
+import { load, tool } from "../../static/floe-node.mjs";
 import { floe, meta, scriptedLLM, say, text, usage, toolCall, toolOutput, collect, find, types, instantClock, never } from "./helpers.mjs";
 
 const boom = () => {
@@ -154,6 +154,31 @@ for (const [what, config, name] of badConfigs) {
     assert.throws(() => floe.createSession({ meta: meta(), llm: llm(), config }), isBadArgument(name));
   });
 }
+
+// An options object given as an array, a Map or a Date was taken as one
+// with no option set: run("x", [message]) ran without a word.
+test("options given as an array, a Map or a Date: bad_argument naming them", async () => {
+  const places = [
+    ["run: options", (v) => opened(floe.createSession({ meta: meta(), llm: llm() })).run("x", v)],
+    ["compact: options", (v) => opened(floe.createSession({ meta: meta(), llm: llm() })).compact(v)],
+    ["subagent.run: options", (v) => opened(floe.createSubagent({ meta: meta(), llm: llm() })).run("x", v)],
+    ["createSession: options", (v) => floe.createSession(v)],
+    ["listSessions: options", (v) => floe.listSessions(v)],
+    ["readSession: options", (v) => floe.readSession("x", v)],
+    ["tool: spec", (v) => tool(v)],
+    ["subagentTool: spec", (v) => floe.subagentTool(v)],
+    ["openai: options", (v) => floe.openai(v)],
+    ["load: opts", (v) => load(v)],
+    ["connect: options", (v) => floe.connect("http://127.0.0.1:9", "s1", v)],
+    ["run: options", (v) => floe.connect("http://127.0.0.1:9", "s1").run("x", v)],
+    ["messages: options", (v) => floe.connect("http://127.0.0.1:9", "s1").messages(v)],
+  ];
+  for (const [name, place] of places) {
+    for (const [what, v] of [["an array", [1]], ["an empty array", []], ["a Map", new Map()], ["a Date", new Date()]]) {
+      await refuses(name, place, v, what);
+    }
+  }
+});
 
 // A misspelt option is refused, naming it and the option meant: ignored,
 // "aprove" denied every call and "tool" left the session without tools.
