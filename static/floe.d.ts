@@ -1242,7 +1242,7 @@ export interface Transcript {
   consume(stream: AsyncIterable<OmniMessage>): Promise<Transcript>;
   /** The run ended: status "done" unless aborted or failed. */
   end(): void;
-  /** fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */
+  /** fn(transcript, null) at once (the store contract: Svelte's $view), then fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */
   subscribe(fn: (t: Transcript, m: OmniMessage | null) => void): () => void;
 }
 

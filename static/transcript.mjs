@@ -102,10 +102,15 @@ class Transcript {
     return [...this.#allCards];
   }
 
-  /** Calls fn(transcript, message) after every change; returns the unsubscribe function. */
+  /**
+   * Calls fn(transcript, null) at once, then fn(transcript, message) after
+   * every change; returns the unsubscribe function. The call at once is
+   * the store contract (Svelte's $view reads the value it is given then).
+   */
   subscribe(fn) {
     // Checked here: a non-function would throw from the next push() instead.
     if (typeof fn !== "function") throw badArg("transcript.subscribe: fn", "a function (transcript, message) => void", fn);
+    fn(this, null);
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
   }

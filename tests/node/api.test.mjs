@@ -329,8 +329,29 @@ test("transcript: subscribe works detached from its transcript, and its unsubscr
   view.push(msg.userText("hi"));
   unsubscribe();
   view.push(msg.userText("again"));
-  assert.equal(seen, 1);
+  assert.equal(seen, 2, "once at once, once for the push");
   assert.deepEqual(Object.keys(view).includes("subscribe"), false, "not an enumerable key of the view");
+});
+
+// A transcript is a store (Svelte's $view): subscribe calls fn with the
+// current value at once, before it returns. It called fn only at the
+// next change, so $view was undefined until then (a chat resumed with its
+// history showed nothing).
+test("transcript: subscribe calls fn(transcript, null) at once, then after each change", () => {
+  const view = transcript();
+  view.push(msg.userText("stored"));
+  const calls = [];
+  const unsubscribe = view.subscribe((t, m) => calls.push([t, m, t.turns.length]));
+  assert.deepEqual(calls, [[view, null, 1]], "called at once with the current value");
+  view.push(msg.userText("next"));
+  assert.equal(calls.length, 2);
+  assert.deepEqual([calls[1][0], calls[1][1].payload.text, calls[1][2]], [view, "next", 2]);
+  unsubscribe();
+  view.push(msg.userText("after"));
+  assert.equal(calls.length, 2);
+  // A fn that throws at once is not subscribed.
+  assert.throws(() => view.subscribe(() => { throw new Error("bad fn"); }), /bad fn/);
+  view.push(msg.userText("quiet")); // would throw "bad fn" had it been
 });
 
 test("transcript: subagent sub-transcripts by origin; the same tool_call_id in parent and child are different cards; abort", () => {
@@ -356,7 +377,7 @@ test("transcript: subagent sub-transcripts by origin; the same tool_call_id in p
   for (const m of seq.slice(0, 9)) view.push(m);
   assert.deepEqual(view.pendingApprovals.map((c) => [c.id, c.origin]), [["call_1", ["child"]]], "a subagent's pending approval is the root's too");
   for (const m of seq.slice(9)) view.push(m);
-  assert.equal(calls.length, seq.length);
+  assert.equal(calls.length, seq.length + 1, "once at subscribe, once a message");
   assert.equal(view.card("call_1").output, "parent output");
   assert.equal(view.card("call_1", ["child"]).output, "child output");
   assert.equal(view.card("call_9", ["child", "grandchild"]).name, "deep");
