@@ -54,6 +54,12 @@ class Transcript {
   /** Grows on every change. */
   version = 0;
 
+  // Not "Object": Vue's ref() and reactive() leave the transcript as it
+  // is instead of wrapping it in a Proxy, which its private fields refuse.
+  get [Symbol.toStringTag]() {
+    return "Transcript";
+  }
+
   #cards = new Map(); // key(origin, id) → the id's latest card, for this transcript's own calls
   #allCards = []; // every card of this transcript's own calls, in the order they came
   #called = new WeakSet(); // the cards whose complete tool_call came

@@ -354,6 +354,18 @@ test("transcript: subscribe calls fn(transcript, null) at once, then after each 
   view.push(msg.userText("quiet")); // would throw "bad fn" had it been
 });
 
+// Vue's ref() and reactive() wrap an object whose Object.prototype.toString
+// tag is "Object" in a Proxy, and the transcript's methods and getters
+// refused it (its private fields): view.value.push(m) threw "Receiver must
+// be an instance of class Transcript". Another tag leaves it unwrapped.
+test("transcript: tagged Transcript, so Vue's reactive() leaves it unwrapped", () => {
+  const view = transcript();
+  assert.equal(Object.prototype.toString.call(view), "[object Transcript]");
+  view.push({ ...msg.userText("x"), origin: ["child"] });
+  assert.equal(Object.prototype.toString.call(view.subagents.get("child")), "[object Transcript]", "a sub-transcript too");
+  assert.deepEqual(Object.keys(view).includes(Symbol.toStringTag), false);
+});
+
 test("transcript: subagent sub-transcripts by origin; the same tool_call_id in parent and child are different cards; abort", () => {
   const view = transcript();
   const calls = [];
