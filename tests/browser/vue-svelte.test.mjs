@@ -1,0 +1,203 @@
+// The npm tarball in a Vue 3 chat and a Svelte 5 chat (tests/vue-svelte,
+// its committed lock file: vue.html and svelte.html) on Vite 7's dev
+// server, with hot updates, and built: a session stored in IndexedDB,
+// resumed in a watcher (Vue) or an $effect (Svelte) whose cleanup closes
+// it, the transcript held in a ref() and redrawn with triggerRef (Vue) or
+// read as the store $view (Svelte), approvals as buttons, Stop through an
+// AbortController. A route change unmounts a chat mid-run, and hot
+// updates edit it mid-run: one that keeps the component (a Vue template)
+// keeps its run, one that mounts it again closes and resumes it; so does
+// one of a module holding a session at its top level (module.html).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { explain, launch, ROOT, serveDir } from "./harness.mjs";
+import { devServer, freePort, freshApp, pack, run } from "./pack.mjs";
+
+test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite build", { timeout: 300_000 }, async (t) => {
+  const work = await mkdtemp(join(tmpdir(), "floe-vue-svelte-"));
+  t.after(() => rm(work, { recursive: true, force: true, maxRetries: 3 })); // a dev server killed may still write its cache
+  const tarballs = await pack(work);
+  const app = join(work, "app");
+  await freshApp(join(ROOT, "tests/vue-svelte"), app, [tarballs.main]);
+  const vite = join(app, "node_modules/.bin/vite");
+  const { ctx, log } = await launch(t);
+
+  // The page's helpers: its events, its conversation, waiting for both.
+  const events = (page) => page.evaluate(() => window.chatEvents ?? []);
+  const waitEvent = async (page, pattern, count = 1) => {
+    await page
+      .waitForFunction(([src, n]) => (window.chatEvents ?? []).filter((e) => new RegExp(src).test(e)).length >= n, [pattern.source, count])
+      .catch(async (e) => assert.fail(`no ${count} event(s) ${pattern}: ${JSON.stringify(await events(page))}${explain(log)}\n${e.message}`));
+  };
+  const noErrors = async (page) => {
+    const bad = (await events(page)).filter((e) => e.startsWith("error"));
+    assert.deepEqual(bad, [], "the chat failed to load its session" + explain(log));
+  };
+  const send = async (page, prompt) => {
+    await page.getByLabel("Prompt").fill(prompt);
+    await page.getByRole("button", { name: /^Send/ }).click();
+  };
+  // see waits for a locator, or fails with the page's events and text.
+  const see = (page, locator, what) =>
+    locator.waitFor().catch(async (e) => {
+      const body = await page.locator("body").innerText().catch(() => "");
+      assert.fail(`${what}: not shown: ${e.message.split("\n")[0]}\nevents: ${JSON.stringify(await events(page))}\npage: ${body}${explain(log)}`);
+    });
+  const line = (page, text) => see(page, page.getByRole("listitem").filter({ hasText: text }).first(), `the line ${JSON.stringify(text)}`);
+  const status = (page, s) => see(page, page.getByLabel("Status").filter({ hasText: new RegExp(`^${s}$`) }), `status ${s}`);
+  const button = (page, name) => see(page, page.getByRole("button", { name }), `the button ${name}`);
+  const readies = async (page) => (await events(page)).filter((e) => e.startsWith("ready")).length;
+
+  // chat runs what both chats must do on the dev server: a tool call
+  // approved (its card redrawn as it changes), a double Send, a reload
+  // with the history, a route change mid-run.
+  const chat = async (page, id) => {
+    await waitEvent(page, /^ready 0$/);
+    await noErrors(page);
+    await send(page, "tool abc");
+    await line(page, "shout: awaiting_approval");
+    await page.getByRole("button", { name: "Allow" }).click();
+    await line(page, "The tool said: ABC");
+    await line(page, "shout: ABC"); // the card, changed in place, is drawn again
+    await status(page, "done");
+    // What the frameworks keep of a message is a Proxy; toRaw and
+    // $state.snapshot give what structuredClone and IndexedDB take.
+    const kept = await page.evaluate(() => window.chatKept());
+    assert.ok(kept.length > 5, JSON.stringify(kept));
+    assert.deepEqual(kept.filter(([, same]) => !same), [], "kept messages");
+
+    // A double click on Send: the second run is refused with session_busy.
+    await page.getByLabel("Prompt").fill("twice");
+    await page.evaluate(() => {
+      const send = document.querySelector("button[type=submit]");
+      send.click();
+      send.click();
+    });
+    await waitEvent(page, /^failed twice session_busy$/);
+    await see(page, page.getByRole("alert").filter({ hasText: "already in flight" }), "the session_busy alert");
+    await waitEvent(page, /^ended twice done$/);
+    await line(page, "You said: twice");
+
+    await page.reload();
+    await waitEvent(page, /^ready [1-9]\d*$/);
+    await noErrors(page);
+    await line(page, "The tool said: ABC"); // the stored history
+
+    // A route change unmounts the chat mid-run: its cleanup's close()
+    // aborts the run; mounted again, the chat resumes it at once.
+    await send(page, "slow");
+    await status(page, "running");
+    await page.getByRole("button", { name: "About" }).click();
+    await page.getByRole("button", { name: "Chat" }).click();
+    await waitEvent(page, /^ended slow aborted$/);
+    await waitEvent(page, /^ready [1-9]\d*$/, 2);
+    await noErrors(page);
+    await line(page, "slow");
+    const trace = (await page.evaluate((id) => window.chatTrace(id), id)).flatMap((f) => f.text.split("\n").filter(Boolean).map(JSON.parse));
+    assert.deepEqual(
+      trace.slice(-2).map((r) => [r.payload.type, r.payload.status ?? r.payload.reason]),
+      [["request_end", "aborted"], ["abort", "aborted by user"]],
+      "the Trace ends with the closed run's abort",
+    );
+    await send(page, "after the route change");
+    await line(page, "You said: after the route change");
+  };
+
+  // remount edits source mid-run so that the component is mounted again:
+  // its cleanup closes the session (the run ends aborted), the new
+  // instance resumes it, and the next run goes.
+  const remount = async (page, source, edit, aborted) => {
+    const before = await readies(page);
+    await send(page, "slow");
+    await status(page, "running");
+    await writeFile(source, edit);
+    await waitEvent(page, /^ended slow aborted$/, aborted);
+    await waitEvent(page, /^ready [1-9]\d*$/, before + 1);
+    await noErrors(page);
+    await status(page, "aborted"); // the stored history ends with the abort
+    await send(page, "after a remount");
+    await line(page, "You said: after a remount");
+  };
+
+  const url = await devServer(t, vite, ["--port", String(await freePort()), "--host", "127.0.0.1", "--strictPort"], app);
+
+  await t.test("Vue: dev server, hot updates", async () => {
+    const page = await ctx.newPage();
+    await page.goto(url + "/vue.html");
+    await chat(page, "vue-chat");
+
+    // A template edit mid-run keeps the component, its state and its run:
+    // Stop still ends it.
+    const source = join(app, "src/Chat.vue");
+    const original = await readFile(source, "utf8");
+    await send(page, "slow");
+    await status(page, "running");
+    await writeFile(source, original.replace(">Send<", ">Send it<"));
+    await button(page, "Send it");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await waitEvent(page, /^ended slow aborted$/, 2);
+    await send(page, "after a template edit");
+    await line(page, "You said: after a template edit");
+
+    // A script edit mid-run mounts the component again.
+    await remount(page, source, original.replace("const decisions", "// edited\nconst decisions"), 3);
+    await writeFile(source, original);
+    await page.close();
+  });
+
+  await t.test("Svelte: dev server, hot updates", async () => {
+    const page = await ctx.newPage();
+    await page.goto(url + "/svelte.html");
+    await chat(page, "svelte-chat");
+    // Svelte's hot update mounts the edited component again.
+    const source = join(app, "src/Chat.svelte");
+    const original = await readFile(source, "utf8");
+    await remount(page, source, original.replace(">Send<", ">Send it<"), 2);
+    await writeFile(source, original);
+    await page.close();
+  });
+
+  // A session opened at a module's top level (store.js): an edit of it
+  // mid-run evaluates it again, and its resumeSession waits for the run
+  // that module.js's import.meta.hot.dispose closed (without the close it
+  // is refused with session_busy: the old run goes on).
+  await t.test("a store module's session: hot update mid-run", async () => {
+    const page = await ctx.newPage();
+    await page.goto(url + "/module.html");
+    await waitEvent(page, /^ready created$/);
+    const source = join(app, "src/store.js");
+    const original = await readFile(source, "utf8");
+    void page.evaluate(() => window.send("slow"));
+    await waitEvent(page, /^running slow$/);
+    await writeFile(source, original + "\n// edited\n");
+    await waitEvent(page, /^ended slow abort$/);
+    await waitEvent(page, /^ready resumed$/);
+    await page.evaluate(() => window.send("after the update"));
+    await waitEvent(page, /^ended after the update /);
+    await noErrors(page);
+    await writeFile(source, original);
+    await page.close();
+  });
+
+  await t.test("vite build, served", async () => {
+    await run(vite, ["build", "--logLevel", "warn"], app);
+    const base = await serveDir(t, join(app, "dist"));
+    for (const name of ["vue", "svelte"]) {
+      const page = await ctx.newPage();
+      await page.goto(`${base}/${name}.html`);
+      await waitEvent(page, /^ready 0$/);
+      await send(page, "tool built");
+      await page.getByRole("button", { name: "Allow" }).click();
+      await line(page, "The tool said: BUILT");
+      await waitEvent(page, /^ended tool built done$/); // its records are stored
+      await page.reload();
+      await waitEvent(page, /^ready [1-9]\d*$/);
+      await noErrors(page);
+      await line(page, "The tool said: BUILT");
+      await page.close();
+    }
+  });
+});
