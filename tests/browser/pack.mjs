@@ -4,7 +4,7 @@
 // tarballs added, as a user would.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp } from "node:fs/promises";
+import { cp, rename, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -42,6 +42,17 @@ export async function freshApp(src, dst, tarballs) {
   await cp(src, dst, { recursive: true, filter: (p) => !/[\\/](node_modules|dist[^\\/]*)([\\/]|$)/.test(p) });
   await run("npm", ["ci", "--no-audit", "--no-fund"], dst);
   await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...tarballs], dst);
+}
+
+/**
+ * Writes a dev server's source file whole at once (a file beside it,
+ * renamed over it): written in place, the watcher may read it truncated
+ * or half written, and the hot update then sees a module without its
+ * exports ("Could not Fast Refresh (export removed)") and does not come.
+ */
+export async function edit(path, text) {
+  await writeFile(path + ".edit", text);
+  await rename(path + ".edit", path);
 }
 
 /** A free loopback port (Vite 7 takes --port 0 for its default, 5173). */

@@ -7,11 +7,11 @@
 // unmounts the chat mid-run, Fast Refresh edits it mid-run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { explain, launch, ROOT, serveDir } from "./harness.mjs";
-import { devServer, freePort, freshApp, pack, run } from "./pack.mjs";
+import { devServer, edit, freePort, freshApp, pack, run } from "./pack.mjs";
 
 const ID = "react-chat";
 
@@ -115,7 +115,7 @@ test("React 19 chat on Vite 7: StrictMode, unmount mid-run, Fast Refresh, vite b
     const original = await readFile(source, "utf8");
     await send(page, "slow");
     await status(page, "running");
-    await writeFile(source, original.replace(">Send<", ">Send it<"));
+    await edit(source, original.replace(">Send<", ">Send it<"));
     await button(page, "Send it");
     await page.getByRole("button", { name: "Stop" }).click();
     await waitEvent(page, /^ended slow aborted$/, 2);
@@ -127,14 +127,14 @@ test("React 19 chat on Vite 7: StrictMode, unmount mid-run, Fast Refresh, vite b
     const before = (await events(page)).filter((e) => e.startsWith("ready")).length;
     await send(page, "slow");
     await status(page, "running");
-    await writeFile(source, "// @refresh reset\n" + original);
+    await edit(source, "// @refresh reset\n" + original);
     await button(page, /^Send$/);
     await waitEvent(page, /^ended slow aborted$/, 3);
     await waitEvent(page, /^ready [1-9]\d*$/, before + 1);
     await noErrors(page);
     await send(page, "after a remount");
     await line(page, "You said: after a remount");
-    await writeFile(source, original);
+    await edit(source, original);
     await page.close();
   });
 

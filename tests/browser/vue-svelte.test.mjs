@@ -10,11 +10,11 @@
 // one of a module holding a session at its top level (module.html).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { explain, launch, ROOT, serveDir } from "./harness.mjs";
-import { devServer, freePort, freshApp, pack, run } from "./pack.mjs";
+import { devServer, edit, freePort, freshApp, pack, run } from "./pack.mjs";
 
 test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite build", { timeout: 300_000 }, async (t) => {
   const work = await mkdtemp(join(tmpdir(), "floe-vue-svelte-"));
@@ -109,11 +109,11 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
   // remount edits source mid-run so that the component is mounted again:
   // its cleanup closes the session (the run ends aborted), the new
   // instance resumes it, and the next run goes.
-  const remount = async (page, source, edit, aborted) => {
+  const remount = async (page, source, text, aborted) => {
     const before = await readies(page);
     await send(page, "slow");
     await status(page, "running");
-    await writeFile(source, edit);
+    await edit(source, text);
     await waitEvent(page, /^ended slow aborted$/, aborted);
     await waitEvent(page, /^ready [1-9]\d*$/, before + 1);
     await noErrors(page);
@@ -135,7 +135,7 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
     const original = await readFile(source, "utf8");
     await send(page, "slow");
     await status(page, "running");
-    await writeFile(source, original.replace(">Send<", ">Send it<"));
+    await edit(source, original.replace(">Send<", ">Send it<"));
     await button(page, "Send it");
     await page.getByRole("button", { name: "Stop" }).click();
     await waitEvent(page, /^ended slow aborted$/, 2);
@@ -144,7 +144,7 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
 
     // A script edit mid-run mounts the component again.
     await remount(page, source, original.replace("const decisions", "// edited\nconst decisions"), 3);
-    await writeFile(source, original);
+    await edit(source, original);
     await page.close();
   });
 
@@ -156,7 +156,7 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
     const source = join(app, "src/Chat.svelte");
     const original = await readFile(source, "utf8");
     await remount(page, source, original.replace(">Send<", ">Send it<"), 2);
-    await writeFile(source, original);
+    await edit(source, original);
     await page.close();
   });
 
@@ -172,13 +172,13 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
     const original = await readFile(source, "utf8");
     void page.evaluate(() => window.send("slow"));
     await waitEvent(page, /^running slow$/);
-    await writeFile(source, original + "\n// edited\n");
+    await edit(source, original + "\n// edited\n");
     await waitEvent(page, /^ended slow abort$/);
     await waitEvent(page, /^ready resumed$/);
     await page.evaluate(() => window.send("after the update"));
     await waitEvent(page, /^ended after the update /);
     await noErrors(page);
-    await writeFile(source, original);
+    await edit(source, original);
     await page.close();
   });
 
