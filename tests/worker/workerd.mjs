@@ -2,7 +2,7 @@
 // account, no network. start() writes a workerd config beside the build
 // and resolves once the front Worker answers.
 import { spawn } from "node:child_process";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,8 +11,10 @@ const BUILD = join(ROOT, "build/worker");
 const WORKERD = join(ROOT, "tests/worker/node_modules/.bin/workerd");
 
 // vars are more text bindings (FLOE_MODEL and the rest, a secret); with
-// loopback the Worker's fetch may reach 127.0.0.1 (a test's model server).
-export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false }) {
+// loopback the Worker's fetch may reach 127.0.0.1 (a test's model server);
+// with sqlLimits the session object's storage refuses what Cloudflare's
+// refuses and local workerd takes (sql-limits.mjs).
+export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false, sqlLimits = false }) {
   const text = (s) => JSON.stringify(String(s));
   const more = Object.entries(vars).map(([k, v]) => `    (name = ${text(k)}, text = ${text(v)}),\n`).join("");
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -25,7 +27,7 @@ const config :Workerd.Config = (
 );
 const floe :Workerd.Worker = (
   modules = [
-    (name = "index.mjs", esModule = embed "index.mjs"),
+    (name = "index.mjs", esModule = embed ${text(sqlLimits ? "sql-limits.mjs" : "index.mjs")}),
     (name = "worker.mjs", esModule = embed "worker.mjs"),
     (name = "runtime.mjs", esModule = embed "runtime.mjs"),
     (name = "session_object.mjs", esModule = embed "session_object.mjs"),
@@ -64,6 +66,7 @@ export async function start(opts) {
   mkdirSync(opts.storage, { recursive: true });
   const file = join(BUILD, `config-${opts.port}.capnp`);
   writeFileSync(file, config(opts));
+  if (opts.sqlLimits) copyFileSync(join(ROOT, "tests/worker/sql-limits.mjs"), join(BUILD, "sql-limits.mjs"));
   const proc = spawn(WORKERD, ["serve", file, "--experimental"], { stdio: ["ignore", "inherit", "inherit"] });
   let exited = null;
   proc.on("exit", (code, signal) => (exited = code ?? signal));

@@ -1,16 +1,18 @@
 //go:build js && wasm
 
 // Package dostore is a trace.Store in a Cloudflare Durable Object's SQLite
-// storage (ctx.storage.sql): one row per append, so a record is never torn
-// and a file is the concatenation of its rows. The object's storage
-// survives hibernation, eviction and restarts; a session object resumes
-// from it when it wakes.
+// storage (ctx.storage.sql): an append is one row, or several when it is
+// larger than a row may be, written together or not at all, so a record is
+// never torn and a file is the concatenation of its rows. The object's
+// storage survives hibernation, eviction and restarts; a session object
+// resumes from it when it wakes.
 package dostore
 
 import (
 	"context"
 	"syscall/js"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/trace"
 )
@@ -21,6 +23,13 @@ const schema = `CREATE TABLE IF NOT EXISTS floe_trace (
   idx INTEGER NOT NULL,
   data TEXT NOT NULL,
   at INTEGER NOT NULL)`
+
+// RowBytes is the most one row holds of an append's bytes. Cloudflare
+// refuses a string, BLOB or row over 2 MB (its SQL limits for Durable
+// Objects; local workerd takes more), so a longer append (a model's reply
+// or a tool's output of megabytes) is split into rows of at most RowBytes,
+// each cut at the start of a UTF-8 character, as the column is text.
+const RowBytes = 1 << 20
 
 // Store is the SQLite-backed Store. Its methods run synchronously on the
 // object's single thread (the SQL API is synchronous), so it is safe for
@@ -100,10 +109,39 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
 	created := len(rows) == 0 || rows[0].Index(0).Int() == 0
-	if _, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?)", id, index, string(data), s.now().UnixMilli()); err != nil {
+	if err := s.insert(id, index, data); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
 	return trace.AppendResult{Created: created}, nil
+}
+
+// insert writes data to file index of the session as rows of at most
+// RowBytes. A row refused takes those written before it away again, so
+// that no part of a record stays.
+func (s *Store) insert(id string, index int, data []byte) error {
+	at := s.now().UnixMilli()
+	first := -1.0
+	for len(data) > 0 {
+		n := min(len(data), RowBytes)
+		for n < len(data) && n > 0 && !utf8.RuneStart(data[n]) {
+			n--
+		}
+		if n == 0 { // no character starts in the first RowBytes: not text
+			n = min(len(data), RowBytes)
+		}
+		rows, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?) RETURNING seq", id, index, string(data[:n]), at)
+		if err != nil {
+			if first >= 0 {
+				s.exec("DELETE FROM floe_trace WHERE seq >= ? AND session = ? AND idx = ?", first, id, index)
+			}
+			return err
+		}
+		if first < 0 && len(rows) > 0 {
+			first = rows[0].Index(0).Float()
+		}
+		data = data[n:]
+	}
+	return nil
 }
 
 // Files implements trace.Store.
@@ -176,7 +214,9 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 		return fail("create", id, 0, trace.ErrExists)
 	}
 	for i, f := range files {
-		if _, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?)", id, i+1, string(f), s.now().UnixMilli()); err != nil {
+		if err := s.insert(id, i+1, f); err != nil {
+			// Nothing stored, as the contract wants: the files before go too.
+			s.exec("DELETE FROM floe_trace WHERE session = ?", id)
 			return fail("create", id, i+1, err)
 		}
 	}

@@ -1,0 +1,107 @@
+// The Cloudflare target as an operator meets it, under local workerd: a
+// provider model on a loopback server, records past the platform's SQL
+// limits (tests/worker/sql-limits.mjs stands in for them), restarts, tokens
+// and several sessions.
+// Build first: scripts/worker.sh build (scripts/worker.sh test does both).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { start, ports } from "./workerd.mjs";
+import { connect } from "../../static/connect.mjs";
+
+const tmp = mkdtempSync(join(tmpdir(), "floe-workerd-operator-"));
+const running = [];
+after(async () => {
+  for (const w of running) await w.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+const nextPort = ports(8870, 8899); // this file's block: worker.test.mjs 8800-8829, models.test.mjs 8830-8859, cors.test.mjs 8860-8869, operator.test.mjs 8870-8899
+async function worker(opts) {
+  const w = await start({ port: nextPort(), storage: mkdtempSync(join(tmp, "s-")), token: "tok", loopback: true, ...opts });
+  running.push(w);
+  return w;
+}
+
+// modelServer answers each request with the next of its replies ({status,
+// headers, body}) and keeps what it was sent.
+async function modelServer() {
+  const replies = [];
+  const seen = [];
+  const srv = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      seen.push({ path: req.url, body: Buffer.concat(chunks).toString("utf8") });
+      const r = replies.shift() ?? { status: 500, headers: { "content-type": "application/json" }, body: '{"error":{"message":"the test has no reply left"}}' };
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
+    });
+  });
+  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  after(() => srv.close());
+  return { url: `http://127.0.0.1:${srv.address().port}`, replies, seen };
+}
+
+const chunk = (delta, finish = null) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-t", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const sse = (...parts) => ({ status: 200, headers: { "content-type": "text/event-stream" }, body: parts.join("") + "data: [DONE]\n\n" });
+const call = (id, name, args) => chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+
+async function api(w, method, path, body, token = "tok") {
+  const headers = { Authorization: `Bearer ${token}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(w.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await resp.text();
+  return { status: resp.status, json: text ? JSON.parse(text) : undefined };
+}
+
+const model = (ms) => ({ FLOE_MODEL: "openai-compatible", FLOE_MODEL_ID: "m", FLOE_BASE_URL: ms.url + "/v1" });
+
+test("records past Cloudflare's 2 MB row: a 3 MB reply, tool call and tool output are kept whole, and resumed after a restart", { timeout: 120_000 }, async () => {
+  const ms = await modelServer();
+  const storage = mkdtempSync(join(tmp, "big-"));
+  const port = nextPort();
+  const opts = { port, storage, vars: model(ms), sqlLimits: true, mode: "allow-all" };
+  const w = await worker(opts);
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  // Multi-byte characters, so that a split at a byte count falls inside one.
+  const reply = "ab€😀".repeat(330_000); // 3.3 MB of UTF-8
+  const content = "é".repeat(1_600_000); // 3.2 MB
+  ms.replies.push(
+    sse(chunk({ role: "assistant", content: reply }), call("call_w", "write_file", { path: "big.txt", content }), chunk({}, "tool_calls")),
+    sse(chunk({ role: "assistant", content: "" }), call("call_r", "read_file", { path: "big.txt" }), chunk({}, "tool_calls")),
+    sse(chunk({ role: "assistant", content: "Done." }), chunk({}, "stop")),
+  );
+  const s = connect(w.url, json.id, { token: "tok" });
+  const got = [];
+  for await (const m of s.run("Write a big file.")) got.push(m);
+  s.close();
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.equal(got.at(-1).payload.status, "completed");
+  const check = (messages, where) => {
+    const texts = messages.filter((m) => m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "assistant").map((m) => m.payload.text);
+    assert.ok(texts.includes(reply), `${where}: the 3 MB reply is not in the history (${texts.map((t) => t.length)})`);
+    const write = messages.find((m) => m.payload.type === "tool_call" && m.payload.tool_call_id === "call_w");
+    assert.ok(write && JSON.parse(write.payload.arguments).content === content, `${where}: the 3 MB tool call`);
+    const read = messages.find((m) => m.payload.type === "tool_call_output" && m.payload.tool_call_id === "call_r");
+    assert.ok(read && read.payload.output.includes(content), `${where}: the 3 MB tool output`);
+    assert.equal(messages.filter((m) => m.payload.type === "request_end" && m.payload.status === "completed").length, 3, where);
+  };
+  check((await api(w, "GET", `/api/sessions/${json.id}/messages`)).json.messages, "before the restart");
+  await w.stop();
+  const w2 = await worker(opts);
+  check((await api(w2, "GET", `/api/sessions/${json.id}/messages`)).json.messages, "after the restart");
+  // The resumed session hands the whole history to the model.
+  ms.replies.push(sse(chunk({ role: "assistant", content: "Again." }), chunk({}, "stop")));
+  const s2 = connect(w2.url, json.id, { token: "tok" });
+  const again = [];
+  for await (const m of s2.run("Once more.")) again.push(m);
+  s2.close();
+  assert.equal(again.at(-1).payload.status, "completed");
+  const sent = JSON.parse(ms.seen.at(-1).body).messages;
+  assert.ok(sent.some((m) => m.role === "assistant" && m.content === reply), "the resumed context lost the 3 MB reply");
+  assert.ok(sent.some((m) => m.role === "tool" && m.tool_call_id === "call_r" && m.content.includes(content)), "the resumed context lost the 3 MB tool output");
+});
