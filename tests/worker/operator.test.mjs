@@ -105,3 +105,20 @@ test("records past Cloudflare's 2 MB row: a 3 MB reply, tool call and tool outpu
   assert.ok(sent.some((m) => m.role === "assistant" && m.content === reply), "the resumed context lost the 3 MB reply");
   assert.ok(sent.some((m) => m.role === "tool" && m.tool_call_id === "call_r" && m.content.includes(content)), "the resumed context lost the 3 MB tool output");
 });
+
+test("a misspelt variable is named in the answer to every request, FLOE_TOKN first of all", async () => {
+  // Before, FLOE_TOKN was ignored and the API was open to whoever had the URL.
+  const w = await worker({ token: "", vars: { FLOE_TOKN: "tok" } });
+  for (const [method, path, token] of [["POST", "/api/sessions", ""], ["GET", "/api/sessions", "tok"], ["GET", "/api/sessions/x/stream", ""]]) {
+    const r = await api(w, method, path, method === "POST" ? {} : undefined, token);
+    assert.equal(r.status, 500, `${method} ${path}`);
+    assert.deepEqual(r.json.error, { code: "configuration", message: "the Worker cannot start: FLOE_TOKN: not a variable of Floe's Worker (did you mean FLOE_TOKEN?)" });
+  }
+  const w2 = await worker({ vars: { FLOE_MODLE: "openai" } });
+  assert.match((await api(w2, "POST", "/api/sessions", {})).json.error.message, /FLOE_MODLE: not a variable of Floe's Worker \(did you mean FLOE_MODE or FLOE_MODEL\?\)$/);
+  const w3 = await worker({ vars: { FLOE_SOMETHING_ELSE: "1" } });
+  assert.match((await api(w3, "GET", "/api/sessions")).json.error.message, /FLOE_SOMETHING_ELSE: not a variable of Floe's Worker \(it reads FLOE_TOKEN, FLOE_ORIGINS, /);
+  // The secret FLOE_API_KEY_ENV names may have any name, FLOE_ or not.
+  const w4 = await worker({ vars: { FLOE_MODEL: "openai", FLOE_MODEL_ID: "m", FLOE_API_KEY_ENV: "FLOE_OPENAI_KEY", FLOE_OPENAI_KEY: "sk" } });
+  assert.equal((await api(w4, "POST", "/api/sessions", {})).status, 201);
+});

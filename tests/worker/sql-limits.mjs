@@ -3,7 +3,7 @@
 // (it stores a 3 MB string): a string, BLOB or row of at most 2 MB, a
 // statement of at most 100 KB, at most 100 bound parameters. The session
 // object's storage throws past them as the platform's does.
-export { default } from "./worker.mjs";
+export { default } from "./index.mjs";
 import { SessionObject as Base } from "./session_object.mjs";
 
 const ROW = 2_000_000;

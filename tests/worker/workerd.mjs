@@ -27,7 +27,7 @@ const config :Workerd.Config = (
 );
 const floe :Workerd.Worker = (
   modules = [
-    (name = "index.mjs", esModule = embed ${text(sqlLimits ? "sql-limits.mjs" : "index.mjs")}),
+${sqlLimits ? `    (name = "sql-limits.mjs", esModule = embed "sql-limits.mjs"),\n` : ""}    (name = "index.mjs", esModule = embed "index.mjs"),
     (name = "worker.mjs", esModule = embed "worker.mjs"),
     (name = "runtime.mjs", esModule = embed "runtime.mjs"),
     (name = "session_object.mjs", esModule = embed "session_object.mjs"),

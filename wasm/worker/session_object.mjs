@@ -39,6 +39,46 @@ function numberVar(env, name, dflt, max, what, whole = false) {
   return n;
 }
 
+// VARS are the variables the Worker reads (README, "On Cloudflare"); the
+// secret FLOE_API_KEY_ENV names may have any name.
+const VARS = [
+  "FLOE_TOKEN", "FLOE_ORIGINS", "FLOE_MODE", "FLOE_DELAY_MS", "FLOE_REPLAY_EVENTS", "FLOE_WRITE_TIMEOUT_MS",
+  "FLOE_MODEL", "FLOE_MODEL_ID", "FLOE_BASE_URL", "FLOE_API_KEY_ENV", "FLOE_SYSTEM_PROMPT", "FLOE_CONTEXT_WINDOW",
+  "FLOE_IDLE_TIMEOUT_MS", "FLOE_GEMINI",
+];
+
+// unknownVar names a FLOE_ variable of env that the Worker does not read,
+// a misspelling most likely (FLOE_TOKN would leave the API open), with the
+// name it is nearest to; "" when there is none.
+export function unknownVar(env) {
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith("FLOE_") || VARS.includes(name) || name === env.FLOE_API_KEY_ENV) continue;
+    let best = [];
+    let bestD = 4; // at most 3 edits away
+    for (const v of VARS) {
+      const d = distance(name, v);
+      if (d < bestD) [best, bestD] = [[v], d];
+      else if (d === bestD) best.push(v);
+    }
+    return `${name}: not a variable of Floe's Worker (${best.length ? `did you mean ${best.join(" or ")}?` : `it reads ${VARS.join(", ")}`})`;
+  }
+  return "";
+}
+
+// distance is the edit distance of a and b, a swap of two neighbours one
+// edit (FLOE_MODLE is FLOE_MODEL's).
+function distance(a, b) {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
 export class SessionObject {
   constructor(ctx, env) {
     this.ctx = ctx;
