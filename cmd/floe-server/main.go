@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
@@ -134,7 +135,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 		return server.Config{}, "", err
 	}
 	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
-		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm}
+		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm, OnDiagnostic: logDiagnostic}
 	if *dir == ":memory:" {
 		cfg.Dir = ""
 	}
@@ -276,3 +277,7 @@ func checkDir(dir string) error {
 	}
 	return nil
 }
+
+// logDiagnostic logs a session's diagnostic (a Trace write that failed on
+// a full disk, say), which the run goes on without.
+func logDiagnostic(d engine.Diagnostic) { log.Printf("%s: %v", d.Kind, d.Err) }

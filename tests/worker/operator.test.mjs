@@ -122,3 +122,18 @@ test("a misspelt variable is named in the answer to every request, FLOE_TOKN fir
   const w4 = await worker({ vars: { FLOE_MODEL: "openai", FLOE_MODEL_ID: "m", FLOE_API_KEY_ENV: "FLOE_OPENAI_KEY", FLOE_OPENAI_KEY: "sk" } });
   assert.equal((await api(w4, "POST", "/api/sessions", {})).status, 201);
 });
+
+test("a Trace write the storage refuses is in the Worker's log, and the run goes on", async () => {
+  // Before, the object dropped its diagnostics: records were lost without a word.
+  const logs = [];
+  const w = await worker({ sqlLimits: true, logs, mode: "allow-all", vars: { TEST_SQL_QUOTA: "4000" } });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  const s = connect(w.url, json.id, { token: "tok" });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  s.close();
+  assert.equal(got.at(-1).payload.status, "completed");
+  const warned = logs.join("").match(/floe: trace: .*database or disk is full: SQLITE_FULL/);
+  assert.ok(warned, `no warning in the log: ${logs.join("").slice(0, 2000)}`);
+  assert.match(warned[0], new RegExp(json.id), "the warning names the session");
+});

@@ -67,7 +67,10 @@ export async function start(opts) {
   const file = join(BUILD, `config-${opts.port}.capnp`);
   writeFileSync(file, config(opts));
   if (opts.sqlLimits) copyFileSync(join(ROOT, "tests/worker/sql-limits.mjs"), join(BUILD, "sql-limits.mjs"));
-  const proc = spawn(WORKERD, ["serve", file, "--experimental"], { stdio: ["ignore", "inherit", "inherit"] });
+  // With logs (an array), what workerd prints (the Worker's console) is
+  // kept there instead of shown.
+  const proc = spawn(WORKERD, ["serve", file, "--experimental", ...(opts.logs ? ["--verbose"] : [])], { stdio: ["ignore", opts.logs ? "pipe" : "inherit", opts.logs ? "pipe" : "inherit"] });
+  if (opts.logs) for (const s of [proc.stdout, proc.stderr]) s.on("data", (d) => opts.logs.push(String(d)));
   let exited = null;
   proc.on("exit", (code, signal) => (exited = code ?? signal));
   const kill = () => exited === null && proc.kill("SIGKILL");

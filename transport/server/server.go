@@ -44,6 +44,10 @@ type Config struct {
 	// KeepWarm is host.Config.KeepWarm: how many idle sessions keep their
 	// model context between runs (0: host.DefaultKeepWarm; < 0: none).
 	KeepWarm int
+	// OnDiagnostic receives every session's diagnostics (a failed Trace
+	// write, say: the run goes on without it); nil drops them. The native
+	// server logs them, the session object hands them to console.warn.
+	OnDiagnostic func(engine.Diagnostic)
 }
 
 // Server is an assembled server.
@@ -92,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := host.NewRegistry(host.Config{
 		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
-		KeepWarm: cfg.KeepWarm,
+		KeepWarm: cfg.KeepWarm, OnDiagnostic: cfg.OnDiagnostic,
 	})
 	if err != nil {
 		return nil, err

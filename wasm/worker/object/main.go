@@ -21,6 +21,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/server"
 	"github.com/floehq/floe/web/dostore"
@@ -48,7 +49,7 @@ func main() {
 		if err != nil {
 			return jsError("open: " + err.Error())
 		}
-		cfg := server.Config{Store: store}
+		cfg := server.Config{Store: store, OnDiagnostic: warn}
 		if o := args[1]; o.Type() == js.TypeObject {
 			if d := o.Get("delayMs"); d.Type() == js.TypeNumber {
 				cfg.Delay = time.Duration(d.Float() * float64(time.Millisecond))
@@ -112,6 +113,16 @@ func modelSettings(env func(string) string) server.ModelSettings {
 		Getenv:        env,
 		KeySource:     "the secret",
 	}
+}
+
+// warn hands a session's diagnostic (a Trace write the storage refused,
+// say) to console.warn, for the Worker's logs: the run goes on without it.
+func warn(d engine.Diagnostic) {
+	msg := "floe: " + string(d.Kind)
+	if d.Err != nil {
+		msg += ": " + d.Err.Error()
+	}
+	js.Global().Get("console").Call("warn", msg)
 }
 
 func jsError(msg string) js.Value { return js.Global().Get("Error").New(msg) }
