@@ -146,12 +146,12 @@ func TestMetaBuilder(t *testing.T) {
 }
 
 // List gives each session's source: a subagent's child session says so,
-// in the memory store and in a directory (whose listing reads a part of
-// each first file); MetaSource reads the first record only.
+// in the memory store and, natively, in a directory (whose listing reads a
+// part of each first file); MetaSource reads the first record only.
 func TestListSource(t *testing.T) {
 	ctx := context.Background()
 	childMeta := strings.Replace(metaLine, `"workspace":""}`, `"workspace":"","source":"subagent"}`, 1)
-	for _, store := range []trace.Store{&trace.MemStore{}, trace.NewFileStore(t.TempDir(), trace.FileStoreOptions{})} {
+	for _, store := range append([]trace.Store{&trace.MemStore{}}, dirStores(t)...) {
 		for id, first := range map[string]string{"parent": metaLine, "child": childMeta} {
 			data := strings.ReplaceAll(first, `"s1"`, `"`+id+`"`) + line("task of "+id)
 			if _, err := store.Append(ctx, id, 1, []byte(data)); err != nil {
