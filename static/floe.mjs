@@ -2108,6 +2108,8 @@ function callArgs(o, signal) {
   return Object.defineProperty(o, "signal", signalAccessor);
 }
 
+const isHighSurrogate = (c) => c >= 0xd800 && c <= 0xdbff;
+
 // pump drains the iterator that start(signal) returns and answers Go's
 // pulls with batches of records through api.send(id, batch, end, value);
 // done(returnValue) gives the plain data Go gets as the end value (it may
@@ -2146,7 +2148,10 @@ function pump(api, id, what, start, done, onStop) {
   let space = null; // resolves the reader paused on a full batch
 
   const finish = (code, value) => {
-    if (!end) end = [code, value];
+    if (!end) {
+      if (held !== null) flushPairs();
+      end = [code, value];
+    }
     check();
   };
   const deliver = () => {
@@ -2176,6 +2181,70 @@ function pump(api, id, what, start, done, onStop) {
   const check = () => {
     if (want && !stopped && (end || buf.count >= BATCH_CAP || (buf.count > 0 && tick))) deliver();
   };
+  // held: per fragment, the first half of a surrogate pair its last delta
+  // ended with (a delta sliced out of a string by UTF-16 units can split an
+  // emoji), which the next delta of that fragment starts with: a half alone
+  // would cross to Go as U+FFFD, and the deltas would no longer join to the
+  // complete message (malformed) nor to what the producer sent.
+  let held = null; // Map: fragment key → the delta message to send it in
+  const holdPair = (key, type, bodyKey, body, p) => {
+    const h = held?.get(key);
+    if (h !== undefined) {
+      held.delete(key);
+      if (held.size === 0) held = null;
+      body = h.payload[bodyKey] + body;
+    }
+    const last = body.charCodeAt(body.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      const payload = { type, role: p.role, event_type: "delta", [bodyKey]: body.slice(-1) };
+      if (p.tool_call_id !== undefined) payload.tool_call_id = p.tool_call_id;
+      if (type === "partial_tool_call") payload.name = p.name;
+      (held ??= new Map()).set(key, { type: "model_msg", payload });
+      body = body.slice(0, -1);
+    }
+    return body;
+  };
+  // flushPairs sends the held half of fragment key (every fragment's when
+  // key is undefined) as a delta of its own: the pair's second half did not
+  // come (it crosses as U+FFFD, as any lone half does).
+  const flushPairs = (key) => {
+    for (const [k, m] of held) {
+      if (key !== undefined && k !== key) continue;
+      held.delete(k);
+      buf.record(74 /* J */, JSON.stringify(m));
+      buf.count++;
+    }
+    if (held.size === 0) held = null;
+  };
+  // pairs applies held to the record fragmentRecord accepted.
+  const pairs = () => {
+    const type = recKind === 84 ? "partial_text" : recKind === 75 ? "partial_thinking" : recKind === 67 ? "partial_tool_call" : "partial_tool_call_output";
+    const key = type + "\n" + recID;
+    if (recEvent !== 100) {
+      if (held?.has(key)) flushPairs(key);
+      return;
+    }
+    const bodyKey = recKind === 84 ? "text" : recKind === 75 ? "thinking" : recKind === 67 ? "arguments" : "output";
+    recBody = holdPair(key, type, bodyKey, recBody, { role: recRole === 97 ? "assistant" : "user", tool_call_id: recKind === 67 || recKind === 79 ? recID : undefined, name: recName });
+  };
+  // pairsJSON does the same for a message that goes as JSON, returning it,
+  // or a copy with the delta's body changed.
+  const pairsJSON = (v) => {
+    const p = v.payload;
+    const type = isObject(p) ? p.type : undefined;
+    const bodyKey = type === "partial_text" ? "text" : type === "partial_thinking" ? "thinking" : type === "partial_tool_call" ? "arguments" : type === "partial_tool_call_output" ? "output" : "";
+    if (v.type !== "model_msg" || bodyKey === "" || typeof p[bodyKey] !== "string") {
+      if (held !== null) flushPairs();
+      return v;
+    }
+    const key = type + "\n" + (typeof p.tool_call_id === "string" ? p.tool_call_id : "");
+    if (p.event_type !== "delta") {
+      if (held?.has(key)) flushPairs(key);
+      return v;
+    }
+    const body = holdPair(key, type, bodyKey, p[bodyKey], p);
+    return body === p[bodyKey] ? v : { ...v, payload: { ...p, [bodyKey]: body } };
+  };
   const push = (v) => {
     let kind;
     try {
@@ -2184,6 +2253,8 @@ function pump(api, id, what, start, done, onStop) {
         return false;
       }
       kind = jsonOnly ? 0 : fragmentRecord(v);
+      if (kind === 0) v = pairsJSON(v);
+      else if (kind !== 85 && (held !== null || (recEvent === 100 && isHighSurrogate(recBody.charCodeAt(recBody.length - 1))))) pairs();
     } catch (e) {
       finish(END_BAD, `yielded a message that cannot be read: ${errMessage(e)}`);
       return false;
