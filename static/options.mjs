@@ -115,8 +115,16 @@ export function applyDefaults(opts, fn, withMeta, source) {
       return v;
     };
     const window = read(m, "contextWindow", `${fn}: llm.contextWindow`);
-    if (window != null && typeof window !== "number" && typeof window !== "string") {
+    if (window != null && !(typeof window === "string" || (typeof window === "number" && Number.isFinite(window)))) {
       throw badArg(`${fn}: llm.contextWindow`, "a number", window);
+    }
+    // What JSON would change (a NaN to null, a function left out) is named
+    // here: Go would see null, or the key missing.
+    for (const [k, v] of given) {
+      if (v === undefined || k === "type") continue;
+      if (k === "model_context_window" ? !(typeof v === "string" || (typeof v === "number" && Number.isFinite(v))) : typeof v !== "string") {
+        throw badArg(`${fn}: meta.${k}`, k === "model_context_window" ? "a number of tokens" : "a string", v);
+      }
     }
     own.meta = {
       session_id: given.some(([k, v]) => k === "session_id" && v !== undefined) ? "" : newSessionId(), // a given id replaces it below

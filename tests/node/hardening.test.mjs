@@ -180,6 +180,21 @@ test("options given as an array, a Map or a Date: bad_argument naming them", asy
   }
 });
 
+// meta values JSON would change were named as Go saw them: a NaN window
+// as "null", a function workspace as "missing".
+test("meta values JSON would change: bad_argument naming the key and the value", () => {
+  const cases = [
+    [{ meta: { model_context_window: NaN } }, "createSession: meta.model_context_window: want a number of tokens, got NaN"],
+    [{ meta: { model_context_window: Infinity } }, "createSession: meta.model_context_window: want a number of tokens, got Infinity"],
+    [{ meta: { workspace: () => "/w" } }, "createSession: meta.workspace: want a string, got a function"],
+    [{ meta: { session_id: 7 } }, "createSession: meta.session_id: want a string, got a number"],
+    [{ llm: { ...llm(), contextWindow: NaN } }, "createSession: llm.contextWindow: want a number, got NaN"],
+  ];
+  for (const [opts, want] of cases) {
+    assert.throws(() => floe.createSession({ llm: llm(), ...opts }), (e) => isBadArgument("")(e) && e.message.includes(want), want);
+  }
+});
+
 // A misspelt option is refused, naming it and the option meant: ignored,
 // "aprove" denied every call and "tool" left the session without tools.
 test("unknown option keys: bad_argument naming the key and the closest known one", async () => {
