@@ -28,6 +28,11 @@ type Outcome struct {
 	Status       Status // one of the six stop reasons; any other value is a failed attempt (E-1.2)
 	ErrorMessage string // optional detail; "" = absent
 	Permanent    bool   // only meaningful with Status "failed": do not retry
+	// Cut, with Status "completed", says why the provider cut the reply
+	// short (its output-token limit, its content filter), as the provider
+	// put it; PROTOCOL.md has no stop reason for that, so the engine
+	// reports it as a DiagLLM diagnostic. "" = not cut.
+	Cut string
 }
 
 // GenerateParams is the input of one LLM request.

@@ -515,3 +515,34 @@ func TestPermanentStopsFailedOnly(t *testing.T) {
 		}
 	}
 }
+
+// A reply the provider cut short (Outcome.Cut) completes as it went, and a
+// DiagLLM diagnostic names why: PROTOCOL.md has no stop reason for it, and
+// without a word a user saw an answer end mid-sentence.
+func TestCutReplyDiagnostic(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Emit: enginetest.TextReply(5, "Half a sen"), Outcome: engine.Outcome{Status: omni.StatusCompleted, Cut: `finish_reason "length"`}},
+		enginetest.Reply{Emit: enginetest.TextReply(9, "Whole.")},
+	)
+	var d diags
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("cut"), LLM: llm, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []string
+	for _, prompt := range []string{"one", "two"} {
+		for _, m := range collect(t, s, engine.RunOptions{}, omni.UserText(prompt)) {
+			if m.Payload.Type == omni.RequestEnd {
+				ends = append(ends, m.Payload.Status())
+			}
+		}
+	}
+	if strings.Join(ends, " ") != "completed completed" {
+		t.Errorf("request_end statuses %v", ends)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.ds) != 1 || d.ds[0].Kind != engine.DiagLLM || !strings.Contains(d.ds[0].Err.Error(), `the provider cut the reply short (finish_reason "length")`) {
+		t.Errorf("diagnostics %+v, want one llm diagnostic naming the cut", d.ds)
+	}
+}

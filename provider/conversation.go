@@ -308,7 +308,11 @@ func (c *Conversation) Run(ctx context.Context, req *Request, e *Emitter, d Deco
 	c.Last = u
 	e.emit(omni.TokenUsageMsg(c.Session, r))
 	c.History = append(sent, e.Out...)
-	return engine.Outcome{Status: omni.StatusCompleted}
+	o := engine.Outcome{Status: omni.StatusCompleted}
+	if cd, ok := d.(Cutter); ok {
+		o.Cut = cd.Cut()
+	}
+	return o
 }
 
 // Turns groups msgs into alternating turns of one role, in order: a turn

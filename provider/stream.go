@@ -24,6 +24,13 @@ type Decoder interface {
 	Usage() (Usage, int64)
 }
 
+// Cutter is an optional ability of a [Decoder]: Cut says why the provider
+// cut a completed reply short (its finish or stop reason), "" when it did
+// not; it becomes the request's [engine.Outcome.Cut].
+type Cutter interface {
+	Cut() string
+}
+
 // sniff reads the start of the body up to its first byte that is not
 // white space (a byte-order mark skipped) and says what the body is: 'j'
 // for JSON ({ or [), 'h' for HTML or XML (<), 0 for anything else, which

@@ -14,7 +14,8 @@ type Decoder struct {
 	E *provider.Emitter
 
 	usage   provider.Usage
-	stopped bool // message_delta with a stop_reason came
+	stopped bool   // message_delta with a stop_reason came
+	cut     string // its stop_reason when it cut the reply short
 	blocks  []block
 
 	x event // the event being read
@@ -162,6 +163,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		b.kind = ""
 	case "message_delta":
 		d.stopped = d.stopped || x.stopReason != ""
+		switch x.stopReason {
+		case "max_tokens", "model_context_window_exceeded", "refusal":
+			d.cut = `stop_reason "` + x.stopReason + `"`
+		}
 	case "message_stop":
 		return provider.ErrDone
 	case "error":
@@ -169,5 +174,9 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	return nil
 }
+
+// Cut implements [provider.Cutter]: stop_reason "max_tokens",
+// "model_context_window_exceeded" or "refusal".
+func (d *Decoder) Cut() string { return d.cut }
 
 const api = "anthropic"

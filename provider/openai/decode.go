@@ -26,7 +26,8 @@ type Decoder struct {
 
 	// the chunk being read
 	obj, isErr     bool
-	finishErr      bool // choice 0's finish_reason was "error"
+	finishErr      bool   // choice 0's finish_reason was "error"
+	cut            string // choice 0's finish_reason when it cut the reply short
 	choice         int64
 	content, think string
 	fromRC         bool // think came in reasoning_content
@@ -61,6 +62,10 @@ func (d *Decoder) Usage() (provider.Usage, int64) {
 	}
 	return d.usage, t
 }
+
+// Cut implements [provider.Cutter]: finish_reason "length" or
+// "content_filter".
+func (d *Decoder) Cut() string { return d.cut }
 
 // End accepts a stream that ended without [DONE] once a finish_reason
 // came (some compatible servers never send [DONE]).
@@ -154,7 +159,12 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "choices[].finish_reason":
 		if kind == '"' && len(val) > 2 && d.choice == 0 {
 			d.finished = true
-			d.finishErr = omni.JSONString(val) == "error"
+			switch r := omni.JSONString(val); r {
+			case "error":
+				d.finishErr = true
+			case "length", "content_filter":
+				d.cut = `finish_reason "` + r + `"`
+			}
 		}
 	case "choices[]":
 		if d.choice == 0 {

@@ -16,6 +16,7 @@ type Decoder struct {
 	usage   provider.Usage
 	total   int64
 	refusal string
+	cut     string // response.incomplete's reason
 	items   []item
 	last    int // output_index of the last item added
 
@@ -44,6 +45,7 @@ type event struct {
 	encrypted                bool
 	raw                      string // the item, raw
 	errType, errCode, errMsg string
+	incomplete               string // response.incomplete_details.reason
 }
 
 // Usage returns the counts the stream stated and the request total.
@@ -59,6 +61,9 @@ func (d *Decoder) Usage() (provider.Usage, int64) {
 	}
 	return d.usage, t
 }
+
+// Cut implements [provider.Cutter]: response.incomplete, with its reason.
+func (d *Decoder) Cut() string { return d.cut }
 
 // End rejects a stream that ended before response.completed or
 // response.incomplete.
@@ -106,6 +111,10 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "message", "error.message", "response.error.message", "error":
 		if kind == '"' {
 			x.errMsg = omni.JSONString(val)
+		}
+	case "response.incomplete_details.reason":
+		if kind == '"' {
+			x.incomplete = omni.JSONString(val)
 		}
 	case "response.usage.input_tokens":
 		d.usage.Input = omni.JSONInt(val)
@@ -181,7 +190,13 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	case "response.refusal.delta":
 		d.refusal += x.delta
 		return nil
-	case "response.completed", "response.incomplete", "response.done":
+	case "response.incomplete":
+		d.cut = "incomplete"
+		if x.incomplete != "" {
+			d.cut += `: "` + x.incomplete + `"`
+		}
+		return provider.ErrDone
+	case "response.completed", "response.done":
 		return provider.ErrDone
 	case "response.failed":
 		msg := "response failed"

@@ -474,3 +474,29 @@ test("Gemini's OpenAI endpoint: a tool loop carries the thought signature back, 
   assert.throws(() => floe.openaiCompatible({ baseURL: srv.url, model: "m", gemini: "yes" }), { code: "bad_argument", message: /openaiCompatible: options\.gemini: want a boolean/ });
   assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", gemini: true }), { code: "bad_argument", message: /anthropic: options\.gemini: unknown option of anthropic\(\) \(openaiCompatible\(\) and openai\(\) have it\)/ });
 });
+
+// A reply the provider cut at its output-token limit completes as far as it
+// went (PROTOCOL.md has no stop reason for it), and onDiagnostic says so.
+test("a reply cut by finish_reason \"length\" or stop_reason \"max_tokens\": an llm diagnostic names it", async () => {
+  const cut = (text) => `data: {"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":"${text}"},"finish_reason":null}]}\n\n` +
+    `data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}\n\ndata: [DONE]\n\n`;
+  const anthropicCut = [
+    `{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":1}}}`,
+    `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+    `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half a sen"}}`,
+    `{"type":"content_block_stop","index":0}`,
+    `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}`,
+    `{"type":"message_stop"}`,
+  ].map((d) => `event: ${JSON.parse(d).type}\ndata: ${d}\n\n`).join("");
+  for (const [llm, want] of [
+    [floe.openai({ apiKey: "k", model: "m", fetch: async () => new Response(cut("Half a sen"), { headers: SSE_HEADERS }) }), 'finish_reason "length"'],
+    [floe.anthropic({ apiKey: "k", model: "m", fetch: async () => new Response(anthropicCut, { headers: SSE_HEADERS }) }), 'stop_reason "max_tokens"'],
+  ]) {
+    const diags = [];
+    const out = await collect(oneRequest(llm, { onDiagnostic: (d) => diags.push(d) }).run("Go."));
+    assert.equal(out.find((m) => m.payload.type === "text")?.payload.text, "Half a sen");
+    assert.equal(out.find((m) => m.payload.type === "request_end").payload.status, "completed");
+    assert.deepEqual(diags.map((d) => d.kind), ["llm"], JSON.stringify(diags));
+    assert.match(diags[0].message, new RegExp(`the provider cut the reply short \\(${want}\\)`));
+  }
+});
