@@ -308,6 +308,9 @@ var (
 	// ErrInvalidInput: a message handed to Start or Steer is not a valid
 	// OmniMessage. The errors wrap it (errors.Is) and the validation error.
 	ErrInvalidInput = errors.New("engine: invalid input")
+	// ErrReplyCut is wrapped by the DiagLLM diagnostic of a reply the
+	// provider cut short (Outcome.Cut).
+	ErrReplyCut = errors.New("the provider cut the reply short")
 )
 
 // Compactability answers Session.Compactability (E-13.13).

@@ -330,7 +330,7 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 		if err := d.check.Unfinished(); err != nil { // the LLM said completed with a fragment open
 			o = Outcome{Status: omni.StatusMalformed, ErrorMessage: errf.Sprintf("invalid message from llm: %s", err.Error())}
 		} else if o.Cut != "" {
-			s.diag(DiagLLM, errf.Errorf("llm: the provider cut the reply short (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", o.Cut))
+			s.diag(DiagLLM, errf.Errorf("llm: %w (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", ErrReplyCut, o.Cut))
 		}
 	}
 	for _, m := range d.check.Close(string(o.Status)) {

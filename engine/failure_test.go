@@ -542,7 +542,7 @@ func TestCutReplyDiagnostic(t *testing.T) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.ds) != 1 || d.ds[0].Kind != engine.DiagLLM || !strings.Contains(d.ds[0].Err.Error(), `the provider cut the reply short (finish_reason "length")`) {
+	if len(d.ds) != 1 || d.ds[0].Kind != engine.DiagLLM || !errors.Is(d.ds[0].Err, engine.ErrReplyCut) || !strings.Contains(d.ds[0].Err.Error(), `the provider cut the reply short (finish_reason "length")`) {
 		t.Errorf("diagnostics %+v, want one llm diagnostic naming the cut", d.ds)
 	}
 }

@@ -1058,6 +1058,11 @@ function modelServer(t) {
       res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
       return sse.end(res);
     }
+    if (server.requests.at(-1).body?.model === "cut") {
+      res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "Half a sen" }, finish_reason: null }] }));
+      res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "length" }] }));
+      return sse.end(res);
+    }
     res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: "Hello" }, finish_reason: null }] }));
     res.write(sse({ choices: [{ index: 0, delta: { content: " from **the server**" }, finish_reason: null }] }));
     res.write(sse({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }));
@@ -1109,6 +1114,14 @@ pageTest("playground: a real model through an OpenAI-compatible server; settings
   await send(page, "Say hello");
   await idle(page);
   assert.match(await page.locator(".request").last().innerText(), /completed · the model answered nothing/);
+
+  // A reply cut at the model's output limit: completed, and a notice says why.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "cut", key: "sk-local" });
+  await send(page, "Say hello");
+  await idle(page);
+  assert.equal(await lastReply(page), "Half a sen");
+  assert.match(await page.locator(".request").last().innerText(), /completed/);
+  assert.match(await page.locator("#transcript > .notice").last().innerText(), /^The provider cut the reply short \(finish_reason "length"\): a reply at its output-token limit/);
 
   // A refused key: the request ends "auth", with what to do.
   await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", key: "bad" });

@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -286,7 +287,20 @@ func (a *App) showTab(t string) {
 // the chosen provider is not used, if it is not.
 func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Options, warn string) {
 	o = playground.Options{
-		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval, OnDiagnostic: a.env.Diag,
+		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval,
+		OnDiagnostic: func(d engine.Diagnostic) {
+			if a.env.Diag != nil {
+				a.env.Diag(d)
+			}
+			if errors.Is(d.Err, engine.ErrReplyCut) { // the stream has no word for it: the transcript says so
+				text := strings.TrimPrefix(d.Err.Error(), "llm: ")
+				a.post(func() {
+					if a.gen == gen {
+						a.mark(a.tr.AddNotice(strings.ToUpper(text[:1]) + text[1:] + "."))
+					}
+				})
+			}
+		},
 		OnSubagent: func(child, callID string) {
 			a.post(func() {
 				if a.gen == gen {
