@@ -72,7 +72,7 @@ func (b *Bridge) sessionConfig(fn string, s *sessionSpec) (cfg engine.Config, er
 	if cfg.ToolList, err = readTools(s[specTools], fn+": tools"); err != nil {
 		return cfg, err
 	}
-	if err := b.readCallbacks(&cfg, s, fn); err != nil {
+	if _, err := b.readCallbacks(&cfg, s, fn); err != nil {
 		return cfg, err
 	}
 	if err := readConfig(&cfg, s[specConfig], fn+": config"); err != nil {
@@ -132,13 +132,14 @@ func readTools(v js.Value, name string) ([]omni.ToolDefinition, error) {
 	return m.Payload.Tools(), nil
 }
 
-// readCallbacks wraps the shim's callback objects as engine adapters.
-func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) error {
+// readCallbacks wraps the shim's callback objects as engine adapters; own
+// is the factory of a built-in llm's model (nil for a JavaScript model).
+func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) (own engine.LLMFactory, err error) {
 	clock := &sessionClock{now: time.Now} // the options' clock replaces it below
 	if g := s[specAbortGraceMs]; !absent(g) {
 		ms, err := wantInt(g, fn+": abortGraceMs")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The engine abandons the callback (Config.AbortGrace); 0 or less
 		// abandons it at once.
@@ -146,32 +147,32 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) er
 	}
 	l := s[specLLM]
 	if err := wantObject(l, fn+": llm"); err != nil {
-		return err
+		return nil, err
 	}
 	if isModelSpec(l) {
 		// A built-in adapter; without newLLM, compaction starts a fresh
 		// context of the same model (provider.go).
-		var err error
 		if cfg.LLM, cfg.NewLLM, err = b.providerLLM(l, fn+": llm"); err != nil {
-			return err
+			return nil, err
 		}
+		own = cfg.NewLLM
 	} else {
 		cfg.LLM = b.newLLM(l, clock)
 	}
 	if f := s[specNewLLM]; isModelSpec(f) {
 		_, factory, err := b.providerLLM(f, fn+": newLLM")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cfg.NewLLM = factory
 	} else if err := optFunc(f, fn+": newLLM"); err != nil {
-		return err
+		return nil, err
 	} else if !absent(f) {
 		cfg.NewLLM = b.llmFactory(f, clock)
 	}
 	d := s[specOnDiagnostic]
 	if err := optFunc(d, fn+": onDiagnostic"); err != nil {
-		return err
+		return nil, err
 	}
 	cfg.OnDiagnostic = diagnostics(d)
 	for _, h := range [...]struct {
@@ -180,7 +181,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) er
 	}{{specEnvironment, "environment"}, {specClock, "clock"}, {specTrace, "trace"}} {
 		if !absent(s[h.i]) {
 			if err := wantObject(s[h.i], fn+": "+h.name); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -196,11 +197,11 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) er
 	}
 	if f := s[specFoldInputImages]; !absent(f) {
 		if err := wantFunc(f, fn+": foldInputImages"); err != nil {
-			return err
+			return nil, err
 		}
 		cfg.FoldInputImages = b.imageFold(f)
 	}
-	return nil
+	return own, nil
 }
 
 // imageFold adapts the shim's fold — (waiterID, messagesJSON), settling

@@ -210,7 +210,8 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	if cfg.ToolList, err = readTools(s[specTools], fn+": tools"); err != nil {
 		return nil, err
 	}
-	if err := b.readCallbacks(&cfg, &s, fn); err != nil {
+	own, err := b.readCallbacks(&cfg, &s, fn)
+	if err != nil {
 		return nil, err
 	}
 	if err := readConfig(&cfg, s[specConfig], fn+": config"); err != nil {
@@ -243,6 +244,12 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 				Err: errors.New("line " + strconv.Itoa(sk.Line) + " skipped: " + sk.Err.Error())})
 		}
 		cfg.Meta, cfg.Resume = res.Meta, &res.Snapshot
+		if own != nil {
+			// A built-in model's context counts on from the session's
+			// totals (E-17.5): from zero, every resumed run's
+			// token_usage said the session had used one request's.
+			cfg.LLM = own(res.Snapshot.SessionTokens)
+		}
 		teeTrace(&cfg, res.Writer)
 		s, err := engine.New(cfg)
 		if err != nil {

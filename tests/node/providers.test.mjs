@@ -415,6 +415,30 @@ test("a tool task over two requests, then compaction with a fresh context of the
   await resumed.close();
 });
 
+// A resumed session's built-in model goes on counting from the session
+// totals its Trace holds (ENGINE.md E-17.5, the reference's
+// llm_session_tokens): its context started from zero, so the token_usage
+// of every resumed run said the session had used one request's tokens.
+test("resume: a built-in model's token_usage goes on from the session totals of the Trace", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, SSE_HEADERS);
+    res.end(openaiStream({ text: ["Hi."], usage: { prompt_tokens: 100, completion_tokens: 7 } }));
+  });
+  const id = "session-2026-12-01-09-00-00-00000707";
+  const model = floe.openaiCompatible({ baseURL: `${srv.url}/v1`, model: "m" });
+  const first = floe.createSession({ meta: meta(id), store: "memory", llm: model });
+  const a = find(await collect(first.run("One.")), "token_usage").at(-1).payload;
+  assert.deepEqual([a.session.output, a.session.total], [7, 107]);
+  await first.close();
+  for (const n of [2, 3]) {
+    const resumed = await floe.resumeSession(id, { llm: model, store: "memory" });
+    const u = find(await collect(resumed.run(`Run ${n}.`)), "token_usage").at(-1).payload;
+    assert.deepEqual([u.request.total, u.session.output, u.session.total], [107, 7 * n, 107 * n], `run ${n}: ${JSON.stringify(u)}`);
+    await resumed.close();
+  }
+  await floe.deleteSession(id, { store: "memory" });
+});
+
 // Google's Gemini API through its OpenAI endpoint, its base URL as
 // Google's page gives it (a trailing slash; the host tells the adapter it
 // talks to Gemini, and the model's fetch sends to the replay server),
