@@ -39,6 +39,10 @@ import (
 // the same session at once are not supported: a writer holds the session
 // with [FileStore.Lock] (native builds), which refuses a second process.
 //
+// A file FileStore appended to or found that is gone (its directory
+// removed while the session was open) is made again only by an append that
+// starts it with a session_meta; any other fails wrapping ErrNotFound.
+//
 // Files are created with mode 0600 and directories with 0700: traces hold
 // the whole conversation. FileStore is safe for concurrent use.
 type FileStore struct {
@@ -47,6 +51,11 @@ type FileStore struct {
 
 	mu   sync.Mutex
 	dirs map[string]string // session id → date directory name, once known
+	// files is, by session, the highest file index this store appended
+	// to or found: one of those gone (its directory removed while the
+	// session was open) is not made again by an append that does not
+	// start it with a session_meta.
+	files map[string]int
 }
 
 // FileStoreOptions configure a [FileStore].
@@ -59,7 +68,7 @@ type FileStoreOptions struct {
 // NewFileStore returns a FileStore rooted at root. The directory is created
 // on the first write.
 func NewFileStore(root string, opts FileStoreOptions) *FileStore {
-	return &FileStore{root: root, opts: opts, dirs: map[string]string{}}
+	return &FileStore{root: root, opts: opts, dirs: map[string]string{}, files: map[string]int{}}
 }
 
 var (
@@ -81,12 +90,20 @@ func (s *FileStore) Append(ctx context.Context, id string, index int, data []byt
 	if err != nil {
 		return AppendResult{}, opErr("append", id, index, err)
 	}
-	res, err := appendFile(filepath.Join(dir, FileName(id, index)), data, s.opts.Sync)
+	res, err := appendFile(filepath.Join(dir, FileName(id, index)), data, s.opts.Sync, index <= s.files[id])
+	if errors.Is(err, errGone) {
+		os.Remove(dir) // dirFor made it again; fails harmlessly unless empty
+		return res, opErr("append", id, index, errf.Errorf("%w: the file was removed while the session was open (its directory deleted?): its records are not written", ErrNotFound))
+	}
 	if err != nil {
 		return res, opErr("append", id, index, err)
 	}
+	s.files[id] = max(s.files[id], index)
 	return res, nil
 }
+
+// errGone is appendFile's error for a file it knew that is gone.
+var errGone = errors.New("gone")
 
 // dirFor returns the date directory of the session, creating it if needed.
 // s.mu is held.
@@ -99,6 +116,9 @@ func (s *FileStore) dirFor(id string, firstRecords []byte) (string, error) {
 		}
 		if found := files[id]; len(found) > 0 {
 			name = found[0].dir
+			for _, f := range found {
+				s.files[id] = max(s.files[id], f.index)
+			}
 		} else if name, err = s.dateDir(firstRecords); err != nil {
 			return "", err
 		}
@@ -128,13 +148,26 @@ func (s *FileStore) dateDir(data []byte) (string, error) {
 	return omni.FormatDate(t.In(loc)), nil
 }
 
-func appendFile(path string, data []byte, sync bool) (AppendResult, error) {
+// appendFile appends data to the file at path, creating it unless known
+// (the store wrote or found it) and data does not start a file: a file
+// whose first record is not a session_meta cannot be resumed.
+func appendFile(path string, data []byte, sync, known bool) (AppendResult, error) {
 	var res AppendResult
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		res.Created = true
-	} else if errors.Is(err, fs.ErrExist) {
+	var f *os.File
+	err := fs.ErrNotExist
+	if known {
 		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+		if errors.Is(err, fs.ErrNotExist) && !startsFile(data) {
+			return res, errGone
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			res.Created = true
+		} else if errors.Is(err, fs.ErrExist) {
+			f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+		}
 	}
 	if err != nil {
 		return res, err
@@ -223,6 +256,7 @@ func (s *FileStore) Create(ctx context.Context, id string, files [][]byte) error
 		return opErr("create", id, index, err)
 	}
 	s.dirs[id] = name
+	s.files[id] = len(files)
 	return nil
 }
 
@@ -288,6 +322,7 @@ func (s *FileStore) Delete(ctx context.Context, id string) error {
 		return opErr("delete", id, 0, ErrNotFound)
 	}
 	delete(s.dirs, id)
+	delete(s.files, id)
 	dirs := map[string]bool{}
 	for _, f := range files[id] {
 		if err := os.Remove(filepath.Join(s.root, f.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {

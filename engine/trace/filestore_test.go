@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -240,5 +241,50 @@ func TestFileStoreListsAFileOverTheReadCap(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].ID != "big" || got[0].FirstPrompt != "big one" {
 		t.Fatalf("List = %+v", got)
+	}
+}
+
+// A session's directory removed while it is open (rm -rf of the store, a
+// temp cleaner): its next append does not make the file again without the
+// session_meta it began with, a Trace that lists and never resumes; it
+// fails naming what happened. A file that starts a context (session_meta
+// first: the session made anew under that id) is made as before.
+func TestFileStoreAppendToARemovedFile(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
+	meta := []byte(`{"timestamp":"2026-12-06T07:00:00.000Z","type":"session_meta","payload":{"session_id":"gone"}}` + "\n")
+	rec := []byte(`{"timestamp":"2026-12-06T07:00:01.000Z","type":"event_msg","payload":{"type":"request_begin"}}` + "\n")
+	for i, data := range [][]byte{meta, rec} {
+		if _, err := s.Append(ctx, "gone", 1, data); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(root, "2026-12-06")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Append(ctx, "gone", 1, rec)
+	if !errors.Is(err, trace.ErrNotFound) || !strings.Contains(err.Error(), `append "gone" file 1: not found: the file was removed while the session was open`) {
+		t.Fatalf("append after the removal: %v", err)
+	}
+	if _, err := s.Append(ctx, "gone", 1, rec); !errors.Is(err, trace.ErrNotFound) {
+		t.Fatalf("a second append after the removal: %v", err)
+	}
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Fatalf("the appends left %v in the store", left)
+	}
+	if _, err := s.Files(ctx, "gone"); !errors.Is(err, trace.ErrNotFound) {
+		t.Fatalf("Files: %v", err)
+	}
+	// The session made again: its session_meta starts the file.
+	if res, err := s.Append(ctx, "gone", 1, append(append([]byte(nil), meta...), rec...)); err != nil || !res.Created {
+		t.Fatalf("append of a new start: %+v, %v", res, err)
+	}
+	if _, err := s.Append(ctx, "gone", 1, rec); err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.Resume(ctx, s, "gone", time.Now)
+	if err != nil || r.Meta.Payload.SessionID() != "gone" {
+		t.Fatalf("resume: %v", err)
 	}
 }

@@ -53,6 +53,14 @@ func isDateDir(name string) bool {
 	return true
 }
 
+// startsFile reports whether the first record of data is a session_meta,
+// the record a Trace file starts with.
+func startsFile(data []byte) bool {
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	m, err := omni.Decode(line)
+	return err == nil && m.Type == omni.TypeSessionMeta
+}
+
 func firstTimestamp(data []byte) (time.Time, bool) {
 	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
 		if len(trimJS(line)) == 0 {

@@ -217,3 +217,19 @@ test("{dir}: listSessions reads the directory once, not once per session; a new 
   assert.ok(wstats < N, `${wstats} stats for a new session's writes: ${JSON.stringify(writing)}`);
   assert.ok((await floe.listSessions({ store: { dir } })).some((s) => s.id === "new-one"));
 });
+
+test("{dir}: the directory removed while a session is open: its next run says so and writes no Trace without its session_meta", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const diags = [];
+  const s = floe.createSession({ meta: meta("removed"), llm: scriptedLLM(say("one"), say("two")), store, onDiagnostic: (d) => diags.push(d) });
+  await collect(s.run("first"));
+  await rm(dir, { recursive: true, force: true }); // rm -rf of the store, a temp cleaner
+  const msgs = await collect(s.run("second"));
+  await s.close();
+  assert.equal(find(msgs, "text").at(-1).payload.text, "two", "the run goes on");
+  assert.ok(diags.length > 0 && diags.every((d) => d.kind === "trace" && /append "removed" file 1: not found: the file was removed while the session was open/.test(d.message)), JSON.stringify(diags));
+  // A file of the second run's records alone was listed and never resumed.
+  assert.deepEqual(await floe.listSessions({ store }), []);
+  await rejects(floe.resumeSession("removed", { llm: scriptedLLM(say("x")), store }), "not_found");
+});
