@@ -125,15 +125,34 @@ nodeHooks.lockDir = (dir, id, create) => {
     try {
       if (create) nodeFS.mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch {}
+    let fd;
     try {
-      nodeFS.writeFileSync(path, own, { flag: "wx", mode: 0o600 });
+      fd = nodeFS.openSync(path, "wx", 0o600);
+    } catch (e) {
+      if (e?.code !== "EEXIST") return () => {};
+    }
+    if (fd !== undefined) {
+      let written = false;
+      try {
+        nodeFS.writeSync(fd, own);
+        written = true;
+      } catch {}
+      try {
+        nodeFS.closeSync(fd);
+      } catch {}
+      if (!written) {
+        // A full disk: a file left empty would name no holder and refuse
+        // every later run. No lock; the Trace's writes say why they fail.
+        try {
+          nodeFS.unlinkSync(path);
+        } catch {}
+        return () => {};
+      }
       return () => {
         try {
           if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.unlinkSync(path);
         } catch {}
       };
-    } catch (e) {
-      if (e?.code !== "EEXIST") return () => {};
     }
     let holder = {};
     try {

@@ -292,6 +292,9 @@ func (s *FileStore) writeAll(dir, id string, files [][]byte) (int, error) {
 	return 0, nil
 }
 
+// writeNew makes the file at path holding data; a file it made but could
+// not fill (a full disk) is removed: a lock file left empty would name no
+// holder, and refuse every later Lock.
 func writeNew(path string, data []byte, sync bool) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -303,6 +306,9 @@ func writeNew(path string, data []byte, sync bool) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
 	}
 	return err
 }

@@ -233,3 +233,28 @@ test("{dir}: the directory removed while a session is open: its next run says so
   assert.deepEqual(await floe.listSessions({ store }), []);
   await rejects(floe.resumeSession("removed", { llm: scriptedLLM(say("x")), store }), "not_found");
 });
+
+test("{dir}: a lock file whose write fails (a full disk) is not left behind empty, refusing every later run", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const s = floe.createSession({ meta: meta("full"), llm: scriptedLLM(say("one"), say("two")), store });
+  const { openSync, writeSync, closeSync } = nodeFS;
+  let failed = 0;
+  const lockFds = new Set();
+  nodeFS.openSync = function (path, ...rest) {
+    const fd = openSync.call(this, path, ...rest);
+    if (String(path).endsWith(".full.lock")) lockFds.add(fd);
+    return fd;
+  };
+  nodeFS.writeSync = function (fd, ...rest) {
+    if (lockFds.has(fd) && failed++ === 0) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    return writeSync.call(this, fd, ...rest);
+  };
+  t.after(() => Object.assign(nodeFS, { openSync, writeSync, closeSync }));
+  await collect(s.run("first"));
+  assert.equal(failed, 1, "the lock's write failed once");
+  assert.equal(nodeFS.existsSync(lockFile(dir, "full")), false, "no empty lock file left");
+  const msgs = await collect(s.run("second")); // the disk has room again
+  assert.equal(find(msgs, "text").at(-1).payload.text, "two");
+  await s.close();
+});
