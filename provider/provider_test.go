@@ -303,6 +303,23 @@ func TestStreamEventsOfNoData(t *testing.T) {
 	}
 }
 
+// An event longer than the reader takes (a huge inline image in one
+// event) is named with the limit: "sse: line too long" said neither what
+// the line was nor how long one may be.
+func TestStreamLineTooLong(t *testing.T) {
+	if sse.DefaultMaxLine != 8<<20 {
+		t.Fatal("the failure's message says 8 MiB")
+	}
+	body := "data: {\"x\":\"" + strings.Repeat("x", sse.DefaultMaxLine) + "\"}\n\n"
+	tr := TransportFunc(func(context.Context, *Request) (*Response, error) {
+		return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	})
+	f := Stream(context.Background(), tr, &Request{}, "x", 0, &collectDecoder{})
+	if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: a line of the event stream is longer than 8 MiB, the most the adapter reads" {
+		t.Errorf("%+v", f)
+	}
+}
+
 // TestEqualFold checks the media types' ASCII comparison against
 // strings.EqualFold (which links the unicode package's case tables): every
 // code point in each position of each fixed string, in both cases.

@@ -221,8 +221,10 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 			if err == nil {
 				return nil
 			}
-		case sse.ErrTruncated, sse.ErrLineTooLong:
+		case sse.ErrTruncated:
 			err = Malformed(api, err.Error())
+		case sse.ErrLineTooLong:
+			err = Malformed(api, "a line of the event stream is longer than 8 MiB, the most the adapter reads")
 		}
 		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(start) {
 			// Not one event in a body that does not start as an event
