@@ -884,20 +884,33 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   async function resumeSession(id, opts) {
     if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
     const spec = sessionSpec(api, "resumeSession", opts, applyDefaults(opts, "resumeSession", false), false);
-    const store = storeArg(get(opts, "store", "resumeSession: store"), "resumeSession: store");
+    const given = get(opts, "store", "resumeSession: store");
+    const store = storeArg(given, "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
     const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
-      const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store));
+      const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notInMemory(e, given, store)));
       return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
     }
   }
 
-  // storeOpt reads the store of a store function's options object.
-  const storeOpt = (opts, fn) => {
+  // A session not found in the memory store it defaulted to (Node's): a
+  // program that resumes by id at its next start, without store: { dir },
+  // found nothing, and "not found" did not say where it looked.
+  const notInMemory = (e, given, store) => {
+    if (given == null && store === "memory" && e?.code === "not_found" && typeof e.message === "string") {
+      e.message += " in the memory store, the default here, which keeps the sessions of this program only (store: { dir } keeps them in a directory)";
+    }
+    throw e;
+  };
+
+  // storeOpt reads the store of a store function's options object;
+  // storeGiven also returns the option as given (undefined: defaulted).
+  const storeOpt = (opts, fn) => storeGiven(opts, fn)[0];
+  const storeGiven = (opts, fn) => {
     plainObject(opts, `${fn}: options`);
     // A misspelt key would read the default store without a word (and an
     // import would go to memory, lost when the program ends).
@@ -906,7 +919,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       throw floeError("bad_argument", `${fn}: options.dir: unknown option (did you mean store: { dir }?); known: store`);
     }
     knownKeys(opts, STORE_FN_KEYS, `${fn}: options`);
-    return storeArg(get(opts, "store", `${fn}: store`), `${fn}: store`);
+    const given = get(opts, "store", `${fn}: store`);
+    return [storeArg(given, `${fn}: store`), given];
   };
 
   async function listSessions(opts = {}) {
@@ -916,7 +930,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function exportSession(id, opts = {}) {
     if (typeof id !== "string") throw badArg("exportSession: id", "a string", id);
-    const files = await call("exportSession", id, storeOpt(opts, "exportSession"));
+    const [store, given] = storeGiven(opts, "exportSession");
+    const files = await call("exportSession", id, store).catch((e) => notInMemory(e, given, store));
     return files.map(([name, text]) => ({ name, text }));
   }
 
@@ -932,7 +947,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function deleteSession(id, opts = {}) {
     if (typeof id !== "string") throw badArg("deleteSession: id", "a string", id);
-    const store = storeOpt(opts, "deleteSession");
+    const [store, given] = storeGiven(opts, "deleteSession");
     // The session's lock, as a run takes it: a run in flight (this tab's,
     // another tab's or another session object's) would otherwise go on
     // writing its records after the delete, leaving a session without its
@@ -940,7 +955,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("deleteSession", id, release);
     try {
-      return await call("deleteSession", id, store);
+      return await call("deleteSession", id, store).catch((e) => notInMemory(e, given, store));
     } finally {
       release();
     }

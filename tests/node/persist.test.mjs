@@ -257,6 +257,20 @@ test("store arguments are checked", async () => {
   await assert.rejects(floe.resumeSession("x", {}), (e) => e.code === "bad_argument" && /llm/.test(e.message));
 });
 
+// A CLI that resumes by id at its next start without store: { dir } looks
+// in the memory store, Node's default, which the last process took with
+// it: "not found" alone did not say where it looked.
+test("a session not found in the memory store it defaulted to says where it looked", async () => {
+  const llm = scriptedLLM(say("x"));
+  const hint = /"gone-with-the-process": not found in the memory store, the default here, which keeps the sessions of this program only \(store: \{ dir \} keeps them in a directory\)$/;
+  await rejects(floe.resumeSession("gone-with-the-process", { llm }), "not_found", hint);
+  await rejects(floe.exportSession("gone-with-the-process"), "not_found", hint);
+  await rejects(floe.deleteSession("gone-with-the-process"), "not_found", hint);
+  // Named, the store is what the program asked for.
+  await rejects(floe.resumeSession("gone-with-the-process", { llm, store: "memory" }), "not_found", /: not found$/);
+  await rejects(floe.exportSession("gone-with-the-process", { store: "memory" }), "not_found", /: not found$/);
+});
+
 /** A LockManager where other tabs are simulated by adding names to held. */
 function fakeLocks() {
   const held = new Set();
