@@ -890,19 +890,26 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
-      const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notInMemory(e, given, store)));
+      const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notFoundWhere(e, given, store)));
       return makeSession(sid, handle, store, modelThinking(opts.llm));
     } finally {
       release();
     }
   }
 
-  // A session not found in the memory store it defaulted to (Node's): a
-  // program that resumes by id at its next start, without store: { dir },
-  // found nothing, and "not found" did not say where it looked.
-  const notInMemory = (e, given, store) => {
-    if (given == null && store === "memory" && e?.code === "not_found" && typeof e.message === "string") {
+  // A session not found says where it was looked for: in the memory store
+  // it defaulted to (Node's), a program that resumes by id at its next
+  // start without store: { dir } found nothing; a relative { dir } is
+  // read from the working directory, which a CLI started elsewhere does
+  // not share. "not found" alone said neither.
+  const notFoundWhere = (e, given, store) => {
+    if (e?.code !== "not_found" || typeof e.message !== "string") throw e;
+    if (given == null && store === "memory") {
       e.message += " in the memory store, the default here, which keeps the sessions of this program only (store: { dir } keeps them in a directory)";
+    } else if (store.startsWith("dir:")) {
+      const dir = store.slice(4);
+      const cwd = isNode && !/^([\\/]|[A-Za-z]:)/.test(dir) ? ` (relative to the working directory ${process.cwd()})` : "";
+      e.message += ` in the directory ${JSON.stringify(dir)}${cwd}`;
     }
     throw e;
   };
@@ -931,7 +938,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   async function exportSession(id, opts = {}) {
     if (typeof id !== "string") throw badArg("exportSession: id", "a string", id);
     const [store, given] = storeGiven(opts, "exportSession");
-    const files = await call("exportSession", id, store).catch((e) => notInMemory(e, given, store));
+    const files = await call("exportSession", id, store).catch((e) => notFoundWhere(e, given, store));
     return files.map(([name, text]) => ({ name, text }));
   }
 
@@ -955,7 +962,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const release = await tryLock(store, id, { wait: true });
     if (typeof release !== "function") throw busy("deleteSession", id, release);
     try {
-      return await call("deleteSession", id, store).catch((e) => notInMemory(e, given, store));
+      return await call("deleteSession", id, store).catch((e) => notFoundWhere(e, given, store));
     } finally {
       release();
     }

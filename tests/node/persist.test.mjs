@@ -260,7 +260,7 @@ test("store arguments are checked", async () => {
 // A CLI that resumes by id at its next start without store: { dir } looks
 // in the memory store, Node's default, which the last process took with
 // it: "not found" alone did not say where it looked.
-test("a session not found in the memory store it defaulted to says where it looked", async () => {
+test("a session not found says where it was looked for: the memory store it defaulted to, a directory", async (t) => {
   const llm = scriptedLLM(say("x"));
   const hint = /"gone-with-the-process": not found in the memory store, the default here, which keeps the sessions of this program only \(store: \{ dir \} keeps them in a directory\)$/;
   await rejects(floe.resumeSession("gone-with-the-process", { llm }), "not_found", hint);
@@ -269,6 +269,12 @@ test("a session not found in the memory store it defaulted to says where it look
   // Named, the store is what the program asked for.
   await rejects(floe.resumeSession("gone-with-the-process", { llm, store: "memory" }), "not_found", /: not found$/);
   await rejects(floe.exportSession("gone-with-the-process", { store: "memory" }), "not_found", /: not found$/);
+  // A relative directory is the working directory's: a CLI started in
+  // another one finds nothing there.
+  const dir = await tempDir(t);
+  await rejects(floe.resumeSession("elsewhere", { llm, store: { dir } }), "not_found", new RegExp(`"elsewhere": not found in the directory ${JSON.stringify(JSON.stringify(dir)).slice(1, -1)}$`));
+  const cwd = process.cwd().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  await rejects(floe.deleteSession("elsewhere", { store: { dir: "sessions" } }), "not_found", new RegExp(`not found in the directory "sessions" \\(relative to the working directory ${cwd}\\)$`));
 });
 
 /** A LockManager where other tabs are simulated by adding names to held. */
