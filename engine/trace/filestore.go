@@ -273,6 +273,7 @@ func (s *FileStore) writeAll(dir, id string, files [][]byte) (int, error) {
 	tmp := func(i int) string { return filepath.Join(dir, FileName(id, i+1)+".import") }
 	for i, data := range files {
 		done = append(done, tmp(i))
+		os.Remove(tmp(i)) // an import killed midway left it
 		if err := writeNew(tmp(i), data, s.opts.Sync); err != nil {
 			return fail(i+1, err)
 		}

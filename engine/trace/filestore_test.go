@@ -140,6 +140,30 @@ func TestFileStoreCreateDatesByFirstRecord(t *testing.T) {
 	}
 }
 
+// An import killed midway (SIGKILL) leaves its temporary file; the next
+// import of that session writes over it instead of failing with "file
+// exists" (which also removed it, so that only a second try went through).
+func TestFileStoreCreateOverAKilledImport(t *testing.T) {
+	root := t.TempDir()
+	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
+	if err := os.MkdirAll(filepath.Join(root, "2025-03-04"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "2025-03-04", "imp_001.jsonl.import"), []byte(`{"timest`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := stamped("2025-03-04T10:00:00.000Z")
+	if err := s.Create(context.Background(), "imp", [][]byte{file}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listTree(t, root); !slices.Equal(got, []string{"2025-03-04/imp_001.jsonl"}) {
+		t.Errorf("files = %v", got)
+	}
+	if got, _ := s.ReadFile(context.Background(), "imp", 1); !bytes.Equal(got, file) {
+		t.Errorf("file 1 = %q", got)
+	}
+}
+
 func TestExportImportRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	src := &trace.MemStore{}
