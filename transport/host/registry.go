@@ -16,8 +16,13 @@ import (
 
 // Wiring is what a model factory gives one session.
 type Wiring struct {
-	LLM         engine.LLM
-	NewLLM      engine.LLMFactory // for compaction; nil = none
+	LLM    engine.LLM
+	NewLLM engine.LLMFactory // for compaction; nil = none
+	// Resume, when set, makes the model context of a resumed session in
+	// LLM's place, starting from the session totals its Trace holds
+	// (ENGINE.md E-17.5: a provider adapter's SessionTokens); from LLM,
+	// a fresh context, every resumed run's token_usage restarted at zero.
+	Resume      engine.LLMFactory
 	Environment engine.Environment
 	Tools       []omni.ToolDefinition
 	Compaction  *engine.Compaction
@@ -157,8 +162,12 @@ func (h *Host) startEngine(meta omni.Message, w engine.TraceSink, snap *engine.S
 	if err != nil {
 		return newErr(500, "model_failed", err.Error())
 	}
+	llm := wire.LLM
+	if wire.Resume != nil && snap.SessionTokens != (omni.TokenCounts{}) {
+		llm = wire.Resume(snap.SessionTokens)
+	}
 	sess, err := engine.New(engine.Config{
-		Meta: meta, LLM: wire.LLM, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
+		Meta: meta, LLM: llm, NewLLM: wire.NewLLM, Environment: wire.Environment, ToolList: wire.Tools,
 		Compaction: wire.Compaction, MaxTurns: wire.MaxTurns, Clock: r.cfg.Clock, Trace: sink{h, w}, Resume: snap,
 		OnDiagnostic: r.cfg.OnDiagnostic,
 	})

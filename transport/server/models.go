@@ -249,6 +249,7 @@ func (mc ModelConfig) Apply(cfg *Config, t provider.Transport) error {
 		return host.Wiring{
 			LLM:         m,
 			NewLLM:      m.Factory(),
+			Resume:      m.Factory(), // the same model, from a resumed session's totals
 			Environment: ws,
 			Tools:       ws.Tools(),
 			Compaction:  &engine.Compaction{Mode: omni.ModeSummarize, Prompt: CompactPrompt},

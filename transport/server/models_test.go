@@ -124,7 +124,7 @@ func TestModelConfigApply(t *testing.T) {
 			t.Errorf("%s: session_meta has system_prompt %q and model_context_window %s", kind, meta.Payload.SystemPrompt(), meta.Payload.ModelContextWindow())
 		}
 		w, err := cfg.Wire(meta)
-		if err != nil || w.LLM == nil || w.NewLLM == nil || w.Environment == nil || len(w.Tools) == 0 || w.Compaction == nil {
+		if err != nil || w.LLM == nil || w.NewLLM == nil || w.Resume == nil || w.Environment == nil || len(w.Tools) == 0 || w.Compaction == nil {
 			t.Errorf("%s: wiring %+v, %v", kind, w, err)
 		}
 		w2, _ := cfg.Wire(meta)
