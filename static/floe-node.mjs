@@ -155,21 +155,47 @@ nodeHooks.lockDir = (dir, id, create) => {
       };
     }
     let holder = {};
+    let text;
     try {
-      holder = JSON.parse(nodeFS.readFileSync(path, "utf8"));
+      text = nodeFS.readFileSync(path, "utf8");
+      holder = JSON.parse(text);
     } catch (e) {
       if (e?.code === "ENOENT" && tries < 3) continue; // released meanwhile
     }
     if (tries < 3 && stale(holder)) {
-      try {
-        nodeFS.unlinkSync(path);
-      } catch {}
+      takeOver(path, text);
       continue;
     }
     const who = Number.isSafeInteger(holder?.pid) ? `pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}` : "a process";
     return `another process (${who}) is running it (its lock file ${path}: delete it if that process is gone)`;
   }
 };
+
+// takeOver removes the stale lock file that held text. Another process
+// may have taken it over since it was read (two started at once after a
+// crash), its own file now in its place: removing that let both run the
+// session. The file is moved aside, atomically, and put back unless it
+// is the one judged stale.
+function takeOver(path, text) {
+  const aside = `${path}.${TOKEN}`;
+  try {
+    nodeFS.renameSync(path, aside);
+  } catch {
+    return;
+  }
+  let now;
+  try {
+    now = nodeFS.readFileSync(aside, "utf8");
+  } catch {}
+  if (now !== text) {
+    try {
+      nodeFS.linkSync(aside, path); // not over a file made meanwhile
+    } catch {}
+  }
+  try {
+    nodeFS.unlinkSync(aside);
+  } catch {}
+}
 
 function stale(holder) {
   const pid = holder?.pid;

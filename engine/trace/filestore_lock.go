@@ -78,12 +78,13 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 		}
 		var holder lockHolder
 		data, err := os.ReadFile(path)
+		lockRead()
 		if errors.Is(err, fs.ErrNotExist) && tries < 3 {
 			continue // released meanwhile
 		}
 		json.Unmarshal(data, &holder)
 		if tries < 3 && holder.stale() {
-			os.Remove(path)
+			takeOver(path, data)
 			continue
 		}
 		who := "a process"
@@ -103,6 +104,25 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 }
 
 func ptr(n int) *int { return &n }
+
+// lockRead is called after Lock read a holder's file (tests race it).
+var lockRead = func() {}
+
+// takeOver removes the stale lock file at path that held data. Another
+// process may have taken it over since it was read (two started at once
+// after a crash), its own file now in its place: removing that let both
+// run the session. The file is moved aside, atomically, and put back
+// unless it is the one judged stale (as the Node build does).
+func takeOver(path string, data []byte) {
+	aside := path + "." + lockToken
+	if os.Rename(path, aside) != nil {
+		return
+	}
+	if now, err := os.ReadFile(aside); err != nil || string(now) != string(data) {
+		os.Link(aside, path) // not over a file made meanwhile
+	}
+	os.Remove(aside)
+}
 
 // stale: the holder is a process of this host that no longer runs (or this
 // process's pid with another token: a container's pid 1 restarted).

@@ -3,7 +3,7 @@
 // in the middle of a run, and a directory of many sessions.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fork } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
 import nodeFS from "node:fs";
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
@@ -256,5 +256,38 @@ test("{dir}: a lock file whose write fails (a full disk) is not left behind empt
   assert.equal(nodeFS.existsSync(lockFile(dir, "full")), false, "no empty lock file left");
   const msgs = await collect(s.run("second")); // the disk has room again
   assert.equal(find(msgs, "text").at(-1).payload.text, "two");
+  await s.close();
+});
+
+// Two processes started at once after a crash both find the dead
+// process's lock: the first takes it over (its own file in its place)
+// between the second's read of the stale file and its removal of it. The
+// second removed the first's fresh file then, and both ran the session.
+test("{dir}: a stale lock taken over by another process while this one judged it is not removed: this run is refused", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "race";
+  const dead = spawnSync(process.execPath, ["-e", ""]).pid; // ended: its pid runs no process
+  const staleText = JSON.stringify({ pid: dead, host: hostname(), token: "dead" }) + "\n";
+  const fresh = JSON.stringify({ pid: process.ppid, host: hostname(), token: "other" }) + "\n";
+  const path = lockFile(dir, id);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path, staleText);
+  const { readFileSync } = nodeFS;
+  let raced = false;
+  nodeFS.readFileSync = function (p, ...rest) {
+    const out = readFileSync.call(this, p, ...rest);
+    if (String(p) === path && !raced) {
+      raced = true; // the other process, now: removes the stale file, makes its own
+      nodeFS.unlinkSync(path);
+      nodeFS.writeFileSync(path, fresh, { flag: "wx" });
+    }
+    return out;
+  };
+  t.after(() => (nodeFS.readFileSync = readFileSync));
+  const s = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("x")), store });
+  assert.throws(() => s.run("hello"), (e) => e.code === "session_busy" && new RegExp(`pid ${process.ppid} on`).test(e.message));
+  assert.ok(raced);
+  assert.equal(nodeFS.readFileSync(path, "utf8"), fresh, "the other process's lock file is still there");
   await s.close();
 });
