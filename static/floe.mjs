@@ -944,7 +944,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function readSession(id, opts = {}) {
     if (typeof id !== "string") throw badArg("readSession: id", "a string", id);
-    return JSON.parse(await call("readSession", id, storeOpt(opts, "readSession")));
+    const [store, given] = storeGiven(opts, "readSession");
+    return JSON.parse(await call("readSession", id, store).catch((e) => notFoundWhere(e, given, store)));
   }
 
   async function importSession(files, opts = {}) {

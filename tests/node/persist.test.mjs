@@ -266,6 +266,7 @@ test("a session not found says where it was looked for: the memory store it defa
   await rejects(floe.resumeSession("gone-with-the-process", { llm }), "not_found", hint);
   await rejects(floe.exportSession("gone-with-the-process"), "not_found", hint);
   await rejects(floe.deleteSession("gone-with-the-process"), "not_found", hint);
+  await rejects(floe.readSession("gone-with-the-process"), "not_found", hint);
   // Named, the store is what the program asked for.
   await rejects(floe.resumeSession("gone-with-the-process", { llm, store: "memory" }), "not_found", /: not found$/);
   await rejects(floe.exportSession("gone-with-the-process", { store: "memory" }), "not_found", /: not found$/);
@@ -275,6 +276,7 @@ test("a session not found says where it was looked for: the memory store it defa
   await rejects(floe.resumeSession("elsewhere", { llm, store: { dir } }), "not_found", new RegExp(`"elsewhere": not found in the directory ${JSON.stringify(JSON.stringify(dir)).slice(1, -1)}$`));
   const cwd = process.cwd().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   await rejects(floe.deleteSession("elsewhere", { store: { dir: "sessions" } }), "not_found", new RegExp(`not found in the directory "sessions" \\(relative to the working directory ${cwd}\\)$`));
+  await rejects(floe.readSession("elsewhere", { store: { dir: "sessions" } }), "not_found", new RegExp(`not found in the directory "sessions" \\(relative to the working directory ${cwd}\\)$`));
 });
 
 /** A LockManager where other tabs are simulated by adding names to held. */
