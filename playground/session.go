@@ -2,7 +2,6 @@ package playground
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -237,18 +236,7 @@ func DeleteSession(ctx context.Context, store trace.Store, id string, r *Runner)
 			return fmt.Errorf("stop the session's run: %w", err)
 		}
 	}
-	// A Trace that cannot be read is still deleted, with the children
-	// found before the unreadable part.
-	children, _ := Children(ctx, store, id)
-	if err := store.Delete(ctx, id); err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := store.Delete(ctx, c); err != nil && !errors.Is(err, trace.ErrNotFound) {
-			return fmt.Errorf("delete subagent session %s: %w", c, err)
-		}
-	}
-	return nil
+	return trace.DeleteTree(ctx, store, id)
 }
 
 // Meta returns a session_meta for a playground session created at now, with

@@ -17,35 +17,6 @@ import (
 // the sessions a person started (not their children), and delete a session
 // with its children.
 
-// Children returns the ids of the child sessions the stored session id
-// points at, and theirs, depth first.
-func Children(ctx context.Context, store trace.Store, id string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{id: true}
-	var walk func(id string, depth int) error
-	walk = func(id string, depth int) error {
-		recs, err := trace.Records(ctx, store, id)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			child, ok := trace.SubagentPointer(r)
-			if !ok || seen[child] {
-				continue
-			}
-			seen[child] = true
-			out = append(out, child)
-			if depth+1 < trace.MaxSubagentDepth {
-				if err := walk(child, depth+1); err != nil && !errors.Is(err, trace.ErrNotFound) {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return out, walk(id, 0)
-}
-
 // Sessions lists the stored sessions a person started: [trace.List]
 // without the subagents' child sessions (session_meta source "subagent"),
 // which are shown, and deleted, with their parent. It remembers which

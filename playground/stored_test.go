@@ -81,7 +81,7 @@ func TestSubagentStoredAndReadBack(t *testing.T) {
 	if len(list) != 1 || list[0].ID != id {
 		t.Errorf("listed %v, want the parent %s only", list, id)
 	}
-	children, err := Children(ctx, store, id)
+	children, err := trace.Children(ctx, store, id)
 	if err != nil || len(children) != 1 {
 		t.Fatalf("children %v, %v", children, err)
 	}

@@ -117,7 +117,7 @@ func TestExportImportSubagentSessions(t *testing.T) {
 	src := &trace.MemStore{}
 	parent, child, grandchild := family(t, src)
 
-	files, err := ExportSession(ctx, src, parent, time.UTC)
+	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestExportImportSubagentSessions(t *testing.T) {
 	for name, set := range map[string][]trace.File{"with date directories": files, "names only": flat} {
 		t.Run(name, func(t *testing.T) {
 			dst := &trace.MemStore{}
-			id, err := ImportSession(ctx, dst, set)
+			id, err := trace.ImportTree(ctx, dst, set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestImportParentOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := &trace.MemStore{}
-	id, err := ImportSession(ctx, dst, files)
+	id, err := trace.ImportTree(ctx, dst, files)
 	if err != nil || id != parent {
 		t.Fatalf("ImportSession = %s, %v; want %s", id, err, parent)
 	}
@@ -227,7 +227,7 @@ func TestImportParentOnly(t *testing.T) {
 
 	other := storeSession(t, src, Meta(time.Now()), stamped(omni.UserText("hello")))
 	one := dump(t, src)[other][0]
-	id, err = ImportSession(ctx, dst, []trace.File{{Name: "", Data: one}})
+	id, err = trace.ImportTree(ctx, dst, []trace.File{{Name: "", Data: one}})
 	if err != nil || id != other {
 		t.Fatalf("one unnamed file: %s, %v; want %s", id, err, other)
 	}
@@ -252,7 +252,7 @@ func TestImportRefusedLeavesTheStore(t *testing.T) {
 	ctx := context.Background()
 	src := &trace.MemStore{}
 	parent, child, _ := family(t, src)
-	files, err := ExportSession(ctx, src, parent, time.UTC)
+	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestImportRefusedLeavesTheStore(t *testing.T) {
 	loop := &trace.MemStore{}
 	a := storeSession(t, loop, childMeta(""), pointer(bm.Payload.SessionID()))
 	b := storeSession(t, loop, bm, pointer(a))
-	loopFiles, err := ExportSession(ctx, loop, a, time.UTC)
+	loopFiles, err := trace.ExportTree(ctx, loop, a, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestImportRefusedLeavesTheStore(t *testing.T) {
 				store = c.store(mem)
 			}
 			before := dump(t, mem)
-			id, err := ImportSession(ctx, store, c.files)
+			id, err := trace.ImportTree(ctx, store, c.files)
 			if err == nil {
 				t.Fatalf("imported %s, want a refusal", id)
 			}

@@ -286,10 +286,10 @@ func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner
 }
 
 // export downloads the session's Trace files and its subagents' child
-// sessions' (playground.ExportSession), byte for byte.
+// sessions' (trace.ExportTree), byte for byte.
 func (s *sessionsView) export(id string) {
 	a := s.a
-	files, err := playground.ExportSession(context.Background(), a.env.Store, id, time.Local)
+	files, err := trace.ExportTree(context.Background(), a.env.Store, id, time.Local)
 	a.post(func() {
 		if err != nil {
 			a.note = "Could not export the session: " + err.Error()
@@ -304,7 +304,7 @@ func (s *sessionsView) export(id string) {
 
 // importFiles stores JSONL files chosen by the user as one session, with
 // its subagents' child sessions when they are among the files
-// (playground.ImportSession).
+// (trace.ImportTree).
 func (s *sessionsView) importFiles(list []js.Value) {
 	a := s.a
 	ctx := context.Background()
@@ -322,7 +322,7 @@ func (s *sessionsView) importFiles(list []js.Value) {
 			files[0].Name = "" // one file of any name: its session_meta names the session
 		}
 	}
-	id, err := playground.ImportSession(ctx, a.env.Store, files)
+	id, err := trace.ImportTree(ctx, a.env.Store, files)
 	a.post(func() {
 		if err != nil {
 			a.note = "Import refused: " + err.Error()

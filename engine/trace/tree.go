@@ -1,0 +1,242 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floehq/floe/internal/errf"
+)
+
+// A session is exported with its subagents' child sessions, each as the
+// reference stores a session (PROTOCOL.md P-11): <yyyy-mm-dd>/<id>_NNN.jsonl,
+// the child's date directory its own. The parent's Trace names each child
+// in a subagent pointer (ENGINE.md E-15.3), which is how an import tells
+// the parent from its children.
+
+// ExportTree returns the Trace files of the stored session id, as
+// [Export] names them, followed by those of its subagents' child
+// sessions and theirs, depth first, as deep as [History] follows them.
+// A child whose Trace is not stored is left out; a Trace that does not
+// read is exported byte for byte all the same, without the children it
+// would name.
+func ExportTree(ctx context.Context, store Store, id string, loc *time.Location) ([]File, error) {
+	out, err := Export(ctx, store, id, loc)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{id: true}
+	var walk func(id string, depth int) error
+	walk = func(id string, depth int) error {
+		recs, err := Records(ctx, store, id)
+		if err != nil {
+			return nil
+		}
+		for _, r := range recs {
+			child, ok := SubagentPointer(r)
+			if !ok || seen[child] {
+				continue
+			}
+			seen[child] = true
+			files, err := Export(ctx, store, child, loc)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return errf.Errorf("export subagent session %s: %w", child, err)
+			}
+			out = append(out, files...)
+			if depth+1 < MaxSubagentDepth {
+				if err := walk(child, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(id, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ImportTree stores files exported by [ExportTree] — a session with
+// its subagents' child sessions — and returns the parent's id. The files
+// of each session are checked as [Import] checks them; one session
+// must be the parent, which no other points at, and every other one a
+// child it reaches through subagent pointers. A parent's files alone (an
+// export without children) and one file of any name are imported as
+// [Import] does. Nothing is stored unless every file passes and no
+// session id is stored already (the error wraps [ErrExists]); the
+// children are stored before the parent, and removed again if storing a
+// later session fails.
+func ImportTree(ctx context.Context, store Store, files []File) (string, error) {
+	groups, err := groupFiles(files)
+	if err != nil {
+		return "", err
+	}
+	if len(groups) <= 1 {
+		return Import(ctx, store, files)
+	}
+	// Every check runs on a scratch store first, so that a refused import
+	// writes nothing.
+	scratch := &MemStore{}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	pointed := map[string]bool{}
+	for _, id := range ids {
+		if _, err := Import(ctx, scratch, groups[id]); err != nil {
+			return "", err
+		}
+		recs, err := Records(ctx, scratch, id)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range recs {
+			if child, ok := SubagentPointer(r); ok && child != id {
+				pointed[child] = true
+			}
+		}
+	}
+	root, err := parentOf(ids, pointed)
+	if err != nil {
+		return "", err
+	}
+	children, err := Children(ctx, scratch, root)
+	if err != nil {
+		return "", err
+	}
+	order := make([]string, 0, len(ids))
+	for _, c := range children {
+		if groups[c] != nil {
+			order = append(order, c)
+		}
+	}
+	if len(order) != len(ids)-1 {
+		var stray []string
+		for _, id := range ids {
+			if id != root && !slices.Contains(order, id) {
+				stray = append(stray, QuoteID(id))
+			}
+		}
+		return "", errf.Errorf("import: %w: %s %s %s of %s or of its subagents (within %d levels)", ErrInvalid,
+			plural(len(stray), "session", "sessions"), strings.Join(stray, ", "), plural(len(stray), "is not a subagent session", "are not subagent sessions"), QuoteID(root), MaxSubagentDepth)
+	}
+	order = append(order, root)
+	for _, id := range order {
+		_, err := store.Files(ctx, id)
+		if err == nil {
+			return "", errf.Errorf("import: session %s: %w; nothing was imported", QuoteID(id), ErrExists)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return "", errf.Errorf("import: session %s: %w", QuoteID(id), err)
+		}
+	}
+	for i, id := range order {
+		if _, err := Import(ctx, store, groups[id]); err != nil {
+			for _, done := range order[:i] {
+				store.Delete(ctx, done) // best effort: the error below says what failed
+			}
+			return "", errf.Errorf("import: store session %s: %w; nothing was imported", QuoteID(id), err)
+		}
+	}
+	return root, nil
+}
+
+// groupFiles sorts files by the session id their names give. One file of
+// any name is one session, named by its session_meta (key "").
+func groupFiles(files []File) (map[string][]File, error) {
+	if len(files) == 1 {
+		return map[string][]File{"": files}, nil
+	}
+	groups := map[string][]File{}
+	for _, f := range files {
+		base := f.Name[strings.LastIndexByte(f.Name, '/')+1:]
+		id, _, ok := ParseFileName(base)
+		if !ok {
+			return nil, errf.Errorf("import: %w: %q is not a trace file name <session_id>_<NNN>.jsonl", ErrInvalid, f.Name)
+		}
+		groups[id] = append(groups[id], f)
+	}
+	return groups, nil
+}
+
+// parentOf returns the one session of ids that no other points at.
+func parentOf(ids []string, pointed map[string]bool) (string, error) {
+	var roots []string
+	for _, id := range ids {
+		if !pointed[id] {
+			roots = append(roots, id)
+		}
+	}
+	switch len(roots) {
+	case 1:
+		return roots[0], nil
+	case 0:
+		return "", errf.Errorf("import: %w: each of the %d sessions is another's subagent session: no parent session among the files", ErrInvalid, len(ids))
+	}
+	quoted := make([]string, len(roots))
+	for i, r := range roots {
+		quoted[i] = QuoteID(r)
+	}
+	return "", errf.Errorf("import: %w: the files hold %d sessions that no other points at (%s); import one session, with its subagents' sessions, at a time", ErrInvalid, len(roots), strings.Join(quoted, ", "))
+}
+
+// Children returns the ids of the child sessions the stored session id
+// points at, and theirs, depth first.
+func Children(ctx context.Context, store Store, id string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{id: true}
+	var walk func(id string, depth int) error
+	walk = func(id string, depth int) error {
+		recs, err := Records(ctx, store, id)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			child, ok := SubagentPointer(r)
+			if !ok || seen[child] {
+				continue
+			}
+			seen[child] = true
+			out = append(out, child)
+			if depth+1 < MaxSubagentDepth {
+				if err := walk(child, depth+1); err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return out, walk(id, 0)
+}
+
+// DeleteTree deletes the stored session id and the child sessions of its
+// subagents, and theirs ([Children]): a child is part of its parent's
+// run, and left alone it would be listed, and kept, for ever. A Trace
+// that cannot be read is deleted all the same, with the children found
+// before its unreadable part. ErrNotFound when id has no file.
+func DeleteTree(ctx context.Context, store Store, id string) error {
+	children, _ := Children(ctx, store, id)
+	if err := store.Delete(ctx, id); err != nil {
+		return err
+	}
+	for _, c := range children {
+		if err := store.Delete(ctx, c); err != nil && !errors.Is(err, ErrNotFound) {
+			return errf.Errorf("delete subagent session %s: %w", QuoteID(c), err)
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
