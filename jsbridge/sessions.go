@@ -77,7 +77,7 @@ func (b *Bridge) listSessions(args []js.Value) (any, error) {
 }
 
 // exportSession is the export exportSession(id, store) →
-// Promise<[name, text][]> (trace.Export; dates in local time, as the
+// Promise<[name, text][]> (trace.ExportTree: its subagents' sessions too; dates in local time, as the
 // reference names its directories); the shim makes the TraceFile objects.
 func (b *Bridge) exportSession(args []js.Value) (any, error) {
 	id, err := idArg(arg(args, 0), "exportSession")
@@ -90,7 +90,7 @@ func (b *Bridge) exportSession(args []js.Value) (any, error) {
 	}
 	return b.async("exportSession", func() (any, error) {
 		ctx := context.Background()
-		files, err := trace.Export(ctx, store, id, time.Local)
+		files, err := trace.ExportTree(ctx, store, id, time.Local)
 		if err != nil {
 			return nil, storeErr("exportSession", err)
 		}
@@ -131,7 +131,8 @@ func (b *Bridge) readSession(args []js.Value) (any, error) {
 }
 
 // importSession is the export importSession(files, store) → Promise<string>:
-// files is an array of {name, text} ("" name: one JSONL text).
+// files is an array of {name, text} ("" name: one JSONL text), a session's
+// with its subagents' sessions' (trace.ImportTree).
 func (b *Bridge) importSession(args []js.Value) (any, error) {
 	v := arg(args, 0)
 	if v.Type() != js.TypeObject || v.Length() == 0 {
@@ -159,7 +160,7 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 		return nil, err
 	}
 	return b.async("importSession", func() (any, error) {
-		id, err := trace.Import(context.Background(), store, files)
+		id, err := trace.ImportTree(context.Background(), store, files)
 		if err != nil {
 			return nil, storeErr("importSession", err)
 		}
@@ -167,7 +168,8 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// deleteSession is the export deleteSession(id, store) → Promise<void>.
+// deleteSession is the export deleteSession(id, store) → Promise<void>:
+// the session with its subagents' sessions (trace.DeleteTree).
 func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	id, err := idArg(arg(args, 0), "deleteSession")
 	if err != nil {
@@ -182,8 +184,11 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 		// A session object of this program still open on it stores no
 		// more: its next run would write a Trace without its session_meta,
 		// listed and never resumable.
-		b.dropTraces(ctx, id, true)
-		if err := store.Delete(ctx, id); err != nil {
+		children, _ := trace.Children(ctx, store, id)
+		for _, sid := range append(children, id) {
+			b.dropTraces(ctx, sid, true)
+		}
+		if err := trace.DeleteTree(ctx, store, id); err != nil {
 			return nil, storeErr("deleteSession", err)
 		}
 		return nil, nil

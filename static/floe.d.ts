@@ -660,7 +660,11 @@ export interface Floe {
   resumeSession(id: string, options: ResumeOptions): Promise<Session>;
   /** The stored sessions, most recent activity first. */
   listSessions(options?: StoreOptions): Promise<SessionSummary[]>;
-  /** The session's Trace files, in index order. */
+  /**
+   * The session's Trace files, in index order, then those of its subagents'
+   * child sessions (and theirs), each named as the reference names a
+   * session's files: importSession takes them back as one.
+   */
   exportSession(id: string, options?: StoreOptions): Promise<TraceFile[]>;
   /**
    * The stored session as its runs showed it, to render it again (push each
@@ -674,12 +678,13 @@ export interface Floe {
   readSession(id: string, options?: StoreOptions): Promise<OmniMessage[]>;
   /**
    * Stores a Trace as a new session and returns its id: files as
-   * exportSession gives them, or one JSONL text (its session_meta names the
-   * session). Rejects with "session_exists" for a stored id and with
-   * "invalid_trace", naming the file and line, for a malformed one.
+   * exportSession gives them (a session with its subagents' sessions, stored
+   * all or none), or one JSONL text (its session_meta names the session).
+   * Rejects with "session_exists" for a stored id and with "invalid_trace",
+   * naming the file and line, for a malformed one.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
-  /** Deletes a stored session ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab or, on a { dir } store, any process). A session object of this program still open on it stores nothing more. */
+  /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab or, on a { dir } store, any process). A session object of this program still open on it stores nothing more. */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
   tool: typeof tool;

@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +26,7 @@ func ExportTree(ctx context.Context, store Store, id string, loc *time.Location)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{id: true}
+	seen := []string{id}
 	var walk func(id string, depth int) error
 	walk = func(id string, depth int) error {
 		recs, err := Records(ctx, store, id)
@@ -36,10 +35,10 @@ func ExportTree(ctx context.Context, store Store, id string, loc *time.Location)
 		}
 		for _, r := range recs {
 			child, ok := SubagentPointer(r)
-			if !ok || seen[child] {
+			if !ok || has(seen, child) {
 				continue
 			}
-			seen[child] = true
+			seen = append(seen, child)
 			files, err := Export(ctx, store, child, loc)
 			if errors.Is(err, ErrNotFound) {
 				continue
@@ -83,14 +82,13 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	// Every check runs on a scratch store first, so that a refused import
 	// writes nothing.
 	scratch := &MemStore{}
-	ids := make([]string, 0, len(groups))
-	for id := range groups {
-		ids = append(ids, id)
+	ids := make([]string, len(groups))
+	for i := range groups {
+		ids[i] = groups[i].id
 	}
-	slices.Sort(ids)
-	pointed := map[string]bool{}
-	for _, id := range ids {
-		if _, err := Import(ctx, scratch, groups[id]); err != nil {
+	var pointed []string
+	for i, id := range ids {
+		if _, err := Import(ctx, scratch, groups[i].files); err != nil {
 			return "", err
 		}
 		recs, err := Records(ctx, scratch, id)
@@ -98,8 +96,8 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 			return "", err
 		}
 		for _, r := range recs {
-			if child, ok := SubagentPointer(r); ok && child != id {
-				pointed[child] = true
+			if child, ok := SubagentPointer(r); ok && child != id && !has(pointed, child) {
+				pointed = append(pointed, child)
 			}
 		}
 	}
@@ -113,19 +111,19 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	}
 	order := make([]string, 0, len(ids))
 	for _, c := range children {
-		if groups[c] != nil {
+		if has(ids, c) {
 			order = append(order, c)
 		}
 	}
 	if len(order) != len(ids)-1 {
 		var stray []string
 		for _, id := range ids {
-			if id != root && !slices.Contains(order, id) {
+			if id != root && !has(order, id) {
 				stray = append(stray, QuoteID(id))
 			}
 		}
 		return "", errf.Errorf("import: %w: %s %s %s of %s or of its subagents (within %d levels)", ErrInvalid,
-			plural(len(stray), "session", "sessions"), strings.Join(stray, ", "), plural(len(stray), "is not a subagent session", "are not subagent sessions"), QuoteID(root), MaxSubagentDepth)
+			plural(len(stray), "session", "sessions"), joinList(stray), plural(len(stray), "is not a subagent session", "are not subagent sessions"), QuoteID(root), MaxSubagentDepth)
 	}
 	order = append(order, root)
 	for _, id := range order {
@@ -138,7 +136,7 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 		}
 	}
 	for i, id := range order {
-		if _, err := Import(ctx, store, groups[id]); err != nil {
+		if _, err := Import(ctx, store, groups[indexOf(ids, id)].files); err != nil {
 			for _, done := range order[:i] {
 				store.Delete(ctx, done) // best effort: the error below says what failed
 			}
@@ -148,29 +146,58 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	return root, nil
 }
 
-// groupFiles sorts files by the session id their names give. One file of
-// any name is one session, named by its session_meta (key "").
-func groupFiles(files []File) (map[string][]File, error) {
+// group is the files of one session of an import.
+type group struct {
+	id    string
+	files []File
+}
+
+// groupFiles sorts files by the session id their names give, the groups
+// by id. One file of any name is one session, named by its session_meta
+// (id ""). A few sessions at most: slices, not maps (less code in the
+// WebAssembly build).
+func groupFiles(files []File) ([]group, error) {
 	if len(files) == 1 {
-		return map[string][]File{"": files}, nil
+		return []group{{files: files}}, nil
 	}
-	groups := map[string][]File{}
+	var groups []group
 	for _, f := range files {
 		base := f.Name[strings.LastIndexByte(f.Name, '/')+1:]
 		id, _, ok := ParseFileName(base)
 		if !ok {
 			return nil, errf.Errorf("import: %w: %q is not a trace file name <session_id>_<NNN>.jsonl", ErrInvalid, f.Name)
 		}
-		groups[id] = append(groups[id], f)
+		i := 0
+		for i < len(groups) && groups[i].id != id {
+			i++
+		}
+		if i == len(groups) {
+			groups = append(groups, group{id: id})
+		}
+		groups[i].files = append(groups[i].files, f)
 	}
+	heapSort(len(groups), func(i, j int) bool { return groups[i].id < groups[j].id }, func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
 	return groups, nil
 }
 
+// has reports whether ids holds id.
+func has(ids []string, id string) bool { return indexOf(ids, id) >= 0 }
+
+// indexOf returns the index of id in ids, or -1.
+func indexOf(ids []string, id string) int {
+	for i, x := range ids {
+		if x == id {
+			return i
+		}
+	}
+	return -1
+}
+
 // parentOf returns the one session of ids that no other points at.
-func parentOf(ids []string, pointed map[string]bool) (string, error) {
+func parentOf(ids, pointed []string) (string, error) {
 	var roots []string
 	for _, id := range ids {
-		if !pointed[id] {
+		if !has(pointed, id) {
 			roots = append(roots, id)
 		}
 	}
@@ -184,14 +211,13 @@ func parentOf(ids []string, pointed map[string]bool) (string, error) {
 	for i, r := range roots {
 		quoted[i] = QuoteID(r)
 	}
-	return "", errf.Errorf("import: %w: the files hold %d sessions that no other points at (%s); import one session, with its subagents' sessions, at a time", ErrInvalid, len(roots), strings.Join(quoted, ", "))
+	return "", errf.Errorf("import: %w: the files hold %d sessions that no other points at (%s); import one session, with its subagents' sessions, at a time", ErrInvalid, len(roots), joinList(quoted))
 }
 
 // Children returns the ids of the child sessions the stored session id
 // points at, and theirs, depth first.
-func Children(ctx context.Context, store Store, id string) ([]string, error) {
+func Children(ctx context.Context, store Store, id0 string) ([]string, error) {
 	var out []string
-	seen := map[string]bool{id: true}
 	var walk func(id string, depth int) error
 	walk = func(id string, depth int) error {
 		recs, err := Records(ctx, store, id)
@@ -200,10 +226,9 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 		}
 		for _, r := range recs {
 			child, ok := SubagentPointer(r)
-			if !ok || seen[child] {
+			if !ok || child == id0 || has(out, child) {
 				continue
 			}
-			seen[child] = true
 			out = append(out, child)
 			if depth+1 < MaxSubagentDepth {
 				if err := walk(child, depth+1); err != nil && !errors.Is(err, ErrNotFound) {
@@ -213,7 +238,7 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 		}
 		return nil
 	}
-	return out, walk(id, 0)
+	return out, walk(id0, 0)
 }
 
 // DeleteTree deletes the stored session id and the child sessions of its
@@ -232,6 +257,19 @@ func DeleteTree(ctx context.Context, store Store, id string) error {
 		}
 	}
 	return nil
+}
+
+// joinList joins s with ", " (strings.Join's generic growth costs the
+// WebAssembly build more than this).
+func joinList(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
 }
 
 func plural(n int, one, many string) string {

@@ -51,17 +51,28 @@ test("readSession gives a stored session's records, which a transcript renders a
 
   const stored = await floe.readSession(session.id, { store });
   // The session's own records are its Trace, as exported.
-  assert.deepEqual(stored.filter((m) => !m.origin), records(await floe.exportSession(session.id, { store })));
+  const own = (files) => records(files.filter((f) => f.name.includes(session.id)));
+  assert.deepEqual(stored.filter((m) => !m.origin), own(await floe.exportSession(session.id, { store })));
   // The child's follow the pointer that names it, origin prepended.
   const at = stored.findIndex((m) => m.payload.type === "subagent");
   const childId = stored[at].payload.session_id;
   const child = records(await floe.exportSession(childId, { store }));
   assert.deepEqual(stored.slice(at + 1, at + 1 + child.length), child.map((m) => ({ ...m, origin: [childId, ...(m.origin ?? [])] })));
-  assert.equal(stored.length, records(await floe.exportSession(session.id, { store })).length + child.length);
+  assert.equal(stored.length, records(await floe.exportSession(session.id, { store })).length, "the export holds the child's files too");
 
   // The list tells the child from its parent.
   const listed = Object.fromEntries((await floe.listSessions({ store })).map((x) => [x.id, x.source]));
   assert.deepEqual(listed, { [session.id]: null, [childId]: "subagent" });
+
+  // Exported with its child, imported elsewhere, it reads back the same;
+  // deleted, the child goes with it.
+  const files = await floe.exportSession(session.id, { store });
+  assert.deepEqual(files.map((f) => f.name.split("/")[1]), [`${session.id}_001.jsonl`, `${childId}_001.jsonl`]);
+  const elsewhere = { dir: await tempDir(t) };
+  assert.equal(await floe.importSession(files, { store: elsewhere }), session.id);
+  assert.deepEqual(await floe.readSession(session.id, { store: elsewhere }), stored);
+  await floe.deleteSession(session.id, { store: elsewhere });
+  assert.deepEqual(await floe.listSessions({ store: elsewhere }), [], "the child was deleted with its parent");
 
   const again = transcript();
   for (const m of stored) again.push(m);
