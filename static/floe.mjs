@@ -2251,17 +2251,19 @@ function pump(api, id, what, start, done, onStop) {
     recBody = holdPair(key, type, bodyKey, recBody, { role: recRole === 97 ? "assistant" : "user", tool_call_id: recKind === 67 || recKind === 79 ? recID : undefined, name: recName });
   };
   // pairsJSON does the same for a message that goes as JSON, returning it,
-  // or a copy with the delta's body changed.
+  // or a copy with the delta's body changed. As with records, a held half
+  // goes only before its own fragment's next message: sent before another
+  // message (a usage event, another call's complete tool_call), the pair
+  // crossed as two U+FFFD, or a delta came after another call's stop.
   const pairsJSON = (v) => {
     const p = v.payload;
-    const type = isObject(p) ? p.type : undefined;
-    const bodyKey = type === "partial_text" ? "text" : type === "partial_thinking" ? "thinking" : type === "partial_tool_call" ? "arguments" : type === "partial_tool_call_output" ? "output" : "";
-    if (v.type !== "model_msg" || bodyKey === "" || typeof p[bodyKey] !== "string") {
-      if (held !== null) flushPairs();
-      return v;
-    }
+    if (v.type !== "model_msg" || !isObject(p)) return v;
+    const t = p.type;
+    const type = t === "partial_text" || t === "text" ? "partial_text" : t === "partial_thinking" || t === "thinking" ? "partial_thinking" : t === "partial_tool_call" || t === "tool_call" ? "partial_tool_call" : t === "partial_tool_call_output" || t === "tool_call_output" ? "partial_tool_call_output" : "";
+    if (type === "") return v;
+    const bodyKey = type === "partial_text" ? "text" : type === "partial_thinking" ? "thinking" : type === "partial_tool_call" ? "arguments" : "output";
     const key = type + "\n" + (typeof p.tool_call_id === "string" ? p.tool_call_id : "");
-    if (p.event_type !== "delta") {
+    if (t !== type || p.event_type !== "delta" || typeof p[bodyKey] !== "string") {
       if (held?.has(key)) flushPairs(key);
       return v;
     }

@@ -121,3 +121,33 @@ test("mockModel's chunks may split a pair", async () => {
   assert.equal(deltas.text, TEXT);
   assert.equal(complete.text, TEXT);
 });
+
+test("a held half waits across other messages: a usage event, another call's stop and complete tool_call", async () => {
+  const args = JSON.stringify({ q: "😀" }); // {"q":"\ud83d | \ude00"}
+  const cut = args.indexOf("\ude00");
+  const model = [
+    msg.partialText("start"),
+    msg.partialText("delta", "a\ud83d"),
+    usage(),
+    msg.partialText("delta", "\ude00b"),
+    msg.partialText("stop"),
+    msg.text("a😀b"),
+    msg.partialToolCall("start", "", "c1", "streamed"),
+    msg.partialToolCall("start", "", "c2", "streamed"),
+    msg.partialToolCall("delta", args.slice(0, cut), "c2", "streamed"),
+    msg.partialToolCall("delta", "{}", "c1", "streamed"),
+    msg.partialToolCall("stop", "", "c1", "streamed"),
+    msg.toolCall("c1", "streamed", "{}"),
+    msg.partialToolCall("delta", args.slice(cut), "c2", "streamed"),
+    msg.partialToolCall("stop", "", "c2", "streamed"),
+    msg.toolCall("c2", "streamed", args),
+  ];
+  const outs = [await run(model, false), await run(model, true)];
+  assert.deepEqual(outs[0], outs[1], "records and JSON give the same stream");
+  const ends = outs[0].filter((m) => m.payload.type === "request_end").map((m) => m.payload.status);
+  assert.deepEqual(ends, ["completed", "completed"], JSON.stringify(outs[0].filter((m) => m.payload.type === "request_end")));
+  const { deltas, complete } = joined(outs[0]);
+  assert.equal(deltas.text, "a😀b");
+  assert.equal(deltas["tool_call:c2"], args);
+  assert.equal(complete["tool_call:c2"], args);
+});
