@@ -10,6 +10,13 @@ out=build/worker
 build() {
   rm -rf "$out" && mkdir -p "$out"
   go run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o "$out" >/dev/null
+  # Its wasm_exec.js keeps a leading U+FEFF of a Go string, as the build's
+  # does (scripts/build.sh): a Trace row cut before one lost it.
+  sed -i 's/new TextDecoder("utf-8");/new TextDecoder("utf-8", { ignoreBOM: true });/' "$out/wasm_exec.js"
+  if ! grep -q 'ignoreBOM: true' "$out/wasm_exec.js"; then
+    echo "worker.sh: wasm_exec.js: its TextDecoder was not found to keep a leading U+FEFF" >&2
+    exit 1
+  fi
   GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/app.wasm" ./wasm/worker/front
   GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/object.wasm" ./wasm/worker/object
   cp wasm/worker/index.mjs wasm/worker/session_object.mjs "$out/"

@@ -137,3 +137,22 @@ test("a Trace write the storage refuses is in the Worker's log, and the run goes
   assert.ok(warned, `no warning in the log: ${logs.join("").slice(0, 2000)}`);
   assert.match(warned[0], new RegExp(json.id), "the warning names the session");
 });
+
+test("a record split where a U+FEFF starts a row keeps it, after a restart too", { timeout: 120_000 }, async () => {
+  // Every cut of this reply's record falls before a U+FEFF: the Worker's
+  // wasm_exec.js decoded each Go string handed to the SQL API with a
+  // TextDecoder that drops a leading one, and the reply came back shorter.
+  const ms = await modelServer();
+  const opts = { port: nextPort(), storage: mkdtempSync(join(tmp, "bom-")), vars: model(ms), sqlLimits: true };
+  const w = await worker(opts);
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  const reply = "\ufeff".repeat(400_000); // 1.2 MB of UTF-8: two rows
+  ms.replies.push(sse(chunk({ role: "assistant", content: reply }), chunk({}, "stop")));
+  const s = connect(w.url, json.id, { token: "tok" });
+  for await (const m of s.run("Mark it.")) void m;
+  s.close();
+  await w.stop();
+  const w2 = await worker(opts);
+  const texts = (await api(w2, "GET", `/api/sessions/${json.id}/messages`)).json.messages.filter((m) => m.payload.type === "text" && m.payload.role === "assistant").map((m) => m.payload.text.length);
+  assert.deepEqual(texts, [reply.length]);
+});
