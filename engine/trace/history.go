@@ -8,8 +8,7 @@ import (
 )
 
 // MaxSubagentDepth bounds how deep [History] follows subagent pointers (a
-// child's own children…), so that a Trace that points at itself, or at an
-// ancestor, ends.
+// child's own children…).
 const MaxSubagentDepth = 8
 
 // Records returns every record of the stored session id, file by file in
@@ -46,12 +45,17 @@ func Records(ctx context.Context, store Store, id string) ([]omni.Message, error
 // each with the child's id prepended to its origin, as the child's messages
 // arrived in the parent's stream. A child's own children are followed too,
 // [MaxSubagentDepth] deep. A child whose Trace is not stored (a session
-// stored before children were, or imported without them) is left out.
+// stored before children were, or imported without them) is left out, and
+// so is a session already read: a pointer at the session itself, at an
+// ancestor, or a second one at a child (an imported Trace may have them;
+// each read the whole chain again, millions of reads for a few of them).
 func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
-	return history(ctx, store, id, 0)
+	return history(ctx, store, id, 0, map[string]bool{id: true})
 }
 
-func history(ctx context.Context, store Store, id string, depth int) ([]omni.Message, error) {
+// history reads session id, depth pointers below the one asked for; seen
+// holds the sessions read.
+func history(ctx context.Context, store Store, id string, depth int, seen map[string]bool) ([]omni.Message, error) {
 	recs, err := Records(ctx, store, id)
 	if err != nil || depth >= MaxSubagentDepth {
 		return recs, err
@@ -69,7 +73,11 @@ func history(ctx context.Context, store Store, id string, depth int) ([]omni.Mes
 			out = append(make([]omni.Message, 0, len(recs)+16), recs[:i]...)
 		}
 		out = append(out, r)
-		crecs, err := history(ctx, store, child, depth+1)
+		if seen[child] {
+			continue
+		}
+		seen[child] = true
+		crecs, err := history(ctx, store, child, depth+1, seen)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
