@@ -546,3 +546,27 @@ func TestCutReplyDiagnostic(t *testing.T) {
 		t.Errorf("diagnostics %+v, want one llm diagnostic naming the cut", d.ds)
 	}
 }
+
+// The cut reply's diagnostic comes with no lock of the engine's held: an
+// onDiagnostic that closes the session, or steers it, goes through.
+func TestCutReplyDiagnosticCallsBack(t *testing.T) {
+	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(5, "Half a sen"), Outcome: engine.Outcome{Status: omni.StatusCompleted, Cut: `stop_reason "max_tokens"`}})
+	var s *engine.Session
+	called := make(chan bool, 1)
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("cut-back"), LLM: llm, Clock: enginetest.NewClock(t0), OnDiagnostic: func(d engine.Diagnostic) {
+		if errors.Is(d.Err, engine.ErrReplyCut) {
+			s.Steer([]omni.Message{omni.UserText("go on")})
+			s.Close()
+			called <- true
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("one"))
+	select {
+	case <-called:
+	default:
+		t.Fatal("onDiagnostic was not called")
+	}
+}
