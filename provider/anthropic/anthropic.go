@@ -84,12 +84,21 @@ func New(o Options) (*Model, error) {
 	default:
 		return nil, errors.New(api + `: Options.CacheTTL: want "5m" or "1h" (or "" for the API's default, 5 minutes), got ` + errf.Quote(o.CacheTTL))
 	}
+	beta := ""
+	if o.CacheTTL == "1h" && !o.NoCache {
+		beta = extendedCacheTTL
+	}
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
+
+// extendedCacheTTL is the beta the API asked of a cache TTL of an hour
+// when it came out (one the API has made general is still taken); an
+// anthropic-beta of Options.Header replaces it, as any header does.
+const extendedCacheTTL = "extended-cache-ttl-2025-04-11"
 
 // Factory returns an engine.LLMFactory that starts fresh contexts with m's
 // options (for compaction).

@@ -201,3 +201,36 @@ func TestCacheTTL(t *testing.T) {
 		}
 	}
 }
+
+// CacheTTL "1h" sends the anthropic-beta the hour's TTL asked for; one
+// the caller sends (named in any case) replaces it, as any header does;
+// the default TTL and NoCache send none.
+func TestCacheTTLBeta(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		o      Options
+		header map[string]string
+		want   string
+	}{
+		{"1h", Options{CacheTTL: "1h"}, nil, "extended-cache-ttl-2025-04-11"},
+		{"1h with another beta", Options{CacheTTL: "1h"}, map[string]string{"Anthropic-Beta": "files-api-2025-04-14"}, "files-api-2025-04-14"},
+		{"1h with it already", Options{CacheTTL: "1h"}, map[string]string{"anthropic-beta": "extended-cache-ttl-2025-04-11"}, "extended-cache-ttl-2025-04-11"},
+		{"5m", Options{CacheTTL: "5m"}, nil, ""},
+		{"1h, NoCache", Options{CacheTTL: "1h", NoCache: true}, nil, ""},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		o := tc.o
+		o.Transport, o.Model, o.Header = tr, "m", tc.header
+		m, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Hi.")}})
+		if got := tr.Requests[0].Header["anthropic-beta"]; got != tc.want {
+			t.Errorf("%s: anthropic-beta %q, want %q", tc.name, got, tc.want)
+		}
+		if tc.header != nil && len(tc.header) != 1 {
+			t.Errorf("%s: the caller's header map was changed: %v", tc.name, tc.header)
+		}
+	}
+}

@@ -138,8 +138,10 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
 // with cache: false.
 test("anthropic: cache_control breakpoints, cache: \"1h\" and cache: false", async () => {
   const bodies = [];
+  const betas = [];
   const fetch = async (url, init) => {
     bodies.push(JSON.parse(init.body));
+    betas.push(new Headers(init.headers).get("anthropic-beta"));
     const n = bodies.length;
     const stream = n % 2 ? anthropicStream({ calls: [{ id: `toolu_${n}`, name: "get_weather", args: ['{"city":"Paris"}'] }] }) : anthropicStream({ text: ["Sunny."] });
     return new Response(stream, { status: 200, headers: SSE_HEADERS });
@@ -147,11 +149,13 @@ test("anthropic: cache_control breakpoints, cache: \"1h\" and cache: false", asy
   for (const cache of [undefined, true, "5m", "1h", false]) {
     const eph = cache === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
     bodies.length = 0;
+    betas.length = 0;
     const llm = floe.anthropic({ apiKey: "k", model: "claude-test", fetch, ...(cache === undefined ? {} : { cache }) });
     const session = oneRequest(llm, { meta: { ...meta(), system_prompt: "Be brief." }, config: { maxTurns: 3, maxReconnects: 0 } });
     await collect(session.run("Weather?", { approve: async () => "deny" }));
     await session.close();
     assert.equal(bodies.length, 2, `cache ${cache}`);
+    assert.deepEqual(betas, cache === "1h" ? ["extended-cache-ttl-2025-04-11", "extended-cache-ttl-2025-04-11"] : [null, null], `cache ${cache}: anthropic-beta`);
     const [first, second] = bodies;
     if (cache === false) {
       assert.equal(first.system, "Be brief.");
