@@ -342,6 +342,9 @@ func (d *driver) endLocked(ctx context.Context, o Outcome, abandon bool) (cut er
 		} else if o.Cut != "" {
 			cut = errf.Errorf("llm: %w (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", ErrReplyCut, o.Cut)
 		}
+		if d.t.usages == 0 {
+			s.noUsage()
+		}
 	}
 	for _, m := range d.check.Close(string(o.Status)) {
 		partial := m.IsPartial()
@@ -470,7 +473,7 @@ func (d *driver) emitSlow(ctx context.Context, m *omni.Message) {
 	if dropped := d.r.s.dropForeign(false, "", m, partial); dropped {
 		return
 	}
-	if err := checkLLMMessage(m, &d.valid, &d.check); err != nil {
+	if err := checkLast(m, &d.valid, &d.check, d.t.usages); err != nil {
 		d.refuse(err)
 		return
 	}
@@ -513,6 +516,38 @@ func (d *driver) emitFast(m *omni.Message) bool {
 	return ok
 }
 
+// noUsage reports, once per session, a request that completed without
+// token_usage (E-1.1): a model that never sends one is never compacted.
+//
+//go:noinline
+func (s *Session) noUsage() {
+	if !s.noUsageSaid {
+		s.noUsageSaid = true
+		s.diag(DiagLLM, errors.New("llm: a request completed without token_usage (the model's last message): compaction cannot see the context's size or count its turns; said once per session"))
+	}
+}
+
+// checkLast is checkLLMMessage with E-1.1: token_usage is the LLM's last
+// message (E-7.2), of which it has sent usages: nothing but another token_usage follows it (looked
+// at before the discipline takes the message, as a refused start would
+// later be closed), and no fragment is open at it, whose end would follow
+// it.
+//
+//go:noinline
+func checkLast(m *omni.Message, valid *omni.Checker, disc *omni.Discipline, usages int64) error {
+	usage := m.IsEvent(omni.TokenUsage)
+	if usages > 0 && !usage {
+		return errf.Errorf("invalid message from llm: %s after token_usage (token_usage is the model's last message)", m.Payload.Type)
+	}
+	if err := checkLLMMessage(m, valid, disc); err != nil {
+		return err
+	}
+	if open := disc.Open(); usage && open != "" {
+		return errf.Errorf("invalid message from llm: token_usage while %s is open (token_usage is the model's last message: end every fragment first)", open)
+	}
+	return nil
+}
+
 // setFast turns emit's fast path on or off; it is called with d.mu held.
 func (d *driver) setFast(on bool) {
 	if d.fast != on { // mu's holder is the one writer
@@ -521,9 +556,10 @@ func (d *driver) setFast(on bool) {
 }
 
 // setFastAgain turns the fast path back on after the slow path, unless
-// the attempt has ended or is malformed.
+// the attempt has ended or is malformed, or the LLM sent its token_usage:
+// the slow path refuses what follows (checkLast).
 func (d *driver) setFastAgain() {
-	d.setFast(!d.closed && d.bad == nil)
+	d.setFast(!d.closed && d.bad == nil && d.t.usages == 0)
 }
 
 // refuse makes the attempt malformed: the LLM is cancelled and nothing it

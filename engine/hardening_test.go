@@ -75,8 +75,11 @@ func TestOpenModelFragmentIsClosed(t *testing.T) {
 			engine.Outcome{}, true, omni.StatusFailed, "llm callback panicked: boom"},
 		{"two starts", []omni.Message{partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "ab"), partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "zz")},
 			engine.Outcome{Status: engine.StatusCompleted}, false, omni.StatusMalformed, "start of partial_text while it is open"},
-		{"completed with a fragment open", []omni.Message{partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "ab"), enginetest.Usage(1)},
+		{"completed with a fragment open", []omni.Message{partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "ab")},
 			engine.Outcome{Status: engine.StatusCompleted}, false, omni.StatusMalformed, "stream ended with partial_text open"},
+		// Its end would follow token_usage, the model's last message (E-7.2).
+		{"token_usage with a fragment open", []omni.Message{partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "ab"), enginetest.Usage(1)},
+			engine.Outcome{Status: engine.StatusCompleted}, false, omni.StatusMalformed, "token_usage while partial_text is open"},
 		{"stop without its complete message", []omni.Message{partial(omni.PartialText, omni.EventStart, ""), partial(omni.PartialText, omni.EventDelta, "ab"), partial(omni.PartialText, omni.EventStop, "")},
 			engine.Outcome{Status: engine.StatusTimeout}, false, omni.StatusTimeout, ""},
 		{"tool call fragment", []omni.Message{omni.Partial(omni.PartialToolCall, omni.EventStart, "", "A", "read", omni.StatusCompleted), omni.Partial(omni.PartialToolCall, omni.EventDelta, `{"p":`, "A", "", omni.StatusCompleted)},

@@ -35,6 +35,7 @@ type Session struct {
 	toolListOwed     bool
 	compacted        bool // the current context was started by a completed compaction
 	announced        bool // a subagent's session_meta was streamed to its parent (E-15.4)
+	noUsageSaid      bool // a request completed without token_usage was reported (written by its driver's end, which the run waits for)
 
 	mu        lock.Mutex // guards the fields below
 	running   bool

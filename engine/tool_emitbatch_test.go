@@ -45,7 +45,7 @@ func TestToolEmitBatchAsEmit(t *testing.T) {
 
 	run := func(batch int) (stream, trace []string, ds string) {
 		llm := enginetest.NewLLM(
-			enginetest.Reply{Emit: []omni.Message{omni.ToolCallMsg("A", "echo", `{}`)}},
+			enginetest.Reply{Emit: []omni.Message{omni.ToolCallMsg("A", "echo", `{}`), enginetest.Usage(1)}},
 			enginetest.Reply{Emit: enginetest.TextReply(9, "done")},
 		)
 		var emitLate func(ms []omni.Message)

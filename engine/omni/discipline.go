@@ -253,6 +253,14 @@ func (d *Discipline) Unfinished() error {
 	return nil
 }
 
+// Open names the first fragment still open, or is "" when none is.
+func (d *Discipline) Open() string {
+	if len(d.open) == 0 {
+		return ""
+	}
+	return d.open[0].label()
+}
+
 // Close ends the producer's stream on its behalf (PROTOCOL.md P-6): for a
 // fragment whose stop was its last message, the complete message; for each
 // fragment still open, in start order, a stop and then the complete

@@ -9,6 +9,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { floe, meta, usage, toolCall, toolOutput, scriptedLLM, say, text, collect, find, never, instantClock } from "./helpers.mjs";
+import { checkStream } from "../../static/test.mjs";
 
 const frag = (event_type, text) => ({ type: "model_msg", payload: { type: "partial_text", role: "assistant", event_type, text } });
 
@@ -107,6 +108,39 @@ test("a model that ignores its abort: abandoned after abortGraceMs, aborted (not
   assert.equal(end.status, "aborted");
   assert.match(end.error_message, /did not finish within 10 ms of the abort/);
   assert.equal(msgs.at(-1).payload.type, "abort");
+});
+
+test("token_usage is the model's last message: what follows it, or a fragment open at it, is malformed naming it; the stream keeps its order", async () => {
+  const cases = [
+    ["a text after it", async function* () { yield usage(); yield textMsg("late"); }, /^invalid message from llm: text after token_usage \(token_usage is the model's last message\)$/],
+    ["a fragment after it", async function* () { yield usage(); yield* text("late"); }, /^invalid message from llm: partial_text after token_usage/],
+    ["a tool call after it", async function* () { yield usage(); yield toolCall("c1", "read"); }, /^invalid message from llm: tool_call after token_usage/],
+    ["a fragment open at it", async function* () { yield frag("start", ""); yield frag("delta", "half"); yield usage(); }, /^invalid message from llm: token_usage while partial_text is open \(token_usage is the model's last message: end every fragment first\)$/],
+  ];
+  for (const [name, turn, want] of cases) {
+    const llm = scriptedLLM(turn, say("ok"));
+    const msgs = await collect(floe.createSession({ meta: meta(id("usage-last")), llm, clock: instantClock() }).run("go", { approve: () => "allow" }));
+    const ends = find(msgs, "request_end").map((m) => m.payload);
+    assert.deepEqual(ends.map((e) => e.status), ["malformed", "completed"], name);
+    assert.match(ends[0].error_message, want, name);
+    assert.deepEqual(checkStream(msgs), [], name);
+    assert.equal(find(msgs, "approval_decision").length, 0, `${name}: nothing after token_usage is dispatched`);
+  }
+  // Several token_usage messages in a row stay a completed request (each counts a turn, E-4.7).
+  const two = await collect(floe.createSession({ meta: meta(id("usage-last")), llm: scriptedLLM(async function* () { yield* text("a"); yield usage(); yield usage(); }), clock: instantClock() }).run("go"));
+  assert.deepEqual(find(two, "request_end").map((m) => m.payload.status), ["completed"]);
+});
+
+test("a model that completes without token_usage: an llm diagnostic says so, once per session", async () => {
+  const diags = [];
+  const llm = scriptedLLM(async function* () { yield* text("no usage"); });
+  const session = floe.createSession({ meta: meta(id("no-usage")), llm, clock: instantClock(), onDiagnostic: (d) => diags.push(d) });
+  await collect(session.run("one"));
+  await collect(session.run("two"));
+  assert.deepEqual(diags, [{ kind: "llm", message: "llm: a request completed without token_usage (the model's last message): compaction cannot see the context's size or count its turns; said once per session" }]);
+  const quiet = [];
+  await collect(floe.createSession({ meta: meta(id("no-usage")), llm: scriptedLLM(say("fine")), clock: instantClock(), onDiagnostic: (d) => quiet.push(d) }).run("go"));
+  assert.deepEqual(quiet, []);
 });
 
 test("messages only the engine produces, yielded by a tool or the model, are dropped with a diagnostic", async () => {
