@@ -300,7 +300,11 @@ export interface Outcome {
 }
 
 export interface GenerateParams {
-  /** Only the new input of this request, never history. */
+  /**
+   * Only the new input of this request, never history: the model keeps the
+   * conversation, adding this input and its reply once the request
+   * completes (a failed attempt's input is sent again).
+   */
   newMessages: OmniMessage[];
   /** Absent = the model's default; compaction requests never set it. */
   thinkingLevel?: string | undefined;
@@ -320,14 +324,19 @@ export type Producer<R> = AsyncIterator<OmniMessage, R, undefined>;
 
 /**
  * One stateful model context. streamGenerate yields partial_* fragments and
- * complete messages (token_usage last) and returns the Outcome; ending
+ * complete messages (token_usage last: a message after it, or a fragment
+ * open at it, is "malformed") and returns the Outcome; ending
  * without a value means {status: "completed"}. Throwing or rejecting is a
  * failed request (ENGINE.md E-1.2); yielding something that is not an
  * OmniMessage ends the request as "malformed".
  */
 export interface LLM {
   streamGenerate(params: GenerateParams): Producer<Outcome | void>;
-  /** A resumed session hands the replayed history to a fresh context. */
+  /**
+   * A resumed session hands the replayed history to a fresh context: the
+   * complete messages of its context, with their fidelity (no fragments,
+   * no events). Throwing is an "llm" diagnostic; the context starts empty.
+   */
   loadHistory?(history: OmniMessage[]): void | Promise<void>;
   /** session_meta.provider of a session made without meta.provider (default "custom"). */
   readonly provider?: string | undefined;
@@ -613,7 +622,7 @@ export interface Session {
   unsteer(id: SteerID): boolean;
   /** Wakes a pending reconnect backoff; false when none is pending. */
   skipReconnectWait(): boolean;
-  /** A manual compaction between runs. */
+  /** A manual compaction between runs; yields nothing when compactability() is not "ok" ("unsupported": no config.compaction or no newLLM). */
   compact(options?: { signal?: AbortSignal | undefined }): MessageStream;
   compactability(): Compactability;
   /**
@@ -1144,7 +1153,7 @@ export declare const msg: {
   partialThinking(eventType: EventType, thinking?: string, stopReason?: StopReason): ModelMsg<PartialThinkingPayload>;
   partialToolCall(eventType: EventType, args: string, id: string, name: string, stopReason?: StopReason): ModelMsg<PartialToolCallPayload>;
   partialToolOutput(eventType: EventType, output: string, id: string, stopReason?: StopReason): ModelMsg<PartialToolCallOutputPayload>;
-  /** Absent counts are 0; request defaults to session. */
+  /** The model's last message: session = the context's totals, request = this request's (request.total is what maxContextLength compares). Absent counts are 0; request defaults to session. */
   tokenUsage(session: Partial<TokenCounts>, request?: Partial<TokenCounts>): TokenUsageMessage;
 };
 
