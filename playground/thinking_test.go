@@ -60,7 +60,7 @@ func TestThinkingLevelEveryRequest(t *testing.T) {
 		}
 		got = append(got, who+":"+p.ThinkingLevel)
 		n := omni.TokenCounts{Output: 2, Total: 12}
-		emit(omni.TokenUsageMsg(n, n))
+		defer emit(omni.TokenUsageMsg(n, n)) // last (E-7.2)
 		if who == "parent" {
 			parentTurns++
 			if parentTurns == 1 {

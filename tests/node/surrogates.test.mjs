@@ -122,13 +122,16 @@ test("mockModel's chunks may split a pair", async () => {
   assert.equal(complete.text, TEXT);
 });
 
-test("a held half waits across other messages: a usage event, another call's stop and complete tool_call", async () => {
+test("a held half waits across other messages: a thinking fragment, another call's stop and complete tool_call", async () => {
   const args = JSON.stringify({ q: "😀" }); // {"q":"\ud83d | \ude00"}
   const cut = args.indexOf("\ude00");
   const model = [
     msg.partialText("start"),
     msg.partialText("delta", "a\ud83d"),
-    usage(),
+    msg.partialThinking("start"),
+    msg.partialThinking("delta", "hm"),
+    msg.partialThinking("stop"),
+    msg.thinking("hm"),
     msg.partialText("delta", "\ude00b"),
     msg.partialText("stop"),
     msg.text("a😀b"),
