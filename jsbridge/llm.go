@@ -127,11 +127,17 @@ func outcomeOf(v js.Value) engine.Outcome {
 	return o
 }
 
-// jsHistoryLLM is a jsLLM whose user object has loadHistory.
-type jsHistoryLLM struct{ *jsLLM }
+// jsHistoryLLM is a jsLLM whose user object has loadHistory. resumed is
+// the session totals its Trace held, for a resumed session's: handed to
+// loadHistory, so that the model's token_usage counts on from them
+// (E-17.5), as a built-in model's does.
+type jsHistoryLLM struct {
+	*jsLLM
+	resumed *omni.TokenCounts
+}
 
 // LoadHistory implements [engine.HistoryLoader].
-func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (err error) {
+func (l *jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (err error) {
 	defer guard("llm.loadHistory", func(e error) { err = e })
 	n := 2 // about its JSON's size: appended to from nil, a long history's grew a quarter at a time
 	for i := range history {
@@ -140,8 +146,12 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 	}
 	b := appendArray(make([]byte, 0, n), history)
 	in := unsafe.String(unsafe.SliceData(b), len(b)) // not copied: b is not written again
+	var totals omni.TokenCounts
+	if l.resumed != nil {
+		totals = *l.resumed
+	}
 	_, err = l.b.await(ctx, "llm.loadHistory", func(id int) js.Value {
-		return l.host.Call("loadHistory", id, in)
+		return l.host.Call("loadHistory", id, in, tokensJSON(totals))
 	})
 	return err
 }
@@ -150,7 +160,7 @@ func (l jsHistoryLLM) LoadHistory(ctx context.Context, history []omni.Message) (
 func (b *Bridge) newLLM(host js.Value, clock *sessionClock) engine.LLM {
 	l := &jsLLM{b: b, host: host, clock: clock}
 	if host.Get("loadHistory").Type() == js.TypeFunction {
-		return jsHistoryLLM{l}
+		return &jsHistoryLLM{jsLLM: l}
 	}
 	return l
 }

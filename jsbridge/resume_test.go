@@ -94,7 +94,7 @@ func TestLoadHistoryMakesItsJSONOnce(t *testing.T) {
 	}
 	host := js.Global().Get("Object").New()
 	host.Set("loadHistory", jsonLength())
-	l := jsHistoryLLM{&jsLLM{b: b, host: host}}
+	l := &jsHistoryLLM{jsLLM: &jsLLM{b: b, host: host}}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := l.LoadHistory(context.Background(), history); err != nil {

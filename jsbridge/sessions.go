@@ -254,6 +254,9 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 			// totals (E-17.5): from zero, every resumed run's
 			// token_usage said the session had used one request's.
 			cfg.LLM = own(res.Snapshot.SessionTokens)
+		} else if h, ok := cfg.LLM.(*jsHistoryLLM); ok {
+			t := res.Snapshot.SessionTokens // loadHistory's second argument
+			h.resumed = &t
 		}
 		teeTrace(&cfg, res.Writer)
 		s, err := engine.New(cfg)

@@ -335,9 +335,11 @@ export interface LLM {
   /**
    * A resumed session hands the replayed history to a fresh context: the
    * complete messages of its context, with their fidelity (no fragments,
-   * no events). Throwing is an "llm" diagnostic; the context starts empty.
+   * no events). sessionTokens are the session's totals as its Trace last
+   * stated them: a token_usage's session counts go on from them (E-17.5).
+   * Throwing is an "llm" diagnostic; the context starts empty.
    */
-  loadHistory?(history: OmniMessage[]): void | Promise<void>;
+  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts): void | Promise<void>;
   /** session_meta.provider of a session made without meta.provider (default "custom"). */
   readonly provider?: string | undefined;
   /** session_meta.model_id of a session made without meta.model_id (else a string `model` key; default "custom"). */
@@ -354,7 +356,7 @@ export interface LLM {
  */
 export interface ModelShape {
   streamGenerate(params: GenerateParams): AsyncIterator<OmniMessage | ({ type: string } & object) | string | number | boolean | bigint | null | undefined, Outcome | void, undefined>;
-  loadHistory?(history: OmniMessage[]): void | Promise<void>;
+  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts): void | Promise<void>;
 }
 
 /**

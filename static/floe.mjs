@@ -1366,7 +1366,7 @@ function llmHost(api, llm) {
     },
   };
   if (llm.loadHistory) {
-    host.loadHistory = (wid, json) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json)), () => undefined);
+    host.loadHistory = (wid, json, totals) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json), JSON.parse(totals)), () => undefined);
   }
   return host;
 }

@@ -31,6 +31,7 @@ export function describe(v) {
   if (v === undefined) return "undefined";
   if (typeof v === "function") return "a function";
   if (typeof v === "number" && !Number.isFinite(v)) return String(v); // NaN, Infinity: "a number" would read as the right type
+  if (v === "") return "an empty string"; // "a string" would read as the right type
   if (typeof v !== "object") return `a ${typeof v}`;
   try {
     if (Array.isArray(v)) return "an array";

@@ -1,5 +1,5 @@
 // Types of floe/test (test.mjs): a scripted model and a stream checker.
-import type { GenerateParams, LLM, OmniMessage, StopReason, AbortSignal } from "./floe.js";
+import type { GenerateParams, LLM, OmniMessage, StopReason, AbortSignal, TokenCounts } from "./floe.js";
 
 type PartKey = "text" | "thinking" | "chunks" | "toolCall" | "delay" | "error" | "status" | "permanent" | "throws";
 /** A part of one kind: the keys of the other kinds are refused, as mockModel refuses them. */
@@ -36,6 +36,9 @@ export interface MockModel extends LLM {
   readonly contextWindow: number;
   /** The params of every request, in order. */
   readonly calls: GenerateParams[];
+  /** What a resumed session handed to loadHistory; null before. Its token_usage's session counts go on from the totals handed with it. */
+  readonly history: OmniMessage[] | null;
+  loadHistory(history: OmniMessage[], sessionTokens: TokenCounts): void;
 }
 
 /**

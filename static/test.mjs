@@ -96,6 +96,12 @@ export function mockModel(replies, options = {}) {
     modelId: options.modelId ?? "mock-model",
     contextWindow: options.contextWindow ?? 200000,
     calls: [],
+    history: null,
+    // A resumed session's context: its session totals go on from the Trace's.
+    loadHistory(history, sessionTokens) {
+      model.history = history;
+      if (sessionTokens) session = { ...session, ...sessionTokens };
+    },
     async *streamGenerate(params) {
       model.calls.push(params);
       const k = calls++;

@@ -472,7 +472,7 @@ test("msg builders, mockModel, checkStream, transcript.push and newSessionId ref
     [() => msg.userText(5), "msg.userText: text: want a string, got a number"],
     [() => msg.userText("hi", "bogus"), 'msg.userText: sender: want "user", "parent_agent", "harness", "server", got "bogus"'],
     [() => msg.text("x", "done"), 'msg.text: stopReason: want "completed", "failed"'],
-    [() => msg.toolCall("", "t"), "msg.toolCall: id: want a non-empty string"],
+    [() => msg.toolCall("", "t"), "msg.toolCall: id: want a non-empty string, got an empty string"],
     [() => msg.toolCall("c1", "t", { n: 1n }), "msg.toolCall: args: cannot be encoded as JSON"],
     [() => msg.toolOutput("c1", "x", "completed", "nope"), "msg.toolOutput: images: want an array of data: URL strings"],
     [() => msg.partialText("middle"), 'msg.partialText: eventType: want "start", "delta", "stop", got "middle"'],

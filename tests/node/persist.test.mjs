@@ -435,3 +435,30 @@ test("deleteSession while a run of the session is in flight is refused; an open 
     assert.deepEqual(diags.filter((d) => d.kind === "trace").map((d) => d.message.includes("the session was deleted while it was open")), [true]);
   }
 });
+
+// A resumed session's JavaScript model gets the session totals the Trace
+// last stated with its history (E-17.5), as a built-in model's context
+// does: mockModel's token_usage goes on from them (it said the session had
+// used one request's tokens).
+test("a resumed JavaScript model's loadHistory gets the session totals, and mockModel counts on from them", async () => {
+  const { mockModel } = await import("../../static/test.mjs");
+  const first = floe.createSession({ llm: mockModel(["one two", "three"]) });
+  await collect(first.run("a"));
+  const usage = (out) => out.filter((m) => m.payload.type === "token_usage").map((m) => m.payload.session);
+  const before = usage(await collect(first.run("b"))).at(-1);
+  await first.close();
+  const seen = [];
+  const model = mockModel(["four"]);
+  const load = model.loadHistory;
+  model.loadHistory = (history, totals) => {
+    seen.push(totals);
+    return load(history, totals);
+  };
+  const resumed = await floe.resumeSession(first.id, { llm: model });
+  const after = usage(await collect(resumed.run("c")));
+  await resumed.close();
+  assert.deepEqual(seen, [before], "loadHistory's second argument is the last token_usage's session counts");
+  assert.equal(model.history.filter((m) => m.payload.type === "text").length, 4);
+  assert.deepEqual(after, [{ ...before, output: before.output + 4, total: before.total + 14 }]);
+  await floe.deleteSession(first.id);
+});
