@@ -96,11 +96,14 @@ func history(ctx context.Context, store Store, id string, depth int, seen map[st
 }
 
 // SubagentPointer returns the child session id of a subagent pointer
-// record (E-15.3) of a session's own, and whether m is one.
+// record (E-15.3) of a session's own, and whether m is one naming a valid
+// session id.
 func SubagentPointer(m omni.Message) (string, bool) {
 	if m.Type != omni.TypeEventMsg || m.Payload.Type != omni.Subagent || len(m.Origin) > 0 {
 		return "", false
 	}
 	id := m.Payload.SessionID()
-	return id, id != ""
+	// An id no store can name (a Trace made elsewhere, or by hand) points
+	// at nothing: readers pass it over as they do a child not stored.
+	return id, id != "" && ValidateID(id) == nil
 }

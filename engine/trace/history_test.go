@@ -69,6 +69,15 @@ func TestRecordsAndHistory(t *testing.T) {
 	add("c1", 1, line("c1-a"), pointer("g1"), line("c1-b"))
 	add("g1", 1, line("g1-a"))
 	add("c2", 1, line("c2-a"))
+	// A pointer naming an id no store can hold is passed over, as a child
+	// not stored is: reading, exporting and deleting the session go on.
+	add("bad", 1, metaLine, line("x"), pointer("../escape"), pointer("c2"))
+	if got, err := records(ctx, store, "bad", true); err != nil || got != "session_meta x subagent subagent c2:c2-a" {
+		t.Errorf("History with a bad pointer: %q, %v", got, err)
+	}
+	if files, err := trace.ExportTree(ctx, store, "bad", nil); err != nil || len(files) != 2 {
+		t.Errorf("ExportTree with a bad pointer: %d files, %v", len(files), err)
+	}
 
 	got, err := records(ctx, store, "s1", false)
 	if err != nil {
