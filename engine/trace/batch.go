@@ -62,7 +62,8 @@ type BatcherOptions struct {
 	// in the underlying Store when the Batcher first writes it: its records
 	// are dropped and Report receives one error wrapping ErrExists. Use it
 	// for new sessions, so that a reused session id never mixes two
-	// sessions in one Trace.
+	// sessions in one Trace. A stored session of no record at all (a first
+	// line a crash cut) is deleted instead, and the new one written.
 	Fresh bool
 	// MaxBatchBytes caps the bytes grouped into one underlying Append
 	// (default 1 MiB). A single larger append is written alone, whole.
@@ -239,8 +240,17 @@ func (b *Batcher) refuse(id string) (bool, error) {
 	if checked {
 		return refused, nil
 	}
-	_, err := b.store.Files(context.Background(), id)
+	ctx := context.Background()
+	_, err := b.store.Files(ctx, id)
 	exists := err == nil
+	if exists {
+		// A session whose files hold no record at all (its first line cut
+		// by a crash) could be neither resumed nor made again: it is
+		// removed, and the new session takes its id.
+		if recs, err := Records(ctx, b.store, id); err == nil && len(recs) == 0 {
+			exists = b.store.Delete(ctx, id) != nil
+		}
+	}
 	b.mu.Lock()
 	b.checked[id] = exists
 	b.mu.Unlock()

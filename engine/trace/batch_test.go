@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/engine/trace/tracetest"
@@ -350,4 +351,34 @@ func TestBatcherRetry(t *testing.T) {
 	if _, err := store.ReadFile(ctx, "s", 1); !errors.Is(err, trace.ErrNotFound) || store.calls != 2 || len(reported) != 2 {
 		t.Errorf("after the drop: read %v, %d appends, reported %v; want nothing more written or reported", err, store.calls, reported)
 	}
+}
+
+// A stored session whose only line a crash cut (no record at all) can be
+// neither resumed nor created again: a fresh session of its id replaces
+// it; one with a record is still refused.
+func TestBatcherFreshReplacesASessionOfNoRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		store := &trace.MemStore{}
+		torn := []byte(`{"timestamp":"2026-12-06T08:00:00.000Z","type":"session_me`)
+		if err := store.Create(ctx, "cut", [][]byte{torn}); err != nil {
+			t.Fatal(err)
+		}
+		// Resumed, it says why it cannot be, and what to do.
+		if _, err := trace.Resume(ctx, store, "cut", time.Now); err == nil || !strings.Contains(err.Error(), "no session_meta: its only line was cut short (a crash during its first write); create the session again, or delete it") {
+			t.Errorf("Resume: %v", err)
+		}
+		var reported []error
+		b := trace.NewBatcher(store, trace.BatcherOptions{Fresh: true, Report: func(err error) { reported = append(reported, err) }})
+		mustQueue(t, b, "cut", 1, 1)
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(reported) != 0 {
+			t.Errorf("reported %v", reported)
+		}
+		if got, _ := store.ReadFile(ctx, "cut", 1); !bytes.Equal(got, tracetest.Record(1)) {
+			t.Errorf("the session = %q, want the new record alone", got)
+		}
+	})
 }

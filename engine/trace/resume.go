@@ -71,7 +71,13 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	at := now()
 	rp := Replay(parsed.Records, at)
 	if rp.Meta == nil {
-		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: no session_meta", ErrNotResumable))
+		why := "no session_meta"
+		if len(parsed.Records) == 0 && parsed.TornTail && index == 1 {
+			// A crash during the session's first write: a new session of
+			// the id replaces it (BatcherOptions.Fresh).
+			why += ": its only line was cut short (a crash during its first write); create the session again, or delete it"
+		}
+		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: %s", ErrNotResumable, why))
 	}
 	if index > 1 { // only a completed compaction starts a new file (E-13.11)
 		rp.Snapshot.Compacted = true
