@@ -681,7 +681,8 @@ export interface Floe {
    * The stored session as its runs showed it, to render it again (push each
    * into a transcript()): every record of its Trace files in order,
    * session_meta lines included, and after each subagent record the records
-   * of the child session it names (when stored in the same store), its id
+   * of the child session it names (when stored in the same store and its
+   * Trace starts with a session_meta of source "subagent"), its id
    * prepended to their origin. Read as a resume reads them: a line torn by a
    * crash, or malformed, is left out. What a run in flight has not stored yet
    * is not there. Rejects with "not_found" or "storage".
@@ -692,7 +693,8 @@ export interface Floe {
    * exportSession gives them (a session with its subagents' sessions, stored
    * all or none), or one JSONL text (its session_meta names the session).
    * Rejects with "session_exists" for a stored id and with "invalid_trace",
-   * naming the file and line, for a malformed one.
+   * naming the file and line, for a malformed one, or naming the session,
+   * for a subagent record naming a stored session the files do not hold.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
   /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab or, on a { dir } store, any process). A session object of this program still open on it stores nothing more. */

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // MaxSubagentDepth bounds how deep [History] follows subagent pointers (a
@@ -46,9 +47,12 @@ func Records(ctx context.Context, store Store, id string) ([]omni.Message, error
 // arrived in the parent's stream. A child's own children are followed too,
 // [MaxSubagentDepth] deep. A child whose Trace is not stored (a session
 // stored before children were, or imported without them) is left out, and
-// so is a session already read: a pointer at the session itself, at an
-// ancestor, or a second one at a child (an imported Trace may have them;
-// each read the whole chain again, millions of reads for a few of them).
+// so are a session whose Trace does not start with a subagent's
+// session_meta (source "subagent", E-15.1: a pointer in a Trace made by
+// hand may name any session of the store) and a session already read: a
+// pointer at the session itself, at an ancestor, or a second one at a
+// child (an imported Trace may have them; each read the whole chain again,
+// millions of reads for a few of them).
 func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
 	return history(ctx, store, id, 0, map[string]bool{id: true})
 }
@@ -56,7 +60,11 @@ func History(ctx context.Context, store Store, id string) ([]omni.Message, error
 // history reads session id, depth pointers below the one asked for; seen
 // holds the sessions read.
 func history(ctx context.Context, store Store, id string, depth int, seen map[string]bool) ([]omni.Message, error) {
-	recs, err := Records(ctx, store, id)
+	read := Records
+	if depth > 0 {
+		read = childRecords
+	}
+	recs, err := read(ctx, store, id)
 	if err != nil || depth >= MaxSubagentDepth {
 		return recs, err
 	}
@@ -93,6 +101,25 @@ func history(ctx context.Context, store Store, id string, depth int, seen map[st
 		return recs, nil
 	}
 	return out, nil
+}
+
+// childRecords returns the records of session id, which a subagent
+// pointer names, as [Records] does; ErrNotFound unless its Trace starts
+// with the session_meta of a subagent's child session (E-15.1), as every
+// child session the engine writes does. A pointer is a record like any
+// other: one in a Trace imported from a file may name a session of the
+// store's own, which reading, exporting or deleting that Trace would then
+// take as its own (in a browser, every session of the site shares one
+// store).
+func childRecords(ctx context.Context, store Store, id string) ([]omni.Message, error) {
+	recs, err := Records(ctx, store, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || recs[0].Type != omni.TypeSessionMeta || recs[0].Payload.Source() != omni.SourceSubagent {
+		return nil, opErr("read", id, 0, errf.Errorf("%w: not a subagent's child session (its Trace does not start with a session_meta of source \"subagent\")", ErrNotFound))
+	}
+	return recs, nil
 }
 
 // SubagentPointer returns the child session id of a subagent pointer

@@ -66,13 +66,13 @@ func TestRecordsAndHistory(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	add("c1", 1, line("c1-a"), pointer("g1"), line("c1-b"))
-	add("g1", 1, line("g1-a"))
-	add("c2", 1, line("c2-a"))
+	add("c1", 1, metaOf("c1", true), line("c1-a"), pointer("g1"), line("c1-b"))
+	add("g1", 1, metaOf("g1", true), line("g1-a"))
+	add("c2", 1, metaOf("c2", true), line("c2-a"))
 	// A pointer naming an id no store can hold is passed over, as a child
 	// not stored is: reading, exporting and deleting the session go on.
 	add("bad", 1, metaLine, line("x"), pointer("../escape"), pointer("c2"))
-	if got, err := records(ctx, store, "bad", true); err != nil || got != "session_meta x subagent subagent c2:c2-a" {
+	if got, err := records(ctx, store, "bad", true); err != nil || got != "session_meta x subagent subagent c2:session_meta c2:c2-a" {
 		t.Errorf("History with a bad pointer: %q, %v", got, err)
 	}
 	if files, err := trace.ExportTree(ctx, store, "bad", nil); err != nil || len(files) != 2 {
@@ -91,13 +91,13 @@ func TestRecordsAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "session_meta one subagent c1:c1-a c1:subagent c1/g1:g1-a c1:c1-b two " +
-		"session_meta three subagent subagent c2:c2-a"
+	want = "session_meta one subagent c1:session_meta c1:c1-a c1:subagent c1/g1:session_meta c1/g1:g1-a c1:c1-b two " +
+		"session_meta three subagent subagent c2:session_meta c2:c2-a"
 	if got != want {
 		t.Errorf("History:\n got %s\nwant %s", got, want)
 	}
 	// A session without a pointer comes back as Records gives it.
-	if got, _ := records(ctx, store, "c2", true); got != "c2-a" {
+	if got, _ := records(ctx, store, "c2", true); got != "session_meta c2-a" {
 		t.Errorf("History of c2: %s", got)
 	}
 	for _, history := range []bool{false, true} {
@@ -132,12 +132,12 @@ func TestHistoryPointingAtItself(t *testing.T) {
 		}
 	}
 	add("loop", line("x"), pointer("loop"), pointer("loop"), pointer("c"), pointer("c"), pointer("loop"))
-	add("c", line("y"), pointer("loop"), pointer("c"))
+	add("c", metaOf("c", true), line("y"), pointer("loop"), pointer("c"))
 	got, err := records(ctx, store, "loop", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "x subagent subagent subagent c:y c:subagent c:subagent subagent subagent"; got != want {
+	if want := "x subagent subagent subagent c:session_meta c:y c:subagent c:subagent subagent subagent"; got != want {
 		t.Errorf("History:\n got %.300s (%d bytes)\nwant %s", got, len(got), want)
 	}
 	if store.reads != 2 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/internal/errf"
 )
 
@@ -17,46 +18,25 @@ import (
 
 // ExportTree returns the Trace files of the stored session id, as
 // [Export] names them, followed by those of its subagents' child
-// sessions and theirs, depth first, as deep as [History] follows them.
-// A child whose Trace is not stored is left out; a Trace that does not
-// read is exported byte for byte all the same, without the children it
-// would name.
+// sessions and theirs, depth first, as [Children] finds them. A child
+// whose Trace is not stored, or not a subagent's, is left out; a Trace
+// that does not read is exported byte for byte all the same, without the
+// children it would name.
 func ExportTree(ctx context.Context, store Store, id string, loc *time.Location) ([]File, error) {
 	out, err := Export(ctx, store, id, loc)
 	if err != nil {
 		return nil, err
 	}
-	seen := []string{id}
-	var walk func(id string, depth int) error
-	walk = func(id string, depth int) error {
-		recs, err := Records(ctx, store, id)
+	children, _ := Children(ctx, store, id) // those found before an unreadable Trace
+	for _, child := range children {
+		files, err := Export(ctx, store, child, loc)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			return nil
+			return nil, errf.Errorf("export subagent session %s: %w", QuoteID(child), err)
 		}
-		for _, r := range recs {
-			child, ok := SubagentPointer(r)
-			if !ok || has(seen, child) {
-				continue
-			}
-			seen = append(seen, child)
-			files, err := Export(ctx, store, child, loc)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return errf.Errorf("export subagent session %s: %w", child, err)
-			}
-			out = append(out, files...)
-			if depth+1 < MaxSubagentDepth {
-				if err := walk(child, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := walk(id, 0); err != nil {
-		return nil, err
+		out = append(out, files...)
 	}
 	return out, nil
 }
@@ -67,36 +47,36 @@ func ExportTree(ctx context.Context, store Store, id string, loc *time.Location)
 // must be the parent, which no other points at, and every other one a
 // child it reaches through subagent pointers. A parent's files alone (an
 // export without children) and one file of any name are imported as
-// [Import] does. Nothing is stored unless every file passes and no
-// session id is stored already (the error wraps [ErrExists]); the
-// children are stored before the parent, and removed again if storing a
-// later session fails.
+// [Import] does. A subagent pointer may not name a session stored already
+// that the files do not hold (ErrInvalid): deleting the imported session
+// would delete it, exporting it export it. Nothing is stored unless every
+// file passes and no session id is stored already (the error wraps
+// [ErrExists]); the children are stored before the parent, and removed
+// again if storing a later session fails.
 func ImportTree(ctx context.Context, store Store, files []File) (string, error) {
 	groups, err := groupFiles(files)
 	if err != nil {
 		return "", err
 	}
-	if len(groups) <= 1 {
-		return Import(ctx, store, files)
-	}
 	// Every check runs on a scratch store first, so that a refused import
 	// writes nothing.
 	scratch := &MemStore{}
 	ids := make([]string, len(groups))
-	for i := range groups {
-		ids[i] = groups[i].id
-	}
 	var pointed []string
-	for i, id := range ids {
-		if _, err := Import(ctx, scratch, groups[i].files); err != nil {
+	seen := map[string]bool{}
+	for i := range groups {
+		id, err := Import(ctx, scratch, groups[i].files)
+		if err != nil {
 			return "", err
 		}
+		ids[i] = id // one file of any name: its session_meta's
 		recs, err := Records(ctx, scratch, id)
 		if err != nil {
 			return "", err
 		}
 		for _, r := range recs {
-			if child, ok := SubagentPointer(r); ok && child != id && !has(pointed, child) {
+			if child, ok := SubagentPointer(r); ok && child != id && !seen[child] {
+				seen[child] = true
 				pointed = append(pointed, child)
 			}
 		}
@@ -104,6 +84,12 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	root, err := parentOf(ids, pointed)
 	if err != nil {
 		return "", err
+	}
+	if err := pointsOutside(ctx, store, ids, pointed); err != nil {
+		return "", err
+	}
+	if len(groups) == 1 {
+		return Import(ctx, store, files)
 	}
 	children, err := Children(ctx, scratch, root)
 	if err != nil {
@@ -144,6 +130,44 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 		}
 	}
 	return root, nil
+}
+
+// pointsOutside refuses subagent pointers of an import (pointed) naming
+// a session that store holds and the import (ids) does not: a Trace
+// made by hand would take it for its own child, to be deleted and
+// exported with it.
+func pointsOutside(ctx context.Context, store Store, ids, pointed []string) error {
+	var outside []string
+	for _, p := range pointed {
+		if !has(ids, p) {
+			outside = append(outside, p)
+		}
+	}
+	if len(outside) == 0 {
+		return nil
+	}
+	infos, err := store.Sessions(ctx) // one read, however many pointers
+	if err != nil {
+		return errf.Errorf("import: list the stored sessions: %w", err)
+	}
+	stored := make(map[string]bool, len(infos))
+	for _, s := range infos {
+		stored[s.ID] = true
+	}
+	var named []string
+	for _, p := range outside {
+		if stored[p] {
+			named = append(named, QuoteID(p))
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	if len(named) > 5 {
+		named = append(named[:5], "…")
+	}
+	return errf.Errorf("import: %w: a subagent pointer names %s, stored already and not among the files: a session imported takes no stored session for its subagent's (delete %s first to import it); nothing was imported",
+		ErrInvalid, plural(len(named), "session "+named[0], "sessions "+joinList(named)), plural(len(named), "it", "them"))
 }
 
 // group is the files of one session of an import.
@@ -215,37 +239,51 @@ func parentOf(ids, pointed []string) (string, error) {
 }
 
 // Children returns the ids of the child sessions the stored session id
-// points at, and theirs, depth first.
-func Children(ctx context.Context, store Store, id0 string) ([]string, error) {
+// points at, and theirs, depth first, [MaxSubagentDepth] deep. A pointer is
+// followed only to a session whose Trace starts with a subagent's
+// session_meta (source "subagent", E-15.1): a pointer in a Trace imported
+// from a file may name any session of the store, which its parent does not
+// own. A child that does not read is left out, its error returned after
+// the walk.
+func Children(ctx context.Context, store Store, id string) ([]string, error) {
+	recs, err := Records(ctx, store, id)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	var walk func(id string, depth int) error
-	walk = func(id string, depth int) error {
-		recs, err := Records(ctx, store, id)
-		if err != nil {
-			return err
-		}
+	seen := map[string]bool{id: true}
+	var first error
+	var walk func(recs []omni.Message, depth int)
+	walk = func(recs []omni.Message, depth int) {
 		for _, r := range recs {
 			child, ok := SubagentPointer(r)
-			if !ok || child == id0 || has(out, child) {
+			if !ok || seen[child] {
+				continue
+			}
+			seen[child] = true
+			crecs, err := childRecords(ctx, store, child)
+			if err != nil {
+				if first == nil && !errors.Is(err, ErrNotFound) {
+					first = err
+				}
 				continue
 			}
 			out = append(out, child)
 			if depth+1 < MaxSubagentDepth {
-				if err := walk(child, depth+1); err != nil && !errors.Is(err, ErrNotFound) {
-					return err
-				}
+				walk(crecs, depth+1)
 			}
 		}
-		return nil
 	}
-	return out, walk(id0, 0)
+	walk(recs, 0)
+	return out, first
 }
 
 // DeleteTree deletes the stored session id and the child sessions of its
 // subagents, and theirs ([Children]): a child is part of its parent's
 // run, and left alone it would be listed, and kept, for ever. A Trace
-// that cannot be read is deleted all the same, with the children found
-// before its unreadable part. ErrNotFound when id has no file.
+// that cannot be read is deleted all the same, without the children it
+// would name; a child that cannot be read is left. ErrNotFound when id
+// has no file.
 func DeleteTree(ctx context.Context, store Store, id string) error {
 	children, _ := Children(ctx, store, id)
 	if err := store.Delete(ctx, id); err != nil {

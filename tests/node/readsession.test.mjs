@@ -119,3 +119,28 @@ test("readSession of the memory store (the default in Node) and of a session sti
   await session.close();
   await floe.deleteSession(session.id);
 });
+
+test("a Trace made by hand whose subagent pointers name stored sessions is refused on import, and deleting, exporting or reading it reaches no session of the store's own", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const mine = floe.createSession({ llm: mockModel(["my private answer"]), store });
+  await collect(mine.run("my private question"));
+  await mine.close();
+  const [file] = await floe.exportSession(mine.id, { store });
+  const hostile = file.text
+    .split("\n")
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((l) => JSON.parse(l))
+    .map((m) => (m.type === "session_meta" ? { ...m, payload: { ...m.payload, session_id: "hostile" } } : m));
+  hostile.push({ timestamp: hostile[1].timestamp, type: "event_msg", payload: { type: "subagent", session_id: mine.id } });
+  const text = hostile.map((m) => JSON.stringify(m)).join("\n") + "\n";
+  await assert.rejects(floe.importSession(text, { store }), (e) => e.code === "invalid_trace" && e.message.includes(JSON.stringify(mine.id)));
+  assert.deepEqual((await floe.listSessions({ store })).map((s) => s.id), [mine.id], "nothing was imported");
+
+  // Stored all the same (an older build imported it): its pointer leads nowhere.
+  await writeFile(join(store.dir, file.name.split("/")[0], "hostile_001.jsonl"), text);
+  assert.equal((await floe.readSession("hostile", { store })).some((m) => m.origin), false, "another session's records shown as its subagent's");
+  assert.deepEqual((await floe.exportSession("hostile", { store })).map((f) => f.name.split("/")[1]), ["hostile_001.jsonl"]);
+  await floe.deleteSession("hostile", { store });
+  assert.deepEqual((await floe.listSessions({ store })).map((s) => s.id), [mine.id], "deleting it deleted another session");
+});
