@@ -118,6 +118,14 @@ test("a misspelt variable is named in the answer to every request, FLOE_TOKN fir
   assert.match((await api(w2, "POST", "/api/sessions", {})).json.error.message, /FLOE_MODLE: not a variable of Floe's Worker \(did you mean FLOE_MODE or FLOE_MODEL\?\)$/);
   const w3 = await worker({ vars: { FLOE_SOMETHING_ELSE: "1" } });
   assert.match((await api(w3, "GET", "/api/sessions")).json.error.message, /FLOE_SOMETHING_ELSE: not a variable of Floe's Worker \(it reads FLOE_TOKEN, FLOE_ORIGINS, /);
+  // Another case, a hyphen, or a space around the name is a misspelling
+  // too: each left FLOE_TOKEN unset, and the API open, without a word.
+  for (const [name, shown] of [["floe_token", "floe_token"], ["Floe-Token", '"Floe-Token"'], ["FLOE_TOKEN ", '"FLOE_TOKEN "']]) {
+    const w5 = await worker({ token: "", vars: { [name]: "tok" } });
+    const r = await api(w5, "GET", "/api/sessions", undefined, "tok");
+    assert.equal(r.status, 500, name);
+    assert.equal(r.json.error.message, `the Worker cannot start: ${shown}: not a variable of Floe's Worker (did you mean FLOE_TOKEN?)`);
+  }
   // The secret FLOE_API_KEY_ENV names may have any name, FLOE_ or not.
   const w4 = await worker({ vars: { FLOE_MODEL: "openai", FLOE_MODEL_ID: "m", FLOE_API_KEY_ENV: "FLOE_OPENAI_KEY", FLOE_OPENAI_KEY: "sk" } });
   assert.equal((await api(w4, "POST", "/api/sessions", {})).status, 201);

@@ -49,18 +49,23 @@ const VARS = [
 
 // unknownVar names a FLOE_ variable of env that the Worker does not read,
 // a misspelling most likely (FLOE_TOKN would leave the API open), with the
-// name it is nearest to; "" when there is none.
+// name it is nearest to; "" when there is none. Case, a hyphen or a space
+// for the underscore, and spaces around the name are misspellings too:
+// floe_token and "FLOE_TOKEN " are not FLOE_TOKEN either.
 export function unknownVar(env) {
   for (const name of Object.keys(env)) {
-    if (!name.startsWith("FLOE_") || VARS.includes(name) || name === env.FLOE_API_KEY_ENV) continue;
+    if (VARS.includes(name) || name === env.FLOE_API_KEY_ENV) continue;
+    const norm = name.trim().toUpperCase().replace(/[- ]/g, "_");
+    if (!norm.startsWith("FLOE_")) continue;
     let best = [];
     let bestD = 4; // at most 3 edits away
     for (const v of VARS) {
-      const d = distance(name, v);
+      const d = distance(norm, v);
       if (d < bestD) [best, bestD] = [[v], d];
       else if (d === bestD) best.push(v);
     }
-    return `${name}: not a variable of Floe's Worker (${best.length ? `did you mean ${best.join(" or ")}?` : `it reads ${VARS.join(", ")}`})`;
+    const shown = /^\w+$/.test(name) ? name : JSON.stringify(name); // a space in it is seen
+    return `${shown}: not a variable of Floe's Worker (${best.length ? `did you mean ${best.join(" or ")}?` : `it reads ${VARS.join(", ")}`})`;
   }
   return "";
 }
