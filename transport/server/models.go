@@ -173,6 +173,11 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if s.APIKeyEnv.Set && keyEnv == "" {
 		return mc, errors.New(s.APIKeyEnv.Name + ": empty variable name")
 	}
+	if s.APIKeyEnv.Set && !varName(keyEnv) {
+		// Likely the key itself: never echoed (an answer or a log would
+		// show it).
+		return mc, errors.New(s.APIKeyEnv.Name + ": want the name (letters, digits and _) of " + s.KeySource + " that holds the key, not the key; its value is not shown")
+	}
 	if keyEnv == "" {
 		switch kind {
 		case ModelOpenAI, ModelResponses:
@@ -194,6 +199,18 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 		}
 	}
 	return mc, nil
+}
+
+// varName reports whether s can name an environment variable or a
+// Worker's secret: letters, digits and _, not starting with a digit.
+func varName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && !(i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // baseURLProblem says what is wrong with u as an API's base URL, or "".

@@ -40,6 +40,8 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "host/v1"}, err: `FLOE_BASE_URL="host/v1": want an http:// or https:// URL`},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m"}, err: "FLOE_MODEL=anthropic: the secret ANTHROPIC_API_KEY is empty or unset (set it, or name another with FLOE_API_KEY_ENV)"},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
+		// The key itself where its variable's name belongs: refused, never echoed.
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "sk-proj-Abc123"}, err: "FLOE_API_KEY_ENV: want the name (letters, digits and _) of the secret that holds the key, not the key; its value is not shown"},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k"},
 			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
