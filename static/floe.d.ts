@@ -17,6 +17,7 @@ export type AbortSignal = GlobalClass<"AbortSignal", {
 }>;
 type URLType = GlobalClass<"URL", { readonly href: string }>;
 type ResponseType = GlobalClass<"Response", { readonly ok: boolean; readonly url: string; arrayBuffer(): Promise<ArrayBuffer> }>;
+type ByteStream = GlobalClass<"ReadableStream", { getReader(): unknown }>;
 type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : { readonly __wasmModule: unique symbol };
 
 // ---- protocol enums -------------------------------------------------------------
@@ -845,6 +846,67 @@ export interface Floe {
   newSessionId: typeof newSessionId;
 }
 
+// ---- helpers for a model of your own ----------------------------------------------------------
+
+/**
+ * The outcome of a failed HTTP request, as Floe's adapters give it (README:
+ * Models). For a fetch Response: null when it is ok, else by its status —
+ * 401, 403 "auth"; 408, 409, 429, 5xx "timeout"; another 4xx or a redirect
+ * not followed "failed", permanent for 400, 402, 404, 405, 413, 415, 422
+ * and a redirect — with an errorMessage naming `name`, the status, the
+ * server's own message (a JSON error's type and message, an HTML page's
+ * title, or the first line; read from at most 64 KiB of the body, the rest
+ * cancelled) and Retry-After. For what a fetch or a read of its body
+ * threw: "aborted" once `signal` aborted (or for an AbortError),
+ * "malformed" for a SyntaxError (JSON.parse) or readEvents' "truncated"
+ * error, "failed" and permanent for a FloeError (a misuse), else "timeout"
+ * (the network failed), naming the error and its cause. Needs no floe.wasm.
+ */
+export function httpOutcome(response: ResponseType, name?: string, signal?: AbortSignal): Promise<Outcome | null>;
+export function httpOutcome(thrown: unknown, name?: string, signal?: AbortSignal): Promise<Outcome>;
+
+/** An event of a text/event-stream body (readEvents). */
+export interface ServerSentEvent {
+  /** The event field; "message" when the event named none. */
+  event: string;
+  /** The data lines joined with "\n". */
+  data: string;
+  /** The last id the stream set (it persists from event to event); "" when none. */
+  id: string;
+}
+
+export interface ReadBodyOptions {
+  /** Aborting it cancels the body (the connection is closed) and the iteration throws its reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The lines of an NDJSON (JSON Lines) body, decoded as UTF-8 (a character
+ * split across reads comes whole): split at LF, a CR before it dropped, a
+ * last line without its LF yielded too; lines of only whitespace skipped.
+ * Leaving the loop early cancels the body. A null body (or any other
+ * non-stream) throws "bad_argument". Needs no floe.wasm.
+ */
+export function readLines(body: ByteStream | null, options?: ReadBodyOptions): AsyncGenerator<string, void, undefined>;
+
+/**
+ * The events of a text/event-stream body, framed as the WHATWG HTML
+ * standard says (CRLF, LF or CR line ends, comments, data lines joined,
+ * an event dispatched at a blank line when it has data, a leading BOM
+ * ignored; retry and unknown fields ignored). A last event whose blank line
+ * never came is yielded; a body that ends inside a line throws an Error
+ * whose code is "truncated" (httpOutcome reads it as "malformed"), so a
+ * stream cut mid-event is told apart from a clean end. Leaving the loop
+ * early cancels the body. Needs no floe.wasm.
+ */
+export function readEvents(body: ByteStream | null, options?: ReadBodyOptions): AsyncGenerator<ServerSentEvent, void, undefined>;
+
+export interface Floe {
+  httpOutcome: typeof httpOutcome;
+  readLines: typeof readLines;
+  readEvents: typeof readEvents;
+}
+
 // ---- errors and loading -----------------------------------------------------------------------
 
 export type FloeErrorCode =
@@ -999,6 +1061,9 @@ declare const floe: {
   transcript: typeof transcript;
   connect: typeof connect;
   newSessionId: typeof newSessionId;
+  httpOutcome: typeof httpOutcome;
+  readLines: typeof readLines;
+  readEvents: typeof readEvents;
   openai: typeof openai;
   openaiCompatible: typeof openaiCompatible;
   openaiResponses: typeof openaiResponses;

@@ -12,8 +12,9 @@ import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
 import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
+import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
-export { tool, msg, isMessage, transcript, newSessionId };
+export { tool, msg, isMessage, transcript, newSessionId, httpOutcome, readLines, readEvents };
 import { connect } from "./connect.mjs";
 
 export { connect };
@@ -986,6 +987,9 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     isMessage,
     transcript,
     newSessionId,
+    httpOutcome,
+    readLines,
+    readEvents,
     ...modelFactories,
   };
   // Test hooks, off the public surface: panic(mode) makes Go panic ("sync"
@@ -3136,4 +3140,4 @@ export const anthropic = (opts) => makeModel("anthropic", opts);
 
 const modelFactories = { openai, openaiCompatible, openaiResponses, anthropic };
 
-export default { load, isFloeError, connect, tool, msg, isMessage, transcript, newSessionId, ...modelFactories };
+export default { load, isFloeError, connect, tool, msg, isMessage, transcript, newSessionId, httpOutcome, readLines, readEvents, ...modelFactories };

@@ -55,7 +55,7 @@ test("floe.d.ts declares what floe.mjs and floe-node.mjs export, by name and as 
 
 test("the loaded floe has every member of the Floe interface, and shares the module's functions", () => {
   assert.deepEqual(sorted(Object.keys(floe)), declaredFloe);
-  for (const k of [...FACTORIES, "tool", "msg", "isMessage", "transcript", "newSessionId", "isFloeError"]) {
+  for (const k of [...FACTORIES, "tool", "msg", "isMessage", "transcript", "newSessionId", "isFloeError", "httpOutcome", "readLines", "readEvents"]) {
     assert.equal(floe[k], browserNS[k], k);
     assert.equal(floe[k], nodeNS.default[k], k);
   }

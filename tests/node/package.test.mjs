@@ -26,7 +26,7 @@ async function run(cmd, args, cwd, env = {}) {
 
 // An agent as the README's Models section writes one; BASE_URL comes from the test.
 const AGENT = `
-import floeDefault, { load, tool, transcript, openaiCompatible } from "@floehq/floe";
+import floeDefault, { load, tool, transcript, openaiCompatible, httpOutcome, readLines } from "@floehq/floe";
 
 const floe = await load();
 const add = tool({
@@ -48,6 +48,11 @@ for (const llm of models) {
   out.push({ status: view.status, text: view.text, card: [view.card("call_add").status, view.card("call_add").output] });
   await session.close();
 }
+// The helpers for a model of your own, by name and on the loaded floe.
+const failed = await httpOutcome(new Response('{"error":"no key"}', { status: 401 }), "mine");
+const lines = [];
+for await (const l of floe.readLines(new Response('{"a":1}\\r\\n{"b":2}').body)) lines.push(l);
+out.push({ failed, lines, same: floe.httpOutcome === httpOutcome && floeDefault.readLines === readLines });
 console.log(JSON.stringify(out));
 `;
 
@@ -90,7 +95,8 @@ test("npm pack of static/, installed into a fresh Node project: a README agent w
     res.end(answered ? openaiStream({ text: ["It is ", "5."] }) : openaiStream({ calls: [{ id: "call_add", name: "add", args: ['{"a":2,', '"b":3}'] }] }));
   });
   const out = JSON.parse(await run("node", ["agent.mjs"], app, { BASE_URL: `${srv.url}/v1` }));
-  assert.deepEqual(out, Array(3).fill({ status: "done", text: "It is 5.", card: ["done", "5"] }), "the loaded, named and default factories alike");
+  assert.deepEqual(out.slice(0, 3), Array(3).fill({ status: "done", text: "It is 5.", card: ["done", "5"] }), "the loaded, named and default factories alike");
+  assert.deepEqual(out[3], { failed: { status: "auth", errorMessage: "mine: HTTP 401: no key" }, lines: ['{"a":1}', '{"b":2}'], same: true });
   assert.equal(srv.requests.length, 6);
   for (const [i, r] of srv.requests.entries()) {
     assert.equal(r.url, "/v1/chat/completions");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 const here = new URL(".", import.meta.url).pathname;
 const statics = new URL("../../static/", import.meta.url).pathname;
-const MODULES = ["floe.mjs", "connect.mjs", "internal.mjs", "msg.mjs", "options.mjs", "schema.mjs", "tool.mjs", "transcript.mjs", "test.mjs", "wasm_exec.js"];
+const MODULES = ["floe.mjs", "connect.mjs", "http.mjs", "internal.mjs", "msg.mjs", "options.mjs", "schema.mjs", "tool.mjs", "transcript.mjs", "test.mjs", "wasm_exec.js"];
 const PORT = process.env.FLOE_WORKERD_PORT ?? "8855";
 
 test("a Cloudflare Worker runs a session with load({ wasm }), without MessageChannel", { timeout: 120_000 }, async (t) => {

@@ -1,0 +1,314 @@
+// The helpers for a model of your own (static/http.mjs): httpOutcome,
+// readLines and readEvents, with real bytes through a loopback HTTP server
+// and Node's fetch (every status class, JSON, text and HTML error bodies, a
+// huge one, Retry-After, a refused connection, chunks cut inside a UTF-8
+// character and a CRLF, an abort mid-stream, a body cut mid-event), and
+// every split of a body into three reads through a stream made here.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { httpOutcome, readLines, readEvents } from "../../static/floe-node.mjs";
+import { replayServer } from "./replay.mjs";
+
+const collect = async (it) => {
+  const out = [];
+  for await (const x of it) out.push(x);
+  return out;
+};
+
+/** A gate: open() lets wait() go on. */
+function gate() {
+  let open;
+  const p = new Promise((r) => (open = r));
+  return { open, wait: () => p };
+}
+
+/** A ReadableStream of exactly these chunks (strings are UTF-8 encoded). */
+function streamOf(chunks) {
+  const enc = new TextEncoder();
+  const bytes = chunks.map((c) => (typeof c === "string" ? enc.encode(c) : c));
+  return new ReadableStream({
+    pull(c) {
+      if (bytes.length) c.enqueue(bytes.shift());
+      else c.close();
+    },
+  });
+}
+
+// A reader or a connection that never lets go fails its test in 20 s (a
+// bound, not a wait: every test ends in well under a second).
+const BOUND = { timeout: 20_000 };
+
+/** Writes each piece, waiting for the socket to take it. */
+const write = (res, piece) => new Promise((r) => res.write(piece, r));
+
+test("httpOutcome: each HTTP status is the outcome Floe's adapters give, naming the adapter, the status and the server's message", BOUND, async (t) => {
+  const cases = [
+    // [status, content-type, body, headers, want]
+    [401, "application/json", { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }, {}, { status: "auth", errorMessage: "x: HTTP 401: invalid_request_error: Incorrect API key provided" }],
+    [403, "application/json", { type: "error", error: { type: "permission_error", message: "not allowed" } }, {}, { status: "auth", errorMessage: "x: HTTP 403: permission_error: not allowed" }],
+    [400, "application/json", [{ error: { code: 400, message: "Invalid JSON payload", status: "INVALID_ARGUMENT" } }], {}, { status: "failed", errorMessage: "x: HTTP 400: INVALID_ARGUMENT: Invalid JSON payload", permanent: true }],
+    [404, "application/json", { error: "model 'qwen9' not found" }, {}, { status: "failed", errorMessage: "x: HTTP 404: model 'qwen9' not found", permanent: true }],
+    [402, "application/json", { error: { message: "Insufficient credits", code: 402 } }, {}, { status: "failed", errorMessage: "x: HTTP 402: 402: Insufficient credits", permanent: true }],
+    [405, "text/plain", "Method Not Allowed", {}, { status: "failed", errorMessage: "x: HTTP 405: Method Not Allowed", permanent: true }],
+    [413, "text/plain", "", {}, { status: "failed", errorMessage: "x: HTTP 413", permanent: true }],
+    [415, "application/json", { code: "unsupported_media_type", message: "want JSON" }, {}, { status: "failed", errorMessage: "x: HTTP 415: unsupported_media_type: want JSON", permanent: true }],
+    [422, "application/json", { detail: "bad" }, {}, { status: "failed", errorMessage: 'x: HTTP 422: {"detail":"bad"}', permanent: true }],
+    [410, "text/plain", "Gone\nfor good", {}, { status: "failed", errorMessage: "x: HTTP 410: Gone" }],
+    [418, "text/plain", "  I'm a teapot  \r\n", {}, { status: "failed", errorMessage: "x: HTTP 418: I'm a teapot" }],
+    [408, "text/plain", "Request Timeout", {}, { status: "timeout", errorMessage: "x: HTTP 408: Request Timeout" }],
+    [409, "application/json", { error: { type: "conflict", message: "busy" } }, {}, { status: "timeout", errorMessage: "x: HTTP 409: conflict: busy" }],
+    [429, "application/json", { error: { message: "Rate limit reached", type: "requests" } }, { "retry-after": "7" }, { status: "timeout", errorMessage: "x: HTTP 429: requests: Rate limit reached (Retry-After: 7)" }],
+    [500, "application/json", { error: "llama runner process has terminated: exit status 2" }, {}, { status: "timeout", errorMessage: "x: HTTP 500: llama runner process has terminated: exit status 2" }],
+    [502, "text/html", "<!DOCTYPE html>\n<html><head><TITLE>502 Bad Gateway</TITLE></head><body><h1>Bad Gateway</h1></body></html>", {}, { status: "timeout", errorMessage: "x: HTTP 502: 502 Bad Gateway" }],
+    [503, "text/plain", "upstream connect error or disconnect/reset before headers\nreset reason: overflow", { "retry-after": "Wed, 21 Oct 2037 07:28:00 GMT" }, { status: "timeout", errorMessage: "x: HTTP 503: upstream connect error or disconnect/reset before headers (Retry-After: Wed, 21 Oct 2037 07:28:00 GMT)" }],
+    [529, "application/json", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, {}, { status: "timeout", errorMessage: "x: HTTP 529: overloaded_error: Overloaded" }],
+    [301, "text/html", "", { location: "https://elsewhere.example/v1" }, { status: "failed", errorMessage: "x: HTTP 301: the server redirected to https://elsewhere.example/v1, not followed: the request goes only to the URL it was sent to", permanent: true }],
+  ];
+  const srv = await replayServer(t, (req, res) => {
+    const [status, type, body, headers] = cases[Number(req.url.slice(1))];
+    res.writeHead(status, { "content-type": type, ...headers });
+    res.end(typeof body === "string" ? body : JSON.stringify(body));
+  });
+  for (const [i, [status, , , , want]] of cases.entries()) {
+    const res = await fetch(`${srv.url}/${i}`, { method: "POST", redirect: "manual" });
+    assert.deepEqual(await httpOutcome(res, "x"), want, `HTTP ${status}`);
+  }
+  // Without a name the message starts at the status.
+  const res = await fetch(`${srv.url}/13`, { method: "POST" });
+  assert.deepEqual(await httpOutcome(res), { status: "timeout", errorMessage: "HTTP 429: requests: Rate limit reached (Retry-After: 7)" });
+});
+
+test("httpOutcome: an ok response is null and its body is left unread; an aborted signal makes any response aborted", BOUND, async (t) => {
+  const srv = await replayServer(t, (req, res) => {
+    res.writeHead(req.url === "/ok" ? 200 : 500, { "content-type": "application/x-ndjson" });
+    res.end('{"a":1}\n');
+  });
+  const ok = await fetch(`${srv.url}/ok`);
+  assert.equal(await httpOutcome(ok, "x"), null);
+  assert.equal(ok.bodyUsed, false);
+  assert.deepEqual(await collect(readLines(ok.body)), ['{"a":1}']);
+  const ac = new AbortController();
+  const bad = await fetch(`${srv.url}/bad`, { signal: ac.signal });
+  ac.abort();
+  assert.deepEqual(await httpOutcome(bad, "x", ac.signal), { status: "aborted", errorMessage: "x: aborted" });
+});
+
+test("httpOutcome: a huge error body is read to 64 KiB and let go (the connection closes), its message clipped", BOUND, async (t) => {
+  let written = 0;
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(500, { "content-type": "text/plain" });
+    const piece = "é".repeat(32 << 10); // 64 KiB a write, no line end
+    while (written < 64 << 20 && !res.destroyed) {
+      await write(res, piece);
+      written += 64 << 10;
+    }
+    res.end();
+  });
+  const res = await fetch(srv.url);
+  const out = await httpOutcome(res, "x");
+  assert.equal(out.status, "timeout");
+  assert.equal(out.errorMessage, `x: HTTP 500: ${"é".repeat(300)}…`);
+  assert.equal(await srv.requests[0].closed, true, "the server saw the connection close before the body's end");
+  assert.ok(written < 64 << 20, `the server wrote ${written} bytes`);
+});
+
+test("httpOutcome: what a fetch or a read threw — a refused connection is timeout naming the cause, an abort aborted, bad JSON and a cut event stream malformed, a misuse permanent", BOUND, async (t) => {
+  const srv = await replayServer(t, () => {});
+  const url = srv.url;
+  await srv.close();
+  let thrown;
+  try {
+    await fetch(url);
+  } catch (e) {
+    thrown = e;
+  }
+  const refused = await httpOutcome(thrown, "x");
+  assert.equal(refused.status, "timeout");
+  assert.match(refused.errorMessage, /^x: TypeError: fetch failed \(ECONNREFUSED .*ECONNREFUSED/);
+
+  const ac = new AbortController();
+  ac.abort();
+  try {
+    await fetch(url, { signal: ac.signal });
+  } catch (e) {
+    thrown = e;
+  }
+  assert.deepEqual(await httpOutcome(thrown, "x"), { status: "aborted", errorMessage: "x: aborted" }, "an AbortError");
+  assert.deepEqual(await httpOutcome(new Error("whatever"), "x", ac.signal), { status: "aborted", errorMessage: "x: aborted" }, "anything once the signal aborted");
+
+  try {
+    JSON.parse("{nope");
+  } catch (e) {
+    thrown = e;
+  }
+  assert.deepEqual(await httpOutcome(thrown, "x"), { status: "malformed", errorMessage: `x: malformed stream: ${thrown.message}` });
+  try {
+    await collect(readEvents(streamOf(["data: 1\n\ndata: {"])));
+  } catch (e) {
+    thrown = e;
+  }
+  assert.equal(thrown.code, "truncated");
+  assert.deepEqual(await httpOutcome(thrown, "x"), { status: "malformed", errorMessage: 'x: malformed stream: readEvents: the body ended in the middle of an event (its last line "data: {" has no line end)' });
+  try {
+    readLines(null);
+  } catch (e) {
+    thrown = e;
+  }
+  assert.deepEqual(await httpOutcome(thrown, "x"), { status: "failed", errorMessage: "x: readLines: body: want a ReadableStream (a fetch Response's body), got null (the response has no body)", permanent: true });
+  assert.deepEqual(await httpOutcome("a string", "x"), { status: "timeout", errorMessage: "x: a string" });
+  assert.deepEqual(await httpOutcome(undefined), { status: "timeout", errorMessage: "undefined" });
+});
+
+test("httpOutcome, readLines, readEvents: a bad argument is bad_argument naming it, thrown by the call", async () => {
+  const bad = (f, re) => assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && re.test(e.message), String(f));
+  await assert.rejects(httpOutcome(new Response("x", { status: 500 }), 5), (e) => e.code === "bad_argument" && /^httpOutcome: name: want a string, got a number$/.test(e.message));
+  await assert.rejects(httpOutcome(new Response("x", { status: 500 }), "x", "signal"), (e) => e.code === "bad_argument" && /^httpOutcome: signal: want an AbortSignal, got a string$/.test(e.message));
+  bad(() => readLines(null), /^readLines: body: want a ReadableStream \(a fetch Response's body\), got null \(the response has no body\)$/);
+  bad(() => readEvents("data: x\n\n"), /^readEvents: body: want a ReadableStream .*got a string$/);
+  bad(() => readLines(streamOf([]), { sigal: AbortSignal.abort() }), /^readLines: options\.sigal: unknown option \(did you mean signal\?\)/);
+  bad(() => readEvents(streamOf([]), []), /^readEvents: options: want an object, got an array$/);
+  bad(() => readEvents(streamOf([]), { signal: true }), /^readEvents: options\.signal: want an AbortSignal, got a boolean$/);
+  bad(() => readLines(streamOf([]), { get signal() { throw new Error("no"); } }), /^readLines: options\.signal: reading it threw: no$/);
+});
+
+test("readLines: real fetch, reads cut inside a UTF-8 character and inside a CRLF, blank lines skipped, a last line without LF", BOUND, async (t) => {
+  const gates = [gate(), gate()];
+  const e = new TextEncoder().encode("é");
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, { "content-type": "application/x-ndjson" });
+    await write(res, Buffer.concat([Buffer.from('\uFEFF{"n":1}\r\n\n  \r\n{"s":"'), e.subarray(0, 1)]));
+    await gates[0].wait();
+    await write(res, Buffer.concat([e.subarray(1), Buffer.from('"}\n{"n":3}\r')]));
+    await gates[1].wait();
+    res.end('\n{"n":4}');
+  });
+  const res = await fetch(srv.url);
+  const got = [];
+  for await (const line of readLines(res.body)) {
+    got.push(line);
+    gates[got.length - 1]?.open();
+  }
+  assert.deepEqual(got, ['{"n":1}', '{"s":"é"}', '{"n":3}', '{"n":4}']);
+});
+
+test("readEvents: real fetch, the WHATWG framing across reads cut inside a character and a CRLF, a last event without its blank line", BOUND, async (t) => {
+  const gates = [gate(), gate()];
+  const e = new TextEncoder().encode("é");
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    await write(res, Buffer.concat([Buffer.from('\uFEFF: a comment\r\nevent: start\r\ndata: {"a":1}\r\n\r\nevent: ping\n\ndata: line1\ndata:'), e.subarray(0, 1)]));
+    await gates[0].wait();
+    await write(res, Buffer.concat([e.subarray(1), Buffer.from("\nid: 7\n\ndata: x\r")]));
+    await gates[1].wait();
+    res.end("\n\nretry: 10\nfoo: bar\ndata\n\nid: 8\0\nevent: done\ndata: [DONE]\n");
+  });
+  const res = await fetch(srv.url);
+  const got = [];
+  for await (const ev of readEvents(res.body)) {
+    got.push(ev);
+    gates[got.length - 1]?.open();
+  }
+  assert.deepEqual(got, [
+    { event: "start", data: '{"a":1}', id: "" },
+    { event: "message", data: "line1\né", id: "7" },
+    { event: "message", data: "x", id: "7" },
+    { event: "message", data: "", id: "7" },
+    { event: "done", data: "[DONE]", id: "7" },
+  ]);
+});
+
+test("readLines and readEvents: the same items for every split of the body into three reads", async () => {
+  const ndjson = '\uFEFF{"a":"é😀"}\r\n\n{"b":2}\n \r\n{"c":"\u00e9"}';
+  const sse = '\uFEFF:c\r\nevent: e\rdata: é😀\r\ndata:2\n\n\r\nid: 1\ndata: x\r\rdata:y\n';
+  const bytes = (s) => new TextEncoder().encode(s);
+  const cases = [
+    [readLines, bytes(ndjson), ['{"a":"é😀"}', '{"b":2}', '{"c":"é"}']],
+    [readEvents, bytes(sse), [{ event: "e", data: "é😀\n2", id: "" }, { event: "message", data: "x", id: "1" }, { event: "message", data: "y", id: "1" }]],
+  ];
+  for (const [read, b, want] of cases) {
+    for (let i = 0; i <= b.length; i++) {
+      for (let j = i; j <= b.length; j++) {
+        const got = await collect(read(streamOf([b.subarray(0, i), b.subarray(i, j), b.subarray(j)])));
+        assert.deepEqual(got, want, `${read.name}: reads cut at ${i} and ${j}`);
+      }
+    }
+  }
+});
+
+test("readEvents: a body that ends mid-line throws code truncated after the events before it; a reset connection throws the network's error; a clean end ends", BOUND, async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    if (req.url === "/cut") res.end('data: {"a":1}\n\ndata: {"b"');
+    else if (req.url === "/reset") {
+      await write(res, 'data: {"a":1}\n\ndata: {"b"');
+      res.socket.destroy();
+    } else res.end('data: {"a":1}\n\n: bye\n');
+  });
+  for (const [path, check] of [
+    ["/cut", (e) => e.code === "truncated" && /the body ended in the middle of an event \(its last line "data: \{\\"b\\"" has no line end\)/.test(e.message)],
+    ["/reset", (e) => e.name === "TypeError" && e.code !== "truncated"],
+  ]) {
+    const got = [];
+    const res = await fetch(srv.url + path);
+    await assert.rejects(async () => {
+      for await (const ev of readEvents(res.body)) got.push(ev.data);
+    }, check, path);
+    assert.deepEqual(got, ['{"a":1}'], path);
+  }
+  let thrown;
+  try {
+    for await (const ev of readEvents((await fetch(srv.url + "/reset")).body)) void ev;
+  } catch (e) {
+    thrown = e;
+  }
+  assert.equal((await httpOutcome(thrown, "x")).status, "timeout", "a connection reset is the network failing");
+  assert.deepEqual(await collect(readEvents((await fetch(srv.url + "/end")).body)), [{ event: "message", data: '{"a":1}', id: "" }]);
+});
+
+test("readLines and readEvents: an abort mid-stream ends the loop at once with the signal's reason and closes the connection; so does leaving the loop", BOUND, async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    await write(res, req.url === "/sse" ? "data: one\n\n" : '{"n":1}\n');
+    // and nothing more: the client goes away
+  });
+  for (const [path, read] of [["/lines", readLines], ["/sse", readEvents]]) {
+    // The signal given to the reader only (not to fetch).
+    const ac = new AbortController();
+    const res = await fetch(srv.url + path);
+    const got = [];
+    await assert.rejects(async () => {
+      for await (const x of read(res.body, { signal: ac.signal })) {
+        got.push(x);
+        queueMicrotask(() => ac.abort()); // while the reader waits for more
+      }
+    }, (e) => e.name === "AbortError", `${path}: the loop ends with the abort`);
+    assert.equal(got.length, 1);
+    assert.equal(await srv.requests.at(-1).closed, true, `${path}: the connection was closed`);
+
+    // The same signal to fetch and the reader, as an adapter passes it: httpOutcome says aborted.
+    const ac2 = new AbortController();
+    const res2 = await fetch(srv.url + path, { signal: ac2.signal });
+    let thrown;
+    try {
+      for await (const x of read(res2.body, { signal: ac2.signal })) void x, ac2.abort();
+    } catch (e) {
+      thrown = e;
+    }
+    assert.deepEqual(await httpOutcome(thrown, "x", ac2.signal), { status: "aborted", errorMessage: "x: aborted" });
+    assert.equal(await srv.requests.at(-1).closed, true, `${path}: the connection was closed`);
+
+    // An abort before the first read.
+    const res3 = await fetch(srv.url + path);
+    await assert.rejects(collect(read(res3.body, { signal: AbortSignal.abort() })), (e) => e.name === "AbortError");
+    assert.equal(await srv.requests.at(-1).closed, true);
+
+    // break.
+    const res4 = await fetch(srv.url + path);
+    for await (const x of read(res4.body)) {
+      void x;
+      break;
+    }
+    assert.equal(await srv.requests.at(-1).closed, true, `${path}: break closed the connection`);
+  }
+});
+
