@@ -3,10 +3,16 @@
 // and Node's fetch (every status class, JSON, text and HTML error bodies, a
 // huge one, Retry-After, a refused connection, chunks cut inside a UTF-8
 // character and a CRLF, an abort mid-stream, a body cut mid-event), and
-// every split of a body into three reads through a stream made here.
+// every split of a body into three reads through a stream made here; and
+// the README's model of your own built on them, run as written.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { httpOutcome, readLines, readEvents } from "../../static/floe-node.mjs";
+import { checkStream } from "../../static/test.mjs";
+import { floe, instantClock, collect as collectRun, find } from "./helpers.mjs";
 import { replayServer } from "./replay.mjs";
 
 const collect = async (it) => {
@@ -312,3 +318,117 @@ test("readLines and readEvents: an abort mid-stream ends the loop at once with t
   }
 });
 
+// ---- the README's model of your own ----------------------------------------------------------
+
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const models = readme.slice(readme.indexOf("\n### Models\n"), readme.indexOf("\n### Testing: `floe/test`"));
+const EXAMPLE = models.match(/```js\n(import [^\n]*\n\n(?:\/\*\*[^\n]*\n)?function ollamaChat[\s\S]*?)```/)?.[1];
+const CALL = 'ollamaChat({ model: "llama3.2" })';
+
+/** Writes the README's example (its import pointed at this checkout, its model at baseURL) and runs it. */
+async function runExample(baseURL) {
+  const entry = JSON.stringify(new URL("../../static/floe-node.mjs", import.meta.url).href);
+  // What the example leaves to its reader, render, goes first (its imports are hoisted).
+  const code =
+    "export const rendered = [];\nfunction render(m) { rendered.push(m); }\n" +
+    EXAMPLE.replace(/from "@floehq\/floe";/, `from ${entry};`).replace(CALL, `ollamaChat({ baseURL: ${JSON.stringify(baseURL)}, model: "llama3.2" })`) +
+    "\nexport { ollamaChat, session };\n";
+  const dir = mkdtempSync(join(tmpdir(), "floe-readme-adapter-"));
+  try {
+    writeFileSync(join(dir, "example.mjs"), code);
+    return await import(join(dir, "example.mjs"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Ollama's /api/chat lines.
+const chunkLine = (content) => JSON.stringify({ model: "llama3.2", created_at: "2025-05-27T22:54:57Z", message: { role: "assistant", content }, done: false }) + "\n";
+const doneLine = JSON.stringify({ model: "llama3.2", message: { role: "assistant", content: "" }, done_reason: "stop", done: true, prompt_eval_count: 26, eval_count: 4 }) + "\n";
+
+/** A loopback Ollama answering request k with script[k](req, res); bodies recorded parsed. */
+async function ollamaServer(t, script) {
+  const srv = await replayServer(t, async (req, res, body, entry) => {
+    entry.json = JSON.parse(body);
+    const k = srv.requests.length - 1;
+    if (req.url !== "/api/chat" || !script[k]) {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `no script for request ${k} to ${req.url}` }));
+      return;
+    }
+    await script[k](req, res);
+  });
+  return srv;
+}
+const answer = (...pieces) => (req, res) => {
+  res.writeHead(200, { "content-type": "application/x-ndjson" });
+  res.end(pieces.map(chunkLine).join("") + doneLine);
+};
+const fail = (status, error, headers = {}) => (req, res) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ error }));
+};
+const ends = (msgs) => find(msgs, "request_end").map((m) => [m.payload.status, m.payload.error_message ?? ""]);
+
+test("README: the model of your own runs as written against a loopback Ollama", BOUND, async (t) => {
+  assert.ok(EXAMPLE, "the README's Models section has the ollamaChat example");
+  assert.ok(EXAMPLE.includes(CALL), "the example makes its model with " + CALL);
+  assert.ok(EXAMPLE.split("\n").filter((l) => l.trim()).length <= 50, "the example is at most 50 lines");
+  const srv = await ollamaServer(t, [answer("Rayleigh ", "scattering.")]);
+  const ex = await runExample(srv.url);
+  await ex.session.close();
+  assert.deepEqual(checkStream(ex.rendered), []);
+  assert.deepEqual(ends(ex.rendered), [["completed", ""]]);
+  assert.deepEqual(find(ex.rendered, "text").map((m) => m.payload.text), ["Rayleigh scattering."]);
+  assert.deepEqual(find(ex.rendered, "partial_text").map((m) => m.payload.text), ["", "Rayleigh ", "scattering.", ""]);
+  assert.deepEqual(find(ex.rendered, "token_usage").map((m) => [m.payload.request.total, m.payload.session.output]), [[30, 4]]);
+  assert.deepEqual(srv.requests[0].json, { model: "llama3.2", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Why is the sky blue?" }] });
+
+  // Its failures, through the helpers: a 429 is retried, the conversation
+  // keeps what completed, a 404 stops at once, a cut stream and an error
+  // line fail the attempt, an abort ends it aborted and closes the connection.
+  const gone = gate();
+  const held = (req, res) => {
+    res.writeHead(200, { "content-type": "application/x-ndjson" });
+    res.write(chunkLine("Half"));
+    res.on("close", gone.open);
+  };
+  const srv2 = await ollamaServer(t, [
+    fail(429, "too many requests", { "retry-after": "2" }),
+    answer("Blue."),
+    fail(404, "model 'llama3.2' not found, try pulling it first"),
+    (req, res) => (res.writeHead(200, { "content-type": "application/x-ndjson" }), res.end(chunkLine("Cut"))),
+    (req, res) => (res.writeHead(200, { "content-type": "application/x-ndjson" }), res.end(chunkLine("Hm") + '{"error":"an error was encountered while running the model: unexpected EOF"}\n')),
+    (req, res) => (res.writeHead(200, { "content-type": "application/x-ndjson" }), res.end('{"message":{"content":"x"}')),
+    answer("Red."),
+    held,
+  ]);
+  const s = floe.createSession({ llm: ex.ollamaChat({ baseURL: srv2.url, model: "llama3.2" }), clock: instantClock(), store: false, config: { maxReconnects: 1 } });
+  t.after(() => s.close());
+  let msgs = await collectRun(s.run("Why?"));
+  assert.deepEqual(ends(msgs), [["timeout", "ollama: HTTP 429: too many requests (Retry-After: 2)"], ["completed", ""]]);
+  msgs = await collectRun(s.run("Really?"));
+  assert.deepEqual(ends(msgs), [["failed", "ollama: HTTP 404: model 'llama3.2' not found, try pulling it first"]], "permanent: no retry");
+  msgs = await collectRun(s.run("Again?"));
+  assert.deepEqual(ends(msgs), [["malformed", "ollama: the stream ended before done"], ["failed", "ollama: an error was encountered while running the model: unexpected EOF"]]);
+  assert.deepEqual(checkStream(msgs), [], "the open fragments were closed");
+  msgs = await collectRun(s.run("Once more?"));
+  assert.equal(ends(msgs)[0][0], "malformed");
+  assert.match(ends(msgs)[0][1], /^ollama: malformed stream: .*JSON/);
+  assert.deepEqual(ends(msgs)[1], ["completed", ""]);
+  const bodies = srv2.requests.map((r) => r.json.messages.map((m) => `${m.role}: ${m.content}`));
+  assert.deepEqual(bodies[1], bodies[0], "the retried attempt sends the same input");
+  assert.deepEqual(bodies[6].slice(0, 3), ["system: ", "user: Why?", "assistant: Blue."]);
+  assert.deepEqual(bodies[6].filter((l) => l.startsWith("assistant")), ["assistant: Blue."], "only completed requests joined the conversation");
+  assert.ok(bodies[6].includes("user: Once more?") && bodies[6].includes("user: Again?"), "the failed runs' prompts came with the engine's notices");
+
+  const stop = new AbortController();
+  msgs = [];
+  for await (const m of s.run("And now?", { signal: stop.signal })) {
+    msgs.push(m);
+    if (m.payload.type === "partial_text" && m.payload.event_type === "delta") stop.abort();
+  }
+  assert.deepEqual(ends(msgs), [["aborted", "ollama: aborted"]]);
+  await gone.wait(); // the server saw the connection close
+  assert.deepEqual(checkStream(msgs), []);
+});
