@@ -7,47 +7,17 @@
 // unmounts the chat mid-run, Fast Refresh edits it mid-run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { explain, launch, ROOT, serveDir } from "./harness.mjs";
-import { devServer, edit, freePort, freshApp, pack, run } from "./pack.mjs";
+import { chatApp, chatHelpers } from "./chat-page.mjs";
+import { serveDir } from "./harness.mjs";
+import { devServer, edit, freePort, run } from "./pack.mjs";
 
 const ID = "react-chat";
 
 test("React 19 chat on Vite 7: StrictMode, unmount mid-run, Fast Refresh, vite build", { timeout: 240_000 }, async (t) => {
-  const work = await mkdtemp(join(tmpdir(), "floe-react-"));
-  t.after(() => rm(work, { recursive: true, force: true, maxRetries: 3 })); // a dev server killed may still write its cache
-  const tarballs = await pack(work);
-  const app = join(work, "app");
-  await freshApp(join(ROOT, "tests/react"), app, [tarballs.main]);
-  const vite = join(app, "node_modules/.bin/vite");
-  const { ctx, log } = await launch(t);
-
-  // The page's helpers: its events, its conversation, waiting for both.
-  const events = (page) => page.evaluate(() => window.chatEvents ?? []);
-  const waitEvent = async (page, pattern, count = 1) => {
-    await page
-      .waitForFunction(([src, n]) => (window.chatEvents ?? []).filter((e) => new RegExp(src).test(e)).length >= n, [pattern.source, count])
-      .catch(async (e) => assert.fail(`no ${count} event(s) ${pattern}: ${JSON.stringify(await events(page))}${explain(log)}\n${e.message}`));
-  };
-  const noErrors = async (page) => {
-    const bad = (await events(page)).filter((e) => e.startsWith("error"));
-    assert.deepEqual(bad, [], "the chat failed to load its session" + explain(log));
-  };
-  const send = async (page, prompt) => {
-    await page.getByLabel("Prompt").fill(prompt);
-    await page.getByRole("button", { name: /^Send/ }).click();
-  };
-  // see waits for a locator, or fails with the page's events and text.
-  const see = (page, locator, what) =>
-    locator.waitFor().catch(async (e) => {
-      const body = await page.locator("body").innerText().catch(() => "");
-      assert.fail(`${what}: not shown: ${e.message.split("\n")[0]}\nevents: ${JSON.stringify(await events(page))}\npage: ${body}${explain(log)}`);
-    });
-  const line = (page, text) => see(page, page.getByRole("listitem").filter({ hasText: text }).first(), `the line ${JSON.stringify(text)}`);
-  const status = (page, s) => see(page, page.getByLabel("Status").filter({ hasText: new RegExp(`^${s}$`) }), `status ${s}`);
-  const button = (page, name) => see(page, page.getByRole("button", { name }), `the button ${name}`);
+  const { app, vite, ctx, log } = await chatApp(t, "react");
+  const { events, waitEvent, noErrors, send, see, line, status, button } = chatHelpers(log);
 
   await t.test("dev server (StrictMode, Fast Refresh)", async () => {
     const url = await devServer(t, vite, ["--port", String(await freePort()), "--host", "127.0.0.1", "--strictPort"], app);

@@ -86,3 +86,14 @@ export async function until(pred, what, ms = 5000) {
     await new Promise((r) => setTimeout(r, 1));
   }
 }
+
+// inMode runs f with every message crossing as JSON (jsonOnly) or with
+// records (the bridge's test hook).
+export async function inMode(jsonOnly, f) {
+  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
+  try {
+    return await f();
+  } finally {
+    floe[Symbol.for("floe.debug")].jsonOnly(false);
+  }
+}

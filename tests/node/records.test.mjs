@@ -5,7 +5,7 @@
 // streams byte for byte (keys and their order included).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { floe, meta, usage, instantClock, collect } from "./helpers.mjs";
+import { floe, meta, usage, instantClock, collect, inMode } from "./helpers.mjs";
 
 const model = (payload) => ({ type: "model_msg", payload });
 const part = (type, event_type, body, extra = {}) => {
@@ -179,17 +179,6 @@ function* streamedOutput(id) {
   for (const p of pieces) yield part("partial_tool_call_output", "delta", p, { tool_call_id: id });
   yield part("partial_tool_call_output", "stop", "", { tool_call_id: id, stop_reason: "completed" });
   yield model({ type: "tool_call_output", role: "user", output: pieces.join(""), tool_call_id: id, stop_reason: "completed" });
-}
-
-// inMode runs f with every message crossing as JSON (jsonOnly) or with
-// records.
-async function inMode(jsonOnly, f) {
-  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
-  try {
-    return await f();
-  } finally {
-    floe[Symbol.for("floe.debug")].jsonOnly(false);
-  }
 }
 
 function runScenario(make, jsonOnly, tool = streamedOutput) {

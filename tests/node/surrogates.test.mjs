@@ -4,7 +4,7 @@
 // no longer joined to the complete message, and the request was malformed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { floe, meta, usage, instantClock, collect } from "./helpers.mjs";
+import { floe, meta, usage, instantClock, collect, inMode } from "./helpers.mjs";
 import { msg, tool } from "../../static/floe-node.mjs";
 import { mockModel } from "../../static/test.mjs";
 
@@ -19,15 +19,6 @@ const slices = (s, n) => {
 
 const delta = (type, body, extra = {}) => ({ type: "model_msg", payload: { type, role: type.endsWith("output") ? "user" : "assistant", event_type: "delta", [bodyKey(type)]: body, ...extra } });
 const bodyKey = (type) => (type.includes("text") ? "text" : type.includes("thinking") ? "thinking" : type.includes("output") ? "output" : "arguments");
-
-async function inMode(jsonOnly, f) {
-  floe[Symbol.for("floe.debug")].jsonOnly(jsonOnly);
-  try {
-    return await f();
-  } finally {
-    floe[Symbol.for("floe.debug")].jsonOnly(false);
-  }
-}
 
 /** Runs one request whose model yields msgs (and tools that stream TEXT), in both modes. */
 async function run(msgs, jsonOnly) {
