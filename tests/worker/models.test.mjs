@@ -7,12 +7,12 @@
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, get as httpGet } from "node:http";
+import { get as httpGet } from "node:http";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { start, ports } from "./workerd.mjs";
+import { start, ports, modelServer } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -28,27 +28,6 @@ async function worker(vars) {
   const w = await start({ port: nextPort(), storage: mkdtempSync(join(tmp, "s-")), token: "tok", vars, loopback: true });
   running.push(w);
   return w;
-}
-
-// modelServer answers each request with the next of its replies ({status,
-// headers, body}) and keeps what it was sent.
-async function modelServer() {
-  const replies = [];
-  const seen = [];
-  const srv = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      seen.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      const r = replies.shift() ?? { status: 500, headers: { "content-type": "application/json" }, body: '{"error":{"message":"the test has no reply left"}}' };
-      res.writeHead(r.status, r.headers);
-      if (r.hold) res.write(r.body); // then nothing more: the connection held open
-      else res.end(r.body);
-    });
-  });
-  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  after(() => srv.close());
-  return { url: `http://127.0.0.1:${srv.address().port}`, replies, seen };
 }
 
 async function createSession(w, body = { approvalMode: "ask" }) {

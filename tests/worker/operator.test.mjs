@@ -5,11 +5,10 @@
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { start, ports } from "./workerd.mjs";
+import { start, ports, modelServer } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "floe-workerd-operator-"));
@@ -23,26 +22,6 @@ async function worker(opts) {
   const w = await start({ port: nextPort(), storage: mkdtempSync(join(tmp, "s-")), token: "tok", loopback: true, ...opts });
   running.push(w);
   return w;
-}
-
-// modelServer answers each request with the next of its replies ({status,
-// headers, body}) and keeps what it was sent.
-async function modelServer() {
-  const replies = [];
-  const seen = [];
-  const srv = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      seen.push({ path: req.url, body: Buffer.concat(chunks).toString("utf8") });
-      const r = replies.shift() ?? { status: 500, headers: { "content-type": "application/json" }, body: '{"error":{"message":"the test has no reply left"}}' };
-      res.writeHead(r.status, r.headers);
-      res.end(r.body);
-    });
-  });
-  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  after(() => srv.close());
-  return { url: `http://127.0.0.1:${srv.address().port}`, replies, seen };
 }
 
 const chunk = (delta, finish = null) =>

@@ -2,6 +2,8 @@
 // account, no network. start() writes a workerd config beside the build
 // and resolves once the front Worker answers.
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { after } from "node:test";
 import { copyFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,4 +98,26 @@ export async function start(opts) {
         proc.kill("SIGKILL");
       }),
   };
+}
+
+// modelServer answers each request with the next of its replies ({status,
+// headers, body}; hold: the body written and the connection held open)
+// and keeps what it was sent; it closes after the test file.
+export async function modelServer() {
+  const replies = [];
+  const seen = [];
+  const srv = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      seen.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const r = replies.shift() ?? { status: 500, headers: { "content-type": "application/json" }, body: '{"error":{"message":"the test has no reply left"}}' };
+      res.writeHead(r.status, r.headers);
+      if (r.hold) res.write(r.body); // then nothing more: the connection held open
+      else res.end(r.body);
+    });
+  });
+  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  after(() => srv.close());
+  return { url: `http://127.0.0.1:${srv.address().port}`, replies, seen };
 }
