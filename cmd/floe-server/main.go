@@ -279,5 +279,15 @@ func checkDir(dir string) error {
 }
 
 // logDiagnostic logs a session's diagnostic (a Trace write that failed on
-// a full disk, say), which the run goes on without.
-func logDiagnostic(d engine.Diagnostic) { log.Printf("%s: %v", d.Kind, d.Err) }
+// a full disk, say), which the run goes on without, on one line: a model
+// or a tool names what a diagnostic quotes (a tool call's id), and a line
+// break in it would forge a line of the log, so control characters are
+// escaped as Go writes them in a string.
+func logDiagnostic(d engine.Diagnostic) {
+	msg := "<nil>"
+	if d.Err != nil {
+		q := strconv.QuoteToGraphic(d.Err.Error())
+		msg = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	}
+	log.Printf("%s: %s", d.Kind, msg)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"log"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/floehq/floe/engine"
 )
 
 // FLOE_TOKEN is the token when --token is not given, and -h does not print
@@ -118,5 +121,18 @@ func TestTraceDirRefused(t *testing.T) {
 	p.kill()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the check left %v", entries)
+	}
+}
+
+// A diagnostic is logged on one line: a line break a model or a tool put
+// in what it quotes (a tool call's id) would forge a line of the log.
+func TestDiagnosticLoggedOnOneLine(t *testing.T) {
+	var buf bytes.Buffer
+	log.SetOutput(&buf)
+	defer log.SetOutput(os.Stderr)
+	logDiagnostic(engine.Diagnostic{Kind: engine.DiagTool, Err: errors.New("tool \"x\": call \"c1\nfloe-server: listening on 0.0.0.0\" failed\t")})
+	out := buf.String()
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `tool: tool "x": call "c1\nfloe-server: listening on 0.0.0.0" failed\t`) {
+		t.Errorf("logged %q", out)
 	}
 }
