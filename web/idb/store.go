@@ -3,6 +3,7 @@
 package idb
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"sync"
@@ -168,9 +169,7 @@ func (s *Store) Summaries(ctx context.Context) ([]trace.Summary, error) {
 				if !r.sourceKnown { // a row of an older build: the first record tells
 					t.request(recordsStore, "get", func(chunk js.Value) {
 						if chunk.Type() == js.TypeObject {
-							data := make([]byte, chunk.Length())
-							js.CopyBytesToGo(data, chunk)
-							out[i].Source = trace.MetaSource(data)
+							out[i].Source = trace.MetaSource(firstLine(chunk))
 						}
 					}, recordKey(r.id, 1, 0))
 				}
@@ -257,6 +256,22 @@ func (t *txn) add(r *session, f *file, data []byte, chunk js.Value, created bool
 		r.source, r.sourceKnown = trace.MetaSource(data), true // the session's first record
 	}
 	return healed
+}
+
+// firstLine copies the first line of chunk (a Uint8Array of whole
+// records): its first 4 KiB, the whole chunk only when its first line is
+// longer (a session_meta with a long system prompt). An imported session's
+// first chunk is its whole first file.
+func firstLine(chunk js.Value) []byte {
+	n := chunk.Length()
+	head := make([]byte, min(n, 4096))
+	js.CopyBytesToGo(head, chunk)
+	if len(head) == n || bytes.IndexByte(head, '\n') >= 0 {
+		return head
+	}
+	data := make([]byte, n)
+	js.CopyBytesToGo(data, chunk)
+	return data
 }
 
 // ---- rows and keys -----------------------------------------------------------

@@ -146,9 +146,13 @@ func TestSummariesSource(t *testing.T) {
 		if source != "" {
 			src = `,"source":"` + source + `"`
 		}
-		return []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"session_id":"` + id + `","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"","agent_state":"","workspace":""` + src + `}}` + "\n")
+		system := ""
+		if id == "old-long-child" { // a first line longer than what is read of it at first
+			system = strings.Repeat("Be brief. ", 1000)
+		}
+		return []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"session_id":"` + id + `","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"` + system + `","agent_state":"","workspace":""` + src + `}}` + "\n")
 	}
-	for _, c := range []struct{ id, source string }{{"own", ""}, {"child", "subagent"}, {"old-child", "subagent"}} {
+	for _, c := range []struct{ id, source string }{{"own", ""}, {"child", "subagent"}, {"old-child", "subagent"}, {"old-long-child", "subagent"}} {
 		if _, err := s.Append(ctx, c.id, 1, meta(c.id, c.source)); err != nil {
 			t.Fatal(err)
 		}
@@ -166,6 +170,7 @@ func TestSummariesSource(t *testing.T) {
 		db := this.Get("result")
 		tx := db.Call("transaction", "sessions", "readwrite")
 		tx.Call("objectStore", "sessions").Call("put", []any{"old-child", "", 0, 0, 1}, "old-child")
+		tx.Call("objectStore", "sessions").Call("put", []any{"old-long-child", "", 0, 0, 1}, "old-long-child")
 		tx.Set("oncomplete", onDone)
 		tx.Set("onerror", onDone)
 		return nil
@@ -188,7 +193,7 @@ func TestSummariesSource(t *testing.T) {
 	for _, s := range sums {
 		got[s.ID] = s.Source
 	}
-	want := map[string]string{"own": "", "child": "subagent", "old-child": "subagent", "imported-child": "subagent"}
+	want := map[string]string{"own": "", "child": "subagent", "old-child": "subagent", "old-long-child": "subagent", "imported-child": "subagent"}
 	if len(got) != len(want) {
 		t.Fatalf("sources %v, want %v", got, want)
 	}
