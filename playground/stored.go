@@ -1,10 +1,7 @@
 package playground
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"sync"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
@@ -18,14 +15,9 @@ import (
 // with its children.
 
 // Sessions lists the stored sessions a person started: [trace.List]
-// without the subagents' child sessions (session_meta source "subagent"),
-// which are shown, and deleted, with their parent. It remembers which
-// session is a child (a session's first record never changes), so each
-// session's first file is read once. Safe for concurrent use.
-type Sessions struct {
-	mu    sync.Mutex
-	child map[string]bool
-}
+// without the subagents' child sessions (session_meta source "subagent",
+// trace.Summary.Source), which are shown, and deleted, with their parent.
+type Sessions struct{}
 
 // List lists the sessions of store, most recent activity first.
 func (s *Sessions) List(ctx context.Context, store trace.Store) ([]trace.Summary, error) {
@@ -35,50 +27,11 @@ func (s *Sessions) List(ctx context.Context, store trace.Store) ([]trace.Summary
 	}
 	out := all[:0]
 	for _, sum := range all {
-		s.mu.Lock()
-		child, known := s.child[sum.ID]
-		s.mu.Unlock()
-		if !known {
-			child, err = isSubagent(ctx, store, sum.ID)
-			if errors.Is(err, trace.ErrNotFound) {
-				continue // deleted meanwhile
-			}
-			if err != nil {
-				// Shown, so that it can still be exported or deleted.
-				out = append(out, sum)
-				continue
-			}
-			s.mu.Lock()
-			if s.child == nil {
-				s.child = map[string]bool{}
-			}
-			s.child[sum.ID] = child
-			s.mu.Unlock()
-		}
-		if !child {
+		if sum.Source != omni.SourceSubagent {
 			out = append(out, sum)
 		}
 	}
 	return out, nil
-}
-
-// isSubagent reports whether the first record of the stored session id is
-// a subagent's session_meta.
-func isSubagent(ctx context.Context, store trace.Store, id string) (bool, error) {
-	files, err := store.Files(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	data, err := store.ReadFile(ctx, id, files[0].Index)
-	if err != nil {
-		return false, err
-	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	var m omni.Message
-	if err := m.UnmarshalJSON(line); err != nil {
-		return false, nil // not a session_meta: a session of its own, which says why when opened
-	}
-	return m.Type == omni.TypeSessionMeta && m.Payload.Source() == omni.SourceSubagent, nil
 }
 
 // LastAbort reports the reason of the abort that ended a stored session's
