@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -163,4 +164,138 @@ func ExampleWriter_Rotate() {
 	// one → file 1 new: true <nil>
 	// files after Rotate: 1
 	// two → file 2 new: true <nil>
+}
+
+// parentAndChild holds what a session with one subagent writes: the parent's
+// Trace names the child session in a subagent pointer, and the child's
+// Trace starts with a session_meta of source "subagent".
+func parentAndChild() *trace.MemStore {
+	ctx := context.Background()
+	s := &trace.MemStore{}
+	write := func(id string, msgs ...omni.Message) {
+		w := trace.NewWriter(s, id, 1)
+		for _, m := range msgs {
+			m.Timestamp = "2026-11-30T04:09:45.282Z" // the engine stamps records with its Clock
+			if err := w.Write(ctx, m); err != nil {
+				fmt.Println(err)
+			}
+		}
+	}
+	meta := omni.Meta{Provider: "p", ModelID: "m", ContextWindow: 8192, AgentState: "state", Workspace: "/w"}
+	parent, child := meta, meta
+	parent.SessionID = "demo"
+	child.SessionID, child.Source = "demo-child", omni.SourceSubagent
+	write("demo", parent.Message(),
+		omni.UserText("What is in the README?"),
+		omni.SubagentMsg("demo-child"),
+		omni.AssistantText("A Go engine.", omni.StatusCompleted))
+	write("demo-child", child.Message(),
+		omni.UserText("Read the README."),
+		omni.AssistantText("It describes a Go engine.", omni.StatusCompleted))
+	return s
+}
+
+// History gives a stored session as its runs showed it: the child
+// session's records follow the subagent pointer that names it, with the
+// child's id in their origin. Records gives the session's own only.
+func ExampleHistory() {
+	ctx := context.Background()
+	s := parentAndChild()
+	own, err := trace.Records(ctx, s, "demo")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("records of its own:", len(own))
+	msgs, err := trace.History(ctx, s, "demo")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range msgs {
+		p := m.Payload
+		switch {
+		case m.Type == omni.TypeSessionMeta:
+			fmt.Println(m.Origin, "session_meta", p.SessionID())
+		case p.Type == omni.Text:
+			fmt.Println(m.Origin, p.Role+":", p.Text)
+		default:
+			child, _ := trace.SubagentPointer(m)
+			fmt.Println(m.Origin, "subagent pointer to", child)
+		}
+	}
+	// Output:
+	// records of its own: 4
+	// [] session_meta demo
+	// [] user: What is in the README?
+	// [] subagent pointer to demo-child
+	// [demo-child] session_meta demo-child
+	// [demo-child] user: Read the README.
+	// [demo-child] assistant: It describes a Go engine.
+	// [] assistant: A Go engine.
+}
+
+// A session list shows a subagent's child session under its parent, or
+// not at all: Summary.Source says which sessions are children.
+func ExampleList() {
+	sessions, err := trace.List(context.Background(), parentAndChild())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range sessions {
+		if s.Source == omni.SourceSubagent {
+			continue
+		}
+		fmt.Printf("%s: %q\n", s.ID, s.FirstPrompt)
+	}
+	// Output:
+	// demo: "What is in the README?"
+}
+
+// ExportTree gives a session's files followed by its subagents' child
+// sessions'; ImportTree takes them back as one, into another store here,
+// and returns the parent's id.
+func ExampleExportTree() {
+	ctx := context.Background()
+	files, err := trace.ExportTree(ctx, parentAndChild(), "demo", time.UTC)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range files {
+		fmt.Println(f.Name)
+	}
+
+	other := &trace.MemStore{}
+	id, err := trace.ImportTree(ctx, other, files)
+	fmt.Println("imported:", id, err)
+	children, err := trace.Children(ctx, other, id)
+	fmt.Println("its children:", children, err)
+	_, err = trace.ImportTree(ctx, other, files)
+	fmt.Println("again:", errors.Is(err, trace.ErrExists))
+	// Output:
+	// 2026-11-30/demo_001.jsonl
+	// 2026-11-30/demo-child_001.jsonl
+	// imported: demo <nil>
+	// its children: [demo-child] <nil>
+	// again: true
+}
+
+// DeleteTree deletes a session with its subagents' child sessions, which
+// Store.Delete would leave stored.
+func ExampleDeleteTree() {
+	ctx := context.Background()
+	s := parentAndChild()
+	if err := trace.DeleteTree(ctx, s, "demo"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	left, err := s.Sessions(ctx)
+	fmt.Println("sessions left:", len(left), err)
+	err = trace.DeleteTree(ctx, s, "demo")
+	fmt.Println("again:", errors.Is(err, trace.ErrNotFound))
+	// Output:
+	// sessions left: 0 <nil>
+	// again: true
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/floehq/floe/internal/errf"
 )
 
-// MaxSubagentDepth bounds how deep [History] follows subagent pointers (a
-// child's own children…).
+// MaxSubagentDepth bounds how deep [History], [Children] (and so
+// [ExportTree] and [DeleteTree]) and [ImportTree] follow subagent
+// pointers: a child's children, and theirs, down to this many levels
+// below the session asked for.
 const MaxSubagentDepth = 8
 
 // Records returns every record of the stored session id, file by file in
@@ -52,7 +54,8 @@ func Records(ctx context.Context, store Store, id string) ([]omni.Message, error
 // hand may name any session of the store) and a session already read: a
 // pointer at the session itself, at an ancestor, or a second one at a
 // child (an imported Trace may have them; each read the whole chain again,
-// millions of reads for a few of them).
+// millions of reads for a few of them). ErrNotFound when id has no file;
+// any other error reading a child fails the whole History.
 func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
 	return history(ctx, store, id, 0, map[string]bool{id: true})
 }
@@ -123,8 +126,10 @@ func childRecords(ctx context.Context, store Store, id string) ([]omni.Message, 
 }
 
 // SubagentPointer returns the child session id of a subagent pointer
-// record (E-15.3) of a session's own, and whether m is one naming a valid
-// session id.
+// record (E-15.3) of a session's own (without origin: not one a child
+// forwarded), and whether m is one naming a valid session id
+// ([ValidateID]). It does not say whether that session is stored, or is
+// a subagent's: [History] and [Children] check that.
 func SubagentPointer(m omni.Message) (string, bool) {
 	if m.Type != omni.TypeEventMsg || m.Payload.Type != omni.Subagent || len(m.Origin) > 0 {
 		return "", false

@@ -21,7 +21,8 @@ import (
 // sessions and theirs, depth first, as [Children] finds them. A child
 // whose Trace is not stored, or not a subagent's, is left out; a Trace
 // that does not read is exported byte for byte all the same, without the
-// children it would name.
+// children it would name. ErrNotFound when id has no file. [ImportTree]
+// takes the files back.
 func ExportTree(ctx context.Context, store Store, id string, loc *time.Location) ([]File, error) {
 	out, err := Export(ctx, store, id, loc)
 	if err != nil {
@@ -243,8 +244,10 @@ func parentOf(ids, pointed []string) (string, error) {
 // followed only to a session whose Trace starts with a subagent's
 // session_meta (source "subagent", E-15.1): a pointer in a Trace imported
 // from a file may name any session of the store, which its parent does not
-// own. A child that does not read is left out, its error returned after
-// the walk.
+// own. A child not stored, or not a subagent's, is left out without an
+// error; one that does not read is left out too, and the first such error
+// is returned with the ids found. ErrNotFound when id has no file; none
+// and a nil error when it has no children.
 func Children(ctx context.Context, store Store, id string) ([]string, error) {
 	recs, err := Records(ctx, store, id)
 	if err != nil {

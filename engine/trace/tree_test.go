@@ -92,3 +92,29 @@ func has(ids []string, id string) bool {
 	}
 	return false
 }
+
+// The tree functions' edge cases, as their doc comments state them: a
+// session not stored is ErrNotFound for each; one without children has
+// none, and no error.
+func TestTreeOfNoSessionAndOfNoChildren(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	if _, err := trace.Children(ctx, store, "none"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("Children of a session not stored: %v, want ErrNotFound", err)
+	}
+	if _, err := trace.ExportTree(ctx, store, "none", nil); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("ExportTree of a session not stored: %v, want ErrNotFound", err)
+	}
+	if err := trace.DeleteTree(ctx, store, "none"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("DeleteTree of a session not stored: %v, want ErrNotFound", err)
+	}
+	if _, err := store.Append(ctx, "alone", 1, []byte(metaOf("alone", false)+line("hi")+pointer("gone"))); err != nil {
+		t.Fatal(err)
+	}
+	if children, err := trace.Children(ctx, store, "alone"); len(children) != 0 || err != nil {
+		t.Errorf("Children of a session whose one child is not stored: %v, %v; want none, nil", children, err)
+	}
+	if files, err := trace.ExportTree(ctx, store, "alone", nil); len(files) != 1 || err != nil {
+		t.Errorf("ExportTree of a session without children: %d files, %v; want 1, nil", len(files), err)
+	}
+}
