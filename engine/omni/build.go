@@ -102,7 +102,9 @@ type Meta struct {
 }
 
 // Message is the session_meta of m, without a timestamp (the engine
-// stamps the one it writes); trace.CheckMeta says whether it is valid.
+// stamps the one it writes). It checks nothing: [Validate] names a
+// required field left empty (Provider, ModelID…), and trace.CheckMeta
+// also whether SessionID can name a Trace in every store.
 func (m Meta) Message() Message {
 	return Message{Type: TypeSessionMeta, Payload: Payload{Rest: &Rest{
 		SessionID: m.SessionID, Provider: m.Provider, ModelID: m.ModelID,

@@ -112,3 +112,30 @@ func ExamplePayload_Edit() {
 	// true true
 	// {"type":"event_msg","payload":{"type":"request_end","status":"failed","error_message":"connection reset","attempt":2}}
 }
+
+// Meta builds a session_meta, the first record of a session's Trace and
+// what engine.Config.Meta takes; a subagent's child session says so in
+// Source. A missing required key is left for Validate to name.
+func ExampleMeta_Message() {
+	m := omni.Meta{
+		SessionID:     "demo",
+		Provider:      "openai",
+		ModelID:       "gpt-4.1-mini",
+		ContextWindow: 1047576,
+		SystemPrompt:  "Be brief.",
+		AgentState:    "memory",
+		Workspace:     "/work",
+	}.Message()
+	out, _ := m.MarshalJSON()
+	fmt.Println(string(out))
+	fmt.Println("valid:", omni.Validate(m))
+
+	child := omni.Meta{SessionID: "demo-child", Provider: "openai", ModelID: "gpt-4.1-mini", ContextWindow: 1047576, Source: omni.SourceSubagent}.Message()
+	fmt.Println("source:", child.Payload.Source())
+	fmt.Println(omni.Validate(omni.Meta{SessionID: "demo"}.Message()))
+	// Output:
+	// {"type":"session_meta","payload":{"session_id":"demo","provider":"openai","model_id":"gpt-4.1-mini","model_context_window":1047576,"system_prompt":"Be brief.","agent_state":"memory","workspace":"/work"}}
+	// valid: <nil>
+	// source: subagent
+	// omni: payload.provider: missing
+}
