@@ -31,7 +31,8 @@ type Outcome struct {
 	// Cut, with Status "completed", says why the provider cut the reply
 	// short (its output-token limit, its content filter), as the provider
 	// put it; PROTOCOL.md has no stop reason for that, so the engine
-	// reports it as a DiagLLM diagnostic. "" = not cut.
+	// reports it as a DiagLLM diagnostic wrapping ErrReplyCut (a Cut
+	// with another Status is ignored). "" = not cut.
 	Cut string
 }
 
@@ -309,7 +310,10 @@ var (
 	// OmniMessage. The errors wrap it (errors.Is) and the validation error.
 	ErrInvalidInput = errors.New("engine: invalid input")
 	// ErrReplyCut is wrapped by the DiagLLM diagnostic of a reply the
-	// provider cut short (Outcome.Cut).
+	// provider cut short: an Outcome with Status "completed" and a Cut,
+	// which the error names. Test Diagnostic.Err with errors.Is. The
+	// reply itself stays completed, as far as it went, in the stream
+	// and the Trace.
 	ErrReplyCut = errors.New("the provider cut the reply short")
 )
 

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -26,9 +28,7 @@ func Example() {
 		emit(omni.ToolOutput(req.ToolCall.Payload.ToolCallID, "noon", omni.StatusCompleted))
 		return nil
 	})
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		Rest: &omni.Rest{SessionID: "example", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), SystemPrompt: "Be brief.", AgentState: "mem", Workspace: "mem"},
-	}}
+	meta := omni.Meta{SessionID: "example", Provider: "demo", ModelID: "scripted", ContextWindow: 8192, SystemPrompt: "Be brief.", AgentState: "mem", Workspace: "mem"}.Message()
 	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, Environment: tools})
 	if err != nil {
 		fmt.Println(err)
@@ -87,9 +87,7 @@ func ExampleGenerateParams_EmitBatch() {
 		}
 		return engine.Outcome{Status: omni.StatusCompleted}
 	})
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		Rest: &omni.Rest{SessionID: "batch", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), AgentState: "mem", Workspace: "mem"},
-	}}
+	meta := omni.Meta{SessionID: "batch", Provider: "demo", ModelID: "scripted", ContextWindow: 8192, AgentState: "mem", Workspace: "mem"}.Message()
 	session, err := engine.New(engine.Config{Meta: meta, LLM: llm})
 	if err != nil {
 		fmt.Println(err)
@@ -148,9 +146,7 @@ func ExampleRun_NextEach() {
 		}
 		return nil // the engine builds the output from the deltas
 	})
-	meta := omni.Message{Type: omni.TypeSessionMeta, Payload: omni.Payload{
-		Rest: &omni.Rest{SessionID: "each", Provider: "demo", ModelID: "scripted", ModelContextWindow: []byte("8192"), AgentState: "mem", Workspace: "mem"},
-	}}
+	meta := omni.Meta{SessionID: "each", Provider: "demo", ModelID: "scripted", ContextWindow: 8192, AgentState: "mem", Workspace: "mem"}.Message()
 	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, Environment: tools})
 	if err != nil {
 		fmt.Println(err)
@@ -173,4 +169,54 @@ func ExampleRun_NextEach() {
 	// Output:
 	// tool_call_output: one two three
 	// text: Counted.
+}
+
+// A reply the provider cut short (its output-token limit, its content
+// filter) completes as far as it went: PROTOCOL.md has no stop reason
+// for it. The model says why in Outcome.Cut (the adapters of package
+// provider do), and the engine reports it as a DiagLLM diagnostic
+// wrapping ErrReplyCut, which a host can show as a notice.
+func ExampleOutcome_cut() {
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		emit(omni.AssistantText("The three steps are: first, open the", omni.StatusCompleted))
+		emit(omni.TokenUsageMsg(omni.TokenCounts{Total: 4096}, omni.TokenCounts{Total: 4096}))
+		return engine.Outcome{Status: omni.StatusCompleted, Cut: `finish_reason "length"`}
+	})
+	var mu sync.Mutex // OnDiagnostic is called from the engine's goroutines
+	var notices []string
+	onDiagnostic := func(d engine.Diagnostic) {
+		if d.Kind == engine.DiagLLM && errors.Is(d.Err, engine.ErrReplyCut) {
+			mu.Lock()
+			notices = append(notices, d.Err.Error())
+			mu.Unlock()
+		}
+	}
+	meta := omni.Meta{SessionID: "cut", Provider: "demo", ModelID: "scripted", ContextWindow: 8192, AgentState: "mem", Workspace: "mem"}.Message()
+	session, err := engine.New(engine.Config{Meta: meta, LLM: llm, OnDiagnostic: onDiagnostic})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stream, err := session.Run(context.Background(), []omni.Message{omni.UserText("How do I start?")}, engine.RunOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for m := range stream {
+		switch p := m.Payload; p.Type {
+		case omni.Text:
+			fmt.Println("assistant:", p.Text)
+		case omni.RequestEnd:
+			fmt.Println("request_end:", p.Status())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range notices {
+		fmt.Println("notice:", n)
+	}
+	// Output:
+	// assistant: The three steps are: first, open the
+	// request_end: completed
+	// notice: llm: the provider cut the reply short (finish_reason "length"): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went
 }
