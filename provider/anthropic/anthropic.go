@@ -50,7 +50,11 @@ type Options struct {
 	// "5m", the API's default of 5 minutes, or "1h" (a write costs more,
 	// twice the input price against 1.25 times; worth it when a session
 	// pauses longer than 5 minutes between requests). Every breakpoint
-	// takes it. New refuses another value.
+	// takes it. "1h" also sends "anthropic-beta:
+	// extended-cache-ttl-2025-04-11", which the API asked of it; an
+	// anthropic-beta of Header replaces that, so name it there too
+	// (comma-separated) with a beta of your own. New refuses another
+	// value; with NoCache it sends nothing.
 	CacheTTL string
 
 	// ExtraBody is a JSON object whose members are added to every request
