@@ -299,3 +299,43 @@ func ExampleDeleteTree() {
 	// sessions left: 0 <nil>
 	// again: true
 }
+
+// A Batcher with Fresh writes new sessions only: a session id already
+// stored keeps its Trace, and the new session's records are dropped with
+// one report wrapping ErrExists. A stored session of no record at all
+// (its only line cut by a crash) is replaced.
+func ExampleBatcherOptions_fresh() {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	old := []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":"an old session","stop_reason":"completed"}}` + "\n")
+	torn := []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_me`)
+	for id, data := range map[string][]byte{"taken": old, "crashed": torn} {
+		if err := store.Create(ctx, id, [][]byte{data}); err != nil {
+			fmt.Println(err)
+		}
+	}
+	b := trace.NewBatcher(store, trace.BatcherOptions{Fresh: true, Report: func(err error) {
+		fmt.Println("reported, ErrExists:", errors.Is(err, trace.ErrExists))
+	}})
+	for _, id := range []string{"taken", "crashed"} {
+		m := omni.UserText("a new session")
+		m.Timestamp = "2026-12-01T09:00:00.000Z"
+		if err := trace.NewWriter(b, id, 1).Write(ctx, m); err != nil {
+			fmt.Println(err)
+		}
+		if err := b.Flush(ctx); err != nil { // the Report comes from the Batcher's goroutine
+			fmt.Println(err)
+		}
+		recs, err := trace.Records(ctx, store, id)
+		for _, r := range recs {
+			fmt.Printf("%s: %q\n", id, r.Payload.Text)
+		}
+		if err != nil {
+			fmt.Println(err)
+		}
+	}
+	// Output:
+	// reported, ErrExists: true
+	// taken: "an old session"
+	// crashed: "a new session"
+}
