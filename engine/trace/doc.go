@@ -39,13 +39,17 @@
 // # Sessions as a whole
 //
 // [List] lists the sessions with their first prompt, newest first (cheaply
-// for a [Summarizer]). [Export] returns a session's files named in the
+// for a [Summarizer]), and says which are a subagent's child session
+// (Summary.Source). [Export] returns a session's files named in the
 // reference layout; [Import] checks files as one session's Trace (strictly:
 // a malformed line is refused with its file and line) and stores them with
 // Store.Create. [Records] reads a session's records, every file in order,
 // as [ReadFile] reads each; [History] also puts each subagent child's
 // records after the pointer that names it, as the parent's stream showed
-// them, to render a stored session again.
+// them, to render a stored session again. [ExportTree], [ImportTree] and
+// [DeleteTree] take a session with its subagents' child sessions
+// ([Children]) as one, following a pointer only to a Trace that starts
+// with a subagent's session_meta.
 //
 // # Resume
 //
