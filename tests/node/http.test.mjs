@@ -241,6 +241,33 @@ test("readLines and readEvents: the same items for every split of the body into 
   }
 });
 
+
+// A read of many lines is framed in time linear in its size: a search for
+// the next CR at every line of a body of LF alone read the rest of the read
+// again (quadratic: a read of 4 MiB took 15 s). Counted, not timed: the
+// characters String.prototype.indexOf looks at while the events are read.
+test("readEvents and readLines: a read of many lines ended by LF alone is scanned once, not once a line", async () => {
+  const line = 'data: {"type":"content_block_delta","delta":{"text":"hello"}}\n\n';
+  const text = line.repeat(1000);
+  const body = () => streamOf([text]);
+  const indexOf = String.prototype.indexOf;
+  let scanned = 0;
+  String.prototype.indexOf = function (s, from = 0) {
+    const at = indexOf.call(this, s, from);
+    scanned += (at < 0 ? this.length : at + 1) - Math.min(from, this.length);
+    return at;
+  };
+  let events, lines;
+  try {
+    events = await collect(readEvents(body()));
+    lines = await collect(readLines(body()));
+  } finally {
+    String.prototype.indexOf = indexOf;
+  }
+  assert.equal(events.length, 1000);
+  assert.equal(lines.length, 1000);
+  assert.ok(scanned <= 4 * 2 * text.length, `${scanned} characters looked at for two reads of ${text.length}`);
+});
 test("readEvents: a body that ends mid-line throws code truncated after the events before it; a reset connection throws the network's error; a clean end ends", BOUND, async (t) => {
   const srv = await replayServer(t, async (req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
