@@ -195,6 +195,11 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 			if !s.APIKeyEnv.Set {
 				name = with
 			}
+			if s.APIKeyEnv.Set && keyLike(keyEnv) {
+				// A key of letters, digits and _ alone (Groq's gsk_…,
+				// Mistral's) passes for a name: not echoed either.
+				return mc, errors.New(name + ": " + s.KeySource + " it names is empty or unset, and the name is not shown: it looks like a key (want the name of " + s.KeySource + " that holds the key, not the key)")
+			}
 			return mc, errors.New(name + ": " + s.KeySource + " " + keyEnv + " is empty or unset (set it, or name another with " + s.APIKeyEnv.Name + ")")
 		}
 	}
@@ -211,6 +216,18 @@ func varName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// keyLike reports whether a variable's name s looks like a key given in
+// its place: 20 characters or more, a lower-case letter and a digit among
+// them (names are most often upper case: OPENAI_API_KEY).
+func keyLike(s string) bool {
+	lower, digit := false, false
+	for i := 0; i < len(s); i++ {
+		lower = lower || 'a' <= s[i] && s[i] <= 'z'
+		digit = digit || '0' <= s[i] && s[i] <= '9'
+	}
+	return len(s) >= 20 && lower && digit
 }
 
 // baseURLProblem says what is wrong with u as an API's base URL, or "".

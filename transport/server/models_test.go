@@ -42,6 +42,10 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
 		// The key itself where its variable's name belongs: refused, never echoed.
 		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "sk-proj-Abc123"}, err: "FLOE_API_KEY_ENV: want the name (letters, digits and _) of the secret that holds the key, not the key; its value is not shown"},
+		// A key of letters, digits and _ alone passes for a name: not echoed either.
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "gsk_4f9Qx2LmZ8aB7cD3eF6gH1jK"}, err: "FLOE_API_KEY_ENV: the secret it names is empty or unset, and the name is not shown: it looks like a key (want the name of the secret that holds the key, not the key)"},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "OPENROUTER_API_KEY_2", "OPENROUTER_API_KEY_2": "k"},
+			want: ModelConfig{Kind: ModelOpenAI, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k"},
 			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
