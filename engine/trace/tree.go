@@ -59,6 +59,9 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	if len(groups) == 0 {
+		return Import(ctx, store, files) // its error: no files
+	}
 	// Every check runs on a scratch store first, so that a refused import
 	// writes nothing.
 	scratch := &MemStore{}

@@ -118,3 +118,12 @@ func TestTreeOfNoSessionAndOfNoChildren(t *testing.T) {
 		t.Errorf("ExportTree of a session without children: %d files, %v; want 1, nil", len(files), err)
 	}
 }
+
+// An import of no files says so, as Import does (not that each of its 0
+// sessions is another's subagent session).
+func TestImportTreeOfNoFiles(t *testing.T) {
+	_, err := trace.ImportTree(context.Background(), &trace.MemStore{}, nil)
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "no files") {
+		t.Errorf("ImportTree of no files: %v, want ErrInvalid saying no files", err)
+	}
+}
