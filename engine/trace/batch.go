@@ -243,13 +243,11 @@ func (b *Batcher) refuse(id string) (bool, error) {
 	ctx := context.Background()
 	_, err := b.store.Files(ctx, id)
 	exists := err == nil
-	if exists {
-		// A session whose files hold no record at all (its first line cut
-		// by a crash) could be neither resumed nor made again: it is
-		// removed, and the new session takes its id.
-		if recs, err := Records(ctx, b.store, id); err == nil && len(recs) == 0 {
-			exists = b.store.Delete(ctx, id) != nil
-		}
+	if exists && onlyTorn(ctx, b.store, id) {
+		// A session whose files hold no record at all, only a line a crash
+		// cut, could be neither resumed nor made again: it is removed, and
+		// the new session takes its id.
+		exists = b.store.Delete(ctx, id) != nil
 	}
 	b.mu.Lock()
 	b.checked[id] = exists
@@ -258,6 +256,29 @@ func (b *Batcher) refuse(id string) (bool, error) {
 		return true, opErr("append", id, 0, errf.Errorf("%w: its records are not written (resume the stored session instead of creating it again)", ErrExists))
 	}
 	return false, nil
+}
+
+// onlyTorn reports whether the stored session id holds no record, only a
+// torn line: the crash of its first write. An empty file (another writer's,
+// made and not yet written) is not one.
+func onlyTorn(ctx context.Context, store Store, id string) bool {
+	infos, err := store.Files(ctx, id)
+	if err != nil {
+		return false
+	}
+	torn := false
+	for _, fi := range infos {
+		data, err := store.ReadFile(ctx, id, fi.Index)
+		if err != nil {
+			return false
+		}
+		p, err := ReadFile(data)
+		if err != nil || len(p.Records) > 0 || len(p.Skipped) > 0 {
+			return false
+		}
+		torn = torn || p.TornTail
+	}
+	return torn
 }
 
 // Flush waits until every append queued before the call was handed to the

@@ -380,5 +380,20 @@ func TestBatcherFreshReplacesASessionOfNoRecord(t *testing.T) {
 		if got, _ := store.ReadFile(ctx, "cut", 1); !bytes.Equal(got, tracetest.Record(1)) {
 			t.Errorf("the session = %q, want the new record alone", got)
 		}
+		// An empty file (another writer's, made and not yet written) is
+		// not a crash's: refused, and left as it is.
+		if err := store.Create(ctx, "empty", [][]byte{{}}); err != nil {
+			t.Fatal(err)
+		}
+		mustQueue(t, b, "empty", 1, 2)
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(reported) != 1 || !errors.Is(reported[0], trace.ErrExists) {
+			t.Errorf("an empty stored file: reported %v, want one ErrExists", reported)
+		}
+		if got, err := store.ReadFile(ctx, "empty", 1); err != nil || len(got) != 0 {
+			t.Errorf("the empty file = %q, %v", got, err)
+		}
 	})
 }
