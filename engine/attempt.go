@@ -312,22 +312,12 @@ func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 // end ends the attempt once: it closes the fragments the LLM left open
 // (P-6), with the attempt's status, and pushes request_end (E-4.8).
 func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
-	// A reply cut short is reported once the lock is let go: onDiagnostic
-	// may call back into the session (close it, steer it).
-	if cut := d.endLocked(ctx, o, abandon); cut != nil {
-		d.r.s.diag(DiagLLM, cut)
-	}
-}
-
-// endLocked is end under d.mu; it returns the diagnostic of a reply the
-// provider cut short, if any, for end to report.
-func (d *driver) endLocked(ctx context.Context, o Outcome, abandon bool) (cut error) {
 	s := d.r.s
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.setFast(false)
 	if d.closed {
-		return nil
+		return
 	}
 	d.closed = true
 	o = normalizeOutcome(o)
@@ -340,7 +330,9 @@ func (d *driver) endLocked(ctx context.Context, o Outcome, abandon bool) (cut er
 		if err := d.check.Unfinished(); err != nil { // the LLM said completed with a fragment open
 			o = Outcome{Status: omni.StatusMalformed, ErrorMessage: errf.Sprintf("invalid message from llm: %s", err.Error())}
 		} else if o.Cut != "" {
-			cut = errf.Errorf("llm: %w (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", ErrReplyCut, o.Cut)
+			// Reported before request_end goes out, so that a consumer
+			// that has read the stream to its end has had it too.
+			s.diag(DiagLLM, errf.Errorf("llm: %w (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", ErrReplyCut, o.Cut))
 		}
 		if d.t.usages == 0 {
 			s.noUsage()
@@ -359,7 +351,6 @@ func (d *driver) endLocked(ctx context.Context, o Outcome, abandon bool) (cut er
 	d.stamp.stamp(s.clock, &end)
 	d.push1(&end, false)
 	d.prod.Done()
-	return cut
 }
 
 // requestEnd stamps request_end per E-4.8.

@@ -547,8 +547,9 @@ func TestCutReplyDiagnostic(t *testing.T) {
 	}
 }
 
-// The cut reply's diagnostic comes with no lock of the engine's held: an
-// onDiagnostic that closes the session, or steers it, goes through.
+// An onDiagnostic that closes the session, or steers it, on a cut reply's
+// diagnostic goes through: it is called before request_end goes out, under
+// the driver's lock, which Close and Steer do not take.
 func TestCutReplyDiagnosticCallsBack(t *testing.T) {
 	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(5, "Half a sen"), Outcome: engine.Outcome{Status: omni.StatusCompleted, Cut: `stop_reason "max_tokens"`}})
 	var s *engine.Session
