@@ -30,7 +30,8 @@ type Conversation struct {
 // Setup validates what every adapter's options share and prepares c to
 // send requests to url with the headers extra (names written in lower
 // case) and kv (triples of a name, a value and the option that gives it;
-// empty values are left out, and those extra names), each request ended
+// empty values are left out, and those extra names, but for anthropic-beta,
+// a list, whose value is added to extra's), each request ended
 // after idle without a byte from the server (an Options.IdleTimeout: see
 // IdleTimeout). api names the adapter in errors.
 func (c *Conversation) Setup(api string, t Transport, model, url string, body omni.RawJSON, session omni.TokenCounts, idle time.Duration, maxTokens int, extra map[string]string, kv ...string) error {
@@ -107,8 +108,12 @@ func headers(api string, extra map[string]string, kv []string) (map[string]strin
 			if why := valueProblem(v); why != "" {
 				return nil, optionError(api, kv[i+2], why)
 			}
-			if _, set := h[kv[i]]; !set { // an extra header replaces the adapter's
+			switch have, set := h[kv[i]]; {
+			case !set: // an extra header replaces the adapter's
 				h[kv[i]] = v
+			case kv[i] == "anthropic-beta" && !strings.Contains(have, v):
+				// A list: the caller's betas and the adapter's, both sent.
+				h[kv[i]] = have + "," + v
 			}
 		}
 	}

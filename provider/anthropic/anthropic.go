@@ -51,10 +51,9 @@ type Options struct {
 	// twice the input price against 1.25 times; worth it when a session
 	// pauses longer than 5 minutes between requests). Every breakpoint
 	// takes it. "1h" also sends "anthropic-beta:
-	// extended-cache-ttl-2025-04-11", which the API asked of it; an
-	// anthropic-beta of Header replaces that, so name it there too
-	// (comma-separated) with a beta of your own. New refuses another
-	// value; with NoCache it sends nothing.
+	// extended-cache-ttl-2025-04-11", which the API asked of it, after
+	// the betas of an anthropic-beta of Header, if any. New refuses
+	// another value; with NoCache it sends nothing.
 	CacheTTL string
 
 	// ExtraBody is a JSON object whose members are added to every request
@@ -100,8 +99,8 @@ func New(o Options) (*Model, error) {
 }
 
 // extendedCacheTTL is the beta the API asked of a cache TTL of an hour
-// when it came out (one the API has made general is still taken); an
-// anthropic-beta of Options.Header replaces it, as any header does.
+// when it came out (one the API has made general is still taken); it is
+// added to the betas of an anthropic-beta of Options.Header.
 const extendedCacheTTL = "extended-cache-ttl-2025-04-11"
 
 // Factory returns an engine.LLMFactory that starts fresh contexts with m's

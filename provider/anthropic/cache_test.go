@@ -202,9 +202,9 @@ func TestCacheTTL(t *testing.T) {
 	}
 }
 
-// CacheTTL "1h" sends the anthropic-beta the hour's TTL asked for; one
-// the caller sends (named in any case) replaces it, as any header does;
-// the default TTL and NoCache send none.
+// CacheTTL "1h" sends the anthropic-beta the hour's TTL asked for, after
+// the betas of one the caller sends (named in any case), once; the default
+// TTL and NoCache send none.
 func TestCacheTTLBeta(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -213,7 +213,7 @@ func TestCacheTTLBeta(t *testing.T) {
 		want   string
 	}{
 		{"1h", Options{CacheTTL: "1h"}, nil, "extended-cache-ttl-2025-04-11"},
-		{"1h with another beta", Options{CacheTTL: "1h"}, map[string]string{"Anthropic-Beta": "files-api-2025-04-14"}, "files-api-2025-04-14"},
+		{"1h with another beta", Options{CacheTTL: "1h"}, map[string]string{"Anthropic-Beta": "files-api-2025-04-14"}, "files-api-2025-04-14,extended-cache-ttl-2025-04-11"},
 		{"1h with it already", Options{CacheTTL: "1h"}, map[string]string{"anthropic-beta": "extended-cache-ttl-2025-04-11"}, "extended-cache-ttl-2025-04-11"},
 		{"5m", Options{CacheTTL: "5m"}, nil, ""},
 		{"1h, NoCache", Options{CacheTTL: "1h", NoCache: true}, nil, ""},
