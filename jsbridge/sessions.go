@@ -80,11 +80,7 @@ func (b *Bridge) listSessions(args []js.Value) (any, error) {
 // Promise<[name, text][]> (trace.ExportTree: its subagents' sessions too; dates in local time, as the
 // reference names its directories); the shim makes the TraceFile objects.
 func (b *Bridge) exportSession(args []js.Value) (any, error) {
-	id, err := idArg(arg(args, 0), "exportSession")
-	if err != nil {
-		return nil, err
-	}
-	store, err := b.storeArg(arg(args, 1), "exportSession")
+	id, store, err := b.idStore(args, "exportSession")
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +98,21 @@ func (b *Bridge) exportSession(args []js.Value) (any, error) {
 	}), nil
 }
 
+// idStore reads the arguments (id, store) of a store function named fn.
+func (b *Bridge) idStore(args []js.Value, fn string) (string, trace.Store, error) {
+	id, err := idArg(arg(args, 0), fn)
+	if err != nil {
+		return "", nil, err
+	}
+	store, err := b.storeArg(arg(args, 1), fn)
+	return id, store, err
+}
+
 // readSession is the export readSession(id, store) → Promise<string>: the
 // session's records with its subagents' (trace.History) as one JSON array,
 // which the shim parses.
 func (b *Bridge) readSession(args []js.Value) (any, error) {
-	id, err := idArg(arg(args, 0), "readSession")
-	if err != nil {
-		return nil, err
-	}
-	store, err := b.storeArg(arg(args, 1), "readSession")
+	id, store, err := b.idStore(args, "readSession")
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +173,7 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 // deleteSession is the export deleteSession(id, store) → Promise<void>:
 // the session with its subagents' sessions (trace.DeleteTree).
 func (b *Bridge) deleteSession(args []js.Value) (any, error) {
-	id, err := idArg(arg(args, 0), "deleteSession")
-	if err != nil {
-		return nil, err
-	}
-	store, err := b.storeArg(arg(args, 1), "deleteSession")
+	id, store, err := b.idStore(args, "deleteSession")
 	if err != nil {
 		return nil, err
 	}
