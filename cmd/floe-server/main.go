@@ -12,7 +12,7 @@
 //	            [--system TEXT] [--context-window N]
 //	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
 //	            [--token T] [--origin https://app.example,…] [--replay-events N]
-//	            [--keep-warm N]
+//	            [--keep-warm N] [--keep-warm-mb N]
 //
 // --dir :memory: keeps Traces in memory. The token may also come from the
 // FLOE_TOKEN environment variable. With --port 0 the system picks a port;
@@ -93,6 +93,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
 	keepWarm := fs.Int("keep-warm", host.DefaultKeepWarm, "idle sessions that keep their model context in memory between runs; the others resume from their Trace at their next run (0: none)")
+	keepWarmMB := fs.Int("keep-warm-mb", 0, "bound of the idle sessions kept warm by their Traces' size, in MB of their current files (a session holds about three times its file; past it, the one idle the longest lets its context go); 0: no bound")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return server.Config{}, "", err
@@ -127,6 +128,9 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *keepWarm < 0 {
 		return server.Config{}, "", fmt.Errorf("--keep-warm %d: want 0 or more", *keepWarm)
 	}
+	if *keepWarmMB < 0 || *keepWarmMB > 1<<30 {
+		return server.Config{}, "", fmt.Errorf("--keep-warm-mb %d: want 0 (no bound) or more", *keepWarmMB)
+	}
 	if *keepWarm == 0 {
 		*keepWarm = -1 // host.Config: none
 	}
@@ -135,7 +139,8 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 		return server.Config{}, "", err
 	}
 	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
-		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm, OnDiagnostic: logDiagnostic}
+		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm,
+		KeepWarmBytes: int64(*keepWarmMB) << 20, OnDiagnostic: logDiagnostic}
 	if *dir == ":memory:" {
 		cfg.Dir = ""
 	}

@@ -198,6 +198,19 @@ func TestGeminiFlag(t *testing.T) {
 	}
 }
 
+// --keep-warm and --keep-warm-mb reach the server's Config: the bound in
+// bytes, none by default.
+func TestKeepWarmFlags(t *testing.T) {
+	cfg, _, err := parse([]string{"--dir", ":memory:"}, func(string) string { return "" })
+	if err != nil || cfg.KeepWarm != 8 || cfg.KeepWarmBytes != 0 {
+		t.Fatalf("defaults: KeepWarm %d, KeepWarmBytes %d, %v; want 8, 0", cfg.KeepWarm, cfg.KeepWarmBytes, err)
+	}
+	cfg, _, err = parse([]string{"--dir", ":memory:", "--keep-warm", "0", "--keep-warm-mb", "64"}, func(string) string { return "" })
+	if err != nil || cfg.KeepWarm != -1 || cfg.KeepWarmBytes != 64<<20 {
+		t.Fatalf("--keep-warm 0 --keep-warm-mb 64: KeepWarm %d, KeepWarmBytes %d, %v; want -1, %d", cfg.KeepWarm, cfg.KeepWarmBytes, err, 64<<20)
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -239,6 +252,8 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--delay", "-5s"}, "--delay -5s: want 0 or more"},
 		{nil, []string{"--replay-events", "-1"}, "--replay-events -1: want 0 or more"},
 		{nil, []string{"--keep-warm", "-2"}, "--keep-warm -2: want 0 or more"},
+		{nil, []string{"--keep-warm-mb", "-1"}, "--keep-warm-mb -1: want 0 (no bound) or more"},
+		{nil, []string{"--keep-warm-mb", "lots"}, `invalid value "lots" for flag -keep-warm-mb`},
 		{nil, []string{"--system", "Hi"}, "--system: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--context-window", "lots"}, `--context-window "lots": want a number of tokens`},
 		{nil, []string{"--gemini"}, "--gemini: only with a provider model"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/server"
 )
@@ -185,5 +186,77 @@ func TestHistoryClosesACompactionCutOff(t *testing.T) {
 	}
 	if ends != 1 {
 		t.Fatalf("%d compaction_end records, want 1", ends)
+	}
+}
+
+// Config.KeepWarmBytes bounds the idle sessions kept warm by the size of
+// their Traces' current files, the resumed session's whole file counted:
+// past it, the one idle the longest lets its engine go, and a session
+// whose file alone is past it lets its own go at once.
+func TestIdleSessionsPastKeepWarmBytesLetTheirEngineGo(t *testing.T) {
+	// One run's file, measured on a server of its own.
+	store := &trace.MemStore{}
+	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
+	probe := a.create("")
+	a.runOnce(probe, "Count the lines of main.go")
+	files, err := store.Files(context.Background(), probe)
+	if err != nil || len(files) != 1 {
+		t.Fatal(files, err)
+	}
+	one := files[0].Size
+
+	var n atomic.Int32
+	e := newEnv(t, server.Config{Mode: "deny-all", Wire: wired(&n), KeepWarm: 8, KeepWarmBytes: one * 3 / 2})
+	x, y := e.create(""), e.create("")
+	e.runOnce(x, "Count the lines of main.go")
+	if !e.engine(x) {
+		t.Fatalf("a session of %d bytes let its engine go under a bound of %d", one, one*3/2)
+	}
+	e.runOnce(y, "Count the lines of main.go")
+	if e.engine(x) || !e.engine(y) {
+		t.Fatalf("engines held: %v %v, want the first let go (two files of %d bytes past %d)", e.engine(x), e.engine(y), one, one*3/2)
+	}
+	// x resumes from a file of two runs, past the bound alone.
+	e.runOnce(x, "Count the lines of main.go")
+	if got := n.Load(); got != 3 {
+		t.Fatalf("%d engines wired, want 3 (the first resumed)", got)
+	}
+	if e.engine(x) || e.engine(y) {
+		t.Fatalf("engines held: %v %v, want none: the resumed session's file alone is past the bound", e.engine(x), e.engine(y))
+	}
+}
+
+// A compaction that completed leaves the model context a new one, and the
+// Trace's next file holds it (written at the next run): the session kept
+// warm weighs that file alone from then on (Config.KeepWarmBytes).
+func TestKeepWarmBytesCountsTheFileAfterACompaction(t *testing.T) {
+	store := &trace.MemStore{}
+	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
+	probe := a.create("")
+	a.runOnce(probe, "Count the lines of main.go")
+	files, err := store.Files(context.Background(), probe)
+	if err != nil || len(files) != 1 {
+		t.Fatal(files, err)
+	}
+	one := files[0].Size
+
+	e := newEnv(t, server.Config{Mode: "deny-all", KeepWarm: 8, KeepWarmBytes: one * 3 / 2})
+	x, y := e.create(""), e.create("")
+	e.runOnce(x, "Count the lines of main.go")
+	st := e.open("/api/sessions/"+x+"/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/"+x+"/compact", "")
+	st.until(func(r transport.Received) bool { return strings.Contains(r.Data, `"type":"compaction_end"`) })
+	st.until(taskState("idle"))
+	h, err := e.srv.Registry.Get(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.runOnce(y, "Count the lines of main.go")
+	if !e.engine(x) || !e.engine(y) {
+		t.Fatalf("engines held: %v %v, want both: the compacted session weighs its new file alone", e.engine(x), e.engine(y))
 	}
 }

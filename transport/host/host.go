@@ -44,6 +44,9 @@ type Host struct {
 	closed    bool
 	written   []string // see sink
 	untraced  []keyed
+	// traceBytes is the size of the Trace's current file, as far as this
+	// host wrote it or found it at its resume (Config.KeepWarmBytes).
+	traceBytes int64
 }
 
 type approval struct {

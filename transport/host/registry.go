@@ -53,6 +53,13 @@ type Config struct {
 	// its next run or compaction, as after a restart. 0 = DefaultKeepWarm;
 	// < 0 = none.
 	KeepWarm int
+	// KeepWarmBytes bounds the idle sessions kept warm by size as well:
+	// past it, summed over their Traces' current files (the bytes written
+	// since their last compaction, which their model context holds about
+	// three times over), the one idle the longest lets its engine go, as
+	// past KeepWarm. A session whose own file is larger lets it go as soon
+	// as it is idle. 0 = no bound.
+	KeepWarmBytes int64
 }
 
 // DefaultKeepWarm is Config.KeepWarm's default.
@@ -66,10 +73,17 @@ type Registry struct {
 	hosts map[string]*Host
 
 	// warm holds the idle hosts that keep an engine, each with the order
-	// it went idle in; a leaf lock, taken with a host's mu held.
-	warmMu  sync.Mutex
-	warmSeq uint64
-	warm    map[*Host]uint64
+	// it went idle in and the bytes of its Trace's current file, summed in
+	// warmBytes; a leaf lock, taken with a host's mu held.
+	warmMu    sync.Mutex
+	warmSeq   uint64
+	warm      map[*Host]warmth
+	warmBytes int64
+}
+
+type warmth struct {
+	seq   uint64
+	bytes int64
 }
 
 // NewRegistry returns an empty registry over cfg.Store; stored sessions are
@@ -90,7 +104,10 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	if cfg.KeepWarm == 0 {
 		cfg.KeepWarm = DefaultKeepWarm
 	}
-	return &Registry{cfg: cfg, hosts: map[string]*Host{}, warm: map[*Host]uint64{}}, nil
+	if cfg.KeepWarmBytes < 0 {
+		return nil, errors.New("host: Config.KeepWarmBytes: want 0 (no bound) or more")
+	}
+	return &Registry{cfg: cfg, hosts: map[string]*Host{}, warm: map[*Host]warmth{}}, nil
 }
 
 func (r *Registry) now() time.Time {
@@ -195,7 +212,16 @@ func (h *Host) resume() error {
 	if err != nil {
 		return newErr(500, "resume_failed", err.Error())
 	}
-	return h.startEngine(res.Meta, res.Writer, &res.Snapshot)
+	if err := h.startEngine(res.Meta, res.Writer, &res.Snapshot); err != nil {
+		return err
+	}
+	// The file the session goes on writing, which its history was read
+	// from: its size weighs the session kept warm (Config.KeepWarmBytes).
+	h.traceBytes = 0
+	if files, err := r.cfg.Store.Files(context.Background(), h.id); err == nil && len(files) > 0 {
+		h.traceBytes = files[len(files)-1].Size
+	}
+	return nil
 }
 
 // Get returns the host of id, opening it when it is not loaded (its engine
@@ -223,30 +249,40 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 }
 
 // idle notes that h, which has an engine, went idle; it returns the hosts
-// to cool (Config.KeepWarm). h.mu is held.
+// to cool (Config.KeepWarm, Config.KeepWarmBytes). h.mu is held.
 func (r *Registry) idle(h *Host) []*Host {
 	r.warmMu.Lock()
 	defer r.warmMu.Unlock()
 	r.warmSeq++
-	r.warm[h] = r.warmSeq
+	r.unwarm(h)
+	r.warm[h] = warmth{r.warmSeq, h.traceBytes}
+	r.warmBytes += h.traceBytes
 	var out []*Host
-	for len(r.warm) > max(r.cfg.KeepWarm, 0) {
+	for len(r.warm) > max(r.cfg.KeepWarm, 0) || r.cfg.KeepWarmBytes > 0 && r.warmBytes > r.cfg.KeepWarmBytes {
 		var oldest *Host
-		for c, seq := range r.warm {
-			if oldest == nil || seq < r.warm[oldest] {
+		for c, w := range r.warm {
+			if oldest == nil || w.seq < r.warm[oldest].seq {
 				oldest = c
 			}
 		}
 		out = append(out, oldest)
-		delete(r.warm, oldest)
+		r.unwarm(oldest)
 	}
 	return out
+}
+
+// unwarm takes h out of warm; r.warmMu is held.
+func (r *Registry) unwarm(h *Host) {
+	if w, ok := r.warm[h]; ok {
+		r.warmBytes -= w.bytes
+		delete(r.warm, h)
+	}
 }
 
 // busy takes h out of the idle hosts; h.mu is held.
 func (r *Registry) busy(h *Host) {
 	r.warmMu.Lock()
-	delete(r.warm, h)
+	r.unwarm(h)
 	r.warmMu.Unlock()
 }
 

@@ -35,6 +35,12 @@ func (s sink) Write(ctx context.Context, m omni.Message) error {
 	if err := s.w.Write(ctx, m); err != nil {
 		return err
 	}
+	h.traceBytes += int64(len(key)) + 1
+	if m.Payload.Type == omni.CompactionEnd && m.Payload.Rest != nil && m.Payload.Rest.Status == omni.StatusCompleted {
+		// The model context is a new one; the Trace's next file, which
+		// holds it, starts at the next write (E-13.11).
+		h.traceBytes = 0
+	}
 	for i, u := range h.untraced {
 		if u.key == key {
 			h.untraced = append(h.untraced[:i:i], h.untraced[i+1:]...)
@@ -45,7 +51,17 @@ func (s sink) Write(ctx context.Context, m omni.Message) error {
 	return nil
 }
 
-func (s sink) Rotate() error { return s.w.Rotate() }
+// Rotate starts the Trace's next file, after a compaction: its size counts
+// from nothing again.
+func (s sink) Rotate() error {
+	if err := s.w.Rotate(); err != nil {
+		return err
+	}
+	s.h.mu.Lock()
+	s.h.traceBytes = 0
+	s.h.mu.Unlock()
+	return nil
+}
 
 type keyed struct {
 	key string

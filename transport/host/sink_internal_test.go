@@ -197,3 +197,17 @@ func TestMessagesSplitsHistoryAtTheCursor(t *testing.T) {
 		t.Fatal("no answer")
 	}
 }
+
+// A negative KeepWarmBytes is refused by name, not taken as no bound.
+func TestNegativeKeepWarmBytesIsRefused(t *testing.T) {
+	hub := transport.NewHub(transport.Options{})
+	t.Cleanup(hub.Close)
+	_, err := NewRegistry(Config{
+		Store: &trace.MemStore{}, Hub: hub, KeepWarmBytes: -1,
+		NewMeta: func(string, time.Time) omni.Message { return playground.Meta(time.Now()) },
+		Wire:    func(omni.Message) (Wiring, error) { return Wiring{}, nil },
+	})
+	if err == nil || !strings.Contains(err.Error(), "KeepWarmBytes") {
+		t.Fatalf("got %v, want an error naming KeepWarmBytes", err)
+	}
+}

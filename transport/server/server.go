@@ -44,6 +44,9 @@ type Config struct {
 	// KeepWarm is host.Config.KeepWarm: how many idle sessions keep their
 	// model context between runs (0: host.DefaultKeepWarm; < 0: none).
 	KeepWarm int
+	// KeepWarmBytes is host.Config.KeepWarmBytes: the bound, in bytes of
+	// their Traces' current files, of the idle sessions kept warm (0: none).
+	KeepWarmBytes int64
 	// OnDiagnostic receives every session's diagnostics (a failed Trace
 	// write, say: the run goes on without it); nil drops them. The native
 	// server logs them, the session object hands them to console.warn.
@@ -96,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	reg, err := host.NewRegistry(host.Config{
 		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
-		KeepWarm: cfg.KeepWarm, OnDiagnostic: cfg.OnDiagnostic,
+		KeepWarm: cfg.KeepWarm, KeepWarmBytes: cfg.KeepWarmBytes, OnDiagnostic: cfg.OnDiagnostic,
 	})
 	if err != nil {
 		return nil, err
