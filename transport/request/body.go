@@ -56,7 +56,7 @@ func ContentType(ct string) string {
 // terms: the key and the JSON type it wants. A key the struct lacks, or
 // given twice, is wrong; null is an absent key.
 func Decode(body []byte, dst any) string {
-	if len(bytes.TrimSpace(body)) == 0 {
+	if len(trimJSON(body)) == 0 {
 		return "request body: want a JSON object, got nothing"
 	}
 	return decodeObject(body, reflect.ValueOf(dst).Elem())
@@ -66,7 +66,7 @@ func Decode(body []byte, dst any) string {
 func KindOf(raw []byte) string { return kindOf(raw) }
 
 func decodeObject(body []byte, v reflect.Value) string {
-	if trimmed := bytes.TrimSpace(body); trimmed[0] != '{' {
+	if trimmed := trimJSON(body); trimmed[0] != '{' {
 		if !json.Valid(trimmed) {
 			return bodySyntax(body, nil)
 		}
@@ -106,7 +106,7 @@ func decodeObject(body []byte, v reflect.Value) string {
 	if _, err := dec.Token(); err != nil { // }
 		return bodySyntax(body, err)
 	}
-	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+	if len(trimJSON(body[dec.InputOffset():])) > 0 {
 		return "request body: data after the JSON object"
 	}
 	return ""
@@ -226,7 +226,7 @@ func describe(t reflect.Type) string {
 
 // kindOf names the JSON type of the value raw starts with.
 func kindOf(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
+	raw = trimJSON(raw)
 	if len(raw) == 0 {
 		return "nothing"
 	}
@@ -245,7 +245,12 @@ func kindOf(raw []byte) string {
 	return "number"
 }
 
-func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw []byte) bool { return string(trimJSON(raw)) == "null" }
+
+// trimJSON trims JSON's whitespace (RFC 8259 §2: space, tab, line feed,
+// carriage return) from both ends of b; bytes.TrimSpace trims more (a
+// vertical tab, U+00A0), which let a body end in what no JSON parser takes.
+func trimJSON(b []byte) []byte { return bytes.Trim(b, " \t\n\r") }
 
 // bodySyntax describes the syntax error of body; the Decoder's tokens
 // (err) say less than a whole-body parse.

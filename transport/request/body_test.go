@@ -33,6 +33,8 @@ func TestDecode(t *testing.T) {
 		{`{"id":5}`, "id: want a string, got number"},
 		{`{"id":"a","id":"b"}`, "id: given twice"},
 		{`{"id":"a"} x`, "request body: data after the JSON object"},
+		{"{\"id\":\"a\"} \v", "request body: data after the JSON object"}, // not JSON's whitespace
+		{"\u00a0", "request body: invalid JSON at byte 1"},
 	} {
 		var b body
 		got := Decode([]byte(c.in), &b)
