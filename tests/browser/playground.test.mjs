@@ -644,9 +644,9 @@ pageTest("playground: settings that give no usable provider say why; any compact
   await configure(page, { provider: "openai-compatible", model: "llama3.2" });
   await page.locator("#note", { hasText: "Settings: an OpenAI-compatible server needs its base URL" }).waitFor();
   await configure(page, { provider: "openai", model: "gpt-4o-mini" });
-  await page.locator("#note", { hasText: "Settings: OpenAI needs an API key." }).waitFor();
+  await page.locator("#note", { hasText: "Settings: OpenAI needs an API key (or a Base URL: a proxy that adds it, a local server)." }).waitFor();
   await configure(page, { provider: "anthropic", model: "claude-sonnet-4-5" });
-  await page.locator("#note", { hasText: "Settings: Anthropic needs an API key." }).waitFor();
+  await page.locator("#note", { hasText: "Settings: Anthropic needs an API key (or a Base URL: a proxy that adds it)." }).waitFor();
   // The note goes on the first run like any other; the demo answers.
   await send(page, "echo: the demo meanwhile");
   await idle(page);
@@ -1334,7 +1334,7 @@ pageTest("playground: the OpenAI Responses API with a reasoning effort: a record
   await open(page);
   // Like OpenAI's, the choice needs a key.
   await configure(page, { provider: "openai-responses", model: "gpt-test" });
-  await page.locator("#note", { hasText: "Settings: the OpenAI Responses API needs an API key." }).waitFor();
+  await page.locator("#note", { hasText: "Settings: the OpenAI Responses API needs an API key (or a Base URL: a proxy that adds it, a local server)." }).waitFor();
   await page.click("#open-settings");
   assert.equal(await page.locator("#set-gemini-row").isVisible(), false, "the Gemini switch is offered for the Responses API");
   await page.click("#settings-cancel");
@@ -1380,6 +1380,28 @@ pageTest("playground: the OpenAI Responses API with a reasoning effort: a record
   assert.equal(server.requests[2].url, "/v1/responses");
   assert.equal(compaction.store, false);
   assert.equal(compaction.reasoning, undefined, "a compaction named the effort");
+});
+
+// A Base URL (a local server, a proxy that adds the key) needs no key: the
+// request goes without an Authorization header. Before, the Responses API,
+// OpenAI and Anthropic asked for one whatever the URL, and a user of a
+// local server had to type a made-up key.
+pageTest("playground: with a Base URL the OpenAI Responses API, OpenAI and Anthropic need no key, and none is sent", async (page, ctx, log, t) => {
+  const answer = JSON.parse(await readFile(join(corpusDir(), "or_rec_text_after_tools.json"), "utf8")).response;
+  const server = await replayServer(t, (req, res) => writeResponse(res, answer), { cors: new URL(baseURL()).origin });
+  await open(page);
+  await configure(page, { provider: "openai-responses", baseURL: server.url + "/v1", model: "local-model" });
+  assert.equal(await page.locator("#model-label").innerText(), "Model: OpenAI Responses API · local-model");
+  await send(page, "Hello");
+  await idle(page);
+  assert.equal(await lastReply(page), "The final result is 570.");
+  assert.equal(server.requests.length, 1);
+  assert.equal(server.requests[0].url, "/v1/responses");
+  assert.equal(server.requests[0].headers.authorization, undefined, "a key was sent");
+  for (const provider of ["openai", "anthropic"]) {
+    await configure(page, { provider, baseURL: server.url + "/v1", model: "m" });
+    assert.doesNotMatch(await page.locator("#model-label").innerText(), /unavailable/, provider);
+  }
 });
 
 // The reasoning effort on Chat Completions: sent as reasoning_effort with

@@ -43,8 +43,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		if s.Provider == "openai-compatible" && base == "" {
 			return nil, nil, errors.New("Settings: an OpenAI-compatible server needs its base URL, e.g. http://127.0.0.1:11434/v1 for Ollama.")
 		}
-		if s.Provider == "openai" && s.Key == "" {
-			return nil, nil, errors.New("Settings: OpenAI needs an API key.")
+		if s.Provider == "openai" && s.Key == "" && base == "" {
+			return nil, nil, errors.New("Settings: OpenAI needs an API key (or a Base URL: a proxy that adds it, a local server).")
 		}
 		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, Gemini: s.Gemini})
 		if err != nil {
@@ -52,8 +52,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		}
 		return m, m.Factory(), nil
 	case "openai-responses":
-		if s.Key == "" {
-			return nil, nil, errors.New("Settings: the OpenAI Responses API needs an API key.")
+		if s.Key == "" && base == "" {
+			return nil, nil, errors.New("Settings: the OpenAI Responses API needs an API key (or a Base URL: a proxy that adds it, a local server).")
 		}
 		m, err := responses.New(responses.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed})
 		if err != nil {
@@ -61,8 +61,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		}
 		return m, m.Factory(), nil
 	case "anthropic":
-		if s.Key == "" {
-			return nil, nil, errors.New("Settings: Anthropic needs an API key.")
+		if s.Key == "" && base == "" {
+			return nil, nil, errors.New("Settings: Anthropic needs an API key (or a Base URL: a proxy that adds it).")
 		}
 		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, BrowserAccess: true, SessionTokens: seed})
 		if err != nil {
