@@ -189,22 +189,27 @@ func TestHistoryClosesACompactionCutOff(t *testing.T) {
 	}
 }
 
+// oneRunsFile is the size of a session's Trace after one run of the
+// scripted model, measured on a server of its own.
+func oneRunsFile(t *testing.T) int64 {
+	t.Helper()
+	store := &trace.MemStore{}
+	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
+	id := a.create("")
+	a.runOnce(id, "Count the lines of main.go")
+	files, err := store.Files(context.Background(), id)
+	if err != nil || len(files) != 1 {
+		t.Fatal(files, err)
+	}
+	return files[0].Size
+}
+
 // Config.KeepWarmBytes bounds the idle sessions kept warm by the size of
 // their Traces' current files, the resumed session's whole file counted:
 // past it, the one idle the longest lets its engine go, and a session
 // whose file alone is past it lets its own go at once.
 func TestIdleSessionsPastKeepWarmBytesLetTheirEngineGo(t *testing.T) {
-	// One run's file, measured on a server of its own.
-	store := &trace.MemStore{}
-	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
-	probe := a.create("")
-	a.runOnce(probe, "Count the lines of main.go")
-	files, err := store.Files(context.Background(), probe)
-	if err != nil || len(files) != 1 {
-		t.Fatal(files, err)
-	}
-	one := files[0].Size
-
+	one := oneRunsFile(t)
 	var n atomic.Int32
 	e := newEnv(t, server.Config{Mode: "deny-all", Wire: wired(&n), KeepWarm: 8, KeepWarmBytes: one * 3 / 2})
 	x, y := e.create(""), e.create("")
@@ -230,16 +235,7 @@ func TestIdleSessionsPastKeepWarmBytesLetTheirEngineGo(t *testing.T) {
 // Trace's next file holds it (written at the next run): the session kept
 // warm weighs that file alone from then on (Config.KeepWarmBytes).
 func TestKeepWarmBytesCountsTheFileAfterACompaction(t *testing.T) {
-	store := &trace.MemStore{}
-	a := newEnv(t, server.Config{Store: store, Mode: "deny-all"})
-	probe := a.create("")
-	a.runOnce(probe, "Count the lines of main.go")
-	files, err := store.Files(context.Background(), probe)
-	if err != nil || len(files) != 1 {
-		t.Fatal(files, err)
-	}
-	one := files[0].Size
-
+	one := oneRunsFile(t)
 	e := newEnv(t, server.Config{Mode: "deny-all", KeepWarm: 8, KeepWarmBytes: one * 3 / 2})
 	x, y := e.create(""), e.create("")
 	e.runOnce(x, "Count the lines of main.go")
