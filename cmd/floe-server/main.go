@@ -93,7 +93,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
 	keepWarm := fs.Int("keep-warm", host.DefaultKeepWarm, "idle sessions that keep their model context in memory between runs; the others resume from their Trace at their next run (0: none)")
-	keepWarmMB := fs.Int("keep-warm-mb", 0, "bound of the idle sessions kept warm by their Traces' size, in MB of their current files (a session holds three to four times its file; past it, the one idle the longest lets its context go); 0: no bound")
+	keepWarmMB := fs.Int("keep-warm-mb", 0, "bound of the idle sessions kept warm by their Traces' size, in MB of their current files (past it, the one idle the longest lets its context go); 0: no bound")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return server.Config{}, "", err

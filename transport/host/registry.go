@@ -55,8 +55,8 @@ type Config struct {
 	KeepWarm int
 	// KeepWarmBytes bounds the idle sessions kept warm by size as well:
 	// past it, summed over their Traces' current files (the bytes written
-	// since their last compaction, which their model context holds three to
-	// four times over), the one idle the longest lets its engine go, as
+	// since their last compaction, of which a provider's model keeps its
+	// own copy), the one idle the longest lets its engine go, as
 	// past KeepWarm. A session whose own file is larger lets it go as soon
 	// as it is idle. 0 = no bound.
 	KeepWarmBytes int64
