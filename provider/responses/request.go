@@ -12,7 +12,8 @@ const fidItem = "openai_reasoning_item"
 
 // body builds the request. The adapter keeps the conversation itself, so
 // it sends store:false; with a thinking level it asks for reasoning
-// summaries and the encrypted reasoning, which later requests send back.
+// summaries and the encrypted reasoning, which later requests of a
+// thinking level send back.
 // The level is read as every adapter reads it (provider.ParseThinking:
 // "max" is "xhigh", a budget its named level, none nothing); a level no
 // adapter accepts fails the request.
@@ -29,7 +30,8 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("instructions", p.SystemPrompt)
 	}
 	w.Lit(`"input":[`)
-	writeItems(w, sent)
+	effort := thinking.ReasoningEffort()
+	writeItems(w, sent, effort != "")
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -43,7 +45,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		}
 		w.Close(']')
 	}
-	if effort := thinking.ReasoningEffort(); effort != "" {
+	if effort != "" {
 		w.Lit(`"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"`)
 		w.KeyStr("effort", effort)
 		w.Close('}')
@@ -58,10 +60,14 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 
 // writeItems maps the conversation to input items: a run of user text and
 // images as one user message, assistant text as assistant messages,
-// reasoning items this adapter received sent back verbatim, function
-// calls and their outputs as function_call / function_call_output items.
-// Images of tool outputs follow as a user message.
-func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
+// reasoning items this adapter received sent back verbatim when the
+// request names a thinking level (reasoning, which sends the reasoning
+// setting: a model that does not reason refuses reasoning items, and a
+// run without a level is how one is asked of a model switched to),
+// function calls and their outputs as function_call /
+// function_call_output items. Images of tool outputs follow as a user
+// message.
+func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
 	open := false // a user message is open
 	var images []string
 	for i := 0; i <= len(msgs); i++ {
@@ -124,6 +130,9 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message) {
 				w.Close('}')
 			}
 		case omni.Thinking:
+			if !reasoning {
+				break
+			}
 			omni.WalkJSON(p.Fidelity(), func(path []byte, kind byte, val []byte) error {
 				if string(path) == fidItem && kind == '}' {
 					w.Lit(string(val))

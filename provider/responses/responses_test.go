@@ -53,6 +53,7 @@ func TestRequestMapping(t *testing.T) {
 			`{"type":"response.output_item.done","output_index":2,"item":{"id":"fc_1","type":"function_call","call_id":"call_other","name":"look","arguments":"{\"q\":1}"}}`,
 			completed)},
 		{Chunks: events(completed)},
+		{Chunks: events(completed)},
 	}}
 	m, err := New(Options{Transport: tr, Model: "gpt-test", APIKey: "k", MaxTokens: 64})
 	if err != nil {
@@ -79,11 +80,18 @@ func TestRequestMapping(t *testing.T) {
 		js(b["tools"]) != `[{"description":"","name":"look","parameters":{"type":"object"},"strict":false,"type":"function"}]` {
 		t.Errorf("request %s", tr.Requests[0].Body)
 	}
-	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("call_1", "42", omni.StatusCompleted)}, Tools: tools})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("call_1", "42", omni.StatusCompleted)}, Tools: tools, ThinkingLevel: "high"})
 	var item map[string]any
 	json.Unmarshal([]byte(reasoning), &item)
 	if got, want := js(tr.Body(t, 1)["input"]), `[{"content":[{"text":"Look.","type":"input_text"}],"role":"user"},`+js(item)+`,{"content":"On it.","role":"assistant"},{"arguments":"{\"q\":1}","call_id":"call_1","name":"look","type":"function_call"},{"call_id":"call_1","output":"42","type":"function_call_output"}]`; got != want {
 		t.Errorf("history\n got %s\nwant %s", got, want)
+	}
+	// A request of no thinking level (a run on a model that does not
+	// reason, switched to) sends no reasoning item: such a model refuses
+	// them.
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("More.")}, Tools: tools})
+	if got := string(tr.Requests[2].Body); strings.Contains(got, `"reasoning"`) || !strings.Contains(got, `"call_id":"call_1"`) {
+		t.Errorf("request of no thinking level %s", got)
 	}
 }
 
