@@ -21,7 +21,8 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	w.Lit("{")
 	w.KeyStr("model", m.opts.Model)
 	w.Lit(`"stream":true,`)
-	if !strings.Contains(m.opts.BaseURL, "//api.mistral.ai") {
+	mistral := strings.Contains(m.opts.BaseURL, "//api.mistral.ai")
+	if !mistral {
 		// Mistral's API refuses stream_options (422: extra inputs are not
 		// permitted) and sends the usage without it.
 		w.Lit(`"stream_options":{"include_usage":true},`)
@@ -32,7 +33,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Str(p.SystemPrompt)
 		w.Close('}')
 	}
-	writeMessages(w, sent, m.opts.Gemini)
+	writeMessages(w, sent, m.opts.Gemini, mistral)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -89,11 +90,12 @@ func geminiEffort(effort string) string {
 // it), except the reasoning of a turn that called tools when it came in
 // reasoning_content: DeepSeek's thinking mode answers 400 without it
 // (and ignores it in a turn without tool calls). Images of tool outputs follow the tool messages as a user message,
-// since tool messages carry text only.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini bool) {
+// since tool messages carry text only. Tool call ids go as callID makes
+// them, to Mistral's API (mistral) as it takes them.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini, mistral bool) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		if role == omni.RoleAssistant {
-			writeAssistant(w, turn, gemini)
+			writeAssistant(w, turn, gemini, mistral)
 			return
 		}
 		var images []string
@@ -106,7 +108,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini bool) {
 					open = false
 				}
 				w.Lit(`{"role":"tool",`)
-				w.KeyStr("tool_call_id", p.ToolCallID)
+				w.KeyStr("tool_call_id", callID(p.ToolCallID, mistral))
 				w.KeyStr("content", p.Output)
 				w.Close('}')
 				images = append(images, p.Images()...)
@@ -158,7 +160,7 @@ func writeImage(w *provider.JSONWriter, u string) {
 // the first call of each step of the current turn and answers 400 without
 // it (the later calls of parallel ones come without a signature and go
 // back so). Other servers get no extra_content.
-func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini bool) {
+func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini, mistral bool) {
 	var text, reasoning []byte
 	calls := 0
 	for i := range turn {
@@ -187,7 +189,7 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini bool) {
 		for i := range turn {
 			if p := &turn[i].Payload; p.Type == omni.ToolCall {
 				w.Lit("{")
-				w.KeyStr("id", p.ToolCallID)
+				w.KeyStr("id", callID(p.ToolCallID, mistral))
 				if gemini {
 					if f := p.Fidelity(); hasSignature(f) {
 						w.KeyRaw("extra_content", f)
@@ -205,6 +207,18 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini bool) {
 		w.Close(']')
 	}
 	w.Close('}')
+}
+
+// callID is a tool call id as the server takes it: at most 40 bytes
+// (OpenAI's limit; an id of another provider may be longer), and to
+// Mistral's API (mistral) 9 letters and digits, its only form. A longer or
+// other id is replaced by one made from its hash, the same in the call
+// and its output.
+func callID(id string, mistral bool) string {
+	if mistral {
+		return provider.AlnumID(id, 9)
+	}
+	return provider.CallID(id, 40)
 }
 
 // skipSignature is the thought signature Google documents for a function

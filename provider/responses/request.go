@@ -65,7 +65,8 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // setting: a model that does not reason refuses reasoning items, and a
 // run without a level is how one is asked of a model switched to),
 // function calls and their outputs as function_call /
-// function_call_output items. Images of tool outputs follow as a user
+// function_call_output items, their call_id of at most 64 bytes as the
+// API takes it (provider.CallID). Images of tool outputs follow as a user
 // message.
 func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
 	open := false // a user message is open
@@ -82,7 +83,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
 				open = false
 			}
 			w.Lit(`{"type":"function_call_output",`)
-			w.KeyStr("call_id", p.ToolCallID)
+			w.KeyStr("call_id", provider.CallID(p.ToolCallID, 64))
 			w.KeyStr("output", p.Output)
 			w.Close('}')
 			images = append(images, p.Images()...)
@@ -141,7 +142,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
 			})
 		case omni.ToolCall:
 			w.Lit(`{"type":"function_call",`)
-			w.KeyStr("call_id", p.ToolCallID)
+			w.KeyStr("call_id", provider.CallID(p.ToolCallID, 64))
 			w.KeyStr("name", p.Name)
 			w.KeyStr("arguments", p.Arguments)
 			w.Close('}')
