@@ -72,6 +72,27 @@
 // are what the adapters share, exported for them and for a new adapter
 // written the same way.
 //
+// # An adapter of your own
+//
+// Example (adapterOfYourOwn) is a whole one, for a server that streams
+// newline-delimited JSON. Its Model holds a Conversation: New calls
+// Conversation.Setup (it checks the Transport, the model, the base URL
+// and the headers, naming the option at fault; its body argument is an
+// ExtraBody to check, which the body function then writes with
+// JSONWriter.Members); LoadHistory calls Conversation.Load;
+// StreamGenerate calls Conversation.Generate with two functions: one that
+// writes the request body for the messages sent (the history, then the
+// new input), and one that returns the Decoder of the answer's events.
+// The Decoder turns each event into Emitter calls, each text, thinking or
+// tool call segment under a key of its choosing; it returns ErrDone after
+// the terminal event and a *Failure for an error event (ErrorEvent) or a
+// bad payload (BadEvent); End judges a body that ended without it; Usage
+// gives the counts token_usage reports. Generate does the rest: the
+// request, the HTTP failures' stop reasons, the idle timeout, the open
+// segments closed, token_usage last, and the reply kept only when the
+// request completes. Stream (and so Generate) reads Server-Sent Events
+// only; NDJSON wraps the Transport of a server that streams JSON lines.
+//
 // Stop reasons (PROTOCOL.md §6), the same for every adapter:
 //
 //	401, 403; an authentication error event     auth

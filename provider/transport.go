@@ -43,3 +43,73 @@ type Usage struct {
 	CacheRead  int64
 	CacheWrite int64
 }
+
+// NDJSON returns a Transport that sends through t and hands the body of
+// a 2xx answer in newline-delimited JSON (a value a line: Ollama's own
+// /api/chat, a model server of one's own) on as an event stream, each
+// line that is not blank the data of one event: Stream,
+// Conversation.Generate and a Decoder then read it as they read
+// Server-Sent Events, which alone they read (a body that starts with "{"
+// is an error answer to them). A line the body ends in without its line
+// break is an event too; a body cut by a failed read is not. An error
+// status is passed on as it came, for StatusFailure.
+func NDJSON(t Transport) Transport {
+	return TransportFunc(func(ctx context.Context, req *Request) (*Response, error) {
+		resp, err := t.RoundTrip(ctx, req)
+		if err == nil && resp.Status >= 200 && resp.Status <= 299 {
+			resp.Body = &ndjson{src: resp.Body}
+		}
+		return resp, err
+	})
+}
+
+// ndjson frames a body of JSON lines as an event stream: "data: " before
+// each line, a blank line after it.
+type ndjson struct {
+	src  io.ReadCloser
+	buf  []byte
+	out  []byte // framed, not read yet
+	line bool   // a line's "data: " is out
+	err  error  // what ended src
+}
+
+func (r *ndjson) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		switch {
+		case r.err == io.EOF && r.line:
+			r.line = false
+			r.out = append(r.out, "\n\n"...)
+			continue
+		case r.err != nil:
+			return 0, r.err
+		}
+		if r.buf == nil {
+			r.buf = make([]byte, 16<<10)
+		}
+		n, err := r.src.Read(r.buf)
+		r.err = err
+		r.out = r.out[:0]
+		for _, c := range r.buf[:n] {
+			switch {
+			case c == '\n':
+				if r.line {
+					r.out = append(r.out, "\n\n"...)
+					r.line = false
+				}
+			case c == '\r' || !r.line && (c == ' ' || c == '\t'):
+				// a CRLF line end, a blank line (JSON escapes a CR in a string)
+			default:
+				if !r.line {
+					r.out = append(r.out, "data: "...)
+					r.line = true
+				}
+				r.out = append(r.out, c)
+			}
+		}
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+func (r *ndjson) Close() error { return r.src.Close() }
