@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -215,8 +216,9 @@ func (w *Workspace) Paths() []string {
 	return ps
 }
 
-// ExecuteTool runs one approved call. Bad arguments or an unknown tool are
-// an error, which the engine turns into a failed tool_call_output.
+// ExecuteTool runs one approved call. Bad arguments get a failed
+// tool_call_output "[invalid arguments] <tool>: …" naming what was wrong;
+// an unknown tool is an error, which the engine turns into one.
 func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emit func(omni.Message)) error {
 	call := req.ToolCall.Payload
 	var out []string
@@ -231,8 +233,11 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		Code    *string  `json:"code"`
 		Task    string   `json:"task"`
 	}
-	if err := decodeArgs(call.Arguments, &args); err != nil {
-		return err
+	if bad := decodeArgs(call.Arguments, &args); bad != "" {
+		// As a tool() of the JavaScript API says it: the model reads
+		// what was wrong and can call again.
+		(&producer{now: w.Now, emit: emit}).send(omni.ToolOutput(call.ToolCallID, "[invalid arguments] "+call.Name+": "+bad, omni.StatusFailed))
+		return nil
 	}
 	var err error
 	final := omni.StatusCompleted
@@ -375,14 +380,63 @@ func interruptedTail(body string) string {
 	return interrupted
 }
 
-func decodeArgs(raw string, dst any) error {
-	if strings.TrimSpace(raw) == "" {
-		return nil
+// decodeArgs decodes a call's arguments into dst: "" when they fit, else
+// what was wrong. Empty arguments are {}; anything but a JSON object is
+// refused, as every provider's function calling sends one.
+func decodeArgs(raw string, dst any) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return ""
 	}
-	if err := json.Unmarshal([]byte(raw), dst); err != nil {
-		return fmt.Errorf("arguments: %w", err)
+	if !json.Valid([]byte(raw)) {
+		var v any
+		return "the arguments are not JSON (" + strings.TrimPrefix(json.Unmarshal([]byte(raw), &v).Error(), "json: ") + ")"
 	}
-	return nil
+	if raw[0] != '{' {
+		return "$: want object, got " + jsonKind(raw[0])
+	}
+	err := json.Unmarshal([]byte(raw), dst)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "$." + te.Field + ": want " + goKind(te.Type) + ", got " + strings.Replace(te.Value, "bool", "boolean", 1)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// jsonKind names the kind of the JSON value that starts with b.
+func jsonKind(b byte) string {
+	switch b {
+	case '[':
+		return "an array"
+	case '"':
+		return "string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number"
+}
+
+// goKind names the JSON kind a field of type t takes.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	}
+	return "number"
 }
 
 func (w *Workspace) listFiles(ctx context.Context, dir string) ([]string, error) {

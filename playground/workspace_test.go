@@ -23,7 +23,6 @@ func TestWorkspaceTools(t *testing.T) {
 		{"count one", ToolCountLines, `{"paths":["go.mod"]}`, "", []string{"go.mod", "total                            3"}},
 		{"count all", ToolCountLines, `{"paths":[]}`, "", []string{"cmd/notes/main.go", "total"}},
 		{"missing file", ToolCountLines, `{"paths":["nope.go"]}`, `no such file: "nope.go"`, nil},
-		{"bad args", ToolCountLines, `{"paths":3}`, "arguments:", nil},
 		{"unknown", "rm_rf", `{}`, `unknown tool "rm_rf"`, nil},
 		// Tools a workspace does not offer say so, not that the arguments were wrong.
 		{"no subagents", ToolSubagent, `{"task":"look around"}`, "subagent: this workspace has no subagents (the tool is not offered here)", nil},
@@ -58,6 +57,33 @@ func TestWorkspaceTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Arguments that are not the tool's get a failed output naming what was
+// wrong, as a tool() of the JavaScript API says it; anything but a JSON
+// object is refused (null listed every file as if it were {}).
+func TestWorkspaceInvalidArguments(t *testing.T) {
+	ws := NewWorkspace(nil)
+	for _, tc := range []struct{ tool, args, want string }{
+		{ToolCountLines, `{"paths":3}`, "count_lines: $.paths: want array, got number"},
+		{ToolReadFile, `{"path":true}`, "read_file: $.path: want string, got boolean"},
+		{ToolListFiles, `null`, "list_files: $: want object, got null"},
+		{ToolListFiles, ` [1]`, "list_files: $: want object, got an array"},
+		{ToolListFiles, `5`, "list_files: $: want object, got number"},
+		{ToolListFiles, `"x"`, "list_files: $: want object, got string"},
+		{ToolListFiles, `false`, "list_files: $: want object, got boolean"},
+		{ToolListFiles, `{"dir":`, "list_files: the arguments are not JSON (unexpected end of JSON input)"},
+	} {
+		var rec recorder
+		err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: omni.ToolCallMsg("c1", tc.tool, tc.args)}, rec.emit)
+		msgs := rec.all()
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("%s %s: err %v, %d messages", tc.tool, tc.args, err, len(msgs))
+		}
+		if p := msgs[0].Payload; p.Type != omni.ToolCallOutput || p.ToolCallID != "c1" || p.StopReason != omni.StatusFailed || p.Output != "[invalid arguments] "+tc.want {
+			t.Errorf("%s %s: got %+v, want output %q", tc.tool, tc.args, p, "[invalid arguments] "+tc.want)
+		}
 	}
 }
 

@@ -120,6 +120,11 @@ export function checkArguments(t, raw) {
   } catch (e) {
     return { error: `[invalid arguments] ${t.name}: the arguments are not JSON (${errMessage(e)})` };
   }
+  // Every provider's function calling sends an object, whatever the schema
+  // says: one without a top-level type would let [1], 5 or null through.
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return { error: `[invalid arguments] ${t.name}: $: want object, got ${args === null ? "null" : Array.isArray(args) ? "an array" : typeof args}` };
+  }
   const errs = t[TOOL](args);
   if (errs.length) return { error: `[invalid arguments] ${t.name}: ${errs.join("; ")}` };
   return { args };

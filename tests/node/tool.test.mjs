@@ -59,6 +59,21 @@ test("every invalid corpus call gets a failed output and never runs the tool; va
   }
 });
 
+test("arguments that are not a JSON object are invalid whatever the schema says, one without a top-level type too", async () => {
+  const bad = [["[1]", "got an array"], ["5", "got number"], ['"x"', "got string"], ["null", "got null"], ["true", "got boolean"]];
+  for (const parameters of [{}, { properties: { a: { type: "number" } } }, { type: "object" }, undefined]) {
+    const ran = [];
+    const t = tool({ name: "t", ...(parameters && { parameters }), execute: (a) => (ran.push(a), "ran") });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", [...bad.map(([a]) => a), "{}"]), tools: [t] }).run("x", { approve: () => "allow" }));
+    assert.deepEqual(ran, [{}], JSON.stringify(parameters));
+    bad.forEach(([, want], i) => {
+      const o = find(out, "tool_call_output").find((m) => m.payload.tool_call_id === `c${i}`);
+      assert.equal(o.payload.stop_reason, "failed");
+      assert.equal(o.payload.output, `[invalid arguments] t: $: want object, ${want}`);
+    });
+  }
+});
+
 test("empty arguments are {}", async () => {
   let got;
   const t = tool({ name: "now", execute: (a) => ((got = a), "12:00") });
