@@ -8,6 +8,7 @@ import (
 	"path"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -388,6 +389,9 @@ func decodeArgs(raw string, dst any) string {
 	if raw == "" {
 		return ""
 	}
+	if raw[0] == '{' && nesting(raw) > maxArgumentDepth {
+		return "the arguments nest deeper than " + strconv.Itoa(maxArgumentDepth) + " levels"
+	}
 	if !json.Valid([]byte(raw)) {
 		var v any
 		return "the arguments are not JSON (" + strings.TrimPrefix(json.Unmarshal([]byte(raw), &v).Error(), "json: ") + ")"
@@ -404,6 +408,30 @@ func decodeArgs(raw string, dst any) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// maxArgumentDepth is how deep a call's arguments may nest their arrays
+// and objects, as in a tool() of the JavaScript API.
+const maxArgumentDepth = 1000
+
+// nesting is how deep a JSON text nests its arrays and objects.
+func nesting(json string) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(json); i++ {
+		switch c := json[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // jsonKind names the kind of the JSON value that starts with b.

@@ -74,6 +74,9 @@ func TestWorkspaceInvalidArguments(t *testing.T) {
 		{ToolListFiles, `"x"`, "list_files: $: want object, got string"},
 		{ToolListFiles, `false`, "list_files: $: want object, got boolean"},
 		{ToolListFiles, `{"dir":`, "list_files: the arguments are not JSON (unexpected end of JSON input)"},
+		{ToolListFiles, nested(1001), "list_files: the arguments nest deeper than 1000 levels"},
+		{ToolListFiles, nested(20000), "list_files: the arguments nest deeper than 1000 levels"},
+		{ToolListFiles, `{"path":"\\\"[[[", "x":` + nested(1000)[5:len(nested(1000))-1] + `, "dir":5}`, "list_files: $.dir: want string, got number"},
 	} {
 		var rec recorder
 		err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: omni.ToolCallMsg("c1", tc.tool, tc.args)}, rec.emit)
@@ -85,6 +88,11 @@ func TestWorkspaceInvalidArguments(t *testing.T) {
 			t.Errorf("%s %s: got %+v, want output %q", tc.tool, tc.args, p, "[invalid arguments] "+tc.want)
 		}
 	}
+}
+
+// nested is arguments n levels deep: {"x":[[…["a"]…]]}.
+func nested(n int) string {
+	return `{"x":` + strings.Repeat("[", n-1) + `"a"` + strings.Repeat("]", n-1) + "}"
 }
 
 func TestWorkspaceAbort(t *testing.T) {

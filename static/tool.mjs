@@ -125,9 +125,38 @@ export function checkArguments(t, raw) {
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
     return { error: `[invalid arguments] ${t.name}: $: want object, got ${args === null ? "null" : Array.isArray(args) ? "an array" : typeof args}` };
   }
-  const errs = t[TOOL](args);
+  if (nesting(raw) > MAX_ARGUMENT_DEPTH) {
+    // Deeper, checking them (const, enum, uniqueItems) could overflow the stack.
+    return { error: `[invalid arguments] ${t.name}: the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+  }
+  let errs;
+  try {
+    errs = t[TOOL](args);
+  } catch (e) {
+    errs = [`checking them failed (${errMessage(e)})`];
+  }
   if (errs.length) return { error: `[invalid arguments] ${t.name}: ${errs.join("; ")}` };
   return { args };
+}
+
+// How deep a tool call's arguments may nest their arrays and objects.
+const MAX_ARGUMENT_DEPTH = 1000;
+
+// nesting is how deep a JSON text nests its arrays and objects.
+function nesting(json) {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // \: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) max = Math.max(max, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return max;
 }
 
 // runTool runs one call of a tool(): it yields the tool's messages.

@@ -74,6 +74,23 @@ test("arguments that are not a JSON object are invalid whatever the schema says,
   }
 });
 
+test("arguments nested deeper than 1000 levels are invalid; a schema that compares them (const, enum, uniqueItems) overflowed the stack as a tool error", async () => {
+  // a string of brackets, a quote and a backslash counts for nothing
+  const text = ']\\"[{';
+  const nest = (n) => '{"a":' + "[".repeat(n - 1) + JSON.stringify(text) + "]".repeat(n - 1) + "}";
+  assert.equal(JSON.parse(nest(3)).a[0][0], text);
+  const args = [nest(1000), nest(1001), nest(5000), nest(100000)];
+  for (const a of [{ const: [1] }, { enum: [[1]] }, { type: "array", uniqueItems: true }, {}]) {
+    const ran = [];
+    const t = tool({ name: "t", parameters: { type: "object", properties: { a } }, execute: (x) => (ran.push(x), "ran") });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", args), tools: [t] }).run("x", { approve: () => "allow" }));
+    const output = (i) => find(out, "tool_call_output").find((m) => m.payload.tool_call_id === `c${i}`).payload.output;
+    assert.ok(output(0) === "ran" || output(0).startsWith("[invalid arguments] t: $.a: want"), output(0).slice(0, 80));
+    for (const i of [1, 2, 3]) assert.equal(output(i), "[invalid arguments] t: the arguments nest deeper than 1000 levels", JSON.stringify(a));
+    assert.ok(ran.length <= 1);
+  }
+});
+
 test("empty arguments are {}", async () => {
   let got;
   const t = tool({ name: "now", execute: (a) => ((got = a), "12:00") });
