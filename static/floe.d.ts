@@ -338,9 +338,11 @@ export interface LLM {
    * complete messages of its context, with their fidelity (no fragments,
    * no events). sessionTokens are the session's totals as its Trace last
    * stated them: a token_usage's session counts go on from them (E-17.5).
-   * Throwing is an "llm" diagnostic; the context starts empty.
+   * Throwing is an "llm" diagnostic; the context starts empty. signal
+   * aborts when the run is aborted or the session closed first: the run
+   * does not wait for the Promise then.
    */
-  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts): void | Promise<void>;
+  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts, context: { readonly signal: AbortSignal }): void | Promise<void>;
   /** session_meta.provider of a session made without meta.provider (default "custom"). */
   readonly provider?: string | undefined;
   /** session_meta.model_id of a session made without meta.model_id (else a string `model` key; default "custom"). */
@@ -357,7 +359,7 @@ export interface LLM {
  */
 export interface ModelShape {
   streamGenerate(params: GenerateParams): AsyncIterator<OmniMessage | ({ type: string } & object) | string | number | boolean | bigint | null | undefined, Outcome | void, undefined>;
-  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts): void | Promise<void>;
+  loadHistory?(history: OmniMessage[], sessionTokens: TokenCounts, context: { readonly signal: AbortSignal }): void | Promise<void>;
 }
 
 /**

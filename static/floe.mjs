@@ -1370,7 +1370,13 @@ function llmHost(api, llm) {
     },
   };
   if (llm.loadHistory) {
-    host.loadHistory = (wid, json, totals) => settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json), JSON.parse(totals)), () => undefined);
+    // Go aborts the returned controller when the run is aborted or the
+    // session closed while the history loads.
+    host.loadHistory = (wid, json, totals) => {
+      const ac = new AbortController();
+      settleWith(api, wid, () => llm.loadHistory.call(llm.self, JSON.parse(json), JSON.parse(totals), { signal: ac.signal }), () => undefined);
+      return ac;
+    };
   }
   return host;
 }

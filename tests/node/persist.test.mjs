@@ -462,3 +462,34 @@ test("a resumed JavaScript model's loadHistory gets the session totals, and mock
   assert.deepEqual(after, [{ ...before, output: before.output + 4, total: before.total + 14 }]);
   await floe.deleteSession(first.id);
 });
+
+// A loadHistory that never settles gets a signal, aborted when the run is
+// aborted or the session closed: it had none, and could not know to stop.
+test("loadHistory gets a signal, aborted by the run's abort and by close()", async () => {
+  for (const end of ["abort", "close"]) {
+    const id = newID(`load-signal-${end}`);
+    const first = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("one")) });
+    await collect(first.run("one"));
+    await first.close();
+    const next = scriptedLLM(say("two"));
+    let signal;
+    let loading;
+    const entered = new Promise((resolve) => (loading = resolve));
+    next.loadHistory = (history, totals, context) => {
+      signal = context.signal;
+      loading();
+      return new Promise(() => {}); // never settles
+    };
+    const resumed = await floe.resumeSession(id, { llm: next });
+    const ac = new AbortController();
+    const out = collect(resumed.run("again", { signal: ac.signal }));
+    await entered;
+    assert.equal(signal.aborted, false);
+    const gone = new Promise((resolve) => signal.addEventListener("abort", resolve));
+    if (end === "abort") ac.abort();
+    else await resumed.close();
+    await gone;
+    assert.equal((await out).at(-1).payload.type, "abort", end);
+    await resumed.close();
+  }
+});

@@ -1,5 +1,5 @@
 // A typed example of the floe.mjs API; `tsc --noEmit -p tests/types` checks it.
-import { load, isFloeError, connect, type SteerID, type ToolCallMessage, type Decision, type OmniMessage, type Outcome } from "floe";
+import { load, isFloeError, connect, type SteerID, type ToolCallMessage, type Decision, type OmniMessage, type Outcome, type LLM } from "floe";
 
 const usage = { cache_read: 0, cache_write: 0, output: 3, total: 10 };
 
@@ -110,6 +110,11 @@ export async function persisted(): Promise<number> {
     store: "indexeddb",
     llm: { streamGenerate: async function* () {}, loadHistory: async (history: OmniMessage[]) => void history.length },
   });
+  const loading: LLM = {
+    streamGenerate: async function* () {},
+    loadHistory: (history, tokens, { signal }) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve())),
+  };
+  void loading;
   const files = await floe.exportSession(session.id);
   await floe.deleteSession(session.id);
   try {
