@@ -269,6 +269,53 @@ func TestResumeSnapshot(t *testing.T) {
 	}
 }
 
+// loadingLLM's first LoadHistory waits for the run's abort; the others
+// take the history.
+type loadingLLM struct {
+	*enginetest.LLM
+	entered chan struct{}
+	loads   [][]omni.Message
+}
+
+func (l *loadingLLM) LoadHistory(ctx context.Context, h []omni.Message) error {
+	l.loads = append(l.loads, h)
+	if len(l.loads) == 1 {
+		close(l.entered)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return l.LLM.LoadHistory(ctx, h)
+}
+
+// A run aborted while its model loads the resumed history leaves the
+// history to the next request, with no diagnostic: it was dropped, and the
+// model answered every later run without it.
+func TestResumeLoadCutByAbort(t *testing.T) {
+	llm := &loadingLLM{LLM: enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(7, "again")}), entered: make(chan struct{})}
+	hist := []omni.Message{omni.UserText("earlier"), omni.AssistantText("answer", omni.StatusCompleted)}
+	var d diags
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("r"), LLM: llm, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add, Resume: &engine.Snapshot{History: hist, MetaWritten: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-llm.entered
+		cancel()
+	}()
+	got := collectCtx(t, ctx, s, engine.RunOptions{}, omni.UserText("one"))
+	if last := got[len(got)-1]; last.Payload.Type != omni.Abort {
+		t.Fatalf("the aborted run ended with %+v", last.Payload)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("two"))
+	if len(llm.loads) != 2 || len(llm.loads[1]) != 2 || len(llm.History()) != 2 {
+		t.Fatalf("loads %v, history taken %v", llm.loads, llm.History())
+	}
+	if k := d.kinds(); k != "" {
+		t.Errorf("diagnostics %s", k)
+	}
+}
+
 // A session keeps neither the snapshot it was resumed from nor, once its
 // model took it, the history: Config.Resume stayed in the session, and
 // with it what it pointed into (a host's Resumed, which held every record

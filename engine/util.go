@@ -133,7 +133,8 @@ func (s *Session) ensureMeta(ctx context.Context) {
 }
 
 // injectHistory hands a resumed history to the LLM before its first
-// request, once, and only when non-empty (E-17.6).
+// request, once, and only when non-empty (E-17.6). A load the run's abort
+// cut short is not a failure: the next request hands it again.
 func (s *Session) injectHistory(ctx context.Context) {
 	h := s.history
 	if len(h) == 0 {
@@ -142,6 +143,10 @@ func (s *Session) injectHistory(ctx context.Context) {
 	s.history = nil
 	if l, ok := s.llm.(HistoryLoader); ok {
 		if err := l.LoadHistory(ctx, h); err != nil {
+			if ctx.Err() != nil {
+				s.history = h
+				return
+			}
 			s.diag(DiagLLM, errf.Errorf("load history: %w", err))
 		}
 	}

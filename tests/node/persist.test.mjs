@@ -465,17 +465,22 @@ test("a resumed JavaScript model's loadHistory gets the session totals, and mock
 
 // A loadHistory that never settles gets a signal, aborted when the run is
 // aborted or the session closed: it had none, and could not know to stop.
+// The history a load cut short is handed again: it was dropped, and every
+// later request went to a model without it.
 test("loadHistory gets a signal, aborted by the run's abort and by close()", async () => {
   for (const end of ["abort", "close"]) {
     const id = newID(`load-signal-${end}`);
     const first = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("one")) });
     await collect(first.run("one"));
     await first.close();
-    const next = scriptedLLM(say("two"));
+    const next = scriptedLLM(say("two"), say("three"));
     let signal;
     let loading;
     const entered = new Promise((resolve) => (loading = resolve));
+    const loads = [];
     next.loadHistory = (history, totals, context) => {
+      loads.push(history.length);
+      if (loads.length > 1) return;
       signal = context.signal;
       loading();
       return new Promise(() => {}); // never settles
@@ -490,6 +495,11 @@ test("loadHistory gets a signal, aborted by the run's abort and by close()", asy
     else await resumed.close();
     await gone;
     assert.equal((await out).at(-1).payload.type, "abort", end);
+    if (end === "abort") {
+      // The load the abort cut short is handed again at the next request.
+      await collect(resumed.run("once more"));
+      assert.deepEqual(loads, [2, 2]);
+    }
     await resumed.close();
   }
 });
