@@ -208,6 +208,28 @@ func TestUserChannelAndDelete(t *testing.T) {
 	}
 }
 
+// A session deleted mid-run: its run ends as a user's abort (ENGINE.md §18
+// has no other reason), and the user channel says the session has no Trace
+// any more (it said nothing: a list kept the deleted session).
+func TestDeleteMidRun(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	ev := e.open("/api/events", "", false)
+	ev.next() // hello
+	id := e.create("ask")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	st.until(serverEvent("approval_request"))
+	e.must(204, "DELETE", "/api/sessions/"+id, "")
+	abort := st.until(func(r transport.Received) bool { return payloadType(r) == "abort" })
+	if last := abort[len(abort)-1]; !strings.Contains(last.Data, `"reason":"aborted by user"`) {
+		t.Fatalf("the run ended with %s", last.Data)
+	}
+	gone := ev.until(func(r transport.Received) bool { return strings.Contains(r.Data, `"hasTrace":false`) })
+	if last := gone[len(gone)-1].Data; !strings.Contains(last, `{"type":"session_state","sessionId":"`+id+`","state":"idle"`) {
+		t.Fatalf("user channel after the delete: %s", last)
+	}
+}
+
 // The native server's read-only mode allows both demo tools, which only read.
 func TestReadOnlyAllowsTheDemoTools(t *testing.T) {
 	e := newEnv(t, server.Config{})

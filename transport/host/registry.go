@@ -361,7 +361,9 @@ func (r *Registry) List(ctx context.Context) ([]Info, error) {
 }
 
 // Delete aborts the session's run, waits for it to end, closes its channel
-// and removes its Trace.
+// and removes its Trace; the user channel's session_state then says it has
+// no Trace. The run ends as a user's abort does ("aborted by user": ENGINE.md
+// §18 has no other reason for it).
 func (r *Registry) Delete(ctx context.Context, id string) error {
 	h, err := r.Get(ctx, id)
 	if err != nil {
@@ -395,6 +397,7 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	if err := r.cfg.Store.Delete(ctx, id); err != nil && !errors.Is(err, trace.ErrNotFound) {
 		return newErr(500, "store_failed", err.Error())
 	}
+	r.UserChannel().Publish(transport.SessionState(id, transport.StateIdle, omni.FormatTimestamp(r.now()), false))
 	return nil
 }
 
