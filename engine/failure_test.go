@@ -618,3 +618,29 @@ func TestCutReplyDiagnosticCallsBack(t *testing.T) {
 		t.Fatal("onDiagnostic was not called")
 	}
 }
+
+// A failed run's abort reason is one of the exported prefixes and its
+// detail, as ENGINE.md §18 writes it: Go code reads it with them rather
+// than with literals of its own.
+func TestAbortReasonPrefixes(t *testing.T) {
+	for _, tc := range []struct {
+		out  engine.Outcome
+		want string
+	}{
+		{engine.Outcome{Status: omni.StatusAuth, ErrorMessage: "bad key"}, engine.ReasonLLMErrorPrefix + "bad key"},
+		{engine.Outcome{Status: omni.StatusFailed, Permanent: true}, engine.ReasonLLMErrorPrefix + "unknown"},
+		{engine.Outcome{Status: omni.StatusTimeout}, engine.ReasonReconnectFailedPrefix + "0 retries"},
+		{engine.Outcome{Status: omni.StatusMalformed}, engine.ReasonMalformedPrefix + "0 retries"},
+		{engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "boom"}, engine.ReasonRequestFailedPrefix + "0 retries: boom"},
+	} {
+		llm := enginetest.NewLLM(enginetest.Reply{Outcome: tc.out})
+		s, err := engine.New(engine.Config{Meta: enginetest.Meta("a"), LLM: llm, Clock: enginetest.NewClock(t0), MaxReconnects: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+		if last := got[len(got)-1]; last.Payload.Type != omni.Abort || last.Payload.Reason() != tc.want {
+			t.Errorf("%s: ended with %+v, want the abort %q", tc.out.Status, last.Payload, tc.want)
+		}
+	}
+}

@@ -126,7 +126,7 @@ func (r *run) turn(ctx context.Context, next []omni.Message) (*attempt, bool) {
 			return nil, false
 		case st == omni.StatusAuth || (st == omni.StatusFailed && t.outcome.Permanent): // E-10.1.2-3
 			s.carry = t.carryOver(in)
-			r.emit(ctx, omni.AbortMsg("llm request error: "+orUnknown(t.outcome.ErrorMessage)))
+			r.emit(ctx, omni.AbortMsg(ReasonLLMErrorPrefix+orUnknown(t.outcome.ErrorMessage)))
 			return nil, false
 		case st == omni.StatusCompleted:
 			return t, true
@@ -154,11 +154,11 @@ func (r *run) turn(ctx context.Context, next []omni.Message) (*attempt, bool) {
 func exhaustedReason(o Outcome, n int) string {
 	switch o.Status {
 	case omni.StatusMalformed:
-		return "malformed response failed after " + itoa(n) + " retries"
+		return ReasonMalformedPrefix + itoa(n) + " retries"
 	case omni.StatusFailed:
-		return "llm request failed after " + itoa(n) + " retries: " + orUnknown(o.ErrorMessage)
+		return ReasonRequestFailedPrefix + itoa(n) + " retries: " + orUnknown(o.ErrorMessage)
 	}
-	return "reconnect failed after " + itoa(n) + " retries"
+	return ReasonReconnectFailedPrefix + itoa(n) + " retries"
 }
 
 func orUnknown(s string) string {

@@ -122,7 +122,7 @@ func (r *run) seq(ctx context.Context, yield func(omni.Message) bool, body func(
 	defer recoverTo(r.s, "run", func(p any) {
 		// A panic in the engine itself: report it as an abort so the
 		// stream ends with a protocol message rather than a dead runtime.
-		r.emit(ctx, omni.AbortMsg("engine failure: "+panicText(p)))
+		r.emit(ctx, omni.AbortMsg(ReasonEngineFailurePrefix+panicText(p)))
 	})
 	body(ctx, r)
 }
