@@ -22,24 +22,12 @@ const (
 	errSummaryEmpty     = "the response contained no usable summary"
 )
 
-// Abort reasons (ENGINE.md §18): an abort message's Payload.Reason() is one
-// of these, or starts with one of the Reason…Prefix constants below.
+// Abort reasons (ENGINE.md §18); see also the Reason…Prefix constants.
 const (
 	ReasonUser          = "aborted by user"
 	ReasonBackoff       = "aborted during reconnect backoff"
 	ReasonCompactAbort  = "aborted during compaction"
 	ReasonCompactFailed = "compaction failed"
-)
-
-// The prefixes of the abort reasons that carry a detail (ENGINE.md §18): a
-// failed run's reason is one of them, then what the comment says. MSG is
-// the outcome's error message, "unknown" when it had none; N the retries.
-const (
-	ReasonLLMErrorPrefix        = "llm request error: "              // + MSG: auth, or a permanent failed
-	ReasonReconnectFailedPrefix = "reconnect failed after "          // + N + " retries": the last try timed out
-	ReasonMalformedPrefix       = "malformed response failed after " // + N + " retries": the last try was malformed
-	ReasonRequestFailedPrefix   = "llm request failed after "        // + N + " retries: " + MSG: the last try failed
-	ReasonEngineFailurePrefix   = "engine failure: "                 // + the panic's text: the engine failed (a bug; not in §18)
 )
 
 // MaxTurnsText is the max_turns notice of E-12.2.
@@ -228,3 +216,16 @@ func ExtractSummary(raw string) string {
 	rest = removeBlocks(rest, summaryForms[1][0], summaryForms[1][1])
 	return jsTrim(stripSummaryTags(rest))
 }
+
+// The prefixes of the abort reasons that carry a detail (ENGINE.md §18): an
+// abort message's Payload.Reason() is ReasonUser, ReasonBackoff,
+// ReasonCompactAbort, ReasonCompactFailed, or one of these followed by
+// what its comment says. MSG is the outcome's error message, "unknown"
+// when it had none; N the retries.
+const (
+	ReasonLLMErrorPrefix        = "llm request error: "              // + MSG: auth, or a permanent failed
+	ReasonReconnectFailedPrefix = "reconnect failed after "          // + N + " retries": the last try timed out
+	ReasonMalformedPrefix       = "malformed response failed after " // + N + " retries": the last try was malformed
+	ReasonRequestFailedPrefix   = "llm request failed after "        // + N + " retries: " + MSG: the last try failed
+	ReasonEngineFailurePrefix   = "engine failure: "                 // + the panic's text: the engine failed (a bug; not in §18)
+)
