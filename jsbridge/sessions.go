@@ -110,7 +110,9 @@ func (b *Bridge) idStore(args []js.Value, fn string) (string, trace.Store, error
 
 // readSession is the export readSession(id, store) → Promise<string>: the
 // session's records with its subagents' (trace.History) as one JSON array,
-// which the shim parses.
+// which the shim parses. A child session that does not read is left out
+// and said on the console, as a session without onDiagnostic says its
+// diagnostics.
 func (b *Bridge) readSession(args []js.Value) (any, error) {
 	id, store, err := b.idStore(args, "readSession")
 	if err != nil {
@@ -118,8 +120,11 @@ func (b *Bridge) readSession(args []js.Value) (any, error) {
 	}
 	return b.async("readSession", func() (any, error) {
 		recs, err := trace.History(context.Background(), store, id)
-		if err != nil {
+		if err != nil && recs == nil {
 			return nil, storeErr("readSession", err)
+		}
+		if err != nil {
+			js.Global().Get("console").Call("warn", "floe: storage: readSession: "+err.Error())
 		}
 		out := append(make([]byte, 0, 128*len(recs)+2), '[')
 		for i := range recs {

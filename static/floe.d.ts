@@ -687,7 +687,8 @@ export interface Floe {
    * of the child session it names (when stored in the same store and its
    * Trace starts with a session_meta of source "subagent"), its id
    * prepended to their origin. Read as a resume reads them: a line torn by a
-   * crash, or malformed, is left out. What a run in flight has not stored yet
+   * crash, or malformed, is left out; so is a child whose Trace does not
+   * read, said on the console. What a run in flight has not stored yet
    * is not there. Rejects with "not_found" or "storage".
    */
   readSession(id: string, options?: StoreOptions): Promise<OmniMessage[]>;

@@ -54,15 +54,22 @@ func Records(ctx context.Context, store Store, id string) ([]omni.Message, error
 // hand may name any session of the store) and a session already read: a
 // pointer at the session itself, at an ancestor, or a second one at a
 // child (an imported Trace may have them; each read the whole chain again,
-// millions of reads for a few of them). ErrNotFound when id has no file;
-// any other error reading a child fails the whole History.
+// millions of reads for a few of them). A child that does not read is
+// left out too, as by [Children]: the records come back with the first
+// such error, naming the child (a nil result means id itself did not
+// read). ErrNotFound when id has no file.
 func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
-	return history(ctx, store, id, 0, map[string]bool{id: true})
+	var first error
+	recs, err := history(ctx, store, id, 0, map[string]bool{id: true}, &first)
+	if err != nil {
+		return nil, err
+	}
+	return recs, first
 }
 
 // history reads session id, depth pointers below the one asked for; seen
-// holds the sessions read.
-func history(ctx context.Context, store Store, id string, depth int, seen map[string]bool) ([]omni.Message, error) {
+// holds the sessions read, first the first child that did not read.
+func history(ctx context.Context, store Store, id string, depth int, seen map[string]bool, first *error) ([]omni.Message, error) {
 	read := Records
 	if depth > 0 {
 		read = childRecords
@@ -88,12 +95,12 @@ func history(ctx context.Context, store Store, id string, depth int, seen map[st
 			continue
 		}
 		seen[child] = true
-		crecs, err := history(ctx, store, child, depth+1, seen)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
+		crecs, err := history(ctx, store, child, depth+1, seen, first)
 		if err != nil {
-			return nil, err
+			if *first == nil && !errors.Is(err, ErrNotFound) {
+				*first = errf.Errorf("subagent session %s left out: %w", QuoteID(child), err)
+			}
+			continue
 		}
 		for _, c := range crecs {
 			c.Origin = append([]string{child}, c.Origin...)

@@ -209,3 +209,55 @@ func TestListSource(t *testing.T) {
 		}
 	}
 }
+
+// unreadableStore fails every read of session bad's files.
+type unreadableStore struct {
+	trace.MemStore
+	bad string
+}
+
+func (s *unreadableStore) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if id == s.bad {
+		return nil, errors.New("disk on fire")
+	}
+	return s.MemStore.ReadFile(ctx, id, index)
+}
+
+// A child that does not read is left out of History, as Children leaves
+// it out, and the records come back with the error naming it: the whole
+// History failed, and with it readSession and the playground's reopening
+// of the parent.
+func TestHistoryLeavesOutAChildThatDoesNotRead(t *testing.T) {
+	ctx := context.Background()
+	store := &unreadableStore{bad: "c1"}
+	for _, s := range [][]string{{"p", metaLine, line("one"), pointer("c1"), pointer("c2"), line("two")}, {"c1", metaOf("c1", true), line("c1-a")}, {"c2", metaOf("c2", true), line("c2-a"), pointer("c1")}} {
+		if _, err := store.Append(ctx, s[0], 1, []byte(strings.Join(s[1:], ""))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := trace.History(ctx, store, "p")
+	if err == nil || !strings.Contains(err.Error(), `subagent session "c1" left out: `) || !strings.Contains(err.Error(), "disk on fire") || errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("error %v", err)
+	}
+	var got []string
+	for _, r := range recs {
+		s := r.Payload.Text
+		if s == "" {
+			s = string(r.Payload.Type)
+			if s == "" {
+				s = string(r.Type)
+			}
+		}
+		got = append(got, strings.Join(append(append([]string(nil), r.Origin...), s), "/"))
+	}
+	if want := "session_meta one subagent subagent c2/session_meta c2/c2-a c2/subagent two"; strings.Join(got, " ") != want {
+		t.Errorf("History:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if ids, err := trace.Children(ctx, store, "p"); len(ids) != 1 || ids[0] != "c2" || err == nil {
+		t.Errorf("Children: %v, %v", ids, err)
+	}
+	store.bad = "p"
+	if recs, err := trace.History(ctx, store, "p"); recs != nil || err == nil {
+		t.Errorf("History of a session that does not read: %d records, %v", len(recs), err)
+	}
+}

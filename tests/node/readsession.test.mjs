@@ -2,7 +2,7 @@
 // as its runs showed them, to render it again after a reload.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { floe, collect } from "./helpers.mjs";
@@ -143,4 +143,32 @@ test("a Trace made by hand whose subagent pointers name stored sessions is refus
   assert.deepEqual((await floe.exportSession("hostile", { store })).map((f) => f.name.split("/")[1]), ["hostile_001.jsonl"]);
   await floe.deleteSession("hostile", { store });
   assert.deepEqual((await floe.listSessions({ store })).map((s) => s.id), [mine.id], "deleting it deleted another session");
+});
+
+// A child session that does not read is left out, as exportSession and
+// deleteSession leave it, and said on the console: readSession rejected
+// whole, and the parent could not be shown at all.
+test("readSession leaves out a subagent's session that does not read, and says so on the console", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const research = floe.subagentTool({ name: "research", create: () => ({ llm: mockModel(["Otters hold hands."]), store }) });
+  const session = floe.createSession({ llm: mockModel([{ toolCall: { name: "research", args: { prompt: "Otters?" } } }, "They hold hands."]), tools: [research], store });
+  await collect(session.run("And otters?", { approve: () => "allow" }));
+  await session.close();
+  const [own, child] = await floe.exportSession(session.id, { store });
+  const childId = child.name.split("/")[1].replace(/_001\.jsonl$/, "");
+  // The child's file becomes one no read takes: larger than a Trace file
+  // may be (sparse: it takes no room on the disk).
+  await truncate(join(store.dir, child.name), 2 ** 30 + 1);
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...a) => warned.push(a.join(" "));
+  let stored;
+  try {
+    stored = await floe.readSession(session.id, { store });
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(stored, records([own]), "the parent's records, the child's left out");
+  assert.equal(warned.length, 1, JSON.stringify(warned));
+  assert.match(warned[0], new RegExp(`^floe: storage: readSession: subagent session "${childId}" left out: `));
 });

@@ -365,8 +365,12 @@ func (a *App) resume(id string) {
 			err = bat.Flush(ctx)
 		}
 		var recs []omni.Message
+		var left error // a subagent's session that did not read
 		if err == nil {
 			recs, err = trace.History(ctx, a.env.Store, id) // with its subagents' records
+			if err != nil && recs != nil {
+				left, err = err, nil
+			}
 		}
 		a.post(func() {
 			if err != nil {
@@ -405,6 +409,9 @@ func (a *App) resume(id string) {
 					}
 				}
 				notice += fmt.Sprintf(" The last task %s; %d message(s) carry over to the next prompt.", how, n)
+			}
+			if left != nil {
+				warn = joinNotes(warn, left.Error())
 			}
 			a.attach(o, bat, tr, notice, joinNotes(a.modelChange(&res.Meta.Payload, o), warn))
 		})
