@@ -40,3 +40,20 @@ func insertionSort(n int, less func(i, j int) bool, swap func(i, j int)) {
 		}
 	}
 }
+
+// search returns the index of id in ids, sorted, or -1.
+func search(ids []string, id string) int {
+	lo, hi := 0, len(ids)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ids[m] < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ids) && ids[lo] == id {
+		return lo
+	}
+	return -1
+}

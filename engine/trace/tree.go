@@ -85,11 +85,24 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 			}
 		}
 	}
-	root, err := parentOf(ids, pointed)
+	// ids is sorted (groupFiles sorts the groups by id, which Import
+	// checked) and searched by halves: an import of thousands of sessions
+	// stays linear. child[i]: a pointer names ids[i]; outside: pointers
+	// naming a session the files do not hold.
+	child := make([]bool, len(ids))
+	var outside []string
+	for _, p := range pointed {
+		if i := search(ids, p); i >= 0 {
+			child[i] = true
+		} else {
+			outside = append(outside, p)
+		}
+	}
+	root, err := parentOf(ids, child)
 	if err != nil {
 		return "", err
 	}
-	if err := pointsOutside(ctx, store, ids, pointed); err != nil {
+	if err := pointsOutside(ctx, store, outside); err != nil {
 		return "", err
 	}
 	if len(groups) == 1 {
@@ -100,15 +113,17 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 		return "", err
 	}
 	order := make([]string, 0, len(ids))
+	ordered := make([]bool, len(ids))
 	for _, c := range children {
-		if has(ids, c) {
+		if i := search(ids, c); i >= 0 {
 			order = append(order, c)
+			ordered[i] = true
 		}
 	}
 	if len(order) != len(ids)-1 {
 		var stray []string
-		for _, id := range ids {
-			if id != root && !has(order, id) {
+		for i, id := range ids {
+			if id != root && !ordered[i] {
 				stray = append(stray, QuoteID(id))
 			}
 		}
@@ -126,7 +141,7 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 		}
 	}
 	for i, id := range order {
-		if _, err := Import(ctx, store, groups[indexOf(ids, id)].files); err != nil {
+		if _, err := Import(ctx, store, groups[search(ids, id)].files); err != nil {
 			for _, done := range order[:i] {
 				store.Delete(ctx, done) // best effort: the error below says what failed
 			}
@@ -136,17 +151,10 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	return root, nil
 }
 
-// pointsOutside refuses subagent pointers of an import (pointed) naming
-// a session that store holds and the import (ids) does not: a Trace
-// made by hand would take it for its own child, to be deleted and
-// exported with it.
-func pointsOutside(ctx context.Context, store Store, ids, pointed []string) error {
-	var outside []string
-	for _, p := range pointed {
-		if !has(ids, p) {
-			outside = append(outside, p)
-		}
-	}
+// pointsOutside refuses subagent pointers of an import naming sessions
+// it does not hold (outside) that store holds: a Trace made by hand would
+// take one for its own child, to be deleted and exported with it.
+func pointsOutside(ctx context.Context, store Store, outside []string) error {
 	if len(outside) == 0 {
 		return nil
 	}
@@ -181,51 +189,39 @@ type group struct {
 }
 
 // groupFiles sorts files by the session id their names give, the groups
-// by id. One file of any name is one session, named by its session_meta
-// (id ""). A few sessions at most: slices, not maps (less code in the
-// WebAssembly build).
+// by id (a file's index is Import's to order). One file of any name is one
+// session, named by its session_meta (id ""). Sorted once, not a map: less
+// code in the WebAssembly build.
 func groupFiles(files []File) ([]group, error) {
 	if len(files) == 1 {
 		return []group{{files: files}}, nil
 	}
-	var groups []group
-	for _, f := range files {
+	sorted := make([]group, len(files)) // one file each, then joined
+	for i, f := range files {
 		base := f.Name[strings.LastIndexByte(f.Name, '/')+1:]
 		id, _, ok := ParseFileName(base)
 		if !ok {
 			return nil, errf.Errorf("import: %w: %q is not a trace file name <session_id>_<NNN>.jsonl", ErrInvalid, f.Name)
 		}
-		i := 0
-		for i < len(groups) && groups[i].id != id {
-			i++
-		}
-		if i == len(groups) {
-			groups = append(groups, group{id: id})
-		}
-		groups[i].files = append(groups[i].files, f)
+		sorted[i] = group{id: id, files: files[i : i+1 : i+1]}
 	}
-	heapSort(len(groups), func(i, j int) bool { return groups[i].id < groups[j].id }, func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+	heapSort(len(sorted), func(i, j int) bool { return sorted[i].id < sorted[j].id }, func(i, j int) { sorted[i], sorted[j] = sorted[j], sorted[i] })
+	var groups []group
+	for _, g := range sorted {
+		if n := len(groups); n > 0 && groups[n-1].id == g.id {
+			groups[n-1].files = append(groups[n-1].files, g.files[0])
+		} else {
+			groups = append(groups, g)
+		}
+	}
 	return groups, nil
 }
 
-// has reports whether ids holds id.
-func has(ids []string, id string) bool { return indexOf(ids, id) >= 0 }
-
-// indexOf returns the index of id in ids, or -1.
-func indexOf(ids []string, id string) int {
-	for i, x := range ids {
-		if x == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// parentOf returns the one session of ids that no other points at.
-func parentOf(ids, pointed []string) (string, error) {
+// parentOf returns the one session of ids that no other points at (child).
+func parentOf(ids []string, child []bool) (string, error) {
 	var roots []string
-	for _, id := range ids {
-		if !has(pointed, id) {
+	for i, id := range ids {
+		if !child[i] {
 			roots = append(roots, id)
 		}
 	}

@@ -3,6 +3,7 @@ package trace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -125,5 +126,62 @@ func TestImportTreeOfNoFiles(t *testing.T) {
 	_, err := trace.ImportTree(context.Background(), &trace.MemStore{}, nil)
 	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "no files") {
 		t.Errorf("ImportTree of no files: %v, want ErrInvalid saying no files", err)
+	}
+}
+
+// ImportTree groups files given in any order, a session's files apart
+// too, and names the sessions the parent does not reach.
+func TestImportTreeFilesInAnyOrder(t *testing.T) {
+	ctx := context.Background()
+	file := func(id string, index int, data string) trace.File {
+		return trace.File{Name: fmt.Sprintf("2026-11-30/%s_%03d.jsonl", id, index), Data: []byte(data)}
+	}
+	files := []trace.File{
+		file("p", 2, metaOf("p", false)+line("two")+pointer("c2")),
+		file("c2", 1, metaOf("c2", true)+line("c2-a")),
+		file("c1", 2, metaOf("c1", true)+line("c1-b")),
+		file("p", 1, metaOf("p", false)+line("one")+pointer("c1")),
+		file("c1", 1, metaOf("c1", true)+line("c1-a")),
+	}
+	store := &trace.MemStore{}
+	if id, err := trace.ImportTree(ctx, store, files); err != nil || id != "p" {
+		t.Fatal(id, err)
+	}
+	got, err := records(ctx, store, "p", true)
+	if want := "session_meta one subagent c1:session_meta c1:c1-a c1:session_meta c1:c1-b session_meta two subagent c2:session_meta c2:c2-a"; err != nil || got != want {
+		t.Errorf("History:\n got %s, %v\nwant %s", got, err, want)
+	}
+	// a and b point at each other, not reached from p.
+	files = append(files[:0:0], files...)
+	files = append(files, file("b", 1, metaOf("b", true)+pointer("a")), file("a", 1, metaOf("a", true)+pointer("b")))
+	_, err = trace.ImportTree(ctx, &trace.MemStore{}, files)
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), `sessions "a", "b" are not subagent sessions of "p"`) {
+		t.Errorf("sessions p does not reach: %v", err)
+	}
+}
+
+// BenchmarkImportTree imports a session with n-1 subagents' child sessions
+// (a parent that ran thousands of subagents): each step of the import is
+// linear in the sessions, sorted once and searched by halves.
+func BenchmarkImportTree(b *testing.B) {
+	for _, n := range []int{1000, 8000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var parent strings.Builder
+			parent.WriteString(metaOf("p", false) + line("go"))
+			files := make([]trace.File, 0, n)
+			for i := 1; i < n; i++ {
+				id := fmt.Sprintf("c%05d", (i*7919)%n) // not in order
+				parent.WriteString(pointer(id))
+				files = append(files, trace.File{Name: "2026-11-30/" + id + "_001.jsonl", Data: []byte(metaOf(id, true) + line("hi"))})
+			}
+			files = append(files, trace.File{Name: "2026-11-30/p_001.jsonl", Data: []byte(parent.String())})
+			b.ResetTimer()
+			for range b.N {
+				store := &trace.MemStore{}
+				if id, err := trace.ImportTree(context.Background(), store, files); err != nil || id != "p" {
+					b.Fatal(id, err)
+				}
+			}
+		})
 	}
 }
