@@ -318,6 +318,15 @@ func (b *Batcher) ReadFile(ctx context.Context, id string, index int) ([]byte, e
 	return b.store.ReadFile(ctx, id, index)
 }
 
+// ReadParts implements [PartReader]: it flushes, then reads, a part at a
+// time when the underlying Store is a PartReader.
+func (b *Batcher) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
+	if err := b.Flush(ctx); err != nil {
+		return opErr("read", id, index, err)
+	}
+	return readParts(ctx, b.store, id, index, part)
+}
+
 // Sessions implements [Store]: it flushes, then lists.
 func (b *Batcher) Sessions(ctx context.Context) ([]SessionInfo, error) {
 	if err := b.Flush(ctx); err != nil {

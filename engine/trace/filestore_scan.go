@@ -56,6 +56,52 @@ func (s *FileStore) ReadFile(ctx context.Context, id string, index int) ([]byte,
 	return data, nil
 }
 
+var _ PartReader = (*FileStore)(nil)
+
+// ReadParts implements [PartReader]: the file is read partBytes at a time.
+func (s *FileStore) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
+	if err := checkFile(ctx, id, index); err != nil {
+		return opErr("read", id, index, err)
+	}
+	s.mu.Lock()
+	path, err := s.path(id, index)
+	s.mu.Unlock()
+	if err != nil {
+		return opErr("read", id, index, err)
+	}
+	f, err := os.Open(path)
+	if err == nil {
+		defer f.Close()
+		var fi fs.FileInfo
+		if fi, err = f.Stat(); err == nil && fi.Size() > MaxFileBytes {
+			err = errf.Errorf("%w: %d bytes", ErrTooLarge, fi.Size())
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		err = ErrNotFound
+	}
+	var buf []byte
+	for err == nil {
+		if buf == nil {
+			buf = make([]byte, partBytes)
+		}
+		var n int
+		n, err = f.Read(buf)
+		if n > 0 {
+			if perr := part(buf[:n]); perr != nil {
+				return perr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return opErr("read", id, index, err)
+}
+
 // path finds an existing file. s.mu is held.
 func (s *FileStore) path(id string, index int) (string, error) {
 	if name, ok := s.dirs[id]; ok {

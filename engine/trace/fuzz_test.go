@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -86,6 +87,45 @@ func FuzzImport(f *testing.F) {
 		back, err := trace.Export(context.Background(), store, id, nil)
 		if err != nil || len(back) != len(files) {
 			t.Fatalf("Export after Import: %d files, %v", len(back), err)
+		}
+	})
+}
+
+// FuzzReadParts: a file read a part at a time, as Resume reads it, cut
+// anywhere (cuts gives the parts' lengths, the rest is the last part),
+// gives what ReadFile, CheckCalls and Replay give the file whole: the same
+// records and lines, skipped lines, torn tail, first refused call and
+// replayed state. Seeds: testdata/fuzz/FuzzReadParts.
+func FuzzReadParts(f *testing.F) {
+	f.Add([]byte(recA+"\n"+torn+"\n"+recB), []byte{3, 0, 200, 1})
+	f.Fuzz(func(t *testing.T, data, cuts []byte) {
+		var parts [][]byte
+		rest := data
+		for _, c := range cuts {
+			n := min(int(c), len(rest))
+			parts, rest = append(parts, rest[:n]), rest[n:]
+		}
+		parts = append(parts, rest)
+		got, gotReplay, gotErr := trace.ReadInParts(parts, fixedNow())
+		want, err := trace.ReadFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantErr := want.CheckCalls()
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("read in %d parts: error %v; whole: %v", len(parts), gotErr, wantErr)
+		}
+		if wantErr != nil {
+			return
+		}
+		if len(got.Records)+len(want.Records) > 0 && (!reflect.DeepEqual(got.Records, want.Records) || !reflect.DeepEqual(got.Lines, want.Lines)) {
+			t.Fatalf("read in %d parts: records of lines %v; whole: %v", len(parts), got.Lines, want.Lines)
+		}
+		if got.TornTail != want.TornTail || fmt.Sprint(got.Skipped) != fmt.Sprint(want.Skipped) {
+			t.Fatalf("read in %d parts: skipped %v, torn %v; whole: %v, %v", len(parts), got.Skipped, got.TornTail, want.Skipped, want.TornTail)
+		}
+		if r := trace.Replay(want.Records, fixedNow()); !reflect.DeepEqual(gotReplay, r) {
+			t.Fatalf("read in %d parts, the replay differs:\n got %+v\nwant %+v", len(parts), gotReplay, r)
 		}
 	})
 }

@@ -41,25 +41,36 @@ func (p *Parsed) SkippedLines() []int {
 // tool_call that repeats a tool_call_id of its request (the records since
 // the last request_begin). Import and Resume refuse such a file.
 func (p *Parsed) CheckCalls() error {
-	seen := map[string]int{}
+	seen := callIDs{}
 	for i := range p.Records {
-		m := &p.Records[i]
-		switch {
-		case m.IsEvent(omni.RequestBegin):
-			clear(seen)
-		case m.IsModel(omni.ToolCall) || m.IsModel(omni.ToolCallOutput):
-			id := m.Payload.ToolCallID
-			if id == "" {
-				return errf.Errorf("line %d: %w: %s without tool_call_id", p.line(i), ErrInvalid, m.Payload.Type)
-			}
-			if !m.IsModel(omni.ToolCall) {
-				continue
-			}
-			if at, ok := seen[id]; ok {
-				return errf.Errorf("line %d: %w: tool_call %q repeats the tool_call_id of line %d in one request", p.line(i), ErrInvalid, id, at)
-			}
-			seen[id] = p.line(i)
+		if err := seen.check(&p.Records[i], p.line(i)); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// callIDs is CheckCalls' walk, one record at a time: the line of each
+// tool_call_id of the open request.
+type callIDs map[string]int
+
+// check checks m, the record of line line.
+func (seen callIDs) check(m *omni.Message, line int) error {
+	switch {
+	case m.IsEvent(omni.RequestBegin):
+		clear(seen)
+	case m.IsModel(omni.ToolCall) || m.IsModel(omni.ToolCallOutput):
+		id := m.Payload.ToolCallID
+		if id == "" {
+			return errf.Errorf("line %d: %w: %s without tool_call_id", line, ErrInvalid, m.Payload.Type)
+		}
+		if !m.IsModel(omni.ToolCall) {
+			return nil
+		}
+		if at, ok := seen[id]; ok {
+			return errf.Errorf("line %d: %w: tool_call %q repeats the tool_call_id of line %d in one request", line, ErrInvalid, id, at)
+		}
+		seen[id] = line
 	}
 	return nil
 }
@@ -117,6 +128,71 @@ func ReadFile(data []byte) (Parsed, error) {
 		}
 	}
 	return p, nil
+}
+
+// lineReader parses a Trace file handed over a part at a time as ReadFile
+// parses it whole: record receives each record that decodes, with its line
+// number, when its line ends (a Message it must not keep: it is reused),
+// and an error it returns ends the read. It holds one line at most, the
+// one a part ended in.
+type lineReader struct {
+	record func(m *omni.Message, line int) error
+
+	m       omni.Message
+	line    []byte // the start of a line an earlier part began
+	lines   int    // the lines ended
+	size    int
+	bad     SkippedLine // the last non-blank line so far when it did not decode: a torn tail unless another follows
+	skipped []SkippedLine
+}
+
+// write reads the next part of the file.
+func (r *lineReader) write(part []byte) error {
+	if r.size += len(part); r.size > MaxFileBytes {
+		return errf.Errorf("trace: read: %w: over %d bytes", ErrTooLarge, MaxFileBytes)
+	}
+	for {
+		i := bytes.IndexByte(part, '\n')
+		if i < 0 {
+			r.line = append(r.line, part...)
+			return nil
+		}
+		line := part[:i]
+		if len(r.line) > 0 {
+			r.line = append(r.line, line...)
+			line = r.line
+		}
+		part = part[i+1:]
+		err := r.parse(line)
+		r.line = r.line[:0]
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// end reads the file's last line and reports whether it was torn.
+func (r *lineReader) end() (torn bool, err error) {
+	err = r.parse(r.line)
+	r.line = nil
+	return r.bad.Err != nil, err
+}
+
+func (r *lineReader) parse(line []byte) error {
+	r.lines++
+	line = trimJS(line)
+	if len(line) == 0 {
+		return nil
+	}
+	if r.bad.Err != nil { // not the last non-blank line: skipped
+		r.skipped = append(r.skipped, r.bad)
+		r.bad = SkippedLine{}
+	}
+	if err := r.m.UnmarshalJSON(line); err != nil {
+		r.bad = SkippedLine{Line: r.lines, Err: err}
+		return nil
+	}
+	return r.record(&r.m, r.lines)
 }
 
 // lastNonBlank returns the 1-based number of the last non-blank line, or 0.

@@ -34,58 +34,106 @@ type DanglingCompaction struct {
 // stamped with now. It writes nothing; [Resume] closes a dangling
 // compaction.
 func Replay(records []omni.Message, now time.Time) Replayed {
-	stamp := omni.FormatTimestamp(now)
-	var r Replayed
+	r := newReplay(now)
 	for i := range records {
-		if records[i].Type == omni.TypeSessionMeta {
-			m := records[i]
-			r.Meta = &m
-			break
-		}
+		r.add(&records[i])
 	}
-	r.Dangling = danglingCompaction(records)
-	snap := &r.Snapshot
-	snap.MetaWritten = r.Meta != nil
-	snap.SessionTokens, snap.LastRequestTotal = lastTokens(records)
+	return r.done()
+}
 
-	if closedContext(records) { // E-17.2
-		end := records[len(records)-1].Payload
-		if end.Mode() != omni.ModeSummarize {
-			snap.ContextClosed, snap.LastRequestTotal, snap.Compacted = true, 0, true
-			return r
+// replay is Replay's walk, a record at a time: [Resume] feeds it the
+// records as it reads them, and keeps none.
+type replay struct {
+	rp       replayer
+	meta     *omni.Message
+	dangling *DanglingCompaction
+	session  omni.TokenCounts // of the last token_usage that has them (E-17.1)
+	total    int64            // the request total of the last token_usage that has one
+	closed   bool             // the last record is a completed compaction_end (E-17.2)
+	mode     string           // its mode
+	records  int
+
+	inRequest  bool
+	text, last []string // the assistant texts of the open request, of the last completed one
+}
+
+// newReplay starts a walk.
+func newReplay(now time.Time) *replay {
+	return &replay{rp: replayer{stamp: omni.FormatTimestamp(now), committedSet: map[string]bool{}, answered: map[string]bool{}}}
+}
+
+// add walks one record; it keeps no pointer to m.
+func (r *replay) add(m *omni.Message) {
+	r.records++
+	r.closed = false
+	switch {
+	case m.Type == omni.TypeSessionMeta:
+		if r.meta == nil {
+			meta := *m
+			r.meta = &meta
 		}
-		if s := engine.ExtractSummary(lastCompletedRequestText(records)); s != "" {
+	case m.IsEvent(omni.CompactionBegin):
+		r.dangling = &DanglingCompaction{Reason: m.Payload.Reason(), Mode: m.Payload.Mode()}
+	case m.IsEvent(omni.CompactionEnd):
+		r.dangling = nil
+		r.closed, r.mode = m.Payload.Status() == omni.StatusCompleted, m.Payload.Mode()
+	case m.IsEvent(omni.TokenUsage):
+		if s := m.Payload.Session(); s != nil {
+			r.session = *s
+		}
+		if q := m.Payload.Request(); q != nil {
+			r.total = q.Total
+		}
+	case m.IsEvent(omni.RequestBegin):
+		r.inRequest, r.text = true, r.text[:0]
+	case m.IsEvent(omni.RequestEnd):
+		if m.Payload.Status() == omni.StatusCompleted {
+			r.last, r.text = r.text, r.last[:0]
+		}
+		r.inRequest = false
+	case r.inRequest && m.IsModel(omni.Text) && m.Payload.Role == omni.RoleAssistant:
+		r.text = append(r.text, m.Payload.Text)
+	}
+	r.rp.step(m)
+}
+
+// done ends the walk.
+func (r *replay) done() Replayed {
+	out := Replayed{Meta: r.meta, Dangling: r.dangling}
+	snap := &out.Snapshot
+	snap.MetaWritten = r.meta != nil
+	snap.SessionTokens, snap.LastRequestTotal = r.session, r.total
+	if r.closed {
+		if r.mode != omni.ModeSummarize {
+			snap.ContextClosed, snap.LastRequestTotal, snap.Compacted = true, 0, true
+			return out
+		}
+		text := "" // the assistant text of the last request that ended completed
+		for _, t := range r.last {
+			text += t
+		}
+		if s := engine.ExtractSummary(text); s != "" {
 			msg := omni.UserText(engine.ContextSummary(s))
-			msg.Timestamp = stamp
+			msg.Timestamp = r.rp.stamp
 			snap.ContextClosed, snap.LastRequestTotal, snap.PendingSummary, snap.Compacted = true, 0, &msg, true
-			return r
+			return out
 		}
 		// An empty summary voids the closure: replay the context normally.
 	}
-
-	n := 0 // the complete model messages: the history is made once (appended to, it grew a quarter at a time)
-	for i := range records {
-		if records[i].Type == omni.TypeModelMsg && !records[i].IsPartial() {
-			n++
-		}
-	}
-	rp := replayer{stamp: stamp, committedSet: map[string]bool{}, answered: map[string]bool{}, history: make([]omni.Message, 0, n)}
-	for i := range records {
-		rp.step(&records[i])
-	}
-	snap.History, snap.CarryOver = rp.finish()
-	snap.SessionTurns = rp.turns
-	return r
+	snap.History, snap.CarryOver = r.rp.finish()
+	snap.SessionTurns = r.rp.turns
+	return out
 }
 
 // replayer is the E-17.3 state machine.
 type replayer struct {
 	stamp string
 
-	history  []omni.Message
-	pending  []omni.Message // user-side input not yet committed
-	snapshot []omni.Message // the open request's input
-	outputs  []omni.Message // the open request's assistant messages
+	history  []omni.Message   // the block of the history being filled
+	full     [][]omni.Message // the blocks filled before it
+	pending  []omni.Message   // user-side input not yet committed
+	snapshot []omni.Message   // the open request's input
+	outputs  []omni.Message   // the open request's assistant messages
 	// own counts the user texts at the end of pending that a compaction
 	// wrote itself (its prompt, its guidance); ownTail those at the end of
 	// snapshot. They are never carried over: a compaction that did not
@@ -148,12 +196,12 @@ func (rp *replayer) commit() {
 	}
 	for _, id := range rp.committed {
 		if !rp.answered[id] && !inEligible[id] {
-			rp.history = append(rp.history, rp.placeholder(id))
+			rp.keep(rp.placeholder(id))
 			rp.answered[id] = true
 		}
 	}
-	rp.history = append(rp.history, eligible...)
-	rp.history = append(rp.history, rp.outputs...)
+	rp.keep(eligible...)
+	rp.keep(rp.outputs...)
 	for id := range inEligible {
 		rp.answered[id] = true
 	}
@@ -204,7 +252,39 @@ func (rp *replayer) finish() (history, carry []omni.Message) {
 			carry = append(carry, rp.placeholder(id))
 		}
 	}
-	return rp.history, carry
+	return rp.joined(), carry
+}
+
+// keep appends msgs to the history. It is kept in blocks, each twice the
+// last up to 4,096 messages, and joined once at the end: appended to one
+// slice, it was copied at every growth (five times its size allocated in
+// all), and a replay of records not yet read cannot count it first.
+func (rp *replayer) keep(msgs ...omni.Message) {
+	for len(msgs) > 0 {
+		h := rp.history
+		if len(h) == cap(h) {
+			if cap(h) > 0 {
+				rp.full = append(rp.full, h)
+			}
+			h = make([]omni.Message, 0, min(max(2*cap(h), 16), 4096))
+		}
+		n := copy(h[len(h):cap(h)], msgs)
+		rp.history, msgs = h[:len(h)+n], msgs[n:]
+	}
+}
+
+// joined returns the history in one slice of its length.
+func (rp *replayer) joined() []omni.Message {
+	n := len(rp.history)
+	for _, b := range rp.full {
+		n += len(b)
+	}
+	out := make([]omni.Message, 0, n)
+	for i, b := range rp.full {
+		out = append(out, b...)
+		rp.full[i] = nil
+	}
+	return append(out, rp.history...)
 }
 
 // eligible keeps every message except tool outputs whose call is not
@@ -233,70 +313,4 @@ func outputID(m *omni.Message) (string, bool) {
 	}
 	p := &m.Payload
 	return p.ToolCallID, p.ToolCallID != "" || p.Has("tool_call_id")
-}
-
-// lastTokens returns the session counts of the last token_usage and the
-// request total of the last token_usage (E-17.1).
-func lastTokens(records []omni.Message) (session omni.TokenCounts, requestTotal int64) {
-	var haveSession, haveRequest bool
-	for i := len(records) - 1; i >= 0 && !(haveSession && haveRequest); i-- {
-		m := &records[i]
-		if !m.IsEvent(omni.TokenUsage) {
-			continue
-		}
-		if !haveSession && m.Payload.Session() != nil {
-			session, haveSession = *m.Payload.Session(), true
-		}
-		if !haveRequest && m.Payload.Request() != nil {
-			requestTotal, haveRequest = m.Payload.Request().Total, true
-		}
-	}
-	return session, requestTotal
-}
-
-// closedContext reports whether the file ends with a completed compaction.
-func closedContext(records []omni.Message) bool {
-	if len(records) == 0 {
-		return false
-	}
-	last := &records[len(records)-1]
-	return last.IsEvent(omni.CompactionEnd) && last.Payload.Status() == omni.StatusCompleted
-}
-
-// lastCompletedRequestText concatenates the assistant text bodies of the
-// last request that ended completed (even when they are empty).
-func lastCompletedRequestText(records []omni.Message) string {
-	var text, current string
-	inRequest := false
-	for i := range records {
-		m := &records[i]
-		switch {
-		case m.IsEvent(omni.RequestBegin):
-			inRequest, current = true, ""
-		case m.IsEvent(omni.RequestEnd):
-			if m.Payload.Status() == omni.StatusCompleted {
-				text = current
-			}
-			inRequest = false
-		case inRequest && m.IsModel(omni.Text) && m.Payload.Role == omni.RoleAssistant:
-			current += m.Payload.Text
-		}
-	}
-	return text
-}
-
-// danglingCompaction returns the compaction left open at the end of the
-// records, if any.
-func danglingCompaction(records []omni.Message) *DanglingCompaction {
-	var open *DanglingCompaction
-	for i := range records {
-		m := &records[i]
-		switch {
-		case m.IsEvent(omni.CompactionBegin):
-			open = &DanglingCompaction{Reason: m.Payload.Reason(), Mode: m.Payload.Mode()}
-		case m.IsEvent(omni.CompactionEnd):
-			open = nil
-		}
-	}
-	return open
 }

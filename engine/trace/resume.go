@@ -30,7 +30,8 @@ type Resumed struct {
 }
 
 // Resume restarts a session from its Trace (ENGINE.md §17): it reads the
-// highest-index file tolerantly, replays it, and, when a compaction was left
+// highest-index file tolerantly, as [ReadFile] does (a part at a time from
+// a [PartReader]), replays it a record at a time, and, when a compaction was left
 // open, writes compaction_end{reason, mode, status:"failed"} before anything
 // else (E-17.4). now stamps the messages Resume synthesizes and writes:
 // time.Now, or the Now of the session's engine.Clock (a nil now is refused
@@ -57,22 +58,39 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		return nil, opErr("resume", sessionID, 0, ErrNotFound)
 	}
 	index := files[len(files)-1].Index
-	data, err := store.ReadFile(ctx, sessionID, index)
+	// The file is read a part at a time (a PartReader) and replayed a
+	// record at a time: at its peak Resume holds the history, a part and a
+	// line, not the file and its records.
+	at := now()
+	rp := newReplay(at)
+	seen := callIDs{}
+	lr := lineReader{record: func(m *omni.Message, line int) error {
+		if err := seen.check(m, line); err != nil {
+			return err
+		}
+		rp.add(m)
+		return nil
+	}}
+	var bad error // the file's (not the store's)
+	err = readParts(ctx, store, sessionID, index, func(part []byte) error {
+		bad = lr.write(part)
+		return bad
+	})
+	var torn bool
+	if err == nil {
+		torn, bad = lr.end()
+	}
+	if bad != nil {
+		return nil, opErr("resume", sessionID, index, bad)
+	}
 	if err != nil {
 		return nil, err
 	}
-	parsed, err := ReadFile(data)
-	if err == nil {
-		err = parsed.CheckCalls()
-	}
-	if err != nil {
-		return nil, opErr("resume", sessionID, index, err)
-	}
-	at := now()
-	rp := Replay(parsed.Records, at)
-	if rp.Meta == nil {
+	parsed := Parsed{Skipped: lr.skipped, TornTail: torn}
+	r := rp.done()
+	if r.Meta == nil {
 		why := "no session_meta"
-		if len(parsed.Records) == 0 && parsed.TornTail && index == 1 {
+		if rp.records == 0 && torn && index == 1 {
 			// A crash during the session's first write: a new session of
 			// the id replaces it (BatcherOptions.Fresh).
 			why += ": its only line was cut short (a crash during its first write); create the session again, or delete it"
@@ -80,18 +98,18 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		return nil, opErr("resume", sessionID, index, errf.Errorf("%w: %s", ErrNotResumable, why))
 	}
 	if index > 1 { // only a completed compaction starts a new file (E-13.11)
-		rp.Snapshot.Compacted = true
+		r.Snapshot.Compacted = true
 	}
 	res := &Resumed{
 		SessionID: sessionID,
 		Index:     index,
-		Parsed:    Parsed{Skipped: parsed.Skipped, TornTail: parsed.TornTail},
-		Meta:      *rp.Meta,
-		Snapshot:  rp.Snapshot,
-		Dangling:  rp.Dangling,
+		Parsed:    parsed,
+		Meta:      *r.Meta,
+		Snapshot:  r.Snapshot,
+		Dangling:  r.Dangling,
 		Writer:    NewWriter(store, sessionID, index),
 	}
-	if d := rp.Dangling; d != nil {
+	if d := r.Dangling; d != nil {
 		end := omni.Event(omni.Payload{Type: omni.CompactionEnd, Rest: &omni.Rest{Reason: d.Reason, Mode: d.Mode, Status: omni.StatusFailed}})
 		end.Timestamp = omni.FormatTimestamp(at)
 		w, err := res.Writer.WriteRecord(ctx, end)

@@ -1,8 +1,12 @@
 package trace_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,4 +79,65 @@ func TestResumeKeepsTheHistoryOnly(t *testing.T) {
 		t.Errorf("history of %d messages, %d records kept", len(res.Snapshot.History), len(res.Parsed.Records))
 	}
 	runtime.KeepAlive(res)
+}
+
+// byteStore is a MemStore that is a trace.PartReader handing its files over
+// a byte at a time, and whose ReadFile fails.
+type byteStore struct {
+	trace.MemStore
+	parts int
+}
+
+func (s *byteStore) ReadFile(context.Context, string, int) ([]byte, error) {
+	return nil, errors.New("ReadFile of a PartReader")
+}
+
+func (s *byteStore) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
+	data, err := s.MemStore.ReadFile(ctx, id, index)
+	for i := range data {
+		if err == nil {
+			s.parts++
+			err = part(data[i : i+1])
+		}
+	}
+	return err
+}
+
+// Resume reads a PartReader's file a part at a time, through a Batcher
+// (which writes what it holds first), and resumes as from the file whole;
+// a Batcher over another store hands the file over whole.
+func TestResumeReadsAPartAtATime(t *testing.T) {
+	ctx := context.Background()
+	data := longTrace(3)
+	parts := &byteStore{}
+	b := trace.NewBatcher(parts, trace.BatcherOptions{})
+	if _, err := b.Append(ctx, longID, 1, data); err != nil {
+		t.Fatal(err)
+	}
+	res, err := trace.Resume(ctx, b, longID, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts.parts != len(data) {
+		t.Errorf("%d parts of a file of %d bytes, want one a byte", parts.parts, len(data))
+	}
+	whole := &trace.MemStore{}
+	var got [][]byte
+	wb := trace.NewBatcher(whole, trace.BatcherOptions{})
+	if _, err := wb.Append(ctx, longID, 1, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := wb.ReadParts(ctx, longID, 1, func(p []byte) error {
+		got = append(got, slices.Clone(p))
+		return nil
+	}); err != nil || len(got) != 1 || !bytes.Equal(got[0], data) {
+		t.Errorf("a Batcher over a MemStore: %d parts, %v; want the file in one", len(got), err)
+	}
+	want, err := trace.Resume(ctx, whole, longID, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Snapshot.History) != 6 || !reflect.DeepEqual(res.Snapshot, want.Snapshot) || !reflect.DeepEqual(res.Meta, want.Meta) {
+		t.Errorf("resumed from parts: %d messages, %d turns; whole: %d, %d", len(res.Snapshot.History), res.Snapshot.SessionTurns, len(want.Snapshot.History), want.Snapshot.SessionTurns)
+	}
 }

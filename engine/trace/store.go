@@ -39,6 +39,32 @@ type Store interface {
 	Delete(ctx context.Context, sessionID string) error
 }
 
+// PartReader is an optional ability of a [Store]: ReadParts hands one file
+// to part a part at a time, in order, so that a reader holds a part rather
+// than the file ([Resume] uses it when present; other stores are read
+// through ReadFile). A part is valid only during its call: part must not
+// keep it. An error part returns ends the read and is returned as it is;
+// the others are ReadFile's (ErrNotFound, ErrTooLarge, the store's own).
+type PartReader interface {
+	ReadParts(ctx context.Context, sessionID string, index int, part func([]byte) error) error
+}
+
+// partBytes is the size of the parts MemStore and FileStore hand over.
+const partBytes = 64 << 10
+
+// readParts reads file index of the session into part: a part at a time
+// from a [PartReader], whole from another store.
+func readParts(ctx context.Context, store Store, id string, index int, part func([]byte) error) error {
+	if pr, ok := store.(PartReader); ok {
+		return pr.ReadParts(ctx, id, index, part)
+	}
+	data, err := store.ReadFile(ctx, id, index)
+	if err != nil {
+		return err
+	}
+	return part(data)
+}
+
 // AppendResult describes what one Store.Append did.
 type AppendResult struct {
 	Created bool // the append created the file

@@ -42,6 +42,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) trace.Store) {
 		{"NoAliasing", testAliasing},
 		{"ConcurrentAppends", testConcurrent},
 		{"CancelledContext", testCancelled},
+		{"ReadParts", testParts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -310,5 +311,61 @@ func testCancelled(t *testing.T, s trace.Store) {
 	}
 	if _, err := s.Sessions(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sessions with cancelled ctx = %v", err)
+	}
+}
+
+// testParts checks a [trace.PartReader]: the parts of a file, joined, are
+// what ReadFile returns, for a file of many appends, one of an append
+// larger than a part is likely to be, and an imported one; a missing file,
+// a bad index and a cancelled read fail as ReadFile does; an error the
+// part function returns ends the read and comes back as it is.
+func testParts(t *testing.T, s trace.Store) {
+	pr, ok := s.(trace.PartReader)
+	if !ok {
+		t.Skip("not a trace.PartReader")
+	}
+	ctx := context.Background()
+	for n := range 40 {
+		mustAppend(t, s, "many", 1, slices.Concat(Record(n), Record(-n)))
+	}
+	big := bytes.Repeat(Record(7), 200<<10/len(Record(7)))
+	mustAppend(t, s, "big", 1, Record(1))
+	mustAppend(t, s, "big", 1, big)
+	mustAppend(t, s, "big", 1, Record(2))
+	mustAppend(t, s, "big", 2, Record(3))
+	if err := s.Create(ctx, "imp", [][]byte{big, slices.Concat(Record(4), []byte(`{"timestamp":"2026-11-30T0`))}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		id    string
+		index int
+	}{{"many", 1}, {"big", 1}, {"big", 2}, {"imp", 1}, {"imp", 2}} {
+		var got []byte
+		if err := pr.ReadParts(ctx, f.id, f.index, func(part []byte) error {
+			got = append(got, part...)
+			clear(part) // parts are the reader's: a store must not hand its own bytes
+			return nil
+		}); err != nil {
+			t.Fatalf("ReadParts(%q, %d): %v", f.id, f.index, err)
+		}
+		if want := mustRead(t, s, f.id, f.index); !bytes.Equal(got, want) {
+			t.Errorf("ReadParts(%q, %d) gave %d bytes, not ReadFile's %d", f.id, f.index, len(got), len(want))
+		}
+	}
+	none := func([]byte) error { return nil }
+	checkErr(t, "ReadParts", pr.ReadParts(ctx, "big", 9, none), trace.ErrNotFound, "big", 9)
+	checkErr(t, "ReadParts", pr.ReadParts(ctx, "nope", 1, none), trace.ErrNotFound, "nope", 1)
+	if err := pr.ReadParts(ctx, "big", 0, none); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("ReadParts of file 0 = %v, want ErrInvalid", err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := pr.ReadParts(ctx, "big", 1, func([]byte) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("ReadParts whose part fails = %v after %d calls, want the part's error after 1", err, calls)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := pr.ReadParts(cancelled, "big", 1, none); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadParts with cancelled ctx = %v", err)
 	}
 }
