@@ -29,6 +29,7 @@ type Store struct {
 var (
 	_ trace.Store      = (*Store)(nil)
 	_ trace.Summarizer = (*Store)(nil)
+	_ trace.PartReader = (*Store)(nil)
 )
 
 // New returns a Store over the database name. Nothing is opened until the
@@ -113,34 +114,95 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 	return out, nil
 }
 
-// ReadFile implements [trace.Store].
+// The rows ReadParts reads in one transaction, and the most bytes it hands
+// over at a time (a row larger is handed over in parts).
+var (
+	batchRows = 256
+	partBytes = 64 << 10
+)
+
+// ReadFile implements [trace.Store]: the file is read as ReadParts reads
+// it, into one slice of its size.
 func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
-	if err := badIndex("read", id, index); err != nil {
-		return nil, err
-	}
-	var file, chunks js.Value
-	err := s.do(ctx, "read", id, index, "readonly", readFiles, func(t *txn) {
-		t.request(filesStore, "get", func(v js.Value) { file = v }, fileKey(id, index))
-		t.request(recordsStore, "getAll", func(v js.Value) { chunks = v }, fileRange(id, index))
+	var out []byte
+	err := s.read(ctx, id, index, func(size int64) { out = make([]byte, 0, size) }, func(part []byte) error {
+		out = append(out, part...)
+		return nil
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case file.IsUndefined():
-		return nil, &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrNotFound}
-	case readFile(file, index).size > trace.MaxFileBytes:
-		return nil, &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrTooLarge}
 	}
-	n, total := chunks.Length(), 0
-	for i := range n {
-		total += chunks.Index(i).Length()
+	return out, nil
+}
+
+// ReadParts implements [trace.PartReader]: the file's rows, as many as its
+// file row counted when the read began, are read batchRows at a time,
+// each batch in a transaction of its own, and copied into Go partBytes at
+// a time; the rest stays in JavaScript.
+func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
+	return s.read(ctx, id, index, func(int64) {}, part)
+}
+
+// read reads file index of the session into part; size first receives the
+// file's size.
+func (s *Store) read(ctx context.Context, id string, index int, size func(int64), part func([]byte) error) error {
+	if err := badIndex("read", id, index); err != nil {
+		return err
 	}
-	out := make([]byte, total)
-	off := 0
-	for i := range n {
-		off += js.CopyBytesToGo(out[off:], chunks.Index(i))
+	var f file
+	var buf []byte
+	for next := 0; ; {
+		var row, rows js.Value
+		err := s.do(ctx, "read", id, index, "readonly", readFiles, func(t *txn) {
+			if next == 0 {
+				t.request(filesStore, "get", func(v js.Value) { row = v }, fileKey(id, index))
+			}
+			t.request(recordsStore, "getAll", func(v js.Value) { rows = v }, fileRange(id, index, next), batchRows)
+		})
+		if err == nil && next == 0 {
+			switch f = readFile(row, index); {
+			case row.IsUndefined():
+				err = &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrNotFound}
+			case f.size > trace.MaxFileBytes:
+				err = &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrTooLarge}
+			}
+			if err == nil {
+				buf = make([]byte, 0, partBytes)
+				size(f.size)
+			}
+		}
+		if err == nil && next < f.chunks && rows.Length() == 0 { // deleted while it was read
+			err = &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrNotFound}
+		}
+		if err != nil {
+			return err
+		}
+		for i := range min(rows.Length(), f.chunks-next) {
+			chunk := rows.Index(i)
+			for off, n := 0, chunk.Length(); off < n; {
+				if len(buf) == cap(buf) {
+					if err := part(buf); err != nil {
+						return err
+					}
+					buf = buf[:0]
+				}
+				k := min(cap(buf)-len(buf), n-off)
+				src := chunk
+				if off > 0 || k < n {
+					src = chunk.Call("subarray", off, off+k)
+				}
+				buf = buf[:len(buf)+js.CopyBytesToGo(buf[len(buf):len(buf)+k], src)]
+				off += k
+			}
+		}
+		if next += rows.Length(); next >= f.chunks {
+			break
+		}
 	}
-	return out[:off], nil
+	if len(buf) == 0 {
+		return nil
+	}
+	return part(buf)
 }
 
 // Sessions implements [trace.Store].
@@ -340,9 +402,9 @@ func num(v js.Value, i int) int {
 func recordKey(id string, index, ordinal int) any { return []any{id, index, ordinal} }
 func fileKey(id string, index int) any            { return []any{id, index} }
 
-// fileRange covers the records of one file.
-func fileRange(id string, index int) js.Value {
-	return bound([]any{id, index, 0}, []any{id, index, math.Inf(1)})
+// fileRange covers the records of one file from ordinal from.
+func fileRange(id string, index, from int) js.Value {
+	return bound([]any{id, index, from}, []any{id, index, math.Inf(1)})
 }
 
 // sessionRange covers every key [id, …] (numbers sort before arrays).

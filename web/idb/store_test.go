@@ -6,12 +6,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall/js"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/engine/trace/tracetest"
@@ -201,5 +203,63 @@ func TestSummariesSource(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("%s: source %q, want %q", id, got[id], w)
 		}
+	}
+}
+
+// ReadParts reads a file a batch of rows at a time and hands it over in
+// parts no larger than its part size, rows larger cut: joined, they are
+// the file, and a resume from them is the resume of the file whole (one
+// the reader cuts across batches, rows and lines).
+func TestReadPartsInBatches(t *testing.T) {
+	needIndexedDB(t)
+	t.Cleanup(idb.SetReadSizes(3, 100))
+	ctx := context.Background()
+	s := fresh()
+	meta := `{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"session_id":"s","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"` + strings.Repeat("Be brief. ", 30) + `","agent_state":"","workspace":""}}` + "\n"
+	turn := func(n int) []byte {
+		return []byte(`{"timestamp":"2026-11-30T04:09:45.283Z","type":"model_msg","payload":{"type":"text","role":"user","text":"prompt ` + strconv.Itoa(n) + `","stop_reason":"completed"}}
+{"timestamp":"2026-11-30T04:09:45.284Z","type":"event_msg","payload":{"type":"request_begin"}}
+{"timestamp":"2026-11-30T04:09:45.285Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"answer ` + strconv.Itoa(n) + `","stop_reason":"completed"}}
+{"timestamp":"2026-11-30T04:09:45.286Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
+`)
+	}
+	want := []byte(meta)
+	if _, err := s.Append(ctx, "s", 1, []byte(meta)); err != nil {
+		t.Fatal(err)
+	}
+	for n := range 10 {
+		if _, err := s.Append(ctx, "s", 1, turn(n)); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, turn(n)...)
+	}
+	var got []byte
+	parts := 0
+	err := s.ReadParts(ctx, "s", 1, func(part []byte) error {
+		if len(part) == 0 || len(part) > 100 {
+			t.Errorf("a part of %d bytes, want 1 to 100", len(part))
+		}
+		parts++
+		got = append(got, part...)
+		return nil
+	})
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("ReadParts = %d bytes in %d parts, %v; want the file's %d", len(got), parts, err, len(want))
+	}
+	mem := &trace.MemStore{}
+	if err := mem.Create(ctx, "s", [][]byte{want}); err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC) }
+	res, err := trace.Resume(ctx, s, "s", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := trace.Resume(ctx, mem, "s", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Snapshot.History) != 20 || !reflect.DeepEqual(res.Snapshot, whole.Snapshot) || !reflect.DeepEqual(res.Meta, whole.Meta) {
+		t.Errorf("resumed from parts: %d messages in history, %d turns; whole: %d, %d", len(res.Snapshot.History), res.Snapshot.SessionTurns, len(whole.Snapshot.History), whole.Snapshot.SessionTurns)
 	}
 }

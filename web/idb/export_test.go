@@ -1,0 +1,11 @@
+//go:build js && wasm
+
+package idb
+
+// SetReadSizes sets ReadParts' rows a transaction and bytes a part; the
+// returned function restores them.
+func SetReadSizes(rows, bytes int) (restore func()) {
+	r, b := batchRows, partBytes
+	batchRows, partBytes = rows, bytes
+	return func() { batchRows, partBytes = r, b }
+}
