@@ -44,7 +44,10 @@ type Store struct {
 	made bool // the table exists
 }
 
-var _ trace.Store = (*Store)(nil)
+var (
+	_ trace.Store      = (*Store)(nil)
+	_ trace.PartReader = (*Store)(nil)
+)
 
 // New returns the Store over sql (a SqlStorage). It writes nothing: the
 // table is made by the first write.
@@ -165,21 +168,35 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 
 // ReadFile implements trace.Store.
 func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	var out []byte
+	if err := s.ReadParts(ctx, id, index, func(part []byte) error {
+		out = append(out, part...)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadParts implements trace.PartReader: a row at a time (at most
+// RowBytes); the rows not yet handed over stay in JavaScript.
+func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
 	if !s.made {
-		return nil, fail("read", id, index, trace.ErrNotFound)
+		return fail("read", id, index, trace.ErrNotFound)
 	}
 	rows, err := s.exec("SELECT data FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq", id, index)
 	if err != nil {
-		return nil, fail("read", id, index, err)
+		return fail("read", id, index, err)
 	}
 	if len(rows) == 0 {
-		return nil, fail("read", id, index, trace.ErrNotFound)
+		return fail("read", id, index, trace.ErrNotFound)
 	}
-	var out []byte
 	for _, r := range rows {
-		out = append(out, r.Index(0).String()...)
+		if err := part([]byte(r.Index(0).String())); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // Sessions implements trace.Store.
