@@ -53,7 +53,8 @@
 //
 // # Resume
 //
-// [Resume] reads the highest-index file of a session, replays it
+// [Resume] reads the highest-index file of a session (a part at a time
+// from a store that is a [PartReader]), replays it a record at a time
 // ([Replay]: committed requests become the history, uncommitted input the
 // carry-over, unanswered tool calls get "[interrupted: process exited before
 // the tool finished]" outputs, a completed summarize compaction at the end

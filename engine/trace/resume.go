@@ -31,9 +31,10 @@ type Resumed struct {
 
 // Resume restarts a session from its Trace (ENGINE.md §17): it reads the
 // highest-index file tolerantly, as [ReadFile] does (a part at a time from
-// a [PartReader]), replays it a record at a time, and, when a compaction was left
-// open, writes compaction_end{reason, mode, status:"failed"} before anything
-// else (E-17.4). now stamps the messages Resume synthesizes and writes:
+// a [PartReader]: it holds the history and a part, not the file and its
+// records), replays each record as its line ends, and, when a compaction
+// was left open, writes compaction_end{reason, mode, status:"failed"}
+// before anything else (E-17.4). now stamps the messages Resume synthesizes and writes:
 // time.Now, or the Now of the session's engine.Clock (a nil now is refused
 // with ErrInvalid).
 //
@@ -58,9 +59,6 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 		return nil, opErr("resume", sessionID, 0, ErrNotFound)
 	}
 	index := files[len(files)-1].Index
-	// The file is read a part at a time (a PartReader) and replayed a
-	// record at a time: at its peak Resume holds the history, a part and a
-	// line, not the file and its records.
 	at := now()
 	rp := newReplay(at)
 	seen := callIDs{}
