@@ -55,3 +55,135 @@ test("playground: no accessibility violations axe-core finds, light and dark, ru
   const bad = Object.entries(seen).flatMap(([state, v]) => v.map((line) => `${state}: ${line}`));
   assert.deepEqual(bad, [], "accessibility violations" + explain(log));
 });
+
+// The tests below drive the playground as a person who uses the keyboard
+// alone does. They assert properties (where the focus is after an action),
+// not pictures.
+
+const PAGE = "/static/?pace=0";
+
+/** A description of the element that has the focus, for assertions. */
+const focused = (page) =>
+  page.evaluate(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return "body";
+    const what = e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.dataset.do ? `[data-do=${e.dataset.do}]` : "");
+    return `${what} ${(e.getAttribute("aria-label") || e.textContent || "").trim().slice(0, 40)}`.trim();
+  });
+
+/** Presses Tab (or Shift+Tab) until the focused element matches selector; fails after limit presses. */
+async function tabTo(page, selector, { back = false, limit = 40 } = {}) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+    if (await page.evaluate((s) => document.activeElement?.matches(s), selector)) return;
+  }
+  assert.fail(`${limit} presses of ${back ? "Shift+Tab" : "Tab"} did not reach ${selector}; the focus is on ${await focused(page)}`);
+}
+
+/** Sends prompt from the keyboard and allows each call with Enter on its Allow, until the run ends. */
+async function runByKeyboard(page, prompt) {
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const n = await page.locator("#transcript > .msg.prompt").count();
+  await page.focus("#prompt");
+  await page.keyboard.type(prompt);
+  await page.keyboard.press("Enter");
+  await page.locator("#transcript > .msg.prompt").nth(n).waitFor({ timeout: WAIT });
+  for (;;) {
+    await page.locator('body[data-state="idle"], body[data-state="approval"]').waitFor({ timeout: WAIT });
+    if ((await page.getAttribute("body", "data-state")) === "idle") return;
+    await tabTo(page, '.card.ask button[data-decision="allow"]', { back: true });
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement !== document.body && document.activeElement?.offsetParent !== null, null, { timeout: WAIT })
+      .catch(async () => assert.fail(`the focus was lost after Allow: ${await focused(page)}`));
+  }
+}
+
+test("playground by keyboard alone: every action reached, the focus never left on the page's body", { timeout: 180_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  assert.equal(await focused(page), "#prompt", "the prompt has the focus on load" + explain(log));
+  // Panels only works as a drawer, on a narrow screen: not offered here
+  // (pressed, it left an unseen drawer open that ate the next Escape).
+  assert.equal(await page.locator("#toggle-side").isVisible(), false, "Panels shown on a wide screen");
+
+  // An approval answered with Enter: the focus goes on, to the prompt (or the next approval).
+  await page.keyboard.type("How long is store.go?");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+  await tabTo(page, '.card.ask button[data-decision="allow"]', { back: true });
+  await page.keyboard.press("Enter");
+  await page.locator(".card:not(.ask) .badge.decision[data-decision=allow]").first().waitFor({ timeout: WAIT });
+  assert.match(await focused(page), /^#prompt|Allow/, "after Allow");
+  await page.keyboard.press("Escape"); // Escape stops the run
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+
+  // Settings: opened with Enter, closed with Escape, the focus back on its button.
+  await page.focus("#prompt");
+  await tabTo(page, "#open-settings");
+  await page.keyboard.press("Enter");
+  await page.locator("dialog[open]").waitFor();
+  assert.ok(await page.evaluate(() => document.querySelector("#settings").contains(document.activeElement)), "the focus is not in the dialog");
+  await page.keyboard.press("Escape");
+  await page.locator("dialog:not([open])").waitFor({ state: "attached" });
+  assert.equal(await focused(page), "#open-settings Settings", "after Escape in Settings");
+
+  // Two stored sessions, then each action of a row, from the keyboard.
+  await page.focus("#prompt");
+  await tabTo(page, "#reset", { back: true });
+  await page.keyboard.press("Enter");
+  await runByKeyboard(page, "write notes.md: # Hello");
+  await page.locator("#sessions li.session").nth(1).waitFor({ timeout: WAIT });
+  const row = page.locator("#sessions li.session").first();
+  const id = await row.getAttribute("data-session-id");
+  await row.locator("[data-do=rename]").focus();
+  await page.keyboard.press("Enter");
+  await page.locator(".rename-input").waitFor();
+  assert.match(await focused(page), /^#rename-/, "Rename opens a focused field");
+  await page.keyboard.type(" (renamed)");
+  await page.keyboard.press("Enter");
+  await page.locator("#sessions .title", { hasText: "(renamed)" }).waitFor();
+  assert.equal(await focused(page), "button[data-do=rename] Rename", "after the new title's Enter");
+  await page.keyboard.press("Tab");
+  assert.equal(await focused(page), "button[data-do=export] Export");
+  await page.keyboard.press("Enter");
+  await page.locator("#note", { hasText: "Exported" }).waitFor();
+  assert.equal(await focused(page), "button[data-do=export] Export", "after Export");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await page.locator("#sessions [data-do=delete]").waitFor();
+  assert.equal(await focused(page), "button[data-do=delete] Confirm delete", "after Delete");
+  await page.keyboard.press("Enter");
+  await page.locator(`#sessions li[data-session-id="${id}"]`).waitFor({ state: "detached" });
+  await page.locator("#note", { hasText: `Deleted ${id}.` }).waitFor();
+  assert.match(await focused(page), /^button\[data-do=open\] How long is store\.go\?/, "after Confirm delete, the row that took its place");
+  await page.keyboard.press("Enter"); // opens it
+  await page.locator("#transcript .notice", { hasText: "Resumed from storage" }).waitFor({ timeout: WAIT });
+  assert.match(await focused(page), /^button\[data-do=open\]/, "after opening a session");
+
+  // The Files tab: a file opened with Enter keeps the focus on its button.
+  await tabTo(page, "#tab-files");
+  await page.keyboard.press("Enter");
+  await page.locator("#files [data-path]").first().waitFor();
+  await tabTo(page, "#files [data-path]");
+  await page.keyboard.press("Enter");
+  await page.locator("#file-view:not([hidden])").waitFor();
+  assert.ok(await page.evaluate(() => document.activeElement.matches("#files [data-path][aria-current=true]")), `after opening a file: ${await focused(page)}`);
+  // The Trace tab: Enter opens a row's JSON and closes it again.
+  await tabTo(page, "#tab-trace", { back: true });
+  await page.keyboard.press(" ");
+  await page.locator("#trace li[data-n]").first().waitFor();
+  await tabTo(page, "#trace li[data-n]");
+  await page.keyboard.press("Enter");
+  await page.locator("#trace pre.json").waitFor();
+  assert.ok(await page.evaluate(() => document.activeElement.matches("#trace li[data-n]")), `after Enter on a Trace row: ${await focused(page)}`);
+  await page.keyboard.press("Enter");
+  await page.locator("#trace pre.json").waitFor({ state: "detached" });
+
+  // Import JSONL: its file input is hidden; its button shows the focus.
+  await tabTo(page, "#import", { back: true });
+  const ring = await page.evaluate(() => getComputedStyle(document.querySelector('label[for="import"]')).outlineStyle);
+  assert.notEqual(ring, "none", "no focus ring on Import JSONL… when its input has the focus");
+});

@@ -82,6 +82,7 @@ type App struct {
 	traceV   traceView
 	tab      string // the side panel shown: stream, files, trace
 	drawer   string // narrow screens: "", "sessions" or "side"
+	decided  bool   // an approval that had the focus was answered
 
 	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem
 	stuck, scrolling                                                    bool    // the transcript follows its end; a scroll to the ends waits for the next frame

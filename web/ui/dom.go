@@ -70,6 +70,38 @@ func setDisabled(e elem, on bool) {
 	}
 }
 
+// focusIn returns the element of root that has the focus; nil when the
+// focus is elsewhere.
+func (a *App) focusIn(root elem) elem {
+	act := wrap(a.doc.Get("activeElement"))
+	if act == nil || !root.Call("contains", act.Underlying()).Bool() {
+		return nil
+	}
+	return act
+}
+
+// refocus gives the focus to the first element shown that one of sels
+// names in root, or to the prompt when none is: called when root was
+// drawn anew under the focus (the button pressed replaced by its new
+// self, or hidden), which would leave it on the page's body.
+func (a *App) refocus(root elem, sels ...string) {
+	for _, s := range sels {
+		if s == "" {
+			continue
+		}
+		if e := wrap(root.Call("querySelector", s)); e != nil && e.Call("getClientRects").Length() > 0 {
+			e.Focus()
+			return
+		}
+	}
+	a.prompt.Focus()
+}
+
+// attrIs is the selector of the elements whose attribute name is value.
+func attrIs(name, value string) string {
+	return "[" + name + `="` + js.Global().Get("CSS").Call("escape", value).String() + `"]`
+}
+
 func consoleError(s string) { js.Global().Get("console").Call("error", s) }
 
 func consoleWarn(s string) { js.Global().Get("console").Call("warn", s) }

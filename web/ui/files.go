@@ -74,6 +74,9 @@ func (f *filesView) render() {
 	}
 	f.dirty = false
 	a := f.a
+	if b := a.focusIn(f.list); b != nil { // the file's button has it again
+		defer a.refocus(f.list, attrIs("data-path", b.GetAttribute("data-path")))
+	}
 	f.list.SetTextContent("")
 	if len(f.files) == 0 {
 		f.list.AppendChild(a.el("li", "empty", "The workspace is empty."))

@@ -149,6 +149,27 @@ func (s *sessionsView) render() {
 		editing = wrap(a.doc.Call("getElementById", "rename-"+s.renaming))
 		focused = editing != nil && a.doc.Get("activeElement").Equal(editing.Underlying())
 	}
+	// A button of the list that has the focus is drawn anew: the focus
+	// goes to its new self (Delete's to Confirm delete and back, a closed
+	// Rename field's to Rename), else to the row that took the place of
+	// its row (deleted), else to the prompt; never to the page's body.
+	var back []string
+	if f := a.focusIn(s.list); f != nil && !focused {
+		do := f.GetAttribute("data-do")
+		if f.Class().Contains("rename-input") {
+			do = "rename"
+		}
+		other := map[string]string{"ask-delete": "delete", "delete": "ask-delete"}[do]
+		if li := wrap(f.Call("closest", "li")); li != nil {
+			row := attrIs("data-session-id", li.GetAttribute("data-session-id")) + " "
+			n := 1
+			for p := li.Get("previousElementSibling"); !p.IsNull(); p = p.Get("previousElementSibling") {
+				n++
+			}
+			back = []string{row + attrIs("data-do", do), row + attrIs("data-do", other),
+				fmt.Sprintf("li:nth-child(%d) [data-do=open]", n), "li:last-child [data-do=open]"}
+		}
+	}
 	s.list.SetTextContent("")
 	if len(s.items) == 0 {
 		s.list.AppendChild(a.el("li", "empty", "No stored session yet: send a prompt."))
@@ -194,6 +215,9 @@ func (s *sessionsView) render() {
 		}
 		li.AppendChild(acts)
 		s.list.AppendChild(li)
+	}
+	if back != nil && !focused {
+		a.refocus(s.list, back...)
 	}
 }
 
@@ -488,6 +512,13 @@ func (t *traceView) render() {
 	}
 	t.dirty = false
 	a := t.a
+	var back string // the row that had the focus has it again
+	if li := a.focusIn(t.list); li != nil && li.Call("matches", "li[data-n]").Bool() {
+		back = attrIs("data-n", li.GetAttribute("data-n"))
+	}
+	if back != "" {
+		defer a.refocus(t.list, back)
+	}
 	t.list.SetTextContent("")
 	if len(t.records) == 0 {
 		t.list.AppendChild(a.el("li", "empty", "Nothing stored yet."))

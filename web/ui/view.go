@@ -39,6 +39,7 @@ type itemView struct {
 	// at each tick, a button could be replaced between the press and the
 	// release of a click, and the click was lost
 	countdown elem
+	asking    bool // the approval buttons are shown
 }
 
 // render runs after every batch of posted work: it updates the items that
@@ -49,6 +50,12 @@ func (a *App) render() {
 		delete(a.isDirty, it)
 	}
 	a.dirty = a.dirty[:0]
+	if a.decided {
+		// The approval answered from the keyboard is hidden: the focus
+		// goes to the next one waiting, else to the prompt.
+		a.decided = false
+		a.refocus(a.transcript, `.card.ask button[data-decision="allow"]`)
+	}
 	a.log.flush()
 
 	st := a.state()
@@ -424,6 +431,10 @@ func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 	v.name.SetTextContent(c.Name)
 	key := v.root.GetAttribute("data-approval-key")
 	waiting := a.pending[key] != nil
+	if !waiting && v.asking && a.focusIn(v.approval) != nil {
+		a.decided = true
+	}
+	v.asking = waiting
 	show(v.approval, waiting)
 	toggle(v.root, "ask", waiting)
 	decision := map[string]string{omni.DecisionAllow: "allowed", omni.DecisionDeny: "denied", omni.DecisionForbidden: "forbidden"}[c.Decision]
