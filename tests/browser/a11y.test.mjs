@@ -56,9 +56,11 @@ test("playground: no accessibility violations axe-core finds, light and dark, ru
   assert.deepEqual(bad, [], "accessibility violations" + explain(log));
 });
 
-// The tests below drive the playground as a person who uses the keyboard
-// alone does. They assert properties (where the focus is after an action),
-// not pictures.
+// The tests below drive the playground as two people do: with the
+// keyboard alone, and through the accessibility tree a screen reader
+// reads (the debugging protocol's Accessibility domain). They
+// assert properties (where the focus is after an action, the names in the
+// tree), not pictures.
 
 const PAGE = "/static/?pace=0";
 
@@ -186,4 +188,91 @@ test("playground by keyboard alone: every action reached, the focus never left o
   await tabTo(page, "#import", { back: true });
   const ring = await page.evaluate(() => getComputedStyle(document.querySelector('label[for="import"]')).outlineStyle);
   assert.notEqual(ring, "none", "no focus ring on Import JSONL… when its input has the focus");
+});
+
+/** The accessibility tree of page now (CDP), without the nodes it ignores. */
+async function axTree(cdp) {
+  const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+  return nodes.filter((n) => !n.ignored).map((n) => ({
+    role: n.role?.value ?? "",
+    name: n.name?.value ?? "",
+    props: Object.fromEntries((n.properties ?? []).map((p) => [p.name, p.value?.value])),
+  }));
+}
+
+/** The controls of the tree a screen reader could not name. */
+const CONTROLS = new Set(["button", "textbox", "combobox", "checkbox", "spinbutton", "tab", "link", "searchbox", "DisclosureTriangle", "image", "img", "dialog", "slider", "switch", "radio"]);
+const unnamed = (tree) => tree.filter((n) => CONTROLS.has(n.role) && !n.name.trim()).map((n) => n.role);
+
+test("playground for a screen reader: named controls, a labelled modal dialog, approvals and notes announced", { timeout: 180_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.setViewportSize({ width: 375, height: 740 }); // the drawers' buttons are shown
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const cdp = await ctx.newCDPSession(page);
+  let tree = await axTree(cdp);
+  assert.deepEqual(unnamed(tree), [], "controls without a name, first view" + explain(log));
+  for (const role of ["banner", "main", "contentinfo"]) assert.ok(tree.some((n) => n.role === role), `no ${role} landmark`);
+  assert.ok(tree.some((n) => n.role === "button" && n.name === "Sessions"), "the sessions drawer's button (☰) is not named Sessions");
+  assert.ok(tree.some((n) => n.role === "status"), "no status region (the note under the composer)");
+
+  // What the live region is given during a run: the approval, the completed answer; never a delta.
+  await page.evaluate(() => {
+    window.liveAdded = [];
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) window.liveAdded.push(n.textContent);
+    }).observe(document.getElementById("live"), { childList: true, subtree: true, characterData: true });
+  });
+  await page.fill("#prompt", "write notes.md: # Hello");
+  await page.press("#prompt", "Enter");
+  await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+  tree = await axTree(cdp);
+  assert.deepEqual(unnamed(tree), [], "controls without a name, an approval waiting");
+  assert.ok(tree.some((n) => n.role === "group" && n.name === "Approve the call of write_file"), "the approval's group does not name its tool");
+  await page.waitForFunction(() => window.liveAdded.some((s) => /write_file waits for your approval/.test(s)), null, { timeout: WAIT })
+    .catch(async () => assert.fail(`the approval was not announced: ${JSON.stringify(await page.evaluate(() => window.liveAdded))}`));
+  await page.click('.card.ask button[data-decision="allow"]');
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  await page.fill("#prompt", "stream 2000");
+  await page.press("#prompt", "Enter");
+  await page.locator("#transcript > .msg.prompt").nth(1).waitFor({ timeout: WAIT });
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const added = await page.evaluate(() => window.liveAdded);
+  const deltas = Number(await page.locator("#stream-count").innerText());
+  assert.ok(added.length <= 4 && deltas > 50, `the live region changed ${added.length} times in ${deltas} messages: ${JSON.stringify(added)}`);
+
+  // Settings: a modal dialog named by its heading, every field named.
+  await page.click("#open-settings");
+  await page.locator("dialog[open]").waitFor();
+  tree = await axTree(cdp);
+  assert.ok(tree.some((n) => n.role === "dialog" && n.name === "Settings" && n.props.modal === true), "Settings is not a modal dialog named Settings");
+  assert.deepEqual(unnamed(tree), [], "controls without a name in Settings");
+  await page.keyboard.press("Escape");
+  // The sessions drawer open: its rows' buttons are named.
+  await page.click("#toggle-sessions");
+  await page.locator("#sessions li.session").first().waitFor();
+  tree = await axTree(cdp);
+  assert.deepEqual(unnamed(tree), [], "controls without a name, the sessions drawer open");
+
+  // The note is a status region: it is read when it changes, so it is
+  // not written again at every render of a streaming run.
+  await page.goto(baseURL() + "/static/?pace=0.2");
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  await page.evaluate(() => {
+    window.noteChanges = 0;
+    new MutationObserver((r) => (window.noteChanges += r.length)).observe(document.getElementById("note"), { childList: true, subtree: true, characterData: true });
+  });
+  await page.fill("#prompt", "stream 3000");
+  await page.press("#prompt", "Enter");
+  await page.locator('body[data-state="running"]').waitFor({ timeout: WAIT });
+  await page.click("#toggle-sessions");
+  await page.locator("#sessions [data-do=open]").first().click();
+  await page.locator("#note", { hasText: "Stop the run in flight" }).waitFor();
+  const seen = Number(await page.locator("#stream-count").innerText());
+  await page.waitForFunction((n) => Number(document.getElementById("stream-count").textContent) > n + 20, seen, { timeout: WAIT });
+  assert.equal(await page.evaluate(() => window.noteChanges), 1, "the note was written again during the run");
+  await page.keyboard.press("Escape"); // closes the drawer
+  await page.keyboard.press("Escape"); // stops the run
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
 });

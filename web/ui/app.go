@@ -525,7 +525,7 @@ func (a *App) apply(m omni.Message) {
 		}
 	}
 	if root && m.Type == omni.TypeModelMsg && !m.IsPartial() && p.Type == omni.Text && p.Role == omni.RoleAssistant {
-		a.live.SetTextContent(cut(p.Text, 600)) // completed messages only (aria-live)
+		a.announce(cut(p.Text, 600)) // completed messages only
 	}
 }
 
@@ -559,6 +559,17 @@ func (a *App) askApproval(gen int, call omni.Message, answer func(string)) {
 	}
 	a.pending[approvalKey(call.Origin, call.Payload.ToolCallID)] = &pendingApproval{answer: answer, name: name, item: it}
 	a.mark(it)
+	a.announce(name + " waits for your approval.")
+}
+
+// announce adds text to the page's aria-live region, which a screen
+// reader reads out: completed answers and approvals, never a delta. The
+// last three stay (two in one render are both read).
+func (a *App) announce(text string) {
+	a.live.AppendChild(a.el("p", "", text))
+	for a.live.Get("childElementCount").Int() > 3 {
+		a.live.Get("firstElementChild").Call("remove")
+	}
 }
 
 func (a *App) clickIn(target elem) {

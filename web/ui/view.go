@@ -85,7 +85,9 @@ func (a *App) render() {
 	setDisabled(a.reset, a.running)
 	setDisabled(a.compactBtn, a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK)
 	a.renderSteers()
-	a.noteEl.SetTextContent(a.note)
+	if a.noteEl.Get("textContent").String() != a.note {
+		a.noteEl.SetTextContent(a.note) // a status region: set again, it would be read again
+	}
 	for _, t := range []string{"stream", "files", "trace"} {
 		byID(a.doc, "tab-"+t).SetAttribute("aria-selected", strconv.FormatBool(a.tab == t))
 		show(byID(a.doc, "panel-"+t), a.tab == t)
@@ -235,7 +237,6 @@ func (a *App) toolView(v *itemView, it *playground.Item) {
 	v.root.SetAttribute("data-approval-key", approvalKey(it.T.Path(), it.Tool.CallID))
 	v.approval = a.el("div", "approval", "")
 	v.approval.SetAttribute("role", "group")
-	v.approval.SetAttribute("aria-label", "Approve this tool call")
 	v.approval.AppendChild(a.el("span", "ask", "Run this tool?"))
 	v.approval.AppendChild(a.button("allow", "Allow", "data-decision", omni.DecisionAllow))
 	v.approval.AppendChild(a.button("deny", "Deny", "data-decision", omni.DecisionDeny))
@@ -435,6 +436,9 @@ func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 		a.decided = true
 	}
 	v.asking = waiting
+	if waiting {
+		v.approval.SetAttribute("aria-label", "Approve the call of "+c.Name)
+	}
 	show(v.approval, waiting)
 	toggle(v.root, "ask", waiting)
 	decision := map[string]string{omni.DecisionAllow: "allowed", omni.DecisionDeny: "denied", omni.DecisionForbidden: "forbidden"}[c.Decision]
