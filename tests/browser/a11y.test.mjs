@@ -56,11 +56,11 @@ test("playground: no accessibility violations axe-core finds, light and dark, ru
   assert.deepEqual(bad, [], "accessibility violations" + explain(log));
 });
 
-// The tests below drive the playground as two people do: with the
-// keyboard alone, and through the accessibility tree a screen reader
-// reads (the debugging protocol's Accessibility domain). They
+// The tests below drive the playground as three people do: with the
+// keyboard alone, through the accessibility tree a screen reader reads
+// (the debugging protocol's Accessibility domain), and on a phone. They
 // assert properties (where the focus is after an action, the names in the
-// tree), not pictures.
+// tree, the page's width), not pictures.
 
 const PAGE = "/static/?pace=0";
 
@@ -275,4 +275,81 @@ test("playground for a screen reader: named controls, a labelled modal dialog, a
   await page.keyboard.press("Escape"); // closes the drawer
   await page.keyboard.press("Escape"); // stops the run
   await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+});
+
+test("playground on a phone (375 and 320 px): no sideways scrolling, 24 px targets, drawers by keyboard, reduced motion", { timeout: 180_000 }, async (t) => {
+  const { ctx, log } = await launch(t, { context: { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } });
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  // Layout checks, the same at each width: the page as wide as the
+  // screen, every control shown at least 24 × 24 px.
+  const check = (state) =>
+    page.evaluate((state) => {
+      const d = document.documentElement;
+      const bad = [];
+      if (d.scrollWidth > d.clientWidth || window.innerWidth > screen.width) bad.push(`${state}: the page is ${d.scrollWidth} px wide in ${d.clientWidth}`);
+      for (const e of document.querySelectorAll("button, input, select, textarea, summary, a[href], label.btn")) {
+        if (!e.checkVisibility() || e.classList.contains("visually-hidden")) continue;
+        const r = e.getBoundingClientRect();
+        if (r.width < 24 || r.height < 24) bad.push(`${state}: ${e.id || e.className || e.tagName} "${e.textContent.trim().slice(0, 24)}" is ${r.width.toFixed(0)} × ${r.height.toFixed(0)} px`);
+      }
+      return bad;
+    }, state);
+  const bad = [...(await check("375 px, first view"))];
+
+  await page.fill("#prompt", "echo: a long line\n\n```\n" + "x".repeat(400) + "\n```\n\n" + "y".repeat(300));
+  await page.press("#prompt", "Enter");
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  await page.fill("#prompt", "js: 'z'.repeat(2000)");
+  await page.press("#prompt", "Enter");
+  await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+  bad.push(...(await check("375 px, an approval waiting")));
+  await page.setViewportSize({ width: 320, height: 568 });
+  bad.push(...(await check("320 px, an approval waiting")));
+  await page.click('.card.ask button[data-decision="allow"]');
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  bad.push(...(await check("320 px, the run done")));
+
+  // The sessions drawer by keyboard: Escape closes it, the focus back on its button.
+  await page.focus("#toggle-sessions");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await page.locator("#sessions li.session").first().waitFor({ timeout: WAIT });
+  bad.push(...(await check("320 px, the sessions drawer open")));
+  await tabTo(page, "#sessions [data-do=rename]");
+  await page.keyboard.press("Escape");
+  await page.locator('body[data-drawer=""]').waitFor();
+  assert.equal(await focused(page), "#toggle-sessions Sessions", "after Escape in the drawer" + explain(log));
+  // A session opened from the drawer closes it: the focus goes to the prompt.
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await tabTo(page, "#sessions [data-do=open]");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-drawer=""]').waitFor();
+  assert.equal(await focused(page), "#prompt", "after opening a session from the drawer");
+
+  // Settings fit the screen.
+  await page.click("#open-settings");
+  await page.locator("dialog[open]").waitFor();
+  const box = await page.locator("dialog[open]").boundingBox();
+  if (box.x < 0 || box.y < 0 || box.x + box.width > 320 || box.y + box.height > 568) bad.push(`Settings at ${JSON.stringify(box)} on a 320 × 568 screen`);
+  bad.push(...(await check("320 px, Settings open")));
+  await page.keyboard.press("Escape");
+  assert.deepEqual(bad, [], "on a phone" + explain(log));
+
+  // The streaming caret blinks, unless the person asked for less motion.
+  const blink = () =>
+    page.evaluate(() => {
+      const m = document.createElement("div");
+      m.className = "msg text streaming";
+      m.innerHTML = '<div class="body">x</div>';
+      document.getElementById("transcript").append(m);
+      const name = getComputedStyle(m.firstChild, "::after").animationName;
+      m.remove();
+      return name;
+    });
+  assert.equal(await blink(), "blink");
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  assert.equal(await blink(), "none", "the caret blinks with prefers-reduced-motion: reduce");
 });

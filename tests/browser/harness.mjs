@@ -38,9 +38,10 @@ export function baseURL() {
 /**
  * Launches Chromium with a fresh profile (its --user-data-dir) that is
  * deleted after the test. Returns the persistent context and a log of page
- * errors and console messages for failure reports.
+ * errors and console messages for failure reports. context adds options
+ * of the context (playwright's launchPersistentContext).
  */
-export async function launch(t, { args = [], ignoreDefaultArgs } = {}) {
+export async function launch(t, { args = [], ignoreDefaultArgs, context = {} } = {}) {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set FLOE_CHROMIUM`);
   }
@@ -51,6 +52,7 @@ export async function launch(t, { args = [], ignoreDefaultArgs } = {}) {
     args: [...FLAGS, ...args],
     ignoreDefaultArgs,
     timeout: WAIT,
+    ...context, // a phone's viewport, say: { viewport, isMobile, hasTouch }
   });
   ctx.setDefaultTimeout(WAIT);
   const log = [];

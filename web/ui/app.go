@@ -82,6 +82,7 @@ type App struct {
 	traceV   traceView
 	tab      string // the side panel shown: stream, files, trace
 	drawer   string // narrow screens: "", "sessions" or "side"
+	drawn    string // the drawer the last render showed
 	decided  bool   // an approval that had the focus was answered
 
 	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem

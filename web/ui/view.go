@@ -97,6 +97,16 @@ func (a *App) render() {
 	a.sessions.render()
 	a.files.render()
 	a.traceV.render()
+	if a.drawn != a.drawer {
+		// A drawer closed with the focus in it gives the focus back to
+		// the button that opens it.
+		for _, d := range [][3]string{{"sessions", "sessions-panel", "toggle-sessions"}, {"side", "side", "toggle-side"}} {
+			if a.drawn == d[0] && a.focusIn(byID(a.doc, d[1])) != nil {
+				byID(a.doc, d[2]).Focus()
+			}
+		}
+		a.drawn = a.drawer
+	}
 	a.scrollSoon()
 }
 
