@@ -23,7 +23,7 @@ const writeChunk = 16 << 10
 func streamHeaders(w http.ResponseWriter) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 }
