@@ -179,7 +179,7 @@ func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) err
 	}
 	handler := srv.Handler
 	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
-		handler = loopbackOnly(handler)
+		handler = loopbackOnly(handler, cfg.Origins)
 	}
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	hs.RegisterOnShutdown(srv.Close)
@@ -227,18 +227,31 @@ func loopbackName(host string) bool {
 }
 
 // loopbackOnly wraps the handler of a server that listens on a loopback
-// address: it answers only requests sent to a loopback name (421
-// otherwise). A page on a name of someone else's that resolves to
-// 127.0.0.1 (DNS rebinding) is of the same origin as the server for its
-// browser, so neither the Origin check nor CORS stops it; its Host names
-// it.
-func loopbackOnly(h http.Handler) http.Handler {
+// address: it answers only requests sent to a loopback name or to the host
+// of one of origins (421 otherwise). A page on a name of someone else's
+// that resolves to 127.0.0.1 (DNS rebinding) is of the same origin as the
+// server for its browser, so neither the Origin check nor CORS stops it;
+// its Host names it. A reverse proxy in front of the server may pass on
+// the public name its pages are served under (Caddy and Go's
+// httputil.NewSingleHostReverseProxy do by default): that name is the
+// operator's, and --origin names it ("*" names no host).
+func loopbackOnly(h http.Handler, origins []string) http.Handler {
+	var named []string
+	for _, o := range origins {
+		if u, err := url.Parse(o); err == nil && o != "*" && u.Hostname() != "" {
+			named = append(named, u.Hostname())
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.Host
 		if h, _, err := net.SplitHostPort(name); err == nil {
 			name = h
 		}
-		if !loopbackName(name) {
+		ok := loopbackName(name)
+		for _, n := range named {
+			ok = ok || strings.EqualFold(strings.TrimSuffix(name, "."), n)
+		}
+		if !ok {
 			var body struct {
 				Error struct {
 					Code    string `json:"code"`
@@ -246,7 +259,7 @@ func loopbackOnly(h http.Handler) http.Handler {
 				} `json:"error"`
 			}
 			body.Error.Code = "host_not_allowed"
-			body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server listens on a loopback address and answers requests to localhost or a loopback IP only; to serve other names, start it with --host and a --token"
+			body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server listens on a loopback address and answers requests to localhost, a loopback IP or the host of an --origin only; behind a reverse proxy, start it with --origin and the origin of its pages (https://example.com); to serve other names directly, with --host and a --token"
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusMisdirectedRequest)
 			json.NewEncoder(w).Encode(body)
