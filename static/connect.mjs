@@ -153,8 +153,9 @@ async function* sseEvents(body, signal, stallMs) {
  * token (bearer token), fetch (a fetch implementation; default
  * globalThis.fetch), reconnectDelayMs (wait before reopening a dropped
  * stream, or posting a decision again; default 1000), stallMs (a stream
- * that brings nothing for that long, pings included, is reopened; default
- * 45000, two of the server's pings).
+ * that brings nothing for that long, pings included, is reopened, and a
+ * first connection that meets only a gateway's 502–504 for that long ends;
+ * default 45000, two of the server's pings).
  */
 export function connect(baseURL, sessionId, options = {}) {
   if (typeof baseURL !== "string" || baseURL === "") throw floeError("bad_argument", "connect: baseURL: want a URL string");
@@ -436,6 +437,7 @@ export function connect(baseURL, sessionId, options = {}) {
     // dropped as the buffered ones are.
     let covered = null;
     const isCovered = (e) => epochOf(e.id) === covered.epoch && seqOf(e.id) <= covered.upTo;
+    let gateway = null; // when a first connection met a gateway's 502–504
     while (!closed) {
       let events;
       try {
@@ -451,6 +453,11 @@ export function connect(baseURL, sessionId, options = {}) {
           const page = globalThis.location?.origin;
           const why = page && page !== "null" ? `is it running, and does it allow this page's origin ${page} (--origin, FLOE_ORIGINS)?` : "is it running?";
           throw Object.assign(floeError("network", `GET /stream: ${e?.message ?? String(e)}: no answer from ${baseURL}: ${why}`), { cause: e });
+        }
+        // A proxy whose server is down answers for it: waited out for
+        // stallMs (a restart), not for ever.
+        if (!loaded && (gateway ??= Date.now()) + stallMs <= Date.now()) {
+          throw Object.assign(e, { message: `${e.message}: ${baseURL} answered only a gateway's ${e.status} for ${stallMs} ms: is the server behind it running?` });
         }
         await wait(reconnectDelayMs);
         continue;

@@ -548,6 +548,22 @@ test("a gateway's 502, 503 or 504 on the stream is waited out; an answer that is
   await assert.rejects(gone.messages().next(), (e) => e.code === "session_not_found" && e.status === 404);
 });
 
+// A proxy in front of a server that is down answers every request itself,
+// 502: a first connection that meets nothing else waited for ever (a
+// direct one that reaches no server ends at once). It waits stallMs, in
+// which a server that restarts comes back, then ends naming the status.
+test("a first connection that meets only a gateway's 502 ends after stallMs, naming it", { timeout: 10_000 }, async () => {
+  let asked = 0;
+  const f = async () => (asked++, new Response("<html><body>502 Bad Gateway</body></html>", { status: 502, headers: { "Content-Type": "text/html" } }));
+  const s = client("https://example.com/agent", "s1", { fetch: f, reconnectDelayMs: 10, stallMs: 100 });
+  const why = (e) => e.name === "FloeError" && e.code === "http_502" && e.status === 502 && /Bad Gateway.*only a gateway's 502 for 100 ms: is the server behind it running\?/.test(e.message);
+  await assert.rejects(async () => {
+    for await (const m of s.run("hi")) void m;
+  }, why);
+  assert.equal(asked > 2, true, "the stream was asked for again while stallMs lasted");
+  await assert.rejects(s.messages().next(), why);
+});
+
 // A decision whose POST is lost on the network is posted again (not asked
 // again) while the call is pending: the run goes on.
 test("a decision's POST that fails on the network is made again; approve is still asked once per call", { timeout: 30_000 }, async () => {
