@@ -105,10 +105,13 @@ export default { ...floe, load };
 // process that ended without releasing it (killed) leaves a stale file:
 // on the same host, a pid no longer running (or this process's own pid
 // with another token: a container's pid 1 restarted) frees it. A holder
-// on another host (a shared directory) is never judged; the error names
-// the file to delete. Where the file cannot be made (a read-only or
-// missing directory) there is no lock: the Trace's writes fail there too,
-// and say so.
+// touches its file every `beat` seconds while it holds it, so one whose
+// pid cannot tell (another host: a shared directory, a container made
+// anew; a pid another process took) is judged gone once its file has
+// gone ten beats untouched; a file without `beat` (an older build) is
+// never judged so, and the error names the file to delete. Where the
+// file cannot be made (a read-only or missing directory) there is no
+// lock: the Trace's writes fail there too, and say so.
 const TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
 const HOST = (() => {
   try {
@@ -120,7 +123,8 @@ const HOST = (() => {
 
 nodeHooks.lockDir = (dir, id, create) => {
   const path = join(dir, `.${id}.lock`);
-  const own = JSON.stringify({ pid: process.pid, host: HOST, token: TOKEN }) + "\n";
+  const beatMs = nodeHooks.lockBeatMs ?? 30_000;
+  const own = JSON.stringify({ pid: process.pid, host: HOST, token: TOKEN, beat: beatMs / 1000 }) + "\n";
   for (let tries = 0; ; tries++) {
     try {
       if (create) nodeFS.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -148,7 +152,15 @@ nodeHooks.lockDir = (dir, id, create) => {
         } catch {}
         return () => {};
       }
+      const beat = setInterval(() => {
+        try {
+          if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.utimesSync(path, new Date(), new Date());
+        } catch {}
+        nodeHooks.lockBeaten?.();
+      }, beatMs);
+      beat.unref?.();
       return () => {
+        clearInterval(beat);
         try {
           if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.unlinkSync(path);
         } catch {}
@@ -162,12 +174,13 @@ nodeHooks.lockDir = (dir, id, create) => {
     } catch (e) {
       if (e?.code === "ENOENT" && tries < 3) continue; // released meanwhile
     }
-    if (tries < 3 && stale(holder)) {
+    if (tries < 3 && (stale(holder) || silent(holder, path))) {
       takeOver(path, text);
       continue;
     }
     const who = Number.isSafeInteger(holder?.pid) ? `pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}` : "a process";
-    return `another process (${who}) is running it (its lock file ${path}: delete it if that process is gone)`;
+    const gone = beats(holder) ? `it is judged gone once its file goes ${holder.beat * STALE_BEATS} s untouched` : "delete it if that process is gone";
+    return `another process (${who}) is running it (its lock file ${path}: ${gone})`;
   }
 };
 
@@ -195,6 +208,19 @@ function takeOver(path, text) {
   try {
     nodeFS.unlinkSync(aside);
   } catch {}
+}
+
+// silent: the holder said it touches its file every `beat` seconds, and
+// the file has gone STALE_BEATS beats untouched.
+const STALE_BEATS = 10;
+const beats = (holder) => typeof holder?.beat === "number" && holder.beat > 0 && holder.beat <= 3600;
+function silent(holder, path) {
+  if (!beats(holder)) return false;
+  try {
+    return Date.now() - nodeFS.statSync(path).mtimeMs > holder.beat * STALE_BEATS * 1000;
+  } catch {
+    return false;
+  }
 }
 
 function stale(holder) {

@@ -116,8 +116,10 @@ function editDistance(a, b) {
  * id of the {dir} store dir across processes (floe.mjs's locks are one
  * program's) and returns the function that releases it, or, when another
  * process holds it, the end of the session_busy message naming that process.
+ * lockBeatMs (tests) shortens how often a holder touches its lock file, and
+ * lockBeaten is called after each touch.
  */
-export const nodeHooks = { lockDir: null };
+export const nodeHooks = { lockDir: null, lockBeatMs: undefined, lockBeaten: undefined };
 
 /**
  * Checks that v is an object of options: not an array, Map, Date or other

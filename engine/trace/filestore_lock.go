@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"fmt"
 )
@@ -36,7 +37,19 @@ type lockHolder struct {
 	PID   *int   `json:"pid"`
 	Host  string `json:"host"`
 	Token string `json:"token"`
+	// Beat is how often, in seconds, the holder touches its file while it
+	// holds it; 0 (a file of an older build) = never.
+	Beat float64 `json:"beat,omitempty"`
 }
+
+// lockBeat is how often a holder touches its lock file (its mtime), and
+// lockStaleBeats how many beats missed make a holder that declared them
+// gone, wherever it runs (tests shorten the beat).
+var (
+	lockBeat       = 30 * time.Second
+	lockStaleBeats = 10.0
+	lockBeaten     = func() {} // called after each touch (tests wait on it)
+)
 
 // Lock holds session id for this process's writes, across processes: it
 // makes the file <root>/.<id>.lock naming this process (pid, host), the
@@ -44,9 +57,13 @@ type lockHolder struct {
 // every run (or write) of the session, and call release when done. When
 // another process (or another Lock of this one) holds it, Lock returns an
 // error wrapping [ErrBusy] that names the holder and the file. A file left
-// by a process that no longer runs on this host (killed) is taken over; a
-// holder on another host (a shared directory) is never judged: delete the
-// file once that process is gone. Where the file cannot be made (a
+// by a process that no longer runs on this host (killed) is taken over,
+// and so is one whose holder declared a beat (it touches the file every
+// lockBeat, 30 s, while it holds it) and has gone ten beats untouched:
+// a holder on another host (a shared directory, a container made anew)
+// or whose pid another process took. A file without a beat (an older
+// build's) is never judged by its age: delete it once that process is
+// gone. Where the file cannot be made (a
 // read-only directory) there is no lock, and the writes say why they fail.
 // release may be called more than once; only its first call releases.
 func (s *FileStore) Lock(id string) (release func(), err error) {
@@ -54,7 +71,7 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 		return nil, opErr("lock", id, 0, err)
 	}
 	path := filepath.Join(s.root, "."+id+".lock")
-	own, _ := json.Marshal(lockHolder{PID: ptr(os.Getpid()), Host: lockHost, Token: lockToken})
+	own, _ := json.Marshal(lockHolder{PID: ptr(os.Getpid()), Host: lockHost, Token: lockToken, Beat: lockBeat.Seconds()})
 	own = append(own, '\n')
 	for tries := 0; ; tries++ {
 		err := writeNew(path, own, false)
@@ -64,9 +81,11 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			}
 		}
 		if err == nil {
+			stop := beat(path, own)
 			var once sync.Once // every Lock of this process writes the same bytes: a second call would remove a later Lock's file
 			return func() {
 				once.Do(func() {
+					stop()
 					if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
 						os.Remove(path)
 					}
@@ -83,7 +102,7 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			continue // released meanwhile
 		}
 		json.Unmarshal(data, &holder)
-		if tries < 3 && holder.stale() {
+		if tries < 3 && (holder.stale() || holder.silent(path)) {
 			takeOver(path, data)
 			continue
 		}
@@ -99,7 +118,11 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			// Lock of this one that was not released.
 			return nil, opErr("lock", id, 0, fmt.Errorf("%w: this process (%s) holds it already: an earlier Lock of it is not released (its lock file %s)", ErrBusy, who, path))
 		}
-		return nil, opErr("lock", id, 0, fmt.Errorf("%w: another process (%s) is running it (its lock file %s: delete it if that process is gone)", ErrBusy, who, path))
+		gone := "delete it if that process is gone"
+		if holder.beats() {
+			gone = "it is judged gone once its file goes " + (time.Duration(holder.Beat*lockStaleBeats) * time.Second).String() + " untouched"
+		}
+		return nil, opErr("lock", id, 0, fmt.Errorf("%w: another process (%s) is running it (its lock file %s: %s)", ErrBusy, who, path, gone))
 	}
 }
 
@@ -134,4 +157,45 @@ func (h lockHolder) stale() bool {
 		return h.Token != lockToken
 	}
 	return pidGone(*h.PID)
+}
+
+// beat touches the lock file at path, while it still holds own, every
+// lockBeat until stop is called: a holder another host runs (a shared
+// directory, a container made anew with a new host name) or whose pid
+// another process took cannot be judged by its pid, and its file's age
+// then says it is gone.
+func beat(path string, own []byte) (stop func()) {
+	done := make(chan struct{})
+	t := time.NewTicker(lockBeat)
+	go func() {
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
+					now := time.Now()
+					os.Chtimes(path, now, now)
+				}
+				lockBeaten()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// beats: the holder said how often it touches its file (at most hourly).
+func (h lockHolder) beats() bool { return h.Beat > 0 && h.Beat <= 3600 }
+
+// silent: the holder said it touches its file every Beat seconds, and the
+// file has gone lockStaleBeats beats untouched (a holder that no longer
+// runs, wherever it ran). A file of an older build, without Beat, is
+// never judged so.
+func (h lockHolder) silent(path string) bool {
+	if !h.beats() {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && time.Since(fi.ModTime()) > time.Duration(h.Beat*lockStaleBeats*float64(time.Second))
 }

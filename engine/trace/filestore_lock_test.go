@@ -169,7 +169,7 @@ func TestFileStoreLockNodeFormat(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(path)
-			want := regexp.MustCompile(`^\{"pid":` + strconv.Itoa(os.Getpid()) + `,"host":` + regexp.QuoteMeta(strconv.Quote(host)) + `,"token":"[0-9a-f]+"\}\n$`)
+			want := regexp.MustCompile(`^\{"pid":` + strconv.Itoa(os.Getpid()) + `,"host":` + regexp.QuoteMeta(strconv.Quote(host)) + `,"token":"[0-9a-f]+","beat":30\}\n$`)
 			if !want.Match(data) {
 				t.Fatalf("lock file %q, want the Node build's format naming this process", data)
 			}

@@ -149,6 +149,60 @@ test("{dir}: a lock file left by this process's pid in another life is stale; on
   await again.close();
 });
 
+// A holder touches its lock file every beat while it holds it, so one its
+// pid cannot judge (another host: a container made anew over the same
+// directory; a pid another process took) is gone once its file has gone
+// ten beats untouched. A file without a beat (an older build) is never
+// judged by its age.
+test("{dir}: a lock file another host left untouched for ten beats is stale; one touched within them, or of an older build, is not; a run's lock beats", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "silent";
+  const s = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("hi")), store });
+  await collect(s.run("hello"));
+  await s.close();
+  const path = lockFile(dir, id);
+  const leave = async (holder, ageMs) => {
+    await writeFile(path, JSON.stringify(holder) + "\n");
+    const at = new Date(Date.now() - ageMs);
+    nodeFS.utimesSync(path, at, at);
+  };
+  await leave({ pid: 1, host: "elsewhere", token: "x", beat: 30 }, 4 * 60_000);
+  await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /pid 1 on elsewhere.*judged gone once its file goes 300 s untouched/);
+  await leave({ pid: 1, host: "elsewhere", token: "x" }, 24 * 3600_000);
+  await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /delete it if that process is gone/);
+  await leave({ pid: 1, host: "elsewhere", token: "x", beat: 30 }, 6 * 60_000);
+  const again = await floe.resumeSession(id, { llm: scriptedLLM(say("hi")), store });
+  await collect(again.run("again"));
+  assert.equal(nodeFS.existsSync(path), false);
+
+  // The run's own lock names its beat and is touched while the run waits.
+  const { nodeHooks } = await import("../../static/internal.mjs");
+  let beaten;
+  nodeHooks.lockBeatMs = 5;
+  nodeHooks.lockBeaten = () => beaten?.();
+  t.after(() => {
+    nodeHooks.lockBeatMs = undefined;
+    nodeHooks.lockBeaten = undefined;
+  });
+  let open;
+  const gate = new Promise((r) => (open = r));
+  const llm = { async *streamGenerate() { await gate; yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "late", stop_reason: "completed" } }; return { status: "completed" }; } };
+  const held = await floe.resumeSession(id, { llm, store });
+  const run = collect(held.run("wait"));
+  while (!nodeFS.existsSync(path)) await new Promise((r) => setImmediate(r));
+  assert.equal(JSON.parse(nodeFS.readFileSync(path, "utf8")).beat, 0.005);
+  const old = new Date(Date.now() - 3600_000);
+  nodeFS.utimesSync(path, old, old);
+  const alive = setInterval(() => {}, 1000); // the beat's timer holds no process open
+  while (nodeFS.statSync(path).mtimeMs < Date.now() - 60_000) await new Promise((r) => (beaten = r));
+  clearInterval(alive);
+  open();
+  await run;
+  await held.close();
+  assert.equal(nodeFS.existsSync(path), false);
+});
+
 test("{dir}: the lock of a store nothing can be written to is no lock: the run goes on and its writes say why they fail", async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, "a-file");
