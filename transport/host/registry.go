@@ -58,7 +58,7 @@ type Config struct {
 	// since their last compaction, of which a provider's model keeps its
 	// own copy), the one idle the longest lets its engine go, as
 	// past KeepWarm. A session whose own file is larger lets it go as soon
-	// as it is idle. 0 = no bound.
+	// as it is idle, and the others stay. 0 = no bound.
 	KeepWarmBytes int64
 }
 
@@ -255,9 +255,14 @@ func (r *Registry) idle(h *Host) []*Host {
 	defer r.warmMu.Unlock()
 	r.warmSeq++
 	r.unwarm(h)
+	var out []*Host
+	if r.cfg.KeepWarmBytes > 0 && h.traceBytes > r.cfg.KeepWarmBytes {
+		// Past the bound alone, h lets its own engine go; the others,
+		// within it, stay as they were.
+		return append(out, h)
+	}
 	r.warm[h] = warmth{r.warmSeq, h.traceBytes}
 	r.warmBytes += h.traceBytes
-	var out []*Host
 	for len(r.warm) > max(r.cfg.KeepWarm, 0) || r.cfg.KeepWarmBytes > 0 && r.warmBytes > r.cfg.KeepWarmBytes {
 		var oldest *Host
 		for c, w := range r.warm {
