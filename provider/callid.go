@@ -6,7 +6,8 @@ package provider
 // provider holds ids of its making (vLLM's "chatcmpl-tool-" and 32 hex
 // digits, 46 bytes), which OpenAI's Chat API refuses above 40 bytes and
 // its Responses API above 64. The same id always gives the same result,
-// so a call and its output still pair.
+// so a call and its output still pair. Under 12 bytes it is max letters
+// and digits of the hash; under 1, "".
 //
 //go:noinline
 func CallID(id string, max int) string {
@@ -14,6 +15,9 @@ func CallID(id string, max int) string {
 		return id
 	}
 	n := max - 12
+	if n < 0 {
+		return hashID(id, max)
+	}
 	for n > 0 && id[n]&0xc0 == 0x80 { // not inside a UTF-8 sequence
 		n--
 	}
@@ -37,8 +41,8 @@ func AlnumID(id string, n int) string {
 	return hashID(id, n)
 }
 
-// hashID returns n (at most 11, which hold all of it) letters and digits
-// of the 64-bit FNV-1a hash of s.
+// hashID returns n letters and digits of the 64-bit FNV-1a hash of s (11
+// hold all of it); past 11, those of s and a NUL follow. n < 1 gives "".
 func hashID(s string, n int) string {
 	const digits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	h := uint64(14695981039346656037)
@@ -50,5 +54,8 @@ func hashID(s string, n int) string {
 		b[i] = digits[h%62]
 		h /= 62
 	}
-	return string(b[:n])
+	if n > 11 {
+		return string(b[:]) + hashID(s+"\x00", n-11)
+	}
+	return string(b[:max(n, 0)])
 }
