@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -199,15 +200,41 @@ func TestBlankTextBlocks(t *testing.T) {
 }
 
 // A tool call id the API's pattern refuses (another provider's) goes out
-// with each other byte as "_", the same in the call and its result.
+// with each other byte as "_" and a hash of the id after it, the same in
+// the call and its result: two ids that differ only in such bytes (a
+// model of one's own names its calls "调用一", "调用二") went out as one,
+// which the API refuses.
 func TestToolIDsSent(t *testing.T) {
 	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
 	m, _ := New(Options{Transport: tr, Model: "m"})
-	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("go"), omni.ToolCallMsg("functions.get_weather:0", "f", "{}"), omni.ToolOutput("functions.get_weather:0", "sunny", omni.StatusCompleted), omni.AssistantText("ok", omni.StatusCompleted)})
+	hist := []omni.Message{omni.UserText("go")}
+	ids := []string{"functions.get_weather:0", "调用一", "调用二", "toolu_1"}
+	for _, id := range ids {
+		hist = append(hist, omni.ToolCallMsg(id, "f", "{}"))
+	}
+	for _, id := range ids {
+		hist = append(hist, omni.ToolOutput(id, "sunny", omni.StatusCompleted))
+	}
+	m.LoadHistory(context.Background(), append(hist, omni.AssistantText("ok", omni.StatusCompleted)))
 	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?")}})
-	got := js(tr.Body(t, 0)["messages"])
-	if strings.Count(got, `"functions_get_weather_0"`) != 2 || strings.Contains(got, "functions.get_weather:0") {
-		t.Errorf("messages %s", got)
+	msgs := tr.Body(t, 0)["messages"].([]any)
+	var uses, results []string
+	for _, b := range msgs[1].(map[string]any)["content"].([]any) {
+		uses = append(uses, b.(map[string]any)["id"].(string))
+	}
+	for _, b := range msgs[2].(map[string]any)["content"].([]any) {
+		results = append(results, b.(map[string]any)["tool_use_id"].(string))
+	}
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	seen := map[string]bool{}
+	for i, id := range uses {
+		if !pattern.MatchString(id) || seen[id] || i >= len(results) || results[i] != id {
+			t.Fatalf("tool_use ids %q, tool_result ids %q: want each in the pattern, distinct and paired", uses, results)
+		}
+		seen[id] = true
+	}
+	if !strings.HasPrefix(uses[0], "functions_get_weather_0_") || uses[3] != "toolu_1" {
+		t.Errorf("tool_use ids %q", uses)
 	}
 }
 

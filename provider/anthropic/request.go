@@ -232,8 +232,10 @@ func blank(s string) bool {
 }
 
 // toolID is id as the API takes a tool_use id (^[a-zA-Z0-9_-]+$): another
-// provider's ids ("functions.get_weather:0") have each other byte as "_",
-// the same in the call and its result.
+// provider's ids ("functions.get_weather:0") have each other byte as "_"
+// and "_" and 8 letters and digits of a hash of the id after them, so that
+// two ids that differ only in those bytes ("调用一", "调用二") stay two; the
+// same in the call and its result.
 func toolID(id string) string {
 	var b []byte
 	for i := 0; i < len(id); i++ {
@@ -247,7 +249,7 @@ func toolID(id string) string {
 	if b == nil {
 		return id
 	}
-	return string(b)
+	return string(b) + "_" + provider.AlnumID(id, 8) // id is not 8 letters and digits: its hash
 }
 
 // Adaptive reports whether model takes adaptive thinking rather than a
