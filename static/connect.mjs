@@ -437,11 +437,12 @@ export function connect(baseURL, sessionId, options = {}) {
     // dropped as the buffered ones are.
     let covered = null;
     const isCovered = (e) => epochOf(e.id) === covered.epoch && seqOf(e.id) <= covered.upTo;
-    let gateway = null; // when a first connection met a gateway's 502–504
+    let gateway = null; // when a first connection met a gateway's 502–504 since the stream last opened
     while (!closed) {
       let events;
       try {
         events = await open();
+        gateway = null;
       } catch (e) {
         if (e.fatal) throw e;
         if (closed) return;

@@ -564,6 +564,32 @@ test("a first connection that meets only a gateway's 502 ends after stallMs, nam
   await assert.rejects(s.messages().next(), why);
 });
 
+// The stallMs of gateway errors count from the last time the stream
+// opened: one that opened between them (its history refused, a proxy
+// whose server is still starting) has reached the server. Before, they
+// counted from the first 502, and a 502 after stallMs of that ended the
+// session at once, saying it "answered only a gateway's 502".
+test("a gateway's 502 after the stream opened is waited out anew, however long since the first", { timeout: 10_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const page = () => new Response("<html><body>502 Bad Gateway</body></html>", { status: 502, headers: { "Content-Type": "text/html" } });
+  const stallMs = 200;
+  let streams = 0;
+  let histories = 0;
+  const f = async (url, init = {}) => {
+    const path = new URL(String(url)).pathname;
+    if (path.endsWith("/stream") && [1, 3].includes(++streams)) return page();
+    // The first history answers 502 once stallMs have passed since the first 502.
+    if (path.endsWith("/messages") && histories++ === 0) return new Promise((resolve) => setTimeout(() => resolve(page()), stallMs + 50));
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 10, stallMs });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  assert.equal(streams >= 4, true, `the stream was opened ${streams} times`);
+  assert.equal(got.filter(complete).at(-1).payload.type, "request_end");
+});
+
 // A decision whose POST is lost on the network is posted again (not asked
 // again) while the call is pending: the run goes on.
 test("a decision's POST that fails on the network is made again; approve is still asked once per call", { timeout: 30_000 }, async () => {
