@@ -128,8 +128,11 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *keepWarm < 0 {
 		return server.Config{}, "", fmt.Errorf("--keep-warm %d: want 0 or more", *keepWarm)
 	}
-	if *keepWarmMB < 0 || *keepWarmMB > 1<<30 {
+	if *keepWarmMB < 0 {
 		return server.Config{}, "", fmt.Errorf("--keep-warm-mb %d: want 0 (no bound) or more", *keepWarmMB)
+	}
+	if *keepWarmMB > 1<<30 {
+		return server.Config{}, "", fmt.Errorf("--keep-warm-mb %d: want at most %d (1 PB)", *keepWarmMB, 1<<30)
 	}
 	if *keepWarm == 0 {
 		*keepWarm = -1 // host.Config: none

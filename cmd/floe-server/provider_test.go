@@ -253,6 +253,7 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--replay-events", "-1"}, "--replay-events -1: want 0 or more"},
 		{nil, []string{"--keep-warm", "-2"}, "--keep-warm -2: want 0 or more"},
 		{nil, []string{"--keep-warm-mb", "-1"}, "--keep-warm-mb -1: want 0 (no bound) or more"},
+		{nil, []string{"--keep-warm-mb", "2000000000"}, "--keep-warm-mb 2000000000: want at most 1073741824 (1 PB)"},
 		{nil, []string{"--keep-warm-mb", "lots"}, `invalid value "lots" for flag -keep-warm-mb`},
 		{nil, []string{"--system", "Hi"}, "--system: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--context-window", "lots"}, `--context-window "lots": want a number of tokens`},
