@@ -2,6 +2,7 @@ package provider
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -93,6 +94,36 @@ func Fidelity(key, value string) omni.RawJSON {
 	w.KeyStr(key, value)
 	w.Close('}')
 	return w.B
+}
+
+// EndpointKey is the key of a fidelity object that names the endpoint
+// whose reply it came in (Conversation.Mark), put beside the
+// provider-specific reasoning an adapter keeps (a signature, an encrypted
+// item, reasoning_content): that reasoning goes back to that endpoint
+// only. Readers of a Trace that do not know it ignore it, as they do
+// the rest of a fidelity object.
+const EndpointKey = "endpoint"
+
+// Stamp returns the fidelity object f, one of the adapter's own (written
+// without spaces), with the member that names the endpoint the reply came
+// from (unchanged when the Emitter has none).
+func (e *Emitter) Stamp(f omni.RawJSON) omni.RawJSON {
+	if e.mark == "" || len(f) < 3 {
+		return f
+	}
+	return append(append(append(f[:len(f)-1:len(f)-1], ','), e.mark...), '}')
+}
+
+// FromEndpoint reports whether the reasoning kept in the fidelity object
+// f may go to the endpoint of mark (a Conversation's Mark): f names it as
+// the endpoint that made it, or names none (a Trace written before the
+// marker: sent as it was then). Fidelity is kept byte for byte (PROTOCOL.md
+// P-5), so the member is found as Stamp wrote it.
+//
+//go:noinline
+func FromEndpoint(f omni.RawJSON, mark string) bool {
+	s := string(f)
+	return strings.Contains(s, mark) || !strings.Contains(s, `"`+EndpointKey+`":`)
 }
 
 // ObjectOr returns args if it is a JSON object, else "{}": tool arguments

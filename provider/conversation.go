@@ -19,6 +19,11 @@ type Conversation struct {
 	Session omni.TokenCounts // session totals, reported in each token_usage
 	IDs     IDs
 	Last    Usage // the last completed request's counts as stated
+	// Mark names the endpoint the requests go to, as the member of a
+	// fidelity object ("endpoint":"URL") that the reasoning of its
+	// replies carries: see Emitter.Stamp and FromEndpoint. Setup names
+	// the request URL; KeyEndpoint adds the key.
+	Mark string
 
 	api    string
 	t      Transport
@@ -55,8 +60,22 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	if err != nil {
 		return err
 	}
-	*c = Conversation{Session: session, api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
+	*c = Conversation{Session: session, Mark: endpointMark(url), api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
+}
+
+// KeyEndpoint adds to the endpoint of Mark "#" and 8 letters and digits
+// of a hash of key, the API key the requests send (if any): for reasoning
+// that only the account that made it can verify (Anthropic's signatures,
+// the Responses API's encrypted items). The key itself is not in it.
+func (c *Conversation) KeyEndpoint(key string) {
+	if key != "" {
+		c.Mark = endpointMark(c.url + "#" + hashID(key, 8))
+	}
+}
+
+func endpointMark(endpoint string) string {
+	return string(omni.AppendJSONString([]byte(`"`+EndpointKey+`":`), endpoint))
 }
 
 // BaseURL returns u, or def when u is "", without its trailing slashes,
@@ -250,7 +269,7 @@ func BaseURLProblem(u, keyHow string) string {
 // Fresh returns a new conversation with c's setup and the given session
 // totals (an engine.LLMFactory's fresh context).
 func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
-	return Conversation{Session: session, api: c.api, t: c.t, url: c.url, header: c.header, idle: c.idle}
+	return Conversation{Session: session, Mark: c.Mark, api: c.api, t: c.t, url: c.url, header: c.header, idle: c.idle}
 }
 
 // Generate is one request of an adapter (engine.LLM.StreamGenerate): body
@@ -263,6 +282,7 @@ func (c *Conversation) Generate(ctx context.Context, p *engine.GenerateParams, e
 		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
 	}
 	e := NewEmitter(emit, &c.IDs)
+	e.mark = c.Mark
 	return c.Run(ctx, &Request{Method: "POST", URL: c.url, Header: c.header, Body: b}, e, decoder(e), sent)
 }
 

@@ -19,6 +19,8 @@ type Emitter struct {
 	Out []omni.Message
 	ids *IDs
 	m   omni.Message // scratch
+
+	mark string // the Conversation's Mark: see Stamp
 }
 
 type segment struct {

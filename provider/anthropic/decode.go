@@ -131,7 +131,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 			e.OpenThinking(x.index)
 			e.Thinking(x.index, x.text)
 		case "redacted_thinking":
-			e.Complete(omni.PartialThinking, provider.Fidelity(fidRedacted, x.data))
+			e.Complete(omni.PartialThinking, e.Stamp(provider.Fidelity(fidRedacted, x.data)))
 		case "tool_use":
 			e.ToolStart(x.index, x.id, x.name)
 		}
@@ -154,7 +154,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 			return nil
 		}
 		if b.kind == "thinking" && b.sig != "" {
-			e.SetFidelity(b.index, provider.Fidelity(fidSignature, b.sig))
+			e.SetFidelity(b.index, e.Stamp(provider.Fidelity(fidSignature, b.sig)))
 		}
 		if b.kind == "tool_use" && e.ToolArgsLen(b.index) == 0 && len(b.input) > 2 {
 			e.ToolArgs(b.index, b.input) // the whole input came with the start

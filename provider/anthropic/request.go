@@ -9,8 +9,9 @@ import (
 )
 
 // Keys of the fidelity object of the thinking messages this adapter emits:
-// the block's signature, or the data of a redacted_thinking block. Both
-// are sent back with the assistant turn, as the API requires.
+// the block's signature, or the data of a redacted_thinking block, beside
+// the endpoint that made them (provider.EndpointKey). Both are sent back
+// with the assistant turn, as the API requires, to that endpoint only.
 const (
 	fidSignature = "anthropic_signature"
 	fidRedacted  = "anthropic_redacted_thinking"
@@ -72,7 +73,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	writeMessages(w, sent, cache)
+	writeMessages(w, sent, cache, m.c.Mark)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -123,9 +124,12 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // writeMessages maps the conversation to Messages API turns. A user turn
 // puts its tool results first (the API wants them before any other
 // block), each with the tool's text and images; an assistant turn sends
-// its signed and redacted thinking blocks back, then its text and
-// tool_use blocks in order. Unsigned thinking (another provider's) is not
-// sent.
+// its signed and redacted thinking blocks back when the endpoint of ours
+// (the Conversation's Mark) made them (or they name no endpoint: a Trace
+// of before the marker), then its text and tool_use blocks in order.
+// Unsigned thinking (another provider's) and the blocks of another
+// endpoint (an Anthropic-compatible server, another account), whose
+// signatures the API refuses, are not sent.
 //
 // With cache (a breakpoint's cache_control, "" for none), two rolling breakpoints: the last block of the last turn,
 // and the last block of the user turn before it, where the previous
@@ -133,7 +137,7 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // appends, finds the prefix this one cached even when a turn adds more
 // blocks than the API looks back over (20). A thinking block cannot carry
 // one: the block before it does.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache string) {
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) {
 	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
@@ -176,7 +180,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache string) {
 					w.KeyStr("data", p.Data())
 					w.Lit("}}")
 					at = len(w.B) - 1
-				case p.Type == omni.Thinking:
+				case p.Type == omni.Thinking && provider.FromEndpoint(p.Fidelity(), ours):
 					sig, redacted := fidelity(p.Fidelity())
 					if redacted != "" {
 						w.Lit(`{"type":"redacted_thinking",`)

@@ -23,6 +23,7 @@ type Decoder struct {
 	finished bool
 	calls    []call // the tool calls seen, by index
 	refusal  []byte
+	rcFid    omni.RawJSON // fidReasoningContent stamped with the endpoint
 
 	// the chunk being read
 	obj, isErr     bool
@@ -190,7 +191,10 @@ func (d *Decoder) apply() {
 		e.Close(keyText, omni.StatusCompleted) // reasoning after text is a segment of its own, in order
 		e.Thinking(keyThinking, d.think)
 		if d.fromRC {
-			e.SetFidelity(keyThinking, fidReasoningContent)
+			if d.rcFid == nil {
+				d.rcFid = e.Stamp(fidReasoningContent)
+			}
+			e.SetFidelity(keyThinking, d.rcFid)
 		}
 	}
 	if d.content != "" {
@@ -231,7 +235,8 @@ func (d *Decoder) apply() {
 const api = "openai"
 
 // fidReasoningContent is the fidelity of a thinking message that came in
-// reasoning_content (DeepSeek, Kimi, llama.cpp, vLLM): writeAssistant
-// sends it back there with the turn's tool calls, as DeepSeek's thinking
-// mode requires of a turn that called tools.
+// reasoning_content (DeepSeek, Kimi, llama.cpp, vLLM), stamped with the
+// endpoint it came from (provider.EndpointKey): writeAssistant sends it
+// back there, to that endpoint only, with the turn's tool calls, as
+// DeepSeek's thinking mode requires of a turn that called tools.
 var fidReasoningContent = omni.RawJSON(`{"reasoning_field":"reasoning_content"}`)

@@ -33,7 +33,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Str(p.SystemPrompt)
 		w.Close('}')
 	}
-	writeMessages(w, sent, m.opts.Gemini, mistral)
+	writeMessages(w, sent, &dialect{gemini: m.opts.Gemini, mistral: mistral, strict: deepseekThinking(&m.opts), mark: m.c.Mark})
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -83,32 +83,43 @@ func geminiEffort(effort string) string {
 	return effort
 }
 
+// dialect is what the messages of a request are written for.
+type dialect struct {
+	gemini, mistral bool
+	// strict is DeepSeek's API in its thinking mode, which refuses a
+	// turn that called tools without the reasoning_content it came with.
+	strict bool
+	mark   string          // the conversation's Mark
+	flat   map[string]bool // the calls written as text (strict)
+}
+
 // writeMessages maps the conversation to Chat Completions messages: a run
 // of user text and images becomes one user message of parts, each tool
 // output a tool message, an assistant turn one assistant message with its
 // text and tool calls. Thinking is not sent back (the API has no field for
 // it), except the reasoning of a turn that called tools when it came in
-// reasoning_content: DeepSeek's thinking mode answers 400 without it
-// (and ignores it in a turn without tool calls). Images of tool outputs follow the tool messages as a user message,
-// since tool messages carry text only. Tool call ids go as callID makes
-// them, to Mistral's API (mistral) as it takes them.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini, mistral bool) {
+// reasoning_content from this endpoint (writeAssistant). Images of tool
+// outputs follow the tool messages as a user message, since tool
+// messages carry text only. Tool call ids go as callID makes them, to
+// Mistral's API as it takes them. The output of a call written as text
+// is text too, a part of the user message.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		if role == omni.RoleAssistant {
-			writeAssistant(w, turn, gemini, mistral)
+			writeAssistant(w, turn, d)
 			return
 		}
 		var images []string
 		open := false
 		for i := range turn {
 			p := &turn[i].Payload
-			if p.Type == omni.ToolCallOutput {
+			if p.Type == omni.ToolCallOutput && !d.flat[p.ToolCallID] {
 				if open {
 					w.Lit("]}")
 					open = false
 				}
 				w.Lit(`{"role":"tool",`)
-				w.KeyStr("tool_call_id", callID(p.ToolCallID, mistral))
+				w.KeyStr("tool_call_id", callID(p.ToolCallID, d.mistral))
 				w.KeyStr("content", p.Output)
 				w.Close('}')
 				images = append(images, p.Images()...)
@@ -118,10 +129,15 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini, mistral 
 				w.Lit(`{"role":"user","content":[`)
 				open = true
 			}
-			if p.Type == omni.Text {
-				w.Lit(`{"type":"text",`)
-				w.KeyStr("text", p.Text)
-				w.Close('}')
+			if p.Type == omni.ToolCallOutput {
+				st := p.StopReason
+				if st == "" {
+					st = omni.StatusCompleted
+				}
+				writeText(w, `[tool_call_output id="`+p.ToolCallID+`" status="`+st+`"]`+p.Output+"[/tool_call_output]")
+				images = append(images, p.Images()...)
+			} else if p.Type == omni.Text {
+				writeText(w, p.Text)
 			} else if u := provider.ImageOf(p); u != "" {
 				writeImage(w, u)
 			} else if u, name := provider.DocumentOf(p); u != "" {
@@ -146,21 +162,39 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, gemini, mistral 
 	})
 }
 
+func writeText(w *provider.JSONWriter, s string) {
+	w.Lit(`{"type":"text",`)
+	w.KeyStr("text", s)
+	w.Close('}')
+}
+
 func writeImage(w *provider.JSONWriter, u string) {
 	w.Lit(`{"type":"image_url","image_url":{`)
 	w.KeyStr("url", u)
 	w.Lit("}}")
 }
 
-// writeAssistant writes an assistant turn. To Gemini (gemini), a tool
-// call's fidelity that holds its thought signature goes back as the
-// call's extra_content, as it came; a turn whose first call has none (a
-// call of another model, or from a Trace of before signatures were kept)
-// sends Google's documented stand-in on that call, since Gemini 3 checks
-// the first call of each step of the current turn and answers 400 without
-// it (the later calls of parallel ones come without a signature and go
-// back so). Other servers get no extra_content.
-func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini, mistral bool) {
+// writeAssistant writes an assistant turn. Its reasoning goes back in
+// reasoning_content when the turn called tools and the reasoning came in
+// that field from d's endpoint (or names no endpoint: a Trace of before
+// the marker): DeepSeek's thinking mode answers 400 without it (and
+// ignores it in a turn without tool calls), another server may refuse the
+// field (Cerebras). To DeepSeek's API in that mode (d.strict), a turn
+// that called tools without reasoning_content of its own (another
+// model's) has no value DeepSeek documents or accepts in its place: its
+// calls go as text, in the form of the engine's transcripts
+// ([tool_call name="…" id="…"]arguments[/tool_call]), and their outputs
+// as text too (writeMessages).
+//
+// To Gemini (d.gemini), a tool call's fidelity that holds its thought
+// signature goes back as the call's extra_content, as it came; a turn
+// whose first call has none (a call of another model, or from a Trace of
+// before signatures were kept) sends Google's documented stand-in on that
+// call, since Gemini 3 checks the first call of each step of the current
+// turn and answers 400 without it (the later calls of parallel ones come
+// without a signature and go back so). Other servers get no
+// extra_content.
+func writeAssistant(w *provider.JSONWriter, turn []omni.Message, d *dialect) {
 	var text, reasoning []byte
 	calls := 0
 	for i := range turn {
@@ -170,13 +204,28 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini, mistral
 		case omni.ToolCall:
 			calls++
 		case omni.Thinking:
-			if string(p.Fidelity()) == string(fidReasoningContent) {
+			if ownReasoning(p.Fidelity(), d.mark) {
 				reasoning = append(reasoning, p.Thinking...)
 			}
 		}
 	}
 	if len(text) == 0 && calls == 0 {
 		return
+	}
+	if calls > 0 && len(reasoning) == 0 && d.strict {
+		for i := range turn {
+			if p := &turn[i].Payload; p.Type == omni.ToolCall {
+				if len(text) > 0 {
+					text = append(text, '\n')
+				}
+				text = append(text, `[tool_call name="`+p.Name+`" id="`+p.ToolCallID+`"]`+p.Arguments+"[/tool_call]"...)
+				if d.flat == nil {
+					d.flat = map[string]bool{}
+				}
+				d.flat[p.ToolCallID] = true
+			}
+		}
+		calls = 0
 	}
 	w.Lit(`{"role":"assistant",`)
 	w.KeyStr("content", string(text))
@@ -189,8 +238,8 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini, mistral
 		for i := range turn {
 			if p := &turn[i].Payload; p.Type == omni.ToolCall {
 				w.Lit("{")
-				w.KeyStr("id", callID(p.ToolCallID, mistral))
-				if gemini {
+				w.KeyStr("id", callID(p.ToolCallID, d.mistral))
+				if d.gemini {
 					if f := p.Fidelity(); hasSignature(f) {
 						w.KeyRaw("extra_content", f)
 					} else if first {
@@ -207,6 +256,34 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, gemini, mistral
 		w.Close(']')
 	}
 	w.Close('}')
+}
+
+// ownReasoning reports whether f, a thinking message's fidelity, says it
+// came in reasoning_content from the endpoint of mark (or from one it
+// does not name).
+func ownReasoning(f omni.RawJSON, mark string) bool {
+	return strings.HasPrefix(string(f), string(fidReasoningContent[:len(fidReasoningContent)-1])) && provider.FromEndpoint(f, mark)
+}
+
+// deepseekHost serves DeepSeek's API.
+const deepseekHost = "api.deepseek.com"
+
+// deepseekThinking reports whether o sends requests to DeepSeek's API in
+// its thinking mode, which is on unless the model is deepseek-chat (the
+// name of its mode without thinking) or ExtraBody holds
+// "thinking":{"type":"disabled"}.
+func deepseekThinking(o *Options) bool {
+	if !hostIs(o.BaseURL, deepseekHost) || o.Model == "deepseek-chat" {
+		return false
+	}
+	off := false
+	if len(o.ExtraBody) > 0 {
+		omni.WalkJSON(o.ExtraBody, func(path []byte, kind byte, val []byte) error {
+			off = off || string(path) == "thinking.type" && string(val) == `"disabled"`
+			return nil
+		})
+	}
+	return !off
 }
 
 // callID is a tool call id as the server takes it: at most 40 bytes

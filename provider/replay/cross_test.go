@@ -365,3 +365,320 @@ const responsesReply = "event: response.output_item.added\ndata: {\"type\":\"res
 	"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"Rain.\"}\n\n" +
 	"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"id\":\"msg_1\",\"type\":\"message\"}}\n\n" +
 	"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":9,\"output_tokens\":2,\"total_tokens\":11}}}\n\n"
+
+// A stand-in of one API at one base URL, with one key: its replies carry
+// reasoning only it can verify (a signature, an encrypted item that name
+// it), and it refuses what the real server refuses of another's.
+type endpoint struct {
+	name, base, key, model string
+	make                   func(t provider.Transport, ep *endpoint) (engine.LLM, error)
+	// check refuses a request as the server would (me is what its own
+	// reasoning names) and counts the reasoning of its own sent back.
+	check func(req map[string]any, me string) (own int, err error)
+	reply func(me string, n int) string
+}
+
+func (ep *endpoint) me() string { return ep.base + " " + ep.key }
+
+func anthropicAt(name, base, key string) *endpoint {
+	return &endpoint{name: name, base: base, key: key, model: "claude-sonnet-4-5",
+		make: func(t provider.Transport, ep *endpoint) (engine.LLM, error) {
+			return anthropic.New(anthropic.Options{Transport: t, BaseURL: ep.base, Model: ep.model, APIKey: ep.key})
+		},
+		check: func(req map[string]any, me string) (int, error) {
+			own := 0
+			for i, m := range list(req["messages"]) {
+				for j, b := range list(obj(m)["content"]) {
+					b := obj(b)
+					switch str(b, "type") {
+					case "thinking", "redacted_thinking":
+						if str(b, "signature")+str(b, "data") != "sig "+me {
+							return 0, errors.New("messages." + itoa(i) + ".content." + itoa(j) + ": Invalid `signature` in `thinking` block")
+						}
+						own++
+					}
+				}
+			}
+			return own, checkAnthropic(req, "anthropic", "")
+		},
+		reply: func(me string, n int) string {
+			sig, _ := json.Marshal("sig " + me)
+			return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"Let me think.\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":" + string(sig) + "}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+				strings.Replace(anthropicReply, `"index":0`, `"index":1`, -1)[strings.Index(anthropicReply, "event: content_block_start"):]
+		}}
+}
+
+func responsesAt(name, base, key string) *endpoint {
+	return &endpoint{name: name, base: base, key: key, model: "gpt-5",
+		make: func(t provider.Transport, ep *endpoint) (engine.LLM, error) {
+			return responses.New(responses.Options{Transport: t, BaseURL: ep.base, Model: ep.model, APIKey: ep.key})
+		},
+		check: func(req map[string]any, me string) (int, error) {
+			own := 0
+			for _, it := range list(req["input"]) {
+				if it := obj(it); str(it, "type") == "reasoning" {
+					if str(it, "encrypted_content") != "enc "+me {
+						return 0, errors.New("The encrypted content for item " + str(it, "id") + " could not be verified. Reason: Encrypted content could not be decrypted or parsed.")
+					}
+					own++
+				}
+			}
+			return own, checkResponses(req, "openai-responses", "")
+		},
+		reply: func(me string, n int) string {
+			enc, _ := json.Marshal("enc " + me)
+			id := "rs_" + itoa(n)
+			return "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"" + id + "\",\"type\":\"reasoning\",\"summary\":[]}}\n\n" +
+				"event: response.reasoning_summary_text.delta\ndata: {\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":0,\"delta\":\"Let me think.\"}\n\n" +
+				"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"id\":\"" + id + "\",\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Let me think.\"}],\"encrypted_content\":" + string(enc) + "}}\n\n" +
+				strings.Replace(responsesReply, `"output_index":0`, `"output_index":1`, -1)
+		}}
+}
+
+// chatAt is a Chat Completions server: DeepSeek's (deepseek) makes its
+// replies' reasoning in reasoning_content and, in thinking mode (any model
+// but deepseek-chat), refuses a turn that called tools without it; the
+// others (Cerebras) make none and refuse the field.
+func chatAt(name, base, model string, deepseek bool) *endpoint {
+	return &endpoint{name: name, base: base, key: "key-1", model: model,
+		make: func(t provider.Transport, ep *endpoint) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: t, BaseURL: ep.base, Model: ep.model, APIKey: ep.key})
+		},
+		check: func(req map[string]any, me string) (int, error) {
+			own := 0
+			for i, m := range list(req["messages"]) {
+				m := obj(m)
+				rc, has := m["reasoning_content"]
+				switch {
+				case has && !deepseek:
+					return 0, errors.New("messages." + itoa(i) + ".assistant.reasoning_content: property 'messages." + itoa(i) + ".assistant.reasoning_content' is unsupported")
+				case deepseek && model != "deepseek-chat" && len(list(m["tool_calls"])) > 0 && rc == nil:
+					return 0, errors.New("Missing `reasoning_content` field in the assistant message at message index " + itoa(i) + ". For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls")
+				case rc == "Let me look.":
+					own++
+				}
+			}
+			return own, checkChat(req, func(id string) bool { return len(id) <= 40 }, false)
+		},
+		reply: func(me string, n int) string {
+			reasoning := ""
+			if deepseek {
+				reasoning = `"reasoning_content":"Let me look.",`
+			}
+			return "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"," + reasoning + "\"content\":null}}]}\n\n" +
+				"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_" + itoa(n) + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}}]}}]}\n\n" +
+				"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n" +
+				"data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n" +
+				"data: [DONE]\n\n"
+		}}
+}
+
+// session sends one request after another, each to its endpoint, keeping
+// the history between them as a session that changes models does.
+type session struct {
+	t    *testing.T
+	hist []omni.Message
+	n    int
+}
+
+// ask loads the history into an adapter of ep, sends the question, and
+// returns how many of ep's own reasoning items the request sent back;
+// the reply (with an output for each call) joins the history.
+func (s *session) ask(ep *endpoint, question string) (int, error) {
+	s.n++
+	own := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		err := json.Unmarshal(b, &req)
+		if err == nil {
+			own, err = ep.check(req, ep.me())
+		}
+		if err != nil {
+			w.Header().Set("content-type", "application/json")
+			w.WriteHeader(400)
+			e, _ := json.Marshal(err.Error())
+			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":`+string(e)+`}}`)
+			return
+		}
+		w.Header().Set("content-type", "text/event-stream")
+		io.WriteString(w, ep.reply(ep.me(), s.n))
+	}))
+	defer srv.Close()
+	native := nethttp.New(srv.Client())
+	tr := provider.TransportFunc(func(ctx context.Context, req *provider.Request) (*provider.Response, error) {
+		r := *req
+		r.URL = srv.URL + strings.TrimPrefix(req.URL, ep.base)
+		return native.RoundTrip(ctx, &r)
+	})
+	m, err := ep.make(tr, ep)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.(engine.HistoryLoader).LoadHistory(context.Background(), s.hist); err != nil {
+		return 0, err
+	}
+	q := omni.UserText(question)
+	var reply []omni.Message
+	out := m.StreamGenerate(context.Background(), engine.GenerateParams{
+		NewMessages:   []omni.Message{q},
+		ThinkingLevel: "high",
+		Tools:         []omni.ToolDefinition{{Name: "get_weather", Description: "Weather of a city."}},
+	}, func(m omni.Message) {
+		if m.Type == omni.TypeModelMsg && !m.IsPartial() {
+			reply = append(reply, m)
+		}
+	})
+	if out.Status != omni.StatusCompleted {
+		return 0, errors.New(ep.name + ": " + string(out.Status) + ": " + out.ErrorMessage)
+	}
+	s.hist = append(s.hist, q)
+	s.hist = append(s.hist, reply...)
+	for _, m := range reply {
+		if m.Payload.Type == omni.ToolCall {
+			s.hist = append(s.hist, omni.ToolOutput(m.Payload.ToolCallID, "Sunny, 21 °C.", omni.StatusCompleted))
+		}
+	}
+	return own, nil
+}
+
+// want checks that a request went through and sent back n reasoning items
+// of its endpoint's own.
+func (s *session) want(ep *endpoint, n int) {
+	s.t.Helper()
+	own, err := s.ask(ep, "And now?")
+	if err != nil {
+		s.t.Fatalf("request %d, to %s: %v", s.n, ep.name, err)
+	}
+	if own != n {
+		s.t.Fatalf("request %d, to %s: %d reasoning items of its own sent back, want %d", s.n, ep.name, own, n)
+	}
+}
+
+// A session that changes between two servers of one API (Anthropic and
+// a compatible server or another account, OpenAI and an Azure resource
+// or another account) sends each one's reasoning only back to it: each
+// refuses the other's signatures and encrypted items, as the real ones
+// do, and gets its own back.
+func TestReasoningGoesBackToItsEndpoint(t *testing.T) {
+	for _, c := range []struct {
+		a, compatible, account *endpoint
+	}{
+		{anthropicAt("Anthropic", "https://api.anthropic.com/v1", "key-1"),
+			anthropicAt("DeepSeek's Anthropic API", "https://api.deepseek.com/anthropic", "key-1"),
+			anthropicAt("Anthropic, another account", "https://api.anthropic.com/v1", "key-2")},
+		{responsesAt("OpenAI", "https://api.openai.com/v1", "key-1"),
+			responsesAt("Azure OpenAI", "https://example.openai.azure.com/openai/v1", "key-1"),
+			responsesAt("OpenAI, another account", "https://api.openai.com/v1", "key-2")},
+	} {
+		t.Run(c.a.name, func(t *testing.T) {
+			s := &session{t: t}
+			s.want(c.a, 0)
+			s.want(c.compatible, 0) // refuses a's
+			s.want(c.account, 0)    // refuses a's and compatible's
+			s.want(c.a, 1)          // its own only
+			s.want(c.compatible, 1)
+			s.want(c.account, 1)
+		})
+	}
+}
+
+// Chat Completions: reasoning_content goes back only to the endpoint it
+// came from (Cerebras refuses the field); to DeepSeek's thinking mode,
+// which refuses a turn that called tools without reasoning_content, a
+// turn another model made goes as text, its calls and their outputs too,
+// while its own turns keep theirs.
+func TestReasoningContentGoesBackToItsEndpoint(t *testing.T) {
+	deepseek := chatAt("DeepSeek", "https://api.deepseek.com", "deepseek-v4-flash", true)
+	cerebras := chatAt("Cerebras", "https://api.cerebras.ai/v1", "gpt-oss-120b", false)
+	s := &session{t: t}
+	s.want(deepseek, 0)
+	s.want(cerebras, 0) // refuses DeepSeek's reasoning_content
+	s.want(deepseek, 1) // its own turn keeps it; Cerebras's goes as text
+	flat := 0
+	for _, m := range s.lastRequest(deepseek) {
+		m := obj(m)
+		for _, p := range list(m["content"]) {
+			if strings.HasPrefix(str(obj(p), "text"), `[tool_call_output id="call_2" status="completed"]Sunny`) {
+				flat++
+			}
+		}
+		if c, _ := m["content"].(string); c == `[tool_call name="get_weather" id="call_2"]{"city":"Oslo"}[/tool_call]` {
+			flat++
+		}
+	}
+	if flat != 2 {
+		t.Errorf("Cerebras's call and its output are not both text to DeepSeek: %d of 2", flat)
+	}
+
+	// Without thinking, DeepSeek takes every call as a call.
+	for _, ep := range []*endpoint{
+		chatAt("DeepSeek without thinking", "https://api.deepseek.com", "deepseek-chat", true),
+		{name: "DeepSeek, thinking disabled", base: "https://api.deepseek.com", key: "k", make: func(t provider.Transport, ep *endpoint) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: t, BaseURL: ep.base, Model: "deepseek-v4-flash", APIKey: "k", ExtraBody: omni.RawJSON(`{"thinking":{"type":"disabled"}}`)})
+		}},
+	} {
+		calls := 0
+		for _, m := range s.lastRequest(ep) {
+			calls += len(list(obj(m)["tool_calls"]))
+		}
+		if calls != 3 {
+			t.Errorf("%s: %d calls sent as calls, want 3", ep.name, calls)
+		}
+	}
+}
+
+// lastRequest returns the messages of the request an adapter of ep makes
+// of the session's history.
+func (s *session) lastRequest(ep *endpoint) []any {
+	s.t.Helper()
+	var got []any
+	rec := *ep
+	rec.check = func(req map[string]any, me string) (int, error) {
+		got = list(req["messages"])
+		return 0, nil
+	}
+	rec.reply = func(string, int) string { return chatReply }
+	saved := s.hist
+	if _, err := s.ask(&rec, "Once more?"); err != nil {
+		s.t.Fatal(err)
+	}
+	s.hist = saved
+	return got
+}
+
+// A Trace written before the marker names no endpoint: its reasoning is
+// sent as it was then, to an adapter of its API.
+func TestReasoningOfNoEndpoint(t *testing.T) {
+	for _, ep := range []*endpoint{
+		anthropicAt("Anthropic", "https://api.anthropic.com/v1", "key-1"),
+		responsesAt("OpenAI", "https://api.openai.com/v1", "key-1"),
+		chatAt("DeepSeek", "https://api.deepseek.com", "deepseek-v4-flash", true),
+	} {
+		s := &session{t: t}
+		s.want(ep, 0)
+		found := 0
+		for i := range s.hist {
+			p := &s.hist[i].Payload
+			if p.Type != omni.Thinking {
+				continue
+			}
+			var f map[string]any
+			if err := json.Unmarshal(p.Fidelity(), &f); err != nil || !strings.HasPrefix(str(f, provider.EndpointKey), ep.base+"/") || strings.Contains(str(f, provider.EndpointKey), ep.key) {
+				t.Fatalf("%s: the thinking's fidelity does not name its endpoint (or names its key): %s", ep.name, p.Fidelity())
+			}
+			delete(f, provider.EndpointKey)
+			b, _ := json.Marshal(f)
+			p.Edit().Fidelity = b
+			found++
+		}
+		if found != 1 {
+			t.Fatalf("%s: %d thinking messages", ep.name, found)
+		}
+		s.want(ep, 1)
+	}
+}

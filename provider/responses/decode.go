@@ -182,7 +182,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 			w.Lit("{")
 			w.KeyRaw(fidItem, []byte(x.raw))
 			w.Close('}')
-			e.SetFidelity(key, w.B)
+			e.SetFidelity(key, e.Stamp(w.B))
 		}
 		e.Close(key, omni.StatusCompleted)
 		it.kind = ""

@@ -7,7 +7,9 @@ import (
 )
 
 // fidItem is the fidelity key of a thinking message that holds the whole
-// reasoning item (its id, summary and encrypted_content), sent back as is.
+// reasoning item (its id, summary and encrypted_content), sent back as is
+// to the endpoint that made it (provider.EndpointKey beside it: the
+// base URL and the account, which alone can decrypt it).
 const fidItem = "openai_reasoning_item"
 
 // body builds the request. The adapter keeps the conversation itself, so
@@ -31,7 +33,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	}
 	w.Lit(`"input":[`)
 	effort := thinking.ReasoningEffort()
-	writeItems(w, sent, effort != "")
+	writeItems(w, sent, effort != "", m.c.Mark)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -63,12 +65,14 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // reasoning items this adapter received sent back verbatim when the
 // request names a thinking level (reasoning, which sends the reasoning
 // setting: a model that does not reason refuses reasoning items, and a
-// run without a level is how one is asked of a model switched to),
-// function calls and their outputs as function_call /
+// run without a level is how one is asked of a model switched to) and
+// they came from the endpoint of mark, the Conversation's Mark (or name
+// none: a Trace of before the marker; another server or account cannot
+// decrypt them), function calls and their outputs as function_call /
 // function_call_output items, their call_id of at most 64 bytes as the
 // API takes it (provider.CallID). Images of tool outputs follow as a user
 // message.
-func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
+func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mark string) {
 	open := false // a user message is open
 	var images []string
 	for i := 0; i <= len(msgs); i++ {
@@ -131,7 +135,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool) {
 				w.Close('}')
 			}
 		case omni.Thinking:
-			if !reasoning {
+			if !reasoning || !provider.FromEndpoint(p.Fidelity(), mark) {
 				break
 			}
 			omni.WalkJSON(p.Fidelity(), func(path []byte, kind byte, val []byte) error {

@@ -52,6 +52,7 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
+	m.c.KeyEndpoint(o.APIKey) // its reasoning is verified by the account that made it
 	return m, nil
 }
 
