@@ -57,7 +57,8 @@ func Records(ctx context.Context, store Store, id string) ([]omni.Message, error
 // millions of reads for a few of them). A child that does not read is
 // left out too, as by [Children]: the records come back with the first
 // such error, naming the child (a nil result means id itself did not
-// read). ErrNotFound when id has no file.
+// read). ErrNotFound when id has no file; ctx's error, and no records,
+// when ctx ends during the read.
 func History(ctx context.Context, store Store, id string) ([]omni.Message, error) {
 	var first error
 	recs, err := history(ctx, store, id, 0, map[string]bool{id: true}, &first)
@@ -97,6 +98,10 @@ func history(ctx context.Context, store Store, id string, depth int, seen map[st
 		seen[child] = true
 		crecs, err := history(ctx, store, child, depth+1, seen, first)
 		if err != nil {
+			if ctx.Err() != nil {
+				// The caller gave up: not a child that does not read.
+				return nil, ctx.Err()
+			}
 			if *first == nil && !errors.Is(err, ErrNotFound) {
 				*first = errf.Errorf("subagent session %s left out: %w", QuoteID(child), err)
 			}

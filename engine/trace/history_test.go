@@ -261,3 +261,37 @@ func TestHistoryLeavesOutAChildThatDoesNotRead(t *testing.T) {
 		t.Errorf("History of a session that does not read: %d records, %v", len(recs), err)
 	}
 }
+
+// cancellingStore cancels the read's context when child is read, as a
+// caller that gives up mid-read does.
+type cancellingStore struct {
+	trace.MemStore
+	child  string
+	cancel context.CancelFunc
+}
+
+func (s *cancellingStore) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if id == s.child {
+		s.cancel()
+		return nil, ctx.Err()
+	}
+	return s.MemStore.ReadFile(ctx, id, index)
+}
+
+// A read the caller gave up on fails whole with ctx's error: a child cut
+// off by it was reported as a child that does not read, the rest of the
+// records returned as if the session had been read.
+func TestHistoryOfACancelledRead(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := &cancellingStore{child: "c1", cancel: cancel}
+	for _, s := range [][]string{{"p", metaLine, line("one"), pointer("c1"), line("two")}, {"c1", metaOf("c1", true), line("c1-a")}} {
+		if _, err := store.Append(context.Background(), s[0], 1, []byte(strings.Join(s[1:], ""))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := trace.History(ctx, store, "p")
+	if !errors.Is(err, context.Canceled) || recs != nil || strings.Contains(err.Error(), "left out") {
+		t.Fatalf("History: %d records, %v; want none and context.Canceled", len(recs), err)
+	}
+}
