@@ -385,7 +385,7 @@ func interruptedTail(body string) string {
 // what was wrong. Empty arguments are {}; anything but a JSON object is
 // refused, as every provider's function calling sends one.
 func decodeArgs(raw string, dst any) string {
-	raw = strings.TrimSpace(raw)
+	raw = strings.Trim(raw, " \t\n\r") // JSON's whitespace, as JSON.parse in tool()
 	if raw == "" {
 		return ""
 	}

@@ -74,6 +74,7 @@ func TestWorkspaceInvalidArguments(t *testing.T) {
 		{ToolListFiles, `"x"`, "list_files: $: want object, got string"},
 		{ToolListFiles, `false`, "list_files: $: want object, got boolean"},
 		{ToolListFiles, `{"dir":`, "list_files: the arguments are not JSON (unexpected end of JSON input)"},
+		{ToolListFiles, "\u00a0{}", "list_files: the arguments are not JSON (invalid character 'Â' looking for beginning of value)"}, // JSON.parse refuses it too
 		{ToolListFiles, nested(1001), "list_files: the arguments nest deeper than 1000 levels"},
 		{ToolListFiles, nested(20000), "list_files: the arguments nest deeper than 1000 levels"},
 		{ToolListFiles, `{"path":"\\\"[[[", "x":` + nested(1000)[5:len(nested(1000))-1] + `, "dir":5}`, "list_files: $.dir: want string, got number"},
