@@ -45,6 +45,9 @@ type Store interface {
 // through ReadFile). A part is valid only during its call: part must not
 // keep it. An error part returns ends the read and is returned as it is;
 // the others are ReadFile's (ErrNotFound, ErrTooLarge, the store's own).
+// [FileStore] and [MemStore] are PartReaders: a Store that embeds one and
+// replaces its ReadFile must replace ReadParts too, or a resume reads
+// through the embedded one's.
 type PartReader interface {
 	ReadParts(ctx context.Context, sessionID string, index int, part func([]byte) error) error
 }
