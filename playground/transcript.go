@@ -29,9 +29,10 @@ type Item struct {
 	ID   int // position in the transcript, from 0
 	Kind Kind
 
-	Body       string // prompt, user, thinking, text, notice
-	Streaming  bool   // a fragment is open
-	StopReason string // of the complete message; "" until it arrived
+	Body       string   // prompt, user, thinking, text, notice
+	Images     []string // prompt, user: the image_url messages that came with it
+	Streaming  bool     // a fragment is open
+	StopReason string   // of the complete message; "" until it arrived
 
 	Tool    *ToolCard
 	Request *Request
@@ -367,6 +368,15 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 		c.Name, c.Args, c.ArgsStreaming, c.CallStop = p.Name, p.Arguments, false, p.StopReason
 		c.called = true
 		return it
+	case omni.ImageURL:
+		// A user's image goes with the prompt or user text just before it
+		// (a prompt of text and images is a message each).
+		if n := len(t.Items); n > 0 && (t.Items[n-1].Kind == KindPrompt || t.Items[n-1].Kind == KindUser) {
+			it := t.Items[n-1]
+			it.Images = append(it.Images, p.ImageURL())
+			return it
+		}
+		return t.add(&Item{Kind: KindUser, Images: []string{p.ImageURL()}})
 	case omni.ToolCallOutput:
 		it := t.Tool(p.ToolCallID, "")
 		delete(t.open, fragKey{omni.PartialToolCallOutput, p.ToolCallID})
@@ -515,6 +525,13 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 			t.Count++
 			return t.AddPrompt(p.Text)
 		}
+	}
+	if m.Type == omni.TypeModelMsg && p.Type == omni.ImageURL && len(m.Origin) == 0 &&
+		(len(t.Items) == 0 || t.Items[len(t.Items)-1].Kind != KindPrompt) {
+		t.Count++
+		it := t.AddPrompt("") // a prompt of images only
+		it.Images = []string{p.ImageURL()}
+		return it
 	}
 	it := t.Apply(m)
 	if p.Type == omni.CompactionEnd && len(m.Origin) == 0 {

@@ -1544,3 +1544,64 @@ pageTest("playground: the Stream panel draws a fragment's deltas as one row, cou
   const count = await page.locator("#stream-count").textContent();
   assert.ok(Number(count) > 2 * words.length, `the count of messages (${count}) takes in every delta`);
 });
+
+pageTest("playground: a tool output's images and a prompt's are drawn from data: URLs, named, in boxes of a fixed size; a remote one is a link, never loaded", async (page, ctx, log) => {
+  await open(page);
+  const remote = [];
+  page.on("request", (r) => {
+    if (r.url().includes("images.example")) remote.push(r.url());
+  });
+  const svg = (w, h, fill) => "data:image/svg+xml;base64," + Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" fill="${fill}"/></svg>`).toString("base64");
+  const wide = svg(800, 200, "teal");
+  const tall = svg(100, 600, "tomato");
+  const ts = "2026-01-02T00:00:00.000Z";
+  const sid = "session-2026-01-02-00-00-00-00aa00aa";
+  const lines = [
+    { timestamp: ts, type: "session_meta", payload: { session_id: sid, provider: "x", model_id: "m", model_context_window: 1000, system_prompt: "s", agent_state: "m", workspace: "w" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "user", text: "what is on screen?" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "image_url", role: "user", image_url: tall } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "screenshot", arguments: "{}", tool_call_id: "c1", stop_reason: "completed" } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_end", status: "completed" } },
+    { timestamp: ts, type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "c1" } },
+    {
+      timestamp: ts,
+      type: "model_msg",
+      payload: { type: "tool_call_output", role: "user", output: "three images", images: [wide, "https://images.example/chart.png", "javascript:alert(1)"], tool_call_id: "c1", stop_reason: "completed" },
+    },
+  ];
+  await page.setInputFiles("#import", { name: "shots.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n") });
+  await page.locator("#note", { hasText: `Imported ${sid}.` }).waitFor();
+  await page.locator(`#sessions li[data-session-id="${sid}"] .session-open`).click();
+  const card = page.locator("#transcript > .card", { has: page.locator(".tool-name", { hasText: "screenshot" }) });
+  await card.waitFor();
+
+  // The prompt's image, with the prompt; the tool's, in its card.
+  const prompt = page.locator("#transcript > .msg.prompt");
+  assert.equal(await prompt.locator(".body").innerText(), "what is on screen?");
+  const imgs = (scope) =>
+    scope.locator("img").evaluateAll((all) =>
+      all.map((i) => ({ alt: i.alt, loading: i.loading, loaded: i.complete && i.naturalWidth > 0, w: i.getBoundingClientRect().width, h: i.getBoundingClientRect().height, fit: getComputedStyle(i).objectFit })),
+    );
+  await page.waitForFunction(() => [...document.querySelectorAll("#transcript img")].every((i) => i.complete), null, { timeout: WAIT });
+  const shown = [...(await imgs(prompt)), ...(await imgs(card))];
+  assert.deepEqual(
+    shown.map((i) => [i.alt, i.loading, i.loaded, i.fit]),
+    [
+      ["Image 1 of 1 sent with the prompt", "lazy", true, "contain"],
+      ["Image 1 of 3 from screenshot", "lazy", true, "contain"],
+    ],
+  );
+  // One box for every image, whatever its shape: nothing moves when one loads.
+  assert.deepEqual(shown.map((i) => [i.w, i.h]), [[240, 180], [240, 180]]);
+  // The remote image: named, a link that says why it is not shown; never fetched.
+  const notes = await card.locator(".image-note").allInnerTexts();
+  assert.equal(notes.length, 2);
+  assert.match(notes[0], /^Image 2 of 3 from screenshot: a remote image, not loaded: this page shows data: images only/);
+  const link = card.locator(".image-note a");
+  assert.equal(await link.getAttribute("href"), "https://images.example/chart.png");
+  assert.equal(await link.getAttribute("rel"), "noopener noreferrer");
+  assert.match(notes[1], /^Image 3 of 3 from screenshot: not drawn: not a data: or http\(s\) URL$/);
+  assert.equal(await card.locator(".image-note a").count(), 1, "a javascript: URL is not a link");
+  assert.deepEqual(remote, [], "the page fetched a remote image");
+});

@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -40,6 +41,10 @@ type itemView struct {
 	// release of a click, and the click was lost
 	countdown elem
 	asking    bool // the approval buttons are shown
+	// the images of a prompt or a tool's output, drawn in images (made
+	// when the first comes)
+	images    elem
+	shownImgs []string
 }
 
 // render runs after every batch of posted work: it updates the items that
@@ -317,6 +322,9 @@ func (a *App) renderItem(it *playground.Item) {
 	}
 	v.label.SetTextContent(label)
 	toggle(v.root, "streaming", it.Streaming)
+	if it.Kind == playground.KindPrompt || it.Kind == playground.KindUser {
+		a.setImages(v, it.Images, "sent with the prompt")
+	}
 	if !md || a.env.Plain {
 		a.setPlain(v, body)
 		return
@@ -491,6 +499,65 @@ func (a *App) renderTool(v *itemView, c *playground.ToolCard) {
 	toggle(v.args, "streaming", c.ArgsStreaming)
 	a.setLong(v, "output", v.output, v.outMore, c.Output, &v.shownOut)
 	toggle(v.output, "streaming", c.OutputStreaming)
+	a.setImages(v, c.Images, "from "+c.Name)
+}
+
+// setImages draws imgs (a tool output's, a prompt's) at the end of v's
+// item, when they changed: data: images in a box of a fixed size (no
+// layout shift when one loads), named by their place and whose they are
+// (of, "from read_screenshot"); what is not drawn says why, a remote
+// image as a link that is not followed until pressed.
+func (a *App) setImages(v *itemView, imgs []string, of string) {
+	if sameStrings(imgs, v.shownImgs) {
+		return
+	}
+	v.shownImgs = imgs
+	if v.images == nil {
+		v.images = a.el("div", "images", "")
+		v.root.AppendChild(v.images)
+	}
+	v.images.SetTextContent("")
+	for i, u := range imgs {
+		if i == playground.MaxImages {
+			v.images.AppendChild(a.el("p", "image-note", fmt.Sprintf("%d more images not drawn", len(imgs)-i)))
+			break
+		}
+		name := fmt.Sprintf("Image %d of %d %s", i+1, len(imgs), of)
+		s := playground.ShowImage(u)
+		if s.Src != "" {
+			img := a.el("img", "shot", "")
+			for _, at := range [][2]string{{"alt", name}, {"loading", "lazy"}, {"decoding", "async"}, {"src", s.Src}} {
+				img.SetAttribute(at[0], at[1])
+			}
+			v.images.AppendChild(img)
+			continue
+		}
+		p := a.el("p", "image-note", name+": "+s.Why)
+		if s.Link != "" {
+			l := a.el("a", "", cut(s.Link, 80))
+			for _, at := range [][2]string{{"href", s.Link}, {"target", "_blank"}, {"rel", "noopener noreferrer"}, {"referrerpolicy", "no-referrer"}} {
+				l.SetAttribute(at[0], at[1])
+			}
+			p.Underlying().Call("append", " ", l.Underlying())
+		}
+		v.images.AppendChild(p)
+	}
+	show(v.images, len(imgs) > 0)
+}
+
+// sameStrings reports whether a and b hold the same strings, comparing a
+// pair's bytes only when they are not the same string (an image's data: URL
+// may be megabytes, and a streaming output is drawn at each delta).
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) || (unsafe.StringData(a[i]) != unsafe.StringData(b[i]) && a[i] != b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // setLong shows s in pre, cut to collapseAt bytes unless the user asked
