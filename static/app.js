@@ -85,6 +85,19 @@ function blocks(policy, origin) {
   return !sources.some(allows);
 }
 
+// notAPI says what an answer that is not the Floe API's means, without the
+// page it came with (a proxy's HTML error page, say); null for another error.
+function notAPI(e, origin) {
+  const gateway = { 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }[e?.status];
+  if (gateway && /^http_/.test(e.code)) {
+    return `The proxy at ${origin} answers ${e.status} (${gateway}) but the Floe server behind it does not: is floe-server running, and is the proxy pointed at it?`;
+  }
+  if (/^http_/.test(e?.code) || e?.code === "bad_response") {
+    return `${origin} answers ${e.status} with a page that is not the Floe API's JSON: is this the Floe server's URL (with the path a proxy mounts it under)?`;
+  }
+  return null;
+}
+
 // explain turns a failed first request into what to check.
 async function explain(e, origin, id) {
   switch (e?.code) {
@@ -104,7 +117,7 @@ async function explain(e, origin, id) {
     }
     return `No answer from ${origin}: is floe-server running there, and does it allow this page's origin (--origin ${location.origin})?`;
   }
-  return `${origin}: ${(e && e.message) || e}`;
+  return notAPI(e, origin) ?? `${origin}: ${(e && e.message) || e}`;
 }
 
 form.addEventListener("submit", async (ev) => {
@@ -148,7 +161,7 @@ form.addEventListener("submit", async (ev) => {
   current?.close();
   current = s;
   const report = (e) => {
-    if (current === s) status.textContent = "Remote session: " + ((e && e.message) || e);
+    if (current === s) status.textContent = "Remote session: " + (notAPI(e, origin) ?? ((e && e.message) || e));
   };
   status.textContent = `Attached to ${id} on ${origin}.`;
   globalThis.floePlayground.attachRemote(

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import { createServer as createHTTPServer } from "node:http";
 import { baseURL, explain, launch, page as firstPage, ROOT } from "./harness.mjs";
 import { connect } from "../../static/connect.mjs";
 import { floeServer } from "../floe-server.mjs";
@@ -202,6 +203,32 @@ test("playground: a wrong token and a server that does not answer each say what 
     console.error(`(screenshot of the failure: ${file})` + explain(log));
     throw e;
   }
+});
+
+test("playground: a proxy whose Floe server is down (502 with an HTML page) is named as such, without its HTML", { timeout: 120_000 }, async (t) => {
+  // The proxy adds CORS headers of its own (an nginx add_header … always):
+  // without them the page could not read its 502, only a network error.
+  const html = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+  const paths = [];
+  const proxy = createHTTPServer((req, res) => {
+    paths.push(req.method + " " + req.url);
+    res.writeHead(502, { "Content-Type": "text/html", "Access-Control-Allow-Origin": "*" });
+    res.end(html);
+  });
+  await new Promise((r) => proxy.listen(0, "127.0.0.1", r));
+  t.after(() => new Promise((r) => proxy.close(r)));
+  const base = `http://127.0.0.1:${proxy.address().port}`;
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/static/?pace=0");
+  await idle(page);
+  await fill(page, base, "session-x", "");
+  const want = `The proxy at ${base} answers 502 (Bad Gateway) but the Floe server behind it does not: is floe-server running, and is the proxy pointed at it?`;
+  await page.locator("#remote-status", { hasText: "answers 502" }).waitFor();
+  assert.equal(await page.locator("#remote-status").innerText(), want, explain(log));
+  assert.deepEqual(paths, ["GET /api/sessions/session-x/messages"]);
+  const bad = pageErrors(log).filter((l) => !/^console\.error: Failed to load resource: the server responded with a status of 502/.test(l));
+  assert.deepEqual(bad, [], "errors in the page" + explain(log));
 });
 
 test("playground: a remote send the server refuses (another client's task) or cannot take (the server is gone) keeps the prompt and says why; the next send that works clears it", { timeout: 180_000 }, async (t) => {
