@@ -10,6 +10,33 @@ const fail = (err) => {
   banner.textContent = "Could not start the playground: " + ((err && err.message) || err);
   document.body.dataset.state = "error";
 };
+// Keys of the side panel (the Go UI draws it; this only moves the focus).
+// Its tabs are one stop of Tab: the arrow keys, Home and End choose one
+// and show its panel, as the WAI-ARIA tabs pattern says. The Stream and
+// Trace lists are one stop each (not one a row, of a thousand): from the
+// list the arrow keys go to its first or last row, then from row to row.
+const moveKey = (ev, items, at, wrap) => {
+  const n = items.length;
+  const to = { ArrowRight: at + 1, ArrowDown: at < 0 ? 0 : at + 1, ArrowLeft: at - 1, ArrowUp: at < 0 ? n - 1 : at - 1, Home: 0, End: n - 1 }[ev.key];
+  if (to === undefined || !n) return null;
+  ev.preventDefault();
+  return items[wrap ? (to + n) % n : Math.max(0, Math.min(n - 1, to))];
+};
+document.querySelector('[role="tablist"]')?.addEventListener("keydown", (ev) => {
+  if (ev.key === "ArrowUp" || ev.key === "ArrowDown") return;
+  const tabs = [...ev.currentTarget.querySelectorAll('[role="tab"]')];
+  const tab = moveKey(ev, tabs, tabs.indexOf(ev.target), true);
+  tab?.focus();
+  tab?.click();
+});
+for (const id of ["stream", "trace"]) {
+  document.getElementById(id)?.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") return;
+    const rows = [...ev.currentTarget.querySelectorAll("button.row")];
+    moveKey(ev, rows, rows.indexOf(ev.target), false)?.focus();
+  });
+}
+
 if ("serviceWorker" in navigator && !new URL(location.href).searchParams.has("nosw")) {
   navigator.serviceWorker.register(new URL("sw.js", import.meta.url)).catch((e) => console.warn("service worker:", e.message));
 }

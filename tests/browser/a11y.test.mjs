@@ -165,22 +165,26 @@ test("playground by keyboard alone: every action reached, the focus never left o
   await page.locator("#transcript .notice", { hasText: "Resumed from storage" }).waitFor({ timeout: WAIT });
   assert.match(await focused(page), /^button\[data-do=open\]/, "after opening a session");
 
-  // The Files tab: a file opened with Enter keeps the focus on its button.
-  await tabTo(page, "#tab-files");
-  await page.keyboard.press("Enter");
+  // The Files tab: the tabs are one stop of Tab, the arrow keys choose
+  // one; a file opened with Enter keeps the focus on its button.
+  await tabTo(page, "#tab-stream");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await focused(page), "#tab-files Files");
   await page.locator("#files [data-path]").first().waitFor();
   await tabTo(page, "#files [data-path]");
   await page.keyboard.press("Enter");
   await page.locator("#file-view:not([hidden])").waitFor();
   assert.ok(await page.evaluate(() => document.activeElement.matches("#files [data-path][aria-current=true]")), `after opening a file: ${await focused(page)}`);
-  // The Trace tab: Enter opens a row's JSON and closes it again.
-  await tabTo(page, "#tab-trace", { back: true });
-  await page.keyboard.press(" ");
-  await page.locator("#trace li[data-n]").first().waitFor();
-  await tabTo(page, "#trace li[data-n]");
+  // The Trace tab: the list is one stop of Tab, the arrow keys reach its
+  // rows; Enter opens a row's JSON and closes it again.
+  await tabTo(page, "#tab-files", { back: true });
+  await page.keyboard.press("ArrowRight");
+  await page.locator("#trace button[data-n]").first().waitFor();
+  await tabTo(page, "#trace");
+  await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
   await page.locator("#trace pre.json").waitFor();
-  assert.ok(await page.evaluate(() => document.activeElement.matches("#trace li[data-n]")), `after Enter on a Trace row: ${await focused(page)}`);
+  assert.ok(await page.evaluate(() => document.activeElement.matches("#trace button[data-n]")), `after Enter on a Trace row: ${await focused(page)}`);
   await page.keyboard.press("Enter");
   await page.locator("#trace pre.json").waitFor({ state: "detached" });
 
@@ -352,4 +356,144 @@ test("playground on a phone (375 and 320 px): no sideways scrolling, 24 px targe
   assert.equal(await blink(), "blink");
   await page.emulateMedia({ reducedMotion: "reduce" });
   assert.equal(await blink(), "none", "the caret blinks with prefers-reduced-motion: reduce");
+});
+
+test("playground's side panel: tabs chosen with the arrow keys; Stream and Trace rows are buttons with a short name that show their JSON", { timeout: 180_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(baseURL() + PAGE);
+  await runByKeyboard(page, "echo: a short answer");
+  const cdp = await ctx.newCDPSession(page);
+
+  // Tabs (the WAI-ARIA tabs pattern): one stop of Tab, the arrow keys,
+  // Home and End choose one and show its panel.
+  const tabs = () => page.evaluate(() => [...document.querySelectorAll('[role="tab"]')].map((e) => `${e.id}:${e.getAttribute("aria-selected")}:${e.tabIndex}`).join(" "));
+  const shown = () => page.evaluate(() => [...document.querySelectorAll('[role="tabpanel"]')].filter((p) => !p.hidden).map((p) => p.id).join(" "));
+  assert.equal(await tabs(), "tab-stream:true:0 tab-files:false:-1 tab-trace:false:-1", "tabs at first" + explain(log));
+  await page.focus("#tab-stream");
+  for (const [key, id] of [["ArrowRight", "files"], ["End", "trace"], ["ArrowRight", "stream"], ["ArrowLeft", "trace"], ["Home", "stream"], ["ArrowLeft", "trace"]]) {
+    await page.keyboard.press(key);
+    await page.locator(`#panel-${id}:not([hidden])`).waitFor();
+    assert.match(await focused(page), new RegExp(`^#tab-${id} ${id[0].toUpperCase() + id.slice(1)}`), `after ${key}`);
+    assert.equal(await shown(), `panel-${id}`, `after ${key}`);
+    assert.match(await tabs(), new RegExp(`tab-${id}:true:0`), `after ${key}`);
+    assert.equal((await tabs()).match(/:0\b/g).length, 1, `one tab in the Tab order after ${key}: ${await tabs()}`);
+  }
+  // Tab goes from the tab to its panel's list; the arrow keys reach its rows.
+  await page.locator("#trace button[data-n]").first().waitFor();
+  await page.keyboard.press("Tab");
+  assert.match(await focused(page), /^#trace/, "Tab from the Trace tab");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.n), "2", "ArrowDown twice from the list: its second row");
+  await page.keyboard.press("End");
+  const last = await page.locator("#trace button[data-n]").count();
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.n), String(last), "End: the last row");
+  await page.keyboard.press("Home");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.n), "1", "Home: the first row");
+
+  // A row is a disclosure: a button, expanded or not, named by its
+  // number, type and details (never its JSON); Enter and Space toggle it.
+  const rows = async (list) =>
+    (await axTree(cdp)).filter((n) => n.role === "button" && /^\d+ /.test(n.name)).map((n) => ({ name: n.name, expanded: n.props.expanded }));
+  let trace = await rows("trace");
+  assert.equal(trace.length, last, "Trace rows in the accessibility tree");
+  assert.deepEqual(trace[0], { name: "1 session_meta", expanded: false });
+  assert.ok(trace.every((r) => r.name.length < 80 && !r.name.includes("{")), `long names: ${JSON.stringify(trace.filter((r) => r.name.length >= 80 || r.name.includes("{")))}`);
+  assert.ok(trace.some((r) => /^\d+ text user · (completed · )?\d+ bytes$/.test(r.name)), `no prompt row named by type, role and size: ${JSON.stringify(trace.map((r) => r.name))}`);
+  await page.keyboard.press("Enter");
+  await page.locator("#trace pre.json").waitFor();
+  assert.match(await page.locator("#trace pre.json").innerText(), /"session_id":"session-/);
+  trace = await rows("trace");
+  assert.equal(trace[0].expanded, true, "Enter: expanded");
+  await page.keyboard.press(" ");
+  await page.locator("#trace pre.json").waitFor({ state: "detached" });
+  assert.equal((await rows("trace"))[0].expanded, false, "Space: collapsed");
+
+  // The Stream panel: the same, with each row its message.
+  await tabTo(page, '[role="tab"][aria-selected="true"]', { back: true });
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Tab");
+  assert.match(await focused(page), /^#stream/, "Tab from the Stream tab");
+  const tree = await axTree(cdp);
+  assert.equal(tree.filter((n) => n.name.startsWith('{"')).length, 0, "a node of the tree is named by a message's JSON");
+  const stream = await rows("stream");
+  assert.equal(stream.length, await page.locator("#stream button.row").count());
+  assert.ok(stream.some((r) => /^\d+ text assistant · completed · \d+ bytes$/.test(r.name)), `no answer's row named by type, role and size: ${JSON.stringify(stream.map((r) => r.name))}`);
+  assert.ok(stream.some((r) => /^\d+ partial_text delta ×\d+$/.test(r.name)), "no delta row");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  const json = JSON.parse(await page.locator("#stream pre.json").innerText());
+  assert.equal(json.type, "event_msg", "the last row's JSON");
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
+});
+
+test("playground on a phone: an open drawer is modal (the page behind inert), closed by Escape; not on a wide screen", { timeout: 120_000 }, async (t) => {
+  const { ctx, log } = await launch(t, { context: { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true } });
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const inert = () => page.evaluate(() => [...document.querySelectorAll("[inert]")].map((e) => e.id).sort().join(" "));
+  assert.equal(await inert(), "", "inert with no drawer open" + explain(log));
+  /** Presses Tab n times; returns where the focus went outside the drawer. */
+  const escapes = async (drawer, button, n = 30) => {
+    const out = new Set();
+    for (let i = 0; i < n; i++) {
+      await page.keyboard.press("Tab");
+      const where = await page.evaluate(([d, b]) => {
+        const e = document.activeElement;
+        return !e || e === document.body || e.closest(d) || e.matches(b) ? "" : e.id || e.className || e.tagName;
+      }, [drawer, button]);
+      if (where) out.add(where);
+    }
+    return [...out];
+  };
+  for (const [button, drawer, open] of [["#toggle-sessions", "#sessions-panel", "sessions"], ["#toggle-side", "#side", "side"]]) {
+    await page.focus(button);
+    await page.keyboard.press("Enter");
+    await page.locator(`body[data-drawer="${open}"]`).waitFor();
+    assert.equal(await inert(), open === "sessions" ? "composer open-settings side toggle-side transcript" : "composer open-settings sessions-panel toggle-sessions transcript");
+    assert.deepEqual(await escapes(drawer, button), [], `Tab left the ${open} drawer`);
+    await tabTo(page, `${drawer} button`);
+    await page.keyboard.press("Escape");
+    await page.locator('body[data-drawer=""]').waitFor();
+    assert.equal(await inert(), "", `inert after Escape closed the ${open} drawer`);
+    assert.match(await focused(page), new RegExp("^" + button), `the focus after Escape in the ${open} drawer`);
+  }
+  // A drawer left open when the screen grows is no drawer: nothing is inert.
+  await page.click("#toggle-sessions");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await page.waitForFunction(() => document.getElementById("transcript").inert);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.waitForFunction(() => !document.querySelector("[inert]"), null, { timeout: WAIT });
+});
+
+test("playground in a dark colour scheme: the approval pill and the error banner are dark, and pass axe's contrast", { timeout: 120_000 }, async (t) => {
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  await page.fill("#prompt", "write notes.md: # Hello");
+  await page.press("#prompt", "Enter");
+  await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+  // The banner shows a page error; one is staged here (its colours are the point).
+  await page.evaluate(() => {
+    const b = document.getElementById("error");
+    b.textContent = "Playground error: a staged error";
+    b.hidden = false;
+  });
+  const light = (sel, prop) => page.evaluate(([s, p]) => {
+    const [r, g, b] = getComputedStyle(document.querySelector(s))[p].match(/\d+/g).map(Number);
+    return (r + g + b) / 3;
+  }, [sel, prop]);
+  assert.ok((await light("#state", "backgroundColor")) < 80, "the approval pill's background is light in the dark scheme" + explain(log));
+  assert.ok((await light("#error", "backgroundColor")) < 80, "the error banner's background is light in the dark scheme");
+  assert.ok((await light("#error", "color")) > 160, "the error banner's text is dark in the dark scheme");
+  assert.deepEqual(await violations(page), [], "dark, an approval waiting, the error banner shown");
+  await page.emulateMedia({ colorScheme: "light" });
+  assert.ok((await light("#state", "backgroundColor")) > 200, "the approval pill in the light scheme");
+  assert.deepEqual(await violations(page), [], "light, an approval waiting, the error banner shown");
 });

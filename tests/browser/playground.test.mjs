@@ -423,7 +423,7 @@ test("playground sessions: reload mid-task, resume, continue; browser restart; r
     await page.locator("#trace li").first().click();
     assert.match(await page.locator("#trace li pre.json").first().innerText(), /"session_id":"session-/);
     // and Enter on a focused row does, as a click does
-    await page.locator("#trace li").nth(1).focus();
+    await page.locator("#trace li button.row").nth(1).focus();
     await page.keyboard.press("Enter");
     await page.locator("#trace li").nth(1).locator("pre.json").waitFor();
 
@@ -1523,23 +1523,29 @@ pageTest("playground: the transcript follows a streaming reply, not once the use
   await idle(page);
 });
 
-pageTest("playground: the Stream panel draws a fragment's deltas as one row, counted and titled with the last delta, across its redraws", async (page) => {
+pageTest("playground: the Stream panel draws a fragment's deltas as one row, counted, its JSON the last delta's, across its redraws", async (page) => {
   await open(page);
   const words = "one two three four five six seven eight nine ten eleven twelve".split(" ");
   await send(page, "echo: " + words.join(" "));
   await idle(page);
   const rows = await page.evaluate(() =>
-    [...document.querySelectorAll("#stream > li")].map((li) => ({
+    [...document.querySelectorAll("#stream > li")].map((li, i) => ({
+      i,
       type: li.querySelector(".type").textContent,
       detail: li.querySelector(".detail").textContent,
-      title: li.getAttribute("title"),
     })),
   );
   for (const type of ["partial_thinking", "partial_text"]) {
     const deltas = rows.filter((r) => r.type === type && r.detail.startsWith("delta"));
     assert.deepEqual(deltas.map((r) => r.detail), [`delta ×${words.length}`], type);
-    const p = JSON.parse(deltas[0].title).payload;
-    assert.equal(p.text ?? p.thinking, words.at(-1), `${type}: the row's title is its last delta`);
+    const row = page.locator("#stream > li").nth(deltas[0].i);
+    await row.locator("button.row").click();
+    assert.equal(await row.locator("button.row").getAttribute("aria-expanded"), "true");
+    const p = JSON.parse(await row.locator("pre.json").innerText()).payload;
+    assert.equal(p.text ?? p.thinking, words.at(-1), `${type}: the row's JSON is its last delta`);
+    await row.locator("button.row").click();
+    await row.locator("pre.json").waitFor({ state: "detached" });
+    assert.equal(await row.locator("button.row").getAttribute("aria-expanded"), "false");
   }
   const count = await page.locator("#stream-count").textContent();
   assert.ok(Number(count) > 2 * words.length, `the count of messages (${count}) takes in every delta`);

@@ -81,8 +81,10 @@ type App struct {
 	files    filesView
 	traceV   traceView
 	tab      string // the side panel shown: stream, files, trace
+	tabShown string // the tab the page shows
 	drawer   string // narrow screens: "", "sessions" or "side"
 	drawn    string // the drawer the last render showed
+	inert    string // the drawer the page behind is inert for (renderInert)
 	decided  bool   // an approval that had the focus was answered
 
 	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem
@@ -251,13 +253,24 @@ func (a *App) listen() {
 		target := wrap(ev.Underlying().Get("target"))
 		a.post(func() { a.clickIn(target) })
 	})
-	for _, t := range []string{"stream", "files", "trace"} {
+	for _, t := range tabs {
 		byID(a.doc, "tab-"+t).AddEventListener("click", false, func(dom.Event) { a.post(func() { a.showTab(t) }) })
+	}
+	// A drawer is modal only where it covers the page: the page is drawn
+	// again when the screen crosses a drawer's width.
+	for _, d := range drawers {
+		js.Global().Call("matchMedia", d[0]).Call("addEventListener", "change", js.FuncOf(func(js.Value, []js.Value) any {
+			a.post(func() {})
+			return nil
+		}))
 	}
 	byID(a.doc, "toggle-sessions").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("sessions") }) })
 	byID(a.doc, "toggle-side").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("side") }) })
 	a.listenSettings()
 }
+
+// tabs are the side panel's tabs, in their order.
+var tabs = []string{"stream", "files", "trace"}
 
 func (a *App) byForm(form elem, f func()) {
 	form.AddEventListener("submit", false, func(ev dom.Event) {

@@ -5,6 +5,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"syscall/js"
 	"time"
@@ -456,27 +457,18 @@ const maxTraceRows = 2000
 
 func (t *traceView) init(a *App) {
 	t.a, t.list, t.open = a, byID(a.doc, "trace"), map[int]bool{}
-	toggle := func(ev dom.Event) {
-		li := wrap(ev.Underlying().Get("target").Call("closest", "li[data-n]"))
-		if li == nil {
+	t.list.AddEventListener("click", false, func(ev dom.Event) {
+		b := wrap(ev.Underlying().Get("target").Call("closest", "button[data-n]"))
+		if b == nil {
 			return
 		}
-		n := li.GetAttribute("data-n")
+		n := b.GetAttribute("data-n")
 		a.post(func() {
-			var i int
-			fmt.Sscan(n, &i)
+			i, _ := strconv.Atoi(n)
+			i--
 			t.open[i] = !t.open[i]
 			t.dirty = true
 		})
-	}
-	t.list.AddEventListener("click", false, toggle)
-	// A focused row opens with Enter or Space, as a click opens it.
-	t.list.AddEventListener("keydown", false, func(ev dom.Event) {
-		k := ev.Underlying().Get("key").String()
-		if (k == "Enter" || k == " ") && ev.Underlying().Get("target").Call("matches", "li[data-n]").Bool() {
-			ev.PreventDefault()
-			toggle(ev)
-		}
 	})
 }
 
@@ -513,8 +505,8 @@ func (t *traceView) render() {
 	t.dirty = false
 	a := t.a
 	var back string // the row that had the focus has it again
-	if li := a.focusIn(t.list); li != nil && li.Call("matches", "li[data-n]").Bool() {
-		back = attrIs("data-n", li.GetAttribute("data-n"))
+	if b := a.focusIn(t.list); b != nil && b.Call("matches", "button[data-n]").Bool() {
+		back = attrIs("data-n", b.GetAttribute("data-n"))
 	}
 	if back != "" {
 		defer a.refocus(t.list, back)
@@ -526,18 +518,11 @@ func (t *traceView) render() {
 	}
 	from := max(0, len(t.records)-maxTraceRows)
 	for i := from; i < len(t.records); i++ {
-		m := t.records[i]
 		li := a.el("li", "", "")
-		li.SetAttribute("data-n", fmt.Sprint(i))
-		li.SetAttribute("tabindex", "0")
-		li.AppendChild(a.el("span", "seq", fmt.Sprint(i+1)))
-		name := m.Payload.Type
-		if name == "" {
-			name = m.Type
-		}
-		li.AppendChild(a.el("span", "type", name))
-		li.AppendChild(a.el("span", "detail", detail(m)))
+		b := a.rowButton("data-n", i+1, t.records[i], detail(t.records[i]))
+		li.AppendChild(b)
 		if t.open[i] {
+			b.SetAttribute("aria-expanded", "true")
 			li.AppendChild(a.el("pre", "json", t.raw[i]))
 		}
 		t.list.AppendChild(li)

@@ -65,7 +65,19 @@ func (a *App) render() {
 
 	st := a.state()
 	a.body.SetAttribute("data-state", st)
+	// A drawer closed with the focus in it gives the focus back to the
+	// button that opens it (below), unless what is drawn meanwhile gives
+	// it elsewhere. Found before the drawer is hidden: the browser takes
+	// the focus out of a hidden drawer at its next style update.
+	var back, closing elem
+	if a.drawn != a.drawer {
+		if d, ok := drawers[a.drawn]; ok && a.focusIn(byID(a.doc, d[1])) != nil {
+			closing, back = byID(a.doc, d[1]), byID(a.doc, d[2])
+		}
+		a.drawn = a.drawer
+	}
 	a.body.SetAttribute("data-drawer", a.drawer)
+	a.renderInert() // before anything gives the focus to what it leaves
 	a.statePill.SetAttribute("data-state", st)
 	label := map[string]string{
 		"loading": "loading…", stateIdle: "idle", stateRunning: "running", stateApproval: "waiting for approval", stateStopping: "stopping…",
@@ -93,26 +105,62 @@ func (a *App) render() {
 	if a.noteEl.Get("textContent").String() != a.note {
 		a.noteEl.SetTextContent(a.note) // a status region: set again, it would be read again
 	}
-	for _, t := range []string{"stream", "files", "trace"} {
-		byID(a.doc, "tab-"+t).SetAttribute("aria-selected", strconv.FormatBool(a.tab == t))
-		show(byID(a.doc, "panel-"+t), a.tab == t)
+	if a.tabShown != a.tab {
+		// Set when the tab changes only: a focused tab's tabindex set
+		// again makes the browser check at once whether it may keep the
+		// focus (in a drawer being hidden, it may not).
+		for _, t := range tabs {
+			tab := byID(a.doc, "tab-"+t)
+			tab.SetAttribute("aria-selected", strconv.FormatBool(a.tab == t))
+			if a.tab == t {
+				tab.SetAttribute("tabindex", "0")
+			} else {
+				tab.SetAttribute("tabindex", "-1")
+			}
+			show(byID(a.doc, "panel-"+t), a.tab == t)
+		}
+		a.tabShown = a.tab
 	}
 	byID(a.doc, "toggle-sessions").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "sessions"))
 	byID(a.doc, "toggle-side").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "side"))
 	a.sessions.render()
 	a.files.render()
 	a.traceV.render()
-	if a.drawn != a.drawer {
-		// A drawer closed with the focus in it gives the focus back to
-		// the button that opens it.
-		for _, d := range [][3]string{{"sessions", "sessions-panel", "toggle-sessions"}, {"side", "side", "toggle-side"}} {
-			if a.drawn == d[0] && a.focusIn(byID(a.doc, d[1])) != nil {
-				byID(a.doc, d[2]).Focus()
-			}
-		}
-		a.drawn = a.drawer
+	if act := wrap(a.doc.Get("activeElement")); back != nil && (act == nil || act.Underlying().Equal(a.body.Underlying()) || a.focusIn(closing) != nil) {
+		back.Focus()
 	}
 	a.scrollSoon()
+}
+
+// drawers are the drawers of a narrow screen: the width below which each is
+// one (it covers the page), its panel and its button.
+var drawers = map[string][3]string{
+	"sessions": {"(max-width: 1100px)", "sessions-panel", "toggle-sessions"},
+	"side":     {"(max-width: 900px)", "side", "toggle-side"},
+}
+
+// renderInert makes the page behind an open drawer inert, as behind a
+// modal dialog: Tab stays in the drawer and on its button (which closes
+// it), and a screen reader reads the drawer alone. The status and live
+// regions under the composer are left as they are, so what they say is
+// still read.
+func (a *App) renderInert() {
+	modal := ""
+	if d, ok := drawers[a.drawer]; ok && js.Global().Call("matchMedia", d[0]).Get("matches").Bool() {
+		modal = a.drawer
+	}
+	if modal == a.inert {
+		return
+	}
+	a.inert = modal
+	d := drawers[modal]
+	for _, id := range []string{"transcript", "composer", "open-settings", "sessions-panel", "side", "toggle-sessions", "toggle-side"} {
+		if e := byID(a.doc, id); modal != "" && id != d[1] && id != d[2] {
+			e.SetAttribute("inert", "")
+		} else {
+			e.RemoveAttribute("inert")
+		}
+	}
 }
 
 // scrollSoon scrolls the transcript (when it follows its end) and the raw
