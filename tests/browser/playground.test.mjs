@@ -537,6 +537,34 @@ pageTest("playground: a Rename left open does not take the focus back from the c
   assert.match(await page.locator("#note").innerText(), /1 steering message\(s\) not delivered: the run ended first\. Their text is back in the composer\./);
 });
 
+// An input method's Enter confirms the text being composed (Japanese,
+// Chinese, Korean), its Escape cancels it: neither sends the prompt or
+// ends a Rename. The Rename field took them as its own (the title cut at
+// the first confirmed word); Safari's last key of a composition has
+// isComposing false and keyCode 229.
+pageTest("playground: an input method's Enter and Escape neither send the prompt nor end a Rename", async (page) => {
+  await open(page);
+  const key = (sel, key, init) => page.evaluate(([sel, key, init]) => {
+    document.querySelector(sel).dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true, ...init }));
+  }, [sel, key, init]);
+  await page.fill("#prompt", "echo: こんにちは");
+  await key("#prompt", "Enter", { isComposing: true });
+  await key("#prompt", "Enter", { keyCode: 229 });
+  await page.fill("#prompt", "echo: こんにちは、世界");
+  await page.press("#prompt", "Enter");
+  await idle(page);
+  assert.deepEqual(await page.locator("#transcript > .msg.prompt").allInnerTexts(), ["YOU\necho: こんにちは、世界"]);
+
+  await page.locator("#sessions > li.session").first().locator('button[data-do="rename"]').click();
+  await page.fill("#sessions .rename-input", "名前");
+  await key("#sessions .rename-input", "Enter", { isComposing: true });
+  await key("#sessions .rename-input", "Enter", { keyCode: 229 });
+  await key("#sessions .rename-input", "Escape", { isComposing: true });
+  await page.fill("#sessions .rename-input", "名前です");
+  await page.press("#sessions .rename-input", "Enter");
+  await page.locator("#sessions li.session .title", { hasText: "名前です" }).waitFor();
+});
+
 pageTest("playground: New session moves the highlight at once; the new row appears during its first run; the stop-first note clears when the run ends; deleting the session in flight stops its run, and nothing of it comes back on reload", async (page, ctx, log) => {
   await open(page);
   const first = await shownID(page);

@@ -209,11 +209,20 @@ func (a *App) start() {
 	}()
 }
 
+// composing reports whether the key event k belongs to an input method's
+// composition (Japanese, Chinese, Korean): its Enter confirms the text
+// being composed and its Escape cancels it, neither meant for the page.
+// Safari sends the key that ends a composition with isComposing false
+// and keyCode 229.
+func composing(k js.Value) bool {
+	return k.Get("isComposing").Bool() || k.Get("keyCode").Int() == 229
+}
+
 func (a *App) listen() {
 	a.byForm(a.composer, a.sendPrompt)
 	a.prompt.AddEventListener("keydown", false, func(ev dom.Event) {
 		k := ev.Underlying()
-		if k.Get("key").String() == "Enter" && !k.Get("shiftKey").Bool() && !k.Get("isComposing").Bool() {
+		if k.Get("key").String() == "Enter" && !k.Get("shiftKey").Bool() && !composing(k) {
 			ev.PreventDefault()
 			a.post(a.sendPrompt)
 		}

@@ -53,7 +53,7 @@ func (s *sessionsView) init(a *App) {
 	s.list.AddEventListener("keydown", false, func(ev dom.Event) {
 		k := ev.Underlying()
 		t := wrap(k.Get("target"))
-		if t == nil || !t.Class().Contains("rename-input") {
+		if t == nil || !t.Class().Contains("rename-input") || composing(k) {
 			return
 		}
 		switch k.Get("key").String() {
