@@ -101,6 +101,9 @@ func newRun(ctx context.Context, s *Session, opts RunOptions, body func(context.
 	rctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.abortRun = cancel
+	if s.closed { // Close came after reserve, before it could abort the run
+		cancel()
+	}
 	s.mu.Unlock()
 	r := &run{s: s, cancel: cancel, opts: opts, tasks: make(chan task), quit: make(chan struct{})}
 	return &Run{r: r, body: func(yield func(omni.Message) bool) { r.seq(rctx, yield, body) }}
