@@ -395,11 +395,14 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	}
 	h.mu.Unlock()
 	r.busy(h)
+	// The Trace goes before the host: a Get in between would find the
+	// Trace and make a new host, kept for a session that no longer is.
+	err = r.cfg.Store.Delete(ctx, id)
 	r.mu.Lock()
 	delete(r.hosts, id)
 	r.mu.Unlock()
 	r.cfg.Hub.Remove(id)
-	if err := r.cfg.Store.Delete(ctx, id); err != nil && !errors.Is(err, trace.ErrNotFound) {
+	if err != nil && !errors.Is(err, trace.ErrNotFound) {
 		return newErr(500, "store_failed", err.Error())
 	}
 	r.UserChannel().Publish(transport.SessionState(id, transport.StateIdle, omni.FormatTimestamp(r.now()), false))

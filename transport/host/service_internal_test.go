@@ -1,0 +1,236 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/transport"
+)
+
+// serviceRegistry is a registry of playground sessions (the scripted
+// model, no delay, discard compaction) over store, keeping keepWarm
+// engines warm.
+func serviceRegistry(t *testing.T, store trace.Store, keepWarm int) (*Registry, *transport.Hub) {
+	t.Helper()
+	hub := transport.NewHub(transport.Options{})
+	r, err := NewRegistry(Config{
+		Store: store, Hub: hub, Mode: ModeAllowAll, KeepWarm: keepWarm,
+		NewMeta: func(id string, now time.Time) omni.Message {
+			m := playground.Meta(now)
+			if id != "" {
+				m.Payload.Edit().SessionID = id
+			}
+			return m
+		},
+		Wire: func(omni.Message) (Wiring, error) {
+			ws := playground.NewWorkspace(nil)
+			return Wiring{
+				LLM: playground.NewModel(ws, nil), Environment: ws, Tools: ws.Tools(), MaxTurns: 8,
+				NewLLM:     func(omni.TokenCounts) engine.LLM { return playground.NewModel(ws, nil) },
+				Compaction: &engine.Compaction{Mode: omni.ModeDiscard},
+			}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(hub.Close)
+	return r, hub
+}
+
+// openFDs counts this process's open file descriptors (Linux).
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(fds)
+}
+
+// Many sessions of one registry over one FileStore, each used from
+// several goroutines at once (runs, follow-ups, steering, aborts,
+// compactions, approval modes, streams, history, the session list, the
+// engines let go past KeepWarm and resumed), then deleted while they are
+// read: the race detector watches it all; once every session is deleted
+// and the hub closed, no goroutine and no file is left open, and the
+// registry holds no host.
+func TestManySessionsAtOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts /proc/self/fd")
+	}
+	dir := t.TempDir()
+	fds, goroutines := openFDs(t), runtime.NumGoroutine()
+	func() {
+		r, hub := serviceRegistry(t, trace.NewFileStore(dir, trace.FileStoreOptions{}), 2)
+		ctx := context.Background()
+		const sessions, rounds = 6, 6
+		var ids []string
+		for i := range sessions {
+			h, err := r.Create(ctx, fmt.Sprintf("svc-%d", i), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, h.ID())
+		}
+		var wg sync.WaitGroup
+		for _, id := range ids {
+			for g := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					use(t, r, id, g, rounds)
+				}()
+			}
+		}
+		wg.Wait()
+		for _, id := range ids { // deleted while read
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if h, err := r.Get(ctx, id); err == nil {
+						h.Messages(ctx)
+					}
+					r.List(ctx)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				if err := r.Delete(ctx, id); err != nil {
+					t.Errorf("Delete %s: %v", id, err)
+				}
+			}()
+		}
+		wg.Wait()
+		r.mu.Lock()
+		left := len(r.hosts)
+		r.mu.Unlock()
+		if left != 0 {
+			t.Errorf("%d hosts left after every session was deleted", left)
+		}
+		for _, id := range ids {
+			if _, err := r.Get(ctx, id); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Get %s after its Delete: %v, want ErrNotFound", id, err)
+			}
+		}
+		hub.Close()
+	}()
+	wait(t, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
+	wait(t, "the open files of before", func() bool { return openFDs(t) <= fds })
+}
+
+// use drives session id from one goroutine (g of several) for rounds.
+func use(t *testing.T, r *Registry, id string, g, rounds int) {
+	ctx := context.Background()
+	for n := range rounds {
+		h, err := r.Get(ctx, id)
+		if err != nil {
+			t.Errorf("Get %s: %v", id, err)
+			return
+		}
+		switch (g + n) % 6 {
+		case 0:
+			h.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}, QueueIfBusy: n%2 == 0})
+		case 1:
+			h.Steer("and the tests", nil)
+			h.Abort()
+		case 2:
+			h.Compact()
+		case 3:
+			sub, _ := h.Subscribe("", false)
+			h.Messages(ctx)
+			sub.Close()
+		case 4:
+			h.SetMode(ModeDenyAll)
+			h.SetMode(ModeAllowAll)
+			r.History(ctx, id)
+			h.RetryNow()
+		case 5:
+			h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}})
+			r.List(ctx)
+		}
+		if err := h.Wait(ctx); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// wait waits, a bounded time, until cond holds.
+func wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("waited 5 s for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond) // polls cond; orders nothing
+	}
+}
+
+// hookedStore calls onDelete before a Delete and onLock at a Lock (it
+// holds nothing: a MemStore has no lock), each once armed.
+type hookedStore struct {
+	trace.Store
+	mu               sync.Mutex
+	onDelete, onLock func()
+}
+
+func (s *hookedStore) take(f *func()) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := *f
+	*f = nil
+	return g
+}
+
+func (s *hookedStore) Delete(ctx context.Context, id string) error {
+	if f := s.take(&s.onDelete); f != nil {
+		f()
+	}
+	return s.Store.Delete(ctx, id)
+}
+
+func (s *hookedStore) Lock(string) (func(), error) {
+	if f := s.take(&s.onLock); f != nil {
+		f()
+	}
+	return func() {}, nil
+}
+
+// A session opened (Get) while Delete removes it is not kept as a host
+// of a session that no longer is: Delete let the host go before the
+// Trace, a Get in between found the Trace and made a new host, and every
+// later Get returned that one (its messages an empty history, where the
+// session was gone).
+func TestGetDuringDelete(t *testing.T) {
+	store := &hookedStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "doomed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.onDelete = func() {
+		if g, err := r.Get(ctx, "doomed"); err == nil && g != h {
+			t.Log("Get during Delete made a new host")
+		}
+	}
+	if err := r.Delete(ctx, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "doomed"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Delete: %v, want ErrNotFound", err)
+	}
+}
