@@ -267,6 +267,9 @@ func (h *Host) RetryNow() bool {
 func (h *Host) Compact() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed { // deleted, as Start says
+		return notFound(h.id)
+	}
 	if h.state != transport.StateIdle {
 		return ErrTaskInProgress
 	}

@@ -234,3 +234,33 @@ func TestGetDuringDelete(t *testing.T) {
 		t.Fatalf("Get after Delete: %v, want ErrNotFound", err)
 	}
 }
+
+// A compaction asked for while Delete removes the session is refused as
+// a run is: it started, on a session whose Trace went away under it.
+func TestCompactDuringDelete(t *testing.T) {
+	store := &hookedStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "doomed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var compact error
+	store.onLock = func() { compact = h.Compact() } // Delete takes the session's lock
+	if err := r.Delete(ctx, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	h.Wait(ctx)
+	if !errors.Is(compact, ErrNotFound) {
+		t.Fatalf("Compact during Delete: %v, want ErrNotFound", compact)
+	}
+	if _, err := store.Files(ctx, "doomed"); !errors.Is(err, trace.ErrNotFound) {
+		t.Fatalf("the deleted session's Trace: %v, want ErrNotFound", err)
+	}
+}
