@@ -1,0 +1,93 @@
+package server
+
+import (
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/transport/transporttest"
+)
+
+// A server in Trace files, its sessions driven over HTTP by clients that
+// leave their streams mid-run, abort, compact and delete, several at
+// once: once the server and its listener are closed, no goroutine and no
+// file of its is left open.
+func TestServerLeavesNothingOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts /proc/self/fd")
+	}
+	dir := t.TempDir()
+	fds, goroutines := openFDs(t), runtime.NumGoroutine()
+	func() {
+		srv, err := New(Config{Dir: dir, Mode: "allow-all", Delay: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.Handler)
+		defer func() {
+			srv.Close()
+			ts.CloseClientConnections()
+			ts.Close()
+		}()
+		client := &transporttest.Client{T: t, URL: ts.URL}
+		defer func() { client.HTTP.CloseIdleConnections() }()
+		users := client.Open("/api/events", "", false) // the user channel, left open until the server closes
+		defer users.Close()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := client.Create("")
+				base := "/api/sessions/" + id
+				for n := range 3 {
+					st := client.Open(base+"/stream", "", false)
+					client.Must(202, "POST", base+"/tasks", `{"input":"Count the lines of main.go"}`)
+					st.Until(transporttest.ServerEvent("task_state")) // running
+					st.MustNext()
+					st.Close() // left mid-run
+					switch n {
+					case 0:
+						client.Do("POST", base+"/abort", "")
+					case 1:
+						client.Do("GET", base+"/messages", "")
+					}
+					st = client.Open(base+"/stream", "", false)
+					st.Until(transporttest.TaskState("idle"))
+					st.Close()
+					client.Do("POST", base+"/compact", "")
+				}
+				client.Must(204, "DELETE", base, "")
+			}()
+		}
+		wg.Wait()
+	}()
+	wait(t, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
+	wait(t, "the open files of before", func() bool { return openFDs(t) <= fds })
+}
+
+// openFDs counts this process's open file descriptors (Linux).
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(fds)
+}
+
+// wait waits, a bounded time, until cond holds.
+func wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("waited 10 s for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond) // polls cond; orders nothing
+	}
+}
