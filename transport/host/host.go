@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -29,8 +30,11 @@ type Host struct {
 	id   string
 	sess *engine.Session
 
-	mu        sync.Mutex // held around every state change and its Publish
-	state     string
+	mu    sync.Mutex // held around every state change and its Publish
+	state string
+	// shown is state for State, which does not wait for mu: a Trace write
+	// that hangs holds it (see sink).
+	shown     atomic.Pointer[string]
 	mode      string
 	ch        *transport.Channel // the channel of the run in flight
 	cancel    context.CancelFunc
@@ -79,11 +83,13 @@ func (h *Host) Session() *engine.Session {
 	return h.sess
 }
 
-// State returns idle, running or compacting.
+// State returns idle, running or compacting. It does not wait for a
+// state change under way, nor for a Trace write that hangs.
 func (h *Host) State() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.state
+	if p := h.shown.Load(); p != nil {
+		return *p
+	}
+	return transport.StateIdle
 }
 
 // Mode returns the approval mode.
@@ -146,6 +152,7 @@ func pendingOf(id string, input []omni.Message) transport.Pending {
 // held.
 func (h *Host) setState(state string) {
 	h.state = state
+	h.shown.Store(&state)
 	h.publish(h.taskState())
 	h.reg.announceState(h.id, state)
 }

@@ -355,10 +355,11 @@ func (r *Registry) List(ctx context.Context) ([]Info, error) {
 	for _, s := range sums {
 		info := Info{ID: s.ID, FirstPrompt: s.FirstPrompt, LastActivity: s.LastActivity, State: transport.StateIdle}
 		r.mu.Lock()
-		if h, ok := r.hosts[s.ID]; ok {
+		h := r.hosts[s.ID]
+		r.mu.Unlock()
+		if h != nil { // asked with no lock of the registry's held
 			info.State = h.State()
 		}
-		r.mu.Unlock()
 		out = append(out, info)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastActivity.After(out[j].LastActivity) })

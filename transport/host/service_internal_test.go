@@ -264,3 +264,74 @@ func TestCompactDuringDelete(t *testing.T) {
 		t.Fatalf("the deleted session's Trace: %v, want ErrNotFound", err)
 	}
 }
+
+// stuckStore's Append for session stuck blocks, once armed, until gate
+// is closed; blocked is closed when one does.
+type stuckStore struct {
+	trace.Store
+	armed   sync.Once
+	on      chan struct{} // closed to arm it
+	blocked chan struct{}
+	gate    chan struct{}
+}
+
+func (s *stuckStore) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	select {
+	case <-s.on:
+		if id == "stuck" {
+			s.armed.Do(func() { close(s.blocked) })
+			<-s.gate
+		}
+	default:
+	}
+	return s.Store.Append(ctx, id, index, data)
+}
+
+// The session list, and the other sessions, are served while one
+// session's Trace write hangs (a network file system that stopped
+// answering): List waited for that session's state while it held the
+// registry, and every request to every session then waited behind it.
+func TestListWhileAWriteHangs(t *testing.T) {
+	store := &stuckStore{Store: &trace.MemStore{}, on: make(chan struct{}), blocked: make(chan struct{}), gate: make(chan struct{})}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	stuck, err := r.Create(ctx, "stuck", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, "other", ""); err != nil {
+		t.Fatal(err)
+	}
+	close(store.on)
+	if _, err := stuck.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	<-store.blocked
+	done := make(chan error, 1)
+	go func() {
+		infos, err := r.List(ctx)
+		for _, in := range infos {
+			if in.ID == "stuck" && in.State != "running" {
+				err = fmt.Errorf("the hanging session is listed %s, want running", in.State)
+			}
+		}
+		if err == nil {
+			_, err = r.Get(ctx, "other")
+		}
+		if err == nil {
+			_, err = r.Create(ctx, "new", "")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second): // a bound on a failure, not an ordering
+		t.Error("List, Get and Create waited for a session whose Trace write hangs")
+		defer func() { <-done }()
+	}
+	close(store.gate)
+	stuck.Wait(ctx)
+}
