@@ -206,7 +206,8 @@ func (s *Session) release() {
 }
 
 // Close closes the session: a run in flight is aborted (as by its
-// context), and later Start and Compact calls return ErrClosed. Close does
+// context), also one that a Start or Compact under way has not returned
+// yet, and later Start and Compact calls return ErrClosed. Close does
 // not wait for that run: its consumer still receives the rest of its
 // stream, ending with the abort (Run.Close waits). A Session holds no
 // goroutine between runs, so one that is dropped without Close leaks

@@ -8,4 +8,11 @@
 //
 // It is pure Go without net/http: package transport/api puts it on HTTP.
 // Everything here is safe for concurrent use.
+//
+// A session's channel keeps the events of its last run (its replay
+// buffer) until the Hub reclaims it, idle: run [transport.Hub.Run], as
+// package transport/server does, or a service that opens many sessions
+// keeps every one's. A Registry keeps a small Host for each session it
+// opened until [Registry.Delete]; a Host lets its engine go past
+// Config.KeepWarm.
 package host
