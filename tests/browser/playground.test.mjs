@@ -565,6 +565,30 @@ pageTest("playground: an input method's Enter and Escape neither send the prompt
   await page.locator("#sessions li.session .title", { hasText: "名前です" }).waitFor();
 });
 
+// The page's Escape stops a run (or closes a drawer); an input method's
+// Escape, which cancels the text being composed in the composer or a
+// Rename field, is not the page's: it stopped the run.
+pageTest("playground: an input method's Escape does not stop the run", async (page) => {
+  await open(page);
+  await send(page, "How long is store.go?");
+  await askCard(page, "list_files").waitFor({ timeout: RUN });
+  const key = (sel, init) => page.evaluate(([sel, init]) => {
+    document.querySelector(sel).dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true, ...init }));
+  }, [sel, init]);
+  await page.fill("#prompt", "名前");
+  await key("#prompt", { isComposing: true });
+  await key("#prompt", { keyCode: 229 });
+  await page.locator("#sessions > li.session").first().locator('button[data-do="rename"]').click();
+  await key("#sessions .rename-input", { isComposing: true });
+  // Work is done in the order it came: had an Escape stopped the run, the
+  // approval below would come after the stop.
+  await decide(page, "list_files", "allow");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  assert.equal(await page.locator('.notice:text("Run aborted: aborted by user")').count(), 0, "an input method's Escape stopped the run");
+  assert.match(await lastReply(page), /add up to \d+ lines/);
+});
+
 pageTest("playground: New session moves the highlight at once; the new row appears during its first run; the stop-first note clears when the run ends; deleting the session in flight stops its run, and nothing of it comes back on reload", async (page, ctx, log) => {
   await open(page);
   const first = await shownID(page);

@@ -229,7 +229,7 @@ func (a *App) listen() {
 	})
 	wrap(a.doc).AddEventListener("keydown", false, func(ev dom.Event) {
 		k := ev.Underlying()
-		if k.Get("key").String() == "Escape" && !k.Get("defaultPrevented").Bool() && !a.settingsOpen() {
+		if k.Get("key").String() == "Escape" && !k.Get("defaultPrevented").Bool() && !composing(k) && !a.settingsOpen() {
 			a.post(func() {
 				if a.drawer != "" {
 					a.drawer = "" // a narrow screen's open drawer closes first
