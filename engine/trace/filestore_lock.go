@@ -163,11 +163,13 @@ func (h lockHolder) stale() bool {
 // lockBeat until stop is called: a holder another host runs (a shared
 // directory, a container made anew with a new host name) or whose pid
 // another process took cannot be judged by its pid, and its file's age
-// then says it is gone.
+// then says it is gone. stop returns once the beat has ended: no touch
+// comes after it.
 func beat(path string, own []byte) (stop func()) {
-	done := make(chan struct{})
+	done, ended := make(chan struct{}), make(chan struct{})
 	t := time.NewTicker(lockBeat)
 	go func() {
+		defer close(ended)
 		defer t.Stop()
 		for {
 			select {
@@ -182,7 +184,7 @@ func beat(path string, own []byte) (stop func()) {
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { close(done); <-ended }
 }
 
 // beats: the holder said how often it touches its file (at most hourly).
