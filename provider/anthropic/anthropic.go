@@ -95,7 +95,11 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
-	m.c.KeyEndpoint(o.APIKey) // its reasoning is verified by the account that made it
+	// Its endpoint is its URL alone: Anthropic documents thinking
+	// signatures as valid across its platforms (the Claude API, Bedrock,
+	// Vertex), so a key changed between runs still verifies them; one left
+	// out of a tool loop resumed with thinking on is a 400 ("must start
+	// with a thinking block").
 	return m, nil
 }
 

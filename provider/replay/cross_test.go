@@ -372,16 +372,24 @@ const responsesReply = "event: response.output_item.added\ndata: {\"type\":\"res
 type endpoint struct {
 	name, base, key, model string
 	make                   func(t provider.Transport, ep *endpoint) (engine.LLM, error)
+	// byURL: the server verifies what any key at its URL made (Anthropic's
+	// signatures), not only its own key's.
+	byURL bool
 	// check refuses a request as the server would (me is what its own
 	// reasoning names) and counts the reasoning of its own sent back.
 	check func(req map[string]any, me string) (own int, err error)
 	reply func(me string, n int) string
 }
 
-func (ep *endpoint) me() string { return ep.base + " " + ep.key }
+func (ep *endpoint) me() string {
+	if ep.byURL {
+		return ep.base
+	}
+	return ep.base + " " + ep.key
+}
 
 func anthropicAt(name, base, key string) *endpoint {
-	return &endpoint{name: name, base: base, key: key, model: "claude-sonnet-4-5",
+	return &endpoint{name: name, base: base, key: key, model: "claude-sonnet-4-5", byURL: true,
 		make: func(t provider.Transport, ep *endpoint) (engine.LLM, error) {
 			return anthropic.New(anthropic.Options{Transport: t, BaseURL: ep.base, Model: ep.model, APIKey: ep.key})
 		},
@@ -568,9 +576,6 @@ func TestReasoningGoesBackToItsEndpoint(t *testing.T) {
 	for _, c := range []struct {
 		a, compatible, account *endpoint
 	}{
-		{anthropicAt("Anthropic", "https://api.anthropic.com/v1", "key-1"),
-			anthropicAt("DeepSeek's Anthropic API", "https://api.deepseek.com/anthropic", "key-1"),
-			anthropicAt("Anthropic, another account", "https://api.anthropic.com/v1", "key-2")},
 		{responsesAt("OpenAI", "https://api.openai.com/v1", "key-1"),
 			responsesAt("Azure OpenAI", "https://example.openai.azure.com/openai/v1", "key-1"),
 			responsesAt("OpenAI, another account", "https://api.openai.com/v1", "key-2")},
@@ -585,6 +590,22 @@ func TestReasoningGoesBackToItsEndpoint(t *testing.T) {
 			s.want(c.account, 1)
 		})
 	}
+}
+
+// Anthropic's signatures go back to its URL whatever the key (they verify
+// across its accounts and platforms: one left out of a tool loop resumed
+// with thinking on is refused), and never to an Anthropic-compatible
+// server's, which refuses them as Anthropic refuses the server's.
+func TestAnthropicSignaturesGoBackToItsURL(t *testing.T) {
+	a := anthropicAt("Anthropic", "https://api.anthropic.com/v1", "key-1")
+	compatible := anthropicAt("DeepSeek's Anthropic API", "https://api.deepseek.com/anthropic", "key-1")
+	rotated := anthropicAt("Anthropic, another key", "https://api.anthropic.com/v1", "key-2")
+	s := &session{t: t}
+	s.want(a, 0)
+	s.want(compatible, 0) // refuses a's
+	s.want(rotated, 1)    // a's, not compatible's
+	s.want(a, 2)          // its own and rotated's
+	s.want(compatible, 1)
 }
 
 // Chat Completions: reasoning_content goes back only to the endpoint it
