@@ -120,7 +120,7 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 		}
 		gone := "delete it if that process is gone"
 		if holder.beats() {
-			gone = "it is judged gone once its file goes " + (time.Duration(holder.Beat*lockStaleBeats) * time.Second).String() + " untouched"
+			gone = "it is judged gone once its file goes " + strconv.FormatFloat(holder.Beat*lockStaleBeats, 'f', -1, 64) + " s untouched" // as the Node build says it
 		}
 		return nil, opErr("lock", id, 0, fmt.Errorf("%w: another process (%s) is running it (its lock file %s: %s)", ErrBusy, who, path, gone))
 	}

@@ -72,9 +72,9 @@ func TestFileStoreLockSilentHolder(t *testing.T) {
 		busy string // "" = taken over
 	}{
 		{"other host, silent", file("elsewhere", 30), 6 * time.Minute, ""},
-		{"other host, beating", file("elsewhere", 30), 4 * time.Minute, "judged gone once its file goes 5m0s untouched"},
+		{"other host, beating", file("elsewhere", 30), 4 * time.Minute, "judged gone once its file goes 300 s untouched"},
 		{"running pid, silent", file(host, 30), 6 * time.Minute, ""},
-		{"running pid, beating", file(host, 30), time.Second, "judged gone once its file goes 5m0s untouched"},
+		{"running pid, beating", file(host, 30), time.Second, "judged gone once its file goes 300 s untouched"},
 		{"older build", file("elsewhere", 0), 24 * time.Hour, "delete it if that process is gone"},
 		{"a beat out of range", file("elsewhere", 1e9), 24 * time.Hour, "delete it if that process is gone"},
 	} {
