@@ -702,9 +702,18 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     };
     const lockable = store !== "";
     // open starts a run or compaction: start(ended) → stream id; signal is
-    // its stand-in signal (released if the run never starts).
+    // its stand-in signal (released if the run never starts: a run this
+    // program's lock refused kept its listener on the user's signal, one
+    // more for each refusal until that signal aborted).
     const open = (fn, start, signal) => {
-      const stream = owned(openStream(fn, (ended) => (activeId = start(ended)), signal), me.deref());
+      let s;
+      try {
+        s = openStream(fn, (ended) => (activeId = start(ended)), signal);
+      } catch (e) {
+        signal?.unlink();
+        throw e;
+      }
+      const stream = owned(s, me.deref());
       if (stream instanceof Stream) active = { deref: weakly(stream) };
       return stream;
     };
