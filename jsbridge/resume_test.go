@@ -106,3 +106,60 @@ func TestLoadHistoryMakesItsJSONOnce(t *testing.T) {
 		t.Errorf("LoadHistory of %d bytes of JSON allocated %d bytes; want under 1.5 times the JSON", got, n)
 	}
 }
+
+// forgetting is a store that notes the sessions it is told nothing writes
+// any more (trace.FileStore.Forget).
+type forgetting struct {
+	*trace.MemStore
+	forgot chan string
+}
+
+func (f forgetting) Forget(id string) { f.forgot <- id }
+
+// A closed session's store lets go of what it kept of it (a {dir}
+// store: its date directory and file index, for every session a
+// long-lived program ever wrote), once its records are stored and no
+// other session of the program writes its Trace.
+func TestClosedSessionIsForgottenByItsStore(t *testing.T) {
+	noPanics(t)
+	b, api := newBridge()
+	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4)}
+	b.UseDirectories(func(string) trace.Store { return store })
+	llm := &fakeProducer{b: b, script: func(int, string) []batch {
+		return []batch{{msgs: []string{usageJSON()}}, {end: endDone, value: outcome("completed")}}
+	}}
+	host := llm.host(t)
+	open := func() js.Value {
+		ref := api.Call("createSession", spec(host, map[string]any{"store": "dir:x"}))
+		if ref.Type() != js.TypeString {
+			t.Fatalf("createSession: %v", ref)
+		}
+		return handleOf(ref)
+	}
+	closeIt := func(h js.Value) {
+		api.Call("closeSession", h)
+		if _, ok := await(t, api.Call("closeSession", h, true)); !ok {
+			t.Fatal("closeSession rejected")
+		}
+	}
+	first, second := open(), open() // two session objects of one id
+	runAll(t, b, api, first, "hello")
+	closeIt(first)
+	select {
+	case id := <-store.forgot:
+		t.Fatalf("%s forgotten while another session object writes it", id)
+	default:
+	}
+	closeIt(second)
+	select {
+	case id := <-store.forgot:
+		if id != "s-test" {
+			t.Errorf("forgot %q, want s-test", id)
+		}
+	default:
+		t.Fatal("the store was not told once the last session of the id closed")
+	}
+	if data, err := store.ReadFile(context.Background(), "s-test", 1); err != nil || !strings.Contains(string(data), "request_end") {
+		t.Errorf("the Trace before the store was told: %q, %v", data, err)
+	}
+}

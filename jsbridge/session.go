@@ -258,6 +258,22 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 			s.trace.Retry(s.s.ID())
 		}
 		s.flushTrace()
+		if s.trace != nil && !b.writes(s.s.ID()) {
+			s.trace.Forget(s.s.ID()) // a {dir} store kept each session it wrote
+		}
 		return nil, nil
 	}), nil
+}
+
+// writes reports whether a session of this program still writes the
+// Trace of session id.
+func (b *Bridge) writes(id string) bool {
+	b.sessions.mu.Lock()
+	defer b.sessions.mu.Unlock()
+	for _, s := range b.sessions.m {
+		if s.trace != nil && s.s.ID() == id {
+			return true
+		}
+	}
+	return false
 }

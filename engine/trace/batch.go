@@ -281,6 +281,15 @@ func onlyTorn(ctx context.Context, store Store, id string) bool {
 	return torn
 }
 
+// Forget tells the store that this process writes session id no more,
+// when the store keeps something of each session it wrote
+// (FileStore.Forget). Call it once what was queued is stored.
+func (b *Batcher) Forget(id string) {
+	if f, ok := b.store.(interface{ Forget(id string) }); ok {
+		f.Forget(id)
+	}
+}
+
 // Flush waits until every append queued before the call was handed to the
 // underlying Store (written, or failed and reported), or until ctx is done.
 func (b *Batcher) Flush(ctx context.Context) error {

@@ -314,6 +314,18 @@ func writeNew(path string, data []byte, sync bool) error {
 	return err
 }
 
+// Forget drops what s keeps of session id (its date directory and the
+// highest file index known) once this process writes it no more: a
+// long-lived process kept both for every session it ever wrote. A later
+// write of id looks for its files again, and no longer tells a file of
+// id removed meanwhile from a new one: call it once nothing writes id.
+func (s *FileStore) Forget(id string) {
+	s.mu.Lock()
+	delete(s.dirs, id)
+	delete(s.files, id)
+	s.mu.Unlock()
+}
+
 // Delete implements [Store]. A date directory left empty is removed too.
 func (s *FileStore) Delete(ctx context.Context, id string) error {
 	if err := checkSession(ctx, id); err != nil {

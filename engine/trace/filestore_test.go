@@ -312,3 +312,46 @@ func TestFileStoreAppendToARemovedFile(t *testing.T) {
 		t.Fatalf("resume: %v", err)
 	}
 }
+
+// A long-lived process writes many sessions: what the store keeps of each
+// (its date directory, its highest file index) goes with Forget, and a
+// later write of the session finds its files again.
+func TestFileStoreForget(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
+	meta := func(id string) []byte {
+		return []byte(`{"timestamp":"2026-12-06T07:00:00.000Z","type":"session_meta","payload":{"session_id":"` + id + `"}}` + "\n")
+	}
+	rec := []byte(`{"timestamp":"2026-12-06T07:00:01.000Z","type":"event_msg","payload":{"type":"request_begin"}}` + "\n")
+	for _, id := range []string{"a", "b", "open"} {
+		if _, err := s.Append(ctx, id, 1, meta(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := trace.FileStoreKept(s); n != 3 {
+		t.Fatalf("kept %d sessions after three, want 3", n)
+	}
+	bat := trace.NewBatcher(s, trace.BatcherOptions{})
+	bat.Forget("a")
+	s.Forget("b")
+	if n := trace.FileStoreKept(s); n != 1 {
+		t.Fatalf("kept %d sessions after two were forgotten, want 1", n)
+	}
+	// A later write continues the session's file.
+	if res, err := s.Append(ctx, "a", 1, rec); err != nil || res.Created {
+		t.Fatalf("append after Forget: %+v, %v", res, err)
+	}
+	data, err := s.ReadFile(ctx, "a", 1)
+	if err != nil || string(data) != string(meta("a"))+string(rec) {
+		t.Fatalf("file 1 of a: %q, %v", data, err)
+	}
+	// A session not forgotten still tells its removed file from a new one.
+	if err := os.RemoveAll(filepath.Join(root, "2026-12-06")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, "open", 1, rec); !errors.Is(err, trace.ErrNotFound) {
+		t.Fatalf("append to a removed file: %v", err)
+	}
+	trace.NewBatcher(&trace.MemStore{}, trace.BatcherOptions{}).Forget("a") // a store that keeps nothing of it: nothing to do
+}
