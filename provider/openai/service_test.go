@@ -5,6 +5,7 @@ package openai_test
 import (
 	"context"
 	"fmt"
+	"github.com/floehq/floe/internal/leakcheck"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,12 +92,12 @@ func TestServiceOnAModelServer(t *testing.T) {
 				t.Errorf("the run ended with abort %q, want %q", reason, c.reason)
 			}
 			s.Close()
-			waitFor(t, "no connection in use", func() bool { return conns.inUse() == 0 })
+			leakcheck.Until(t, 10*time.Second, "no connection in use", func() bool { return conns.inUse() == 0 })
 		})
 	}
 	client.CloseIdleConnections()
-	waitFor(t, "every connection closed", func() bool { return conns.open() == 0 })
-	waitFor(t, fmt.Sprint("the goroutines of before (", before, ")"), func() bool { return runtime.NumGoroutine() <= before })
+	leakcheck.Until(t, 10*time.Second, "every connection closed", func() bool { return conns.open() == 0 })
+	leakcheck.Until(t, 10*time.Second, fmt.Sprint("the goroutines of before (", before, ")"), func() bool { return runtime.NumGoroutine() <= before })
 }
 
 // connStates counts a server's connections by state.
@@ -196,17 +197,4 @@ func modelServer(t *testing.T) (*httptest.Server, *connStates) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, conns
-}
-
-// waitFor waits, a bounded time, until cond holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("waited 5 s for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond) // polls cond; orders nothing
-	}
 }

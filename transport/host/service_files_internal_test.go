@@ -6,23 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/floehq/floe/internal/leakcheck"
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/engine/trace"
 )
-
-// openFDs counts this process's open file descriptors (Linux).
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd:", err)
-	}
-	return len(fds)
-}
 
 // Many sessions of one registry over one FileStore, each used from
 // several goroutines at once (runs, follow-ups, steering, aborts,
@@ -36,7 +27,7 @@ func TestManySessionsAtOnce(t *testing.T) {
 		t.Skip("counts /proc/self/fd")
 	}
 	dir := t.TempDir()
-	fds, goroutines := openFDs(t), runtime.NumGoroutine()
+	fds, goroutines := leakcheck.OpenFiles(t), runtime.NumGoroutine()
 	func() {
 		r, hub := serviceRegistry(t, trace.NewFileStore(dir, trace.FileStoreOptions{}), 2)
 		ctx := context.Background()
@@ -92,6 +83,6 @@ func TestManySessionsAtOnce(t *testing.T) {
 		}
 		hub.Close()
 	}()
-	wait(t, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
-	wait(t, "the open files of before", func() bool { return openFDs(t) <= fds })
+	leakcheck.Until(t, 10*time.Second, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
+	leakcheck.Until(t, 10*time.Second, "the open files of before", func() bool { return leakcheck.OpenFiles(t) <= fds })
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -80,19 +79,6 @@ func use(t *testing.T, r *Registry, id string, g, rounds int) {
 		if err := h.Wait(ctx); err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-// wait waits, a bounded time, until cond holds.
-func wait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("waited 5 s for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond) // polls cond; orders nothing
 	}
 }
 

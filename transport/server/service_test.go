@@ -1,8 +1,8 @@
 package server
 
 import (
+	"github.com/floehq/floe/internal/leakcheck"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -20,7 +20,7 @@ func TestServerLeavesNothingOpen(t *testing.T) {
 		t.Skip("counts /proc/self/fd")
 	}
 	dir := t.TempDir()
-	fds, goroutines := openFDs(t), runtime.NumGoroutine()
+	fds, goroutines := leakcheck.OpenFiles(t), runtime.NumGoroutine()
 	func() {
 		srv, err := New(Config{Dir: dir, Mode: "allow-all", Delay: time.Millisecond})
 		if err != nil {
@@ -65,29 +65,6 @@ func TestServerLeavesNothingOpen(t *testing.T) {
 		}
 		wg.Wait()
 	}()
-	wait(t, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
-	wait(t, "the open files of before", func() bool { return openFDs(t) <= fds })
-}
-
-// openFDs counts this process's open file descriptors (Linux).
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd:", err)
-	}
-	return len(fds)
-}
-
-// wait waits, a bounded time, until cond holds.
-func wait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("waited 10 s for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond) // polls cond; orders nothing
-	}
+	leakcheck.Until(t, 10*time.Second, "the goroutines of before", func() bool { return runtime.NumGoroutine() <= goroutines })
+	leakcheck.Until(t, 10*time.Second, "the open files of before", func() bool { return leakcheck.OpenFiles(t) <= fds })
 }
