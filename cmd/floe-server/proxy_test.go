@@ -74,14 +74,7 @@ func TestBehindAReverseProxy(t *testing.T) {
 	if ev := st.MustNext(); !tt.TaskState("idle")(ev) { // before any run: not held back
 		t.Fatalf("first event %+v", ev)
 	}
-	c.Must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"Count the lines of main.go"}`)
-	evs := st.Until(tt.TaskState("idle"))
-	st.Close()
-	again := c.Open("/api/sessions/"+id+"/stream", evs[1].ID, true)
-	defer again.Close()
-	if ev := again.MustNext(); ev.ID != evs[2].ID {
-		t.Fatalf("resumed after %s at %s, want %s", evs[1].ID, ev.ID, evs[2].ID)
-	}
+	runAndResume(t, c, id, st)
 	// Another name is still refused, the guard's purpose (DNS rebinding).
 	if status, body := pageClient(t, base, "rebind.example").Do("GET", "/api/sessions", ""); status != http.StatusMisdirectedRequest || !strings.Contains(string(body), "--origin") {
 		t.Errorf("Host rebind.example: %d %s, want 421 naming --origin", status, body)
@@ -90,5 +83,20 @@ func TestBehindAReverseProxy(t *testing.T) {
 	wild := prefixProxy(t, serveLoopback(t, server.Config{Origins: []string{"*"}}))
 	if status, body := pageClient(t, wild, "agent.example").Do("GET", "/api/sessions", ""); status != http.StatusMisdirectedRequest {
 		t.Errorf("--origin *, Host agent.example: %d %s, want 421", status, body)
+	}
+}
+
+// runAndResume runs a task of session id, read to its end on st (then
+// closed), and opens the stream again after its second event: the next
+// one comes, Last-Event-ID passed through.
+func runAndResume(t *testing.T, c *tt.Client, id string, st *tt.Stream) {
+	t.Helper()
+	c.Must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"Count the lines of main.go"}`)
+	evs := st.Until(tt.TaskState("idle"))
+	st.Close()
+	again := c.Open("/api/sessions/"+id+"/stream", evs[1].ID, true)
+	defer again.Close()
+	if ev := again.MustNext(); ev.ID != evs[2].ID {
+		t.Fatalf("resumed after %s at %s, want %s", evs[1].ID, ev.ID, evs[2].ID)
 	}
 }

@@ -181,14 +181,7 @@ func throughProxy(t *testing.T, base, host string, gzipped bool) {
 			t.Errorf("the proxy did not compress: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
 		}
 	}
-	c.Must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"Count the lines of main.go"}`)
-	evs := st.Until(tt.TaskState("idle"))
-	st.Close()
-	again := c.Open("/api/sessions/"+id+"/stream", evs[1].ID, true)
-	defer again.Close()
-	if ev := again.MustNext(); ev.ID != evs[2].ID {
-		t.Fatalf("resumed after %s at %s, want %s", evs[1].ID, ev.ID, evs[2].ID)
-	}
+	runAndResume(t, c, id, st)
 	big := `{"input":"` + strings.Repeat("a", api.MaxBody) + `"}`
 	if status, body := c.Do("POST", "/api/sessions/"+id+"/tasks", big, "Content-Type", "application/json"); status != 413 || !strings.Contains(string(body), "body_too_large") {
 		t.Errorf("a body over 1 MiB: %d %.200s, want the server's 413", status, body)

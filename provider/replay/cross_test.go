@@ -183,10 +183,7 @@ func sendTo(tg target, src string, hist []omni.Message, level string) error {
 			err = tg.check(req, src, level)
 		}
 		if err != nil {
-			w.Header().Set("content-type", "application/json")
-			w.WriteHeader(400)
-			e, _ := json.Marshal(err.Error())
-			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":`+string(e)+`}}`)
+			refuse(w, err)
 			return
 		}
 		w.Header().Set("content-type", "text/event-stream")
@@ -507,10 +504,7 @@ func (s *session) ask(ep *endpoint, question string) (int, error) {
 			own, err = ep.check(req, ep.me())
 		}
 		if err != nil {
-			w.Header().Set("content-type", "application/json")
-			w.WriteHeader(400)
-			e, _ := json.Marshal(err.Error())
-			io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":`+string(e)+`}}`)
+			refuse(w, err)
 			return
 		}
 		w.Header().Set("content-type", "text/event-stream")
@@ -702,4 +696,12 @@ func TestReasoningOfNoEndpoint(t *testing.T) {
 		}
 		s.want(ep, 1)
 	}
+}
+
+// refuse answers 400 with err as an API's invalid_request_error.
+func refuse(w http.ResponseWriter, err error) {
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(400)
+	e, _ := json.Marshal(err.Error())
+	io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":`+string(e)+`}}`)
 }
