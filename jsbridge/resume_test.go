@@ -163,3 +163,72 @@ func TestClosedSessionIsForgottenByItsStore(t *testing.T) {
 		t.Errorf("the Trace before the store was told: %q, %v", data, err)
 	}
 }
+
+// A closed subagent's store lets go of what it kept of the child's Trace,
+// as a closed session's does: a long-lived program running a subagent per
+// tool call kept a date directory and a file index for every child. A
+// subagent closed while its run is in flight is let go once that run's
+// records are stored.
+func TestClosedSubagentIsForgottenByItsStore(t *testing.T) {
+	noPanics(t)
+	b, api := newBridge()
+	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4)}
+	b.UseDirectories(func(string) trace.Store { return store })
+	gate := make(chan struct{})
+	llm := &fakeProducer{b: b, script: func(int, string) []batch {
+		<-gate
+		return []batch{{msgs: []string{usageJSON()}}, {end: endDone, value: outcome("completed")}}
+	}}
+	host := llm.host(t)
+	open := func(id string) js.Value {
+		ref := api.Call("createSubagent", spec(host, map[string]any{"store": "dir:x", "meta": strings.Replace(metaJSON, "s-test", id, 1)}))
+		if ref.Type() != js.TypeString {
+			t.Fatalf("createSubagent: %v", ref.Get("message"))
+		}
+		return handleOf(ref)
+	}
+	drain := func(id js.Value) {
+		for {
+			v, ok := await(t, pullP(b, api, id))
+			if !ok {
+				t.Fatalf("pull rejected: %v", v.Get("message"))
+			}
+			if v.IsNull() {
+				return
+			}
+		}
+	}
+	forgot := func() string {
+		select {
+		case id := <-store.forgot:
+			return id
+		default:
+			return ""
+		}
+	}
+	// Closed after its run.
+	h := open("child-a")
+	close(gate)
+	drain(api.Call("subagentRun", h, "task"))
+	if id := forgot(); id != "" {
+		t.Fatalf("%s forgotten before its subagent closed", id)
+	}
+	api.Call("closeSubagent", h)
+	if id := forgot(); id != "child-a" {
+		t.Fatalf("forgot %q after the subagent closed, want child-a", id)
+	}
+	if data, err := store.ReadFile(context.Background(), "child-a", 1); err != nil || !strings.Contains(string(data), "request_end") {
+		t.Errorf("the child's Trace: %q, %v", data, err)
+	}
+	// Closed while its run is in flight: let go once the run has ended.
+	h = open("child-b")
+	run := api.Call("subagentRun", h, "task")
+	api.Call("closeSubagent", h)
+	drain(run)
+	if id := forgot(); id != "child-b" {
+		t.Fatalf("forgot %q after the closed subagent's run ended, want child-b", id)
+	}
+	if data, err := store.ReadFile(context.Background(), "child-b", 1); err != nil || !strings.Contains(string(data), "request_end") {
+		t.Errorf("the child's Trace: %q, %v", data, err)
+	}
+}

@@ -265,13 +265,21 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// writes reports whether a session of this program still writes the
-// Trace of session id.
+// writes reports whether a session or subagent of this program still
+// writes the Trace of session id.
 func (b *Bridge) writes(id string) bool {
 	b.sessions.mu.Lock()
-	defer b.sessions.mu.Unlock()
 	for _, s := range b.sessions.m {
 		if s.trace != nil && s.s.ID() == id {
+			b.sessions.mu.Unlock()
+			return true
+		}
+	}
+	b.sessions.mu.Unlock()
+	b.subagents.mu.Lock()
+	defer b.subagents.mu.Unlock()
+	for _, s := range b.subagents.m {
+		if s.s.trace != nil && s.s.s.ID() == id {
 			return true
 		}
 	}

@@ -35,8 +35,21 @@ func (b *Bridge) createSubagent(args []js.Value) (any, error) {
 // subagent is a child session of a tool's and, with a store, its Trace
 // (ENGINE.md E-15.6: the child writes its own Trace).
 type subagent struct {
-	h *engine.SubagentHandle
-	s session
+	h      *engine.SubagentHandle
+	s      session
+	closed bool // closeSubagent ran; under s.mu, as s.active (1 while a run is in flight)
+}
+
+// release tells a {dir} store that the closed subagent's Trace is written
+// no more, once its run's records are stored (s.active 0), as a closed
+// session's is (closeSession).
+func (b *Bridge) release(sub *subagent) {
+	sub.s.mu.Lock()
+	idle := sub.closed && sub.s.active == 0
+	sub.s.mu.Unlock()
+	if id := sub.s.s.ID(); idle && sub.s.trace != nil && !b.writes(id) {
+		sub.s.trace.Forget(id)
+	}
 }
 
 // subagentRun is the export behind Subagent.run: subagentRun(handle, prompt, approve?, toolID?,
@@ -86,16 +99,34 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	}
 	st := runStream(r)
 	st.cancel, st.stop = cancel, stop
-	st.onEnd = sub.s.flushTrace // the child's records are stored before its stream ends
+	sub.s.mu.Lock()
+	sub.s.active = 1
+	sub.s.mu.Unlock()
+	st.onEnd = func() {
+		sub.s.flushTrace() // the child's records are stored before its stream ends
+		sub.s.mu.Lock()
+		sub.s.active = 0
+		sub.s.mu.Unlock()
+		b.release(sub)
+	}
 	return b.streams.add(st), nil
 }
 
-// closeSubagent is the export behind Subagent.close: forget the handle.
+// closeSubagent is the export behind Subagent.close: forget the handle
+// and, once its run in flight has ended, tell its store (release).
 func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 	hid, err := wantInt(arg(args, 0), "subagent.close: handle")
 	if err != nil {
 		return nil, err
 	}
+	sub, ok := b.subagents.get(hid)
+	if !ok {
+		return nil, nil
+	}
 	b.subagents.remove(hid)
+	sub.s.mu.Lock()
+	sub.closed = true
+	sub.s.mu.Unlock()
+	b.release(sub)
 	return nil, nil
 }
