@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -167,12 +168,19 @@ func subagentRunner(fs FS, o Options) func(ctx context.Context, req engine.ToolR
 		if o.OnSubagent != nil {
 			o.OnSubagent(id, req.ToolCall.Payload.ToolCallID)
 		}
-		answer := ""
+		answer, stopped := "", ""
 		for m := range h.Run(ctx, task, req.Approve) {
 			emit(m)
 			if p := m.Payload; len(m.Origin) == 1 && m.Type == omni.TypeModelMsg && !m.IsPartial() && p.Type == omni.Text && p.Role == omni.RoleAssistant {
 				answer = p.Text
+			} else if len(m.Origin) == 1 && p.Type == omni.Abort {
+				stopped = p.Reason()
 			}
+		}
+		if stopped != "" && ctx.Err() == nil {
+			// The child stopped on its own (its model refused it, its
+			// requests kept failing): the parent's model is told why.
+			return "", errors.New("the subagent stopped: " + stopped)
 		}
 		if strings.TrimSpace(answer) == "" {
 			answer = "(the subagent gave no answer)"

@@ -342,6 +342,65 @@ func TestProviderSubagentWithoutFactoryFails(t *testing.T) {
 	}
 }
 
+// A child that stops (its model refused it: a bad key, requests that
+// keep failing) fails the call with the reason, as floe.subagentTool()
+// does: the parent's model was told "(the subagent gave no answer)", a
+// completed output that hid why. A child stopped with its parent's run is
+// still the parent's interruption, not a failure.
+func TestProviderSubagentFailureIsReported(t *testing.T) {
+	var requests int
+	parent := subagentParent(&requests)
+	refused := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "401 invalid key", Permanent: true}
+	})
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	s, _, err := Open(Options{LLM: parent, NewLLM: func(omni.TokenCounts) engine.LLM { return refused },
+		Provider: "openai-compatible", Model: "llama3.2", Meta: &meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out *omni.Payload
+	for _, m := range run(t, s, "hand it on") {
+		if m.Payload.Type == omni.ToolCallOutput && len(m.Origin) == 0 && !m.IsPartial() {
+			out = &m.Payload
+		}
+	}
+	if out == nil || out.StopReason != omni.StatusFailed || !strings.Contains(out.Output, "the subagent stopped") || !strings.Contains(out.Output, "401 invalid key") {
+		t.Fatalf("the subagent call's output %+v, want failed with the child's reason", out)
+	}
+
+	// The parent's run aborted while the child's request waits.
+	requests = 0
+	waiting := make(chan struct{})
+	hangs := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		close(waiting)
+		<-ctx.Done()
+		return engine.Outcome{Status: omni.StatusAborted}
+	})
+	s, _, err = Open(Options{LLM: subagentParent(&requests), NewLLM: func(omni.TokenCounts) engine.LLM { return hangs },
+		Provider: "openai-compatible", Model: "llama3.2", Meta: &meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-waiting; cancel() }()
+	seq, err := s.Run(ctx, []omni.Message{omni.UserText("hand it on")}, engine.RunOptions{Approve: func(context.Context, omni.Message) (engine.Decision, error) {
+		return omni.DecisionAllow, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = nil
+	for m := range seq {
+		if m.Payload.Type == omni.ToolCallOutput && len(m.Origin) == 0 && !m.IsPartial() {
+			out = &m.Payload
+		}
+	}
+	if out == nil || out.StopReason != omni.StatusAborted || strings.Contains(out.Output, "the subagent stopped") {
+		t.Fatalf("the aborted subagent call's output %+v, want aborted", out)
+	}
+}
+
 // subagentParent is a parent session's model that asks for one subagent
 // call, then answers "done"; *requests counts its requests.
 func subagentParent(requests *int) engine.LLM {
