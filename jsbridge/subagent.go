@@ -112,8 +112,9 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	return b.streams.add(st), nil
 }
 
-// closeSubagent is the export behind Subagent.close: forget the handle
-// and, once its run in flight has ended, tell its store (release).
+// closeSubagent is the export behind Subagent.close: abort the run in
+// flight, forget the handle and, once that run has ended, tell its store
+// (release).
 func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 	hid, err := wantInt(arg(args, 0), "subagent.close: handle")
 	if err != nil {
@@ -124,6 +125,7 @@ func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 		return nil, nil
 	}
 	b.subagents.remove(hid)
+	sub.s.s.Close() // a run in flight is aborted, as a session's close() aborts its run
 	sub.s.mu.Lock()
 	sub.closed = true
 	sub.s.mu.Unlock()

@@ -653,7 +653,7 @@ export interface Subagent {
   readonly id: string;
   /** The child's messages, origin prepended; the first run starts with its session_meta. */
   run(prompt: string, options?: { approve?: Approver | undefined; signal?: AbortSignal | undefined }): MessageStream;
-  /** Releases the child; one dropped without close() is released once it is collected (its streams keep it). */
+  /** Aborts its run in flight (the stream ends with the abort) and releases the child; one dropped without close() is released once it is collected (its streams keep it). */
   close(): void;
 }
 

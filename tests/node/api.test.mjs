@@ -552,3 +552,29 @@ test("transcript: a tool call whose start came without its name takes the name t
   assert.deepEqual(view.card("c1").images, [img]);
   assert.equal(view.card("c1").output, "chart");
 });
+
+test("a subagent's close() aborts its run in flight, as a session's does: the stream ends with the abort, and the child's Trace holds it", async () => {
+  let asked;
+  const waiting = new Promise((r) => (asked = r));
+  const llm = {
+    async *streamGenerate({ signal }) {
+      asked();
+      await new Promise((r) => signal.addEventListener("abort", r));
+      return { status: "aborted" };
+    },
+  };
+  const sub = floe.createSubagent({ llm, meta: { session_id: "closed-mid-run-child" } });
+  const out = [];
+  const reading = (async () => {
+    for await (const m of sub.run("task")) out.push(m);
+  })();
+  await waiting;
+  sub.close();
+  await reading; // it never ended: the run went on after close()
+  assert.deepEqual(out.map((m) => m.payload.type ?? m.type), ["session_meta", "text", "request_begin", "request_end", "abort"]);
+  assert.equal(out.at(-1).payload.reason, "aborted by user");
+  const stored = (await floe.exportSession("closed-mid-run-child"))[0].text.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(stored.at(-1).payload.type, "abort");
+  assert.throws(() => sub.run("again"), { code: "closed" });
+  await floe.deleteSession("closed-mid-run-child");
+});
