@@ -310,8 +310,13 @@ export function subagentTool(createSubagent, spec) {
     description,
     parameters: SUBAGENT_PARAMETERS,
     async execute({ prompt }, { signal, approve, emit }) {
+      // The schema asks for a non-empty string; a blank one is no task either.
+      if (prompt.trim() === "") throw new Error("prompt: the task is blank (only white space); a subagent sees nothing else of this conversation");
       const opts = await create();
       if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
+      // A run aborted while create() was pending starts no child (it would be
+      // stored with a Trace of its abort alone).
+      signal.throwIfAborted();
       const child = createSubagent(opts);
       let final = "";
       let end = null;

@@ -499,6 +499,39 @@ test("msg builders, mockModel, checkStream, transcript.push and newSessionId ref
   assert.deepEqual(msg.partialToolCall("start", undefined, "c1", "t").payload, { type: "partial_tool_call", role: "assistant", event_type: "start", name: "t", arguments: "", tool_call_id: "c1" });
 });
 
+test("subagentTool: a blank prompt fails the call and makes no child; a run aborted while create() is pending starts none", async (t) => {
+  let created = 0;
+  const blank = floe.subagentTool({ create: () => (created++, { llm: mockModel(["never"]) }) });
+  const out = await collect(floe.createSession({ llm: mockModel([{ toolCall: { name: "run_subagent", args: { prompt: " \n\t" } } }, "ok"]), tools: [blank], store: false }).run("go", { approve: () => "allow" }));
+  const output = find(out, "tool_call_output")[0].payload;
+  assert.match(output.output, /^\[tool error\] prompt: the task is blank/);
+  assert.equal(output.stop_reason, "failed");
+  assert.equal(created, 0);
+  assert.ok(!out.some((m) => m.origin), "no child ran");
+  // create() still pending when the run is aborted: no child session is made
+  const { mkdtemp, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = await mkdtemp(join(tmpdir(), "floe-subagent-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const store = { dir };
+  let release;
+  const gate = new Promise((r) => (release = r));
+  let asked;
+  const asking = new Promise((r) => (asked = r));
+  const slow = floe.subagentTool({ create: async () => (asked(), await gate, { llm: mockModel(["late"]), store }) });
+  const ac = new AbortController();
+  const parent = floe.createSession({ llm: mockModel([{ toolCall: { name: "run_subagent", args: { prompt: "task" } } }, "ok"]), tools: [slow], store: false });
+  const run = collect(parent.run("go", { approve: () => "allow", signal: ac.signal }));
+  await asking;
+  ac.abort();
+  release();
+  const out2 = await run;
+  assert.equal(out2.at(-1).payload.type, "abort");
+  assert.ok(!out2.some((m) => m.origin), "no child ran");
+  assert.deepEqual(await floe.listSessions({ store }), []);
+});
+
 test("a subagent's child writes its own Trace to its store (E-15.6), which the parent's Trace names", async (t) => {
   const { mkdtemp, rm } = await import("node:fs/promises");
   const { tmpdir } = await import("node:os");
