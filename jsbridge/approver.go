@@ -91,6 +91,11 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 			return nil, badArg("approve: toolCall", err.Error())
 		}
 		d, err := t.ask(tc)
+		if err != nil && t.ctx.Err() != nil {
+			// The run's abort: the approver was not asked, or is no
+			// longer waited for (E-5.5). Not "internal: context canceled".
+			return nil, &Error{Code: CodeClosed, Msg: "approve: the run was aborted: no decision"}
+		}
 		return string(d), err
 	}), nil
 }

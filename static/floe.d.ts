@@ -1108,7 +1108,11 @@ export interface ToolContext {
   toolCall: ToolCallMessage;
   /** A string streams an output fragment (part of the output); a message with origin is forwarded as is (a subagent's). */
   emit(fragmentOrForwarded: string | OmniMessage): void;
-  /** The run's approver (for subagents); absent when the run has none. */
+  /**
+   * The run's approver (for subagents); absent when the run has none. Once
+   * the run is aborted it rejects with a FloeError "closed" (the approver
+   * is not asked, or no longer waited for).
+   */
   approve?: Approver | undefined;
 }
 

@@ -129,6 +129,43 @@ test("an AbortSignal aborts the run; the stream ends with abort", async () => {
   assert.deepEqual(types(again), ["abort"]);
 });
 
+test("a tool's approve after the run's abort, or pending at it, rejects with closed, naming the abort", async () => {
+  // Before, it rejected with code "internal" and the message "context canceled".
+  for (const when of ["after", "pending"]) {
+    const ac = new AbortController();
+    const asked = [];
+    let answer;
+    const llm = scriptedLLM(async function* () {
+      yield toolCall("a", "ask");
+      yield usage();
+      return { status: "completed" };
+    }, say("done"));
+    const ask = floe.tool({
+      name: "ask",
+      description: "asks for a nested call",
+      execute: async (_, { toolCall: call, approve }) => {
+        const nested = { ...call, payload: { ...call.payload, tool_call_id: "nested" } };
+        if (when === "after") ac.abort();
+        answer = approve(nested).catch((e) => e);
+        if (when === "pending") ac.abort(); // the approver below never answers it
+        await answer;
+        return "ok";
+      },
+    });
+    const session = floe.createSession({ meta: meta(), llm, tools: [ask] });
+    const approve = (c) => (asked.push(c.payload.tool_call_id), c.payload.tool_call_id === "a" ? "allow" : never());
+    const msgs = await collect(session.run("go", { approve, signal: ac.signal }));
+    const err = await answer;
+    assert.ok(err instanceof Error, `${when}: approve resolved to ${err}`);
+    assert.equal(err.name, "FloeError");
+    assert.equal(err.code, "closed", `${when}: ${err.code}: ${err.message}`);
+    assert.equal(err.message, "approve: the run was aborted: no decision");
+    assert.deepEqual(asked, when === "after" ? ["a"] : ["a", "nested"], when);
+    assert.deepEqual(msgs.at(-1).payload, { type: "abort", reason: "aborted by user" });
+    await session.close();
+  }
+});
+
 test("run() while a run is in flight throws session_busy synchronously", async () => {
   let release;
   const session = floe.createSession({
