@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -76,6 +77,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := strings.Split(rest, "/")
+	call := approvalRoute(parts, r.URL.EscapedPath())
 	switch {
 	case rest == "events":
 		if method(w, r, http.MethodGet) {
@@ -103,15 +105,35 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 		}
 	case parts[0] == "sessions" && len(parts) == 3:
 		h.sessionRoute(w, r, parts[1], parts[2])
-	case parts[0] == "sessions" && len(parts) == 4 && parts[2] == "approvals" && parts[3] != "":
+	case call != "":
 		if method(w, r, http.MethodPost) {
 			h.withHost(w, r, parts[1], func(w http.ResponseWriter, r *http.Request, s *host.Host) {
-				h.approve(w, r, s, parts[3])
+				h.approve(w, r, s, call)
 			})
 		}
 	default:
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
 	}
+}
+
+// approvalRoute returns the tool call id of a path
+// /api/sessions/{id}/approvals/{tool_call_id}, "" for any other path. The
+// id is taken from the escaped path: a model may put a "/" in it, which
+// comes as %2F and which the unescaped path splits in two (no route
+// matched, and the run waited for its decision for ever).
+func approvalRoute(parts []string, escaped string) string {
+	if len(parts) < 4 || parts[0] != "sessions" || parts[2] != "approvals" {
+		return ""
+	}
+	esc := strings.Split(strings.TrimPrefix(escaped, "/api/"), "/")
+	if len(esc) != 4 || esc[2] != "approvals" {
+		return ""
+	}
+	call, err := url.PathUnescape(esc[3])
+	if err != nil {
+		return ""
+	}
+	return call
 }
 
 type hostHandler func(http.ResponseWriter, *http.Request, *host.Host)
