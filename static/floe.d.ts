@@ -1330,7 +1330,12 @@ export interface Transcript {
   push(message: OmniMessage): void;
   /** Pushes every message of a stream, then end(); when the stream throws, status is "failed" and the error is rethrown. */
   consume(stream: AsyncIterable<OmniMessage>): Promise<Transcript>;
-  /** The run ended: status "done" unless aborted or failed. */
+  /**
+   * The run ended: status "done" unless aborted or failed. A request left
+   * without its request_end (a Trace read back that a crash or a reload cut
+   * mid-run) ends "aborted", its turn and undecided cards too; so does one
+   * followed by another request_begin.
+   */
   end(): void;
   /** fn(transcript, null) at once (the store contract: Svelte's $view), then fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */
   subscribe(fn: (t: Transcript, m: OmniMessage | null) => void): () => void;

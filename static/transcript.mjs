@@ -66,6 +66,7 @@ class Transcript {
   #onChange;
   #listeners = new Set();
   #turn = null; // the assistant turn being streamed (or the last one)
+  #inRequest = false; // #turn's request_begin came, its request_end not yet
   #open = { text: null, thinking: null };
 
   constructor(onChange, origin) {
@@ -140,8 +141,9 @@ class Transcript {
     return this;
   }
 
-  /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted or failed. */
+  /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted or failed (a request cut short: aborted). */
   end() {
+    this.#cut();
     if (this.status !== "aborted" && this.status !== "failed") this.status = "done";
     this.retry = null;
     this.#settle();
@@ -188,6 +190,8 @@ class Transcript {
     const p = m.payload;
     switch (p.type) {
       case "request_begin":
+        this.#cut(); // a request a crash or a reload cut off (a Trace read back) never ends
+        this.#inRequest = true;
         this.retry = null;
         this.status = "running";
         this.error = null;
@@ -196,6 +200,7 @@ class Transcript {
         this.turns.push(this.#turn);
         return true;
       case "request_end": {
+        this.#inRequest = false;
         const t = this.#turn;
         if (t) {
           t.status = p.status;
@@ -293,6 +298,19 @@ class Transcript {
   #settle() {
     for (const c of this.#allCards) if (c.status === "streaming" || c.status === "awaiting_approval") c.status = "aborted";
     this.#pending = [];
+  }
+
+  // #cut ends the last turn when its request is over without a
+  // request_end, which only a Trace cut short holds (a crash, a page
+  // reloaded mid-run: resume drops that request): it is aborted, its
+  // undecided calls and the run too, not streaming and awaiting approval
+  // for ever.
+  #cut() {
+    if (!this.#inRequest) return;
+    this.#inRequest = false;
+    if (this.#turn.status === "streaming") this.#turn.status = "aborted";
+    if (this.status === "running") this.status = "aborted";
+    this.#settle();
   }
 
   // #current returns the turn model output goes to (one is made when a

@@ -172,3 +172,35 @@ test("readSession leaves out a subagent's session that does not read, and says s
   assert.equal(warned.length, 1, JSON.stringify(warned));
   assert.match(warned[0], new RegExp(`^floe: storage: readSession: subagent session "${childId}" left out: `));
 });
+
+test("a Trace cut mid-request (a reload while an approval waited) renders that request aborted, not streaming and awaiting approval for ever", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const id = "session-cut-at-approval";
+  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
+  const lines = [
+    { timestamp: at(0), type: "session_meta", payload: { session_id: id, provider: "test", model_id: "m", model_context_window: 0, system_prompt: "", agent_state: "", workspace: "" } },
+    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
+    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
+  ];
+  await floe.importSession([{ name: `2026-01-01/${id}_001.jsonl`, text: lines.map((l) => JSON.stringify(l) + "\n").join("") }], { store });
+  const stored = await floe.readSession(id, { store });
+  const cut = (v) => ({ status: v.status, turn: v.turns[1].status, card: v.card("A").status, pending: v.pendingApprovals.length });
+
+  // Read back and ended (what a page shows after a reload).
+  const reloaded = transcript();
+  for (const m of stored) reloaded.push(m);
+  assert.deepEqual(cut(reloaded), { status: "running", turn: "streaming", card: "awaiting_approval", pending: 1 }, "as the run showed it when it was cut");
+  reloaded.end();
+  assert.deepEqual(cut(reloaded), { status: "aborted", turn: "aborted", card: "aborted", pending: 0 });
+
+  // Read back, then the resumed session's next run in the same view.
+  const resumed = await floe.resumeSession(id, { llm: mockModel(["Done."]), store });
+  const v = transcript();
+  for (const m of stored) v.push(m);
+  v.push(msg.userText("again"));
+  await v.consume(resumed.run("again"));
+  assert.deepEqual(cut(v), { status: "done", turn: "aborted", card: "aborted", pending: 0 });
+  assert.equal(v.turns.at(-1).status, "completed");
+  await resumed.close();
+});
