@@ -54,13 +54,13 @@ func TestFoldInputImagesSteering(t *testing.T) {
 		var out []omni.Message
 		for _, m := range in {
 			if m.IsModel(omni.ImageURL) {
-				m = omni.UserText("[attached image: /scratch/" + strings.TrimPrefix(m.Payload.ImageURL(), "data:") + "]")
+				m = omni.UserText("[attached image: /scratch/" + strings.TrimPrefix(m.Payload.ImageURL(), "data:,") + "]")
 			}
 			out = append(out, m)
 		}
 		return out, nil
 	}
-	_, in := steerOnce(t, fold, []omni.Message{omni.UserText("look at this"), image("data:a.png")}, nil)
+	_, in := steerOnce(t, fold, []omni.Message{omni.UserText("look at this"), image("data:,a.png")}, nil)
 	if folds != 1 || len(in) != 1 || in[0].Payload.Text != "[user_steering]\nlook at this\n\n[attached image: /scratch/a.png]\n[/user_steering]" {
 		t.Fatalf("%d folds; second request %s", folds, show(in))
 	}
@@ -70,7 +70,7 @@ func TestFoldInputImagesSteering(t *testing.T) {
 		t.Fatal("an entry without images was folded")
 	}
 	// Without the option the image is delivered after the block (a vision model).
-	_, in = steerOnce(t, nil, []omni.Message{omni.UserText("look"), image("data:a.png")}, nil)
+	_, in = steerOnce(t, nil, []omni.Message{omni.UserText("look"), image("data:,a.png")}, nil)
 	if len(in) != 2 || !in[1].IsModel(omni.ImageURL) {
 		t.Fatalf("without fold: %s", show(in))
 	}
@@ -86,7 +86,7 @@ func TestFoldInputImagesFailure(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var d diags
-			_, in := steerOnce(t, fold, []omni.Message{omni.UserText("look"), image("data:a.png")}, &d)
+			_, in := steerOnce(t, fold, []omni.Message{omni.UserText("look"), image("data:,a.png")}, &d)
 			if len(in) != 1 || !strings.Contains(in[0].Payload.Text, "look\n\n[images not attached: ") || !strings.HasSuffix(in[0].Payload.Text, "]\n[/user_steering]") {
 				t.Fatalf("second request %s", show(in))
 			}

@@ -575,6 +575,44 @@ func TestInputTheTraceCannotKeep(t *testing.T) {
 	}
 }
 
+// Start and Steer refuse an image_url that is not a web URL or a data: URL
+// (PROTOCOL.md §3), naming it: every adapter dropped an empty one without
+// a word and sent any other to the provider, which refused it on every
+// later request of the session.
+func TestInputImageURL(t *testing.T) {
+	img := func(u string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
+	}
+	long := "file:///" + strings.Repeat("é", 100)
+	for u, want := range map[string]string{
+		"not a url":             `"not a url" is not a web URL`,
+		"/shots/a.png":          `"/shots/a.png" is not a web URL`,
+		"https://":              `"https://" is not a web URL`,
+		"http:///a.png":         `"http:///a.png" is not a web URL`,
+		"https://x/a b.png":     `"https://x/a b.png" is not a web URL`,
+		"data:image/png;base64": `"data:image/png;base64" is a data: URL without a comma before its data`,
+		long:                    `"file:///` + strings.Repeat("é", 28) + `"… is not a web URL`,
+	} {
+		llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(1, "a")})
+		s, _ := engine.New(engine.Config{Meta: enginetest.Meta("n"), LLM: llm, Clock: enginetest.NewClock(t0)})
+		_, err := s.Start(context.Background(), []omni.Message{omni.UserText("go"), img(u)}, engine.RunOptions{})
+		if !errors.Is(err, engine.ErrInvalidInput) || !strings.Contains(err.Error(), "input[1].payload.image_url: "+want) {
+			t.Errorf("%q: Start: %v", u, err)
+		}
+		if _, err := s.SteerWithID([]omni.Message{img(u)}); !errors.Is(err, engine.ErrInvalidInput) {
+			t.Errorf("%q: SteerWithID: %v", u, err)
+		}
+	}
+	for _, u := range []string{"https://example.com/a.png", "HTTP://x", "data:image/png;base64,iVBORw==", "DATA:,", "data:image/svg+xml,%3Csvg%3E"} {
+		llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(1, "a")})
+		s, _ := engine.New(engine.Config{Meta: enginetest.Meta("n"), LLM: llm, Clock: enginetest.NewClock(t0)})
+		got := collect(t, s, engine.RunOptions{}, omni.UserText("go"), img(u))
+		if len(got) == 0 {
+			t.Errorf("%q: no run", u)
+		}
+	}
+}
+
 // A second run of one subagent handle while the first is in flight is
 // refused with ErrBusy (it used to give a silent empty stream).
 func TestSubagentSecondRunBusy(t *testing.T) {

@@ -164,8 +164,64 @@ func validateInput(input []omni.Message) error {
 		if m.IsPartial() {
 			return errf.Errorf("%w: input[%d]: %s is a fragment, never written to the Trace: give the complete message", ErrInvalidInput, i, m.Payload.Type)
 		}
+		if m.IsModel(omni.ImageURL) {
+			if err := checkImageURL(i, m.Payload.ImageURL()); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// checkImageURL refuses u, the image_url of input[i], when it is not
+// what PROTOCOL.md §3 says (a web URL or a data: URL): every adapter sends
+// it as it is, and one of another form was dropped ("") or refused by the
+// provider, in every later request of the session.
+//
+//go:noinline
+func checkImageURL(i int, u string) error {
+	why := " is not a web URL (http or https) or a data: URL"
+	n := 0 // the length of "http://" or "https://"
+	if prefixFold(u, "data:") {
+		if strings.IndexByte(u, ',') > 0 {
+			return nil
+		}
+		why = " is a data: URL without a comma before its data"
+	} else if prefixFold(u, "http://") {
+		n = 7
+	} else if prefixFold(u, "https://") {
+		n = 8
+	}
+	for j := n; n > 0 && j < len(u) && u[j] > ' ' && u[j] != 0x7f && u[n] != '/'; j++ {
+		if j == len(u)-1 {
+			return nil
+		}
+	}
+	q := u
+	if len(q) > 64 {
+		q = q[:64]
+		for len(q) > 0 && u[len(q)]&0xc0 == 0x80 { // not the start of a character
+			q = q[:len(q)-1]
+		}
+	}
+	if q = errf.Quote(q); len(u) > 64 {
+		q += "…"
+	}
+	return errf.Errorf("%w: input[%d].payload.image_url: %s%s", ErrInvalidInput, i, q, why)
+}
+
+// prefixFold reports whether s starts with prefix, ASCII in lower case,
+// the case of s's ASCII letters ignored.
+func prefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if c := s[i]; c != prefix[i] && c|0x20 != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Run is Start followed by Run.All. The sequence must be ranged, once:
