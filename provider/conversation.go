@@ -371,18 +371,18 @@ func roleOf(m *omni.Message) string {
 // DataURL returns the data: URL of an inline_data message.
 func DataURL(p *omni.Payload) string { return "data:" + p.MimeType() + ";base64," + p.Data() }
 
-// ParseDataURL splits a base64 data: URL into its media type and data.
+// ParseDataURL splits a base64 data: URL into its media type and data
+// (the scheme and the base64 token in any case).
 func ParseDataURL(u string) (mime, data string, ok bool) {
-	const pre = "data:"
-	if len(u) < len(pre) || u[:len(pre)] != pre {
+	const pre, b64 = "data:", ";base64"
+	if !hasPrefixFold(u, pre) {
 		return "", "", false
 	}
 	rest := u[len(pre):]
 	for i := 0; i < len(rest); i++ {
 		if rest[i] == ',' {
 			meta := rest[:i]
-			const b64 = ";base64"
-			if len(meta) < len(b64) || meta[len(meta)-len(b64):] != b64 {
+			if len(meta) < len(b64) || !equalFold(meta[len(meta)-len(b64):], b64) {
 				return "", "", false
 			}
 			return meta[:len(meta)-len(b64)], rest[i+1:], true
@@ -390,6 +390,10 @@ func ParseDataURL(u string) (mime, data string, ok bool) {
 	}
 	return "", "", false
 }
+
+// IsWebURL reports whether u is an http or https URL (the scheme in any
+// case).
+func IsWebURL(u string) bool { return hasPrefixFold(u, "https://") || hasPrefixFold(u, "http://") }
 
 // ImageOf returns the URL (a data: URL for inline data) of an image_url
 // or an image's inline_data message, or "".

@@ -249,6 +249,76 @@ func TestDocuments(t *testing.T) {
 	}
 }
 
+// An image goes with the media type its bytes show, which the API checks
+// (a JPEG labelled image/png was refused with a 400), else with its label
+// as the API takes it (image/jpg as image/jpeg, no case or parameters);
+// one the API would refuse fails the request before it is sent, naming
+// the image and what is wrong: another media type, a data: URL not in
+// base64, a URL that is no web URL (each was sent, and refused on every
+// later request of the session).
+func TestImages(t *testing.T) {
+	const (
+		png  = "iVBORw0KGgoAAAANSUhEUg"
+		jpeg = "/9j/4AAQSkZJRgABAQ"
+		gif  = "R0lGODlhAQABAIAAAP"
+		webp = "UklGRiQAAABXRUJQVlA4"
+	)
+	img := func(u string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
+	}
+	for _, c := range []struct{ url, media string }{
+		{"data:image/png;base64," + jpeg, "image/jpeg"},
+		{"data:image/jpeg;base64," + png, "image/png"},
+		{"data:image/bmp;base64," + gif, "image/gif"},
+		{"data:;base64," + webp, "image/webp"},
+		{"data:image/jpg;base64,AAAA", "image/jpeg"},
+		{"data:IMAGE/PNG;base64,AAAA", "image/png"},
+		{"DATA:image/webp;charset=x;BASE64,AAAA", "image/webp"},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		m, _ := New(Options{Transport: tr, Model: "m", NoCache: true})
+		out := omni.ToolOutput("toolu_1", "shot", omni.StatusCompleted)
+		out.Payload.Rest = &omni.Rest{Images: []string{c.url}}
+		if err := m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("toolu_1", "shot", "{}"), out}); err != nil {
+			t.Fatal(err)
+		}
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{img(c.url)}})
+		msgs := tr.Body(t, 0)["messages"].([]any)
+		result := msgs[2].(map[string]any)["content"].([]any)
+		inResult := result[0].(map[string]any)["content"].([]any)[1].(map[string]any)["source"].(map[string]any)["media_type"]
+		inPrompt := result[1].(map[string]any)["source"].(map[string]any)["media_type"]
+		if inResult != c.media || inPrompt != c.media {
+			t.Errorf("%.40s: media_type %v in the tool result, %v in the prompt, want %s", c.url, inResult, inPrompt, c.media)
+		}
+	}
+	for _, c := range []struct{ url, want string }{
+		{"data:image/bmp;base64,Qk0=", `media type "image/bmp" (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp`},
+		{"data:;base64,AAAA", `media type ""`},
+		{"data:image/png," + strings.Repeat("%89PNG", 10), `is "data:image/png,%89PNG%89PNG%89PNG%89PNG%"…: Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL`},
+		{"/shots/a.png", `is "/shots/a.png": Anthropic takes an image`},
+	} {
+		for _, inTool := range []bool{false, true} {
+			tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+			m, _ := New(Options{Transport: tr, Model: "m"})
+			in := []omni.Message{omni.UserText("look"), img(c.url)}
+			where := "anthropic: a user's image_url message"
+			if inTool {
+				out := omni.ToolOutput("toolu_1", "shot", omni.StatusCompleted)
+				out.Payload.Rest = &omni.Rest{Images: []string{"data:image/png;base64," + png, c.url}}
+				in = []omni.Message{omni.UserText("look"), omni.ToolCallMsg("toolu_1", "shot", "{}"), out}
+				where = `anthropic: an image of the output of tool call "toolu_1"`
+			}
+			_, o := run(t, m, engine.GenerateParams{NewMessages: in})
+			if o.Status != omni.StatusFailed || !o.Permanent || !strings.HasPrefix(o.ErrorMessage, where) || !strings.Contains(o.ErrorMessage, c.want) {
+				t.Errorf("%q (in a tool output: %v): %+v", c.url, inTool, o)
+			}
+			if len(tr.Requests) != 0 {
+				t.Errorf("%q: a request was sent", c.url)
+			}
+		}
+	}
+}
+
 // New refuses a negative MaxTokens (taken as the default without a word)
 // and a key or a version that no header can hold (net/http
 // refused each request, retried as a network error), naming the option

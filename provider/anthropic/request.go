@@ -1,7 +1,10 @@
 package anthropic
 
 import (
+	"errors"
 	"strings"
+
+	"github.com/floehq/floe/internal/errf"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -73,7 +76,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	writeMessages(w, sent, cache, m.c.Mark)
+	if bad := writeMessages(w, sent, cache, m.c.Mark); bad != "" {
+		return nil, errors.New(api + ": " + bad)
+	}
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -137,7 +142,10 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // appends, finds the prefix this one cached even when a turn adds more
 // blocks than the API looks back over (20). A thinking block cannot carry
 // one: the block before it does.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) {
+//
+// It returns what is wrong with the first image the API would refuse
+// (writeImage), or "": the request is not sent then.
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) (bad string) {
 	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
@@ -164,7 +172,9 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 						writeText(w, out)
 					}
 					for _, u := range p.Images() {
-						writeImage(w, u)
+						if why := writeImage(w, u); why != "" && bad == "" {
+							bad = "an image of the output of tool call " + errf.Quote(p.ToolCallID) + why
+						}
 					}
 					w.Lit("]}")
 					at = len(w.B) - 1
@@ -172,7 +182,9 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 					writeText(w, p.Text)
 					at = len(w.B) - 1
 				case u != "":
-					writeImage(w, u)
+					if why := writeImage(w, u); why != "" && bad == "" {
+						bad = "a user's " + p.Type + " message" + why
+					}
 					at = len(w.B) - 1
 				case p.Type == omni.InlineData: // not an image: a document (a PDF)
 					w.Lit(`{"type":"document","source":{"type":"base64",`)
@@ -221,6 +233,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 			mark(w, prevUser, cache)
 		}
 	}
+	return bad
 }
 
 // blank reports whether s is empty or only whitespace: the API refuses
@@ -294,17 +307,72 @@ func writeText(w *provider.JSONWriter, s string) {
 	w.Close('}')
 }
 
-func writeImage(w *provider.JSONWriter, u string) {
-	w.Lit(`{"type":"image","source":`)
-	if mime, data, ok := provider.ParseDataURL(u); ok {
-		w.Lit(`{"type":"base64",`)
-		w.KeyStr("media_type", mime)
+// writeImage writes the image block of u, a data: URL in base64 or a web
+// URL, or says what in u the API refuses (": …"), writing nothing: another
+// URL, a data: URL of another encoding, a media type other than the four
+// the API takes. An image goes with the media type its bytes show (PNG,
+// JPEG, GIF, WebP): the API refuses one whose type says otherwise (a JPEG
+// labelled image/png), as it refuses image/jpg for image/jpeg.
+func writeImage(w *provider.JSONWriter, u string) string {
+	mime, data, ok := provider.ParseDataURL(u)
+	switch {
+	case ok:
+		media := mediaType(mime, data)
+		if media == "" {
+			return ": media type " + errf.Quote(mime) + " (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp"
+		}
+		w.Lit(`{"type":"image","source":{"type":"base64",`)
+		w.KeyStr("media_type", media)
 		w.KeyStr("data", data)
-	} else {
-		w.Lit(`{"type":"url",`)
+	case provider.IsWebURL(u):
+		w.Lit(`{"type":"image","source":{"type":"url",`)
 		w.KeyStr("url", u)
+	default:
+		q := errf.Quote(u)
+		if cut := 40; len(u) > cut {
+			for cut > 0 && u[cut]&0xc0 == 0x80 { // not the start of a character
+				cut--
+			}
+			q = errf.Quote(u[:cut]) + "…"
+		}
+		return " is " + q + ": Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL"
 	}
 	w.Lit("}}")
+	return ""
+}
+
+// mediaType returns the media type of an image of base64 data: the one
+// its first bytes show, else the one it is labelled with (mime, its case
+// and parameters aside; image/jpg as image/jpeg) when the API takes it,
+// else "".
+func mediaType(mime, data string) string {
+	for _, t := range imageTypes {
+		if len(data) >= len(t.b64) && data[:len(t.b64)] == t.b64 && (t.b64 != "UklGR" || len(data) >= 16 && data[12:16] == "RUJQ") {
+			return t.media
+		}
+	}
+	b := make([]byte, 0, 16)
+	for i := 0; i < len(mime) && mime[i] != ';'; i++ {
+		if c := mime[i]; c != ' ' {
+			b = append(b, c|0x20) // letters in lower case; "/" and "+" stay
+		}
+	}
+	for _, t := range imageTypes {
+		if string(b) == t.media || string(b) == t.alias {
+			return t.media
+		}
+	}
+	return ""
+}
+
+// imageTypes are the media types the API takes: the base64 text their
+// bytes start with (WebP: RIFF, then WEBP at byte 8, RUJQ at character
+// 12), and the name one goes by (another for JPEG).
+var imageTypes = [...]struct{ media, b64, alias string }{
+	{"image/png", "iVBORw0KGgo", "image/png"}, // \x89PNG\r\n\x1a\n
+	{"image/jpeg", "/9j/", "image/jpg"},       // \xff\xd8\xff
+	{"image/gif", "R0lGOD", "image/gif"},      // GIF8
+	{"image/webp", "UklGR", "image/webp"},
 }
 
 func fidelity(raw omni.RawJSON) (sig, redacted string) {
