@@ -498,6 +498,22 @@ func TestRequestPerServer(t *testing.T) {
 	}
 }
 
+// The images of tool outputs go in the user message after the tool
+// messages before the user's text of the same turn (steering, the next
+// prompt), as the Responses adapter sends them: after it, the model read
+// a screenshot as the user's, sent with that text.
+func TestToolImagesBeforeUserText(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"Done."}`), finish, "[DONE]")}}}
+	m := newModel(t, tr, Options{APIKey: "k"})
+	shot := omni.ToolOutput("call_a", "shot", omni.StatusCompleted)
+	shot.Payload.Edit().Images = []string{"data:image/png;base64,AAAA"}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Look."), omni.ToolCallMsg("call_a", "screenshot", "{}"), shot, omni.UserText("Now click it.")}})
+	msgs := tr.Body(t, 0)["messages"].([]any)
+	if got, want := js(msgs[2:]), `[{"content":"shot","role":"tool","tool_call_id":"call_a"},{"content":[{"image_url":{"url":"data:image/png;base64,AAAA"},"type":"image_url"},{"text":"Now click it.","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}
+
 // A non-image inline_data (a PDF) goes out as a file part, an image's as
 // an image_url.
 func TestDocuments(t *testing.T) {

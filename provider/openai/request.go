@@ -100,7 +100,7 @@ type dialect struct {
 // it), except the reasoning of a turn that called tools when it came in
 // reasoning_content from this endpoint (writeAssistant). Images of tool
 // outputs follow the tool messages as a user message, since tool
-// messages carry text only. Tool call ids go as callID makes them, to
+// messages carry text only, before the user's text that follows them. Tool call ids go as callID makes them, to
 // Mistral's API as it takes them. The output of a call written as text
 // is text too, a part of the user message.
 func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
@@ -128,6 +128,10 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 			if !open {
 				w.Lit(`{"role":"user","content":[`)
 				open = true
+				for _, u := range images { // the outputs' images before what follows them
+					writeImage(w, u)
+				}
+				images = images[:0]
 			}
 			if p.Type == omni.ToolCallOutput {
 				st := p.StopReason
