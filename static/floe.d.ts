@@ -1285,6 +1285,8 @@ export interface UserTurn {
   role: "user";
   text: string;
   sender: Sender;
+  /** The images of the user's image_url and image inline_data messages that follow the text (inline data as data: URLs); absent when none came. */
+  images?: string[];
 }
 
 /** One model request. */

@@ -239,6 +239,17 @@ class Transcript {
           return true;
         }
         return this.#block("text", p.text, true);
+      case "image_url":
+      case "inline_data": {
+        // A user's image: on the user turn it follows (a prompt's text,
+        // then its images), or a turn of its own.
+        const url = p.type === "image_url" ? p.image_url : /^image\//i.test(p.mime_type) ? `data:${p.mime_type};base64,${p.data}` : null;
+        if (p.role !== "user" || typeof url !== "string") return false;
+        let t = this.turns.at(-1);
+        if (t?.role !== "user") this.turns.push((t = { role: "user", text: "", sender: "user" }));
+        (t.images ??= []).push(url);
+        return true;
+      }
       case "thinking":
         return this.#block("thinking", p.thinking, true);
       case "partial_text":

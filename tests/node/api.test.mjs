@@ -611,3 +611,29 @@ test("a subagent's close() aborts its run in flight, as a session's does: the st
   assert.throws(() => sub.run("again"), { code: "closed" });
   await floe.deleteSession("closed-mid-run-child");
 });
+
+test("transcript: a user's images (image_url, an image's inline_data) are on the user turn they follow; a stored session read back shows a prompt's image", async () => {
+  const img = (u) => ({ type: "model_msg", payload: { type: "image_url", role: "user", image_url: u } });
+  const view = transcript();
+  for (const m of [
+    msg.userText("What is this?"),
+    img("https://example.com/a.png"),
+    { type: "model_msg", payload: { type: "inline_data", role: "user", data: "iVBORw==", mime_type: "image/png" } },
+    { type: "model_msg", payload: { type: "inline_data", role: "user", data: "JVBERi0=", mime_type: "application/pdf" } },
+    { type: "event_msg", payload: { type: "request_begin" } },
+    msg.text("A cat."),
+    img("data:image/gif;base64,R0lGODlh"),
+  ]) view.push(m);
+  assert.deepEqual(view.turns[0], { role: "user", text: "What is this?", sender: "user", images: ["https://example.com/a.png", "data:image/png;base64,iVBORw=="] });
+  assert.deepEqual(view.turns[2], { role: "user", text: "", sender: "user", images: ["data:image/gif;base64,R0lGODlh"] });
+  assert.equal(view.turns.length, 3);
+  // A run's prompt with an image, read back from its Trace.
+  const m = meta();
+  const s = floe.createSession({ meta: m, llm: mockModel(["It is a pixel."]) });
+  await collect(s.run([msg.userText("Look."), img("data:image/png;base64,iVBORw==")]));
+  await s.close();
+  const back = transcript();
+  for (const r of await floe.readSession(m.session_id)) back.push(r);
+  assert.deepEqual(back.turns[0], { role: "user", text: "Look.", sender: "user", images: ["data:image/png;base64,iVBORw=="] });
+  await floe.deleteSession(m.session_id);
+});
