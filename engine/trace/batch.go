@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"errors"
 
 	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/internal/lock"
@@ -21,7 +22,8 @@ import (
 // underlying Append is handed to Report and the next batch is still
 // attempted (ENGINE.md E-16.7), after the failed one again: a failure
 // leaves no hole in a Trace (up to 8 MiB of a session's records wait so;
-// past that, or once [Batcher.Retry] failed, its Trace is written no further). [Batcher.Flush] waits until everything
+// past that, once [Batcher.Retry] failed, or once the Store says another
+// process took the session's lock (ErrLockLost), its Trace is written no further). [Batcher.Flush] waits until everything
 // queued before it was written. The reading methods and Create and Delete
 // flush first, then call the underlying Store.
 //
@@ -218,7 +220,9 @@ func (b *Batcher) write(next batch) error {
 					}
 				}
 			}
-			if size > maxHeld || next.index < 0 {
+			if size > maxHeld || next.index < 0 || errors.Is(err, ErrLockLost) {
+				// Lost lock: written later, they would land beside (or
+				// after) another process's records.
 				delete(b.held, next.id)
 				b.lost[next.id] = true
 				return errf.Errorf("%w; %d records waiting to be written again are dropped, and the session's Trace is written no further: it keeps what was stored before", err, n)

@@ -23,6 +23,11 @@ var (
 	ErrNotResumable = errors.New("not resumable")
 	// ErrTooLarge: a file exceeds MaxFileBytes.
 	ErrTooLarge = errors.New("file exceeds size limit")
+	// ErrLockLost: this process held the session's lock across processes
+	// ([FileStore.Lock], the Node build's { dir } lock) and another process
+	// took it, having judged this one gone (stopped or blocked for longer
+	// than its lock's beats allow): its writes of the session are refused.
+	ErrLockLost = errors.New("another process took its lock")
 )
 
 // MaxFileBytes caps the size of one Trace file that is read into memory.

@@ -56,6 +56,11 @@ type FileStore struct {
 	// session was open) is not made again by an append that does not
 	// start it with a session_meta.
 	files map[string]int
+	// held are, by session, the checks of the locks this store holds
+	// (Lock), each asked before a write whether it still holds it; lost,
+	// the sessions whose lock was taken from it, until Lock says so.
+	held map[string]func() error
+	lost map[string]error
 }
 
 // FileStoreOptions configure a [FileStore].
@@ -63,12 +68,17 @@ type FileStoreOptions struct {
 	Sync     bool             // fsync after every append (see FileStore)
 	Location *time.Location   // time zone of the date directory; nil = time.Local
 	Now      func() time.Time // dates a session whose first record has no timestamp; nil = refuse
+	// Held, if set, is asked before each write of session id whether this
+	// process still holds its lock (the Node build, whose lock file
+	// JavaScript holds); its error, wrapping ErrLockLost, refuses the
+	// write. The locks of [FileStore.Lock] are asked without it.
+	Held func(id string) error
 }
 
 // NewFileStore returns a FileStore rooted at root. The directory is created
 // on the first write.
 func NewFileStore(root string, opts FileStoreOptions) *FileStore {
-	return &FileStore{root: root, opts: opts, dirs: map[string]string{}, files: map[string]int{}}
+	return &FileStore{root: root, opts: opts, dirs: map[string]string{}, files: map[string]int{}, held: map[string]func() error{}, lost: map[string]error{}}
 }
 
 var (
@@ -86,6 +96,9 @@ func (s *FileStore) Append(ctx context.Context, id string, index int, data []byt
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.stillHeld(id); err != nil {
+		return AppendResult{}, opErr("append", id, index, err)
+	}
 	dir, err := s.dirFor(id, data)
 	if err != nil {
 		return AppendResult{}, opErr("append", id, index, err)
@@ -100,6 +113,21 @@ func (s *FileStore) Append(ctx context.Context, id string, index int, data []byt
 	}
 	s.files[id] = max(s.files[id], index)
 	return res, nil
+}
+
+// stillHeld returns an error wrapping ErrLockLost once another process
+// took the lock this process holds on session id: its writes would go in
+// beside that process's. s.mu is held.
+func (s *FileStore) stillHeld(id string) error {
+	if check := s.held[id]; check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if s.opts.Held != nil {
+		return s.opts.Held(id)
+	}
+	return nil
 }
 
 // errGone is appendFile's error for a file it knew that is gone.
@@ -237,6 +265,9 @@ func (s *FileStore) Create(ctx context.Context, id string, files [][]byte) error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.stillHeld(id); err != nil {
+		return opErr("create", id, 0, err)
+	}
 	existing, err := s.scan(id)
 	if err != nil {
 		return opErr("create", id, 0, err)

@@ -49,6 +49,7 @@ var (
 	lockBeat       = 30 * time.Second
 	lockStaleBeats = 10.0
 	lockBeaten     = func() {} // called after each touch (tests wait on it)
+	lockNow        = time.Now  // the holder's clock, to tell its own beat late
 )
 
 // Lock holds session id for this process's writes, across processes: it
@@ -65,10 +66,23 @@ var (
 // build's) is never judged by its age: delete it once that process is
 // gone. Where the file cannot be made (a
 // read-only directory) there is no lock, and the writes say why they fail.
-// release may be called more than once; only its first call releases.
+// A holder taken for gone while alive (stopped or blocked for ten beats)
+// learns it at its next beat, at its release, or at a write that finds its
+// beat late: the store's writes of id then fail wrapping [ErrLockLost],
+// and so does id's next Lock, once (resume the session: the Trace holds
+// the other process's records). release may be called more than once;
+// only its first call releases.
 func (s *FileStore) Lock(id string) (release func(), err error) {
 	if err := ValidateID(id); err != nil {
 		return nil, opErr("lock", id, 0, err)
+	}
+	s.mu.Lock()
+	lost := s.lost[id]
+	delete(s.lost, id)
+	s.mu.Unlock()
+	if lost != nil {
+		// Said once: a resume after it reads what the other process wrote.
+		return nil, opErr("lock", id, 0, fmt.Errorf("%w: %w", ErrBusy, lost))
 	}
 	path := filepath.Join(s.root, "."+id+".lock")
 	own, _ := json.Marshal(lockHolder{PID: ptr(os.Getpid()), Host: lockHost, Token: lockToken, Beat: lockBeat.Seconds()})
@@ -81,16 +95,7 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			}
 		}
 		if err == nil {
-			stop := beat(path, own)
-			var once sync.Once // every Lock of this process writes the same bytes: a second call would remove a later Lock's file
-			return func() {
-				once.Do(func() {
-					stop()
-					if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
-						os.Remove(path)
-					}
-				})
-			}, nil
+			return s.hold(id, &heldLock{path: path, own: own, confirmed: lockNow()}), nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return func() {}, nil
@@ -159,13 +164,56 @@ func (h lockHolder) stale() bool {
 	return pidGone(*h.PID)
 }
 
-// beat touches the lock file at path, while it still holds own, every
-// lockBeat until stop is called: a holder another host runs (a shared
-// directory, a container made anew with a new host name) or whose pid
-// another process took cannot be judged by its pid, and its file's age
-// then says it is gone. stop returns once the beat has ended: no touch
-// comes after it.
-func beat(path string, own []byte) (stop func()) {
+// heldLock is a lock this process holds: its file at path, holding own
+// while no other process took it.
+type heldLock struct {
+	path string
+	own  []byte
+
+	mu        sync.Mutex
+	confirmed time.Time // when the file was last found to be own (lockNow)
+	lost      error     // wrapping ErrLockLost, once another process took it
+}
+
+// hold registers l as the lock of session id, asked before each write of
+// it, and starts its beat; it returns the lock's release.
+func (s *FileStore) hold(id string, l *heldLock) (release func()) {
+	s.mu.Lock()
+	s.held[id] = l.check
+	s.mu.Unlock()
+	stop := l.beat()
+	var once sync.Once // every Lock of this process writes the same bytes: a second call would remove a later Lock's file
+	return func() {
+		once.Do(func() {
+			stop()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			delete(s.held, id)
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.lost == nil {
+				data, err := os.ReadFile(l.path)
+				if err == nil && string(data) == string(l.own) {
+					os.Remove(l.path)
+					return
+				}
+				if err == nil || errors.Is(err, fs.ErrNotExist) {
+					l.lose(data)
+				}
+			}
+			if l.lost != nil {
+				s.lost[id] = l.lost // the session's next Lock says so
+			}
+		})
+	}
+}
+
+// beat touches the lock file every lockBeat until stop is called, while it
+// still holds own: a holder another host runs (a shared directory, a
+// container made anew with a new host name) or whose pid another process
+// took cannot be judged by its pid, and its file's age then says it is
+// gone. stop returns once the beat has ended: no touch comes after it.
+func (l *heldLock) beat() (stop func()) {
 	done, ended := make(chan struct{}), make(chan struct{})
 	t := time.NewTicker(lockBeat)
 	go func() {
@@ -176,15 +224,64 @@ func beat(path string, own []byte) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				if data, err := os.ReadFile(path); err == nil && string(data) == string(own) {
-					now := time.Now()
-					os.Chtimes(path, now, now)
+				l.mu.Lock()
+				if l.lost == nil {
+					l.confirm()
 				}
+				l.mu.Unlock()
 				lockBeaten()
 			}
 		}
 	}()
 	return func() { close(done); <-ended }
+}
+
+// check returns the error of a lock another process took, wrapping
+// ErrLockLost. It reads the file only when the holder's last beat is
+// late: a process stopped (Ctrl-Z, a debugger) or blocked long enough for
+// another to judge it gone writes next, before its beat runs again.
+func (l *heldLock) check() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost == nil {
+		now := lockNow()
+		// Either clock: the monotonic one stands still while the machine
+		// sleeps, and other hosts' do not.
+		if late := 2 * lockBeat; now.Sub(l.confirmed) > late || now.Round(0).Sub(l.confirmed.Round(0)) > late {
+			l.confirm()
+		}
+	}
+	return l.lost
+}
+
+// confirm reads the lock file: still own, it is touched and confirmed;
+// another holder's, or gone, the lock is lost. Any other failure to read
+// it judges nothing. l.mu is held.
+func (l *heldLock) confirm() {
+	data, err := os.ReadFile(l.path)
+	switch {
+	case err == nil && string(data) == string(l.own):
+		now := time.Now()
+		os.Chtimes(l.path, now, now)
+		l.confirmed = lockNow()
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+		l.lose(data)
+	}
+}
+
+// lose records that another process took the lock; data is what its file
+// now holds (nil: none). l.mu is held.
+func (l *heldLock) lose(data []byte) {
+	who := "its lock file " + l.path + " is gone: removed, or released by the process that took it"
+	var h lockHolder
+	if json.Unmarshal(data, &h) == nil && h.PID != nil {
+		who = "pid " + strconv.Itoa(*h.PID)
+		if h.Host != "" {
+			who += " on " + h.Host
+		}
+		who += " holds its lock file " + l.path
+	}
+	l.lost = fmt.Errorf("%w (%s): this process had not touched it for longer than its beats allow (stopped or blocked) and was taken for gone; the session's records from then on are not written here: resume the session to continue from its Trace", ErrLockLost, who)
 }
 
 // beats: the holder said how often it touches its file (at most hourly).
