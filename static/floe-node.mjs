@@ -152,18 +152,34 @@ nodeHooks.lockDir = (dir, id, create) => {
         } catch {}
         return () => {};
       }
+      const held = { path, own, beatMs, confirmed: lockNow(), wall: lockWall(), lost: undefined };
+      heldLocks.set(path, held);
       const beat = setInterval(() => {
-        try {
-          if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.utimesSync(path, new Date(), new Date());
-        } catch {}
+        if (!held.lost) confirm(held);
         nodeHooks.lockBeaten?.();
       }, beatMs);
       beat.unref?.();
+      // The release returns, when another process took the lock, the end
+      // of session_busy's message saying so (undefined otherwise).
       return () => {
         clearInterval(beat);
-        try {
-          if (nodeFS.readFileSync(path, "utf8") === own) nodeFS.unlinkSync(path);
-        } catch {}
+        if (heldLocks.get(path) === held) heldLocks.delete(path);
+        if (!held.lost) {
+          let text;
+          try {
+            text = nodeFS.readFileSync(path, "utf8");
+          } catch (e) {
+            if (e?.code !== "ENOENT") return undefined;
+          }
+          if (text === own) {
+            try {
+              nodeFS.unlinkSync(path);
+            } catch {}
+            return undefined;
+          }
+          lose(held, text);
+        }
+        return ErrLockLost + held.lost;
       };
     }
     let holder = {};
@@ -183,6 +199,61 @@ nodeHooks.lockDir = (dir, id, create) => {
     return `another process (${who}) is running it (its lock file ${path}: ${gone})`;
   }
 };
+
+// The locks this program holds, by file, each asked before a write of its
+// session (the port's lockHeld, from Go's trace.FileStore) whether it
+// still holds it: a holder stopped (Ctrl-Z, a debugger) or blocked for
+// longer than ten beats is taken for gone, and another process takes its
+// lock; resumed, it writes before its beat runs again. A write finds its
+// beat late (either clock: the monotonic one stands still while the
+// machine sleeps, and other hosts' do not) and reads the file first; once
+// lost, the session's writes are refused and its next run says why.
+const heldLocks = new Map();
+const ErrLockLost = "another process took its lock"; // trace.ErrLockLost's text
+const lockNow = () => nodeHooks.lockNow?.() ?? performance.now();
+const lockWall = () => nodeHooks.lockNow?.() ?? Date.now();
+
+nodeHooks.lockHeld = (dir, id) => {
+  const held = heldLocks.get(join(dir, `.${id}.lock`));
+  if (!held) return undefined;
+  if (!held.lost) {
+    const late = 2 * held.beatMs;
+    if (lockNow() - held.confirmed > late || lockWall() - held.wall > late) confirm(held);
+  }
+  return held.lost;
+};
+
+// confirm reads the lock file: still this holder's, it is touched and
+// confirmed; another holder's, or gone, the lock is lost. Any other
+// failure to read it judges nothing.
+function confirm(held) {
+  let text;
+  try {
+    text = nodeFS.readFileSync(held.path, "utf8");
+  } catch (e) {
+    if (e?.code !== "ENOENT") return;
+  }
+  if (text !== held.own) return lose(held, text);
+  try {
+    nodeFS.utimesSync(held.path, new Date(), new Date());
+  } catch {}
+  held.confirmed = lockNow();
+  held.wall = lockWall();
+}
+
+// lose records that another process took the lock; text is what its file
+// now holds (undefined: none). held.lost is the message after
+// ErrLockLost, as Go's trace package words it.
+function lose(held, text) {
+  let holder;
+  try {
+    holder = JSON.parse(text);
+  } catch {}
+  const who = Number.isSafeInteger(holder?.pid)
+    ? `pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ""} holds its lock file ${held.path}`
+    : `its lock file ${held.path} is gone: removed, or released by the process that took it`;
+  held.lost = ` (${who}): this process had not touched it for longer than its beats allow (stopped or blocked) and was taken for gone; the session's records from then on are not written here: resume the session to continue from its Trace`;
+}
 
 // takeOver removes the stale lock file that held text. Another process
 // may have taken it over since it was read (two started at once after a

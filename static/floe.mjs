@@ -622,6 +622,14 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   const portCalls = (api.portCalls = { pulls: 0, stops: 0 }); // from Go, for the debug hooks
   api.usePort({
     argv: api.argv,
+    // lockHeld(dir, id): undefined while this program holds the { dir }
+    // lock of session id's run, if any; once another process took it, why
+    // (Go's trace.FileStore asks it before each write).
+    lockHeld(dir, id) {
+      try {
+        return nodeHooks.lockHeld?.(dir, id);
+      } catch {}
+    },
     pull(id) {
       portCalls.pulls++;
       pumps.get(id)?.pull();
@@ -701,6 +709,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
     const lockable = store !== "";
+    let lostLock; // why the session's lock was lost, once it was
     // open starts a run or compaction: start(ended) → stream id; signal is
     // its stand-in signal (released if the run never starts: a run this
     // program's lock refused kept its listener on the user's signal, one
@@ -719,6 +728,10 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     };
     const openStream = (fn, start, signal) => {
       if (!lockable || running) return new Stream(api, start(undefined));
+      // Another process took the { dir } lock of an earlier run (this one
+      // stopped or blocked too long): the Trace holds records this object
+      // never read, and its own later ones were not written.
+      if (lostLock) throw busy(fn, id, lostLock);
       if (!webLocks(store)) {
         // This program's lock, taken at once: the run starts now, as one
         // of a session not stored does.
@@ -735,7 +748,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
           if (!running) return;
           running = false;
           localLocks.delete(name);
-          unlockDir();
+          lostLock ??= unlockDir();
           h.settle();
         };
         try {
@@ -756,7 +769,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         running = true;
         const ended = () => {
           running = false;
-          release();
+          lostLock ??= release();
         };
         let stream;
         try {
@@ -2669,8 +2682,9 @@ async function tryLock(store, id, { create = false, yielding = yields, wait = fa
     return unlockDir;
   }
   return () => {
-    unlockDir();
+    const lost = unlockDir();
     release();
+    return lost; // another process took the lock: why
   };
 }
 

@@ -116,10 +116,13 @@ function editDistance(a, b) {
  * id of the {dir} store dir across processes (floe.mjs's locks are one
  * program's) and returns the function that releases it, or, when another
  * process holds it, the end of the session_busy message naming that process.
- * lockBeatMs (tests) shortens how often a holder touches its lock file, and
- * lockBeaten is called after each touch.
+ * lockHeld(dir, id) says, before a write, whether this program still holds
+ * it: undefined, or, once another process took it, why.
+ * lockBeatMs (tests) shortens how often a holder touches its lock file,
+ * lockBeaten is called after each touch, and lockNow (tests), in ms, is the
+ * holder's clock.
  */
-export const nodeHooks = { lockDir: null, lockBeatMs: undefined, lockBeaten: undefined };
+export const nodeHooks = { lockDir: null, lockHeld: null, lockBeatMs: undefined, lockBeaten: undefined, lockNow: undefined };
 
 /**
  * Checks that v is an object of options: not an array, Map, Date or other

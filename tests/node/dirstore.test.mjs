@@ -345,3 +345,56 @@ test("{dir}: a stale lock taken over by another process while this one judged it
   assert.equal(nodeFS.readFileSync(path, "utf8"), fresh, "the other process's lock file is still there");
   await s.close();
 });
+
+// A holder stopped (Ctrl-Z, a debugger) for longer than ten beats is taken
+// for gone, and another process takes its lock and writes. Resumed, this
+// one writes before its beat runs again: that write finds the beat late,
+// reads the lock file, and is refused, as is every later write of the
+// session (a trace diagnostic says so once); the session object's next
+// run is refused, and a resume goes on from the Trace.
+test("{dir}: a holder whose lock another process took while it was stopped writes no more, says so, and refuses its next run", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const id = "stopped";
+  const path = lockFile(dir, id);
+  const { nodeHooks } = await import("../../static/internal.mjs");
+  let now = 0; // the holder's clock, in ms
+  nodeHooks.lockNow = () => now;
+  t.after(() => (nodeHooks.lockNow = undefined));
+  let open;
+  const gate = new Promise((r) => (open = r));
+  const llm = { async *streamGenerate() { await gate; yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "after the stop", stop_reason: "completed" } }; return { status: "completed" }; } };
+  const diags = [];
+  const s = floe.createSession({ meta: meta(id), llm, store, onDiagnostic: (d) => diags.push(d) });
+  const run = collect(s.run("before the stop"));
+  await stored(id, store, "model_msg");
+  const [{ name }] = await floe.exportSession(id, { store });
+  const before = (await floe.exportSession(id, { store }))[0].text;
+
+  now += 6 * 60_000; // stopped for six minutes: another process took the lock and wrote
+  const theirs = JSON.stringify({ pid: 4242, host: "elsewhere", token: "k2j4x0lq8mbz1", beat: 30 }) + "\n";
+  nodeFS.unlinkSync(path);
+  await writeFile(path, theirs);
+  const traceFile = nodeFS.readdirSync(dir, { recursive: true }).find((f) => f.endsWith(name));
+  const their = JSON.stringify({ timestamp: "2026-01-02T03:04:05.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "from the other process", stop_reason: "completed" } }) + "\n";
+  nodeFS.appendFileSync(join(dir, traceFile), their);
+  open();
+  const msgs = await run;
+  assert.equal(find(msgs, "text").at(-1).payload.text, "after the stop", "the run itself goes on");
+
+  const lost = diags.filter((d) => d.kind === "trace");
+  assert.equal(lost.length, 1, JSON.stringify(diags));
+  assert.match(lost[0].message, /"stopped".*another process took its lock \(pid 4242 on elsewhere holds its lock file .*\.stopped\.lock\).*resume the session/);
+  assert.equal(nodeFS.readFileSync(join(dir, traceFile), "utf8"), before + their, "nothing of this process's written after the other's");
+  assert.equal(nodeFS.readFileSync(path, "utf8"), theirs, "the other process's lock file is left");
+
+  nodeFS.unlinkSync(path); // the other process is done
+  assert.throws(() => s.run("again"), (e) => e.code === "session_busy" && /another process took its lock \(pid 4242 on elsewhere/.test(e.message));
+  await s.close();
+  assert.equal(nodeFS.readFileSync(join(dir, traceFile), "utf8"), before + their, "close wrote nothing more");
+  const again = await floe.resumeSession(id, { llm: scriptedLLM(say("resumed")), store });
+  await collect(again.run("after the resume"));
+  await again.close();
+  assert.match(nodeFS.readFileSync(join(dir, traceFile), "utf8"), /from the other process.*\n.*after the resume/);
+  assert.equal(nodeFS.existsSync(path), false);
+});

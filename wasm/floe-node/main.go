@@ -18,7 +18,8 @@ func main() {
 	b := jsbridge.New()
 	b.UseDirectories(func(dir string) trace.Store {
 		// The reference layout, dated in local time (PROTOCOL.md P-11).
-		return trace.NewFileStore(dir, trace.FileStoreOptions{Now: time.Now})
+		// Held: the lock file of a session's run, held by floe-node.mjs.
+		return trace.NewFileStore(dir, trace.FileStoreOptions{Now: time.Now, Held: b.DirLockHeld(dir)})
 	})
 	b.Announce()
 	select {}
