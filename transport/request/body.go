@@ -56,6 +56,14 @@ func ContentType(ct string) string {
 // terms: the key and the JSON type it wants. A key the struct lacks, or
 // given twice, is wrong; null is an absent key.
 func Decode(body []byte, dst any) string {
+	// A UTF-8 byte order mark, which some editors and shells write at the
+	// start of a file sent with curl --data-binary @file, is ignored (RFC
+	// 8259 §8.1 lets a parser do so): it was "invalid character 'ï'". A
+	// UTF-16 one says what the body is.
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	if bytes.HasPrefix(body, []byte("\xff\xfe")) || bytes.HasPrefix(body, []byte("\xfe\xff")) {
+		return "request body: UTF-16 text (it starts with a UTF-16 byte order mark); send it as UTF-8"
+	}
 	if len(trimJSON(body)) == 0 {
 		return "request body: want a JSON object, got nothing"
 	}

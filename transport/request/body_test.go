@@ -35,6 +35,9 @@ func TestDecode(t *testing.T) {
 		{`{"id":"a"} x`, "request body: data after the JSON object"},
 		{"{\"id\":\"a\"} \v", "request body: data after the JSON object"}, // not JSON's whitespace
 		{"\u00a0", "request body: invalid JSON at byte 1"},
+		{"\ufeff{\"id\":\"a\"}", ""}, // a UTF-8 byte order mark is ignored
+		{"\ufeff", "request body: want a JSON object, got nothing"},
+		{"\xff\xfe{\x00}\x00", "request body: UTF-16 text"},
 	} {
 		var b body
 		got := Decode([]byte(c.in), &b)
