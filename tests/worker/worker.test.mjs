@@ -181,6 +181,16 @@ test("the id index, the name of the session list's object, is refused", async ()
   assert.equal((await api(w, "GET", "/api/sessions/index-2")).status, 200);
 });
 
+test("a path with a trailing slash is a 404 that says the API's paths have none", async () => {
+  const w = await worker({ token: "tok" });
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "s" })).status, 201);
+  // Before, the front answered /api/sessions/ with 'no session ""'.
+  for (const path of ["/api/sessions/", "/api/sessions/s/", "/api/sessions/s/messages/"]) {
+    const r = await api(w, "GET", path);
+    assert.deepEqual([r.status, r.json.error.code, r.json.error.message], [404, "not_found", `no route ${path} (the API's paths end without a slash)`], path);
+  }
+});
+
 test("a run streamed from the object: approvals over HTTP, steer, abort, history", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });

@@ -87,6 +87,22 @@ func TestBadInputCorpus(t *testing.T) {
 	}
 }
 
+// A client's slips that are not wrong input as such: a path with a
+// trailing slash is a 404 saying the API's paths have none, and a body
+// that starts with a UTF-8 byte order mark is read.
+func TestTrailingSlashAndByteOrderMark(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	for _, path := range []string{"/api/sessions/", "/api/sessions/" + id + "/", "/api/sessions/" + id + "/messages/"} {
+		status, body := e.do("GET", path, "")
+		if status != 404 || !strings.Contains(string(body), "no route "+path+" (the API's paths end without a slash)") {
+			t.Errorf("GET %s: %d %s; want 404 naming the trailing slash", path, status, body)
+		}
+	}
+	e.must(201, "POST", "/api/sessions", "\ufeff"+`{"id":"with-bom"}`)
+	e.must(204, "POST", "/api/sessions/"+id+"/abort", "\ufeff{}")
+}
+
 // observe describes everything a request could change.
 func observe(e *env, id string) string {
 	_, list := e.do("GET", "/api/sessions", "")

@@ -73,7 +73,7 @@ func (h *Handler) authorized(r *http.Request) bool {
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api/")
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "not_found", request.NoRoute(r.URL.Path))
 		return
 	}
 	parts := strings.Split(rest, "/")
@@ -112,7 +112,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 			})
 		}
 	default:
-		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "not_found", request.NoRoute(r.URL.Path))
 	}
 }
 
@@ -154,7 +154,7 @@ var sessionRoutes = map[string]struct {
 func (h *Handler) sessionRoute(w http.ResponseWriter, r *http.Request, id, action string) {
 	rt, ok := sessionRoutes[action]
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "no route "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "not_found", request.NoRoute(r.URL.Path))
 		return
 	}
 	if method(w, r, rt.method) {

@@ -35,6 +35,16 @@ func Authorized(v, token string) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }
 
+// NoRoute is the message of a 404 for a path the API does not serve. A
+// path that ends with a slash says the route has none: a client that
+// adds one to /api/sessions/{id} got "no route" and had to spot why.
+func NoRoute(path string) string {
+	if len(path) > 1 && strings.HasSuffix(path, "/") {
+		return "no route " + path + " (the API's paths end without a slash)"
+	}
+	return "no route " + path
+}
+
 // ContentType says what is wrong with a request body's Content-Type, or
 // "": the body is JSON, so it is application/json or unsaid.
 func ContentType(ct string) string {

@@ -58,3 +58,15 @@ func TestContentType(t *testing.T) {
 		}
 	}
 }
+
+func TestNoRoute(t *testing.T) {
+	for path, want := range map[string]string{
+		"/api/nothing":      "no route /api/nothing",
+		"/":                 "no route /",
+		"/api/sessions/s1/": "no route /api/sessions/s1/ (the API's paths end without a slash)",
+	} {
+		if got := NoRoute(path); got != want {
+			t.Errorf("NoRoute(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

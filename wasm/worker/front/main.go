@@ -89,6 +89,10 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		fail(w, 405, "method_not_allowed", "method not allowed; use GET, POST")
 	case strings.HasPrefix(path, "/api/sessions/"):
 		id, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/sessions/"), "/")
+		if path == "/api/sessions/" {
+			fail(w, 404, "not_found", request.NoRoute(path))
+			return
+		}
 		if id == "" || id == indexName {
 			fail(w, 404, "session_not_found", "no session "+strconv.Quote(id))
 			return
@@ -113,7 +117,7 @@ func handle(w http.ResponseWriter, r *http.Request) {
 			index(ns, "/_index/remove", id)
 		}
 	default:
-		fail(w, 404, "not_found", "no route "+path)
+		fail(w, 404, "not_found", request.NoRoute(path))
 	}
 }
 
