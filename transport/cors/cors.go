@@ -9,18 +9,20 @@ import (
 
 // Headers allows r's Origin when origins lists it ("*" allows any): it
 // sets Access-Control-Allow-Origin and the methods and headers the API
-// takes. With no origins, or a request without Origin, it writes nothing.
+// takes, and, for an origin the list names, Access-Control-Allow-Credentials.
+// With no origins, or a request without Origin, it writes nothing.
 func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 	origin := r.Header.Get("Origin")
 	if origin == "" || len(origins) == 0 {
 		return
 	}
-	allowed := false
+	allowed, named := false, false
 	for _, o := range origins {
-		if o == "*" || o == origin {
-			allowed = true
+		if o == origin {
+			allowed, named = true, true
 			break
 		}
+		allowed = allowed || o == "*"
 	}
 	w.Header().Add("Vary", "Origin")
 	if !allowed {
@@ -28,6 +30,15 @@ func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 	}
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", origin)
+	if named {
+		// A page of an origin named in the list may send its cookies
+		// (new EventSource(url, {withCredentials: true}), fetch with
+		// credentials: "include"), as it must to pass a proxy in front
+		// that signs its users in by a cookie; the browser refused the
+		// answer without this. The API reads no cookie, and "*" does
+		// not allow it: any page could then ride such a proxy's cookie.
+		hd.Set("Access-Control-Allow-Credentials", "true")
+	}
 	hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
 	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
 	hd.Set("Access-Control-Max-Age", "600")

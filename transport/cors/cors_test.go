@@ -31,3 +31,28 @@ func TestParseOrigins(t *testing.T) {
 		t.Errorf("Access-Control-Allow-Origin = %q, want https://b.example", got)
 	}
 }
+
+// An origin the list names may send cookies (EventSource's
+// withCredentials, fetch's credentials: "include"); one "*" lets in may
+// not, nor one not allowed.
+func TestCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		origins []string
+		origin  string
+		acao    string
+		creds   string
+	}{
+		{[]string{"https://a.example"}, "https://a.example", "https://a.example", "true"},
+		{[]string{"*", "https://a.example"}, "https://a.example", "https://a.example", "true"},
+		{[]string{"*"}, "https://a.example", "https://a.example", ""},
+		{[]string{"https://b.example"}, "https://a.example", "", ""},
+	} {
+		r := httptest.NewRequest("GET", "/api/sessions/s/stream", nil)
+		r.Header.Set("Origin", tc.origin)
+		w := httptest.NewRecorder()
+		Headers(w, r, tc.origins)
+		if acao, creds := w.Header().Get("Access-Control-Allow-Origin"), w.Header().Get("Access-Control-Allow-Credentials"); acao != tc.acao || creds != tc.creds {
+			t.Errorf("origins %q, Origin %s: Allow-Origin %q, Allow-Credentials %q; want %q, %q", tc.origins, tc.origin, acao, creds, tc.acao, tc.creds)
+		}
+	}
+}
