@@ -25,6 +25,9 @@ func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 		allowed = allowed || o == "*"
 	}
 	w.Header().Add("Vary", "Origin")
+	if Preflight(r) {
+		w.Header().Add("Vary", "Access-Control-Request-Headers")
+	}
 	if !allowed {
 		return
 	}
@@ -40,8 +43,51 @@ func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 		hd.Set("Access-Control-Allow-Credentials", "true")
 	}
 	hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
-	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
+	hd.Set("Access-Control-Allow-Headers", allowHeaders(r))
 	hd.Set("Access-Control-Max-Age", "600")
+}
+
+// baseHeaders are the request headers the API reads.
+const baseHeaders = "Authorization, Content-Type, Last-Event-ID"
+
+// allowHeaders answers a preflight's Access-Control-Request-Headers: the
+// headers the API reads, and the others the page asked for, which the API
+// ignores: a page whose fetch adds its tracing headers (traceparent,
+// sentry-trace, as an error tracker's instrumentation does) was refused
+// by its browser. Only names that are HTTP tokens are echoed, at most 32
+// of them, so an answer cannot carry what the request smuggled in.
+func allowHeaders(r *http.Request) string {
+	asked := r.Header.Get("Access-Control-Request-Headers")
+	if asked == "" {
+		return baseHeaders
+	}
+	out := baseHeaders
+	n := 0
+	for _, h := range strings.Split(asked, ",") {
+		h = strings.ToLower(strings.TrimSpace(h))
+		switch {
+		case h == "" || !token(h) || n == 32:
+			continue
+		case h == "authorization" || h == "content-type" || h == "last-event-id":
+			continue
+		}
+		out += ", " + h
+		n++
+	}
+	return out
+}
+
+// token reports whether s is an HTTP token (RFC 9110 §5.6.2), as a header
+// name is.
+func token(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return len(s) <= 64
 }
 
 // Preflight reports whether r is a CORS preflight request, which the API

@@ -3,6 +3,7 @@ package cors
 import (
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,41 @@ func TestCredentials(t *testing.T) {
 		if acao, creds := w.Header().Get("Access-Control-Allow-Origin"), w.Header().Get("Access-Control-Allow-Credentials"); acao != tc.acao || creds != tc.creds {
 			t.Errorf("origins %q, Origin %s: Allow-Origin %q, Allow-Credentials %q; want %q, %q", tc.origins, tc.origin, acao, creds, tc.acao, tc.creds)
 		}
+	}
+}
+
+// A preflight's other headers (a tracer's traceparent) are allowed too, as
+// HTTP tokens only; the API's own are always allowed.
+func TestAllowHeaders(t *testing.T) {
+	for _, tc := range []struct{ asked, want string }{
+		{"", "Authorization, Content-Type, Last-Event-ID"},
+		{"content-type", "Authorization, Content-Type, Last-Event-ID"},
+		{"authorization,content-type,traceparent,sentry-trace", "Authorization, Content-Type, Last-Event-ID, traceparent, sentry-trace"},
+		{" X-Request-ID , , bad header, b@d, x\r\ny", "Authorization, Content-Type, Last-Event-ID, x-request-id"},
+	} {
+		r := httptest.NewRequest("OPTIONS", "/api/sessions", nil)
+		r.Header.Set("Origin", "https://a.example")
+		r.Header.Set("Access-Control-Request-Method", "POST")
+		if tc.asked != "" {
+			r.Header.Set("Access-Control-Request-Headers", tc.asked)
+		}
+		w := httptest.NewRecorder()
+		Headers(w, r, []string{"https://a.example"})
+		if got := w.Header().Get("Access-Control-Allow-Headers"); got != tc.want {
+			t.Errorf("asked %q: Allow-Headers %q, want %q", tc.asked, got, tc.want)
+		}
+		if vary := w.Header().Values("Vary"); !slices.Contains(vary, "Access-Control-Request-Headers") {
+			t.Errorf("asked %q: Vary %q lacks Access-Control-Request-Headers", tc.asked, vary)
+		}
+	}
+	many := strings.Repeat("x-a,", 40)
+	r := httptest.NewRequest("OPTIONS", "/api/sessions", nil)
+	r.Header.Set("Origin", "https://a.example")
+	r.Header.Set("Access-Control-Request-Method", "POST")
+	r.Header.Set("Access-Control-Request-Headers", many)
+	w := httptest.NewRecorder()
+	Headers(w, r, []string{"*"})
+	if got := strings.Count(w.Header().Get("Access-Control-Allow-Headers"), "x-a"); got != 32 {
+		t.Errorf("40 names asked: %d echoed, want 32", got)
 	}
 }
