@@ -191,6 +191,15 @@ test("a path with a trailing slash is a 404 that says the API's paths have none"
   }
 });
 
+test("the front's own errors are not to be cached, as the object's are", async () => {
+  const w = await worker({ token: "tok" });
+  for (const [path, token, status] of [["/api/sessions/", "tok", 404], ["/api/sessions", "nope", 401], ["/api/sessions/s", "tok", 404]]) {
+    const r = await fetch(w.url + path, { headers: { Authorization: `Bearer ${token}` } });
+    await r.body?.cancel();
+    assert.deepEqual([r.status, r.headers.get("cache-control")], [status, "no-store"], path);
+  }
+});
+
 test("a run streamed from the object: approvals over HTTP, steer, abort, history", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", { approvalMode: "ask" });

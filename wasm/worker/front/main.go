@@ -245,6 +245,7 @@ func index(ns *cloudflare.DurableObjectNamespace, path, id string) {
 
 func fail(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store") // as the API's own answers
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
 	w.Write(b)
