@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -69,8 +70,13 @@ const DefaultKeepWarm = 8
 type Registry struct {
 	cfg Config
 
-	mu    sync.Mutex
-	hosts map[string]*Host
+	// mu guards hosts and opening, and is never held across a store
+	// read: a session being opened or created is in opening until it is
+	// in hosts (or is not), and whoever asks for it meanwhile waits for
+	// that one open, not for the registry.
+	mu      sync.Mutex
+	hosts   map[string]*Host
+	opening map[string]*opening
 
 	// warm holds the idle hosts that keep an engine, each with the order
 	// it went idle in and the bytes of its Trace's current file, summed in
@@ -79,6 +85,60 @@ type Registry struct {
 	warmSeq   uint64
 	warm      map[*Host]warmth
 	warmBytes int64
+}
+
+// opening is a session being opened (Get) or created (Create): done is
+// closed once it is settled, in hosts or not; err is the answer of an open
+// that failed, for those that waited on it (nil: they ask again).
+type opening struct {
+	done chan struct{}
+	err  error
+}
+
+// wait waits for o to be settled, then returns true and o.err, or for
+// ctx (false: ctx is done).
+func (o *opening) wait(ctx context.Context) (settled bool, err error) {
+	select {
+	case <-o.done:
+		return true, o.err
+	case <-ctx.Done():
+		return false, nil
+	}
+}
+
+// waitErr is a caller's error when its ctx ended while it waited on
+// another's opening of session id.
+func waitErr(ctx context.Context, id string) error {
+	return fmt.Errorf("session %s: waiting for it to open: %w", trace.QuoteID(id), ctx.Err())
+}
+
+// claim returns the session id's opening, made by this call (mine) or
+// another's under way, unless id is in hosts; r.mu is held.
+func (r *Registry) claim(id string) (h *Host, o *opening, mine bool) {
+	if h := r.hosts[id]; h != nil {
+		return h, nil, false
+	}
+	if o := r.opening[id]; o != nil {
+		return nil, o, false
+	}
+	o = &opening{done: make(chan struct{})}
+	r.opening[id] = o
+	return nil, o, true
+}
+
+// settle ends the opening o of session id made by claim: h, when not nil,
+// goes into hosts; err is told to those that waited when share is set.
+func (r *Registry) settle(id string, o *opening, h *Host, err error, share bool) {
+	r.mu.Lock()
+	if h != nil {
+		r.hosts[id] = h
+	}
+	delete(r.opening, id)
+	if share {
+		o.err = err
+	}
+	r.mu.Unlock()
+	close(o.done)
 }
 
 type warmth struct {
@@ -107,7 +167,7 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	if cfg.KeepWarmBytes < 0 {
 		return nil, errors.New("host: Config.KeepWarmBytes: want 0 (no bound) or more")
 	}
-	return &Registry{cfg: cfg, hosts: map[string]*Host{}, warm: map[*Host]warmth{}}, nil
+	return &Registry{cfg: cfg, hosts: map[string]*Host{}, opening: map[string]*opening{}, warm: map[*Host]warmth{}}, nil
 }
 
 func (r *Registry) now() time.Time {
@@ -141,11 +201,26 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	}
 	meta := r.cfg.NewMeta(id, r.now())
 	id = meta.Payload.SessionID()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.hosts[id]; ok {
-		return nil, exists(id)
+	for {
+		r.mu.Lock()
+		h, o, mine := r.claim(id)
+		r.mu.Unlock()
+		if h != nil {
+			return nil, exists(id)
+		}
+		if mine {
+			return r.create(ctx, id, mode, meta, o)
+		}
+		if settled, _ := o.wait(ctx); !settled {
+			return nil, waitErr(ctx, id)
+		}
 	}
+}
+
+// create is Create's work, with session id claimed (o); whoever waited on
+// it asks again.
+func (r *Registry) create(ctx context.Context, id, mode string, meta omni.Message, o *opening) (h *Host, err error) {
+	defer func() { r.settle(id, o, h, nil, false) }()
 	release, err := r.lock(id)
 	if err != nil {
 		return nil, err
@@ -158,13 +233,12 @@ func (r *Registry) Create(ctx context.Context, id, mode string) (*Host, error) {
 	if err := w.Write(context.WithoutCancel(ctx), meta); err != nil {
 		return nil, newErr(500, "store_failed", err.Error())
 	}
-	h := r.newHost(id, mode)
-	if err := h.startEngine(meta, w, &engine.Snapshot{MetaWritten: true}); err != nil {
+	nh := r.newHost(id, mode)
+	if err := nh.startEngine(meta, w, &engine.Snapshot{MetaWritten: true}); err != nil {
 		return nil, err
 	}
-	r.hosts[id] = h
 	r.UserChannel().Publish(transport.Simple("session_created", "projectId", "", "agentId", "", "sessionId", id, "source", "api"))
-	return h, nil
+	return nh, nil
 }
 
 func (r *Registry) newHost(id, mode string) *Host {
@@ -226,16 +300,38 @@ func (h *Host) resume() error {
 
 // Get returns the host of id, opening it when it is not loaded (its engine
 // is resumed from the Trace at its first run or compaction); ErrNotFound
-// (naming id) when the store has no such session.
+// (naming id) when the store has no such session. Gets of a session being
+// opened wait for that open and share its answer; one whose ctx ends
+// meanwhile returns ctx's error.
 func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if trace.ValidateID(id) != nil {
 		return nil, notFound(id)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if h, ok := r.hosts[id]; ok {
-		return h, nil
+	for {
+		r.mu.Lock()
+		h, o, mine := r.claim(id)
+		r.mu.Unlock()
+		if h != nil {
+			return h, nil
+		}
+		if mine {
+			return r.open(ctx, id, o)
+		}
+		settled, err := o.wait(ctx)
+		if !settled {
+			return nil, waitErr(ctx, id)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
+}
+
+// open is Get's store read, with session id claimed (o); its answer is
+// told to whoever waited on it, but for one cut short by this caller's ctx
+// (they try again).
+func (r *Registry) open(ctx context.Context, id string, o *opening) (h *Host, err error) {
+	defer func() { r.settle(id, o, h, err, ctx.Err() == nil) }()
 	files, err := r.cfg.Store.Files(ctx, id)
 	if errors.Is(err, trace.ErrNotFound) || err == nil && len(files) == 0 {
 		return nil, notFound(id)
@@ -243,9 +339,7 @@ func (r *Registry) Get(ctx context.Context, id string) (*Host, error) {
 	if err != nil {
 		return nil, newErr(500, "store_failed", err.Error())
 	}
-	h := r.newHost(id, r.cfg.Mode)
-	r.hosts[id] = h
-	return h, nil
+	return r.newHost(id, r.cfg.Mode), nil
 }
 
 // idle notes that h, which has an engine, went idle; it returns the hosts
