@@ -45,8 +45,9 @@ type Host struct {
 	agg       omni.Aggregator
 	followUps []task
 	nextTask  int
-	closed    bool
-	written   []string // see sink
+	closed    bool          // being deleted, or deleted
+	deleting  chan struct{} // held by the one Delete under way
+	written   []string      // see sink
 	untraced  []keyed
 	// traceBytes is the size of the Trace's current file, as far as this
 	// host wrote it or found it at its resume (Config.KeepWarmBytes).

@@ -242,7 +242,7 @@ func (r *Registry) create(ctx context.Context, id, mode string, meta omni.Messag
 }
 
 func (r *Registry) newHost(id, mode string) *Host {
-	return &Host{reg: r, id: id, state: transport.StateIdle, mode: mode}
+	return &Host{reg: r, id: id, state: transport.StateIdle, mode: mode, deleting: make(chan struct{}, 1)}
 }
 
 // startEngine gives h an engine over w from snap; h.mu is held, or h is
@@ -463,21 +463,39 @@ func (r *Registry) List(ctx context.Context) ([]Info, error) {
 // Delete aborts the session's run, waits for it to end, closes its channel
 // and removes its Trace; the user channel's session_state then says it has
 // no Trace. The run ends as a user's abort does ("aborted by user": ENGINE.md
-// §18 has no other reason for it).
+// §18 has no other reason for it). Deletes of one session go one at a time;
+// one that finds it deleted says not found.
 func (r *Registry) Delete(ctx context.Context, id string) error {
 	h, err := r.Get(ctx, id)
 	if err != nil {
 		return err
 	}
+	select {
+	case h.deleting <- struct{}{}:
+	default: // another Delete is under way: wait for it
+		select {
+		case h.deleting <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer func() { <-h.deleting }()
+	r.mu.Lock()
+	gone := r.hosts[id] != h
+	r.mu.Unlock()
+	if gone {
+		return notFound(id)
+	}
 	h.mu.Lock()
 	h.closed = true
 	h.mu.Unlock()
 	h.Abort()
-	if err := h.Wait(ctx); err != nil {
-		return err
+	var release func()
+	err = h.Wait(ctx)
+	if err == nil {
+		release, err = r.lock(id)
 	}
-	release, err := r.lock(id)
-	if err != nil {
+	if err != nil { // not deleted: the session goes on
 		h.mu.Lock()
 		h.closed = false
 		h.mu.Unlock()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -237,4 +239,124 @@ func TestListWhileAWriteHangs(t *testing.T) {
 	}
 	close(store.gate)
 	stuck.Wait(ctx)
+}
+
+// A Delete whose context ends while it waits for the session's run to end
+// leaves the session as it was, not deleted and usable: it stayed marked
+// deleted, and every later run or compaction of it was refused as not
+// found while its Trace, its history and its stream were there.
+func TestDeleteCancelledLeavesTheSessionUsable(t *testing.T) {
+	r, _ := serviceRegistry(t, &trace.MemStore{}, 1)
+	ctx := context.Background()
+	warm, err := r.Create(ctx, "warm", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := warm.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	warm.Wait(ctx)
+	h, err := r.Create(ctx, "kept", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := idleSeen(t, r, "kept")
+	// The run's end waits (its done unclosed) for warm, let go past
+	// KeepWarm 1, whose lock the test holds.
+	warm.mu.Lock()
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, idle, "the run's end")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	err = r.Delete(cctx, "kept")
+	warm.mu.Unlock()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Delete cancelled while the run ends: %v, want context.Canceled", err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatalf("a run after a Delete that did not happen: %v", err)
+	}
+	h.Wait(ctx)
+	if err := r.Delete(ctx, "kept"); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+}
+
+// idleSeen is closed when the user channel says session id went from
+// running to idle.
+func idleSeen(t *testing.T, r *Registry, id string) chan struct{} {
+	t.Helper()
+	sub, _ := r.UserChannel().Subscribe("", false, nil)
+	pr, pw := io.Pipe()
+	go sub.Serve(context.Background(), pw, nil)
+	seen := make(chan struct{})
+	go func() {
+		defer pr.Close() // a write still under way fails rather than blocks Serve
+		defer sub.Close()
+		rd := transport.NewReader(pr)
+		running := false
+		for {
+			ev, err := rd.Next()
+			if err != nil {
+				return // the hub closed: the test's bound tells
+			}
+			if !strings.Contains(ev.Data, `"sessionId":"`+id+`"`) {
+				continue
+			}
+			if strings.Contains(ev.Data, `"state":"running"`) {
+				running = true
+			} else if running && strings.Contains(ev.Data, `"state":"idle"`) {
+				close(seen)
+				return
+			}
+		}
+	}()
+	return seen
+}
+
+// Deletes of one session go one at a time, and one that comes second finds
+// the session gone (not found): it went on beside the first, and with a
+// session of the same id created in between it removed the new one's
+// Trace and host.
+func TestDeletesOfOneSessionOneAtATime(t *testing.T) {
+	store := &hookedStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	if _, err := r.Create(ctx, "doomed", ""); err != nil {
+		t.Fatal(err)
+	}
+	actx := newAskedCtx()
+	second := make(chan error, 1)
+	store.onDelete = func() {
+		go func() { second <- r.Delete(actx, "doomed") }()
+		select {
+		case <-actx.asked:
+		case err := <-second:
+			second <- err
+			t.Error("a second Delete went on while the first removed the session")
+		case <-time.After(bound): // a bound on a failure, not an ordering
+			t.Error("a second Delete did not wait for the first")
+		}
+	}
+	if err := r.Delete(ctx, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := r.Create(ctx, "doomed", "")
+	if err != nil {
+		t.Fatalf("Create after Delete: %v", err)
+	}
+	if err := within(t, second, "the second Delete"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the second Delete: %v, want ErrNotFound", err)
+	}
+	if g, err := r.Get(ctx, "doomed"); err != nil || g != h2 {
+		t.Errorf("the session made again after its Delete: %v (its host: %v)", err, g == h2)
+	}
+	if _, err := store.Files(ctx, "doomed"); err != nil {
+		t.Errorf("the Trace of the session made again: %v", err)
+	}
 }
