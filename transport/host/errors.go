@@ -12,11 +12,17 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	cause   error // what the store said, where a caller tells causes apart
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-func newErr(status int, code, msg string) *Error { return &Error{status, code, msg} }
+// Unwrap is the store's error the failure came from, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+func newErr(status int, code, msg string) *Error {
+	return &Error{Status: status, Code: code, Message: msg}
+}
 
 // Errors callers compare with errors.Is (by code).
 var (

@@ -426,7 +426,9 @@ func (r *Registry) lock(id string) (func(), error) {
 		if errors.As(err, &te) {
 			err = te.Err
 		}
-		return nil, newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(err.Error(), "session busy: "))
+		e := newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(err.Error(), "session busy: "))
+		e.cause = err
+		return nil, e
 	}
 	return release, nil
 }

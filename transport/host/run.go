@@ -8,6 +8,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/transport"
 )
 
@@ -66,6 +67,14 @@ func fieldErr(path string, err error) string {
 func (h *Host) take() (release func(), cold bool, err error) {
 	release, err = h.reg.lock(h.id)
 	if err != nil {
+		if errors.Is(err, trace.ErrLockLost) && h.sess != nil {
+			// Another process took the lock while this one was stopped,
+			// and may have written the session since: the engine kept
+			// warm knows nothing of it. The next run resumes from the
+			// Trace.
+			h.sess.Close()
+			h.sess = nil
+		}
 		return nil, false, err
 	}
 	cold = h.sess == nil

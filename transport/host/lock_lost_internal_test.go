@@ -1,0 +1,84 @@
+//go:build !js
+
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/engine/trace"
+)
+
+// lostStore's Lock fails once when armed, as a FileStore's does after
+// another process took the lock from this one (trace.ErrLockLost).
+type lostStore struct {
+	trace.Store
+	mu   sync.Mutex
+	lost bool
+}
+
+func (s *lostStore) Lock(string) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lost {
+		s.lost = false
+		return nil, fmt.Errorf("%w: %w", trace.ErrBusy, trace.ErrLockLost)
+	}
+	return func() {}, nil
+}
+
+// A session whose lock another process took while this one was stopped
+// is refused once (session_busy), then resumed from its Trace: its warm
+// engine, which knew nothing of what the other process wrote, ran the
+// next task from its own state, beside the other's records.
+func TestLockLostDropsTheWarmEngine(t *testing.T) {
+	store := &lostStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	turns := h.sess.Snapshot().SessionTurns
+	h.mu.Unlock()
+	// The other process answers a prompt of its own (one turn more), and
+	// this one's lock is found lost.
+	theirs := `{"timestamp":"2026-01-02T03:04:05.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"theirs","stop_reason":"completed"}}
+{"timestamp":"2026-01-02T03:04:05.001Z","type":"event_msg","payload":{"type":"request_begin"}}
+{"timestamp":"2026-01-02T03:04:05.002Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"ok","stop_reason":"completed"}}
+{"timestamp":"2026-01-02T03:04:05.003Z","type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":0,"cache_write":0,"output":5,"total":1000000},"request":{"cache_read":0,"cache_write":0,"output":5,"total":120}}}
+{"timestamp":"2026-01-02T03:04:05.004Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
+`
+	if _, err := store.Append(ctx, "s", 1, []byte(theirs)); err != nil {
+		t.Fatal(err)
+	}
+	store.mu.Lock()
+	store.lost = true
+	store.mu.Unlock()
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Start after the lock was lost: %v, want session_busy", err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	snap := h.sess.Snapshot()
+	h.mu.Unlock()
+	if want := 2*turns + 1; snap.SessionTurns != want {
+		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the next task ran on the engine kept from before the lock was lost, which knew nothing of the other process's turn", snap.SessionTurns, want)
+	}
+}
