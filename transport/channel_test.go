@@ -491,3 +491,66 @@ func TestBufferKeepsEachEventOnce(t *testing.T) {
 		t.Fatalf("replay %v of %d frames", mode, len(q))
 	}
 }
+
+// writeLog records the size of each Write; the first waits until the
+// test lets it go; all is closed once want bytes are written.
+type writeLog struct {
+	first   chan int
+	release chan struct{}
+	want    int
+	all     chan struct{}
+	sizes   []int
+	sink
+}
+
+func (w *writeLog) Write(b []byte) (int, error) {
+	if w.sizes == nil {
+		w.first <- len(b)
+		<-w.release
+	}
+	w.sizes = append(w.sizes, len(b))
+	n, err := w.sink.Write(b)
+	if len(w.text()) == w.want {
+		close(w.all)
+	}
+	return n, err
+}
+
+// A subscriber that replays the whole buffer to a client that reads
+// slowly, or not at all, copies at most maxBatch bytes into a Write, not
+// the whole replay: each such client held a copy of the buffer, 8 MiB (50
+// of them 433 MB), while its write waited. A frame longer than that is
+// written alone.
+func TestStalledReplayCopiesABoundedBatch(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	first := c.Publish(Event{Data: []byte(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)})
+	want := 0
+	for i := range 7000 {
+		want += len(c.Publish(Event{Data: []byte(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", 1000)))}).Wire)
+	}
+	huge := c.Publish(Event{Data: []byte(`{"pad":"` + strings.Repeat("y", 2*maxBatch) + `"}`)})
+	want += len(huge.Wire)
+	w := &writeLog{first: make(chan int), release: make(chan struct{}), want: want, all: make(chan struct{})}
+	s, mode := c.Subscribe(first.ID, true, nil)
+	if mode != Hit {
+		t.Fatalf("replay %v", mode)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), w, nil) }()
+	if n := <-w.first; n > maxBatch {
+		t.Fatalf("the first write of a replay of %d bytes copied %d (bound %d)", want, n, maxBatch)
+	}
+	close(w.release)
+	<-w.all
+	s.Close()
+	<-done
+	for _, n := range w.sizes {
+		if n > maxBatch && n != len(huge.Wire) {
+			t.Fatalf("a write of %d bytes", n)
+		}
+	}
+	evs := parseSSE(t, w.text())
+	if len(evs) != 7001 || evs[len(evs)-1].id != huge.ID {
+		t.Fatalf("%d events, the last %q, want 7001 ending with %s", len(evs), evs[len(evs)-1].id, huge.ID)
+	}
+}

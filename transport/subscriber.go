@@ -167,13 +167,20 @@ func (s *Subscriber) take() ([][]byte, error) {
 	return q, s.err
 }
 
+// maxBatch bounds the bytes Serve copies into one Write: a subscriber
+// whose client reads slowly or not at all holds at most that beside its
+// queue, whose frames it shares with the channel's buffer (a replay of the
+// whole buffer was copied whole, 8 MiB for each such client).
+const maxBatch = 64 << 10
+
 // Serve writes the subscriber's events to w in order until ctx is done, a
 // write fails, the queue overflows or the subscriber is closed; it returns
 // the reason and unsubscribes; when its channel was closed, what was
-// queued before is written first. Everything queued at a wake-up is written
-// with one Write call (frames are never split between calls), then flush,
-// if non-nil, is called. A `: ping` comment is written every PingInterval on
-// the channel's clock. Only Serve writes to w.
+// queued before is written first. What is queued at a wake-up is written
+// in Write calls of up to maxBatch bytes of whole frames (a longer frame
+// alone; frames are never split between calls), each followed by flush,
+// if non-nil. A `: ping` comment is written every PingInterval on the
+// channel's clock. Only Serve writes to w.
 func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error) error {
 	defer s.Close()
 	ctx, cancel := context.WithCancel(ctx)
@@ -195,23 +202,29 @@ func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error)
 	var scratch []byte
 	for {
 		frames, err := s.take()
-		if len(frames) > 0 {
-			scratch = scratch[:0]
-			for i, f := range frames {
-				scratch = append(scratch, f...)
+		for i := 0; i < len(frames); {
+			b := frames[i]
+			if len(b) < maxBatch {
+				scratch = scratch[:0]
+				for ; i < len(frames) && len(scratch)+len(frames[i]) <= maxBatch; i++ {
+					scratch = append(scratch, frames[i]...)
+					frames[i] = nil
+				}
+				b = scratch
+			} else {
 				frames[i] = nil
+				i++
 			}
+			if err := write(w, b, flush); err != nil {
+				return err
+			}
+		}
+		if len(frames) > 0 {
 			s.mu.Lock()
 			if s.spare == nil && cap(frames) <= 1024 {
 				s.spare = frames[:0]
 			}
 			s.mu.Unlock()
-			if err := write(w, scratch, flush); err != nil {
-				return err
-			}
-			if cap(scratch) > 1<<20 {
-				scratch = nil
-			}
 		}
 		if err != nil {
 			return err
