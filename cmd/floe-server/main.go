@@ -73,6 +73,20 @@ func main() {
 // flight; its streams end at once.
 const shutdownGrace = 10 * time.Second
 
+// limits are the server's connection timeouts: a client that sends a
+// request's head or body slower, or keeps a connection open without a
+// request longer, is disconnected, so that clients that dribble bytes
+// (slowloris) or keep idle connections cannot hold the server's
+// connections and goroutines. A stream, which sends and never reads, is
+// bounded by none of them (its writes are: api.DefaultWriteTimeout).
+type limits struct {
+	header time.Duration // a request's head, from its first byte
+	body   time.Duration // a request's body, from its head's end
+	idle   time.Duration // a kept-alive connection between two requests
+}
+
+var defaultLimits = limits{header: 10 * time.Second, body: 2 * time.Minute, idle: 2 * time.Minute}
+
 func parse(args []string, getenv func(string) string) (server.Config, string, error) {
 	fs := flag.NewFlagSet("floe-server", flag.ContinueOnError)
 	port := fs.Int("port", 8787, "port to listen on (0: any free port)")
@@ -166,6 +180,11 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 // end on their own), lets the other requests in flight finish (for at most
 // shutdownGrace) and returns. The "listening on" line goes to out.
 func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) error {
+	return serve(ctx, cfg, addr, out, defaultLimits)
+}
+
+// serve is run with the connection timeouts lim.
+func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, lim limits) error {
 	if cfg.Dir != "" {
 		if err := checkDir(cfg.Dir); err != nil {
 			return err
@@ -184,7 +203,7 @@ func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) err
 	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
 		handler = loopbackOnly(handler, cfg.Origins)
 	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: bodyDeadline(handler, lim.body), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 	hs.RegisterOnShutdown(srv.Close)
 	where := cfg.Dir
 	if where == "" {
@@ -205,6 +224,36 @@ func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) err
 	}
 	<-served // Serve returned ErrServerClosed at once
 	return nil
+}
+
+// bodyDeadline gives the body of each request a read deadline d after its
+// head; a body that misses it fails its reads with an error that names the
+// timeout. (net/http lifts the deadline at the body's end, as it starts
+// the read that watches for the client leaving; http.Server's ReadTimeout
+// would bound the streams as well, whose requests it ends then.)
+func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			if http.NewResponseController(w).SetReadDeadline(time.Now().Add(d)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, d: d}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody is a request body under a read deadline (bodyDeadline).
+type deadlineBody struct {
+	io.ReadCloser
+	d time.Duration
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("the request body did not arrive within %s: %w", b.d, err)
+	}
+	return n, err
 }
 
 // validOrigin reports whether o can match a browser's Origin header: "*",

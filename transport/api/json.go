@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/transport/host"
@@ -97,6 +98,8 @@ func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "request body exceeds 1 MiB")
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, http.StatusRequestTimeout, "body_timeout", "reading body: "+err.Error())
 		} else {
 			writeError(w, http.StatusBadRequest, "bad_request", "reading body: "+err.Error())
 		}
