@@ -176,8 +176,9 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 }
 
 // run serves cfg on addr until ctx is done, then shuts down: it stops
-// accepting, ends every stream after what was queued for it (streams never
-// end on their own), lets the other requests in flight finish (for at most
+// accepting, aborts the runs in flight and waits for them to end, ends
+// every stream after what was queued for it (streams never end on their
+// own), lets the other requests in flight finish (all for at most
 // shutdownGrace) and returns. The "listening on" line goes to out.
 func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) error {
 	return serve(ctx, cfg, addr, out, defaultLimits)
@@ -204,7 +205,6 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, l
 		handler = loopbackOnly(handler, cfg.Origins)
 	}
 	hs := &http.Server{Handler: bodyDeadline(handler, lim.body), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
-	hs.RegisterOnShutdown(srv.Close)
 	where := cfg.Dir
 	if where == "" {
 		where = "memory"
@@ -219,10 +219,19 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, l
 	}
 	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	// The runs in flight are aborted and end (their Traces written, their
+	// sessions' locks let go), then the streams, which the HTTP server
+	// waits for with the other requests in flight.
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		srv.Shutdown(grace)
+	}()
 	if hs.Shutdown(grace) != nil {
 		hs.Close()
 	}
 	<-served // Serve returned ErrServerClosed at once
+	<-stopped
 	return nil
 }
 

@@ -6,10 +6,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/server"
 	tt "github.com/floehq/floe/transport/transporttest"
 )
@@ -90,5 +95,63 @@ func TestShutdownEndsStreamsAndFinishesRequests(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("run = %v", err)
+	}
+}
+
+// TestShutdownAbortsRunsInFlight: told to stop with a run in flight (its
+// model streaming and silent since), the server aborts the run, its
+// clients get its abort and the idle state before their stream ends, its
+// Trace ends with the abort, and its session's lock file is let go.
+// Before, the process exited under the run: the stream ended inside a
+// fragment, the Trace at the request's start, and the lock file stayed,
+// so a server started on the directory elsewhere (a container made anew,
+// under another host name) answered session_busy for five minutes.
+func TestShutdownAbortsRunsInFlight(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	hang := make(chan struct{})
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Thinking"},"finish_reason":null}`))
+		w.(http.Flusher).Flush()
+		asked <- struct{}{}
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer model.Close()
+	defer close(hang)
+	dir := t.TempDir()
+	p := start(t, "--dir", dir, "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL+"/v1")
+	c := &tt.Client{T: t, URL: p.url}
+	id := c.Create("")
+	st := c.Open("/api/sessions/"+id+"/stream", "", false)
+	defer st.Close()
+	st.MustNext()
+	c.Must(http.StatusAccepted, "POST", "/api/sessions/"+id+"/tasks", `{"input":"hi"}`)
+	<-asked
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	var got []transport.Received
+	for ev, ok := st.Next(); ok; ev, ok = st.Next() {
+		got = append(got, ev)
+	}
+	if n := len(got); n < 2 || !strings.Contains(got[n-2].Data, `"type":"abort"`) || !tt.TaskState("idle")(got[n-1]) {
+		t.Fatalf("the stream ended on %+v, want the run's abort and task_state idle", got)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	locks, _ := filepath.Glob(filepath.Join(dir, ".*.lock"))
+	if len(locks) > 0 {
+		t.Errorf("lock files left: %v", locks)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("Trace files %v", files)
+	}
+	trace, _ := os.ReadFile(files[0])
+	if lines := strings.Split(strings.TrimSpace(string(trace)), "\n"); !strings.Contains(lines[len(lines)-1], `"type":"abort"`) {
+		t.Errorf("the Trace ends with %s, want the run's abort", lines[len(lines)-1])
 	}
 }

@@ -35,6 +35,7 @@ var (
 	ErrExists            = newErr(409, "session_exists", "a session with this id exists")
 	ErrNoPendingApproval = newErr(404, "approval_not_found", "no approval is pending for this tool call")
 	ErrBusy              = newErr(409, "session_busy", "another process is writing this session")
+	ErrShuttingDown      = newErr(503, "shutting_down", "the server is shutting down: no task starts; send it again once the server is back")
 )
 
 // Is matches errors by code.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -77,6 +78,8 @@ type Registry struct {
 	mu      sync.Mutex
 	hosts   map[string]*Host
 	opening map[string]*opening
+	// down: Shutdown was called, and no run or compaction starts.
+	down atomic.Bool
 
 	// warm holds the idle hosts that keep an engine, each with the order
 	// it went idle in and the bytes of its Trace's current file, summed in
@@ -460,6 +463,31 @@ func (r *Registry) List(ctx context.Context) ([]Info, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastActivity.After(out[j].LastActivity) })
 	return out, nil
+}
+
+// Shutdown stops the sessions of a server going down: from then on no run
+// or compaction starts (ErrShuttingDown), and each one in flight is
+// aborted, its pending approvals denied, as DELETE aborts it ("aborted by
+// user": ENGINE.md §18 has no other reason for an abort from outside). It
+// returns once they have ended, their Traces written and their sessions'
+// locks released, or when ctx is done, with its error.
+func (r *Registry) Shutdown(ctx context.Context) error {
+	r.down.Store(true)
+	r.mu.Lock()
+	hosts := make([]*Host, 0, len(r.hosts))
+	for _, h := range r.hosts {
+		hosts = append(hosts, h)
+	}
+	r.mu.Unlock()
+	for _, h := range hosts {
+		h.Abort()
+	}
+	for _, h := range hosts {
+		if err := h.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Delete aborts the session's run, waits for it to end, closes its channel

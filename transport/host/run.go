@@ -65,6 +65,9 @@ func fieldErr(path string, err error) string {
 // take holds the session's lock and resumes it from its Trace when it is
 // cold (cold says so); h.mu is held.
 func (h *Host) take() (release func(), cold bool, err error) {
+	if h.reg.down.Load() {
+		return nil, false, ErrShuttingDown
+	}
 	release, err = h.reg.lock(h.id)
 	if err != nil {
 		if errors.Is(err, trace.ErrLockLost) && h.sess != nil {

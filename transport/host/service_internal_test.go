@@ -360,3 +360,26 @@ func TestDeletesOfOneSessionOneAtATime(t *testing.T) {
 		t.Errorf("the Trace of the session made again: %v", err)
 	}
 }
+
+// After Shutdown no run or compaction starts: a task posted while the
+// server goes down is refused, 503, rather than started under it.
+func TestShutdownRefusesNewRuns(t *testing.T) {
+	r, _ := serviceRegistry(t, &trace.MemStore{}, 0)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); !errors.Is(err, ErrShuttingDown) {
+		t.Fatalf("Start after Shutdown: %v, want ErrShuttingDown", err)
+	}
+	if err := h.Compact(); !errors.Is(err, ErrShuttingDown) {
+		t.Fatalf("Compact after Shutdown: %v, want ErrShuttingDown", err)
+	}
+	if h.State() != transport.StateIdle {
+		t.Fatalf("state %s", h.State())
+	}
+}

@@ -109,6 +109,15 @@ func New(cfg Config) (*Server, error) {
 	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins, WriteTimeout: cfg.WriteTimeout}), cancel: cancel}, nil
 }
 
+// Shutdown stops the server's sessions (host.Registry.Shutdown: no run
+// starts, those in flight are aborted and waited for, or ctx is done),
+// then closes it as Close does: a stream gets its run's end, then ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.Registry.Shutdown(ctx)
+	s.Close()
+	return err
+}
+
 // Close stops the channel reclaimer and ends every stream, after what was
 // queued for it (transport.Hub.Close). Safe to call more than once.
 func (s *Server) Close() {
