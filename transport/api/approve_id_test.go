@@ -40,7 +40,23 @@ func TestApprovalOfAToolCallIDWithASlash(t *testing.T) {
 	if got := toolCallID(t, evs[len(evs)-1]); got != callID {
 		t.Fatalf("approval_request for %q, want %q", got, callID)
 	}
-	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+url.PathEscape(callID), `{"decision":"allow"}`)
+	// A path whose session segment holds an escaped "/" names no session:
+	// it is not a route of the session before that "/". Escaped letters
+	// are the letters.
+	for _, p := range []string{
+		"/api/sessions/" + id + "%2Fapprovals/approvals/" + url.PathEscape(callID),
+		"/api/sessions/" + id + "%2Fx/approvals/" + url.PathEscape(callID),
+		"/api/sessions/" + id + "%2Fmessages",
+	} {
+		m := "POST"
+		if strings.HasSuffix(p, "messages") {
+			m = "GET"
+		}
+		if code, body := e.do(m, p, `{"decision":"deny"}`); code != 404 {
+			t.Fatalf("%s %s: %d %s, want 404", m, p, code, body)
+		}
+	}
+	e.must(204, "POST", "/api/sessions/"+id+"/appro%76als/"+url.PathEscape(callID), `{"decision":"allow"}`)
 	evs = st.until(taskState("idle"))
 	var decided bool
 	for _, ev := range evs {

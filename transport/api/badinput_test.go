@@ -43,7 +43,7 @@ func TestBadInputCorpus(t *testing.T) {
 		{"POST", s, `{}`, 405, "method_not_allowed", nil},
 		{"POST", "/api/sessions/session-none/tasks", `{"input":"hi"}`, 404, "session_not_found", nil},
 		{"GET", "/api/sessions/session-none/stream", ``, 404, "session_not_found", nil},
-		{"GET", "/api/sessions/..%2F..%2Fetc/messages", ``, 404, "not_found", nil},
+		{"GET", "/api/sessions/..%2F..%2Fetc/messages", ``, 404, "session_not_found", nil}, // one segment, no session id
 		{"GET", "/api/sessions/bad%20id/messages", ``, 404, "session_not_found", nil},
 		{"DELETE", "/api/sessions/session-none", ``, 404, "session_not_found", nil},
 		{"GET", "/api/nothing", ``, 404, "not_found", nil},

@@ -71,19 +71,17 @@ func (h *Handler) authorized(r *http.Request) bool {
 
 // route dispatches /api/... paths.
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
-	rest, ok := strings.CutPrefix(r.URL.Path, "/api/")
+	parts, ok := segments(r.URL.EscapedPath())
 	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", request.NoRoute(r.URL.Path))
 		return
 	}
-	parts := strings.Split(rest, "/")
-	call := approvalRoute(parts, r.URL.EscapedPath())
 	switch {
-	case rest == "events":
+	case len(parts) == 1 && parts[0] == "events":
 		if method(w, r, http.MethodGet) {
 			h.userStream(w, r)
 		}
-	case rest == "sessions":
+	case len(parts) == 1 && parts[0] == "sessions":
 		switch r.Method {
 		case http.MethodGet:
 			h.list(w, r)
@@ -105,10 +103,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 		}
 	case parts[0] == "sessions" && len(parts) == 3:
 		h.sessionRoute(w, r, parts[1], parts[2])
-	case call != "":
+	case parts[0] == "sessions" && len(parts) == 4 && parts[2] == "approvals" && parts[3] != "":
 		if method(w, r, http.MethodPost) {
 			h.withHost(w, r, parts[1], func(w http.ResponseWriter, r *http.Request, s *host.Host) {
-				h.approve(w, r, s, call)
+				h.approve(w, r, s, parts[3])
 			})
 		}
 	default:
@@ -116,24 +114,26 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// approvalRoute returns the tool call id of a path
-// /api/sessions/{id}/approvals/{tool_call_id}, "" for any other path. The
-// id is taken from the escaped path: a model may put a "/" in it, which
-// comes as %2F and which the unescaped path splits in two (no route
-// matched, and the run waited for its decision for ever).
-func approvalRoute(parts []string, escaped string) string {
-	if len(parts) < 4 || parts[0] != "sessions" || parts[2] != "approvals" {
-		return ""
+// segments returns the segments of an escaped path /api/..., each
+// unescaped on its own, or false for another path. A "/" sent escaped
+// (%2F) stays in its segment: a model may put one in a tool call id, which
+// the unescaped path split in two (no route matched, and the run waited
+// for its decision for ever), and a session segment holding one names no
+// session, not the one before the "/".
+func segments(escaped string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(escaped, "/api/")
+	if !ok {
+		return nil, false
 	}
-	esc := strings.Split(strings.TrimPrefix(escaped, "/api/"), "/")
-	if len(esc) != 4 || esc[2] != "approvals" {
-		return ""
+	parts := strings.Split(rest, "/")
+	for i, seg := range parts {
+		u, err := url.PathUnescape(seg)
+		if err != nil {
+			return nil, false
+		}
+		parts[i] = u
 	}
-	call, err := url.PathUnescape(esc[3])
-	if err != nil {
-		return ""
-	}
-	return call
+	return parts, true
 }
 
 type hostHandler func(http.ResponseWriter, *http.Request, *host.Host)
