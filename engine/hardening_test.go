@@ -592,6 +592,10 @@ func TestInputImageURL(t *testing.T) {
 		"https://x/a b.png":     `"https://x/a b.png" is not a web URL`,
 		"data:image/png;base64": `"data:image/png;base64" is a data: URL without a comma before its data`,
 		long:                    `"file:///` + strings.Repeat("é", 28) + `"… is not a web URL`,
+		// Control bytes one bit off ":" and "/" are not them.
+		"http\x1a//example.com/a.png": `"http\x1a//example.com/a.png" is not a web URL`,
+		"https:\x0f\x0fexample.com":   `"https:\x0f\x0fexample.com" is not a web URL`,
+		"data\x1a,x":                  `"data\x1a,x" is not a web URL`,
 	} {
 		llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(1, "a")})
 		s, _ := engine.New(engine.Config{Meta: enginetest.Meta("n"), LLM: llm, Clock: enginetest.NewClock(t0)})

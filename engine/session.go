@@ -211,13 +211,18 @@ func checkImageURL(i int, u string) error {
 }
 
 // prefixFold reports whether s starts with prefix, ASCII in lower case,
-// the case of s's ASCII letters ignored.
+// the case of s's ASCII letters ignored (only theirs: a control byte is
+// not the ":" or "/" it is one bit off).
 func prefixFold(s, prefix string) bool {
 	if len(s) < len(prefix) {
 		return false
 	}
 	for i := 0; i < len(prefix); i++ {
-		if c := s[i]; c != prefix[i] && c|0x20 != prefix[i] {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
 			return false
 		}
 	}
