@@ -296,6 +296,8 @@ func TestImages(t *testing.T) {
 		{"data:;base64,AAAA", `media type ""`},
 		{"data:image/png," + strings.Repeat("%89PNG", 10), `is "data:image/png,%89PNG%89PNG%89PNG%89PNG%"…: Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL`},
 		{"/shots/a.png", `is "/shots/a.png": Anthropic takes an image`},
+		// A media type as long as the data: URL's head is cut, as the URL is.
+		{"data:image/" + strings.Repeat("é", 4000) + ";base64,AAAA", `media type "image/` + strings.Repeat("é", 17) + `"… (bytes of no PNG`},
 	} {
 		for _, inTool := range []bool{false, true} {
 			tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
@@ -311,6 +313,9 @@ func TestImages(t *testing.T) {
 			_, o := run(t, m, engine.GenerateParams{NewMessages: in})
 			if o.Status != omni.StatusFailed || !o.Permanent || !strings.HasPrefix(o.ErrorMessage, where) || !strings.Contains(o.ErrorMessage, c.want) {
 				t.Errorf("%q (in a tool output: %v): %+v", c.url, inTool, o)
+			}
+			if len(o.ErrorMessage) > 300 {
+				t.Errorf("%.40q: an error of %d bytes", c.url, len(o.ErrorMessage))
 			}
 			if len(tr.Requests) != 0 {
 				t.Errorf("%q: a request was sent", c.url)

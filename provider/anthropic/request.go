@@ -319,7 +319,7 @@ func writeImage(w *provider.JSONWriter, u string) string {
 	case ok:
 		media := mediaType(mime, data)
 		if media == "" {
-			return ": media type " + errf.Quote(mime) + " (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp"
+			return ": media type " + quoteHead(mime) + " (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp"
 		}
 		w.Lit(`{"type":"image","source":{"type":"base64",`)
 		w.KeyStr("media_type", media)
@@ -328,17 +328,23 @@ func writeImage(w *provider.JSONWriter, u string) string {
 		w.Lit(`{"type":"image","source":{"type":"url",`)
 		w.KeyStr("url", u)
 	default:
-		q := errf.Quote(u)
-		if cut := 40; len(u) > cut {
-			for cut > 0 && u[cut]&0xc0 == 0x80 { // not the start of a character
-				cut--
-			}
-			q = errf.Quote(u[:cut]) + "…"
-		}
-		return " is " + q + ": Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL"
+		return " is " + quoteHead(u) + ": Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL"
 	}
 	w.Lit("}}")
 	return ""
+}
+
+// quoteHead quotes s, cut after 40 bytes ("…" then), at the start of a
+// character: an error names a long URL or media type by its head.
+func quoteHead(s string) string {
+	cut := 40
+	if len(s) <= cut {
+		return errf.Quote(s)
+	}
+	for cut > 0 && s[cut]&0xc0 == 0x80 { // not the start of a character
+		cut--
+	}
+	return errf.Quote(s[:cut]) + "…"
 }
 
 // mediaType returns the media type of an image of base64 data: the one
