@@ -112,9 +112,15 @@ func TestLoadHistoryMakesItsJSONOnce(t *testing.T) {
 type forgetting struct {
 	*trace.MemStore
 	forgot chan string
+	hold   chan struct{} // when not nil, Forget waits for it to close
 }
 
-func (f forgetting) Forget(id string) { f.forgot <- id }
+func (f forgetting) Forget(id string) {
+	if f.hold != nil {
+		<-f.hold
+	}
+	f.forgot <- id
+}
 
 // A closed session's store lets go of what it kept of it (a {dir}
 // store: its date directory and file index, for every session a
@@ -123,7 +129,7 @@ func (f forgetting) Forget(id string) { f.forgot <- id }
 func TestClosedSessionIsForgottenByItsStore(t *testing.T) {
 	noPanics(t)
 	b, api := newBridge()
-	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4)}
+	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4), nil}
 	b.UseDirectories(func(string) trace.Store { return store })
 	llm := &fakeProducer{b: b, script: func(int, string) []batch {
 		return []batch{{msgs: []string{usageJSON()}}, {end: endDone, value: outcome("completed")}}
@@ -172,7 +178,11 @@ func TestClosedSessionIsForgottenByItsStore(t *testing.T) {
 func TestClosedSubagentIsForgottenByItsStore(t *testing.T) {
 	noPanics(t)
 	b, api := newBridge()
-	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4)}
+	// Forget waits as a {dir} store's does while a write holds its lock,
+	// waiting for the file system: JavaScript's close() must not wait
+	// with it (JavaScript went on, and the wasm module trapped when the
+	// write came back).
+	store := forgetting{&trace.MemStore{Now: time.Now}, make(chan string, 4), make(chan struct{})}
 	b.UseDirectories(func(string) trace.Store { return store })
 	gate := make(chan struct{})
 	llm := &fakeProducer{b: b, script: func(int, string) []batch {
@@ -213,8 +223,9 @@ func TestClosedSubagentIsForgottenByItsStore(t *testing.T) {
 	if id := forgot(); id != "" {
 		t.Fatalf("%s forgotten before its subagent closed", id)
 	}
-	api.Call("closeSubagent", h)
-	if id := forgot(); id != "child-a" {
+	api.Call("closeSubagent", h) // returns while Forget waits
+	close(store.hold)
+	if id := <-store.forgot; id != "child-a" {
 		t.Fatalf("forgot %q after the subagent closed, want child-a", id)
 	}
 	if data, err := store.ReadFile(context.Background(), "child-a", 1); err != nil || !strings.Contains(string(data), "request_end") {
@@ -225,7 +236,7 @@ func TestClosedSubagentIsForgottenByItsStore(t *testing.T) {
 	run := api.Call("subagentRun", h, "task")
 	api.Call("closeSubagent", h)
 	drain(run)
-	if id := forgot(); id != "child-b" {
+	if id := <-store.forgot; id != "child-b" {
 		t.Fatalf("forgot %q after the closed subagent's run ended, want child-b", id)
 	}
 	// (close() aborted that run: its Trace ends with the abort.)

@@ -114,7 +114,7 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 
 // closeSubagent is the export behind Subagent.close: abort the run in
 // flight, forget the handle and, once that run has ended, tell its store
-// (release).
+// (release, on a worker).
 func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 	hid, err := wantInt(arg(args, 0), "subagent.close: handle")
 	if err != nil {
@@ -129,6 +129,12 @@ func (b *Bridge) closeSubagent(args []js.Value) (any, error) {
 	sub.s.mu.Lock()
 	sub.closed = true
 	sub.s.mu.Unlock()
-	b.release(sub)
+	// Off JavaScript's call: a {dir} store's Forget waits for its lock,
+	// which a write holds while the file system answers, and a call from
+	// JavaScript must not wait for that (the module trapped).
+	b.spawn(func() {
+		defer guard("subagent.close", nil)
+		b.release(sub)
+	})
 	return nil, nil
 }
