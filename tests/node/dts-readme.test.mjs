@@ -38,6 +38,7 @@ declare global {
   const toolCallId: string;
   const OPENAI_API_KEY: string;
   function render(m: F.OmniMessage): void;
+  function reload(): void; // a page of its own reads GET …/messages again
   function done(m: F.OmniMessage): boolean;
 }
 export {};
