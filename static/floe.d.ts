@@ -1336,7 +1336,9 @@ export interface Transcript {
    * The run ended: status "done" unless aborted or failed. A request left
    * without its request_end (a Trace read back that a crash or a reload cut
    * mid-run) ends "aborted", its turn and undecided cards too; so does one
-   * followed by another request_begin.
+   * followed by another request_begin. A call still "running" (its output
+   * never came: a Trace cut while a tool ran) ends "aborted", and the run
+   * with it.
    */
   end(): void;
   /** fn(transcript, null) at once (the store contract: Svelte's $view), then fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */

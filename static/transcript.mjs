@@ -144,9 +144,12 @@ class Transcript {
   /** Marks the run ended (consume() does it when the stream ends): status "done" unless aborted or failed (a request cut short: aborted). */
   end() {
     this.#cut();
+    // A call still running when its stream ends got no output: only a
+    // Trace cut while a tool ran (or a loop left early) ends so, as a
+    // live run gives every call its output before it ends.
+    if (this.#settle(true) && this.status === "running") this.status = "aborted";
     if (this.status !== "aborted" && this.status !== "failed") this.status = "done";
     this.retry = null;
-    this.#settle();
     for (const sub of this.subagents.values()) if (sub.status === "running") sub.end();
     this.#changed(null);
   }
@@ -221,7 +224,7 @@ class Transcript {
         this.status = "aborted";
         this.abortReason = p.reason ?? null;
         this.retry = null;
-        this.#settle();
+        this.#settle(true);
         return true;
       case "compaction_begin":
         this.compaction = { reason: p.reason, mode: p.mode, status: null, error: null };
@@ -306,9 +309,19 @@ class Transcript {
   // #settle ends the calls the run ended before deciding (an abort while
   // an approval was pending, a call cut off mid-stream): no decision and
   // no output will come, so they are aborted, not pending.
-  #settle() {
-    for (const c of this.#allCards) if (c.status === "streaming" || c.status === "awaiting_approval") c.status = "aborted";
+  // At the stream's end (ended) or its abort, which the outputs of the
+  // calls that ran come before, a call still running is cut off too; it
+  // reports whether there was one.
+  #settle(ended = false) {
+    let cut = false;
+    for (const c of this.#allCards) {
+      if (c.status === "streaming" || c.status === "awaiting_approval" || (ended && c.status === "running")) {
+        cut ||= c.status === "running";
+        c.status = "aborted";
+      }
+    }
     this.#pending = [];
+    return cut;
   }
 
   // #cut ends the last turn when its request is over without a

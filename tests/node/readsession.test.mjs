@@ -204,3 +204,24 @@ test("a Trace cut mid-request (a reload while an approval waited) renders that r
   assert.equal(v.turns.at(-1).status, "completed");
   await resumed.close();
 });
+
+test("a Trace cut while an allowed tool ran renders its card aborted at end(), not running for ever", () => {
+  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
+  const lines = [
+    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
+    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
+    { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "A" } },
+    { timestamp: at(5), type: "event_msg", payload: { type: "request_end", status: "completed" } },
+  ];
+  const v = transcript();
+  for (const m of lines) v.push(m);
+  assert.equal(v.card("A").status, "running", "as the run showed it when it was cut");
+  v.end();
+  assert.deepEqual([v.status, v.card("A").status], ["aborted", "aborted"]);
+  // A stream that ends with its abort: a call it left running is aborted too.
+  const w = transcript();
+  for (const m of lines) w.push(m);
+  w.push({ timestamp: at(6), type: "event_msg", payload: { type: "abort", reason: "aborted by user" } });
+  assert.deepEqual([w.status, w.card("A").status], ["aborted", "aborted"]);
+});
