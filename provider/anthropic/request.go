@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/floehq/floe/internal/errf"
@@ -76,9 +75,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	if bad := writeMessages(w, sent, cache, m.c.Mark); bad != "" {
-		return nil, errors.New(api + ": " + bad)
-	}
+	writeMessages(w, sent, cache, m.c.Mark)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -142,10 +139,7 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // appends, finds the prefix this one cached even when a turn adds more
 // blocks than the API looks back over (20). A thinking block cannot carry
 // one: the block before it does.
-//
-// It returns what is wrong with the first image the API would refuse
-// (writeImage), or "": the request is not sent then.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) (bad string) {
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) {
 	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
@@ -172,9 +166,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 						writeText(w, out)
 					}
 					for _, u := range p.Images() {
-						if why := writeImage(w, u); why != "" && bad == "" {
-							bad = "an image of the output of tool call " + errf.Quote(p.ToolCallID) + why
-						}
+						writeImage(w, u)
 					}
 					w.Lit("]}")
 					at = len(w.B) - 1
@@ -182,9 +174,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 					writeText(w, p.Text)
 					at = len(w.B) - 1
 				case u != "":
-					if why := writeImage(w, u); why != "" && bad == "" {
-						bad = "a user's " + p.Type + " message" + why
-					}
+					writeImage(w, u)
 					at = len(w.B) - 1
 				case p.Type == omni.InlineData: // not an image: a document (a PDF)
 					w.Lit(`{"type":"document","source":{"type":"base64",`)
@@ -233,7 +223,6 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 			mark(w, prevUser, cache)
 		}
 	}
-	return bad
 }
 
 // blank reports whether s is empty or only whitespace: the API refuses
@@ -308,18 +297,21 @@ func writeText(w *provider.JSONWriter, s string) {
 }
 
 // writeImage writes the image block of u, a data: URL in base64 or a web
-// URL, or says what in u the API refuses (": …"), writing nothing: another
-// URL, a data: URL of another encoding, a media type other than the four
-// the API takes. An image goes with the media type its bytes show (PNG,
-// JPEG, GIF, WebP): the API refuses one whose type says otherwise (a JPEG
-// labelled image/png), as it refuses image/jpg for image/jpeg.
-func writeImage(w *provider.JSONWriter, u string) string {
+// URL. An image goes with the media type its bytes show (PNG, JPEG, GIF,
+// WebP): the API refuses one whose type says otherwise (a JPEG labelled
+// image/png), as it refuses image/jpg for image/jpeg. An image the API
+// would refuse (another URL, a data: URL of another encoding, a media type
+// other than the four it takes) is a text block saying so: sent, it made
+// the API refuse the request, and with it every later request of the
+// session, whose history holds the image.
+func writeImage(w *provider.JSONWriter, u string) {
 	mime, data, ok := provider.ParseDataURL(u)
 	switch {
 	case ok:
 		media := mediaType(mime, data)
 		if media == "" {
-			return ": media type " + quoteHead(mime) + " (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp"
+			writeText(w, "[image not sent: media type "+quoteHead(mime)+" (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp]")
+			return
 		}
 		w.Lit(`{"type":"image","source":{"type":"base64",`)
 		w.KeyStr("media_type", media)
@@ -328,10 +320,10 @@ func writeImage(w *provider.JSONWriter, u string) string {
 		w.Lit(`{"type":"image","source":{"type":"url",`)
 		w.KeyStr("url", u)
 	default:
-		return " is " + quoteHead(u) + ": Anthropic takes an image as an http or https URL or a data:<media type>;base64,… URL"
+		writeText(w, "[image not sent: "+quoteHead(u)+" is no http or https URL, nor a data:<media type>;base64,… URL, which Anthropic takes]")
+		return
 	}
 	w.Lit("}}")
-	return ""
 }
 
 // quoteHead quotes s, cut after 40 bytes ("…" then), at the start of a
