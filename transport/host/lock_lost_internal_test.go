@@ -82,3 +82,52 @@ func TestLockLostDropsTheWarmEngine(t *testing.T) {
 		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the next task ran on the engine kept from before the lock was lost, which knew nothing of the other process's turn", snap.SessionTurns, want)
 	}
 }
+
+// A Delete that finds the lock lost (said once) is refused, session_busy,
+// and lets the warm engine go as a run would: the next run resumes from
+// the Trace rather than running on beside the other process's records.
+func TestLockLostFoundByDeleteDropsTheWarmEngine(t *testing.T) {
+	store := &lostStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	turns := h.sess.Snapshot().SessionTurns
+	h.mu.Unlock()
+	theirs := `{"timestamp":"2026-01-02T03:04:05.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"theirs","stop_reason":"completed"}}
+{"timestamp":"2026-01-02T03:04:05.001Z","type":"event_msg","payload":{"type":"request_begin"}}
+{"timestamp":"2026-01-02T03:04:05.002Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"ok","stop_reason":"completed"}}
+{"timestamp":"2026-01-02T03:04:05.003Z","type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":0,"cache_write":0,"output":5,"total":1000000},"request":{"cache_read":0,"cache_write":0,"output":5,"total":120}}}
+{"timestamp":"2026-01-02T03:04:05.004Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
+`
+	if _, err := store.Append(ctx, "s", 1, []byte(theirs)); err != nil {
+		t.Fatal(err)
+	}
+	store.mu.Lock()
+	store.lost = true
+	store.mu.Unlock()
+	if err := r.Delete(ctx, "s"); !errors.Is(err, ErrBusy) || !errors.Is(err, trace.ErrLockLost) {
+		t.Fatalf("Delete after the lock was lost: %v, want session_busy", err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	snap := h.sess.Snapshot()
+	h.mu.Unlock()
+	if want := 2*turns + 1; snap.SessionTurns != want {
+		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the run after the refused Delete ran on the engine kept from before the lock was lost", snap.SessionTurns, want)
+	}
+}

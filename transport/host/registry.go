@@ -528,6 +528,7 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	if err != nil { // not deleted: the session goes on
 		h.mu.Lock()
 		h.closed = false
+		h.lockLost(err) // as a run's take would: the loss is said once
 		h.mu.Unlock()
 		return err
 	}

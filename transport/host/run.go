@@ -70,14 +70,7 @@ func (h *Host) take() (release func(), cold bool, err error) {
 	}
 	release, err = h.reg.lock(h.id)
 	if err != nil {
-		if errors.Is(err, trace.ErrLockLost) && h.sess != nil {
-			// Another process took the lock while this one was stopped,
-			// and may have written the session since: the engine kept
-			// warm knows nothing of it. The next run resumes from the
-			// Trace.
-			h.sess.Close()
-			h.sess = nil
-		}
+		h.lockLost(err)
 		return nil, false, err
 	}
 	cold = h.sess == nil
@@ -86,6 +79,19 @@ func (h *Host) take() (release func(), cold bool, err error) {
 		return nil, false, err
 	}
 	return release, cold, nil
+}
+
+// lockLost lets h's engine go when err, from the session's lock, says
+// another process took the lock while this one was stopped (said once):
+// that process may have written the session since, and the engine kept
+// warm knows nothing of it. The next run resumes from the Trace. h.mu is
+// held.
+func (h *Host) lockLost(err error) {
+	if errors.Is(err, trace.ErrLockLost) && h.sess != nil {
+		h.sess.Close()
+		h.sess = nil
+		h.reg.busy(h) // no longer warm: it holds no engine
+	}
 }
 
 func (h *Host) startLocked(t Task) error {
