@@ -141,7 +141,9 @@ func Refused(r *http.Request, origins []string) string {
 // the 403 that says why. Without them the page got only a network error
 // ("Failed to fetch") whether the server refused its origin or was down;
 // every request of that origin is still refused before anything else.
+// They are the headers "*" gives, without Access-Control-Allow-Credentials
+// (a request with cookies is not let read even its refusal).
 func Refuse(w http.ResponseWriter, r *http.Request) (preflight bool) {
-	Headers(w, r, []string{r.Header.Get("Origin")})
+	Headers(w, r, []string{"*"})
 	return Preflight(r)
 }

@@ -93,3 +93,27 @@ func TestAllowHeaders(t *testing.T) {
 		t.Errorf("40 names asked: %d echoed, want 32", got)
 	}
 }
+
+// The refusal of an origin the list does not allow is readable by its
+// page, but never with Access-Control-Allow-Credentials: that is for the
+// origins the list names.
+func TestRefuseGivesNoCredentials(t *testing.T) {
+	for _, method := range []string{"GET", "OPTIONS"} {
+		r := httptest.NewRequest(method, "/api/sessions", nil)
+		r.Header.Set("Origin", "https://evil.example")
+		if method == "OPTIONS" {
+			r.Header.Set("Access-Control-Request-Method", "POST")
+		}
+		if Refused(r, []string{"https://a.example"}) == "" {
+			t.Fatal("https://evil.example was not refused")
+		}
+		w := httptest.NewRecorder()
+		Refuse(w, r)
+		if got := w.Header().Get("Access-Control-Allow-Origin"); got != "https://evil.example" {
+			t.Errorf("%s: Allow-Origin %q: the page cannot read its refusal", method, got)
+		}
+		if got := w.Header().Get("Access-Control-Allow-Credentials"); got != "" {
+			t.Errorf("%s: a refused origin gets Access-Control-Allow-Credentials %q", method, got)
+		}
+	}
+}
