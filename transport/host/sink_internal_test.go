@@ -139,11 +139,6 @@ func TestMessagesSplitsHistoryAtTheCursor(t *testing.T) {
 	go func() {
 		defer close(probed)
 		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
 			m, err := h.Messages(ctx)
 			if err != nil {
 				t.Error(err)
@@ -152,6 +147,13 @@ func TestMessagesSplitsHistoryAtTheCursor(t *testing.T) {
 			mu.Lock()
 			answers = append(answers, m)
 			mu.Unlock()
+			// Asked at least once, whether or not the run ended before
+			// this goroutine first ran.
+			select {
+			case <-stop:
+				return
+			default:
+			}
 		}
 	}()
 	if err := h.Wait(ctx); err != nil {
