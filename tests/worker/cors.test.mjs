@@ -74,10 +74,12 @@ async function refused(w, origin) {
   });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get("access-control-allow-origin"), origin);
+  assert.equal(pre.headers.get("access-control-allow-credentials"), null, "credentials are for the origins FLOE_ORIGINS names");
   for (const [method, body] of [["GET"], ["POST", new Blob(['{"id":"planted"}'])]]) {
     const r = await fetch(w.url + "/api/sessions", { method, body, headers: { Origin: origin, Authorization: "Bearer tok" } });
     assert.equal(r.status, 403, `${method} from ${origin}`);
     assert.equal(r.headers.get("access-control-allow-origin"), origin);
+    assert.equal(r.headers.get("access-control-allow-credentials"), null);
     assert.match(r.headers.get("vary") ?? "", /Origin/);
     assert.deepEqual(await r.json(), {
       error: { code: "origin_not_allowed", message: `Origin ${origin} may not use this server: add ${origin} to FLOE_ORIGINS to allow pages of that origin` },
