@@ -105,7 +105,7 @@ func decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) bool
 		}
 		return false
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	if request.Blank(body) {
 		if optional {
 			return true
 		}

@@ -61,6 +61,16 @@ func ContentType(ct string) string {
 	return ""
 }
 
+// bom is the UTF-8 byte order mark, which Decode ignores.
+var bom = []byte("\xef\xbb\xbf")
+
+// Blank reports whether body says nothing: only whitespace, after a UTF-8
+// byte order mark if any (as Decode ignores it), so that a route whose
+// body may be left out takes it as left out.
+func Blank(body []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimPrefix(body, bom))) == 0
+}
+
 // Decode decodes the JSON object body into *dst, a struct, key by key, in
 // the body's order, and returns "" or what is wrong, in the client's
 // terms: the key and the JSON type it wants. A key the struct lacks, or
@@ -70,7 +80,7 @@ func Decode(body []byte, dst any) string {
 	// start of a file sent with curl --data-binary @file, is ignored (RFC
 	// 8259 §8.1 lets a parser do so): it was "invalid character 'ï'". A
 	// UTF-16 one says what the body is.
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	body = bytes.TrimPrefix(body, bom)
 	if bytes.HasPrefix(body, []byte("\xff\xfe")) || bytes.HasPrefix(body, []byte("\xfe\xff")) {
 		return "request body: UTF-16 text (it starts with a UTF-16 byte order mark); send it as UTF-8"
 	}

@@ -70,3 +70,11 @@ func TestNoRoute(t *testing.T) {
 		}
 	}
 }
+
+func TestBlank(t *testing.T) {
+	for in, want := range map[string]bool{"": true, " \n": true, "\ufeff": true, "\ufeff \r\n": true, "{}": false, "\ufeff{}": false, "\ufeff\ufeff": false, "\xff\xfe": false} {
+		if got := Blank([]byte(in)); got != want {
+			t.Errorf("Blank(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 	if !ok {
 		return
 	}
-	if len(bytes.TrimSpace(body)) > 0 {
+	if !request.Blank(body) {
 		// As the native server (transport/api): a body is JSON.
 		if msg := request.ContentType(r.Header.Get("Content-Type")); msg != "" {
 			fail(w, 415, "unsupported_media_type", msg)
