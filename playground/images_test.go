@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 )
 
@@ -71,5 +72,40 @@ func TestTranscriptImages(t *testing.T) {
 	}
 	if want := "prompt:what is this?:ii text:a dot: prompt::i"; strings.Join(got, " ") != want {
 		t.Errorf("stored items = %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// A stored Trace's steering entry is its [user_steering] block, then its
+// images: they are drawn on the steering message, as live, not as a prompt
+// of their own; a steering of images only (an empty block) is steering too,
+// not a prompt showing the block's markers.
+func TestStoredSteeringImages(t *testing.T) {
+	steer := func(body string) omni.Message { return omni.UserText(engine.SteeringBlock(body)) }
+	records := []omni.Message{
+		omni.UserText("go"), omni.RequestBeginMsg(), omni.AssistantText("working", "completed"),
+		steer("look at this"), imageMsg(png), imageMsg(png),
+		steer(""), imageMsg(png),
+		omni.RequestBeginMsg(), omni.AssistantText("seen", "completed"),
+	}
+	draw := func(tr *Transcript) string {
+		var got []string
+		for _, it := range tr.Items {
+			if it.Kind != KindRequest {
+				got = append(got, string(it.Kind)+":"+strings.ReplaceAll(it.Body, "\n", "|")+":"+strings.Repeat("i", len(it.Images)))
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	var live Transcript
+	live.AddPrompt("go")
+	for _, m := range records[1:] {
+		live.Apply(m)
+	}
+	var stored Transcript
+	for _, m := range records {
+		stored.ApplyRecord(m)
+	}
+	if draw(&stored) != draw(&live) {
+		t.Errorf("stored items %q, want them as live: %q", draw(&stored), draw(&live))
 	}
 }

@@ -472,13 +472,14 @@ func (t *Transcript) event(p *omni.Payload) *Item {
 }
 
 // SteeringText returns the body of a delivered steering message without its
-// [user_steering] markers, or "" when text is not a steering block.
-func SteeringText(text string) string {
+// [user_steering] markers, and whether text is a steering block at all (the
+// body of a steering of images only is "").
+func SteeringText(text string) (string, bool) {
 	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, steerOpen) || !strings.HasSuffix(t, steerClose) {
-		return ""
+	if len(t) < len(steerOpen)+len(steerClose) || !strings.HasPrefix(t, steerOpen) || !strings.HasSuffix(t, steerClose) {
+		return "", false
 	}
-	return strings.TrimSpace(t[len(steerOpen) : len(t)-len(steerClose)])
+	return strings.TrimSpace(t[len(steerOpen) : len(t)-len(steerClose)]), true
 }
 
 // ApplyRecord adds one stored Trace record (engine/trace): like [Transcript.Apply],
@@ -515,8 +516,9 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 	}
 	if m.Type == omni.TypeModelMsg && p.Type == omni.Text && p.Role == omni.RoleUser && len(m.Origin) == 0 {
 		body := strings.TrimSpace(p.Text)
+		_, steering := SteeringText(body)
 		switch {
-		case SteeringText(body) != "":
+		case steering:
 		case strings.HasPrefix(body, "[context_summary]"):
 			return t.add(&Item{Kind: KindNotice, Body: "Context summary: " + summaryText(body)})
 		case strings.HasPrefix(body, "[turn_aborted]"), strings.HasPrefix(body, "[turn_retried]"), p.Text == CompactionPrompt:
@@ -526,8 +528,10 @@ func (t *Transcript) ApplyRecord(m omni.Message) *Item {
 			return t.AddPrompt(p.Text)
 		}
 	}
+	// An image after a prompt or a delivered steering message is theirs
+	// (Apply adds it to them); any other is a prompt of images only.
 	if m.Type == omni.TypeModelMsg && p.Type == omni.ImageURL && len(m.Origin) == 0 &&
-		(len(t.Items) == 0 || t.Items[len(t.Items)-1].Kind != KindPrompt) {
+		(len(t.Items) == 0 || t.Items[len(t.Items)-1].Kind != KindPrompt && t.Items[len(t.Items)-1].Kind != KindUser) {
 		t.Count++
 		it := t.AddPrompt("") // a prompt of images only
 		it.Images = []string{p.ImageURL()}

@@ -125,11 +125,16 @@ func TestTranscriptEvents(t *testing.T) {
 	if c := tr.Items[1].Tool; c.Decision != "deny" || c.OutputStop != "aborted" {
 		t.Errorf("card = %+v", c)
 	}
-	if it := tr.Items[2]; it.Kind != KindUser || SteeringText(it.Body) != "faster" {
-		t.Errorf("steering item = %+v", it)
+	if s, ok := SteeringText(tr.Items[2].Body); tr.Items[2].Kind != KindUser || s != "faster" || !ok {
+		t.Errorf("steering item = %+v", tr.Items[2])
 	}
-	if SteeringText("plain") != "" {
-		t.Error("SteeringText of plain text")
+	if s, ok := SteeringText("[user_steering]\n\n[/user_steering]"); s != "" || !ok {
+		t.Errorf("SteeringText of a steering of images only = %q, %v", s, ok)
+	}
+	for _, plain := range []string{"plain", "[user_steering]", "[user_steering] and [/user_steering] quoted"} {
+		if s, ok := SteeringText(plain); ok || s != "" {
+			t.Errorf("SteeringText(%q) = %q, %v", plain, s, ok)
+		}
 	}
 }
 

@@ -347,7 +347,7 @@ func (a *App) renderItem(it *playground.Item) {
 		label = "you"
 	case playground.KindUser:
 		label = "user"
-		if s := playground.SteeringText(body); s != "" {
+		if s, ok := playground.SteeringText(body); ok {
 			label, body = "steering · delivered to the model", s
 		}
 	case playground.KindText:
