@@ -27,6 +27,11 @@ func TestTaskApproveSteerHistory(t *testing.T) {
 	}
 	e.must(409, "POST", "/api/sessions/"+id+"/tasks", `{"input":"again"}`)
 	e.must(202, "POST", "/api/sessions/"+id+"/steer", `{"text":"Also say hello."}`)
+	// A blank steer is refused, as an empty one is: the engine queues
+	// nothing for it, and 202 said it was taken.
+	if _, msg := errorOf(e.must(400, "POST", "/api/sessions/"+id+"/steer", `{"text":" \n\t"}`)); msg != "steer: want a non-blank text or images" {
+		t.Errorf("blank steer: %q", msg)
+	}
 	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, evs[len(evs)-1]), `{"decision":"allow"}`)
 	more := st.until(serverEvent("approval_request"))
 	e.must(204, "POST", "/api/sessions/"+id+"/approvals/"+toolCallID(t, more[len(more)-1]), `{"decision":"deny"}`)

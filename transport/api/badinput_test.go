@@ -51,6 +51,7 @@ func TestBadInputCorpus(t *testing.T) {
 		{"GET", "/elsewhere", ``, 404, "not_found", nil},
 		{"POST", s + "/steer", `{"text":"x"}`, 409, "not_running", nil},
 		{"POST", s + "/steer", `{"text":""}`, 400, "bad_request", nil},
+		{"POST", s + "/steer", `{"text":"  "}`, 400, "bad_request", nil},
 		{"POST", s + "/steer", `{"txt":"x"}`, 400, "bad_json", nil},
 		{"POST", s + "/abort", `{`, 400, "bad_json", nil},
 		{"POST", s + "/retry-now", `{"now":true}`, 400, "bad_json", nil},

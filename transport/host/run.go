@@ -205,11 +205,13 @@ func (h *Host) end() (idle []*Host, done chan struct{}) {
 }
 
 // Steer queues text (and images: web or data: URLs) for the run in flight;
-// ErrNotRunning when there is none.
+// ErrNotRunning when there is none. A blank text is no text: alone it is
+// refused, as an empty one is (the engine would queue nothing, E-11.1, and
+// the client be told it was accepted).
 func (h *Host) Steer(text string, images []string) error {
 	msgs := []omni.Message{}
 	now := omni.FormatTimestamp(h.reg.now())
-	if text != "" {
+	if strings.TrimSpace(text) != "" {
 		m := omni.UserText(text)
 		m.Timestamp = now
 		msgs = append(msgs, m)
@@ -222,7 +224,7 @@ func (h *Host) Steer(text string, images []string) error {
 		msgs = append(msgs, m)
 	}
 	if len(msgs) == 0 {
-		return badRequest("steer: want a non-empty text or images")
+		return badRequest("steer: want a non-blank text or images")
 	}
 	h.mu.Lock()
 	sess := h.sess
