@@ -47,12 +47,16 @@ func (r *run) compactionCheckpoint(ctx context.Context, t *attempt, mid bool) (c
 	res := r.summarize(ctx, reason, lead)
 	switch res.status {
 	case omni.StatusCompleted:
-		if !mid && !s.steeringQueued() { // E-13.8
+		// The steering that decides is taken as it decides: one withdrawn
+		// (Unsteer) between the check and the delivery left a turn to make
+		// with the summary alone, at a task boundary.
+		taken := s.takeSteering()
+		if !mid && len(taken) == 0 { // E-13.8
 			s.summary = &res.summary
 			return compactEnd, nil
 		}
 		s.traceWrite(ctx, res.summary) // E-13.9: performs the rotation
-		steer := r.deliverSteering(ctx)
+		steer := r.deliverEntries(ctx, append(taken, s.takeSteering()...))
 		return compactContinue, concat([]omni.Message{res.summary}, steer)
 	case omni.StatusAborted:
 		if !mid { // E-13.12: task boundary, aborted

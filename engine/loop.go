@@ -198,11 +198,22 @@ func (r *run) emitMaxTurns(ctx context.Context) {
 // [user_steering] text followed by its other messages; each is emitted and
 // the produced messages are returned for the next input.
 func (r *run) deliverSteering(ctx context.Context) []omni.Message {
-	s := r.s
+	return r.deliverEntries(ctx, r.s.takeSteering())
+}
+
+// takeSteering empties the steering queue and returns its entries: from
+// then on they are being delivered, and Unsteer no longer finds them.
+func (s *Session) takeSteering() []steerEntry {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	entries := s.steering
 	s.steering = nil
-	s.mu.Unlock()
+	return entries
+}
+
+// deliverEntries is deliverSteering of entries already taken.
+func (r *run) deliverEntries(ctx context.Context, entries []steerEntry) []omni.Message {
+	s := r.s
 	var out []omni.Message
 	for _, e := range entries {
 		var texts []string

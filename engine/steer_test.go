@@ -119,3 +119,62 @@ func TestSteerCopiesItsInput(t *testing.T) {
 		t.Fatalf("steering delivered %q, want %q; Unsteer by identity: %v", got, want, unsteered)
 	}
 }
+
+// rotateHook is a Trace sink that calls onRotate as the Trace rotates.
+type rotateHook struct {
+	enginetest.Sink
+	onRotate func()
+}
+
+func (h *rotateHook) Rotate() error {
+	h.onRotate()
+	return h.Sink.Rotate()
+}
+
+// A summarize compaction at a task boundary continues the run when
+// steering is queued (E-13.9). The steering that decided it is taken as it
+// decides: withdrawn after that (here as the summary rotates the Trace,
+// between the decision and the delivery) it is already being delivered,
+// UnsteerID says false, and the new context gets the summary and it. The
+// withdrawal used to succeed there, and the run went on to a request of
+// the summary alone that nobody asked for.
+func TestUnsteerAsCompactionDecides(t *testing.T) {
+	var s *engine.Session
+	var id engine.SteerID
+	withdrawn := "not asked"
+	old := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		if n := len(p.NewMessages); n > 0 && p.NewMessages[n-1].Payload.Text == "Summarize." {
+			id, _ = s.SteerWithID([]omni.Message{omni.UserText("also check the tests")})
+			emit(omni.AssistantText("[summary]we talked[/summary]", omni.StatusCompleted))
+		} else {
+			emit(omni.AssistantText("done", omni.StatusCompleted))
+		}
+		emit(enginetest.Usage(5))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	fresh := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(3, "ok")})
+	sink := &rotateHook{onRotate: func() {
+		if s.UnsteerID(id) {
+			withdrawn = "withdrawn"
+		} else {
+			withdrawn = "already being delivered"
+		}
+	}}
+	var err error
+	s, err = engine.New(engine.Config{
+		Meta: enginetest.Meta("uc"), LLM: old, Trace: sink, Clock: enginetest.NewClock(t0),
+		Compaction: &engine.Compaction{Mode: omni.ModeSummarize, Prompt: "Summarize.", MaxSessionTurns: 1},
+		NewLLM:     func(omni.TokenCounts) engine.LLM { return fresh },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	if withdrawn != "already being delivered" {
+		t.Fatalf("UnsteerID as the summary rotated the Trace: %s", withdrawn)
+	}
+	calls := fresh.Calls()
+	if len(calls) == 0 || len(calls[0]) != 2 || calls[0][1].Payload.Text != engine.SteeringBlock("also check the tests") {
+		t.Fatalf("the new context's first request: %v; stream %s", calls, kinds(got))
+	}
+}
