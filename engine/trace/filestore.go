@@ -143,7 +143,10 @@ func (s *FileStore) dirFor(id string, firstRecords []byte) (string, error) {
 			return "", err
 		}
 		if found := files[id]; len(found) > 0 {
-			name = found[0].dir
+			// The last file's directory: a session whose files were
+			// moved apart (P-11 keeps them in one) goes on where its
+			// last file is, as the reference's resume reopens it.
+			name = found[len(found)-1].dir
 			for _, f := range found {
 				s.files[id] = max(s.files[id], f.index)
 			}

@@ -128,6 +128,46 @@ func TestFileStoreReadsReferenceLayout(t *testing.T) {
 	}
 }
 
+// A session whose files are in two date directories (moved by hand, or
+// written by another tool: P-11 keeps them in one) is read whole, and
+// continues in its last file's directory, as the reference's resume
+// reopens it: appends went to the first file's directory, where file 2 is
+// not, and failed as a file removed while the session was open.
+func TestFileStoreContinuesWhereTheLastFileIs(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for rel, data := range map[string][]byte{
+		"2026-11-30/s_001.jsonl": stamped("2026-11-30T04:00:00.000Z"),
+		"2026-12-01/s_002.jsonl": stamped("2026-12-01T04:00:00.000Z"),
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
+	if files, err := s.Files(ctx, "s"); err != nil || len(files) != 2 {
+		t.Fatalf("Files = %+v, %v", files, err)
+	}
+	if _, err := s.Append(ctx, "s", 2, stamped("2026-12-02T04:00:00.000Z")); err != nil {
+		t.Fatalf("append to file 2: %v", err)
+	}
+	if _, err := s.Append(ctx, "s", 3, stamped("2026-12-02T05:00:00.000Z")); err != nil {
+		t.Fatalf("append to file 3: %v", err)
+	}
+	want := []string{"2026-11-30/s_001.jsonl", "2026-12-01/s_002.jsonl", "2026-12-01/s_003.jsonl"}
+	if got := listTree(t, root); !slices.Equal(got, want) {
+		t.Fatalf("files = %v, want %v", got, want)
+	}
+	data, err := s.ReadFile(ctx, "s", 2)
+	if err != nil || bytes.Count(data, []byte("\n")) != 2 {
+		t.Fatalf("file 2 = %q, %v", data, err)
+	}
+}
+
 func TestFileStoreCreateDatesByFirstRecord(t *testing.T) {
 	root := t.TempDir()
 	s := trace.NewFileStore(root, trace.FileStoreOptions{Location: time.UTC})
