@@ -269,6 +269,27 @@ func TestResumeSnapshot(t *testing.T) {
 	}
 }
 
+// A resumed session whose model cannot load a history (no LoadHistory:
+// in JavaScript, a model object without loadHistory) says so once: the
+// model answered without the conversation, and nothing said why.
+func TestResumeHistoryWithoutLoader(t *testing.T) {
+	llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(7, "again")}, enginetest.Reply{Emit: enginetest.TextReply(7, "more")})
+	hist := []omni.Message{omni.UserText("earlier"), omni.AssistantText("answer", omni.StatusCompleted)}
+	var d diags
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("r"), LLM: engine.LLMFunc(llm.StreamGenerate), Clock: enginetest.NewClock(t0), OnDiagnostic: d.add, Resume: &engine.Snapshot{History: hist, MetaWritten: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("one"))
+	collect(t, s, engine.RunOptions{}, omni.UserText("two"))
+	if k := d.kinds(); k != "llm" {
+		t.Fatalf("diagnostics %q, want one llm", k)
+	}
+	if msg := d.ds[0].Err.Error(); !strings.Contains(msg, "resumed history (2 messages) is not handed to the model: it has no LoadHistory (loadHistory in JavaScript)") {
+		t.Fatalf("diagnostic %q", msg)
+	}
+}
+
 // loadingLLM's first LoadHistory waits for the run's abort; the others
 // take the history.
 type loadingLLM struct {

@@ -149,7 +149,11 @@ func (s *Session) injectHistory(ctx context.Context) {
 			}
 			s.diag(DiagLLM, errf.Errorf("load history: %w", err))
 		}
+		return
 	}
+	// A model that cannot load it continues without the conversation:
+	// said, not silent (E-17.5).
+	s.diag(DiagLLM, errf.Errorf("llm: the resumed history (%d messages) is not handed to the model: it has no LoadHistory (loadHistory in JavaScript); it continues without it", len(h)))
 }
 
 func (s *Session) maxReconnects() int { return orDefault(s.cfg.MaxReconnects, 5) }

@@ -338,7 +338,8 @@ export interface LLM {
    * complete messages of its context, with their fidelity (no fragments,
    * no events). sessionTokens are the session's totals as its Trace last
    * stated them: a token_usage's session counts go on from them (E-17.5).
-   * Throwing is an "llm" diagnostic; the context starts empty. signal
+   * Throwing is an "llm" diagnostic; the context starts empty. A model
+   * without loadHistory starts empty too, and an "llm" diagnostic says so. signal
    * aborts when the run is aborted or the session closed first: the run
    * does not wait for the Promise then.
    */
