@@ -393,7 +393,10 @@ export interface ToolRequest {
 /**
  * Runs approved tool calls: yields the tool's messages (partial_tool_call_output
  * fragments, the complete tool_call_output, forwarded subagent messages).
- * Throwing or rejecting is a tool error.
+ * Throwing or rejecting is a tool error. The tools a session announces are
+ * its tools option: a listTools() (the reference's environments have one)
+ * is not called, and an environment that has one, given without tools, is
+ * "bad_argument".
  */
 export interface Environment {
   executeTool(request: ToolRequest): Producer<unknown>;

@@ -1267,6 +1267,12 @@ function sessionSpec(api, fn, opts, own, needMeta = true) {
   }
   const tools = opt("tools");
   if (tools != null && !isArray(tools, `${fn}: tools`)) throw badArg(`${fn}: tools`, "a ToolDefinition[]", tools);
+  // The reference's environment lists its own tools; Floe announces the
+  // tools option only, so such an environment, its tools not given, would
+  // run nothing: the model is told of no tool, without a word.
+  if (tools == null && environment != null && typeof get(environment, "listTools", `${fn}: environment.listTools`) === "function") {
+    throw floeError("bad_argument", `${fn}: environment.listTools: not called (the tools a session announces are its tools option): give tools: await environment.listTools()`);
+  }
   const config = configArg(opt("config"), `${fn}: config`);
   const clock = opt("clock");
   let now, sleep;
