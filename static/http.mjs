@@ -1,5 +1,5 @@
-// Helpers for a model of your own that speaks HTTP (README: Models, a model
-// of your own): the outcome of a failed request, and the lines of an NDJSON
+// Helpers for a model of your own that speaks HTTP (README: A model of your
+// own): the outcome of a failed request, and the lines of an NDJSON
 // body or the events of a Server-Sent Events body read from fetch. Plain
 // JavaScript, no floe.wasm: what Floe's Go adapters do (provider/failure.go,
 // provider/sse), for a stream read in JavaScript.

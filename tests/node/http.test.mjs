@@ -348,7 +348,7 @@ test("readLines and readEvents: an abort mid-stream ends the loop at once with t
 // ---- the README's model of your own ----------------------------------------------------------
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-const models = readme.slice(readme.indexOf("\n### Models\n"), readme.indexOf("\n### Testing: `floe/test`"));
+const models = readme.slice(readme.indexOf("\n### A model of your own\n"), readme.indexOf("\n### Testing: `floe/test`"));
 const EXAMPLE = models.match(/```js\n(import [^\n]*\n\n(?:\/\*\*[^\n]*\n)?function ollamaChat[\s\S]*?)```/)?.[1];
 const CALL = 'ollamaChat({ model: "llama3.2" })';
 
