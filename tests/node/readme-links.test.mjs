@@ -139,3 +139,21 @@ test("every link of README.md and docs/*.md resolves to a tracked file and a hea
   assert.deepEqual(problems, []);
   assert.ok(checked >= 15, `only ${checked} links found: is the link pattern still right?`);
 });
+
+/** The headings of a Markdown text whose slug an earlier heading has: a link to the slug reaches only the first. */
+export function repeatedHeadings(text) {
+  const seen = new Set();
+  const out = [];
+  for (const [, h] of withoutFences(text).matchAll(/^ {0,3}#{1,6}[ \t]+(.+?)[ \t]*$/gm)) {
+    const s = slug(headingText(h));
+    if (seen.has(s)) out.push(h);
+    seen.add(s);
+  }
+  return out;
+}
+
+test("no two headings of README.md or docs/*.md share an anchor (a link to it reached only the first)", () => {
+  assert.deepEqual(repeatedHeadings("# A\n## Models\n### Models\n```\n# Models\n```\n"), ["Models"]);
+  const problems = docs.flatMap((file) => repeatedHeadings(readFileSync(root + file, "utf8")).map((h) => `${file}: "${h}" is a heading twice`));
+  assert.deepEqual(problems, []);
+});
