@@ -220,7 +220,7 @@ func prefixFold(s, prefix string) bool {
 	for i := 0; i < len(prefix); i++ {
 		c := s[i]
 		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+			c += 'a' - 'A' // a letter alone: c|0x20 made "\x1a" a ":" and "\x0f" a "/"
 		}
 		if c != prefix[i] {
 			return false
