@@ -351,8 +351,10 @@ func mediaType(mime, data string) string {
 	}
 	b := make([]byte, 0, 16)
 	for i := 0; i < len(mime) && mime[i] != ';'; i++ {
-		if c := mime[i]; c != ' ' {
-			b = append(b, c|0x20) // letters in lower case; "/" and "+" stay
+		if c := mime[i]; 'A' <= c && c <= 'Z' {
+			b = append(b, c+'a'-'A')
+		} else if c != ' ' {
+			b = append(b, c) // not c|0x20, which made "image\x0fpng" image/png
 		}
 	}
 	for _, t := range imageTypes {

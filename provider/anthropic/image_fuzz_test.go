@@ -1,0 +1,94 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/floehq/floe/provider"
+)
+
+// FuzzWriteImage: any image URL is either written as an image block the
+// API takes (a base64 source of one of its four media types, or a web
+// URL) or refused with a one-line message, writing nothing. A media type
+// read from the bytes is the one their first bytes decode to; one read
+// from the label is the label's, ASCII case, spaces and parameters aside
+// (image/jpg as image/jpeg).
+func FuzzWriteImage(f *testing.F) {
+	for _, s := range []string{
+		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg", "data:image/png;base64,/9j/4AAQSkZJRgABAQ", "data:;base64,R0lGODlhAQABAIAAAP",
+		"data:;base64,UklGRiQAAABXRUJQVlA4", "data:image/jpg;base64,AAAA", "DATA:IMAGE/PNG ; charset=x;BASE64,AAAA",
+		"data:image/bmp;base64,AAAA", "data:image/png,AAAA", "https://x/a.png", "HTTP://x", "file:///a.png", "",
+		"data:image\x0fpng;base64,AAAA", "data:;base64,UklGRiQAAABX", "/shots/" + strings.Repeat("é", 40),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		var w provider.JSONWriter
+		msg := writeImage(&w, u)
+		if msg != "" {
+			if len(w.B) != 0 || strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
+				t.Fatalf("writeImage(%q) = %q, wrote %q: want one line of UTF-8 and nothing written", u, msg, w.B)
+			}
+			return
+		}
+		var block struct {
+			Type   string
+			Source struct{ Type, Media_type, Data, URL string }
+		}
+		if err := json.Unmarshal(w.B, &block); err != nil || block.Type != "image" {
+			t.Fatalf("writeImage(%q) wrote %q: %v", u, w.B, err)
+		}
+		mime, data, ok := provider.ParseDataURL(u)
+		if !ok {
+			if block.Source.Type != "url" || block.Source.URL != u || !provider.IsWebURL(u) {
+				t.Fatalf("writeImage(%q) wrote %q", u, w.B)
+			}
+			return
+		}
+		if block.Source.Type != "base64" || block.Source.Data != data {
+			t.Fatalf("writeImage(%q) wrote %q", u, w.B)
+		}
+		head, _ := base64.StdEncoding.DecodeString(data[:min(len(data), 16)/4*4])
+		magic := map[string]func([]byte) bool{
+			"image/png":  func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) },
+			"image/jpeg": func(b []byte) bool { return bytes.HasPrefix(b, []byte("\xff\xd8\xff")) },
+			"image/gif":  func(b []byte) bool { return bytes.HasPrefix(b, []byte("GIF8")) },
+			"image/webp": func(b []byte) bool {
+				return bytes.HasPrefix(b, []byte("RIFF")) && len(b) >= 12 && string(b[9:12]) == "EBP"
+			},
+		}
+		media := block.Source.Media_type
+		if magic[media] == nil {
+			t.Fatalf("writeImage(%q): media type %q", u, media)
+		}
+		if magic[media](head) {
+			return
+		}
+		label, _, _ := strings.Cut(mime, ";")
+		label = strings.ToLower(strings.ReplaceAll(label, " ", ""))
+		if label == "image/jpg" {
+			label = "image/jpeg"
+		}
+		if label != media {
+			t.Fatalf("writeImage(%q): media type %q, neither its bytes' (%q) nor its label's", u, media, head)
+		}
+	})
+}
+
+// The media type of an image is read from its first bytes alone: a large
+// image is not decoded, nor copied, to find it.
+func TestMediaTypeOfALargeImage(t *testing.T) {
+	data := "iVBORw0KGgo" + strings.Repeat("A", 16<<20)
+	for _, mime := range []string{"image/png", "application/octet-stream"} {
+		if n := testing.AllocsPerRun(10, func() { mediaType(mime, data) }); n != 0 {
+			t.Errorf("mediaType(%q, 16 MB): %v allocations", mime, n)
+		}
+	}
+	if got := mediaType("image/webp", "UklGR"+strings.Repeat("A", 16<<20)); got != "image/webp" {
+		t.Errorf("mediaType of a large unknown image labelled webp: %q", got)
+	}
+}
