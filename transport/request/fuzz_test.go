@@ -20,23 +20,27 @@ type fuzzBody struct {
 }
 
 // FuzzDecode checks Decode on any body: it never panics; what it accepts,
-// encoding/json reads to the same values (null being an absent key, and a
-// leading UTF-8 byte order mark nothing); what
-// it refuses gets a message of one line of valid UTF-8, as a client's log
-// shows it.
+// encoding/json reads to the same values (null being an absent key, a
+// UTF-8 byte order mark first ignored); what it refuses gets a message of
+// one line of valid UTF-8, as a client's log shows it, which names UTF-16
+// for a body with its byte order mark.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"a","approvalMode":"ask","input":[{"type":"x"}],"queueIfBusy":true,"images":["data:"],"from":3}`,
 		`{"id":null,"input":null}`, `{"images":[1]}`, `{"from":1.5}`, `{"from":1e2}`, `{"id":"a","id":"b"}`,
 		`{"ID":"a"}`, `{"id":"\u00e9\ud83d\ude00"}`, `{"input": {"a" : [1, 2]} }`, `[]`, `"x"`, ``, `{`, `{"id":"a"} x`,
 		"{\"id\":\"a\n\"}", "{\"\xff\":1}", `{"from":-0}`, `{"approvalMode":null}`, `{"images":null}`, `{"images":[]}`,
-		"\ufeff{\"id\":\"a\"}", "\ufeff", "\xff\xfe{\x00}\x00",
+		"\xef\xbb\xbf{\"id\":\"a\"}", "\xef\xbb\xbf", "\xef\xbb\xbf\xef\xbb\xbf{}", "\xef\xbb\xbf []", "\xef\xbb{}", " \xef\xbb\xbf{}",
+		"\xff\xfe{\x00}\x00", "\xfe\xff\x00{\x00}", "\xef\xbb\xbf\xff\xfe{}", "{\"id\":\"\xef\xbb\xbf\"}",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var got fuzzBody
 		msg := Decode(body, &got)
+		if b := bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")); (bytes.HasPrefix(b, []byte("\xff\xfe")) || bytes.HasPrefix(b, []byte("\xfe\xff"))) && !strings.Contains(msg, "UTF-16") {
+			t.Fatalf("Decode(%q) = %q: want UTF-16 named", body, msg)
+		}
 		if msg != "" {
 			if strings.ContainsAny(msg, "\n\r") || !utf8.ValidString(msg) {
 				t.Fatalf("Decode(%q) = %q: want one line of UTF-8", body, msg)
@@ -44,9 +48,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		var want fuzzBody
-		// A UTF-8 byte order mark, which Decode ignores, encoding/json
-		// refuses: it reads the rest.
-		if err := json.Unmarshal(bytes.TrimPrefix(body, []byte("\ufeff")), &want); err != nil {
+		if err := json.Unmarshal(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), &want); err != nil {
 			t.Fatalf("Decode accepted %q, which encoding/json refuses: %v", body, err)
 		}
 		if bytes.Equal(bytes.TrimSpace(want.Input), []byte("null")) {
