@@ -64,11 +64,16 @@ func allowHeaders(r *http.Request) string {
 	out := baseHeaders
 	n := 0
 	for _, h := range strings.Split(asked, ",") {
-		h = strings.ToLower(strings.TrimSpace(h))
-		switch {
-		case h == "" || !token(h) || n == 32:
+		// A token first, then in lower case: strings.ToLower made names
+		// of other letters tokens ("x-\u212aey", with the Kelvin sign,
+		// was echoed as x-key); and HTTP's white space alone is trimmed
+		// (TrimSpace took U+00A0 too).
+		h = strings.Trim(h, " \t")
+		if h == "" || !token(h) || n == 32 {
 			continue
-		case h == "authorization" || h == "content-type" || h == "last-event-id":
+		}
+		h = strings.ToLower(h)
+		if h == "authorization" || h == "content-type" || h == "last-event-id" {
 			continue
 		}
 		out += ", " + h
@@ -82,7 +87,7 @@ func allowHeaders(r *http.Request) string {
 func token(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
 			continue
 		}
 		return false
