@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"fmt"
+
+	"github.com/floehq/floe/internal/errf"
 )
 
 // ErrBusy: another process holds the session ([FileStore.Lock]).
@@ -25,7 +27,7 @@ var ErrBusy = errors.New("session busy")
 // the rules of the Node build's { dir } store, so a Go process and a Node
 // process on one directory refuse each other too.
 var (
-	lockHost  = func() string { h, _ := os.Hostname(); return h }()
+	lockHost  = func() string { h, _ := os.Hostname(); return asWritten(h) }()
 	lockToken = func() string {
 		var b [8]byte
 		rand.Read(b[:])
@@ -113,10 +115,7 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 		}
 		who := "a process"
 		if holder.PID != nil {
-			who = "pid " + strconv.Itoa(*holder.PID)
-			if holder.Host != "" {
-				who += " on " + holder.Host
-			}
+			who = holder.name()
 		}
 		if holder.PID != nil && *holder.PID == os.Getpid() && holder.Host == lockHost && holder.Token == lockToken {
 			// Not another process to wait for or to clean up after: a
@@ -132,6 +131,16 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 }
 
 func ptr(n int) *int { return &n }
+
+// asWritten is host as a lock file holds it: JSON writes a byte of
+// invalid UTF-8 as U+FFFD, and a name compared as the OS gave it was
+// another host's (this process's own file taken for another's, a killed
+// process's never found gone).
+func asWritten(host string) string {
+	b, _ := json.Marshal(host)
+	json.Unmarshal(b, &host)
+	return host
+}
 
 // lockRead is called after Lock read a holder's file (tests race it).
 var lockRead = func() {}
@@ -275,13 +284,25 @@ func (l *heldLock) lose(data []byte) {
 	who := "its lock file " + l.path + " is gone: removed, or released by the process that took it"
 	var h lockHolder
 	if json.Unmarshal(data, &h) == nil && h.PID != nil {
-		who = "pid " + strconv.Itoa(*h.PID)
-		if h.Host != "" {
-			who += " on " + h.Host
-		}
-		who += " holds its lock file " + l.path
+		who = h.name() + " holds its lock file " + l.path
 	}
 	l.lost = fmt.Errorf("%w (%s): this process had not touched it for longer than its beats allow (stopped or blocked) and was taken for gone; the session's records from then on are not written here: resume the session to continue from its Trace", ErrLockLost, who)
+}
+
+// name names the holder, whose PID is set: "pid N on host", its host
+// quoted unless it is printable ASCII (a file may hold anything: a host
+// with a line break made the error two lines).
+func (h lockHolder) name() string {
+	who := "pid " + strconv.Itoa(*h.PID)
+	if h.Host == "" {
+		return who
+	}
+	for i := 0; i < len(h.Host); i++ {
+		if c := h.Host[i]; c <= ' ' || c >= 0x7f || c == '"' {
+			return who + " on " + errf.Quote(h.Host)
+		}
+	}
+	return who + " on " + h.Host
 }
 
 // beats: the holder said how often it touches its file (at most hourly).
