@@ -342,10 +342,35 @@ func quoteHead(s string) string {
 // mediaType returns the media type of an image of base64 data: the one
 // its first bytes show, else the one it is labelled with (mime, its case
 // and parameters aside; image/jpg as image/jpeg) when the API takes it,
-// else "".
+// else "". Only the first 16 characters are decoded.
 func mediaType(mime, data string) string {
+	var head [12]byte // the first bytes of data, as many as its first characters hold
+	n, acc, bits := 0, uint(0), 0
+	for i := 0; i < len(data) && n < len(head); i++ {
+		c := data[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c -= 'A'
+		case 'a' <= c && c <= 'z':
+			c = c - 'a' + 26
+		case '0' <= c && c <= '9':
+			c = c - '0' + 52
+		case c == '+':
+			c = 62
+		case c == '/':
+			c = 63
+		default:
+			i = len(data)
+			continue
+		}
+		if acc, bits = acc<<6|uint(c), bits+6; bits >= 8 {
+			bits -= 8
+			head[n] = byte(acc >> bits)
+			n++
+		}
+	}
 	for _, t := range imageTypes {
-		if len(data) >= len(t.b64) && data[:len(t.b64)] == t.b64 && (t.b64 != "UklGR" || len(data) >= 16 && data[12:16] == "RUJQ") {
+		if n >= len(t.magic) && string(head[:len(t.magic)]) == t.magic && (t.magic != "RIFF" || n == 12 && string(head[8:]) == "WEBP") {
 			return t.media
 		}
 	}
@@ -365,14 +390,15 @@ func mediaType(mime, data string) string {
 	return ""
 }
 
-// imageTypes are the media types the API takes: the base64 text their
-// bytes start with (WebP: RIFF, then WEBP at byte 8, RUJQ at character
-// 12), and the name one goes by (another for JPEG).
-var imageTypes = [...]struct{ media, b64, alias string }{
-	{"image/png", "iVBORw0KGgo", "image/png"}, // \x89PNG\r\n\x1a\n
-	{"image/jpeg", "/9j/", "image/jpg"},       // \xff\xd8\xff
-	{"image/gif", "R0lGOD", "image/gif"},      // GIF8
-	{"image/webp", "UklGR", "image/webp"},
+// imageTypes are the media types the API takes: the bytes they start with
+// (WebP: RIFF, then WEBP at byte 8), and the name one goes by (another for
+// JPEG). Their base64 text was compared, which took bytes of other images
+// for WebP ("RIFG", a base64 character holding two bits of the next byte).
+var imageTypes = [...]struct{ media, magic, alias string }{
+	{"image/png", "\x89PNG\r\n\x1a\n", "image/png"},
+	{"image/jpeg", "\xff\xd8\xff", "image/jpg"},
+	{"image/gif", "GIF8", "image/gif"},
+	{"image/webp", "RIFF", "image/webp"},
 }
 
 func fidelity(raw omni.RawJSON) (sig, redacted string) {
