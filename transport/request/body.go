@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bearer returns the token of an "Authorization: Bearer <token>" value.
@@ -38,8 +39,14 @@ func Authorized(v, token string) bool {
 // NoRoute is the message of a 404 for a path the API does not serve. A
 // path that ends with a slash says the route has none: a client that
 // adds one to /api/sessions/{id} got "no route" and had to spot why.
+// A path with a control character or invalid UTF-8 (sent escaped, %0A)
+// is quoted: the message was two lines.
 func NoRoute(path string) string {
-	if len(path) > 1 && strings.HasSuffix(path, "/") {
+	slash := len(path) > 1 && strings.HasSuffix(path, "/")
+	if !utf8.ValidString(path) || strings.IndexFunc(path, func(r rune) bool { return r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 }) >= 0 {
+		path = strconv.Quote(path)
+	}
+	if slash {
 		return "no route " + path + " (the API's paths end without a slash)"
 	}
 	return "no route " + path

@@ -64,6 +64,10 @@ func TestNoRoute(t *testing.T) {
 		"/api/nothing":      "no route /api/nothing",
 		"/":                 "no route /",
 		"/api/sessions/s1/": "no route /api/sessions/s1/ (the API's paths end without a slash)",
+		"/\n":               `no route "/\n"`,
+		"/a\x7fb\u0085/":    `no route "/a\x7fb\u0085/" (the API's paths end without a slash)`,
+		"/\xff":             `no route "/\xff"`,
+		"/é":                "no route /é",
 	} {
 		if got := NoRoute(path); got != want {
 			t.Errorf("NoRoute(%q) = %q, want %q", path, got, want)
