@@ -16,6 +16,11 @@
 // build implements Store over IndexedDB, which is asynchronous. [FileStore]
 // uses the reference layout <root>/<yyyy-mm-dd>/<session_id>_<NNN>.jsonl, so
 // its directories can be exchanged with the reference implementation.
+// Where another process may write the same directory, hold a session with
+// [FileStore.Lock] around its resume and each run: a lock another process
+// holds is an error wrapping [ErrBusy]; one it took while this process was
+// stopped refuses the session's writes with [ErrLockLost], after which
+// the session is resumed from its Trace.
 //
 // # Writing
 //

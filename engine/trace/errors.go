@@ -27,6 +27,9 @@ var (
 	// ([FileStore.Lock], the Node build's { dir } lock) and another process
 	// took it, having judged this one gone (stopped or blocked for longer
 	// than its lock's beats allow): its writes of the session are refused.
+	// The other process may have written the session since, so the
+	// session's engine is stale: close it, and once Lock succeeds again,
+	// [Resume] the session from its Trace.
 	ErrLockLost = errors.New("another process took its lock")
 )
 

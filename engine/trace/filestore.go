@@ -68,10 +68,14 @@ type FileStoreOptions struct {
 	Sync     bool             // fsync after every append (see FileStore)
 	Location *time.Location   // time zone of the date directory; nil = time.Local
 	Now      func() time.Time // dates a session whose first record has no timestamp; nil = refuse
-	// Held, if set, is asked before each write of session id whether this
-	// process still holds its lock (the Node build, whose lock file
-	// JavaScript holds); its error, wrapping ErrLockLost, refuses the
-	// write. The locks of [FileStore.Lock] are asked without it.
+	// Held, if set, is asked before each write (Append, Create) of
+	// session id whether this process still holds a lock on it that is
+	// held outside the FileStore: the Node build's, whose lock file
+	// JavaScript holds, or a lease of the caller's own. A non-nil error
+	// refuses the write, wrapped in a *Error; one wrapping ErrLockLost
+	// also makes a [Batcher] write the session no further. It is called
+	// with the store's mutex held, so it must not call the store. The
+	// locks of [FileStore.Lock] are asked without it.
 	Held func(id string) error
 }
 

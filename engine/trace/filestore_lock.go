@@ -71,9 +71,10 @@ var (
 // A holder taken for gone while alive (stopped or blocked for ten beats)
 // learns it at its next beat, at its release, or at a write that finds its
 // beat late: the store's writes of id then fail wrapping [ErrLockLost],
-// and so does id's next Lock, once (resume the session: the Trace holds
-// the other process's records). release may be called more than once;
-// only its first call releases.
+// and so does id's next Lock, once, its error wrapping [ErrBusy] as well
+// (resume the session: the Trace holds the other process's records).
+// release may be called more than once, from any goroutine; only its
+// first call releases.
 func (s *FileStore) Lock(id string) (release func(), err error) {
 	if err := ValidateID(id); err != nil {
 		return nil, opErr("lock", id, 0, err)
