@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -129,5 +132,26 @@ func TestLockLostFoundByDeleteDropsTheWarmEngine(t *testing.T) {
 	h.mu.Unlock()
 	if want := 2*turns + 1; snap.SessionTurns != want {
 		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the run after the refused Delete ran on the engine kept from before the lock was lost", snap.SessionTurns, want)
+	}
+}
+
+// A session_busy from the store's lock unwraps to the store's error, as
+// Error.Unwrap says: errors.Is finds trace.ErrBusy (and host.ErrBusy, by
+// code), and errors.As the *trace.Error naming the operation (it was
+// stripped: Unwrap gave only what the *trace.Error wrapped).
+func TestBusyUnwrapsToTheStoresError(t *testing.T) {
+	root := t.TempDir()
+	other := `{"pid":4242,"host":"elsewhere","token":"k2j4x0lq8mbz1"}` + "\n"
+	if err := os.WriteFile(filepath.Join(root, ".s.lock"), []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := serviceRegistry(t, trace.NewFileStore(root, trace.FileStoreOptions{}), 2)
+	_, err := r.Create(context.Background(), "s", "")
+	var te *trace.Error
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, trace.ErrBusy) || !errors.As(err, &te) || te.Op != "lock" {
+		t.Fatalf("Create of a session another process holds: %v, want session_busy unwrapping to the store's *trace.Error of lock, wrapping trace.ErrBusy", err)
+	}
+	if !strings.Contains(err.Error(), "pid 4242 on elsewhere") || strings.Contains(err.Error(), "trace: lock") {
+		t.Fatalf("message %q, want the holder named, without the store's prefix", err)
 	}
 }

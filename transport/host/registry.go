@@ -425,11 +425,12 @@ func (r *Registry) lock(id string) (func(), error) {
 	}
 	release, err := l.Lock(id)
 	if err != nil {
+		why := err
 		var te *trace.Error
 		if errors.As(err, &te) {
-			err = te.Err
+			why = te.Err
 		}
-		e := newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(err.Error(), "session busy: "))
+		e := newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(why.Error(), "session busy: "))
 		e.cause = err
 		return nil, e
 	}
