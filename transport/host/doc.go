@@ -15,4 +15,8 @@
 // keeps every one's. A Registry keeps a small Host for each session it
 // opened until [Registry.Delete]; a Host lets its engine go past
 // Config.KeepWarm.
+//
+// A server going down calls [Registry.Shutdown], which aborts the runs in
+// flight and waits for their Traces and locks (a task sent meanwhile is
+// [ErrShuttingDown], 503), then closes the Hub to end the streams.
 package host

@@ -467,11 +467,18 @@ func (r *Registry) List(ctx context.Context) ([]Info, error) {
 }
 
 // Shutdown stops the sessions of a server going down: from then on no run
-// or compaction starts (ErrShuttingDown), and each one in flight is
-// aborted, its pending approvals denied, as DELETE aborts it ("aborted by
-// user": ENGINE.md §18 has no other reason for an abort from outside). It
-// returns once they have ended, their Traces written and their sessions'
-// locks released, or when ctx is done, with its error.
+// or compaction starts (ErrShuttingDown, for good: a Registry is not
+// started again), and each one in flight is aborted, its pending approvals
+// denied, as DELETE aborts it ("aborted by user": ENGINE.md §18 has no
+// other reason for an abort from outside). It returns nil once they have
+// ended, their Traces written and their sessions' locks released, or
+// ctx's error when ctx is done first, a session whose Trace write hangs
+// included (its abort waits for the write, on a goroutine of its own that
+// ends with it). The rest still answers (Get, List,
+// History, Delete), and the channels are left open: close the Hub
+// (transport.Hub.Close) next, so that each stream gets its run's end,
+// then ends, as server.Server.Shutdown does. It may be called more than
+// once.
 func (r *Registry) Shutdown(ctx context.Context) error {
 	r.down.Store(true)
 	r.mu.Lock()
@@ -480,12 +487,25 @@ func (r *Registry) Shutdown(ctx context.Context) error {
 		hosts = append(hosts, h)
 	}
 	r.mu.Unlock()
+	// Each on its own goroutine: an Abort waits for a Trace write under
+	// way, which may hang (a file system that stopped answering), and
+	// neither the other sessions' aborts nor ctx's end wait for that one.
+	// Such a goroutine ends when the write returns.
+	ended := make(chan error, len(hosts))
 	for _, h := range hosts {
-		h.Abort()
+		go func() {
+			h.Abort()
+			ended <- h.Wait(ctx)
+		}()
 	}
-	for _, h := range hosts {
-		if err := h.Wait(ctx); err != nil {
-			return err
+	for range hosts {
+		select {
+		case err := <-ended:
+			if err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

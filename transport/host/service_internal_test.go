@@ -383,3 +383,74 @@ func TestShutdownRefusesNewRuns(t *testing.T) {
 		t.Fatalf("state %s", h.State())
 	}
 }
+
+// appendHeld blocks the store's appends while hold is set (until it is
+// closed), each appender saying so on entered.
+type appendHeld struct {
+	trace.Store
+	mu      sync.Mutex
+	hold    chan struct{}
+	entered chan struct{}
+}
+
+func (s *appendHeld) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	s.mu.Lock()
+	hold := s.hold
+	s.mu.Unlock()
+	if hold != nil {
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+		<-hold
+	}
+	return s.Store.Append(ctx, id, index, data)
+}
+
+// Shutdown does as its doc says: with a run that cannot end yet (its
+// Trace write hangs) it returns ctx's error once ctx is done (it waited
+// for the write, whose abort takes the session's lock, whatever ctx: a
+// floe-server whose Trace directory stopped answering never exited on
+// SIGTERM); once the run has ended, nil, and so again; the sessions
+// still answer Get, History and Delete.
+func TestShutdownWaitsForTheRunsOrCtx(t *testing.T) {
+	store := &appendHeld{Store: &trace.MemStore{}, entered: make(chan struct{}, 1)}
+	r, _ := serviceRegistry(t, store, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := make(chan struct{})
+	store.mu.Lock()
+	store.hold = hold
+	store.mu.Unlock()
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, store.entered, "the run's first write")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- r.Shutdown(cctx) }()
+	if err := within(t, shut, "Shutdown's return once its ctx was done, a Trace write hanging"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Shutdown while the run cannot end: %v, want context.Canceled", err)
+	}
+	close(hold)
+	if err := r.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown once the run can end: %v", err)
+	}
+	if err := r.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown again: %v", err)
+	}
+	history, err := r.History(ctx, "s")
+	if err != nil || len(history) == 0 || history[len(history)-1].Payload.Type != omni.Abort {
+		t.Fatalf("History after Shutdown: %d records, %v; want the run's abort last", len(history), err)
+	}
+	if _, err := r.Get(ctx, "s"); err != nil {
+		t.Fatalf("Get after Shutdown: %v", err)
+	}
+	if err := r.Delete(ctx, "s"); err != nil {
+		t.Fatalf("Delete after Shutdown: %v", err)
+	}
+}
