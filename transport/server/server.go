@@ -112,6 +112,9 @@ func New(cfg Config) (*Server, error) {
 // Shutdown stops the server's sessions (host.Registry.Shutdown: no run
 // starts, those in flight are aborted and waited for, or ctx is done),
 // then closes it as Close does: a stream gets its run's end, then ends.
+// It returns host.Registry.Shutdown's error: nil, or ctx's. Call it before
+// the http.Server's Shutdown, which waits for the streams, or beside it
+// (ExampleServer_Shutdown). The Server does not start again.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.Registry.Shutdown(ctx)
 	s.Close()
