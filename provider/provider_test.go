@@ -364,3 +364,19 @@ func TestStreamKeepsATransportsFailure(t *testing.T) {
 		t.Errorf("a network error: %+v", f)
 	}
 }
+
+// IsWebURL and ParseDataURL take a scheme (and ParseDataURL its base64
+// token) in any case, as their docs say, and nothing else.
+func TestURLSchemesInAnyCase(t *testing.T) {
+	for u, want := range map[string]bool{"http://h/a.png": true, "HTTPS://h/a.png": true, "hTtP://h": true, "data:image/png;base64,AA": false, "ftp://h": false, "https:/h": false, "http\x1a//h": false, "": false} {
+		if got := IsWebURL(u); got != want {
+			t.Errorf("IsWebURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+	if m, d, ok := ParseDataURL("DATA:image/png;BASE64,QUJD"); !ok || m != "image/png" || d != "QUJD" {
+		t.Errorf("ParseDataURL of upper case: %q %q %v", m, d, ok)
+	}
+	if _, _, ok := ParseDataURL("data:image/png,QUJD"); ok {
+		t.Error("ParseDataURL took a data: URL not in base64")
+	}
+}

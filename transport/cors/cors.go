@@ -8,8 +8,10 @@ import (
 )
 
 // Headers allows r's Origin when origins lists it ("*" allows any): it
-// sets Access-Control-Allow-Origin and the methods and headers the API
-// takes, and, for an origin the list names, Access-Control-Allow-Credentials.
+// sets Access-Control-Allow-Origin, the methods and headers the API takes
+// (with, on a preflight, the other headers it asks for, which the API
+// ignores), and, for an origin the list names,
+// Access-Control-Allow-Credentials.
 // With no origins, or a request without Origin, it writes nothing.
 func Headers(w http.ResponseWriter, r *http.Request, origins []string) {
 	origin := r.Header.Get("Origin")
