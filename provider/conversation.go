@@ -24,6 +24,9 @@ type Conversation struct {
 	// replies carries: see Emitter.Stamp and FromEndpoint. Setup names
 	// the request URL; KeyEndpoint adds the key.
 	Mark string
+	// Images is what a request's images may take: Generate sends those
+	// past it as a text saying so (ImageLimit.Apply).
+	Images ImageLimit
 
 	api    string
 	t      Transport
@@ -269,7 +272,7 @@ func BaseURLProblem(u, keyHow string) string {
 // Fresh returns a new conversation with c's setup and the given session
 // totals (an engine.LLMFactory's fresh context).
 func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
-	return Conversation{Session: session, Mark: c.Mark, api: c.api, t: c.t, url: c.url, header: c.header, idle: c.idle}
+	return Conversation{Session: session, Mark: c.Mark, Images: c.Images, api: c.api, t: c.t, url: c.url, header: c.header, idle: c.idle}
 }
 
 // Generate is one request of an adapter (engine.LLM.StreamGenerate): body
@@ -277,7 +280,7 @@ func (c *Conversation) Fresh(session omni.TokenCounts) Conversation {
 // decoder of the response's events.
 func (c *Conversation) Generate(ctx context.Context, p *engine.GenerateParams, emit func(omni.Message), body func(p *engine.GenerateParams, sent []omni.Message) ([]byte, error), decoder func(e *Emitter) Decoder) engine.Outcome {
 	sent := c.Request(p.NewMessages)
-	b, err := body(p, sent)
+	b, err := body(p, c.Images.Apply(sent))
 	if err != nil {
 		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: err.Error(), Permanent: true}
 	}

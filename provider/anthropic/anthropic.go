@@ -19,6 +19,15 @@ const DefaultBaseURL = "https://api.anthropic.com/v1"
 // DefaultMaxTokens is max_tokens when Options.MaxTokens is 0.
 const DefaultMaxTokens = 8192
 
+// DefaultMaxImageBytes and DefaultMaxImages are what a request's images
+// may take when Options.MaxImageBytes and Options.MaxImages are 0: under
+// the API's limits of 32 MB a request, room left for the text, and 100
+// images.
+const (
+	DefaultMaxImageBytes = 24_000_000
+	DefaultMaxImages     = 100
+)
+
 // DefaultVersion is the anthropic-version header when Options.Version is "".
 const DefaultVersion = "2023-06-01"
 
@@ -55,6 +64,12 @@ type Options struct {
 	// the betas of an anthropic-beta of Header, if any. New refuses
 	// another value; with NoCache it sends nothing.
 	CacheTTL string
+	// MaxImageBytes and MaxImages are what the images of a request may
+	// take: the length of their data (base64) or URLs, and their number.
+	// Past either, the oldest are sent as a text saying so, until those
+	// kept take half of it (provider.ImageLimit). 0 =
+	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit.
+	MaxImageBytes, MaxImages int
 
 	// ExtraBody is a JSON object whose members are added to every request
 	// body (e.g. {"temperature":0.2}); nil = none.
@@ -95,6 +110,7 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
+	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})
 	// Its endpoint is its URL alone: Anthropic documents thinking
 	// signatures as valid across its platforms (the Claude API, Bedrock,
 	// Vertex), so a key changed between runs still verifies them; one left

@@ -15,6 +15,17 @@ import (
 // DefaultBaseURL is the base URL used when Options.BaseURL is empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
+// DefaultMaxImageBytes and DefaultMaxImages are what a request's images
+// may take when Options.MaxImageBytes and Options.MaxImages are 0: under
+// OpenAI's limits of 50 MB of images a request and 500 images (other
+// servers get the same). GeminiMaxImageBytes is the default for Gemini
+// (Options.Gemini), under the 20 MB its requests of inline data may take.
+const (
+	DefaultMaxImageBytes = 40_000_000
+	GeminiMaxImageBytes  = 16_000_000
+	DefaultMaxImages     = 500
+)
+
 // Options configure a Model.
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
@@ -45,6 +56,13 @@ type Options struct {
 	// for a proxy in front of that API. Other servers get no
 	// extra_content.
 	Gemini bool
+	// MaxImageBytes and MaxImages are what the images of a request may
+	// take: the length of their URLs (data: URLs of base64) and their
+	// number. Past either, the oldest are sent as a text saying so, until
+	// those kept take half of it (provider.ImageLimit). 0 =
+	// DefaultMaxImageBytes (GeminiMaxImageBytes for Gemini),
+	// DefaultMaxImages; below 0 = no limit.
+	MaxImageBytes, MaxImages int
 }
 
 // Model is one stateful Chat Completions context.
@@ -61,6 +79,11 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/chat/completions", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
+	def := provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages}
+	if o.Gemini {
+		def.Bytes = GeminiMaxImageBytes
+	}
+	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, def)
 	return m, nil
 }
 

@@ -14,6 +14,14 @@ import (
 // DefaultBaseURL is the base URL used when Options.BaseURL is empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
+// DefaultMaxImageBytes and DefaultMaxImages are what a request's images
+// may take when Options.MaxImageBytes and Options.MaxImages are 0: under
+// OpenAI's limits of 50 MB of images a request and 500 images.
+const (
+	DefaultMaxImageBytes = 40_000_000
+	DefaultMaxImages     = 500
+)
+
 // Options configure a Model.
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
@@ -37,6 +45,12 @@ type Options struct {
 	// engine does not count). 0 = provider.DefaultIdleTimeout (5
 	// minutes); below 0 = none.
 	IdleTimeout time.Duration
+	// MaxImageBytes and MaxImages are what the images of a request may
+	// take: the length of their URLs (data: URLs of base64) and their
+	// number. Past either, the oldest are sent as a text saying so, until
+	// those kept take half of it (provider.ImageLimit). 0 =
+	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit.
+	MaxImageBytes, MaxImages int
 }
 
 // Model is one stateful Responses API context.
@@ -52,6 +66,7 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
+	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})
 	m.c.KeyEndpoint(o.APIKey) // its reasoning is verified by the account that made it
 	return m, nil
 }

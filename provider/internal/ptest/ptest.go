@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -191,4 +192,54 @@ func Attachments() []omni.Message {
 		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.InlineData, Role: omni.RoleUser, Rest: &omni.Rest{MimeType: mime, Data: data}}}
 	}
 	return []omni.Message{omni.UserText("Read it."), inline("application/pdf", "JVBERi0="), inline("image/png", "iVBORw==")}
+}
+
+// Screenshots returns a history of a prompt then n calls of a screenshot
+// tool, the output of call i ("call_i", from 1) holding a PNG whose data:
+// URL is size bytes (at least 40), its base64 starting "iVBORw0KGgo" and
+// i in letters (its digits from "a" for 0: "bc-" for 12; see Shots).
+func Screenshots(n, size int) []omni.Message {
+	h := []omni.Message{omni.UserText("Look.")}
+	for i := 1; i <= n; i++ {
+		id := "call_" + strconv.Itoa(i)
+		out := omni.ToolOutput(id, "shot "+strconv.Itoa(i), omni.StatusCompleted)
+		u := "data:image/png;base64,iVBORw0KGgo" + shotMark(i)
+		out.Payload.Edit().Images = []string{u + strings.Repeat("A", size-len(u))}
+		h = append(h, omni.ToolCallMsg(id, "screenshot", "{}"), out)
+	}
+	return h
+}
+
+// shotMark marks the image of call i: its digits as letters, and "-".
+func shotMark(i int) string {
+	b := []byte(strconv.Itoa(i) + "-")
+	for k := 0; k < len(b)-1; k++ {
+		b[k] += 'a' - '0'
+	}
+	return string(b)
+}
+
+// Shots returns which images of Screenshots body sends, in its order:
+// the call of each image it holds (12 for "iVBORw0KGgobc-"), 0 for each
+// text "[image omitted: ".
+func Shots(body []byte) []int {
+	var out []int
+	s := string(body)
+	for {
+		i, j := strings.Index(s, "iVBORw0KGgo"), strings.Index(s, "[image omitted: ")
+		switch {
+		case i < 0 && j < 0:
+			return out
+		case j < 0 || i >= 0 && i < j:
+			s = s[i+len("iVBORw0KGgo"):]
+			n := 0
+			for k := 0; k < len(s) && s[k] != '-'; k++ {
+				n = 10*n + int(s[k]-'a')
+			}
+			out = append(out, n)
+		default:
+			s = s[j+1:]
+			out = append(out, 0)
+		}
+	}
 }

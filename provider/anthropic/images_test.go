@@ -1,0 +1,93 @@
+package anthropic
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/provider"
+	"github.com/floehq/floe/provider/internal/ptest"
+)
+
+// requests sends one request of m after each history of Screenshots(n,
+// 400) for n in ns, and returns their bodies.
+func requests(t *testing.T, o Options, ns ...int) []string {
+	t.Helper()
+	tr := &ptest.Transport{}
+	for range ns {
+		tr.Replies = append(tr.Replies, ptest.Reply{Chunks: events(start, msgDelta, stop)})
+	}
+	o.Transport, o.Model = tr, "claude-test"
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, n := range ns {
+		m.LoadHistory(context.Background(), ptest.Screenshots(n, 400)[:1+2*n])
+		run(t, m, engine.GenerateParams{Tools: lookTool})
+		out = append(out, string(tr.Requests[i].Body))
+	}
+	return out
+}
+
+// Past MaxImageBytes the oldest screenshots go as a text saying so, until
+// those kept take half of it; the next request, one more image within
+// the limit, starts as the one before did (its cached prefix), and the
+// one that passes the limit again leaves out more.
+func TestImageLimit(t *testing.T) {
+	b := requests(t, Options{MaxImageBytes: 1000}, 2, 3, 4, 5)
+	for i, want := range [][]int{{1, 2}, {0, 0, 3}, {0, 0, 3, 4}, {0, 0, 0, 0, 5}} {
+		if got := ptest.Shots([]byte(b[i])); !reflect.DeepEqual(got, want) {
+			t.Errorf("request %d: images %v, want %v", i, got, want)
+		}
+	}
+	if want := `{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"shot 1\n[image omitted: 1 KB, older than those sent, left out to keep the request within the API's limits]"}]}`; !strings.Contains(b[1], want) {
+		t.Errorf("request 1: no %s in\n%s", want, b[1])
+	}
+	if want := `{"type":"tool_result","tool_use_id":"call_3","content":[{"type":"text","text":"shot 3"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgod-`; !strings.Contains(b[1], want) {
+		t.Errorf("request 1: no %s in\n%s", want, b[1])
+	}
+	// Request 2 starts as request 1 did, its breakpoints aside: it reads
+	// the prefix request 1 cached.
+	strip := func(s string) string { return strings.ReplaceAll(s, `,`+cc, "") }
+	prefix := strip(b[1])
+	if prefix = prefix[:strings.Index(prefix, `],"tools"`)]; !strings.HasPrefix(strip(b[2]), prefix) {
+		t.Errorf("request 2 does not start as request 1:\n%s\n%s", b[1], b[2])
+	}
+}
+
+// Past MaxImages, the oldest down to half of it.
+func TestImageCount(t *testing.T) {
+	b := requests(t, Options{MaxImages: 2, MaxImageBytes: -1}, 3, 4)
+	for i, want := range [][]int{{0, 0, 3}, {0, 0, 3, 4}} {
+		if got := ptest.Shots([]byte(b[i])); !reflect.DeepEqual(got, want) {
+			t.Errorf("request %d: images %v, want %v", i, got, want)
+		}
+	}
+}
+
+// An image larger than MaxImageBytes alone goes as a text, the newest
+// too; below 0 is no limit; 0 the defaults.
+func TestImageTooLarge(t *testing.T) {
+	b := requests(t, Options{MaxImageBytes: 399}, 2)
+	if got := ptest.Shots([]byte(b[0])); !reflect.DeepEqual(got, []int{0, 0}) {
+		t.Errorf("images %v", got)
+	}
+	if want := `"text":"shot 2\n[image omitted: 1 KB, more than a request's images may take]"`; !strings.Contains(b[0], want) {
+		t.Errorf("no %s in\n%s", want, b[0])
+	}
+	b = requests(t, Options{MaxImageBytes: -1, MaxImages: -1}, 200)
+	if got := ptest.Shots([]byte(b[0])); len(got) != 200 || got[0] != 1 {
+		t.Errorf("no limit: %d images, the first %v", len(got), got[:1])
+	}
+	m, _ := New(Options{Transport: &ptest.Transport{}, Model: "claude-test"})
+	if got, want := m.c.Images, (provider.ImageLimit{Bytes: 24_000_000, Count: 100}); got != want {
+		t.Errorf("defaults %v, want %v", got, want)
+	}
+	if got := m.Factory()(m.c.Session).(*Model).c.Images; got != m.c.Images {
+		t.Errorf("a fresh context's limit %v", got)
+	}
+}
