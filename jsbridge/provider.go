@@ -24,6 +24,7 @@ import (
 //	  model, baseURL, apiKey, version, body /* JSON object or "" */: string,
 //	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
 //	  idleMs: number /* 0 = default, -1 = none */,
+//	  maxImageBytes, maxImages: number /* 0 = default, -1 = none */,
 //	  browserAccess, gemini, noCache: boolean, cacheTTL: "" | "5m" | "1h",
 //	  http: the http host of fetch.go }
 //
@@ -39,7 +40,7 @@ func isModelSpec(v js.Value) bool {
 type modelSpec struct {
 	provider, model, baseURL, apiKey, version, cacheTTL string
 	header                                              map[string]string
-	maxTokens                                           int
+	maxTokens, maxImageBytes, maxImages                 int
 	idle                                                time.Duration
 	body                                                omni.RawJSON
 	browserAccess, gemini, noCache                      bool
@@ -53,6 +54,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 	str := func(k string) string { return v.Get(k).String() }
 	s = &modelSpec{provider: str("provider"), model: str("model"), baseURL: str("baseURL"),
 		apiKey: str("apiKey"), version: str("version"), cacheTTL: str("cacheTTL"), maxTokens: v.Get("maxTokens").Int(),
+		maxImageBytes: v.Get("maxImageBytes").Int(), maxImages: v.Get("maxImages").Int(),
 		idle:          time.Duration(v.Get("idleMs").Int()) * time.Millisecond,
 		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), noCache: v.Get("noCache").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
 	if body := str("body"); body != "" {
@@ -73,14 +75,17 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	switch s.provider {
 	case "openai-chat":
 		return openai.New(openai.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
-			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle, Gemini: s.gemini})
+			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle, Gemini: s.gemini,
+			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages})
 	case "openai-responses":
 		return responses.New(responses.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
-			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle})
+			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle,
+			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages})
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,
-		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache, CacheTTL: s.cacheTTL})
+		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache, CacheTTL: s.cacheTTL,
+		MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages})
 }
 
 // factory is the engine.LLMFactory of s: a fresh context of the same model

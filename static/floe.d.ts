@@ -775,6 +775,18 @@ export interface ModelOptions {
    */
   idleTimeoutMs?: number | undefined;
   /**
+   * How many bytes the images of a request may take (their data: URLs'
+   * base64, or their URLs): past it, or past maxImages, the oldest go as a
+   * text saying so, until those kept take half of it, so that a session of
+   * many screenshots stays within the API's request limit; an image larger
+   * than it alone goes so too. The history keeps them all. Default
+   * 24000000 for Anthropic, 40000000 for OpenAI (16000000 to Gemini); 0 =
+   * no limit.
+   */
+  maxImageBytes?: number | undefined;
+  /** How many images a request may carry (as maxImageBytes): default 100 for Anthropic, 500 for OpenAI; 0 = no limit. */
+  maxImages?: number | undefined;
+  /**
    * The fetch function requests go through; default globalThis.fetch, looked
    * up at each request. Must return a Response whose body is a
    * ReadableStream of Uint8Array chunks.

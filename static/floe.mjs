@@ -2917,7 +2917,7 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[^\0-\x08\x0a-\x1f\x7f\u0100-\uffff]*$/;
 const HEADER_VALUE_WHY = "a header value cannot hold a line break, another control character or a character above U+00FF";
 
-const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs"]);
+const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
 const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini"]);
 
@@ -2937,7 +2937,7 @@ function makeModel(fname, opts) {
     throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : MODEL_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, cache } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, cache, maxImageBytes, maxImages } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -2995,6 +2995,11 @@ function makeModel(fname, opts) {
   if (idleTimeoutMs != null && !(Number.isInteger(idleTimeoutMs) && idleTimeoutMs >= 0 && idleTimeoutMs <= 86400000)) {
     throw badArg(`${name}.idleTimeoutMs`, "a whole number of milliseconds up to 86400000 (0 = no idle timeout)", idleTimeoutMs);
   }
+  // What a request's images may take (Go's MaxImageBytes, MaxImages): past
+  // it the oldest go as a text saying so; 0 = no limit.
+  for (const [k, v, what] of [["maxImageBytes", maxImageBytes, "bytes"], ["maxImages", maxImages, "images"]]) {
+    if (v != null && !(Number.isSafeInteger(v) && v >= 0)) throw badArg(`${name}.${k}`, `a whole number of ${what} (0 = no limit)`, v);
+  }
   for (const [k, v] of [["temperature", temperature], ["topP", topP]]) {
     if (v != null && !(typeof v === "number" && Number.isFinite(v))) throw badArg(`${name}.${k}`, "a number", v);
   }
@@ -3041,6 +3046,8 @@ function makeModel(fname, opts) {
     headers: hdrText,
     maxTokens: maxTokens ?? 0,
     idleMs: idleTimeoutMs == null ? 0 : idleTimeoutMs === 0 ? -1 : idleTimeoutMs, // Go's 0 is its default
+    maxImageBytes: maxImageBytes == null ? 0 : maxImageBytes || -1, // the same
+    maxImages: maxImages == null ? 0 : maxImages || -1,
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
     noCache: cache === false, // Anthropic's prompt-cache breakpoints, on by default

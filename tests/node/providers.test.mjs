@@ -175,6 +175,46 @@ test("anthropic: cache_control breakpoints, cache: \"1h\" and cache: false", asy
   assert.throws(() => floe.openai({ apiKey: "k", model: "m", cache: false }), /openai: options.cache: unknown option of openai\(\) \(anthropic\(\) has it\)/);
 });
 
+// A session of screenshots: past maxImageBytes (or maxImages), the oldest
+// images go as a text saying so, in every factory; 0 sends them all.
+test("maxImageBytes and maxImages leave the oldest images out of a request", async () => {
+  const shot = (n) => "data:image/png;base64,iVBORw0KGgo" + String(n) + "A".repeat(400 - 34);
+  const run = async (factory, opts) => {
+    const bodies = [];
+    const fetch = async (url, init) => {
+      bodies.push(init.body);
+      const n = bodies.length;
+      const calls = n < 4 ? [{ id: `call_${n}`, name: "shot", args: ["{}"] }] : [];
+      const stream = factory === "anthropic" ? anthropicStream({ calls, text: calls.length ? [] : ["Done."] }) : openaiStream({ calls, text: calls.length ? [] : ["Done."] });
+      return new Response(stream, { status: 200, headers: SSE_HEADERS });
+    };
+    const llm = factory === "anthropic" ? floe.anthropic({ apiKey: "k", model: "m", fetch, ...opts }) : floe.openaiCompatible({ baseURL: "http://127.0.0.1:9/v1", model: "m", fetch, ...opts });
+    let i = 0;
+    const session = floe.createSession({
+      meta: meta(),
+      store: false,
+      llm,
+      tools: [floe.tool({ name: "shot", description: "Screenshot", parameters: { type: "object" }, execute: async () => ({ output: "shot", images: [shot(++i)] }) })],
+      config: { maxTurns: 5, maxReconnects: 0 },
+      clock: instantClock(),
+    });
+    const msgs = await collect(session.run("Look.", { approve: async () => "allow" }));
+    await session.close();
+    assert.deepEqual(find(msgs, "tool_call_output").map((m) => m.payload.images.length), [1, 1, 1], "the history keeps them all");
+    return bodies.map((b) => [...b.matchAll(/iVBORw0KGgo(\d)|\[image omitted: /g)].map((m) => Number(m[1] ?? 0)));
+  };
+  for (const factory of ["anthropic", "openaiCompatible"]) {
+    // 1200 bytes of images past 1000: the two oldest left out.
+    assert.deepEqual(await run(factory, { maxImageBytes: 1000 }), [[], [1], [1, 2], [0, 0, 3]], factory);
+    assert.deepEqual(await run(factory, { maxImages: 2 }), [[], [1], [1, 2], [0, 0, 3]], factory);
+    assert.deepEqual(await run(factory, { maxImageBytes: 0, maxImages: 0 }), [[], [1], [1, 2], [1, 2, 3]], factory);
+  }
+  for (const [k, v] of [["maxImageBytes", -1], ["maxImageBytes", 1.5], ["maxImageBytes", "1000"], ["maxImages", -2], ["maxImages", NaN]]) {
+    const what = k === "maxImages" ? "images" : "bytes";
+    assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", [k]: v }), (e) => e.code === "bad_argument" && e.message.startsWith(`openaiResponses: options.${k}: want a whole number of ${what} (0 = no limit), got `), `${k} ${v}`);
+  }
+});
+
 test("model options are checked when the model is made", () => {
   const bad = [
     [() => floe.openai({ model: "m" }), /openai: options.apiKey: want the API key/],
