@@ -1118,7 +1118,8 @@ export interface ToolContext {
   /**
    * Aborts when the run is aborted. A tool that ends after it, however it
    * ends, gets the output it gave followed by "[interrupted: tool aborted
-   * by user]", stop_reason "aborted".
+   * by user]", stop_reason "aborted". With timeoutMs it also aborts at the
+   * limit, its reason a DOMException "TimeoutError".
    */
   signal: AbortSignal;
   toolCall: ToolCallMessage;
@@ -1143,6 +1144,22 @@ export interface ToolSpec<A, R = ToolResult> {
    * output naming what was wrong). Throwing is a tool error.
    */
   execute(args: A, context: ToolContext): R;
+  /**
+   * The longest a call may run, in milliseconds (an integer; 0 or absent:
+   * no limit). At the limit the call's signal aborts and the call ends at
+   * once, failed, with "[tool error] timed out after 120 s" after what it
+   * streamed; a tool that ignores its signal is not waited for, and the
+   * run goes on.
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * The longest output, in characters as String length counts them
+   * (UTF-16 code units; an integer, 0 or absent: no limit). A longer one,
+   * returned or streamed, keeps its head (never half a surrogate pair)
+   * followed by the line "[output cut: N of M characters left out]";
+   * fragments past it are not streamed. Images do not count.
+   */
+  maxOutputLength?: number | undefined;
 }
 
 /**

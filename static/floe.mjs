@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, badArg, describe, errMessage, floeError, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
@@ -85,19 +85,9 @@ function jsonArg(v, name) {
 }
 
 // The largest values the engine honours: a duration in milliseconds must
-// fit the hosts' timers (setTimeout fires at once beyond 2^31 − 1 ms, about
-// 24.8 days); a count, an int32; a token or turn limit, an exact integer.
-const MAX_MS = 2 ** 31 - 1;
+// fit the hosts' timers (MAX_MS); a count, an int32; a token or turn limit,
+// an exact integer.
 const MAX_COUNT = 2 ** 31 - 1;
-
-/** Checks an integer option in [min, max]. */
-function intArg(v, name, max, min = 0) {
-  if (typeof v !== "number") throw badArg(name, "a number", v);
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw floeError("bad_argument", `${name}: want an integer from ${min} to ${max}, got ${v}`);
-  }
-  return v;
-}
 
 // Runs f at the next macrotask: setImmediate (Node), else a MessageChannel
 // (pages, Workers; made on first use), else setTimeout (a Cloudflare Worker

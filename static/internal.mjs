@@ -46,6 +46,19 @@ export function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
 
+// The longest duration in milliseconds the hosts' timers take (setTimeout
+// fires at once beyond 2^31 − 1 ms, about 24.8 days).
+export const MAX_MS = 2 ** 31 - 1;
+
+/** Checks an integer option in [min, max]. */
+export function intArg(v, name, max, min = 0) {
+  if (typeof v !== "number") throw badArg(name, "a number", v);
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw floeError("bad_argument", `${name}: want an integer from ${min} to ${max}, got ${v}`);
+  }
+  return v;
+}
+
 /** The message of a thrown value (ENGINE.md E-1.3); never throws itself. */
 export function errMessage(e) {
   try {

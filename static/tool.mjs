@@ -4,28 +4,41 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, imagesProblem, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
 
-const TOOL_KEYS = new Set(["name", "description", "parameters", "execute"]);
+const TOOL_KEYS = new Set(["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
 
 const TOOL = Symbol.for("floe.tool");
+// A tool()'s time limit and output cap: { timeoutMs, cap }, 0 for none.
+const LIMITS = Symbol.for("floe.toolLimits");
+
+// The longest output cap tool() takes, in UTF-16 code units (no string is
+// longer in any engine).
+const MAX_OUTPUT = 2 ** 31 - 1;
 
 const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze({}) });
 
 /**
- * tool({ name, description, parameters, execute }) → a tool for
- * createSession({ tools }). parameters is a JSON Schema (default: an object
- * with no properties); execute(args, { signal, toolCall, emit, approve })
- * gets the parsed, validated arguments.
+ * tool({ name, description, parameters, execute, timeoutMs, maxOutputLength })
+ * → a tool for createSession({ tools }). parameters is a JSON Schema
+ * (default: an object with no properties); execute(args, { signal,
+ * toolCall, emit, approve }) gets the parsed, validated arguments.
+ * timeoutMs bounds a call's time (its signal aborts, the call fails);
+ * maxOutputLength its output's length (the head is kept, a note says what
+ * was cut); absent or 0, none.
  */
 export function tool(spec) {
   plainObject(spec, "tool: spec");
   knownKeys(spec, TOOL_KEYS, "tool: spec");
-  const { name, description = "", parameters = NO_PARAMETERS, execute } = spec;
+  const { name, description = "", parameters = NO_PARAMETERS, execute, timeoutMs, maxOutputLength } = spec;
   if (typeof name !== "string" || name === "") throw badArg("tool: name", "a non-empty string", name);
   if (typeof description !== "string") throw badArg(`tool ${name}: description`, "a string", description);
   if (typeof execute !== "function") throw badArg(`tool ${name}: execute`, "a function", execute);
+  const limits = {
+    timeoutMs: timeoutMs == null ? 0 : intArg(timeoutMs, `tool ${name}: timeoutMs`, MAX_MS),
+    cap: maxOutputLength == null ? 0 : intArg(maxOutputLength, `tool ${name}: maxOutputLength`, MAX_OUTPUT),
+  };
   if (!isObject(parameters) || Array.isArray(parameters)) throw badArg(`tool ${name}: parameters`, "a JSON Schema object", parameters);
   let validate;
   try {
@@ -38,7 +51,7 @@ export function tool(spec) {
     // A model's arguments are a JSON object: no call could pass.
     throw floeError("bad_argument", `tool ${name}: parameters.type: want "object" (a tool's arguments are an object), got ${JSON.stringify(top)}`);
   }
-  return Object.freeze({ name, description, parameters, execute, [TOOL]: validate });
+  return Object.freeze({ name, description, parameters, execute, [TOOL]: validate, [LIMITS]: limits });
 }
 
 /** Reports whether t was made by tool() (or subagentTool()). */
@@ -167,6 +180,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
     yield msg.toolOutput(id, checked.error, "failed");
     return;
   }
+  const { timeoutMs, cap } = t[LIMITS] ?? NO_LIMITS;
   const queue = [];
   let wake = null;
   const notify = () => {
@@ -179,12 +193,32 @@ async function* runTool(t, { toolCall, approve, signal }) {
   let started = false;
   let ended = false;
   const fragments = [];
+  // With a cap, the output kept is its first cap characters: kept counts
+  // them, total all the tool gave; once a character is left out, so is
+  // everything after it.
+  let kept = 0;
+  let total = 0;
+  const head = (s) => {
+    total += s.length;
+    if (!cap || (kept === total - s.length && total <= cap)) {
+      kept += s.length;
+      return s;
+    }
+    if (kept < total - s.length) return ""; // already cut
+    let n = cap - kept;
+    // Never half a surrogate pair: the output stays well-formed text.
+    const c = s.charCodeAt(n - 1);
+    if (n > 0 && c >= 0xd800 && c <= 0xdbff) n--;
+    kept += n;
+    return s.slice(0, n);
+  };
   const fragment = (f, what) => {
     if (typeof f !== "string") throw new TypeError(`tool ${t.name}: ${what} ${describe(f)}, want a string (an output fragment)`);
     if (!started) {
       started = true;
       queue.push(msg.partialToolOutput("start", "", id));
     }
+    f = head(f);
     if (f === "") return;
     fragments.push(f);
     queue.push(msg.partialToolOutput("delta", f, id));
@@ -200,14 +234,43 @@ async function* runTool(t, { toolCall, approve, signal }) {
     }
     throw new TypeError(`tool ${t.name}: emit: want a string (an output fragment) or a message with origin (forwarded), got ${describe(x)}`);
   };
-  let result = null; // {output, images} once execute finished
-  let failed = false; // execute threw or rejected: with failure, which may be any value (null, 0, "")
+  let result = null; // {output, images, stopReason?} once execute finished
+  let failed = false; // execute threw or rejected, or ran out of time: with failure, which may be any value (null, 0, "")
   let failure;
+  // With a time limit the tool gets a signal of its own, aborted by the
+  // run's abort or at the limit; the run's abort stops the clock (it, not
+  // the limit, ends the call).
+  let toolSignal = signal;
+  let timer;
+  let unlink = () => {};
+  if (timeoutMs) {
+    const ac = new AbortController();
+    toolSignal = ac.signal;
+    const onAbort = () => {
+      clearTimeout(timer);
+      ac.abort(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener("abort", onAbort, { once: true });
+      unlink = () => signal.removeEventListener("abort", onAbort);
+      timer = setTimeout(() => {
+        const limit = `timed out after ${duration(timeoutMs)}`;
+        ac.abort(new DOMException(`tool ${t.name}: ${limit}`, "TimeoutError"));
+        // The call ends now, whether or not the tool heeds its signal.
+        if (!result && !failed) {
+          failed = true;
+          failure = new Error(limit);
+          notify();
+        }
+      }, timeoutMs);
+    }
+  }
   const done = (async () => {
-    const r = await t.execute(checked.args, { signal, toolCall, emit, approve });
+    const r = await t.execute(checked.args, { signal: toolSignal, toolCall, emit, approve });
     if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
       for await (const f of r) {
-        if (signal.aborted) break; // cut at the abort
+        if (toolSignal.aborted) break; // cut at the abort or the time limit
         fragment(f, "yielded");
       }
       return { output: "" };
@@ -215,11 +278,15 @@ async function* runTool(t, { toolCall, approve, signal }) {
     return outputOf(t, r);
   })().then(
     (r) => {
-      result = signal.aborted ? interrupted(r) : r;
+      // A tool that ends after the run's abort, however it ends, was cut
+      // short: its output says so and is "aborted" (ENGINE.md E-6.8), so
+      // that the model does not take what came for the whole result.
+      if (!failed) result = signal.aborted ? { ...r, stopReason: "aborted" } : r;
       notify();
     },
     (e) => {
-      if (signal.aborted) result = interrupted({ output: "" });
+      if (failed) return; // out of time already
+      if (signal.aborted) result = { output: "", stopReason: "aborted" };
       else {
         failed = true;
         failure = e === undefined ? new Error("undefined") : e;
@@ -227,14 +294,6 @@ async function* runTool(t, { toolCall, approve, signal }) {
       notify();
     },
   );
-  // A tool that ends after the run's abort, however it ends, was cut
-  // short: its output says so and is "aborted" (ENGINE.md E-6.8), so that
-  // the model does not take what came for the whole result.
-  const interrupted = ({ output, images }) => ({
-    output: output + (fragments.length || output ? "\n" : "") + "[interrupted: tool aborted by user]",
-    images,
-    stopReason: "aborted",
-  });
   done.catch(() => {});
   try {
     for (;;) {
@@ -246,12 +305,21 @@ async function* runTool(t, { toolCall, approve, signal }) {
     }
   } finally {
     ended = true;
+    clearTimeout(timer);
+    unlink();
   }
+  const cutNote = () => (kept ? "\n" : "") + `[output cut: ${total - kept} of ${total} characters left out]`;
   // A failure leaves an open fragment open: the engine closes it as
   // ENGINE.md E-6.5 says (a delta of "\n[tool error] <message>", a stop
   // "failed"), so that the deltas join to the complete output (P-7).
-  if (failed) throw failure; // the engine makes "[tool error] <message>" of it
-  const { output, images } = result;
+  if (failed) {
+    if (kept < total) yield msg.partialToolOutput("delta", cutNote(), id);
+    throw failure; // the engine makes "[tool error] <message>" of it
+  }
+  const { images, stopReason } = result;
+  let output = head(result.output);
+  if (kept < total) output += cutNote();
+  if (stopReason === "aborted") output += (fragments.length || output ? "\n" : "") + "[interrupted: tool aborted by user]";
   if (started) {
     // The returned value (and the images, which one delta carries whole)
     // is the last delta: the deltas join to the complete output (P-7).
@@ -260,10 +328,15 @@ async function* runTool(t, { toolCall, approve, signal }) {
       if (images?.length) d.payload = { type: d.payload.type, role: d.payload.role, event_type: "delta", output, images, tool_call_id: id };
       yield d;
     }
-    yield msg.partialToolOutput("stop", "", id, result.stopReason);
+    yield msg.partialToolOutput("stop", "", id, stopReason);
   }
-  yield msg.toolOutput(id, fragments.join("") + output, result.stopReason ?? "completed", images);
+  yield msg.toolOutput(id, fragments.join("") + output, stopReason ?? "completed", images);
 }
+
+const NO_LIMITS = Object.freeze({ timeoutMs: 0, cap: 0 });
+
+// duration names a time limit as the errors say it: "120 s", "1.5 s", "250 ms".
+const duration = (ms) => (ms < 1000 ? `${ms} ms` : `${ms / 1000} s`);
 
 // outputOf converts what execute returned: a string, {output, images?},
 // undefined (""), or any other value as JSON.

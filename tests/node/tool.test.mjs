@@ -1,6 +1,6 @@
 // tool(): schema validation (a corpus per keyword), what execute may return,
 // emit, errors, and the environment createSession derives from tools.
-import { test } from "node:test";
+import { test, mock } from "node:test";
 import assert from "node:assert/strict";
 import { floe, collect, find, usage } from "./helpers.mjs";
 import { tool, msg } from "../../static/floe-node.mjs";
@@ -274,6 +274,18 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
     [() => tool({ name: "x" }), "tool x: execute"],
     [() => tool({ name: "x", execute: () => "", parameters: [] }), "tool x: parameters"],
     [() => tool({ name: "x", execute: () => "", description: 3 }), "tool x: description"],
+    // The limits: a whole number, 0 for none (as in the reference).
+    [() => tool({ name: "x", execute: () => "", timeoutMs: -1 }), "tool x: timeoutMs: want an integer from 0 to 2147483647, got -1"],
+    [() => tool({ name: "x", execute: () => "", timeoutMs: NaN }), "tool x: timeoutMs: want an integer from 0 to 2147483647, got NaN"],
+    [() => tool({ name: "x", execute: () => "", timeoutMs: 1.5 }), "tool x: timeoutMs: want an integer from 0 to 2147483647, got 1.5"],
+    [() => tool({ name: "x", execute: () => "", timeoutMs: "120000" }), "tool x: timeoutMs: want a number, got a string"],
+    [() => tool({ name: "x", execute: () => "", timeoutMs: 2 ** 31 }), "tool x: timeoutMs: want an integer from 0 to 2147483647, got 2147483648"],
+    [() => tool({ name: "x", execute: () => "", maxOutputLength: -5 }), "tool x: maxOutputLength: want an integer from 0 to 2147483647, got -5"],
+    [() => tool({ name: "x", execute: () => "", maxOutputLength: Infinity }), "tool x: maxOutputLength: want an integer from 0 to 2147483647, got Infinity"],
+    [() => tool({ name: "x", execute: () => "", maxOutputLength: 0.5 }), "tool x: maxOutputLength: want an integer from 0 to 2147483647, got 0.5"],
+    [() => tool({ name: "x", execute: () => "", maxOutputLength: "16000" }), "tool x: maxOutputLength: want a number, got a string"],
+    [() => tool({ name: "x", execute: () => "", maxOutputLength: 16000n }), "tool x: maxOutputLength: want a number, got a bigint"],
+    [() => tool({ name: "x", execute: () => "", timeOut: 5 }), "tool: spec.timeOut: unknown option"],
     [() => floe.createSession({ llm: mockModel([]), tools: [tool({ name: "a", execute: () => "" }), tool({ name: "a", execute: () => "" })] }), 'tools[1]: a second tool named "a"'],
     [() => floe.createSession({ llm: mockModel([]), tools: [42] }), "createSession: tools[0]"],
     [() => floe.createSession({ llm: mockModel([]), tools: [{ description: "d" }] }), "createSession: tools[0].name: want a tool's name (a non-empty string), got undefined"],
@@ -319,4 +331,211 @@ test("at most 8 problems are reported per call", () => {
   const errs = validate(Object.fromEntries([..."abcdefghijkl"].map((k) => [k, 1])));
   assert.equal(errs.length, 8);
   assert.equal(errs[0], "$.a: want string, got number");
+});
+
+// The time limit runs on fake timers: a run's tool call is started (a gate
+// the tool opens), then the clock is moved past the limit. Only in runs
+// that are not aborted: the engine's timers (an abort's grace) are
+// setTimeout's too.
+async function timedRun(t, { signal, ticks = [] } = {}) {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const llm = callsThenOk(t.name, ["{}"]);
+    const run = collect(floe.createSession({ llm, tools: [t] }).run("x", { approve: () => "allow", signal }));
+    for (const [gate, ms] of ticks) {
+      await gate;
+      mock.timers.tick(ms);
+    }
+    const out = await run;
+    assert.deepEqual(checkStream(out), []);
+    return { out, llm };
+  } finally {
+    mock.timers.reset();
+  }
+}
+
+const gate = () => {
+  let open;
+  const p = new Promise((r) => (open = r));
+  return Object.assign(p, { open });
+};
+
+const ofCall = (out) => out.filter((m) => m.payload.tool_call_id === "c0" && m.payload.type.includes("output"));
+const deltas = (out) => ofCall(out).filter((m) => m.payload.event_type === "delta").map((m) => m.payload.output);
+
+test("timeoutMs: a tool that ignores its signal is not waited for: at the limit its signal aborts and the call fails, what it streamed kept; the run goes on", async () => {
+  const started = gate();
+  let ctx;
+  let lateEmit;
+  const t = tool({
+    name: "t",
+    timeoutMs: 120_000,
+    execute: async (args, c) => {
+      ctx = c;
+      c.emit("partial");
+      started.open();
+      await new Promise(() => {}); // never ends, whatever its signal says
+    },
+  });
+  const { out, llm } = await timedRun(t, { ticks: [[started, 120_000]] });
+  assert.equal(ctx.signal.aborted, true);
+  assert.equal(ctx.signal.reason.name, "TimeoutError");
+  assert.equal(ctx.signal.reason.message, "tool t: timed out after 120 s");
+  try {
+    ctx.emit("late");
+  } catch (e) {
+    lateEmit = e;
+  }
+  assert.equal(lateEmit?.code, "closed");
+  const [o] = find(out, "tool_call_output");
+  assert.deepEqual([o.payload.output, o.payload.stop_reason], ["partial\n[tool error] timed out after 120 s", "failed"]);
+  // the open fragment is closed as E-6.5 says: the deltas join to the output
+  assert.deepEqual(deltas(out), ["partial", "\n[tool error] timed out after 120 s"]);
+  assert.equal(ofCall(out).at(-2).payload.stop_reason, "failed");
+  // the model got the failed output and answered
+  assert.equal(llm.calls.length, 2);
+  assert.equal(find(out, "text").at(-1).payload.text, "ok");
+  assert.equal(find(out, "abort").length, 0);
+});
+
+test("timeoutMs: a tool that heeds its signal at the limit fails as timed out, not aborted; an async generator is stopped at its next yield", async () => {
+  const started = gate();
+  const heeds = tool({
+    name: "t",
+    timeoutMs: 1500,
+    execute: (args, { signal }) => {
+      started.open();
+      return new Promise((resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    },
+  });
+  const { out } = await timedRun(heeds, { ticks: [[started, 1500]] });
+  assert.deepEqual(find(out, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [["[tool error] timed out after 1.5 s", "failed"]]);
+
+  const yielding = gate();
+  let resume;
+  let after = false;
+  const gen = tool({
+    name: "t",
+    timeoutMs: 250,
+    async *execute() {
+      yield "a";
+      await new Promise((r) => {
+        resume = r;
+        yielding.open();
+      });
+      yield "b";
+      after = true;
+      yield "c";
+    },
+  });
+  const { out: out2 } = await timedRun(gen, { ticks: [[yielding, 250]] });
+  resume();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(after, false);
+  assert.deepEqual(deltas(out2), ["a", "\n[tool error] timed out after 250 ms"]);
+});
+
+test("timeoutMs: a tool that ends in time completes, and its clock is stopped; the run's abort before the limit is an abort, not a time-out", async () => {
+  let fastSignal;
+  const fast = tool({ name: "t", timeoutMs: 1000, execute: (a, c) => ((fastSignal = c.signal), "done") });
+  const ac = new AbortController();
+  let slowSignal;
+  const slow = tool({
+    name: "t",
+    timeoutMs: 1000,
+    execute: (a, c) =>
+      new Promise((resolve, reject) => {
+        slowSignal = c.signal;
+        c.signal.addEventListener("abort", () => reject(c.signal.reason));
+        c.emit("so far");
+        ac.abort();
+      }),
+  });
+  // The clock moves once the run has ended: an abort's grace is a timer
+  // of the engine's, which a tick during the run would move too.
+  for (const [t, signal, want] of [
+    [fast, undefined, ["done", "completed"]],
+    [slow, ac.signal, ["so far\n[interrupted: tool aborted by user]", "aborted"]],
+  ]) {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("x", { approve: () => "allow", signal }));
+      assert.deepEqual(checkStream(out), []);
+      assert.deepEqual(find(out, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [want]);
+      mock.timers.tick(5000);
+    } finally {
+      mock.timers.reset();
+    }
+  }
+  assert.equal(fastSignal.aborted, false);
+  assert.equal(slowSignal.aborted, true);
+  assert.notEqual(slowSignal.reason?.name, "TimeoutError");
+});
+
+test("maxOutputLength: a longer output is cut, its head kept, with a note of how much was left out; returned, { output }, streamed alike", async () => {
+  const run = async (execute, maxOutputLength = 5) => {
+    const t = tool({ name: "t", maxOutputLength, execute });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("x", { approve: () => "allow" }));
+    assert.deepEqual(checkStream(out), []);
+    const [o] = find(out, "tool_call_output");
+    // whatever was streamed joins to the complete output (P-7)
+    if (deltas(out).length) assert.equal(deltas(out).join(""), o.payload.output);
+    return { output: o.payload.output, stop: o.payload.stop_reason, deltas: deltas(out), images: o.payload.images };
+  };
+  const NOTE = (cut, total) => `[output cut: ${cut} of ${total} characters left out]`;
+  assert.deepEqual(await run(() => "0123456789"), { output: "01234\n" + NOTE(5, 10), stop: "completed", deltas: [], images: undefined });
+  // as long as the cap, or 0: whole
+  assert.equal((await run(() => "01234")).output, "01234");
+  assert.equal((await run(() => "0123456789", 0)).output, "0123456789");
+  // a value serialized as JSON is cut as its text
+  assert.equal((await run(() => ({ a: "xyzxyz" }))).output, '{"a":\n' + NOTE(9, 14));
+  const img = ["data:image/png;base64,AAAA"];
+  assert.deepEqual(await run(() => ({ output: "0123456789", images: img })), { output: "01234\n" + NOTE(5, 10), stop: "completed", deltas: [], images: img });
+  // fragments past the cap are not streamed; the note is the last delta
+  assert.deepEqual(
+    await run(async function* () {
+      yield "012";
+      yield "345";
+      yield "6";
+    }),
+    { output: "01234\n" + NOTE(2, 7), stop: "completed", deltas: ["012", "34", "\n" + NOTE(2, 7)], images: undefined },
+  );
+  // emitted fragments and the returned value count together
+  assert.deepEqual(
+    await run(async (a, { emit }) => {
+      emit("0123");
+      emit("45");
+      return "6789";
+    }),
+    { output: "01234\n" + NOTE(5, 10), stop: "completed", deltas: ["0123", "4", "\n" + NOTE(5, 10)], images: undefined },
+  );
+  // a surrogate pair is never split: the head is one character shorter
+  assert.equal((await run(() => "abcd😀ef")).output, "abcd\n" + NOTE(4, 8));
+  // a tool error after the cap keeps the note before the error
+  assert.deepEqual(
+    await run(async function* () {
+      yield "0123456789";
+      throw new Error("disk full");
+    }),
+    { output: "01234\n" + NOTE(5, 10) + "\n[tool error] disk full", stop: "failed", deltas: ["01234", "\n" + NOTE(5, 10), "\n[tool error] disk full"], images: undefined },
+  );
+});
+
+test("maxOutputLength with the run's abort: the cut note, then the interrupted line", async () => {
+  const ac = new AbortController();
+  const t = tool({
+    name: "t",
+    maxOutputLength: 3,
+    execute: async (a, { emit }) => {
+      emit("abcdef");
+      ac.abort();
+      return "gh";
+    },
+  });
+  const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("x", { approve: () => "allow", signal: ac.signal }));
+  assert.deepEqual(checkStream(out), []);
+  const [o] = find(out, "tool_call_output");
+  const want = "abc\n[output cut: 5 of 8 characters left out]\n[interrupted: tool aborted by user]";
+  assert.deepEqual([o.payload.output, o.payload.stop_reason], [want, "aborted"]);
+  assert.equal(deltas(out).join(""), want);
 });

@@ -26,6 +26,10 @@ export async function agent(signal: AbortSignal | undefined): Promise<Transcript
   tool({ name: "any", parameters: true, execute: () => "" });
   tool({ name: "nested", parameters: { type: "object", properties: { x: true, y: false } }, execute: () => "" });
   const chart = tool({ name: "chart", execute: async () => ({ output: "a chart", images: ["data:image/png;base64,AAAA"] }) });
+  tool({ name: "bounded", timeoutMs: 120_000, maxOutputLength: 16_000, execute: () => "", description: undefined });
+  tool({ name: "unbounded", timeoutMs: undefined, maxOutputLength: 0, execute: () => "" });
+  // @ts-expect-error timeoutMs is a number of milliseconds: tool() throws bad_argument for a string
+  tool({ name: "bad_limit", timeoutMs: "120000", execute: () => "" });
   const research = floe.subagentTool({ name: "research", create: () => ({ llm: mockModel(["42"]), tools: [readFile] }) });
   const session = floe.createSession({
     llm: mockModel([{ toolCall: { name: "read_file", args: { path: "a" } } }, [{ thinking: "hm" }, "done", { delay: 1 }], { error: "x", status: "auth" }]),
