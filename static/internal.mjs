@@ -50,6 +50,13 @@ export function badArg(name, want, got) {
 // fires at once beyond 2^31 − 1 ms, about 24.8 days).
 export const MAX_MS = 2 ** 31 - 1;
 
+/**
+ * The timers of tool() time limits: the global ones, which a test replaces
+ * with a clock of its own rather than faking setTimeout, which the Go
+ * runtime's timers use too.
+ */
+export const toolTimers = { set: (f, ms) => setTimeout(f, ms), clear: (t) => clearTimeout(t) };
+
 /** Checks an integer option in [min, max]. */
 export function intArg(v, name, max, min = 0) {
   if (typeof v !== "number") throw badArg(name, "a number", v);

@@ -4,7 +4,7 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { MAX_MS, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
@@ -247,14 +247,14 @@ async function* runTool(t, { toolCall, approve, signal }) {
     const ac = new AbortController();
     toolSignal = ac.signal;
     const onAbort = () => {
-      clearTimeout(timer);
+      toolTimers.clear(timer);
       ac.abort(signal.reason);
     };
     if (signal.aborted) onAbort();
     else {
       signal.addEventListener("abort", onAbort, { once: true });
       unlink = () => signal.removeEventListener("abort", onAbort);
-      timer = setTimeout(() => {
+      timer = toolTimers.set(() => {
         const limit = `timed out after ${duration(timeoutMs)}`;
         ac.abort(new DOMException(`tool ${t.name}: ${limit}`, "TimeoutError"));
         // The call ends now, whether or not the tool heeds its signal.
@@ -305,7 +305,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
     }
   } finally {
     ended = true;
-    clearTimeout(timer);
+    toolTimers.clear(timer);
     unlink();
   }
   const cutNote = () => (kept ? "\n" : "") + `[output cut: ${total - kept} of ${total} characters left out]`;

@@ -1,6 +1,7 @@
 // tool(): schema validation (a corpus per keyword), what execute may return,
 // emit, errors, and the environment createSession derives from tools.
-import { test, mock } from "node:test";
+import { test } from "node:test";
+import { toolTimers } from "../../static/internal.mjs";
 import assert from "node:assert/strict";
 import { floe, collect, find, usage } from "./helpers.mjs";
 import { tool, msg } from "../../static/floe-node.mjs";
@@ -333,24 +334,44 @@ test("at most 8 problems are reported per call", () => {
   assert.equal(errs[0], "$.a: want string, got number");
 });
 
-// The time limit runs on fake timers: a run's tool call is started (a gate
-// the tool opens), then the clock is moved past the limit. Only in runs
-// that are not aborted: the engine's timers (an abort's grace) are
-// setTimeout's too.
+// toolClock puts a clock the test moves in place of the tool timers'
+// setTimeout (not the global one, which the Go runtime's timers use too).
+function toolClock() {
+  const saved = { ...toolTimers };
+  const pending = new Map();
+  let now = 0;
+  let next = 0;
+  toolTimers.set = (f, ms) => (pending.set(++next, { at: now + ms, f }), next);
+  toolTimers.clear = (id) => pending.delete(id);
+  return {
+    tick(ms) {
+      now += ms;
+      for (const [id, { at, f }] of [...pending].sort((a, b) => a[1].at - b[1].at)) {
+        if (at > now) break;
+        pending.delete(id);
+        f();
+      }
+    },
+    reset: () => Object.assign(toolTimers, saved),
+  };
+}
+
+// The time limit runs on a clock the test moves: a run's tool call is
+// started (a gate the tool opens), then the clock is moved past the limit.
 async function timedRun(t, { signal, ticks = [] } = {}) {
-  mock.timers.enable({ apis: ["setTimeout"] });
+  const clock = toolClock();
   try {
     const llm = callsThenOk(t.name, ["{}"]);
     const run = collect(floe.createSession({ llm, tools: [t] }).run("x", { approve: () => "allow", signal }));
     for (const [gate, ms] of ticks) {
       await gate;
-      mock.timers.tick(ms);
+      clock.tick(ms);
     }
     const out = await run;
     assert.deepEqual(checkStream(out), []);
     return { out, llm };
   } finally {
-    mock.timers.reset();
+    clock.reset();
   }
 }
 
@@ -451,20 +472,19 @@ test("timeoutMs: a tool that ends in time completes, and its clock is stopped; t
         ac.abort();
       }),
   });
-  // The clock moves once the run has ended: an abort's grace is a timer
-  // of the engine's, which a tick during the run would move too.
+  // Once the run has ended, the limit's time passing does nothing.
   for (const [t, signal, want] of [
     [fast, undefined, ["done", "completed"]],
     [slow, ac.signal, ["so far\n[interrupted: tool aborted by user]", "aborted"]],
   ]) {
-    mock.timers.enable({ apis: ["setTimeout"] });
+    const clock = toolClock();
     try {
       const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("x", { approve: () => "allow", signal }));
       assert.deepEqual(checkStream(out), []);
       assert.deepEqual(find(out, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [want]);
-      mock.timers.tick(5000);
+      clock.tick(5000);
     } finally {
-      mock.timers.reset();
+      clock.reset();
     }
   }
   assert.equal(fastSignal.aborted, false);
