@@ -1371,7 +1371,9 @@ export interface Transcript {
    * mid-run) ends "aborted", its turn and undecided cards too; so does one
    * followed by another request_begin. A call still "running" (its output
    * never came: a Trace cut while a tool ran) ends "aborted", and the run
-   * with it.
+   * with it; one of an earlier request ends so at the next request_begin
+   * (a resumed session's), which every output of the requests before comes
+   * ahead of, and the run goes on.
    */
   end(): void;
   /** fn(transcript, null) at once (the store contract: Svelte's $view), then fn(transcript, message) after every change (message null for end()); returns the unsubscribe function. */

@@ -194,6 +194,10 @@ class Transcript {
     switch (p.type) {
       case "request_begin":
         this.#cut(); // a request a crash or a reload cut off (a Trace read back) never ends
+        // Every output of the requests before, late ones too, comes
+        // before the next request (E-7.2): a call still running got none
+        // (a Trace cut while a tool ran, then resumed).
+        this.#settle(true);
         this.#inRequest = true;
         this.retry = null;
         this.status = "running";

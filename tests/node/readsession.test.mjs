@@ -225,3 +225,32 @@ test("a Trace cut while an allowed tool ran renders its card aborted at end(), n
   w.push({ timestamp: at(6), type: "event_msg", payload: { type: "abort", reason: "aborted by user" } });
   assert.deepEqual([w.status, w.card("A").status], ["aborted", "aborted"]);
 });
+
+test("a Trace cut while an allowed tool ran, then resumed, renders the call aborted and the session's last run done", async (t) => {
+  const store = { dir: await tempDir(t) };
+  const id = "session-cut-at-tool";
+  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
+  const lines = [
+    { timestamp: at(0), type: "session_meta", payload: { session_id: id, provider: "test", model_id: "m", model_context_window: 0, system_prompt: "", agent_state: "", workspace: "" } },
+    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
+    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
+    { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "A" } },
+    { timestamp: at(5), type: "event_msg", payload: { type: "request_end", status: "completed" } },
+  ];
+  await floe.importSession([{ name: `2026-01-01/${id}_001.jsonl`, text: lines.map((l) => JSON.stringify(l) + "\n").join("") }], { store });
+  // The resumed session answers the call in its next request's input (a
+  // placeholder it does not write): no output of A ever comes.
+  const resumed = await floe.resumeSession(id, { llm: mockModel(["Done."]), store });
+  const v = transcript();
+  for (const m of await floe.readSession(id, { store })) v.push(m);
+  v.push(msg.userText("again"));
+  await v.consume(resumed.run("again"));
+  await resumed.close();
+  assert.deepEqual([v.status, v.card("A").status, v.turns.at(-1).status], ["done", "aborted", "completed"], "the live view of the resumed run");
+  // Read back whole after the resumed run: the same.
+  const w = transcript();
+  for (const m of await floe.readSession(id, { store })) w.push(m);
+  w.end();
+  assert.deepEqual([w.status, w.card("A").status, w.turns.at(-1).status], ["done", "aborted", "completed"], "read back");
+});
