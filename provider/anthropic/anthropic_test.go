@@ -297,6 +297,11 @@ func TestImages(t *testing.T) {
 	for _, c := range []struct{ url, want string }{
 		{"data:image/bmp;base64,Qk0=", `[image not sent: media type \"image/bmp\" (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp]`},
 		{"data:;base64,AAAA", `[image not sent: media type \"\"`},
+		// Labelled as one the API takes, of bytes that show another (a
+		// BMP, an AVIF): the API refused it as it refuses a mislabelled one.
+		{"data:image/png;base64,Qk02AAAAAAAAADYAAAAoAAAA", `[image not sent: media type \"image/png\" (bytes of no PNG, JPEG, GIF or WebP image)`},
+		{"data:image/jpeg;base64,AAAAIGZ0eXBhdmlmAAAAAGF2aWY=", `[image not sent: media type \"image/jpeg\" (bytes of no PNG, JPEG, GIF or WebP image)`},
+		{"data:image/webp;base64,UklGRgAAAABXQVZF", `[image not sent: media type \"image/webp\" (bytes of no PNG, JPEG, GIF or WebP image)`},
 		{"data:image/png," + strings.Repeat("%89PNG", 10), `[image not sent: \"data:image/png,%89PNG%89PNG%89PNG%89PNG%\"… is no http or https URL, nor a data:<media type>;base64,… URL, which Anthropic takes]`},
 		{"/shots/a.png", `[image not sent: \"/shots/a.png\" is no http or https URL`},
 		// A media type as long as the data: URL's head is cut, as the URL is.

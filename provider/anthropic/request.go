@@ -340,9 +340,10 @@ func quoteHead(s string) string {
 }
 
 // mediaType returns the media type of an image of base64 data: the one
-// its first bytes show, else the one it is labelled with (mime, its case
-// and parameters aside; image/jpg as image/jpeg) when the API takes it,
-// else "". Only the first 16 characters are decoded.
+// its first bytes show; else, when they are too few to tell (fewer than
+// 12 decode), the one it is labelled with (mime, its case and parameters
+// aside; image/jpg as image/jpeg) when the API takes it; else "". Only
+// the first 16 characters are decoded.
 func mediaType(mime, data string) string {
 	var head [12]byte // the first bytes of data, as many as its first characters hold
 	n, acc, bits := 0, uint(0), 0
@@ -374,8 +375,11 @@ func mediaType(mime, data string) string {
 			return t.media
 		}
 	}
+	// The label, of bytes too few to tell: of bytes enough, of none of
+	// the four (a BMP, an AVIF), the API refuses the image whatever the
+	// label says.
 	b := make([]byte, 0, 16)
-	for i := 0; i < len(mime) && mime[i] != ';'; i++ {
+	for i := 0; n < len(head) && i < len(mime) && mime[i] != ';'; i++ {
 		if c := mime[i]; 'A' <= c && c <= 'Z' {
 			b = append(b, c+'a'-'A')
 		} else if c != ' ' {
