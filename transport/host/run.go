@@ -15,7 +15,8 @@ import (
 // Start begins a run of t.Input (T-4: the input is published, then
 // task_state running, then the run's stream). A busy session answers
 // ErrTaskInProgress, or queues the task when t.QueueIfBusy is set (queued
-// is then true).
+// is then true). After Registry.Shutdown it answers ErrShuttingDown, busy
+// or not.
 func (h *Host) Start(t Task) (queued bool, err error) {
 	if len(t.Input) == 0 {
 		return false, badRequest("input: want at least one message")
@@ -39,6 +40,11 @@ func (h *Host) Start(t Task) (queued bool, err error) {
 	if h.state != transport.StateIdle {
 		if !t.QueueIfBusy {
 			return false, ErrTaskInProgress
+		}
+		if h.reg.down.Load() {
+			// It would never start: the run in flight is being aborted,
+			// and no run starts after it (take).
+			return false, ErrShuttingDown
 		}
 		h.nextTask++
 		h.followUps = append(h.followUps, task{id: "task-" + strconv.Itoa(h.nextTask), Task: t})

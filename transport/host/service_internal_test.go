@@ -454,3 +454,54 @@ func TestShutdownWaitsForTheRunsOrCtx(t *testing.T) {
 		t.Fatalf("Delete after Shutdown: %v", err)
 	}
 }
+
+// A task sent with queueIfBusy while the server goes down is refused,
+// 503, as one sent to an idle session is: it was queued behind the run
+// being aborted (202, queued), then dropped when that run ended, no run
+// starting after Shutdown, and the last task_state still listed it.
+func TestShutdownRefusesQueuedTasks(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	gate := make(chan struct{})
+	hub := transport.NewHub(transport.Options{})
+	t.Cleanup(hub.Close)
+	r, err := NewRegistry(Config{
+		Store: &trace.MemStore{}, Hub: hub, Mode: ModeAllowAll,
+		NewMeta: func(string, time.Time) omni.Message { return playground.Meta(time.Now()) },
+		Wire: func(omni.Message) (Wiring, error) {
+			// The model answers once gate is closed, its abort aside (the
+			// engine waits its abort grace for it): the run is in flight
+			// until then.
+			return Wiring{LLM: engine.LLMFunc(func(context.Context, engine.GenerateParams, func(omni.Message)) engine.Outcome {
+				asked <- struct{}{}
+				<-gate
+				return engine.Outcome{Status: omni.StatusAborted}
+			})}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := r.Create(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, asked, "the run's request")
+	down, cancel := context.WithCancel(ctx)
+	cancel() // Shutdown returns at once; the run goes on ending
+	r.Shutdown(down)
+	queued, err := h.Start(Task{Input: []omni.Message{omni.UserText("and then the tests")}, QueueIfBusy: true})
+	close(gate)
+	if !errors.Is(err, ErrShuttingDown) || queued {
+		t.Fatalf("a task queued while the server goes down: queued %v, %v; want ErrShuttingDown", queued, err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h.State() != transport.StateIdle {
+		t.Fatalf("state %s", h.State())
+	}
+}
