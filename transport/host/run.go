@@ -9,6 +9,7 @@ import (
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/internal/jsspace"
 	"github.com/floehq/floe/transport"
 )
 
@@ -211,13 +212,14 @@ func (h *Host) end() (idle []*Host, done chan struct{}) {
 }
 
 // Steer queues text (and images: web or data: URLs) for the run in flight;
-// ErrNotRunning when there is none. A blank text is no text: alone it is
-// refused, as an empty one is (the engine would queue nothing, E-11.1, and
-// the client be told it was accepted).
+// ErrNotRunning when there is none. A blank text (only the white space
+// JavaScript's trim removes, as the engine measures it) is no text: alone
+// it is refused, as an empty one is (the engine would queue nothing,
+// E-11.1, and the client be told it was accepted).
 func (h *Host) Steer(text string, images []string) error {
 	msgs := []omni.Message{}
 	now := omni.FormatTimestamp(h.reg.now())
-	if strings.TrimSpace(text) != "" {
+	if strings.TrimFunc(text, jsspace.Is) != "" { // blank as the engine says it
 		m := omni.UserText(text)
 		m.Timestamp = now
 		msgs = append(msgs, m)

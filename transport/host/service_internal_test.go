@@ -460,27 +460,7 @@ func TestShutdownWaitsForTheRunsOrCtx(t *testing.T) {
 // being aborted (202, queued), then dropped when that run ended, no run
 // starting after Shutdown, and the last task_state still listed it.
 func TestShutdownRefusesQueuedTasks(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	gate := make(chan struct{})
-	hub := transport.NewHub(transport.Options{})
-	t.Cleanup(hub.Close)
-	r, err := NewRegistry(Config{
-		Store: &trace.MemStore{}, Hub: hub, Mode: ModeAllowAll,
-		NewMeta: func(string, time.Time) omni.Message { return playground.Meta(time.Now()) },
-		Wire: func(omni.Message) (Wiring, error) {
-			// The model answers once gate is closed, its abort aside (the
-			// engine waits its abort grace for it): the run is in flight
-			// until then.
-			return Wiring{LLM: engine.LLMFunc(func(context.Context, engine.GenerateParams, func(omni.Message)) engine.Outcome {
-				asked <- struct{}{}
-				<-gate
-				return engine.Outcome{Status: omni.StatusAborted}
-			})}, nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, asked, gate := gatedRegistry(t)
 	ctx := context.Background()
 	h, err := r.Create(ctx, "", "")
 	if err != nil {
@@ -503,5 +483,57 @@ func TestShutdownRefusesQueuedTasks(t *testing.T) {
 	}
 	if h.State() != transport.StateIdle {
 		t.Fatalf("state %s", h.State())
+	}
+}
+
+// gatedRegistry is a registry whose model says so on asked at each
+// request and answers once gate is closed, its abort aside (the engine
+// waits its abort grace for it): a run is in flight until then.
+func gatedRegistry(t *testing.T) (r *Registry, asked chan struct{}, gate chan struct{}) {
+	t.Helper()
+	asked, gate = make(chan struct{}, 1), make(chan struct{})
+	hub := transport.NewHub(transport.Options{})
+	t.Cleanup(hub.Close)
+	r, err := NewRegistry(Config{
+		Store: &trace.MemStore{}, Hub: hub, Mode: ModeAllowAll,
+		NewMeta: func(string, time.Time) omni.Message { return playground.Meta(time.Now()) },
+		Wire: func(omni.Message) (Wiring, error) {
+			return Wiring{LLM: engine.LLMFunc(func(context.Context, engine.GenerateParams, func(omni.Message)) engine.Outcome {
+				asked <- struct{}{}
+				<-gate
+				return engine.Outcome{Status: omni.StatusAborted}
+			})}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, asked, gate
+}
+
+// A steer is blank, and refused, by the engine's measure (E-11.1, the
+// white space JavaScript's trim removes): "\ufeff" was taken, 202, and
+// the engine queued nothing; "\u0085", which the engine queues, was
+// refused.
+func TestSteerBlankAsTheEngineSaysIt(t *testing.T) {
+	r, asked, gate := gatedRegistry(t)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, asked, "the run's request")
+	defer h.Wait(ctx)
+	defer close(gate)
+	for _, text := range []string{"\ufeff", " \u3000\u2028\ufeff"} {
+		if err := h.Steer(text, nil); err == nil || !strings.Contains(err.Error(), "want a non-blank text") {
+			t.Errorf("Steer(%q): %v, want it refused as blank", text, err)
+		}
+	}
+	if err := h.Steer("\u0085", nil); err != nil {
+		t.Errorf("Steer(%q), which the engine queues: %v", "\u0085", err)
 	}
 }
