@@ -204,3 +204,20 @@ func TestNotFoundNamesTheID(t *testing.T) {
 		})
 	}
 }
+
+// Escaped letters are the letters in every segment, "api" too (RFC 3986
+// §6.2.2.2), as they were before the routes read the escaped path: the
+// prefix was compared escaped, and /%61pi/sessions was answered "no route
+// /api/sessions", naming a route that is. An escaped "/" still joins no
+// segments.
+func TestEscapedLettersOfTheAPISegment(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	e.must(200, "GET", "/%61pi/sessions", "")
+	e.must(200, "GET", "/%61%70%69/sessions/"+id+"/messages", "")
+	for _, p := range []string{"/api%2Fsessions", "/%61pi%2Fsessions/" + id, "/apis/sessions", "/%2Fapi/sessions"} {
+		if code, body := e.do("GET", p, ""); code != 404 || !strings.Contains(string(body), `"not_found"`) {
+			t.Errorf("GET %s: %d %s, want 404 not_found", p, code, body)
+		}
+	}
+}

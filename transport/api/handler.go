@@ -119,13 +119,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 // (%2F) stays in its segment: a model may put one in a tool call id, which
 // the unescaped path split in two (no route matched, and the run waited
 // for its decision for ever), and a session segment holding one names no
-// session, not the one before the "/".
+// session, not the one before the "/". Escaped letters are the letters, in
+// "api" too.
 func segments(escaped string) ([]string, bool) {
-	rest, ok := strings.CutPrefix(escaped, "/api/")
-	if !ok {
-		return nil, false
-	}
-	parts := strings.Split(rest, "/")
+	parts := strings.Split(escaped, "/")
 	for i, seg := range parts {
 		u, err := url.PathUnescape(seg)
 		if err != nil {
@@ -133,7 +130,11 @@ func segments(escaped string) ([]string, bool) {
 		}
 		parts[i] = u
 	}
-	return parts, true
+	// "api" is read unescaped as the others are: /%61pi/ is /api/.
+	if len(parts) < 3 || parts[0] != "" || parts[1] != "api" {
+		return nil, false
+	}
+	return parts[2:], true
 }
 
 type hostHandler func(http.ResponseWriter, *http.Request, *host.Host)
