@@ -251,7 +251,8 @@ func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 	})
 }
 
-// deadlineBody is a request body under a read deadline (bodyDeadline).
+// deadlineBody is a request body under a read deadline (bodyDeadline);
+// its error at the deadline says so, and names no address.
 type deadlineBody struct {
 	io.ReadCloser
 	d time.Duration
@@ -260,7 +261,9 @@ type deadlineBody struct {
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = fmt.Errorf("the request body did not arrive within %s: %w", b.d, err)
+		// Not err itself: a *net.OpError names the connection's two
+		// addresses, behind a proxy the server's and the proxy's.
+		err = fmt.Errorf("the request body did not arrive within %s: %w", b.d, os.ErrDeadlineExceeded)
 	}
 	return n, err
 }

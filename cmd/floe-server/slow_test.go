@@ -70,6 +70,12 @@ func TestSlowBodyTimesOut(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), `"body_timeout"`) || !strings.Contains(string(body), "did not arrive within 100ms") {
 		t.Fatalf("%d %s, want 408 body_timeout naming the timeout", resp.StatusCode, body)
 	}
+	// The connection's addresses are not the client's to read: behind a
+	// proxy they are the server's and the proxy's ("read tcp a->b: i/o
+	// timeout" was sent whole).
+	if local, _, _ := net.SplitHostPort(conn.LocalAddr().String()); strings.Contains(string(body), local) || strings.Contains(string(body), "read tcp") {
+		t.Fatalf("%s: the message names the connection's addresses", body)
+	}
 	closedByServer(t, rd, "a body too slow")
 }
 
