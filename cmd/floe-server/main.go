@@ -62,8 +62,21 @@ func main() {
 		log.Print(err)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM shuts the server down (its runs aborted,
+	// the requests in flight given shutdownGrace); the signals' default
+	// comes back before, so that a second one ends the process at once.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	go func() {
+		select {
+		case <-sig:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	if err := run(ctx, cfg, addr, os.Stdout); err != nil {
 		log.Fatal(err)
 	}

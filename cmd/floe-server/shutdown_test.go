@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -153,5 +156,34 @@ func TestShutdownAbortsRunsInFlight(t *testing.T) {
 	trace, _ := os.ReadFile(files[0])
 	if lines := strings.Split(strings.TrimSpace(string(trace)), "\n"); !strings.Contains(lines[len(lines)-1], `"type":"abort"`) {
 		t.Errorf("the Trace ends with %s, want the run's abort", lines[len(lines)-1])
+	}
+}
+
+// TestSecondSignalStopsAtOnce: told to stop twice, the server stops at
+// the second, as the default for the signal does, rather than wait out
+// the grace for a request in flight (here a body that never comes); the
+// first is handled, the second was ignored until the grace ended.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	p := start(t, "--dir", ":memory:")
+	c := &tt.Client{T: t, URL: p.url}
+	id := c.Create("")
+	st := c.Open("/api/sessions/"+id+"/stream", "", false)
+	defer st.Close()
+	st.MustNext()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A request whose body does not come holds the server's shutdown.
+	fmt.Fprintf(conn, "POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	for _, ok := st.Next(); ok; _, ok = st.Next() {
+	} // the first signal is handled: its shutdown ends the streams
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	err = p.cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+		t.Fatalf("after a second SIGTERM: %v, want the process ended by the signal", err)
 	}
 }
