@@ -34,55 +34,61 @@ func (s *lostStore) Lock(string) (func(), error) {
 	return func() {}, nil
 }
 
-// A session whose lock another process took while this one was stopped
-// is refused once (session_busy), then resumed from its Trace: its warm
-// engine, which knew nothing of what the other process wrote, ran the
-// next task from its own state, beside the other's records.
-func TestLockLostDropsTheWarmEngine(t *testing.T) {
-	store := &lostStore{Store: &trace.MemStore{}}
-	r, _ := serviceRegistry(t, store, 2)
-	ctx := context.Background()
-	h, err := r.Create(ctx, "s", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.mu.Lock()
-	turns := h.sess.Snapshot().SessionTurns
-	h.mu.Unlock()
-	// The other process answers a prompt of its own (one turn more), and
-	// this one's lock is found lost.
-	theirs := `{"timestamp":"2026-01-02T03:04:05.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"theirs","stop_reason":"completed"}}
+// theirs is a turn another process wrote: a prompt of its own, answered.
+const theirs = `{"timestamp":"2026-01-02T03:04:05.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"theirs","stop_reason":"completed"}}
 {"timestamp":"2026-01-02T03:04:05.001Z","type":"event_msg","payload":{"type":"request_begin"}}
 {"timestamp":"2026-01-02T03:04:05.002Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"ok","stop_reason":"completed"}}
 {"timestamp":"2026-01-02T03:04:05.003Z","type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":0,"cache_write":0,"output":5,"total":1000000},"request":{"cache_read":0,"cache_write":0,"output":5,"total":120}}}
 {"timestamp":"2026-01-02T03:04:05.004Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
 `
-	if _, err := store.Append(ctx, "s", 1, []byte(theirs)); err != nil {
+
+// runTask runs "Read main.go" on h to its end and returns the session's
+// turns then.
+func runTask(t *testing.T, h *Host) int64 {
+	t.Helper()
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sess.Snapshot().SessionTurns
+}
+
+// lostAfterATask makes session "s" and runs a task on it (its engine kept
+// warm); then another process writes a turn of its own to the Trace and
+// this one's lock is found lost. It returns the turns of one task.
+func lostAfterATask(t *testing.T) (*Registry, *Host, int64) {
+	t.Helper()
+	store := &lostStore{Store: &trace.MemStore{}}
+	r, _ := serviceRegistry(t, store, 2)
+	h, err := r.Create(context.Background(), "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := runTask(t, h)
+	if _, err := store.Append(context.Background(), "s", 1, []byte(theirs)); err != nil {
 		t.Fatal(err)
 	}
 	store.mu.Lock()
 	store.lost = true
 	store.mu.Unlock()
+	return r, h, turns
+}
+
+// A session whose lock another process took while this one was stopped
+// is refused once (session_busy), then resumed from its Trace: its warm
+// engine, which knew nothing of what the other process wrote, ran the
+// next task from its own state, beside the other's records.
+func TestLockLostDropsTheWarmEngine(t *testing.T) {
+	_, h, turns := lostAfterATask(t)
 	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Count the lines of main.go")}}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Start after the lock was lost: %v, want session_busy", err)
 	}
-	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.mu.Lock()
-	snap := h.sess.Snapshot()
-	h.mu.Unlock()
-	if want := 2*turns + 1; snap.SessionTurns != want {
-		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the next task ran on the engine kept from before the lock was lost, which knew nothing of the other process's turn", snap.SessionTurns, want)
+	if got, want := runTask(t, h), 2*turns+1; got != want {
+		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the next task ran on the engine kept from before the lock was lost, which knew nothing of the other process's turn", got, want)
 	}
 }
 
@@ -90,48 +96,12 @@ func TestLockLostDropsTheWarmEngine(t *testing.T) {
 // and lets the warm engine go as a run would: the next run resumes from
 // the Trace rather than running on beside the other process's records.
 func TestLockLostFoundByDeleteDropsTheWarmEngine(t *testing.T) {
-	store := &lostStore{Store: &trace.MemStore{}}
-	r, _ := serviceRegistry(t, store, 2)
-	ctx := context.Background()
-	h, err := r.Create(ctx, "s", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.mu.Lock()
-	turns := h.sess.Snapshot().SessionTurns
-	h.mu.Unlock()
-	theirs := `{"timestamp":"2026-01-02T03:04:05.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"theirs","stop_reason":"completed"}}
-{"timestamp":"2026-01-02T03:04:05.001Z","type":"event_msg","payload":{"type":"request_begin"}}
-{"timestamp":"2026-01-02T03:04:05.002Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"ok","stop_reason":"completed"}}
-{"timestamp":"2026-01-02T03:04:05.003Z","type":"event_msg","payload":{"type":"token_usage","session":{"cache_read":0,"cache_write":0,"output":5,"total":1000000},"request":{"cache_read":0,"cache_write":0,"output":5,"total":120}}}
-{"timestamp":"2026-01-02T03:04:05.004Z","type":"event_msg","payload":{"type":"request_end","status":"completed"}}
-`
-	if _, err := store.Append(ctx, "s", 1, []byte(theirs)); err != nil {
-		t.Fatal(err)
-	}
-	store.mu.Lock()
-	store.lost = true
-	store.mu.Unlock()
-	if err := r.Delete(ctx, "s"); !errors.Is(err, ErrBusy) || !errors.Is(err, trace.ErrLockLost) {
+	r, h, turns := lostAfterATask(t)
+	if err := r.Delete(context.Background(), "s"); !errors.Is(err, ErrBusy) || !errors.Is(err, trace.ErrLockLost) {
 		t.Fatalf("Delete after the lock was lost: %v, want session_busy", err)
 	}
-	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.mu.Lock()
-	snap := h.sess.Snapshot()
-	h.mu.Unlock()
-	if want := 2*turns + 1; snap.SessionTurns != want {
-		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the run after the refused Delete ran on the engine kept from before the lock was lost", snap.SessionTurns, want)
+	if got, want := runTask(t, h), 2*turns+1; got != want {
+		t.Fatalf("%d turns, want %d (the first task's, the other process's, the same task's again): the run after the refused Delete ran on the engine kept from before the lock was lost", got, want)
 	}
 }
 
