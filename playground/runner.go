@@ -47,11 +47,12 @@ func (r *Runner) SetThinkingLevel(level string) {
 // Session returns the runner's session.
 func (r *Runner) Session() *engine.Session { return r.sess }
 
-// Start begins a run of prompt. deliver receives every message of the
+// Start begins a run of prompt and its images (data: URLs; see
+// [PromptInput]). deliver receives every message of the
 // stream, in order, from one goroutine; end is called once after the last
 // one, with nil or the failure that ended the consumer (a recovered panic).
 // Start returns an error, and calls neither, when the run cannot start.
-func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni.Message), end func(error)) error {
+func (r *Runner) Start(prompt string, images []string, approve engine.Approver, deliver func(omni.Message), end func(error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -61,9 +62,7 @@ func (r *Runner) Start(prompt string, approve engine.Approver, deliver func(omni
 		return ErrRunning
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	msg := omni.UserText(prompt)
-	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
-	run, err := r.sess.Start(ctx, []omni.Message{msg}, engine.RunOptions{Approve: approve, ThinkingLevel: r.thinking})
+	run, err := r.sess.Start(ctx, PromptInput(prompt, images), engine.RunOptions{Approve: approve, ThinkingLevel: r.thinking})
 	if err != nil {
 		cancel()
 		return fmt.Errorf("start run: %w", err)

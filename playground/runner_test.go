@@ -11,7 +11,7 @@ import (
 // startRun starts a run.
 func startRun(t *testing.T, r *Runner, prompt string, approve func(omni.Message, func(string)), deliver func(omni.Message), end func(error)) {
 	t.Helper()
-	err := r.Start(prompt, AskApprover(approve), deliver, end)
+	err := r.Start(prompt, nil, AskApprover(approve), deliver, end)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestDeleteSessionStopsItsRunFirst(t *testing.T) {
 	if _, err := store.Files(ctx, id); !errors.Is(err, trace.ErrNotFound) {
 		t.Fatalf("after the delete and the run's end, Files = %v; want ErrNotFound (the run wrote after the delete)", err)
 	}
-	if err := r.Start("again", nil, func(omni.Message) {}, func(error) {}); !errors.Is(err, ErrClosed) {
+	if err := r.Start("again", nil, nil, func(omni.Message) {}, func(error) {}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Start after the delete = %v, want ErrClosed", err)
 	}
 	if err := r.StartCompact(func(omni.Message) {}, func(error) {}); !errors.Is(err, ErrClosed) {
