@@ -1663,3 +1663,69 @@ pageTest("playground: a tool output's images and a prompt's are drawn from data:
   assert.equal(await card.locator(".image-note a").count(), 1, "a javascript: URL is not a link");
   assert.deepEqual(remote, [], "the page fetched a remote image");
 });
+
+pageTest("playground: the composer takes images (the Attach image button, a paste, a drop), each with its remove button; they go with the prompt as image_url messages and come back after a reload; a refused type is named", async (page) => {
+  await open(page);
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  const alts = () => page.locator("#attachments img").evaluateAll((all) => all.map((i) => i.alt));
+
+  // By keyboard: the button opens the file picker.
+  await page.focus("#attach");
+  assert.equal(await page.getByRole("button", { name: "Attach image" }).count(), 1);
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Enter")]);
+  await chooser.setFiles([
+    { name: "one.png", mimeType: "image/png", buffer: png },
+    { name: "two.png", mimeType: "image/png", buffer: png },
+  ]);
+  await page.locator("#attachments img").nth(1).waitFor();
+  assert.deepEqual(await alts(), ["Attached image 1: one.png", "Attached image 2: two.png"]);
+
+  // A paste of an image file attaches it; the text stays the prompt's.
+  await page.evaluate(() => {
+    const gif = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([gif], "pasted.gif", { type: "image/gif" }));
+    document.getElementById("prompt").dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+  });
+  await page.locator("#attachments img").nth(2).waitFor();
+  assert.deepEqual(await alts(), ["Attached image 1: one.png", "Attached image 2: two.png", "Attached image 3: pasted.gif"]);
+
+  // A file of another type dropped on the composer is refused, named.
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(["<svg xmlns='http://www.w3.org/2000/svg'/>"], "logo.svg", { type: "image/svg+xml" }));
+    document.getElementById("composer").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.locator("#note", { hasText: "logo.svg not attached: it is image/svg+xml; the composer takes PNG, JPEG, GIF and WebP images." }).waitFor();
+  assert.equal(await page.locator("#attachments li").count(), 3);
+
+  // Removed by keyboard: the focus goes to the remove button taking its place.
+  await page.getByRole("button", { name: "Remove image 2: two.png" }).focus();
+  await page.keyboard.press("Enter");
+  await page.locator("#attachments li").nth(2).waitFor({ state: "detached" });
+  assert.deepEqual(await alts(), ["Attached image 1: one.png", "Attached image 2: pasted.gif"]);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), "Remove image 2: pasted.gif");
+
+  // Sent with the prompt: drawn on it; the composer is empty again.
+  await send(page, "help");
+  await idle(page);
+  assert.equal(await page.locator("#attachments").isHidden(), true);
+  const prompt = page.locator("#transcript > .msg.prompt").last();
+  const drawn = () =>
+    prompt.locator("img").evaluateAll((all) => all.map((i) => [i.alt, i.src.slice(0, 22)]));
+  const want = [
+    ["Image 1 of 2 sent with the prompt", "data:image/png;base64,"],
+    ["Image 2 of 2 sent with the prompt", "data:image/gif;base64,"],
+  ];
+  assert.deepEqual(await drawn(), want);
+
+  // Stored: the Trace holds the prompt's text and one image_url record each.
+  await page.click("#tab-trace");
+  await page.locator("#trace li:last-child .type:text-is('request_end')").waitFor();
+  assert.equal(await page.locator("#trace li .type:text-is('image_url')").count(), 2);
+  await page.reload();
+  await idle(page);
+  await page.locator("#transcript > .msg.prompt img").nth(1).waitFor();
+  assert.equal(await prompt.locator(".body").innerText(), "help");
+  assert.deepEqual(await drawn(), want);
+});

@@ -79,6 +79,7 @@ type App struct {
 
 	sessions sessionsView
 	files    filesView
+	atts     attachView
 	traceV   traceView
 	tab      string // the side panel shown: stream, files, trace
 	tabShown string // the tab the page shows
@@ -115,6 +116,7 @@ func New(doc js.Value, env Env) *App {
 	a.log = newStreamLog(a, byID(doc, "stream"), byID(doc, "stream-count"))
 	a.sessions.init(a)
 	a.files.init(a)
+	a.atts.init(a)
 	a.traceV.init(a)
 	a.set = loadSettings()
 	return a
@@ -454,16 +456,35 @@ func originKey(origin []string) string { return strings.Join(origin, "/") }
 
 func approvalKey(origin []string, callID string) string { return originKey(origin) + "|" + callID }
 
+// noteImagesStay says why sending during a run left the images attached.
+const noteImagesStay = "The images stay attached: they go with the next prompt, not with steering."
+
 func (a *App) sendPrompt() {
 	text := strings.TrimSpace(a.prompt.Value())
-	if text == "" || (a.runner == nil && !a.isRemote()) {
+	images, reading := a.atts.images()
+	if text == "" && len(images) == 0 || (a.runner == nil && !a.isRemote()) {
 		return
 	}
 	if a.running {
-		a.steer(text)
+		if text != "" {
+			a.steer(text)
+		}
+		if len(images) > 0 {
+			if !strings.Contains(a.note, noteImagesStay) {
+				a.note = joinNotes(a.note, noteImagesStay)
+			}
+		}
+		return
+	}
+	if reading {
+		a.note = "An image is still being read: send again once its thumbnail shows."
 		return
 	}
 	if a.isRemote() {
+		if len(images) > 0 {
+			a.note = "A remote session takes text only: remove the attached images to send."
+			return
+		}
 		a.startRemote(text) // the server echoes the prompt on the stream
 		return
 	}
@@ -471,13 +492,16 @@ func (a *App) sendPrompt() {
 	approve := playground.AskApprover(func(call omni.Message, answer func(string)) {
 		a.post(func() { a.askApproval(gen, call, answer) })
 	})
-	if err := a.runner.Start(text, approve, a.deliver(gen), a.ender(gen)); err != nil {
+	if err := a.runner.Start(text, images, approve, a.deliver(gen), a.ender(gen)); err != nil {
 		a.note = err.Error()
 		return
 	}
 	show(a.intro, false)
-	a.mark(a.tr.AddPrompt(text))
+	it := a.tr.AddPrompt(text)
+	it.Images = images
+	a.mark(it)
 	a.prompt.SetValue("")
+	a.atts.clear()
 	a.running, a.stop, a.note = true, false, ""
 	a.cancelled = map[string]bool{}
 }

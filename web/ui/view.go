@@ -102,6 +102,7 @@ func (a *App) render() {
 	setDisabled(a.reset, a.running)
 	setDisabled(a.compactBtn, a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK)
 	a.renderSteers()
+	a.atts.render()
 	if a.noteEl.Get("textContent").String() != a.note {
 		a.noteEl.SetTextContent(a.note) // a status region: set again, it would be read again
 	}
