@@ -1316,8 +1316,11 @@ export interface ToolCard {
 
 export interface UserTurn {
   role: "user";
+  /** The user's text; of a steering message, the words inside its [user_steering] markers (trimmed). */
   text: string;
   sender: Sender;
+  /** true on a delivered steering message (a user text that is one [user_steering] block, E-11); absent otherwise. */
+  steering?: true;
   /** The images of the user's image_url and image inline_data messages that follow the text (inline data as data: URLs); absent when none came. */
   images?: string[];
 }

@@ -637,3 +637,59 @@ test("transcript: a user's images (image_url, an image's inline_data) are on the
   assert.deepEqual(back.turns[0], { role: "user", text: "Look.", sender: "user", images: ["data:image/png;base64,iVBORw=="] });
   await floe.deleteSession(m.session_id);
 });
+
+test("transcript: a delivered steering message is a user turn marked steering, its text the words inside the markers, live and read back; the markers elsewhere are a plain text", async () => {
+  const view = transcript();
+  for (const text of [
+    "[user_steering]\nalso check the tests\n[/user_steering]",
+    " \n[user_steering]  spaced out \u3000[/user_steering]\n",
+    "[user_steering][/user_steering]",
+    "see [user_steering]\nx\n[/user_steering]",
+    "[user_steering]\nx\n[/user_steering] and more",
+    "[user_steering]",
+    "[/user_steering][user_steering]",
+  ]) view.push(msg.userText(text));
+  assert.deepEqual(view.turns, [
+    { role: "user", text: "also check the tests", sender: "user", steering: true },
+    { role: "user", text: "spaced out", sender: "user", steering: true },
+    { role: "user", text: "", sender: "user", steering: true },
+    { role: "user", text: "see [user_steering]\nx\n[/user_steering]", sender: "user" },
+    { role: "user", text: "[user_steering]\nx\n[/user_steering] and more", sender: "user" },
+    { role: "user", text: "[user_steering]", sender: "user" },
+    { role: "user", text: "[/user_steering][user_steering]", sender: "user" },
+  ]);
+
+  // A run steered while its first request streams: the steering comes after
+  // the tool's output, its image on its turn; read back from the Trace, the same.
+  const m = meta();
+  const img = { type: "model_msg", payload: { type: "image_url", role: "user", image_url: "data:image/png;base64,iVBORw==" } };
+  let s;
+  let steered;
+  const llm = {
+    async *streamGenerate({ newMessages }) {
+      if (newMessages.some((x) => x.payload.type === "tool_call_output")) {
+        yield msg.text("Checked.");
+        return { status: "completed" };
+      }
+      steered = s.steer([msg.userText("  also check the tests "), img]);
+      yield msg.toolCall("c1", "look");
+      return { status: "completed" };
+    },
+  };
+  const look = tool({ name: "look", execute: () => "fine" });
+  s = floe.createSession({ meta: m, llm, tools: [look] });
+  const live = transcript();
+  live.push(msg.userText("Fix the bug."));
+  await live.consume(s.run("Fix the bug.", { approve: () => "allow" }));
+  await s.close();
+  assert.ok(steered, "steer() queued the entry");
+  const want = { role: "user", text: "also check the tests", sender: "user", steering: true, images: ["data:image/png;base64,iVBORw=="] };
+  const users = (v) => v.turns.filter((t) => t.role === "user");
+  assert.deepEqual(users(live), [{ role: "user", text: "Fix the bug.", sender: "user" }, want]);
+  const back = transcript();
+  for (const r of await floe.readSession(m.session_id)) back.push(r);
+  back.end();
+  assert.deepEqual(users(back), users(live));
+  assert.deepEqual(back.turns.map((t) => t.role), live.turns.map((t) => t.role));
+  await floe.deleteSession(m.session_id);
+});

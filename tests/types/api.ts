@@ -59,6 +59,7 @@ export async function agent(signal: AbortSignal | undefined): Promise<Transcript
   const card = view.card("call_1", []);
   if (card && card.status === "done" && card.late) void card.output.length;
   for (const turn of view.turns) if (turn.role === "assistant") for (const item of turn.items) if (item.kind === "tool") void item.decision;
+  for (const turn of view.turns) if (turn.role === "user" && turn.steering) console.log(`steered: ${turn.text}`);
   session.compact({ signal: undefined });
   void newSessionId();
   return view;
