@@ -41,7 +41,7 @@ async function fill(page, base, id, token) {
   await page.getByLabel("Server URL").fill(base);
   await page.getByLabel("Session id").fill(id);
   await page.getByLabel("Token (optional)").fill(token);
-  await page.getByRole("button", { name: "Attach" }).click();
+  await page.getByRole("button", { name: "Attach", exact: true }).click();
 }
 
 async function attach(page, base, id, token) {

@@ -208,7 +208,7 @@ hostTest("static host: the page's own Content-Security-Policy is in force withou
   await page.locator(".remote summary").click();
   await page.getByLabel("Server URL").fill("http://10.255.255.1:8787");
   await page.getByLabel("Session id").fill("session-x");
-  await page.getByRole("button", { name: "Attach" }).click();
+  await page.getByRole("button", { name: "Attach", exact: true }).click();
   await page.locator("#remote-status", { hasText: "Content-Security-Policy blocks http://10.255.255.1:8787" }).waitFor();
 
   // The sandbox framed without the sandbox attribute (as any page may
