@@ -460,16 +460,8 @@ func TestShutdownWaitsForTheRunsOrCtx(t *testing.T) {
 // being aborted (202, queued), then dropped when that run ended, no run
 // starting after Shutdown, and the last task_state still listed it.
 func TestShutdownRefusesQueuedTasks(t *testing.T) {
-	r, asked, gate := gatedRegistry(t)
+	r, h, gate := gatedRun(t)
 	ctx := context.Background()
-	h, err := r.Create(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
-		t.Fatal(err)
-	}
-	within(t, asked, "the run's request")
 	down, cancel := context.WithCancel(ctx)
 	cancel() // Shutdown returns at once; the run goes on ending
 	r.Shutdown(down)
@@ -511,14 +503,12 @@ func gatedRegistry(t *testing.T) (r *Registry, asked chan struct{}, gate chan st
 	return r, asked, gate
 }
 
-// A steer is blank, and refused, by the engine's measure (E-11.1, the
-// white space JavaScript's trim removes): "\ufeff" was taken, 202, and
-// the engine queued nothing; "\u0085", which the engine queues, was
-// refused.
-func TestSteerBlankAsTheEngineSaysIt(t *testing.T) {
+// gatedRun makes a session of a gatedRegistry and starts a task on it: it
+// returns once the run's model was asked, the run waiting on gate.
+func gatedRun(t *testing.T) (*Registry, *Host, chan struct{}) {
+	t.Helper()
 	r, asked, gate := gatedRegistry(t)
-	ctx := context.Background()
-	h, err := r.Create(ctx, "", "")
+	h, err := r.Create(context.Background(), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,6 +516,16 @@ func TestSteerBlankAsTheEngineSaysIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, asked, "the run's request")
+	return r, h, gate
+}
+
+// A steer is blank, and refused, by the engine's measure (E-11.1, the
+// white space JavaScript's trim removes): "\ufeff" was taken, 202, and
+// the engine queued nothing; "\u0085", which the engine queues, was
+// refused.
+func TestSteerBlankAsTheEngineSaysIt(t *testing.T) {
+	_, h, gate := gatedRun(t)
+	ctx := context.Background()
 	defer h.Wait(ctx)
 	defer close(gate)
 	for _, text := range []string{"\ufeff", " \u3000\u2028\ufeff"} {
