@@ -173,17 +173,31 @@ test("readSession leaves out a subagent's session that does not read, and says s
   assert.match(warned[0], new RegExp(`^floe: storage: readSession: subagent session "${childId}" left out: `));
 });
 
-test("a Trace cut mid-request (a reload while an approval waited) renders that request aborted, not streaming and awaiting approval for ever", async (t) => {
+// A Trace a crash or a reload cut: the user's "Read a.md", then a request
+// whose call A of read came whole; allowedA adds its approval and the
+// request's end (the tool was running when it was cut).
+const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
+const cutAtCall = [
+  { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
+  { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
+  { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
+];
+const allowedA = [
+  { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "A" } },
+  { timestamp: at(5), type: "event_msg", payload: { type: "request_end", status: "completed" } },
+];
+
+/** Stores lines as session id's Trace in a { dir } store of its own; returns the store. */
+async function storeCut(t, id, lines) {
   const store = { dir: await tempDir(t) };
+  const meta = { timestamp: at(0), type: "session_meta", payload: { session_id: id, provider: "test", model_id: "m", model_context_window: 0, system_prompt: "", agent_state: "", workspace: "" } };
+  await floe.importSession([{ name: `2026-01-01/${id}_001.jsonl`, text: [meta, ...lines].map((l) => JSON.stringify(l) + "\n").join("") }], { store });
+  return store;
+}
+
+test("a Trace cut mid-request (a reload while an approval waited) renders that request aborted, not streaming and awaiting approval for ever", async (t) => {
   const id = "session-cut-at-approval";
-  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
-  const lines = [
-    { timestamp: at(0), type: "session_meta", payload: { session_id: id, provider: "test", model_id: "m", model_context_window: 0, system_prompt: "", agent_state: "", workspace: "" } },
-    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
-    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
-    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
-  ];
-  await floe.importSession([{ name: `2026-01-01/${id}_001.jsonl`, text: lines.map((l) => JSON.stringify(l) + "\n").join("") }], { store });
+  const store = await storeCut(t, id, cutAtCall);
   const stored = await floe.readSession(id, { store });
   const cut = (v) => ({ status: v.status, turn: v.turns[1].status, card: v.card("A").status, pending: v.pendingApprovals.length });
 
@@ -206,14 +220,7 @@ test("a Trace cut mid-request (a reload while an approval waited) renders that r
 });
 
 test("a Trace cut while an allowed tool ran renders its card aborted at end(), not running for ever", () => {
-  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
-  const lines = [
-    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
-    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
-    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
-    { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "A" } },
-    { timestamp: at(5), type: "event_msg", payload: { type: "request_end", status: "completed" } },
-  ];
+  const lines = [...cutAtCall, ...allowedA];
   const v = transcript();
   for (const m of lines) v.push(m);
   assert.equal(v.card("A").status, "running", "as the run showed it when it was cut");
@@ -227,18 +234,8 @@ test("a Trace cut while an allowed tool ran renders its card aborted at end(), n
 });
 
 test("a Trace cut while an allowed tool ran, then resumed, renders the call aborted and the session's last run done", async (t) => {
-  const store = { dir: await tempDir(t) };
   const id = "session-cut-at-tool";
-  const at = (i) => `2026-01-01T00:00:0${i}.000Z`;
-  const lines = [
-    { timestamp: at(0), type: "session_meta", payload: { session_id: id, provider: "test", model_id: "m", model_context_window: 0, system_prompt: "", agent_state: "", workspace: "" } },
-    { timestamp: at(1), type: "model_msg", payload: { type: "text", role: "user", text: "Read a.md" } },
-    { timestamp: at(2), type: "event_msg", payload: { type: "request_begin" } },
-    { timestamp: at(3), type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "read", arguments: "{}", tool_call_id: "A", stop_reason: "completed" } },
-    { timestamp: at(4), type: "event_msg", payload: { type: "approval_decision", decision: "allow", tool_call_id: "A" } },
-    { timestamp: at(5), type: "event_msg", payload: { type: "request_end", status: "completed" } },
-  ];
-  await floe.importSession([{ name: `2026-01-01/${id}_001.jsonl`, text: lines.map((l) => JSON.stringify(l) + "\n").join("") }], { store });
+  const store = await storeCut(t, id, [...cutAtCall, ...allowedA]);
   // The resumed session answers the call in its next request's input (a
   // placeholder it does not write): no output of A ever comes.
   const resumed = await floe.resumeSession(id, { llm: mockModel(["Done."]), store });
