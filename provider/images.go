@@ -136,3 +136,13 @@ func images(p *omni.Payload) (bytes, n int) {
 	}
 	return bytes, n
 }
+
+// ImageCount returns the number of images of msgs, tool outputs' with
+// them, as ImageLimit counts them.
+func ImageCount(msgs []omni.Message) (n int) {
+	for i := range msgs {
+		_, k := images(&msgs[i].Payload)
+		n += k
+	}
+	return n
+}

@@ -784,7 +784,13 @@ export interface ModelOptions {
    * no limit.
    */
   maxImageBytes?: number | undefined;
-  /** How many images a request may carry (as maxImageBytes): default 100 for Anthropic, 500 for OpenAI; 0 = no limit. */
+  /**
+   * How many images a request may carry (as maxImageBytes): default 100 for
+   * Anthropic, 500 for OpenAI; 0 = no limit. Whatever it is, a request to
+   * Anthropic of more than 20 images, one over 2000 px a side, sends the
+   * newest (down to 10), and an image over 5 MB of base64 or 8000 px a
+   * side goes as a text saying so: the API refuses both.
+   */
   maxImages?: number | undefined;
   /**
    * The fetch function requests go through; default globalThis.fetch, looked

@@ -68,7 +68,11 @@ type Options struct {
 	// take: the length of their data (base64) or URLs, and their number.
 	// Past either, the oldest are sent as a text saying so, until those
 	// kept take half of it (provider.ImageLimit). 0 =
-	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit.
+	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit. Apart
+	// from them, a request of more than 20 images, one wider or higher
+	// than 2000 px, sends the newest (the API refuses it), and an image
+	// of more than 5 MB of base64 or 8000 px a side goes as a text
+	// saying so.
 	MaxImageBytes, MaxImages int
 
 	// ExtraBody is a JSON object whose members are added to every request

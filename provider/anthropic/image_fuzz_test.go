@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	_ "image/gif"
+	_ "image/jpeg"
+	_ "image/png"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +30,12 @@ func FuzzWriteImage(f *testing.F) {
 		"data:image\x0fpng;base64,AAAA", "data:;base64,UklGRiQAAABX", "/shots/" + strings.Repeat("é", 40),
 	} {
 		f.Add(s)
+	}
+	for _, c := range []struct {
+		f    string
+		w, h int
+	}{{"png", 8001, 1}, {"gif", 1, 8001}, {"jpeg", 8001, 2}, {"png", 8000, 2}} {
+		f.Add("data:image/" + c.f + ";base64," + encode(f, c.f, c.w, c.h))
 	}
 	f.Fuzz(func(t *testing.T, u string) {
 		var w provider.JSONWriter
@@ -79,6 +89,7 @@ func FuzzWriteImage(f *testing.F) {
 			t.Fatalf("writeImage(%q): media type %q", u, media)
 		}
 		if magic[media](head) {
+			checkSides(t, u, data)
 			return
 		}
 		label, _, _ := strings.Cut(mime, ";")
@@ -93,6 +104,25 @@ func FuzzWriteImage(f *testing.F) {
 			t.Fatalf("writeImage(%q): media type %q of its label, its first bytes (%q) of none of the four", u, media, head)
 		}
 	})
+}
+
+// checkSides fails t when the standard library reads sides from data that
+// the API refuses.
+func checkSides(t *testing.T, u, data string) {
+	if i := strings.IndexByte(data, '='); i >= 0 {
+		data = data[:i]
+	}
+	if len(data)%4 == 1 {
+		data = data[:len(data)-1]
+	}
+	b, err := base64.RawStdEncoding.DecodeString(data)
+	if err != nil {
+		return
+	}
+	c, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err == nil && max(c.Width, c.Height) > maxImageSide {
+		t.Fatalf("writeImage(%q) sent an image of %dx%d px", u, c.Width, c.Height)
+	}
 }
 
 // The media type of an image is read from its first bytes alone: a large

@@ -75,7 +75,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	writeMessages(w, sent, cache, m.c.Mark)
+	writeMessages(w, fewer(sent), cache, m.c.Mark)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -301,9 +301,10 @@ func writeText(w *provider.JSONWriter, s string) {
 // WebP): the API refuses one whose type says otherwise (a JPEG labelled
 // image/png), as it refuses image/jpg for image/jpeg. An image the API
 // would refuse (another URL, a data: URL of another encoding, a media type
-// other than the four it takes) is a text block saying so: sent, it made
-// the API refuse the request, and with it every later request of the
-// session, whose history holds the image.
+// other than the four it takes, bytes or sides past its limits: oversize)
+// is a text block saying so: sent, it made the API refuse the request, and
+// with it every later request of the session, whose history holds the
+// image.
 func writeImage(w *provider.JSONWriter, u string) {
 	mime, data, ok := provider.ParseDataURL(u)
 	switch {
@@ -311,6 +312,10 @@ func writeImage(w *provider.JSONWriter, u string) {
 		media := mediaType(mime, data)
 		if media == "" {
 			writeText(w, "[image not sent: media type "+quoteHead(mime)+" (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp]")
+			return
+		}
+		if why := oversize(media, data); why != "" {
+			writeText(w, "[image not sent: "+why+"]")
 			return
 		}
 		w.Lit(`{"type":"image","source":{"type":"base64",`)
@@ -346,30 +351,7 @@ func quoteHead(s string) string {
 // the first 16 characters are decoded.
 func mediaType(mime, data string) string {
 	var head [12]byte // the first bytes of data, as many as its first characters hold
-	n, acc, bits := 0, uint(0), 0
-	for i := 0; i < len(data) && n < len(head); i++ {
-		c := data[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c -= 'A'
-		case 'a' <= c && c <= 'z':
-			c = c - 'a' + 26
-		case '0' <= c && c <= '9':
-			c = c - '0' + 52
-		case c == '+':
-			c = 62
-		case c == '/':
-			c = 63
-		default:
-			i = len(data)
-			continue
-		}
-		if acc, bits = acc<<6|uint(c), bits+6; bits >= 8 {
-			bits -= 8
-			head[n] = byte(acc >> bits)
-			n++
-		}
-	}
+	n := b64(data, 0, head[:])
 	for _, t := range imageTypes {
 		if n >= len(t.magic) && string(head[:len(t.magic)]) == t.magic && (t.magic != "RIFF" || n == 12 && string(head[8:]) == "WEBP") {
 			return t.media
