@@ -32,17 +32,21 @@ func TestStore(t *testing.T, newStore func(t *testing.T) trace.Store) {
 		run  func(t *testing.T, s trace.Store)
 	}{
 		{"AppendCreatesThenContinues", testAppend},
+		{"AppendsInOrder", testOrder},
 		{"RotationIndexes", testIndexes},
 		{"HealsTornTail", testHeal},
 		{"CreateIsExclusive", testCreate},
+		{"ConcurrentCreates", testConcurrentCreate},
 		{"NotFound", testNotFound},
 		{"Invalid", testInvalid},
 		{"Sessions", testSessions},
+		{"SessionsOrderedByID", testSessionOrder},
 		{"Delete", testDelete},
 		{"NoAliasing", testAliasing},
 		{"ConcurrentAppends", testConcurrent},
 		{"CancelledContext", testCancelled},
 		{"ReadParts", testParts},
+		{"Summaries", testSummaries},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -107,11 +111,47 @@ func testIndexes(t *testing.T, s trace.Store) {
 	}
 	mustAppend(t, s, "s1", 10, Record(10))
 	if got := indexes(t, s, "s1"); !slices.Equal(got, []int{1, 2, 10}) {
-		t.Errorf("indexes = %v, want [1 2 10]", got)
+		t.Errorf("indexes = %v, want [1 2 10] (ascending as numbers)", got)
 	}
 	if got := mustRead(t, s, "s1", 2); !bytes.Equal(got, Record(2)) {
 		t.Errorf("file 2 = %q", got)
 	}
+	// Enough files that a list in a map's order is not ascending by chance.
+	want := []int{1, 2, 10}
+	for i := 11; i <= 20; i++ {
+		mustAppend(t, s, "s1", i, Record(i))
+		want = append(want, i)
+	}
+	if got := indexes(t, s, "s1"); !slices.Equal(got, want) {
+		t.Errorf("indexes = %v, want %v (ascending as numbers)", got, want)
+	}
+}
+
+// testOrder appends records one at a time: a store that keeps each append
+// apart and joins them in the order of keys numbered without padding
+// ("…/10" before "…/2") reorders them from the tenth on.
+func testOrder(t *testing.T, s trace.Store) {
+	var want []byte
+	for n := range 25 {
+		mustAppend(t, s, "s", 1, Record(n))
+		want = append(want, Record(n)...)
+	}
+	if got := mustRead(t, s, "s", 1); !bytes.Equal(got, want) {
+		t.Errorf("25 appends read back as records %v, want 0 to 24 in the order appended", numbers(got))
+	}
+}
+
+// numbers returns the n of each Record line of data (-1 for another line).
+func numbers(data []byte) []int {
+	var out []int
+	for line := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		n := -1
+		if _, rest, ok := bytes.Cut(line, []byte(`"n":`)); ok {
+			fmt.Sscan(string(bytes.TrimSuffix(rest, []byte("}}"))), &n)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func testHeal(t *testing.T, s trace.Store) {
@@ -155,6 +195,34 @@ func testCreate(t *testing.T, s trace.Store) {
 	}
 	if err := s.Create(ctx, "none", nil); !errors.Is(err, trace.ErrInvalid) {
 		t.Errorf("Create with no files = %v, want ErrInvalid", err)
+	}
+}
+
+// testConcurrentCreate races Creates of one id: exactly one stores its
+// files, the others get ErrExists (a store that looks for the id, then
+// writes, without holding anything in between, lets several through).
+func testConcurrentCreate(t *testing.T, s trace.Store) {
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = s.Create(context.Background(), "race", [][]byte{Record(i)}) })
+	}
+	wg.Wait()
+	won, wins := -1, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won, wins = i, wins+1
+		case !errors.Is(err, trace.ErrExists):
+			t.Errorf("concurrent Create = %v, want nil or ErrExists", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d of %d concurrent Creates of one id succeeded, want one (and ErrExists for the others)", wins, n)
+	}
+	if got := mustRead(t, s, "race", 1); !bytes.Equal(got, Record(won)) {
+		t.Errorf("after concurrent Creates file 1 = %q, want the winner's %q", got, Record(won))
 	}
 }
 
@@ -232,6 +300,28 @@ func testSessions(t *testing.T, s trace.Store) {
 	}
 }
 
+// testSessionOrder wants Sessions ordered by id as Go compares strings
+// (bytes): a store listing keys "<id>/<file>" in key order puts "a-b" and
+// "a.b" before "a", since '-' and '.' sort before '/'.
+func testSessionOrder(t *testing.T, s trace.Store) {
+	ids := []string{"b", "a-b", "a", "B", "a.b", "ab", "a0", "a_b", "A", "d-1", "d"}
+	for _, id := range ids {
+		mustAppend(t, s, id, 1, Record(1))
+	}
+	sessions, err := s.Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, si := range sessions {
+		got = append(got, si.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("Sessions = %q, want %q (ordered by id, byte by byte)", got, ids)
+	}
+}
+
 func testDelete(t *testing.T, s trace.Store) {
 	ctx := context.Background()
 	mustAppend(t, s, "gone", 1, Record(1))
@@ -266,18 +356,47 @@ func testAliasing(t *testing.T, s trace.Store) {
 	if again := mustRead(t, s, "s", 1); !bytes.Equal(again, Record(1)) {
 		t.Errorf("ReadFile returned shared memory: %q", again)
 	}
+	// A read must not change what an earlier one returned (a buffer the
+	// store reuses).
+	mustAppend(t, s, "t", 1, Record(2))
+	first := mustRead(t, s, "s", 1)
+	mustRead(t, s, "t", 1)
+	mustAppend(t, s, "s", 1, Record(3))
+	if !bytes.Equal(first, Record(1)) {
+		t.Errorf("a later ReadFile or Append changed the bytes an earlier ReadFile returned: %q, want %q", first, Record(1))
+	}
 }
 
 func testConcurrent(t *testing.T, s trace.Store) {
 	const writers, each = 8, 40
 	var wg sync.WaitGroup
-	errs := make(chan error, writers*each)
+	errs := make(chan error, 2*writers*each)
+	var mu sync.Mutex
+	created := 0
 	for w := range writers {
 		wg.Go(func() {
+			own := fmt.Sprintf("c%d", w) // a session per writer as well, and reads meanwhile
 			for i := range each {
 				rec := Record(w*each + i)
-				if _, err := s.Append(context.Background(), "c", 1, append(rec, rec...)); err != nil {
+				res, err := s.Append(context.Background(), "c", 1, append(rec, rec...))
+				if err != nil {
 					errs <- err
+				}
+				if res.Created {
+					mu.Lock()
+					created++
+					mu.Unlock()
+				}
+				if _, err := s.Append(context.Background(), own, 1, rec); err != nil {
+					errs <- err
+				}
+				if i%10 == 0 {
+					if _, err := s.Sessions(context.Background()); err != nil {
+						errs <- err
+					}
+					if _, err := s.ReadFile(context.Background(), own, 1); err != nil {
+						errs <- err
+					}
 				}
 			}
 		})
@@ -287,30 +406,75 @@ func testConcurrent(t *testing.T, s trace.Store) {
 	for err := range errs {
 		t.Error(err)
 	}
+	if created != 1 {
+		t.Errorf("%d concurrent appends creating one file reported Created, want exactly one", created)
+	}
 	lines := bytes.Split(bytes.TrimSuffix(mustRead(t, s, "c", 1), []byte("\n")), []byte("\n"))
 	if len(lines) != 2*writers*each {
-		t.Fatalf("%d lines, want %d", len(lines), 2*writers*each)
+		t.Fatalf("%d concurrent appends of 2 lines each: file holds %d lines, want %d (appends lost or split)", writers*each, len(lines), 2*writers*each)
 	}
 	seen := map[string]bool{}
+	last := make([]int, writers)
+	for i := range last {
+		last[i] = -1
+	}
+	reordered := ""
 	for i := 0; i < len(lines); i += 2 {
 		if !bytes.Equal(lines[i], lines[i+1]) {
 			t.Fatalf("lines %d and %d interleaved: %q / %q", i+1, i+2, lines[i], lines[i+1])
 		}
 		seen[string(lines[i])] = true
+		if n := numbers(lines[i]); len(n) == 1 && n[0] >= 0 && n[0] < writers*each {
+			w := n[0] / each
+			if n[0] < last[w] && reordered == "" {
+				reordered = fmt.Sprintf("writer %d's record %d is stored after its record %d", w, n[0], last[w])
+			}
+			last[w] = n[0]
+		}
+	}
+	if reordered != "" {
+		t.Errorf("concurrent appends: %s: one writer's appends reordered", reordered)
 	}
 	if len(seen) != writers*each {
 		t.Errorf("%d distinct records, want %d", len(seen), writers*each)
 	}
+	for w := range writers {
+		if got := len(numbers(mustRead(t, s, fmt.Sprintf("c%d", w), 1))); got != each {
+			t.Errorf("session c%d: %d records, want %d", w, got, each)
+		}
+	}
 }
 
+// testCancelled wants every method to fail with a cancelled context's
+// error, and the writing ones to change nothing.
 func testCancelled(t *testing.T, s trace.Store) {
+	mustAppend(t, s, "s", 1, Record(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Append(ctx, "s", 1, Record(1)); !errors.Is(err, context.Canceled) {
-		t.Errorf("Append with cancelled ctx = %v", err)
+	_, appendErr := s.Append(ctx, "s", 1, Record(2))
+	_, filesErr := s.Files(ctx, "s")
+	_, readErr := s.ReadFile(ctx, "s", 1)
+	_, sessionsErr := s.Sessions(ctx)
+	for _, c := range []struct {
+		op  string
+		err error
+	}{
+		{"Append", appendErr},
+		{"Files", filesErr},
+		{"ReadFile", readErr},
+		{"Sessions", sessionsErr},
+		{"Create", s.Create(ctx, "new", [][]byte{Record(3)})},
+		{"Delete", s.Delete(ctx, "s")},
+	} {
+		if !errors.Is(c.err, context.Canceled) {
+			t.Errorf("%s with a cancelled context = %v, want an error wrapping context.Canceled", c.op, c.err)
+		}
 	}
-	if _, err := s.Sessions(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Sessions with cancelled ctx = %v", err)
+	if got, err := s.ReadFile(context.Background(), "s", 1); err != nil || !bytes.Equal(got, Record(1)) {
+		t.Errorf("calls with a cancelled context changed file 1: %q, %v; want %q", got, err, Record(1))
+	}
+	if _, err := s.Files(context.Background(), "new"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("Create with a cancelled context stored the session (Files = %v)", err)
 	}
 }
 
@@ -367,5 +531,62 @@ func testParts(t *testing.T, s trace.Store) {
 	cancel()
 	if err := pr.ReadParts(cancelled, "big", 1, none); !errors.Is(err, context.Canceled) {
 		t.Errorf("ReadParts with cancelled ctx = %v", err)
+	}
+}
+
+// testSummaries checks a [trace.Summarizer]: each session's summary is
+// what [trace.List] finds through the Store's own methods (its Sessions
+// row, the first prompt and the session_meta's source of its lowest-index
+// file).
+func testSummaries(t *testing.T, s trace.Store) {
+	sum, ok := s.(trace.Summarizer)
+	if !ok {
+		t.Skip("not a trace.Summarizer")
+	}
+	ctx := context.Background()
+	meta := func(id, source string) []byte {
+		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"id":%q,"source":%q,"timestamp":"2026-11-30T04:09:45.282Z","cwd":"/"}}`+"\n", id, source)
+	}
+	prompt := func(text string) []byte {
+		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":%q,"stop_reason":"completed"}}`+"\n", text)
+	}
+	mustAppend(t, s, "asked", 1, meta("asked", "cli"))
+	mustAppend(t, s, "asked", 1, Record(1))
+	mustAppend(t, s, "asked", 1, slices.Concat(prompt("first words"), prompt("second words")))
+	mustAppend(t, s, "asked", 2, prompt("after compaction"))
+	mustAppend(t, s, "child", 1, slices.Concat(meta("child", "subagent"), prompt("a subtask")))
+	mustAppend(t, s, "silent", 1, Record(2))
+	if err := s.Create(ctx, "long", [][]byte{slices.Concat(meta("long", ""), prompt(string(bytes.Repeat([]byte("é"), trace.MaxPromptBytes))))}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sum.Summaries(ctx)
+	if err != nil {
+		t.Fatalf("Summaries: %v", err)
+	}
+	infos, err := s.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySession := map[string]trace.Summary{}
+	for _, g := range got {
+		bySession[g.ID] = g
+	}
+	if len(bySession) != len(infos) {
+		t.Errorf("Summaries lists %d sessions, Sessions %d", len(got), len(infos))
+	}
+	for _, info := range infos {
+		files := indexes(t, s, info.ID)
+		data := mustRead(t, s, info.ID, files[0])
+		first, _ := trace.FirstPrompt(data)
+		want := trace.Summary{SessionInfo: info, FirstPrompt: first, Source: trace.MetaSource(data)}
+		g, ok := bySession[info.ID]
+		switch {
+		case !ok:
+			t.Errorf("Summaries leaves out session %q", info.ID)
+		case g.ID != want.ID || g.Files != want.Files || g.Size != want.Size || !g.LastActivity.Equal(want.LastActivity):
+			t.Errorf("Summaries: session %q is %+v, Sessions says %+v", info.ID, g.SessionInfo, want.SessionInfo)
+		case g.FirstPrompt != want.FirstPrompt || g.Source != want.Source:
+			t.Errorf("Summaries: session %q has first prompt %q and source %q, its first file %q and %q", info.ID, g.FirstPrompt, g.Source, want.FirstPrompt, want.Source)
+		}
 	}
 }
