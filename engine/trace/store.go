@@ -10,12 +10,33 @@ import (
 // [MemStore], [FileStore]; the browser build implements it over IndexedDB,
 // which is why every method takes a context.
 //
-// Every error names the session (and file) it is about; see [Error].
+// What every implementation does (package tracetest's TestStore checks it):
+//   - Every error is an [*Error] naming the session (and file) it is about,
+//     wrapping ErrNotFound, ErrExists, ErrInvalid or the store's own error.
+//   - A session id that [ValidateID] refuses, a file index below 1, and
+//     Append data that is not whole lines are ErrInvalid, and store nothing.
+//   - A context already done fails the call with an error wrapping its
+//     ctx.Err(), and changes nothing.
+//   - It is safe for concurrent use: of concurrent Creates of one id exactly
+//     one succeeds, and of concurrent Appends creating a file exactly one
+//     reports Created.
+//   - Every later call sees what a call that returned did (read your
+//     writes; a listing that lags is a bug): [Resume] reads Files, then
+//     the highest-index file, and a session server finds a session with
+//     Files.
+//   - Byte slices returned are the caller's: no later call changes them.
+//
+// A store of one's own may also be a [PartReader] (a resume reads a part at
+// a time) and a [Summarizer] (a session list reads no file). The session
+// server (transport/host) also holds a session across processes through
+// its store when the store has a method Lock(id string) (release func(),
+// err error), as [FileStore.Lock].
 type Store interface {
 	// Append appends data — one or more whole records, each ending in "\n" —
 	// to file index of the session, creating the session and the file as
-	// needed, as one write: a record is never split and concurrent appends
-	// never interleave inside a record. When the file exists and its last
+	// needed, as one write: a record is never split, concurrent appends
+	// never interleave inside a record, and appends one after another are
+	// read back in that order. When the file exists and its last
 	// byte is not "\n" (a torn tail), Append first writes "\n" (PROTOCOL.md
 	// P-13) and reports Healed. Append must not retain data.
 	Append(ctx context.Context, sessionID string, index int, data []byte) (AppendResult, error)
@@ -27,12 +48,13 @@ type Store interface {
 	// ReadFile returns the bytes of one file; ErrNotFound if it is missing.
 	ReadFile(ctx context.Context, sessionID string, index int) ([]byte, error)
 
-	// Sessions lists every stored session, ordered by id.
+	// Sessions lists every stored session, ordered by id (as Go compares
+	// strings: byte by byte), a deleted one no longer.
 	Sessions(ctx context.Context) ([]SessionInfo, error)
 
 	// Create stores an imported session: files[k-1] becomes file k, byte for
 	// byte. It refuses an id that already has a file with ErrExists and
-	// stores nothing in that case.
+	// stores nothing in that case; no files at all are ErrInvalid.
 	Create(ctx context.Context, sessionID string, files [][]byte) error
 
 	// Delete removes every file of the session; ErrNotFound if it has none.

@@ -33,7 +33,13 @@ type Wiring struct {
 
 // Config configures a Registry.
 type Config struct {
-	Store trace.Store    // required: every session's Trace
+	// Store is required: every session's Trace. A store with a method
+	// Lock(id string) (release func(), err error) (trace.FileStore) holds
+	// each session across processes around its create, resume, run,
+	// compaction and delete: a Lock error is session_busy, and one
+	// wrapping trace.ErrLockLost lets the engine kept warm go, so that the
+	// next run resumes from the Trace.
+	Store trace.Store
 	Hub   *transport.Hub // required: the channels
 	// Wire returns a fresh model context and tools for a session (created
 	// or resumed). Required.

@@ -5,6 +5,11 @@
 //	func TestMyStore(t *testing.T) {
 //		tracetest.TestStore(t, func(t *testing.T) trace.Store { return newMyStore(t) })
 //	}
+//
+// It checks the rules of trace.Store's doc (ReadParts and Summaries too,
+// for a store that is a trace.PartReader or a trace.Summarizer), each
+// subtest on a fresh store and in parallel with the others; run it with
+// -race, since several subtests call the store from many goroutines.
 package tracetest
 
 import (
