@@ -165,7 +165,7 @@ func NewRegistry(cfg Config) (*Registry, error) {
 		cfg.Mode = ModeAsk
 	}
 	if !ValidMode(cfg.Mode) {
-		return nil, errors.New("host: Config.Mode: " + quote(cfg.Mode) + " is not an approval mode")
+		return nil, errors.New("host: Config.Mode: " + quote(cfg.Mode) + " is not an approval mode (ask, allow-all, deny-all or read-only)")
 	}
 	if cfg.User == "" {
 		cfg.User = "local"

@@ -213,3 +213,17 @@ func TestNegativeKeepWarmBytesIsRefused(t *testing.T) {
 		t.Fatalf("got %v, want an error naming KeepWarmBytes", err)
 	}
 }
+
+// An unknown Mode is refused with the modes there are.
+func TestUnknownModeIsRefusedWithTheModes(t *testing.T) {
+	hub := transport.NewHub(transport.Options{})
+	t.Cleanup(hub.Close)
+	_, err := NewRegistry(Config{
+		Store: &trace.MemStore{}, Hub: hub, Mode: "auto",
+		NewMeta: func(string, time.Time) omni.Message { return playground.Meta(time.Now()) },
+		Wire:    func(omni.Message) (Wiring, error) { return Wiring{}, nil },
+	})
+	if want := `host: Config.Mode: "auto" is not an approval mode (ask, allow-all, deny-all or read-only)`; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
