@@ -1248,6 +1248,18 @@ export interface SubagentToolSpec {
   description?: string | undefined;
   /** The child's session options for each call (source "subagent" is set). */
   create(): SessionOptions | Promise<SessionOptions>;
+  /**
+   * The longest a call may run, in milliseconds (an integer; 0 or absent:
+   * no limit), create() included. At the limit the child's run is aborted
+   * (its signal's reason a DOMException "TimeoutError") and the call waits
+   * for the child's stream to end, which its abort grace bounds when its
+   * model ignores the signal, so that each of the child's requests in the
+   * stream has its end; the call then fails with "[tool error] timed out
+   * after 120 s".
+   */
+  timeoutMs?: number | undefined;
+  /** The longest final text, as ToolSpec.maxOutputLength says. */
+  maxOutputLength?: number | undefined;
 }
 
 // ---- builders and guards ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { msg } from "./msg.mjs";
 import { MAX_MS, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]);
-const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create"]);
+const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create", "timeoutMs", "maxOutputLength"]);
 
 const TOOL = Symbol.for("floe.tool");
 // A tool()'s time limit and output cap: { timeoutMs, cap }, 0 for none.
@@ -366,36 +366,66 @@ const SUBAGENT_PARAMETERS = Object.freeze({
 });
 
 /**
- * subagentTool(createSubagent, { name, description, create }) → a tool
- * that runs a child session per call (ENGINE.md §15): the prompt argument
- * in, the child's final assistant text out; the child's stream is forwarded
- * with origin and its tool calls go to the run's approver with the origin
- * chain. create() (may be async) returns the child's session options
- * ({ llm, tools, system, ... }).
+ * subagentTool(createSubagent, { name, description, create, timeoutMs,
+ * maxOutputLength }) → a tool that runs a child session per call (ENGINE.md
+ * §15): the prompt argument in, the child's final assistant text out; the
+ * child's stream is forwarded with origin and its tool calls go to the
+ * run's approver with the origin chain. create() (may be async) returns
+ * the child's session options ({ llm, tools, system, ... }).
+ * maxOutputLength caps the final text as tool()'s does. At timeoutMs the
+ * child's run is aborted and the call waits for its stream's end (its
+ * abort, within the child's abort grace even when its model ignores its
+ * signal), so that every request of the child forwarded has its end; it
+ * then fails "timed out after …".
  */
 export function subagentTool(createSubagent, spec) {
   plainObject(spec, "subagentTool: spec");
   knownKeys(spec, SUBAGENT_TOOL_KEYS, "subagentTool: spec");
-  const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create } = spec;
+  const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create, timeoutMs, maxOutputLength } = spec;
   if (typeof create !== "function") throw badArg("subagentTool: create", "a function returning session options", create);
+  const limit = timeoutMs == null ? 0 : intArg(timeoutMs, `tool ${name}: timeoutMs`, MAX_MS);
   return tool({
     name,
     description,
     parameters: SUBAGENT_PARAMETERS,
+    maxOutputLength,
     async execute({ prompt }, { signal, approve, emit }) {
       // The schema asks for a non-empty string; a blank one is no task either.
       if (prompt.trim() === "") throw new Error("prompt: the task is blank (only white space); a subagent sees nothing else of this conversation");
-      const opts = await create();
-      if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
-      // A run aborted while create() was pending starts no child (it would be
-      // stored with a Trace of its abort alone).
-      signal.throwIfAborted();
-      const child = createSubagent(opts);
+      // With a time limit the child gets a signal of its own, aborted by
+      // the run's abort or at the limit.
+      let childSignal = signal;
+      let timer;
+      let unlink = () => {};
+      let timedOut = false;
+      if (limit) {
+        const ac = new AbortController();
+        childSignal = ac.signal;
+        const onAbort = () => (toolTimers.clear(timer), ac.abort(signal.reason));
+        if (signal.aborted) onAbort();
+        else {
+          signal.addEventListener("abort", onAbort, { once: true });
+          unlink = () => signal.removeEventListener("abort", onAbort);
+          timer = toolTimers.set(() => {
+            timedOut = true;
+            ac.abort(new DOMException(`tool ${name}: timed out after ${duration(limit)}`, "TimeoutError"));
+          }, limit);
+        }
+      }
+      const timeout = () => new Error(`timed out after ${duration(limit)}`);
+      let child = null;
       let final = "";
       let end = null;
       let aborted = null;
       try {
-        for await (const m of child.run(prompt, { approve, signal })) {
+        const opts = await create();
+        if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
+        // A run aborted while create() was pending starts no child (it would be
+        // stored with a Trace of its abort alone).
+        signal.throwIfAborted();
+        if (timedOut) throw timeout();
+        child = createSubagent(opts);
+        for await (const m of child.run(prompt, { approve, signal: childSignal })) {
           emit(m);
           if (m.origin?.length !== 1) continue; // a grandchild's
           const p = m.payload;
@@ -404,8 +434,11 @@ export function subagentTool(createSubagent, spec) {
           else if (p.type === "abort") aborted = p.reason ?? "aborted";
         }
       } finally {
-        child.close();
+        toolTimers.clear(timer);
+        unlink();
+        child?.close();
       }
+      if (timedOut && !signal.aborted) throw timeout();
       if (aborted !== null) throw new Error(`the subagent stopped: ${aborted}`);
       if (end && end.status !== "completed") {
         throw new Error(`the subagent's last request ended ${end.status}${end.error_message ? ": " + end.error_message : ""}`);

@@ -358,10 +358,10 @@ function toolClock() {
 
 // The time limit runs on a clock the test moves: a run's tool call is
 // started (a gate the tool opens), then the clock is moved past the limit.
-async function timedRun(t, { signal, ticks = [] } = {}) {
+async function timedRun(t, { signal, ticks = [], args = "{}" } = {}) {
   const clock = toolClock();
   try {
-    const llm = callsThenOk(t.name, ["{}"]);
+    const llm = callsThenOk(t.name, [args]);
     const run = collect(floe.createSession({ llm, tools: [t] }).run("x", { approve: () => "allow", signal }));
     for (const [gate, ms] of ticks) {
       await gate;
@@ -558,4 +558,61 @@ test("maxOutputLength with the run's abort: the cut note, then the interrupted l
   const want = "abc\n[output cut: 5 of 8 characters left out]\n[interrupted: tool aborted by user]";
   assert.deepEqual([o.payload.output, o.payload.stop_reason], [want, "aborted"]);
   assert.equal(deltas(out).join(""), want);
+});
+
+// A child model that streams a piece of text, then waits: for its signal
+// (heeds), or for ever.
+const hangingChild = (started, heeds) => ({
+  async *streamGenerate({ signal }) {
+    yield msg.partialText("start");
+    yield msg.partialText("delta", "thinking it over");
+    started.open();
+    await new Promise((resolve) => heeds && signal.addEventListener("abort", resolve));
+    return { status: "aborted" };
+  },
+});
+
+test("subagentTool timeoutMs: at the limit the child's run is aborted and its stream ends before the call fails as timed out; a child whose model ignores its signal ends after its abort grace", async () => {
+  for (const heeds of [true, false]) {
+    const started = gate();
+    const research = floe.subagentTool({ name: "t", timeoutMs: 120_000, create: () => ({ llm: hangingChild(started, heeds), abortGraceMs: 10, store: false }) });
+    const { out, llm } = await timedRun(research, { ticks: [[started, 120_000]], args: '{"prompt":"q"}' });
+    const [o] = find(out.filter((m) => !m.origin), "tool_call_output");
+    assert.deepEqual([o.payload.output, o.payload.stop_reason], ["[tool error] timed out after 120 s", "failed"], `heeds ${heeds}`);
+    // the child's request ended, then the child's run, in the parent's stream
+    const child = out.filter((m) => m.origin);
+    assert.deepEqual(
+      child.filter((m) => ["request_end", "abort"].includes(m.payload.type)).map((m) => m.payload.type),
+      ["request_end", "abort"],
+      `heeds ${heeds}`,
+    );
+    assert.ok(out.indexOf(child.at(-1)) < out.indexOf(o), "the child's stream ended before the call's output");
+    assert.equal(llm.calls.length, 2);
+    assert.equal(find(out, "abort").filter((m) => !m.origin).length, 0);
+  }
+});
+
+test("subagentTool timeoutMs: a child that ends in time completes; the run's abort is an abort, not a time-out; maxOutputLength cuts the final text", async () => {
+  const clock = toolClock();
+  try {
+    const quick = floe.subagentTool({ name: "t", timeoutMs: 1000, maxOutputLength: 4, create: () => ({ llm: mockModel(["The answer is 42."]), store: false }) });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", ['{"prompt":"q"}']), tools: [quick] }).run("x", { approve: () => "allow" }));
+    assert.deepEqual(checkStream(out), []);
+    assert.deepEqual(find(out.filter((m) => !m.origin), "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [["The \n[output cut: 13 of 17 characters left out]", "completed"]]);
+    clock.tick(5000);
+
+    const started = gate();
+    const ac = new AbortController();
+    const slow = floe.subagentTool({ name: "t", timeoutMs: 1000, create: () => ({ llm: hangingChild(started, true), store: false }) });
+    const run = collect(floe.createSession({ llm: callsThenOk("t", ['{"prompt":"q"}']), tools: [slow] }).run("x", { approve: () => "allow", signal: ac.signal }));
+    await started;
+    ac.abort();
+    const out2 = await run;
+    assert.deepEqual(checkStream(out2), []);
+    assert.equal(out2.at(-1).payload.type, "abort");
+    assert.ok(!JSON.stringify(out2).includes("timed out"));
+  } finally {
+    clock.reset();
+  }
+  assert.throws(() => floe.subagentTool({ create: () => ({}), timeoutMs: -1 }), (e) => e.code === "bad_argument" && e.message.includes("tool run_subagent: timeoutMs"));
 });
