@@ -429,6 +429,63 @@ test("playground's side panel: tabs chosen with the arrow keys; Stream and Trace
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
 });
 
+test("playground on a projector at 200% and 300% zoom (1280 × 720): the transcript keeps a screen's height, no control covered or cut off", { timeout: 180_000 }, async (t) => {
+  // 1280 × 720 at 300% is a page of 427 × 240 CSS px: the header and the
+  // composer took it all, the transcript (the approval card in it) 0 px.
+  const { ctx, log } = await launch(t, { context: { viewport: { width: 427, height: 240 }, deviceScaleFactor: 3 } });
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  // Each control shown, scrolled into view, is the element at its centre
+  // (nothing covers it) and fits the screen; the transcript is at least
+  // as high as the screen, less a line.
+  const check = (state, scope = "main, header, footer") =>
+    page.evaluate(([state, scope]) => {
+      const bad = [];
+      const d = document.documentElement;
+      if (d.scrollWidth > d.clientWidth) bad.push(`${state}: the page is ${d.scrollWidth} px wide in ${d.clientWidth}`);
+      const tr = document.getElementById("transcript").getBoundingClientRect();
+      if (tr.height < innerHeight - 30) bad.push(`${state}: the transcript is ${tr.height.toFixed(0)} px high on a screen of ${innerHeight}`);
+      const inScope = [...document.querySelectorAll(scope)];
+      for (const e of document.querySelectorAll("button, input, select, textarea, summary, label.btn")) {
+        if (!e.checkVisibility() || e.classList.contains("visually-hidden") || !inScope.some((s) => s.contains(e))) continue;
+        if (e.closest("[inert]") || (scope !== ".sessions" && e.closest(".sessions, .side"))) continue;
+        e.scrollIntoView({ block: "nearest", inline: "nearest" });
+        const r = e.getBoundingClientRect();
+        const name = `${state}: ${e.id || e.className} "${e.textContent.trim().slice(0, 24)}"`;
+        if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5) {
+          bad.push(`${name} does not fit the screen (${JSON.stringify(r)})`);
+          continue;
+        }
+        const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        if (!at || !(e === at || e.contains(at) || (e.labels && [...e.labels].includes(at)))) bad.push(`${name} is covered by ${at && (at.id || at.className || at.tagName)}`);
+      }
+      return bad;
+    }, [state, scope]);
+  const bad = [];
+  for (const [zoom, width, height] of [["300%", 427, 240], ["200%", 640, 360]]) {
+    await page.setViewportSize({ width, height });
+    await page.fill("#prompt", "How long is store.go?");
+    await page.press("#prompt", "Enter");
+    await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+    bad.push(...(await check(zoom + ", an approval waiting")));
+    for (let i = 0; i < 2; i++) {
+      await page.locator('body[data-state="approval"]').waitFor({ timeout: WAIT });
+      await page.click('.card.ask button[data-decision="allow"]'); // fails when covered
+    }
+    await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+    bad.push(...(await check(zoom + ", the run done")));
+    await page.click("#toggle-sessions");
+    await page.locator("#sessions li.session").first().waitFor({ timeout: WAIT });
+    bad.push(...(await check(zoom + ", the sessions drawer open", ".sessions")));
+    const [row, list] = await page.evaluate(() => [document.querySelector("#sessions li.session"), document.getElementById("sessions")].map((e) => e.getBoundingClientRect().height));
+    if (row > list) bad.push(`${zoom}: the sessions list shows ${list.toFixed(0)} px of a row of ${row.toFixed(0)}`);
+    await page.keyboard.press("Escape");
+    await page.locator('body[data-drawer=""]').waitFor();
+  }
+  assert.deepEqual(bad, [], "on a projector" + explain(log));
+});
+
 test("playground on a phone: an open drawer is modal (the page behind inert), closed by Escape; not on a wide screen", { timeout: 120_000 }, async (t) => {
   const { ctx, log } = await launch(t, { context: { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true } });
   const page = await firstPage(ctx);
