@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, writeFile, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
 import { baseURL, CHROMIUM, explain, FLAGS, launch, page as firstPage, WAIT } from "./harness.mjs";
@@ -343,6 +343,42 @@ pageTest("playground: a subagent's nested cards come back after a reload; its ch
   await page.setInputFiles("#import", files);
   await page.locator("#note", { hasText: "Import refused" }).waitFor();
   assert.match(await page.locator("#note").innerText(), /session already exists; nothing was imported/);
+
+  // Dropped on the page, files a browser renamed when saving them again
+  // ("… (1).jsonl", Chrome's copy names) import as exported; the browser
+  // does not open a file dropped in place of the page.
+  await rowOf(page, id).locator('button:text("Delete")').click();
+  await rowOf(page, id).locator('button:text("Confirm delete")').click();
+  await page.locator("#note", { hasText: `Deleted ${id}.` }).waitFor();
+  const drop = (files, target = "transcript") =>
+    page.evaluate(
+      ([files, target]) => {
+        const dt = new DataTransfer();
+        for (const f of files) dt.items.add(new File([f.text], f.name, { type: f.type }));
+        const to = document.getElementById(target);
+        const over = new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true });
+        to.dispatchEvent(over);
+        const ev = new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true });
+        to.dispatchEvent(ev);
+        return over.defaultPrevented && ev.defaultPrevented;
+      },
+      [files, target],
+    );
+  const copies = [];
+  for (const f of files) copies.push({ name: basename(f).replace(/\.jsonl$/, " (1).jsonl"), type: "", text: await readFile(f, "utf8") });
+  await page.evaluate(() => (document.querySelector("#note").textContent = ""));
+  assert.equal(await drop(copies), true, "the drop was left to the browser");
+  await page.locator("#note", { hasText: `Imported ${id}.` }).waitFor();
+  const again = await storedIDs(page);
+  assert.ok(again.includes(id) && again.includes(child), `stored after the drop: ${again}`);
+  // Dropped twice, with the files of their first names: refused, stored already.
+  assert.equal(await drop([...copies, ...copies.map((c) => ({ ...c, name: c.name.replace(" (1)", "") }))], "composer"), true);
+  await page.locator("#note", { hasText: "Import refused" }).waitFor();
+  assert.match(await page.locator("#note").innerText(), /session already exists; nothing was imported/);
+  assert.equal(await page.locator("#attachments li").count(), 0, "a Trace file attached as an image");
+  // Another file dropped outside the composer says where files go.
+  assert.equal(await drop([{ name: "photo.png", type: "image/png", text: "x" }]), true);
+  await page.locator("#note", { hasText: "Drop images on the composer to attach them, a session's .jsonl files anywhere to import it." }).waitFor();
 });
 
 /** A browser on a profile that survives a restart (close, launch again). */

@@ -55,23 +55,15 @@ func (v *attachView) init(a *App) {
 		ev.PreventDefault()
 		a.post(func() { v.add(files) })
 	})
-	hasFiles := func(ev dom.Event) bool {
-		dt := ev.Underlying().Get("dataTransfer")
-		return !dt.IsNull() && !dt.IsUndefined() && dt.Get("types").Call("includes", "Files").Bool()
-	}
-	a.composer.AddEventListener("dragover", false, func(ev dom.Event) {
-		if hasFiles(ev) {
-			ev.PreventDefault() // takes the drop
-			ev.Underlying().Get("dataTransfer").Set("dropEffect", "copy")
-		}
-	})
 	a.composer.AddEventListener("drop", false, func(ev dom.Event) {
 		if !hasFiles(ev) {
 			return
 		}
-		ev.PreventDefault() // the browser would open the file in place of the page
-		files := filesOf(ev.Underlying().Get("dataTransfer").Get("files"))
-		a.post(func() { v.add(files) })
+		// The page's drop handler (sessionsView) takes the Trace files.
+		_, images := splitTraceFiles(filesOf(ev.Underlying().Get("dataTransfer").Get("files")))
+		if len(images) > 0 {
+			a.post(func() { v.add(images) })
+		}
 	})
 	v.list.AddEventListener("click", false, func(ev dom.Event) {
 		b := wrap(ev.Underlying().Get("target").Call("closest", "button[data-index]"))
@@ -82,6 +74,25 @@ func (v *attachView) init(a *App) {
 		fmt.Sscan(b.GetAttribute("data-index"), &i)
 		a.post(func() { v.remove(i) })
 	})
+}
+
+// hasFiles reports whether a drag event carries files.
+func hasFiles(ev dom.Event) bool {
+	dt := ev.Underlying().Get("dataTransfer")
+	return !dt.IsNull() && !dt.IsUndefined() && dt.Get("types").Call("includes", "Files").Bool()
+}
+
+// splitTraceFiles splits dropped files into Trace files (.jsonl), to
+// import, and the others.
+func splitTraceFiles(files []js.Value) (traces, others []js.Value) {
+	for _, f := range files {
+		if strings.HasSuffix(strings.ToLower(f.Get("name").String()), ".jsonl") {
+			traces = append(traces, f)
+		} else {
+			others = append(others, f)
+		}
+	}
+	return traces, others
 }
 
 // filesOf copies a FileList.

@@ -38,6 +38,10 @@ type sessionsView struct {
 // flight; the run's end clears it.
 const noteStopFirst = "Stop the run in flight before opening another session."
 
+// noteDrop is the note for files dropped outside the composer that are
+// no Trace files.
+const noteDrop = "Drop images on the composer to attach them, a session's .jsonl files anywhere to import it."
+
 func (s *sessionsView) init(a *App) {
 	s.a, s.list = a, byID(a.doc, "sessions")
 	s.titles = map[string]string{}
@@ -64,6 +68,28 @@ func (s *sessionsView) init(a *App) {
 		case "Escape":
 			ev.PreventDefault()
 			a.post(func() { s.renaming, s.dirty = "", true })
+		}
+	})
+	// Files dropped anywhere on the page: Trace files are imported, images
+	// are the composer's (attachView); the browser would otherwise open a
+	// file dropped elsewhere in place of the page.
+	doc := js.Global().Get("document")
+	wrap(doc).AddEventListener("dragover", false, func(ev dom.Event) {
+		if hasFiles(ev) {
+			ev.PreventDefault()
+			ev.Underlying().Get("dataTransfer").Set("dropEffect", "copy")
+		}
+	})
+	wrap(doc).AddEventListener("drop", false, func(ev dom.Event) {
+		if !hasFiles(ev) {
+			return
+		}
+		ev.PreventDefault()
+		traces, others := splitTraceFiles(filesOf(ev.Underlying().Get("dataTransfer").Get("files")))
+		if len(traces) > 0 {
+			s.a.spawn(func() { s.importFiles(traces) })
+		} else if t := ev.Underlying().Get("target"); len(others) > 0 && (t.Get("closest").Type() != js.TypeFunction || t.Call("closest", "#composer").IsNull()) {
+			a.post(func() { a.note = noteDrop })
 		}
 	})
 	in := byID(a.doc, "import")
@@ -342,12 +368,11 @@ func (s *sessionsView) importFiles(list []js.Value) {
 		}
 		files = append(files, trace.File{Name: f.Get("name").String(), Data: []byte(t.String())})
 	}
-	if len(files) == 1 {
-		if _, _, ok := trace.ParseFileName(files[0].Name); !ok {
-			files[0].Name = "" // one file of any name: its session_meta names the session
-		}
+	files, err := playground.ImportFiles(files) // copies' names, one file of any name
+	id := ""
+	if err == nil {
+		id, err = trace.ImportTree(ctx, a.env.Store, files)
 	}
-	id, err := trace.ImportTree(ctx, a.env.Store, files)
 	a.post(func() {
 		if err != nil {
 			a.note = "Import refused: " + err.Error()

@@ -1,0 +1,84 @@
+package playground
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+// ImportFiles prepares the files a person chose for an import
+// ([trace.ImportTree]). A file saved again where its name is taken gets
+// a copy's name: "X_001 (1).jsonl" (Chrome, Edge), "X_001(1).jsonl"
+// (Firefox), "X_001-1.jsonl", "X_001 - Copy.jsonl" (Windows); such a
+// name is read as the name it copies, and a file that then repeats
+// another byte for byte (the same export chosen twice) is left out. Two
+// different files of one name are refused, naming both. One file whose
+// name is no trace file's is named by its session_meta (its name "").
+func ImportFiles(files []trace.File) ([]trace.File, error) {
+	if len(files) == 1 {
+		f := files[0]
+		if _, _, ok := trace.ParseFileName(baseName(f.Name)); !ok {
+			f.Name = ""
+		}
+		return []trace.File{f}, nil
+	}
+	out := make([]trace.File, 0, len(files))
+	chosen := make([]string, 0, len(files)) // the name each file of out was chosen under
+	for _, f := range files {
+		name, as := f.Name, f.Name
+		if n, ok := copiedName(baseName(name)); ok {
+			as = n
+		}
+		dup := -1
+		for i := range out {
+			if out[i].Name == as {
+				dup = i
+			}
+		}
+		switch {
+		case dup < 0:
+			out, chosen = append(out, trace.File{Name: as, Data: f.Data}), append(chosen, name)
+		case !bytes.Equal(out[dup].Data, f.Data):
+			return nil, fmt.Errorf("%q and %q are two different files named %s: choose one of them", chosen[dup], name, as)
+		}
+	}
+	return out, nil
+}
+
+// copiedName returns the trace file name that name is a copy's name of.
+func copiedName(name string) (string, bool) {
+	if _, _, ok := trace.ParseFileName(name); ok {
+		return "", false
+	}
+	base, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok {
+		return "", false
+	}
+	base = strings.TrimSuffix(strings.TrimSuffix(base, " - Copy"), " ")
+	switch {
+	case strings.HasSuffix(base, ")"):
+		if i := strings.LastIndexByte(base, '('); i > 0 && digits(base[i+1:len(base)-1]) {
+			base = strings.TrimSuffix(strings.TrimSuffix(base[:i], " "), " - Copy")
+		}
+	case strings.LastIndexByte(base, '-') > 0:
+		if i := strings.LastIndexByte(base, '-'); digits(base[i+1:]) {
+			base = base[:i]
+		}
+	}
+	n := base + ".jsonl"
+	_, _, ok = trace.ParseFileName(n)
+	return n, ok
+}
+
+func digits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func baseName(name string) string { return name[strings.LastIndexByte(name, '/')+1:] }

@@ -1,0 +1,76 @@
+package playground
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/engine/trace"
+)
+
+// A browser saving an export again names it as a copy; the files import
+// under the names they copy, the same file chosen twice once.
+func TestImportFilesTakesCopiesNames(t *testing.T) {
+	const id = "session-2026-01-02-03-04-05-0000abcd"
+	for copy, want := range map[string]string{
+		id + "_001 (1).jsonl":        id + "_001.jsonl",
+		id + "_001(2).jsonl":         id + "_001.jsonl",
+		id + "_001-1.jsonl":          id + "_001.jsonl",
+		id + "_001 - Copy.jsonl":     id + "_001.jsonl",
+		id + "_001 - Copy (3).jsonl": id + "_001.jsonl",
+		id + "_012 (1).jsonl":        id + "_012.jsonl",
+		id + "_001.jsonl":            "",
+		"notes (1).jsonl":            "",
+		id + "_001 (x).jsonl":        "",
+		id + "_001 (1).txt":          "",
+	} {
+		got, ok := copiedName(copy)
+		if ok != (want != "") || ok && got != want {
+			t.Errorf("copiedName(%q) = %q, %v; want %q", copy, got, ok, want)
+		}
+	}
+
+	files := []trace.File{{Name: id + "_001 (1).jsonl", Data: []byte("a")}, {Name: "child_001 (1).jsonl", Data: []byte("b")}, {Name: id + "_001.jsonl", Data: []byte("a")}}
+	got, err := ImportFiles(files)
+	want := []trace.File{{Name: id + "_001.jsonl", Data: []byte("a")}, {Name: "child_001.jsonl", Data: []byte("b")}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("ImportFiles = %q, %v; want %q", got, err, want)
+	}
+	files[2].Data = []byte("c")
+	if _, err := ImportFiles(files); err == nil || !strings.Contains(err.Error(), `"`+id+`_001 (1).jsonl" and "`+id+`_001.jsonl" are two different files named `+id+`_001.jsonl`) {
+		t.Errorf("two versions of one file: %v", err)
+	}
+	got, err = ImportFiles([]trace.File{{Name: "lesson 1.jsonl", Data: []byte("a")}})
+	if err != nil || len(got) != 1 || got[0].Name != "" {
+		t.Errorf("one file of any name: %q, %v", got, err)
+	}
+}
+
+// A session with a subagent, exported and saved twice by a browser (its
+// files renamed "… (1).jsonl"), imports whole.
+func TestImportCopiesOfAnExport(t *testing.T) {
+	ctx := context.Background()
+	src := &trace.MemStore{}
+	child := storeSession(t, src, childMeta(""))
+	parent := storeSession(t, src, Meta(time.Now()), pointer(child))
+	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range files {
+		files[i].Name = strings.TrimSuffix(baseName(files[i].Name), ".jsonl") + " (1).jsonl"
+	}
+	chosen, err := ImportFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := &trace.MemStore{}
+	if id, err := trace.ImportTree(ctx, dst, chosen); err != nil || id != parent {
+		t.Fatalf("import = %q, %v; want %q", id, err, parent)
+	}
+	if !reflect.DeepEqual(dump(t, dst), dump(t, src)) {
+		t.Error("the imported sessions differ from the exported ones")
+	}
+}
