@@ -2,11 +2,34 @@ package playground
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
 )
+
+// ImportSession stores the files a person chose ([ImportFiles]) as a
+// session with its subagents' child sessions ([trace.ImportTree]) and
+// returns its id. A subagent's session alone (one of its parent's
+// files chosen) is refused, storing nothing: it would be stored but never
+// listed, since the list shows a child with its parent only.
+func ImportSession(ctx context.Context, store trace.Store, files []trace.File) (string, error) {
+	files, err := ImportFiles(files)
+	if err != nil {
+		return "", err
+	}
+	scratch := &trace.MemStore{}
+	id, err := trace.ImportTree(ctx, scratch, files)
+	if err != nil {
+		return "", err
+	}
+	if data, err := scratch.ReadFile(ctx, id, 1); err == nil && trace.MetaSource(data) == omni.SourceSubagent {
+		return "", fmt.Errorf("session %s is a subagent's, which the list shows with the session that ran it only: import it with that session's files (its own and its subagents', as exported together); nothing was imported", trace.QuoteID(id))
+	}
+	return trace.ImportTree(ctx, store, files)
+}
 
 // ImportFiles prepares the files a person chose for an import
 // ([trace.ImportTree]). A file saved again where its name is taken gets

@@ -74,3 +74,27 @@ func TestImportCopiesOfAnExport(t *testing.T) {
 		t.Error("the imported sessions differ from the exported ones")
 	}
 }
+
+// A subagent's session chosen alone is refused, storing nothing: stored,
+// it would never be listed (nor opened, exported or deleted).
+func TestImportSessionRefusesASubagentsSessionAlone(t *testing.T) {
+	ctx := context.Background()
+	src := &trace.MemStore{}
+	child := storeSession(t, src, childMeta(""))
+	parent := storeSession(t, src, Meta(time.Now()), pointer(child))
+	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := &trace.MemStore{}
+	_, err = ImportSession(ctx, dst, files[1:])
+	if err == nil || !strings.Contains(err.Error(), "session "+trace.QuoteID(child)+" is a subagent's") {
+		t.Fatalf("the child alone: %v", err)
+	}
+	if got := dump(t, dst); len(got) != 0 {
+		t.Errorf("stored after a refused import: %d sessions", len(got))
+	}
+	if id, err := ImportSession(ctx, dst, files); err != nil || id != parent {
+		t.Fatalf("with its parent: %q, %v", id, err)
+	}
+}

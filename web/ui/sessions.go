@@ -368,11 +368,7 @@ func (s *sessionsView) importFiles(list []js.Value) {
 		}
 		files = append(files, trace.File{Name: f.Get("name").String(), Data: []byte(t.String())})
 	}
-	files, err := playground.ImportFiles(files) // copies' names, one file of any name
-	id := ""
-	if err == nil {
-		id, err = trace.ImportTree(ctx, a.env.Store, files)
-	}
+	id, err := playground.ImportSession(ctx, a.env.Store, files)
 	a.post(func() {
 		if err != nil {
 			a.note = "Import refused: " + err.Error()
