@@ -261,3 +261,16 @@ func Meta(now time.Time) omni.Message {
 		},
 	}
 }
+
+// ResumeMeta returns the session_meta a stored session goes on with once
+// resumed, real when its model is now a real provider's: meta, but a
+// session the scripted model made (its system prompt [SystemPrompt]) gets
+// [WorkspacePrompt], as a session made with a real model does: the
+// scripted model's prompt told a real one it was the playground's
+// scripted model. The Trace keeps the session_meta it was made with.
+func ResumeMeta(meta omni.Message, real bool) omni.Message {
+	if real && meta.Payload.SystemPrompt() == SystemPrompt {
+		meta.Payload.Edit().SystemPrompt = WorkspacePrompt
+	}
+	return meta
+}

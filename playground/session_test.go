@@ -491,3 +491,46 @@ func TestStoredCompactionReopensAsOneRow(t *testing.T) {
 		}
 	}
 }
+
+// A session the scripted model made, resumed with a real provider's model,
+// sends the workspace prompt, not the scripted model's; the scripted model
+// resumed keeps its own, and a real model's session its prompt. The
+// resumed meta is a copy: the Trace's stays as it was made.
+func TestResumedScriptedSessionGetsTheWorkspacePromptWithARealModel(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	meta := Meta(time.Now())
+	id := meta.Payload.SessionID()
+	sess, _, err := Open(Options{Pace: func(context.Context, time.Duration) bool { return true }, Meta: &meta, Trace: trace.NewWriter(store, id, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, NewRunner(sess), "hello", func(omni.Message) string { return omni.DecisionAllow })
+	res, err := trace.Resume(ctx, store, id, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := ResumeMeta(res.Meta, true)
+	llm := promptLLM{system: make(chan string, 4)}
+	sess, _, err = Open(Options{LLM: llm, Meta: &resumed, Resume: &res.Snapshot, Trace: res.Writer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, NewRunner(sess), "go on", func(omni.Message) string { return omni.DecisionAllow })
+	if got := <-llm.system; got != WorkspacePrompt {
+		t.Errorf("the real model of a resumed scripted session got the system prompt %q, want the workspace prompt", got)
+	}
+	if got := res.Meta.Payload.SystemPrompt(); got != SystemPrompt {
+		t.Errorf("the stored meta's prompt became %q", got)
+	}
+	if m := ResumeMeta(res.Meta, false); m.Payload.SystemPrompt() != SystemPrompt {
+		got := m.Payload.SystemPrompt()
+		t.Errorf("the scripted model resumed: prompt %q", got)
+	}
+	own := ProviderMeta(time.Now(), "openai", "gpt-5")
+	own.Payload.Edit().SystemPrompt = "Be brief."
+	if m := ResumeMeta(own, true); m.Payload.SystemPrompt() != "Be brief." {
+		got := m.Payload.SystemPrompt()
+		t.Errorf("a real model's session resumed: prompt %q", got)
+	}
+}

@@ -442,7 +442,8 @@ func (a *App) resume(id string) {
 			tr.Now = time.Now
 			a.gen++
 			o, warn := a.sessionOptions(a.gen, res.Snapshot.SessionTokens)
-			o.Meta, o.Resume, o.Trace = &res.Meta, &res.Snapshot, res.Writer
+			meta := playground.ResumeMeta(res.Meta, o.LLM != nil)
+			o.Meta, o.Resume, o.Trace = &meta, &res.Snapshot, res.Writer
 			o.CallIDs = playground.StoredCallIDs(recs)
 			o.SubagentTrace = subagentTrace(bat)
 			notice := fmt.Sprintf("Resumed from storage: %d records.", len(recs))
