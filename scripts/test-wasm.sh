@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 status=0
 
 echo "== go vet (js/wasm)"
-GOOS=js GOARCH=wasm go vet ./internal/lock/... ./mergequeue/... ./engine/... ./jsbridge/... ./wasm/... ./web/idb/... || status=1
+GOOS=js GOARCH=wasm go vet ./internal/lock/... ./mergequeue/... ./engine/... ./jsbridge/... ./wasm/... ./web/idb/... ./web/dostore/... || status=1
 
 echo "== go test (js/wasm) ./jsbridge"
 GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./jsbridge/... ./web/jsx/... || status=1
@@ -21,6 +21,13 @@ if [ ! -d tests/idb/node_modules/fake-indexeddb ]; then
 fi
 NODE_OPTIONS="--require $PWD/tests/idb/node_modules/fake-indexeddb/auto/index.js" \
   GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./web/idb/... || status=1
+
+echo "== go test (js/wasm) ./web/dostore, on SQLite in WebAssembly behind Cloudflare's SQL API (tests/dostore)"
+if [ ! -d tests/dostore/node_modules/sql.js ]; then
+  (cd tests/dostore && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+NODE_OPTIONS="--require $PWD/tests/dostore/sql.cjs" \
+  GOOS=js GOARCH=wasm go test -count=1 -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./web/dostore/... || status=1
 
 echo "== build"
 # build.sh is the size gate: over the budget it fails after writing
