@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/internal/errf"
 )
 
 const schema = `CREATE TABLE IF NOT EXISTS floe_trace (
@@ -96,13 +97,32 @@ func fail(op, id string, index int, err error) error {
 	return &trace.Error{Op: op, SessionID: id, Index: index, Err: err}
 }
 
+// checkID refuses a done context and an id trace.ValidateID refuses.
+func checkID(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return trace.ValidateID(id)
+}
+
+// checkFile is checkID, and refuses a file index below 1.
+func checkFile(ctx context.Context, id string, index int) error {
+	if err := checkID(ctx, id); err != nil {
+		return err
+	}
+	if index < 1 {
+		return errf.Errorf("%w: file index %d (want ≥ 1)", trace.ErrInvalid, index)
+	}
+	return nil
+}
+
 // Append implements trace.Store.
 func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
-	if err := trace.ValidateID(id); err != nil {
+	if err := checkFile(ctx, id, index); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
-	if index < 1 || len(data) == 0 || data[len(data)-1] != '\n' {
-		return trace.AppendResult{}, fail("append", id, index, trace.ErrInvalid)
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return trace.AppendResult{}, fail("append", id, index, errf.Errorf("%w: records must be whole lines ending in \\n", trace.ErrInvalid))
 	}
 	if err := s.make(); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
@@ -149,6 +169,9 @@ func (s *Store) insert(id string, index int, data []byte) error {
 
 // Files implements trace.Store.
 func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
+	if err := checkID(ctx, id); err != nil {
+		return nil, fail("files", id, 0, err)
+	}
 	if !s.made {
 		return nil, fail("files", id, 0, trace.ErrNotFound)
 	}
@@ -181,6 +204,9 @@ func (s *Store) ReadFile(ctx context.Context, id string, index int) ([]byte, err
 // ReadParts implements trace.PartReader: a row at a time (at most
 // RowBytes); the rows not yet handed over stay in JavaScript.
 func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([]byte) error) error {
+	if err := checkFile(ctx, id, index); err != nil {
+		return fail("read", id, index, err)
+	}
 	if !s.made {
 		return fail("read", id, index, trace.ErrNotFound)
 	}
@@ -192,6 +218,9 @@ func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([
 		return fail("read", id, index, trace.ErrNotFound)
 	}
 	for _, r := range rows {
+		if err := ctx.Err(); err != nil {
+			return fail("read", id, index, err)
+		}
 		if err := part([]byte(r.Index(0).String())); err != nil {
 			return err
 		}
@@ -201,6 +230,9 @@ func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([
 
 // Sessions implements trace.Store.
 func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fail("sessions", "", 0, err)
+	}
 	if !s.made {
 		return []trace.SessionInfo{}, nil
 	}
@@ -217,8 +249,11 @@ func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
 
 // Create implements trace.Store.
 func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
-	if err := trace.ValidateID(id); err != nil {
+	if err := checkID(ctx, id); err != nil {
 		return fail("create", id, 0, err)
+	}
+	if len(files) == 0 {
+		return fail("create", id, 0, errf.Errorf("%w: no files", trace.ErrInvalid))
 	}
 	if err := s.make(); err != nil {
 		return fail("create", id, 0, err)
@@ -242,6 +277,9 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 
 // Delete implements trace.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := checkID(ctx, id); err != nil {
+		return fail("delete", id, 0, err)
+	}
 	if !s.made {
 		return fail("delete", id, 0, trace.ErrNotFound)
 	}

@@ -4,6 +4,8 @@ package dostore_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"syscall/js"
 	"testing"
 	"time"
@@ -41,4 +43,35 @@ func newStore(t *testing.T) *dostore.Store {
 
 func TestStoreContract(t *testing.T) {
 	tracetest.TestStore(t, func(t *testing.T) trace.Store { return newStore(t) })
+}
+
+// TestInvalidSaysWhy: a bad id or index is ErrInvalid in every method (not
+// ErrNotFound), and the error says what was wrong.
+func TestInvalidSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.Append(ctx, "s", 1, tracetest.Record(1)); err != nil {
+		t.Fatal(err)
+	}
+	_, files := s.Files(ctx, "a/b")
+	_, read := s.ReadFile(ctx, "s", 0)
+	_, readID := s.ReadFile(ctx, "", 1)
+	_, lines := s.Append(ctx, "s", 1, []byte(`{"a":1}`))
+	_, index := s.Append(ctx, "s", -1, tracetest.Record(2))
+	for _, c := range []struct {
+		op, want string
+		err      error
+	}{
+		{"Files(\"a/b\")", `session id "a/b" contains '/'`, files},
+		{"ReadFile(\"s\", 0)", "file index 0 (want ≥ 1)", read},
+		{"ReadFile(\"\", 1)", "session id \"\" is empty", readID},
+		{"Delete(\"..\")", "session id \"..\" starts with a dot", s.Delete(ctx, "..")},
+		{"Append of no whole line", "records must be whole lines", lines},
+		{"Append to file -1", "file index -1 (want ≥ 1)", index},
+		{"Create with no files", "no files", s.Create(ctx, "new", nil)},
+	} {
+		if !errors.Is(c.err, trace.ErrInvalid) || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s = %v, want ErrInvalid saying %q", c.op, c.err, c.want)
+		}
+	}
 }
