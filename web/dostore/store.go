@@ -3,7 +3,9 @@
 // Package dostore is a trace.Store in a Cloudflare Durable Object's SQLite
 // storage (ctx.storage.sql): an append is one row, or several when it is
 // larger than a row may be, written together or not at all, so a record is
-// never torn and a file is the concatenation of its rows. The object's
+// never torn and a file is the concatenation of its rows. Only Create
+// stores a torn tail (an imported file may end inside a record): the next
+// append writes "\n" first and reports Healed. The object's
 // storage survives hibernation, eviction and restarts; a session object
 // resumes from it when it wakes.
 package dostore
@@ -127,15 +129,24 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 	if err := s.make(); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
-	rows, err := s.exec("SELECT count(*) FROM floe_trace WHERE session = ? AND idx = ?", id, index)
+	// The file's last character: no row when there is no file, "\n" after
+	// whole records. Another is a torn tail, which only Create stores (an
+	// append's rows are written together or not at all): a "\n" ends it.
+	rows, err := s.exec("SELECT substr(data, -1) FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq DESC LIMIT 1", id, index)
 	if err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
-	created := len(rows) == 0 || rows[0].Index(0).Int() == 0
+	var res trace.AppendResult
+	if len(rows) == 0 {
+		res.Created = true
+	} else if last := rows[0].Index(0).String(); last != "" && last != "\n" {
+		res.Healed = true
+		data = append([]byte{'\n'}, data...)
+	}
 	if err := s.insert(id, index, data); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
-	return trace.AppendResult{Created: created}, nil
+	return res, nil
 }
 
 // insert writes data to file index of the session as rows of at most
