@@ -150,12 +150,13 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 }
 
 // insert writes data to file index of the session as rows of at most
-// RowBytes. A row refused takes those written before it away again, so
-// that no part of a record stays.
+// RowBytes, at least one: an empty file (Create's) is an empty row. A row
+// refused takes those written before it away again, so that no part of a
+// record stays.
 func (s *Store) insert(id string, index int, data []byte) error {
 	at := s.now().UnixMilli()
 	first := -1.0
-	for len(data) > 0 {
+	for {
 		n := min(len(data), RowBytes)
 		for n < len(data) && n > 0 && !utf8.RuneStart(data[n]) {
 			n--
@@ -173,9 +174,10 @@ func (s *Store) insert(id string, index int, data []byte) error {
 		if first < 0 && len(rows) > 0 {
 			first = rows[0].Index(0).Float()
 		}
-		data = data[n:]
+		if data = data[n:]; len(data) == 0 {
+			return nil
+		}
 	}
-	return nil
 }
 
 // Files implements trace.Store.

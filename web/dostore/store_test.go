@@ -5,6 +5,7 @@ package dostore_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -73,5 +74,45 @@ func TestInvalidSaysWhy(t *testing.T) {
 		if !errors.Is(c.err, trace.ErrInvalid) || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s = %v, want ErrInvalid saying %q", c.op, c.err, c.want)
 		}
+	}
+}
+
+// TestCreateKeepsEmptyFiles: Create stores each file byte for byte, an
+// empty one too (it wrote no row for it: the file was missing, and a
+// session of only empty files was not stored at all).
+func TestCreateKeepsEmptyFiles(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if err := s.Create(ctx, "gap", [][]byte{{}, tracetest.Record(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, "empty", [][]byte{{}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id    string
+		sizes []int64
+	}{{"gap", []int64{0, int64(len(tracetest.Record(1)))}}, {"empty", []int64{0}}} {
+		files, err := s.Files(ctx, c.id)
+		var sizes []int64
+		for i, f := range files {
+			if f.Index != i+1 {
+				t.Errorf("Files(%q): file %d has index %d", c.id, i+1, f.Index)
+			}
+			sizes = append(sizes, f.Size)
+		}
+		if err != nil || !slices.Equal(sizes, c.sizes) {
+			t.Errorf("Files(%q) = sizes %v, %v; want %v", c.id, sizes, err, c.sizes)
+		}
+	}
+	if data, err := s.ReadFile(ctx, "gap", 1); err != nil || len(data) != 0 {
+		t.Errorf("ReadFile of the empty file = %q, %v; want no bytes", data, err)
+	}
+	if err := s.Create(ctx, "empty", [][]byte{tracetest.Record(2)}); !errors.Is(err, trace.ErrExists) {
+		t.Errorf("Create over a session of one empty file = %v, want ErrExists", err)
+	}
+	res, err := s.Append(ctx, "empty", 1, tracetest.Record(3))
+	if err != nil || res != (trace.AppendResult{}) {
+		t.Errorf("Append to the empty file = %+v, %v; want neither Created nor Healed", res, err)
 	}
 }
