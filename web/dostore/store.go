@@ -5,7 +5,9 @@
 // larger than a row may be, written together or not at all, so a record is
 // never torn and a file is the concatenation of its rows. Only Create
 // stores a torn tail (an imported file may end inside a record): the next
-// append writes "\n" first and reports Healed. The object's
+// append writes "\n" first and reports Healed. The rows are text, so
+// bytes that are not UTF-8 are refused (ErrInvalid) rather than stored
+// changed. The object's
 // storage survives hibernation, eviction and restarts; a session object
 // resumes from it when it wakes.
 package dostore
@@ -99,6 +101,10 @@ func fail(op, id string, index int, err error) error {
 	return &trace.Error{Op: op, SessionID: id, Index: index, Err: err}
 }
 
+// notText refuses bytes a text row would change: JavaScript's strings
+// hold UTF-8's characters, and each byte that is not one becomes U+FFFD.
+var notText = errf.Errorf("%w: not UTF-8 text (a Trace record is JSON)", trace.ErrInvalid)
+
 // checkID refuses a done context and an id trace.ValidateID refuses.
 func checkID(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
@@ -125,6 +131,9 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 	}
 	if len(data) == 0 || data[len(data)-1] != '\n' {
 		return trace.AppendResult{}, fail("append", id, index, errf.Errorf("%w: records must be whole lines ending in \\n", trace.ErrInvalid))
+	}
+	if !utf8.Valid(data) {
+		return trace.AppendResult{}, fail("append", id, index, notText)
 	}
 	if err := s.make(); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
@@ -158,11 +167,8 @@ func (s *Store) insert(id string, index int, data []byte) error {
 	first := -1.0
 	for {
 		n := min(len(data), RowBytes)
-		for n < len(data) && n > 0 && !utf8.RuneStart(data[n]) {
+		for n < len(data) && !utf8.RuneStart(data[n]) { // UTF-8: within 3 bytes
 			n--
-		}
-		if n == 0 { // no character starts in the first RowBytes: not text
-			n = min(len(data), RowBytes)
 		}
 		rows, err := s.exec("INSERT INTO floe_trace (session, idx, data, at) VALUES (?, ?, ?, ?) RETURNING seq", id, index, string(data[:n]), at)
 		if err != nil {
@@ -267,6 +273,11 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 	}
 	if len(files) == 0 {
 		return fail("create", id, 0, errf.Errorf("%w: no files", trace.ErrInvalid))
+	}
+	for i, f := range files {
+		if !utf8.Valid(f) {
+			return fail("create", id, i+1, notText)
+		}
 	}
 	if err := s.make(); err != nil {
 		return fail("create", id, 0, err)

@@ -116,3 +116,23 @@ func TestCreateKeepsEmptyFiles(t *testing.T) {
 		t.Errorf("Append to the empty file = %+v, %v; want neither Created nor Healed", res, err)
 	}
 }
+
+// TestRefusesBytesNotText: a row is text, so bytes that are not UTF-8 are
+// refused (they were stored with each such byte turned into U+FFFD).
+func TestRefusesBytesNotText(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	bad := []byte("{\"text\":\"\xff\xfe\"}\n")
+	_, err := s.Append(ctx, "s", 1, bad)
+	if !errors.Is(err, trace.ErrInvalid) || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("Append of bytes not UTF-8 = %v, want ErrInvalid naming UTF-8", err)
+	}
+	err = s.Create(ctx, "c", [][]byte{tracetest.Record(1), bad})
+	var te *trace.Error
+	if !errors.Is(err, trace.ErrInvalid) || !errors.As(err, &te) || te.Index != 2 {
+		t.Errorf("Create with file 2 not UTF-8 = %v, want ErrInvalid naming file 2", err)
+	}
+	if sessions, err := s.Sessions(ctx); err != nil || len(sessions) != 0 {
+		t.Errorf("refused writes stored %+v, %v", sessions, err)
+	}
+}
