@@ -2647,6 +2647,12 @@ function storeArg(store, name, allowNone = false) {
 // Locks, and two session objects of one session ran at once there).
 const webLocks = (store) => (store !== "memory" ? globalThis.navigator?.locks : undefined);
 const localLocks = new Set(); // the names held in this program
+// The Web Locks this program has released whose request has not settled
+// yet, by name: a lock manager may see a release only a while later
+// (Deno's, a macrotask), and a session's next run or resume, asking
+// ifAvailable meanwhile, was refused as busy. The request's promise
+// settles once the lock is let go.
+const releasing = new Map();
 
 function busy(fn, id, holder) {
   const who = holder ?? "another tab or worker (or another session object of this program) is running it";
@@ -2713,6 +2719,7 @@ async function tryLockHere(store, id, yielding, wait) {
   for (let h; wait && (h = holders.get(name)) && h.yielding(); ) waited = await h.done;
   const h = holding(name, yielding);
   const web = webLocks(store);
+  while (web && releasing.has(name)) await releasing.get(name);
   if (!web) {
     if (localLocks.has(name)) {
       h.settle();
@@ -2733,7 +2740,7 @@ async function tryLockHere(store, id, yielding, wait) {
   // refused it does not: another tab holds the lock, and this one is
   // refused too rather than queued behind that tab's run.
   return new Promise((resolve, reject) => {
-    web
+    const asked = web
       .request(name, waited ? {} : { ifAvailable: true }, (lock) => {
         if (!lock) {
           h.settle();
@@ -2743,6 +2750,10 @@ async function tryLockHere(store, id, yielding, wait) {
         h.held = true;
         return new Promise((release) =>
           resolve(() => {
+            const gone = asked.then(noop, noop).then(() => {
+              if (releasing.get(name) === gone) releasing.delete(name);
+            });
+            releasing.set(name, gone);
             h.settle();
             release();
           }),

@@ -1,7 +1,9 @@
 // close() of a session whose runs hold its Web Lock (a persisted store where
 // navigator.locks exists): Node has no Web Locks, so this file installs a
 // minimal LockManager (exclusive, ifAvailable) before loading floe.mjs; the
-// browser tests run the same paths on Chromium's.
+// browser tests run the same paths on Chromium's. With slowRelease set it
+// lets a lock go as Deno's does: a released lock is seen free only a
+// macrotask later, though the request's promise still settles after that.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { getEventListeners } from "node:events";
 
 const held = new Set();
+let slowRelease = false;
 globalThis.navigator = {
   locks: {
     async request(name, opts, cb) {
@@ -18,6 +21,7 @@ globalThis.navigator = {
       try {
         return await cb({ name });
       } finally {
+        if (slowRelease) await new Promise((r) => setImmediate(r));
         held.delete(name);
       }
     },
@@ -91,4 +95,19 @@ test("close() while the locked run's consumer does not pull: resolves after the 
   const rest = [];
   for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value);
   assert.equal(rest.at(-1).payload.type, "abort");
+});
+
+test("a lock manager that sees a release a macrotask late (Deno's): runs back to back, a resume after close() and its run are not refused as busy", async (t) => {
+  slowRelease = true;
+  t.after(() => (slowRelease = false));
+  const dir = await tempDir(t);
+  const store = { dir };
+  const s = floe.createSession({ meta: meta("slow-release"), store, llm: scriptedLLM(say("one"), say("two"), say("three")) });
+  for (const p of ["a", "b", "c"]) assert.equal(types(await collect(s.run(p))).at(-1), "request_end", `run ${p}`);
+  await s.close();
+  const r = await floe.resumeSession("slow-release", { store, llm: scriptedLLM(say("four")), onDiagnostic: () => {} });
+  assert.equal(types(await collect(r.run("d"))).at(-1), "request_end");
+  await r.close();
+  await floe.deleteSession("slow-release", { store });
+  await assert.rejects(floe.resumeSession("slow-release", { store, llm: scriptedLLM() }), { code: "not_found" });
 });
