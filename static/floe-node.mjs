@@ -113,18 +113,25 @@ export default { ...floe, load };
 // file cannot be made (a read-only or missing directory) there is no
 // lock: the Trace's writes fail there too, and say so.
 const TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
-const HOST = (() => {
-  try {
-    return hostname();
-  } catch {
-    return "";
+// The host's name, read when a lock is first taken: Deno asks for a
+// permission (sys) to read it, which a program without {dir} stores should
+// not be asked for when it imports Floe.
+let host;
+const HOST = () => {
+  if (host === undefined) {
+    try {
+      host = hostname();
+    } catch {
+      host = "";
+    }
   }
-})();
+  return host;
+};
 
 nodeHooks.lockDir = (dir, id, create) => {
   const path = join(dir, `.${id}.lock`);
   const beatMs = nodeHooks.lockBeatMs ?? 30_000;
-  const own = JSON.stringify({ pid: process.pid, host: HOST, token: TOKEN, beat: beatMs / 1000 }) + "\n";
+  const own = JSON.stringify({ pid: process.pid, host: HOST(), token: TOKEN, beat: beatMs / 1000 }) + "\n";
   for (let tries = 0; ; tries++) {
     try {
       if (create) nodeFS.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -296,7 +303,7 @@ function silent(holder, path) {
 
 function stale(holder) {
   const pid = holder?.pid;
-  if (!Number.isSafeInteger(pid) || pid <= 0 || holder.host !== HOST) return false;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || holder.host !== HOST()) return false;
   if (pid === process.pid) return holder.token !== TOKEN;
   try {
     process.kill(pid, 0);

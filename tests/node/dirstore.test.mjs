@@ -398,3 +398,36 @@ test("{dir}: a holder whose lock another process took while it was stopped write
   assert.match(nodeFS.readFileSync(join(dir, traceFile), "utf8"), /from the other process.*\n.*after the resume/);
   assert.equal(nodeFS.existsSync(path), false);
 });
+
+test("the host name is read when a {dir} lock is first taken, not when floe-node.mjs is imported: Deno asks a permission for it (sys), and a program without {dir} stores was asked at its import", async () => {
+  // A fresh process whose os.hostname counts its calls (the module's
+  // named import sees the change through syncBuiltinESMExports).
+  const entry = new URL("../../static/floe-node.mjs", import.meta.url).href;
+  const dir = await mkdtemp(join(tmpdir(), "floe-host-"));
+  try {
+    const src = `
+import { createRequire, syncBuiltinESMExports } from "node:module";
+const os = createRequire(import.meta.url)("node:os");
+const real = os.hostname;
+let calls = 0;
+os.hostname = () => (calls++, real());
+syncBuiltinESMExports();
+const { load } = await import(${JSON.stringify(entry)});
+const floe = await load();
+const said = [];
+const llm = { async *streamGenerate() { yield { type: "model_msg", payload: { type: "text", role: "assistant", text: "hi", stop_reason: "completed" } }; } };
+for await (const m of floe.createSession({ llm }).run("go"));
+said.push(calls);
+const s = floe.createSession({ llm, store: { dir: ${JSON.stringify(dir)} } });
+for await (const m of s.run("go"));
+for await (const m of s.run("again"));
+await s.close();
+said.push(calls);
+console.log(JSON.stringify(said));`;
+    const out = spawnSync(process.execPath, ["--input-type=module", "-e", src], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(out.status, 0, out.stderr);
+    assert.deepEqual(JSON.parse(out.stdout), [0, 1], "calls of os.hostname: after a run without a {dir} store, after two runs of one");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
