@@ -2,7 +2,8 @@
 # ./build.sh test — every test of the project: native go test -race, the
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, conformance through both runners (the shared scenarios and the
-# project's own), the provider replay cases and the headless Chromium tests.
+# project's own), the provider replay cases, the packed package under Deno
+# and Bun, and the headless Chromium tests.
 # Installs what it needs (Debian chromium, npm packages from committed lock
 # files). Ends with the runners' summary lines and a total.
 set -uo pipefail
@@ -36,6 +37,12 @@ go test -race -count=1 -json ./... 2>&1 | node scripts/gotest-summary.mjs | tee 
 
 step "WebAssembly: GOOS=js tests, Node tests of floe.mjs, tsc"
 run scripts/test-wasm.sh
+
+step "Deno and Bun: the packed package run by each (tests/runtimes)"
+if [ ! -x tests/runtimes/node_modules/.bin/deno ] || [ ! -x tests/runtimes/node_modules/.bin/bun ]; then
+  (cd tests/runtimes && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+run node --test --import ./tests/exit-guard.mjs tests/runtimes/
 
 step "conformance: shared scenarios"
 run ./build.sh conform "$SHARED/conformance"
