@@ -243,7 +243,10 @@ async function instantiate(src, imports) {
   const base = globalThis.location?.href ?? import.meta.url;
   const url = new URL(src, base);
   if (url.protocol === "file:") {
-    throw floeError("bad_argument", `load: ${url.href} is a file: URL; in Node import the package by name: its "node" export condition reads files`);
+    throw floeError(
+      "bad_argument",
+      `load: ${url.href} is a file: URL, which floe.mjs does not read (it fetches): import floe-node.mjs beside it, or the package by name (its "node" export condition, which Node, Deno and Bun follow), or pass load({ wasm }) the file's bytes`,
+    );
   }
   let resp;
   try {

@@ -94,3 +94,16 @@ console.log(JSON.stringify(out));`;
   const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src], { timeout: 60_000 });
   assert.deepEqual(JSON.parse(stdout), { before: 0, duringBad: 1, bad: "bad_wasm", afterBad: 0, during: 1, after: 0, loaded: "function" });
 });
+
+// floe.mjs itself (the browser entry) imported by its path, as a Deno or
+// Bun script might import static/: it fetches, and a file: URL is refused
+// naming the module that reads files.
+test("floe.mjs imported by its path outside a browser: load() names floe-node.mjs, the entry that reads the wasm from disk", async () => {
+  const src = `import { load } from ${JSON.stringify(new URL("../../static/floe.mjs", import.meta.url).href)};
+try { await load(); console.log(JSON.stringify({ ok: true })); }
+catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src]);
+  const e = JSON.parse(stdout);
+  assert.equal(e.code, "bad_argument");
+  assert.match(e.message, /^load: file:\/\/\/.*\/floe\.wasm is a file: URL, which floe\.mjs does not read \(it fetches\): import floe-node\.mjs beside it, or the package by name \(its "node" export condition, which Node, Deno and Bun follow\), or pass load\(\{ wasm \}\) the file's bytes$/);
+});
