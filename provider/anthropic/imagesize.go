@@ -65,7 +65,7 @@ func fewer(msgs []omni.Message) []omni.Message {
 // when its bytes do not tell.
 func dims(media, data string) (w, h int) {
 	var b [32]byte // the header
-	n := b64(data, 0, b[:30])
+	n := provider.Base64At(data, 0, b[:30])
 	le := func(i, bits int) int { // the number of the bytes from i on, little-endian
 		v := 0
 		for k := bits/8 - 1; k >= 0; k-- {
@@ -99,24 +99,24 @@ func dims(media, data string) (w, h int) {
 // first 64 KB of markers and bytes of none.
 func jpegSides(data string) (w, h int) {
 	var b [5]byte
-	for pos, steps := 2, 0; steps < 1<<16 && b64(data, pos, b[:2]) == 2; steps++ {
+	for pos, steps := 2, 0; steps < 1<<16 && provider.Base64At(data, pos, b[:2]) == 2; steps++ {
 		if b[0] != 0xff { // extraneous
 			pos++
 			continue
 		}
 		m := b[1]
-		for pos += 2; m == 0xff && b64(data, pos, b[:1]) == 1; pos++ { // fill
+		for pos += 2; m == 0xff && provider.Base64At(data, pos, b[:1]) == 1; pos++ { // fill
 			m = b[0]
 		}
 		switch {
 		case m == 0 || m == 0xff || 0xd0 <= m && m <= 0xd7: // extraneous, the end, a restart
 			continue
-		case m == 0xd9 || m == 0xda || b64(data, pos, b[:2]) != 2: // the end, the scan
+		case m == 0xd9 || m == 0xda || provider.Base64At(data, pos, b[:2]) != 2: // the end, the scan
 			return 0, 0
 		}
 		n := int(b[0])<<8 | int(b[1])
 		if 0xc0 <= m && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc {
-			if b64(data, pos+2, b[:5]) == 5 { // precision, height, width
+			if provider.Base64At(data, pos+2, b[:5]) == 5 { // precision, height, width
 				return int(b[3])<<8 | int(b[4]), int(b[1])<<8 | int(b[2])
 			}
 			return 0, 0
@@ -124,38 +124,4 @@ func jpegSides(data string) (w, h int) {
 		pos += n
 	}
 	return 0, 0
-}
-
-// b64 decodes into dst the bytes of base64 data from byte off on, as many
-// as dst holds and data has before its first character of another kind
-// (padding), and returns how many.
-func b64(data string, off int, dst []byte) int {
-	n, skip, acc, bits := 0, off%3, uint(0), 0
-	for i := off / 3 * 4; i < len(data) && n < len(dst); i++ {
-		c := data[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c -= 'A'
-		case 'a' <= c && c <= 'z':
-			c = c - 'a' + 26
-		case '0' <= c && c <= '9':
-			c = c - '0' + 52
-		case c == '+':
-			c = 62
-		case c == '/':
-			c = 63
-		default:
-			return n
-		}
-		if acc, bits = acc<<6|uint(c), bits+6; bits >= 8 {
-			bits -= 8
-			if skip > 0 {
-				skip--
-				continue
-			}
-			dst[n] = byte(acc >> bits)
-			n++
-		}
-	}
-	return n
 }

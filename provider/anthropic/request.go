@@ -3,8 +3,6 @@ package anthropic
 import (
 	"strings"
 
-	"github.com/floehq/floe/internal/errf"
-
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -300,20 +298,17 @@ func writeText(w *provider.JSONWriter, s string) {
 // URL. An image goes with the media type its bytes show (PNG, JPEG, GIF,
 // WebP): the API refuses one whose type says otherwise (a JPEG labelled
 // image/png), as it refuses image/jpg for image/jpeg. An image the API
-// would refuse (another URL, a data: URL of another encoding, a media type
-// other than the four it takes, bytes or sides past its limits: oversize)
-// is a text block saying so: sent, it made the API refuse the request, and
-// with it every later request of the session, whose history holds the
-// image.
+// would refuse (provider.NotSent; bytes or sides past its limits:
+// oversize) is a text block saying so: sent, it made the API refuse the
+// request, and with it every later request of the session, whose history
+// holds the image.
 func writeImage(w *provider.JSONWriter, u string) {
-	mime, data, ok := provider.ParseDataURL(u)
-	switch {
-	case ok:
+	if t := provider.NotSent(u, "Anthropic"); t != "" {
+		writeText(w, t)
+		return
+	}
+	if mime, data, ok := provider.ParseDataURL(u); ok {
 		media := mediaType(mime, data)
-		if media == "" {
-			writeText(w, "[image not sent: media type "+quoteHead(mime)+" (bytes of no PNG, JPEG, GIF or WebP image): Anthropic takes image/jpeg, image/png, image/gif and image/webp]")
-			return
-		}
 		if why := oversize(media, data); why != "" {
 			writeText(w, "[image not sent: "+why+"]")
 			return
@@ -321,71 +316,16 @@ func writeImage(w *provider.JSONWriter, u string) {
 		w.Lit(`{"type":"image","source":{"type":"base64",`)
 		w.KeyStr("media_type", media)
 		w.KeyStr("data", data)
-	case provider.IsWebURL(u):
+	} else {
 		w.Lit(`{"type":"image","source":{"type":"url",`)
 		w.KeyStr("url", u)
-	default:
-		writeText(w, "[image not sent: "+quoteHead(u)+" is no http or https URL, nor a data:<media type>;base64,… URL, which Anthropic takes]")
-		return
 	}
 	w.Lit("}}")
 }
 
-// quoteHead quotes s, cut after 40 bytes ("…" then), at the start of a
-// character: an error names a long URL or media type by its head.
-func quoteHead(s string) string {
-	cut := 40
-	if len(s) <= cut {
-		return errf.Quote(s)
-	}
-	for cut > 0 && s[cut]&0xc0 == 0x80 { // not the start of a character
-		cut--
-	}
-	return errf.Quote(s[:cut]) + "…"
-}
-
-// mediaType returns the media type of an image of base64 data: the one
-// its first bytes show; else, when they are too few to tell (fewer than
-// 12 decode), the one it is labelled with (mime, its case and parameters
-// aside; image/jpg as image/jpeg) when the API takes it; else "". Only
-// the first 16 characters are decoded.
-func mediaType(mime, data string) string {
-	var head [12]byte // the first bytes of data, as many as its first characters hold
-	n := b64(data, 0, head[:])
-	for _, t := range imageTypes {
-		if n >= len(t.magic) && string(head[:len(t.magic)]) == t.magic && (t.magic != "RIFF" || n == 12 && string(head[8:]) == "WEBP") {
-			return t.media
-		}
-	}
-	// The label, of bytes too few to tell: of bytes enough, of none of
-	// the four (a BMP, an AVIF), the API refuses the image whatever the
-	// label says.
-	b := make([]byte, 0, 16)
-	for i := 0; n < len(head) && i < len(mime) && mime[i] != ';'; i++ {
-		if c := mime[i]; 'A' <= c && c <= 'Z' {
-			b = append(b, c+'a'-'A')
-		} else if c != ' ' {
-			b = append(b, c) // not c|0x20, which made "image\x0fpng" image/png
-		}
-	}
-	for _, t := range imageTypes {
-		if string(b) == t.media || string(b) == t.alias {
-			return t.media
-		}
-	}
-	return ""
-}
-
-// imageTypes are the media types the API takes: the bytes they start with
-// (WebP: RIFF, then WEBP at byte 8), and the name one goes by (another for
-// JPEG). Their base64 text was compared, which took bytes of other images
-// for WebP ("RIFG", a base64 character holding two bits of the next byte).
-var imageTypes = [...]struct{ media, magic, alias string }{
-	{"image/png", "\x89PNG\r\n\x1a\n", "image/png"},
-	{"image/jpeg", "\xff\xd8\xff", "image/jpg"},
-	{"image/gif", "GIF8", "image/gif"},
-	{"image/webp", "RIFF", "image/webp"},
-}
+// mediaType is the media type an image of base64 data goes with
+// (provider.ImageType), "" for one the API refuses.
+func mediaType(mime, data string) string { return provider.ImageType(mime, data) }
 
 func fidelity(raw omni.RawJSON) (sig, redacted string) {
 	omni.WalkJSON(raw, func(path []byte, kind byte, val []byte) error {

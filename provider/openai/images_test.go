@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/provider/internal/ptest"
 )
@@ -86,6 +87,50 @@ func TestImageTooLarge(t *testing.T) {
 		}
 		if got := m.Factory()(m.c.Session).(*Model).c.Images; got != want {
 			t.Errorf("%q: a fresh context's limit %v", url, got)
+		}
+	}
+}
+
+// image is a user's image_url message of u.
+func image(u string) omni.Message {
+	return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
+}
+
+// imageRequest sends a request of a model of o whose history is a tool
+// output holding the image u, then a user's image u, and returns the
+// request's messages.
+func imageRequest(t *testing.T, o Options, u string) string {
+	t.Helper()
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")}}}
+	m := newModel(t, tr, o)
+	out := omni.ToolOutput("call_1", "shot", omni.StatusCompleted)
+	out.Payload.Rest = &omni.Rest{Images: []string{u, u}}
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("call_1", "shot", "{}"), out})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{image(u)}})
+	return js(tr.Body(t, 0)["messages"])
+}
+
+// An image of a media type OpenAI does not take (PNG, JPEG, WebP and GIF
+// are what it takes) goes as a text part saying so, the bytes deciding
+// over the label: sent, the server refused the request, and every later
+// one of the session, whose history holds it. A web URL goes as it is.
+func TestImageTypes(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"
+	for _, c := range []struct{ url, want string }{
+		{png, `{"image_url":{"url":"` + png + `"},"type":"image_url"}`},
+		{"data:image/webp;base64,UklGRiQAAABXRUJQVlA4", `"type":"image_url"`},
+		{"data:image/png;base64,R0lGODlhAQABAIAAAP", `"type":"image_url"`}, // a GIF labelled PNG
+		{"data:image/jpg;base64,AAAA", `"type":"image_url"`},               // too short to tell: the label
+		{"https://example.com/a.bmp", `{"image_url":{"url":"https://example.com/a.bmp"},"type":"image_url"}`},
+		{"data:image/bmp;base64,Qk02AAAAAAAAADYAAAAoAAAA", `{"text":"[image not sent: media type \"image/bmp\" (bytes of no PNG, JPEG, GIF or WebP image): the API takes image/jpeg, image/png, image/gif and image/webp]","type":"text"}`},
+		{"data:image/png;base64,Qk02AAAAAAAAADYAAAAoAAAA", `[image not sent: media type \"image/png\" (bytes of no PNG`}, // a BMP labelled PNG
+		{"data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcv", `[image not sent: media type \"image/svg+xml\"`},
+		{"data:image/tiff;base64,SUkqAAgAAAAAAAAA", `[image not sent: media type \"image/tiff\"`},
+		{"data:image/png,%89PNG", `[image not sent: \"data:image/png,%89PNG\" is no http or https URL, nor a data:\u003cmedia type\u003e;base64,… URL, which the API takes]`},
+	} {
+		got := imageRequest(t, Options{}, c.url)
+		if n := strings.Count(got, c.want); n != 3 {
+			t.Errorf("%.40s: %d times %s (want 3: a tool output's two, the user's) in\n%s", c.url, n, c.want, got)
 		}
 	}
 }

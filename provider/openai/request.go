@@ -172,7 +172,16 @@ func writeText(w *provider.JSONWriter, s string) {
 	w.Close('}')
 }
 
+// writeImage writes the image_url part of u, a data: URL or a web URL; an
+// image the API would refuse (provider.NotSent: a data: URL of a media
+// type other than PNG, JPEG, GIF and WebP…) is a text part saying so:
+// sent, it made the server refuse the request, and every later one of
+// the session, whose history holds the image.
 func writeImage(w *provider.JSONWriter, u string) {
+	if t := provider.NotSent(u, "the API"); t != "" {
+		writeText(w, t)
+		return
+	}
 	w.Lit(`{"type":"image_url","image_url":{`)
 	w.KeyStr("url", u)
 	w.Lit("}}")

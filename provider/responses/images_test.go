@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/engine"
+	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/provider/internal/ptest"
 )
@@ -86,5 +87,33 @@ func TestImageTooLarge(t *testing.T) {
 	}
 	if got := m.Factory()(m.c.Session).(*Model).c.Images; got != m.c.Images {
 		t.Errorf("a fresh context's limit %v", got)
+	}
+}
+
+// An image of a media type OpenAI does not take (it takes PNG, JPEG, WebP
+// and GIF) goes as an input_text part saying so, a tool output's and a
+// user's: sent, the API refused the request, and every later one of the
+// session, whose history holds it. One it takes, or a web URL, goes.
+func TestImageTypes(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg", `{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"}`},
+		{"https://example.com/a.bmp", `{"type":"input_image","image_url":"https://example.com/a.bmp"}`},
+		{"data:image/bmp;base64,Qk02AAAAAAAAADYAAAAoAAAA", `{"type":"input_text","text":"[image not sent: media type \"image/bmp\" (bytes of no PNG, JPEG, GIF or WebP image): the API takes image/jpeg, image/png, image/gif and image/webp]"}`},
+		{"data:image/png;base64,SUkqAAgAAAAAAAAA", `{"type":"input_text","text":"[image not sent: media type \"image/png\" (bytes of no PNG`}, // a TIFF
+		{"file:///a.png", `{"type":"input_text","text":"[image not sent: \"file:///a.png\" is no http or https URL`},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+		m, err := New(Options{Transport: tr, Model: "gpt-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := omni.ToolOutput("call_1", "shot", omni.StatusCompleted)
+		out.Payload.Rest = &omni.Rest{Images: []string{c.url}}
+		img := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: c.url}}}
+		m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("call_1", "shot", "{}"), out})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{img}})
+		if got := string(tr.Requests[0].Body); strings.Count(got, c.want) != 2 {
+			t.Errorf("%.40s: want twice %s in\n%s", c.url, c.want, got)
+		}
 	}
 }

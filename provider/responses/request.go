@@ -99,9 +99,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 				open = true
 			}
 			for _, u := range images {
-				w.Lit(`{"type":"input_image",`)
-				w.KeyStr("image_url", u)
-				w.Close('}')
+				writeImage(w, u)
 			}
 			images = images[:0]
 		}
@@ -114,8 +112,8 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 				w.KeyStr("filename", name)
 				w.KeyStr("file_data", u)
 			} else {
-				w.Lit(`{"type":"input_image",`)
-				w.KeyStr("image_url", provider.ImageOf(p))
+				writeImage(w, provider.ImageOf(p))
+				continue
 			}
 			w.Close('}')
 			continue
@@ -152,4 +150,20 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 			w.Close('}')
 		}
 	}
+}
+
+// writeImage writes the input_image part of u, a data: URL or a web URL;
+// an image the API would refuse (provider.NotSent: a data: URL of a media
+// type other than PNG, JPEG, GIF and WebP…) is an input_text part saying
+// so: sent, it made the API refuse the request, and every later one of
+// the session, whose history holds the image.
+func writeImage(w *provider.JSONWriter, u string) {
+	if t := provider.NotSent(u, "the API"); t != "" {
+		w.Lit(`{"type":"input_text",`)
+		w.KeyStr("text", t)
+	} else {
+		w.Lit(`{"type":"input_image",`)
+		w.KeyStr("image_url", u)
+	}
+	w.Close('}')
 }
