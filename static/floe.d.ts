@@ -820,6 +820,13 @@ export interface OpenAIOptions extends ModelOptions {
    * Vertex AI. Google's own host is told without it. Default: false.
    */
   gemini?: boolean | undefined;
+  /**
+   * false for a model without vision (DeepSeek's API answers 400 to any
+   * image): each image, a user's or a tool output's, goes as the text
+   * "[image not sent: the model takes no images]" (a tool output's in its
+   * tool message). No model name turns it off. Default: true.
+   */
+  images?: boolean | undefined;
 }
 
 /** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter, Gemini…; apiKey optional. */

@@ -2923,7 +2923,7 @@ const HEADER_VALUE_WHY = "a header value cannot hold a line break, another contr
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
-const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini"]);
+const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini", "images"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
 function modelThinking(llm) {
@@ -2937,11 +2937,13 @@ function makeModel(fname, opts) {
   for (const k of ["browserAccess", "version", "cache"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
-  if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
-    throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
+  for (const k of ["gemini", "images"]) {
+    if (d.provider !== "openai-chat" && Object.hasOwn(opts, k)) {
+      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
+    }
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : MODEL_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, cache, maxImageBytes, maxImages } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -3014,6 +3016,7 @@ function makeModel(fname, opts) {
   }
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
   if (gemini != null && typeof gemini !== "boolean") throw badArg(`${name}.gemini`, "a boolean", gemini);
+  if (images != null && typeof images !== "boolean") throw badArg(`${name}.images`, "a boolean (false: a model without vision)", images);
   if (cache != null && typeof cache !== "boolean" && cache !== "5m" && cache !== "1h") {
     const want = 'true, false, "5m" or "1h"';
     if (typeof cache !== "string") throw badArg(`${name}.cache`, want, cache);
@@ -3054,6 +3057,7 @@ function makeModel(fname, opts) {
     maxImages: maxImages == null ? 0 : maxImages || -1,
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
+    noImages: images === false, // a model without vision: each image goes as a text saying so
     noCache: cache === false, // Anthropic's prompt-cache breakpoints, on by default
     cacheTTL: typeof cache === "string" ? cache : "", // their TTL; "" the API's default (5 minutes)
     fetch: fetch ?? defaultFetch,

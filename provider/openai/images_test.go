@@ -134,3 +134,21 @@ func TestImageTypes(t *testing.T) {
 		}
 	}
 }
+
+// NoImages, for a model without vision (DeepSeek's API answers 400 to any
+// image part): no image goes, a tool output's are a line each of its tool
+// message, a user's a text part.
+func TestNoImages(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"
+	got := imageRequest(t, Options{BaseURL: "https://api.deepseek.com", Model: "deepseek-chat", NoImages: true}, png)
+	want := `[{"content":[{"text":"look","type":"text"}],"role":"user"},` +
+		`{"content":"","role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"shot"},"id":"call_1","type":"function"}]},` +
+		`{"content":"shot\n[image not sent: the model takes no images]\n[image not sent: the model takes no images]","role":"tool","tool_call_id":"call_1"},` +
+		`{"content":[{"text":"[image not sent: the model takes no images]","type":"text"}],"role":"user"}]`
+	if got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+	if got := imageRequest(t, Options{BaseURL: "https://api.deepseek.com", Model: "deepseek-chat"}, png); !strings.Contains(got, png) {
+		t.Errorf("without NoImages, no image in %s", got)
+	}
+}

@@ -63,6 +63,13 @@ type Options struct {
 	// DefaultMaxImageBytes (GeminiMaxImageBytes for Gemini),
 	// DefaultMaxImages; below 0 = no limit.
 	MaxImageBytes, MaxImages int
+	// NoImages is for a model without vision (DeepSeek's, whose API
+	// answers 400 to any image, and so failed every later request of a
+	// session whose tool returned one): each image, a user's or a tool
+	// output's, goes as a text saying it was not sent because the model
+	// takes none ("[image not sent: the model takes no images]"), a tool
+	// output's in its tool message. No model id sets it.
+	NoImages bool
 }
 
 // Model is one stateful Chat Completions context.

@@ -33,7 +33,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Str(p.SystemPrompt)
 		w.Close('}')
 	}
-	writeMessages(w, sent, &dialect{gemini: m.opts.Gemini, mistral: mistral, strict: deepseekThinking(&m.opts), mark: m.c.Mark})
+	writeMessages(w, sent, &dialect{gemini: m.opts.Gemini, mistral: mistral, strict: deepseekThinking(&m.opts), noImages: m.opts.NoImages, mark: m.c.Mark})
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -89,8 +89,10 @@ type dialect struct {
 	// strict is DeepSeek's API in its thinking mode, which refuses a
 	// turn that called tools without the reasoning_content it came with.
 	strict bool
-	mark   string          // the conversation's Mark
-	flat   map[string]bool // the calls written as text (strict)
+	// noImages sends each image as noImage (Options.NoImages).
+	noImages bool
+	mark     string          // the conversation's Mark
+	flat     map[string]bool // the calls written as text (strict)
 }
 
 // writeMessages maps the conversation to Chat Completions messages: a run
@@ -100,7 +102,9 @@ type dialect struct {
 // it), except the reasoning of a turn that called tools when it came in
 // reasoning_content from this endpoint (writeAssistant). Images of tool
 // outputs follow the tool messages as a user message, since tool
-// messages carry text only, before the user's text that follows them. Tool call ids go as callID makes them, to
+// messages carry text only, before the user's text that follows them (to
+// a model that takes none, d.noImages, each is a line of noImage in its
+// tool message). Tool call ids go as callID makes them, to
 // Mistral's API as it takes them. The output of a call written as text
 // is text too, a part of the user message.
 func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
@@ -120,16 +124,26 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 				}
 				w.Lit(`{"role":"tool",`)
 				w.KeyStr("tool_call_id", callID(p.ToolCallID, d.mistral))
-				w.KeyStr("content", p.Output)
+				out := p.Output
+				if d.noImages {
+					for range p.Images() {
+						if out != "" {
+							out += "\n"
+						}
+						out += noImage
+					}
+				} else {
+					images = append(images, p.Images()...)
+				}
+				w.KeyStr("content", out)
 				w.Close('}')
-				images = append(images, p.Images()...)
 				continue
 			}
 			if !open {
 				w.Lit(`{"role":"user","content":[`)
 				open = true
 				for _, u := range images { // the outputs' images before what follows them
-					writeImage(w, u)
+					writeImage(w, u, d)
 				}
 				images = images[:0]
 			}
@@ -143,7 +157,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 			} else if p.Type == omni.Text {
 				writeText(w, p.Text)
 			} else if u := provider.ImageOf(p); u != "" {
-				writeImage(w, u)
+				writeImage(w, u, d)
 			} else if u, name := provider.DocumentOf(p); u != "" {
 				w.Lit(`{"type":"file","file":{`)
 				w.KeyStr("filename", name)
@@ -157,7 +171,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 				open = true
 			}
 			for _, u := range images {
-				writeImage(w, u)
+				writeImage(w, u, d)
 			}
 		}
 		if open {
@@ -172,13 +186,21 @@ func writeText(w *provider.JSONWriter, s string) {
 	w.Close('}')
 }
 
+// noImage is the text an image goes as to a model that takes none.
+const noImage = "[image not sent: the model takes no images]"
+
 // writeImage writes the image_url part of u, a data: URL or a web URL; an
 // image the API would refuse (provider.NotSent: a data: URL of a media
-// type other than PNG, JPEG, GIF and WebP…) is a text part saying so:
-// sent, it made the server refuse the request, and every later one of
-// the session, whose history holds the image.
-func writeImage(w *provider.JSONWriter, u string) {
-	if t := provider.NotSent(u, "the API"); t != "" {
+// type other than PNG, JPEG, GIF and WebP…), or any image to a model that
+// takes none (d.noImages), is a text part saying so: sent, it made the
+// server refuse the request, and every later one of the session, whose
+// history holds the image.
+func writeImage(w *provider.JSONWriter, u string, d *dialect) {
+	t := noImage
+	if !d.noImages {
+		t = provider.NotSent(u, "the API")
+	}
+	if t != "" {
 		writeText(w, t)
 		return
 	}

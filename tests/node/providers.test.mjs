@@ -215,6 +215,36 @@ test("maxImageBytes and maxImages leave the oldest images out of a request", asy
   }
 });
 
+// images: false, for a model without vision (DeepSeek's API answers 400
+// to any image part): a tool's image and the user's go as a text.
+test("images: false sends no image, a text in its place", async () => {
+  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg";
+  const bodies = [];
+  const fetch = async (url, init) => {
+    bodies.push(JSON.parse(init.body));
+    const calls = bodies.length === 1 ? [{ id: "call_1", name: "shot", args: ["{}"] }] : [];
+    return new Response(openaiStream({ calls, text: calls.length ? [] : ["Done."] }), { status: 200, headers: SSE_HEADERS });
+  };
+  const session = floe.createSession({
+    meta: meta(),
+    store: false,
+    llm: floe.openaiCompatible({ baseURL: "https://api.deepseek.com", model: "deepseek-chat", fetch, images: false }),
+    tools: [floe.tool({ name: "shot", description: "Screenshot", parameters: { type: "object" }, execute: async () => ({ output: "shot", images: [png] }) })],
+    config: { maxTurns: 3, maxReconnects: 0 },
+    clock: instantClock(),
+  });
+  const prompt = [{ type: "model_msg", payload: { type: "text", role: "user", text: "Look." } }, { type: "model_msg", payload: { type: "image_url", role: "user", image_url: png } }];
+  await collect(session.run(prompt, { approve: async () => "allow" }));
+  await session.close();
+  assert.equal(bodies.length, 2);
+  const text = JSON.stringify(bodies[1].messages);
+  assert.ok(!text.includes("iVBORw0KGgo"), text);
+  assert.equal(bodies[1].messages.find((m) => m.role === "tool").content, "shot\n[image not sent: the model takes no images]");
+  assert.deepEqual(bodies[1].messages[0].content.at(-1), { type: "text", text: "[image not sent: the model takes no images]" });
+  assert.throws(() => floe.openai({ apiKey: "k", model: "m", images: "no" }), { code: "bad_argument", message: /openai: options\.images: want a boolean \(false: a model without vision\), got a string$/ });
+  assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", images: false }), { code: "bad_argument", message: /openaiResponses: options\.images: unknown option of openaiResponses\(\) \(openaiCompatible\(\) and openai\(\) have it\)/ });
+});
+
 test("model options are checked when the model is made", () => {
   const bad = [
     [() => floe.openai({ model: "m" }), /openai: options.apiKey: want the API key/],
