@@ -11,8 +11,10 @@ import (
 // API's limits on a request's size and its number of images: past them,
 // every later request of the session, which sends the history again,
 // failed. Bytes counts the length of each image's URL as sent (a data:
-// URL's base64 text, a web URL's characters), Count the images; 0 or
-// below for no limit.
+// URL's base64 text, a web URL's characters) and of each document's
+// data: URL (a PDF's, inline data of another type than an image's: it
+// takes of the request's size as much), Count the images; 0 or below for
+// no limit.
 type ImageLimit struct{ Bytes, Count int }
 
 // Limit returns the limit of an adapter's options: bytes and count as
@@ -38,8 +40,10 @@ func Limit(bytes, count int, def ImageLimit) ImageLimit {
 // prefix a provider's prompt cache holds, changes then, not at each
 // request. A message whose images alone pass the limit is left out too:
 // sent, its request failed, and every later one while it was the newest.
-// An image message left out becomes a text message of its role; a tool
-// output adds the text to its output. The history itself is not changed.
+// An image or document message left out becomes a text message of its
+// role; a tool output adds the text to its output. A document is left
+// out only for the bytes: it counts as no image. The history itself is
+// not changed.
 //
 //go:noinline
 func (l ImageLimit) Apply(msgs []omni.Message) []omni.Message {
@@ -84,11 +88,13 @@ func (l ImageLimit) Apply(msgs []omni.Message) []omni.Message {
 		p := &out[i].Payload
 		b, n := images(p)
 		big := !l.fits(b, n)
-		if n == 0 || i >= start && !big {
+		if n == 0 && (b == 0 || l.Bytes <= 0) || i >= start && !big {
 			continue
 		}
 		head, tail := "[image omitted: ", " KB, older than those sent, left out to keep the request within the API's limits]"
-		if n > 1 {
+		if n == 0 {
+			head = "[document omitted: "
+		} else if n > 1 {
 			head = "[" + strconv.Itoa(n) + " images omitted: "
 		}
 		if big {
@@ -117,7 +123,8 @@ func (l ImageLimit) fits(total, n int) bool {
 
 // images returns the length of the URLs of p's images (a data: URL for
 // inline data, not built) and their number: p's image, or a tool
-// output's.
+// output's; for a document (inline data not an image's) its data: URL's
+// length and 0.
 func images(p *omni.Payload) (bytes, n int) {
 	switch p.Type {
 	case omni.ImageURL:
@@ -126,9 +133,11 @@ func images(p *omni.Payload) (bytes, n int) {
 		}
 		return bytes, n
 	case omni.InlineData:
-		if mime := p.MimeType(); isImage(mime) {
-			return len("data:;base64,") + len(mime) + len(p.Data()), 1
+		mime := p.MimeType()
+		if isImage(mime) {
+			n = 1
 		}
+		return len("data:;base64,") + len(mime) + len(p.Data()), n
 	}
 	for _, u := range p.Images() {
 		bytes += len(u)

@@ -159,6 +159,36 @@ func TestImageLimitTooLarge(t *testing.T) {
 	}
 }
 
+// A document (a PDF) counts toward the bytes, which the API's limit on a
+// request's size bounds, not toward the images: past the bytes it is left
+// out as the oldest image is, and alone past them too; within the count
+// it is never left out.
+func TestImageLimitDocuments(t *testing.T) {
+	doc := func(n int) omni.Message { // its data: URL 28 bytes more
+		m := inline(n)
+		m.Payload.Edit().MimeType = "application/pdf"
+		return m
+	}
+	msgs := []omni.Message{omni.UserText("Read it."), doc(572), shot("a", 478)}
+	got := ImageLimit{Bytes: 1000}.Apply(msgs)
+	if p := got[1].Payload; p.Type != omni.Text || p.Role != omni.RoleUser || p.Text != "[document omitted: 1"+older || p.Rest != nil {
+		t.Errorf("the document: %+v", p)
+	}
+	if len(got[2].Payload.Images()) != 1 || msgs[1].Payload.Type != omni.InlineData {
+		t.Errorf("the image or the history changed: %+v", got)
+	}
+	if got := (ImageLimit{Bytes: 1000}).Apply(msgs[:2]); &got[0] != &msgs[0] {
+		t.Errorf("600 bytes of a document under 1000: copied")
+	}
+	if got := (ImageLimit{Bytes: 500}).Apply(msgs[:2]); got[1].Payload.Text != "[document omitted: 1 KB, more than a request's images may take]" {
+		t.Errorf("a document past the limit alone: %+v", got[1].Payload)
+	}
+	msgs = []omni.Message{doc(5000), inline(10), inline(10), inline(10)}
+	if got := (ImageLimit{Count: 2}).Apply(msgs); got[0].Payload.Type != omni.InlineData || got[1].Payload.Type != omni.Text || got[3].Payload.Type != omni.InlineData {
+		t.Errorf("past the count: %+v", got)
+	}
+}
+
 // Below 0, no limit.
 func TestImageLimitNone(t *testing.T) {
 	msgs := []omni.Message{shot("a", 5000, 5000), inline(9000)}

@@ -776,10 +776,10 @@ export interface ModelOptions {
   idleTimeoutMs?: number | undefined;
   /**
    * How many bytes the images of a request may take (their data: URLs'
-   * base64, or their URLs): past it, or past maxImages, the oldest go as a
-   * text saying so, until those kept take half of it, so that a session of
-   * many screenshots stays within the API's request limit; an image larger
-   * than it alone goes so too. The history keeps them all. Default
+   * base64, or their URLs; a PDF's base64 counts too): past it, or past
+   * maxImages, the oldest go as a text saying so, until those kept take
+   * half of it, so that a session of many screenshots stays within the
+   * API's request limit; an image larger than it alone goes so too. The history keeps them all. Default
    * 24000000 for Anthropic, 40000000 for OpenAI (16000000 to Gemini); 0 =
    * no limit.
    */

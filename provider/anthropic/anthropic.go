@@ -65,8 +65,8 @@ type Options struct {
 	// another value; with NoCache it sends nothing.
 	CacheTTL string
 	// MaxImageBytes and MaxImages are what the images of a request may
-	// take: the length of their data (base64) or URLs, and their number.
-	// Past either, the oldest are sent as a text saying so, until those
+	// take: the length of their data (base64) or URLs, and their number;
+	// a document's (a PDF's) data counts toward the bytes. Past either, the oldest are sent as a text saying so, until those
 	// kept take half of it (provider.ImageLimit). 0 =
 	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit. Apart
 	// from them, a request of more than 20 images, one wider or higher

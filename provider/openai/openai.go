@@ -58,7 +58,8 @@ type Options struct {
 	Gemini bool
 	// MaxImageBytes and MaxImages are what the images of a request may
 	// take: the length of their URLs (data: URLs of base64) and their
-	// number. Past either, the oldest are sent as a text saying so, until
+	// number; a document's (a PDF's) data: URL counts toward the bytes.
+	// Past either, the oldest are sent as a text saying so, until
 	// those kept take half of it (provider.ImageLimit). 0 =
 	// DefaultMaxImageBytes (GeminiMaxImageBytes for Gemini),
 	// DefaultMaxImages; below 0 = no limit.
