@@ -113,6 +113,9 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	window := fs.String("context-window", "", "provider model: its context window in tokens, for session_meta (default 0: unknown)")
 	idle := fs.String("idle-timeout", "", "provider model: end a request that waits this long on the provider without a byte, then retry it (a duration: 90s, 5m; 0: never; default 5m)")
 	gemini := fs.Bool("gemini", false, "provider model openai or openai-compatible: speak the dialect of Gemini's OpenAI-compatible endpoint (thought signatures sent back on tool calls) at any base URL; Google's own host is known without it")
+	imageBytes := fs.String("max-image-bytes", "", "provider model: what a request's images may take, in bytes of their data: URLs' base64 (a PDF's counts too); past it, or past --max-images, the oldest go as a text saying so (0: no limit; default 24000000 for anthropic, 40000000 for openai, 16000000 to Gemini)")
+	images := fs.String("max-images", "", "provider model: how many images a request may carry, as --max-image-bytes (0: no limit; default 100 for anthropic, 500 for openai)")
+	noImages := fs.Bool("no-images", false, "provider model openai or openai-compatible: a model without vision (DeepSeek's): each image goes as a text saying the model takes none")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")
 	// Not the flag's default: -h would print the token.
@@ -164,7 +167,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *keepWarm == 0 {
 		*keepWarm = -1 // host.Config: none
 	}
-	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, strconv.FormatBool(*gemini), set, getenv)
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, strconv.FormatBool(*gemini), *imageBytes, *images, strconv.FormatBool(*noImages), set, getenv)
 	if err != nil {
 		return server.Config{}, "", err
 	}

@@ -11,7 +11,7 @@ import (
 // names in its errors). set reports which flags were given; getenv reads
 // the environment (the key never comes from a flag value, which any user
 // could read in the process list).
-func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini string, set map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
+func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, imageBytes, images, noImages string, set map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
 	flag := func(name, value string) server.Setting {
 		return server.Setting{Name: "--" + name, Value: value, Set: set[name]}
 	}
@@ -25,6 +25,9 @@ func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini str
 		ContextWindow: flag("context-window", window),
 		IdleTimeout:   flag("idle-timeout", idle),
 		Gemini:        flag("gemini", gemini),
+		MaxImageBytes: flag("max-image-bytes", imageBytes),
+		MaxImages:     flag("max-images", images),
+		NoImages:      flag("no-images", noImages),
 		Assign:        func(name, value string) string { return name + " " + value },
 		Getenv:        getenv,
 		KeySource:     "the environment variable",

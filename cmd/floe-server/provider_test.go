@@ -198,6 +198,41 @@ func TestGeminiFlag(t *testing.T) {
 	}
 }
 
+// --max-images (and --max-image-bytes) reach the adapter: past it the
+// oldest image of a task goes as a text saying so; --no-images sends
+// none, for a model without vision.
+func TestImageFlags(t *testing.T) {
+	img := func(n int) string {
+		return `{"type":"model_msg","payload":{"type":"image_url","role":"user","image_url":"data:image/png;base64,iVBORw0KGgo` + strings.Repeat("A", n) + `"}}`
+	}
+	input := `{"input":[{"type":"model_msg","payload":{"type":"text","role":"user","text":"Look."}},` + img(1) + "," + img(2) + "]}"
+	for _, c := range []struct {
+		flags      []string
+		sent, text int
+		want       string
+	}{
+		{nil, 2, 0, ""},
+		{[]string{"--max-images", "1"}, 1, 1, "[image omitted: "},
+		{[]string{"--max-image-bytes", "40"}, 1, 1, "[image omitted: "},
+		{[]string{"--max-images", "1", "--max-images", "0"}, 2, 0, ""},
+		{[]string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
+	} {
+		lb := newLoopback(t)
+		p := startEnv(t, nil, append([]string{"--dir", ":memory:", "--model", "openai-compatible", "--model-id", "m", "--base-url", lb.URL + "/v1"}, c.flags...)...)
+		cl := &tt.Client{T: t, URL: p.url}
+		post(t, cl, cl.Create(""), "tasks", input, "running")
+		p.kill()
+		reqs := lb.requests()
+		if len(reqs) != 1 {
+			t.Fatalf("%v: %d requests", c.flags, len(reqs))
+		}
+		b := reqs[0].Body
+		if sent := strings.Count(b, `"image_url":{"url":"data:image/png`); sent != c.sent || c.want != "" && strings.Count(b, c.want) != c.text {
+			t.Errorf("%v: %d images sent, want %d, and %d times %s, in\n%s", c.flags, sent, c.sent, c.text, c.want, b)
+		}
+	}
+}
+
 // --keep-warm and --keep-warm-mb reach the server's Config: the bound in
 // bytes, none by default.
 func TestKeepWarmFlags(t *testing.T) {
@@ -260,6 +295,10 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--gemini"}, "--gemini: only with a provider model"},
 		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--gemini"}, "--gemini: only with --model openai or openai-compatible (Gemini's OpenAI-compatible endpoint), not --model anthropic"},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1", "--gemini=maybe"}, `invalid boolean value "maybe" for -gemini`},
+		{nil, []string{"--max-images", "3"}, "--max-images: only with a provider model"},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes (0: no limit)`},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images (0: no limit)`},
+		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai or openai-compatible (a model without vision), not --model anthropic"},
 	}
 	for _, tc := range cases {
 		cmd := exec.Command(binary, append([]string{"--dir", ":memory:"}, tc.args...)...)

@@ -55,6 +55,11 @@ type ModelConfig struct {
 	// Gemini is the Chat adapter's Options.Gemini: speak Google's Gemini
 	// dialect to a host other than Google's own (a proxy, Vertex AI).
 	Gemini bool
+	// MaxImageBytes and MaxImages are the adapters' options of those
+	// names, what a request's images may take: 0 = theirs, below 0 = no
+	// limit. NoImages is the Chat adapter's, for a model without vision.
+	MaxImageBytes, MaxImages int
+	NoImages                 bool
 }
 
 // Setting is one setting of ModelSettings: its value, whether the user
@@ -86,6 +91,13 @@ type ModelSettings struct {
 	// openai-compatible speak Gemini's dialect at any base URL (thought
 	// signatures sent back on tool calls); refused with the other models.
 	Gemini Setting
+	// MaxImageBytes and MaxImages: what a request's images may take, a
+	// whole number of bytes (of their data: URLs' base64; a PDF's counts)
+	// and of images; "0" = no limit, "" = the adapter's default. NoImages
+	// ("true" or "1", as Gemini) has openai or openai-compatible send each
+	// image as a text, for a model without vision. All three are refused
+	// with the scripted model.
+	MaxImageBytes, MaxImages, NoImages Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
 	Assign func(name, value string) string
@@ -110,7 +122,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
-		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini} {
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini, s.MaxImageBytes, s.MaxImages, s.NoImages} {
 			if f.Set {
 				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
 			}
@@ -159,15 +171,36 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 			mc.IdleTimeout = -1
 		}
 	}
-	if v := s.Gemini.Value; s.Gemini.Set || v != "" {
+	for _, b := range []struct {
+		s    Setting
+		to   *bool
+		what string
+	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint"}, {s.NoImages, &mc.NoImages, "a model without vision"}} {
+		v := b.s.Value
 		on := v == "true" || v == "1"
-		if !on && v != "false" && v != "0" {
-			return mc, errors.New(s.Assign(s.Gemini.Name, strconv.Quote(v)) + ": want true or false (1 or 0)")
+		if !on && v != "false" && v != "0" && v != "" {
+			return mc, errors.New(s.Assign(b.s.Name, strconv.Quote(v)) + ": want true or false (1 or 0)")
 		}
 		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible {
-			return mc, errors.New(s.Gemini.Name + ": only with " + s.Assign(s.Model.Name, ModelOpenAI) + " or " + ModelOpenAICompatible + " (Gemini's OpenAI-compatible endpoint), not " + with)
+			return mc, errors.New(b.s.Name + ": only with " + s.Assign(s.Model.Name, ModelOpenAI) + " or " + ModelOpenAICompatible + " (" + b.what + "), not " + with)
 		}
-		mc.Gemini = on
+		*b.to = on
+	}
+	for _, n := range []struct {
+		s    Setting
+		to   *int
+		what string
+	}{{s.MaxImageBytes, &mc.MaxImageBytes, "bytes"}, {s.MaxImages, &mc.MaxImages, "images"}} {
+		if v := n.s.Value; n.s.Set || v != "" {
+			k, err := strconv.ParseInt(v, 10, 32)
+			if err != nil || k < 0 {
+				return mc, errors.New(s.Assign(n.s.Name, strconv.Quote(v)) + ": want a whole number of " + n.what + " (0: no limit)")
+			}
+			*n.to = int(k)
+			if k == 0 {
+				*n.to = -1
+			}
+		}
 	}
 	keyEnv := s.APIKeyEnv.Value
 	if s.APIKeyEnv.Set && keyEnv == "" {
@@ -249,11 +282,14 @@ type providerModel interface {
 func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 	switch mc.Kind {
 	case ModelOpenAI, ModelOpenAICompatible:
-		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout, Gemini: mc.Gemini})
+		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout, Gemini: mc.Gemini,
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
 	case ModelResponses:
-		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
+		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})
 	case ModelAnthropic:
-		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout})
+		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})
 	}
 	return nil, errors.New("model " + mc.Kind + ": not a provider model")
 }

@@ -18,7 +18,7 @@ func vars(env map[string]string) ModelSettings {
 	return ModelSettings{
 		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
 		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"), IdleTimeout: v("FLOE_IDLE_TIMEOUT_MS"),
-		Gemini:    v("FLOE_GEMINI"),
+		Gemini: v("FLOE_GEMINI"), MaxImageBytes: v("FLOE_MAX_IMAGE_BYTES"), MaxImages: v("FLOE_MAX_IMAGES"), NoImages: v("FLOE_NO_IMAGES"),
 		Assign:    func(name, value string) string { return name + "=" + value },
 		Getenv:    func(name string) string { return env[name] },
 		KeySource: "the secret",
@@ -91,6 +91,22 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_GEMINI": "true"},
 			err: "FLOE_GEMINI: only with FLOE_MODEL=openai or openai-compatible"},
 		{env: map[string]string{"FLOE_GEMINI": "true"}, err: "FLOE_GEMINI: only with a provider model"},
+		// The image budget: 0 = no limit (the adapters' below 0), unset
+		// theirs; no images, for a model without vision, with the Chat
+		// models only.
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_MAX_IMAGE_BYTES": "5000000", "FLOE_MAX_IMAGES": "0"},
+			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k", System: WorkspacePrompt, MaxImageBytes: 5000000, MaxImages: -1}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_MAX_IMAGES": "-1"},
+			err: `FLOE_MAX_IMAGES="-1": want a whole number of images (0: no limit)`},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_MAX_IMAGE_BYTES": "20MB"},
+			err: `FLOE_MAX_IMAGE_BYTES="20MB": want a whole number of bytes (0: no limit)`},
+		{env: map[string]string{"FLOE_MAX_IMAGES": "10"}, err: "FLOE_MAX_IMAGES: only with a provider model"},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "deepseek-chat", "FLOE_BASE_URL": "https://api.deepseek.com", "FLOE_NO_IMAGES": "1"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "deepseek-chat", BaseURL: "https://api.deepseek.com", System: WorkspacePrompt, NoImages: true}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_NO_IMAGES": "no"},
+			err: `FLOE_NO_IMAGES="no": want true or false (1 or 0)`},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
+			err: "FLOE_NO_IMAGES: only with FLOE_MODEL=openai or openai-compatible (a model without vision), not FLOE_MODEL=anthropic"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {

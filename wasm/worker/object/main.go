@@ -93,8 +93,9 @@ func main() {
 // the default, or a provider: server.ModelNames), FLOE_MODEL_ID,
 // FLOE_BASE_URL, FLOE_API_KEY_ENV (the secret holding the key when it is
 // not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY),
-// FLOE_SYSTEM_PROMPT, FLOE_CONTEXT_WINDOW, FLOE_IDLE_TIMEOUT_MS and
-// FLOE_GEMINI, as the native server's flags of the same names.
+// FLOE_SYSTEM_PROMPT, FLOE_CONTEXT_WINDOW, FLOE_IDLE_TIMEOUT_MS,
+// FLOE_GEMINI, FLOE_MAX_IMAGE_BYTES, FLOE_MAX_IMAGES and FLOE_NO_IMAGES,
+// as the native server's flags of the same names.
 func modelSettings(env func(string) string) server.ModelSettings {
 	v := func(name string) server.Setting {
 		x := env(name)
@@ -109,6 +110,9 @@ func modelSettings(env func(string) string) server.ModelSettings {
 		ContextWindow: v("FLOE_CONTEXT_WINDOW"),
 		IdleTimeout:   v("FLOE_IDLE_TIMEOUT_MS"),
 		Gemini:        v("FLOE_GEMINI"),
+		MaxImageBytes: v("FLOE_MAX_IMAGE_BYTES"),
+		MaxImages:     v("FLOE_MAX_IMAGES"),
+		NoImages:      v("FLOE_NO_IMAGES"),
 		Assign:        func(name, value string) string { return name + "=" + value },
 		Getenv:        env,
 		KeySource:     "the secret",
