@@ -34,7 +34,7 @@ func (b *Bridge) await(ctx context.Context, what string, start func(id int) js.V
 		return r, nil
 	case <-ctx.Done():
 		if canceller.Type() == js.TypeObject && canceller.Get("abort").Type() == js.TypeFunction {
-			canceller.Call("abort")
+			abortWith(ctx, canceller)
 		}
 		return reply{}, ctx.Err()
 	}

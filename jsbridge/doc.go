@@ -47,9 +47,11 @@
 //
 // # Cancellation
 //
-// An AbortSignal maps to one context cancel; its listener is removed when
-// the run ends. When a callback's context is cancelled the bridge aborts the
-// AbortSignal it handed to the callback and keeps taking what the callback
+// An AbortSignal maps to one context cancel, its cause the signal's reason;
+// its listener is removed when the run ends. When a callback's context is
+// cancelled the bridge aborts the AbortSignal it handed to the callback,
+// with that reason when the run's signal is what cancelled it (else an
+// AbortError), and keeps taking what the callback
 // still produces (ENGINE.md E-9.2). When the engine abandons a callback
 // that did not finish within its abort grace (engine.Config.AbortGrace,
 // from abortGraceMs; the engine's timer, not the bridge's), the bridge stops

@@ -23,7 +23,8 @@ import (
 //	    or rejects it with the message of a fetch that gave no response
 //	conn.read(waiterID)   settles with the next chunk (a Uint8Array), null at
 //	                      the end, or rejects with the transfer's failure
-//	conn.abort()          aborts the request (the connection closes)
+//	conn.abort(reason)    aborts the request (the connection closes); reason,
+//	                      when not undefined, is the run's signal's (abortReason)
 //
 // Each network chunk crosses into Go once, as bytes (js.CopyBytesToGo);
 // the model's stream is parsed in Go and never crosses message by message.
@@ -73,7 +74,7 @@ func (t *fetchTransport) RoundTrip(ctx context.Context, req *provider.Request) (
 	conn := t.host.Call("send", id, req.URL, method, h.String(), string(req.Body))
 	stop := context.AfterFunc(ctx, func() {
 		defer guard("fetch: abort", nil)
-		conn.Call("abort")
+		abortWith(ctx, conn)
 	})
 	r, err := t.wait(ctx, id, ch)
 	if err == nil && r.end == endThrew {
@@ -82,7 +83,7 @@ func (t *fetchTransport) RoundTrip(ctx context.Context, req *provider.Request) (
 	if err != nil {
 		stop()
 		if ctx.Err() != nil {
-			conn.Call("abort") // before returning (AfterFunc may not have run yet)
+			abortWith(ctx, conn) // before returning (AfterFunc may not have run yet)
 		}
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (r *fetchBody) next() error {
 	rep, err := r.t.wait(r.ctx, id, ch)
 	switch {
 	case err != nil:
-		r.conn.Call("abort") // ctx is done: AfterFunc aborts too, maybe later
+		abortWith(r.ctx, r.conn) // ctx is done: AfterFunc aborts too, maybe later
 		return err
 	case rep.end == endThrew:
 		if err := r.ctx.Err(); err != nil {

@@ -62,7 +62,7 @@ func (p *pump) next(ctx context.Context) (reply, error) {
 		case r := <-p.ch:
 			return r, nil
 		case <-ctx.Done():
-			p.abort()
+			p.abort(abortReason(ctx))
 		}
 	}
 	select {
@@ -73,13 +73,14 @@ func (p *pump) next(ctx context.Context) (reply, error) {
 	}
 }
 
-// abort fires the AbortSignal handed to the callback.
-func (p *pump) abort() {
+// abort fires the AbortSignal handed to the callback with reason
+// (undefined: an AbortError).
+func (p *pump) abort(reason js.Value) {
 	if p.aborted {
 		return
 	}
 	p.aborted = true
-	p.b.portFn[portAbort].Invoke(p.id)
+	p.b.portFn[portAbort].Invoke(p.id, reason)
 }
 
 // end stops p (nil when start panicked) and clears the buffer of its

@@ -146,7 +146,7 @@ func (b *Bridge) startStream(s *session, signal, ended js.Value, fn string, star
 	r, err := start(ctx)
 	if err != nil {
 		stop()
-		cancel()
+		cancel(nil)
 		return nil, startErr(err, fn)
 	}
 	st := runStream(r)

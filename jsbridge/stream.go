@@ -27,7 +27,7 @@ const (
 type stream struct {
 	nextEach func(max int, f func(*omni.Message)) bool // the next message and those already produced (engine.Run.NextEach)
 	close    func()                                    // abandon: abort and wait for the end (any goroutine)
-	cancel   context.CancelFunc
+	cancel   context.CancelCauseFunc
 	stop     func() // release the AbortSignal listener
 	onEnd    func() // the owner's bookkeeping (session no longer busy…)
 
@@ -119,7 +119,7 @@ func (s *stream) end() {
 	s.ended = true
 	s.endOne.Do(func() {
 		s.stop()
-		s.cancel()
+		s.cancel(nil)
 		if s.onEnd != nil {
 			s.onEnd()
 		}

@@ -26,7 +26,7 @@ func TestStreamBatchBuffer(t *testing.T) {
 	}
 	s := newStream()
 	ended := false
-	s.stop, s.cancel = func() {}, func() { ended = true }
+	s.stop, s.cancel = func() {}, func(error) { ended = true }
 	s.nextEach = func(_ int, f func(*omni.Message)) bool {
 		if len(batches) == 0 {
 			return false

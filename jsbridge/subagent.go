@@ -94,7 +94,7 @@ func (b *Bridge) subagentRun(args []js.Value) (any, error) {
 	r, err := h.Start(ctx, prompt, approve)
 	if err != nil {
 		stop()
-		cancel()
+		cancel(nil)
 		return nil, startErr(err, "subagent.run")
 	}
 	st := runStream(r)

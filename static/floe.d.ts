@@ -309,7 +309,11 @@ export interface GenerateParams {
   newMessages: OmniMessage[];
   /** Absent = the model's default; compaction requests never set it. */
   thinkingLevel?: string | undefined;
-  /** Aborts when the run is aborted; end promptly with status "aborted". */
+  /**
+   * Aborts when the run is aborted; end promptly with status "aborted". Its
+   * reason is the one the run's signal was aborted with, else (close(), a
+   * break) an AbortError.
+   */
   signal: AbortSignal;
   /** The session's tool list (the same frozen array on every request; [] when none). */
   tools: readonly ToolDefinition[];
@@ -386,7 +390,7 @@ export interface ToolRequest {
   toolCall: ToolCallMessage;
   /** The run's approver, for tools that start subagents; absent when the run has none. */
   approve?: Approver | undefined;
-  /** Aborts when the run is aborted. */
+  /** Aborts when the run is aborted, with the reason its signal was aborted with (else an AbortError). */
   signal: AbortSignal;
 }
 
@@ -577,7 +581,11 @@ export interface TraceFile {
 export interface RunOptions {
   /** Absent: every tool call is denied. */
   approve?: Approver | undefined;
-  /** Aborting it aborts the run; the stream ends with an abort message. */
+  /**
+   * Aborting it aborts the run; the stream ends with an abort message
+   * (reason "aborted by user"). Its reason is the reason of the signals
+   * the run's model, tools, clock.sleep and fetch get.
+   */
   signal?: AbortSignal | undefined;
   /** Forwarded to every request of the run. */
   thinkingLevel?: string | undefined;
@@ -1129,10 +1137,11 @@ export type ToolFragments = AsyncIterable<string>;
 
 export interface ToolContext {
   /**
-   * Aborts when the run is aborted. A tool that ends after it, however it
-   * ends, gets the output it gave followed by "[interrupted: tool aborted
-   * by user]", stop_reason "aborted". With timeoutMs it also aborts at the
-   * limit, its reason a DOMException "TimeoutError".
+   * Aborts when the run is aborted, with the reason the run's signal was
+   * aborted with (else an AbortError). A tool that ends after it, however
+   * it ends, gets the output it gave followed by "[interrupted: tool
+   * aborted by user]", stop_reason "aborted". With timeoutMs it also aborts
+   * at the limit, its reason a DOMException "TimeoutError".
    */
   signal: AbortSignal;
   toolCall: ToolCallMessage;

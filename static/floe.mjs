@@ -627,8 +627,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       portCalls.pulls++;
       pumps.get(id)?.pull();
     },
-    abort(id) {
-      pumps.get(id)?.abort();
+    abort(id, reason) {
+      pumps.get(id)?.abort(reason);
     },
     stop(id) {
       portCalls.stops++;
@@ -1107,8 +1107,17 @@ function signalArg(signal, name) {
   // the lock is granted: an abort before then is seen there (a snapshot
   // taken here lost it, and the run went on).
   let isAborted = aborted;
+  // The user's reason, which Go hands on to the callbacks' signals.
+  let reason;
+  const readReason = () => {
+    try {
+      reason = signal.reason;
+    } catch {}
+  };
+  if (aborted) readReason();
   const fire = () => {
     isAborted = true;
+    readReason();
     unlink(); // an abort fires once
     for (const f of [...listeners]) {
       try {
@@ -1155,6 +1164,9 @@ function signalArg(signal, name) {
   return {
     get aborted() {
       return isAborted;
+    },
+    get reason() {
+      return reason;
     },
     addEventListener(_type, f) {
       listeners.add(f);
@@ -2172,18 +2184,23 @@ const isHighSurrogate = (c) => c >= 0xd800 && c <= 0xdbff;
 function pump(api, id, what, start, done, onStop) {
   // The AbortSignal is made when the callback first reads it: most scripted
   // callbacks never do.
+  // Its reason is the run's signal's when that abort is what ended the
+  // call (Go passes it on), else an AbortError.
   let ac = null;
   let aborted = false;
+  let why;
   const signal = () => {
     if (!ac) {
       ac = new AbortController();
-      if (aborted) ac.abort();
+      if (aborted) ac.abort(why);
     }
     return ac.signal;
   };
-  const abort = () => {
+  const abort = (reason) => {
+    if (aborted) return;
     aborted = true;
-    ac?.abort();
+    why = reason;
+    ac?.abort(reason);
   };
   const buf = new RecordBytes(); // the records of the batch being filled
   let bufTs = ""; // the timestamp Go gives the batch's next fragment record
@@ -3145,8 +3162,8 @@ function httpHost(api, fetch) {
             (e) => api.settle(rid, false, "reading the response: " + errorText(e)),
           );
         },
-        abort() {
-          ac.abort();
+        abort(reason) {
+          ac.abort(reason);
         },
       };
     },
