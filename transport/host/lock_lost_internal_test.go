@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
+	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/transport"
 )
 
 // lostStore's Lock fails once when armed, as a FileStore's does after
@@ -123,5 +128,94 @@ func TestBusyUnwrapsToTheStoresError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "pid 4242 on elsewhere") || strings.Contains(err.Error(), "trace: lock") {
 		t.Fatalf("message %q, want the holder named, without the store's prefix", err)
+	}
+}
+
+// A queued follow-up that cannot start when the run before it ends (the
+// session's lock found lost meanwhile) is said on the session's stream, a
+// task_failed naming it and why, then a task_state without it, and told
+// to Config.OnDiagnostic: it was dropped without a word, the last
+// task_state still listing it as queued.
+func TestQueuedTaskThatCannotStartIsSaid(t *testing.T) {
+	store := &lostStore{Store: &trace.MemStore{}}
+	asked, gate := make(chan struct{}, 1), make(chan struct{})
+	var mu sync.Mutex
+	var diags []engine.Diagnostic
+	hub := transport.NewHub(transport.Options{})
+	t.Cleanup(hub.Close)
+	r, err := NewRegistry(Config{
+		Store: store, Hub: hub, Mode: ModeAllowAll,
+		NewMeta: func(id string, now time.Time) omni.Message {
+			m := playground.Meta(now)
+			m.Payload.Edit().SessionID = id
+			return m
+		},
+		Wire: func(omni.Message) (Wiring, error) {
+			return Wiring{LLM: engine.LLMFunc(func(context.Context, engine.GenerateParams, func(omni.Message)) engine.Outcome {
+				asked <- struct{}{}
+				<-gate
+				return engine.Outcome{Status: omni.StatusAborted}
+			})}, nil
+		},
+		OnDiagnostic: func(d engine.Diagnostic) {
+			mu.Lock()
+			diags = append(diags, d)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := r.Create(ctx, "s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Start(Task{Input: []omni.Message{omni.UserText("Read main.go")}}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, asked, "the run's request")
+	if queued, err := h.Start(Task{Input: []omni.Message{omni.UserText("and then the tests")}, QueueIfBusy: true}); !queued || err != nil {
+		t.Fatalf("the follow-up: queued %v, %v", queued, err)
+	}
+	store.mu.Lock()
+	store.lost = true
+	store.mu.Unlock()
+	close(gate)
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h.State() != transport.StateIdle {
+		t.Fatalf("state %s, want idle", h.State())
+	}
+
+	// What the stream said, replayed from its start.
+	sub, _ := h.Subscribe(h.channel().Epoch()+"-0", true)
+	hub.Close() // Serve writes what was queued, then returns
+	var out strings.Builder
+	sub.Serve(ctx, &out, nil)
+	rd := transport.NewReader(strings.NewReader(out.String()))
+	var states []string
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		if ev.Name == transport.EventServer {
+			states = append(states, ev.Data)
+		}
+	}
+	const failed = `{"type":"task_failed","taskId":"task-1","error":{"code":"session_busy","message":"session \"s\" is busy: `
+	i := slices.IndexFunc(states, func(s string) bool { return strings.HasPrefix(s, failed) })
+	if i < 0 {
+		t.Fatalf("no task_failed for the follow-up in the stream's server events: %q", states)
+	}
+	if i+1 >= len(states) || !strings.HasPrefix(states[i+1], `{"type":"task_state","state":"idle"}`) || strings.Contains(states[len(states)-1], "queued") {
+		t.Errorf("after the task_failed: %q, want the task_state idle without the follow-up, last", states[i:])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(diags) != 1 || diags[0].Kind != DiagTask || !strings.HasPrefix(diags[0].Err.Error(), `session "s": the queued task task-1 did not start: session_busy: session "s" is busy`) {
+		t.Errorf("diagnostics %v, want one of kind task naming the session, the task and why", diags)
 	}
 }

@@ -53,7 +53,9 @@ type Config struct {
 	Mode     string       // default approval mode; "" = ask
 	Clock    engine.Clock // nil = the system clock
 	// User is the per-user channel's key suffix ("user:<User>"); "" = "local".
-	User         string
+	User string
+	// OnDiagnostic receives the sessions' diagnostics, and one of kind
+	// DiagTask for each queued task that could not start.
 	OnDiagnostic func(engine.Diagnostic)
 	// KeepWarm is how many idle sessions keep their engine and model
 	// context (the history the model was handed) between runs; past it,

@@ -198,17 +198,50 @@ func (h *Host) end() (idle []*Host, done chan struct{}) {
 	h.setState(transport.StateIdle)
 	h.ch.SetBusy(false)
 	h.ch = nil
+	failed := false
 	for len(h.followUps) > 0 && !h.closed {
 		next := h.followUps[0]
 		h.followUps = h.followUps[1:]
-		if h.startLocked(next.Task) == nil {
+		err := h.startLocked(next.Task)
+		if err == nil {
 			return nil, done
 		}
+		h.followUpFailed(next.id, err)
+		failed = true
+	}
+	if failed { // the task_state above still listed the tasks that failed
+		h.publish(h.taskState())
 	}
 	if h.closed {
 		return nil, done
 	}
 	return h.reg.idle(h), done
+}
+
+// DiagTask is the kind of the diagnostic (Config.OnDiagnostic) that says
+// a queued follow-up task could not start when the run before it ended.
+const DiagTask engine.DiagnosticKind = "task"
+
+// followUpFailed says that the queued task id could not start (err): on
+// the session's stream, where the client that queued it (202, queued)
+// learns it, as a task_failed server event with the error of a refused
+// POST …/tasks ({"type":"task_failed","taskId":…,"error":{"code":…,
+// "message":…}}), and to Config.OnDiagnostic. h.mu is held.
+func (h *Host) followUpFailed(id string, err error) {
+	e, ok := err.(*Error)
+	if !ok {
+		e = newErr(500, "internal", err.Error())
+	}
+	b := []byte(`{"type":"task_failed","taskId":`)
+	b = transport.AppendString(b, id)
+	b = append(b, `,"error":{"code":`...)
+	b = transport.AppendString(b, e.Code)
+	b = append(b, `,"message":`...)
+	b = transport.AppendString(b, e.Message)
+	h.publish(transport.Event{Name: transport.EventServer, Data: append(b, "}}"...)})
+	if f := h.reg.cfg.OnDiagnostic; f != nil {
+		f(engine.Diagnostic{Kind: DiagTask, Err: errors.New("session " + trace.QuoteID(h.id) + ": the queued task " + id + " did not start: " + e.Code + ": " + e.Message)})
+	}
 }
 
 // Steer queues text (and images: web or data: URLs) for the run in flight;

@@ -48,7 +48,8 @@ type Config struct {
 	// their Traces' current files, of the idle sessions kept warm (0: none).
 	KeepWarmBytes int64
 	// OnDiagnostic receives every session's diagnostics (a failed Trace
-	// write, say: the run goes on without it); nil drops them. The native
+	// write, say: the run goes on without it; a queued task that could
+	// not start, host.DiagTask); nil drops them. The native
 	// server logs them, the session object hands them to console.warn.
 	OnDiagnostic func(engine.Diagnostic)
 }
