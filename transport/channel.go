@@ -15,6 +15,10 @@ const (
 	DefaultQueueLen  = 4096
 	DefaultQueueSize = 8 * 1024 * 1024
 	PingInterval     = 20 * time.Second
+	// DefaultMaxSubscribers bounds one channel's subscribers (one
+	// session's streams) at once: 1,000 cost about 33 MB of a server's
+	// memory (README "Measured").
+	DefaultMaxSubscribers = 1000
 )
 
 // Errors a subscriber's Serve returns.
@@ -25,6 +29,8 @@ var (
 	ErrOverflow = errors.New("transport: subscriber too slow: queue overflowed")
 	// ErrClosed: the subscriber or its channel was closed.
 	ErrClosed = errors.New("transport: subscription closed")
+	// ErrFull: the channel had Options.MaxSubscribers subscribers (Full).
+	ErrFull = errors.New("transport: the channel has as many subscribers as it takes")
 )
 
 // Clock is the channel's source of time: the engine's Clock interface.
@@ -40,7 +46,10 @@ type Options struct {
 	MaxUnits  int    // replay buffer bound in UTF-16 units of data; 0 = DefaultMaxUnits
 	QueueLen  int    // events one subscriber may fall behind; 0 = DefaultQueueLen
 	QueueSize int    // bytes of frames one subscriber may fall behind; 0 = DefaultQueueSize
-	Clock     Clock  // heartbeat timing and idle time; nil = the system clock
+	// MaxSubscribers bounds the subscribers at once; 0 =
+	// DefaultMaxSubscribers, < 0 = no bound.
+	MaxSubscribers int
+	Clock          Clock // heartbeat timing and idle time; nil = the system clock
 }
 
 // Channel is one SSE channel (TRANSPORT.md §1–§3). It is safe for
@@ -74,6 +83,9 @@ func NewChannel(opts Options) *Channel {
 	}
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = DefaultQueueSize
+	}
+	if opts.MaxSubscribers == 0 {
+		opts.MaxSubscribers = DefaultMaxSubscribers
 	}
 	if opts.Clock == nil {
 		opts.Clock = systemClock{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -552,5 +553,31 @@ func TestStalledReplayCopiesABoundedBatch(t *testing.T) {
 	evs := parseSSE(t, w.text())
 	if len(evs) != 7001 || evs[len(evs)-1].id != huge.ID {
 		t.Fatalf("%d events, the last %q, want 7001 ending with %s", len(evs), evs[len(evs)-1].id, huge.ID)
+	}
+}
+
+// A channel with MaxSubscribers subscribers refuses the next (Full): it
+// is not registered, numbers nothing (its initial events take no seq) and
+// its Serve returns ErrFull at once; once one leaves, the next is taken.
+func TestSubscribeFull(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e", MaxSubscribers: 2})
+	a, _ := c.Subscribe("", false, nil)
+	c.Subscribe("", false, nil)
+	s, mode := c.Subscribe("", false, []Event{Simple("hello")})
+	if mode != Full || mode.String() != "full" || c.Subscribers() != 2 {
+		t.Fatalf("third subscriber: %s, %d subscribers; want full, 2", mode, c.Subscribers())
+	}
+	if id := c.LastID(); id != "e-0" {
+		t.Errorf("last id %s after a refused subscriber's initial event, want e-0", id)
+	}
+	if err := s.Serve(context.Background(), io.Discard, nil); err != ErrFull {
+		t.Errorf("Serve of a refused subscriber: %v, want ErrFull", err)
+	}
+	a.Close()
+	if _, mode := c.Subscribe("", false, nil); mode != Fresh {
+		t.Errorf("after one left: %s, want fresh", mode)
+	}
+	if _, mode := NewChannel(Options{MaxSubscribers: -1}).Subscribe("", false, nil); mode != Fresh {
+		t.Errorf("no bound: %s", mode)
 	}
 }

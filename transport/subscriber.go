@@ -13,6 +13,10 @@ const (
 	Fresh Replay = iota // no Last-Event-ID
 	Hit                 // the buffered events after Last-Event-ID were queued
 	Miss                // resync_required was queued
+	// Full: the channel had Options.MaxSubscribers subscribers; the
+	// subscriber was refused (nothing queued or numbered, its Serve
+	// returns ErrFull at once).
+	Full
 )
 
 func (r Replay) String() string {
@@ -21,6 +25,8 @@ func (r Replay) String() string {
 		return "hit"
 	case Miss:
 		return "miss"
+	case Full:
+		return "full"
 	}
 	return "fresh"
 }
@@ -33,7 +39,8 @@ const ResyncRequired = `{"type":"resync_required"}`
 // Publish: when resume is true it first queues the replay after lastID on a
 // hit or a unicast resync_required on a miss; then the initial events, each
 // numbered as a unicast event (T-9); then the live stream. The subscriber
-// must be served (Serve) or closed.
+// must be served (Serve) or closed. A channel with Options.MaxSubscribers
+// subscribers refuses it (Full).
 func (c *Channel) Subscribe(lastID string, resume bool, initial []Event) (*Subscriber, Replay) {
 	s := &Subscriber{c: c, wake: make(chan struct{}, 1)}
 	c.mu.Lock()
@@ -41,6 +48,10 @@ func (c *Channel) Subscribe(lastID string, resume bool, initial []Event) (*Subsc
 	if c.closed {
 		s.err = ErrClosed
 		return s, Fresh
+	}
+	if m := c.opts.MaxSubscribers; m > 0 && len(c.subs) >= m {
+		s.err = ErrFull
+		return s, Full
 	}
 	mode := Fresh
 	if resume {

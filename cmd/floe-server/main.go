@@ -122,6 +122,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	token := fs.String("token", "", "bearer token required on every route (default: $FLOE_TOKEN; empty: none)")
 	origins := fs.String("origin", "", "comma-separated CORS origins (* for any)")
 	replay := fs.Int("replay-events", 0, "replay buffer bound in events (0: 10,000)")
+	maxStreams := fs.Int("max-streams", transport.DefaultMaxSubscribers, "streams of one session open at once (and of /api/events); past it a stream is refused, 429 too_many_streams (0: no bound)")
 	keepWarm := fs.Int("keep-warm", host.DefaultKeepWarm, "idle sessions that keep their model context in memory between runs; the others resume from their Trace at their next run (0: none)")
 	keepWarmMB := fs.Int("keep-warm-mb", 0, "bound of the idle sessions kept warm by their Traces' size, in MB of their current files (past it, the one idle the longest lets its context go); 0: no bound")
 	if err := fs.Parse(args); err != nil {
@@ -155,6 +156,12 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	if *replay < 0 {
 		return server.Config{}, "", fmt.Errorf("--replay-events %d: want 0 or more (0: 10,000)", *replay)
 	}
+	if *maxStreams < 0 {
+		return server.Config{}, "", fmt.Errorf("--max-streams %d: want 0 (no bound) or more", *maxStreams)
+	}
+	if *maxStreams == 0 {
+		*maxStreams = -1 // transport.Options: no bound
+	}
 	if *keepWarm < 0 {
 		return server.Config{}, "", fmt.Errorf("--keep-warm %d: want 0 or more", *keepWarm)
 	}
@@ -172,7 +179,7 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 		return server.Config{}, "", err
 	}
 	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
-		Channel: transport.Options{MaxEvents: *replay}, KeepWarm: *keepWarm,
+		Channel: transport.Options{MaxEvents: *replay, MaxSubscribers: *maxStreams}, KeepWarm: *keepWarm,
 		KeepWarmBytes: int64(*keepWarmMB) << 20, OnDiagnostic: logDiagnostic}
 	if *dir == ":memory:" {
 		cfg.Dir = ""

@@ -246,6 +246,20 @@ func TestKeepWarmFlags(t *testing.T) {
 	}
 }
 
+// --max-streams reaches the channels' options: 1,000 streams of a session
+// by default, none past it with 0.
+func TestMaxStreamsFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+	}{{nil, 1000}, {[]string{"--max-streams", "8"}, 8}, {[]string{"--max-streams", "0"}, -1}} {
+		cfg, _, err := parse(append([]string{"--dir", ":memory:"}, c.args...), func(string) string { return "" })
+		if err != nil || cfg.Channel.MaxSubscribers != c.want {
+			t.Errorf("%q: MaxSubscribers %d, %v; want %d", c.args, cfg.Channel.MaxSubscribers, err, c.want)
+		}
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -287,6 +301,7 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--delay", "-5s"}, "--delay -5s: want 0 or more"},
 		{nil, []string{"--replay-events", "-1"}, "--replay-events -1: want 0 or more"},
 		{nil, []string{"--keep-warm", "-2"}, "--keep-warm -2: want 0 or more"},
+		{nil, []string{"--max-streams", "-1"}, "--max-streams -1: want 0 (no bound) or more"},
 		{nil, []string{"--keep-warm-mb", "-1"}, "--keep-warm-mb -1: want 0 (no bound) or more"},
 		{nil, []string{"--keep-warm-mb", "2000000000"}, "--keep-warm-mb 2000000000: want at most 1073741824 (1 PB)"},
 		{nil, []string{"--keep-warm-mb", "lots"}, `invalid value "lots" for flag -keep-warm-mb`},

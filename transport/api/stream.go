@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/host"
 )
@@ -31,15 +32,29 @@ func streamHeaders(w http.ResponseWriter) {
 // stream serves GET /api/sessions/{id}/stream (T-1, T-10).
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, s *host.Host) {
 	last, resume := lastEventID(r)
-	sub, _ := s.Subscribe(last, resume)
+	sub, mode := s.Subscribe(last, resume)
+	if mode == transport.Full {
+		full(w, "session "+trace.QuoteID(s.ID()))
+		return
+	}
 	h.serve(w, r, sub)
 }
 
 // userStream serves GET /api/events (T-2): hello, then user events.
 func (h *Handler) userStream(w http.ResponseWriter, r *http.Request) {
 	last, resume := lastEventID(r)
-	sub, _ := h.reg.UserChannel().Subscribe(last, resume, []transport.Event{transport.Simple("hello")})
+	sub, mode := h.reg.UserChannel().Subscribe(last, resume, []transport.Event{transport.Simple("hello")})
+	if mode == transport.Full {
+		full(w, "the user channel (/api/events)")
+		return
+	}
 	h.serve(w, r, sub)
+}
+
+// full answers a stream the channel of what refused (transport.Full): 429
+// too_many_streams.
+func full(w http.ResponseWriter, what string) {
+	writeError(w, http.StatusTooManyRequests, "too_many_streams", what+" has as many streams open as the server takes at once: close one (another tab's, a client that did not close its own) and connect again")
 }
 
 func lastEventID(r *http.Request) (string, bool) {
