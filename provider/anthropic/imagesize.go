@@ -96,7 +96,8 @@ func dims(media, data string) (w, h int) {
 // frame header, read as decoders read it (libjpeg, Go's): past the
 // segments before it, bytes of none (extraneous data), fill bytes and
 // restart markers; 0, 0 when there is none before the scan, or after the
-// first 64 KB of markers and bytes of none.
+// first 64 K markers, fill bytes and bytes of none (a walk of megabytes of
+// fill bytes, in each request, took time to find nothing).
 func jpegSides(data string) (w, h int) {
 	var b [5]byte
 	for pos, steps := 2, 0; steps < 1<<16 && provider.Base64At(data, pos, b[:2]) == 2; steps++ {
@@ -105,7 +106,7 @@ func jpegSides(data string) (w, h int) {
 			continue
 		}
 		m := b[1]
-		for pos += 2; m == 0xff && provider.Base64At(data, pos, b[:1]) == 1; pos++ { // fill
+		for pos += 2; m == 0xff && steps < 1<<16 && provider.Base64At(data, pos, b[:1]) == 1; pos, steps = pos+1, steps+1 { // fill
 			m = b[0]
 		}
 		switch {

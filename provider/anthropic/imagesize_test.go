@@ -82,6 +82,14 @@ func TestImageSides(t *testing.T) {
 	if w, h := dims("image/jpeg", base64.StdEncoding.EncodeToString(j)); w != 4000 || h != 3 {
 		t.Errorf("JPEG after an Exif segment: read %dx%d", w, h)
 	}
+	// Fill bytes count toward the 64 K steps of the walk: a frame after
+	// 70,000 of them is not looked for (megabytes of them were walked).
+	for _, c := range []struct{ fill, w, h int }{{60000, 4000, 3}, {70000, 0, 0}} {
+		f := append(append([]byte{0xff, 0xd8}, bytes.Repeat([]byte{0xff}, c.fill)...), j[2:]...)
+		if w, h := dims("image/jpeg", base64.StdEncoding.EncodeToString(f)); w != c.w || h != c.h {
+			t.Errorf("JPEG after %d fill bytes: read %dx%d, want %dx%d", c.fill, w, h, c.w, c.h)
+		}
+	}
 	for _, c := range []struct{ media, data string }{
 		{"image/png", "iVBORw0KGgo"},            // too short
 		{"image/jpeg", "/9j/2gAI"},              // a scan before any frame
