@@ -77,10 +77,14 @@ var imageTypes = [...]struct{ media, magic, alias string }{
 }
 
 // Base64At decodes into dst the bytes of base64 data from byte off on, as
-// many as dst holds and data has before its first character of another
-// kind (padding), and returns how many. Only the characters that hold
-// those bytes are read.
+// many as dst holds and data has before its next character of another
+// kind (padding) from there, and returns how many: none for an off below
+// 0 or past the end. Only the characters that hold those bytes are read
+// (a character of another kind before them is not seen).
 func Base64At(data string, off int, dst []byte) int {
+	if off < 0 || off > len(data) { // past the end: no byte (off/3*4 would overflow near MaxInt)
+		return 0
+	}
 	n, skip, acc, bits := 0, off%3, uint(0), 0
 	for i := off / 3 * 4; i < len(data) && n < len(dst); i++ {
 		c := data[i]
