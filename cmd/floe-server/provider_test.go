@@ -311,8 +311,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--gemini"}, "--gemini: only with --model openai or openai-compatible (Gemini's OpenAI-compatible endpoint), not --model anthropic"},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1", "--gemini=maybe"}, `invalid boolean value "maybe" for -gemini`},
 		{nil, []string{"--max-images", "3"}, "--max-images: only with a provider model"},
-		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes (0: no limit)`},
-		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images (0: no limit)`},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes, at most 2147483647 (0: no limit)`},
+		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images, at most 2147483647 (0: no limit)`},
 		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai or openai-compatible (a model without vision), not --model anthropic"},
 	}
 	for _, tc := range cases {

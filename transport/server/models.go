@@ -194,7 +194,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 		if v := n.s.Value; n.s.Set || v != "" {
 			k, err := strconv.ParseInt(v, 10, 32)
 			if err != nil || k < 0 {
-				return mc, errors.New(s.Assign(n.s.Name, strconv.Quote(v)) + ": want a whole number of " + n.what + " (0: no limit)")
+				return mc, errors.New(s.Assign(n.s.Name, strconv.Quote(v)) + ": want a whole number of " + n.what + ", at most 2147483647 (0: no limit)")
 			}
 			*n.to = int(k)
 			if k == 0 {
