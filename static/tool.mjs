@@ -418,12 +418,14 @@ export function subagentTool(createSubagent, spec) {
       let end = null;
       let aborted = null;
       try {
-        const opts = await create();
-        if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
+        // With a time limit, create() is not waited for past it.
+        const made = create();
+        const opts = await (limit && !childSignal.aborted ? Promise.race([made, new Promise((r) => childSignal.addEventListener("abort", r, { once: true }))]) : made);
         // A run aborted while create() was pending starts no child (it would be
         // stored with a Trace of its abort alone).
         signal.throwIfAborted();
         if (timedOut) throw timeout();
+        if (!isObject(opts)) throw badArg(`${name}: create()`, "session options ({ llm, tools, system })", opts);
         child = createSubagent(opts);
         for await (const m of child.run(prompt, { approve, signal: childSignal })) {
           emit(m);

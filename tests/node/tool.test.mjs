@@ -616,3 +616,21 @@ test("subagentTool timeoutMs: a child that ends in time completes; the run's abo
   }
   assert.throws(() => floe.subagentTool({ create: () => ({}), timeoutMs: -1 }), (e) => e.code === "bad_argument" && e.message.includes("tool run_subagent: timeoutMs"));
 });
+
+test("subagentTool timeoutMs bounds create() too: one that never settles fails the call at the limit, and starts no child", async () => {
+  const asked = gate();
+  let late = null;
+  const research = floe.subagentTool({
+    name: "t",
+    timeoutMs: 1000,
+    create: () => {
+      asked.open();
+      return new Promise((resolve) => (late = resolve));
+    },
+  });
+  const { out } = await timedRun(research, { ticks: [[asked, 1000]], args: '{"prompt":"q"}' });
+  const [o] = find(out.filter((m) => !m.origin), "tool_call_output");
+  assert.deepEqual([o.payload.output, o.payload.stop_reason], ["[tool error] timed out after 1 s", "failed"]);
+  assert.equal(out.filter((m) => m.origin).length, 0);
+  late({ llm: mockModel(["late"]), store: false }); // settles after the call: ignored
+});
