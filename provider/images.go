@@ -42,7 +42,7 @@ func Limit(bytes, count int, def ImageLimit) ImageLimit {
 // sent, its request failed, and every later one while it was the newest.
 // An image or document message left out becomes a text message of its
 // role; a tool output adds the text to its output. A document is left
-// out only for the bytes: it counts as no image. The history itself is
+// out only when the bytes pass the limit: it counts as no image. The history itself is
 // not changed.
 //
 //go:noinline
@@ -88,7 +88,7 @@ func (l ImageLimit) Apply(msgs []omni.Message) []omni.Message {
 		p := &out[i].Payload
 		b, n := images(p)
 		big := !l.fits(b, n)
-		if n == 0 && (b == 0 || l.Bytes <= 0) || i >= start && !big {
+		if n == 0 && (b == 0 || total <= l.Bytes || l.Bytes <= 0) || i >= start && !big { // a document: for the bytes alone
 			continue
 		}
 		head, tail := "[image omitted: ", " KB, older than those sent, left out to keep the request within the API's limits]"

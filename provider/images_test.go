@@ -184,8 +184,10 @@ func TestImageLimitDocuments(t *testing.T) {
 		t.Errorf("a document past the limit alone: %+v", got[1].Payload)
 	}
 	msgs = []omni.Message{doc(5000), inline(10), inline(10), inline(10)}
-	if got := (ImageLimit{Count: 2}).Apply(msgs); got[0].Payload.Type != omni.InlineData || got[1].Payload.Type != omni.Text || got[3].Payload.Type != omni.InlineData {
-		t.Errorf("past the count: %+v", got)
+	for _, l := range []ImageLimit{{Count: 2}, {Bytes: 1 << 20, Count: 2}} { // past the count alone, with a bound on the bytes or none
+		if got := l.Apply(msgs); got[0].Payload.Type != omni.InlineData || got[1].Payload.Type != omni.Text || got[3].Payload.Type != omni.InlineData {
+			t.Errorf("%+v, past the count alone: %+v", l, got)
+		}
 	}
 }
 
