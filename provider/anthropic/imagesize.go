@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -43,17 +44,26 @@ func fewer(msgs []omni.Message) []omni.Message {
 	if provider.ImageCount(msgs) <= manyImages {
 		return msgs
 	}
+	wide := func(mime, data string) bool {
+		w, h := dims(mediaType(mime, data), data)
+		return max(w, h) > maxManySide
+	}
 	for i := range msgs {
 		p := &msgs[i].Payload
 		urls := p.Images()
-		if p.Type != omni.ToolCallOutput {
+		switch p.Type {
+		case omni.ToolCallOutput:
+		case omni.InlineData: // its data as it is, not a data: URL made of it
+			urls = nil
+			if m := p.MimeType(); len(m) >= 6 && strings.EqualFold(m[:6], "image/") && wide(m, p.Data()) {
+				return provider.ImageLimit{Count: manyImages}.Apply(msgs)
+			}
+		default:
 			urls = []string{provider.ImageOf(p)}
 		}
 		for _, u := range urls {
-			if mime, data, ok := provider.ParseDataURL(u); ok {
-				if w, h := dims(mediaType(mime, data), data); max(w, h) > maxManySide {
-					return provider.ImageLimit{Count: manyImages}.Apply(msgs)
-				}
+			if mime, data, ok := provider.ParseDataURL(u); ok && wide(mime, data) {
+				return provider.ImageLimit{Count: manyImages}.Apply(msgs)
 			}
 		}
 	}

@@ -184,3 +184,27 @@ func repeat(s string, n int) []string {
 	}
 	return out
 }
+
+// An inline_data image is read where it lies: a request of more than 20
+// of them, none wide, costs no allocation (a data: URL made of each was a
+// copy of megabytes a request); one of them wide sends the newest, as
+// TestManyImages says.
+func TestManyInlineImages(t *testing.T) {
+	inline := func(w, h int) omni.Message {
+		data := encode(t, "png", w, h)
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.InlineData, Role: omni.RoleUser, Rest: &omni.Rest{MimeType: "IMAGE/png", Data: data + strings.Repeat("A", 1<<20-len(data)%4)}}}
+	}
+	msgs := []omni.Message{omni.UserText("Look.")}
+	for range 21 {
+		msgs = append(msgs, inline(1, 1))
+	}
+	if n := testing.AllocsPerRun(5, func() { fewer(msgs) }); n != 0 {
+		t.Errorf("21 inline images, none wide: %v allocations", n)
+	}
+	msgs = append(msgs, inline(2560, 1440))
+	w := &provider.JSONWriter{}
+	writeMessages(w, fewer(msgs), "", "")
+	if got := strings.Count(string(w.B), `"type":"image"`); got != 11 {
+		t.Errorf("22 inline images, the last wide: %d sent, want 11 (10 when the 21st passed 20, and the 22nd)", got)
+	}
+}
