@@ -425,3 +425,7 @@ func DocumentOf(p *omni.Payload) (url, name string) {
 }
 
 func isImage(mime string) bool { return hasPrefixFold(mime, "image/") }
+
+// IsImage reports whether mime is an image's media type (image/…, in any
+// case).
+func IsImage(mime string) bool { return isImage(mime) }

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider"
@@ -55,7 +54,7 @@ func fewer(msgs []omni.Message) []omni.Message {
 		case omni.ToolCallOutput:
 		case omni.InlineData: // its data as it is, not a data: URL made of it
 			urls = nil
-			if m := p.MimeType(); len(m) >= 6 && strings.EqualFold(m[:6], "image/") && wide(m, p.Data()) {
+			if m := p.MimeType(); provider.IsImage(m) && wide(m, p.Data()) {
 				return provider.ImageLimit{Count: manyImages}.Apply(msgs)
 			}
 		default:
