@@ -48,17 +48,25 @@ func TestImportFilesTakesCopiesNames(t *testing.T) {
 	}
 }
 
+// exportWithChild stores a session with a subagent's child session and
+// returns the store, their ids and the export of both.
+func exportWithChild(t *testing.T) (src *trace.MemStore, parent, child string, files []trace.File) {
+	t.Helper()
+	src = &trace.MemStore{}
+	child = storeSession(t, src, childMeta(""))
+	parent = storeSession(t, src, Meta(time.Now()), pointer(child))
+	files, err := trace.ExportTree(context.Background(), src, parent, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, parent, child, files
+}
+
 // A session with a subagent, exported and saved twice by a browser (its
 // files renamed "… (1).jsonl"), imports whole.
 func TestImportCopiesOfAnExport(t *testing.T) {
 	ctx := context.Background()
-	src := &trace.MemStore{}
-	child := storeSession(t, src, childMeta(""))
-	parent := storeSession(t, src, Meta(time.Now()), pointer(child))
-	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, parent, _, files := exportWithChild(t)
 	for i := range files {
 		files[i].Name = strings.TrimSuffix(baseName(files[i].Name), ".jsonl") + " (1).jsonl"
 	}
@@ -79,15 +87,9 @@ func TestImportCopiesOfAnExport(t *testing.T) {
 // it would never be listed (nor opened, exported or deleted).
 func TestImportSessionRefusesASubagentsSessionAlone(t *testing.T) {
 	ctx := context.Background()
-	src := &trace.MemStore{}
-	child := storeSession(t, src, childMeta(""))
-	parent := storeSession(t, src, Meta(time.Now()), pointer(child))
-	files, err := trace.ExportTree(ctx, src, parent, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, parent, child, files := exportWithChild(t)
 	dst := &trace.MemStore{}
-	_, err = ImportSession(ctx, dst, files[1:])
+	_, err := ImportSession(ctx, dst, files[1:])
 	if err == nil || !strings.Contains(err.Error(), "session "+trace.QuoteID(child)+" is a subagent's") {
 		t.Fatalf("the child alone: %v", err)
 	}
