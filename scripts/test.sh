@@ -2,7 +2,7 @@
 # ./build.sh test — every test of the project: native go test -race, the
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, conformance through both runners (the shared scenarios and the
-# project's own), the provider replay cases, the packed package under Deno
+# project's own), the provider replay cases (shared and the project's own), the packed package under Deno
 # and Bun, and the headless Chromium tests.
 # Installs what it needs (Debian chromium, npm packages from committed lock
 # files). Ends with the runners' summary lines and a total.
@@ -53,6 +53,8 @@ run ./build.sh conform --resume "$SHARED/conformance"
 run ./build.sh conform --resume testdata/conformance
 step "providers: shared cases"
 run ./build.sh providers "$SHARED/providers"
+step "providers: project cases"
+run ./build.sh providers testdata/providers
 
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh

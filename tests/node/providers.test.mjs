@@ -1,12 +1,13 @@
 // The built-in model adapters through floe.mjs + floe.wasm in Node, with
 // Node's real fetch against loopback servers: the shared provider corpus
-// replayed byte for byte, then this project's own scripted exchanges
+// and the project's own cases (testdata/providers) replayed byte for byte,
+// then this project's own scripted exchanges
 // (abort mid-stream, auth, network failures, redirects, a tool task over
 // several requests, compaction and resume).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { floe, meta, collect, find, instantClock } from "./helpers.mjs";
-import { replayServer, writeResponse, loadCases, checkCase, modelMessages, disciplineError, openaiStream, anthropicStream, SSE_HEADERS } from "./replay.mjs";
+import { replayServer, writeResponse, loadCases, projectCasesDir, checkCase, modelMessages, disciplineError, openaiStream, anthropicStream, SSE_HEADERS } from "./replay.mjs";
 
 /** The text of a Chat Completions message content: a string or text parts. */
 const textOf = (c) => (typeof c === "string" ? c : c.map((x) => x.text ?? "").join("\n"));
@@ -30,8 +31,8 @@ function oneRequest(llm, extra = {}) {
   return session;
 }
 
-test("the shared provider corpus, replayed through floe.wasm's fetch seam", async (t) => {
-  const cases = loadCases();
+test("the shared provider corpus and the project's cases, replayed through floe.wasm's fetch seam", async (t) => {
+  const cases = [...loadCases(), ...loadCases(projectCasesDir)];
   const byName = new Map(cases.map((c) => [c.name, c]));
   const srv = await replayServer(t, async (req, res) => {
     const name = req.url.split("/")[1];

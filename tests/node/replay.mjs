@@ -92,6 +92,9 @@ export function corpusDir() {
   return dir;
 }
 
+/** The project's own provider cases (testdata/providers), same format. */
+export const projectCasesDir = join(ROOT, "testdata", "providers");
+
 /** Every case of the corpus, sorted by name. */
 export function loadCases(dir = corpusDir()) {
   const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
