@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/test-browser.sh [TEST_FILE...] — headless Chromium tests
+# scripts/test-browser.sh [NODE_TEST_OPTION...] [TEST_FILE...] — headless Chromium tests
 # (tests/browser): floe.mjs in a page and in a module Worker, the playground,
 # the MV3 extension example, and the npm package in a fresh Vite app.
 #
@@ -57,6 +57,10 @@ shots=$(mktemp -d "${TMPDIR:-/tmp}/floe-screenshots.XXXXXX")
 export FLOE_BASE_URL="http://127.0.0.1:$PORT" FLOE_SERVE="$ROOT/build/floe-serve" FLOE_SCREENSHOT_DIR="$shots"
 cd tests/browser
 if [ $# -eq 0 ]; then set -- *.test.mjs; fi
+# A file named from the repository root (tests/browser/x.test.mjs) is x.test.mjs here.
+args=()
+for a in "$@"; do args+=("${a#tests/browser/}"); done
+set -- "${args[@]}"
 status=0
 node --test --import "$ROOT/tests/exit-guard.mjs" --test-concurrency=1 --test-reporter=spec "$@" || status=$?
 # The folder is named when a failing test left a screenshot in it, and
