@@ -511,7 +511,7 @@ export interface SessionOptions {
   clock?: Clock | undefined;
   /** Also receives every Trace record, whatever the store. */
   trace?: TraceSink | undefined;
-  /** Failures that do not change the stream (store failures: kind "trace"). Default: console.warn("floe: <kind>: <message>"); () => {} silences them. */
+  /** Failures that do not change the stream (store failures: kind "trace"). Default: console.warn("floe: <kind>: <message>"), the kind once when the message starts with it; () => {} silences them. */
   onDiagnostic?: ((d: Diagnostic) => void) | undefined;
   /** How long a callback may run on after its abort before it is abandoned (default 1000). 0 … 2^31 − 1. */
   abortGraceMs?: number | undefined;

@@ -1339,8 +1339,11 @@ function sessionSpec(api, fn, opts, own, needMeta = true) {
 // warnDiagnostic reports a diagnostic of a session made without
 // onDiagnostic on the console: a Trace write that failed (a full quota, an
 // id already stored) lost records without a word.
+// A message that starts with its kind ("llm: …", "trace: …") is not
+// prefixed with it again.
 function warnDiagnostic(d) {
-  console.warn(`floe: ${d.kind}: ${d.message}` + (d.stack ? "\n" + d.stack : ""));
+  const text = String(d.message).startsWith(d.kind + ": ") ? d.message : `${d.kind}: ${d.message}`;
+  console.warn(`floe: ${text}` + (d.stack ? "\n" + d.stack : ""));
 }
 
 // sessionRef splits what createSession, createSubagent and resumeSession

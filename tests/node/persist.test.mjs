@@ -243,7 +243,7 @@ test("createSession with a stored id does not write into it; store: false writes
   }
   assert.deepEqual(await floe.exportSession(id), before);
   assert.equal(warned.length, 1, JSON.stringify(warned));
-  assert.match(warned[0], new RegExp(`^floe: trace: trace: append "${id}": session already exists: .*resume the stored session`));
+  assert.match(warned[0], new RegExp(`^floe: trace: append "${id}": session already exists: .*resume the stored session`));
 
   const none = newID("none");
   await runOnce(none, false);
