@@ -140,7 +140,7 @@ func TestQueuedFollowUp(t *testing.T) {
 	st := e.open("/api/sessions/"+id+"/stream", "", false)
 	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"first"}`)
 	req := st.until(serverEvent("approval_request"))
-	if b := e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"second","queueIfBusy":true}`); compact(b) != `{"queued":true}` {
+	if b := e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"second","queueIfBusy":true}`); compact(b) != `{"queued":true,"taskId":"task-1"}` {
 		t.Fatalf("queued answer %s", b)
 	}
 	ts := st.until(serverEvent("task_state"))

@@ -103,12 +103,17 @@ func (h *Handler) task(w http.ResponseWriter, r *http.Request, s *host.Host) {
 		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
-	queued, err := s.Start(host.Task{Input: input, ThinkingLevel: req.ThinkingLevel, QueueIfBusy: req.QueueIfBusy})
+	taskID, err := s.Submit(host.Task{Input: input, ThinkingLevel: req.ThinkingLevel, QueueIfBusy: req.QueueIfBusy})
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]bool{"queued": queued})
+	// A queued task's id is the one task_state's pendingFollowUps and a
+	// task_failed name it by.
+	writeJSON(w, http.StatusAccepted, struct {
+		Queued bool   `json:"queued"`
+		TaskID string `json:"taskId,omitempty"`
+	}{taskID != "", taskID})
 }
 
 // parseInput takes an array of OmniMessages or, for convenience, one string

@@ -19,40 +19,49 @@ import (
 // is then true). After Registry.Shutdown it answers ErrShuttingDown, busy
 // or not.
 func (h *Host) Start(t Task) (queued bool, err error) {
+	id, err := h.Submit(t)
+	return id != "", err
+}
+
+// Submit is Start, returning the id of the task it queued ("" when the
+// run began at once): the id task_state's pendingFollowUps and a
+// task_failed server event name it by.
+func (h *Host) Submit(t Task) (queuedID string, err error) {
 	if len(t.Input) == 0 {
-		return false, badRequest("input: want at least one message")
+		return "", badRequest("input: want at least one message")
 	}
 	for i := range t.Input {
 		if t.Input[i].Timestamp == "" {
 			t.Input[i].Timestamp = omni.FormatTimestamp(h.reg.now())
 		}
 		if err := omni.Validate(t.Input[i]); err != nil {
-			return false, badRequest(fieldErr("input["+strconv.Itoa(i)+"]", err))
+			return "", badRequest(fieldErr("input["+strconv.Itoa(i)+"]", err))
 		}
 	}
 	if err := checkImages("input", t.Input); err != nil {
-		return false, err
+		return "", err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false, notFound(h.id)
+		return "", notFound(h.id)
 	}
 	if h.state != transport.StateIdle {
 		if !t.QueueIfBusy {
-			return false, ErrTaskInProgress
+			return "", ErrTaskInProgress
 		}
 		if h.reg.down.Load() {
 			// It would never start: the run in flight is being aborted,
 			// and no run starts after it (take).
-			return false, ErrShuttingDown
+			return "", ErrShuttingDown
 		}
 		h.nextTask++
-		h.followUps = append(h.followUps, task{id: "task-" + strconv.Itoa(h.nextTask), Task: t})
+		id := "task-" + strconv.Itoa(h.nextTask)
+		h.followUps = append(h.followUps, task{id: id, Task: t})
 		h.publish(h.taskState())
-		return true, nil
+		return id, nil
 	}
-	return false, h.startLocked(t)
+	return "", h.startLocked(t)
 }
 
 // fieldErr words an omni.Validate error with the path from the request
