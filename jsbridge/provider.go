@@ -80,7 +80,7 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	case "openai-responses":
 		return responses.New(responses.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle,
-			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages})
+			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages})
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,

@@ -2,6 +2,10 @@ package provider
 
 import "github.com/floehq/floe/internal/errf"
 
+// NoImage is the text an image goes as to a model that takes none (the
+// NoImages option of the OpenAI adapters).
+const NoImage = "[image not sent: the model takes no images]"
+
 // NotSent returns the text an image goes as instead of itself when the
 // API, which who names, would refuse it, or "" for an image to send: a
 // data: URL of base64 whose media type is none of PNG, JPEG, GIF and WebP

@@ -818,7 +818,15 @@ export interface FetchInit {
 }
 
 /** floe.openaiResponses(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
-export interface OpenAIResponsesOptions extends ModelOptions {}
+export interface OpenAIResponsesOptions extends ModelOptions {
+  /**
+   * false for a model without vision (one behind LM Studio's Responses
+   * API): each image, a user's or a tool output's, goes as the text
+   * "[image not sent: the model takes no images]" (a tool output's in its
+   * output). No model name turns it off. Default: true.
+   */
+  images?: boolean | undefined;
+}
 
 /** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
 export interface OpenAIOptions extends ModelOptions {

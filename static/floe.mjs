@@ -2944,6 +2944,7 @@ const HEADER_VALUE_WHY = "a header value cannot hold a line break, another contr
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
 const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini", "images"]);
+const RESPONSES_KEYS = new Set([...MODEL_KEYS, "images"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
 function modelThinking(llm) {
@@ -2957,12 +2958,13 @@ function makeModel(fname, opts) {
   for (const k of ["browserAccess", "version", "cache"]) {
     if (d.provider !== "anthropic" && Object.hasOwn(opts, k)) throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (anthropic() has it)`);
   }
-  for (const k of ["gemini", "images"]) {
-    if (d.provider !== "openai-chat" && Object.hasOwn(opts, k)) {
-      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
-    }
+  if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
+    throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
   }
-  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : MODEL_KEYS, name);
+  if (d.provider === "anthropic" && Object.hasOwn(opts, "images")) {
+    throw floeError("bad_argument", `${name}.images: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
+  }
+  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : RESPONSES_KEYS, name);
   const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;

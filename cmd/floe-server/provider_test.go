@@ -21,7 +21,8 @@ import (
 
 // loopback is an OpenAI-compatible server on 127.0.0.1 that answers every
 // Chat Completions request with a streamed text reply ("Hello from the
-// loopback (N)." for the Nth request) and records the requests.
+// loopback (N)." for the Nth request), a Responses API request with one
+// ("Hello."), and records the requests.
 type loopback struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -45,6 +46,11 @@ func newLoopback(t *testing.T) *loopback {
 		n := len(lb.reqs)
 		lb.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.HasSuffix(r.URL.Path, "/responses") {
+			io.WriteString(w, "event: response.completed\ndata: "+`{"type":"response.completed","response":{"id":"resp_1","status":"completed",`+
+				`"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello."}]}],"usage":{"input_tokens":30,"output_tokens":2,"total_tokens":32}}}`+"\n\n")
+			return
+		}
 		var b bytes.Buffer
 		b.WriteString(chunk(`{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}`))
 		b.WriteString(chunk(`{"index":0,"delta":{"content":"Hello from "},"finish_reason":null}`))
@@ -207,28 +213,35 @@ func TestImageFlags(t *testing.T) {
 	}
 	input := `{"input":[{"type":"model_msg","payload":{"type":"text","role":"user","text":"Look."}},` + img(1) + "," + img(2) + "]}"
 	for _, c := range []struct {
+		model      string
 		flags      []string
 		sent, text int
 		want       string
 	}{
-		{nil, 2, 0, ""},
-		{[]string{"--max-images", "1"}, 1, 1, "[image omitted: "},
-		{[]string{"--max-image-bytes", "40"}, 1, 1, "[image omitted: "},
-		{[]string{"--max-images", "1", "--max-images", "0"}, 2, 0, ""},
-		{[]string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
+		{"openai-compatible", nil, 2, 0, ""},
+		{"openai-compatible", []string{"--max-images", "1"}, 1, 1, "[image omitted: "},
+		{"openai-compatible", []string{"--max-image-bytes", "40"}, 1, 1, "[image omitted: "},
+		{"openai-compatible", []string{"--max-images", "1", "--max-images", "0"}, 2, 0, ""},
+		{"openai-compatible", []string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
+		{"openai-responses", nil, 2, 0, ""},
+		{"openai-responses", []string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
 	} {
 		lb := newLoopback(t)
-		p := startEnv(t, nil, append([]string{"--dir", ":memory:", "--model", "openai-compatible", "--model-id", "m", "--base-url", lb.URL + "/v1"}, c.flags...)...)
+		p := startEnv(t, []string{"OPENAI_API_KEY=k"}, append([]string{"--dir", ":memory:", "--model", c.model, "--model-id", "m", "--base-url", lb.URL + "/v1"}, c.flags...)...)
 		cl := &tt.Client{T: t, URL: p.url}
 		post(t, cl, cl.Create(""), "tasks", input, "running")
 		p.kill()
 		reqs := lb.requests()
 		if len(reqs) != 1 {
-			t.Fatalf("%v: %d requests", c.flags, len(reqs))
+			t.Fatalf("%s %v: %d requests", c.model, c.flags, len(reqs))
 		}
 		b := reqs[0].Body
-		if sent := strings.Count(b, `"image_url":{"url":"data:image/png`); sent != c.sent || c.want != "" && strings.Count(b, c.want) != c.text {
-			t.Errorf("%v: %d images sent, want %d, and %d times %s, in\n%s", c.flags, sent, c.sent, c.text, c.want, b)
+		image := `"image_url":{"url":"data:image/png`
+		if c.model == "openai-responses" {
+			image = `"image_url":"data:image/png`
+		}
+		if sent := strings.Count(b, image); sent != c.sent || c.want != "" && strings.Count(b, c.want) != c.text {
+			t.Errorf("%s %v: %d images sent, want %d, and %d times %s, in\n%s", c.model, c.flags, sent, c.sent, c.text, c.want, b)
 		}
 	}
 }
@@ -313,7 +326,7 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--max-images", "3"}, "--max-images: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes, at most 2147483647 (0: no limit)`},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images, at most 2147483647 (0: no limit)`},
-		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai or openai-compatible (a model without vision), not --model anthropic"},
+		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai, openai-compatible or openai-responses (a model without vision), not --model anthropic"},
 	}
 	for _, tc := range cases {
 		cmd := exec.Command(binary, append([]string{"--dir", ":memory:"}, tc.args...)...)

@@ -89,7 +89,7 @@ type dialect struct {
 	// strict is DeepSeek's API in its thinking mode, which refuses a
 	// turn that called tools without the reasoning_content it came with.
 	strict bool
-	// noImages sends each image as noImage (Options.NoImages).
+	// noImages sends each image as provider.NoImage (Options.NoImages).
 	noImages bool
 	mark     string          // the conversation's Mark
 	flat     map[string]bool // the calls written as text (strict)
@@ -103,7 +103,7 @@ type dialect struct {
 // reasoning_content from this endpoint (writeAssistant). Images of tool
 // outputs follow the tool messages as a user message, since tool
 // messages carry text only, before the user's text that follows them (to
-// a model that takes none, d.noImages, each is a line of noImage in its
+// a model that takes none, d.noImages, each is a line of provider.NoImage in its
 // tool message). Tool call ids go as callID makes them, to
 // Mistral's API as it takes them. The output of a call written as text
 // is text too, a part of the user message.
@@ -130,7 +130,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, d *dialect) {
 						if out != "" {
 							out += "\n"
 						}
-						out += noImage
+						out += provider.NoImage
 					}
 				} else {
 					images = append(images, p.Images()...)
@@ -186,9 +186,6 @@ func writeText(w *provider.JSONWriter, s string) {
 	w.Close('}')
 }
 
-// noImage is the text an image goes as to a model that takes none.
-const noImage = "[image not sent: the model takes no images]"
-
 // writeImage writes the image_url part of u, a data: URL or a web URL; an
 // image the API would refuse (provider.NotSent: a data: URL of a media
 // type other than PNG, JPEG, GIF and WebP…), or any image to a model that
@@ -196,7 +193,7 @@ const noImage = "[image not sent: the model takes no images]"
 // server refuse the request, and every later one of the session, whose
 // history holds the image.
 func writeImage(w *provider.JSONWriter, u string, d *dialect) {
-	t := noImage
+	t := provider.NoImage
 	if !d.noImages {
 		t = provider.NotSent(u, "the API")
 	}

@@ -117,3 +117,35 @@ func TestImageTypes(t *testing.T) {
 		}
 	}
 }
+
+// NoImages, for a model without vision (one behind LM Studio's Responses
+// API): no image goes, a tool output's are a line each of its output, a
+// user's an input_text part. Without it, the images go.
+func TestNoImages(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"
+	request := func(o Options) string {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+		o.Transport, o.Model = tr, "qwen3-8b"
+		m, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := omni.ToolOutput("call_1", "shot", omni.StatusCompleted)
+		out.Payload.Rest = &omni.Rest{Images: []string{png, png}}
+		img := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: png}}}
+		m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("call_1", "shot", "{}"), out})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{img}})
+		return js(tr.Body(t, 0)["input"])
+	}
+	got := request(Options{NoImages: true})
+	want := `[{"content":[{"text":"look","type":"input_text"}],"role":"user"},` +
+		`{"arguments":"{}","call_id":"call_1","name":"shot","type":"function_call"},` +
+		`{"call_id":"call_1","output":"shot\n[image not sent: the model takes no images]\n[image not sent: the model takes no images]","type":"function_call_output"},` +
+		`{"content":[{"text":"[image not sent: the model takes no images]","type":"input_text"}],"role":"user"}]`
+	if got != want {
+		t.Errorf("input\n got %s\nwant %s", got, want)
+	}
+	if got := request(Options{}); strings.Count(got, `"image_url":"`+png+`"`) != 3 {
+		t.Errorf("without NoImages, not the three images in %s", got)
+	}
+}

@@ -33,7 +33,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	}
 	w.Lit(`"input":[`)
 	effort := thinking.ReasoningEffort()
-	writeItems(w, sent, effort != "", m.c.Mark)
+	writeItems(w, sent, effort != "", m.opts.NoImages, m.c.Mark)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -71,8 +71,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // decrypt them), function calls and their outputs as function_call /
 // function_call_output items, their call_id of at most 64 bytes as the
 // API takes it (provider.CallID). Images of tool outputs follow as a user
-// message.
-func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mark string) {
+// message (to a model that takes none, noImages, each is a line of
+// provider.NoImage in its output).
+func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning, noImages bool, mark string) {
 	open := false // a user message is open
 	var images []string
 	for i := 0; i <= len(msgs); i++ {
@@ -88,9 +89,19 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 			}
 			w.Lit(`{"type":"function_call_output",`)
 			w.KeyStr("call_id", provider.CallID(p.ToolCallID, 64))
-			w.KeyStr("output", p.Output)
+			out := p.Output
+			if noImages {
+				for range p.Images() {
+					if out != "" {
+						out += "\n"
+					}
+					out += provider.NoImage
+				}
+			} else {
+				images = append(images, p.Images()...)
+			}
+			w.KeyStr("output", out)
 			w.Close('}')
-			images = append(images, p.Images()...)
 			continue
 		}
 		if len(images) > 0 || user && !open {
@@ -99,7 +110,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 				open = true
 			}
 			for _, u := range images {
-				writeImage(w, u)
+				writeImage(w, u, noImages)
 			}
 			images = images[:0]
 		}
@@ -112,7 +123,7 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 				w.KeyStr("filename", name)
 				w.KeyStr("file_data", u)
 			} else {
-				writeImage(w, provider.ImageOf(p))
+				writeImage(w, provider.ImageOf(p), noImages)
 				continue
 			}
 			w.Close('}')
@@ -154,11 +165,16 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning bool, mar
 
 // writeImage writes the input_image part of u, a data: URL or a web URL;
 // an image the API would refuse (provider.NotSent: a data: URL of a media
-// type other than PNG, JPEG, GIF and WebP…) is an input_text part saying
-// so: sent, it made the API refuse the request, and every later one of
-// the session, whose history holds the image.
-func writeImage(w *provider.JSONWriter, u string) {
-	if t := provider.NotSent(u, "the API"); t != "" {
+// type other than PNG, JPEG, GIF and WebP…), or any image to a model that
+// takes none (noImages), is an input_text part saying so: sent, it made
+// the API refuse the request, and every later one of the session, whose
+// history holds the image.
+func writeImage(w *provider.JSONWriter, u string, noImages bool) {
+	t := provider.NoImage
+	if !noImages {
+		t = provider.NotSent(u, "the API")
+	}
+	if t != "" {
 		w.Lit(`{"type":"input_text",`)
 		w.KeyStr("text", t)
 	} else {

@@ -52,6 +52,12 @@ type Options struct {
 	// those kept take half of it (provider.ImageLimit). 0 =
 	// DefaultMaxImageBytes, DefaultMaxImages; below 0 = no limit.
 	MaxImageBytes, MaxImages int
+	// NoImages is for a model without vision (one behind LM Studio's
+	// Responses API): each image, a user's or a tool output's, goes as a
+	// text saying it was not sent because the model takes none
+	// (provider.NoImage), a tool output's in its output. No model id
+	// sets it.
+	NoImages bool
 }
 
 // Model is one stateful Responses API context.

@@ -217,33 +217,56 @@ test("maxImageBytes and maxImages leave the oldest images out of a request", asy
 });
 
 // images: false, for a model without vision (DeepSeek's API answers 400
-// to any image part): a tool's image and the user's go as a text.
+// to any image part; a model behind LM Studio's Responses API): a tool's
+// image and the user's go as a text, by the Chat and the Responses
+// adapters.
 test("images: false sends no image, a text in its place", async () => {
   const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg";
-  const bodies = [];
-  const fetch = async (url, init) => {
-    bodies.push(JSON.parse(init.body));
-    const calls = bodies.length === 1 ? [{ id: "call_1", name: "shot", args: ["{}"] }] : [];
-    return new Response(openaiStream({ calls, text: calls.length ? [] : ["Done."] }), { status: 200, headers: SSE_HEADERS });
+  const none = "[image not sent: the model takes no images]";
+  // A Responses API stream: one call of shot, or a text.
+  const responsesStream = (call) => {
+    const ev = (data) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const item = call
+      ? { type: "function_call", call_id: "call_1", name: "shot", arguments: "{}" }
+      : { type: "message", role: "assistant", content: [{ type: "output_text", text: "Done." }] };
+    return ev({ type: "response.output_item.added", output_index: 0, item: call ? { ...item, arguments: "" } : { ...item, content: [] } }) +
+      (call ? ev({ type: "response.function_call_arguments.delta", output_index: 0, delta: "{}" }) : ev({ type: "response.output_text.delta", output_index: 0, content_index: 0, delta: "Done." })) +
+      ev({ type: "response.output_item.done", output_index: 0, item }) +
+      ev({ type: "response.completed", response: { id: "resp_1", status: "completed", usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } });
   };
-  const session = floe.createSession({
-    meta: meta(),
-    store: false,
-    llm: floe.openaiCompatible({ baseURL: "https://api.deepseek.com", model: "deepseek-chat", fetch, images: false }),
-    tools: [floe.tool({ name: "shot", description: "Screenshot", parameters: { type: "object" }, execute: async () => ({ output: "shot", images: [png] }) })],
-    config: { maxTurns: 3, maxReconnects: 0 },
-    clock: instantClock(),
-  });
-  const prompt = [{ type: "model_msg", payload: { type: "text", role: "user", text: "Look." } }, { type: "model_msg", payload: { type: "image_url", role: "user", image_url: png } }];
-  await collect(session.run(prompt, { approve: async () => "allow" }));
-  await session.close();
-  assert.equal(bodies.length, 2);
-  const text = JSON.stringify(bodies[1].messages);
-  assert.ok(!text.includes("iVBORw0KGgo"), text);
-  assert.equal(bodies[1].messages.find((m) => m.role === "tool").content, "shot\n[image not sent: the model takes no images]");
-  assert.deepEqual(bodies[1].messages[0].content.at(-1), { type: "text", text: "[image not sent: the model takes no images]" });
+  for (const factory of ["openaiCompatible", "openaiResponses"]) {
+    const bodies = [];
+    const fetch = async (url, init) => {
+      bodies.push(JSON.parse(init.body));
+      const call = bodies.length === 1;
+      const stream = factory === "openaiResponses" ? responsesStream(call) : openaiStream({ calls: call ? [{ id: "call_1", name: "shot", args: ["{}"] }] : [], text: call ? [] : ["Done."] });
+      return new Response(stream, { status: 200, headers: SSE_HEADERS });
+    };
+    const session = floe.createSession({
+      meta: meta(),
+      store: false,
+      llm: floe[factory]({ baseURL: "http://127.0.0.1:9/v1", apiKey: "k", model: "m", fetch, images: false }),
+      tools: [floe.tool({ name: "shot", description: "Screenshot", parameters: { type: "object" }, execute: async () => ({ output: "shot", images: [png] }) })],
+      config: { maxTurns: 3, maxReconnects: 0 },
+      clock: instantClock(),
+    });
+    const prompt = [{ type: "model_msg", payload: { type: "text", role: "user", text: "Look." } }, { type: "model_msg", payload: { type: "image_url", role: "user", image_url: png } }];
+    await collect(session.run(prompt, { approve: async () => "allow" }));
+    await session.close();
+    assert.equal(bodies.length, 2, factory);
+    const text = JSON.stringify(bodies[1]);
+    assert.ok(!text.includes("iVBORw0KGgo"), text);
+    if (factory === "openaiResponses") {
+      assert.equal(bodies[1].input.find((m) => m.type === "function_call_output").output, "shot\n" + none);
+      assert.deepEqual(bodies[1].input[0].content.at(-1), { type: "input_text", text: none });
+    } else {
+      assert.equal(bodies[1].messages.find((m) => m.role === "tool").content, "shot\n" + none);
+      assert.deepEqual(bodies[1].messages[0].content.at(-1), { type: "text", text: none });
+    }
+  }
   assert.throws(() => floe.openai({ apiKey: "k", model: "m", images: "no" }), { code: "bad_argument", message: /openai: options\.images: want a boolean \(false: a model without vision\), got a string$/ });
-  assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", images: false }), { code: "bad_argument", message: /openaiResponses: options\.images: unknown option of openaiResponses\(\) \(openaiCompatible\(\) and openai\(\) have it\)/ });
+  assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", images: 0 }), { code: "bad_argument", message: /openaiResponses: options\.images: want a boolean \(false: a model without vision\), got a number$/ });
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", images: false }), { code: "bad_argument", message: /anthropic: options\.images: unknown option of anthropic\(\) \(openaiCompatible\(\), openai\(\) and openaiResponses\(\) have it\)/ });
 });
 
 test("model options are checked when the model is made", () => {

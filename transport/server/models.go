@@ -57,7 +57,8 @@ type ModelConfig struct {
 	Gemini bool
 	// MaxImageBytes and MaxImages are the adapters' options of those
 	// names, what a request's images may take: 0 = theirs, below 0 = no
-	// limit. NoImages is the Chat adapter's, for a model without vision.
+	// limit. NoImages is the Chat and Responses adapters', for a model
+	// without vision.
 	MaxImageBytes, MaxImages int
 	NoImages                 bool
 }
@@ -94,9 +95,9 @@ type ModelSettings struct {
 	// MaxImageBytes and MaxImages: what a request's images may take, a
 	// whole number of bytes (of their data: URLs' base64; a PDF's counts)
 	// and of images; "0" = no limit, "" = the adapter's default. NoImages
-	// ("true" or "1", as Gemini) has openai or openai-compatible send each
-	// image as a text, for a model without vision. All three are refused
-	// with the scripted model.
+	// ("true" or "1", as Gemini) has openai, openai-compatible or
+	// openai-responses send each image as a text, for a model without
+	// vision. All three are refused with the scripted model.
 	MaxImageBytes, MaxImages, NoImages Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
@@ -172,17 +173,22 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 		}
 	}
 	for _, b := range []struct {
-		s    Setting
-		to   *bool
-		what string
-	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint"}, {s.NoImages, &mc.NoImages, "a model without vision"}} {
+		s         Setting
+		to        *bool
+		what      string
+		responses bool // openai-responses takes it too
+	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint", false}, {s.NoImages, &mc.NoImages, "a model without vision", true}} {
 		v := b.s.Value
 		on := v == "true" || v == "1"
 		if !on && v != "false" && v != "0" && v != "" {
 			return mc, errors.New(s.Assign(b.s.Name, strconv.Quote(v)) + ": want true or false (1 or 0)")
 		}
-		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible {
-			return mc, errors.New(b.s.Name + ": only with " + s.Assign(s.Model.Name, ModelOpenAI) + " or " + ModelOpenAICompatible + " (" + b.what + "), not " + with)
+		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible && (!b.responses || kind != ModelResponses) {
+			models := " or " + ModelOpenAICompatible
+			if b.responses {
+				models = ", " + ModelOpenAICompatible + " or " + ModelResponses
+			}
+			return mc, errors.New(b.s.Name + ": only with " + s.Assign(s.Model.Name, ModelOpenAI) + models + " (" + b.what + "), not " + with)
 		}
 		*b.to = on
 	}
@@ -286,7 +292,7 @@ func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
 	case ModelResponses:
 		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
-			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
 	case ModelAnthropic:
 		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
 			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})

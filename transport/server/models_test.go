@@ -93,7 +93,7 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_GEMINI": "true"}, err: "FLOE_GEMINI: only with a provider model"},
 		// The image budget: 0 = no limit (the adapters' below 0), unset
 		// theirs; no images, for a model without vision, with the Chat
-		// models only.
+		// and Responses models only.
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_MAX_IMAGE_BYTES": "5000000", "FLOE_MAX_IMAGES": "0"},
 			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k", System: WorkspacePrompt, MaxImageBytes: 5000000, MaxImages: -1}},
 		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_MAX_IMAGES": "-1"},
@@ -107,8 +107,10 @@ func TestParseModel(t *testing.T) {
 			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "deepseek-chat", BaseURL: "https://api.deepseek.com", System: WorkspacePrompt, NoImages: true}},
 		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "OPENAI_API_KEY": "k", "FLOE_NO_IMAGES": "no"},
 			err: `FLOE_NO_IMAGES="no": want true or false (1 or 0)`},
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "qwen3-8b", "FLOE_BASE_URL": "http://127.0.0.1:1234/v1", "OPENAI_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
+			want: ModelConfig{Kind: ModelResponses, ModelID: "qwen3-8b", BaseURL: "http://127.0.0.1:1234/v1", APIKey: "k", System: WorkspacePrompt, NoImages: true}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
-			err: "FLOE_NO_IMAGES: only with FLOE_MODEL=openai or openai-compatible (a model without vision), not FLOE_MODEL=anthropic"},
+			err: "FLOE_NO_IMAGES: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a model without vision), not FLOE_MODEL=anthropic"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {
