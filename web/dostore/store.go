@@ -14,6 +14,7 @@ package dostore
 
 import (
 	"context"
+	"sync"
 	"syscall/js"
 	"time"
 	"unicode/utf8"
@@ -36,14 +37,18 @@ const schema = `CREATE TABLE IF NOT EXISTS floe_trace (
 // each cut at the start of a UTF-8 character, as the column is text.
 const RowBytes = 1 << 20
 
-// Store is the SQLite-backed Store. Its methods run synchronously on the
-// object's single thread (the SQL API is synchronous), so it is safe for
-// concurrent use from goroutines.
+// Store is the SQLite-backed Store, safe for concurrent use from
+// goroutines. The SQL API is synchronous, but a method's goroutine can
+// still be switched out between its look and its write: in a call of the
+// clock (now, the host's), or at an allocation when the garbage collector
+// parks it to assist. So each method holds mu while it reads and writes
+// the table (ReadParts not while a part is handed over).
 //
 // Its table is made by the first write and dropped with the last session:
 // an object that a request for an unknown id woke writes nothing, so it
 // keeps no storage.
 type Store struct {
+	mu   sync.Mutex
 	sql  js.Value
 	now  func() time.Time
 	made bool // the table exists
@@ -135,6 +140,8 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 	if !utf8.Valid(data) {
 		return trace.AppendResult{}, fail("append", id, index, notText)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.make(); err != nil {
 		return trace.AppendResult{}, fail("append", id, index, err)
 	}
@@ -191,6 +198,8 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 	if err := checkID(ctx, id); err != nil {
 		return nil, fail("files", id, 0, err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.made {
 		return nil, fail("files", id, 0, trace.ErrNotFound)
 	}
@@ -226,10 +235,7 @@ func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([
 	if err := checkFile(ctx, id, index); err != nil {
 		return fail("read", id, index, err)
 	}
-	if !s.made {
-		return fail("read", id, index, trace.ErrNotFound)
-	}
-	rows, err := s.exec("SELECT data FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq", id, index)
+	rows, err := s.rows(id, index)
 	if err != nil {
 		return fail("read", id, index, err)
 	}
@@ -247,11 +253,24 @@ func (s *Store) ReadParts(ctx context.Context, id string, index int, part func([
 	return nil
 }
 
+// rows returns the rows of file index of the session, under s.mu: the
+// parts are handed over without it, so that part may use the Store.
+func (s *Store) rows(id string, index int) ([]js.Value, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.made {
+		return nil, trace.ErrNotFound
+	}
+	return s.exec("SELECT data FROM floe_trace WHERE session = ? AND idx = ? ORDER BY seq", id, index)
+}
+
 // Sessions implements trace.Store.
 func (s *Store) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fail("sessions", "", 0, err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.made {
 		return []trace.SessionInfo{}, nil
 	}
@@ -279,6 +298,8 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 			return fail("create", id, i+1, notText)
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.make(); err != nil {
 		return fail("create", id, 0, err)
 	}
@@ -304,6 +325,8 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := checkID(ctx, id); err != nil {
 		return fail("delete", id, 0, err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.made {
 		return fail("delete", id, 0, trace.ErrNotFound)
 	}

@@ -5,6 +5,7 @@ package dostore_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall/js"
@@ -44,6 +45,25 @@ func newStore(t *testing.T) *dostore.Store {
 
 func TestStoreContract(t *testing.T) {
 	tracetest.TestStore(t, func(t *testing.T) trace.Store { return newStore(t) })
+}
+
+// The contract holds with a clock that yields to other goroutines (one of
+// a host's own, behind a lock or a channel): the Store reads it between
+// Create's look for the id and its write, and between Append's look for
+// the file and its write, so concurrent Creates of one id all stored
+// their files, and concurrent first appends all said Created. A GC
+// assist parks a goroutine at an allocation the same way.
+func TestStoreContractYieldingClock(t *testing.T) {
+	tracetest.TestStore(t, func(t *testing.T) trace.Store {
+		s, err := dostore.New(newSQL(t), func() time.Time {
+			runtime.Gosched()
+			return time.Now()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
 // TestInvalidSaysWhy: a bad id or index is ErrInvalid in every method (not
@@ -134,5 +154,28 @@ func TestRefusesBytesNotText(t *testing.T) {
 	}
 	if sessions, err := s.Sessions(ctx); err != nil || len(sessions) != 0 {
 		t.Errorf("refused writes stored %+v, %v", sessions, err)
+	}
+}
+
+// ReadParts hands a part over without holding the Store's lock: a part
+// may use the Store (here, Files and Append) without waiting for ever.
+func TestReadPartsMayUseTheStore(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.Append(ctx, "s", 1, tracetest.Record(1)); err != nil {
+		t.Fatal(err)
+	}
+	err := s.ReadParts(ctx, "s", 1, func([]byte) error {
+		if _, err := s.Files(ctx, "s"); err != nil {
+			return err
+		}
+		_, err := s.Append(ctx, "s", 2, tracetest.Record(2))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, err := s.Files(ctx, "s"); err != nil || len(files) != 2 {
+		t.Fatalf("files %v, %v, want two", files, err)
 	}
 }
