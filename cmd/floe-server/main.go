@@ -19,7 +19,8 @@
 // the "listening on" line names it. A provider model's key comes from the
 // environment: OPENAI_API_KEY (openai, openai-responses), ANTHROPIC_API_KEY
 // (anthropic), or the variable --api-key-env names (openai-compatible sends
-// no key without it). Bad flags exit with status 2.
+// no key without it; with --base-url the others need none either). Bad
+// flags exit with status 2.
 package main
 
 import (

@@ -112,7 +112,9 @@ type ModelSettings struct {
 // URL (required with openai-compatible) and a key (from the provider's own
 // variable, OPENAI_API_KEY or ANTHROPIC_API_KEY, or the one APIKeyEnv
 // names; openai-compatible sends a key only when APIKeyEnv names one, so
-// that an OpenAI key is not handed to another host).
+// that an OpenAI key is not handed to another host). With a base URL the
+// provider's own variable may be unset (a local server, a proxy that
+// holds the key): no key is sent then.
 func ParseModel(s ModelSettings) (ModelConfig, error) {
 	kind := s.Model.Value
 	if kind == "" {
@@ -228,6 +230,12 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if keyEnv != "" {
 		if s.Getenv != nil {
 			mc.APIKey = s.Getenv(keyEnv)
+		}
+		if mc.APIKey == "" && !s.APIKeyEnv.Set && mc.BaseURL != "" {
+			// A local server or a proxy of the provider's API (LM
+			// Studio's Responses API, a gateway that holds the key):
+			// none is sent, as the adapters send none without one.
+			return mc, nil
 		}
 		if mc.APIKey == "" {
 			name := s.APIKeyEnv.Name

@@ -39,6 +39,13 @@ func TestParseModel(t *testing.T) {
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m"}, err: "FLOE_BASE_URL: required with FLOE_MODEL=openai-compatible"},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "host/v1"}, err: `FLOE_BASE_URL="host/v1": want an http:// or https:// URL`},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m"}, err: "FLOE_MODEL=anthropic: the secret ANTHROPIC_API_KEY is empty or unset (set it, or name another with FLOE_API_KEY_ENV)"},
+		// A base URL (LM Studio's Responses API, a proxy that holds the key)
+		// needs no key of the provider's own variable; one set is sent.
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://127.0.0.1:1234/v1"},
+			want: ModelConfig{Kind: ModelResponses, ModelID: "m", BaseURL: "http://127.0.0.1:1234/v1", System: WorkspacePrompt}},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "https://gw.example/", "ANTHROPIC_API_KEY": "k2"},
+			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", BaseURL: "https://gw.example", APIKey: "k2", System: WorkspacePrompt}},
+		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "https://gw.example", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K"}, err: "FLOE_API_KEY_ENV: the secret K is empty or unset"},
 		// The key itself where its variable's name belongs: refused, never echoed.
 		{env: map[string]string{"FLOE_MODEL": "openai", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "sk-proj-Abc123"}, err: "FLOE_API_KEY_ENV: want the name (letters, digits and _) of the secret that holds the key, not the key; its value is not shown"},
