@@ -61,3 +61,74 @@ func PromptInput(text string, images []string) []omni.Message {
 	}
 	return in
 }
+
+// SteerChip is how the composer shows a steering message queued, not yet
+// delivered: its text and the count of its images.
+func SteerChip(text string, images int) string {
+	chip := "queued: " + text
+	switch {
+	case images == 0:
+	case text != "":
+		chip += fmt.Sprintf(" + %d image(s)", images)
+	default:
+		chip += fmt.Sprintf("%d image(s)", images)
+	}
+	return chip
+}
+
+// MaxRemoteBody bounds the body of a request to a Floe server: past it
+// floe-server answers 413. A remote session's task and its steering carry
+// their images in theirs.
+const MaxRemoteBody = 1 << 20
+
+// RemoteTask returns the input of a remote session's task for text and
+// images: as [PromptInput] makes it, in JSON (an array of OmniMessages),
+// or why the server would not take it.
+func RemoteTask(text string, images []string) (string, error) {
+	b := []byte{'['}
+	for i, m := range PromptInput(text, images) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = m.AppendJSON(b)
+	}
+	b = append(b, ']')
+	if err := checkRemoteBody(len(`{"input":}`)+len(b), len(images)); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// CheckRemoteSteer says why steering of text and images cannot go to a
+// remote session (its body is {text, images}); nil when it can.
+func CheckRemoteSteer(text string, images []string) error {
+	n := len(`{"text":,"images":[]}`) + jsonLen(text)
+	for i, u := range images {
+		n += jsonLen(u) + min(i, 1) // and a comma before it
+	}
+	return checkRemoteBody(n, len(images))
+}
+
+// jsonLen is the length of s as a JSON string, as JavaScript's
+// JSON.stringify writes it (s in UTF-8).
+func jsonLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func checkRemoteBody(n, images int) error {
+	if n <= MaxRemoteBody {
+		return nil
+	}
+	return fmt.Errorf("not sent: with its %d image(s) the request is %.1f MiB, over the 1 MiB a Floe server takes; attach fewer or smaller images", images, float64(n)/(1<<20))
+}

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -82,4 +83,86 @@ func TestRunnerSendsImages(t *testing.T) {
 			t.Errorf("request %d input %q, want %q", i+1, d, want[i])
 		}
 	}
+}
+
+// A remote session's task carries its images as PromptInput gives them;
+// a task or a steering whose body a Floe server would refuse (413, past
+// 1 MiB) is not sent, and the error says why.
+func TestRemoteBodies(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgo="
+	in, err := RemoteTask("what is this?", []string{png})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []omni.Message
+	for _, raw := range splitArray(t, in) {
+		var m omni.Message
+		if err := m.UnmarshalJSON(raw); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) != 2 || msgs[0].Payload.Text != "what is this?" || msgs[1].Payload.ImageURL() != png || msgs[1].Timestamp == "" {
+		t.Errorf("RemoteTask input = %s", in)
+	}
+	if in, err := RemoteTask("  ", []string{png}); err != nil || !strings.HasPrefix(in, `[{`) || strings.Count(in, `"image_url"`) != 2 {
+		t.Errorf("RemoteTask of an image only = %s, %v", in, err)
+	}
+	big := "data:image/png;base64," + strings.Repeat("A", MaxRemoteBody)
+	const want = "not sent: with its 2 image(s) the request is 1.0 MiB, over the 1 MiB a Floe server takes; attach fewer or smaller images"
+	if _, err := RemoteTask("look", []string{png, big}); err == nil || err.Error() != want {
+		t.Errorf("RemoteTask past the bound: %v, want %q", err, want)
+	}
+	if err := CheckRemoteSteer("look", []string{png, big}); err == nil || err.Error() != want {
+		t.Errorf("CheckRemoteSteer past the bound: %v, want %q", err, want)
+	}
+	if err := CheckRemoteSteer("look", []string{png, png}); err != nil {
+		t.Errorf("CheckRemoteSteer: %v", err)
+	}
+	for _, s := range []string{"", "plain", `a "quoted" \ path`, "two\nlines\ttab", "\x01\x1f", "é ✓"} {
+		b, _ := json.Marshal(s)
+		if jsonLen(s) != len(b) {
+			t.Errorf("jsonLen(%q) = %d, want %d", s, jsonLen(s), len(b))
+		}
+	}
+	// At the bound exactly, the body goes.
+	body := func(u string) int {
+		b, _ := json.Marshal(map[string]any{"text": "", "images": []string{png, u}})
+		return len(b)
+	}
+	edge := big[:len(big)-(body(big)-MaxRemoteBody)]
+	if body(edge) != MaxRemoteBody {
+		t.Fatalf("edge body %d", body(edge))
+	}
+	if err := CheckRemoteSteer("", []string{png, edge}); err != nil {
+		t.Errorf("CheckRemoteSteer of a body of exactly 1 MiB: %v", err)
+	}
+	if err := CheckRemoteSteer("", []string{png, edge + "A"}); err == nil {
+		t.Error("CheckRemoteSteer of a body one byte past 1 MiB took it")
+	}
+}
+
+func TestSteerChip(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		images int
+		want   string
+	}{
+		{"mention the tests", 0, "queued: mention the tests"},
+		{"look at this", 1, "queued: look at this + 1 image(s)"},
+		{"", 2, "queued: 2 image(s)"},
+	} {
+		if got := SteerChip(c.text, c.images); got != c.want {
+			t.Errorf("SteerChip(%q, %d) = %q, want %q", c.text, c.images, got, c.want)
+		}
+	}
+}
+
+func splitArray(t *testing.T, s string) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return out
 }

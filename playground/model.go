@@ -149,7 +149,7 @@ func (m *Model) plan(in input) []step {
 	case len(in.steering) > 0:
 		return []step{
 			{kind: omni.Thinking, body: "The task was done, but the user added something while I was answering."},
-			{kind: omni.Text, body: steeringReply(in.steering)},
+			{kind: omni.Text, body: steeringReply(in)},
 		}
 	default:
 		return []step{{kind: omni.Text, body: "I was sent nothing new, so there is nothing to do."}}
@@ -178,7 +178,7 @@ func (m *Model) planPrompt(in input) []step {
 	}
 	steps = append(steps, m.newCall(ToolCountLines, map[string][]string{"paths": paths}))
 	if len(in.steering) > 0 {
-		steps = append(steps[:2:2], append([]step{{kind: omni.Text, body: steeringReply(in.steering)}}, steps[2:]...)...)
+		steps = append(steps[:2:2], append([]step{{kind: omni.Text, body: steeringReply(in)}}, steps[2:]...)...)
 	}
 	return steps
 }

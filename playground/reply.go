@@ -13,6 +13,7 @@ type input struct {
 	prompt      string // the user's texts of the request, joined (a carried-over prompt first)
 	latest      string // the last of them: the one a command is read from
 	steering    []string
+	steerImages []int // the images that came with each steering message
 	outputs     []output
 	interrupted bool  // carry-over of an interrupted turn
 	chars       int64 // size of everything sent
@@ -29,9 +30,15 @@ const (
 
 func readInput(msgs []omni.Message, names map[string]string) input {
 	var in input
+	afterSteer := false // the messages since the last steering text are its images
 	for _, msg := range msgs {
 		p := msg.Payload
 		in.chars += int64(len(p.Body()))
+		if p.Type == omni.ImageURL && afterSteer {
+			in.steerImages[len(in.steerImages)-1]++
+			continue
+		}
+		afterSteer = false
 		switch {
 		case p.Type == omni.Text && p.Role == omni.RoleUser:
 			t := strings.TrimSpace(p.Text)
@@ -39,6 +46,8 @@ func readInput(msgs []omni.Message, names map[string]string) input {
 			case strings.HasPrefix(t, steerOpen):
 				t = strings.TrimSuffix(strings.TrimPrefix(t, steerOpen), steerClose)
 				in.steering = append(in.steering, strings.TrimSpace(t))
+				in.steerImages = append(in.steerImages, 0)
+				afterSteer = true
 			case strings.HasPrefix(t, "[context_summary]"):
 				// a compaction's summary: the new context's first input
 			case strings.HasPrefix(t, "[turn_aborted]"), strings.HasPrefix(t, "[turn_retried]"), strings.HasPrefix(t, "<turn_aborted>"):
@@ -96,7 +105,7 @@ func planSummary(in input) []step {
 	}
 	body := "Here is what I found:\n" + strings.Join(text, "\n")
 	if len(in.steering) > 0 {
-		body += "\n\n" + steeringReply(in.steering)
+		body += "\n\n" + steeringReply(in)
 	}
 	return []step{
 		{kind: omni.Thinking, body: strings.Join(think, " ") + " Time to sum up."},
@@ -104,8 +113,20 @@ func planSummary(in input) []step {
 	}
 }
 
-func steeringReply(steering []string) string {
-	return fmt.Sprintf("You added: “%s”. Noted — I took it into account.", strings.Join(steering, "”, “"))
+func steeringReply(in input) string {
+	parts := make([]string, len(in.steering))
+	for i, t := range in.steering {
+		n := in.steerImages[i]
+		switch {
+		case n == 0:
+			parts[i] = "“" + t + "”"
+		case t == "":
+			parts[i] = plural(n, "an image", strconv.Itoa(n)+" images")
+		default:
+			parts[i] = "“" + t + "” with " + plural(n, "an image", strconv.Itoa(n)+" images")
+		}
+	}
+	return "You added: " + strings.Join(parts, ", ") + ". Noted — I took it into account."
 }
 
 // scanTable reads the "name  number [B]" lines of a tool output: it returns

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -164,15 +162,17 @@ func (r *Runner) Close(ctx context.Context) error {
 	}
 }
 
-// Steer queues text for the run in flight (ENGINE.md §11); false when no run
-// is in flight or text is blank.
-func (r *Runner) Steer(text string) bool {
-	if strings.TrimSpace(text) == "" {
+// Steer queues text and images (data: URLs, as [PromptInput] takes them)
+// for the run in flight (ENGINE.md §11): the engine delivers them as one
+// steering message, its text in a [user_steering] block, then one
+// image_url message per image. False when no run is in flight, or when
+// there is neither a non-blank text nor an image.
+func (r *Runner) Steer(text string, images []string) bool {
+	in := PromptInput(text, images)
+	if len(in) == 0 {
 		return false
 	}
-	msg := omni.UserText(text)
-	msg.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
-	ok, err := r.sess.Steer([]omni.Message{msg})
+	ok, err := r.sess.Steer(in)
 	return ok && err == nil
 }
 

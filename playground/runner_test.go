@@ -105,7 +105,60 @@ func TestRunnerStop(t *testing.T) {
 	if last.Type != omni.Abort || last.Reason() != "aborted by user" {
 		t.Fatalf("last message = %+v, want abort", last)
 	}
-	if r.Stop() || r.Steer("late") {
+	if r.Stop() || r.Steer("late", nil) {
 		t.Error("Stop/Steer succeeded with no run in flight")
+	}
+}
+
+// Images typed with a steering message reach the model with its text, as
+// one steering entry: the [user_steering] block, then one image_url
+// message each (ENGINE.md E-11.4); a steering of images only too. The
+// transcript draws them with the delivered steering message.
+func TestRunnerSteersImages(t *testing.T) {
+	sess, err := NewSession(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(sess)
+	const png, gif = "data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lGODlh"
+	if r.Steer("  ", nil) {
+		t.Error("Steer of a blank text and no image succeeded")
+	}
+	msgs := collect(t, r, "count the lines of go.mod", func(c omni.Message) string {
+		if c.Payload.Name == ToolListFiles && (!r.Steer("look at this instead", []string{png}) || !r.Steer("", []string{png, gif})) {
+			t.Error("Steer failed during the run")
+		}
+		return omni.DecisionAllow
+	})
+	var tr Transcript
+	var user []string
+	for _, m := range msgs {
+		tr.Apply(m)
+		if p := m.Payload; p.Role == omni.RoleUser && !m.IsPartial() && p.Type != omni.ToolCallOutput {
+			user = append(user, p.Type+":"+p.Text+p.ImageURL())
+		}
+	}
+	want := []string{
+		"text:[user_steering]\nlook at this instead\n[/user_steering]", "image_url:" + png,
+		"text:[user_steering]\n\n[/user_steering]", "image_url:" + png, "image_url:" + gif,
+	}
+	if strings.Join(user, "|") != strings.Join(want, "|") {
+		t.Errorf("user messages streamed:\n%q\nwant\n%q", user, want)
+	}
+	var steered [][]string
+	var reply string
+	for _, it := range tr.Items {
+		if _, ok := SteeringText(it.Body); it.Kind == KindUser && ok {
+			steered = append(steered, it.Images)
+		}
+		if it.Kind == KindText {
+			reply = it.Body
+		}
+	}
+	if len(steered) != 2 || strings.Join(steered[0], " ") != png || strings.Join(steered[1], " ") != png+" "+gif {
+		t.Errorf("steering items' images = %q", steered)
+	}
+	if !strings.Contains(reply, "You added: “look at this instead” with an image, 2 images.") {
+		t.Errorf("the model's reply does not name the steering's images: %q", reply)
 	}
 }

@@ -202,22 +202,24 @@ form.addEventListener("submit", async (ev) => {
           }
         })();
       },
-      // end(error, started): error is null or what to check; started
-      // tells whether the server took the prompt (a message of the run came).
-      run(text, approve, end) {
+      // input is "" for a prompt of text only, else the JSON of its
+      // messages (its text, then its images). end(error, started): error
+      // is null or what to check; started tells whether the server took
+      // the prompt (a message of the run came).
+      run(text, input, approve, end) {
         (async () => {
           let started = false;
           try {
             const opts = { approve: (call) => new Promise((resolve) => approve(JSON.stringify(call), resolve)) };
-            for await (const m of s.run(text, opts)) started = true; // shown through follow()
+            for await (const m of s.run(input ? JSON.parse(input) : text, opts)) started = true; // shown through follow()
             end(null, true);
           } catch (e) {
             end(await explain(e, origin, id), started);
           }
         })();
       },
-      steer(text) {
-        s.steer(text).catch(report);
+      steer(text, images) {
+        s.steer(text, images.length > 0 ? images : undefined).catch(report);
       },
       abort() {
         s.abort().catch(report);

@@ -284,3 +284,86 @@ test("playground: a remote send the server refuses (another client's task) or ca
     throw e;
   }
 });
+
+test("playground: a remote session takes images with a prompt and with steering; a request past the server's 1 MiB is not sent, and says why", { timeout: 240_000 }, async (t) => {
+  const base = await start("--delay", "1ms", "--token", "tok");
+  const id = await create(base, "tok");
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  const posts = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && /\/(tasks|steer)$/.test(r.url())) posts.push(r.url().split("/").at(-1));
+  });
+  // paste attaches an image file of size bytes (a PNG's head, then zeros).
+  const paste = (name, size = 0) =>
+    page.evaluate(
+      ([name, size]) => {
+        const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="), (c) => c.charCodeAt(0));
+        const bytes = new Uint8Array(Math.max(size, png.length));
+        bytes.set(png);
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], name, { type: "image/png" }));
+        document.getElementById("prompt").dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+      },
+      [name, size],
+    );
+  const alts = (scope) => scope.locator("img").evaluateAll((all) => all.map((i) => [i.alt, i.src.slice(0, 22)]));
+  try {
+    await page.goto(baseURL() + "/static/?pace=0");
+    await idle(page);
+    await attach(page, base, id, "tok");
+
+    // Too big for the server (a 900 KB file is a data: URL of 1.1 MiB): not sent.
+    await paste("big.png", 900_000);
+    await page.locator("#attachments img").waitFor();
+    await page.fill("#prompt", "what is this?");
+    await page.press("#prompt", "Enter");
+    await page.locator("#note", { hasText: "Not sent: with its 1 image(s) the request is 1.1 MiB, over the 1 MiB a Floe server takes; attach fewer or smaller images." }).waitFor();
+    assert.equal(await page.inputValue("#prompt"), "what is this?");
+    assert.equal(await page.locator("#attachments img").count(), 1, "the images stay attached");
+    assert.deepEqual(posts, [], "nothing was posted");
+    await page.getByRole("button", { name: "Remove image 1: big.png" }).click();
+
+    // A prompt with an image: drawn with the prompt the server echoes.
+    await paste("shot.png");
+    await page.locator("#attachments img").waitFor();
+    await page.fill("#prompt", "Count the lines of main.go");
+    await page.press("#prompt", "Enter");
+    const prompt = page.locator("#transcript > .msg.prompt", { hasText: "Count the lines of main.go" });
+    await prompt.locator("img").waitFor({ timeout: RUN });
+    assert.deepEqual(await alts(prompt), [["Image 1 of 1 sent with the prompt", "data:image/png;base64,"]]);
+    assert.equal(await page.locator("#attachments").isHidden(), true);
+    await askCard(page, "list_files").locator('button[data-decision="allow"]').click({ timeout: RUN });
+
+    // Steering with an image while the run waits for its next approval.
+    await askCard(page, "count_lines").waitFor({ timeout: RUN });
+    await paste("instead.png");
+    await page.locator("#attachments img").waitFor();
+    await page.fill("#prompt", "look at this instead");
+    await page.press("#prompt", "Enter");
+    await page.locator('.chip:text("queued: look at this instead + 1 image(s)")').waitFor();
+    await askCard(page, "count_lines").locator('button[data-decision="allow"]').click({ timeout: RUN });
+    await idle(page);
+    const reply = await page.locator('#transcript > .msg.text[data-kind="text"] .body').last().innerText();
+    assert.match(reply, /You added: “look at this instead” with an image\./, "the remote model got the image with the steering");
+    const steering = page.locator("#transcript > .msg.user", { has: page.locator('.label:text("steering · delivered to the model")') });
+    assert.deepEqual(await alts(steering), [["Image 1 of 1 sent with the steering", "data:image/png;base64,"]]);
+    assert.deepEqual(posts, ["tasks", "steer"]);
+
+    // The server holds them where they were sent.
+    const hist = await (await fetch(`${base}/api/sessions/${id}/messages`, { headers: { Authorization: "Bearer tok" } })).json();
+    const user = hist.messages.filter((m) => m.payload.role === "user" && m.payload.type !== "tool_call_output").map((m) => m.payload.type + ":" + (m.payload.text ?? m.payload.image_url.slice(0, 22)));
+    assert.deepEqual(user, [
+      "text:Count the lines of main.go",
+      "image_url:data:image/png;base64,",
+      "text:[user_steering]\nlook at this instead\n[/user_steering]",
+      "image_url:data:image/png;base64,",
+    ]);
+    assert.deepEqual(pageErrors(log), [], "errors in the page" + explain(log));
+  } catch (e) {
+    const file = join(process.env.FLOE_SCREENSHOT_DIR || tmpdir(), "playground-remote-images.png");
+    await page.screenshot({ path: file }).catch(() => {});
+    console.error(`(screenshot of the failure: ${file})` + explain(log));
+    throw e;
+  }
+});

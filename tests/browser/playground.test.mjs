@@ -1767,3 +1767,48 @@ pageTest("playground: the composer takes images (the Attach image button, a past
   assert.equal(await prompt.locator(".body").innerText(), "help");
   assert.deepEqual(await drawn(), want);
 });
+
+pageTest("playground: images pasted while a run is in flight go with the steering text, drawn with the delivered steering message; steering the run did not deliver gives its text and images back", async (page) => {
+  await open(page);
+  const paste = (name) =>
+    page.evaluate((name) => {
+      const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([png], name, { type: "image/png" }));
+      document.getElementById("prompt").dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, name);
+
+  await send(page, "How long is store.go?");
+  await decide(page, "list_files", "allow");
+  await askCard(page, "count_lines").waitFor({ timeout: RUN });
+  assert.equal(await page.locator("#send").innerText(), "Steer");
+  await paste("screenshot.png");
+  await page.locator("#attachments img").waitFor();
+  await page.fill("#prompt", "look at this instead");
+  await page.press("#prompt", "Enter");
+  await page.locator('.chip:text("queued: look at this instead + 1 image(s)")').waitFor();
+  assert.equal(await page.locator("#attachments").isHidden(), true, "the images went with the steering");
+  assert.equal(await page.inputValue("#prompt"), "");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /You added: “look at this instead” with an image\./, "the model got the image with the text");
+  const steering = page.locator("#transcript > .msg.user", { has: page.locator('.label:text("steering · delivered to the model")') });
+  assert.equal(await steering.locator(".body").innerText(), "look at this instead");
+  assert.deepEqual(
+    await steering.locator("img").evaluateAll((all) => all.map((i) => [i.alt, i.src.slice(0, 22)])),
+    [["Image 1 of 1 sent with the steering", "data:image/png;base64,"]],
+  );
+  assert.equal(await page.locator("#note").innerText(), "", "no note says the images stay");
+
+  // Steering of images only, then Stop: its images come back.
+  await send(page, "stream 3000");
+  await paste("late.png");
+  await page.locator("#attachments img").waitFor();
+  await page.press("#prompt", "Enter");
+  await page.locator('.chip:text("queued: 1 image(s)")').waitFor();
+  assert.equal(await page.locator("#attachments").isHidden(), true);
+  await page.click("#stop");
+  await idle(page);
+  assert.match(await page.locator("#note").innerText(), /1 steering message\(s\) not delivered: the run ended first\. Their images are back in the composer\./);
+  assert.deepEqual(await page.locator("#attachments img").evaluateAll((all) => all.map((i) => i.alt)), ["Attached image 1: late.png"]);
+});

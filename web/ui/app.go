@@ -65,7 +65,7 @@ type App struct {
 	pending                   map[string]*pendingApproval // by approvalKey
 	cancelled                 map[string]bool             // approvals Stop cancelled
 	always                    map[string]bool             // tools always allowed in this session
-	steers                    []string                    // steering queued, not yet delivered
+	steers                    []queuedSteer               // steering queued, not yet delivered
 	retrying                  *playground.Item            // the request whose retry is counting down
 	note                      string                      // one-line note under the composer
 	keepBlocked               string                      // a base URL the page's policy blocks that a second Save keeps
@@ -456,8 +456,12 @@ func originKey(origin []string) string { return strings.Join(origin, "/") }
 
 func approvalKey(origin []string, callID string) string { return originKey(origin) + "|" + callID }
 
-// noteImagesStay says why sending during a run left the images attached.
-const noteImagesStay = "The images stay attached: they go with the next prompt, not with steering."
+// queuedSteer is a steering message sent, not yet delivered: its text
+// and images come back to the composer when the run ends first.
+type queuedSteer struct {
+	text string
+	atts []*attachment
+}
 
 func (a *App) sendPrompt() {
 	text := strings.TrimSpace(a.prompt.Value())
@@ -465,27 +469,16 @@ func (a *App) sendPrompt() {
 	if text == "" && len(images) == 0 || (a.runner == nil && !a.isRemote()) {
 		return
 	}
-	if a.running {
-		if text != "" {
-			a.steer(text)
-		}
-		if len(images) > 0 {
-			if !strings.Contains(a.note, noteImagesStay) {
-				a.note = joinNotes(a.note, noteImagesStay)
-			}
-		}
-		return
-	}
 	if reading {
 		a.note = "An image is still being read: send again once its thumbnail shows."
 		return
 	}
+	if a.running {
+		a.steer(text, images)
+		return
+	}
 	if a.isRemote() {
-		if len(images) > 0 {
-			a.note = "A remote session takes text only: remove the attached images to send."
-			return
-		}
-		a.startRemote(text) // the server echoes the prompt on the stream
+		a.startRemote(text, images) // the server echoes the prompt on the stream
 		return
 	}
 	gen := a.gen
@@ -691,19 +684,30 @@ func (a *App) stopRun() {
 	}
 }
 
-func (a *App) steer(text string) {
+// steer sends text and images as steering for the run in flight; the
+// composer is emptied once they are queued.
+func (a *App) steer(text string, images []string) {
 	if a.isRemote() {
-		a.remote.Call("steer", text)
-		a.steers = append(a.steers, text)
-		a.prompt.SetValue("")
-		return
-	}
-	if !a.runner.Steer(text) {
+		if err := playground.CheckRemoteSteer(text, images); err != nil {
+			a.note = "Steering " + err.Error() + "."
+			return
+		}
+		a.remote.Call("steer", text, jsStrings(images))
+	} else if !a.runner.Steer(text, images) {
 		a.note = "The run had already ended; send it as a new prompt."
 		return
 	}
-	a.steers = append(a.steers, text)
+	a.steers = append(a.steers, queuedSteer{text, a.atts.take()})
 	a.prompt.SetValue("")
+}
+
+// jsStrings is ss as a JavaScript array.
+func jsStrings(ss []string) js.Value {
+	arr := js.Global().Get("Array").New(len(ss))
+	for i, s := range ss {
+		arr.SetIndex(i, s)
+	}
+	return arr
 }
 
 func (a *App) runEnded(gen int, err error) {
@@ -729,11 +733,28 @@ func (a *App) runEnded(gen int, err error) {
 	}
 	if len(a.steers) > 0 {
 		a.note = fmt.Sprintf("%d steering message(s) not delivered: the run ended first.", len(a.steers))
-		if strings.TrimSpace(a.prompt.Value()) == "" {
-			// Their text is given back, to send as a prompt: never over
-			// a draft the user typed since.
-			a.prompt.SetValue(strings.Join(a.steers, "\n\n"))
+		// What they held is given back, to send as a prompt: never over
+		// a draft the user typed or images attached since.
+		var texts []string
+		var atts []*attachment
+		for _, s := range a.steers {
+			if s.text != "" {
+				texts = append(texts, s.text)
+			}
+			atts = append(atts, s.atts...)
+		}
+		textBack := len(texts) > 0 && strings.TrimSpace(a.prompt.Value()) == ""
+		if textBack {
+			a.prompt.SetValue(strings.Join(texts, "\n\n"))
+		}
+		imagesBack := len(atts) > 0 && a.atts.restore(atts)
+		switch {
+		case textBack && imagesBack:
+			a.note += " Their text and images are back in the composer."
+		case textBack:
 			a.note += " Their text is back in the composer."
+		case imagesBack:
+			a.note += " Their images are back in the composer."
 		}
 		a.steers = nil
 	}

@@ -202,6 +202,25 @@ func (v *attachView) images() (urls []string, reading bool) {
 	return urls, reading
 }
 
+// take empties the list and returns what it held (sent as steering,
+// which may come back: restore).
+func (v *attachView) take() []*attachment {
+	atts := v.atts
+	v.clear()
+	return atts
+}
+
+// restore attaches atts again (steering the run did not deliver, a remote
+// task the server did not take) when no image is attached since; false
+// when some is. A prompt takes at most MaxAttachImages of them.
+func (v *attachView) restore(atts []*attachment) bool {
+	if len(v.atts) > 0 {
+		return false
+	}
+	v.atts, v.dirty = atts[:min(len(atts), playground.MaxAttachImages)], true
+	return true
+}
+
 // clear empties the list (the prompt was sent).
 func (v *attachView) clear() {
 	if len(v.atts) > 0 {

@@ -14,9 +14,11 @@ import (
 
 // A remote session is hosted by a Floe server and followed through the
 // page's JavaScript client (connect.mjs). The page hands the App a handle
-// with follow(onMessage), run(text, approve, end), steer(text), abort(),
-// retryNow() and close(); every message arrives as OmniMessage JSON and
-// goes through the same rendering as a local run's.
+// with follow(onMessage), run(text, input, approve, end), steer(text,
+// images), abort(), retryNow() and close(); every message arrives as
+// OmniMessage JSON and goes through the same rendering as a local run's.
+// A task's input is its text, or, with images, the JSON of its messages
+// (input; "" for text only).
 
 // exposeRemote publishes floePlayground.attachRemote(handle, id, label) for
 // the page's script.
@@ -83,9 +85,19 @@ func (a *App) attachRemote(h js.Value, id, label string) {
 	}))
 }
 
-// startRemote starts a task on the remote session; approval requests are
-// asked on the page like a local run's.
-func (a *App) startRemote(text string) {
+// startRemote starts a task of text and images on the remote session;
+// approval requests are asked on the page like a local run's.
+func (a *App) startRemote(text string, images []string) {
+	input := ""
+	if len(images) > 0 {
+		in, err := playground.RemoteTask(text, images)
+		if err != nil {
+			a.note = strings.ToUpper(err.Error()[:1]) + err.Error()[1:] + "."
+			return
+		}
+		input = in
+	}
+	atts := a.atts.take()
 	gen := a.gen
 	var approve, end js.Func
 	approve = js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -113,10 +125,10 @@ func (a *App) startRemote(text string) {
 		}
 		approve.Release()
 		end.Release()
-		a.post(func() { a.remoteEnded(gen, text, problem, started) })
+		a.post(func() { a.remoteEnded(gen, text, atts, problem, started) })
 		return nil
 	})
-	a.remote.Call("run", text, approve, end)
+	a.remote.Call("run", text, input, approve, end)
 	a.prompt.SetValue("")
 	a.running, a.stop, a.note = true, false, ""
 	a.cancelled = map[string]bool{}
@@ -125,8 +137,9 @@ func (a *App) startRemote(text string) {
 // remoteEnded ends a remote run. A failure is a note saying what to check
 // (the next send clears it), not a page error: the server may be down or
 // busy with another client's task. A prompt the server did not take goes
-// back to the composer, unless the user has typed something else there.
-func (a *App) remoteEnded(gen int, text, problem string, started bool) {
+// back to the composer, and its images, unless the user has typed
+// something else there or attached others.
+func (a *App) remoteEnded(gen int, text string, atts []*attachment, problem string, started bool) {
 	a.runEnded(gen, nil)
 	if gen != a.gen || problem == "" {
 		return
@@ -138,5 +151,8 @@ func (a *App) remoteEnded(gen int, text, problem string, started bool) {
 	a.note = "Not sent: " + problem
 	if strings.TrimSpace(a.prompt.Value()) == "" {
 		a.prompt.SetValue(text)
+	}
+	if len(atts) > 0 {
+		a.atts.restore(atts)
 	}
 }

@@ -199,7 +199,7 @@ func (a *App) nearBottom() bool {
 func (a *App) renderSteers() {
 	a.steerQueue.SetTextContent("")
 	for _, s := range a.steers {
-		a.steerQueue.AppendChild(a.el("span", "chip", "queued: "+s))
+		a.steerQueue.AppendChild(a.el("span", "chip", playground.SteerChip(s.text, len(s.atts))))
 	}
 }
 
@@ -372,7 +372,11 @@ func (a *App) renderItem(it *playground.Item) {
 	v.label.SetTextContent(label)
 	toggle(v.root, "streaming", it.Streaming)
 	if it.Kind == playground.KindPrompt || it.Kind == playground.KindUser {
-		a.setImages(v, it.Images, "sent with the prompt")
+		of := "sent with the prompt"
+		if label == "steering · delivered to the model" {
+			of = "sent with the steering"
+		}
+		a.setImages(v, it.Images, of)
 	}
 	if !md || a.env.Plain {
 		a.setPlain(v, body)
