@@ -667,11 +667,17 @@ export function connect(baseURL, sessionId, options = {}) {
       // ours returns the messages of a history's fresh ones that follow
       // this task's prompt (the server records it; a run never streams
       // it), or null when the prompt is not among them.
+      // The prompt's last message is found by its text, or by its URL when
+      // it is an image (a prompt of a text and a screenshot): taken for a
+      // text of none, an image's own slice held the prompt's image.
       const ours = (messages) => {
-        const last = typeof input === "string" ? input : input.at(-1)?.payload?.text;
+        const tail = typeof input === "string" ? { type: "text", text: input } : input.at(-1)?.payload ?? {};
+        const image = tail.type === "image_url";
+        const last = image ? tail.image_url : tail.text;
         for (let i = messages.length - 1; i >= 0; i--) {
           const p = messages[i].payload;
-          if (p?.type === "text" && p.role === "user" && (last === undefined || p.text === last)) return messages.slice(i + 1);
+          if (p?.role !== "user" || p.type !== (image ? "image_url" : "text")) continue;
+          if (last === undefined || (image ? p.image_url : p.text) === last) return messages.slice(i + 1);
         }
         return null;
       };

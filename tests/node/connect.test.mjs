@@ -11,6 +11,7 @@ import { connect } from "../../static/connect.mjs";
 import floeDefault from "../../static/floe.mjs";
 import { floeServer } from "../floe-server.mjs";
 import { checkStream } from "../../static/test.mjs";
+import { msg } from "../../static/msg.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const server = floeServer("floe-connect-");
@@ -626,7 +627,14 @@ async function idleOnServer(base, id) {
   }
 }
 
-test("run() whose whole run happens while the stream is away, past the replay buffer, yields it after the resync and ends", { timeout: 30_000 }, async () => {
+// The prompt a text, or a text and an image: the run's messages are found
+// after the prompt's last message in either case.
+const SHOT = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==";
+for (const [label, prompt] of [
+  ["a text", "Count the lines of main.go"],
+  ["a text and an image", [msg.userText("Count the lines of main.go"), { type: "model_msg", payload: { type: "image_url", role: "user", image_url: SHOT } }]],
+])
+test(`run() of ${label} whose whole run happens while the stream is away, past the replay buffer, yields it after the resync and ends`, { timeout: 30_000 }, async () => {
   const base = await start("--delay", "0", "--mode", "allow-all", "--replay-events", "1");
   const id = await create(base, "");
   let streams = 0;
@@ -666,11 +674,12 @@ test("run() whose whole run happens while the stream is away, past the replay bu
   };
   const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
   const got = [];
-  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  for await (const m of s.run(prompt)) got.push(m);
   const h = await history(s);
-  const prompt = h.findIndex((m) => m.payload.type === "text" && m.payload.role === "user");
+  const n = typeof prompt === "string" ? 1 : prompt.length;
+  const first = h.findIndex((m) => m.payload.type === "text" && m.payload.role === "user");
   assert.ok(streams >= 2, `the client reconnected (${streams} streams)`);
-  assert.deepEqual(got, h.slice(prompt + 1), "the run's messages, after its prompt, from the resync");
+  assert.deepEqual(got, h.slice(first + n), "the run's messages, after its prompt, from the resync");
   assert.equal(got.at(-1).payload.type, "request_end");
 });
 
