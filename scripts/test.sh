@@ -3,9 +3,9 @@
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, conformance through both runners (the shared scenarios and the
 # project's own), the provider replay cases (shared and the project's own), the packed package under Deno
-# and Bun, and the headless Chromium tests.
-# Installs what it needs (Debian chromium, npm packages from committed lock
-# files). Ends with the runners' summary lines and a total.
+# and Bun, and the headless Chromium and Firefox ESR tests.
+# Installs what it needs (Debian chromium and firefox-esr, npm packages from
+# committed lock files). Ends with the runners' summary lines and a total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
@@ -58,6 +58,9 @@ run ./build.sh providers testdata/providers
 
 step "browser tests (headless Chromium)"
 run scripts/test-browser.sh
+
+step "browser tests (headless Firefox ESR)"
+run scripts/test-firefox.sh
 
 step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
 run scripts/worker.sh test
