@@ -143,3 +143,27 @@ test("a record split where a U+FEFF starts a row keeps it, after a restart too",
   const texts = (await api(w2, "GET", `/api/sessions/${json.id}/messages`)).json.messages.filter((m) => m.payload.type === "text" && m.payload.role === "assistant").map((m) => m.payload.text.length);
   assert.deepEqual(texts, [reply.length]);
 });
+
+test("FLOE_MAX_IMAGES, FLOE_MAX_IMAGE_BYTES and FLOE_NO_IMAGES are the Worker's variables: the object reads them", async () => {
+  // Before, each was refused as a misspelling ("not a variable of Floe's
+  // Worker"), and every request answered with a 500.
+  const img = (n) => ({ type: "model_msg", payload: { type: "image_url", role: "user", image_url: "data:image/png;base64,iVBORw0KGgo" + "A".repeat(n) } });
+  const input = [{ type: "model_msg", payload: { type: "text", role: "user", text: "Look." } }, img(1), img(2)];
+  for (const [vars, sent, text] of [
+    [{ FLOE_MAX_IMAGES: "1", FLOE_MAX_IMAGE_BYTES: "1000000" }, 1, "[image omitted: "],
+    [{ FLOE_NO_IMAGES: "true" }, 0, "[image not sent: the model takes no images]"],
+  ]) {
+    const ms = await modelServer();
+    ms.replies.push(sse(chunk({ role: "assistant", content: "Seen." }), chunk({}, "stop")));
+    const w = await worker({ vars: { ...model(ms), ...vars } });
+    const created = await api(w, "POST", "/api/sessions", { approvalMode: "allow-all" });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    const s = connect(w.url, created.json.id, { token: "tok" });
+    for await (const m of s.run(input)) void m;
+    s.close();
+    assert.equal(ms.seen.length, 1);
+    const body = ms.seen[0].body;
+    assert.equal(body.split('"image_url":{"url":"data:image/png').length - 1, sent, body);
+    assert.ok(body.includes(text), body);
+  }
+});

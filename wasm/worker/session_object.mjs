@@ -44,7 +44,7 @@ function numberVar(env, name, dflt, max, what, whole = false) {
 const VARS = [
   "FLOE_TOKEN", "FLOE_ORIGINS", "FLOE_MODE", "FLOE_DELAY_MS", "FLOE_REPLAY_EVENTS", "FLOE_WRITE_TIMEOUT_MS",
   "FLOE_MODEL", "FLOE_MODEL_ID", "FLOE_BASE_URL", "FLOE_API_KEY_ENV", "FLOE_SYSTEM_PROMPT", "FLOE_CONTEXT_WINDOW",
-  "FLOE_IDLE_TIMEOUT_MS", "FLOE_GEMINI",
+  "FLOE_IDLE_TIMEOUT_MS", "FLOE_GEMINI", "FLOE_MAX_IMAGE_BYTES", "FLOE_MAX_IMAGES", "FLOE_NO_IMAGES",
 ];
 
 // unknownVar names a FLOE_ variable of env that the Worker does not read,
