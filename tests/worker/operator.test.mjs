@@ -167,3 +167,37 @@ test("FLOE_MAX_IMAGES, FLOE_MAX_IMAGE_BYTES and FLOE_NO_IMAGES are the Worker's 
     assert.ok(body.includes(text), body);
   }
 });
+
+test("FLOE_MAX_STREAMS bounds a session's streams as --max-streams does: the next is refused with 429, 0 is no bound", async () => {
+  const open = [];
+  after(() => open.forEach((ac) => ac.abort()));
+  const stream = async (w, id) => {
+    const ac = new AbortController();
+    open.push(ac);
+    const resp = await fetch(`${w.url}/api/sessions/${id}/stream`, { headers: { Authorization: "Bearer tok" }, signal: ac.signal });
+    if (resp.status !== 200) return { status: resp.status, json: await resp.json() };
+    return { status: 200 };
+  };
+  const w = await worker({ vars: { FLOE_MAX_STREAMS: "2" } });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  assert.equal((await stream(w, json.id)).status, 200);
+  assert.equal((await stream(w, json.id)).status, 200);
+  const r = await stream(w, json.id);
+  assert.equal(r.status, 429);
+  assert.equal(r.json.error.code, "too_many_streams");
+  // Another session has streams of its own.
+  const other = (await api(w, "POST", "/api/sessions", {})).json.id;
+  assert.equal((await stream(w, other)).status, 200);
+
+  const w0 = await worker({ vars: { FLOE_MAX_STREAMS: "0" } });
+  const id0 = (await api(w0, "POST", "/api/sessions", {})).json.id;
+  for (let i = 0; i < 3; i++) assert.equal((await stream(w0, id0)).status, 200);
+
+  for (const bad of ["-1", "2.5", "many"]) {
+    const wb = await worker({ vars: { FLOE_MAX_STREAMS: bad } });
+    const rb = await api(wb, "POST", "/api/sessions", {});
+    assert.equal(rb.status, 500);
+    assert.equal(rb.json.error.code, "configuration");
+    assert.ok(rb.json.error.message.includes(`FLOE_MAX_STREAMS=${JSON.stringify(bad)}: want a whole number from 0 to 1000000: streams of one session`), rb.json.error.message);
+  }
+});

@@ -44,7 +44,7 @@ function numberVar(env, name, dflt, max, what, whole = false) {
 const VARS = [
   "FLOE_TOKEN", "FLOE_ORIGINS", "FLOE_MODE", "FLOE_DELAY_MS", "FLOE_REPLAY_EVENTS", "FLOE_WRITE_TIMEOUT_MS",
   "FLOE_MODEL", "FLOE_MODEL_ID", "FLOE_BASE_URL", "FLOE_API_KEY_ENV", "FLOE_SYSTEM_PROMPT", "FLOE_CONTEXT_WINDOW",
-  "FLOE_IDLE_TIMEOUT_MS", "FLOE_GEMINI", "FLOE_MAX_IMAGE_BYTES", "FLOE_MAX_IMAGES", "FLOE_NO_IMAGES",
+  "FLOE_IDLE_TIMEOUT_MS", "FLOE_GEMINI", "FLOE_MAX_IMAGE_BYTES", "FLOE_MAX_IMAGES", "FLOE_NO_IMAGES", "FLOE_MAX_STREAMS",
 ];
 
 // unknownVar names a FLOE_ variable of env that the Worker does not read,
@@ -96,8 +96,10 @@ export class SessionObject {
       const delayMs = numberVar(this.env, "FLOE_DELAY_MS", 30, 60000, "milliseconds between two of the scripted model's deltas");
       const replayEvents = numberVar(this.env, "FLOE_REPLAY_EVENTS", 0, 1e7, "the replay buffer's bound in events (0: 10,000)", true);
       const writeTimeoutMs = numberVar(this.env, "FLOE_WRITE_TIMEOUT_MS", 0, 3600000, "milliseconds a write waits for a slow client (0: 30 s)");
+      // Absent: the native server's default (1,000); 0: no bound.
+      const maxStreams = numberVar(this.env, "FLOE_MAX_STREAMS", undefined, 1e6, "streams of one session open at once, past which one is refused with 429 too_many_streams (0: no bound; default 1000)", true);
       const env = (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
-      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs }, env);
+      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs, maxStreams }, env);
       if (h instanceof Error) throw h;
       this.handle = h;
     }

@@ -5,7 +5,7 @@
 // session_object.mjs, the Durable Object class, instantiates it once per
 // isolate and calls it through globalThis.floeObject:
 //
-//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs}, env) → handle or Error   one server per object
+//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams}, env) → handle or Error   one server per object
 //	fetch(handle, method, url, headers, body, reply)
 //
 // where env(name) reads the Worker's variable or secret of that name ("" when
@@ -65,6 +65,14 @@ func main() {
 			}
 			if d := o.Get("writeTimeoutMs"); d.Type() == js.TypeNumber {
 				cfg.WriteTimeout = time.Duration(d.Float() * float64(time.Millisecond))
+			}
+			// FLOE_MAX_STREAMS, as floe-server's --max-streams: 0 is
+			// no bound (transport.Options: < 0), absent the default.
+			if n := o.Get("maxStreams"); n.Type() == js.TypeNumber {
+				cfg.Channel.MaxSubscribers = n.Int()
+				if cfg.Channel.MaxSubscribers == 0 {
+					cfg.Channel.MaxSubscribers = -1
+				}
 			}
 		}
 		if err := mc.Apply(&cfg, fetch.Transport{Workers: true}); err != nil {
