@@ -5,9 +5,10 @@
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { start, ports, modelServer } from "./workerd.mjs";
 import { connect } from "../../static/connect.mjs";
 
@@ -200,4 +201,21 @@ test("FLOE_MAX_STREAMS bounds a session's streams as --max-streams does: the nex
     assert.equal(rb.json.error.code, "configuration");
     assert.ok(rb.json.error.message.includes(`FLOE_MAX_STREAMS=${JSON.stringify(bad)}: want a whole number from 0 to 1000000: streams of one session`), rb.json.error.message);
   }
+});
+
+test("every FLOE_ variable the Worker's code and wrangler.toml name is one the misspelling check takes", () => {
+  // A variable read but missing from VARS answered every request with a
+  // 500 calling it a misspelling (FLOE_NO_IMAGES did).
+  const dir = fileURLToPath(new URL("../../wasm/worker/", import.meta.url));
+  const src = readFileSync(join(dir, "session_object.mjs"), "utf8");
+  const vars = new Set(JSON.parse(src.match(/const VARS = (\[[^\]]*\]);/)[1].replace(/,\s*\]$/, "]")));
+  const named = new Set();
+  const files = ["session_object.mjs", "wrangler.toml", ...["front", "object"].flatMap((d) => readdirSync(join(dir, d)).map((f) => join(d, f)))];
+  // Quoted in the code ("FLOE_MODE", this.env.FLOE_MODE), set or shown
+  // set in wrangler.toml (# FLOE_ORIGINS = …); the comments' misspellings
+  // (FLOE_TOKN) are neither.
+  const uses = /"(FLOE_[A-Z_]*[A-Z])"|env\.(FLOE_[A-Z_]*[A-Z])|^#? ?(FLOE_[A-Z_]*[A-Z]) =/gm;
+  for (const f of files) for (const m of readFileSync(join(dir, f), "utf8").matchAll(uses)) named.add(m[1] ?? m[2] ?? m[3]);
+  assert.ok(named.has("FLOE_TOKEN") && named.has("FLOE_NO_IMAGES"), [...named].join(" "));
+  assert.deepEqual([...named].filter((n) => !vars.has(n)), []);
 });
