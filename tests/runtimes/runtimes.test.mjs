@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { replayServer, openaiStream, anthropicStream, SSE_HEADERS } from "../node/replay.mjs";
+import { floeServer } from "../floe-server.mjs";
 
 const exec = promisify(execFile);
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -29,6 +30,7 @@ const RUNTIMES = {
 
 let work;
 let app;
+const server = floeServer("floe-runtimes-server-"); // built natively before the tests
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "floe-runtimes-"));
@@ -41,7 +43,7 @@ before(async () => {
   }
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "runtime-user", private: true, type: "module" }));
   await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", ...tarballs], { cwd: app });
-  for (const f of ["agent.mjs", "lock.mjs"]) await copyFile(here(f), join(app, f));
+  for (const f of ["agent.mjs", "lock.mjs", "connect.mjs"]) await copyFile(here(f), join(app, f));
 });
 
 after(() => rm(work, { recursive: true, force: true }));
@@ -145,4 +147,24 @@ test("a {dir} session's lock across runtimes: Bun is refused while Deno runs it,
     const took = await start(taker, "lock.mjs", ["try", dir, "s"]).exited;
     assert.deepEqual([took.code, took.lines.at(-1)], [0, "ran"], `${taker} after a killed ${holder}: ${took.stderr}`);
   }
+});
+
+test("floe.connect under Deno and Bun against floe-server: a run with approvals, an abort while an approval waits; each ends on its own as under Node", { timeout: 120_000 }, async (t) => {
+  const base = await server.start("--dir", ":memory:", "--delay", "0", "--token", "tok");
+  const outs = {};
+  for (const runtime of ["node", "deno (permissions)", "bun"]) {
+    const r = await start(runtime, "connect.mjs", [base]).exited;
+    assert.equal(r.code, 0, `${runtime}: ${r.stderr}`);
+    t.diagnostic(`${runtime} exited ${Math.round(r.exitMs)} ms after its last line`);
+    // Nothing of connect's holds the process: a stream's stall timer or a
+    // reconnect's wait left behind would for tens of seconds.
+    assert.ok(r.exitMs < 10_000, `${runtime} exited ${Math.round(r.exitMs)} ms after its last line`);
+    outs[runtime] = JSON.parse(r.lines.at(-1));
+  }
+  assert.deepEqual(outs.node, {
+    run: { asked: ["list_files", "count_lines"], outputs: 2, last: "request_end", state: "idle", history: 2 },
+    abort: { asked: ["list_files"], last: ["abort", "aborted by user"], decided: false, ran: false },
+  });
+  assert.deepEqual(outs["deno (permissions)"], outs.node);
+  assert.deepEqual(outs.bun, outs.node);
 });
