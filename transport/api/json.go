@@ -35,11 +35,15 @@ func writeErr(w http.ResponseWriter, err error) {
 	writeError(w, http.StatusInternalServerError, "internal", err.Error())
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(w http.ResponseWriter, status int, v any) { writeJSONTo(w, w, status, v) }
+
+// writeJSONTo is writeJSON with the body written to body (w's, under a
+// write deadline).
+func writeJSONTo(w http.ResponseWriter, body io.Writer, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(body)
 	enc.SetEscapeHTML(false) // messages read as the stream writes them
 	enc.Encode(v)
 }
@@ -52,8 +56,9 @@ const historyChunk = 64 << 10
 // fields, "messages": msgs, then tail's fields; but it encodes the messages
 // one at a time and writes them out every historyChunk bytes. A session of
 // 100,000 records (a 14 MB Trace) was encoded into one buffer grown by
-// copies, about 240 MB allocated per request on top of the history.
-func writeHistory(w http.ResponseWriter, head any, msgs []omni.Message, tail any) {
+// copies, about 240 MB allocated per request on top of the history. The
+// body goes to body (w's, under a write deadline).
+func writeHistory(w http.ResponseWriter, body io.Writer, head any, msgs []omni.Message, tail any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
@@ -65,7 +70,7 @@ func writeHistory(w http.ResponseWriter, head any, msgs []omni.Message, tail any
 		}
 		buf = msgs[i].AppendJSON(buf)
 		if len(buf) >= historyChunk {
-			if _, err := w.Write(buf); err != nil {
+			if _, err := body.Write(buf); err != nil {
 				return
 			}
 			buf = buf[:0]
@@ -73,7 +78,7 @@ func writeHistory(w http.ResponseWriter, head any, msgs []omni.Message, tail any
 	}
 	buf = append(buf, "],"...)
 	buf = append(buf, appendObject(nil, tail)[1:]...)
-	w.Write(append(buf, '\n'))
+	body.Write(append(buf, '\n'))
 }
 
 // appendObject appends v's JSON object as writeJSON encodes it, without

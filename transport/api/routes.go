@@ -35,7 +35,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, s)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	// A long list is written under the write timeout (Handler.body).
+	dw := h.body(w)
+	writeJSONTo(w, dw, http.StatusOK, map[string]any{"sessions": out})
+	dw.arm() // what net/http still holds is written after the handler
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
@@ -254,5 +257,7 @@ func (h *Handler) messages(w http.ResponseWriter, r *http.Request, s *host.Host)
 			tail.Live.Fragments = []omni.Message{}
 		}
 	}
-	writeHistory(w, head, m.History, tail)
+	dw := h.body(w)
+	writeHistory(w, dw, head, m.History, tail)
+	dw.arm() // what net/http still holds is written after the handler
 }

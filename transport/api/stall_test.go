@@ -3,6 +3,8 @@ package api_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/engine/trace"
 	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/api"
 	"github.com/floehq/floe/transport/server"
@@ -143,5 +146,82 @@ func TestStreamKeepsClientThatReads(t *testing.T) {
 	}
 	if n := ch.Subscribers(); n != 1 {
 		t.Errorf("%d subscribers, want 1", n)
+	}
+}
+
+// bigSessionEnv serves, with the given write timeout on loopback TCP with
+// small buffers, a store holding sessions sessions, the first (id "big")
+// of turns turns of about 1 KiB each; ended receives the path of every
+// request whose handler returned.
+func bigSessionEnv(t *testing.T, timeout time.Duration, sessions, turns int) (url string, ended chan string) {
+	t.Helper()
+	store := &trace.MemStore{}
+	pad := strings.Repeat("x", 1<<10)
+	for i := range sessions {
+		id := fmt.Sprintf("s%04d", i)
+		if i == 0 {
+			id = "big"
+		}
+		var b bytes.Buffer
+		meta := server.NewMeta(id, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		b.Write(meta.AppendJSON(nil))
+		b.WriteByte('\n')
+		n := 1
+		if i == 0 {
+			n = turns
+		}
+		for j := range n {
+			fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:01.000Z","type":"model_msg","payload":{"type":"text","role":"user","text":"prompt %d of %s %s","stop_reason":"completed"}}`+"\n", j, id, pad[:200])
+			fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:01.000Z","type":"model_msg","payload":{"type":"text","role":"assistant","text":"%s","stop_reason":"completed"}}`+"\n", pad)
+		}
+		if err := store.Create(context.Background(), id, [][]byte{b.Bytes()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := server.New(server.Config{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := api.New(srv.Registry, api.Options{WriteTimeout: timeout})
+	ended = make(chan string, 16)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		ended <- r.URL.Path
+	}))
+	ts.Listener = smallBuffers{ts.Listener}
+	ts.Start()
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close(); srv.Close() })
+	return ts.URL, ended
+}
+
+// A client that asks for a long answer (the history of a big session, a
+// long session list) and does not read it is dropped at the write
+// timeout, as a stream's is: its handler wrote with no deadline and
+// waited for good, holding the history it was writing.
+func TestLongAnswerDropsClientThatStopsReading(t *testing.T) {
+	for _, c := range []struct {
+		path            string
+		sessions, turns int
+	}{
+		{"/api/sessions/big/messages", 1, 4000}, // about 5 MB
+		{"/api/sessions", 20000, 1},             // about 1.5 MB
+	} {
+		url, ended := bigSessionEnv(t, 200*time.Millisecond, c.sessions, c.turns)
+		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.(*net.TCPConn).SetReadBuffer(4096)
+		io.WriteString(conn, "GET "+c.path+" HTTP/1.1\r\nHost: floe\r\n\r\n") // and nothing read
+		select {
+		case p := <-ended:
+			if p != c.path {
+				t.Fatalf("%s ended, want %s", p, c.path)
+			}
+		case <-time.After(safety):
+			conn.Close() // unblock the handler so cleanup can finish
+			t.Fatalf("%s: the handler of a client that stopped reading still runs after %v", c.path, safety)
+		}
 	}
 }

@@ -69,17 +69,26 @@ func lastEventID(r *http.Request) (string, bool) {
 // ends, or a write fails or times out (a client that stopped reading).
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, sub *transport.Subscriber) {
 	streamHeaders(w)
-	rc := http.NewResponseController(w)
-	dw := &deadlineWriter{w: w, flush: rc.Flush, timeout: h.writeTimeout(), now: time.Now}
-	if dw.timeout > 0 {
-		dw.setDeadline = rc.SetWriteDeadline
-	}
+	dw := h.body(w)
 	if dw.Flush() != nil {
 		sub.Close()
 		return
 	}
 	sub.Serve(r.Context(), dw, dw.Flush)
 	dw.arm() // the response's last bytes get a deadline too
+}
+
+// body is w's body under the write timeout: each write of at most
+// writeChunk bytes, and each flush, must complete within it. A stream's,
+// and a long answer's (a big session's /messages, a long session list),
+// whose client stops reading is ended there, not held for good.
+func (h *Handler) body(w http.ResponseWriter) *deadlineWriter {
+	rc := http.NewResponseController(w)
+	dw := &deadlineWriter{w: w, flush: rc.Flush, timeout: h.writeTimeout(), now: time.Now}
+	if dw.timeout > 0 {
+		dw.setDeadline = rc.SetWriteDeadline
+	}
+	return dw
 }
 
 func (h *Handler) writeTimeout() time.Duration {
