@@ -46,6 +46,7 @@ type Host struct {
 	followUps []task
 	nextTask  int
 	closed    bool          // being deleted, or deleted
+	deleted   bool          // its Trace and channel are gone (Delete)
 	deleting  chan struct{} // held by the one Delete under way
 	written   []string      // see sink
 	untraced  []keyed
@@ -164,6 +165,14 @@ func (h *Host) setState(state string) {
 func (h *Host) Subscribe(lastID string, resume bool) (*transport.Subscriber, transport.Replay) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.deleted {
+		// Found before its Delete, subscribed after: the stream ends at
+		// once, as one open at the delete did (Hub.Channel would make a
+		// channel for no session, and the stream would wait on it).
+		c := transport.NewChannel(transport.Options{})
+		c.Close()
+		return c.Subscribe(lastID, resume, nil)
+	}
 	initial := []transport.Event{h.taskState()}
 	for _, a := range h.pending {
 		if a.shown { // the others follow their tool_call live

@@ -574,6 +574,9 @@ func (r *Registry) Delete(ctx context.Context, id string) error {
 	r.mu.Lock()
 	delete(r.hosts, id)
 	r.mu.Unlock()
+	h.mu.Lock()
+	h.deleted = true // no stream subscribes to its channel from now on
+	h.mu.Unlock()
 	r.cfg.Hub.Remove(id)
 	if err != nil && !errors.Is(err, trace.ErrNotFound) {
 		return newErr(500, "store_failed", err.Error())

@@ -140,6 +140,37 @@ func TestGetDuringDelete(t *testing.T) {
 	}
 }
 
+// A stream that found its session before a Delete and subscribes after
+// it gets no channel: it ends at once, as one open at the delete does.
+// Hub.Channel made a new channel for the deleted session, and the stream
+// waited on it for good (a client connecting as the session was deleted).
+func TestSubscribeAfterDelete(t *testing.T) {
+	r, hub := serviceRegistry(t, &trace.MemStore{}, 2)
+	ctx := context.Background()
+	h, err := r.Create(ctx, "doomed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Delete(ctx, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := h.Subscribe("", false)
+	if _, ok := hub.Lookup("doomed"); ok {
+		t.Error("the deleted session has a channel again")
+	}
+	served := make(chan error, 1)
+	go func() { served <- sub.Serve(ctx, io.Discard, func() error { return nil }) }()
+	select {
+	case err := <-served:
+		if !errors.Is(err, transport.ErrClosed) {
+			t.Errorf("Serve: %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		sub.Close()
+		t.Fatal("the stream of a deleted session still waits")
+	}
+}
+
 // A compaction asked for while Delete removes the session is refused as
 // a run is: it started, on a session whose Trace went away under it.
 func TestCompactDuringDelete(t *testing.T) {
