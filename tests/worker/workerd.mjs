@@ -63,6 +63,14 @@ export function ports(first, last) {
   };
 }
 
+// live holds a kill for each workerd still running: the test process
+// kills them as it exits or is stopped. One set of listeners for all (a
+// pair per workerd went past Node's ten and printed its warning).
+const live = new Set();
+const killAll = () => live.forEach((kill) => kill());
+process.on("exit", killAll);
+for (const sig of ["SIGTERM", "SIGINT"]) process.once(sig, () => (killAll(), process.exit(1)));
+
 // start runs workerd and resolves to {url, stop()} once it answers.
 export async function start(opts) {
   mkdirSync(opts.storage, { recursive: true });
@@ -76,8 +84,8 @@ export async function start(opts) {
   let exited = null;
   proc.on("exit", (code, signal) => (exited = code ?? signal));
   const kill = () => exited === null && proc.kill("SIGKILL");
-  process.on("exit", kill);
-  for (const sig of ["SIGTERM", "SIGINT"]) process.once(sig, () => (kill(), process.exit(1)));
+  live.add(kill);
+  proc.on("exit", () => live.delete(kill));
   const url = `http://127.0.0.1:${opts.port}`;
   for (let i = 0; ; i++) {
     if (exited !== null) throw new Error(`workerd exited with ${exited}`);
