@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/floehq/floe/engine/omni"
 )
 
 // The images of a message (a tool output's images, a prompt's image_url)
@@ -44,4 +46,25 @@ func ShowImage(raw string) ShownImage {
 		return ShownImage{Link: u.String(), Why: "a remote image, not loaded: this page shows data: images only (its Content-Security-Policy), and loading it would tell its server you are reading this"}
 	}
 	return ShownImage{Why: "not drawn: not a data: or http(s) URL"}
+}
+
+// CountImages returns the number of images a stored session's own records
+// hold: its prompts' and steering's image_url messages and its tool
+// outputs' images (a subagent's, with an origin, are its own session's).
+// A model that takes none gets each as a text.
+func CountImages(recs []omni.Message) int {
+	n := 0
+	for i := range recs {
+		m := &recs[i]
+		if len(m.Origin) > 0 || m.Type != omni.TypeModelMsg {
+			continue
+		}
+		switch m.Payload.Type {
+		case omni.ImageURL, omni.InlineData:
+			n++
+		case omni.ToolCallOutput:
+			n += len(m.Payload.Images())
+		}
+	}
+	return n
 }

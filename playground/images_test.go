@@ -109,3 +109,17 @@ func TestStoredSteeringImages(t *testing.T) {
 		t.Errorf("stored items %q, want them as live: %q", draw(&stored), draw(&live))
 	}
 }
+
+func TestCountImages(t *testing.T) {
+	out := omni.ToolOutput("call_1", "shot", omni.StatusCompleted)
+	out.Payload.Edit().Images = []string{"data:image/png;base64,AAAA", "data:image/png;base64,BBBB"}
+	image := func(u string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: u}}}
+	}
+	child := image("data:image/png;base64,CCCC")
+	child.Origin = []string{"session-child"}
+	recs := []omni.Message{omni.UserText("look"), image("data:image/png;base64,DDDD"), out, child}
+	if n := CountImages(recs); n != 3 {
+		t.Errorf("CountImages = %d, want 3 (a prompt's and a tool output's two; not a subagent's)", n)
+	}
+}

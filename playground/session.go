@@ -213,12 +213,19 @@ func childModel(cws *Workspace, o Options) (omni.Message, engine.LLM, error) {
 
 // ProviderMeta returns the session_meta of a playground session created at
 // now whose model is a real provider's (provider and model as the
-// settings name them): [WorkspacePrompt] as its system prompt, its context
-// window unknown (0).
-func ProviderMeta(now time.Time, provider, model string) omni.Message {
+// settings name them): prompt as its system prompt ([WorkspacePrompt]
+// when it is blank), its context window unknown (0). The prompt is the
+// session's for good: a resume reads it from the session_meta at the head
+// of the session's last Trace file (ENGINE.md E-17.1), which a session
+// writes only when a file starts (E-14.1), so a prompt changed
+// afterwards would hold until the next reload only.
+func ProviderMeta(now time.Time, provider, model, prompt string) omni.Message {
+	if strings.TrimSpace(prompt) == "" {
+		prompt = WorkspacePrompt
+	}
 	m := Meta(now)
 	r := m.Payload.Edit()
-	r.Provider, r.ModelID, r.SystemPrompt, r.ModelContextWindow = provider, model, WorkspacePrompt, omni.RawJSON("0")
+	r.Provider, r.ModelID, r.SystemPrompt, r.ModelContextWindow = provider, model, prompt, omni.RawJSON("0")
 	return m
 }
 
@@ -226,9 +233,8 @@ func ProviderMeta(now time.Time, provider, model string) omni.Message {
 // created at now whose model is a real provider's: as [ProviderMeta], with
 // [SubagentPrompt] as its system prompt and source "subagent".
 func SubagentMeta(now time.Time, provider, model string) omni.Message {
-	m := ProviderMeta(now, provider, model)
-	r := m.Payload.Edit()
-	r.SystemPrompt, r.Source = SubagentPrompt, omni.SourceSubagent
+	m := ProviderMeta(now, provider, model, SubagentPrompt)
+	m.Payload.Edit().Source = omni.SourceSubagent
 	return m
 }
 

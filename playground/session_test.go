@@ -192,7 +192,7 @@ func (l promptLLM) StreamGenerate(ctx context.Context, p engine.GenerateParams, 
 }
 
 func TestProviderSessionGetsTheWorkspacePrompt(t *testing.T) {
-	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2", "")
 	r := meta.Payload
 	if r.SystemPrompt() != WorkspacePrompt || r.Provider() != "openai-compatible" || r.ModelID() != "llama3.2" || string(r.ModelContextWindow()) != "0" {
 		t.Fatalf("provider meta = %+v", meta)
@@ -240,7 +240,7 @@ func TestProviderSubagentUsesTheProvider(t *testing.T) {
 		seeds = append(seeds, seed)
 		return child
 	}
-	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2", "")
 	var linked []string
 	s, _, err := Open(Options{
 		LLM: parent, NewLLM: factory, Provider: "openai-compatible", Model: "llama3.2",
@@ -353,7 +353,7 @@ func TestProviderSubagentFailureIsReported(t *testing.T) {
 	refused := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
 		return engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "401 invalid key", Permanent: true}
 	})
-	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2")
+	meta := ProviderMeta(time.Now(), "openai-compatible", "llama3.2", "")
 	s, _, err := Open(Options{LLM: parent, NewLLM: func(omni.TokenCounts) engine.LLM { return refused },
 		Provider: "openai-compatible", Model: "llama3.2", Meta: &meta})
 	if err != nil {
@@ -527,10 +527,48 @@ func TestResumedScriptedSessionGetsTheWorkspacePromptWithARealModel(t *testing.T
 		got := m.Payload.SystemPrompt()
 		t.Errorf("the scripted model resumed: prompt %q", got)
 	}
-	own := ProviderMeta(time.Now(), "openai", "gpt-5")
+	own := ProviderMeta(time.Now(), "openai", "gpt-5", "")
 	own.Payload.Edit().SystemPrompt = "Be brief."
 	if m := ResumeMeta(own, true); m.Payload.SystemPrompt() != "Be brief." {
 		got := m.Payload.SystemPrompt()
 		t.Errorf("a real model's session resumed: prompt %q", got)
+	}
+}
+
+// A session made with the system prompt Settings give keeps it: its model
+// gets it, and so does the model of the session resumed from its Trace
+// (ResumeMeta leaves a prompt of the user's alone), whatever Settings say
+// by then. A blank prompt is the workspace prompt.
+func TestProviderSessionKeepsItsOwnSystemPrompt(t *testing.T) {
+	if blank := ProviderMeta(time.Now(), "openai", "gpt-5", " \n"); blank.Payload.SystemPrompt() != WorkspacePrompt {
+		got := blank.Payload.SystemPrompt()
+		t.Errorf("a blank prompt gave %q, want the workspace prompt", got)
+	}
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	const own = "Answer in French."
+	meta := ProviderMeta(time.Now(), "openai", "gpt-5", own)
+	id := meta.Payload.SessionID()
+	llm := promptLLM{system: make(chan string, 4)}
+	sess, _, err := Open(Options{LLM: llm, Meta: &meta, Trace: trace.NewWriter(store, id, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, NewRunner(sess), "hello", func(omni.Message) string { return omni.DecisionAllow })
+	if got := <-llm.system; got != own {
+		t.Errorf("the model got the system prompt %q, want %q", got, own)
+	}
+	res, err := trace.Resume(ctx, store, id, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := ResumeMeta(res.Meta, true)
+	sess, _, err = Open(Options{LLM: llm, Meta: &resumed, Resume: &res.Snapshot, Trace: res.Writer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, NewRunner(sess), "go on", func(omni.Message) string { return omni.DecisionAllow })
+	if got := <-llm.system; got != own {
+		t.Errorf("the resumed session's model got the system prompt %q, want its own %q", got, own)
 	}
 }

@@ -1158,7 +1158,7 @@ function modelServer(t) {
   });
 }
 
-async function configure(page, { provider, baseURL = "", model = "", key = "", effort, gemini }) {
+async function configure(page, { provider, baseURL = "", model = "", key = "", effort, gemini, images, systemPrompt }) {
   await page.click("#open-settings");
   await page.selectOption("#set-provider", provider);
   await page.fill("#set-base-url", baseURL);
@@ -1166,6 +1166,8 @@ async function configure(page, { provider, baseURL = "", model = "", key = "", e
   await page.fill("#set-key", key);
   if (effort !== undefined) await page.selectOption("#set-effort", effort);
   if (gemini !== undefined) await page.setChecked("#set-gemini", gemini);
+  if (images !== undefined) await page.setChecked("#set-images", images);
+  if (systemPrompt !== undefined) await page.fill("#set-system-prompt", systemPrompt);
   await page.click("#settings-save");
   await page.locator("#settings").waitFor({ state: "hidden" });
   await page.click("#reset");
@@ -1812,3 +1814,112 @@ pageTest("playground: images pasted while a run is in flight go with the steerin
   assert.match(await page.locator("#note").innerText(), /1 steering message\(s\) not delivered: the run ended first\. Their images are back in the composer\./);
   assert.deepEqual(await page.locator("#attachments img").evaluateAll((all) => all.map((i) => i.alt)), ["Attached image 1: late.png"]);
 });
+
+// A model without vision (DeepSeek's answers 400 to any image): Settings
+// say so for the OpenAI adapters, the composer says the images go as a
+// text, and they do, the history's too once a session goes on with such a
+// model; a model that takes images gets them again.
+pageTest("playground: a model without vision: its images go as a text, said under the composer and in the header; a session going on with a model that takes them sends them again", async (page, ctx, log, t) => {
+  const server = await modelServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  // The setting is offered for the OpenAI adapters, not for Anthropic.
+  await page.click("#open-settings");
+  for (const [provider, shown] of [["openai-compatible", true], ["openai", true], ["openai-responses", true], ["anthropic", false], ["scripted", false]]) {
+    await page.selectOption("#set-provider", provider);
+    assert.equal(await page.locator("#set-images").isVisible(), shown, provider);
+  }
+  assert.equal(await page.isChecked("#set-images"), true, "a model takes images by default");
+  await page.click("#settings-cancel");
+
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "deepseek-chat", images: false });
+  assert.match(await page.locator("#model-label").innerText(), /deepseek-chat · no images/);
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).noImages, true);
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  assert.equal(await page.locator("#attach-hint").isVisible(), false);
+  await page.setInputFiles("#attach-file", { name: "shot.png", mimeType: "image/png", buffer: png });
+  await page.locator("#attachments img").waitFor();
+  assert.equal(await page.locator("#attach-hint").innerText(), "This session's model takes no images (Settings): they are stored with your message, and the model gets the text “[image not sent: the model takes no images]” in their place.");
+  const id = await shownID(page);
+  await send(page, "What is in the picture?");
+  await idle(page);
+  assert.equal(await page.locator("#attach-hint").isVisible(), false, "the hint stays with no image attached");
+  const sent = JSON.stringify(server.requests.at(-1).body.messages);
+  assert.match(sent, /\[image not sent: the model takes no images\]/);
+  assert.doesNotMatch(sent, /data:image\/png/, "an image reached a model without vision");
+  assert.ok((await page.locator("#transcript img").count()) > 0, "the prompt's image is not drawn");
+
+  // A model that takes images: the session reopened sends its image.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "gpt-4o", images: true });
+  assert.doesNotMatch(await page.locator("#model-label").innerText(), /no images/);
+  await page.setInputFiles("#attach-file", { name: "shot.png", mimeType: "image/png", buffer: png });
+  await page.locator("#attachments img").waitFor();
+  assert.equal(await page.locator("#attach-hint").isVisible(), false, "a model with vision gets the hint");
+  await page.locator('#attachments button[data-index="0"]').click();
+  await rowOf(page, id).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  assert.doesNotMatch(await page.locator("#note").innerText(), /takes no images/);
+  await send(page, "Look again.");
+  await idle(page);
+  assert.match(JSON.stringify(server.requests.at(-1).body.messages), /data:image\/png/, "the image did not reach a model that takes images");
+
+  // Back to the model without vision: the session reopened says its image goes as a text.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "deepseek-chat", images: false });
+  await rowOf(page, id).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).last().waitFor();
+  await page.locator("#note", { hasText: "Its model takes no images (Settings): the 1 image(s) of this session go to it as a text" }).waitFor();
+  await send(page, "And now?");
+  await idle(page);
+  assert.doesNotMatch(JSON.stringify(server.requests.at(-1).body.messages), /data:image\/png/);
+});
+
+// The system prompt of a new real-model session is Settings'; a session
+// keeps the prompt it was made with (a resume reads it from its Trace's
+// session_meta, ENGINE.md E-17.1), whatever Settings say later, and the
+// Settings dialog shows the prompt of the session shown.
+pageTest("playground: Settings give a new session's system prompt; a session reopened keeps its own; the dialog shows the prompt of the session shown", async (page, ctx, log, t) => {
+  const server = await modelServer(t);
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await page.click("#open-settings");
+  assert.match(await page.locator("#set-current-prompt").textContent(), /^You are the Floe playground's scripted model/);
+  await page.selectOption("#set-provider", "openai-compatible");
+  assert.match(await page.getAttribute("#set-system-prompt", "placeholder"), /^You are an agent working in the Floe playground/);
+  await page.click("#settings-cancel");
+
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", systemPrompt: "Answer in French." });
+  const french = await shownID(page);
+  await send(page, "Say hello");
+  await idle(page);
+  assert.deepEqual(server.requests.at(-1).body.messages[0], { role: "system", content: "Answer in French." });
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).systemPrompt, "Answer in French.");
+
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "test-model", systemPrompt: "Answer in German." });
+  await send(page, "Say hello");
+  await idle(page);
+  assert.equal(server.requests.at(-1).body.messages[0].content, "Answer in German.");
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-current-prompt").textContent(), "Answer in German.");
+  await page.click("#settings-cancel");
+
+  // The first session, reopened (after a reload too), keeps its own.
+  await page.reload();
+  await idle(page);
+  await rowOf(page, french).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  await send(page, "Again");
+  await idle(page);
+  assert.equal(server.requests.at(-1).body.messages[0].content, "Answer in French.");
+  await page.click("#open-settings");
+  assert.equal(await page.locator("#set-current-prompt").textContent(), "Answer in French.");
+  assert.equal(await page.inputValue("#set-system-prompt"), "Answer in German.", "Settings keep the prompt for new sessions");
+  // Emptied: the playground's own prompt again.
+  await page.fill("#set-system-prompt", "  ");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  await page.click("#reset");
+  await send(page, "Say hello");
+  await idle(page);
+  assert.match(server.requests.at(-1).body.messages[0].content, /^You are an agent working in the Floe playground/);
+});
+

@@ -60,6 +60,10 @@ type App struct {
 	remote js.Value // a remote session's handle (remote.go); undefined for a local one
 	gen    int      // session generation: output of an older session is dropped
 	sessID string
+	// sysPrompt is the session's system prompt, as its model gets it;
+	// noImages says its model takes no images (Settings.NoImages).
+	sysPrompt string
+	noImages  bool
 	// the run in flight
 	running, stop, compacting bool
 	pending                   map[string]*pendingApproval // by approvalKey
@@ -343,6 +347,8 @@ func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Optio
 	}
 	llm, newLLM, label, warn := a.provider(seed)
 	o.LLM, o.NewLLM = llm, newLLM
+	a.noImages = llm != nil && a.set.noImages()
+	a.atts.dirty = true // the hint of the images attached
 	if llm != nil {
 		o.Provider, o.Model, o.ThinkingLevel = a.set.Provider, a.set.Model, a.set.ThinkingLevel
 	}
@@ -358,7 +364,7 @@ func (a *App) newSession(note string) {
 	o, warn := a.sessionOptions(a.gen, omni.TokenCounts{})
 	meta := playground.Meta(time.Now())
 	if o.LLM != nil {
-		meta = playground.ProviderMeta(time.Now(), a.set.Provider, a.set.Model)
+		meta = playground.ProviderMeta(time.Now(), a.set.Provider, a.set.Model, a.set.SystemPrompt)
 	}
 	o.Meta = &meta
 	var bat *trace.Batcher
@@ -407,6 +413,7 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 		go old.Flush(context.Background())
 	}
 	a.runner, a.bat, a.sessID = playground.NewRunner(sess), bat, sess.ID()
+	a.sysPrompt = o.Meta.Payload.SystemPrompt()
 	a.runner.SetThinkingLevel(o.ThinkingLevel)
 	a.resetView(tr)
 	a.note = note

@@ -8,6 +8,7 @@ import (
 	"syscall/js"
 
 	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/provider"
 	"honnef.co/go/js/dom/v2"
 )
 
@@ -23,6 +24,7 @@ type attachment struct {
 type attachView struct {
 	a      *App
 	list   elem // the thumbnails
+	hint   elem // says the images go as a text to a model that takes none
 	button elem // Attach image
 	input  elem // the hidden file input behind it
 	atts   []*attachment
@@ -34,6 +36,7 @@ type attachView struct {
 func (v *attachView) init(a *App) {
 	v.a, v.focus = a, -1
 	v.list, v.button, v.input = byID(a.doc, "attachments"), byID(a.doc, "attach"), byID(a.doc, "attach-file")
+	v.hint = byID(a.doc, "attach-hint")
 	v.input.SetAttribute("accept", strings.Join(playground.AttachTypes, ","))
 	// The picker opens from the click itself: a browser opens it only
 	// during the user's gesture.
@@ -75,6 +78,10 @@ func (v *attachView) init(a *App) {
 		a.post(func() { v.remove(i) })
 	})
 }
+
+// noVisionHint is said under the images attached when the session's model
+// takes none.
+const noVisionHint = "This session's model takes no images (Settings): they are stored with your message, and the model gets the text “" + provider.NoImage + "” in their place."
 
 // hasFiles reports whether a drag event carries files.
 func hasFiles(ev dom.Event) bool {
@@ -253,6 +260,14 @@ func (v *attachView) render() {
 		v.list.AppendChild(li)
 	}
 	show(v.list, len(v.atts) > 0)
+	// Images go to a model without vision as a text (the adapters'
+	// NoImages): said before they are sent, and kept in the Trace for
+	// the model of a later run.
+	noVision := len(v.atts) > 0 && v.a.noImages
+	if noVision {
+		v.hint.SetTextContent(noVisionHint)
+	}
+	show(v.hint, noVision)
 	if v.focus >= 0 {
 		if b := wrap(v.list.Call("querySelector", fmt.Sprintf(`button[data-index="%d"]`, v.focus))); b != nil {
 			b.Focus()

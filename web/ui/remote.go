@@ -59,6 +59,7 @@ func (a *App) attachRemote(h js.Value, id, label string) {
 	a.gen++
 	gen := a.gen
 	a.runner, a.bat, a.sessID = nil, nil, id
+	a.sysPrompt, a.noImages, a.atts.dirty = "", false, true // the server's model
 	a.resetView(&playground.Transcript{Now: time.Now})
 	a.running, a.stop, a.compacting = false, false, false
 	a.remote = h

@@ -460,6 +460,9 @@ func (a *App) resume(id string) {
 			if left != nil {
 				warn = joinNotes(warn, left.Error())
 			}
+			if n := playground.CountImages(recs); n > 0 && a.noImages {
+				warn = joinNotes(warn, fmt.Sprintf("Its model takes no images (Settings): the %d image(s) of this session go to it as a text; a model that takes them gets them again.", n))
+			}
 			a.attach(o, bat, tr, notice, joinNotes(a.modelChange(&res.Meta.Payload, o), warn))
 		})
 	})

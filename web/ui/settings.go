@@ -34,7 +34,21 @@ type Settings struct {
 	// have neither: the default.
 	ThinkingLevel string `js:"thinkingLevel"`
 	Gemini        bool   `js:"gemini"`
+	// NoImages is for a model without vision (the OpenAI adapters'
+	// NoImages: each image goes as a text), and SystemPrompt the system
+	// prompt of a new real-model session ("" = playground.WorkspacePrompt).
+	NoImages     bool   `js:"noImages"`
+	SystemPrompt string `js:"systemPrompt"`
 }
+
+// takesImagesSetting reports whether the provider p's adapter can be told
+// that its model takes no images (the OpenAI adapters' NoImages).
+func takesImagesSetting(p string) bool {
+	return p == "openai" || p == "openai-compatible" || p == "openai-responses"
+}
+
+// noImages reports whether the settings' model takes no images.
+func (s Settings) noImages() bool { return s.NoImages && takesImagesSetting(s.Provider) }
 
 // Providers the settings offer, with what they need.
 var providerNames = map[string]string{
@@ -84,6 +98,9 @@ func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLM
 	if a.set.ThinkingLevel != "" {
 		label += " · effort " + a.set.ThinkingLevel
 	}
+	if a.set.noImages() {
+		label += " · no images"
+	}
 	return llm, newLLM, label, ""
 }
 
@@ -117,6 +134,7 @@ func (a *App) settingsOpen() bool { return a.settingsDialog().Get("open").Bool()
 func (a *App) listenSettings() {
 	dlg := a.settingsDialog()
 	field := func(id string) js.Value { return byID(a.doc, id).Underlying() }
+	field("set-system-prompt").Set("placeholder", playground.WorkspacePrompt)
 	fill := func(s Settings) {
 		field("set-provider").Set("value", s.Provider)
 		field("set-base-url").Set("value", s.BaseURL)
@@ -126,6 +144,9 @@ func (a *App) listenSettings() {
 		field("set-compact-mode").Set("value", s.compactMode())
 		field("set-gemini").Set("checked", s.Gemini)
 		field("set-effort").Set("value", s.ThinkingLevel)
+		field("set-images").Set("checked", !s.NoImages)
+		field("set-system-prompt").Set("value", s.SystemPrompt)
+		field("set-current-prompt").Set("textContent", a.currentPrompt())
 		providerChosen(a, s.Provider)
 		badURL(a, nil)
 		badField(a, "set-key", nil)
@@ -163,6 +184,11 @@ func (a *App) listenSettings() {
 			// otherwise is refused below, as a stored one is.
 			ThinkingLevel: field("set-effort").Get("value").String(),
 			Gemini:        field("set-gemini").Get("checked").Bool(),
+			NoImages:      !field("set-images").Get("checked").Bool(),
+			SystemPrompt:  field("set-system-prompt").Get("value").String(),
+		}
+		if strings.TrimSpace(s.SystemPrompt) == "" {
+			s.SystemPrompt = "" // the default
 		}
 		s.CompactTokens, _ = strconv.Atoi(field("set-compact-tokens").Get("value").String())
 		if err := playground.CheckThinkingLevel(s.ThinkingLevel); err != nil {
@@ -279,6 +305,20 @@ func providerNote(p string) string {
 func providerChosen(a *App, p string) {
 	byID(a.doc, "set-provider-note").SetTextContent(providerNote(p))
 	show(byID(a.doc, "set-gemini-row"), p == "openai" || p == "openai-compatible")
+	show(byID(a.doc, "set-images-row"), takesImagesSetting(p))
+	show(byID(a.doc, "set-system-prompt-row"), p != "scripted")
+}
+
+// currentPrompt is the system prompt of the session shown, as its model
+// gets it, for the Settings dialog.
+func (a *App) currentPrompt() string {
+	switch {
+	case a.isRemote():
+		return "(a remote session: its server keeps its system prompt)"
+	case a.sysPrompt == "":
+		return "(no session yet)"
+	}
+	return a.sysPrompt
 }
 
 // badURL shows why the base URL is refused under its field (nil: clears it).
