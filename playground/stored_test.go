@@ -144,3 +144,89 @@ func TestLastAbortAndStoredCallIDs(t *testing.T) {
 		t.Errorf("StoredCallIDs = %v, want the session's own call", ids)
 	}
 }
+
+// An imported session is dated by its last record, not by its import (the
+// time a store gives it), and sorted by that date among the others, until
+// it is written again: then the store's time is its last activity, and
+// the entry goes; so does the entry of a session gone.
+func TestImportedSessionDatedByItsLastRecord(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time { return clock }
+	store := &trace.MemStore{Now: now}
+
+	// A session used in January, exported and imported in March.
+	used := time.Date(2026, 1, 10, 9, 30, 0, 0, time.UTC)
+	meta := Meta(used)
+	old := meta.Payload.SessionID()
+	lines := []omni.Message{meta, omni.UserText("hello"), omni.AssistantText("hi", omni.StatusCompleted)}
+	var data []byte
+	for i, m := range lines {
+		m.Timestamp = used.Add(time.Duration(i) * time.Second).Format(omni.TimestampLayout)
+		b, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, b...), '\n')
+	}
+	// A session used in February, in the store already.
+	clock = time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+	feb := Meta(clock)
+	if _, err := store.Append(ctx, feb.Payload.SessionID(), 1, mustLine(t, feb)); err != nil {
+		t.Fatal(err)
+	}
+	clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	id, err := ImportSession(ctx, store, []trace.File{{Name: old + "_001.jsonl", Data: data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, ok := LastRecordTime(ctx, store, id)
+	if want := used.Add(2 * time.Second); !ok || !last.Equal(want) {
+		t.Fatalf("LastRecordTime = %v, %v; want %v", last, ok, want)
+	}
+	imported := map[string]Imported{id: {Last: last.UnixMilli(), Stored: clock.UnixMilli()}, "session-gone": {Last: 1, Stored: 2}}
+	var p Sessions
+	list, err := p.List(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list[0].ID != id {
+		t.Fatalf("the store dates the import: it lists %s first", list[0].ID)
+	}
+	dated, kept := DateImported(list, imported)
+	if len(dated) != 2 || dated[0].ID != feb.Payload.SessionID() || dated[1].ID != id || !dated[1].LastActivity.Equal(last) {
+		t.Errorf("dated list = %+v, want February's session first, then the imported one at %v", dated, last)
+	}
+	if _, ok := kept[id]; !ok || len(kept) != 1 {
+		t.Errorf("kept %v, want the imported session only", kept)
+	}
+	if !list[0].LastActivity.Equal(clock) {
+		t.Error("DateImported changed the list it was given")
+	}
+
+	// Used again in April: the store's time, the entry gone.
+	clock = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := store.Append(ctx, id, 1, mustLine(t, omni.UserText("again"))); err != nil {
+		t.Fatal(err)
+	}
+	list, err = p.List(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dated, kept = DateImported(list, kept)
+	if dated[0].ID != id || !dated[0].LastActivity.Equal(clock) || len(kept) != 0 {
+		t.Errorf("after a write: dated %+v, kept %v; want the imported session first at %v, nothing kept", dated, kept, clock)
+	}
+}
+
+func mustLine(t *testing.T, m omni.Message) []byte {
+	t.Helper()
+	if m.Timestamp == "" {
+		m.Timestamp = time.Now().UTC().Format(omni.TimestampLayout)
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}

@@ -1923,3 +1923,37 @@ pageTest("playground: Settings give a new session's system prompt; a session reo
   assert.match(server.requests.at(-1).body.messages[0].content, /^You are an agent working in the Floe playground/);
 });
 
+// An imported session's last activity is its last record's time, not the
+// import's (the time the store gives it): the list sorts it by when it
+// was last used, across a reload, until it is used again.
+pageTest("playground: an imported session is listed by the time of its last record until it is used again", async (page) => {
+  await open(page);
+  const current = await shownID(page);
+  await send(page, "echo: today");
+  await idle(page);
+  await rowOf(page, current).waitFor();
+  const old = "session-2024-01-02-12-00-00-0badcafe";
+  const meta = { timestamp: "2024-01-02T12:00:00.000Z", type: "session_meta", payload: { session_id: old, provider: "floe-playground", model_id: "scripted", model_context_window: 32000, system_prompt: "You are the Floe playground's scripted model. Explore the workspace with its tools, then report.", agent_state: "memory", workspace: "opfs://workspace" } };
+  const prompt = { timestamp: "2024-01-02T12:30:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "An old question", stop_reason: "completed" } };
+  const body = [meta, prompt].map((m) => JSON.stringify(m) + "\n").join("");
+  await page.setInputFiles("#import", { name: `${old}_001.jsonl`, mimeType: "application/jsonl", buffer: Buffer.from(body) });
+  await page.locator("#note", { hasText: `Imported ${old}.` }).waitFor();
+  const order = () => page.locator("#sessions li.session").evaluateAll((all) => all.map((li) => li.dataset.sessionId));
+  await page.waitForFunction((n) => document.querySelectorAll("#sessions li.session").length === n, 2);
+  assert.deepEqual(await order(), [current, old], "the imported session is listed as used now");
+  assert.match(await rowOf(page, old).locator(".when").innerText(), /^Jan 2 /);
+  await page.reload();
+  await idle(page);
+  await rowOf(page, old).waitFor();
+  assert.deepEqual(await order(), [current, old]);
+  assert.match(await rowOf(page, old).locator(".when").innerText(), /^Jan 2 /);
+  // Used again: now its last activity.
+  await rowOf(page, old).locator(".session-open").click();
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  await send(page, "echo: again");
+  await idle(page);
+  await page.waitForFunction((id) => document.querySelector("#sessions li.session")?.dataset.sessionId === id, old);
+  assert.doesNotMatch(await rowOf(page, old).locator(".when").innerText(), /^Jan 2 /);
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:imported")), "{}");
+});
+

@@ -111,6 +111,7 @@ const (
 	keyCurrent  = "floe-playground:current"  // the session shown last
 	keyTitles   = "floe-playground:titles"   // session titles the user gave, by id (JSON)
 	keySettings = "floe-playground:settings" // Settings (JSON)
+	keyImported = "floe-playground:imported" // imported sessions' last records' times, by id (JSON)
 )
 
 func localStorage() js.Value { return js.Global().Get("localStorage") }

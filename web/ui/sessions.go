@@ -25,12 +25,13 @@ type sessionsView struct {
 	a        *App
 	list     elem
 	items    []trace.Summary
-	titles   map[string]string   // the user's titles, kept in local storage
-	stored   playground.Sessions // lists the sessions without subagents' children
-	renaming string              // the session whose title is being edited
-	deleting string              // the session whose Delete waits for confirmation
-	listed   string              // the session whose first records were awaited for the list
-	reads    int                 // list reads started; an older read's answer is dropped
+	titles   map[string]string              // the user's titles, kept in local storage
+	imported map[string]playground.Imported // imported sessions' last records' times, kept in local storage
+	stored   playground.Sessions            // lists the sessions without subagents' children
+	renaming string                         // the session whose title is being edited
+	deleting string                         // the session whose Delete waits for confirmation
+	listed   string                         // the session whose first records were awaited for the list
+	reads    int                            // list reads started; an older read's answer is dropped
 	dirty    bool
 }
 
@@ -48,6 +49,12 @@ func (s *sessionsView) init(a *App) {
 	if v := parseJSON(localGet(keyTitles)); v.Type() == js.TypeObject {
 		if err := vert.ValueOf(v).AssignTo(&s.titles); err != nil {
 			consoleWarn("stored session titles: " + err.Error())
+		}
+	}
+	s.imported = map[string]playground.Imported{}
+	if v := parseJSON(localGet(keyImported)); v.Type() == js.TypeObject {
+		if err := vert.ValueOf(v).AssignTo(&s.imported); err != nil {
+			consoleWarn("stored import times: " + err.Error())
 		}
 	}
 	s.list.AddEventListener("click", false, func(ev dom.Event) {
@@ -107,8 +114,21 @@ func (s *sessionsView) init(a *App) {
 func (s *sessionsView) set(list []trace.Summary, err error) {
 	if err != nil {
 		s.a.note = "Could not list the stored sessions: " + err.Error()
+	} else {
+		// An imported session's last activity is its last record's time
+		// until it is written again (playground.DateImported).
+		var kept map[string]playground.Imported
+		list, kept = playground.DateImported(list, s.imported)
+		if len(kept) != len(s.imported) {
+			s.imported = kept
+			s.saveImported()
+		}
 	}
 	s.items, s.dirty = list, true
+}
+
+func (s *sessionsView) saveImported() {
+	localSet(keyImported, stringifyJSON(vert.ValueOf(s.imported).JSValue()))
 }
 
 // refresh reads the list again. Reads may answer out of order: only the
@@ -326,6 +346,10 @@ func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner
 		}
 		delete(s.titles, id)
 		s.saveTitles()
+		if _, ok := s.imported[id]; ok {
+			delete(s.imported, id)
+			s.saveImported()
+		}
 		note := "Deleted " + id + "."
 		if id == a.sessID && !a.running && !a.isRemote() {
 			a.newSession(note)
@@ -369,10 +393,20 @@ func (s *sessionsView) importFiles(list []js.Value) {
 		files = append(files, trace.File{Name: f.Get("name").String(), Data: []byte(t.String())})
 	}
 	id, err := playground.ImportSession(ctx, a.env.Store, files)
+	var last time.Time
+	dated := false
+	if err == nil {
+		last, dated = playground.LastRecordTime(ctx, a.env.Store, id)
+	}
+	stored := time.Now()
 	a.post(func() {
 		if err != nil {
 			a.note = "Import refused: " + err.Error()
 			return
+		}
+		if dated {
+			s.imported[id] = playground.Imported{Last: last.UnixMilli(), Stored: stored.UnixMilli()}
+			s.saveImported()
 		}
 		a.note = "Imported " + id + "."
 		s.refresh()
