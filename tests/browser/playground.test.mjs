@@ -1957,3 +1957,58 @@ pageTest("playground: an imported session is listed by the time of its last reco
   assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:imported")), "{}");
 });
 
+// An export while a run is in flight holds every record the run made
+// until then: it read the store past the records still on their way to
+// it. The test holds back the page's news that a write to IndexedDB
+// completed, so that the records the run makes meanwhile wait in the page;
+// it lets the news through once the export is done (without the fix) or
+// once the page says it waits for those records.
+pageTest("playground: an export during a run holds the records not yet stored, and says it was made during the run", async (page, ctx, log, t) => {
+  await open(page);
+  const id = await shownID(page);
+  await send(page, "How long is store.go?");
+  await askCard(page, "list_files").waitFor({ timeout: RUN });
+  await rowOf(page, id).waitFor();
+  await page.evaluate(() => {
+    const held = [];
+    const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+    Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+      configurable: true,
+      get() {
+        return desc.get.call(this);
+      },
+      set(h) {
+        const tx = this;
+        const hold = (ev) => (window.__hold ? held.push(() => h.call(tx, ev)) : h.call(tx, ev));
+        desc.set.call(this, typeof h === "function" && tx.mode === "readwrite" ? hold : h);
+      },
+    });
+    window.__hold = true;
+    window.__release = () => {
+      window.__hold = false;
+      for (const f of held.splice(0)) f();
+    };
+  });
+  await decide(page, "list_files", "allow");
+  await askCard(page, "count_lines").waitFor({ timeout: RUN });
+  const [download] = await Promise.all([
+    page.waitForEvent("download", { timeout: RUN }),
+    (async () => {
+      await rowOf(page, id).locator('button:text("Export")').click();
+      await page.locator("#note", { hasText: /^Export(ing|ed) / }).waitFor();
+      await page.evaluate(() => window.__release());
+    })(),
+  ]);
+  const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  const records = (await readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  // The request's second call, made after the first one's approval (whose
+  // record was on its way to the store when the test held it).
+  const calls = records.filter((r) => r.payload.type === "tool_call").map((r) => r.payload.name);
+  assert.deepEqual(calls, ["list_files", "count_lines"], "the export left out the records the run had made");
+  await page.locator("#note", { hasText: `Exported ${id} (1 file(s)) during its run: every record until now; export again once the run ends for the rest.` }).waitFor();
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+});

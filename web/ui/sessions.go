@@ -292,7 +292,17 @@ func (s *sessionsView) click(t elem) {
 	case "rename":
 		s.renaming = id
 	case "export":
-		a.spawn(func() { s.export(id) })
+		// Read through the Batcher of the session shown: it stores what
+		// its run has queued first (trace.Batcher.Files), so that the
+		// export holds every record the run made until now.
+		store, running := a.env.Store, a.running && id == a.sessID && !a.isRemote()
+		if a.bat != nil {
+			store = a.bat
+		}
+		if running {
+			a.note = "Exporting " + id + ": storing the records its run has made until now first…"
+		}
+		a.spawn(func() { s.export(id, store, running) })
 	case "ask-delete":
 		s.deleting = id
 	case "delete":
@@ -361,10 +371,12 @@ func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner
 }
 
 // export downloads the session's Trace files and its subagents' child
-// sessions' (trace.ExportTree), byte for byte.
-func (s *sessionsView) export(id string) {
+// sessions' (trace.ExportTree), byte for byte, read from store; running
+// says the session's run is in flight (the export holds its records until
+// now).
+func (s *sessionsView) export(id string, store trace.Store, running bool) {
 	a := s.a
-	files, err := trace.ExportTree(context.Background(), a.env.Store, id, time.Local)
+	files, err := trace.ExportTree(context.Background(), store, id, time.Local)
 	a.post(func() {
 		if err != nil {
 			a.note = "Could not export the session: " + err.Error()
@@ -374,6 +386,9 @@ func (s *sessionsView) export(id string) {
 			download(f.Name[strings.LastIndexByte(f.Name, '/')+1:], f.Data)
 		}
 		a.note = fmt.Sprintf("Exported %s (%d file(s)).", id, len(files))
+		if running {
+			a.note = fmt.Sprintf("Exported %s (%d file(s)) during its run: every record until now; export again once the run ends for the rest.", id, len(files))
+		}
 	})
 }
 
