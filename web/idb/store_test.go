@@ -31,10 +31,11 @@ func needIndexedDB(t *testing.T) {
 
 var dbs atomic.Int64
 
+// freshName names a database no other test (nor a run of -count) uses.
+func freshName() string { return "floe-test-" + strconv.FormatInt(dbs.Add(1), 10) }
+
 // fresh returns a Store over a database no other test uses.
-func fresh() *idb.Store {
-	return idb.New("floe-test-" + strconv.FormatInt(dbs.Add(1), 10))
-}
+func fresh() *idb.Store { return idb.New(freshName()) }
 
 func TestStoreContract(t *testing.T) {
 	needIndexedDB(t)
@@ -44,7 +45,7 @@ func TestStoreContract(t *testing.T) {
 func TestReopenedDatabaseKeepsEverything(t *testing.T) {
 	needIndexedDB(t)
 	ctx := context.Background()
-	name := "floe-test-reopen"
+	name := freshName()
 	s := idb.New(name)
 	prompt := []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":"first words","stop_reason":"completed"}}` + "\n")
 	for _, data := range [][]byte{tracetest.Record(1), prompt, tracetest.Record(2)} {
@@ -75,7 +76,7 @@ func TestReopenedDatabaseKeepsEverything(t *testing.T) {
 func TestNewerVersionElsewhere(t *testing.T) {
 	needIndexedDB(t)
 	ctx := context.Background()
-	name := "floe-test-newer"
+	name := freshName()
 	s := idb.New(name)
 	if _, err := s.Append(ctx, "s", 1, tracetest.Record(1)); err != nil {
 		t.Fatal(err)
@@ -114,8 +115,8 @@ func openVersion(t *testing.T, name string, version int) int {
 
 func TestSchemaVersionIsStored(t *testing.T) {
 	needIndexedDB(t)
-	s := fresh()
-	name := "floe-test-" + strconv.FormatInt(dbs.Load(), 10)
+	name := freshName()
+	s := idb.New(name)
 	if _, err := s.Sessions(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestSchemaVersionIsStored(t *testing.T) {
 func TestSummariesSource(t *testing.T) {
 	needIndexedDB(t)
 	ctx := context.Background()
-	name := "floe-test-source"
+	name := freshName()
 	s := idb.New(name)
 	meta := func(id, source string) []byte {
 		src := ""
