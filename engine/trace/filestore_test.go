@@ -27,6 +27,22 @@ func TestFileStore(t *testing.T) {
 	}
 }
 
+// TestFileStoreReopen: a reopen is a new FileStore on the same directory.
+func TestFileStoreReopen(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		name := map[bool]string{false: "NoSync", true: "Sync"}[sync]
+		t.Run(name, func(t *testing.T) {
+			tracetest.TestReopen(t, func(t *testing.T) (trace.Store, func() trace.Store) {
+				root := t.TempDir()
+				open := func() trace.Store {
+					return trace.NewFileStore(root, trace.FileStoreOptions{Sync: sync, Location: time.UTC})
+				}
+				return open(), open
+			})
+		})
+	}
+}
+
 func TestFileStoreLayout(t *testing.T) {
 	plus10 := time.FixedZone("+10", 10*3600)
 	fallback := time.Date(2027, 1, 2, 12, 0, 0, 0, time.UTC)

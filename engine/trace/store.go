@@ -25,6 +25,14 @@ import (
 //     the highest-index file, and a session server finds a session with
 //     Files.
 //   - Byte slices returned are the caller's: no later call changes them.
+//   - A store that persists (not MemStore) keeps what a call that
+//     returned did for the store that opens the same storage next (a new
+//     process, a page reloaded, an object woken again): every append
+//     acknowledged, the last one too, byte for byte; the sessions and
+//     their files' indexes; a delete; a torn last line as it was, healed
+//     by the next append, and the heal. A store that writes later what
+//     it acknowledged (write-behind) must write it before it is dropped
+//     (package tracetest's TestReopen checks this part).
 //
 // A store of one's own may also be a [PartReader] (a resume reads a part at
 // a time) and a [Summarizer] (a session list reads no file). The session

@@ -11,6 +11,7 @@ import (
 	"github.com/floehq/floe/engine/trace/tracetest"
 )
 
+// MemStore keeps nothing a new store could open: it runs no TestReopen.
 func TestMemStore(t *testing.T) {
 	tracetest.TestStore(t, func(t *testing.T) trace.Store { return &trace.MemStore{} })
 }

@@ -10,6 +10,18 @@
 // for a store that is a trace.PartReader or a trace.Summarizer), each
 // subtest on a fresh store and in parallel with the others; run it with
 // -race, since several subtests call the store from many goroutines.
+//
+// A store that persists runs [TestReopen] too: it drops the store and
+// opens a new one over the same storage, and wants everything the first
+// acknowledged back:
+//
+//	func TestMyStoreReopen(t *testing.T) {
+//		tracetest.TestReopen(t, func(t *testing.T) (trace.Store, func() trace.Store) {
+//			dir := t.TempDir()
+//			s := openMyStore(dir)
+//			return s, func() trace.Store { s.Close(); s = openMyStore(dir); return s }
+//		})
+//	}
 package tracetest
 
 import (
@@ -374,13 +386,23 @@ func testAliasing(t *testing.T, s trace.Store) {
 
 func testConcurrent(t *testing.T, s trace.Store) {
 	const writers, each = 8, 40
+	appendConcurrently(t, s, writers, each)
+	checkConcurrent(t, s, writers, each)
+}
+
+// appendConcurrently runs testConcurrent's writers: each appends its each
+// records, each twice in one append, to file 1 of session "c", and once to
+// file 1 of a session of its own ("c<writer>"), reading meanwhile; it
+// reports the errors and how many appends said Created.
+func appendConcurrently(t *testing.T, s trace.Store, writers, each int) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*writers*each)
 	var mu sync.Mutex
 	created := 0
 	for w := range writers {
 		wg.Go(func() {
-			own := fmt.Sprintf("c%d", w) // a session per writer as well, and reads meanwhile
+			own := fmt.Sprintf("c%d", w)
 			for i := range each {
 				rec := Record(w*each + i)
 				res, err := s.Append(context.Background(), "c", 1, append(rec, rec...))
@@ -414,6 +436,12 @@ func testConcurrent(t *testing.T, s trace.Store) {
 	if created != 1 {
 		t.Errorf("%d concurrent appends creating one file reported Created, want exactly one", created)
 	}
+}
+
+// checkConcurrent wants the files appendConcurrently wrote to hold every
+// record, each append whole and each writer's in the order it appended.
+func checkConcurrent(t *testing.T, s trace.Store, writers, each int) {
+	t.Helper()
 	lines := bytes.Split(bytes.TrimSuffix(mustRead(t, s, "c", 1), []byte("\n")), []byte("\n"))
 	if len(lines) != 2*writers*each {
 		t.Fatalf("%d concurrent appends of 2 lines each: file holds %d lines, want %d (appends lost or split)", writers*each, len(lines), 2*writers*each)
@@ -539,6 +567,16 @@ func testParts(t *testing.T, s trace.Store) {
 	}
 }
 
+// meta returns a session_meta record of session id from source.
+func meta(id, source string) []byte {
+	return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"id":%q,"source":%q,"timestamp":"2026-11-30T04:09:45.282Z","cwd":"/"}}`+"\n", id, source)
+}
+
+// prompt returns a user's text record.
+func prompt(text string) []byte {
+	return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":%q,"stop_reason":"completed"}}`+"\n", text)
+}
+
 // testSummaries checks a [trace.Summarizer]: each session's summary is
 // what [trace.List] finds through the Store's own methods (its Sessions
 // row, the first prompt and the session_meta's source of its lowest-index
@@ -549,12 +587,6 @@ func testSummaries(t *testing.T, s trace.Store) {
 		t.Skip("not a trace.Summarizer")
 	}
 	ctx := context.Background()
-	meta := func(id, source string) []byte {
-		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"id":%q,"source":%q,"timestamp":"2026-11-30T04:09:45.282Z","cwd":"/"}}`+"\n", id, source)
-	}
-	prompt := func(text string) []byte {
-		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T04:09:45.282Z","type":"model_msg","payload":{"type":"text","role":"user","text":%q,"stop_reason":"completed"}}`+"\n", text)
-	}
 	mustAppend(t, s, "asked", 1, meta("asked", "cli"))
 	mustAppend(t, s, "asked", 1, Record(1))
 	mustAppend(t, s, "asked", 1, slices.Concat(prompt("first words"), prompt("second words")))

@@ -204,12 +204,229 @@ func (s *summaries) Summaries(ctx context.Context) ([]trace.Summary, error) {
 	return out, err
 }
 
+// brokenReopens are stores that persist (to a MemStore that outlives
+// them), each with one mistake, that TestReopen must fail, with what its
+// report must say.
+var brokenReopens = map[string]struct {
+	open func() (trace.Store, func() trace.Store)
+	want []string
+}{
+	// Writes an append at its next call: a reopen loses the last one.
+	"write-behind": {openWriteBehind(false), []string{
+		"AppendsSurvive", "want 0 to 24 in the order appended (an acknowledged append lost)",
+		"ConcurrentAppendsSurvive", ": 39 records, want 40",
+	}},
+	// Keeps deletes in memory: a reopen brings the sessions back.
+	"deletes in memory": {openDeletesInMemory, []string{
+		"DeleteStays", `a session deleted before a reopen: Files("gone") after it = <nil>, want ErrNotFound`,
+		"after a reopen Sessions lists",
+	}},
+	// Cuts a torn last line away as it opens, as a log's recovery does.
+	"cuts torn tails": {openCutsTornTails, []string{
+		"TornTailSurvives", "a torn tail, then a reopen: file reads",
+		"want Healed only",
+	}},
+}
+
+// writeBehind holds its last append in memory and writes it to disk at
+// its next call (so a call sees what the ones before did); flush writes
+// it.
+type writeBehind struct {
+	disk *trace.MemStore
+	mu   sync.Mutex
+	held *heldAppend
+}
+
+type heldAppend struct {
+	id    string
+	index int
+	data  []byte
+}
+
+// openWriteBehind opens writeBehind stores on one disk; reopen drops the
+// held append, or writes it first when flush is set (a Close that
+// flushes: the control).
+func openWriteBehind(flush bool) func() (trace.Store, func() trace.Store) {
+	return func() (trace.Store, func() trace.Store) {
+		s := &writeBehind{disk: &trace.MemStore{}}
+		return s, func() trace.Store {
+			if flush {
+				s.mu.Lock()
+				s.flush()
+				s.mu.Unlock()
+			}
+			s = &writeBehind{disk: s.disk}
+			return s
+		}
+	}
+}
+
+// flush writes the held append; s.mu is held.
+func (s *writeBehind) flush() {
+	if h := s.held; h != nil {
+		s.held = nil
+		if _, err := s.disk.Append(context.Background(), h.id, h.index, h.data); err != nil {
+			panic(err) // checked when it was held
+		}
+	}
+}
+
+func (s *writeBehind) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	var res trace.AppendResult
+	if err := ctx.Err(); err != nil {
+		return res, &trace.Error{Op: "append", SessionID: id, Index: index, Err: err}
+	}
+	if trace.ValidateID(id) != nil || index < 1 || len(data) == 0 || data[len(data)-1] != '\n' {
+		return res, &trace.Error{Op: "append", SessionID: id, Index: index, Err: trace.ErrInvalid}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	old, err := s.disk.ReadFile(ctx, id, index)
+	res.Created = err != nil
+	res.Healed = len(old) > 0 && old[len(old)-1] != '\n'
+	s.held = &heldAppend{id, index, slices.Clone(data)}
+	return res, nil
+}
+
+func (s *writeBehind) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	return s.disk.Files(ctx, id)
+}
+
+func (s *writeBehind) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	return s.disk.ReadFile(ctx, id, index)
+}
+
+func (s *writeBehind) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	return s.disk.Sessions(ctx)
+}
+
+func (s *writeBehind) Create(ctx context.Context, id string, files [][]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	return s.disk.Create(ctx, id, files)
+}
+
+func (s *writeBehind) Delete(ctx context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flush()
+	return s.disk.Delete(ctx, id)
+}
+
+// deletesInMemory marks a deleted session in memory and hides it; only an
+// append to it removes its files from disk.
+type deletesInMemory struct {
+	trace.Store // the disk
+	mu          sync.Mutex
+	deleted     map[string]bool
+}
+
+func openDeletesInMemory() (trace.Store, func() trace.Store) {
+	disk := &trace.MemStore{}
+	return &deletesInMemory{Store: disk, deleted: map[string]bool{}}, func() trace.Store {
+		return &deletesInMemory{Store: disk, deleted: map[string]bool{}}
+	}
+}
+
+func (s *deletesInMemory) isDeleted(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleted[id]
+}
+
+func (s *deletesInMemory) Append(ctx context.Context, id string, index int, data []byte) (trace.AppendResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deleted[id] {
+		if err := s.Store.Delete(ctx, id); err != nil {
+			return trace.AppendResult{}, err
+		}
+		delete(s.deleted, id)
+	}
+	return s.Store.Append(ctx, id, index, data)
+}
+
+func (s *deletesInMemory) Files(ctx context.Context, id string) ([]trace.FileInfo, error) {
+	if s.isDeleted(id) {
+		return nil, &trace.Error{Op: "files", SessionID: id, Err: trace.ErrNotFound}
+	}
+	return s.Store.Files(ctx, id)
+}
+
+func (s *deletesInMemory) ReadFile(ctx context.Context, id string, index int) ([]byte, error) {
+	if s.isDeleted(id) {
+		return nil, &trace.Error{Op: "read", SessionID: id, Index: index, Err: trace.ErrNotFound}
+	}
+	return s.Store.ReadFile(ctx, id, index)
+}
+
+func (s *deletesInMemory) Sessions(ctx context.Context) ([]trace.SessionInfo, error) {
+	infos, err := s.Store.Sessions(ctx)
+	return slices.DeleteFunc(infos, func(si trace.SessionInfo) bool { return s.isDeleted(si.ID) }), err
+}
+
+func (s *deletesInMemory) Delete(ctx context.Context, id string) error {
+	if _, err := s.Files(ctx, id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleted[id] = true
+	return nil
+}
+
+// openCutsTornTails opens MemStores over one disk; reopen first cuts
+// every file's torn last line away.
+func openCutsTornTails() (trace.Store, func() trace.Store) {
+	disk := &trace.MemStore{}
+	return disk, func() trace.Store {
+		ctx := context.Background()
+		infos, _ := disk.Sessions(ctx)
+		for _, si := range infos {
+			files, _ := disk.Files(ctx, si.ID)
+			kept := map[int][]byte{}
+			torn := false
+			for _, f := range files {
+				data, _ := disk.ReadFile(ctx, si.ID, f.Index)
+				kept[f.Index] = data[:bytes.LastIndexByte(data, '\n')+1]
+				torn = torn || len(kept[f.Index]) < len(data)
+			}
+			if !torn {
+				continue
+			}
+			disk.Delete(ctx, si.ID)
+			for index, data := range kept {
+				if len(data) > 0 {
+					disk.Append(ctx, si.ID, index, data)
+				}
+			}
+		}
+		return disk
+	}
+}
+
 // TestBrokenStore runs TestStore on the broken store its environment
-// names, for TestCatchesBrokenStores.
+// names (TestReopen on one of brokenReopens), for
+// TestCatchesBrokenStores.
 func TestBrokenStore(t *testing.T) {
 	name := os.Getenv("TRACETEST_BROKEN")
 	if name == "" {
 		t.Skip("run by TestCatchesBrokenStores")
+	}
+	if c, ok := brokenReopens[name]; ok {
+		tracetest.TestReopen(t, func(*testing.T) (trace.Store, func() trace.Store) { return c.open() })
+		return
 	}
 	tracetest.TestStore(t, func(*testing.T) trace.Store { return brokenStores[name].store() })
 }
@@ -220,18 +437,25 @@ func TestCatchesBrokenStores(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("no processes to run")
 	}
+	want := map[string][]string{}
 	for name, c := range brokenStores {
+		want[name] = c.want
+	}
+	for name, c := range brokenReopens {
+		want[name] = c.want
+	}
+	for name, wants := range want {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStore$", "-test.count=1", "-test.timeout=2m")
 			cmd.Env = append(os.Environ(), "TRACETEST_BROKEN="+name)
 			out, err := cmd.CombinedOutput()
 			if err == nil {
-				t.Fatalf("TestStore passed the store (%s):\n%s", name, out)
+				t.Fatalf("TestStore or TestReopen passed the store (%s):\n%s", name, out)
 			}
-			for _, want := range c.want {
+			for _, want := range wants {
 				if !bytes.Contains(out, []byte(want)) {
-					t.Errorf("TestStore's report does not say %q:\n%s", want, out)
+					t.Errorf("the report does not say %q:\n%s", want, out)
 				}
 			}
 		})
@@ -241,4 +465,19 @@ func TestCatchesBrokenStores(t *testing.T) {
 // TestMemStorePasses is the control: the store the broken ones wrap.
 func TestMemStorePasses(t *testing.T) {
 	tracetest.TestStore(t, func(*testing.T) trace.Store { return newBroken() })
+}
+
+// TestReopenControls are the controls of brokenReopens: a MemStore that
+// outlives the stores over it, and a write-behind store whose reopen
+// writes what it holds first, as a Close would.
+func TestReopenControls(t *testing.T) {
+	t.Run("disk", func(t *testing.T) {
+		tracetest.TestReopen(t, func(*testing.T) (trace.Store, func() trace.Store) {
+			disk := &trace.MemStore{}
+			return disk, func() trace.Store { return disk }
+		})
+	})
+	t.Run("write-behind that flushes", func(t *testing.T) {
+		tracetest.TestReopen(t, func(*testing.T) (trace.Store, func() trace.Store) { return openWriteBehind(true)() })
+	})
 }
