@@ -9,3 +9,12 @@ func SetReadSizes(rows, bytes int) (restore func()) {
 	batchRows, partBytes = rows, bytes
 	return func() { batchRows, partBytes = r, b }
 }
+
+// Close closes the Store's connection, as a page that goes away does;
+// a later call opens another.
+func Close(s *Store) {
+	if c := s.conn.Load(); c != nil {
+		c.db.Call("close")
+		c.closed.Store(true)
+	}
+}

@@ -42,6 +42,21 @@ func TestStoreContract(t *testing.T) {
 	tracetest.TestStore(t, func(t *testing.T) trace.Store { return fresh() })
 }
 
+// TestStoreReopen: a reopen closes the Store's connection and opens a new
+// Store over the same database, as a reload does.
+func TestStoreReopen(t *testing.T) {
+	needIndexedDB(t)
+	tracetest.TestReopen(t, func(t *testing.T) (trace.Store, func() trace.Store) {
+		name := freshName()
+		s := idb.New(name)
+		return s, func() trace.Store {
+			idb.Close(s)
+			s = idb.New(name)
+			return s
+		}
+	})
+}
+
 func TestReopenedDatabaseKeepsEverything(t *testing.T) {
 	needIndexedDB(t)
 	ctx := context.Background()
