@@ -3,7 +3,11 @@
 // scripts/test-wasm.sh loads this file with node --require, and the tests
 // get a fresh in-memory database from
 //
-//	globalThis.floeSQLStorage: Promise<() => SqlStorage>
+//	globalThis.floeSQLStorage: Promise<(from?: SqlStorage) => SqlStorage>
+//
+// Given a SqlStorage, it returns one over a copy of that one's database
+// instead, as an object that restarts finds its storage, and closes the
+// old one (an exec on it throws): a reopen, for tracetest.TestReopen.
 //
 // SqlStorage.exec(query, ...bindings) returns a cursor with toArray() (rows
 // as objects), one() (the only row, or throws), raw() (rows as arrays, with
@@ -57,9 +61,20 @@ function binding(v, i) {
   throw new TypeError(`sql.exec: binding ${i + 1} is a ${typeof v}: want a number, string, ArrayBuffer or null`);
 }
 
-function storage(SQL) {
-  const db = new SQL.Database();
-  return {
+const databases = new WeakMap(); // SqlStorage → its sql.js Database
+
+function storage(SQL, from) {
+  let db;
+  if (from === undefined) {
+    db = new SQL.Database();
+  } else {
+    const old = databases.get(from);
+    if (!old) throw new TypeError("floeSQLStorage: from is not a SqlStorage of this shim, or was reopened already");
+    db = new SQL.Database(old.export());
+    old.close();
+    databases.delete(from);
+  }
+  const sql = {
     exec(query, ...bindings) {
       if (typeof query !== "string") throw new TypeError("sql.exec: the query is not a string");
       if (/^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(query)) {
@@ -92,6 +107,8 @@ function storage(SQL) {
       }
     },
   };
+  databases.set(sql, db);
+  return sql;
 }
 
-globalThis.floeSQLStorage = initSqlJs().then((SQL) => () => storage(SQL));
+globalThis.floeSQLStorage = initSqlJs().then((SQL) => (from) => storage(SQL, from));

@@ -23,6 +23,13 @@ import (
 // Cloudflare's ctx.storage.sql API over sql.js.
 func newSQL(t *testing.T) js.Value {
 	t.Helper()
+	return sqlStorage(t).Invoke()
+}
+
+// sqlStorage returns the shim's function that makes a SqlStorage: given
+// one, a new one over a copy of its database, closing it.
+func sqlStorage(t *testing.T) js.Value {
+	t.Helper()
 	p := js.Global().Get("floeSQLStorage")
 	if !p.Truthy() {
 		t.Skip("no floeSQLStorage in this JavaScript environment (run through scripts/test-wasm.sh)")
@@ -31,7 +38,7 @@ func newSQL(t *testing.T) js.Value {
 	if err != nil {
 		t.Fatalf("floeSQLStorage: %v", err)
 	}
-	return mk.Invoke()
+	return mk
 }
 
 func newStore(t *testing.T) *dostore.Store {
@@ -45,6 +52,26 @@ func newStore(t *testing.T) *dostore.Store {
 
 func TestStoreContract(t *testing.T) {
 	tracetest.TestStore(t, func(t *testing.T) trace.Store { return newStore(t) })
+}
+
+// TestStoreReopen: a reopen is a new Store over a copy of the database,
+// the old one closed, as a Durable Object that restarts finds its storage.
+func TestStoreReopen(t *testing.T) {
+	tracetest.TestReopen(t, func(t *testing.T) (trace.Store, func() trace.Store) {
+		mk := sqlStorage(t)
+		sql := mk.Invoke()
+		open := func() trace.Store {
+			s, err := dostore.New(sql, time.Now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		return open(), func() trace.Store {
+			sql = mk.Invoke(sql)
+			return open()
+		}
+	})
 }
 
 // The contract holds with a clock that yields to other goroutines (one of
