@@ -82,7 +82,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	if string(ev.Data) == "[DONE]" {
 		return provider.ErrDone
 	}
-	d.obj, d.isErr, d.finishErr = false, false, false
+	d.obj, d.finishErr = false, false
+	// An event of type error: llama.cpp's server sends its errors in a
+	// stream as {"code","message","type"} on a line "error:", then [DONE].
+	d.isErr = ev.Type == "error"
 	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !d.obj {
 		if typ, code, msg := provider.ErrorFields(ev.Data); err == nil && typ+code+msg != "" {
 			// An error given as a list, as Gemini gives its errors

@@ -1,6 +1,7 @@
 // Package sse reads a Server-Sent Events stream (the WHATWG HTML
 // "event stream" format) from an io.Reader: the event, data, id and retry
-// fields, comments, data spread over several lines, any of CRLF, CR and LF
+// fields (and the "error" field of llama.cpp's server, data of an event
+// of type "error"), comments, data spread over several lines, any of CRLF, CR and LF
 // as line ends, with a multi-byte character or a line end split across
 // reads. A stream that stops in the middle of an event is reported as
 // [ErrTruncated], distinct from a clean end (io.EOF) and from a failing
@@ -151,6 +152,15 @@ func (r *Reader) field(line []byte) {
 		}
 	}
 	switch string(name) {
+	case "error":
+		// Not a field of the format: llama.cpp's server sends an error
+		// in a stream as a line "error: {…}", which the format would
+		// drop (the stream then looked complete). It is data of an event
+		// of type "error".
+		if r.typ == "" {
+			r.typ = "error"
+		}
+		fallthrough
 	case "data":
 		if r.hasData {
 			r.data = append(r.data, '\n')

@@ -62,6 +62,8 @@ func TestReader(t *testing.T) {
 		{"id persists, NUL id ignored", "id: 1\ndata: a\n\nid: x\x00y\ndata: b\n\n", `type="" data="a" id="1" retry=-1` + "\n" + `type="" data="b" id="1" retry=-1` + "\nend: EOF"},
 		{"bad retry ignored", "retry: 1e3\ndata: a\n\n", `type="" data="a" id="" retry=-1` + "\nend: EOF"},
 		{"byte order mark", "\xEF\xBB\xBFdata: a\n\n", `type="" data="a" id="" retry=-1` + "\nend: EOF"},
+		{"an error line is an error event (llama.cpp)", "error: {\"code\":500}\n\ndata: [DONE]\n\n", `type="error" data="{\"code\":500}" id="" retry=-1` + "\n" + `type="" data="[DONE]" id="" retry=-1` + "\nend: EOF"},
+		{"an error line keeps the event's type", "event: x\nerror: e\n\n", `type="x" data="e" id="" retry=-1` + "\nend: EOF"},
 		{"unknown field", "foo: bar\ndata: a\n\n", `type="" data="a" id="" retry=-1` + "\nend: EOF"},
 		{"cut mid-line", "data: a\n\ndata: {\"par", `type="" data="a" id="" retry=-1` + "\n" + `type="" data="{\"par" id="" retry=-1` + "\nend: " + ErrTruncated.Error()},
 		{"no final blank line", "data: a\n\ndata: [DONE]\n", `type="" data="a" id="" retry=-1` + "\n" + `type="" data="[DONE]" id="" retry=-1` + "\nend: " + ErrUndispatched.Error()},
