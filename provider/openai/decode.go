@@ -23,6 +23,7 @@ type Decoder struct {
 	finished bool
 	calls    []call // the tool calls seen, by index
 	refusal  []byte
+	tags     tags         // thinking inline in content
 	rcFid    omni.RawJSON // fidReasoningContent stamped with the endpoint
 
 	// the chunk being read
@@ -72,6 +73,7 @@ func (d *Decoder) Cut() string { return d.cut }
 // came (some compatible servers never send [DONE]).
 func (d *Decoder) End() error {
 	if d.finished {
+		d.flush()
 		return nil
 	}
 	return provider.Malformed(api, "the stream ended before a finish_reason")
@@ -80,6 +82,7 @@ func (d *Decoder) End() error {
 // Event handles one SSE event.
 func (d *Decoder) Event(ev *sse.Event) error {
 	if string(ev.Data) == "[DONE]" {
+		d.flush()
 		return provider.ErrDone
 	}
 	d.obj, d.finishErr = false, false
@@ -189,21 +192,16 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 
 // apply streams the delta of choice 0.
 func (d *Decoder) apply() {
-	e := d.E
-	if d.think != "" {
-		e.Close(keyText, omni.StatusCompleted) // reasoning after text is a segment of its own, in order
-		e.Thinking(keyThinking, d.think)
-		if d.fromRC {
-			if d.rcFid == nil {
-				d.rcFid = e.Stamp(fidReasoningContent)
-			}
-			e.SetFidelity(keyThinking, d.rcFid)
-		}
-	}
 	if d.content != "" {
-		e.Close(keyThinking, omni.StatusCompleted)
-		e.Text(keyText, d.content)
+		think, text := d.tags.feed(d.content)
+		d.think += think
+		d.content = text
 	}
+	d.stream(d.think, d.content)
+	if d.finished || len(d.tools) > 0 {
+		d.flush() // what was held goes before the calls
+	}
+	e := d.E
 	for i := range d.tools {
 		t := &d.tools[i]
 		key := t.index
@@ -232,6 +230,31 @@ func (d *Decoder) apply() {
 		if t.extra != "" {
 			e.SetFidelity(key, omni.RawJSON(t.extra))
 		}
+	}
+}
+
+// flush streams what content the tags held back (Decoder.tags), once the
+// reply ended.
+func (d *Decoder) flush() {
+	d.stream(d.tags.flush())
+}
+
+// stream streams a piece of thinking, then one of text.
+func (d *Decoder) stream(think, text string) {
+	e := d.E
+	if think != "" {
+		e.Close(keyText, omni.StatusCompleted) // reasoning after text is a segment of its own, in order
+		e.Thinking(keyThinking, think)
+		if d.fromRC {
+			if d.rcFid == nil {
+				d.rcFid = e.Stamp(fidReasoningContent)
+			}
+			e.SetFidelity(keyThinking, d.rcFid)
+		}
+	}
+	if text != "" {
+		e.Close(keyThinking, omni.StatusCompleted)
+		e.Text(keyText, text)
 	}
 }
 

@@ -19,6 +19,9 @@ func FuzzDecoder(f *testing.F) {
 		"\xEF\xBB\xBF<html><title>Sign in</title></html>",
 		"\n\n: ping\n\ndata: " + chunk(`{"content":"Hi"}`) + "\n\ndata: [DONE]\n\n",
 		"data: " + chunk(`{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]},{"type":"text","text":"Hi"}]}`) + "\n\ndata: \n\ndata: " + finish + "\n\n",
+		// Thinking inline in content, its tags cut; llama.cpp's error line.
+		"data: " + chunk(`{"content":"<thi"}`) + "\n\ndata: " + chunk(`{"content":"nk>\\nx</th"}`) + "\n\ndata: " + chunk(`{"content":"ink>\\n\\ny"}`) + "\n\ndata: " + finish + "\n\n",
+		"data: " + chunk(`{"content":"<think>x"}`) + "\n\nerror: {\"code\":400,\"message\":\"m\",\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n",
 		// A tool name in pieces; a call with no arguments before another.
 		"data: " + chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"get_"}}]}`) + "\n\ndata: " + chunk(`{"tool_calls":[{"index":0,"function":{"name":"weather","arguments":"{}"}},{"index":1,"function":{"name":"x"}}]}`) + "\n\ndata: " + finish + "\n\n",
 	} {
