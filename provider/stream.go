@@ -182,7 +182,13 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		w.wait() // the headers came
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return StatusFailure(api, resp)
+		f := StatusFailure(api, resp)
+		if resp.Status == 404 {
+			// The URL, which a base URL without its /v1 (a local
+			// server's) got wrong: "404 page not found" said nothing of it.
+			f.Message += " (at " + req.URL + ")"
+		}
+		return f
 	}
 	kind, err := b.sniff()
 	if kind != 0 {
