@@ -40,7 +40,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 }
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
-// are auth; 408, 409, 429 and 5xx timeout; other 4xx (and 3xx, a redirect
+// are auth; 408, 409, 429 and 5xx timeout (but llama.cpp's 500 saying a
+// request's tools require --jinja, failed and permanent); other 4xx (and 3xx, a redirect
 // the transport did not follow) failed, permanent for 400, 402 (credits or
 // billing: a retry cannot help), 404, 405, 413, 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
@@ -71,6 +72,11 @@ func StatusFailure(api string, resp *Response) *Failure {
 	}
 	if detail != "" {
 		msg += ": " + detail
+		if index(detail, "requires --jinja") >= 0 {
+			// llama.cpp's server started without --jinja answers 500
+			// to a request with tools: a retry cannot help.
+			f.Status, f.Permanent = omni.StatusFailed, true
+		}
 	}
 	if ra := resp.Header["retry-after"]; ra != "" {
 		msg += " (Retry-After: " + ra + ")"

@@ -136,6 +136,21 @@ func TestStatusFailure(t *testing.T) {
 	}
 }
 
+// llama.cpp's server started without --jinja answers a request with tools
+// 500 (server_error): it was retried 5 times over a minute, then ended as
+// "reconnect failed"; it is failed, permanent. Another 500 stays timeout.
+func TestStatusFailureLlamaCppJinja(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`:   "failed",
+		`{"error":{"code":500,"message":"llama runner process has terminated","type":"server_error"}}`: "timeout",
+	} {
+		f := StatusFailure("x", &Response{Status: 500, Body: io.NopCloser(strings.NewReader(body))})
+		if f.Status != want || f.Outcome().Permanent != (want == "failed") || !strings.Contains(f.Message, "server_error: ") {
+			t.Errorf("%s: %+v", body, f)
+		}
+	}
+}
+
 func TestJSONWriter(t *testing.T) {
 	w := &JSONWriter{}
 	w.Lit("{")
