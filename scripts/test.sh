@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ./build.sh test — every test of the project: native go test -race, the
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
-# floe.d.ts, conformance through both runners (the shared scenarios and the
+# floe.d.ts, floe/ai-sdk with the AI SDK's providers, conformance through both runners (the shared scenarios and the
 # project's own), the provider replay cases (shared and the project's own), the packed package under Deno
 # and Bun, and the headless Chromium and Firefox ESR tests.
 # Installs what it needs (Debian chromium and firefox-esr, npm packages from
@@ -43,6 +43,12 @@ if [ ! -x tests/runtimes/node_modules/.bin/deno ] || [ ! -x tests/runtimes/node_
   (cd tests/runtimes && npm ci --no-audit --no-fund --loglevel=error) || status=1
 fi
 run node --test --import ./tests/exit-guard.mjs tests/runtimes/
+
+step "floe/ai-sdk: the AI SDK's own providers and mock models (tests/ai-sdk)"
+if [ ! -d tests/ai-sdk/node_modules/ai ]; then
+  (cd tests/ai-sdk && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+run node --test --import ./tests/exit-guard.mjs tests/ai-sdk/
 
 step "conformance: shared scenarios"
 run ./build.sh conform "$SHARED/conformance"

@@ -14,7 +14,7 @@ const exec = promisify(execFile);
 
 /** What the @floehq/floe tarball holds: no Node-only wasm (that is @floehq/floe-node's). */
 export const PACKAGE_FILES = [
-  "LICENSE", "LICENSE-wasm_exec", "NOTICE", "README.md", "connect.d.ts", "connect.mjs", "floe-node.mjs", "floe.d.ts", "floe.mjs", "floe.wasm",
+  "LICENSE", "LICENSE-wasm_exec", "NOTICE", "README.md", "ai-sdk.d.ts", "ai-sdk.mjs", "connect.d.ts", "connect.mjs", "floe-node.mjs", "floe.d.ts", "floe.mjs", "floe.wasm",
   "http.mjs", "internal.mjs", "msg.mjs", "options.mjs", "package.json", "schema.mjs", "test.d.ts", "test.mjs", "tool.mjs",
   "transcript.mjs", "wasm_exec.js",
 ];

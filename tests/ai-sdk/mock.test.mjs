@@ -1,0 +1,236 @@
+// floe/ai-sdk with the AI SDK's own mock models (ai/test's
+// MockLanguageModelV4 and V3): what doStream is given, the parts that are
+// rare on the wire (interleaved tool input, text-encoded input, error
+// parts, finish reasons, unknown parts), a failed attempt's input sent
+// again, and the bad inputs fromAISDK refuses.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from "ai/test";
+import { APICallError } from "ai";
+import { fromAISDK } from "../../static/ai-sdk.mjs";
+import { checkStream } from "../../static/test.mjs";
+import { floe, meta, collect, find, instantClock } from "../node/helpers.mjs";
+
+const usage = (input, output) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 2, cacheWrite: undefined },
+  outputTokens: { total: output, text: output, reasoning: undefined },
+});
+const finish = (unified = "stop", u = usage(10, 5)) => ({ type: "finish", finishReason: { unified, raw: unified }, usage: u });
+const stream = (parts) => ({ stream: simulateReadableStream({ chunks: parts, initialDelayInMs: null, chunkDelayInMs: null }) });
+
+/** A mock model of version v whose request k streams replies[k] (parts, or a function that throws); calls holds doStream's options. */
+function mock(v, ...replies) {
+  const calls = [];
+  const Mock = v === "v3" ? MockLanguageModelV3 : MockLanguageModelV4;
+  const model = new Mock({
+    provider: "mock",
+    modelId: "mock-1",
+    doStream: async (options) => {
+      calls.push(options);
+      const r = replies[Math.min(calls.length, replies.length) - 1];
+      return typeof r === "function" ? r() : stream(r);
+    },
+  });
+  return { model, calls };
+}
+
+const run = async (llm, prompt = "Hi", opts = {}, extra = {}) => {
+  const session = floe.createSession({ meta: meta(), store: false, llm, clock: instantClock(), ...extra });
+  const msgs = await collect(session.run(prompt, opts));
+  await session.close();
+  return msgs;
+};
+const ends = (msgs) => find(msgs, "request_end").map((m) => [m.payload.status, m.payload.error_message ?? ""]);
+const bodies = (msgs) => msgs.filter((m) => m.type === "model_msg" && m.payload.role === "assistant").map((m) => [m.payload.type, m.payload.event_type ?? "", m.payload.text ?? m.payload.thinking ?? m.payload.arguments]);
+
+test("v4: reasoning with its metadata, a tool call whose input streams around a text, text-encoded input, unknown parts; what doStream gets", async () => {
+  const { model, calls } = mock("v4", [
+    { type: "stream-start", warnings: [] },
+    { type: "response-metadata", id: "r1" },
+    { type: "reasoning-start", id: "r", providerMetadata: { p: { itemId: "i1" } } },
+    { type: "reasoning-delta", id: "r", delta: "Think." },
+    { type: "reasoning-delta", id: "r", delta: "", providerMetadata: { p: { signature: "sig" } } },
+    { type: "reasoning-end", id: "r" },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "Look" },
+    { type: "tool-input-start", id: "call_a", toolName: "read_file" },
+    { type: "tool-input-delta", id: "call_a", delta: '{"path":' },
+    { type: "text-delta", id: "t", delta: "ing." }, // waits for the call
+    { type: "tool-input-delta", id: "call_a", delta: '"a.md"}' },
+    { type: "a-part-from-the-future", id: "x" },
+    { type: "tool-input-end", id: "call_a" },
+    { type: "tool-call", toolCallId: "call_a", toolName: "read_file", input: '{"path":"a.md"}', providerMetadata: { p: { thought: "s2" } } },
+    { type: "text-end", id: "t" },
+    { type: "tool-input-start", id: "call_b", toolName: "shell", inputEncoding: "text" },
+    { type: "tool-input-delta", id: "call_b", delta: "ls -l" },
+    { type: "tool-input-end", id: "call_b" },
+    { type: "tool-call", toolCallId: "call_b", toolName: "shell", input: '"ls -l"' },
+    { type: "tool-call", toolCallId: "srv_1", toolName: "web_search", input: "{}", providerExecuted: true },
+    { type: "tool-result", toolCallId: "srv_1", toolName: "web_search", result: {} },
+    finish("length"),
+  ]);
+  const tools = [
+    { name: "read_file", description: "Reads", parameters: { type: "object", properties: { path: { type: "string" } } } },
+    { name: "shell", description: "Runs" },
+  ];
+  const environment = { async *executeTool({ toolCall }) { yield floe.msg.toolOutput(toolCall.payload.tool_call_id, "ok"); } };
+  const seen = [];
+  const llm = fromAISDK(model, { providerOptions: ({ thinkingLevel }) => (seen.push(thinkingLevel), { p: { x: 1 } }), topK: 3 });
+  const msgs = await run(llm, "Hi", { approve: () => "deny", thinkingLevel: "max" }, { tools, environment, config: { maxTurns: 1 } });
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(bodies(msgs.slice(0, msgs.findIndex((m) => m.payload.type === "request_end"))), [
+    ["partial_thinking", "start", ""], ["partial_thinking", "delta", "Think."], ["partial_thinking", "stop", ""], ["thinking", "", "Think."],
+    ["partial_text", "start", ""], ["partial_text", "delta", "Look"], ["partial_text", "stop", ""], ["text", "", "Look"],
+    ["partial_tool_call", "start", ""], ["partial_tool_call", "delta", '{"path":'], ["partial_tool_call", "delta", '"a.md"}'], ["partial_tool_call", "stop", ""], ["tool_call", "", '{"path":"a.md"}'],
+    ["partial_text", "start", ""], ["partial_text", "delta", "ing."], ["partial_text", "stop", ""], ["text", "", "ing."],
+    ["partial_tool_call", "start", ""], ["partial_tool_call", "delta", '"ls -l"'], ["partial_tool_call", "stop", ""], ["tool_call", "", '"ls -l"'],
+  ]);
+  assert.deepEqual(find(msgs, "thinking")[0].payload.fidelity, { providerMetadata: { p: { itemId: "i1", signature: "sig" } } });
+  assert.deepEqual(find(msgs, "tool_call")[0].payload.fidelity, { providerMetadata: { p: { thought: "s2" } } });
+  // A reply cut by its token limit is completed, as far as it went.
+  assert.deepEqual(ends(msgs), [["completed", ""]]);
+  assert.deepEqual(find(msgs, "token_usage")[0].payload.request, { cache_read: 2, cache_write: 0, output: 5, total: 15 });
+
+  const [o] = calls;
+  assert.equal(o.reasoning, "max");
+  assert.deepEqual(seen, ["max"]);
+  assert.deepEqual(o.providerOptions, { p: { x: 1 } });
+  assert.equal(o.topK, 3);
+  assert.ok(o.abortSignal instanceof AbortSignal);
+  assert.deepEqual(o.tools, [
+    { type: "function", name: "read_file", description: "Reads", inputSchema: tools[0].parameters },
+    { type: "function", name: "shell", description: "Runs", inputSchema: { type: "object", properties: {} } },
+  ]);
+  assert.deepEqual(o.prompt, [{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
+});
+
+test("the history in the specification's prompt format, v4 and v3: images, tool outputs with images, metadata as providerOptions", async () => {
+  const png = "iVBORw0KGgo=";
+  const history = [
+    floe.msg.userText("See this."),
+    { type: "model_msg", payload: { type: "image_url", role: "user", image_url: `data:image/png;base64,${png}` } },
+    { type: "model_msg", payload: { type: "image_url", role: "user", image_url: "https://example.com/a.jpg" } },
+    { type: "model_msg", payload: { type: "inline_data", role: "user", data: png, mime_type: "image/png" } },
+    Object.assign(floe.msg.thinking("Hm."), {}),
+    floe.msg.text(""),
+    floe.msg.toolCall("call_1", "shot", { x: 1 }),
+    floe.msg.toolOutput("call_1", "taken", "completed", [`data:image/png;base64,${png}`]),
+    floe.msg.toolCall("call_2", "read", "not json"),
+    floe.msg.toolOutput("call_2", "denied"),
+  ];
+  history[4].payload.fidelity = { providerMetadata: { anthropic: { signature: "s" } } };
+  const prompts = {};
+  for (const v of ["v4", "v3"]) {
+    const { model, calls } = mock(v, [{ type: "text-delta", id: "t", delta: "ok" }, finish()]);
+    const llm = fromAISDK(model);
+    llm.loadHistory(history, { cache_read: 0, cache_write: 0, output: 7, total: 70 });
+    const out = [];
+    const it = llm.streamGenerate({ newMessages: [floe.msg.userText("Next")], signal: new AbortController().signal, tools: [], systemPrompt: "Sys" });
+    let r;
+    while (!(r = await it.next()).done) out.push(r.value);
+    assert.deepEqual(r.value, { status: "completed" });
+    assert.deepEqual(out.at(-1).payload.session, { cache_read: 2, cache_write: 0, output: 12, total: 85 });
+    prompts[v] = calls[0].prompt;
+  }
+  const url = new URL("https://example.com/a.jpg");
+  const common = (user, toolImage) => [
+    { role: "system", content: "Sys" },
+    { role: "user", content: user },
+    { role: "assistant", content: [
+      { type: "reasoning", text: "Hm.", providerOptions: { anthropic: { signature: "s" } } },
+      { type: "tool-call", toolCallId: "call_1", toolName: "shot", input: { x: 1 } },
+    ] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "shot", output: { type: "content", value: [{ type: "text", text: "taken" }, toolImage] } }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_2", toolName: "read", input: "not json" }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "call_2", toolName: "read", output: { type: "text", value: "denied" } }] },
+    { role: "user", content: [{ type: "text", text: "Next" }] },
+  ];
+  assert.deepEqual(prompts.v4, common([
+    { type: "text", text: "See this." },
+    { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+    { type: "file", mediaType: "image", data: { type: "url", url } },
+    { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+  ], { type: "file", mediaType: "image/png", data: { type: "data", data: png } }));
+  assert.deepEqual(prompts.v3, common([
+    { type: "text", text: "See this." },
+    { type: "file", mediaType: "image/png", data: png },
+    { type: "file", mediaType: "image/*", data: url },
+    { type: "file", mediaType: "image/png", data: png },
+  ], { type: "image-data", mediaType: "image/png", data: png }));
+});
+
+test("failures: an API error's retryability, error parts, finish reasons, a stream without its finish, a part that is no part", async () => {
+  const apiError = (statusCode, isRetryable) => () => {
+    throw new APICallError({ message: `boom ${statusCode}`, url: "http://x", requestBodyValues: {}, statusCode, isRetryable });
+  };
+  const cases = [
+    [apiError(400, false), ["failed", "mock: HTTP 400: boom 400"], 1],
+    [apiError(401, false), ["auth", "mock: HTTP 401: boom 401"], 1],
+    [apiError(503, true), ["timeout", "mock: HTTP 503: boom 503"], 2],
+    [() => { throw new TypeError("no network"); }, ["failed", "mock: no network"], 2],
+    [[{ type: "text-delta", id: "t", delta: "a" }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], ["failed", "mock: Overloaded"], 2],
+    [[{ type: "error", error: new APICallError({ message: "bad", url: "u", requestBodyValues: {}, statusCode: 422, isRetryable: false }) }], ["failed", "mock: HTTP 422: bad"], 1],
+    [[finish("error")], ["failed", "mock: the model finished with an error (error)"], 2],
+    [[finish("interrupted")], ["malformed", "mock: the stream ended before the reply did (interrupted)"], 2],
+    [[{ type: "text-delta", id: "t", delta: "a" }], ["malformed", "mock: the stream ended without a finish part"], 2],
+    [["text"], ["malformed", 'mock: a stream part is not an object with a type: "text"'], 2],
+  ];
+  for (const [reply, end, requests] of cases) {
+    const { model, calls } = mock("v4", reply, [finish()]);
+    const msgs = await run(fromAISDK(model), "Hi", {}, { config: { maxReconnects: 1 } });
+    assert.deepEqual(checkStream(msgs), [], String(end));
+    assert.deepEqual(ends(msgs)[0], end);
+    assert.equal(calls.length, requests, `${end}: a permanent failure is not retried, others are`);
+    // A failed attempt's input is sent again (with a [turn_retried] text when it said something):
+    // the history grows only when a request completes.
+    for (const c of calls) {
+      assert.deepEqual(c.prompt.map((m) => m.role), ["user"]);
+      assert.deepEqual(c.prompt[0].content[0], { type: "text", text: "Hi" });
+    }
+  }
+  const permanent = find(await run(fromAISDK(mock("v4", apiError(400, false)).model)), "request_end")[0];
+  assert.equal(permanent.payload.status, "failed");
+});
+
+test("thinkingLevel: v4's reasoning levels; another level, or any on a v3 model, fails unless providerOptions is a function", async () => {
+  const reply = [{ type: "text-delta", id: "t", delta: "ok" }, finish()];
+  for (const [level, want] of [["off", "none"], ["minimal", "minimal"], ["xhigh", "xhigh"]]) {
+    const { model, calls } = mock("v4", reply);
+    await run(fromAISDK(model), "Hi", { thinkingLevel: level });
+    assert.equal(calls[0].reasoning, want);
+  }
+  const { model: none, calls: noneCalls } = mock("v4", reply);
+  await run(fromAISDK(none));
+  assert.equal("reasoning" in noneCalls[0], false);
+  const refused = [
+    ["v4", "5000", 'mock: thinkingLevel "5000": want none, off, minimal, low, medium, high, xhigh, max (or give providerOptions as a function of { thinkingLevel })'],
+    ["v3", "high", 'mock: thinkingLevel "high": a specification v3 model takes no reasoning level (or give providerOptions as a function of { thinkingLevel })'],
+  ];
+  for (const [v, level, message] of refused) {
+    const { model, calls } = mock(v, reply);
+    const msgs = await run(fromAISDK(model), "Hi", { thinkingLevel: level });
+    assert.deepEqual(ends(msgs), [["failed", message]]);
+    assert.equal(calls.length, 0);
+    const { model: m2, calls: c2 } = mock(v, reply);
+    await run(fromAISDK(m2, { providerOptions: ({ thinkingLevel }) => ({ mock: { budget: Number(thinkingLevel) || 1 } }) }), "Hi", { thinkingLevel: level });
+    assert.equal("reasoning" in c2[0], false);
+    assert.deepEqual(c2[0].providerOptions, { mock: { budget: Number(level) || 1 } });
+  }
+});
+
+test("bad input is a FloeError naming it: not a model, a model id, an unsupported specificationVersion, no doStream, a bad option", () => {
+  const v4 = new MockLanguageModelV4();
+  const bad = [
+    [() => fromAISDK(null), /^fromAISDK: model: want a LanguageModel of the AI SDK \(an object with specificationVersion and doStream\), got null$/],
+    [() => fromAISDK("anthropic/claude-sonnet-4.5"), /^fromAISDK: model: want a LanguageModel object .* got the string "anthropic\/claude-sonnet-4.5": a model id needs a provider$/],
+    [() => fromAISDK({ specificationVersion: "v2", doStream() {} }), /^fromAISDK: model.specificationVersion: "v2" is not supported \(supported: v3, v4; AI SDK 6 and later\)$/],
+    [() => fromAISDK({ doStream() {} }), /^fromAISDK: model.specificationVersion: undefined is not supported/],
+    [() => fromAISDK({ specificationVersion: "v4", doGenerate() {} }), /^fromAISDK: model.doStream: want a function, got undefined$/],
+    [() => fromAISDK(v4, { temperatur: 1 }), /^fromAISDK: options.temperatur: unknown option \(did you mean temperature\?\)/],
+    [() => fromAISDK(v4, { maxOutputTokens: 0 }), /^fromAISDK: options.maxOutputTokens: want an integer, 1 or more, got 0$/],
+    [() => fromAISDK(v4, { providerOptions: [] }), /^fromAISDK: options.providerOptions: want an object \(keyed by provider\) or a function/],
+    [() => fromAISDK(v4, { headers: { "x-a": 1 } }), /^fromAISDK: options.headers.x-a: want a string, got 1$/],
+    [() => fromAISDK(v4, []), /^fromAISDK: options: want an object/],
+  ];
+  for (const [f, message] of bad) assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && message.test(e.message), String(message));
+});

@@ -1,0 +1,16 @@
+// fromAISDK typed against the real providers: their models fit AISDKLanguageModel,
+// the options and newLLM type-check, and a v2 model is a compile error.
+import { load } from "@floehq/floe";
+import { fromAISDK } from "@floehq/floe/ai-sdk";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { MockLanguageModelV3 } from "ai/test";
+const floe = await load();
+const anthropic = createAnthropic({ apiKey: "k" });
+const llm = fromAISDK(anthropic("claude-sonnet-4-5"), { providerOptions: { anthropic: { sendReasoning: true } }, maxOutputTokens: 4096 });
+const llm2 = fromAISDK(createOpenAICompatible({ name: "x", baseURL: "http://x" }).chatModel("m"), { providerOptions: ({ thinkingLevel }) => ({ x: { a: thinkingLevel ?? null } }) });
+const llm3 = fromAISDK(new MockLanguageModelV3());
+const s = floe.createSession({ llm, newLLM: (t) => fromAISDK(anthropic("claude-sonnet-4-5"), { sessionTokens: t }) });
+void s; void llm2; void llm3;
+// @ts-expect-error a specification v2 model is refused
+fromAISDK({ specificationVersion: "v2", provider: "p", modelId: "m", doStream: async () => ({ stream: new ReadableStream() }) });
