@@ -44,6 +44,14 @@ declare global {
 export {};
 `;
 
+// The AI SDK provider an example imports, as its types stand (the real
+// ones are checked against floe/ai-sdk in tests/ai-sdk/types.test.mjs).
+const AI_SDK = `
+declare module "@ai-sdk/anthropic" {
+  export function createAnthropic(options?: { apiKey?: string; baseURL?: string }): (modelId: string) => import("@floehq/floe/ai-sdk").AISDKLanguageModel;
+}
+`;
+
 /** The README's ```js blocks: [{ line, code }]. */
 export function readmeBlocks(text) {
   const blocks = [];
@@ -83,7 +91,8 @@ test("every JavaScript example of the README type-checks against floe.d.ts (chec
     symlinkSync(join(ROOT, "static"), join(dir, "node_modules", "@floehq", "floe"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     writeFileSync(join(dir, "given.d.ts"), GIVEN);
-    const files = ["given.d.ts"];
+    writeFileSync(join(dir, "ai-sdk.d.ts"), AI_SDK);
+    const files = ["given.d.ts", "ai-sdk.d.ts"];
     for (const b of blocks) {
       const name = `readme-${b.line}.mjs`;
       writeFileSync(join(dir, name), asModule(b));
