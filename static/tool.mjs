@@ -198,17 +198,19 @@ async function* runTool(t, { toolCall, approve, signal }) {
   // everything after it.
   let kept = 0;
   let total = 0;
+  const high = (c) => c >= 0xd800 && c <= 0xdbff; // the first half of a surrogate pair
   const head = (s) => {
     total += s.length;
-    if (!cap || (kept === total - s.length && total <= cap)) {
+    // A fragment that ends at the cap with the first half of a pair is cut
+    // before it, as a longer one is: its second half would be left out.
+    if (!cap || (kept === total - s.length && (total < cap || (total === cap && !high(s.charCodeAt(s.length - 1)))))) {
       kept += s.length;
       return s;
     }
     if (kept < total - s.length) return ""; // already cut
     let n = cap - kept;
     // Never half a surrogate pair: the output stays well-formed text.
-    const c = s.charCodeAt(n - 1);
-    if (n > 0 && c >= 0xd800 && c <= 0xdbff) n--;
+    if (n > 0 && high(s.charCodeAt(n - 1))) n--;
     kept += n;
     return s.slice(0, n);
   };

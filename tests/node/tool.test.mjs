@@ -531,6 +531,15 @@ test("maxOutputLength: a longer output is cut, its head kept, with a note of how
   );
   // a surrogate pair is never split: the head is one character shorter
   assert.equal((await run(() => "abcd😀ef")).output, "abcd\n" + NOTE(4, 8));
+  // nor when a streamed fragment ends at the cap with its first half (a
+  // string sliced by UTF-16 units): the half is not streamed
+  assert.deepEqual(
+    await run(async function* () {
+      yield "abcd\uD83D";
+      yield "\uDE00ef";
+    }),
+    { output: "abcd\n" + NOTE(4, 8), stop: "completed", deltas: ["abcd", "\n" + NOTE(4, 8)], images: undefined },
+  );
   // a tool error after the cap keeps the note before the error
   assert.deepEqual(
     await run(async function* () {
