@@ -1409,6 +1409,34 @@ pageTest("playground: Anthropic: thinking counted in characters, a redacted one 
   assert.ok(!stored.includes("sk-ant-secret"), "the key is stored with the session");
 });
 
+// Arabic and Hebrew read right to left: the prompt box, a message, each
+// block of a reply (which may mix them with English) and a session's title
+// take their direction from their own text; a code block stays left to
+// right. "مرحبا!" drawn left to right had its "!" on the wrong side.
+pageTest("playground: right-to-left text: the prompt box, messages, each Markdown block, a session's title", async (page, ctx, log, t) => {
+  const reply = "مرحبا بالعالم!\n\nHello, **world**.\n\n- عنصر أول\n- second\n\n> שלום\n\n```\nx = 1 # واحد\n```";
+  const server = await replayServer(t, (req, res) => writeResponse(res, { status: 200, headers: SSE_HEADERS, body: anthropicStream({ text: [reply] }) }), { cors: new URL(baseURL()).origin });
+  await open(page);
+  await configure(page, { provider: "anthropic", baseURL: server.url + "/v1", model: "claude-test", key: "sk-ant-x" });
+  const dir = (loc) => loc.evaluate((e) => (e.matches(":dir(rtl)") ? "rtl" : "ltr"));
+  await page.fill("#prompt", "Hi");
+  assert.equal(await dir(page.locator("#prompt")), "ltr");
+  await page.fill("#prompt", "שלום, עולם!");
+  assert.equal(await dir(page.locator("#prompt")), "rtl");
+  await page.press("#prompt", "Enter");
+  await idle(page);
+  assert.equal(await dir(page.locator("#transcript > .msg.prompt .body").last()), "rtl");
+  const md = page.locator("#transcript > .msg.text .body").last();
+  assert.deepEqual(
+    await md.evaluate((b) => [...b.querySelectorAll(".chunk > *, pre")].map((e) => e.tagName.toLowerCase() + " " + (e.matches(":dir(rtl)") ? "rtl" : "ltr"))),
+    ["p rtl", "p ltr", "ul rtl", "blockquote rtl", "div ltr", "pre ltr"],
+  );
+  await page.click("#toggle-sessions").catch(() => {});
+  assert.equal(await dir(page.locator("#sessions .session-open .title").first()), "rtl");
+  await page.locator("#sessions [data-do=rename]").first().click();
+  assert.equal(await dir(page.locator("#sessions .rename-input")), "rtl");
+});
+
 // The OpenAI Responses API through Settings, with a reasoning effort: a
 // recorded tool loop (an encrypted reasoning item and a call of a tool the
 // playground lacks, then the answer), each request to /responses with

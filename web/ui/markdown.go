@@ -20,7 +20,12 @@ var mdTags = map[string]bool{
 
 var mdAttrs = map[string]bool{"href": true, "target": true, "rel": true, "class": true, "start": true, "data-lang": true}
 
-func (a *App) mdNodes(parent js.Value, nodes []*markdown.Node) {
+// mdNodes appends the elements of nodes to parent. A block of a reply's
+// top level (a paragraph, a list, a quote, a table) takes its direction
+// from its own text (dir="auto"), the blocks in it from it: a reply may
+// mix paragraphs of Arabic or Hebrew with ones of English. A code block
+// is left to right.
+func (a *App) mdNodes(parent js.Value, nodes []*markdown.Node, top bool) {
 	for _, n := range nodes {
 		if n.Tag == "" {
 			parent.Call("append", a.doc.Call("createTextNode", n.Text))
@@ -36,7 +41,12 @@ func (a *App) mdNodes(parent js.Value, nodes []*markdown.Node) {
 				e.Call("setAttribute", at[0], at[1])
 			}
 		}
-		a.mdNodes(e, n.Kids)
+		if tag == "pre" {
+			e.Call("setAttribute", "dir", "ltr")
+		} else if top {
+			e.Call("setAttribute", "dir", "auto")
+		}
+		a.mdNodes(e, n.Kids, false)
 		if tag == "pre" {
 			box := a.doc.Call("createElement", "div")
 			box.Call("setAttribute", "class", "codeblock")

@@ -233,6 +233,7 @@ func (s *sessionsView) render() {
 			in := editing
 			if in == nil {
 				in = a.el("input", "rename-input", "")
+				in.SetAttribute("dir", "auto")
 				in.SetAttribute("id", "rename-"+it.ID)
 				in.Set("value", s.title(it))
 				focused = true // Rename was just clicked
@@ -249,7 +250,9 @@ func (s *sessionsView) render() {
 			continue
 		}
 		open := a.button("session-open", "", "data-do", "open")
-		open.AppendChild(a.el("span", "title", s.title(it)))
+		title := a.el("span", "title", s.title(it))
+		title.SetAttribute("dir", "auto")
+		open.AppendChild(title)
 		open.AppendChild(a.el("span", "when", fmt.Sprintf("%s · %s · %d file(s)", it.LastActivity.Local().Format("Jan 2 15:04"), size(int(it.Size)), it.Files)))
 		li.AppendChild(open)
 		acts := a.el("span", "acts", "")

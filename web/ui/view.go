@@ -252,6 +252,7 @@ func (a *App) view(it *playground.Item) *itemView {
 		v.root = a.el("details", "msg thinking", "")
 		v.label = a.el("summary", "label", "")
 		v.body = a.el("div", "body md", "")
+		v.body.SetAttribute("dir", "auto")
 		v.root.AppendChild(v.label)
 		v.root.AppendChild(v.body)
 	default:
@@ -261,6 +262,10 @@ func (a *App) view(it *playground.Item) *itemView {
 		if it.Kind == playground.KindText {
 			v.body.SetAttribute("class", "body md")
 		}
+		// Arabic or Hebrew text reads right to left: its direction is
+		// taken from its first strong character ("مرحبا!" ends with "!"
+		// on its left), as each Markdown block's is (mdNodes).
+		v.body.SetAttribute("dir", "auto")
 		v.root.AppendChild(v.label)
 		v.root.AppendChild(v.body)
 	}
@@ -409,7 +414,7 @@ func (a *App) renderItem(it *playground.Item) {
 	v.chunks = v.chunks[:keep]
 	for _, c := range fresh {
 		ce := a.el("div", "chunk", "")
-		a.mdNodes(ce.Underlying(), c.Nodes)
+		a.mdNodes(ce.Underlying(), c.Nodes, true)
 		v.body.AppendChild(ce)
 		v.chunks = append(v.chunks, ce)
 	}
