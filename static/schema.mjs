@@ -54,7 +54,7 @@ function describe(v) {
 // null as it is written, anything else by its type.
 function shown(v) {
   if (v === null || v === undefined || typeof v === "boolean" || typeof v === "number") return String(v);
-  if (typeof v === "string") return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? head(v, 40) + "…" : v);
   return typeof v === "object" ? describe(v) : `a ${typeof v}`;
 }
 
@@ -95,8 +95,16 @@ function jsonValue(v, at, seen = new Set()) {
 
 const short = (v) => {
   const s = canonical(v);
-  return s.length > 60 ? s.slice(0, 57) + "..." : s;
+  return s.length > 60 ? head(s, 57) + "..." : s;
 };
+
+// head is the first n UTF-16 units of s, one fewer when the last is the
+// first half of a surrogate pair: an error names a value by its head, and
+// half an emoji would reach the model (and the Trace) as U+FFFD.
+function head(s, n) {
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
+}
 
 /**
  * Compiles a JSON Schema (an object or a boolean). Throws an Error naming

@@ -30,6 +30,14 @@ test("schemas with unsupported or malformed keywords are refused by tool()", () 
   }
 });
 
+test("an argument's or a schema's value named by its head in an error is never cut in half an emoji", () => {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const [err] = compileSchema({ enum: ["a"] })("x".repeat(55) + "😀" + "y".repeat(10));
+  assert.equal(err, `$: want one of "a", got "${"x".repeat(55)}...`);
+  assert.doesNotMatch(err, lone);
+  assert.throws(() => compileSchema({ type: "x".repeat(39) + "😀" }), (e) => e.message.includes(`"${"x".repeat(39)}…"`) && !e.message.includes("\\ud83d"));
+});
+
 // A model that calls tool t once per argument text, then says "ok".
 const callsThenOk = (name, argTexts) =>
   mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
