@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -72,6 +73,9 @@ func checkDiscipline(t *testing.T, msgs []omni.Message) {
 			case omni.EventDelta:
 				if f == nil || f.stop {
 					t.Fatalf("msg %d: delta outside a fragment of %s", i, key)
+				}
+				if !utf8.ValidString(p.Body()) {
+					t.Errorf("msg %d: delta %q of %s is not valid UTF-8 (a character cut in two)", i, p.Body(), key)
 				}
 				f.body += p.Body()
 			case omni.EventStop:

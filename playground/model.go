@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -105,12 +106,18 @@ func (m *Model) account(in, out int64) omni.TokenCounts {
 	return req
 }
 
-// argChunks splits tool arguments into a few pieces for streaming.
+// argChunks splits tool arguments into a few pieces for streaming, of
+// about 12 bytes, each of whole characters (a delta is text: half a
+// character would cross to the page as U+FFFD).
 func argChunks(args string) []string {
 	var out []string
 	for len(args) > 12 {
-		out = append(out, args[:12])
-		args = args[12:]
+		n := 12
+		for n > 1 && !utf8.RuneStart(args[n]) {
+			n--
+		}
+		out = append(out, args[:n])
+		args = args[n:]
 	}
 	return append(out, args)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -151,6 +152,35 @@ func TestModelReadsTheCommandOfTheLatestPrompt(t *testing.T) {
 		}
 		if !strings.HasPrefix(text, "I understand these commands:") {
 			t.Errorf("after %q, help answered %q", carried, text)
+		}
+	}
+}
+
+// Arguments stream in pieces of whole characters: a Japanese file's
+// content was cut every 12 bytes, in the middle of a character, and each
+// delta crossed to the page with U+FFFD.
+func TestModelStreamsWholeCharacters(t *testing.T) {
+	for _, prompt := range []string{"write notes.md: # こんにちは、世界。日本語のメモです", "write e.txt: 👨‍👩‍👧‍👦🇯🇵😀😀😀", "write a.txt: مرحبا بالعالم"} {
+		m := NewModel(NewWorkspace(nil), nil)
+		var rec recorder
+		out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText(prompt)}}, rec.emit)
+		if out.Status != omni.StatusCompleted {
+			t.Fatalf("%q: outcome %+v", prompt, out)
+		}
+		checkDiscipline(t, rec.all())
+	}
+}
+
+func TestArgChunksJoin(t *testing.T) {
+	for _, s := range []string{"", "short", `{"path":"notes.md","content":"# こんにちは"}`, strings.Repeat("😀", 20), "\xff\xfe" + strings.Repeat("a", 30)} {
+		parts := argChunks(s)
+		if got := strings.Join(parts, ""); got != s {
+			t.Errorf("argChunks(%q) joins to %q", s, got)
+		}
+		for _, p := range parts {
+			if (p == "" && s != "") || (utf8.ValidString(s) && !utf8.ValidString(p)) {
+				t.Errorf("argChunks(%q) has the piece %q", s, p)
+			}
 		}
 	}
 }
