@@ -1104,6 +1104,14 @@ pageTest("playground: run_js reads what the code posts to the page within bounds
   assert.equal(many.filter((l) => l === "x").length, 1000);
   assert.equal(many[1000], "… 4000 more lines not shown");
   assert.match(many[1001], /^result: r{262144}… \(300000 characters in all\)$/);
+  // cut by UTF-16 units, never after half a surrogate pair; the console's
+  // bound counts characters, not their bytes (a line of 100,000 Japanese
+  // characters, 300,000 bytes, left room for the next)
+  await run(`postMessage({ console: ["日".repeat(100000), "second"], result: "a" + "😀".repeat(200000) })`);
+  await last.locator('button.more:has-text("show all (")').last().click().catch(() => {});
+  const wide = (await card().innerText()).split("\n");
+  assert.deepEqual(wide.slice(1, 2), ["second"]);
+  assert.equal(wide[2], "result: a" + "😀".repeat(131071) + "… (400001 characters in all)");
 });
 
 /**

@@ -151,7 +151,7 @@ func result(d js.Value) (r playground.EvalResult) {
 		n := c.Length()
 		for i := 0; i < n && i < maxLines && left > 0; i++ {
 			line := text(c.Index(i), left)
-			left -= len(line)
+			left -= units(line)
 			r.Console = append(r.Console, line)
 		}
 		if n > len(r.Console) {
@@ -166,15 +166,33 @@ func result(d js.Value) (r playground.EvalResult) {
 	return r
 }
 
-// text returns v as a string of at most max UTF-16 units, marked when cut;
-// a value of another type than string is named by its type.
+// text returns v as a string of at most max UTF-16 units, marked when cut,
+// never after half a surrogate pair (it would read U+FFFD); a value of
+// another type than string is named by its type.
 func text(v js.Value, max int) string {
 	if v.Type() != js.TypeString {
 		return "(" + v.Type().String() + ")"
 	}
 	o := js.Global().Get("Object").Invoke(v) // a String object: syscall/js reads no property of a primitive
 	if n := o.Get("length").Int(); n > max {
-		return o.Call("slice", 0, max).String() + "… (" + strconv.Itoa(n) + " characters in all)"
+		cut := max
+		if c := o.Call("charCodeAt", max-1).Int(); c >= 0xd800 && c <= 0xdbff {
+			cut--
+		}
+		return o.Call("slice", 0, cut).String() + "… (" + strconv.Itoa(n) + " characters in all)"
 	}
 	return v.String()
+}
+
+// units counts the UTF-16 units of s, as the limits do (a Japanese
+// character is one, not its three bytes).
+func units(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xffff {
+			n++
+		}
+	}
+	return n
 }
