@@ -12,7 +12,7 @@ import "strings"
 // content is text. The white space around the thinking is dropped.
 type tags struct {
 	state uint8  // one of the tag* states
-	held  string // content kept back until it is known what it is
+	held  []byte // content kept back until it is known what it is
 }
 
 const (
@@ -31,13 +31,20 @@ func (t *tags) feed(s string) (think, text string) {
 	if t.state == tagText {
 		return "", s
 	}
-	s, t.held = t.held+s, ""
+	if n := len(t.held); n > 0 && isSpace(t.held[n-1]) && (t.state == tagStart || t.state == tagThinking) && trimSpace(s, true) == "" {
+		// White space after white space held (a model repeating new
+		// lines): held on, not joined and scanned again, which took
+		// time quadratic in its length.
+		t.held = append(t.held, s...)
+		return "", ""
+	}
+	s, t.held = string(t.held)+s, t.held[:0]
 	switch t.state {
 	case tagStart:
 		rest := trimSpace(s, true)
 		if !strings.HasPrefix(rest, openTag) {
 			if len(rest) < len(openTag) && strings.HasPrefix(openTag, rest) {
-				t.held = s // white space, or the start of <think>
+				t.held = append(t.held, s...) // white space, or the start of <think>
 				return "", ""
 			}
 			t.state = tagText
@@ -62,7 +69,7 @@ func (t *tags) feed(s string) (think, text string) {
 				cut = i
 			}
 			end := len(trimSpace(s[:cut], false))
-			t.held = s[end:]
+			t.held = append(t.held, s[end:]...)
 			return s[:end], ""
 		}
 		fallthrough
@@ -79,8 +86,8 @@ func (t *tags) feed(s string) (think, text string) {
 // <think> that never came is text, thinking cut before its </think>
 // stays thinking.
 func (t *tags) flush() (think, text string) {
-	s := t.held
-	t.held = ""
+	s := string(t.held)
+	t.held = t.held[:0]
 	switch t.state {
 	case tagStart:
 		t.state = tagText
@@ -94,6 +101,8 @@ func (t *tags) flush() (think, text string) {
 	return "", ""
 }
 
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // trimSpace drops the ASCII white space at the start of s (left) or at
 // its end.
 func trimSpace(s string, left bool) string {
@@ -102,7 +111,7 @@ func trimSpace(s string, left bool) string {
 		if left {
 			i = 0
 		}
-		if c := s[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+		if !isSpace(s[i]) {
 			break
 		}
 		if left {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -105,6 +106,40 @@ func TestInlineThinkingOrder(t *testing.T) {
 		}
 		if g := strings.Join(got, "|"); g != tc.want {
 			t.Errorf("%q: complete messages %q, want %q", tc.chunks, g, tc.want)
+		}
+	}
+}
+
+// White space streamed a piece at a time (a model repeating new lines, at
+// the start of a reply or in its thinking) is held in time and memory
+// linear in its length: each piece was joined to all that was held, 200 MB
+// copied for 20,000 new lines, minutes for a few hundred thousand.
+func TestInlineThinkingLongWhiteSpace(t *testing.T) {
+	const pieces = 20000
+	for _, tc := range []struct{ start, think, text string }{
+		{"", "", strings.Repeat("\n", pieces) + "x"},
+		{"<think>a", "a", "x"},
+	} {
+		var tg tags
+		var think, text strings.Builder
+		add := func(a, b string) { think.WriteString(a); text.WriteString(b) }
+		add(tg.feed(tc.start))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range pieces {
+			add(tg.feed("\n"))
+		}
+		runtime.ReadMemStats(&after)
+		if tc.start != "" {
+			add(tg.feed("</think>"))
+		}
+		add(tg.feed("x"))
+		add(tg.flush())
+		if think.String() != tc.think || text.String() != tc.text {
+			t.Errorf("%q then %d new lines: thinking %q, text of %d bytes; want %q, %d", tc.start, pieces, think.String(), text.Len(), tc.think, len(tc.text))
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+			t.Errorf("%q then %d new lines one at a time: %d MB allocated, want it linear (under 4 MB)", tc.start, pieces, n>>20)
 		}
 	}
 }
