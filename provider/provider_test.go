@@ -151,6 +151,28 @@ func TestStatusFailureLlamaCppJinja(t *testing.T) {
 	}
 }
 
+// A 404 names the URL requested, but not what of it may be a secret: a
+// Stream caller's URL may carry a key in its query (Google's ?key=) or
+// credentials before its host, and the message goes to the Trace and to a
+// page.
+func TestStatusFailure404NamesURLWithoutSecrets(t *testing.T) {
+	notFound := TransportFunc(func(context.Context, *Request) (*Response, error) {
+		return &Response{Status: 404, Header: map[string]string{"content-type": "text/plain"}, Body: io.NopCloser(strings.NewReader("404 page not found"))}, nil
+	})
+	for u, want := range map[string]string{
+		"http://localhost:11434/chat/completions":                                    "http://localhost:11434/chat/completions",
+		"https://g.example/v1beta/models/m:streamGenerateContent?alt=sse&key=SECRET": "https://g.example/v1beta/models/m:streamGenerateContent",
+		"https://user:SECRET@proxy.example/v1/chat/completions#SECRET":               "https://proxy.example/v1/chat/completions",
+		"https://a:SECRET@b:SECRET@proxy.example/v1?x=@y":                            "https://proxy.example/v1",
+		"https://proxy.example/v1/a@b":                                               "https://proxy.example/v1/a@b",
+	} {
+		f := Stream(context.Background(), notFound, &Request{URL: u}, "x", 0, &doneDecoder{})
+		if f == nil || !strings.HasSuffix(f.Message, "404 page not found (at "+want+")") || strings.Contains(f.Message, "SECRET") {
+			t.Errorf("%s: %+v, want the message to end (at %s)", u, f, want)
+		}
+	}
+}
+
 func TestJSONWriter(t *testing.T) {
 	w := &JSONWriter{}
 	w.Lit("{")

@@ -167,6 +167,30 @@ func Stream(ctx context.Context, t Transport, req *Request, api string, idle tim
 	return f
 }
 
+// shownURL is u as an error names it: without credentials (user:password@),
+// a query or a fragment, where a Stream caller's URL may carry a key
+// (Google's ?key=), which a Trace would keep and a page show.
+func shownURL(u string) string {
+	for i := 0; i < len(u); i++ {
+		if u[i] == '?' || u[i] == '#' {
+			u = u[:i]
+			break
+		}
+	}
+	if i := index(u, "://"); i >= 0 {
+		host := u[i+3:]
+		for j := 0; j < len(host); j++ {
+			if host[j] == '/' {
+				break
+			}
+			if host[j] == '@' {
+				return shownURL(u[:i+3] + host[j+1:])
+			}
+		}
+	}
+	return u
+}
+
 func stream(ctx context.Context, t Transport, req *Request, api string, d Decoder, w *watchdog) *Failure {
 	if ctx.Err() != nil {
 		return &Failure{}
@@ -186,7 +210,7 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		if resp.Status == 404 {
 			// The URL, which a base URL without its /v1 (a local
 			// server's) got wrong: "404 page not found" said nothing of it.
-			f.Message += " (at " + req.URL + ")"
+			f.Message += " (at " + shownURL(req.URL) + ")"
 		}
 		return f
 	}
