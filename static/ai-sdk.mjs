@@ -101,6 +101,8 @@ export function fromAISDK(model, options = {}) {
       }
       const reply = []; // the complete messages, for the history
       const skip = new Set(); // ids of tool calls the provider runs itself
+      const started = new Set(); // ids of tool calls whose input streams
+      const renamed = new Map(); // a streamed call's id at its end → the id it started with
       let open = null; // the one segment streaming: { kind, id, body, meta, name?, raw? }
       let waiting = []; // parts that came while a tool call was open, played after it
       let finish = null;
@@ -152,7 +154,14 @@ export function fromAISDK(model, options = {}) {
           failed = { status: "malformed", errorMessage: `${label}: a stream part is not an object with a type: ${typeof p === "string" ? JSON.stringify(p.slice(0, 80)) : describe(p)}` };
           return;
         }
-        const mine = open?.kind === "tool" && (p.type === "tool-call" ? p.toolCallId : p.type.startsWith("tool-input-") ? p.id : undefined) === open.id;
+        let id = p.type === "tool-call" ? p.toolCallId : p.type.startsWith("tool-input-") ? p.id : undefined;
+        if (p.type === "tool-input-start") started.add(id);
+        // A call that ends under an id it did not start with, while it is the
+        // one open (OpenAI's Responses API through a proxy that gives a call
+        // another call_id when it is done): it is that call, under its first id.
+        if (p.type === "tool-input-end" && open?.kind === "tool" && id !== open.id && !started.has(id)) renamed.set(id, open.id);
+        id = renamed.get(id) ?? id;
+        const mine = open?.kind === "tool" && id === open.id;
         if (open?.kind === "tool" && !mine && p.type !== "error") {
           waiting.push(p);
           return;

@@ -4,13 +4,17 @@ import { load } from "@floehq/floe";
 import { fromAISDK } from "@floehq/floe/ai-sdk";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createOpenAI } from "@ai-sdk/openai";
 import { MockLanguageModelV3 } from "ai/test";
 const floe = await load();
 const anthropic = createAnthropic({ apiKey: "k" });
 const llm = fromAISDK(anthropic("claude-sonnet-4-5"), { providerOptions: { anthropic: { sendReasoning: true } }, maxOutputTokens: 4096 });
 const llm2 = fromAISDK(createOpenAICompatible({ name: "x", baseURL: "http://x" }).chatModel("m"), { providerOptions: ({ thinkingLevel }) => ({ x: { a: thinkingLevel ?? null } }) });
 const llm3 = fromAISDK(new MockLanguageModelV3());
+const openai = createOpenAI({ apiKey: "k" });
+const llm4 = fromAISDK(openai("gpt-5"), { providerOptions: { openai: { store: false, include: ["reasoning.encrypted_content"] } } });
+const llm5 = fromAISDK(openai.chat("gpt-4.1"));
 const s = floe.createSession({ llm, newLLM: (t) => fromAISDK(anthropic("claude-sonnet-4-5"), { sessionTokens: t }) });
-void s; void llm2; void llm3;
+void s; void llm2; void llm3; void llm4; void llm5;
 // @ts-expect-error a specification v2 model is refused
 fromAISDK({ specificationVersion: "v2", provider: "p", modelId: "m", doStream: async () => ({ stream: new ReadableStream() }) });
