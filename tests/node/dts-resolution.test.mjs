@@ -1,7 +1,7 @@
 // The package's types as a TypeScript user meets them: static/ installed as
 // node_modules/@floehq/floe, and tsc (strict, exactOptionalPropertyTypes)
 // over an ES module and a CommonJS one importing "@floehq/floe", its
-// "./test" and "./connect.mjs" under moduleResolution node16, nodenext and
+// "./test", "./ai-sdk" and "./connect.mjs" under moduleResolution node16, nodenext and
 // bundler. connect.mjs exports connect only: its types must not offer
 // floe.mjs's other exports, which would type-check and then fail to link.
 import { test } from "node:test";
@@ -21,6 +21,7 @@ const ESM = `
 import floe, { load, connect, openai, type OmniMessage, type Session, type ConnectOptions } from "@floehq/floe";
 import { mockModel, checkStream, type MockModel } from "@floehq/floe/test";
 import { connect as connectAlone, type RemoteSession, type RemoteRunOptions, type MessageStream } from "@floehq/floe/connect.mjs";
+import { fromAISDK, type AISDKLanguageModel } from "@floehq/floe/ai-sdk";
 
 export async function main(): Promise<string[]> {
   const f = await load();
@@ -34,6 +35,8 @@ export async function main(): Promise<string[]> {
   const stream: MessageStream = r.run("x", run);
   void stream;
   r.close();
+  const model: AISDKLanguageModel = { specificationVersion: "v4", provider: "p", modelId: "m", doStream: async () => ({ stream: { getReader: () => null } }) };
+  f.createSession({ llm: fromAISDK(model, { temperature: 0 }), store: false });
   void [floe.load, connect, openai({ model: "m", apiKey: "k" })];
   return checkStream(seen);
 }
@@ -50,7 +53,8 @@ const CJS = `
 import type { OmniMessage } from "@floehq/floe" with { "resolution-mode": "import" };
 import type { MockModel } from "@floehq/floe/test" with { "resolution-mode": "import" };
 import type { RemoteSession } from "@floehq/floe/connect.mjs" with { "resolution-mode": "import" };
-export type T = [OmniMessage, MockModel, RemoteSession];
+import type { FromAISDKOptions } from "@floehq/floe/ai-sdk" with { "resolution-mode": "import" };
+export type T = [OmniMessage, MockModel, RemoteSession, FromAISDKOptions];
 `;
 
 const dir = mkdtempSync(join(tmpdir(), "floe-types-"));
@@ -84,7 +88,7 @@ function tsc(resolution, files) {
 }
 
 for (const resolution of ["node16", "nodenext", "bundler"]) {
-  test(`moduleResolution ${resolution}: "@floehq/floe", "/test" and "/connect.mjs" resolve their types`, () => {
+  test(`moduleResolution ${resolution}: "@floehq/floe", "/test", "/ai-sdk" and "/connect.mjs" resolve their types`, () => {
     const files = resolution === "bundler" ? ["main.ts"] : ["main.ts", "types.cts"];
     assert.equal(tsc(resolution, files), "");
   });
