@@ -2,11 +2,12 @@
 // MockLanguageModelV4 and V3): what doStream is given, the parts that are
 // rare on the wire (interleaved tool input, text-encoded input, error
 // parts, finish reasons, unknown parts), a failed attempt's input sent
-// again, and the bad inputs fromAISDK refuses.
+// again, a model wrapped in middleware (wrapLanguageModel), and the bad
+// inputs fromAISDK refuses.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from "ai/test";
-import { APICallError } from "ai";
+import { APICallError, wrapLanguageModel, extractReasoningMiddleware, defaultSettingsMiddleware } from "ai";
 import { fromAISDK } from "../../static/ai-sdk.mjs";
 import { checkStream } from "../../static/test.mjs";
 import { floe, meta, collect, find, instantClock } from "../node/helpers.mjs";
@@ -233,4 +234,24 @@ test("bad input is a FloeError naming it: not a model, a model id, an unsupporte
     [() => fromAISDK(v4, []), /^fromAISDK: options: want an object/],
   ];
   for (const [f, message] of bad) assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && message.test(e.message), String(message));
+});
+
+test("a model wrapped in middleware (wrapLanguageModel) is a v4 model: <think> in the text is reasoning, default settings reach doStream", async () => {
+  const { model, calls } = mock("v4", [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "<think>Plan" },
+    { type: "text-delta", id: "t", delta: " it.</think>" },
+    { type: "text-delta", id: "t", delta: "Done." },
+    { type: "text-end", id: "t" },
+    finish(),
+  ]);
+  const wrapped = wrapLanguageModel({ model, middleware: [extractReasoningMiddleware({ tagName: "think" }), defaultSettingsMiddleware({ settings: { temperature: 0.3 } })] });
+  const llm = fromAISDK(wrapped);
+  assert.deepEqual([llm.provider, llm.modelId], ["mock", "mock-1"]);
+  const msgs = await run(llm);
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["completed", ""]]);
+  assert.deepEqual(bodies(msgs).filter(([, e]) => e === ""), [["thinking", "", "Plan it."], ["text", "", "Done."]]);
+  assert.equal(calls[0].temperature, 0.3);
 });
