@@ -21,6 +21,7 @@ type Model struct {
 	Pace      Pace             // nil: no waiting between deltas
 	Now       func() time.Time // message timestamps; nil = time.Now
 	WordDelay time.Duration    // between two text or thinking deltas
+	Demo      *Demo            // a demo script tried before the model's own script; nil: none
 
 	mu       sync.Mutex
 	calls    int               // tool calls issued, for ids
@@ -28,8 +29,9 @@ type Model struct {
 	context  int64             // characters in the context so far
 	session  omni.TokenCounts
 	requests int
-	failed   map[string]bool // "fail:" prompts whose first attempt failed
-	prompts  []string        // the prompts seen, for a compaction's summary
+	failed   map[string]bool   // "fail:" prompts whose first attempt failed
+	prompts  []string          // the prompts seen, for a compaction's summary
+	then     map[string]string // tool_call_id → the demo rule's answer once its outputs are back
 }
 
 // NewModel returns the playground's model for ws.
@@ -147,11 +149,18 @@ func (m *Model) plan(in input) []step {
 		// A command is the latest prompt's: after a reload cut a task
 		// off, its unanswered prompt is carried over before the new one
 		// (ENGINE.md §17), and "stream 3000\nhelp" is no command.
-		if steps, ok := m.command(strings.TrimPrefix(in.latest, "fail: ")); ok {
+		latest := strings.TrimPrefix(in.latest, "fail: ")
+		if r := m.Demo.find(latest); r != nil {
+			return m.planRule(r, in)
+		}
+		if steps, ok := m.command(latest); ok {
 			return steps
 		}
 		return m.planPrompt(in)
 	case len(in.outputs) > 0:
+		if then, ok := m.then[in.outputs[0].id]; ok {
+			return planThen(then, in)
+		}
 		return planSummary(in)
 	case len(in.steering) > 0:
 		return []step{
@@ -161,6 +170,45 @@ func (m *Model) plan(in input) []step {
 	default:
 		return []step{{kind: omni.Text, body: "I was sent nothing new, so there is nothing to do."}}
 	}
+}
+
+// planRule answers a prompt by a demo script's rule r: its thinking, its
+// answer and its calls, after which their outputs get r.Then (the
+// model's own summary when it is empty).
+func (m *Model) planRule(r *DemoRule, in input) []step {
+	var steps []step
+	think := r.Think
+	if in.interrupted && think != "" {
+		think = "The previous turn was interrupted; I start over. " + think
+	}
+	if think != "" {
+		steps = append(steps, step{kind: omni.Thinking, body: think})
+	}
+	if r.Say != "" {
+		steps = append(steps, step{kind: omni.Text, body: r.Say})
+	}
+	if len(in.steering) > 0 {
+		steps = append(steps, step{kind: omni.Text, body: steeringReply(in)})
+	}
+	for _, c := range r.Calls {
+		s := m.newCall(c.Tool, c.Args)
+		if r.Then != "" {
+			if m.then == nil {
+				m.then = map[string]string{}
+			}
+			m.then[s.id] = r.Then
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// planThen answers the outputs of a demo rule's calls with its then.
+func planThen(then string, in input) []step {
+	if len(in.steering) > 0 {
+		then += "\n\n" + steeringReply(in)
+	}
+	return []step{{kind: omni.Text, body: then}}
 }
 
 func (m *Model) planPrompt(in input) []step {

@@ -20,7 +20,7 @@ type input struct {
 }
 
 type output struct {
-	name, body, stop string
+	id, name, body, stop string
 }
 
 const (
@@ -60,7 +60,7 @@ func readInput(msgs []omni.Message, names map[string]string) input {
 				in.latest = t
 			}
 		case p.Type == omni.ToolCallOutput:
-			in.outputs = append(in.outputs, output{name: names[p.ToolCallID], body: p.Output, stop: p.StopReason})
+			in.outputs = append(in.outputs, output{id: p.ToolCallID, name: names[p.ToolCallID], body: p.Output, stop: p.StopReason})
 		}
 	}
 	return in

@@ -35,6 +35,9 @@ type Options struct {
 	Pace Pace // nil: no waiting
 	FS   FS   // nil: the demo files in memory
 	Eval Evaluator
+	// Demo, when set, is the scripted model's demo script (a subagent's
+	// child model's too): its rules answer the prompts they match.
+	Demo *Demo
 
 	// LLM, when set, replaces the scripted model (a real provider); NewLLM
 	// gives its fresh context after a compaction, and a subagent's child
@@ -105,7 +108,7 @@ func Open(o Options) (*engine.Session, *Workspace, error) {
 		// as a provider adapter's do.
 		newLLM = func(session omni.TokenCounts) engine.LLM {
 			m := NewModel(ws, o.Pace)
-			m.session = session
+			m.session, m.Demo = session, o.Demo
 			for _, id := range o.CallIDs {
 				m.seeID(id)
 			}
@@ -196,7 +199,9 @@ func childModel(cws *Workspace, o Options) (omni.Message, engine.LLM, error) {
 	if o.LLM == nil {
 		meta := Meta(time.Now())
 		meta.Payload.Edit().Source = omni.SourceSubagent
-		return meta, NewModel(cws, o.Pace), nil
+		m := NewModel(cws, o.Pace)
+		m.Demo = o.Demo
+		return meta, m, nil
 	}
 	if o.NewLLM == nil {
 		return omni.Message{}, nil, fmt.Errorf("subagent: the %s model gives no fresh context for a child session (Options.NewLLM is nil)", o.Provider)
