@@ -2048,3 +2048,57 @@ pageTest("playground: an export during a run holds the records not yet stored, a
   await decide(page, "count_lines", "allow");
   await idle(page);
 });
+
+// An export of the session shown before, right after switching to another
+// one, holds the records of its last run: it read the store past the
+// records still on their way to it (queued in the Batcher the page had
+// let go). The test holds back the news of IndexedDB's writes, as the one
+// above does, while the first session's last run ends and the page
+// switches to a new session.
+pageTest("playground: an export of the session shown before, right after a switch, holds its last records", async (page, ctx, log, t) => {
+  await open(page);
+  const id = await shownID(page);
+  await send(page, "echo: first");
+  await idle(page);
+  await rowOf(page, id).waitFor();
+  await page.evaluate(() => {
+    const held = [];
+    const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+    Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+      configurable: true,
+      get() {
+        return desc.get.call(this);
+      },
+      set(h) {
+        const tx = this;
+        const hold = (ev) => (window.__hold ? held.push(() => h.call(tx, ev)) : h.call(tx, ev));
+        desc.set.call(this, typeof h === "function" && tx.mode === "readwrite" ? hold : h);
+      },
+    });
+    window.__hold = true;
+    window.__release = () => {
+      window.__hold = false;
+      for (const f of held.splice(0)) f();
+    };
+  });
+  await send(page, "echo: the last words");
+  await idle(page);
+  await page.click("#reset");
+  await otherSession(page, id);
+  const [download] = await Promise.all([
+    page.waitForEvent("download", { timeout: RUN }),
+    (async () => {
+      await rowOf(page, id).locator('button:text("Export")').click();
+      await page.locator("#note", { hasText: /^Export(ing|ed) / }).waitFor();
+      await page.evaluate(() => window.__release());
+    })(),
+  ]);
+  const dir = await mkdtemp(join(tmpdir(), "floe-export-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  const records = (await readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const answers = records.filter((r) => r.payload.type === "text" && r.payload.role === "assistant").map((r) => r.payload.text);
+  assert.deepEqual(answers, ["first", "the last words"], "the export left out the last run's records");
+  await page.locator("#note", { hasText: `Exported ${id} (1 file(s)).` }).waitFor();
+});

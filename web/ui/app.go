@@ -77,6 +77,10 @@ type App struct {
 	views   map[*playground.Item]*itemView
 	dirty   []*playground.Item
 	isDirty map[*playground.Item]bool
+	// behind are the Batchers of sessions the page showed before, by
+	// session, while records they queued are on their way to the store.
+	behind map[string]*trace.Batcher
+
 	ticking map[*playground.Item]bool
 	ticks   atomic.Int32 // len(ticking), read by the ticker goroutine
 	log     *streamLog
@@ -103,7 +107,7 @@ type App struct {
 // New binds the page skeleton of doc.
 func New(doc js.Value, env Env) *App {
 	a := &App{doc: doc, env: env, views: map[*playground.Item]*itemView{}, isDirty: map[*playground.Item]bool{},
-		ticking: map[*playground.Item]bool{}, tab: "stream"}
+		ticking: map[*playground.Item]bool{}, tab: "stream", behind: map[string]*trace.Batcher{}}
 	a.body = wrap(doc.Get("body"))
 	for _, b := range []struct {
 		dst *elem
@@ -393,6 +397,37 @@ func joinNotes(notes ...string) string {
 	return strings.Join(out, " ")
 }
 
+// retire keeps bat, the Batcher of the session id the page shows no
+// more, as the one to read that session through until what it queued is
+// stored: an export, an open or a delete of it right after the switch
+// would miss its last records (or, a delete, see them written after it).
+func (a *App) retire(id string, bat *trace.Batcher) {
+	a.behind[id] = bat
+	go func() {
+		bat.Flush(context.Background())
+		a.post(func() {
+			if a.behind[id] == bat {
+				delete(a.behind, id)
+			}
+		})
+	}()
+}
+
+// storeOf is the Store to read or delete the stored session id through:
+// the Batcher its records go through (the session shown's, or that of one
+// shown before whose records are still on their way), which stores them
+// first; else the page's store. waits says that a Batcher holds records
+// of it.
+func (a *App) storeOf(id string) (store trace.Store, waits bool) {
+	if id == a.sessID && a.bat != nil {
+		return a.bat, a.running
+	}
+	if b := a.behind[id]; b != nil {
+		return b, true
+	}
+	return a.env.Store, false
+}
+
 func (a *App) batcher(fresh bool) *trace.Batcher {
 	return trace.NewBatcher(a.env.Store, trace.BatcherOptions{Fresh: fresh, Report: func(err error) {
 		consoleWarn("floe trace: " + err.Error())
@@ -410,7 +445,7 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 	}
 	a.detachRemote()
 	if old := a.bat; old != nil {
-		go old.Flush(context.Background())
+		a.retire(a.sessID, old)
 	}
 	a.runner, a.bat, a.sessID = playground.NewRunner(sess), bat, sess.ID()
 	a.sysPrompt = o.Meta.Payload.SystemPrompt()

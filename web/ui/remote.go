@@ -3,7 +3,6 @@
 package ui
 
 import (
-	"context"
 	"strings"
 	"syscall/js"
 	"time"
@@ -54,7 +53,7 @@ func (a *App) attachRemote(h js.Value, id, label string) {
 	}
 	a.detachRemote()
 	if old := a.bat; old != nil {
-		go old.Flush(context.Background())
+		a.retire(a.sessID, old)
 	}
 	a.gen++
 	gen := a.gen

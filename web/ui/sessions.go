@@ -295,29 +295,30 @@ func (s *sessionsView) click(t elem) {
 	case "rename":
 		s.renaming = id
 	case "export":
-		// Read through the Batcher of the session shown: it stores what
-		// its run has queued first (trace.Batcher.Files), so that the
-		// export holds every record the run made until now.
-		store, running := a.env.Store, a.running && id == a.sessID && !a.isRemote()
-		if a.bat != nil {
-			store = a.bat
-		}
+		// Read through the Batcher the session's records go through: it
+		// stores what it has queued first (trace.Batcher.Files), so that
+		// the export holds every record made until now, of a run in
+		// flight or of the session shown before.
+		store, waits := a.storeOf(id)
+		running := a.running && id == a.sessID && !a.isRemote()
 		if running {
 			a.note = "Exporting " + id + ": storing the records its run has made until now first…"
+		} else if waits {
+			a.note = "Exporting " + id + ": storing its last records first…"
 		}
 		a.spawn(func() { s.export(id, store, running) })
 	case "ask-delete":
 		s.deleting = id
 	case "delete":
 		s.deleting = ""
-		store, r := a.env.Store, (*playground.Runner)(nil)
+		// Through the Batcher the session's records go through, which
+		// writes what it holds first.
+		store, _ := a.storeOf(id)
+		r := (*playground.Runner)(nil)
 		if id == a.sessID && a.runner != nil {
 			// The session shown: its run (if any) is stopped and ended
-			// before the delete, through the Batcher it writes to.
+			// before the delete.
 			r = a.runner
-			if a.bat != nil {
-				store = a.bat
-			}
 			if a.running {
 				a.stop = true
 			}
@@ -455,8 +456,12 @@ func download(name string, data []byte) {
 // stored records.
 func (a *App) resume(id string) {
 	a.note = "Opening " + id + "…"
+	prev, _ := a.storeOf(id)
 	a.spawn(func() {
 		ctx := context.Background()
+		if b, ok := prev.(*trace.Batcher); ok {
+			b.Flush(ctx) // the records of its last run, when it was shown before
+		}
 		bat := a.batcher(false)
 		res, err := trace.Resume(ctx, bat, id, time.Now)
 		if err == nil {
