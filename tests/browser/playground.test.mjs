@@ -2102,3 +2102,31 @@ pageTest("playground: an export of the session shown before, right after a switc
   assert.deepEqual(answers, ["first", "the last words"], "the export left out the last run's records");
   await page.locator("#note", { hasText: `Exported ${id} (1 file(s)).` }).waitFor();
 });
+
+// Where the browser refuses the page its private file system (Firefox's
+// private windows), the workspace is kept in memory: the page says so
+// where the workspace is shown, not only in the console.
+pageTest("playground: without OPFS the page says the workspace is in memory and its files last until a reload", async (page, ctx) => {
+  await page.addInitScript(() => {
+    navigator.storage.getDirectory = () => Promise.reject(new DOMException("The operation is insecure.", "SecurityError"));
+  });
+  await open(page);
+  const note = "the workspace is kept in memory, and its files last until the page is closed or reloaded.";
+  assert.ok(await page.locator("#intro-memory").isVisible(), "no note in the intro");
+  assert.match(await page.locator("#intro-memory").innerText(), new RegExp(note.replace(/[.]/g, "\\.")));
+  assert.equal(await page.locator("#intro-workspace").innerText(), "kept in memory");
+  assert.equal(await page.locator("#tab-files").innerText(), "Files · in memory");
+  await page.click("#tab-files");
+  assert.equal(await page.locator("#files-memory").getAttribute("role"), "note");
+  assert.ok(await page.locator("#files-memory").isVisible(), "no note in the Files panel");
+  assert.match(await page.locator("#files-memory").innerText(), /these files last until the page is closed or reloaded/);
+  // With OPFS: none of it.
+  await page.close();
+  const other = await ctx.newPage();
+  await open(other);
+  assert.equal(await other.locator("#intro-memory").isVisible(), false);
+  assert.equal(await other.locator("#tab-files").innerText(), "Files");
+  await other.click("#tab-files");
+  assert.equal(await other.locator("#files-memory").isVisible(), false);
+  assert.match(await other.locator("#files-hint").innerText(), /Origin Private File System/);
+});

@@ -55,7 +55,7 @@ func main() {
 	fs, created, err := opfs.Open(ctx, "workspace")
 	if err != nil {
 		console.Call("warn", "playground: "+err.Error()+"; the workspace is kept in memory")
-		env.FS = playground.NewMemFS(playground.DemoFiles())
+		env.FS, env.InMemory = playground.NewMemFS(playground.DemoFiles()), true
 	} else {
 		env.FS = fs
 		if created {

@@ -36,6 +36,10 @@ type Env struct {
 	Pace  playground.Pace      // the scripted model's pacing
 	Diag  func(engine.Diagnostic)
 	Plain bool // render model text as plain text (the Markdown benchmark's baseline)
+	// InMemory says the workspace is kept in memory (the browser refused
+	// the page its private file system: a private window): the page says
+	// its files last until it is closed or reloaded.
+	InMemory bool
 }
 
 // pendingApproval is a tool call waiting for the user's decision.
@@ -127,6 +131,13 @@ func New(doc js.Value, env Env) *App {
 	a.atts.init(a)
 	a.traceV.init(a)
 	a.set = loadSettings()
+	if env.InMemory {
+		byID(doc, "intro-workspace").SetTextContent("kept in memory")
+		byID(doc, "files-hint").SetTextContent("The workspace, in memory.")
+		show(byID(doc, "intro-memory"), true)
+		show(byID(doc, "files-memory"), true)
+		byID(doc, "tab-files").AppendChild(a.el("span", "memory-tab", " · in memory"))
+	}
 	return a
 }
 
