@@ -2,7 +2,8 @@
 // ESR, driven as a person would: the scripted model's task with its two
 // approvals, cut off by a reload while an approval waits (the session is
 // listed, reopened, and the task carries over), run_js in its sandboxed
-// frame's Worker, Stop during an approval. No console error or page error.
+// frame's Worker, Stop during an approval; in a private window, the note
+// that the workspace is kept in memory. No console error or page error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { baseURL, explain, launch } from "./harness.mjs";
@@ -104,6 +105,29 @@ test("playground: approvals; a reload mid-task reopens the session and carries t
     assert.match(await lastText(page, "#transcript > .notice"), /Run aborted: aborted by user/);
     assert.equal((await texts(page, ".card.ask")).length, 0, "approval buttons left after Stop");
 
+    const bad = b.log.filter((l) => l.includes("page error") || l.includes("console.error"));
+    assert.deepEqual(bad, [], "errors in the page" + explain(b.log));
+  } catch (e) {
+    e.message += explain(b.log);
+    throw e;
+  }
+});
+
+test("playground in a private window: the page says the workspace is kept in memory, its files lasting until a reload", { timeout: 90_000 }, async (t) => {
+  // Firefox refuses a private window's page its origin private file
+  // system: the workspace is in memory, and the page says so.
+  const b = await launch(t, { prefs: { "browser.privatebrowsing.autostart": true } });
+  const page = await b.newPage();
+  await page.setViewport({ width: 1280, height: 860 });
+  try {
+    await page.goto(baseURL() + PAGE);
+    await idle(page);
+    const shown = (sel) => page.$eval(sel, (e) => !e.hidden && e.getClientRects().length > 0);
+    assert.ok(await shown("#intro-memory"), "no note in the intro");
+    assert.match(await page.$eval("#intro-memory", (e) => e.innerText), /the workspace is kept in memory, and its files last until the page is closed or reloaded\./);
+    assert.equal(await page.$eval("#tab-files", (e) => e.innerText), "Files · in memory");
+    await page.click("#tab-files");
+    assert.ok(await shown("#files-memory"), "no note in the Files panel");
     const bad = b.log.filter((l) => l.includes("page error") || l.includes("console.error"));
     assert.deepEqual(bad, [], "errors in the page" + explain(b.log));
   } catch (e) {
