@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, writeFile, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { createServer } from "node:http";
 import { baseURL, CHROMIUM, explain, FLAGS, launch, page as firstPage, WAIT } from "./harness.mjs";
@@ -2101,6 +2102,60 @@ pageTest("playground: an export of the session shown before, right after a switc
   const answers = records.filter((r) => r.payload.type === "text" && r.payload.role === "assistant").map((r) => r.payload.text);
   assert.deepEqual(answers, ["first", "the last words"], "the export left out the last run's records");
   await page.locator("#note", { hasText: `Exported ${id} (1 file(s)).` }).waitFor();
+});
+
+// A teacher's demo script, loaded from a file in Settings: a bad file is
+// refused naming its rule, line and field; the example file answers the
+// prompts it matches (thinking, answer, two tool calls each approved, then
+// its text), and is kept over a reload; cleared, the scripted demo answers
+// from its own script again.
+pageTest("playground: a demo script loaded in Settings answers the prompts it matches; a bad one is refused naming the rule; kept over a reload; cleared", async (page, ctx, log, t) => {
+  await open(page);
+  const dir = await mkdtemp(join(tmpdir(), "floe-demo-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const bad = join(dir, "lesson.json");
+  await writeFile(bad, JSON.stringify([{ match: "a", say: "b" }, { match: "c", calls: [{ tool: "rm_rf" }] }], null, 2));
+  await page.click("#open-settings");
+  await page.locator("#set-demo-status", { hasText: "None: the scripted demo answers from its own script." }).waitFor();
+  await page.setInputFiles("#set-demo-file", bad);
+  await page.locator("#set-demo-file-error", { hasText: 'lesson.json: rule 2 (line 6): calls[0].tool: unknown tool "rm_rf"' }).waitFor();
+  await page.setInputFiles("#set-demo-file", fileURLToPath(new URL("../../examples/playground-demo.json", import.meta.url)));
+  await page.locator("#set-demo-status", { hasText: "Loaded: playground-demo.json, 3 rule(s)." }).waitFor();
+  assert.equal(await page.locator("#set-demo-file-error").isVisible(), false, "the refusal stays");
+  await page.click("#settings-cancel");
+  // The session shown was empty: the script answers in a new one at once.
+  await page.locator("#note", { hasText: "Demo script playground-demo.json loaded (3 rule(s))." }).waitFor();
+  assert.match(await page.locator("#model-label").innerText(), /scripted demo \(offline\) · demo script playground-demo\.json/);
+
+  await send(page, "How long is the store?");
+  await decide(page, "read_file", "allow");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /^That was two tool calls: read_file returned the file and count_lines counted it\./);
+  assert.match(await page.locator('#transcript > .msg.text[data-kind="text"] .body').first().innerText(), /^Let me open it and count its lines\.$/);
+  assert.match(await page.locator('#transcript > .card[data-call-id="call_1_1"] .output').innerText(), /Package store keeps notes/);
+  await page.locator("#transcript details.thinking", { hasText: "The student wants to see tools at work" }).waitFor();
+
+  await page.reload();
+  await idle(page);
+  assert.match(await page.locator("#model-label").innerText(), /demo script playground-demo\.json/);
+  await send(page, "What is a tool call?");
+  await idle(page);
+  assert.match(await lastReply(page), /^A tool call is the model asking the program around it/);
+
+  await page.click("#open-settings");
+  await page.locator("#set-demo-status", { hasText: "Loaded: playground-demo.json, 3 rule(s)." }).waitFor();
+  await page.click("#set-demo-clear");
+  await page.locator("#set-demo-status", { hasText: "None:" }).waitFor();
+  await page.click("#settings-cancel");
+  await page.locator("#note", { hasText: "Demo script cleared. It applies to the next new session." }).waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:demo")), null);
+  await page.click("#reset");
+  await page.locator("#model-label", { hasText: /^Model: scripted demo \(offline\)$/ }).waitFor();
+  await send(page, "What is a tool call?");
+  await decide(page, "list_files", "deny");
+  await decide(page, "count_lines", "deny");
+  await idle(page);
 });
 
 // Where the browser refuses the page its private file system (Firefox's

@@ -78,6 +78,12 @@ type App struct {
 	note                      string                      // one-line note under the composer
 	keepBlocked               string                      // a base URL the page's policy blocks that a second Save keeps
 
+	// demo is the demo script loaded in Settings (nil: none), demoName
+	// its file's name; demoErr says why the one local storage keeps is
+	// refused.
+	demo              *playground.Demo
+	demoName, demoErr string
+
 	views   map[*playground.Item]*itemView
 	dirty   []*playground.Item
 	isDirty map[*playground.Item]bool
@@ -131,6 +137,7 @@ func New(doc js.Value, env Env) *App {
 	a.atts.init(a)
 	a.traceV.init(a)
 	a.set = loadSettings()
+	a.loadDemo()
 	if env.InMemory {
 		byID(doc, "intro-workspace").SetTextContent("kept in memory")
 		byID(doc, "files-hint").SetTextContent("The workspace, in memory.")
@@ -297,6 +304,7 @@ func (a *App) listen() {
 	byID(a.doc, "toggle-sessions").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("sessions") }) })
 	byID(a.doc, "toggle-side").AddEventListener("click", false, func(dom.Event) { a.post(func() { a.toggleDrawer("side") }) })
 	a.listenSettings()
+	a.listenDemo()
 }
 
 // tabs are the side panel's tabs, in their order.
@@ -362,6 +370,9 @@ func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Optio
 	}
 	llm, newLLM, label, warn := a.provider(seed)
 	o.LLM, o.NewLLM = llm, newLLM
+	if llm == nil {
+		o.Demo = a.demo
+	}
 	a.noImages = llm != nil && a.set.noImages()
 	a.atts.dirty = true // the hint of the images attached
 	if llm != nil {

@@ -112,6 +112,7 @@ const (
 	keyTitles   = "floe-playground:titles"   // session titles the user gave, by id (JSON)
 	keySettings = "floe-playground:settings" // Settings (JSON)
 	keyImported = "floe-playground:imported" // imported sessions' last records' times, by id (JSON)
+	keyDemo     = "floe-playground:demo"     // the demo script loaded in Settings (JSON: name, text)
 )
 
 func localStorage() js.Value { return js.Global().Get("localStorage") }

@@ -87,12 +87,16 @@ func (s Settings) compactMode() string {
 // demo), its session tokens starting from seed, the header's label and,
 // when the settings do not give a usable provider, why (for the note).
 func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLMFactory, label, warn string) {
+	script := ""
+	if a.demo != nil {
+		script = " · demo script " + a.demoName
+	}
 	if a.set.Provider == "scripted" {
-		return nil, nil, "Model: scripted demo (offline)", ""
+		return nil, nil, "Model: scripted demo (offline)" + script, ""
 	}
 	llm, newLLM, err := newProviderLLM(a.set, seed)
 	if err != nil {
-		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)", err.Error()
+		return nil, nil, "Model: scripted demo (" + providerNames[a.set.Provider] + " unavailable)" + script, err.Error()
 	}
 	label = "Model: " + providerNames[a.set.Provider] + " · " + a.set.Model
 	if a.set.ThinkingLevel != "" {
@@ -147,6 +151,8 @@ func (a *App) listenSettings() {
 		field("set-images").Set("checked", !s.NoImages)
 		field("set-system-prompt").Set("value", s.SystemPrompt)
 		field("set-current-prompt").Set("textContent", a.currentPrompt())
+		field("set-demo-status").Set("textContent", a.demoStatus())
+		badField(a, "set-demo-file", nil)
 		providerChosen(a, s.Provider)
 		badURL(a, nil)
 		badField(a, "set-key", nil)
