@@ -101,6 +101,17 @@ func TestExampleDemoParses(t *testing.T) {
 	if d.find("How long is the store?") == nil || d.find("What is a tool call?") == nil || d.find("take notes please") == nil {
 		t.Error("the example's rules do not match the prompts its README text names")
 	}
+	// The README shows the file as it is.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(readme), "**A demo script of your own.**")
+	_, block, _ := strings.Cut(after, "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	if block != string(data) {
+		t.Errorf("the README's demo script is not examples/playground-demo.json:\n%s", block)
+	}
 }
 
 // A session with a demo script answers a prompt a rule matches from the
