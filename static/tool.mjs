@@ -21,7 +21,8 @@ const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze(
 
 /**
  * tool({ name, description, parameters, execute, timeoutMs, maxOutputLength })
- * → a tool for createSession({ tools }). parameters is a JSON Schema
+ * → a tool for createSession({ tools }). parameters is a JSON Schema or a
+ * Standard Schema with Standard JSON Schema (zod, Valibot, ArkType)
  * (default: an object with no properties); execute(args, { signal,
  * toolCall, emit, approve }) gets the parsed, validated arguments.
  * timeoutMs bounds a call's time (its signal aborts, the call fails);
@@ -39,7 +40,12 @@ export function tool(spec) {
     timeoutMs: timeoutMs == null ? 0 : intArg(timeoutMs, `tool ${name}: timeoutMs`, MAX_MS),
     cap: maxOutputLength == null ? 0 : intArg(maxOutputLength, `tool ${name}: maxOutputLength`, MAX_OUTPUT),
   };
-  if (!isObject(parameters) || Array.isArray(parameters)) throw badArg(`tool ${name}: parameters`, "a JSON Schema object", parameters);
+  const standard = standardProps(parameters, `tool ${name}: parameters`);
+  if (standard) {
+    const jsonSchema = standardJSONSchema(standard, `tool ${name}: parameters`);
+    return Object.freeze({ name, description, parameters: jsonSchema, execute, [TOOL]: standardCheck(standard), [LIMITS]: limits });
+  }
+  if (!isObject(parameters) || Array.isArray(parameters)) throw badArg(`tool ${name}: parameters`, "a JSON Schema object or a Standard Schema (zod, Valibot, ArkType)", parameters);
   let validate;
   try {
     validate = compileSchema(parameters);
@@ -53,6 +59,128 @@ export function tool(spec) {
   }
   return Object.freeze({ name, description, parameters, execute, [TOOL]: validate, [LIMITS]: limits });
 }
+
+// The JSON Schema draft a Standard Schema is asked for: the one the AI
+// SDK asks for, which OpenAI's and Anthropic's tools take, and whose
+// keywords (items as an array, definitions) Floe's own validator knows.
+const STANDARD_TARGET = "draft-07";
+
+/**
+ * The Standard Schema properties (schema["~standard"]) of a tool's
+ * parameters, or null when they are not one (a JSON Schema). A zod or
+ * Valibot schema is an object, an ArkType one a function.
+ * Throws bad_argument for a "~standard" that is not version 1 with validate().
+ */
+function standardProps(parameters, at) {
+  if (parameters === null || (typeof parameters !== "object" && typeof parameters !== "function")) return null;
+  let props, version, validate;
+  try {
+    if (!("~standard" in parameters)) return null;
+    props = parameters["~standard"];
+    version = isObject(props) ? props.version : undefined;
+    validate = isObject(props) ? props.validate : undefined;
+  } catch (e) {
+    throw floeError("bad_argument", `${at}: reading its ~standard threw: ${errMessage(e)}`);
+  }
+  if (!isObject(props)) throw badArg(`${at}["~standard"]`, "a Standard Schema's properties (version 1, with validate())", props);
+  if (version !== 1) throw floeError("bad_argument", `${at}["~standard"].version: want 1 (Standard Schema v1), got ${typeof version === "number" ? version : describe(version)}`);
+  if (typeof validate !== "function") throw badArg(`${at}["~standard"].validate`, "a function (Standard Schema v1)", validate);
+  return props;
+}
+
+/**
+ * The JSON Schema the model gets for a Standard Schema: its Standard JSON
+ * Schema interface's input schema (what a call must send; defaults and
+ * transforms apply after), as plain JSON data, an object schema.
+ * Throws bad_argument naming what to do when the schema has none.
+ */
+function standardJSONSchema(props, at) {
+  let vendor, convert, schema;
+  try {
+    vendor = props.vendor;
+    const js = props.jsonSchema;
+    convert = isObject(js) ? js.input : undefined;
+  } catch (e) {
+    throw floeError("bad_argument", `${at}: reading its ~standard threw: ${errMessage(e)}`);
+  }
+  const lib = typeof vendor === "string" && vendor !== "" ? `this ${vendor} schema` : "this Standard Schema";
+  if (typeof convert !== "function") {
+    const how =
+      vendor === "valibot"
+        ? "wrap it in toStandardJsonSchema() from @valibot/to-json-schema, or pass a JSON Schema object"
+        : vendor === "zod"
+          ? "zod 4.2 and later give it; or pass a JSON Schema object (z.toJSONSchema(schema))"
+          : "pass a JSON Schema object (your library's converter's output)";
+    throw floeError("bad_argument", `${at}: ${lib} has no Standard JSON Schema interface (~standard.jsonSchema), from which the model's JSON Schema comes: ${how}`);
+  }
+  try {
+    schema = convert.call(props.jsonSchema, { target: STANDARD_TARGET });
+  } catch (e) {
+    throw floeError("bad_argument", `${at}: ${lib}'s JSON Schema (~standard.jsonSchema.input) threw: ${errMessage(e)}`);
+  }
+  let text;
+  try {
+    text = JSON.stringify(schema);
+  } catch (e) {
+    throw floeError("bad_argument", `${at}: ${lib}'s JSON Schema cannot be encoded as JSON: ${errMessage(e)}`);
+  }
+  schema = typeof text === "string" ? JSON.parse(text) : undefined;
+  if (!isObject(schema) || Array.isArray(schema)) throw badArg(`${at}: ${lib}'s JSON Schema`, "an object", schema);
+  const top = schema.type;
+  if (top !== "object" && !(Array.isArray(top) && top.includes("object"))) {
+    // Providers take an object schema only: a model's arguments are one.
+    throw floeError("bad_argument", `${at}: ${lib}'s JSON Schema has type ${top === undefined ? "none" : JSON.stringify(top)}: want "object" (a tool's arguments are an object: z.object(), v.object(), type({ … }))`);
+  }
+  return schema;
+}
+
+// standardCheck makes a Standard Schema tool's argument check: it returns
+// a Promise of { value } (the schema's output) or { error } (the text of
+// the failed output), or throws or rejects when validate() does.
+const standardCheck = (props) => {
+  const check = async (args, name) => {
+    const r = await props.validate(args);
+    if (!isObject(r)) throw new TypeError(`its schema's validate() returned ${describe(r)}, want { value } or { issues }`);
+    const issues = r.issues;
+    if (issues == null) return { value: r.value };
+    const list = Array.from(issues).slice(0, MAX_ISSUES).map(issueText);
+    if (list.length === 0) list.push("$: invalid (the schema gave no issue)");
+    return { error: `[invalid arguments] ${name}: ${list.join("; ")}` };
+  };
+  check.standard = true;
+  return check;
+};
+
+// At most this many issues are named, as the JSON Schema validator's problems.
+const MAX_ISSUES = 8;
+
+// issueText is a Standard Schema issue as the JSON Schema validator words
+// a problem: "$.a.b[0]: message". A path's segment is a key or { key }.
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+function issueText(issue) {
+  let path = "$";
+  const segs = isObject(issue) && issue.path != null ? Array.from(issue.path) : [];
+  for (const seg of segs) {
+    const k = isObject(seg) ? seg.key : seg;
+    if (typeof k === "number") path += `[${k}]`;
+    else if (typeof k === "string") path += IDENT.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+    else path += `[${String(k)}]`;
+  }
+  let message = isObject(issue) ? issue.message : undefined;
+  if (typeof message !== "string" || message === "") message = "invalid";
+  // A message may quote the value (ArkType's "(was …)"): a long one is
+  // named by its head, never cut in half a surrogate pair.
+  if (message.length > MAX_MESSAGE) {
+    let n = MAX_MESSAGE - 1;
+    const c = message.charCodeAt(n - 1);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+    message = message.slice(0, n) + "…";
+  }
+  return `${path}: ${message}`;
+}
+
+// The longest issue message named, in UTF-16 code units.
+const MAX_MESSAGE = 300;
 
 /** Reports whether t was made by tool() (or subagentTool()). */
 export const isTool = (t) => isObject(t) && typeof t[TOOL] === "function";
@@ -88,7 +216,11 @@ export function deriveTools(tools, environment, fn, read = (o, k) => o[k]) {
       const description = read(t, "description", at);
       if (description !== undefined && typeof description !== "string") throw badArg(`${at}.description`, "a string", description);
       const parameters = read(t, "parameters", at);
-      if (parameters !== undefined && (!isObject(parameters) || isArrayArg(parameters, `${at}.parameters`))) throw badArg(`${at}.parameters`, "a JSON Schema object", parameters);
+      // A Standard Schema gives the model its JSON Schema; checking the
+      // arguments stays the environment's, as with a JSON Schema.
+      const standard = standardProps(parameters, `${at}.parameters`);
+      if (standard) return { name, description, parameters: standardJSONSchema(standard, `${at}.parameters`) };
+      if (parameters !== undefined && (!isObject(parameters) || isArrayArg(parameters, `${at}.parameters`))) throw badArg(`${at}.parameters`, "a JSON Schema object or a Standard Schema (zod, Valibot, ArkType)", parameters);
       return t;
     }
     const d = { name: t.name, description: t.description };
@@ -142,6 +274,8 @@ export function checkArguments(t, raw) {
     // Deeper, checking them (const, enum, uniqueItems) could overflow the stack.
     return { error: `[invalid arguments] ${t.name}: the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels` };
   }
+  // A Standard Schema's validate() runs with the call (runTool).
+  if (t[TOOL].standard) return { args };
   let errs;
   try {
     errs = t[TOOL](args);
@@ -269,7 +403,18 @@ async function* runTool(t, { toolCall, approve, signal }) {
     }
   }
   const done = (async () => {
-    const r = await t.execute(checked.args, { signal: toolSignal, toolCall, emit, approve });
+    let args = checked.args;
+    if (t[TOOL].standard) {
+      // A Standard Schema's own validate(): its output (defaults,
+      // transforms) is what execute gets. It runs inside the call, so
+      // that the time limit and the run's abort bound an async one, and
+      // one that throws is a tool error.
+      const v = await untilAbort(t[TOOL](args, t.name), toolSignal);
+      if (v === ABORTED) return { output: "" }; // the run's abort (or the time limit, which has ended the call)
+      if (v.error !== undefined) return { invalid: v.error };
+      args = v.value;
+    }
+    const r = await t.execute(args, { signal: toolSignal, toolCall, emit, approve });
     if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
       for await (const f of r) {
         if (toolSignal.aborted) break; // cut at the abort or the time limit
@@ -283,7 +428,7 @@ async function* runTool(t, { toolCall, approve, signal }) {
       // A tool that ends after the run's abort, however it ends, was cut
       // short: its output says so and is "aborted" (ENGINE.md E-6.8), so
       // that the model does not take what came for the whole result.
-      if (!failed) result = signal.aborted ? { ...r, stopReason: "aborted" } : r;
+      if (!failed) result = signal.aborted ? { ...(r.invalid === undefined ? r : { output: "" }), stopReason: "aborted" } : r;
       notify();
     },
     (e) => {
@@ -318,6 +463,10 @@ async function* runTool(t, { toolCall, approve, signal }) {
     if (kept < total) yield msg.partialToolOutput("delta", cutNote(), id);
     throw failure; // the engine makes "[tool error] <message>" of it
   }
+  if (result.invalid !== undefined) {
+    yield msg.toolOutput(id, result.invalid, "failed");
+    return;
+  }
   const { images, stopReason } = result;
   let output = head(result.output);
   if (kept < total) output += cutNote();
@@ -336,6 +485,20 @@ async function* runTool(t, { toolCall, approve, signal }) {
 }
 
 const NO_LIMITS = Object.freeze({ timeoutMs: 0, cap: 0 });
+
+// untilAbort is p, or ABORTED once signal aborts first: an async
+// validate() has no signal to heed, and is not waited for after it.
+const ABORTED = Symbol("aborted");
+function untilAbort(p, signal) {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  let off;
+  const stop = new Promise((resolve) => {
+    const f = () => resolve(ABORTED);
+    signal.addEventListener("abort", f, { once: true });
+    off = () => signal.removeEventListener("abort", f);
+  });
+  return Promise.race([p, stop]).finally(off);
+}
 
 // duration names a time limit as the errors say it: "120 s", "1.5 s", "250 ms".
 const duration = (ms) => (ms < 1000 ? `${ms} ms` : `${ms / 1000} s`);

@@ -299,7 +299,7 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
     [() => floe.createSession({ llm: mockModel([]), tools: [42] }), "createSession: tools[0]"],
     [() => floe.createSession({ llm: mockModel([]), tools: [{ description: "d" }] }), "createSession: tools[0].name: want a tool's name (a non-empty string), got undefined"],
     [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "", description: "d" }] }), "createSession: tools[0].name: want a tool's name"],
-    [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "p", description: "d", parameters: "obj" }] }), "createSession: tools[0].parameters: want a JSON Schema object, got a string"],
+    [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "p", description: "d", parameters: "obj" }] }), "createSession: tools[0].parameters: want a JSON Schema object or a Standard Schema (zod, Valibot, ArkType), got a string"],
     [() => floe.createSession({ llm: mockModel([]), tools: [{ name: "p", description: 5 }] }), "createSession: tools[0].description: want a string, got a number"],
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { a: { type: "str" } } } }), 'tool x: parameters.properties.a.type: want one of string, number, integer, boolean, object, array, null or an array of them, got "str"'],
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { a: { type: "string", minLength: -1 } } } }), "parameters.properties.a.minLength: want a non-negative integer, got -1"],
@@ -650,4 +650,125 @@ test("subagentTool timeoutMs bounds create() too: one that never settles fails t
   assert.deepEqual([o.payload.output, o.payload.stop_reason], ["[tool error] timed out after 1 s", "failed"]);
   assert.equal(out.filter((m) => m.origin).length, 0);
   late({ llm: mockModel(["late"]), store: false }); // settles after the call: ignored
+});
+
+// A Standard Schema written by hand (what zod, Valibot and ArkType give;
+// tests/standard-schema runs them): validate(value) → { value } or
+// { issues }, its JSON Schema from jsonSchema.input({ target }).
+function standard(validate, json = { type: "object", properties: { a: { type: "string" } } }) {
+  const targets = [];
+  return {
+    targets,
+    "~standard": { version: 1, vendor: "hand", validate, jsonSchema: { input: (o) => (targets.push(o.target), structuredClone(json)), output: () => json } },
+  };
+}
+
+test("Standard Schema parameters: the model gets its JSON Schema (draft-07); execute gets validate()'s output; its issues are the failed output, each with its path", async () => {
+  const ran = [];
+  const schema = standard((v) =>
+    v.a === "ok"
+      ? { value: { a: "OK", added: 1 } }
+      : {
+          issues: [
+            { message: "want a string", path: ["a"] },
+            { message: "too small", path: ["list", 0, { key: "odd key" }, { key: 2 }] },
+            { message: "at the top" },
+            { message: "", path: [Symbol("s")] },
+            { message: "x".repeat(298) + "😀" + "y".repeat(5000), path: ["long"] },
+            ...Array.from({ length: 9 }, (_, i) => ({ message: `more ${i}`, path: [] })),
+          ],
+        },
+  );
+  const t = tool({ name: "t", description: "d", parameters: schema, execute: (args) => (ran.push(args), "ran") });
+  assert.deepEqual(schema.targets, ["draft-07"]);
+  assert.deepEqual(t.parameters, { type: "object", properties: { a: { type: "string" } } });
+  const llm = callsThenOk("t", ['{"a":"ok"}', '{"a":5}', "{oops"]);
+  const out = await collect(floe.createSession({ llm, tools: [t] }).run("go", { approve: () => "allow" }));
+  assert.deepEqual(checkStream(out), []);
+  assert.deepEqual(llm.calls[0].tools, [{ name: "t", description: "d", parameters: { type: "object", properties: { a: { type: "string" } } } }]);
+  assert.deepEqual(ran, [{ a: "OK", added: 1 }]);
+  const outputs = Object.fromEntries(find(out, "tool_call_output").map((m) => [m.payload.tool_call_id, [m.payload.output, m.payload.stop_reason]]));
+  assert.deepEqual(outputs.c0, ["ran", "completed"]);
+  assert.deepEqual(outputs.c1, [
+    `[invalid arguments] t: $.a: want a string; $.list[0]["odd key"][2]: too small; $: at the top; $[Symbol(s)]: invalid; $.long: ${"x".repeat(298)}…; $: more 0; $: more 1; $: more 2`,
+    "failed",
+  ]);
+  assert.equal(outputs.c2[1], "failed");
+  assert.match(outputs.c2[0], /^\[invalid arguments\] t: the arguments are not JSON/);
+  // no partial output for an invalid call: it never started
+  assert.deepEqual(find(out, "partial_tool_call_output").map((m) => m.payload.tool_call_id).filter((id) => id !== "c0"), []);
+  assert.equal(llm.calls[1].newMessages.length, 3);
+});
+
+test("Standard Schema parameters: an async validate() is awaited; one that throws or rejects, or returns no result, is a tool error", async () => {
+  const cases = [
+    [async (v) => ({ value: { ...v, checked: true } }), ['{"checked":true}', "completed"]],
+    [async () => ({ issues: [{ message: "no such file", path: ["a"] }] }), ["[invalid arguments] t: $.a: no such file", "failed"]],
+    [() => { throw new Error("the schema broke"); }, ["[tool error] the schema broke", "failed"]],
+    [async () => { throw new Error("it rejected"); }, ["[tool error] it rejected", "failed"]],
+    [() => 5, ["[tool error] its schema's validate() returned a number, want { value } or { issues }", "failed"]],
+  ];
+  for (const [validate, want] of cases) {
+    const t = tool({ name: "t", parameters: standard(validate), execute: (args) => args });
+    const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("go", { approve: () => "allow" }));
+    assert.deepEqual(checkStream(out), []);
+    const [o] = find(out, "tool_call_output");
+    assert.deepEqual([o.payload.output, o.payload.stop_reason], want, String(validate));
+  }
+});
+
+test("Standard Schema parameters: an async validate() that never settles ends at the run's abort (aborted) and at timeoutMs (failed)", async () => {
+  const ac = new AbortController();
+  const validating = gate();
+  let ran = false;
+  const t = tool({ name: "t", parameters: standard(() => (validating.open(), new Promise(() => {}))), execute: () => ((ran = true), "") });
+  const run = collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t] }).run("go", { approve: () => "allow", signal: ac.signal }));
+  await validating;
+  ac.abort();
+  const out = await run;
+  assert.deepEqual(checkStream(out), []);
+  const [o] = find(out, "tool_call_output");
+  assert.deepEqual([o.payload.output, o.payload.stop_reason], ["[interrupted: tool aborted by user]", "aborted"]);
+  assert.equal(ran, false);
+
+  const started = gate();
+  const slow = tool({ name: "t", timeoutMs: 5000, parameters: standard(() => (started.open(), new Promise(() => {}))), execute: () => ((ran = true), "") });
+  const { out: out2 } = await timedRun(slow, { ticks: [[started, 5000]] });
+  assert.deepEqual(find(out2, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [["[tool error] timed out after 5 s", "failed"]]);
+  assert.equal(ran, false);
+});
+
+test("Standard Schema parameters: one without a JSON Schema, a JSON Schema that is not an object schema or not JSON, and a malformed ~standard are bad_argument naming what to do", () => {
+  const bad = (parameters, want) =>
+    assert.throws(() => tool({ name: "t", parameters, execute: () => "" }), (e) => floe.isFloeError(e) && e.code === "bad_argument" && e.message === want, want);
+  const props = (p) => ({ "~standard": { version: 1, validate: () => ({ value: {} }), ...p } });
+  bad(props({ vendor: "valibot" }), "tool t: parameters: this valibot schema has no Standard JSON Schema interface (~standard.jsonSchema), from which the model's JSON Schema comes: wrap it in toStandardJsonSchema() from @valibot/to-json-schema, or pass a JSON Schema object");
+  bad(props({ vendor: "zod" }), "tool t: parameters: this zod schema has no Standard JSON Schema interface (~standard.jsonSchema), from which the model's JSON Schema comes: zod 4.2 and later give it; or pass a JSON Schema object (z.toJSONSchema(schema))");
+  bad(props({}), "tool t: parameters: this Standard Schema has no Standard JSON Schema interface (~standard.jsonSchema), from which the model's JSON Schema comes: pass a JSON Schema object (your library's converter's output)");
+  bad(props({ vendor: "x", jsonSchema: { input: () => ({ type: "string" }) } }), 'tool t: parameters: this x schema\'s JSON Schema has type "string": want "object" (a tool\'s arguments are an object: z.object(), v.object(), type({ … }))');
+  bad(props({ vendor: "x", jsonSchema: { input: () => ({ anyOf: [{ type: "object" }] }) } }), 'tool t: parameters: this x schema\'s JSON Schema has type none: want "object" (a tool\'s arguments are an object: z.object(), v.object(), type({ … }))');
+  bad(props({ vendor: "x", jsonSchema: { input: () => null } }), "tool t: parameters: this x schema's JSON Schema: want an object, got null");
+  bad(props({ vendor: "x", jsonSchema: { input: () => { throw new Error("Date cannot be represented in JSON Schema"); } } }), "tool t: parameters: this x schema's JSON Schema (~standard.jsonSchema.input) threw: Date cannot be represented in JSON Schema");
+  bad(props({ vendor: "x", jsonSchema: { input: () => ({ type: "object", default: 1n }) } }), "tool t: parameters: this x schema's JSON Schema cannot be encoded as JSON: Do not know how to serialize a BigInt");
+  bad({ "~standard": { version: 2, validate: () => ({}) } }, 'tool t: parameters["~standard"].version: want 1 (Standard Schema v1), got 2');
+  bad({ "~standard": { version: 1 } }, 'tool t: parameters["~standard"].validate: want a function (Standard Schema v1), got undefined');
+  bad({ "~standard": null }, 'tool t: parameters["~standard"]: want a Standard Schema\'s properties (version 1, with validate()), got null');
+  bad(Object.assign(() => {}, { "~standard": { get version() { throw new Error("boom"); } } }), "tool t: parameters: reading its ~standard threw: boom");
+  bad(() => {}, "tool t: parameters: want a JSON Schema object or a Standard Schema (zod, Valibot, ArkType), got a function");
+});
+
+test("Standard Schema parameters of a plain definition: the model gets its JSON Schema, the environment the arguments as sent", async () => {
+  const llm = callsThenOk("p", ['{"a":1}']);
+  const got = [];
+  const environment = { async *executeTool({ toolCall }) { got.push(toolCall.payload.arguments); yield msg.toolOutput(toolCall.payload.tool_call_id, "done"); } };
+  const schema = standard(() => ({ issues: [{ message: "never asked" }] }));
+  const out = await collect(floe.createSession({ llm, environment, tools: [{ name: "p", description: "plain", parameters: schema }] }).run("go", { approve: () => "allow" }));
+  assert.deepEqual(checkStream(out), []);
+  assert.deepEqual(schema.targets, ["draft-07"]);
+  assert.deepEqual(llm.calls[0].tools, [{ name: "p", description: "plain", parameters: { type: "object", properties: { a: { type: "string" } } } }]);
+  assert.deepEqual(got, ['{"a":1}']);
+  assert.throws(
+    () => floe.createSession({ llm, tools: [{ name: "p", parameters: standard(() => ({}), { type: "array" }) }] }),
+    (e) => e.code === "bad_argument" && e.message.startsWith('createSession: tools[0].parameters: this hand schema\'s JSON Schema has type "array"'),
+  );
 });
