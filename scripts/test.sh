@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ./build.sh test — every test of the project: native go test -race, the
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
-# floe.d.ts, floe/ai-sdk with the AI SDK's providers, conformance through both runners (the shared scenarios and the
+# floe.d.ts, floe/ai-sdk with the AI SDK's providers, tool() with zod, Valibot and ArkType, conformance through both runners (the shared scenarios and the
 # project's own), the provider replay cases (shared and the project's own), the packed package under Deno
 # and Bun, and the headless Chromium and Firefox ESR tests.
 # Installs what it needs (Debian chromium and firefox-esr, npm packages from
@@ -49,6 +49,12 @@ if [ ! -d tests/ai-sdk/node_modules/ai ]; then
   (cd tests/ai-sdk && npm ci --no-audit --no-fund --loglevel=error) || status=1
 fi
 run node --test --import ./tests/exit-guard.mjs tests/ai-sdk/
+
+step "tool() with zod, Valibot and ArkType schemas (tests/standard-schema)"
+if [ ! -d tests/standard-schema/node_modules/zod ] || [ ! -d tests/standard-schema/node_modules/arktype ]; then
+  (cd tests/standard-schema && npm ci --no-audit --no-fund --loglevel=error) || status=1
+fi
+run node --test --import ./tests/exit-guard.mjs tests/standard-schema/
 
 step "conformance: shared scenarios"
 run ./build.sh conform "$SHARED/conformance"

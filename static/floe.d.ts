@@ -505,7 +505,7 @@ export interface SessionOptions {
    * Announced with tool_list_ready on the first run and handed to the model.
    * tool()s run themselves; plain definitions run through environment.
    */
-  tools?: ReadonlyArray<Tool<any> | ToolDefinition> | undefined;
+  tools?: ReadonlyArray<Tool<any> | ToolDefinition | StandardToolDefinition> | undefined;
   config?: Config | undefined;
   /** Default: real time. */
   clock?: Clock | undefined;
@@ -1166,7 +1166,7 @@ export interface ToolContext {
 export interface ToolSpec<A, R = ToolResult> {
   name: string;
   description?: string | undefined;
-  /** The arguments' JSON Schema, an object (true or false only inside it); default { type: "object", properties: {} }. */
+  /** The arguments' JSON Schema, an object (true or false only inside it); default { type: "object", properties: {} }. A Standard Schema (zod, Valibot, ArkType) is the other overload of tool(). */
   parameters?: JSONSchemaObject | undefined;
   /**
    * Runs one approved call with the parsed arguments, valid against
@@ -1255,6 +1255,54 @@ type ObjectFromSchema<S> = S extends { readonly properties: infer P }
 /** A parameters schema whose arguments' type tool() reads (FromSchema). */
 export type ObjectSchema = { readonly type: "object"; readonly [keyword: string]: unknown };
 
+/**
+ * A Standard Schema (standardschema.dev, v1) that also implements Standard
+ * JSON Schema: a zod 4.2+ or ArkType 2 schema, a Valibot 1 schema wrapped
+ * in toStandardJsonSchema() of @valibot/to-json-schema. Declared here
+ * structurally: Floe imports no schema library.
+ */
+export interface StandardJSONSchema<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    /** Checks a value: its output (defaults and transforms applied), or its issues. May be async. */
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly jsonSchema: {
+      /** The JSON Schema of what validate() takes: what the model gets, asked with target "draft-07". */
+      readonly input: (options: { readonly target: "draft-07" }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** What a Standard Schema's validate() gives: the output value, or the issues. */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
+/** The type of a Standard Schema's output: what a tool's execute gets. */
+export type InferStandardOutput<S extends StandardJSONSchema> = NonNullable<S["~standard"]["types"]>["output"];
+
+/**
+ * A plain definition (run by the environment) whose parameters are a
+ * Standard Schema: the model gets its JSON Schema; checking the arguments
+ * stays the environment's.
+ */
+export interface StandardToolDefinition {
+  name: string;
+  description?: string | undefined;
+  parameters: StandardJSONSchema;
+}
+
+/**
+ * Makes a tool. With a Standard Schema as parameters (zod, Valibot,
+ * ArkType: StandardJSONSchema), the model gets its JSON Schema, its own
+ * validate() checks each call and execute gets its output, typed as the
+ * schema's output.
+ */
+export function tool<S extends StandardJSONSchema, R = ToolResult>(
+  spec: Omit<ToolSpec<InferStandardOutput<S>, R>, "parameters"> & { parameters: S } & CheckToolResult<R>,
+): Tool<InferStandardOutput<S>>;
 /**
  * Makes a tool. With an object schema as parameters and no type arguments,
  * the arguments' type is read from it (FromSchema); otherwise A is the
