@@ -52,6 +52,28 @@ declare module "@ai-sdk/anthropic" {
 }
 `;
 
+// zod as far as an example uses it, a Standard Schema as floe.d.ts declares
+// it (the real zod, Valibot and ArkType are checked against floe.d.ts in
+// tests/standard-schema/types.test.mjs).
+const ZOD = `
+declare module "zod" {
+  import type { StandardJSONSchema } from "@floehq/floe";
+  interface Schema<O> extends StandardJSONSchema<unknown, O> {
+    int(): Schema<O>;
+    min(n: number): Schema<O>;
+    max(n: number): Schema<O>;
+    describe(text: string): Schema<O>;
+    default(value: O): Schema<O>;
+  }
+  export const z: {
+    number(): Schema<number>;
+    string(): Schema<string>;
+    enum<const E extends readonly [string, ...string[]]>(values: E): Schema<E[number]>;
+    object<S extends { [key: string]: Schema<any> }>(shape: S): Schema<{ [K in keyof S]: S[K] extends Schema<infer O> ? O : never }>;
+  };
+}
+`;
+
 /** The README's ```js blocks: [{ line, code }]. */
 export function readmeBlocks(text) {
   const blocks = [];
@@ -92,7 +114,8 @@ test("every JavaScript example of the README type-checks against floe.d.ts (chec
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     writeFileSync(join(dir, "given.d.ts"), GIVEN);
     writeFileSync(join(dir, "ai-sdk.d.ts"), AI_SDK);
-    const files = ["given.d.ts", "ai-sdk.d.ts"];
+    writeFileSync(join(dir, "zod.d.ts"), ZOD);
+    const files = ["given.d.ts", "ai-sdk.d.ts", "zod.d.ts"];
     for (const b of blocks) {
       const name = `readme-${b.line}.mjs`;
       writeFileSync(join(dir, name), asModule(b));
