@@ -772,7 +772,11 @@ export interface ModelOptions {
    * "max" 32768, or a number of tokens as a string; "none"/"off": none).
    */
   thinkingLevel?: string | undefined;
-  /** Members added to every request body (provider-specific fields such as seed or top_k). */
+  /**
+   * Members added to every request body (provider-specific fields such as
+   * seed or top_k). To the Chat adapters, stream_options replaces theirs
+   * ({ include_usage: true }) and null sends none.
+   */
   body?: Record<string, unknown> | undefined;
   /**
    * A request that waits this long on the server without a byte (for its

@@ -10,8 +10,8 @@ package omni
 // its quotes: see [JSONString]); and once at the end of each object ('}')
 // and array (']'), with val the container's raw bytes. path names the
 // value: object keys joined by '.', an array element adds "[]"
-// ("choices[].delta.content"); the root is "". path and val are valid only
-// during the call. An error from fn stops the walk and is returned.
+// ("choices[].delta.content"); the root is "". path is valid only during
+// the call; val is a slice of data. An error from fn stops the walk and is returned.
 func WalkJSON(data []byte, fn func(path []byte, kind byte, val []byte) error) error {
 	w := walker{s: scanner{data: data}, fn: fn}
 	if err := w.value(make([]byte, 0, 64)); err != nil {

@@ -5,6 +5,7 @@ package openai
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -37,7 +38,10 @@ type Options struct {
 	// MaxTokens, when > 0, is sent as max_tokens; New refuses one below 0.
 	MaxTokens int
 	// ExtraBody is a JSON object whose members are added to every request
-	// body (e.g. {"temperature":0.2}); nil = none.
+	// body (e.g. {"temperature":0.2}); nil = none. Its stream_options
+	// replaces the adapter's ({"include_usage":true}), and
+	// "stream_options":null sends none, for a server that refuses the
+	// member (the usage then counts only if the server sends it unasked).
 	ExtraBody omni.RawJSON
 	// SessionTokens are the session totals the context starts from (the
 	// argument of an engine.LLMFactory).
@@ -77,6 +81,8 @@ type Options struct {
 type Model struct {
 	opts Options
 	c    provider.Conversation
+	// noStream: ExtraBody has a stream_options, sent or null.
+	noStream bool
 }
 
 // New validates o and returns a fresh context.
@@ -92,14 +98,50 @@ func New(o Options) (*Model, error) {
 		def.Bytes = GeminiMaxImageBytes
 	}
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, def)
+	if o.ExtraBody != nil {
+		m.opts.ExtraBody, m.noStream = streamOptions(o.ExtraBody)
+	}
 	return m, nil
+}
+
+// streamOptions reports whether the JSON object body has a member
+// stream_options, and returns body without it when its value is null.
+func streamOptions(body omni.RawJSON) (omni.RawJSON, bool) {
+	has, j := false, 0
+	omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
+		if string(path) == "stream_options" {
+			has = true
+			if kind == 'n' {
+				j = cap(body) - cap(val) + 4 // val is body's: after the null
+			}
+		}
+		return nil
+	})
+	if j > 0 {
+		// The member goes with the comma before it, or the one after it
+		// when it is the first (none when it is the only one); its key
+		// holds neither ',' nor '{'.
+		b := string(body)
+		i := j - 5
+		for b[i] != ',' && b[i] != '{' {
+			i--
+		}
+		if b[i] == '{' {
+			i++
+			if k := strings.IndexByte(b[j:], ','); k >= 0 {
+				j += k + 1
+			}
+		}
+		body = omni.RawJSON(b[:i] + b[j:])
+	}
+	return body, has
 }
 
 // Factory returns an engine.LLMFactory that starts fresh contexts with m's
 // options (for compaction).
 func (m *Model) Factory() engine.LLMFactory {
 	return func(session omni.TokenCounts) engine.LLM {
-		return &Model{opts: m.opts, c: m.c.Fresh(session)}
+		return &Model{opts: m.opts, c: m.c.Fresh(session), noStream: m.noStream}
 	}
 }
 

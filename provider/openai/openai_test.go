@@ -498,6 +498,43 @@ func TestRequestPerServer(t *testing.T) {
 	}
 }
 
+// A stream_options in ExtraBody replaces the adapter's (one member, not
+// two), to Mistral's API too; null sends none, for a server that refuses
+// the member, and a reply without usage then completes with the counts it
+// has (none); a Factory context keeps the choice.
+func TestStreamOptionsFromExtraBody(t *testing.T) {
+	for _, tc := range []struct{ base, extra, want string }{
+		{"", `{"stream_options":null,"temperature":0}`, "null"},
+		{"", `{"temperature":0, "stream_options" : null }`, "null"},
+		{"", `{ "stream_options":null , "temperature":0}`, "null"},
+		{"", `{ "temperature" : 0 , "stream_options" : {"include_usage":false} }`, `{"include_usage":false}`},
+		{"https://api.mistral.ai/v1", `{"temperature":0,"stream_options":{"include_usage":true}}`, `{"include_usage":true}`},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{
+			{Chunks: ptest.SSE(chunk(`{"content":"a"}`), finish, "[DONE]")},
+			{Chunks: ptest.SSE(chunk(`{"content":"b"}`), finish, "[DONE]")},
+		}}
+		m := newModel(t, tr, Options{BaseURL: tc.base, ExtraBody: omni.RawJSON(tc.extra)})
+		c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("1")}})
+		last := c.Last()
+		if out.Status != omni.StatusCompleted || c.Text(omni.Text) != "a" || !last.IsEvent(omni.TokenUsage) {
+			t.Errorf("%s: outcome %+v, messages %q", tc.extra, out, c.Complete())
+		}
+		if got := js(last.Payload.Request()); got != `{"cache_read":0,"cache_write":0,"output":0,"total":0}` {
+			t.Errorf("%s: request counts %s", tc.extra, got)
+		}
+		run(t, m.Factory()(omni.TokenCounts{}).(*Model), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("2")}})
+		for i := range tr.Requests {
+			raw := string(tr.Requests[i].Body)
+			b := tr.Body(t, i)
+			n := strings.Count(raw, `"stream_options"`)
+			if n != 1 && tc.want != "null" || n != 0 && tc.want == "null" || js(b["stream_options"]) != tc.want || b["temperature"] != 0.0 {
+				t.Errorf("%s: request %d: %s", tc.extra, i, raw)
+			}
+		}
+	}
+}
+
 // The images of tool outputs go in the user message after the tool
 // messages before the user's text of the same turn (steering, the next
 // prompt), as the Responses adapter sends them: after it, the model read

@@ -22,7 +22,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 	w.KeyStr("model", m.opts.Model)
 	w.Lit(`"stream":true,`)
 	mistral := strings.Contains(m.opts.BaseURL, "//api.mistral.ai")
-	if !mistral {
+	if !mistral && !m.noStream {
 		// Mistral's API refuses stream_options (422: extra inputs are not
 		// permitted) and sends the usage without it.
 		w.Lit(`"stream_options":{"include_usage":true},`)

@@ -133,6 +133,35 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
   assert.equal(srv.requests[3].headers["anthropic-version"], "2099-01-01");
 });
 
+// A gateway that refuses stream_options (422 "extra inputs are not
+// permitted"): body.stream_options: null sends none, and the reply, which
+// has no usage, completes with counts of 0; an object replaces the
+// adapter's ({"include_usage":true}), sent once.
+test("openai: body.stream_options replaces the adapter's, null sends none", async (t) => {
+  const noUsage = `data: {"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}\n\n` +
+    `data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`;
+  const srv = await replayServer(t, async (req, res, body) => {
+    if (body.includes('"stream_options"') && req.url.startsWith("/strict/")) {
+      res.writeHead(422, { "content-type": "application/json" }).end('{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}');
+      return;
+    }
+    res.writeHead(200, SSE_HEADERS).end(noUsage);
+  });
+  const run = async (path, body) => {
+    const msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/${path}/v1`, model: "m", body })).run("Hello"));
+    return { status: find(msgs, "request_end")[0].payload.status, text: find(msgs, "text").map((m) => m.payload.text).join(), usage: find(msgs, "token_usage")[0]?.payload.request };
+  };
+  assert.equal((await run("strict", { seed: 7 })).status, "failed");
+  assert.deepEqual(await run("strict", { seed: 7, stream_options: null }), { status: "completed", text: "Hi", usage: { cache_read: 0, cache_write: 0, output: 0, total: 0 } });
+  await run("loose", { stream_options: { include_usage: false } });
+  const [refused, sent, replaced] = srv.requests.map((r) => r.body);
+  assert.equal(JSON.parse(refused).stream_options.include_usage, true);
+  assert.ok(!sent.includes("stream_options"), sent);
+  assert.equal(JSON.parse(sent).seed, 7);
+  assert.equal(replaced.split('"stream_options"').length, 2, replaced);
+  assert.deepEqual(JSON.parse(replaced).stream_options, { include_usage: false });
+});
+
 // Anthropic's prompt-cache breakpoints: on by default (the system prompt as
 // one text block, the last block of the last message and of the user
 // message before it, over a tool loop), for an hour with cache: "1h", none
