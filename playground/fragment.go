@@ -64,18 +64,20 @@ func (p *producer) fragmentEnding(ctx context.Context, partialType, callID, name
 }
 
 // words splits s into chunks of one word each, keeping the spaces and line
-// breaks with the word before them, so the chunks concatenate to s.
+// breaks with the word before them, so the chunks concatenate to s; a word
+// over 12 bytes comes in pieces of whole characters (argChunks): Japanese
+// or Chinese text, which has no spaces, streamed as one chunk.
 func words(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(s); i++ {
 		if (s[i] == ' ' || s[i] == '\n') && (i+1 == len(s) || (s[i+1] != ' ' && s[i+1] != '\n')) {
-			out = append(out, s[start:i+1])
+			out = append(out, argChunks(s[start:i+1])...)
 			start = i + 1
 		}
 	}
 	if start < len(s) {
-		out = append(out, s[start:])
+		out = append(out, argChunks(s[start:])...)
 	}
 	return out
 }

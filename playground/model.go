@@ -108,9 +108,9 @@ func (m *Model) account(in, out int64) omni.TokenCounts {
 	return req
 }
 
-// argChunks splits tool arguments into a few pieces for streaming, of
-// about 12 bytes, each of whole characters (a delta is text: half a
-// character would cross to the page as U+FFFD).
+// argChunks splits tool arguments (or a long word) into a few pieces for
+// streaming, of about 12 bytes, each of whole characters (a delta is text:
+// half a character would cross to the page as U+FFFD).
 func argChunks(args string) []string {
 	var out []string
 	for len(args) > 12 {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestWordsAndLinesConcatenate(t *testing.T) {
-	for _, s := range []string{"", "one", "one two  three\nfour\n", " lead", "a\n\nb"} {
+	for _, s := range []string{"", "one", "one two  three\nfour\n", " lead", "a\n\nb", "日本語のテキストです。 次", "😀😀😀😀😀 x"} {
 		if got := strings.Join(words(s), ""); got != s {
 			t.Errorf("words(%q) joins to %q", s, got)
 		}
@@ -168,6 +168,34 @@ func TestModelStreamsWholeCharacters(t *testing.T) {
 			t.Fatalf("%q: outcome %+v", prompt, out)
 		}
 		checkDiscipline(t, rec.all())
+	}
+}
+
+// A reply without spaces (Japanese, Chinese) streams in pieces of a few
+// whole characters, as its words would: it came as one delta.
+func TestModelStreamsTextWithoutSpaces(t *testing.T) {
+	text := "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。"
+	m := NewModel(NewWorkspace(nil), nil)
+	var rec recorder
+	out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("echo: " + text)}}, rec.emit)
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	msgs := rec.all()
+	checkDiscipline(t, msgs)
+	var deltas []string
+	for _, m := range msgs {
+		if m.Payload.Type == omni.PartialText && m.Payload.EventType == omni.EventDelta {
+			deltas = append(deltas, m.Payload.Body())
+		}
+	}
+	if strings.Join(deltas, "") != text || len(deltas) < 8 {
+		t.Errorf("the text streamed as %q", deltas)
+	}
+	for _, d := range deltas {
+		if n := utf8.RuneCountInString(d); n > 4 {
+			t.Errorf("a delta of %d characters: %q", n, d)
+		}
 	}
 }
 
