@@ -63,7 +63,7 @@ func PromptInput(text string, images []string) []omni.Message {
 }
 
 // SteerChip is how the composer shows a steering message queued, not yet
-// delivered: its text and the count of its images.
+// delivered: "queued: ", its text, and the count of its images.
 func SteerChip(text string, images int) string {
 	chip := "queued: " + text
 	switch {

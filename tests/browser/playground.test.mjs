@@ -1446,6 +1446,39 @@ pageTest("playground: right-to-left text: the prompt box, messages, each Markdow
   assert.equal(await dir(page.locator("#sessions .rename-input")), "rtl");
 });
 
+// Japanese and Arabic in the list and the composer: a title is cut at 80
+// characters (a Rename at 200), not bytes (a Japanese title kept a third of
+// an English one's); a queued steering chip isolates its text, so an
+// Arabic one does not reorder the label around it.
+pageTest("playground: titles cut by characters; a steering chip isolates right-to-left text", async (page) => {
+  await open(page);
+  const prompt = "echo: " + "日本語のテキスト".repeat(12);
+  await send(page, prompt);
+  await idle(page);
+  await page.click("#toggle-sessions").catch(() => {});
+  const title = page.locator("#sessions li.session .title").first();
+  assert.equal(await title.innerText(), prompt.slice(0, 80) + "…");
+  await page.locator("#sessions > li.session").first().locator('button[data-do="rename"]').click();
+  await page.fill("#sessions .rename-input", "名".repeat(250));
+  await page.press("#sessions .rename-input", "Enter");
+  await page.locator("#sessions li.session .title", { hasText: "名".repeat(200) + "…" }).waitFor();
+  assert.equal(await title.innerText(), "名".repeat(200) + "…");
+
+  await send(page, "How long is store.go?");
+  await askCard(page, "list_files").waitFor({ timeout: RUN });
+  await page.fill("#prompt", "اذكر الاختبارات!");
+  await page.press("#prompt", "Enter");
+  const chip = page.locator(".chip", { hasText: "queued: اذكر الاختبارات!" });
+  await chip.waitFor();
+  assert.deepEqual(
+    await chip.evaluate((c) => [c.matches(":dir(ltr)"), c.firstChild.textContent, c.querySelector("bdi")?.textContent, c.querySelector("bdi")?.matches(":dir(rtl)")]),
+    [true, "queued: ", "اذكر الاختبارات!", true],
+  );
+  await decide(page, "list_files", "allow");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+});
+
 // The OpenAI Responses API through Settings, with a reasoning effort: a
 // recorded tool loop (an encrypted reasoning item and a call of a tool the
 // playground lacks, then the answer), each request to /responses with

@@ -865,14 +865,14 @@ func (a *App) state() string {
 	return stateRunning
 }
 
+// cut returns s cut after n characters (not bytes: a Japanese title kept
+// a third of an English one's), with "…" when it was longer.
 func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
 		n--
 	}
-	return s[:n] + "…"
+	return s
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -199,7 +199,12 @@ func (a *App) nearBottom() bool {
 func (a *App) renderSteers() {
 	a.steerQueue.SetTextContent("")
 	for _, s := range a.steers {
-		a.steerQueue.AppendChild(a.el("span", "chip", playground.SteerChip(s.text, len(s.atts))))
+		// The text in a <bdi>, isolated: a right-to-left one does not
+		// reorder the label around it.
+		chip, n := playground.SteerChip(s.text, len(s.atts)), len("queued: ")
+		c := a.el("span", "chip", chip[:n])
+		c.Call("append", a.el("bdi", "", s.text).Underlying(), chip[n+len(s.text):])
+		a.steerQueue.AppendChild(c)
 	}
 }
 
