@@ -91,8 +91,10 @@ function onAbortOf(signal, fn) {
 }
 
 // excerpt quotes the start of an answer that is not the API's JSON, for an
-// error message: ` "<html>…"`.
-const excerpt = (text) => (text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, 80) + "…" : text) : "");
+// error message: ` "<html>…"`, cut on a whole character (half an emoji was
+// quoted as "\ud83d").
+const excerpt = (text) =>
+  text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, /[\ud800-\udbff]/.test(text[79]) ? 79 : 80) + "…" : text) : "";
 
 // sseEvents parses a text/event-stream body into {id, event, data} objects.
 // A body that brings nothing, not even the server's ": ping" (every 20 s,

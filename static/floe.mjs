@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { MAX_MS, badArg, describe, errMessage, floeError, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
@@ -284,9 +284,10 @@ async function fromBytes(src, what, imports, type = "") {
 }
 
 function notWasm(b, what, type) {
-  const head = new TextDecoder().decode(b.subarray(0, 64)).replace(/\s+/g, " ").trim();
-  const got = `${b.length} bytes${type ? ` of ${type}` : ""} starting ${JSON.stringify(head.slice(0, 40))}`;
-  if (/^(\ufeff)?\s*</.test(head) || type.startsWith("text/html")) {
+  // A character the 64th byte cuts is left out (stream), not U+FFFD.
+  const start = new TextDecoder().decode(b.subarray(0, 64), { stream: true }).replace(/\s+/g, " ").trim();
+  const got = `${b.length} bytes${type ? ` of ${type}` : ""} starting ${JSON.stringify(head(start, 40))}`;
+  if (/^(\ufeff)?\s*</.test(start) || type.startsWith("text/html")) {
     return (
       `load: ${what} is an HTML page, not floe.wasm (${got}). Likely causes: a dev server answering a missing file with its ` +
       `index.html fallback, or a wrong path. Fix: serve floe.wasm next to floe.mjs (as application/wasm), or pass its real URL ` +

@@ -15,12 +15,22 @@ export const isObject = (v) => v !== null && typeof v === "object";
  * (data:<mime>;base64,…, PROTOCOL.md). Returns "" when they are, else
  * what is wrong, for the caller's error.
  */
+/**
+ * The first n UTF-16 units of s, one fewer when the last is the first half
+ * of a surrogate pair: a head quoted in an error ends on a whole character
+ * (half an emoji was shown as "\ud83d" or U+FFFD).
+ */
+export function head(s, n) {
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
+}
+
 export function imagesProblem(images) {
   if (!Array.isArray(images)) return `want an array of data: URL strings, got ${describe(images)}`;
   for (let i = 0; i < images.length; i++) {
     const u = images[i];
     if (typeof u !== "string") return `want an array of data: URL strings, got ${describe(u)} at [${i}]`;
-    if (!/^data:[^,]*;base64,/i.test(u)) return `want data:<mime>;base64,… URLs, got ${JSON.stringify(u.length > 40 ? u.slice(0, 40) + "…" : u)} at [${i}]`;
+    if (!/^data:[^,]*;base64,/i.test(u)) return `want data:<mime>;base64,… URLs, got ${JSON.stringify(u.length > 40 ? head(u, 40) + "…" : u)} at [${i}]`;
   }
   return "";
 }

@@ -550,6 +550,19 @@ test("a gateway's 502, 503 or 504 on the stream is waited out; an answer that is
 });
 
 // A proxy in front of a server that is down answers every request itself,
+// An answer that is not the API's JSON is quoted by its first 80
+// characters, cut on a whole one: an emoji at the cut was quoted half, as
+// "\ud83d".
+test("an answer that is not JSON is quoted without half an emoji", async () => {
+  const body = "a".repeat(79) + "😀 and the rest";
+  for (const [status, code] of [[200, "bad_response"], [500, "http_500"]]) {
+    const s = client("https://example.com/agent", "s1", { fetch: async () => new Response(body, { status }) });
+    await assert.rejects(s.history(), (e) => e.code === code && e.message.endsWith(` ${JSON.stringify("a".repeat(79) + "…")}`) && !e.message.includes("\\ud83d"));
+  }
+  const whole = client("https://example.com/agent", "s1", { fetch: async () => new Response("a".repeat(78) + "😀 and the rest", { status: 500 }) });
+  await assert.rejects(whole.history(), (e) => e.message.endsWith(` ${JSON.stringify("a".repeat(78) + "😀…")}`));
+});
+
 // 502: a first connection that meets nothing else waited for ever (a
 // direct one that reaches no server ends at once). It waits stallMs, in
 // which a server that restarts comes back, then ends naming the status.

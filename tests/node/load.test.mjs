@@ -34,6 +34,12 @@ test("load() refuses bytes without the wasm magic, and a missing file, naming th
   const e = await loadWith(`new Uint8Array([1, 2, 3, 4, 5])`);
   assert.equal(e.code, "bad_wasm");
   assert.match(e.message, /is not a WebAssembly module \(5 bytes starting .*want the magic bytes/);
+  // Its head is quoted on whole characters: neither half an emoji at the
+  // 40th unit (quoted as "\ud83d") nor U+FFFD for one the 64th byte cuts.
+  for (const [text, want] of [["x".repeat(39) + "😀 more", "x".repeat(39)], ["x" + "😀".repeat(20), "x" + "😀".repeat(15)]]) {
+    const h = await loadWith(`new TextEncoder().encode(${JSON.stringify(text)})`);
+    assert.ok(h.message.includes(`starting ${JSON.stringify(want)}, want the magic`), h.message);
+  }
   const m = await loadWith(`"./no-such.wasm"`);
   assert.equal(m.code, "bad_wasm");
   assert.match(m.message, /cannot read floe\.wasm: tried .*no-such\.wasm \(ENOENT\)/);

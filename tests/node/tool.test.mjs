@@ -132,6 +132,8 @@ test("images that are not data: URLs are a tool error naming the first bad one; 
     [["http://example.com/x.png"], 'returned images: want data:<mime>;base64,… URLs, got "http://example.com/x.png" at [0]'],
     [["data:image/png;base64,AA", "not a url"], 'got "not a url" at [1]'],
     [[1], "want an array of data: URL strings, got a number at [0]"],
+    // Cut on a whole character: an emoji at the cut was quoted half, as "\ud83d".
+    [["x".repeat(39) + "😀 not a URL"], `got ${JSON.stringify("x".repeat(39) + "…")} at [0]`],
   ]) {
     const [out] = await outputsOf(() => ({ output: "o", images }));
     assert.equal(out.payload.stop_reason, "failed");
