@@ -3,8 +3,14 @@
 // as a Floe model. It calls the model's doStream itself, so it needs no
 // package of the AI SDK: the conversation is kept in the specification's
 // prompt format, and the stream's parts become OmniMessages.
+//
+// And the other way, for the AI SDK's UI (useChat of @ai-sdk/react, Chat
+// of @ai-sdk/vue and @ai-sdk/svelte): a run's messages as a stream of
+// UIMessageChunks (toUIMessageStream), a ChatTransport that runs a Floe
+// session in the page (floeChatTransport), and a stored session's
+// messages as UIMessages (toUIMessages).
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject, steeringText } from "./internal.mjs";
 
 const VERSIONS = ["v3", "v4"];
 const OPTION_KEYS = new Set([
@@ -372,4 +378,601 @@ function toPrompt(messages, version, names) {
     }
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// The AI SDK's UI: UIMessageChunks (AI SDK 5 and later's UI message stream).
+
+const USER_ABORT = "aborted by user"; // ENGINE.md fixes an abort's reason by the user
+const DECISIONS = new Set(["allow", "deny", "forbidden"]);
+const WOKEN = Symbol("woken");
+
+const parseInput = (s) => {
+  if (typeof s !== "string" || s === "") return {};
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+};
+
+/**
+ * Chunker turns a run's messages (or a stored session's, complete ones
+ * only) into UIMessageChunks. Messages of subagents (with an origin) are
+ * left out. A run's fragments stream; a complete message that no
+ * fragment streamed comes whole (start, one delta, end).
+ */
+class Chunker {
+  constructor() {
+    this.n = 0;
+    this.text = null; // the id of the text part streaming
+    this.reasoning = null;
+    this.streamed = { text: false, thinking: false }; // its complete message follows: not again
+    this.calls = new Map(); // tool call id → { name, started, decided, asked, denied }
+    this.running = new Set(); // calls allowed whose output has not come
+    this.outputs = new Map(); // call id → the output streamed so far
+    this.step = false; // a step is open
+    this.failed = false; // the last request failed: the next one is its retry
+    this.ended = false; // abort seen
+    this.approvals = new Map(); // call id → approval id asked in the UI, shown once its call is
+  }
+  id(kind) {
+    return `${kind}-${++this.n}`;
+  }
+  close(out) {
+    if (this.text) out.push({ type: "text-end", id: this.text });
+    if (this.reasoning) out.push({ type: "reasoning-end", id: this.reasoning });
+    this.text = this.reasoning = null;
+  }
+  // frag handles partial_text and partial_thinking; whole their complete messages.
+  frag(kind, p, body, out) {
+    const [key, start, delta, end] = kind === "text" ? ["text", "text-start", "text-delta", "text-end"] : ["reasoning", "reasoning-start", "reasoning-delta", "reasoning-end"];
+    if (p.event_type === "start" || !this[key]) {
+      if (p.event_type === "stop") return;
+      this.close(out);
+      this[key] = this.id(key);
+      out.push({ type: start, id: this[key] });
+    }
+    if (p.event_type === "delta" && body) out.push({ type: delta, id: this[key], delta: body });
+    if (p.event_type === "stop") {
+      out.push({ type: end, id: this[key] });
+      this[key] = null;
+      this.streamed[kind === "text" ? "text" : "thinking"] = true;
+    }
+  }
+  whole(kind, body, out) {
+    const flag = kind === "text" ? "text" : "thinking";
+    if (this.streamed[flag]) {
+      this.streamed[flag] = false;
+      return;
+    }
+    this.close(out);
+    const id = this.id(kind);
+    out.push({ type: `${kind}-start`, id });
+    if (body) out.push({ type: `${kind}-delta`, id, delta: body });
+    out.push({ type: `${kind}-end`, id });
+  }
+  // approval is the approval request of a call asked in the UI, once its part exists.
+  approval(callId, approvalId, out) {
+    this.approvals.set(callId, approvalId);
+    const c = this.calls.get(callId);
+    if (c?.done && !c.asked && !c.decided) {
+      c.asked = approvalId;
+      out.push({ type: "tool-approval-request", approvalId, toolCallId: callId });
+    }
+  }
+  push(m, out = []) {
+    if (!isObject(m) || !isObject(m.payload) || (Array.isArray(m.origin) && m.origin.length)) return out;
+    const p = m.payload;
+    switch (p.type) {
+      case "request_begin":
+        this.close(out);
+        if (this.failed && this.step) out.push({ type: "reset-step" }); // a retry: the failed attempt's parts go
+        else {
+          if (this.step) out.push({ type: "finish-step" });
+          out.push({ type: "start-step" });
+        }
+        this.step = true;
+        this.failed = false;
+        break;
+      case "request_end":
+        this.close(out);
+        this.failed = p.status !== "completed";
+        if (!this.failed && this.step) {
+          out.push({ type: "finish-step" });
+          this.step = false;
+        }
+        break;
+      case "partial_text":
+        if (p.role === "assistant") this.frag("text", p, p.text, out);
+        break;
+      case "partial_thinking":
+        this.frag("reasoning", p, p.thinking, out);
+        break;
+      case "text":
+        if (p.role === "assistant") this.whole("text", p.text, out);
+        else if (m.type === "model_msg" && typeof p.text === "string") {
+          // A user text in a run's stream: delivered steering.
+          this.close(out);
+          out.push({ type: "steering-message", id: this.id("steering"), parts: [{ type: "text", text: steeringText(p.text) ?? p.text }] });
+        }
+        break;
+      case "thinking":
+        this.whole("reasoning", p.thinking, out);
+        break;
+      case "partial_tool_call": {
+        const id = p.tool_call_id;
+        let c = this.calls.get(id);
+        if (p.event_type === "start" || !c?.started) {
+          if (c?.started) break;
+          this.close(out);
+          c = { name: p.name, started: true };
+          this.calls.set(id, c);
+          out.push({ type: "tool-input-start", toolCallId: id, toolName: p.name });
+        }
+        if (p.event_type === "delta" && p.arguments) out.push({ type: "tool-input-delta", toolCallId: id, inputTextDelta: p.arguments });
+        break;
+      }
+      case "tool_call": {
+        this.close(out);
+        const id = p.tool_call_id;
+        const c = this.calls.get(id);
+        if (!c?.started || c.done) this.calls.set(id, { name: p.name });
+        this.calls.get(id).done = true;
+        out.push({ type: "tool-input-available", toolCallId: id, toolName: p.name, input: parseInput(p.arguments) });
+        const asked = this.approvals.get(id);
+        if (asked) this.approval(id, asked, out);
+        break;
+      }
+      case "approval_decision": {
+        const id = p.tool_call_id;
+        const c = this.calls.get(id);
+        if (!c) break;
+        c.decided = true;
+        const allowed = p.decision === "allow";
+        if (c.asked) out.push({ type: "tool-approval-response", approvalId: c.asked, approved: allowed });
+        else if (!allowed) {
+          // Decided without the UI (a policy, or no approver): an automatic denial.
+          const approvalId = this.id("approval");
+          out.push({ type: "tool-approval-request", approvalId, toolCallId: id, isAutomatic: true });
+          out.push({ type: "tool-approval-response", approvalId, approved: false, reason: p.decision });
+        }
+        this.approvals.delete(id);
+        if (allowed) this.running.add(id);
+        else c.denied = true;
+        break;
+      }
+      case "partial_tool_call_output": {
+        const id = p.tool_call_id;
+        if (!this.calls.has(id)) break;
+        if (p.event_type === "start") this.outputs.set(id, "");
+        else if (p.event_type === "delta") {
+          const so = (this.outputs.get(id) ?? "") + p.output;
+          this.outputs.set(id, so);
+          out.push({ type: "tool-output-available", toolCallId: id, output: so, preliminary: true });
+        }
+        break;
+      }
+      case "tool_call_output": {
+        const id = p.tool_call_id;
+        this.running.delete(id);
+        this.outputs.delete(id);
+        const c = this.calls.get(id);
+        if (!c) break;
+        if (c.denied) out.push({ type: "tool-output-denied", toolCallId: id });
+        else if (p.stop_reason === "completed") out.push({ type: "tool-output-available", toolCallId: id, output: p.output });
+        else out.push({ type: "tool-output-error", toolCallId: id, errorText: p.output });
+        break;
+      }
+      case "abort":
+        this.close(out);
+        if (this.step) out.push({ type: "finish-step" });
+        this.step = false;
+        this.ended = true;
+        if (p.reason === USER_ABORT) out.push({ type: "abort", reason: p.reason });
+        else out.push({ type: "error", errorText: String(p.reason) }, { type: "finish", finishReason: "error" });
+        break;
+    }
+    return out;
+  }
+  // end is the stream's end: the run completed, or was aborted (abort seen).
+  end(out = []) {
+    if (this.ended) return out;
+    this.close(out);
+    if (this.step) out.push({ type: "finish-step" });
+    this.step = false;
+    this.ended = true;
+    out.push({ type: "finish", finishReason: "stop" });
+    return out;
+  }
+  // quiet: the run waits on the UI's answers: each approval asked is shown,
+  // and no call allowed is still running (its output would come).
+  quiet() {
+    if (this.approvals.size === 0 || this.running.size > 0 || this.text || this.reasoning) return false;
+    for (const id of this.approvals.keys()) if (!this.calls.get(id)?.asked) return false;
+    return true;
+  }
+}
+
+/**
+ * UIRun reads a run's messages into UIMessageChunks: one ReadableStream,
+ * or (for the transport) several, each ending where the run waits on the
+ * UI's answer to an approval and the next going on from there.
+ */
+class UIRun {
+  constructor(stream, abort) {
+    this.it = stream[Symbol.asyncIterator] ? stream[Symbol.asyncIterator]() : stream;
+    this.abort = abort; // aborts the run (cancel, useChat's stop)
+    this.chunker = new Chunker();
+    this.queue = [];
+    this.next = null; // the pending next() of the run's stream
+    this.done = false; // the run's stream ended
+    this.asked = new Map(); // approval id → { callId, resolve }
+    this.wake = null;
+    this.seq = 0;
+  }
+  // ask shows a call's approval request in the UI and resolves with its answer.
+  ask(call) {
+    return new Promise((resolve) => {
+      const callId = call.payload.tool_call_id;
+      const approvalId = `approval-${callId}-${++this.seq}`;
+      this.asked.set(approvalId, { callId, resolve });
+      this.chunker.approval(callId, approvalId, this.queue);
+      this.wake?.();
+    });
+  }
+  answer(approvalId, decision) {
+    const a = this.asked.get(approvalId);
+    if (!a) return false;
+    this.asked.delete(approvalId);
+    this.chunker.approvals.delete(a.callId); // answered: no longer waited on
+    a.resolve(decision);
+    return true;
+  }
+  get waiting() {
+    return this.asked.size > 0;
+  }
+  // denyAll answers every approval still asked with "deny" (a run given up).
+  denyAll() {
+    for (const id of [...this.asked.keys()]) this.answer(id, "deny");
+  }
+  /** A ReadableStream of the run's chunks from here; pauses (ends) when it waits on the UI if pause. */
+  stream({ pause = false, signal } = {}) {
+    const onAbort = () => this.abort();
+    let linked = false;
+    const unlink = () => linked && signal.removeEventListener("abort", onAbort);
+    return new ReadableStream({
+      start: (c) => {
+        c.enqueue({ type: "start" });
+        if (signal) {
+          if (signal.aborted) this.abort();
+          else {
+            signal.addEventListener("abort", onAbort);
+            linked = true;
+          }
+        }
+      },
+      pull: async (c) => {
+        for (;;) {
+          if (this.queue.length) {
+            for (const chunk of this.queue.splice(0)) c.enqueue(chunk);
+            return;
+          }
+          if (this.done) {
+            unlink();
+            c.close();
+            return;
+          }
+          if (pause && this.chunker.quiet()) {
+            unlink();
+            c.enqueue({ type: "finish", finishReason: "tool-calls" });
+            c.close();
+            return;
+          }
+          this.next ??= this.it.next();
+          const woken = new Promise((r) => (this.wake = () => r(WOKEN)));
+          let r;
+          try {
+            r = await Promise.race([this.next, woken]);
+          } catch (e) {
+            // The run's stream threw (a session_busy of another tab, a closed session).
+            this.next = null;
+            this.done = true;
+            this.denyAll();
+            this.chunker.close(this.queue);
+            this.queue.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
+            continue;
+          } finally {
+            this.wake = null;
+          }
+          if (r === WOKEN) continue;
+          this.next = null;
+          if (r.done) {
+            this.done = true;
+            this.denyAll();
+            this.chunker.end(this.queue);
+          } else this.chunker.push(r.value, this.queue);
+        }
+      },
+      // Cancelling aborts the run; the promise settles once it has ended.
+      cancel: () => {
+        unlink();
+        return this.abort();
+      },
+    });
+  }
+  /** Reads the run to its end, its chunks dropped (a run given up). */
+  async drain() {
+    this.denyAll();
+    try {
+      if (this.next) await this.next;
+      while (!(await this.it.next()).done);
+    } catch {}
+    this.next = null;
+    this.done = true;
+  }
+}
+
+const STREAM_KEYS = new Set([]);
+
+/**
+ * toUIMessageStream(stream) → a ReadableStream of the AI SDK's
+ * UIMessageChunks for a run's messages (session.run(…)'s stream).
+ * Cancelling it aborts the run (the stream's return()).
+ */
+export function toUIMessageStream(stream, options = {}) {
+  const name = "toUIMessageStream";
+  if (!isObject(stream) || (typeof stream.next !== "function" && typeof stream[Symbol.asyncIterator] !== "function")) {
+    throw badArg(`${name}: stream`, "a run's message stream (session.run(…))", stream);
+  }
+  plainObject(options, `${name}: options`);
+  knownKeys(options, STREAM_KEYS, `${name}: options`);
+  let run;
+  run = new UIRun(stream, () => {
+    const it = run.it;
+    return typeof it.return === "function" ? Promise.resolve(it.return()).then(() => {}, () => {}) : undefined;
+  });
+  return run.stream();
+}
+
+const TRANSPORT_KEYS = new Set(["session", "createSession", "approve", "thinkingLevel"]);
+
+/**
+ * floeChatTransport(options) → a ChatTransport of the AI SDK's UI
+ * (useChat({ transport })) that runs a Floe session in the page.
+ */
+export function floeChatTransport(options) {
+  const name = "floeChatTransport";
+  plainObject(options, `${name}: options`, "{ session } or { createSession }");
+  knownKeys(options, TRANSPORT_KEYS, `${name}: options`);
+  const { session, createSession, approve, thinkingLevel } = options;
+  if ((session === undefined) === (createSession === undefined)) {
+    throw floeError("bad_argument", `${name}: options: want one of session (a Floe session) or createSession (a function of the chat id returning one), got ${session === undefined ? "neither" : "both"}`);
+  }
+  if (session !== undefined && !(isObject(session) && typeof session.run === "function")) throw badArg(`${name}: options.session`, "a Floe session (with run)", session);
+  if (createSession !== undefined && typeof createSession !== "function") throw badArg(`${name}: options.createSession`, "a function of the chat id returning a session", createSession);
+  if (approve !== undefined && typeof approve !== "function") throw badArg(`${name}: options.approve`, 'a function of a tool call returning "allow", "deny", "forbidden" or "ask"', approve);
+  if (thinkingLevel !== undefined && typeof thinkingLevel !== "string") throw badArg(`${name}: options.thinkingLevel`, "a string", thinkingLevel);
+
+  const chats = new Map(); // chat id → { session: Promise, run: UIRun | null, sent: Set of user message ids }
+  const chat = (id) => {
+    let c = chats.get(id);
+    if (!c) {
+      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)), run: null, sent: new Set() };
+      chats.set(id, c);
+    }
+    return c;
+  };
+
+  async function decide(call, run) {
+    let d;
+    if (approve) d = await approve(call);
+    if (d === undefined || d === "ask") {
+      // A subagent's call has no part of its own in the chat to ask on.
+      if (Array.isArray(call.origin) && call.origin.length) return "deny";
+      return run.ask(call);
+    }
+    return DECISIONS.has(d) ? d : "deny";
+  }
+
+  return {
+    async sendMessages({ trigger, chatId, messageId, messages, abortSignal } = {}) {
+      if (trigger === "regenerate-message") {
+        throw floeError("bad_argument", `${name}: regenerate: a Floe session cannot take back a reply (its Trace keeps every run); send a new message instead`);
+      }
+      if (!Array.isArray(messages) || messages.length === 0) throw badArg(`${name}: sendMessages: messages`, "a non-empty array of UIMessages", messages);
+      const c = chat(chatId);
+      const last = messages[messages.length - 1];
+      if (last?.role === "assistant" && c.run?.waiting) {
+        // The UI's answers to the approvals the run waits on: it goes on.
+        let answered = 0;
+        for (const part of last.parts ?? []) {
+          if (part?.state === "approval-responded" && c.run.answer(part.approval?.id, part.approval?.approved === true ? "allow" : "deny")) answered++;
+        }
+        if (answered === 0) throw floeError("bad_argument", `${name}: sendMessages: the run waits on an approval, and the last message answers none (addToolApprovalResponse({ id, approved }) answers it)`);
+        return c.run.stream({ pause: true, signal: abortSignal });
+      }
+      if (last?.role !== "user") {
+        throw floeError("bad_argument", `${name}: sendMessages: the last message is ${last?.role === "assistant" ? "an assistant message, and no run waits on an approval" : `not a user message (${describe(last?.role)})`}: nothing to run`);
+      }
+      if (messageId !== undefined && messageId === last.id) {
+        throw floeError("bad_argument", `${name}: editing message ${JSON.stringify(messageId)}: a Floe session cannot take back a prompt it ran (its Trace keeps every run); send a new message instead`);
+      }
+      if (c.sent.has(last.id)) throw floeError("bad_argument", `${name}: message ${JSON.stringify(last.id)} was run already`);
+      const prompt = promptOf(last, name);
+      if (c.run && !c.run.done) {
+        // A new message while the run waits on the UI's approvals: the run is aborted.
+        await c.run.abort();
+      }
+      const s = await c.session;
+      const controller = new AbortController();
+      let run;
+      const stream = s.run(prompt, {
+        approve: (call) => decide(call, run),
+        signal: controller.signal,
+        ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
+      });
+      run = new UIRun(stream, () => {
+        controller.abort();
+        return run.drain();
+      });
+      c.run = run;
+      c.sent.add(last.id);
+      return run.stream({ pause: true, signal: abortSignal });
+    },
+    // A run lives in the page: after a reload there is none to reconnect
+    // to, and the chat's messages come from the stored session (toUIMessages).
+    async reconnectToStream() {
+      return null;
+    },
+  };
+}
+
+// promptOf is a user UIMessage as run()'s prompt: its texts, then its files.
+function promptOf(message, name) {
+  const parts = Array.isArray(message.parts) ? message.parts : [];
+  const texts = [];
+  const files = [];
+  parts.forEach((part, i) => {
+    if (part?.type === "text") texts.push(String(part.text ?? ""));
+    else if (part?.type === "file") {
+      const where = `${name}: message ${JSON.stringify(message.id)}: parts[${i}]`;
+      const url = part.url;
+      const type = String(part.mediaType ?? "");
+      if (typeof url !== "string") throw badArg(`${where}.url`, "a URL string", url);
+      if (type.startsWith("image/")) {
+        files.push({ type: "model_msg", payload: { type: "image_url", role: "user", image_url: url } });
+        return;
+      }
+      const m = /^data:([^;,]*)(?:;[^;,]*)*;base64,(.*)$/s.exec(url);
+      if (!m) throw floeError("bad_argument", `${where}: a file of type ${JSON.stringify(type)} must be a base64 data: URL (only images may be web URLs), got ${JSON.stringify(url.slice(0, 40))}`);
+      files.push({ type: "model_msg", payload: { type: "inline_data", role: "user", mime_type: type || m[1] || "application/octet-stream", data: m[2] } });
+    }
+  });
+  if (texts.length === 0 && files.length === 0) throw floeError("bad_argument", `${name}: message ${JSON.stringify(message.id)}: no text or file part to send`);
+  return texts.length ? [msg.userText(texts.join("\n")), ...files] : files;
+}
+
+const TO_UI_KEYS = new Set(["idPrefix"]);
+
+/**
+ * toUIMessages(messages) → the UIMessages of a stored session's messages
+ * (readSession), for useChat({ messages }): a user message per prompt, an
+ * assistant message per run.
+ */
+export function toUIMessages(messages, options = {}) {
+  const name = "toUIMessages";
+  if (!Array.isArray(messages)) throw badArg(`${name}: messages`, "an array of OmniMessages (readSession's)", messages);
+  plainObject(options, `${name}: options`);
+  knownKeys(options, TO_UI_KEYS, `${name}: options`);
+  const prefix = options.idPrefix ?? "floe-";
+  if (typeof prefix !== "string") throw badArg(`${name}: options.idPrefix`, "a string", prefix);
+  const out = [];
+  let user = null;
+  let reply = null; // { message, chunker, parts by id }
+  const finish = () => {
+    if (!reply) return;
+    const chunks = reply.chunker.end();
+    for (const ch of chunks) apply(reply, ch);
+    // A call whose output never came (a run cut off): not waiting for ever.
+    for (const part of reply.message.parts) {
+      if (part.toolCallId && (part.state === "input-available" || part.state === "input-streaming" || part.state === "approval-requested" || part.state === "approval-responded")) {
+        Object.assign(part, { state: "output-error", errorText: "no output: the run ended before the call did" });
+        delete part.approval;
+      }
+    }
+    reply = null;
+  };
+  messages.forEach((m, i) => {
+    if (!isObject(m) || !isObject(m.payload) || (Array.isArray(m.origin) && m.origin.length)) return;
+    const p = m.payload;
+    const userSide = m.type === "model_msg" && p.role === "user" && p.type !== "tool_call_output";
+    if (userSide && p.type === "text" && steeringText(p.text) === null) {
+      finish();
+      user = { id: `${prefix}${i}`, role: "user", parts: [{ type: "text", text: p.text }] };
+      out.push(user);
+      return;
+    }
+    if (userSide && (p.type === "image_url" || p.type === "inline_data") && user && !reply) {
+      user.parts.push(p.type === "image_url" ? { type: "file", mediaType: mediaOf(p.image_url), url: p.image_url } : { type: "file", mediaType: p.mime_type, url: `data:${p.mime_type};base64,${p.data}` });
+      return;
+    }
+    if (m.type === "session_meta") return;
+    if (!reply) {
+      const chunks = [];
+      const chunker = new Chunker();
+      chunker.push(m, chunks);
+      if (chunks.length === 0) return;
+      reply = { message: { id: `${prefix}${i}`, role: "assistant", parts: [] }, chunker, open: new Map() };
+      out.push(reply.message);
+      for (const ch of chunks) apply(reply, ch);
+      return;
+    }
+    for (const ch of reply.chunker.push(m)) apply(reply, ch);
+  });
+  finish();
+  return out;
+}
+
+const mediaOf = (url) => /^data:([^;,]+)/.exec(url)?.[1] ?? "image/*";
+
+// apply folds one chunk into a stored reply's message (the chunks Chunker makes).
+function apply(reply, ch) {
+  const parts = reply.message.parts;
+  const tool = (id) => {
+    for (let i = parts.length - 1; i >= 0; i--) if (parts[i].toolCallId === id) return parts[i];
+    return null;
+  };
+  switch (ch.type) {
+    case "start-step":
+      parts.push({ type: "step-start" });
+      break;
+    case "reset-step": {
+      const at = parts.findLastIndex((p) => p.type === "step-start");
+      parts.splice(at + 1);
+      break;
+    }
+    case "text-start":
+    case "reasoning-start": {
+      const part = { type: ch.type === "text-start" ? "text" : "reasoning", text: "", state: "streaming" };
+      reply.open.set(ch.id, part);
+      parts.push(part);
+      break;
+    }
+    case "text-delta":
+    case "reasoning-delta":
+      reply.open.get(ch.id).text += ch.delta;
+      break;
+    case "text-end":
+    case "reasoning-end":
+      reply.open.get(ch.id).state = "done";
+      reply.open.delete(ch.id);
+      break;
+    case "tool-input-available":
+      parts.push({ type: `tool-${ch.toolName}`, toolCallId: ch.toolCallId, state: "input-available", input: ch.input });
+      break;
+    case "tool-approval-request": {
+      const part = tool(ch.toolCallId);
+      if (part) Object.assign(part, { state: "approval-requested", approval: { id: ch.approvalId, ...(ch.isAutomatic ? { isAutomatic: true } : {}) } });
+      break;
+    }
+    case "tool-approval-response": {
+      const part = parts.find((p) => p.approval?.id === ch.approvalId);
+      if (part) Object.assign(part, { state: "approval-responded", approval: { ...part.approval, approved: ch.approved, ...(ch.reason ? { reason: ch.reason } : {}) } });
+      break;
+    }
+    case "tool-output-available":
+    case "tool-output-error":
+    case "tool-output-denied": {
+      const part = tool(ch.toolCallId);
+      if (!part) break;
+      if (ch.type === "tool-output-denied") part.state = "output-denied";
+      else if (ch.type === "tool-output-error") Object.assign(part, { state: "output-error", errorText: ch.errorText });
+      else Object.assign(part, { state: "output-available", output: ch.output });
+      break;
+    }
+    case "steering-message":
+      parts.push({ type: "steering-message", id: ch.id, parts: ch.parts });
+      break;
+  }
 }

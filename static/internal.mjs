@@ -169,3 +169,25 @@ export function plainObject(v, name, want = "an object") {
   if (tag !== "[object Object]") throw badArg(name, want, v);
   return v;
 }
+
+// A delivered steering message is a user text holding its block whole
+// (ENGINE.md §11): the markers first and last, white space around them
+// aside. steeringText returns the words inside, trimmed, or null when the
+// text is not such a block. The white space trimmed is Go's (the
+// playground reads the block so), not String.prototype.trim's.
+const STEER_OPEN = "[user_steering]";
+const STEER_CLOSE = "[/user_steering]";
+// Go's unicode.IsSpace: the White_Space property.
+const isSpace = (c) => (c >= 9 && c <= 13) || c === 32 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+function trimGo(s) {
+  let i = 0;
+  let j = s.length;
+  while (i < j && isSpace(s.charCodeAt(i))) i++;
+  while (j > i && isSpace(s.charCodeAt(j - 1))) j--;
+  return s.slice(i, j);
+}
+export function steeringText(text) {
+  const t = trimGo(text);
+  if (t.length < STEER_OPEN.length + STEER_CLOSE.length || !t.startsWith(STEER_OPEN) || !t.endsWith(STEER_CLOSE)) return null;
+  return trimGo(t.slice(STEER_OPEN.length, t.length - STEER_CLOSE.length));
+}

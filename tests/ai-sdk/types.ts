@@ -18,3 +18,21 @@ const s = floe.createSession({ llm, newLLM: (t) => fromAISDK(anthropic("claude-s
 void s; void llm2; void llm3; void llm4; void llm5;
 // @ts-expect-error a specification v2 model is refused
 fromAISDK({ specificationVersion: "v2", provider: "p", modelId: "m", doStream: async () => ({ stream: new ReadableStream() }) });
+
+// The UI: floeChatTransport is a ChatTransport of the AI SDK's Chat, its
+// chunks UIMessageChunks, toUIMessages' messages UIMessages.
+import { AbstractChat, readUIMessageStream, type ChatState, type ChatTransport, type UIMessage, type UIMessageChunk } from "ai";
+import { floeChatTransport, toUIMessageStream, toUIMessages, type FloeUIMessageChunk } from "@floehq/floe/ai-sdk";
+// Every chunk Floe makes is one of the AI SDK's (the stream itself is typed ReadableStream<any>).
+const chunkFits: FloeUIMessageChunk extends UIMessageChunk ? true : false = true;
+const transport: ChatTransport<UIMessage> = floeChatTransport({ session: s, approve: (call) => (call.payload.name === "search" ? "allow" : "ask") });
+floeChatTransport({ createSession: (chatId) => floe.resumeSession(chatId, { llm }) });
+declare const state: ChatState<UIMessage>;
+class Chat extends AbstractChat<UIMessage> {}
+const restored: UIMessage[] = toUIMessages(await floe.readSession(s.id));
+new Chat({ transport, state });
+const chunks: ReadableStream<UIMessageChunk> = toUIMessageStream(s.run("hi"));
+readUIMessageStream({ stream: toUIMessageStream(s.run("hi")) });
+void restored; void chunks; void chunkFits;
+// @ts-expect-error approve answers with a decision or "ask"
+floeChatTransport({ session: s, approve: () => "maybe" });

@@ -1,0 +1,300 @@
+// floe/ai-sdk for the AI SDK's UI: toUIMessageStream read back with the
+// AI SDK's own readUIMessageStream, each chunk checked against its
+// uiMessageChunkSchema; floeChatTransport driven by its Chat core
+// (AbstractChat, what useChat wraps) sending, approving, denying,
+// stopping; toUIMessages of a stored session against what the chat showed.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AbstractChat, readUIMessageStream, uiMessageChunkSchema, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
+import { safeValidateTypes } from "@ai-sdk/provider-utils";
+import { floeChatTransport, toUIMessageStream, toUIMessages } from "../../static/ai-sdk.mjs";
+import { mockModel } from "../../static/test.mjs";
+import { floe, instantClock } from "../node/helpers.mjs";
+
+const echo = floe.tool({
+  name: "echo",
+  description: "Echoes s, twice",
+  parameters: { type: "object", properties: { s: { type: "string" } }, required: ["s"] },
+  async *execute({ s }) {
+    yield s;
+    yield s;
+  },
+});
+const broken = floe.tool({ name: "broken", description: "Throws", parameters: { type: "object", properties: {} }, execute: () => { throw new Error("disk on fire"); } });
+const tools = [echo, broken];
+
+/** Every chunk, checked against the AI SDK's schema, and the last UIMessage readUIMessageStream made of them. */
+async function read(stream) {
+  const chunks = [];
+  const errors = [];
+  const tee = stream.pipeThrough(
+    new TransformStream({
+      async transform(chunk, c) {
+        const r = await safeValidateTypes({ value: chunk, schema: uiMessageChunkSchema });
+        assert.ok(r.success, `chunk ${JSON.stringify(chunk)} is not a UIMessageChunk: ${r.error?.message}`);
+        chunks.push(chunk);
+        c.enqueue(chunk);
+      },
+    }),
+  );
+  let message;
+  for await (const m of readUIMessageStream({ stream: tee, onError: (e) => errors.push(e.message) })) message = m;
+  return { chunks, message, errors };
+}
+
+/** A part as a test compares it: its type, state and what it shows. */
+const shape = (p) => {
+  const out = { type: p.type };
+  for (const k of ["state", "text", "input", "output", "errorText"]) if (p[k] !== undefined) out[k] = p[k];
+  if (p.approval) out.approval = { ...(p.approval.approved !== undefined ? { approved: p.approval.approved } : {}), ...(p.approval.isAutomatic ? { isAutomatic: true } : {}) };
+  return out;
+};
+
+test("toUIMessageStream: thinking, text, a call allowed with its streamed output, a call denied, a failed call, the next step's text", async () => {
+  const llm = mockModel([
+    [{ thinking: "They want echoes." }, "Let me echo.", { toolCall: { name: "echo", args: { s: "hi" } } }, { toolCall: { name: "echo", args: { s: "no" } } }, { toolCall: { name: "broken" } }],
+    ["Done."],
+  ]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const { chunks, message, errors } = await read(
+    toUIMessageStream(session.run("Echo hi", { approve: (call) => (JSON.parse(call.payload.arguments).s === "no" ? "deny" : "allow") })),
+  );
+  assert.deepEqual(errors, []);
+  assert.equal(chunks[0].type, "start");
+  assert.deepEqual(chunks.at(-1), { type: "finish", finishReason: "stop" });
+  assert.deepEqual(
+    chunks.filter((c) => c.toolCallId === "call_1").map((c) => c.type),
+    ["tool-input-start", "tool-input-delta", "tool-input-available", "tool-output-available", "tool-output-available", "tool-output-available"],
+  );
+  assert.deepEqual(chunks.filter((c) => c.type === "tool-output-available" && c.toolCallId === "call_1").map((c) => [c.output, c.preliminary]), [["hi", true], ["hihi", true], ["hihi", undefined]]);
+  assert.deepEqual(message.parts.map(shape), [
+    { type: "step-start" },
+    { type: "reasoning", state: "done", text: "They want echoes." },
+    { type: "text", state: "done", text: "Let me echo." },
+    { type: "tool-echo", state: "output-available", input: { s: "hi" }, output: "hihi" },
+    { type: "tool-echo", state: "output-denied", input: { s: "no" }, approval: { approved: false, isAutomatic: true } },
+    { type: "tool-broken", state: "output-error", input: {}, errorText: "[tool error] disk on fire" },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Done." },
+  ]);
+  // The ids are Floe's: a tool part's toolCallId is the call's tool_call_id.
+  assert.deepEqual(message.parts.filter((p) => p.toolCallId).map((p) => p.toolCallId), ["call_1", "call_2", "call_3"]);
+});
+
+test("toUIMessageStream: a failed attempt's parts go at its retry (reset-step); a run that fails ends with an error chunk", async () => {
+  const llm = mockModel([["Half an ans", { error: "overloaded" }], ["Whole answer."]]);
+  const ok = await read(toUIMessageStream(floe.createSession({ llm, store: false, clock: instantClock() }).run("Hi")));
+  assert.deepEqual(ok.errors, []);
+  assert.ok(ok.chunks.some((c) => c.type === "reset-step"));
+  assert.deepEqual(ok.message.parts.map(shape), [{ type: "step-start" }, { type: "text", state: "done", text: "Whole answer." }]);
+
+  const bad = mockModel([{ error: "quota exhausted", permanent: true }]);
+  const failed = await read(toUIMessageStream(floe.createSession({ llm: bad, store: false, clock: instantClock() }).run("Hi")));
+  assert.deepEqual(failed.errors, ["llm request error: quota exhausted"]);
+  assert.deepEqual(failed.chunks.slice(-2), [{ type: "error", errorText: "llm request error: quota exhausted" }, { type: "finish", finishReason: "error" }]);
+});
+
+test("toUIMessageStream: cancelling the stream aborts the run, and settles once the run has ended", async () => {
+  const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Again."]]);
+  const session = floe.createSession({ llm, store: false });
+  const reader = toUIMessageStream(session.run("Go")).getReader();
+  for (;;) {
+    const { value } = await reader.read();
+    if (value.type === "text-delta") break;
+  }
+  await reader.cancel();
+  // The run has ended: the session takes another at once (session_busy otherwise).
+  const again = await read(toUIMessageStream(session.run("Again")));
+  assert.equal(again.message.parts.at(-1).text, "Again.");
+  assert.equal(llm.calls[0].signal.aborted, true);
+});
+
+test("toUIMessageStream: what is refused", () => {
+  assert.throws(() => toUIMessageStream("hi"), { name: "FloeError", message: "toUIMessageStream: stream: want a run's message stream (session.run(…)), got a string" });
+  assert.throws(() => toUIMessageStream((async function* () {})(), { messageId: "x" }), { message: /toUIMessageStream: options\.messageId: unknown option/ });
+});
+
+/** The Chat of the AI SDK's UI (useChat's core) over a plain state; finished() resolves at each response's end. */
+function chat(transport, init = {}) {
+  const state = {
+    status: "ready",
+    error: undefined,
+    messages: [],
+    pushMessage(m) {
+      this.messages = [...this.messages, m];
+    },
+    popMessage() {
+      this.messages = this.messages.slice(0, -1);
+    },
+    replaceMessage(i, m) {
+      this.messages = this.messages.map((x, j) => (j === i ? m : x));
+      state.onReplace?.(m);
+    },
+    snapshot: (v) => structuredClone(v),
+  };
+  let ends = [];
+  class Chat extends AbstractChat {}
+  const c = new Chat({
+    transport,
+    state,
+    onFinish: (e) => {
+      const waiting = ends;
+      ends = [];
+      for (const r of waiting) r(e);
+    },
+    ...init,
+  });
+  c.finished = () => new Promise((r) => ends.push(r));
+  c.state = state;
+  return c;
+}
+
+const assistant = (c) => c.messages.at(-1);
+
+test("floeChatTransport: a call asked in the chat, approved with addToolApprovalResponse, runs; the run goes on in the same message", async () => {
+  const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "yo" } } }], ["It said yoyo."]]);
+  const session = floe.createSession({ llm, tools });
+  const c = chat(floeChatTransport({ session }), { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+  await c.sendMessage({ text: "Echo yo" });
+  assert.equal(c.status, "ready");
+  const asked = assistant(c).parts.find((p) => p.type === "tool-echo");
+  assert.equal(asked.state, "approval-requested");
+  assert.equal(llm.calls.length, 1); // the run waits on the answer
+
+  const done = c.finished();
+  await c.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+  const end = await done;
+  assert.equal(end.isError, false);
+  assert.equal(c.messages.length, 2);
+  assert.deepEqual(assistant(c).parts.map(shape), [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Echoing." },
+    { type: "tool-echo", state: "output-available", input: { s: "yo" }, output: "yoyo", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "It said yoyo." },
+  ]);
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output]), [["tool_call_output", "yoyo"]]);
+
+  // The stored session, as UIMessages: what the chat showed (a user
+  // message, the assistant's), to give useChat({ messages }) after a reload.
+  const restored = toUIMessages(await floe.readSession(session.id));
+  assert.deepEqual(restored.map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(restored[0].parts, [{ type: "text", text: "Echo yo" }]);
+  // An allowed call's approval is not in the Trace's records as the chat's answer: the part has none.
+  const { approval, ...allowed } = shape(assistant(c).parts[2]);
+  assert.deepEqual(approval, { approved: true });
+  assert.deepEqual(restored[1].parts.map(shape), [...assistant(c).parts.slice(0, 2).map(shape), allowed, ...assistant(c).parts.slice(3).map(shape)]);
+  assert.deepEqual(toUIMessages(await floe.readSession(session.id)), restored); // the ids are stable
+  await session.close();
+});
+
+test("floeChatTransport: a call denied in the chat gets the denial; a policy decides the calls it knows", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "a" } } }, { toolCall: { name: "broken" } }], ["Fine."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const approve = (call) => (call.payload.name === "echo" ? "allow" : "ask");
+  const c = chat(floeChatTransport({ session, approve }), { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+  await c.sendMessage({ text: "Go" });
+  const parts = assistant(c).parts;
+  assert.deepEqual(parts.map(shape), [
+    { type: "step-start" },
+    { type: "tool-echo", state: "output-available", input: { s: "a" }, output: "aa" },
+    { type: "tool-broken", state: "approval-requested", input: {}, approval: {} },
+  ]);
+  const done = c.finished();
+  await c.addToolApprovalResponse({ id: parts[2].approval.id, approved: false });
+  await done;
+  assert.deepEqual(assistant(c).parts.map(shape).slice(2), [
+    { type: "tool-broken", state: "output-denied", input: {}, approval: { approved: false } },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Fine." },
+  ]);
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => m.payload.output), ["aa", "Tool call denied by user."]);
+});
+
+test("floeChatTransport: two calls asked in the chat: the run asks them one at a time, in call order, each answer sending on", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "1" } } }, { toolCall: { name: "echo", args: { s: "2" } } }], ["Both."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const c = chat(floeChatTransport({ session }), { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+  await c.sendMessage({ text: "Echo twice" });
+  assert.deepEqual(assistant(c).parts.map((p) => p.state).slice(1), ["approval-requested"]);
+  let done = c.finished();
+  await c.addToolApprovalResponse({ id: assistant(c).parts[1].approval.id, approved: true });
+  await done;
+  assert.deepEqual(assistant(c).parts.map((p) => p.state).slice(1), ["output-available", "approval-requested"]);
+  done = c.finished();
+  await c.addToolApprovalResponse({ id: assistant(c).parts[2].approval.id, approved: true });
+  await done;
+  assert.deepEqual(assistant(c).parts.map(shape).slice(1), [
+    { type: "tool-echo", state: "output-available", input: { s: "1" }, output: "11", approval: { approved: true } },
+    { type: "tool-echo", state: "output-available", input: { s: "2" }, output: "22", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Both." },
+  ]);
+});
+
+test("floeChatTransport: stop aborts the run; the next message runs after it; regenerate and edits are refused", async () => {
+  const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Second."]]);
+  const session = floe.createSession({ llm, store: false });
+  const c = chat(floeChatTransport({ session }));
+  const started = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.text === "Starting") && r()));
+  const sent = c.sendMessage({ text: "First" });
+  await started;
+  await c.stop();
+  await sent;
+  assert.equal(c.status, "ready");
+  assert.equal(llm.calls[0].signal.aborted, true);
+  assert.equal(assistant(c).parts.find((p) => p.type === "text").text, "Starting");
+
+  await c.sendMessage({ text: "Next" });
+  assert.equal(assistant(c).parts.at(-1).text, "Second.");
+
+  await c.regenerate();
+  assert.equal(c.status, "error");
+  assert.match(c.error.message, /^floeChatTransport: regenerate: a Floe session cannot take back a reply/);
+  c.clearError();
+  const first = c.messages[0].id;
+  await c.sendMessage({ text: "First, edited", messageId: first });
+  assert.equal(c.status, "error");
+  assert.equal(c.error.message, `floeChatTransport: editing message ${JSON.stringify(first)}: a Floe session cannot take back a prompt it ran (its Trace keeps every run); send a new message instead`);
+});
+
+test("floeChatTransport: a new message while the run waits on an approval aborts that run first", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const c = chat(floeChatTransport({ session }));
+  await c.sendMessage({ text: "Echo" });
+  assert.equal(assistant(c).parts.at(-1).state, "approval-requested");
+  await c.sendMessage({ text: "Never mind" });
+  assert.equal(c.status, "ready");
+  assert.equal(assistant(c).parts.at(-1).text, "Other.");
+  assert.equal(llm.calls.length, 2);
+});
+
+test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
+  const PNG = "data:image/png;base64,iVBORw0KGgo=";
+  const llm = mockModel([["Seen."], ["An image."]]);
+  const session = floe.createSession({ llm, store: false });
+  const c = chat(floeChatTransport({ createSession: (id) => (assert.equal(typeof id, "string"), session) }));
+  await c.sendMessage({ text: "What are these?", files: [{ type: "file", mediaType: "image/png", url: PNG }, { type: "file", mediaType: "text/plain", url: "data:text/plain;base64,aGk=" }] });
+  assert.deepEqual(llm.calls[0].newMessages.map((m) => m.payload), [
+    { type: "text", role: "user", text: "What are these?", stop_reason: "completed" },
+    { type: "image_url", role: "user", image_url: PNG },
+    { type: "inline_data", role: "user", mime_type: "text/plain", data: "aGk=" },
+  ]);
+  await c.sendMessage({ files: [{ type: "file", mediaType: "image/png", url: PNG }] }); // no text: the image alone
+  assert.equal(c.status, "ready");
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => m.payload), [{ type: "image_url", role: "user", image_url: PNG }]);
+  await c.sendMessage({ text: "And this?", files: [{ type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" }] });
+  assert.equal(c.status, "error");
+  assert.match(c.error.message, /parts\[0\]: a file of type "application\/pdf" must be a base64 data: URL \(only images may be web URLs\)/);
+});
+
+test("floeChatTransport and toUIMessages: what is refused", () => {
+  const session = floe.createSession({ llm: mockModel([]), store: false });
+  assert.throws(() => floeChatTransport({}), { name: "FloeError", message: /want one of session .* or createSession .*, got neither/ });
+  assert.throws(() => floeChatTransport({ session, createSession: () => session }), { message: /got both/ });
+  assert.throws(() => floeChatTransport({ session, aprove: () => "allow" }), { message: /floeChatTransport: options\.aprove: unknown option \(did you mean approve\?\)/ });
+  assert.throws(() => floeChatTransport({ session: {} }), { message: "floeChatTransport: options.session: want a Floe session (with run), got an object" });
+  assert.throws(() => floeChatTransport({ session, approve: "allow" }), { message: /options\.approve: want a function/ });
+  assert.throws(() => toUIMessages("x"), { message: "toUIMessages: messages: want an array of OmniMessages (readSession's), got a string" });
+});
