@@ -66,6 +66,7 @@ export function fromAISDK(model, options = {}) {
 
   const history = []; // the prompt's messages of every completed request
   const names = new Map(); // tool call id → tool name (a tool result names its tool)
+  let fresh = 0; // ids given to calls that repeat one of their request
   let toolsIn = null;
   let toolsOut;
 
@@ -109,6 +110,14 @@ export function fromAISDK(model, options = {}) {
       const skip = new Set(); // ids of tool calls the provider runs itself
       const started = new Set(); // ids of tool calls whose input streams
       const renamed = new Map(); // a streamed call's id at its end → the id it started with
+      const ids = new Set(); // the tool call ids of this request
+      // claim is the id a call goes by: its own, or a new one when another
+      // call of this request has it (the engine refuses such a reply).
+      const claim = (id) => {
+        while (ids.has(id)) id = `call_floe_${++fresh}`;
+        ids.add(id);
+        return id;
+      };
       let open = null; // the one segment streaming: { kind, id, body, meta, name?, raw? }
       let waiting = []; // parts that came while a tool call was open, played after it
       let finish = null;
@@ -148,10 +157,11 @@ export function fromAISDK(model, options = {}) {
       }
       function* start(kind, p, name) {
         yield* close();
-        open = { kind, id: p.id, body: "", meta: merge(null, p.providerMetadata), name, raw: p.inputEncoding === "text" };
+        // wire: the id the stream names the segment by; id: the call's.
+        open = { kind, wire: p.id, id: name === undefined ? p.id : claim(p.id), body: "", meta: merge(null, p.providerMetadata), name, raw: p.inputEncoding === "text" };
         if (kind === "text") yield msg.partialText("start");
         else if (kind === "reasoning") yield msg.partialThinking("start");
-        else yield msg.partialToolCall("start", "", p.id, name);
+        else yield msg.partialToolCall("start", "", open.id, name);
       }
       // part turns one stream part into messages; a tool call's own parts
       // stream, others wait until it is complete.
@@ -165,9 +175,9 @@ export function fromAISDK(model, options = {}) {
         // A call that ends under an id it did not start with, while it is the
         // one open (OpenAI's Responses API through a proxy that gives a call
         // another call_id when it is done): it is that call, under its first id.
-        if (p.type === "tool-input-end" && open?.kind === "tool" && id !== open.id && !started.has(id)) renamed.set(id, open.id);
+        if (p.type === "tool-input-end" && open?.kind === "tool" && id !== open.wire && !started.has(id)) renamed.set(id, open.wire);
         id = renamed.get(id) ?? id;
-        const mine = open?.kind === "tool" && id === open.id;
+        const mine = open?.kind === "tool" && id === open.wire;
         if (open?.kind === "tool" && !mine && p.type !== "error") {
           waiting.push(p);
           return;
@@ -210,8 +220,9 @@ export function fromAISDK(model, options = {}) {
             if (!mine) {
               // A call that did not stream: its complete message alone.
               yield* close();
-              names.set(p.toolCallId, p.toolName);
-              yield complete(msg.toolCall(p.toolCallId, p.toolName, p.input ?? "{}"), merge(null, p.providerMetadata));
+              const cid = claim(p.toolCallId);
+              names.set(cid, p.toolName);
+              yield complete(msg.toolCall(cid, p.toolName, p.input ?? "{}"), merge(null, p.providerMetadata));
               return;
             }
             open.meta = merge(open.meta, p.providerMetadata);

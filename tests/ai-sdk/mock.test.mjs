@@ -255,3 +255,30 @@ test("a model wrapped in middleware (wrapLanguageModel) is a v4 model: <think> i
   assert.deepEqual(bodies(msgs).filter(([, e]) => e === ""), [["thinking", "", "Plan it."], ["text", "", "Done."]]);
   assert.equal(calls[0].temperature, 0.3);
 });
+
+test("tool calls of one reply under one id (a server repeating it) go by ids of their own: the reply completes, each output pairs with its call, the prompt is sent once", async () => {
+  const { model, calls } = mock(
+    "v4",
+    [
+      { type: "tool-call", toolCallId: "call_0", toolName: "t", input: '{"n":1}' },
+      { type: "tool-input-start", id: "call_0", toolName: "t" },
+      { type: "tool-input-delta", id: "call_0", delta: '{"n":2}' },
+      { type: "tool-input-end", id: "call_0" },
+      { type: "tool-call", toolCallId: "call_0", toolName: "t", input: '{"n":2}' },
+      { type: "tool-call", toolCallId: "call_0", toolName: "t", input: '{"n":3}' },
+      finish("tool-calls"),
+    ],
+    [{ type: "text-delta", id: "x", delta: "Done." }, finish()],
+  );
+  const environment = { async *executeTool({ toolCall }) { yield floe.msg.toolOutput(toolCall.payload.tool_call_id, `out ${toolCall.payload.arguments}`); } };
+  const msgs = await run(fromAISDK(model), "Hi", { approve: () => "allow" }, { tools: [{ name: "t", description: "T" }], environment });
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["completed", ""], ["completed", ""]]);
+  const ids = find(msgs, "tool_call").map((m) => m.payload.tool_call_id);
+  assert.equal(ids[0], "call_0");
+  assert.equal(new Set(ids).size, 3);
+  const [, second] = calls;
+  assert.deepEqual(second.prompt.map((m) => m.role), ["user", "assistant", "tool"]);
+  assert.deepEqual(second.prompt[1].content.map((c) => [c.toolCallId, c.input.n]), ids.map((id, i) => [id, i + 1]));
+  assert.deepEqual(second.prompt[2].content.map((c) => [c.toolCallId, c.output.value]), ids.map((id, i) => [id, `out {"n":${i + 1}}`]));
+});
