@@ -106,6 +106,11 @@ export function fromAISDK(model, options = {}) {
       } catch (e) {
         return failure(e, signal, label, false);
       }
+      // The abort cancels the stream, so that one whose model does not heed
+      // abortSignal ends (a pending read is done) and its source stops.
+      const stop = () => reader.cancel().catch(() => {});
+      signal.addEventListener("abort", stop);
+      if (signal.aborted) stop();
       const reply = []; // the complete messages, for the history
       const skip = new Set(); // ids of tool calls the provider runs itself
       const started = new Set(); // ids of tool calls whose input streams
@@ -255,6 +260,7 @@ export function fromAISDK(model, options = {}) {
           yield* part(r.value);
           if (failed) return failed;
         }
+        if (signal.aborted) return failure(null, signal, label);
         while (open) yield* close(); // a tool call open at the end runs with the arguments that came
         if (failed) return failed;
         if (!finish) return { status: "malformed", errorMessage: `${label}: the stream ended without a finish part` };
@@ -271,7 +277,8 @@ export function fromAISDK(model, options = {}) {
         history.push(...input, ...toPrompt(reply, version, names));
         return { status: "completed" };
       } finally {
-        reader.cancel().catch(() => {});
+        signal.removeEventListener("abort", stop);
+        stop();
       }
     },
   };

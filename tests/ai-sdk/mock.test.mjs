@@ -282,3 +282,25 @@ test("tool calls of one reply under one id (a server repeating it) go by ids of 
   assert.deepEqual(second.prompt[1].content.map((c) => [c.toolCallId, c.input.n]), ids.map((id, i) => [id, i + 1]));
   assert.deepEqual(second.prompt[2].content.map((c) => [c.toolCallId, c.output.value]), ids.map((id, i) => [id, `out {"n":${i + 1}}`]));
 });
+
+test("an abort cancels the stream of a model that does not heed abortSignal: the request ends aborted at once, not at the abort grace", async () => {
+  let cancelled = false;
+  const { model } = mock("v4", () => ({
+    stream: new ReadableStream({
+      start: (c) => c.enqueue({ type: "text-delta", id: "t", delta: "Hel" }), // and never more, nor an end
+      cancel: () => void (cancelled = true),
+    }),
+  }));
+  const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(model), clock: instantClock() });
+  const stop = new AbortController();
+  const msgs = [];
+  for await (const m of session.run("Hi", { signal: stop.signal })) {
+    msgs.push(m);
+    if (m.payload.type === "partial_text" && m.payload.event_type === "delta") stop.abort();
+  }
+  await session.close();
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["aborted", "mock: aborted"]]);
+  assert.equal(cancelled, true);
+  assert.deepEqual(find(msgs, "text").map((m) => [m.payload.text, m.payload.stop_reason]), [["Hel", "aborted"]]);
+});
