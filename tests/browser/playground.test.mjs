@@ -1993,6 +1993,29 @@ pageTest("playground: Settings give a new session's system prompt; a session reo
   assert.match(server.requests.at(-1).body.messages[0].content, /^You are an agent working in the Floe playground/);
 });
 
+// Settings that the browser's local storage refuses to keep (full: a long
+// system prompt, a demo script) apply to the page, and the note says they
+// are not kept after a reload.
+pageTest("playground: Settings that local storage refuses apply to the page and the note says they are not kept", async (page) => {
+  await open(page);
+  await page.evaluate(() => {
+    const set = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) {
+      if (key === "floe-playground:settings") throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      return set.call(this, key, value);
+    };
+  });
+  await page.click("#open-settings");
+  await page.fill("#set-compact-tokens", "5000");
+  await page.click("#settings-save");
+  await page.locator("#settings").waitFor({ state: "hidden" });
+  await page.locator("#note", { hasText: "Settings apply to the next new session, but are not kept after a reload (this browser's local storage refused to keep it: The quota has been exceeded.)" }).waitFor();
+  await page.click("#open-settings");
+  assert.equal(await page.inputValue("#set-compact-tokens"), "5000", "the page uses them");
+  await page.click("#settings-cancel");
+  assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null);
+});
+
 // An imported session's last activity is its last record's time, not the
 // import's (the time the store gives it): the list sorts it by when it
 // was last used, across a reload, until it is used again.

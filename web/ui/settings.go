@@ -74,7 +74,11 @@ func loadSettings() Settings {
 	return s
 }
 
-func (s Settings) save() { localSet(keySettings, stringifyJSON(vert.ValueOf(s).JSValue())) }
+// save keeps s in local storage; the error says why the browser refused
+// (its local storage full: a long system prompt, a demo script).
+func (s Settings) save() error {
+	return localTrySet(keySettings, stringifyJSON(vert.ValueOf(s).JSValue()))
+}
 
 func (s Settings) compactMode() string {
 	if s.CompactMode == omni.ModeDiscard {
@@ -264,8 +268,10 @@ func (a *App) saveSettings(s Settings) {
 		s.Provider = "scripted"
 	}
 	a.set = s
-	s.save()
-	const saved = "Settings saved; they apply to the next new session."
+	saved := "Settings saved; they apply to the next new session."
+	if err := s.save(); err != nil {
+		saved = "Settings apply to the next new session, but are not kept after a reload (" + err.Error() + ")."
+	}
 	if !a.running && !a.isRemote() && (a.tr == nil || len(a.tr.Items) == 0) {
 		a.newSession(saved)
 	} else {
