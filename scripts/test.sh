@@ -38,22 +38,26 @@ go test -race -count=1 -json ./... 2>&1 | node scripts/gotest-summary.mjs | tee 
 step "WebAssembly: GOOS=js tests, Node tests of floe.mjs, tsc"
 run scripts/test-wasm.sh
 
+# deps DIR installs DIR's npm packages from its lock file when they are
+# missing or older than it (npm keeps a copy of the lock it installed in
+# node_modules/.package-lock.json): a lock changed by a pull is installed
+# again, an unchanged one is not downloaded again.
+deps() {
+  if [ ! -f "$1/node_modules/.package-lock.json" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; then
+    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) || status=1
+  fi
+}
+
 step "Deno and Bun: the packed package run by each (tests/runtimes)"
-if [ ! -x tests/runtimes/node_modules/.bin/deno ] || [ ! -x tests/runtimes/node_modules/.bin/bun ]; then
-  (cd tests/runtimes && npm ci --no-audit --no-fund --loglevel=error) || status=1
-fi
+deps tests/runtimes
 run node --test --import ./tests/exit-guard.mjs tests/runtimes/
 
 step "floe/ai-sdk: the AI SDK's own providers and mock models (tests/ai-sdk)"
-if [ ! -d tests/ai-sdk/node_modules/ai ]; then
-  (cd tests/ai-sdk && npm ci --no-audit --no-fund --loglevel=error) || status=1
-fi
+deps tests/ai-sdk
 run node --test --import ./tests/exit-guard.mjs tests/ai-sdk/
 
 step "tool() with zod, Valibot and ArkType schemas (tests/standard-schema)"
-if [ ! -d tests/standard-schema/node_modules/zod ] || [ ! -d tests/standard-schema/node_modules/arktype ]; then
-  (cd tests/standard-schema && npm ci --no-audit --no-fund --loglevel=error) || status=1
-fi
+deps tests/standard-schema
 run node --test --import ./tests/exit-guard.mjs tests/standard-schema/
 
 step "conformance: shared scenarios"
