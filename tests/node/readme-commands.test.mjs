@@ -17,6 +17,10 @@ const trackedSet = new Set(tracked);
 const docs = tracked.filter((f) => f === "README.md" || /^docs\/[^/]+\.md$/.test(f));
 const isDoc = (f) => docs.includes(f);
 const goroot = execFileSync("go", ["env", "GOROOT"], { cwd: root, encoding: "utf8" }).trim();
+// The files of the playground's demo workspace (internal/store/store.go…),
+// which a demo script of the docs names: the workspace's, not the
+// repository's.
+const workspace = new Set([...read("playground/demofiles.go").matchAll(/^\t"([^"]+)": `/gm)].map((m) => m[1]));
 
 /** The paths under the repository's tracked top-level folders that text names. */
 export function pathsIn(text, tops) {
@@ -30,6 +34,7 @@ export function checkPath(p, files = tracked, stdlib = (q) => existsSync(`${goro
   if (q.includes("..")) return `${p}: not a path of the repository`;
   if (files.includes(q) || files.some((f) => f.startsWith(q + "/"))) return "";
   if (stdlib(q)) return ""; // internal/godebug, internal/strconv: the standard library's
+  if (files === tracked && workspace.has(q)) return ""; // the playground's demo workspace
   if (q === "testdata/fuzz" && files.some((f) => f.includes("/testdata/fuzz/"))) return ""; // each package's
   return `${p}: no such file or folder in the repository`;
 }
@@ -51,6 +56,8 @@ test("a path the docs name that is not in the repository is caught", () => {
   assert.match(checkPath("scripts/bulid.sh", files, none), /scripts\/bulid\.sh: no such file/);
   assert.match(checkPath("engine/trace", files, none), /no such file/);
   assert.equal(checkPath("internal/godebug", files, (q) => q === "internal/godebug"), "");
+  assert.equal(checkPath("internal/store/store.go"), ""); // the playground's demo workspace
+  assert.match(checkPath("internal/store/stor.go"), /no such file/);
   assert.deepEqual([...verbs('case "$1" in\n  build) x ;;\n  a|b) y ;;\n  *) z ;;\nesac\n')], ["build", "a", "b"]);
 });
 
