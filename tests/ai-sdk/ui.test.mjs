@@ -268,6 +268,13 @@ test("floeChatTransport: a new message while the run waits on an approval aborts
   assert.equal(c.status, "ready");
   assert.equal(assistant(c).parts.at(-1).text, "Other.");
   assert.equal(llm.calls.length, 2);
+  // The call was not run: the model is told it was interrupted, before the new prompt.
+  assert.deepEqual(
+    llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]),
+    [["tool_call_output", "[interrupted: tool aborted by user]"], ["text", "Never mind"]],
+  );
+  // The chat's part stays asked (the chunks reach the last message only).
+  assert.equal(c.messages[1].parts.at(-1).state, "approval-requested");
 });
 
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
