@@ -72,10 +72,26 @@ func Error(v js.Value) error {
 	return errors.New("JavaScript error: " + js.Global().Get("String").Invoke(v).String())
 }
 
-// Call calls method on v, turning a synchronous throw into an error.
+// Call calls method on v, turning a synchronous throw into an error. An
+// object without the method (a browser that lacks it: Safari before 26
+// has no FileSystemFileHandle.createWritable) is an error naming it, not
+// a panic.
 func Call(v js.Value, method string, args ...any) (res js.Value, err error) {
+	if t := v.Type(); (t == js.TypeObject || t == js.TypeFunction) && v.Get(method).Type() != js.TypeFunction {
+		return js.Undefined(), errors.New("TypeError: " + typeName(v) + "." + method + " is not a function in this browser")
+	}
 	defer caught(&err)
 	return v.Call(method, args...), nil
+}
+
+// typeName is the name of v's constructor, or "object".
+func typeName(v js.Value) string {
+	if c := v.Get("constructor"); c.Type() == js.TypeFunction {
+		if n := c.Get("name"); n.Type() == js.TypeString && n.String() != "" {
+			return n.String()
+		}
+	}
+	return "object"
 }
 
 // Invoke calls the function f with this undefined, returning what it throws

@@ -3,6 +3,7 @@
 package jsx
 
 import (
+	"context"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -27,6 +28,15 @@ func TestCallAndInvokeCatchThrows(t *testing.T) {
 	}
 	if v, err := Call(js.Global().Get("Math"), "max", 2, 5); err != nil || v.Int() != 5 {
 		t.Errorf("Call: %v %v", v, err)
+	}
+	// A method the object lacks (a browser without it) is an error naming
+	// it: syscall/js panics there, and the panic ended the Go program.
+	handle := js.Global().Get("Function").New("class FileSystemFileHandle { getFile() {} }; return new FileSystemFileHandle()").Invoke()
+	if _, err := Call(handle, "createWritable"); err == nil || err.Error() != "TypeError: FileSystemFileHandle.createWritable is not a function in this browser" {
+		t.Errorf("Call of a missing method: %v", err)
+	}
+	if _, err := AwaitCall(context.Background(), js.Global().Get("Object").New(), "getDirectory"); err == nil || err.Error() != "TypeError: Object.getDirectory is not a function in this browser" {
+		t.Errorf("AwaitCall of a missing method: %v", err)
 	}
 	// A Go panic that is not a JavaScript throw is not swallowed.
 	defer func() {
