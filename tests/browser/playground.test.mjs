@@ -2214,8 +2214,29 @@ pageTest("playground: a demo script loaded in Settings answers the prompts it ma
   await idle(page);
 });
 
+// Safari before 26 (iOS 17 and 18 too) has the private file system but no
+// FileSystemFileHandle.createWritable: a page cannot write a file there.
+// The workspace is kept in memory, as without OPFS, and the demo's files
+// are there: they were seeded into a directory no write reached, an empty
+// workspace, and every write_file failed.
+pageTest("playground: an OPFS without createWritable (Safari before 26): the workspace is in memory, seeded and writable, and the page says so", async (page) => {
+  await page.addInitScript(() => {
+    delete FileSystemFileHandle.prototype.createWritable;
+  });
+  await open(page);
+  assert.equal(await page.locator("#tab-files").innerText(), "Files · in memory");
+  assert.ok(await page.locator("#intro-memory").isVisible(), "no note in the intro");
+  await page.click("#tab-files");
+  await page.locator('#files [data-path="internal/store/store.go"]').waitFor();
+  await send(page, "write notes/todo.md: # Todo");
+  await decide(page, "write_file", "allow");
+  await idle(page);
+  await page.locator('#files [data-path="notes/todo.md"]').waitFor();
+  assert.doesNotMatch(await page.locator("#transcript > .card .output").last().innerText(), /createWritable|error/i);
+});
+
 // Where the browser refuses the page its private file system (Firefox's
-// private windows), the workspace is kept in memory: the page says so
+// private windows, WebKit's ephemeral sessions), the workspace is kept in memory: the page says so
 // where the workspace is shown, not only in the console.
 pageTest("playground: without OPFS the page says the workspace is in memory and its files last until a reload", async (page, ctx) => {
   await page.addInitScript(() => {

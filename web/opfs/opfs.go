@@ -29,12 +29,20 @@ type FS struct {
 // ErrUnavailable: the browser offers no Origin Private File System.
 var ErrUnavailable = errors.New("opfs: the Origin Private File System is not available in this browser")
 
+// ErrNoWrites: the browser's Origin Private File System takes no write
+// from a page (Safari before 26 writes only from a Worker, through
+// createSyncAccessHandle).
+var ErrNoWrites = errors.New("opfs: this browser's Origin Private File System takes no write from a page (FileSystemFileHandle.createWritable is missing)")
+
 // Open returns the FS of dir, creating the directory; created reports
 // whether it did not exist before.
 func Open(ctx context.Context, dir string) (*FS, bool, error) {
 	st := js.Global().Get("navigator").Get("storage")
 	if !st.Truthy() || st.Get("getDirectory").Type() != js.TypeFunction {
 		return nil, false, ErrUnavailable
+	}
+	if h := js.Global().Get("FileSystemFileHandle"); h.Type() != js.TypeFunction || h.Get("prototype").Get("createWritable").Type() != js.TypeFunction {
+		return nil, false, ErrNoWrites
 	}
 	top, err := jsx.AwaitCall(ctx, st, "getDirectory")
 	if err != nil {
