@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { MAX_MS, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, asyncIterableOf, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
@@ -1601,7 +1601,8 @@ function traceHost(trace, write, rotate, diag) {
 async function asIterator(v, what) {
   if (isObject(v) && typeof v.then === "function" && typeof v.next !== "function") v = await v;
   if (!isObject(v) && typeof v !== "function") throw new TypeError(`${what} returned ${describe(v)}, want an async iterator`);
-  if (typeof v[Symbol.asyncIterator] === "function") return v[Symbol.asyncIterator]();
+  const it = asyncIterableOf(v);
+  if (it) return it[Symbol.asyncIterator]();
   if (typeof v.next === "function") return v;
   if (typeof v[Symbol.iterator] === "function") return v[Symbol.iterator]();
   throw new TypeError(`${what} returned an object that is not an async iterator`);

@@ -11,6 +11,38 @@ export function floeError(code, message) {
 export const isObject = (v) => v !== null && typeof v === "object";
 
 /**
+ * The async iterable of v: v itself when it is one, a reader's values when
+ * v is a ReadableStream that is not one (Safari has no
+ * ReadableStream.prototype[Symbol.asyncIterator]; Chromium, Firefox, Node
+ * and Deno have it), else null. Like for await over a ReadableStream, an
+ * early return() cancels the stream.
+ */
+export function asyncIterableOf(v) {
+  if (!isObject(v)) return null;
+  if (typeof v[Symbol.asyncIterator] === "function") return v;
+  if (typeof v.getReader !== "function" || typeof ReadableStream !== "function" || !(v instanceof ReadableStream)) return null;
+  return {
+    async *[Symbol.asyncIterator]() {
+      const reader = v.getReader();
+      let done = false;
+      try {
+        for (;;) {
+          const r = await reader.read();
+          if (r.done) {
+            done = true;
+            return;
+          }
+          yield r.value;
+        }
+      } finally {
+        if (!done) reader.cancel().catch(() => {});
+        reader.releaseLock();
+      }
+    },
+  };
+}
+
+/**
  * Checks a tool output's images: an array of data: URLs
  * (data:<mime>;base64,…, PROTOCOL.md). Returns "" when they are, else
  * what is wrong, for the caller's error.

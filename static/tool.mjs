@@ -4,7 +4,7 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { MAX_MS, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, asyncIterableOf, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create", "timeoutMs", "maxOutputLength"]);
@@ -415,8 +415,9 @@ async function* runTool(t, { toolCall, approve, signal }) {
       args = v.value;
     }
     const r = await t.execute(args, { signal: toolSignal, toolCall, emit, approve });
-    if (isObject(r) && typeof r[Symbol.asyncIterator] === "function") {
-      for await (const f of r) {
+    const fragments = asyncIterableOf(r);
+    if (fragments) {
+      for await (const f of fragments) {
         if (toolSignal.aborted) break; // cut at the abort or the time limit
         fragment(f, "yielded");
       }

@@ -774,3 +774,45 @@ test("Standard Schema parameters of a plain definition: the model gets its JSON 
     (e) => e.code === "bad_argument" && e.message.startsWith('createSession: tools[0].parameters: this hand schema\'s JSON Schema has type "array"'),
   );
 });
+
+// Safari has no ReadableStream.prototype[Symbol.asyncIterator] (Chromium,
+// Firefox, Node and Deno have it): a ReadableStream a tool returns, or one
+// a model's streamGenerate returns, is read through its reader there. The
+// tool's stream was serialized as "{}" and the model's refused as no async
+// iterator.
+test("a ReadableStream returned by execute or streamGenerate streams where ReadableStream is not async iterable (Safari)", async (t) => {
+  const iter = Object.getOwnPropertyDescriptor(ReadableStream.prototype, Symbol.asyncIterator);
+  delete ReadableStream.prototype[Symbol.asyncIterator];
+  t.after(() => Object.defineProperty(ReadableStream.prototype, Symbol.asyncIterator, iter));
+  assert.equal(typeof new ReadableStream()[Symbol.asyncIterator], "undefined");
+  const streamOf = (xs, pulled) =>
+    new ReadableStream({
+      pull(c) {
+        if (pulled) pulled.n++;
+        if (xs.length) c.enqueue(xs.shift());
+        else c.close();
+      },
+    });
+  const t1 = tool({ name: "t", execute: () => streamOf(["a", "b"]) });
+  const out = await collect(floe.createSession({ llm: callsThenOk("t", ["{}"]), tools: [t1] }).run("x", { approve: () => "allow" }));
+  assert.deepEqual(checkStream(out), []);
+  assert.deepEqual(deltas(out), ["a", "b"]);
+  assert.deepEqual(find(out, "tool_call_output").map((m) => [m.payload.output, m.payload.stop_reason]), [["ab", "completed"]]);
+
+  const model = mockModel(["hello"]);
+  const llm = { provider: "p", model: "m", streamGenerate: (req) => toStream(model.streamGenerate(req)) };
+  const out3 = await collect(floe.createSession({ llm }).run("x"));
+  assert.deepEqual(checkStream(out3), []);
+  assert.deepEqual(find(out3, "text").map((m) => m.payload.text), ["hello"]);
+});
+
+/** An async iterator's values as a ReadableStream. */
+function toStream(it) {
+  return new ReadableStream({
+    async pull(c) {
+      const { done, value } = await it.next();
+      if (done) c.close();
+      else c.enqueue(value);
+    },
+  });
+}
