@@ -3,8 +3,10 @@
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, floe/ai-sdk with the AI SDK's providers, tool() with zod, Valibot and ArkType, conformance through both runners (the shared scenarios and the
 # project's own), the provider replay cases (shared and the project's own), the packed package under Deno
-# and Bun, and the headless Chromium and Firefox ESR tests.
-# Installs what it needs (Debian chromium and firefox-esr, npm packages from
+# and Bun, and the headless Chromium and Firefox ESR tests and the WebKit
+# (WebKitGTK) tests.
+# Installs what it needs (Debian chromium, firefox-esr, webkit2gtk-driver and
+# xvfb, npm packages from
 # committed lock files). Ends with the runners' summary lines and a total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +79,9 @@ run scripts/test-browser.sh
 
 step "browser tests (headless Firefox ESR)"
 run scripts/test-firefox.sh
+
+step "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)"
+run scripts/test-webkit.sh
 
 step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
 run scripts/worker.sh test
