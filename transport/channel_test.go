@@ -193,9 +193,13 @@ func TestReplayDecision(t *testing.T) {
 		for i := 1; i <= 8; i++ { // seqs 1..8; 4..8 buffered; lastEvicted 3
 			c.Publish(msg(i))
 		}
-		s, mode := c.Subscribe(tc.id, true, nil)
+		s, mode := c.Subscribe(tc.id, true, []Event{Simple("hello")})
 		q, _ := s.take()
+		q = q[:len(q)-1] // the initial event
 		s.Close()
+		if mode != Hit && s.Replayed() != 0 || mode == Hit && s.Replayed() != tc.n {
+			t.Errorf("Last-Event-ID %q: Replayed() = %d, want %d", tc.id, s.Replayed(), tc.n)
+		}
 		if mode != tc.want {
 			t.Errorf("Last-Event-ID %q: %v, want %v", tc.id, mode, tc.want)
 			continue

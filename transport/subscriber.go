@@ -65,6 +65,7 @@ func (c *Channel) Subscribe(lastID string, resume bool, initial []Event) (*Subsc
 					s.queue = append(s.queue, f.Wire)
 				}
 			}
+			s.replayed = len(s.queue)
 		} else {
 			s.queue = append(s.queue, c.number(Event{Name: EventServer, Data: []byte(ResyncRequired)}).Wire)
 		}
@@ -103,7 +104,12 @@ type Subscriber struct {
 	size, maxSize int
 	err           error
 	spare         [][]byte
+	replayed      int // the events replayed after the Last-Event-ID (Hit)
 }
+
+// Replayed returns how many buffered events Subscribe queued after the
+// Last-Event-ID (0 unless it answered Hit).
+func (s *Subscriber) Replayed() int { return s.replayed }
 
 // enqueue adds one frame; false (and the subscriber failed) on overflow.
 // Called with the channel's lock held.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floehq/floe/transport"
 	"github.com/floehq/floe/transport/cors"
 	"github.com/floehq/floe/transport/host"
 	"github.com/floehq/floe/transport/request"
@@ -28,6 +29,9 @@ type Options struct {
 	// stopped reading, is disconnected. 0 = DefaultWriteTimeout; negative =
 	// no bound.
 	WriteTimeout time.Duration
+	// Metrics, when set, counts the streams open and refused and the
+	// events replayed (nil: none).
+	Metrics *transport.Metrics
 }
 
 // Handler serves the API of reg.

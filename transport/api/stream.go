@@ -34,10 +34,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, s *host.Host) {
 	last, resume := lastEventID(r)
 	sub, mode := s.Subscribe(last, resume)
 	if mode == transport.Full {
-		full(w, "session "+trace.QuoteID(s.ID()))
+		h.full(w, "session "+trace.QuoteID(s.ID()))
 		return
 	}
-	h.serve(w, r, sub)
+	h.serve(w, r, sub, mode)
 }
 
 // userStream serves GET /api/events (T-2): hello, then user events.
@@ -45,15 +45,18 @@ func (h *Handler) userStream(w http.ResponseWriter, r *http.Request) {
 	last, resume := lastEventID(r)
 	sub, mode := h.reg.UserChannel().Subscribe(last, resume, []transport.Event{transport.Simple("hello")})
 	if mode == transport.Full {
-		full(w, "the user channel (/api/events)")
+		h.full(w, "the user channel (/api/events)")
 		return
 	}
-	h.serve(w, r, sub)
+	h.serve(w, r, sub, mode)
 }
 
 // full answers a stream the channel of what refused (transport.Full): 429
 // too_many_streams.
-func full(w http.ResponseWriter, what string) {
+func (h *Handler) full(w http.ResponseWriter, what string) {
+	if m := h.opts.Metrics; m != nil {
+		m.StreamsRefused.Add(1)
+	}
 	writeError(w, http.StatusTooManyRequests, "too_many_streams", what+" has as many streams open as the server takes at once: close one (another tab's, a client that did not close its own) and connect again")
 }
 
@@ -67,7 +70,15 @@ func lastEventID(r *http.Request) (string, bool) {
 
 // serve writes sub's events to w until the client leaves, the subscriber
 // ends, or a write fails or times out (a client that stopped reading).
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, sub *transport.Subscriber) {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, sub *transport.Subscriber, mode transport.Replay) {
+	if m := h.opts.Metrics; m != nil {
+		m.EventsReplayed.Add(int64(sub.Replayed()))
+		if mode == transport.Miss {
+			m.Resyncs.Add(1)
+		}
+		m.StreamsOpen.Add(1)
+		defer m.StreamsOpen.Add(-1)
+	}
 	streamHeaders(w)
 	dw := h.body(w)
 	if dw.Flush() != nil {

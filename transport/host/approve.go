@@ -30,11 +30,13 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 		if a.call.Payload.ToolCallID == id { // re-registered: the old entry is denied
 			a.reply <- omni.DecisionDeny
 			h.pending = append(h.pending[:i:i], h.pending[i+1:]...)
+			h.pendingGauge(-1)
 			break
 		}
 	}
 	a := &approval{call: call, reply: make(chan string, 1)}
 	h.pending = append(h.pending, a)
+	h.pendingGauge(1)
 	// The engine asks as soon as the model's tool_call is complete, which
 	// may be before the run's consumer has published it: the request then
 	// waits for it (consume), so that a client never gets an
@@ -84,8 +86,16 @@ func (h *Host) remove(a *approval) {
 	for i, p := range h.pending {
 		if p == a {
 			h.pending = append(h.pending[:i:i], h.pending[i+1:]...)
+			h.pendingGauge(-1)
 			return
 		}
+	}
+}
+
+// pendingGauge adds n to the approvals pending (Config.Metrics).
+func (h *Host) pendingGauge(n int) {
+	if m := h.reg.cfg.Metrics; m != nil {
+		m.ApprovalsPending.Add(int64(n))
 	}
 }
 
@@ -94,6 +104,7 @@ func (h *Host) denyPending() {
 	for _, a := range h.pending {
 		a.reply <- omni.DecisionDeny
 	}
+	h.pendingGauge(-len(h.pending))
 	h.pending = nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -53,6 +54,12 @@ type Host struct {
 	// traceBytes is the size of the Trace's current file, as far as this
 	// host wrote it or found it at its resume (Config.KeepWarmBytes).
 	traceBytes int64
+	// run is the run in flight's start and status so far (Config.OnRunEnd).
+	run struct {
+		start      time.Time
+		compaction bool
+		status     string
+	}
 }
 
 type approval struct {

@@ -70,6 +70,22 @@ type Config struct {
 	// past KeepWarm. A session whose own file is larger lets it go as soon
 	// as it is idle, and the others stay. 0 = no bound.
 	KeepWarmBytes int64
+	// Metrics, when set, counts the runs, model requests, tool calls,
+	// pending approvals and Trace writes of the sessions (nil: none).
+	Metrics *transport.Metrics
+	// OnRunEnd, when set, is told of each run or compaction that ended,
+	// on the run's goroutine, after its session is idle again.
+	OnRunEnd func(RunEnd)
+}
+
+// RunEnd describes a run or compaction that ended (Config.OnRunEnd).
+type RunEnd struct {
+	SessionID  string
+	Compaction bool
+	// Status is the run's: "aborted" after an abort, else its last
+	// request's or compaction's status ("completed" when it made none).
+	Status   string
+	Duration time.Duration
 }
 
 // DefaultKeepWarm is Config.KeepWarm's default.
@@ -514,6 +530,55 @@ func (r *Registry) Shutdown(ctx context.Context) error {
 			}
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Counts are the sessions a Registry holds in memory as of one instant.
+type Counts struct {
+	Open    int // opened or created since the start (or since their delete)
+	Running int // with a run or compaction in flight
+	Warm    int // idle, keeping their model context (Config.KeepWarm)
+}
+
+// Counts counts the sessions in memory. It takes no session's lock, so a
+// Trace write that hangs does not hold it.
+func (r *Registry) Counts() Counts {
+	r.mu.Lock()
+	c := Counts{Open: len(r.hosts)}
+	for _, h := range r.hosts {
+		if h.State() != transport.StateIdle {
+			c.Running++
+		}
+	}
+	r.mu.Unlock()
+	r.warmMu.Lock()
+	c.Warm = len(r.warm)
+	r.warmMu.Unlock()
+	return c
+}
+
+// Down reports whether Shutdown or Drain was called.
+func (r *Registry) Down() bool { return r.down.Load() }
+
+// Drain refuses every run and compaction from now on (ErrShuttingDown),
+// as Shutdown does, and lets those in flight go on: a server going down
+// drains, then calls Shutdown to abort those left.
+func (r *Registry) Drain() { r.down.Store(true) }
+
+// Idle blocks until no run or compaction is in flight, or ctx is done
+// (its error). Call it after Drain, so that none starts meanwhile.
+func (r *Registry) Idle(ctx context.Context) error {
+	r.mu.Lock()
+	hosts := make([]*Host, 0, len(r.hosts))
+	for _, h := range r.hosts {
+		hosts = append(hosts, h)
+	}
+	r.mu.Unlock()
+	for _, h := range hosts {
+		if err := h.Wait(ctx); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -126,7 +126,7 @@ func (h *Host) startLocked(t Task) error {
 		}
 		return badRequest(err.Error())
 	}
-	h.begin(cancel, release)
+	h.begin(cancel, release, false)
 	for i := range t.Input {
 		data := t.Input[i].AppendJSON(nil)
 		h.publish(transport.Event{Data: data})
@@ -139,8 +139,12 @@ func (h *Host) startLocked(t Task) error {
 
 // begin takes the channel for the run, which holds the session's lock
 // until it ends (release); h.mu is held.
-func (h *Host) begin(cancel context.CancelFunc, release func()) {
+func (h *Host) begin(cancel context.CancelFunc, release func(), compaction bool) {
 	h.reg.busy(h)
+	h.run.start, h.run.compaction, h.run.status = h.reg.now(), compaction, ""
+	if m := h.reg.cfg.Metrics; m != nil {
+		m.RunsStarted.Add(1)
+	}
 	h.release = release
 	h.ch = h.channel()
 	h.ch.SetBusy(true)
@@ -182,21 +186,58 @@ func (h *Host) consume(run *engine.Run) {
 			if m := &batch[i]; m.IsModel(omni.ToolCall) && len(m.Origin) == 0 {
 				h.calledOut(m.Payload.ToolCallID)
 			}
+			h.observe(&batch[i])
 		}
 		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
 	}
-	idle, done := h.end()
+	idle, done, ended := h.end()
+	if f := h.reg.cfg.OnRunEnd; f != nil {
+		f(ended)
+	}
 	cool(idle)
 	close(done) // Wait returns once the hosts are cooled
+}
+
+// observe counts m (Config.Metrics) and follows the run's status; h.mu is
+// held.
+func (h *Host) observe(m *omni.Message) {
+	met := h.reg.cfg.Metrics
+	switch {
+	case m.IsModel(omni.ToolCall):
+		if met != nil {
+			met.ToolCalls.Add(1)
+		}
+	case m.Type != omni.TypeEventMsg:
+	case m.Payload.Type == omni.RequestEnd:
+		st := m.Payload.Status()
+		if met != nil {
+			met.ModelRequests[transport.StatusIndex(st)].Add(1)
+		}
+		if len(m.Origin) == 0 && h.run.status != omni.StatusAborted {
+			h.run.status = st
+		}
+	case len(m.Origin) > 0:
+	case m.Payload.Type == omni.Abort:
+		h.run.status = omni.StatusAborted
+	case m.Payload.Type == omni.CompactionEnd && h.run.status != omni.StatusAborted:
+		h.run.status = m.Payload.Status()
+	}
 }
 
 // end ends the run in flight and starts the next queued task; when none
 // starts, it returns the idle hosts to cool (Config.KeepWarm). done is the
 // run's, to close.
-func (h *Host) end() (idle []*Host, done chan struct{}) {
+func (h *Host) end() (idle []*Host, done chan struct{}, ended RunEnd) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	ended = RunEnd{SessionID: h.id, Compaction: h.run.compaction, Status: h.run.status, Duration: h.reg.now().Sub(h.run.start)}
+	if ended.Status == "" {
+		ended.Status = omni.StatusCompleted
+	}
+	if m := h.reg.cfg.Metrics; m != nil {
+		m.RunsEnded[transport.StatusIndex(ended.Status)].Add(1)
+	}
 	h.denyPending()
 	h.cancel()
 	h.cancel = nil
@@ -213,7 +254,7 @@ func (h *Host) end() (idle []*Host, done chan struct{}) {
 		h.followUps = h.followUps[1:]
 		err := h.startLocked(next.Task)
 		if err == nil {
-			return nil, done
+			return nil, done, ended
 		}
 		h.followUpFailed(next.id, err)
 		failed = true
@@ -222,9 +263,9 @@ func (h *Host) end() (idle []*Host, done chan struct{}) {
 		h.publish(h.taskState())
 	}
 	if h.closed {
-		return nil, done
+		return nil, done, ended
 	}
-	return h.reg.idle(h), done
+	return h.reg.idle(h), done, ended
 }
 
 // DiagTask is the kind of the diagnostic (Config.OnDiagnostic) that says
@@ -369,7 +410,7 @@ func (h *Host) Compact() error {
 		release()
 		return ErrTaskInProgress
 	}
-	h.begin(cancel, release)
+	h.begin(cancel, release, true)
 	h.setState(transport.StateCompacting)
 	go h.consume(run)
 	return nil

@@ -32,10 +32,17 @@ func (s sink) Write(ctx context.Context, m omni.Message) error {
 	// then get it twice, from history and from the stream.
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	met := h.reg.cfg.Metrics
 	if err := s.w.Write(ctx, m); err != nil {
+		if met != nil {
+			met.TraceErrors.Add(1)
+		}
 		return err
 	}
 	h.traceBytes += int64(len(key)) + 1
+	if met != nil {
+		met.TraceBytes.Add(int64(len(key)) + 1)
+	}
 	if m.Payload.Type == omni.CompactionEnd && m.Payload.Rest != nil && m.Payload.Rest.Status == omni.StatusCompleted {
 		// The model context is a new one; the Trace's next file, which
 		// holds it, starts at the next write (E-13.11).
@@ -55,6 +62,9 @@ func (s sink) Write(ctx context.Context, m omni.Message) error {
 // from nothing again.
 func (s sink) Rotate() error {
 	if err := s.w.Rotate(); err != nil {
+		if m := s.h.reg.cfg.Metrics; m != nil {
+			m.TraceErrors.Add(1)
+		}
 		return err
 	}
 	s.h.mu.Lock()

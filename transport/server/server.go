@@ -52,6 +52,11 @@ type Config struct {
 	// not start, host.DiagTask); nil drops them. The native
 	// server logs them, the session object hands them to console.warn.
 	OnDiagnostic func(engine.Diagnostic)
+	// Metrics, when set, is counted into by the sessions and the API
+	// (host.Config.Metrics, api.Options.Metrics).
+	Metrics *transport.Metrics
+	// OnRunEnd is host.Config.OnRunEnd.
+	OnRunEnd func(host.RunEnd)
 }
 
 // Server is an assembled server.
@@ -101,13 +106,14 @@ func New(cfg Config) (*Server, error) {
 	reg, err := host.NewRegistry(host.Config{
 		Store: store, Hub: hub, Wire: wire, NewMeta: newMeta, Mode: cfg.Mode, Clock: cfg.Clock, ReadOnly: readOnly,
 		KeepWarm: cfg.KeepWarm, KeepWarmBytes: cfg.KeepWarmBytes, OnDiagnostic: cfg.OnDiagnostic,
+		Metrics: cfg.Metrics, OnRunEnd: cfg.OnRunEnd,
 	})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go hub.Run(ctx)
-	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins, WriteTimeout: cfg.WriteTimeout}), cancel: cancel}, nil
+	return &Server{Registry: reg, Hub: hub, Handler: api.New(reg, api.Options{Token: cfg.Token, Origins: cfg.Origins, WriteTimeout: cfg.WriteTimeout, Metrics: cfg.Metrics}), cancel: cancel}, nil
 }
 
 // Shutdown stops the server's sessions (host.Registry.Shutdown: no run
