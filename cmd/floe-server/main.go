@@ -12,10 +12,14 @@
 //	            [--system TEXT] [--context-window N]
 //	            [--delay 30ms] [--mode ask|allow-all|deny-all|read-only]
 //	            [--token T] [--origin https://app.example,…] [--replay-events N]
-//	            [--keep-warm N] [--keep-warm-mb N]
+//	            [--keep-warm N] [--keep-warm-mb N] [--shutdown-grace 10s]
+//	            [--log-format text|json] [--metrics-token T]
 //
-// --dir :memory: keeps Traces in memory. The token may also come from the
-// FLOE_TOKEN environment variable. With --port 0 the system picks a port;
+// --dir :memory: keeps Traces in memory. Each flag may also come from its
+// environment variable (FLOE_TOKEN for --token, FLOE_MAX_STREAMS for
+// --max-streams), the command line winning; a FLOE_ variable that is no
+// flag's is refused. Beside the API, /healthz, /readyz and /metrics are
+// the operator's (ops.go). With --port 0 the system picks a port;
 // the "listening on" line names it. A provider model's key comes from the
 // environment: OPENAI_API_KEY (openai, openai-responses), ANTHROPIC_API_KEY
 // (anthropic), or the variable --api-key-env names (openai-compatible sends
@@ -31,11 +35,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,7 +57,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("floe-server: ")
-	cfg, addr, err := parse(os.Args[1:], os.Getenv)
+	o, err := parseAll(os.Args[1:], os.Getenv, os.Environ())
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
 	}
@@ -78,14 +84,35 @@ func main() {
 		case <-ctx.Done():
 		}
 	}()
-	if err := run(ctx, cfg, addr, os.Stdout); err != nil {
+	ro := defaultRunOpts()
+	ro.grace, ro.metricsToken, ro.log = o.grace, o.metricsToken, newLogger(os.Stderr, o.logFormat)
+	if err := serve(ctx, o.cfg, o.addr, os.Stdout, ro); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// shutdownGrace is how long a server told to stop waits for the requests in
-// flight; its streams end at once.
+// shutdownGrace is how long a server told to stop waits, once its runs'
+// grace (--shutdown-grace) is over, for the runs it aborts and the
+// requests in flight; its streams end once the runs have.
 const shutdownGrace = 10 * time.Second
+
+// runOpts are serve's settings beside the server's.
+type runOpts struct {
+	lim          limits
+	grace        time.Duration // the runs' at a shutdown, before they are aborted
+	metricsToken string        // "": the server's token
+	log          *slog.Logger
+	now          func() time.Time
+	// after is time.After; a test's fires when it says.
+	after func(time.Duration) <-chan time.Time
+	// draining, when set, is called once the server drains (readiness
+	// 503, new runs refused), before the runs' grace.
+	draining func()
+}
+
+func defaultRunOpts() runOpts {
+	return runOpts{lim: defaultLimits, grace: 10 * time.Second, log: newLogger(stderr, "text"), now: time.Now, after: time.After}
+}
 
 // limits are the server's connection timeouts: a client that sends a
 // request's head or body slower, or keeps a connection open without a
@@ -101,7 +128,91 @@ type limits struct {
 
 var defaultLimits = limits{header: 10 * time.Second, body: 2 * time.Minute, idle: 2 * time.Minute}
 
+// options are what the command line and the environment configure.
+type options struct {
+	cfg          server.Config
+	addr         string
+	grace        time.Duration // the runs' at a shutdown (--shutdown-grace)
+	logFormat    string        // text or json
+	metricsToken string        // /metrics's bearer token ("": --token's)
+}
+
+// parse is parseAll with the FLOE_ variables getenv gives a non-empty
+// value, returning the server's configuration and address.
 func parse(args []string, getenv func(string) string) (server.Config, string, error) {
+	o, err := parseAll(args, getenv, nil)
+	return o.cfg, o.addr, err
+}
+
+// envName is the variable of flag name: FLOE_ and its name in capitals,
+// "-" as "_" (FLOE_MAX_STREAMS).
+func envName(name string) string {
+	return "FLOE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// toolVars are FLOE_ variables the repository's build and test scripts
+// read: a developer's shell may hold them, so floe-server does not refuse
+// them as misspellings.
+var toolVars = []string{"FLOE_SHARED", "FLOE_TEST_PORT", "FLOE_WASM_GCFLAGS", "FLOE_WASM_BUDGET", "FLOE_CHROMIUM",
+	"FLOE_FIREFOX", "FLOE_PEERS", "FLOE_STATIC", "FLOE_SERVE", "FLOE_SCREENSHOT_DIR", "FLOE_BENCH_WORDS"}
+
+// unknownVar names a FLOE_ variable of environ ("NAME=value" each) that is
+// no flag's, the one --api-key-env names or toolVars' (a misspelling most
+// likely: FLOE_TOKN would leave the API open), with the variables it is
+// nearest to; "" when there is none. Case and a hyphen for the underscore
+// are misspellings too, as the Worker says.
+func unknownVar(environ []string, known []string, keyEnv string) string {
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		norm := strings.ReplaceAll(strings.ToUpper(strings.TrimSpace(name)), "-", "_")
+		if !strings.HasPrefix(norm, "FLOE_") || name == keyEnv || slices.Contains(known, name) || slices.Contains(toolVars, name) {
+			continue
+		}
+		var best []string
+		bestD := 4 // at most 3 edits away
+		for _, v := range known {
+			if d := distance(norm, v); d < bestD {
+				best, bestD = []string{v}, d
+			} else if d == bestD {
+				best = append(best, v)
+			}
+		}
+		shown := strconv.Quote(name)
+		if len(best) > 0 {
+			return shown + ": not a variable of floe-server (did you mean " + strings.Join(best, " or ") + "?)"
+		}
+		return shown + ": not a variable of floe-server (it reads " + strings.Join(known, ", ") + ")"
+	}
+	return ""
+}
+
+// distance is the Levenshtein distance of a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// parseAll parses args, then takes each flag not given there from its
+// FLOE_ variable (envName): from environ ("NAME=value" each, os.Environ)
+// when it is not nil, else the ones getenv gives a non-empty value.
+// getenv also reads a provider's API key.
+func parseAll(args []string, getenv func(string) string, environ []string) (options, error) {
+	fail := func(err error) (options, error) { return options{}, err }
 	fs := flag.NewFlagSet("floe-server", flag.ContinueOnError)
 	port := fs.Int("port", 8787, "port to listen on (0: any free port)")
 	hostname := fs.String("host", "127.0.0.1", "interface to listen on")
@@ -126,62 +237,119 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 	maxStreams := fs.Int("max-streams", transport.DefaultMaxSubscribers, "streams of one session open at once (and of /api/events); past it a stream is refused, 429 too_many_streams (0: no bound)")
 	keepWarm := fs.Int("keep-warm", host.DefaultKeepWarm, "idle sessions that keep their model context in memory between runs; the others resume from their Trace at their next run (0: none)")
 	keepWarmMB := fs.Int("keep-warm-mb", 0, "bound of the idle sessions kept warm by their Traces' size, in MB of their current files (past it, the one idle the longest lets its context go); 0: no bound")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "at SIGTERM or SIGINT, how long the runs in flight may go on before they are aborted (0: aborted at once); /readyz answers 503 and new runs are refused meanwhile")
+	logFormat := fs.String("log-format", "text", "the log's format on stderr: text or json (one record per line)")
+	metricsToken := fs.String("metrics-token", "", "bearer token of GET /metrics (default: --token's; empty, with no --token: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of floe-server (each flag may also come from its variable, FLOE_PORT for --port, FLOE_MAX_STREAMS for --max-streams; the command line wins):\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return server.Config{}, "", err
+			return fail(err)
 		}
-		return server.Config{}, "", parseError{err}
+		return fail(parseError{err})
 	}
 	if fs.NArg() > 0 {
-		return server.Config{}, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	if *port < 0 || *port > 65535 {
-		return server.Config{}, "", fmt.Errorf("--port %d: out of range", *port)
-	}
-	if !host.ValidMode(*mode) {
-		return server.Config{}, "", fmt.Errorf("--mode %q: want ask, allow-all, deny-all or read-only", *mode)
-	}
+	// Each flag not on the command line from its variable; a flag's name
+	// in an error is then the variable's (named), as NAME=value.
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["token"] {
-		*token = getenv("FLOE_TOKEN")
+	lookup := func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
+	}
+	if environ != nil {
+		env := map[string]string{}
+		for _, kv := range environ {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		lookup = func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	}
+	var known []string
+	fromEnv := map[string]bool{}
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		known = append(known, envName(f.Name))
+		v, ok := lookup(envName(f.Name))
+		if set[f.Name] || !ok || envErr != nil {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			envErr = fmt.Errorf("%s=%s: %s", envName(f.Name), strconv.Quote(v), want(f, err))
+			return
+		}
+		set[f.Name], fromEnv[f.Name] = true, true
+	})
+	if envErr != nil {
+		return fail(envErr)
+	}
+	if msg := unknownVar(environ, known, *keyEnv); msg != "" {
+		return fail(errors.New(msg))
+	}
+	// named is how an error names a flag's value: --port 70000, or
+	// FLOE_PORT=70000 when it came from there.
+	named := func(name, value string) string {
+		if fromEnv[name] {
+			return envName(name) + "=" + value
+		}
+		return "--" + name + " " + value
+	}
+	if *port < 0 || *port > 65535 {
+		return fail(fmt.Errorf("%s: out of range", named("port", strconv.Itoa(*port))))
+	}
+	if !host.ValidMode(*mode) {
+		return fail(fmt.Errorf("%s: want ask, allow-all, deny-all or read-only", named("mode", strconv.Quote(*mode))))
 	}
 	if *dir == "" {
 		// An empty value (an unset variable in a script) kept the Traces
 		// in memory: every session was lost at the next restart.
-		return server.Config{}, "", errors.New("--dir: empty; want a directory, or :memory: to keep the Traces in memory")
+		name := "--dir"
+		if fromEnv["dir"] {
+			name = envName("dir")
+		}
+		return fail(fmt.Errorf("%s: empty; want a directory, or :memory: to keep the Traces in memory", name))
 	}
 	if *delay < 0 {
-		return server.Config{}, "", fmt.Errorf("--delay %s: want 0 or more", *delay)
+		return fail(fmt.Errorf("%s: want 0 or more", named("delay", delay.String())))
+	}
+	if *grace < 0 {
+		return fail(fmt.Errorf("%s: want 0 or more", named("shutdown-grace", grace.String())))
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return fail(fmt.Errorf("%s: want text or json", named("log-format", strconv.Quote(*logFormat))))
 	}
 	if *replay < 0 {
-		return server.Config{}, "", fmt.Errorf("--replay-events %d: want 0 or more (0: 10,000)", *replay)
+		return fail(fmt.Errorf("%s: want 0 or more (0: 10,000)", named("replay-events", strconv.Itoa(*replay))))
 	}
 	if *maxStreams < 0 {
-		return server.Config{}, "", fmt.Errorf("--max-streams %d: want 0 (no bound) or more", *maxStreams)
+		return fail(fmt.Errorf("%s: want 0 (no bound) or more", named("max-streams", strconv.Itoa(*maxStreams))))
 	}
 	if *maxStreams == 0 {
 		*maxStreams = -1 // transport.Options: no bound
 	}
 	if *keepWarm < 0 {
-		return server.Config{}, "", fmt.Errorf("--keep-warm %d: want 0 or more", *keepWarm)
+		return fail(fmt.Errorf("%s: want 0 or more", named("keep-warm", strconv.Itoa(*keepWarm))))
 	}
 	if *keepWarmMB < 0 {
-		return server.Config{}, "", fmt.Errorf("--keep-warm-mb %d: want 0 (no bound) or more", *keepWarmMB)
+		return fail(fmt.Errorf("%s: want 0 (no bound) or more", named("keep-warm-mb", strconv.Itoa(*keepWarmMB))))
 	}
 	if *keepWarmMB > 1<<30 {
-		return server.Config{}, "", fmt.Errorf("--keep-warm-mb %d: want at most %d (1 PB)", *keepWarmMB, 1<<30)
+		return fail(fmt.Errorf("%s: want at most %d (1 PB)", named("keep-warm-mb", strconv.Itoa(*keepWarmMB)), 1<<30))
 	}
 	if *keepWarm == 0 {
 		*keepWarm = -1 // host.Config: none
 	}
-	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, strconv.FormatBool(*gemini), *imageBytes, *images, strconv.FormatBool(*noImages), set, getenv)
+	mc, err := modelFlags(*model, *modelID, *baseURL, *keyEnv, *system, *window, *idle, strconv.FormatBool(*gemini), *imageBytes, *images, strconv.FormatBool(*noImages), set, fromEnv, getenv)
 	if err != nil {
-		return server.Config{}, "", err
+		return fail(err)
 	}
 	cfg := server.Config{Dir: *dir, Delay: *delay, Mode: *mode, Token: *token,
 		Channel: transport.Options{MaxEvents: *replay, MaxSubscribers: *maxStreams}, KeepWarm: *keepWarm,
-		KeepWarmBytes: int64(*keepWarmMB) << 20, OnDiagnostic: logDiagnostic}
+		KeepWarmBytes: int64(*keepWarmMB) << 20}
 	if *dir == ":memory:" {
 		cfg.Dir = ""
 	}
@@ -189,14 +357,14 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 		cfg.Origins = cors.ParseOrigins(*origins)
 		for _, o := range cfg.Origins {
 			if !validOrigin(o) {
-				return server.Config{}, "", fmt.Errorf("--origin %q: want origins such as https://app.example or http://127.0.0.1:8080 (scheme, host and port, no path), comma-separated, or *", o)
+				return fail(fmt.Errorf("%s: want origins such as https://app.example or http://127.0.0.1:8080 (scheme, host and port, no path), comma-separated, or *", named("origin", strconv.Quote(o))))
 			}
 		}
 	}
 	if err := applyModel(mc, &cfg); err != nil {
-		return server.Config{}, "", err
+		return fail(err)
 	}
-	return cfg, net.JoinHostPort(*hostname, strconv.Itoa(*port)), nil
+	return options{cfg: cfg, addr: net.JoinHostPort(*hostname, strconv.Itoa(*port)), grace: *grace, logFormat: *logFormat, metricsToken: *metricsToken}, nil
 }
 
 // run serves cfg on addr until ctx is done, then shuts down: it stops
@@ -205,15 +373,33 @@ func parse(args []string, getenv func(string) string) (server.Config, string, er
 // own), lets the other requests in flight finish (all for at most
 // shutdownGrace) and returns. The "listening on" line goes to out.
 func run(ctx context.Context, cfg server.Config, addr string, out io.Writer) error {
-	return serve(ctx, cfg, addr, out, defaultLimits)
+	return serve(ctx, cfg, addr, out, defaultRunOpts())
 }
 
-// serve is run with the connection timeouts lim.
-func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, lim limits) error {
+// serve is run with ro.
+func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, ro runOpts) error {
+	if ro.log == nil {
+		ro.log = newLogger(stderr, "text")
+	}
+	if ro.now == nil {
+		ro.now = time.Now
+	}
+	if ro.after == nil {
+		ro.after = time.After
+	}
 	if cfg.Dir != "" {
 		if err := checkDir(cfg.Dir); err != nil {
 			return err
 		}
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = &transport.Metrics{}
+	}
+	if cfg.OnDiagnostic == nil {
+		cfg.OnDiagnostic = logDiagnostic(ro.log)
+	}
+	if cfg.OnRunEnd == nil {
+		cfg.OnRunEnd = logRunEnd(ro.log)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -224,11 +410,28 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, l
 	if err != nil {
 		return err
 	}
-	handler := srv.Handler
-	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
-		handler = loopbackOnly(handler, cfg.Origins)
+	o := &ops{reg: srv.Registry, metrics: cfg.Metrics, dir: cfg.Dir, token: cfg.Token, start: ro.now(), now: ro.now, log: ro.log}
+	if ro.metricsToken != "" {
+		o.token = ro.metricsToken
 	}
-	hs := &http.Server{Handler: bodyDeadline(handler, lim.body), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+	o.dirOK.Store(true)
+	api := srv.Handler
+	metrics := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.route(w, r) }))
+	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
+		api = loopbackOnly(api, cfg.Origins)
+		metrics = loopbackOnly(metrics, cfg.Origins)
+	}
+	// /healthz and /readyz answer whoever asks (a probe sends no token and
+	// may name any host); /metrics, as the API, is for the operator only.
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			metrics.ServeHTTP(w, r)
+		} else if !o.route(w, r) {
+			api.ServeHTTP(w, r)
+		}
+	})
+	lim := ro.lim
+	hs := &http.Server{Handler: logRequests(bodyDeadline(handler, lim.body), ro.log, ro.now), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 	where := cfg.Dir
 	if where == "" {
 		where = "memory"
@@ -240,6 +443,31 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, l
 	case err := <-served:
 		return err
 	case <-ctx.Done():
+	}
+	// Draining: /readyz answers 503 so that a load balancer sends no
+	// more, no run starts (503 shutting_down), and the runs in flight
+	// have ro.grace to end on their own.
+	o.draining.Store(true)
+	srv.Registry.Drain()
+	ro.log.Info("draining", "grace", ro.grace.String(), "running", srv.Registry.Counts().Running)
+	if ro.draining != nil {
+		ro.draining()
+	}
+	if ro.grace > 0 {
+		idle, over := context.WithCancel(context.Background())
+		timer := ro.after(ro.grace)
+		go func() {
+			select {
+			case <-timer:
+				over()
+			case <-idle.Done():
+			}
+		}()
+		srv.Registry.Idle(idle)
+		over()
+	}
+	if n := srv.Registry.Counts().Running; n > 0 {
+		ro.log.Info("aborting the runs left", "running", n)
 	}
 	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -256,6 +484,7 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, l
 	}
 	<-served // Serve returned ErrServerClosed at once
 	<-stopped
+	ro.log.Info("stopped")
 	return nil
 }
 
@@ -357,6 +586,20 @@ func loopbackOnly(h http.Handler, origins []string) http.Handler {
 	})
 }
 
+// want says what a flag's variable should hold, its value refused by the
+// flag with err.
+func want(f *flag.Flag, err error) string {
+	switch f.Value.(flag.Getter).Get().(type) {
+	case bool:
+		return "want true or false (1, 0)"
+	case int:
+		return "want an integer"
+	case time.Duration:
+		return "want a duration (10s, 1m30s)"
+	}
+	return err.Error()
+}
+
 // parseError is an error of the flag package, which has printed it with the
 // usage.
 type parseError struct{ error }
@@ -385,15 +628,15 @@ func checkDir(dir string) error {
 }
 
 // logDiagnostic logs a session's diagnostic (a Trace write that failed on
-// a full disk, say), which the run goes on without, on one line: a model
+// a full disk, say), which the run goes on without, as one record: a model
 // or a tool names what a diagnostic quotes (a tool call's id), and a line
-// break in it would forge a line of the log, so control characters are
-// escaped as Go writes them in a string.
-func logDiagnostic(d engine.Diagnostic) {
-	msg := "<nil>"
-	if d.Err != nil {
-		q := strconv.QuoteToGraphic(d.Err.Error())
-		msg = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+// break in it would forge a line of the log; log/slog quotes it.
+func logDiagnostic(log *slog.Logger) func(engine.Diagnostic) {
+	return func(d engine.Diagnostic) {
+		msg := "<nil>"
+		if d.Err != nil {
+			msg = d.Err.Error()
+		}
+		log.Warn("diagnostic", "kind", string(d.Kind), "err", msg)
 	}
-	log.Printf("%s: %s", d.Kind, msg)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/floehq/floe/provider/nethttp"
 	"github.com/floehq/floe/transport/server"
@@ -11,8 +12,11 @@ import (
 // names in its errors). set reports which flags were given; getenv reads
 // the environment (the key never comes from a flag value, which any user
 // could read in the process list).
-func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, imageBytes, images, noImages string, set map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
+func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, imageBytes, images, noImages string, set, fromEnv map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
 	flag := func(name, value string) server.Setting {
+		if fromEnv[name] {
+			return server.Setting{Name: envName(name), Value: value, Set: true}
+		}
 		return server.Setting{Name: "--" + name, Value: value, Set: set[name]}
 	}
 	return server.ParseModel(server.ModelSettings{
@@ -28,9 +32,14 @@ func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, im
 		MaxImageBytes: flag("max-image-bytes", imageBytes),
 		MaxImages:     flag("max-images", images),
 		NoImages:      flag("no-images", noImages),
-		Assign:        func(name, value string) string { return name + " " + value },
-		Getenv:        getenv,
-		KeySource:     "the environment variable",
+		Assign: func(name, value string) string {
+			if strings.HasPrefix(name, "FLOE_") {
+				return name + "=" + value
+			}
+			return name + " " + value
+		},
+		Getenv:    getenv,
+		KeySource: "the environment variable",
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"log"
 	"net/http"
 	"os"
 	"os/exec"
@@ -128,11 +127,9 @@ func TestTraceDirRefused(t *testing.T) {
 // in what it quotes (a tool call's id) would forge a line of the log.
 func TestDiagnosticLoggedOnOneLine(t *testing.T) {
 	var buf bytes.Buffer
-	log.SetOutput(&buf)
-	defer log.SetOutput(os.Stderr)
-	logDiagnostic(engine.Diagnostic{Kind: engine.DiagTool, Err: errors.New("tool \"x\": call \"c1\nfloe-server: listening on 0.0.0.0\" failed\t")})
+	logDiagnostic(newLogger(&buf, "text"))(engine.Diagnostic{Kind: engine.DiagTool, Err: errors.New("tool \"x\": call \"c1\nfloe-server: listening on 0.0.0.0\" failed\t")})
 	out := buf.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `tool: tool "x": call "c1\nfloe-server: listening on 0.0.0.0" failed\t`) {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `kind=tool err="tool \"x\": call \"c1\nfloe-server: listening on 0.0.0.0\" failed\t"`) {
 		t.Errorf("logged %q", out)
 	}
 }

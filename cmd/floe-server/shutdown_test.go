@@ -126,7 +126,7 @@ func TestShutdownAbortsRunsInFlight(t *testing.T) {
 	defer model.Close()
 	defer close(hang)
 	dir := t.TempDir()
-	p := start(t, "--dir", dir, "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL+"/v1")
+	p := start(t, "--dir", dir, "--shutdown-grace", "0", "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL+"/v1")
 	c := &tt.Client{T: t, URL: p.url}
 	id := c.Create("")
 	st := c.Open("/api/sessions/"+id+"/stream", "", false)

@@ -24,7 +24,7 @@ func serveLimits(t *testing.T, lim limits) string {
 	ctx, stop := context.WithCancel(context.Background())
 	out := make(lines, 4)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, server.Config{}, "127.0.0.1:0", out, lim) }()
+	go func() { done <- serve(ctx, server.Config{}, "127.0.0.1:0", out, runOpts{lim: lim}) }()
 	t.Cleanup(func() { stop(); <-done })
 	_, rest, _ := strings.Cut(<-out, "listening on http://")
 	return strings.TrimSuffix(strings.Fields(rest)[0], "/")
