@@ -180,13 +180,16 @@ func (h *Host) consume(run *engine.Run) {
 		h.mu.Lock()
 		for i := range batch {
 			h.agg.Add(batch[i])
+			// Counted before it is published: a client that has read
+			// the message (or the approval request it shows) reads
+			// metrics that count it.
+			h.observe(&batch[i])
 			buf = batch[i].AppendJSON(buf[:0])
 			h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
 			h.published(&batch[i], string(buf))
 			if m := &batch[i]; m.IsModel(omni.ToolCall) && len(m.Origin) == 0 {
 				h.calledOut(m.Payload.ToolCallID)
 			}
-			h.observe(&batch[i])
 		}
 		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
