@@ -108,6 +108,9 @@ type runOpts struct {
 	// draining, when set, is called once the server drains (readiness
 	// 503, new runs refused), before the runs' grace.
 	draining func()
+	// checkDir, when set, is /readyz's check of the Trace directory (a
+	// test's hangs); nil: checkDir.
+	checkDir func(dir string) error
 }
 
 func defaultRunOpts() runOpts {
@@ -410,7 +413,11 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	if err != nil {
 		return err
 	}
-	o := &ops{reg: srv.Registry, metrics: cfg.Metrics, dir: cfg.Dir, token: cfg.Token, start: ro.now(), now: ro.now, log: ro.log}
+	o := &ops{reg: srv.Registry, metrics: cfg.Metrics, dir: cfg.Dir, token: cfg.Token, start: ro.now(), now: ro.now, log: ro.log,
+		check: checkDir, after: ro.after}
+	if ro.checkDir != nil {
+		o.check = ro.checkDir
+	}
 	if ro.metricsToken != "" {
 		o.token = ro.metricsToken
 	}

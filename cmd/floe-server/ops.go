@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +43,65 @@ type ops struct {
 	// dirOK is the last /readyz's finding on the directory, so that a
 	// failure is logged when it begins, not at every probe.
 	dirOK atomic.Bool
+	// check is checkDir; after is time.After (a test's hang and fire
+	// when it says).
+	check func(dir string) error
+	after func(time.Duration) <-chan time.Time
+	// The directory's last check (dirStatus): its end and finding, and
+	// the one under way's end (nil: none).
+	dirMu   sync.Mutex
+	dirAt   time.Time
+	dirErr  error
+	dirDone chan struct{}
+}
+
+// dirCheckTTL is how long /readyz answers with the Trace directory's last
+// check's finding before it checks again; dirCheckTimeout is how long it
+// waits for a check (a probe's own timeout is a second by default).
+const (
+	dirCheckTTL     = time.Second
+	dirCheckTimeout = 800 * time.Millisecond
+)
+
+// errDirSlow is /readyz's finding on a directory whose check did not end
+// within dirCheckTimeout.
+var errDirSlow = errors.New("the Trace directory did not answer within " + dirCheckTimeout.String() + " (a file system that hangs?)")
+
+// dirStatus is the Trace directory's check (checkDir), one at a time, its
+// finding kept for dirCheckTTL: /readyz answers whoever asks, without a
+// token, and each check creates and removes a file. A check that hangs (a
+// file system that stopped answering) is waited for dirCheckTimeout at
+// most, errDirSlow then, and the probes after it wait for the same check
+// rather than start their own: one goroutine, not one a probe, is stuck
+// in the file system.
+func (o *ops) dirStatus() error {
+	o.dirMu.Lock()
+	if o.dirDone == nil && !o.dirAt.IsZero() && o.now().Sub(o.dirAt) < dirCheckTTL {
+		err := o.dirErr
+		o.dirMu.Unlock()
+		return err
+	}
+	if o.dirDone == nil {
+		done := make(chan struct{})
+		o.dirDone = done
+		go func() {
+			err := o.check(o.dir)
+			o.dirMu.Lock()
+			o.dirAt, o.dirErr, o.dirDone = o.now(), err, nil
+			o.dirMu.Unlock()
+			close(done)
+		}()
+	}
+	done := o.dirDone
+	o.dirMu.Unlock()
+	select {
+	case <-done:
+		o.dirMu.Lock()
+		defer o.dirMu.Unlock()
+		return o.dirErr
+	case <-o.after(dirCheckTimeout):
+		return errDirSlow
+	}
 }
 
 // route serves path's route of ops; false for a path of the API's.
@@ -101,7 +162,7 @@ func (o *ops) ready(w http.ResponseWriter) {
 		return
 	}
 	if o.dir != "" {
-		if err := checkDir(o.dir); err != nil {
+		if err := o.dirStatus(); err != nil {
 			if o.dirOK.Swap(false) {
 				o.log.Error("not ready: the Trace directory", "err", err.Error())
 			}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,7 +105,8 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Skip("root writes a directory without the permission")
 	}
 	dir := t.TempDir()
-	s := serveTest(t, server.Config{Dir: dir, Token: "sekret"}, runOpts{})
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	s := serveTest(t, server.Config{Dir: dir, Token: "sekret"}, runOpts{now: clock.now})
 	if st, body, _ := get(t, s.url+"/healthz", ""); st != 200 || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", st, body)
 	}
@@ -121,6 +123,10 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
+	if st, _, _ := get(t, s.url+"/readyz", ""); st != 200 {
+		t.Errorf("/readyz within a second of its last check: %d, want its finding again", st)
+	}
+	clock.add(dirCheckTTL)
 	if st, body, _ := get(t, s.url+"/readyz", ""); st != 503 || strings.Contains(body, dir) {
 		t.Errorf("/readyz with a directory it cannot write: %d %q", st, body)
 	}
@@ -128,6 +134,7 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("the log does not say why: %s", s.log)
 	}
 	os.Chmod(dir, 0o755)
+	clock.add(dirCheckTTL)
 	if st, _, _ := get(t, s.url+"/readyz", ""); st != 200 {
 		t.Errorf("/readyz once it can write again: %d", st)
 	}
@@ -138,6 +145,87 @@ func TestHealthAndReadiness(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST /healthz: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+// fakeClock is a server's clock, which a test moves on.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestReadinessOnAHangingDirectory: /readyz, which answers without a
+// token, checks the Trace directory once at a time and once a second at
+// most: a check that hangs (a file system that stopped answering) gives
+// 503 at its timeout, and the probes after it wait for the same check
+// rather than each leave one more goroutine stuck in the file system.
+func TestReadinessOnAHangingDirectory(t *testing.T) {
+	var checks atomic.Int32
+	release := make(chan struct{})
+	var slow atomic.Bool
+	slow.Store(true)
+	fired := make(chan time.Time)
+	close(fired)
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	s := serveTest(t, server.Config{Dir: t.TempDir()}, runOpts{now: clock.now,
+		checkDir: func(string) error { checks.Add(1); <-release; return nil },
+		after: func(time.Duration) <-chan time.Time {
+			if slow.Load() {
+				return fired // the check's timeout is over at once
+			}
+			return nil
+		}})
+	client := &http.Client{Timeout: 10 * time.Second} // a probe that hangs fails the test, not the run
+	probe := func() (int, string) {
+		t.Helper()
+		resp, err := client.Get(s.url + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for i := range 5 {
+		if st, body := probe(); st != 503 {
+			t.Errorf("/readyz %d while the check hangs: %d %q", i, st, body)
+		}
+	}
+	if n := checks.Load(); n != 1 {
+		t.Errorf("%d checks of the directory under way at once, want 1", n)
+	}
+	if log := s.log.String(); strings.Count(log, "did not answer") != 1 {
+		t.Errorf("the log does not say once that the directory hangs:\n%s", log)
+	}
+	slow.Store(false)
+	close(release)
+	if st, _ := probe(); st != 200 { // the same check, ended
+		t.Errorf("/readyz once the check ended: %d", st)
+	}
+	if st, _ := probe(); st != 200 {
+		t.Errorf("/readyz again: %d", st)
+	}
+	if n := checks.Load(); n != 1 {
+		t.Errorf("%d checks within a second, want 1", n)
+	}
+	clock.add(dirCheckTTL)
+	if st, _ := probe(); st != 200 {
+		t.Errorf("/readyz a second later: %d", st)
+	}
+	if n := checks.Load(); n != 2 {
+		t.Errorf("%d checks after a second, want 2", n)
 	}
 }
 
