@@ -322,6 +322,15 @@ func parseAll(args []string, getenv func(string) string, environ []string) (opti
 	if *grace < 0 {
 		return fail(fmt.Errorf("%s: want 0 or more", named("shutdown-grace", grace.String())))
 	}
+	for _, tk := range []struct{ flag, value string }{{"token", *token}, {"metrics-token", *metricsToken}} {
+		if msg := tokenProblem(tk.value); msg != "" {
+			name := "--" + tk.flag
+			if fromEnv[tk.flag] {
+				name = envName(tk.flag)
+			}
+			return fail(fmt.Errorf("%s: %s", name, msg)) // never the token itself
+		}
+	}
 	if *logFormat != "text" && *logFormat != "json" {
 		return fail(fmt.Errorf("%s: want text or json", named("log-format", strconv.Quote(*logFormat))))
 	}
@@ -605,6 +614,21 @@ func want(f *flag.Flag, err error) string {
 		return "want a duration (10s, 1m30s)"
 	}
 	return err.Error()
+}
+
+// tokenProblem says why token can never match an Authorization header,
+// or "": HTTP drops the white space around a header's value (and a
+// Bearer's own leading spaces), and a header carries no control character.
+// A token read from a file with its line feed (a mounted secret) refused
+// every request with a 401 that did not say why.
+func tokenProblem(token string) string {
+	if strings.TrimSpace(token) != token {
+		return "the token starts or ends with white space (a line feed from the file it was read from?), which no Authorization header carries: every request would be refused"
+	}
+	if strings.IndexFunc(token, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return "the token holds a control character, which no Authorization header carries: every request would be refused"
+	}
+	return ""
 }
 
 // parseError is an error of the flag package, which has printed it with the

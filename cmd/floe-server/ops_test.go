@@ -704,6 +704,11 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		{[]string{"FLOE_ORIGINS=*"}, nil, `"FLOE_ORIGINS": not a variable of floe-server (did you mean FLOE_ORIGIN?)`},
 		{[]string{"floe_token=x"}, nil, `"floe_token": not a variable of floe-server (did you mean FLOE_TOKEN?)`},
 		{[]string{"FLOE_SOMETHING_ELSE=x"}, nil, `"FLOE_SOMETHING_ELSE": not a variable of floe-server (it reads FLOE_API_KEY_ENV, `},
+		{[]string{"FLOE_TOKEN=s3cret\n"}, nil, `FLOE_TOKEN: the token starts or ends with white space`},
+		{[]string{"FLOE_METRICS_TOKEN= s3cret"}, nil, `FLOE_METRICS_TOKEN: the token starts or ends with white space`},
+		{nil, []string{"--token", "s3\x00cret"}, `--token: the token holds a control character`},
+		{nil, []string{"--metrics-token", "s3cret\r"}, `--metrics-token: the token starts or ends`},
+		{[]string{"FLOE_TOKEN=s3 cret"}, nil, ""},                   // a space within is carried
 		{[]string{"FLOE_MODE=yolo"}, []string{"--mode", "ask"}, ""}, // the command line wins, the variable unread
 	} {
 		environ, getenv := env(c.env...)
@@ -716,6 +721,9 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v %v: %v, want %q", c.env, c.args, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3") {
+			t.Errorf("%v %v: the error names the token: %v", c.env, c.args, err)
 		}
 	}
 	// The variable --api-key-env names may start with FLOE_.
