@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -306,6 +308,19 @@ func logRequests(h http.Handler, log *slog.Logger, now func() time.Time) http.Ha
 		start := now()
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler {
+				// A handler's bug: logged with its stack, and the client
+				// gets a 500 rather than a connection closed unanswered
+				// (the request was logged 200).
+				log.Error("panic", "route", routeTemplate(r.URL.Path), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					w.Header().Set("Content-Type", "application/json")
+					sw.WriteHeader(http.StatusInternalServerError)
+					io.WriteString(w, `{"error":{"code":"internal","message":"internal error: the server's log says more"}}`+"\n")
+					p = nil
+				}
+			}
 			status := sw.status
 			if status == 0 {
 				status = http.StatusOK
@@ -316,7 +331,16 @@ func logRequests(h http.Handler, log *slog.Logger, now func() time.Time) http.Ha
 			default:
 				method = "other"
 			}
-			log.Info("request", "method", method, "route", routeTemplate(r.URL.Path), "status", status, "duration_ms", now().Sub(start).Milliseconds())
+			attrs := []any{"method", method, "route", routeTemplate(r.URL.Path), "status", status, "duration_ms", now().Sub(start).Milliseconds()}
+			if p != nil {
+				attrs = append(attrs, "cut_off", true) // the response begun, then the handler panicked
+			}
+			log.Info("request", attrs...)
+			if p != nil {
+				// A response begun: net/http closes the connection, so
+				// that the client does not take it for a whole one.
+				panic(http.ErrAbortHandler)
+			}
 		}()
 		h.ServeHTTP(sw, r)
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -730,5 +731,53 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	environ, getenv = env("FLOE_KEY=k")
 	if _, err := parseAll([]string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:1/v1", "--api-key-env", "FLOE_KEY"}, getenv, environ); err != nil {
 		t.Errorf("a key in FLOE_KEY: %v", err)
+	}
+}
+
+// TestPanicInAHandler: a handler's panic before it answered is a 500 with
+// the API's error body, logged as one with the panic; one after its
+// response began cuts the connection, logged so, never as a whole 200.
+func TestPanicInAHandler(t *testing.T) {
+	buf := &syncBuffer{}
+	h := logRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/sessions/late/stream" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, ": begun\n\n")
+			w.(http.Flusher).Flush()
+		}
+		var m map[string]int
+		m["x"]++ // a nil map: panics
+	}), newLogger(buf, "json"), time.Now)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/api/sessions/early")
+	if err != nil {
+		t.Fatalf("a panic before the answer: %v, want a 500", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.Contains(string(b), `"code":"internal"`) {
+		t.Errorf("a panic before the answer: %d %s", resp.StatusCode, b)
+	}
+	resp, err = http.Get(srv.URL + "/api/sessions/late/stream")
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Errorf("a panic after the answer began: the response ended whole")
+	}
+	out := buf.String()
+	for _, want := range []string{
+		`"msg":"panic","route":"/api/sessions/{id}","panic":"assignment to entry in nil map"`,
+		`"msg":"request","method":"GET","route":"/api/sessions/{id}","status":500`,
+		`"msg":"request","method":"GET","route":"/api/sessions/{id}/stream","status":200,`,
+		`"cut_off":true`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
 	}
 }
