@@ -781,3 +781,55 @@ func TestPanicInAHandler(t *testing.T) {
 		}
 	}
 }
+
+// TestToolVarsAreTheScripts: every FLOE_ variable the repository's
+// scripts and tests read from their environment (a developer's shell may
+// hold it) is a flag's or one of toolVars: floe-server refused to start
+// in a shell that had set FLOE_WEBKIT_DRIVER. The Worker's variables
+// (wasm/) are not read from a shell.
+func TestToolVarsAreTheScripts(t *testing.T) {
+	read := regexp.MustCompile(`(?:process\.env\.|process\.env\[["']|\$\{|\$|Getenv\(")(FLOE_[A-Z0-9_]+)`)
+	root := filepath.Join("..", "..")
+	found := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			switch rel {
+			case ".git", "node_modules", "wasm", "jsbridge", filepath.Join("cmd", "floe-server"):
+				return filepath.SkipDir
+			}
+			if d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".sh", ".mjs", ".js", ".go":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range read.FindAllSubmatch(b, -1) {
+			found[string(m[1])] = rel
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 10 {
+		t.Fatalf("found %d variables only: %v", len(found), found)
+	}
+	for name, file := range found {
+		_, err := parseAll(nil, func(string) string { return "" }, []string{name + "=1"})
+		if err != nil && strings.Contains(err.Error(), "not a variable of floe-server") {
+			t.Errorf("%s, which %s reads, is refused: %v", name, file, err)
+		}
+	}
+}
