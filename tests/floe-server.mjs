@@ -27,7 +27,12 @@ export function floeServer(prefix) {
     rmSync(tmp, { recursive: true, force: true });
   });
   function start(...args) {
-    const p = spawn(binary, ["--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    // Its settings are the flags given here alone: floe-server reads a
+    // FLOE_ variable for each flag, and the test scripts export some of
+    // those names for themselves (FLOE_BASE_URL is the page server's
+    // there, a provider's base URL to floe-server).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FLOE_")));
+    const p = spawn(binary, ["--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"], env });
     servers.push(p);
     return new Promise((resolve, reject) => {
       let out = "";
