@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 )
 
 // Demo is a demo script: rules the scripted [Model] tries, in order, on
@@ -179,7 +181,7 @@ func parseRule(raw json.RawMessage, tools map[string]argSchema) (DemoRule, error
 		return r, errors.New("match: missing or empty: give a piece of the prompt, or /a regular expression/")
 	}
 	if re, ok, err := demoRegexp(r.Match); err != nil {
-		return r, fmt.Errorf("match: bad regular expression %s: %w", r.Match, err)
+		return r, fmt.Errorf("match: bad regular expression %s: %w", errf.Quote(r.Match), err)
 	} else if ok {
 		r.re = re
 	}
@@ -231,6 +233,9 @@ func demoRegexp(match string) (re *regexp.Regexp, ok bool, err error) {
 	}
 	re, err = regexp.Compile(flags + body)
 	if err != nil {
+		if se, ok := err.(*syntax.Error); ok { // its expression quoted: it may hold a line break
+			return nil, false, errors.New(string(se.Code) + ": " + errf.Quote(se.Expr))
+		}
 		return nil, false, errors.New(strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, true, nil

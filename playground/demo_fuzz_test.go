@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParseDemo: ParseDemo never panics; it refuses a file with an error
@@ -29,6 +30,9 @@ func FuzzParseDemo(f *testing.F) {
 		if err != nil {
 			if d != nil || !fault.MatchString(err.Error()) {
 				t.Fatalf("ParseDemo(%q) = %v, %q: no script or rule named", data, d, err)
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
+				t.Fatalf("ParseDemo(%q): %q: want one line of UTF-8", data, msg)
 			}
 			return
 		}
