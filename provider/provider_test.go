@@ -352,7 +352,22 @@ func TestStreamLineTooLong(t *testing.T) {
 		return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(strings.NewReader(body))}, nil
 	})
 	f := Stream(context.Background(), tr, &Request{}, "x", 0, &collectDecoder{})
-	if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: a line of the event stream is longer than 8 MiB, the most the adapter reads" {
+	if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: a line or an event of the event stream is longer than 8 MiB, the most the adapter reads" {
+		t.Errorf("%+v", f)
+	}
+}
+
+// An event of data lines that do not end is bounded as a line is: the
+// reader gathered them all, a server that never sent the blank line
+// growing its memory without end.
+func TestStreamEventTooLong(t *testing.T) {
+	line := "data: " + strings.Repeat("x", 1<<16) + "\n"
+	body := strings.Repeat(line, sse.DefaultMaxLine/(1<<16)+1) + "\n"
+	tr := TransportFunc(func(context.Context, *Request) (*Response, error) {
+		return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	})
+	f := Stream(context.Background(), tr, &Request{}, "x", 0, &collectDecoder{})
+	if f == nil || f.Status != omni.StatusMalformed || !strings.Contains(f.Message, "longer than 8 MiB") {
 		t.Errorf("%+v", f)
 	}
 }

@@ -254,7 +254,7 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		case sse.ErrTruncated:
 			err = Malformed(api, err.Error())
 		case sse.ErrLineTooLong:
-			err = Malformed(api, "a line of the event stream is longer than 8 MiB, the most the adapter reads")
+			err = Malformed(api, "a line or an event of the event stream is longer than 8 MiB, the most the adapter reads")
 		}
 		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(start) {
 			// Not one event in a body that does not start as an event

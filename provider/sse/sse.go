@@ -15,7 +15,8 @@ import (
 	"github.com/floehq/floe/internal/num"
 )
 
-// DefaultMaxLine is the longest line a Reader accepts by default.
+// DefaultMaxLine is the longest line, and the longest data of an event,
+// a Reader accepts by default.
 const DefaultMaxLine = 8 << 20
 
 var (
@@ -27,7 +28,8 @@ var (
 	// drops such an event; the returned Event holds it for callers that
 	// accept it (many servers omit the last blank line).
 	ErrUndispatched = errors.New("sse: stream ended before the blank line of its last event")
-	// ErrLineTooLong: a line is longer than the Reader's limit.
+	// ErrLineTooLong: a line, or the data of an event (its data lines
+	// joined), is longer than the Reader's limit.
 	ErrLineTooLong = errors.New("sse: line too long")
 )
 
@@ -64,7 +66,8 @@ func NewReader(src io.Reader) *Reader {
 	return &Reader{src: src, buf: make([]byte, 4096), maxLine: DefaultMaxLine, retry: -1}
 }
 
-// SetMaxLine sets the longest accepted line in bytes (n > 0).
+// SetMaxLine sets the longest accepted line, and event data, in bytes
+// (n > 0).
 func (r *Reader) SetMaxLine(n int) {
 	if n > 0 {
 		r.maxLine = n
@@ -120,7 +123,16 @@ func (r *Reader) Next() (Event, error) {
 			return ev, nil
 		}
 		r.field(line)
+		if len(r.data) > r.maxLine { // data lines without end: bounded as a line is
+			return Event{}, r.tooLong()
+		}
 	}
+}
+
+// tooLong ends the stream with ErrLineTooLong, which is final.
+func (r *Reader) tooLong() error {
+	r.err, r.start, r.end, r.line, r.data = ErrLineTooLong, 0, 0, nil, nil
+	return ErrLineTooLong
 }
 
 func (e *Event) hasData() bool { return e.Data != nil }
@@ -219,12 +231,12 @@ func (r *Reader) readLine() (line []byte, ok bool, err error) {
 				if len(r.line) > 0 {
 					r.line = append(r.line, b[:i]...)
 					if len(r.line) > r.maxLine {
-						return nil, false, ErrLineTooLong
+						return nil, false, r.tooLong()
 					}
 					return r.line, true, nil
 				}
 				if i > r.maxLine {
-					return nil, false, ErrLineTooLong
+					return nil, false, r.tooLong()
 				}
 				return b[:i], true, nil
 			}
@@ -232,7 +244,7 @@ func (r *Reader) readLine() (line []byte, ok bool, err error) {
 		r.line = append(r.line, b...)
 		r.start = r.end
 		if len(r.line) > r.maxLine {
-			return nil, false, ErrLineTooLong
+			return nil, false, r.tooLong()
 		}
 	}
 }

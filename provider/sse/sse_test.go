@@ -121,6 +121,32 @@ func TestReaderLineTooLong(t *testing.T) {
 	}
 }
 
+// An event's data is bounded as a line is: data lines that never end in a
+// blank line grew it without end. ErrLineTooLong is final: the events
+// after it are not read.
+func TestReaderEventTooLong(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("data: 0123456789\n", 5) + "\ndata: b\n\n",
+		strings.Repeat("data\n", 60) + "\ndata: b\n\n",
+		"data: " + strings.Repeat("x", 60) + "\n\ndata: b\n\n",
+	} {
+		for _, sizes := range [][]int{nil, {1}, {7}} {
+			r := NewReader(&chunked{src: in, sizes: sizes})
+			r.SetMaxLine(50)
+			for i := range 2 {
+				if ev, err := r.Next(); err != ErrLineTooLong {
+					t.Fatalf("%q in reads %v, call %d: %q, %v; want ErrLineTooLong", in, sizes, i+1, ev.Data, err)
+				}
+			}
+		}
+	}
+	r := NewReader(strings.NewReader(strings.Repeat("data: 0123456789\n", 4) + "\n"))
+	r.SetMaxLine(50)
+	if ev, err := r.Next(); err != nil || len(ev.Data) != 43 {
+		t.Fatalf("an event of 43 bytes: %q, %v", ev.Data, err)
+	}
+}
+
 // FuzzReader: any input, split any way, yields the same events and end as
 // the whole input read at once, and never panics.
 func FuzzReader(f *testing.F) {
