@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/provider/sse"
@@ -328,14 +329,25 @@ func TestStreamEventsOfNoData(t *testing.T) {
 	if f = Stream(context.Background(), answer("\ndata: {\"choices\":[{\"delta\""), &Request{}, "x", 0, d); f == nil || f.Message != "x: malformed stream: sse: stream ended in the middle of an event" {
 		t.Errorf("cut in the first event: %+v", f)
 	}
+	// Quoted whole whatever the reads gave (the quote was the first
+	// read's bytes: "u" of a server that sent one byte first), after blank
+	// lines (it was empty).
+	oneByte := func(body string) Transport {
+		return TransportFunc(func(context.Context, *Request) (*Response, error) {
+			return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(body)))}, nil
+		})
+	}
 	for _, body := range []string{
 		"upstream connect error or disconnect/reset before headers. reset reason: overflow",
 		"upstream connect error or disconnect/reset before headers. reset reason: overflow\n",
+		"\r\n\n \xEF\xBB\xBFupstream connect error or disconnect/reset before headers. reset reason: overflow\nmore",
 	} {
-		d = &collectDecoder{}
-		f = Stream(context.Background(), answer(body), &Request{}, "x", 0, d)
-		if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: the body held no event: upstream connect error or disconnect/reset before headers. reset reason: overflow" {
-			t.Errorf("%q: %+v", body, f)
+		for _, tr := range []Transport{answer(body), oneByte(body)} {
+			d = &collectDecoder{}
+			f = Stream(context.Background(), tr, &Request{}, "x", 0, d)
+			if f == nil || f.Status != omni.StatusMalformed || f.Message != "x: malformed stream: the body held no event: upstream connect error or disconnect/reset before headers. reset reason: overflow" {
+				t.Errorf("%q: %+v", body, f)
+			}
 		}
 	}
 }

@@ -80,13 +80,31 @@ func sseStart(b []byte) bool {
 	return false
 }
 
+// lead returns b after its white space and blank lines, and a byte order
+// mark.
+func lead(b []byte) []byte {
+	for len(b) > 0 {
+		switch {
+		case b[0] <= ' ':
+			b = b[1:]
+		case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+			b = b[3:]
+		default:
+			return b
+		}
+	}
+	return b
+}
+
 // body reads a response's body: what sniff read first, then the rest,
 // each read from the server timed by the request's watchdog.
 type body struct {
-	_   [0]func() // not comparable: no generated equality code
-	pre []byte
-	src io.ReadCloser
-	w   *watchdog // nil: no idle timeout
+	_    [0]func() // not comparable: no generated equality code
+	pre  []byte
+	head []byte // the body's start: what sniff read, then up to more bytes
+	more int
+	src  io.ReadCloser
+	w    *watchdog // nil: no idle timeout
 }
 
 func (r *body) Read(b []byte) (int, error) {
@@ -95,7 +113,11 @@ func (r *body) Read(b []byte) (int, error) {
 		r.pre = r.pre[n:]
 		return n, nil
 	}
-	return r.get(b)
+	n, err := r.get(b)
+	if k := min(n, r.more); k > 0 {
+		r.head, r.more = append(r.head, b[:k]...), r.more-k
+	}
+	return n, err
 }
 
 // get reads from the server, the watchdog told that the request waits
@@ -221,7 +243,10 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 	if err != nil && err != io.EOF {
 		return transportFailure(ctx, api, "the connection failed mid-stream", err)
 	}
-	start, events := b.pre, 0 // the body's first bytes, the events handed to d
+	// The body's first bytes, as many whatever its reads gave (its
+	// first line, which a failure may quote); the events handed to d.
+	b.head, b.more = b.pre[:len(b.pre):len(b.pre)], 512
+	events := 0
 	r := sse.NewReader(b)
 	for {
 		ev, err := r.Next()
@@ -256,11 +281,11 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		case sse.ErrLineTooLong:
 			err = Malformed(api, "a line or an event of the event stream is longer than 8 MiB, the most the adapter reads")
 		}
-		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(start) {
+		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(b.head) {
 			// Not one event in a body that does not start as an event
 			// stream: it was something else (a proxy's text/plain error);
 			// quote it.
-			return Malformed(api, "the body held no event: "+ErrorDetail(start))
+			return Malformed(api, "the body held no event: "+ErrorDetail(lead(b.head)))
 		}
 		if f, ok := err.(*Failure); ok {
 			return f

@@ -2,6 +2,7 @@ package ptest
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -13,7 +14,8 @@ import (
 // the contract every stream must keep, whatever its bytes: valid
 // messages in streaming discipline, no fragment left open, an outcome
 // that is a stop reason, token_usage last on completion, unique tool call
-// ids.
+// ids; and the same complete messages and outcome as the body read whole
+// gives: where the reads cut it does not change what it says.
 func Stream(t *testing.T, newModel func(*Transport) engine.LLM, body []byte, split uint8) {
 	n := int(split%32) + 1
 	var chunks []string
@@ -22,11 +24,10 @@ func Stream(t *testing.T, newModel func(*Transport) engine.LLM, body []byte, spl
 		chunks = append(chunks, s[:k])
 		s = s[k:]
 	}
-	tr := &Transport{Replies: []Reply{{Chunks: chunks}}}
-	m := newModel(tr)
-	c := &Collector{T: t}
-	out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("fuzz")}}, c.Emit)
-	c.End()
+	c, out := run(t, newModel, chunks)
+	if whole, wout := run(t, newModel, []string{string(body)}); !reflect.DeepEqual(c.Complete(), whole.Complete()) || out != wout {
+		t.Errorf("in reads of %d bytes:\n%q\n%+v\nread whole:\n%q\n%+v", n, c.Complete(), out, whole.Complete(), wout)
+	}
 	switch out.Status {
 	case omni.StatusCompleted:
 		if last := c.Last(); !last.IsEvent(omni.TokenUsage) {
@@ -47,4 +48,12 @@ func Stream(t *testing.T, newModel func(*Transport) engine.LLM, body []byte, spl
 			seen[id] = true
 		}
 	}
+}
+
+func run(t *testing.T, newModel func(*Transport) engine.LLM, chunks []string) (*Collector, engine.Outcome) {
+	tr := &Transport{Replies: []Reply{{Chunks: chunks}}}
+	c := &Collector{T: t}
+	out := newModel(tr).StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("fuzz")}}, c.Emit)
+	c.End()
+	return c, out
 }
