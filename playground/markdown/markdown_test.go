@@ -209,6 +209,11 @@ func FuzzMarkdown(f *testing.F) {
 		}
 		got, _ := streamDoc(src, n)
 		checkSafe(t, src, got)
+		// Text appended later changes no chunk before the last: streamed
+		// in pieces, the source renders as in one update.
+		if whole, _ := streamDoc(src, max(len(src), 1)); !reflect.DeepEqual(got, whole) {
+			t.Fatalf("%q streamed in pieces of %d:\n%s\nin one update:\n%s", src, n, shape(got), shape(whole))
+		}
 		checkSafe(t, src, Render(src))
 		for _, c := range CutPoints(src, 0) {
 			if c <= 0 || c >= len(src) || src[c-1] != '\n' {
