@@ -3,9 +3,13 @@ package trace_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/engine/trace"
@@ -82,11 +86,33 @@ func FuzzImport(f *testing.F) {
 		store := &trace.MemStore{}
 		id, err := trace.Import(context.Background(), store, files)
 		if err != nil {
+			msg := err.Error()
+			if !errors.Is(err, trace.ErrInvalid) && !errors.Is(err, trace.ErrNotResumable) && !errors.Is(err, trace.ErrTooLarge) ||
+				strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
+				t.Fatalf("Import(%q, %q): %q: want one line of UTF-8 wrapping why", name, second, msg)
+			}
 			return
 		}
 		back, err := trace.Export(context.Background(), store, id, nil)
 		if err != nil || len(back) != len(files) {
 			t.Fatalf("Export after Import: %d files, %v", len(back), err)
+		}
+		// Each file comes back under its session's name and number, its
+		// bytes as imported.
+		for i, b := range back {
+			sid, index, ok := trace.ParseFileName(path.Base(b.Name))
+			if !ok || sid != id || index != i+1 {
+				t.Fatalf("Export after Import of session %q: file %d named %q", id, i+1, b.Name)
+			}
+			want := files[0]
+			for _, f := range files {
+				if _, n, _ := trace.ParseFileName(path.Base(f.Name)); n == index {
+					want = f
+				}
+			}
+			if !bytes.Equal(b.Data, want.Data) {
+				t.Fatalf("Export after Import: %q holds %q, imported %q as %q", b.Name, b.Data, want.Name, want.Data)
+			}
 		}
 	})
 }

@@ -84,9 +84,9 @@ func Import(ctx context.Context, store Store, files []File) (string, error) {
 			err = errf.Errorf("%w: session_meta names session %s", ErrInvalid, QuoteID(meta))
 		}
 		if err != nil {
-			name := f.Name
-			if name == "" {
-				name = "the trace"
+			name := "the trace"
+			if f.Name != "" {
+				name = errf.Quote(f.Name) // any bytes: an imported file's name
 			}
 			return "", opErr("import", id, i+1, errf.Errorf("%s: %w", name, err))
 		}

@@ -75,13 +75,14 @@ func TestImportRefuses(t *testing.T) {
 		{"gap", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_003.jsonl", Data: good}}, trace.ErrInvalid, "without gaps"},
 		{"repeat", []trace.File{{Name: "a/s1_001.jsonl", Data: good}, {Name: "b/s1_001.jsonl", Data: good}}, trace.ErrInvalid, "or repeats"},
 		{"two sessions", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s2_002.jsonl", Data: good}}, trace.ErrInvalid, "belongs to another session"},
-		{"malformed middle line", []trace.File{{Name: "d/s1_001.jsonl", Data: []byte(metaLine + "{oops\n" + promptLine)}}, trace.ErrInvalid, "d/s1_001.jsonl: line 2"},
+		{"malformed middle line", []trace.File{{Name: "d/s1_001.jsonl", Data: []byte(metaLine + "{oops\n" + promptLine)}}, trace.ErrInvalid, `"d/s1_001.jsonl": line 2`},
 		{"no session_meta", []trace.File{{Name: "s1_001.jsonl", Data: []byte(promptLine)}}, trace.ErrNotResumable, "s1_001.jsonl"},
 		{"other session's meta", []trace.File{{Name: "s2_001.jsonl", Data: good}}, trace.ErrInvalid, `names session "s1"`},
-		{"a second session_meta of another session", []trace.File{{Name: "s1_001.jsonl", Data: []byte(metaLine + strings.Replace(metaLine, `"s1"`, `"s9"`, 1) + promptLine)}}, trace.ErrInvalid, `s1_001.jsonl: invalid argument: a session_meta names session "s9" after one of "s1"`},
+		{"a second session_meta of another session", []trace.File{{Name: "s1_001.jsonl", Data: []byte(metaLine + strings.Replace(metaLine, `"s1"`, `"s9"`, 1) + promptLine)}}, trace.ErrInvalid, `"s1_001.jsonl": invalid argument: a session_meta names session "s9" after one of "s1"`},
 		{"a session_meta of no session", []trace.File{{Name: "", Data: []byte(strings.Replace(metaLine, `"s1"`, `""`, 1) + promptLine)}}, trace.ErrInvalid, "the trace: invalid argument: a session_meta names no session (session_id is empty)"},
 		{"empty file", []trace.File{{Name: "s1_001.jsonl", Data: good}, {Name: "s1_002.jsonl", Data: []byte("\n")}}, trace.ErrInvalid, "no record"},
-		{"one line, not a record", []trace.File{{Name: "s1_001.jsonl", Data: []byte("hello world\n")}}, trace.ErrInvalid, "s1_001.jsonl: invalid argument: no record: line 1 is not a Trace record: omni: invalid JSON"},
+		{"one line, not a record", []trace.File{{Name: "s1_001.jsonl", Data: []byte("hello world\n")}}, trace.ErrInvalid, `"s1_001.jsonl": invalid argument: no record: line 1 is not a Trace record: omni: invalid JSON`},
+		{"a name of any bytes, quoted", []trace.File{{Name: "d\n\xab/s1_001.jsonl", Data: []byte("hello world\n")}}, trace.ErrInvalid, `"d\n\xab/s1_001.jsonl": invalid argument: no record`},
 	} {
 		store := &trace.MemStore{}
 		_, err := trace.Import(ctx, store, tc.files)

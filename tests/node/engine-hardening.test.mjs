@@ -271,7 +271,7 @@ test("importSession and resumeSession refuse a tool call without tool_call_id: i
   await assert.rejects(floe.importSession([{ name, text: badTrace(sid) }]), (e) => {
     assert.equal(e.name, "FloeError");
     assert.equal(e.code, "invalid_trace", e.message);
-    assert.match(e.message, new RegExp(`${sid}_001\\.jsonl: line 4: .*tool_call without tool_call_id`));
+    assert.match(e.message, new RegExp(`/${sid}_001\\.jsonl": line 4: .*tool_call without tool_call_id`));
     return true;
   });
   const dir = await mkdtemp(join(tmpdir(), "floe-hardening-"));
