@@ -64,7 +64,7 @@ func ImportFiles(files []trace.File) ([]trace.File, error) {
 		case dup < 0:
 			out, chosen = append(out, trace.File{Name: as, Data: f.Data}), append(chosen, name)
 		case !bytes.Equal(out[dup].Data, f.Data):
-			return nil, fmt.Errorf("%q and %q are two different files named %s: choose one of them", chosen[dup], name, as)
+			return nil, fmt.Errorf("%q and %q are two different files named %q: choose one of them", chosen[dup], name, as)
 		}
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package playground
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/floehq/floe/engine/trace"
 )
@@ -53,7 +54,7 @@ func FuzzImportFiles(f *testing.F) {
 			return name
 		}
 		if err != nil {
-			if same || as(a) != as(b) || !strings.Contains(err.Error(), "two different files") {
+			if msg := err.Error(); same || as(a) != as(b) || !strings.Contains(msg, "two different files") || strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
 				t.Fatalf("ImportFiles(%q, %q) = %v", a, b, err)
 			}
 			return

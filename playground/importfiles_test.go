@@ -39,8 +39,13 @@ func TestImportFilesTakesCopiesNames(t *testing.T) {
 		t.Errorf("ImportFiles = %q, %v; want %q", got, err, want)
 	}
 	files[2].Data = []byte("c")
-	if _, err := ImportFiles(files); err == nil || !strings.Contains(err.Error(), `"`+id+`_001 (1).jsonl" and "`+id+`_001.jsonl" are two different files named `+id+`_001.jsonl`) {
+	if _, err := ImportFiles(files); err == nil || !strings.Contains(err.Error(), `"`+id+`_001 (1).jsonl" and "`+id+`_001.jsonl" are two different files named "`+id+`_001.jsonl"`) {
 		t.Errorf("two versions of one file: %v", err)
+	}
+	// The name they share is quoted as theirs are: it may hold any bytes.
+	files = []trace.File{{Name: "a\xff_001 (1).jsonl", Data: []byte("a")}, {Name: "a\xff_001.jsonl", Data: []byte("b")}}
+	if _, err := ImportFiles(files); err == nil || !strings.HasSuffix(err.Error(), ` are two different files named "a\xff_001.jsonl": choose one of them`) {
+		t.Errorf("two versions of a file of invalid UTF-8: %q", err)
 	}
 	got, err = ImportFiles([]trace.File{{Name: "lesson 1.jsonl", Data: []byte("a")}})
 	if err != nil || len(got) != 1 || got[0].Name != "" {
