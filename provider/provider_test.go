@@ -350,6 +350,14 @@ func TestStreamEventsOfNoData(t *testing.T) {
 			}
 		}
 	}
+	// A first line longer than the quote is cut, marked so, in any reads.
+	long := strings.Repeat("x", 300) + strings.Repeat(" ", 600) + "y"
+	for _, tr := range []Transport{answer(long), oneByte(long)} {
+		f = Stream(context.Background(), tr, &Request{}, "x", 0, &collectDecoder{})
+		if f == nil || f.Message != "x: malformed stream: the body held no event: "+strings.Repeat("x", 300)+"…" {
+			t.Errorf("a long first line: %+v", f)
+		}
+	}
 }
 
 // An event longer than the reader takes (a huge inline image in one

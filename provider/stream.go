@@ -101,7 +101,7 @@ func lead(b []byte) []byte {
 type body struct {
 	_    [0]func() // not comparable: no generated equality code
 	pre  []byte
-	head []byte // the body's start: what sniff read, then up to more bytes
+	head []byte // the body's start: what sniff read, then more bytes
 	more int
 	src  io.ReadCloser
 	w    *watchdog // nil: no idle timeout
@@ -243,9 +243,12 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 	if err != nil && err != io.EOF {
 		return transportFailure(ctx, api, "the connection failed mid-stream", err)
 	}
-	// The body's first bytes, as many whatever its reads gave (its
-	// first line, which a failure may quote); the events handed to d.
-	b.head, b.more = b.pre[:len(b.pre):len(b.pre)], 512
+	// The body's first bytes, to 1 KiB past its blank start whatever its
+	// reads gave (its first line, which a failure may quote); the events
+	// handed to d.
+	end := min(len(b.pre)-len(lead(b.pre)), 64<<10) + 1<<10
+	b.head = append([]byte(nil), b.pre[:min(end, len(b.pre))]...)
+	b.more = end - len(b.head)
 	events := 0
 	r := sse.NewReader(b)
 	for {
