@@ -160,5 +160,14 @@ func FuzzReader(f *testing.F) {
 		if got := result(NewReader(&chunked{src: string(in), sizes: sizes})); got != want {
 			t.Fatalf("reads %v differ from one read:\n got %s\nwant %s", sizes, got, want)
 		}
+		// A limit a line or an event may pass, in any reads alike.
+		limited := func(c *chunked) string {
+			r := NewReader(c)
+			r.SetMaxLine(len(in)/4 + 1)
+			return result(r)
+		}
+		if got, want := limited(&chunked{src: string(in), sizes: sizes}), limited(&chunked{src: string(in)}); got != want {
+			t.Fatalf("limited to %d bytes, reads %v differ from one read:\n got %s\nwant %s", len(in)/4+1, sizes, got, want)
+		}
 	})
 }
