@@ -13,6 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+NAME=test-firefox
+. scripts/browser-lib.sh
 PORT=${FLOE_TEST_PORT:-8791}
 
 if [ -z "${FLOE_FIREFOX:-}" ] && [ ! -x /usr/bin/firefox-esr ]; then
@@ -24,36 +26,7 @@ fi
 echo "== npm ci (tests/firefox)"
 (cd tests/firefox && npm ci --no-audit --no-fund --loglevel=error)
 
-stale=""
-for f in static/floe.wasm static/playground.wasm static/wasm_exec.js; do
-  if [ ! -f "$f" ]; then stale="$f is missing"; break; fi
-  newer=$(find . -path ./node_modules -prune -o -path '*/node_modules' -prune -o \
-    \( \( -name '*.go' ! -name '*_test.go' \) -o -name go.mod -o -name go.sum \) -newer "$f" -print -quit)
-  if [ -n "$newer" ]; then stale="$newer is newer than $f"; break; fi
-done
-if [ -n "$stale" ]; then
-  echo "== build ($stale)"
-  ./build.sh build || echo "test-firefox: ./build.sh build reported a failure (above); testing what it wrote" >&2
-  for f in static/floe.wasm static/playground.wasm static/wasm_exec.js; do
-    [ -f "$f" ] || { echo "test-firefox: the build did not write $f" >&2; exit 1; }
-  done
-fi
+build_if_stale
+serve_repo "$PORT"
 
-mkdir -p build
-go build -trimpath -o build/floe-serve ./cmd/floe-serve
-coproc SERVE { exec build/floe-serve -addr "127.0.0.1:$PORT" -dir . 2>&1; }
-trap 'kill "$SERVE_PID" 2>/dev/null || true' EXIT
-if ! read -r -t 30 -u "${SERVE[0]}" line || [[ "$line" != "floe-serve: serving"* ]]; then
-  echo "test-firefox: floe-serve did not start on 127.0.0.1:$PORT: ${line:-no output} (set FLOE_TEST_PORT to use another port)" >&2
-  exit 1
-fi
-echo "== $line"
-
-export FLOE_BASE_URL="http://127.0.0.1:$PORT"
-cd tests/firefox
-if [ $# -eq 0 ]; then set -- *.test.mjs; fi
-# A file named from the repository root (tests/firefox/x.test.mjs) is x.test.mjs here.
-args=()
-for a in "$@"; do args+=("${a#tests/firefox/}"); done
-set -- "${args[@]}"
-node --test --import "$ROOT/tests/exit-guard.mjs" --test-concurrency=1 --test-reporter=spec "$@"
+run_tests tests/firefox "$@"
