@@ -211,7 +211,7 @@ test("import refuses a malformed trace, naming the file and the line", async () 
   await floe.deleteSession(id);
   const lines = file.text.split("\n");
   lines.splice(1, 0, "{not json");
-  await rejects(floe.importSession([{ name: file.name, text: lines.join("\n") }]), "invalid_trace", new RegExp(`${file.name}: line 2`));
+  await rejects(floe.importSession([{ name: file.name, text: lines.join("\n") }]), "invalid_trace", new RegExp(`"${file.name.replaceAll(".", "\\.")}": line 2`));
   await rejects(floe.importSession([{ name: "notes.txt", text: file.text }]), "invalid_trace", /notes\.txt/);
   await rejects(floe.importSession("{}\n"), "invalid_trace");
   await assert.rejects(floe.importSession(42), (e) => e.code === "bad_argument");
