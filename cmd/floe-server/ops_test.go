@@ -537,22 +537,8 @@ func TestRequestLogHoldsNoSecrets(t *testing.T) {
 // the run in flight going on), and when the grace is over it aborts the
 // run, whose clients get its end, and returns nil.
 func TestShutdownDrainsThenAborts(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	hang := make(chan struct{})
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Thinking"},"finish_reason":null}`))
-		w.(http.Flusher).Flush()
-		asked <- struct{}{}
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-	}))
-	defer model.Close()
-	defer close(hang)
-	cfg, _, err := parse([]string{"--dir", t.TempDir(), "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL + "/v1"}, func(string) string { return "" })
+	modelURL, asked, _ := heldModel(t)
+	cfg, _, err := parse([]string{"--dir", t.TempDir(), "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", modelURL + "/v1"}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,24 +597,8 @@ func TestShutdownDrainsThenAborts(t *testing.T) {
 // TestShutdownLetsARunFinish: a run that ends within the grace ends on its
 // own (completed), and the server then returns without the grace's end.
 func TestShutdownLetsARunFinish(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	finish := make(chan struct{})
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Thinking"},"finish_reason":null}`))
-		w.(http.Flusher).Flush()
-		asked <- struct{}{}
-		select {
-		case <-finish:
-		case <-r.Context().Done():
-			return
-		}
-		io.WriteString(w, chunk(`{"index":0,"delta":{"content":" done."},"finish_reason":"stop"}`))
-		io.WriteString(w, "data: [DONE]\n\n")
-	}))
-	defer model.Close()
-	cfg, _, err := parse([]string{"--dir", t.TempDir(), "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL + "/v1"}, func(string) string { return "" })
+	modelURL, asked, finish := heldModel(t)
+	cfg, _, err := parse([]string{"--dir", t.TempDir(), "--model", "openai-compatible", "--model-id", "m", "--base-url", modelURL + "/v1"}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -644,7 +614,7 @@ func TestShutdownLetsARunFinish(t *testing.T) {
 	<-asked
 	s.stop()
 	<-drained
-	close(finish)
+	finish()
 	if err := s.wait(); err != nil {
 		t.Errorf("serve = %v", err)
 	}

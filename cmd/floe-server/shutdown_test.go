@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -110,23 +111,9 @@ func TestShutdownEndsStreamsAndFinishesRequests(t *testing.T) {
 // so a server started on the directory elsewhere (a container made anew,
 // under another host name) answered session_busy for five minutes.
 func TestShutdownAbortsRunsInFlight(t *testing.T) {
-	asked := make(chan struct{}, 1)
-	hang := make(chan struct{})
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Thinking"},"finish_reason":null}`))
-		w.(http.Flusher).Flush()
-		asked <- struct{}{}
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-	}))
-	defer model.Close()
-	defer close(hang)
+	modelURL, asked, _ := heldModel(t)
 	dir := t.TempDir()
-	p := start(t, "--dir", dir, "--shutdown-grace", "0", "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", model.URL+"/v1")
+	p := start(t, "--dir", dir, "--shutdown-grace", "0", "--mode", "allow-all", "--model", "openai-compatible", "--model-id", "m", "--base-url", modelURL+"/v1")
 	c := &tt.Client{T: t, URL: p.url}
 	id := c.Create("")
 	st := c.Open("/api/sessions/"+id+"/stream", "", false)
@@ -186,4 +173,32 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
 		t.Fatalf("after a second SIGTERM: %v, want the process ended by the signal", err)
 	}
+}
+
+// heldModel is a Chat Completions server whose every reply streams
+// "Thinking", then tells asked and holds until finish is called (the
+// reply then ends " done.") or its request ends. The test's cleanup
+// lets a held reply go before the server closes.
+func heldModel(t *testing.T) (url string, asked <-chan struct{}, finish func()) {
+	ask := make(chan struct{}, 1)
+	gate := make(chan struct{})
+	var once sync.Once
+	finish = func() { once.Do(func() { close(gate) }) }
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"Thinking"},"finish_reason":null}`))
+		w.(http.Flusher).Flush()
+		ask <- struct{}{}
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, chunk(`{"index":0,"delta":{"content":" done."},"finish_reason":"stop"}`))
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(model.Close)
+	t.Cleanup(finish)
+	return model.URL, ask, finish
 }
