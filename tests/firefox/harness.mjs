@@ -86,9 +86,37 @@ export function bounded(p, ms, what) {
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Waits until fn(arg), evaluated in page's current document, is truthy,
+ * asking again every 50 ms; fails after ms naming what and where the page
+ * was. Each ask is a page.evaluate of its own, so it always reaches the
+ * page's current realm: puppeteer's waitForFunction over WebDriver BiDi
+ * can keep polling a realm a navigation has left and time out (seen once
+ * in CI on the worker page, whose global is set before "load").
+ */
+export async function waitTrue(page, fn, arg, ms, what) {
+  const deadline = Date.now() + ms;
+  let last = null;
+  for (;;) {
+    try {
+      // Each ask is bounded too: one sent to a realm that is going away
+      // may never be answered.
+      if (await bounded(page.evaluate(fn, arg), Math.min(ms, 5_000), what)) return;
+      last = null;
+    } catch (e) {
+      last = e; // a navigation between asks: ask the new document
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const where = await bounded(page.evaluate(() => `${location.href} (${document.readyState})`), 5_000, "the page's address")
+    .catch((e) => `unknown (${e.message})`);
+  throw new Error(`${what}: not within ${ms} ms; the page is at ${where}${last ? `; last error: ${last.message}` : ""}`);
+}
+
 /** Evaluates the promise at window[name] in page, failing after ms. */
 export async function awaitGlobal(page, name, ms = WAIT) {
-  await page.waitForFunction((n) => window[n] !== undefined, { timeout: ms }, name);
+  await waitTrue(page, (n) => window[n] !== undefined, name, ms, `window.${name} was not set`);
   return bounded(page.evaluate((n) => window[n], name), ms, `window.${name}`);
 }
 

@@ -6,12 +6,12 @@
 // that the workspace is kept in memory. No console error or page error.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { baseURL, explain, launch } from "./harness.mjs";
+import { baseURL, explain, launch, waitTrue } from "./harness.mjs";
 
 const RUN = 60_000; // bound of one playground run
 const PAGE = "/static/?pace=0"; // the scripted model streams at once
 
-const idle = (page) => page.waitForSelector('body[data-state="idle"]', { timeout: RUN });
+const idle = (page) => waitTrue(page, () => document.body?.dataset.state === "idle", null, RUN, "the playground was not idle");
 const texts = (page, sel) => page.$$eval(sel, (l) => l.map((e) => e.innerText));
 const lastText = async (page, sel) => (await texts(page, sel)).at(-1);
 const lastReply = (page) => lastText(page, '#transcript > .msg.text[data-kind="text"] .body');
@@ -22,7 +22,7 @@ async function send(page, prompt) {
   const n = (await texts(page, "#transcript > .msg.prompt")).length;
   await page.type("#prompt", prompt);
   await page.keyboard.press("Enter");
-  await page.waitForFunction((n) => document.querySelectorAll("#transcript > .msg.prompt").length > n, { timeout: RUN }, n);
+  await waitTrue(page, (n) => document.querySelectorAll("#transcript > .msg.prompt").length > n, n, RUN, `prompt ${n + 1} was not shown`);
 }
 
 /** Presses the decision button of the last approval card of tool. */
@@ -38,7 +38,8 @@ async function decide(page, tool, decision) {
 
 /** Waits until the session's row in IndexedDB names its first prompt (its first records are committed). */
 async function storedPrompt(page, id) {
-  await page.waitForFunction(
+  await waitTrue(
+    page,
     (id) =>
       new Promise((resolve) => {
         const req = indexedDB.open("floe-playground");
@@ -55,8 +56,9 @@ async function storedPrompt(page, id) {
           }
         };
       }),
-    { timeout: RUN, polling: 100 },
     id,
+    RUN,
+    `session ${id} has no stored first prompt`,
   );
 }
 
@@ -75,7 +77,7 @@ test("playground: approvals; a reload mid-task reopens the session and carries t
     // IndexedDB and the cut-off task carries over to the next prompt.
     await send(page, "How long is store.go?");
     await decide(page, "list_files", "allow");
-    await page.waitForSelector("#transcript > .card.ask", { timeout: RUN });
+    await waitTrue(page, () => document.querySelector("#transcript > .card.ask") !== null, null, RUN, "no approval card");
     await storedPrompt(page, id); // records reach IndexedDB in batches, off the run's path
     await page.reload();
     await idle(page);
@@ -99,7 +101,7 @@ test("playground: approvals; a reload mid-task reopens the session and carries t
     // Stop while an approval waits.
     await send(page, "What is in this project?");
     await decide(page, "list_files", "allow");
-    await page.waitForSelector("#transcript > .card.ask", { timeout: RUN });
+    await waitTrue(page, () => document.querySelector("#transcript > .card.ask") !== null, null, RUN, "no approval card");
     await page.click("#stop");
     await idle(page);
     assert.match(await lastText(page, "#transcript > .notice"), /Run aborted: aborted by user/);
