@@ -70,7 +70,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 	store := trace.NewFileStore(dir, trace.FileStoreOptions{})
-	const id = "session-2026-12-01-09-00-00-0a1b2c3d"
+	id := trace.NewID(time.Now())  // session-YYYY-MM-DD-HH-mm-ss-<8 hex>, as the reference names sessions
 	release, err := store.Lock(id) // another process holding it: an error wrapping trace.ErrBusy
 	if err != nil {
 		fmt.Println(err)
