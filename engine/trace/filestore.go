@@ -376,7 +376,7 @@ func (s *FileStore) Delete(ctx context.Context, id string) error {
 		return opErr("delete", id, 0, err)
 	}
 	if len(files[id]) == 0 {
-		return opErr("delete", id, 0, ErrNotFound)
+		return opErr("delete", id, 0, s.notFound())
 	}
 	delete(s.dirs, id)
 	delete(s.files, id)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/floehq/floe/internal/errf"
@@ -29,7 +30,7 @@ func (s *FileStore) Files(ctx context.Context, id string) ([]FileInfo, error) {
 		return nil, opErr("files", id, 0, err)
 	}
 	if len(files[id]) == 0 {
-		return nil, opErr("files", id, 0, ErrNotFound)
+		return nil, opErr("files", id, 0, s.notFound())
 	}
 	out := make([]FileInfo, len(files[id]))
 	for i, f := range files[id] {
@@ -100,6 +101,23 @@ func (s *FileStore) ReadParts(ctx context.Context, id string, index int, part fu
 		}
 	}
 	return opErr("read", id, index, err)
+}
+
+// notFound is ErrNotFound saying where the session was looked for, as
+// the Node build's { dir } store says it: a program started in another
+// working directory than its sessions' found nothing, and "not found"
+// alone said neither. Under js (that build) JavaScript adds it itself.
+func (s *FileStore) notFound() error {
+	if runtime.GOOS == "js" {
+		return ErrNotFound
+	}
+	where := ""
+	if !filepath.IsAbs(s.root) {
+		if wd, err := os.Getwd(); err == nil {
+			where = " (relative to the working directory " + wd + ")"
+		}
+	}
+	return errf.Errorf("%w in the directory %s%s", ErrNotFound, errf.Quote(s.root), where)
 }
 
 // path finds an existing file. s.mu is held.
