@@ -210,7 +210,12 @@ type Config struct {
 	LLM         LLM          // the initial model context (required)
 	NewLLM      LLMFactory   // fresh context after compaction; compaction needs it
 	Environment Environment  // runs approved tools; nil fails every call
-	ToolList    []omni.ToolDefinition
+	// ToolList is the tools the model is offered: GenerateParams.Tools of
+	// every request, and the tool_list_ready that the session's first run
+	// streams and each Trace file holds after its session_meta.
+	// The engine does not check a call's name against it: every approved
+	// call goes to Environment, which fails a name it does not know.
+	ToolList []omni.ToolDefinition
 
 	MaxTurns                int // turns per run; ≤ 0 = no cap
 	MaxReconnects           int // retries per turn; 0 = default 5; < 0 = none
@@ -296,7 +301,7 @@ const (
 // the stream.
 type Diagnostic struct {
 	Kind  DiagnosticKind
-	Err   error
+	Err   error  // what failed, for a person to read
 	Stack []byte // for Kind DiagPanic
 }
 

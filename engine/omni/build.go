@@ -96,8 +96,8 @@ type Meta struct {
 	ModelID       string
 	ContextWindow int64 // model_context_window, in tokens
 	SystemPrompt  string
-	AgentState    string
-	Workspace     string
+	AgentState    string // where the agent keeps its state: an opaque path or identifier (the reference's agent directory)
+	Workspace     string // the workspace the tools work in: an opaque path or identifier
 	Source        string // "" (a session of its own), SourceSubagent or SourceSchedule
 }
 
