@@ -267,10 +267,29 @@ async function fromResponse(resp, imports, href = resp.url) {
     throw floeError("bad_wasm", `load: fetching ${href}: HTTP ${resp.status}; serve floe.wasm next to floe.mjs, or pass load({ wasm }) its URL`);
   }
   const type = resp.headers.get("content-type") ?? "";
-  if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
-    return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
+  let bytes;
+  try {
+    if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
+      return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
+    }
+    bytes = await resp.arrayBuffer();
+  } catch (e) {
+    throw bodyFailed(e, href);
   }
-  return fromBytes(await resp.arrayBuffer(), href, imports, type);
+  return fromBytes(bytes, href, imports, type);
+}
+
+// A body that fails after its headers came is named with the file's place,
+// as a failed fetch is: Firefox answers a file an extension lacks with 200
+// (application/wasm for a .wasm name) and a body that aborts. The module's
+// own errors (it does not compile or link) pass as they are.
+function bodyFailed(e, href) {
+  const { CompileError, LinkError, RuntimeError } = WebAssembly;
+  if (e instanceof CompileError || e instanceof LinkError || e instanceof RuntimeError) return e;
+  return floeError(
+    "bad_wasm",
+    `load: ${href ? `fetching ${href}` : "reading opts.wasm"}: its body failed: ${errMessage(e).trim()}; is floe.wasm there? Put it next to floe.mjs (with the other files of the package), or pass load({ wasm }) its URL`,
+  );
 }
 
 // fromBytes instantiates bytes after checking the wasm magic ("\0asm"):

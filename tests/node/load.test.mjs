@@ -45,6 +45,25 @@ test("load() refuses bytes without the wasm magic, and a missing file, naming th
   assert.match(m.message, /cannot read floe\.wasm: tried .*no-such\.wasm \(ENOENT\)/);
 });
 
+test("load() names floe.wasm's place when its body fails after the headers came", async () => {
+  // Firefox answers a file an extension lacks with 200 and a body that
+  // aborts: load() said only "AbortError: The operation was aborted.".
+  const aborting = (type) =>
+    `new Response(new ReadableStream({ pull(c) { c.error(new DOMException("The operation was aborted. ", "AbortError")); } }), { headers: { "content-type": ${JSON.stringify(type)} } })`;
+  for (const type of ["application/wasm", "application/octet-stream"]) {
+    const e = await loadWith(aborting(type));
+    assert.equal(e.name, "FloeError", `${type}: ${e.message}`);
+    assert.equal(e.code, "bad_wasm");
+    assert.equal(
+      e.message,
+      "load: reading opts.wasm: its body failed: The operation was aborted.; is floe.wasm there? Put it next to floe.mjs (with the other files of the package), or pass load({ wasm }) its URL",
+    );
+  }
+  // The module's own errors are not the file's place: they pass as they are.
+  const bad = await loadWith(`new Response(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1]), { headers: { "content-type": "application/wasm" } })`);
+  assert.equal(bad.name, "CompileError", bad.message);
+});
+
 test("the public object carries no _debug hooks", async () => {
   const { floe } = await import("./helpers.mjs");
   assert.deepEqual(Object.keys(floe).filter((k) => k.startsWith("_")), []);
