@@ -1,16 +1,20 @@
-// The background service worker. The toolbar button opens the session page;
-// and the worker runs the agent for panel.html (or any extension page) that
-// connects a port named "floe". floe.mjs loads in a module service worker
-// ("type": "module" in the manifest; a classic one cannot import it), with
-// IndexedDB and Web Locks as in a page, so its Trace is stored as a page's.
+// The background script: Chrome runs it as the extension's service worker,
+// Firefox (which has no extension service workers) as its event page; the
+// manifest names it for both. The toolbar button opens the session page;
+// and the background runs the agent for panel.html (or any extension page)
+// that connects a port named "floe". floe.mjs loads in a module service
+// worker ("type": "module" in the manifest; a classic one cannot import
+// it) and in an event page, with IndexedDB and Web Locks as in a page, so
+// its Trace is stored as a page's.
 //
-// The run belongs to the worker, not to a page: closing the page that
+// The run belongs to the background, not to a page: closing the page that
 // started it does not stop it, and a page that connects later gets the
-// messages so far and then the rest. Chrome stops an idle worker after 30 s
-// without events or extension API calls, so while a run is in flight the
-// worker calls one every 20 s; a worker stopped anyway (Chrome updates the
-// extension, or a model's response takes more than 30 s to start) resumes
-// the stored session at the next run.
+// messages so far and then the rest. Chrome stops an idle worker, and
+// Firefox suspends an idle event page, after 30 s without events or
+// extension API calls, so while a run is in flight the background calls
+// one every 20 s; one stopped anyway (the extension is updated, or a
+// model's response takes more than 30 s to start) resumes the stored
+// session at the next run.
 import { load } from "./floe.mjs";
 import { openSession } from "./agent.js";
 

@@ -1,6 +1,7 @@
-// Shows a run of the background service worker (background.js): starts one
-// when none is in flight, else follows the one in flight from its start.
-// Each tool call waits for Allow or Deny here (or in another such page).
+// Shows a run of the background (background.js: Chrome's service worker,
+// Firefox's event page): starts one when none is in flight, else follows
+// the one in flight from its start. Each tool call waits for Allow or Deny
+// here (or in another such page).
 const port = chrome.runtime.connect({ name: "floe" });
 const $ = (id) => document.getElementById(id);
 const messages = [];
@@ -46,10 +47,10 @@ port.onMessage.addListener((msg) => {
   }
 });
 
-// The worker stopped: Chrome ended it, or the extension was reloaded.
+// The background stopped: the browser ended it, or the extension was reloaded.
 port.onDisconnect.addListener(() => {
   if (ended) return;
-  const error = "The background service worker stopped mid-run. Open this page again: it resumes the stored session.";
+  const error = "The background stopped mid-run. Open this page again: it resumes the stored session.";
   $("error").textContent = error;
   finish("disconnected", { error, messages });
 });

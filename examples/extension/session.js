@@ -28,6 +28,16 @@ async function main() {
   return { messages, resumed, id: session.id };
 }
 
+// The error and where it came from. Chromium's stack starts with the
+// error's name and message; Firefox's lists only the frames, and is empty
+// for some of its own DOMExceptions.
+function describe(err) {
+  const head = String(err);
+  const stack = typeof err?.stack === "string" ? err.stack : "";
+  if (stack.startsWith(head)) return stack;
+  return stack ? `${head}\n${stack}` : head;
+}
+
 window.floeResult = main().then(
   (result) => {
     document.body.dataset.state = "done";
@@ -35,7 +45,7 @@ window.floeResult = main().then(
   },
   (err) => {
     document.body.dataset.state = "error";
-    document.getElementById("error").textContent = String(err?.stack ?? err);
-    return { error: String(err?.stack ?? err) };
+    document.getElementById("error").textContent = describe(err);
+    return { error: describe(err) };
   },
 );

@@ -6,43 +6,19 @@
 // the worker's end resumes cleanly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { awaitGlobal, explain, launch, ROOT, WAIT } from "./harness.mjs";
 import { checkTrace, lostRecords, recordsOf } from "./trace-rules.mjs";
-
-const EXAMPLE = join(ROOT, "examples/extension");
-const CSP = "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'";
-const PAGE_SESSION = "session-2026-01-01-00-00-00-e0e0e0e0"; // session.js
-const WORKER_SESSION = "session-2026-01-01-00-00-00-b0b0b0b0"; // background.js
-
-// The files the example's README says to copy next to it.
-async function readmeFiles() {
-  const readme = await readFile(join(EXAMPLE, "README.md"), "utf8");
-  const cmd = readme.match(/^cp (static\/[\s\S]*?) examples\/extension\/$/m);
-  assert.ok(cmd, "examples/extension/README.md has no `cp static/… examples/extension/` line");
-  return cmd[1].split(/[\s\\]+/).filter(Boolean).map((f) => f.replace(/^static\//, ""));
-}
+import { assemble, checkStream as checkRun, CSP, EXAMPLE, PAGE_SESSION, prompts, readmeFiles, WORKER_SESSION } from "./extension-example.mjs";
 
 /**
  * The example plus the library files (but omit) and files, its manifest's
  * keys replaced by manifest's, loaded unpacked: { ctx, log, id, open, exportTrace, stopWorker }.
  */
-async function loadExample(t, { omit, files = {}, manifest = {} } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), "floe-extension-"));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  await cp(EXAMPLE, dir, { recursive: true });
-  for (const f of await readmeFiles()) {
-    if (f === omit) continue;
-    await cp(join(ROOT, "static", f), join(dir, f)).catch((e) => {
-      throw new Error(`static/${f} is missing (run ./build.sh build): ${e.message}`);
-    });
-  }
-  for (const [f, text] of Object.entries(files)) await writeFile(join(dir, f), text);
-  const base = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8"));
-  await writeFile(join(dir, "manifest.json"), JSON.stringify({ ...base, ...manifest }));
+async function loadExample(t, options) {
+  const dir = await assemble(t, options);
   const { ctx, log } = await launch(t, {
     args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
     ignoreDefaultArgs: ["--disable-extensions"],
@@ -74,35 +50,7 @@ async function loadExample(t, { omit, files = {}, manifest = {} } = {}) {
 }
 
 // The stream of one run of the example's agent.
-function checkStream(messages, log) {
-  const types = messages.map((m) => m.payload.type);
-  // The tool runs concurrently with the rest of the model's stream, so its
-  // output may land anywhere between its approval and the next request.
-  const out = types.indexOf("tool_call_output");
-  assert.ok(out > types.indexOf("approval_decision") && out < types.lastIndexOf("request_begin"), `tool output at ${out}: ${types}`);
-  assert.deepEqual(types.filter((t) => t !== "tool_call_output"), [
-    "tool_list_ready",
-    "request_begin",
-    "partial_tool_call",
-    "partial_tool_call",
-    "partial_tool_call",
-    "tool_call",
-    "approval_decision",
-    "token_usage",
-    "request_end",
-    "request_begin",
-    "partial_text",
-    "partial_text",
-    "partial_text",
-    "text",
-    "token_usage",
-    "request_end",
-  ], "stream" + explain(log));
-}
-
-// The user prompts of a Trace, in order.
-const prompts = (files) =>
-  recordsOf(files).filter((r) => r.type === "model_msg" && r.payload.type === "text" && r.payload.role === "user").map((r) => r.payload.text);
+const checkStream = (messages, log) => checkRun(messages, explain(log));
 
 // No console error, page error or CSP violation in the extension's pages and worker.
 function checkQuiet(log) {
@@ -110,11 +58,16 @@ function checkQuiet(log) {
   assert.deepEqual(bad, [], "errors in the extension" + explain(log));
 }
 
-test("extension manifest: MV3, a module service worker and nothing looser than 'wasm-unsafe-eval'", async () => {
+test("extension manifest: MV3, one module background for Chrome and Firefox, nothing looser than 'wasm-unsafe-eval'", async () => {
   const manifest = JSON.parse(await readFile(join(EXAMPLE, "manifest.json"), "utf8"));
   assert.equal(manifest.manifest_version, 3);
   assert.deepEqual(manifest.content_security_policy, { extension_pages: CSP });
-  assert.deepEqual(manifest.background, { service_worker: "background.js", type: "module" });
+  // Chrome runs service_worker, Firefox (no extension service workers)
+  // runs scripts as an event page; each ignores the other key.
+  assert.deepEqual(manifest.background, { service_worker: "background.js", scripts: ["background.js"], type: "module" });
+  // Firefox keys an extension's storage by its id: without one, a
+  // temporary add-on's is made from its folder's path.
+  assert.match(manifest.browser_specific_settings?.gecko?.id ?? "", /^[\w.-]+@[\w.-]+$/);
 });
 
 test("extension: the library files its README copies in are ignored by git", async (t) => {

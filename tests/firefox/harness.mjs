@@ -29,9 +29,10 @@ export function baseURL() {
  * b.restart() closes the browser and launches it again on the same profile
  * (the test server's port stays fixed, so IndexedDB's origin is the same).
  * b.log collects console messages and page errors for failure reports.
- * prefs adds Firefox preferences (say, browser.privatebrowsing.autostart).
+ * prefs adds Firefox preferences (say, browser.privatebrowsing.autostart),
+ * args command-line arguments.
  */
-export async function launch(t, { prefs = {} } = {}) {
+export async function launch(t, { prefs = {}, args = [] } = {}) {
   if (!existsSync(FIREFOX)) {
     throw new Error(`${FIREFOX} not found: install Debian's firefox-esr (apt-get install -y firefox-esr) or set FLOE_FIREFOX`);
   }
@@ -46,6 +47,7 @@ export async function launch(t, { prefs = {} } = {}) {
       userDataDir: dir,
       timeout: WAIT,
       protocolTimeout: WAIT * 2,
+      args,
       // No updates, telemetry or first-run pages in a test profile.
       extraPrefsFirefox: { "app.update.auto": false, "browser.shell.checkDefaultBrowser": false, ...prefs },
     });
