@@ -45,8 +45,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // the transport did not follow) failed, permanent for 400, 402 (credits or
 // billing: a retry cannot help), 404, 405, 413, 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
-// body; for a redirect of no body, where it pointed) and Retry-After when
-// the server sent it.
+// body; for a redirect of no body, where it pointed; for a 403 of no
+// body, Ollama's origin check) and Retry-After when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
 	body := readBody(resp)
 	f := &Failure{Status: omni.StatusFailed}
@@ -69,6 +69,12 @@ func StatusFailure(api string, resp *Response) *Failure {
 		if typ, code, m := ErrorFields(body); typ == "" && code == "" && m == "" {
 			detail = "the server redirected to " + loc + ", not followed: the request goes only to the URL it was sent to"
 		}
+	}
+	if st := resp.Status; st == 403 && len(body) == 0 {
+		// Ollama refuses a request from an origin it does not allow (an
+		// extension's, another host's page) with a 403 of no body; a
+		// hosted API's 403 says why.
+		detail = "no body: Ollama's answer to a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS)"
 	}
 	if detail != "" {
 		msg += ": " + detail

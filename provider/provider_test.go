@@ -137,6 +137,25 @@ func TestStatusFailure(t *testing.T) {
 	}
 }
 
+// Ollama's 403 of no body (an origin it does not allow) names
+// OLLAMA_ORIGINS; a 403 with a body (a hosted API's) is quoted as it
+// came; both are auth.
+func TestStatusFailureEmpty403(t *testing.T) {
+	for body, want := range map[string]string{
+		"": "x: HTTP 403: no body: Ollama's answer to a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS)",
+		`{"error":{"message":"Project does not have access to model o3","type":"invalid_request_error"}}`: "x: HTTP 403: invalid_request_error: Project does not have access to model o3",
+		"Forbidden": "x: HTTP 403: Forbidden",
+	} {
+		f := StatusFailure("x", &Response{Status: 403, Body: io.NopCloser(strings.NewReader(body))})
+		if f.Status != "auth" || f.Message != want {
+			t.Errorf("403 %q: %s %q, want auth %q", body, f.Status, f.Message, want)
+		}
+	}
+	if f := StatusFailure("x", &Response{Status: 401, Body: io.NopCloser(strings.NewReader(""))}); f.Message != "x: HTTP 401" {
+		t.Errorf("401 of no body: %q", f.Message)
+	}
+}
+
 // llama.cpp's server started without --jinja answers a request with tools
 // 500 (server_error): it was retried 5 times over a minute, then ended as
 // "reconnect failed"; it is failed, permanent. Another 500 stays timeout.
