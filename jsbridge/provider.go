@@ -25,7 +25,8 @@ import (
 //	  headers: string /* "name\nvalue\n…" */, maxTokens: number /* 0 = default */,
 //	  idleMs: number /* 0 = default, -1 = none */,
 //	  maxImageBytes, maxImages: number /* 0 = default, -1 = none */,
-//	  browserAccess, gemini, noImages, noCache: boolean, cacheTTL: "" | "5m" | "1h",
+//	  browserAccess, gemini, noImages, noCache, startsInThinking: boolean,
+//	  cacheTTL: "" | "5m" | "1h",
 //	  http: the http host of fetch.go }
 //
 // The session then runs the Go adapter directly: the model's stream never
@@ -43,7 +44,7 @@ type modelSpec struct {
 	maxTokens, maxImageBytes, maxImages                 int
 	idle                                                time.Duration
 	body                                                omni.RawJSON
-	browserAccess, gemini, noImages, noCache            bool
+	browserAccess, gemini, noImages, noCache, opened    bool
 	transport                                           provider.Transport
 }
 
@@ -56,7 +57,7 @@ func (b *Bridge) readModelSpec(v js.Value, name string) (s *modelSpec, err error
 		apiKey: str("apiKey"), version: str("version"), cacheTTL: str("cacheTTL"), maxTokens: v.Get("maxTokens").Int(),
 		maxImageBytes: v.Get("maxImageBytes").Int(), maxImages: v.Get("maxImages").Int(),
 		idle:          time.Duration(v.Get("idleMs").Int()) * time.Millisecond,
-		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), noImages: v.Get("noImages").Bool(), noCache: v.Get("noCache").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
+		browserAccess: v.Get("browserAccess").Bool(), gemini: v.Get("gemini").Bool(), noImages: v.Get("noImages").Bool(), noCache: v.Get("noCache").Bool(), opened: v.Get("startsInThinking").Bool(), transport: &fetchTransport{b: b, host: v.Get("http")}}
 	if body := str("body"); body != "" {
 		s.body = omni.RawJSON(body)
 	}
@@ -76,11 +77,11 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	case "openai-chat":
 		return openai.New(openai.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle, Gemini: s.gemini,
-			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages})
+			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages, StartsInThinking: s.opened})
 	case "openai-responses":
 		return responses.New(responses.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 			Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, SessionTokens: tokens, IdleTimeout: s.idle,
-			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages})
+			MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages, StartsInThinking: s.opened})
 	}
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,

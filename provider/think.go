@@ -1,18 +1,27 @@
-package openai
+package provider
 
 import "strings"
 
-// Inline thinking: a reasoning model served without a reasoning parser
-// (Qwen3 or a DeepSeek-R1 distill on llama.cpp's server with
-// --reasoning-format none, vLLM without --reasoning-parser, LM Studio
-// without its setting, older Ollama) sends its thinking in content,
-// between <think> and </think> at the start of the reply. tags splits it
-// out, across chunks: the content of a reply that opens with <think>
-// (after white space) is thinking until </think>, then text; any other
-// content is text. The white space around the thinking is dropped.
-type tags struct {
-	state uint8  // one of the tag* states
-	held  []byte // content kept back until it is known what it is
+// InlineThinking splits thinking out of a reply's text. A reasoning model
+// served without a reasoning parser (Qwen3 or a DeepSeek-R1 distill on
+// llama.cpp's server with --reasoning-format none, vLLM without
+// --reasoning-parser, on its Chat and its Responses API, LM Studio without
+// its setting, older Ollama) sends its thinking in the text, between
+// <think> and </think> at the start of the reply. Fed the reply's text in
+// the pieces it comes in, InlineThinking returns each piece's thinking and
+// text as soon as it knows which it is: text that opens with <think>
+// (after white space) is thinking until </think>, then text; other text
+// is text as it came. The white space around the thinking is dropped.
+//
+// With Opened, the chat template opened the thinking (the prompt ends in
+// "<think>\n": DeepSeek-R1's, QwQ's, Qwen3's thinking models'), so the
+// reply holds only </think>: it is thinking until </think> (a <think> it
+// opens with is dropped), all of it when none comes. The zero value reads
+// a reply that opens with <think>.
+type InlineThinking struct {
+	Opened bool
+	state  uint8  // one of the tag* states
+	held   []byte // text kept back until it is known what it is
 }
 
 const (
@@ -25,9 +34,9 @@ const (
 
 const openTag, closeTag = "<think>", "</think>"
 
-// feed takes the next piece of content and returns what of it, and of
-// what was held, is thinking and what is text.
-func (t *tags) feed(s string) (think, text string) {
+// Feed takes the next piece of the reply's text and returns what of it,
+// and of what was held, is thinking and what is text.
+func (t *InlineThinking) Feed(s string) (think, text string) {
 	if t.state == tagText {
 		return "", s
 	}
@@ -42,15 +51,16 @@ func (t *tags) feed(s string) (think, text string) {
 	switch t.state {
 	case tagStart:
 		rest := trimSpace(s, true)
-		if !strings.HasPrefix(rest, openTag) {
-			if len(rest) < len(openTag) && strings.HasPrefix(openTag, rest) {
-				t.held = append(t.held, s...) // white space, or the start of <think>
-				return "", ""
-			}
+		if strings.HasPrefix(rest, openTag) {
+			rest = rest[len(openTag):]
+		} else if len(rest) < len(openTag) && strings.HasPrefix(openTag, rest) {
+			t.held = append(t.held, s...) // white space, or the start of <think>
+			return "", ""
+		} else if !t.Opened {
 			t.state = tagText
 			return "", s
 		}
-		s, t.state = rest[len(openTag):], tagOpened
+		s, t.state = rest, tagOpened
 		fallthrough
 	case tagOpened, tagThinking:
 		if t.state == tagOpened {
@@ -82,15 +92,18 @@ func (t *tags) feed(s string) (think, text string) {
 	return "", s
 }
 
-// flush returns what is held at the end of the reply: the start of a
-// <think> that never came is text, thinking cut before its </think>
-// stays thinking.
-func (t *tags) flush() (think, text string) {
+// Flush returns what is held at the end of the reply: the start of a
+// <think> that never came is text (thinking when Opened), thinking cut
+// before its </think> stays thinking.
+func (t *InlineThinking) Flush() (think, text string) {
 	s := string(t.held)
 	t.held = t.held[:0]
 	switch t.state {
 	case tagStart:
 		t.state = tagText
+		if t.Opened && trimSpace(s, true) != "" {
+			return trimSpace(s, true), ""
+		}
 		return "", s
 	case tagThinking:
 		if trimSpace(s, true) == "" {
@@ -99,6 +112,19 @@ func (t *tags) flush() (think, text string) {
 		return s, ""
 	}
 	return "", ""
+}
+
+// Apart is for a server that sent thinking apart from the text (a
+// reasoning field): it parsed the reply, so its text is text, <think> or
+// not. It returns what was held, the text so far; after a piece of text
+// has come it changes nothing and returns "".
+func (t *InlineThinking) Apart() string {
+	if t.state != tagStart {
+		return ""
+	}
+	s := string(t.held)
+	t.held, t.state = t.held[:0], tagText
+	return s
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

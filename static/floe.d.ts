@@ -830,6 +830,17 @@ export interface OpenAIResponsesOptions extends ModelOptions {
    * output). No model name turns it off. Default: true.
    */
   images?: boolean | undefined;
+  /**
+   * true for a reasoning model whose chat template opens its thinking
+   * (DeepSeek-R1's, QwQ's, Qwen3's thinking models': the prompt ends in
+   * "<think>\n") on a server that leaves the thinking in the text
+   * (llama.cpp's server with --reasoning-format none, vLLM without
+   * --reasoning-parser): the reply is thinking until its </think>, all of
+   * it if none comes, streamed as it comes. A reply whose thinking comes
+   * apart (a reasoning field or item) has its text as text. Default:
+   * false (only a reply that opens with <think> holds thinking).
+   */
+  startsInThinking?: boolean | undefined;
 }
 
 /** floe.openai(): baseURL defaults to https://api.openai.com/v1; apiKey required unless baseURL is given. */
@@ -847,6 +858,17 @@ export interface OpenAIOptions extends ModelOptions {
    * tool message). No model name turns it off. Default: true.
    */
   images?: boolean | undefined;
+  /**
+   * true for a reasoning model whose chat template opens its thinking
+   * (DeepSeek-R1's, QwQ's, Qwen3's thinking models': the prompt ends in
+   * "<think>\n") on a server that leaves the thinking in the text
+   * (llama.cpp's server with --reasoning-format none, vLLM without
+   * --reasoning-parser): the reply is thinking until its </think>, all of
+   * it if none comes, streamed as it comes. A reply whose thinking comes
+   * apart (a reasoning field or item) has its text as text. Default:
+   * false (only a reply that opens with <think> holds thinking).
+   */
+  startsInThinking?: boolean | undefined;
 }
 
 /** floe.openaiCompatible(): Ollama, llama.cpp's server, LM Studio, vLLM, OpenRouter, Gemini…; apiKey optional. */

@@ -2964,8 +2964,8 @@ const HEADER_VALUE_WHY = "a header value cannot hold a line break, another contr
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages"]);
 const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
-const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini", "images"]);
-const RESPONSES_KEYS = new Set([...MODEL_KEYS, "images"]);
+const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini", "images", "startsInThinking"]);
+const RESPONSES_KEYS = new Set([...MODEL_KEYS, "images", "startsInThinking"]);
 
 // The thinkingLevel of a model's options: the default of its session's runs.
 function modelThinking(llm) {
@@ -2982,11 +2982,13 @@ function makeModel(fname, opts) {
   if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
     throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
   }
-  if (d.provider === "anthropic" && Object.hasOwn(opts, "images")) {
-    throw floeError("bad_argument", `${name}.images: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
+  for (const k of ["images", "startsInThinking"]) {
+    if (d.provider === "anthropic" && Object.hasOwn(opts, k)) {
+      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
+    }
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : RESPONSES_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages } = opts;
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages, startsInThinking } = opts;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
   let baseURL = opts.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
@@ -3060,6 +3062,9 @@ function makeModel(fname, opts) {
   if (version != null && typeof version !== "string") throw badArg(`${name}.version`, "a string", version);
   if (gemini != null && typeof gemini !== "boolean") throw badArg(`${name}.gemini`, "a boolean", gemini);
   if (images != null && typeof images !== "boolean") throw badArg(`${name}.images`, "a boolean (false: a model without vision)", images);
+  if (startsInThinking != null && typeof startsInThinking !== "boolean") {
+    throw badArg(`${name}.startsInThinking`, "a boolean (true: the chat template opens the thinking)", startsInThinking);
+  }
   if (cache != null && typeof cache !== "boolean" && cache !== "5m" && cache !== "1h") {
     const want = 'true, false, "5m" or "1h"';
     if (typeof cache !== "string") throw badArg(`${name}.cache`, want, cache);
@@ -3101,6 +3106,7 @@ function makeModel(fname, opts) {
     browserAccess: d.provider === "anthropic" && (browserAccess ?? isBrowser),
     gemini: gemini === true, // Gemini's dialect behind a proxy (its own host is told by the adapter)
     noImages: images === false, // a model without vision: each image goes as a text saying so
+    startsInThinking: startsInThinking === true, // the reply is thinking until its </think>
     noCache: cache === false, // Anthropic's prompt-cache breakpoints, on by default
     cacheTTL: typeof cache === "string" ? cache : "", // their TTL; "" the API's default (5 minutes)
     fetch: fetch ?? defaultFetch,

@@ -23,8 +23,8 @@ type Decoder struct {
 	finished bool
 	calls    []call // the tool calls seen, by index
 	refusal  []byte
-	tags     tags         // thinking inline in content
-	rcFid    omni.RawJSON // fidReasoningContent stamped with the endpoint
+	tags     provider.InlineThinking // thinking inline in content
+	rcFid    omni.RawJSON            // fidReasoningContent stamped with the endpoint
 
 	// the chunk being read
 	obj, isErr     bool
@@ -192,8 +192,12 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 
 // apply streams the delta of choice 0.
 func (d *Decoder) apply() {
+	if d.think != "" {
+		// The server sends thinking apart: its content is text.
+		d.content = d.tags.Apart() + d.content
+	}
 	if d.content != "" {
-		think, text := d.tags.feed(d.content)
+		think, text := d.tags.Feed(d.content)
 		d.think += think
 		d.content = text
 	}
@@ -236,7 +240,7 @@ func (d *Decoder) apply() {
 // flush streams what content the tags held back (Decoder.tags), once the
 // reply ended.
 func (d *Decoder) flush() {
-	d.stream(d.tags.flush())
+	d.stream(d.tags.Flush())
 }
 
 // stream streams a piece of thinking, then one of text.

@@ -7,7 +7,8 @@ import (
 	"github.com/floehq/floe/provider/internal/ptest"
 )
 
-// FuzzDecoder: any response body keeps the stream contract.
+// FuzzDecoder: any response body keeps the stream contract (split's high
+// bit sets StartsInThinking).
 func FuzzDecoder(f *testing.F) {
 	for _, body := range []string{
 		"data: " + chunk(`{"role":"assistant","content":"Hi"}`) + "\n\ndata: " + finish + "\n\ndata: [DONE]\n\n",
@@ -29,7 +30,7 @@ func FuzzDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, split uint8) {
 		ptest.Stream(t, func(tr *ptest.Transport) engine.LLM {
-			m, err := New(Options{Transport: tr, Model: "m"})
+			m, err := New(Options{Transport: tr, Model: "m", StartsInThinking: split&0x80 != 0})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,6 +75,15 @@ type Options struct {
 	// takes none ("[image not sent: the model takes no images]"), a tool
 	// output's in its tool message. No model id sets it.
 	NoImages bool
+	// StartsInThinking is for a reasoning model whose chat template opens
+	// its thinking (the prompt ends in "<think>\n": DeepSeek-R1's, QwQ's,
+	// Qwen3's thinking models') on a server that leaves the thinking in
+	// the text (llama.cpp's server with --reasoning-format none, vLLM
+	// without --reasoning-parser): the reply's content is thinking until
+	// its </think>, all of it if none comes. A reply whose thinking comes
+	// in a reasoning field has its content as text. Without it, only
+	// content that opens with <think> holds thinking.
+	StartsInThinking bool
 }
 
 // Model is one stateful Chat Completions context.
@@ -161,10 +170,12 @@ func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
+	return m.c.Generate(ctx, &p, emit, m.body, m.newDecoder)
 }
 
-func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+func (m *Model) newDecoder(e *provider.Emitter) provider.Decoder {
+	return &Decoder{E: e, tags: provider.InlineThinking{Opened: m.opts.StartsInThinking}}
+}
 
 // geminiHost serves Google's Gemini API.
 const geminiHost = "generativelanguage.googleapis.com"

@@ -19,6 +19,8 @@ type Decoder struct {
 	cut     string // response.incomplete's reason
 	items   []item
 	last    int // output_index of the last item added
+	tags    provider.InlineThinking
+	textKey int // the key of the message whose text tags holds
 
 	x event // the event being read
 }
@@ -160,6 +162,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 			e.ToolStart(key, x.callID, x.name)
 			e.ToolArgs(key, x.args)
 		case "reasoning":
+			d.apart()
 			e.OpenThinking(key)
 		}
 		return nil
@@ -176,6 +179,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		}
 		if it.kind == "function_call" && !it.streamed {
 			e.ToolArgs(key, x.args)
+		}
+		if it.kind == "message" {
+			d.inline(d.tags.Flush())
+			e.Close(^key, omni.StatusCompleted)
 		}
 		if it.kind == "reasoning" && x.encrypted {
 			w := provider.JSONWriter{}
@@ -195,8 +202,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		if x.incomplete != "" {
 			d.cut += `: "` + x.incomplete + `"`
 		}
+		d.inline(d.tags.Flush())
 		return provider.ErrDone
 	case "response.completed", "response.done":
+		d.inline(d.tags.Flush())
 		return provider.ErrDone
 	case "response.failed":
 		msg := "response failed"
@@ -228,8 +237,37 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	it.part = x.summary
 	it.streamed = it.streamed || piece != ""
+	if want == "message" {
+		d.textKey = key
+		d.inline(d.tags.Feed(piece))
+		return nil
+	}
+	if want == "reasoning" {
+		d.apart()
+	}
 	stream(key, piece)
 	return nil
+}
+
+// inline streams a piece of a message's thinking inline in its text
+// (provider.InlineThinking), under the bitwise complement of the
+// message's key, then one of its text.
+func (d *Decoder) inline(think, text string) {
+	e, key := d.E, d.textKey
+	if think != "" {
+		e.Thinking(^key, think)
+	}
+	if text != "" {
+		e.Close(^key, omni.StatusCompleted)
+		e.Text(key, text)
+	}
+}
+
+// apart: the server sends reasoning items, so a message's text is text.
+func (d *Decoder) apart() {
+	if s := d.tags.Apart(); s != "" {
+		d.E.Text(d.textKey, s)
+	}
 }
 
 const api = "openai responses"

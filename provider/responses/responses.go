@@ -58,6 +58,13 @@ type Options struct {
 	// (provider.NoImage), a tool output's in its output. No model id
 	// sets it.
 	NoImages bool
+	// StartsInThinking is for a reasoning model whose chat template opens
+	// its thinking, on a server that leaves the thinking in the text
+	// (vLLM without --reasoning-parser): the reply's text is thinking
+	// until its </think>, all of it if none comes (as the Chat adapter's
+	// option). Without it, only text that opens with <think> holds
+	// thinking. A reply with reasoning items has its text as text.
+	StartsInThinking bool
 }
 
 // Model is one stateful Responses API context.
@@ -102,10 +109,12 @@ func (m *Model) LoadHistory(ctx context.Context, history []omni.Message) error {
 
 // StreamGenerate implements engine.LLM.
 func (m *Model) StreamGenerate(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
-	return m.c.Generate(ctx, &p, emit, m.body, newDecoder)
+	return m.c.Generate(ctx, &p, emit, m.body, m.newDecoder)
 }
 
-func newDecoder(e *provider.Emitter) provider.Decoder { return &Decoder{E: e} }
+func (m *Model) newDecoder(e *provider.Emitter) provider.Decoder {
+	return &Decoder{E: e, tags: provider.InlineThinking{Opened: m.opts.StartsInThinking}}
+}
 
 func bearer(key string) string {
 	if key == "" {

@@ -298,6 +298,29 @@ test("images: false sends no image, a text in its place", async () => {
   assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", images: false }), { code: "bad_argument", message: /anthropic: options\.images: unknown option of anthropic\(\) \(openaiCompatible\(\), openai\(\) and openaiResponses\(\) have it\)/ });
 });
 
+// startsInThinking: a reply whose chat template opened the thinking
+// (content "reasoning</think>answer") is thinking, then text, through the
+// Go adapter in floe.wasm; the option is checked.
+test("startsInThinking: the reply is thinking until its </think>", async () => {
+  for (const startsInThinking of [true, false]) {
+    const fetch = async () => new Response(openaiStream({ text: ["Okay, the", " user.</th", "ink>\n\nHi."] }), { status: 200, headers: SSE_HEADERS });
+    const session = floe.createSession({
+      meta: meta(),
+      store: false,
+      llm: floe.openaiCompatible({ baseURL: "http://127.0.0.1:9/v1", model: "m", fetch, startsInThinking }),
+      config: { maxTurns: 1, maxReconnects: 0 },
+      clock: instantClock(),
+    });
+    const msgs = await collect(session.run("Hi"));
+    await session.close();
+    const body = (t) => msgs.filter((m) => m.type === "model_msg" && m.payload.type === t).map((m) => m.payload.text ?? m.payload.thinking).join("");
+    if (startsInThinking) assert.deepEqual([body("thinking"), body("text")], ["Okay, the user.", "Hi."]);
+    else assert.deepEqual([body("thinking"), body("text")], ["", "Okay, the user.</think>\n\nHi."]);
+  }
+  assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", startsInThinking: "yes" }), { code: "bad_argument", message: /openaiResponses: options\.startsInThinking: want a boolean \(true: the chat template opens the thinking\), got a string$/ });
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", startsInThinking: true }), { code: "bad_argument", message: /anthropic: options\.startsInThinking: unknown option of anthropic\(\)/ });
+});
+
 test("model options are checked when the model is made", () => {
   const bad = [
     [() => floe.openai({ model: "m" }), /openai: options.apiKey: want the API key/],
