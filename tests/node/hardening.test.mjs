@@ -233,7 +233,7 @@ test("unknown option keys: bad_argument naming the key and the closest known one
   ];
   for (const [f, want] of storeCases) await assert.rejects(async () => f(), (e) => isBadArgument("")(e) && e.message.includes(want), want);
   // A model's options name only its own keys.
-  assert.throws(() => floe.openai({ model: "m", apikey: "k" }), (e) => isBadArgument("")(e) && /options\.apikey: unknown option \(did you mean apiKey\?\); known: model, apiKey, baseURL, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, idleTimeoutMs, maxImageBytes, maxImages, gemini, images$/.test(e.message));
+  assert.throws(() => floe.openai({ model: "m", apikey: "k" }), (e) => isBadArgument("")(e) && /options\.apikey: unknown option \(did you mean apiKey\?\); known: model, apiKey, baseURL, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, idleTimeoutMs, maxImageBytes, maxImages, gemini, images, startsInThinking$/.test(e.message));
   assert.throws(() => floe.anthropic({ model: "m", versoin: "x" }), (e) => isBadArgument("")(e) && e.message.includes("(did you mean version?); known: model, apiKey, baseURL, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, idleTimeoutMs, maxImageBytes, maxImages, browserAccess, version, cache"));
   // A class instance's own fields count; its methods and getters do not.
   class Config {
