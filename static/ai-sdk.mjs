@@ -298,7 +298,12 @@ function merge(a, b) {
 // threw (read), or an error part carried.
 function failure(e, signal, label, read) {
   if (signal.aborted || e?.name === "AbortError") return { status: "aborted", errorMessage: `${label}: aborted` };
-  let text = isObject(e) ? String(e.message ?? JSON.stringify(e)) : errMessage(e);
+  let text;
+  try {
+    text = isObject(e) ? String(e.message ?? JSON.stringify(e)) : errMessage(e);
+  } catch {
+    text = `${describe(e)} that is not JSON`; // an error part's object with a cycle or a BigInt
+  }
   if (e?.cause !== undefined) text += ` (${errMessage(e.cause)})`; // e.g. a cut body: "… (terminated)"
   const status = isObject(e) ? e.statusCode : undefined;
   if (Number.isInteger(status)) {

@@ -164,12 +164,16 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
   const apiError = (statusCode, isRetryable) => () => {
     throw new APICallError({ message: `boom ${statusCode}`, url: "http://x", requestBodyValues: {}, statusCode, isRetryable });
   };
+  const cyclic = { type: "overloaded_error" };
+  cyclic.self = cyclic;
   const cases = [
     [apiError(400, false), ["failed", "mock: HTTP 400: boom 400"], 1],
     [apiError(401, false), ["auth", "mock: HTTP 401: boom 401"], 1],
     [apiError(503, true), ["timeout", "mock: HTTP 503: boom 503"], 2],
     [() => { throw new TypeError("no network"); }, ["failed", "mock: no network"], 2],
     [[{ type: "text-delta", id: "t", delta: "a" }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], ["failed", "mock: Overloaded"], 2],
+    [[{ type: "error", error: cyclic }], ["failed", "mock: an object that is not JSON"], 2],
+    [[{ type: "error", error: { code: 5n } }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: new APICallError({ message: "bad", url: "u", requestBodyValues: {}, statusCode: 422, isRetryable: false }) }], ["failed", "mock: HTTP 422: bad"], 1],
     [[finish("error")], ["failed", "mock: the model finished with an error (error)"], 2],
     [[finish("interrupted")], ["malformed", "mock: the stream ended before the reply did (interrupted)"], 2],
