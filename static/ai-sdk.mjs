@@ -777,12 +777,18 @@ export function floeChatTransport(options) {
   if (approve !== undefined && typeof approve !== "function") throw badArg(`${name}: options.approve`, 'a function of a tool call returning "allow", "deny", "forbidden" or "ask"', approve);
   if (thinkingLevel !== undefined && typeof thinkingLevel !== "string") throw badArg(`${name}: options.thinkingLevel`, "a string", thinkingLevel);
 
+  const made = (id) => (s) => {
+    if (!(isObject(s) && typeof s.run === "function")) throw badArg(`${name}: options.createSession(${JSON.stringify(id)})`, "a Floe session (with run)", s);
+    return s;
+  };
   const chats = new Map(); // chat id → { session: Promise, run: UIRun | null, sent: Set of user message ids }
   const chat = (id) => {
     let c = chats.get(id);
     if (!c) {
-      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)), run: null, sent: new Set() };
+      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, sent: new Set() };
       chats.set(id, c);
+      // One that failed (a session another tab holds) is asked for again at the next message.
+      c.session.catch(() => chats.get(id) === c && chats.delete(id));
     }
     return c;
   };

@@ -296,6 +296,23 @@ test("floeChatTransport: files: an image goes as image_url, another file as inli
   assert.match(c.error.message, /parts\[0\]: a file of type "application\/pdf" must be a base64 data: URL \(only images may be web URLs\)/);
 });
 
+test("floeChatTransport: a createSession that failed is asked again at the next message; one that gives no session is refused naming it", async () => {
+  const session = floe.createSession({ llm: mockModel([["Hello."]]), store: false });
+  const made = [new Error("the session is held by another tab"), undefined, session];
+  const c = chat(floeChatTransport({ createSession: async () => { const r = made.shift(); if (r instanceof Error) throw r; return r; } }));
+  await c.sendMessage({ text: "Hi" });
+  assert.equal(c.status, "error");
+  assert.equal(c.error.message, "the session is held by another tab");
+  c.clearError();
+  await c.sendMessage({ text: "Hi again" });
+  assert.equal(c.status, "error");
+  assert.match(c.error.message, /^floeChatTransport: options\.createSession\(".+"\): want a Floe session \(with run\), got undefined$/);
+  c.clearError();
+  await c.sendMessage({ text: "And now?" });
+  assert.equal(c.status, "ready");
+  assert.equal(assistant(c).parts.at(-1).text, "Hello.");
+});
+
 test("floeChatTransport and toUIMessages: what is refused", () => {
   const session = floe.createSession({ llm: mockModel([]), store: false });
   assert.throws(() => floeChatTransport({}), { name: "FloeError", message: /want one of session .* or createSession .*, got neither/ });
