@@ -193,6 +193,24 @@ func TestStatusFailure404NamesURLWithoutSecrets(t *testing.T) {
 	}
 }
 
+// A request that failed names its URL as the transport's error does
+// (Go's net/http: Post "…?key=…" with the password as ***; fetch: the URL
+// as given), but not what of it may be a secret, as a 404 does not.
+func TestRequestFailedNamesURLWithoutSecrets(t *testing.T) {
+	for u, echoed := range map[string]string{
+		"https://g.example/v1beta/models/m:streamGenerateContent?alt=sse&key=SECRET": `Post "https://g.example/v1beta/models/m:streamGenerateContent?alt=sse&key=SECRET": dial tcp: no such host`,
+		"https://user:SECRET@proxy.example/v1?key=SECRET":                            `Post "https://user:***@proxy.example/v1?key=SECRET": dial tcp: no such host`,
+		"https://user:SECRET@proxy.example/v1/chat/completions":                      "fetch https://user:SECRET@proxy.example/v1/chat/completions: Request cannot be constructed from a URL that includes credentials: https://user:SECRET@proxy.example/v1/chat/completions",
+		"http://[::1]:8080/v1?key=SECRET#SECRET":                                     "fetch http://[::1]:8080/v1?key=SECRET#SECRET: fetch failed",
+	} {
+		refused := TransportFunc(func(context.Context, *Request) (*Response, error) { return nil, errors.New(echoed) })
+		f := Stream(context.Background(), refused, &Request{URL: u}, "x", 0, &doneDecoder{})
+		if f == nil || strings.Contains(f.Message, "SECRET") || !strings.Contains(f.Message, "proxy.example/v1") && !strings.Contains(f.Message, "g.example/v1beta") && !strings.Contains(f.Message, "[::1]:8080/v1") {
+			t.Errorf("%s: %+v, want the URL named without its secrets", u, f)
+		}
+	}
+}
+
 func TestJSONWriter(t *testing.T) {
 	w := &JSONWriter{}
 	w.Lit("{")

@@ -213,13 +213,43 @@ func shownURL(u string) string {
 	return u
 }
 
+// hideURL takes out of msg, a transport's error, what shownURL leaves out
+// of u: the transport may name u as it is (fetch) or with its password as
+// *** (Go's net/http), its query and fragment kept.
+func hideURL(msg, u string) string {
+	shown := shownURL(u)
+	if shown == u {
+		return msg
+	}
+	msg = replaceAll(msg, u, shown)
+	for i := 0; i < len(u)-1; i++ {
+		if u[i] == '?' || u[i] == '#' {
+			return replaceAll(msg, u[i:], "")
+		}
+	}
+	return msg
+}
+
+// replaceAll is strings.ReplaceAll (old not empty).
+func replaceAll(s, old, new string) string {
+	for i := 0; i+len(old) <= len(s); i++ {
+		if s[i:i+len(old)] == old {
+			s = s[:i] + new + s[i+len(old):]
+			i += len(new) - 1
+		}
+	}
+	return s
+}
+
 func stream(ctx context.Context, t Transport, req *Request, api string, d Decoder, w *watchdog) *Failure {
 	if ctx.Err() != nil {
 		return &Failure{}
 	}
 	resp, err := t.RoundTrip(ctx, req)
 	if err != nil {
-		return transportFailure(ctx, api, "request failed", err)
+		f := transportFailure(ctx, api, "request failed", err)
+		f.Message = hideURL(f.Message, req.URL)
+		return f
 	}
 	defer resp.Body.Close()
 	b := &body{src: resp.Body, w: w}
