@@ -85,8 +85,13 @@ func main() {
 		}
 	}()
 	ro := defaultRunOpts()
-	ro.grace, ro.metricsToken, ro.log = o.grace, o.metricsToken, newLogger(os.Stderr, o.logFormat)
+	// The log is queued (logQueue): a stderr that blocks holds no request.
+	ro.logq = newLogQueue(os.Stderr, o.logFormat, logQueueLines)
+	ro.grace, ro.metricsToken, ro.log = o.grace, o.metricsToken, newLogger(ro.logq, o.logFormat)
 	if err := serve(ctx, o.cfg, o.addr, os.Stdout, ro); err != nil {
+		flush, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		ro.logq.Flush(flush)
+		cancel()
 		log.Fatal(err)
 	}
 }
@@ -102,7 +107,11 @@ type runOpts struct {
 	grace        time.Duration // the runs' at a shutdown, before they are aborted
 	metricsToken string        // "": the server's token
 	log          *slog.Logger
-	now          func() time.Time
+	// logq, when set, is log's writer: its dropped records are counted in
+	// /metrics, and what it holds is written before serve returns (within
+	// shutdownGrace).
+	logq *logQueue
+	now  func() time.Time
 	// after is time.After; a test's fires when it says.
 	after func(time.Duration) <-chan time.Time
 	// draining, when set, is called once the server drains (readiness
@@ -431,6 +440,9 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	if ro.metricsToken != "" {
 		o.token = ro.metricsToken
 	}
+	if ro.logq != nil {
+		o.logDropped = ro.logq.Dropped
+	}
 	o.dirOK.Store(true)
 	api := srv.Handler
 	metrics := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.route(w, r) }))
@@ -448,7 +460,10 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 		}
 	})
 	lim := ro.lim
-	hs := &http.Server{Handler: logRequests(bodyDeadline(handler, lim.body), ro.log, ro.now), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+	hs := &http.Server{Handler: logRequests(bodyDeadline(handler, lim.body), ro.log, ro.now), ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle,
+		// net/http's own complaints (a handshake that failed, an accept
+		// error) are records of the log too, queued as the others.
+		ErrorLog: slog.NewLogLogger(ro.log.Handler(), slog.LevelWarn)}
 	where := cfg.Dir
 	if where == "" {
 		where = "memory"
@@ -502,6 +517,12 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	<-served // Serve returned ErrServerClosed at once
 	<-stopped
 	ro.log.Info("stopped")
+	if ro.logq != nil {
+		// What the log holds, written before the process exits: within
+		// what is left of shutdownGrace (a writer still blocked then
+		// loses it).
+		ro.logq.Flush(grace)
+	}
 	return nil
 }
 

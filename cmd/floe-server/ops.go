@@ -39,6 +39,8 @@ type ops struct {
 	start   time.Time
 	now     func() time.Time
 	log     *slog.Logger
+	// logDropped counts the log's records dropped (logQueue); nil: none.
+	logDropped func() int64
 	// draining is set at a shutdown's start: /readyz answers 503 from
 	// then on, so that a load balancer sends no more.
 	draining atomic.Bool
@@ -213,6 +215,10 @@ func (o *ops) families() []family {
 	if o.draining.Load() {
 		draining = 1
 	}
+	dropped := int64(0)
+	if o.logDropped != nil {
+		dropped = o.logDropped()
+	}
 	return []family{
 		{"floe_sessions_open", "gauge", "Sessions held in memory (opened or created since the start).", one(int64(c.Open))},
 		{"floe_sessions_running", "gauge", "Sessions with a run or compaction in flight.", one(int64(c.Running))},
@@ -228,6 +234,7 @@ func (o *ops) families() []family {
 		{"floe_stream_resyncs_total", "counter", "Streams that reconnected past the replay buffer (resync_required).", one(m.Resyncs.Load())},
 		{"floe_trace_written_bytes_total", "counter", "Bytes written to Traces.", one(m.TraceBytes.Load())},
 		{"floe_trace_write_errors_total", "counter", "Trace writes that failed (the run goes on without them).", one(m.TraceErrors.Load())},
+		{"floe_log_lines_dropped_total", "counter", "Log records dropped while the log's writer (stderr) was blocked and its queue full.", one(dropped)},
 		{"floe_draining", "gauge", "1 while the server shuts down, else 0.", one(draining)},
 		{"floe_uptime_seconds", "gauge", "Seconds since the server started.", []series{{value: o.now().Sub(o.start).Seconds()}}},
 	}
