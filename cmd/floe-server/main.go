@@ -383,7 +383,7 @@ func parseAll(args []string, getenv func(string) string, environ []string) (opti
 			}
 		}
 	}
-	if err := applyModel(mc, &cfg); err != nil {
+	if err := applyModel(mc, &cfg, named("model", mc.Kind)); err != nil {
 		return fail(err)
 	}
 	return options{cfg: cfg, addr: net.JoinHostPort(*hostname, strconv.Itoa(*port)), grace: *grace, logFormat: *logFormat, metricsToken: *metricsToken}, nil

@@ -671,6 +671,14 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		{[]string{"FLOE_ORIGIN=app.example"}, nil, `FLOE_ORIGIN="app.example": want origins`},
 		{[]string{"FLOE_MODEL_ID=m"}, nil, `FLOE_MODEL_ID`},
 		{[]string{"FLOE_MODEL=openai"}, []string{"--dir", ":memory:"}, `FLOE_MODEL=openai`},
+		// A setting not given, the model from FLOE_MODEL: named as a
+		// variable and as a flag (it was --model-id alone).
+		{[]string{"FLOE_MODEL=openai"}, nil, `FLOE_MODEL_ID or --model-id: required with FLOE_MODEL=openai (the model name the provider knows)`},
+		{[]string{"FLOE_MODEL=openai-compatible", "FLOE_MODEL_ID=m"}, nil, `FLOE_BASE_URL or --base-url: required with FLOE_MODEL=openai-compatible`},
+		{[]string{"FLOE_MODEL=anthropic", "FLOE_MODEL_ID=m"}, nil, `FLOE_MODEL=anthropic: the environment variable ANTHROPIC_API_KEY is empty or unset (set it, or name another with FLOE_API_KEY_ENV or --api-key-env)`},
+		{[]string{"FLOE_MODEL=openai", "OPENAI_API_KEY=k"}, []string{"--model-id", "m", "--delay", "1ms"}, `--delay: only with FLOE_MODEL=scripted`},
+		// The adapter's own refusal names the setting that chose it.
+		{[]string{"FLOE_MODEL=openai", "FLOE_MODEL_ID=m", "OPENAI_API_KEY=k\n"}, nil, `FLOE_MODEL=openai: openai: Options.APIKey`},
 		{[]string{"FLOE_TOKN=x"}, nil, `"FLOE_TOKN": not a variable of floe-server (did you mean FLOE_TOKEN?)`},
 		{[]string{"FLOE_ORIGINS=*"}, nil, `"FLOE_ORIGINS": not a variable of floe-server (did you mean FLOE_ORIGIN?)`},
 		{[]string{"floe_token=x"}, nil, `"floe_token": not a variable of floe-server (did you mean FLOE_TOKEN?)`},
