@@ -15,8 +15,9 @@ const WORKERD = join(ROOT, "tests/worker/node_modules/.bin/workerd");
 // vars are more text bindings (FLOE_MODEL and the rest, a secret); with
 // loopback the Worker's fetch may reach 127.0.0.1 (a test's model server);
 // with sqlLimits the session object's storage refuses what Cloudflare's
-// refuses and local workerd takes (sql-limits.mjs).
-export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false, sqlLimits = false }) {
+// refuses and local workerd takes (sql-limits.mjs); with sessions false
+// the SESSIONS binding is left out.
+export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false, sqlLimits = false, sessions = true }) {
   const text = (s) => JSON.stringify(String(s));
   const more = Object.entries(vars).map(([k, v]) => `    (name = ${text(k)}, text = ${text(v)}),\n`).join("");
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -39,8 +40,7 @@ ${sqlLimits ? `    (name = "sql-limits.mjs", esModule = embed "sql-limits.mjs"),
   ],
   compatibilityDate = "2026-11-01",
   bindings = [
-    (name = "SESSIONS", durableObjectNamespace = "SessionObject"),
-    (name = "FLOE_TOKEN", text = ${text(token)}),
+${sessions ? `    (name = "SESSIONS", durableObjectNamespace = "SessionObject"),\n` : ""}    (name = "FLOE_TOKEN", text = ${text(token)}),
     (name = "FLOE_DELAY_MS", text = ${text(delayMs)}),
     (name = "FLOE_MODE", text = ${text(mode)}),
     (name = "FLOE_REPLAY_EVENTS", text = ${text(replayEvents)}),

@@ -6,7 +6,8 @@
 // server resumes the session from its Trace on the first request.
 //
 // The object named "index" keeps the list of sessions for the front
-// Worker (/_index/add, /_index/remove, /_index/list).
+// Worker (/_index/add, /_index/remove, /_index/list) and answers its
+// /readyz (/_index/ready).
 import "./wasm_exec.js";
 import mod from "./object.wasm";
 
@@ -91,23 +92,52 @@ export class SessionObject {
     this.handle = null;
   }
 
+  // options are the server's options from the Worker's variables; an
+  // Error names the one that is wrong.
+  options() {
+    const delayMs = numberVar(this.env, "FLOE_DELAY_MS", 30, 60000, "milliseconds between two of the scripted model's deltas");
+    const replayEvents = numberVar(this.env, "FLOE_REPLAY_EVENTS", 0, 1e7, "the replay buffer's bound in events (0: 10,000)", true);
+    const writeTimeoutMs = numberVar(this.env, "FLOE_WRITE_TIMEOUT_MS", 0, 3600000, "milliseconds a write waits for a slow client (0: 30 s)");
+    // Absent: the native server's default (1,000); 0: no bound.
+    const maxStreams = numberVar(this.env, "FLOE_MAX_STREAMS", undefined, 1e6, "streams of one session open at once, past which one is refused with 429 too_many_streams (0: no bound; default 1000)", true);
+    return { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs, maxStreams };
+  }
+
+  envFn() {
+    return (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
+  }
+
   server() {
     if (this.handle === null) {
-      const delayMs = numberVar(this.env, "FLOE_DELAY_MS", 30, 60000, "milliseconds between two of the scripted model's deltas");
-      const replayEvents = numberVar(this.env, "FLOE_REPLAY_EVENTS", 0, 1e7, "the replay buffer's bound in events (0: 10,000)", true);
-      const writeTimeoutMs = numberVar(this.env, "FLOE_WRITE_TIMEOUT_MS", 0, 3600000, "milliseconds a write waits for a slow client (0: 30 s)");
-      // Absent: the native server's default (1,000); 0: no bound.
-      const maxStreams = numberVar(this.env, "FLOE_MAX_STREAMS", undefined, 1e6, "streams of one session open at once, past which one is refused with 429 too_many_streams (0: no bound; default 1000)", true);
-      const env = (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
-      const h = floeObject().open(this.ctx.storage.sql, { delayMs, mode: this.env.FLOE_MODE ?? "ask", replayEvents, writeTimeoutMs, maxStreams }, env);
+      const h = floeObject().open(this.ctx.storage.sql, this.options(), this.envFn());
       if (h instanceof Error) throw h;
       this.handle = h;
     }
     return this.handle;
   }
 
+  // ready answers the Worker's /readyz, asked of the object "index": 204
+  // when a session's object could start (its variables as open checks
+  // them) and this object's storage answers, else the 500 a session's
+  // request would get.
+  ready() {
+    try {
+      const err = floeObject().check(this.options(), this.envFn());
+      if (err instanceof Error) throw err;
+    } catch (e) {
+      return Response.json({ error: { code: "configuration", message: `the session object cannot start: ${e.message}` } }, { status: 500 });
+    }
+    try {
+      this.ctx.storage.sql.exec("SELECT 1");
+    } catch (e) {
+      return Response.json({ error: { code: "storage", message: `the object's storage: ${e.message}` } }, { status: 500 });
+    }
+    return new Response(null, { status: 204 });
+  }
+
   async fetch(request) {
     const url = new URL(request.url);
+    if (url.pathname === "/_index/ready") return this.ready();
     if (url.pathname.startsWith("/_index/")) return this.index(url, request);
     let handle;
     try {

@@ -6,6 +6,7 @@
 // isolate and calls it through globalThis.floeObject:
 //
 //	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams}, env) → handle or Error   one server per object
+//	check({delayMs, …}, env) → null or Error   open's checks of the configuration, no server (/readyz)
 //	fetch(handle, method, url, headers, body, reply)
 //
 // where env(name) reads the Worker's variable or secret of that name ("" when
@@ -17,6 +18,7 @@
 package main
 
 import (
+	"errors"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -35,13 +37,7 @@ func main() {
 		if len(args) < 3 || args[0].Type() != js.TypeObject || args[2].Type() != js.TypeFunction {
 			return jsError("open: want (sql, options, env)")
 		}
-		env := args[2]
-		mc, err := server.ParseModel(modelSettings(func(name string) string {
-			if v := env.Invoke(name); v.Type() == js.TypeString {
-				return v.String()
-			}
-			return ""
-		}))
+		cfg, err := configure(args[1], args[2])
 		if err != nil {
 			return jsError(err.Error())
 		}
@@ -49,41 +45,25 @@ func main() {
 		if err != nil {
 			return jsError("open: " + err.Error())
 		}
-		cfg := server.Config{Store: store, OnDiagnostic: warn}
-		if o := args[1]; o.Type() == js.TypeObject {
-			if d := o.Get("delayMs"); d.Type() == js.TypeNumber {
-				cfg.Delay = time.Duration(d.Float() * float64(time.Millisecond))
-			}
-			if m := o.Get("mode"); m.Type() == js.TypeString {
-				cfg.Mode = m.String()
-				if !host.ValidMode(cfg.Mode) {
-					return jsError("FLOE_MODE=" + strconv.Quote(cfg.Mode) + ": want ask, allow-all, deny-all or read-only")
-				}
-			}
-			if n := o.Get("replayEvents"); n.Type() == js.TypeNumber {
-				cfg.Channel.MaxEvents = n.Int()
-			}
-			if d := o.Get("writeTimeoutMs"); d.Type() == js.TypeNumber {
-				cfg.WriteTimeout = time.Duration(d.Float() * float64(time.Millisecond))
-			}
-			// FLOE_MAX_STREAMS, as floe-server's --max-streams: 0 is
-			// no bound (transport.Options: < 0), absent the default.
-			if n := o.Get("maxStreams"); n.Type() == js.TypeNumber {
-				cfg.Channel.MaxSubscribers = n.Int()
-				if cfg.Channel.MaxSubscribers == 0 {
-					cfg.Channel.MaxSubscribers = -1
-				}
-			}
-		}
-		if err := mc.Apply(&cfg, fetch.Transport{Workers: true}); err != nil {
-			return jsError("FLOE_MODEL=" + mc.Kind + ": " + err.Error())
-		}
+		cfg.Store = store
 		srv, err := server.New(cfg)
 		if err != nil {
 			return jsError("open: " + err.Error())
 		}
 		servers = append(servers, srv)
 		return len(servers) - 1
+	})
+	// check is open's checks of the configuration without a server: the
+	// Worker's /readyz.
+	check := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
+		defer guard(&out)
+		if len(args) < 2 || args[1].Type() != js.TypeFunction {
+			return jsError("check: want (options, env)")
+		}
+		if _, err := configure(args[0], args[1]); err != nil {
+			return jsError(err.Error())
+		}
+		return nil
 	})
 	fetchFn := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
 		defer guard(&out)
@@ -93,8 +73,52 @@ func main() {
 		go serve(servers[args[0].Int()], args[1].String(), args[2].String(), args[3], args[4], args[5])
 		return nil
 	})
-	js.Global().Set("floeObject", map[string]any{"open": open, "fetch": fetchFn})
+	js.Global().Set("floeObject", map[string]any{"open": open, "check": check, "fetch": fetchFn})
 	select {}
+}
+
+// configure is a server's configuration from open's options and env, the
+// Worker's variables: an error names the variable that is wrong.
+func configure(o, env js.Value) (server.Config, error) {
+	mc, err := server.ParseModel(modelSettings(func(name string) string {
+		if v := env.Invoke(name); v.Type() == js.TypeString {
+			return v.String()
+		}
+		return ""
+	}))
+	if err != nil {
+		return server.Config{}, err
+	}
+	cfg := server.Config{OnDiagnostic: warn}
+	if o.Type() == js.TypeObject {
+		if d := o.Get("delayMs"); d.Type() == js.TypeNumber {
+			cfg.Delay = time.Duration(d.Float() * float64(time.Millisecond))
+		}
+		if m := o.Get("mode"); m.Type() == js.TypeString {
+			cfg.Mode = m.String()
+			if !host.ValidMode(cfg.Mode) {
+				return cfg, errors.New("FLOE_MODE=" + strconv.Quote(cfg.Mode) + ": want ask, allow-all, deny-all or read-only")
+			}
+		}
+		if n := o.Get("replayEvents"); n.Type() == js.TypeNumber {
+			cfg.Channel.MaxEvents = n.Int()
+		}
+		if d := o.Get("writeTimeoutMs"); d.Type() == js.TypeNumber {
+			cfg.WriteTimeout = time.Duration(d.Float() * float64(time.Millisecond))
+		}
+		// FLOE_MAX_STREAMS, as floe-server's --max-streams: 0 is no
+		// bound (transport.Options: < 0), absent the default.
+		if n := o.Get("maxStreams"); n.Type() == js.TypeNumber {
+			cfg.Channel.MaxSubscribers = n.Int()
+			if cfg.Channel.MaxSubscribers == 0 {
+				cfg.Channel.MaxSubscribers = -1
+			}
+		}
+	}
+	if err := mc.Apply(&cfg, fetch.Transport{Workers: true}); err != nil {
+		return cfg, errors.New("FLOE_MODEL=" + mc.Kind + ": " + err.Error())
+	}
+	return cfg, nil
 }
 
 // modelSettings are the Worker's model variables: FLOE_MODEL (scripted,
