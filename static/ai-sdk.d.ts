@@ -120,6 +120,14 @@ export interface FloeChatTransport {
   }): Promise<ChunkStream>;
   /** Always null: a run lives in the page; after a reload the chat's messages come from toUIMessages. */
   reconnectToStream(options: { chatId: string }): Promise<null>;
+  /**
+   * Ends the chat's run, streaming or waiting on an approval (which
+   * useChat's stop() cannot reach: no response runs), and resolves once it
+   * has, with a function for setMessages: the messages given, those holding
+   * a call the run left asked changed (new objects) to show it not run
+   * (output-error). A chatId that is not a string is "bad_argument".
+   */
+  stop(chatId: string): Promise<<M extends UIMessageLike>(messages: M[]) => M[]>;
 }
 
 /**

@@ -625,11 +625,14 @@ class Chunker {
 class UIRun {
   constructor(stream, abort) {
     this.it = stream[Symbol.asyncIterator] ? stream[Symbol.asyncIterator]() : stream;
-    this.abort = abort; // aborts the run (cancel, useChat's stop)
+    // aborts the run (cancel, useChat's stop, the transport's stop), once
+    this.abort = () => (this.aborting ??= Promise.resolve(abort()));
     this.chunker = new Chunker();
     this.queue = [];
     this.next = null; // the pending next() of the run's stream
     this.done = false; // the run's stream ended
+    this.ended = new Promise((r) => (this.end = r)); // settles when done
+    this.reading = false; // a stream of its chunks is open
     this.asked = new Map(); // approval id → { callId, resolve }
     this.wake = null;
     this.seq = 0;
@@ -657,15 +660,22 @@ class UIRun {
   }
   // denyAll answers every approval still asked with "deny" (a run given up).
   denyAll() {
-    for (const id of [...this.asked.keys()]) this.answer(id, "deny");
+    for (const id of [...this.asked.keys()]) {
+      this.left?.add(id);
+      this.answer(id, "deny");
+    }
   }
   /** A ReadableStream of the run's chunks from here; pauses (ends) when it waits on the UI if pause. */
   stream({ pause = false, signal } = {}) {
     const onAbort = () => this.abort();
     let linked = false;
-    const unlink = () => linked && signal.removeEventListener("abort", onAbort);
+    const unlink = () => {
+      this.reading = false;
+      if (linked) signal.removeEventListener("abort", onAbort);
+    };
     return new ReadableStream({
       start: (c) => {
+        this.reading = true;
         c.enqueue({ type: "start" });
         if (signal) {
           if (signal.aborted) this.abort();
@@ -700,8 +710,7 @@ class UIRun {
           } catch (e) {
             // The run's stream threw (a session_busy of another tab, a closed session).
             this.next = null;
-            this.done = true;
-            this.denyAll();
+            this.finished();
             this.chunker.close(this.queue);
             this.queue.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
             continue;
@@ -711,8 +720,7 @@ class UIRun {
           if (r === WOKEN) continue;
           this.next = null;
           if (r.done) {
-            this.done = true;
-            this.denyAll();
+            this.finished();
             this.chunker.end(this.queue);
           } else this.chunker.push(r.value, this.queue);
         }
@@ -732,7 +740,12 @@ class UIRun {
       while (!(await this.it.next()).done);
     } catch {}
     this.next = null;
+    this.finished();
+  }
+  finished() {
     this.done = true;
+    this.denyAll();
+    this.end();
   }
 }
 
@@ -781,11 +794,13 @@ export function floeChatTransport(options) {
     if (!(isObject(s) && typeof s.run === "function")) throw badArg(`${name}: options.createSession(${JSON.stringify(id)})`, "a Floe session (with run)", s);
     return s;
   };
-  const chats = new Map(); // chat id → { session: Promise, run: UIRun | null, sent: Set of user message ids }
+  // chat id → { session: Promise, run: UIRun | null, controller, sent: Set of
+  // user message ids, left: Set of approval ids asked and never answered }
+  const chats = new Map();
   const chat = (id) => {
     let c = chats.get(id);
     if (!c) {
-      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, sent: new Set() };
+      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set() };
       chats.set(id, c);
       // One that failed (a session another tab holds) is asked for again at the next message.
       c.session.catch(() => chats.get(id) === c && chats.delete(id));
@@ -833,6 +848,15 @@ export function floeChatTransport(options) {
         // A new message while the run waits on the UI's approvals: the run is aborted.
         await c.run.abort();
       }
+      // The calls it left asked wait no more: their parts show it (the chunks
+      // reach the new message only, so they change in the chat's messages).
+      for (const m of messages) {
+        for (const part of isObject(m) && Array.isArray(m.parts) ? m.parts : []) {
+          if (!leftOpen(part, c.left)) continue;
+          Object.assign(part, notRun(part));
+          delete part.approval;
+        }
+      }
       const s = await c.session;
       const controller = new AbortController();
       let run;
@@ -845,9 +869,29 @@ export function floeChatTransport(options) {
         controller.abort();
         return run.drain();
       });
+      run.left = c.left;
       c.run = run;
+      c.controller = controller;
       c.sent.add(last.id);
       return run.stream({ pause: true, signal: abortSignal });
+    },
+    // useChat's stop() ends a response; a run waiting on an approval has
+    // none (the response ended with the request), so stop(chatId) ends the
+    // chat's run, and resolves once it has, with a function of the chat's
+    // messages giving them with the calls it left asked as not run.
+    async stop(chatId) {
+      if (typeof chatId !== "string") throw badArg(`${name}: stop: chatId`, "a chat's id (a string)", chatId);
+      const c = chats.get(chatId);
+      const run = c?.run;
+      if (run && !run.done) {
+        if (run.reading && !run.aborting) {
+          // A response reads the run: it gets the abort and ends.
+          c.controller.abort();
+          run.denyAll();
+          await run.ended;
+        } else await run.abort();
+      }
+      return (messages) => settle(messages, c?.left);
     },
     // A run lives in the page: after a reload there is none to reconnect
     // to, and the chat's messages come from the stored session (toUIMessages).
@@ -855,6 +899,19 @@ export function floeChatTransport(options) {
       return null;
     },
   };
+}
+
+const NOT_RUN = "no output: the run ended before the call did";
+// leftOpen: a tool part asked in the chat whose run ended without its answer.
+const leftOpen = (part, left) => isObject(part) && (part.state === "approval-requested" || part.state === "approval-responded") && left?.has(part.approval?.id) === true;
+const notRun = (part) => {
+  const { approval, ...rest } = part;
+  return { ...rest, state: "output-error", errorText: NOT_RUN };
+};
+// settle gives the messages with the calls left asked as not run (new objects where changed).
+function settle(messages, left) {
+  if (!Array.isArray(messages)) throw badArg("floeChatTransport: stop(…)'s function: messages", "an array of UIMessages", messages);
+  return messages.map((m) => (isObject(m) && Array.isArray(m.parts) && m.parts.some((p) => leftOpen(p, left)) ? { ...m, parts: m.parts.map((p) => (leftOpen(p, left) ? notRun(p) : p)) } : m));
 }
 
 // promptOf is a user UIMessage as run()'s prompt: its texts, then its files.
@@ -906,7 +963,7 @@ export function toUIMessages(messages, options = {}) {
     // A call whose output never came (a run cut off): not waiting for ever.
     for (const part of reply.message.parts) {
       if (part.toolCallId && (part.state === "input-available" || part.state === "input-streaming" || part.state === "approval-requested" || part.state === "approval-responded")) {
-        Object.assign(part, { state: "output-error", errorText: "no output: the run ended before the call did" });
+        Object.assign(part, { state: "output-error", errorText: NOT_RUN });
         delete part.approval;
       }
     }

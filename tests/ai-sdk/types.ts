@@ -31,8 +31,10 @@ declare const state: ChatState<UIMessage>;
 class Chat extends AbstractChat<UIMessage> {}
 const restored: UIMessage[] = toUIMessages(await floe.readSession(s.id));
 new Chat({ transport, state });
+// stop's function gives the chat's own messages back (setMessages takes it).
+const settled: UIMessage[] = (await floeChatTransport({ session: s }).stop("chat"))(restored);
 const chunks: ReadableStream<UIMessageChunk> = toUIMessageStream(s.run("hi"));
 readUIMessageStream({ stream: toUIMessageStream(s.run("hi")) });
-void restored; void chunks; void chunkFits;
+void restored; void chunks; void chunkFits; void settled;
 // @ts-expect-error approve answers with a decision or "ask"
 floeChatTransport({ session: s, approve: () => "maybe" });

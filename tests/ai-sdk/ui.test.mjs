@@ -150,6 +150,7 @@ function chat(transport, init = {}) {
 }
 
 const assistant = (c) => c.messages.at(-1);
+const NOT_RUN = "no output: the run ended before the call did";
 
 test("floeChatTransport: a call asked in the chat, approved with addToolApprovalResponse, runs; the run goes on in the same message", async () => {
   const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "yo" } } }], ["It said yoyo."]]);
@@ -273,8 +274,67 @@ test("floeChatTransport: a new message while the run waits on an approval aborts
     llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]),
     [["tool_call_output", "[interrupted: tool aborted by user]"], ["text", "Never mind"]],
   );
-  // The chat's part stays asked (the chunks reach the last message only).
-  assert.equal(c.messages[1].parts.at(-1).state, "approval-requested");
+  // The chat's part of the call no longer waits: it was not run, as toUIMessages tells it.
+  assert.deepEqual(shape(c.messages[1].parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+});
+
+test("floeChatTransport: stop(chatId) while the run waits on an approval ends it; its function shows the call not run; the next message is a new turn", async () => {
+  const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const session = floe.createSession({ llm, tools });
+  const transport = floeChatTransport({ session });
+  const c = chat(transport, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+  await c.sendMessage({ text: "Echo" });
+  assert.equal(assistant(c).parts.at(-1).state, "approval-requested");
+  await c.stop(); // the chat has no response to stop: the run waits on
+  assert.notEqual(session.steer("still there?"), false);
+
+  const settle = await transport.stop(c.id);
+  assert.equal(session.steer("still there?"), false); // the session is idle
+  assert.equal(c.status, "ready");
+  const before = c.messages;
+  c.messages = settle(c.messages);
+  assert.equal(c.messages[0], before[0]); // a message without such a call is kept as it was
+  assert.deepEqual(assistant(c).parts.map(shape), [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Echoing." },
+    { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN },
+  ]);
+  assert.equal(before[1].parts.at(-1).state, "approval-requested"); // settle changes no message it was given
+  // The Trace: the run aborted by the user, the chat's messages as toUIMessages restores them.
+  const stored = await floe.readSession(session.id);
+  assert.deepEqual(stored.at(-1).payload, { type: "abort", reason: "aborted by user" });
+  assert.deepEqual(toUIMessages(stored).map((m) => m.parts.map(shape)), c.messages.map((m) => m.parts.map(shape)));
+  assert.deepEqual(settle(c.messages), c.messages);
+  assert.deepEqual((await transport.stop(c.id))(c.messages), c.messages); // nothing more to stop
+
+  // The next message is a new turn; the model is told the call was interrupted.
+  await c.sendMessage({ text: "Never mind" });
+  assert.equal(c.status, "ready");
+  assert.equal(assistant(c).parts.at(-1).text, "Other.");
+  assert.deepEqual(
+    llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]),
+    [["tool_call_output", "[interrupted: tool aborted by user]"], ["text", "Never mind"]],
+  );
+  await session.close();
+});
+
+test("floeChatTransport: stop(chatId) while a response streams ends the run and the response, once the run has ended", async () => {
+  const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Second."]]);
+  const session = floe.createSession({ llm, store: false });
+  const transport = floeChatTransport({ session });
+  const c = chat(transport);
+  const started = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.text === "Starting") && r()));
+  const sent = c.sendMessage({ text: "First" });
+  await started;
+  await transport.stop(c.id);
+  assert.equal(session.steer("still there?"), false);
+  await sent;
+  assert.equal(c.status, "ready");
+  assert.equal(c.error, undefined);
+  assert.equal(llm.calls[0].signal.aborted, true);
+  await c.sendMessage({ text: "Next" });
+  assert.equal(assistant(c).parts.at(-1).text, "Second.");
+  await assert.rejects(transport.stop(7), { name: "FloeError", message: "floeChatTransport: stop: chatId: want a chat's id (a string), got a number" });
 });
 
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {

@@ -7,8 +7,9 @@
 // chat ready for the next prompt; after a reload the chat restored from
 // toUIMessages(await floe.readSession(id)) shows what it showed, and the
 // next prompt goes on in the session, the model given the earlier context;
-// Stop while a call is asked leaves it asked; a new message instead of an
-// answer runs, the call asked cut off.
+// Stop while a call is asked ends the run (transport.stop), and a new
+// message instead of an answer runs: either way the call shows it was not
+// run, as it does restored.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -114,34 +115,38 @@ test("useChat with floeChatTransport: the README's example in React 19 on Vite 7
   assert.deepEqual((await rendered(page)).slice(0, -2), before);
 
   // 5. Stop while the run waits on an approval: the chat has no response
-  // to stop, the run waits on; the answer goes on as before.
+  // to stop; transport.stop(id) ends the run, and the call shows it was
+  // not run, its buttons gone.
   await send(page, "email fay");
   await item('send_email({"to":"fay"}) approval-requested');
   await page.getByRole("button", { name: "Stop" }).click();
-  await page.getByRole("button", { name: "Approve" }).click();
-  await item("The tool said: sent to fay");
+  await item('send_email({"to":"fay"}) output-error: no output: the run ended before the call did');
   await ready();
   await noAlert();
+  assert.equal(await page.getByRole("button", { name: "Approve" }).count(), 0);
 
   // 6. A new message instead of an answer: the waiting run is aborted and
-  // the message runs; the earlier part stays asked in the chat (no buttons:
-  // not the last message) and, restored, is a call without output.
+  // the message runs (the model told the call was interrupted); the
+  // earlier call shows it was not run, as it does restored.
   await send(page, "email carl");
   await item('send_email({"to":"carl"}) approval-requested');
   await send(page, "never mind");
   await item("You said: never mind");
   await ready();
   await noAlert();
-  assert.deepEqual((await rendered(page)).slice(-3), [
-    ["assistant", "Reasoning: They want an email sent to carl.", "Sending it to carl.", 'send_email({"to":"carl"}) approval-requested'],
+  const last = await rendered(page);
+  const notRun = "output-error: no output: the run ended before the call did";
+  assert.deepEqual(last.slice(-5), [
+    ["assistant", "Reasoning: They want an email sent to fay.", "Sending it to fay.", `send_email({"to":"fay"}) ${notRun}`],
+    ["user", "email carl"],
+    ["assistant", "Reasoning: They want an email sent to carl.", "Sending it to carl.", `send_email({"to":"carl"}) ${notRun}`],
     ["user", "never mind"],
     ["assistant", "Reasoning: An echo.", "You said: never mind"],
   ]);
+  assert.equal(await page.getByRole("button", { name: "Approve" }).count(), 0);
   await page.reload();
   await ready();
   await item("You said: never mind");
-  assert.deepEqual((await rendered(page)).at(-3), [
-    "assistant", "Reasoning: They want an email sent to carl.", "Sending it to carl.", 'send_email({"to":"carl"}) output-error: no output: the run ended before the call did',
-  ]);
+  assert.deepEqual(await rendered(page), last);
   await page.close();
 });

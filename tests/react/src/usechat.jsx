@@ -2,8 +2,8 @@
 // between the marks, which the test compares with the README's), with
 // the model and tools it leaves to the reader, rendering the chat's parts:
 // text, reasoning, tool parts with their states, Approve and Deny on a
-// call asked in the last message, and Stop. After a reload the chat
-// starts from toUIMessages(await floe.readSession(id)).
+// call asked, and Stop. After a reload the chat starts from
+// toUIMessages(await floe.readSession(id)).
 import { StrictMode, useEffect } from "react";
 import { createRoot } from "react-dom/client";
 import { tool } from "@floehq/floe";
@@ -43,12 +43,14 @@ const transport = floeChatTransport({
 });
 
 function Chat({ id, stored }) { // stored: toUIMessages(await floe.readSession(id)), or [] for a new chat
-  const { messages, status, error, sendMessage, stop, addToolApprovalResponse } = useChat({
+  const { messages, status, error, sendMessage, stop, setMessages, addToolApprovalResponse } = useChat({
     id, transport, messages: stored,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
-  // render messages' parts; a tool part in state "approval-requested" of the
-  // last message gets buttons calling addToolApprovalResponse({ id: part.approval.id, approved })
+  // Stop: stop() ends a response; a run waiting on an approval has none
+  const onStop = async () => { stop(); setMessages(await transport.stop(id)); };
+  // render messages' parts; a tool part in state "approval-requested" gets
+  // buttons calling addToolApprovalResponse({ id: part.approval.id, approved })
 // --- end of the example ---
   useEffect(() => {
     window.uiMessages = messages; // what the test compares after a reload
@@ -56,11 +58,11 @@ function Chat({ id, stored }) { // stored: toUIMessages(await floe.readSession(i
   return (
     <section>
       <ol aria-label="Messages">
-        {messages.map((m, i) => (
+        {messages.map((m) => (
           <li key={m.id} className={m.role}>
             <ul aria-label={m.role === "user" ? "User message" : "Assistant message"}>
               {m.parts.map((part, j) => (
-                <Part key={j} part={part} last={i === messages.length - 1} answer={(approved) => addToolApprovalResponse({ id: part.approval.id, approved })} />
+                <Part key={j} part={part} answer={(approved) => addToolApprovalResponse({ id: part.approval.id, approved })} />
               ))}
             </ul>
           </li>
@@ -78,13 +80,13 @@ function Chat({ id, stored }) { // stored: toUIMessages(await floe.readSession(i
       >
         <input name="prompt" aria-label="Prompt" />
         <button type="submit">Send</button>
-        <button type="button" onClick={() => stop()}>Stop</button>
+        <button type="button" onClick={onStop}>Stop</button>
       </form>
     </section>
   );
 }
 
-function Part({ part, last, answer }) {
+function Part({ part, answer }) {
   if (part.type === "text") return <li className="text">{part.text}</li>;
   if (part.type === "reasoning") return <li className="reasoning">Reasoning: {part.text}</li>;
   if (!part.type.startsWith("tool-")) return null;
@@ -93,7 +95,7 @@ function Part({ part, last, answer }) {
     <li className="tool">
       {part.type.slice(5)}({JSON.stringify(part.input)}) {part.state}
       {shown}
-      {part.state === "approval-requested" && last && (
+      {part.state === "approval-requested" && (
         <>
           {" "}
           <button onClick={() => answer(true)}>Approve</button>
