@@ -702,27 +702,12 @@ class UIRun {
             c.close();
             return;
           }
-          this.next ??= this.it.next();
           const woken = new Promise((r) => (this.wake = () => r(WOKEN)));
-          let r;
           try {
-            r = await Promise.race([this.next, woken]);
-          } catch (e) {
-            // The run's stream threw (a session_busy of another tab, a closed session).
-            this.next = null;
-            this.finished();
-            this.chunker.close(this.queue);
-            this.queue.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
-            continue;
+            await Promise.race([this.pump(), woken]);
           } finally {
             this.wake = null;
           }
-          if (r === WOKEN) continue;
-          this.next = null;
-          if (r.done) {
-            this.finished();
-            this.chunker.end(this.queue);
-          } else this.chunker.push(r.value, this.queue);
         }
       },
       // Cancelling aborts the run; the promise settles once it has ended.
@@ -732,15 +717,31 @@ class UIRun {
       },
     });
   }
-  /** Reads the run to its end, its chunks dropped (a run given up). */
+  // pump reads the run's next message into the queue: one read at a time,
+  // whoever waits on it (a response's pull, drain), so that a response
+  // reading the run gets all of its chunks, its abort too.
+  pump() {
+    return (this.next ??= new Promise((r) => r(this.it.next())).then(
+      (r) => {
+        this.next = null;
+        if (r.done) {
+          this.finished();
+          this.chunker.end(this.queue);
+        } else this.chunker.push(r.value, this.queue);
+      },
+      (e) => {
+        // The run's stream threw (a session_busy of another tab, a closed session).
+        this.next = null;
+        this.finished();
+        this.chunker.close(this.queue);
+        this.queue.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
+      },
+    ));
+  }
+  /** Reads the run to its end (a run given up): its chunks go to a response still reading it. */
   async drain() {
     this.denyAll();
-    try {
-      if (this.next) await this.next;
-      while (!(await this.it.next()).done);
-    } catch {}
-    this.next = null;
-    this.finished();
+    while (!this.done) await this.pump();
   }
   finished() {
     this.done = true;

@@ -278,6 +278,37 @@ test("floeChatTransport: a new message while the run waits on an approval aborts
   assert.deepEqual(shape(c.messages[1].parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
 });
 
+test("floeChatTransport: a new message while a reply streams ends that reply's response as aborted (an abort chunk, no finish), then runs", async () => {
+  const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Second."]]);
+  const session = floe.createSession({ llm, store: false });
+  const transport = floeChatTransport({ session });
+  const responses = []; // each response's chunks
+  const c = chat({
+    ...transport,
+    async sendMessages(o) {
+      const chunks = [];
+      responses.push(chunks);
+      const stream = await transport.sendMessages(o);
+      return stream.pipeThrough(new TransformStream({ transform: (ch, ctl) => (chunks.push(ch), ctl.enqueue(ch)) }));
+    },
+  });
+  const ends = [];
+  const started = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.text === "Starting") && r()));
+  const first = c.finished().then((e) => ends.push(e));
+  const sent = c.sendMessage({ text: "First" });
+  await started;
+  await c.sendMessage({ text: "Next" });
+  await Promise.all([sent, first]);
+  assert.equal(llm.calls[0].signal.aborted, true);
+  assert.equal(responses.length, 2);
+  assert.deepEqual(responses[0].slice(-2), [{ type: "finish-step" }, { type: "abort", reason: "aborted by user" }]);
+  assert.equal(responses[0].some((ch) => ch.type === "finish"), false);
+  assert.equal(ends[0].finishReason, undefined); // not a reply that finished
+  assert.deepEqual(responses[1].at(-1), { type: "finish", finishReason: "stop" });
+  assert.equal(c.status, "ready");
+  assert.deepEqual(c.messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")), ["First", "Starting", "Next", "Second."]);
+});
+
 test("floeChatTransport: stop(chatId) while the run waits on an approval ends it; its function shows the call not run; the next message is a new turn", async () => {
   const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
   const session = floe.createSession({ llm, tools });
