@@ -849,15 +849,13 @@ export function floeChatTransport(options) {
         // A new message while the run waits on the UI's approvals: the run is aborted.
         await c.run.abort();
       }
-      // The calls it left asked wait no more: their parts show it (the chunks
-      // reach the new message only, so they change in the chat's messages).
-      for (const m of messages) {
-        for (const part of isObject(m) && Array.isArray(m.parts) ? m.parts : []) {
-          if (!leftOpen(part, c.left)) continue;
-          Object.assign(part, notRun(part));
-          delete part.approval;
-        }
-      }
+      // The calls it left asked wait no more: their parts show it. The chunks
+      // reach the new message only, so the chat's messages change: a message
+      // with such a call is replaced by a new one, as settle gives it (a UI
+      // that keeps copies of the messages, useChat of @ai-sdk/vue, redraws
+      // a message that is a new object only).
+      const settled = settle(messages, c.left);
+      settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
       const s = await c.session;
       const controller = new AbortController();
       let run;

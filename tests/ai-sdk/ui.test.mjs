@@ -265,6 +265,7 @@ test("floeChatTransport: a new message while the run waits on an approval aborts
   const c = chat(floeChatTransport({ session }));
   await c.sendMessage({ text: "Echo" });
   assert.equal(assistant(c).parts.at(-1).state, "approval-requested");
+  const [prompt, asked] = c.messages;
   await c.sendMessage({ text: "Never mind" });
   assert.equal(c.status, "ready");
   assert.equal(assistant(c).parts.at(-1).text, "Other.");
@@ -276,6 +277,10 @@ test("floeChatTransport: a new message while the run waits on an approval aborts
   );
   // The chat's part of the call no longer waits: it was not run, as toUIMessages tells it.
   assert.deepEqual(shape(c.messages[1].parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  // In a new message object (a UI keeping copies redraws a new one only); the one shown before is as it was.
+  assert.notEqual(c.messages[1], asked);
+  assert.equal(asked.parts.at(-1).state, "approval-requested");
+  assert.equal(c.messages[0], prompt);
 });
 
 test("floeChatTransport: a new message while a reply streams ends that reply's response as aborted (an abort chunk, no finish), then runs", async () => {
