@@ -8,13 +8,23 @@
 // updates edit it mid-run: one that keeps the component (a Vue template)
 // keeps its run, one that mounts it again closes and resumes it; so does
 // one of a module holding a session at its top level (module.html).
+// useChat of @ai-sdk/vue and Chat of @ai-sdk/svelte over floeChatTransport
+// (usechat-vue.html, usechat-svelte.html): a reply streamed, Stop, a call
+// approved, Stop while a call waits, a call a new message skipped redrawn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { chatApp, chatHelpers } from "./chat-page.mjs";
-import { serveDir } from "./harness.mjs";
+import { explain, serveDir } from "./harness.mjs";
 import { devServer, edit, freePort, run } from "./pack.mjs";
+
+const NOT_RUN = "output-error: no output: the run ended before the call did";
+/** The chat as rendered: per message its role and the text of each part shown. */
+const rendered = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("ol[aria-label=Messages] > li")].map((li) => [li.className, ...[...li.querySelectorAll(":scope > ul > li")].map((p) => p.textContent.replace(/\s+/g, " ").trim().replace(/ Approve Deny$/, ""))]),
+  );
 
 test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite build", { timeout: 300_000 }, async (t) => {
   const { app, vite, ctx, log } = await chatApp(t, "vue-svelte");
@@ -151,6 +161,73 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
     await edit(source, original);
     await page.close();
   });
+
+  // useChat of @ai-sdk/vue and Chat of @ai-sdk/svelte (pinned) over
+  // floeChatTransport (usechat-vue.html, usechat-svelte.html): a reply
+  // streams, Stop mid-stream, a call approved with addToolApprovalResponse,
+  // Stop while a call waits (stop(), then the messages set with
+  // transport.stop's function), and a new message instead of an answer:
+  // the call it skipped is drawn again as not run, its buttons gone.
+  for (const name of ["vue", "svelte"]) {
+    await t.test(`useChat: ${name === "vue" ? "useChat of @ai-sdk/vue" : "Chat of @ai-sdk/svelte"}`, async () => {
+      const page = await ctx.newPage();
+      await page.goto(`${url}/usechat-${name}.html`);
+      const item = (text) => see(page, page.getByRole("listitem").filter({ hasText: text }).last(), `the part ${JSON.stringify(text)}`);
+      const noAlert = async () => assert.deepEqual(await page.getByRole("alert").allInnerTexts(), [], "the chat's error" + explain(log));
+      const approveButtons = () => page.getByRole("button", { name: "Approve" }).count();
+      await status(page, "ready");
+
+      await send(page, "hello");
+      await item("You said: hello");
+      await status(page, "ready");
+
+      await send(page, "slow");
+      await item("Thinking very slowly");
+      await status(page, "streaming");
+      await page.getByRole("button", { name: "Stop" }).click();
+      await status(page, "ready");
+
+      await send(page, "email bob");
+      await item('send_email({"to":"bob"}) approval-requested');
+      await page.getByRole("button", { name: "Approve" }).click();
+      await item("The tool said: sent to bob");
+      await status(page, "ready");
+      await noAlert();
+
+      // Stop while the call waits: the chat has no response to stop.
+      await send(page, "email fay");
+      await item('send_email({"to":"fay"}) approval-requested');
+      await page.getByRole("button", { name: "Stop" }).click();
+      await item(`send_email({"to":"fay"}) ${NOT_RUN}`);
+      await status(page, "ready");
+      assert.equal(await approveButtons(), 0);
+
+      // A new message instead of an answer: the skipped call is drawn again.
+      await send(page, "email carl");
+      await item('send_email({"to":"carl"}) approval-requested');
+      await send(page, "never mind");
+      await item("You said: never mind");
+      await status(page, "ready");
+      await item(`send_email({"to":"carl"}) ${NOT_RUN}`);
+      assert.equal(await approveButtons(), 0);
+      await noAlert();
+      assert.deepEqual(await rendered(page), [
+        ["user", "hello"],
+        ["assistant", "You said: hello"],
+        ["user", "slow"],
+        ["assistant", "Thinking very slowly"],
+        ["user", "email bob"],
+        ["assistant", "Reasoning: They want an email sent to bob.", "Sending it to bob.", 'send_email({"to":"bob"}) output-available: sent to bob', "The tool said: sent to bob"],
+        ["user", "email fay"],
+        ["assistant", "Reasoning: They want an email sent to fay.", "Sending it to fay.", `send_email({"to":"fay"}) ${NOT_RUN}`],
+        ["user", "email carl"],
+        ["assistant", "Reasoning: They want an email sent to carl.", "Sending it to carl.", `send_email({"to":"carl"}) ${NOT_RUN}`],
+        ["user", "never mind"],
+        ["assistant", "You said: never mind"],
+      ]);
+      await page.close();
+    });
+  }
 
   await t.test("vite build, served", async () => {
     await run(vite, ["build", "--logLevel", "warn"], app);

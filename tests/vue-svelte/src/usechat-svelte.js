@@ -1,0 +1,4 @@
+import { mount } from "svelte";
+import UseChat from "./UseChat.svelte";
+
+mount(UseChat, { target: document.getElementById("app"), props: { id: "svelte-usechat" } });
