@@ -882,14 +882,10 @@ export function floeChatTransport(options) {
       if (typeof chatId !== "string") throw badArg(`${name}: stop: chatId`, "a chat's id (a string)", chatId);
       const c = chats.get(chatId);
       const run = c?.run;
-      if (run && !run.done) {
-        if (run.reading && !run.aborting) {
-          // A response reads the run: it gets the abort and ends.
-          c.controller.abort();
-          run.denyAll();
-          await run.ended;
-        } else await run.abort();
-      }
+      // The run is aborted and read to its end: a response reading it
+      // still gets its chunks, the abort's too, and ends; one left unread
+      // (its reader not reading) holds no stop.
+      if (run && !run.done) await run.abort();
       return (messages) => settle(messages, c?.left);
     },
     // A run lives in the page: after a reload there is none to reconnect

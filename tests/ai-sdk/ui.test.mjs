@@ -373,6 +373,22 @@ test("floeChatTransport: stop(chatId) while a response streams ends the run and 
   await assert.rejects(transport.stop(7), { name: "FloeError", message: "floeChatTransport: stop: chatId: want a chat's id (a string), got a number" });
 });
 
+test("floeChatTransport: stop(chatId) while a response is open and no longer read ends the run all the same", { timeout: 30_000 }, async () => {
+  const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Second."]]);
+  const session = floe.createSession({ llm, store: false });
+  const transport = floeChatTransport({ session });
+  const messages = [{ id: "u1", role: "user", parts: [{ type: "text", text: "First" }] }];
+  const reader = (await transport.sendMessages({ trigger: "submit-message", chatId: "c", messages })).getReader();
+  while ((await reader.read()).value?.type !== "text-delta");
+  await transport.stop("c"); // it waited for the response's reads, which never came
+  assert.equal(llm.calls[0].signal.aborted, true);
+  assert.equal(session.steer("still there?"), false); // the session is idle
+  const rest = [];
+  for (let r; !(r = await reader.read()).done; ) rest.push(r.value.type);
+  assert.equal(rest.at(-1), "abort");
+  await session.close();
+});
+
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
   const PNG = "data:image/png;base64,iVBORw0KGgo=";
   const llm = mockModel([["Seen."], ["An image."]]);
