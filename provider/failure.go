@@ -46,7 +46,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // billing: a retry cannot help), 404, 405, 413, 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
 // body; for a redirect of no body, where it pointed; for a 403 of no
-// body, Ollama's origin check) and Retry-After when the server sent it.
+// body, what it most likely is: Ollama's origin check) and Retry-After
+// when the server sent it.
 func StatusFailure(api string, resp *Response) *Failure {
 	body := readBody(resp)
 	f := &Failure{Status: omni.StatusFailed}
@@ -73,8 +74,9 @@ func StatusFailure(api string, resp *Response) *Failure {
 	if st := resp.Status; st == 403 && len(body) == 0 {
 		// Ollama refuses a request from an origin it does not allow (an
 		// extension's, another host's page) with a 403 of no body; a
-		// hosted API's 403 says why.
-		detail = "no body: Ollama's answer to a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS)"
+		// hosted API's 403 says why, but a proxy or a firewall in front
+		// of one may say nothing either: "most likely".
+		detail = "no body: most likely Ollama refusing a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS), else a proxy's refusal"
 	}
 	if detail != "" {
 		msg += ": " + detail

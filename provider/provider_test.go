@@ -142,7 +142,7 @@ func TestStatusFailure(t *testing.T) {
 // came; both are auth.
 func TestStatusFailureEmpty403(t *testing.T) {
 	for body, want := range map[string]string{
-		"": "x: HTTP 403: no body: Ollama's answer to a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS)",
+		"": "x: HTTP 403: no body: most likely Ollama refusing a request from an origin it does not allow (list the origin in its OLLAMA_ORIGINS), else a proxy's refusal",
 		`{"error":{"message":"Project does not have access to model o3","type":"invalid_request_error"}}`: "x: HTTP 403: invalid_request_error: Project does not have access to model o3",
 		"Forbidden": "x: HTTP 403: Forbidden",
 	} {
