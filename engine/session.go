@@ -56,8 +56,10 @@ type steerEntry struct {
 }
 
 // New validates cfg and returns a Session. It refuses, naming the field,
-// a Meta that is no session_meta or has no session id, a nil LLM (and,
-// natively, a typed nil LLM, Environment, Clock or Timer), an
+// a Meta that is no session_meta or has no session id (and, natively, for
+// a new session, without Resume, one PROTOCOL.md §2 refuses: no provider
+// or model_id, [omni.Validate]; a resumed session keeps its Trace's), a
+// nil LLM (and, natively, a typed nil LLM, Environment, Clock or Timer), an
 // unknown Compaction.Mode, a ToolList entry with no name, of a name an
 // earlier entry has, or whose Parameters is not a JSON object, and a
 // Trace that could only fail (a *trace.Writer of a nil Store, of an id
