@@ -217,8 +217,20 @@ type Config struct {
 	// call goes to Environment, which fails a name it does not know.
 	ToolList []omni.ToolDefinition
 
-	MaxTurns                int // turns per run; ≤ 0 = no cap
-	MaxReconnects           int // retries per turn; 0 = default 5; < 0 = none
+	MaxTurns int // turns per run; ≤ 0 = no cap
+	// MaxReconnects is the retries per turn (ENGINE.md §10): 0 = default
+	// 5; < 0 = none, for a program that should fail at once. An attempt
+	// that ends timeout (the network: a refused connection, a wrong
+	// port), malformed or failed (not Permanent) is tried again after
+	// ReconnectBackoffMs, doubled at each retry up to
+	// ReconnectBackoffMaxMs: with the defaults a server that is not there
+	// ends the run about a minute later (2+4+8+16+30 s), with the abort
+	// "reconnect failed after 5 retries". Each attempt's request_end says
+	// why (ErrorMessage: a built-in adapter names the URL, without its
+	// query or credentials, and the network's error) and, when a retry
+	// follows, the wait before it (RetryInMs): print them to show the
+	// retries. Session.SkipReconnectWait ends a wait.
+	MaxReconnects           int
 	ReconnectBackoffMs      int // backoff base; 0 = default 2000; < 0 = 0
 	ReconnectBackoffMaxMs   int // backoff ceiling; 0 = default 30000; < 0 = 0
 	CompactionMaxReconnects int // retries per compaction; 0 = MaxReconnects; < 0 = none
