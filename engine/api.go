@@ -269,11 +269,25 @@ type Config struct {
 
 // Snapshot is the state a resumed session starts from (ENGINE.md E-17.5).
 type Snapshot struct {
-	History          []omni.Message // injected into the LLM before the first request (HistoryLoader)
-	CarryOver        []omni.Message
-	PendingSummary   *omni.Message
-	SessionTurns     int64
-	SessionTokens    omni.TokenCounts
+	History []omni.Message // injected into the LLM before the first request (HistoryLoader)
+	// CarryOver is input the model never answered (an aborted or failed
+	// run's prompt, tool outputs a cut-off run left, interrupted calls'
+	// outputs): sent first in the next request, before its new messages.
+	CarryOver []omni.Message
+	// PendingSummary is the user text "[context_summary]…" a summarize
+	// compaction left for the next request (it goes before CarryOver);
+	// nil = none.
+	PendingSummary *omni.Message
+	// SessionTurns counts the requests of the current model context that
+	// reported token_usage (a compaction starts it again at 0): what
+	// Compaction.MaxSessionTurns is compared with.
+	SessionTurns int64
+	// SessionTokens are the session's totals, the last token_usage's
+	// session counts: a resumed model adapter counts on from them
+	// (openai.Options.SessionTokens and the others').
+	SessionTokens omni.TokenCounts
+	// LastRequestTotal is the last request's total tokens (the size of
+	// the context): what Compaction.MaxContextLength is compared with.
 	LastRequestTotal int64
 	ContextClosed    bool // the next Trace write rotates first
 	MetaWritten      bool // the Trace already holds this session's session_meta

@@ -38,10 +38,10 @@ func (f TransportFunc) RoundTrip(ctx context.Context, req *Request) (*Response, 
 // Input follows the provider's own definition: OpenAI's prompt/input tokens
 // include cached tokens, Anthropic's input_tokens exclude them.
 type Usage struct {
-	Input      int64
-	Output     int64
-	CacheRead  int64
-	CacheWrite int64
+	Input      int64 // the prompt's tokens (the provider's input or prompt count)
+	Output     int64 // the reply's tokens, thinking included
+	CacheRead  int64 // input tokens read from the prompt cache
+	CacheWrite int64 // input tokens written to the prompt cache (Anthropic's cache_creation)
 }
 
 // NDJSON returns a Transport that sends through t and hands the body of

@@ -222,10 +222,14 @@ type RawField struct {
 // TokenCounts is the token accounting of token_usage (PROTOCOL.md §5). All
 // four keys are always written.
 type TokenCounts struct {
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Output     int64 `json:"output"`
-	Total      int64 `json:"total"`
+	CacheRead  int64 `json:"cache_read"`  // input tokens read from the provider's prompt cache
+	CacheWrite int64 `json:"cache_write"` // input tokens written to it
+	Output     int64 `json:"output"`      // tokens the model generated (thinking included)
+	// Total is every token of the request, input (cached or not) and
+	// output, as the provider counts it: a request's Total is the
+	// context's size. There is no input key; an adapter gives it apart
+	// (provider.Usage.Input).
+	Total int64 `json:"total"`
 	// Extra is a decoded object's members beyond the four, as they came
 	// (`"input":5,"x":{}`), written back after them: a producer's keys
 	// survive (P-5).
