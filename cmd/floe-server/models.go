@@ -15,7 +15,7 @@ import (
 // flag: the operator sets the model so. set reports which flags were
 // given; getenv reads the environment (the key never comes from a flag
 // value, which any user could read in the process list).
-func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, imageBytes, images, noImages string, set, fromEnv map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
+func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, imageBytes, images, noImages, opened string, set, fromEnv map[string]bool, getenv func(string) string) (server.ModelConfig, error) {
 	flag := func(name, value string) server.Setting {
 		if fromEnv[name] {
 			return server.Setting{Name: envName(name), Value: value, Set: true}
@@ -26,18 +26,19 @@ func modelFlags(kind, modelID, baseURL, keyEnv, system, window, idle, gemini, im
 		return server.Setting{Name: "--" + name, Value: value, Set: set[name]}
 	}
 	return server.ParseModel(server.ModelSettings{
-		Model:         flag("model", kind),
-		ModelID:       flag("model-id", modelID),
-		BaseURL:       flag("base-url", baseURL),
-		APIKeyEnv:     flag("api-key-env", keyEnv),
-		Delay:         flag("delay", ""),
-		System:        flag("system", system),
-		ContextWindow: flag("context-window", window),
-		IdleTimeout:   flag("idle-timeout", idle),
-		Gemini:        flag("gemini", gemini),
-		MaxImageBytes: flag("max-image-bytes", imageBytes),
-		MaxImages:     flag("max-images", images),
-		NoImages:      flag("no-images", noImages),
+		Model:            flag("model", kind),
+		ModelID:          flag("model-id", modelID),
+		BaseURL:          flag("base-url", baseURL),
+		APIKeyEnv:        flag("api-key-env", keyEnv),
+		Delay:            flag("delay", ""),
+		System:           flag("system", system),
+		ContextWindow:    flag("context-window", window),
+		IdleTimeout:      flag("idle-timeout", idle),
+		Gemini:           flag("gemini", gemini),
+		MaxImageBytes:    flag("max-image-bytes", imageBytes),
+		MaxImages:        flag("max-images", images),
+		NoImages:         flag("no-images", noImages),
+		StartsInThinking: flag("starts-in-thinking", opened),
 		Assign: func(name, value string) string {
 			if strings.HasPrefix(name, "FLOE_") {
 				return name + "=" + value

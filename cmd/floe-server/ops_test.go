@@ -666,6 +666,8 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		{[]string{"FLOE_MODE=yolo"}, nil, `FLOE_MODE="yolo": want ask`},
 		{[]string{"FLOE_DIR="}, nil, `FLOE_DIR: empty`},
 		{[]string{"FLOE_GEMINI=perhaps"}, nil, `FLOE_GEMINI="perhaps": want true or false`},
+		{[]string{"FLOE_STARTS_IN_THINKING=yes"}, nil, `FLOE_STARTS_IN_THINKING="yes": want true or false (1, 0)`},
+		{[]string{"FLOE_MODEL=anthropic", "FLOE_MODEL_ID=m", "ANTHROPIC_API_KEY=k", "FLOE_STARTS_IN_THINKING=true"}, nil, `FLOE_STARTS_IN_THINKING: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a chat template that opens the thinking), not FLOE_MODEL=anthropic`},
 		{[]string{"FLOE_SHUTDOWN_GRACE=10"}, nil, `FLOE_SHUTDOWN_GRACE="10": want a duration`},
 		{[]string{"FLOE_LOG_FORMAT=xml"}, nil, `FLOE_LOG_FORMAT="xml": want text or json`},
 		{[]string{"FLOE_ORIGIN=app.example"}, nil, `FLOE_ORIGIN="app.example": want origins`},

@@ -204,6 +204,58 @@ func TestGeminiFlag(t *testing.T) {
 	}
 }
 
+// --starts-in-thinking (or FLOE_STARTS_IN_THINKING) reaches the Chat and
+// Responses adapters: a reply of "reasoning…</think>answer" (a chat
+// template that opened the thinking) is thinking, then text; without it,
+// all text.
+func TestStartsInThinkingFlag(t *testing.T) {
+	reply := `Okay, the user.</think>\n\nHi.`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.HasSuffix(r.URL.Path, "/responses") {
+			io.WriteString(w, `data: {"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"`+reply+`"}`+"\n\n"+
+				`data: {"type":"response.completed","response":{"status":"completed","output":[]}}`+"\n\n")
+			return
+		}
+		io.WriteString(w, chunk(`{"index":0,"delta":{"role":"assistant","content":"`+reply+`"},"finish_reason":"stop"}`)+"data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		model string
+		env   []string
+		flags []string
+		want  string
+	}{
+		{"openai-compatible", nil, nil, "text:Okay, the user.</think>\n\nHi."},
+		{"openai-compatible", nil, []string{"--starts-in-thinking"}, "thinking:Okay, the user.|text:Hi."},
+		{"openai-compatible", []string{"FLOE_STARTS_IN_THINKING=true"}, nil, "thinking:Okay, the user.|text:Hi."},
+		{"openai-responses", []string{"FLOE_STARTS_IN_THINKING=1"}, nil, "thinking:Okay, the user.|text:Hi."},
+		{"openai-responses", nil, []string{"--starts-in-thinking"}, "thinking:Okay, the user.|text:Hi."},
+	} {
+		p := startEnv(t, c.env, append([]string{"--dir", ":memory:", "--model", c.model, "--model-id", "qwq", "--base-url", srv.URL + "/v1"}, c.flags...)...)
+		cl := &tt.Client{T: t, URL: p.url}
+		id := cl.Create("")
+		task(t, cl, id, "Hello.")
+		_, hist, _ := messages(t, cl, id)
+		p.kill()
+		var got []string
+		for _, h := range hist {
+			var m struct {
+				Type    string
+				Payload struct{ Type, Role, Text, Thinking string }
+			}
+			json.Unmarshal([]byte(h), &m)
+			if m.Type == "model_msg" && m.Payload.Role == "assistant" {
+				got = append(got, m.Payload.Type+":"+m.Payload.Text+m.Payload.Thinking)
+			}
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("%s %v %v: the reply is %q, want %q", c.model, c.env, c.flags, g, c.want)
+		}
+	}
+}
+
 // --max-images (and --max-image-bytes) reach the adapter: past it the
 // oldest image of a task goes as a text saying so; --no-images sends
 // none, for a model without vision.
@@ -327,6 +379,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes, at most 2147483647 (0: no limit)`},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images, at most 2147483647 (0: no limit)`},
 		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai, openai-compatible or openai-responses (a model without vision), not --model anthropic"},
+		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--starts-in-thinking"}, "--starts-in-thinking: only with --model openai, openai-compatible or openai-responses (a chat template that opens the thinking), not --model anthropic"},
+		{nil, []string{"--starts-in-thinking"}, "--starts-in-thinking: only with a provider model (--model scripted is offline)"},
 	}
 	for _, tc := range cases {
 		cmd := exec.Command(binary, append([]string{"--dir", ":memory:"}, tc.args...)...)

@@ -61,6 +61,10 @@ type ModelConfig struct {
 	// without vision.
 	MaxImageBytes, MaxImages int
 	NoImages                 bool
+	// StartsInThinking is the Chat and Responses adapters', for a chat
+	// template that opens the thinking: the reply is thinking until its
+	// </think>.
+	StartsInThinking bool
 }
 
 // Setting is one setting of ModelSettings: its value, whether the user
@@ -99,6 +103,11 @@ type ModelSettings struct {
 	// openai-responses send each image as a text, for a model without
 	// vision. All three are refused with the scripted model.
 	MaxImageBytes, MaxImages, NoImages Setting
+	// StartsInThinking ("true" or "1", as Gemini) has openai,
+	// openai-compatible or openai-responses read a reply as thinking until
+	// its </think> (a chat template that opens the thinking); refused with
+	// the other models.
+	StartsInThinking Setting
 	// Assign writes a setting with its value as the user would:
 	// "--model openai" for a flag, "FLOE_MODEL=openai" for a variable.
 	Assign func(name, value string) string
@@ -125,7 +134,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
 	switch kind {
 	case ModelScripted:
-		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini, s.MaxImageBytes, s.MaxImages, s.NoImages} {
+		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini, s.MaxImageBytes, s.MaxImages, s.NoImages, s.StartsInThinking} {
 			if f.Set {
 				return mc, errors.New(f.Name + ": only with a provider model (" + s.Assign(s.Model.Name, kind) + " is offline)")
 			}
@@ -179,7 +188,8 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 		to        *bool
 		what      string
 		responses bool // openai-responses takes it too
-	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint", false}, {s.NoImages, &mc.NoImages, "a model without vision", true}} {
+	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint", false}, {s.NoImages, &mc.NoImages, "a model without vision", true},
+		{s.StartsInThinking, &mc.StartsInThinking, "a chat template that opens the thinking", true}} {
 		v := b.s.Value
 		on := v == "true" || v == "1"
 		if !on && v != "false" && v != "0" && v != "" {
@@ -297,10 +307,10 @@ func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 	switch mc.Kind {
 	case ModelOpenAI, ModelOpenAICompatible:
 		return openai.New(openai.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout, Gemini: mc.Gemini,
-			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages, StartsInThinking: mc.StartsInThinking})
 	case ModelResponses:
 		return responses.New(responses.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
-			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages, StartsInThinking: mc.StartsInThinking})
 	case ModelAnthropic:
 		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
 			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -19,9 +21,10 @@ func vars(env map[string]string) ModelSettings {
 		Model: v("FLOE_MODEL"), ModelID: v("FLOE_MODEL_ID"), BaseURL: v("FLOE_BASE_URL"), APIKeyEnv: v("FLOE_API_KEY_ENV"),
 		System: v("FLOE_SYSTEM_PROMPT"), ContextWindow: v("FLOE_CONTEXT_WINDOW"), IdleTimeout: v("FLOE_IDLE_TIMEOUT_MS"),
 		Gemini: v("FLOE_GEMINI"), MaxImageBytes: v("FLOE_MAX_IMAGE_BYTES"), MaxImages: v("FLOE_MAX_IMAGES"), NoImages: v("FLOE_NO_IMAGES"),
-		Assign:    func(name, value string) string { return name + "=" + value },
-		Getenv:    func(name string) string { return env[name] },
-		KeySource: "the secret",
+		StartsInThinking: v("FLOE_STARTS_IN_THINKING"),
+		Assign:           func(name, value string) string { return name + "=" + value },
+		Getenv:           func(name string) string { return env[name] },
+		KeySource:        "the secret",
 	}
 }
 
@@ -118,6 +121,17 @@ func TestParseModel(t *testing.T) {
 			want: ModelConfig{Kind: ModelResponses, ModelID: "qwen3-8b", BaseURL: "http://127.0.0.1:1234/v1", APIKey: "k", System: WorkspacePrompt, NoImages: true}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
 			err: "FLOE_NO_IMAGES: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a model without vision), not FLOE_MODEL=anthropic"},
+		// A chat template that opens the thinking: the Chat and Responses
+		// models only.
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "qwq", "FLOE_BASE_URL": "http://127.0.0.1:8000/v1", "FLOE_STARTS_IN_THINKING": "true"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "qwq", BaseURL: "http://127.0.0.1:8000/v1", System: WorkspacePrompt, StartsInThinking: true}},
+		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "qwq", "FLOE_BASE_URL": "http://127.0.0.1:8000/v1", "FLOE_STARTS_IN_THINKING": "1"},
+			want: ModelConfig{Kind: ModelResponses, ModelID: "qwq", BaseURL: "http://127.0.0.1:8000/v1", System: WorkspacePrompt, StartsInThinking: true}},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "qwq", "FLOE_BASE_URL": "http://127.0.0.1:8000/v1", "FLOE_STARTS_IN_THINKING": "yes"},
+			err: `FLOE_STARTS_IN_THINKING="yes": want true or false (1 or 0)`},
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_STARTS_IN_THINKING": "true"},
+			err: "FLOE_STARTS_IN_THINKING: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a chat template that opens the thinking), not FLOE_MODEL=anthropic"},
+		{env: map[string]string{"FLOE_STARTS_IN_THINKING": "true"}, err: "FLOE_STARTS_IN_THINKING: only with a provider model (FLOE_MODEL=scripted is offline)"},
 	} {
 		got, err := ParseModel(vars(c.env))
 		if c.err != "" {
@@ -168,6 +182,40 @@ func TestModelConfigApply(t *testing.T) {
 	// The adapter's own check, at Apply.
 	if err := (ModelConfig{Kind: ModelOpenAI}).Apply(&Config{}, noTransport{}); err == nil {
 		t.Error("openai without a model id: no error")
+	}
+}
+
+// StartsInThinking reaches the Chat and Responses adapters: a reply of
+// "reasoning…</think>answer" is thinking, then text.
+func TestStartsInThinkingWired(t *testing.T) {
+	for _, c := range []struct{ kind, body string }{
+		{ModelOpenAICompatible, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Okay, the user.</think>\\n\\nHi.\"}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"},
+		{ModelResponses, "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"Okay, the user.</think>\\n\\nHi.\"}\n\n" +
+			"data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n"},
+	} {
+		for _, opened := range []bool{true, false} {
+			tr := provider.TransportFunc(func(ctx context.Context, _ *provider.Request) (*provider.Response, error) {
+				return &provider.Response{Status: 200, Body: io.NopCloser(strings.NewReader(c.body))}, nil
+			})
+			m, err := ModelConfig{Kind: c.kind, ModelID: "m", BaseURL: "http://127.0.0.1:9/v1", StartsInThinking: opened}.newModel(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(m omni.Message) {
+				if m.Type == omni.TypeModelMsg && (m.Payload.Type == omni.Text || m.Payload.Type == omni.Thinking) {
+					got = append(got, m.Payload.Type+":"+m.Payload.Body())
+				}
+			})
+			want := "[text:Okay, the user.</think>\n\nHi.]"
+			if opened {
+				want = "[thinking:Okay, the user. text:Hi.]"
+			}
+			if out.Status != omni.StatusCompleted || fmt.Sprint(got) != want {
+				t.Errorf("%s, StartsInThinking %v: %v (%+v), want %s", c.kind, opened, got, out, want)
+			}
+		}
 	}
 }
 
