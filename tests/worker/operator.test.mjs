@@ -169,6 +169,36 @@ test("FLOE_MAX_IMAGES, FLOE_MAX_IMAGE_BYTES and FLOE_NO_IMAGES are the Worker's 
   }
 });
 
+test("FLOE_STARTS_IN_THINKING is the Worker's variable: a reply of reasoning…</think>answer is thinking, then text; a bad value or model is refused naming it", async () => {
+  // A variable missing from VARS is refused as a misspelling, every
+  // request (and /readyz) answered with a 500 (503).
+  const ms = await modelServer();
+  ms.replies.push(sse(chunk({ role: "assistant", content: "Okay, the user.</th" }), chunk({ content: "ink>\n\nHi." }), chunk({}, "stop")));
+  const w = await worker({ vars: { ...model(ms), FLOE_STARTS_IN_THINKING: "true" } });
+  const ready = await fetch(w.url + "/readyz");
+  assert.equal(ready.status, 200, await ready.text());
+  const created = await api(w, "POST", "/api/sessions", { approvalMode: "allow-all" });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const s = connect(w.url, created.json.id, { token: "tok" });
+  for await (const m of s.run("Hello.")) void m;
+  s.close();
+  const reply = (await api(w, "GET", `/api/sessions/${created.json.id}/messages`)).json.messages
+    .filter((m) => m.type === "model_msg" && m.payload.role === "assistant").map((m) => `${m.payload.type}:${m.payload.text ?? m.payload.thinking}`);
+  assert.deepEqual(reply, ["thinking:Okay, the user.", "text:Hi."]);
+
+  for (const [vars, message] of [
+    [{ ...model(ms), FLOE_STARTS_IN_THINKING: "yes" }, 'FLOE_STARTS_IN_THINKING="yes": want true or false (1 or 0)'],
+    [{ FLOE_MODEL: "anthropic", FLOE_MODEL_ID: "m", FLOE_BASE_URL: ms.url + "/v1", FLOE_STARTS_IN_THINKING: "true" },
+      "FLOE_STARTS_IN_THINKING: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a chat template that opens the thinking), not FLOE_MODEL=anthropic"],
+  ]) {
+    const wb = await worker({ vars });
+    const r = await api(wb, "POST", "/api/sessions", {});
+    assert.equal(r.status, 500);
+    assert.equal(r.json.error.code, "configuration");
+    assert.ok(r.json.error.message.includes(message), r.json.error.message);
+  }
+});
+
 test("FLOE_MAX_STREAMS bounds a session's streams as --max-streams does: the next is refused with 429, 0 is no bound", async () => {
   const open = [];
   after(() => open.forEach((ac) => ac.abort()));

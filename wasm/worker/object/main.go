@@ -126,28 +126,29 @@ func configure(o, env js.Value) (server.Config, error) {
 // FLOE_BASE_URL, FLOE_API_KEY_ENV (the secret holding the key when it is
 // not the provider's own OPENAI_API_KEY or ANTHROPIC_API_KEY),
 // FLOE_SYSTEM_PROMPT, FLOE_CONTEXT_WINDOW, FLOE_IDLE_TIMEOUT_MS,
-// FLOE_GEMINI, FLOE_MAX_IMAGE_BYTES, FLOE_MAX_IMAGES and FLOE_NO_IMAGES,
-// as the native server's flags of the same names.
+// FLOE_GEMINI, FLOE_MAX_IMAGE_BYTES, FLOE_MAX_IMAGES, FLOE_NO_IMAGES and
+// FLOE_STARTS_IN_THINKING, as the native server's flags of the same names.
 func modelSettings(env func(string) string) server.ModelSettings {
 	v := func(name string) server.Setting {
 		x := env(name)
 		return server.Setting{Name: name, Value: x, Set: x != ""}
 	}
 	return server.ModelSettings{
-		Model:         v("FLOE_MODEL"),
-		ModelID:       v("FLOE_MODEL_ID"),
-		BaseURL:       v("FLOE_BASE_URL"),
-		APIKeyEnv:     v("FLOE_API_KEY_ENV"),
-		System:        v("FLOE_SYSTEM_PROMPT"),
-		ContextWindow: v("FLOE_CONTEXT_WINDOW"),
-		IdleTimeout:   v("FLOE_IDLE_TIMEOUT_MS"),
-		Gemini:        v("FLOE_GEMINI"),
-		MaxImageBytes: v("FLOE_MAX_IMAGE_BYTES"),
-		MaxImages:     v("FLOE_MAX_IMAGES"),
-		NoImages:      v("FLOE_NO_IMAGES"),
-		Assign:        func(name, value string) string { return name + "=" + value },
-		Getenv:        env,
-		KeySource:     "the secret",
+		Model:            v("FLOE_MODEL"),
+		ModelID:          v("FLOE_MODEL_ID"),
+		BaseURL:          v("FLOE_BASE_URL"),
+		APIKeyEnv:        v("FLOE_API_KEY_ENV"),
+		System:           v("FLOE_SYSTEM_PROMPT"),
+		ContextWindow:    v("FLOE_CONTEXT_WINDOW"),
+		IdleTimeout:      v("FLOE_IDLE_TIMEOUT_MS"),
+		Gemini:           v("FLOE_GEMINI"),
+		MaxImageBytes:    v("FLOE_MAX_IMAGE_BYTES"),
+		MaxImages:        v("FLOE_MAX_IMAGES"),
+		NoImages:         v("FLOE_NO_IMAGES"),
+		StartsInThinking: v("FLOE_STARTS_IN_THINKING"),
+		Assign:           func(name, value string) string { return name + "=" + value },
+		Getenv:           env,
+		KeySource:        "the secret",
 	}
 }
 
