@@ -1167,7 +1167,7 @@ function modelServer(t) {
   });
 }
 
-async function configure(page, { provider, baseURL = "", model = "", key = "", effort, gemini, images, systemPrompt }) {
+async function configure(page, { provider, baseURL = "", model = "", key = "", effort, gemini, images, opened, systemPrompt }) {
   await page.click("#open-settings");
   await page.selectOption("#set-provider", provider);
   await page.fill("#set-base-url", baseURL);
@@ -1176,6 +1176,7 @@ async function configure(page, { provider, baseURL = "", model = "", key = "", e
   if (effort !== undefined) await page.selectOption("#set-effort", effort);
   if (gemini !== undefined) await page.setChecked("#set-gemini", gemini);
   if (images !== undefined) await page.setChecked("#set-images", images);
+  if (opened !== undefined) await page.setChecked("#set-opened", opened);
   if (systemPrompt !== undefined) await page.fill("#set-system-prompt", systemPrompt);
   await page.click("#settings-save");
   await page.locator("#settings").waitFor({ state: "hidden" });
@@ -1941,6 +1942,64 @@ pageTest("playground: a model without vision: its images go as a text, said unde
   await send(page, "And now?");
   await idle(page);
   assert.doesNotMatch(JSON.stringify(server.requests.at(-1).body.messages), /data:image\/png/);
+});
+
+// A chat template that opens the thinking (DeepSeek-R1's, QwQ's: the
+// prompt ends in <think>) has the reply "reasoning…</think>answer":
+// Settings say so for the OpenAI adapters, kept with the others, and the
+// reply shows as thinking, then text, through Chat Completions and the
+// Responses API; without it, all text.
+pageTest("playground: a chat template that opens the thinking: Settings say so, kept; the reply is thinking until its </think>", async (page, ctx, log, t) => {
+  const reply = "Okay, the user greets me.</think>\n\nHi there.";
+  const server = await chatServer(t, (server, req, body, res, sse) => {
+    server.requests.push(req.url);
+    res.writeHead(200, { ...sse.cors, "content-type": "text/event-stream" });
+    if (req.url.endsWith("/responses")) {
+      const ev = (o) => `data: ${JSON.stringify(o)}\n\n`;
+      res.write(ev({ type: "response.output_text.delta", output_index: 0, content_index: 0, delta: reply.slice(0, 20) }));
+      res.write(ev({ type: "response.output_text.delta", output_index: 0, content_index: 0, delta: reply.slice(20) }));
+      return res.end(ev({ type: "response.completed", response: { status: "completed", output: [], usage: { input_tokens: 12, output_tokens: 4, total_tokens: 16 } } }));
+    }
+    res.write(sse({ choices: [{ index: 0, delta: { role: "assistant", content: reply.slice(0, 20) }, finish_reason: null }] }));
+    res.write(sse({ choices: [{ index: 0, delta: { content: reply.slice(20) }, finish_reason: "stop" }] }));
+    sse.end(res);
+  });
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  await open(page);
+  await page.click("#open-settings");
+  for (const [provider, shown] of [["openai-compatible", true], ["openai", true], ["openai-responses", true], ["anthropic", false], ["scripted", false]]) {
+    await page.selectOption("#set-provider", provider);
+    assert.equal(await page.locator("#set-opened").isVisible(), shown, provider);
+  }
+  assert.equal(await page.isChecked("#set-opened"), false, "off by default");
+  await page.click("#settings-cancel");
+
+  const thinking = () => page.locator("#transcript > details.thinking");
+  for (const provider of ["openai-compatible", "openai-responses"]) {
+    await configure(page, { provider, baseURL: url, model: "qwq", opened: true });
+    assert.match(await page.locator("#model-label").innerText(), /qwq · starts in thinking$/);
+    await send(page, "Hello.");
+    await idle(page);
+    assert.equal(await lastReply(page), "Hi there.", provider);
+    assert.equal(await thinking().count(), 1, provider);
+    assert.match(await thinking().textContent(), /Okay, the user greets me\.$/, provider);
+  }
+  assert.deepEqual(server.requests, ["/v1/chat/completions", "/v1/responses"]);
+  // Kept with the other settings: a reload shows it ticked.
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem("floe-playground:settings"))).startsInThinking, true);
+  await page.reload();
+  await idle(page);
+  await page.click("#open-settings");
+  assert.equal(await page.isChecked("#set-opened"), true, "the setting is not kept");
+  await page.click("#settings-cancel");
+
+  // Unticked: the reply is all text, </think> and all.
+  await configure(page, { provider: "openai-compatible", baseURL: url, model: "qwq", opened: false });
+  assert.doesNotMatch(await page.locator("#model-label").innerText(), /starts in thinking/);
+  await send(page, "Hello.");
+  await idle(page);
+  assert.equal(await thinking().count(), 0);
+  assert.match(await lastReply(page), /^Okay, the user greets me\.<\/think>\s+Hi there\.$/);
 });
 
 // The system prompt of a new real-model session is Settings'; a session

@@ -46,7 +46,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		if s.Provider == "openai" && s.Key == "" && base == "" {
 			return nil, nil, errors.New("Settings: OpenAI needs an API key (or a Base URL: a proxy that adds it, a local server).")
 		}
-		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, Gemini: s.Gemini, NoImages: s.NoImages})
+		m, err := openai.New(openai.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, Gemini: s.Gemini, NoImages: s.NoImages,
+			StartsInThinking: s.startsInThinking()})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -55,7 +56,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		if s.Key == "" && base == "" {
 			return nil, nil, errors.New("Settings: the OpenAI Responses API needs an API key (or a Base URL: a proxy that adds it, a local server).")
 		}
-		m, err := responses.New(responses.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, NoImages: s.NoImages})
+		m, err := responses.New(responses.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, SessionTokens: seed, NoImages: s.NoImages,
+			StartsInThinking: s.startsInThinking()})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,16 +39,27 @@ type Settings struct {
 	// prompt of a new real-model session ("" = playground.WorkspacePrompt).
 	NoImages     bool   `js:"noImages"`
 	SystemPrompt string `js:"systemPrompt"`
+	// StartsInThinking is for a chat template that opens the thinking
+	// (the Chat and Responses adapters' StartsInThinking: a reply is
+	// thinking until its </think>).
+	StartsInThinking bool `js:"startsInThinking"`
 }
 
 // takesImagesSetting reports whether the provider p's adapter can be told
-// that its model takes no images (the OpenAI adapters' NoImages).
+// that its model takes no images (the OpenAI adapters' NoImages), and
+// that its replies start in the thinking (their StartsInThinking).
 func takesImagesSetting(p string) bool {
 	return p == "openai" || p == "openai-compatible" || p == "openai-responses"
 }
 
 // noImages reports whether the settings' model takes no images.
 func (s Settings) noImages() bool { return s.NoImages && takesImagesSetting(s.Provider) }
+
+// startsInThinking reports whether the settings' model's replies start in
+// its thinking.
+func (s Settings) startsInThinking() bool {
+	return s.StartsInThinking && takesImagesSetting(s.Provider)
+}
 
 // Providers the settings offer, with what they need.
 var providerNames = map[string]string{
@@ -109,6 +120,9 @@ func (a *App) provider(seed omni.TokenCounts) (llm engine.LLM, newLLM engine.LLM
 	if a.set.noImages() {
 		label += " · no images"
 	}
+	if a.set.startsInThinking() {
+		label += " · starts in thinking"
+	}
 	return llm, newLLM, label, ""
 }
 
@@ -153,6 +167,7 @@ func (a *App) listenSettings() {
 		field("set-gemini").Set("checked", s.Gemini)
 		field("set-effort").Set("value", s.ThinkingLevel)
 		field("set-images").Set("checked", !s.NoImages)
+		field("set-opened").Set("checked", s.StartsInThinking)
 		field("set-system-prompt").Set("value", s.SystemPrompt)
 		field("set-current-prompt").Set("textContent", a.currentPrompt())
 		field("set-demo-status").Set("textContent", a.demoStatus())
@@ -196,6 +211,9 @@ func (a *App) listenSettings() {
 			Gemini:        field("set-gemini").Get("checked").Bool(),
 			NoImages:      !field("set-images").Get("checked").Bool(),
 			SystemPrompt:  field("set-system-prompt").Get("value").String(),
+			// Kept whatever the provider, as the Gemini switch is; used
+			// where offered (startsInThinking).
+			StartsInThinking: field("set-opened").Get("checked").Bool(),
 		}
 		if strings.TrimSpace(s.SystemPrompt) == "" {
 			s.SystemPrompt = "" // the default
@@ -318,6 +336,7 @@ func providerChosen(a *App, p string) {
 	byID(a.doc, "set-provider-note").SetTextContent(providerNote(p))
 	show(byID(a.doc, "set-gemini-row"), p == "openai" || p == "openai-compatible")
 	show(byID(a.doc, "set-images-row"), takesImagesSetting(p))
+	show(byID(a.doc, "set-opened-row"), takesImagesSetting(p))
 	show(byID(a.doc, "set-system-prompt-row"), p != "scripted")
 }
 
