@@ -51,12 +51,35 @@ async function loadExample(t, options) {
     bounded(page.evaluate(async (s) => (await (await import("./floe.mjs")).load()).exportSession(s), session), WAIT, "exportSession");
   // Stops the event page as Firefox does when it suspends an idle one
   // (about:debugging's "Terminate background script" asks for the same).
+  // The button's request goes out asynchronously (about:debugging first
+  // asks for the add-on's actor, then for the termination): closed right
+  // after the click, the page could be gone before the request was sent,
+  // leaving the event page running and the panel's run waiting. The page
+  // is closed once it shows the background script stopped.
   const stopBackground = async () => {
     const page = await b.newPage();
     page.goto("about:debugging#/runtime/this-firefox").catch(() => {});
     const button = ".qa-temporary-extension-terminate-bgscript-button";
+    const status = ".qa-extension-backgroundscript-status";
+    const failed = ".qa-temporary-extension-terminate-backgroundscript-error";
     await waitTrue(page, (s) => document.querySelectorAll(s).length === 1, button, WAIT, "about:debugging shows no Terminate background script button");
+    await waitTrue(
+      page,
+      (s) => document.querySelector(s)?.classList.contains("extension-backgroundscript__status--running") === true,
+      status,
+      WAIT,
+      "about:debugging does not show the background script running",
+    );
     await page.evaluate((s) => document.querySelector(s).click(), button);
+    await waitTrue(
+      page,
+      ([s, f]) => document.querySelector(f) !== null || document.querySelector(s)?.classList.contains("extension-backgroundscript__status--stopped") === true,
+      [status, failed],
+      WAIT,
+      "about:debugging does not show the background script stopped after Terminate",
+    );
+    const error = await page.evaluate((f) => document.querySelector(f)?.textContent ?? null, failed);
+    assert.equal(error, null, "about:debugging could not terminate the background script");
     await page.close();
   };
   return { b, log: b.log, open, exportTrace, stopBackground };
