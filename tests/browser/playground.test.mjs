@@ -1090,15 +1090,20 @@ pageTest("playground: run_js in a sandbox served without its policy runs in a fr
 pageTest("playground: run_js reads what the code posts to the page within bounds: a console's claimed length, many lines, a huge result, no object", async (page) => {
   await open(page, "/static/?pace=0"); // the demo model answers with the output: at once
   const card = () => page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last().locator(".output");
-  const run = async (code) => {
+  const run = async (code, ms = RUN) => {
     await send(page, "js: " + code);
     await decide(page, "run_js", "allow");
-    await idle(page);
+    await page.locator('body[data-state="idle"]').waitFor({ timeout: ms });
     return card().innerText();
   };
   assert.equal(await run(`postMessage({ console: { length: 2e9 }, result: "first" }); "second"`), "result: first\n");
   assert.equal(await run(`postMessage(5)`), "error: the code posted a number to the page, not a result\n");
-  await run(`postMessage({ console: Array(5000).fill("x"), result: "r".repeat(300000) })`);
+  // The demo model answers with the output's last line: one word of
+  // 262,144 r's, streamed in 21,846 pieces, which the browser lays out
+  // again at each frame. On a loaded 2-core machine the run took 20 to 70 s,
+  // past RUN; in a trace of a 67 s one, style and layout took 64 s (the
+  // next run's emoji, which can break anywhere, took 0.15 s).
+  await run(`postMessage({ console: Array(5000).fill("x"), result: "r".repeat(300000) })`, 3 * RUN);
   const last = page.locator("#transcript > .card", { has: page.locator('.tool-name:text("run_js")') }).last();
   await last.locator('button.more:has-text("show all (")').last().click();
   const many = (await card().innerText()).split("\n");
