@@ -207,25 +207,33 @@ export async function launch(t, { features = [] } = {}) {
    * refuses eval is waited on too.
    */
   b.waitFor = async (fn, args = [], ms = WAIT, what = String(fn).slice(0, 120)) => {
-    const script = `const done = arguments[arguments.length - 1];
-      const args = Array.prototype.slice.call(arguments, 0, -1);
-      const f = (${fn});
-      const end = Date.now() + ${Number(ms)};
-      const poll = async () => {
-        let v;
-        try {
-          v = await f.apply(null, args);
-        } catch (e) {
-          v = undefined;
-        }
-        if (v) return done({ v: v instanceof Element ? true : v });
-        if (Date.now() > end) return done({ timeout: true });
-        setTimeout(poll, 100); // polling page state, bounded by ms
-      };
-      poll();`;
-    const r = await send("POST", s("/execute/async"), { script, args }, ms + 5000);
-    if (r.timeout) throw new Error(`waited ${ms} ms for ${what}${explain(log)}`);
-    return r.v;
+    // Each script polls for at most half the driver's script timeout
+    // (WAIT * 2, above): a wait of that bound or more in one script was
+    // ended by the driver first, and failed as "script timed out" without
+    // naming what it waited for.
+    const end = Date.now() + ms;
+    for (;;) {
+      const slice = Math.max(0, Math.min(end - Date.now(), WAIT));
+      const script = `const done = arguments[arguments.length - 1];
+        const args = Array.prototype.slice.call(arguments, 0, -1);
+        const f = (${fn});
+        const end = Date.now() + ${slice};
+        const poll = async () => {
+          let v;
+          try {
+            v = await f.apply(null, args);
+          } catch (e) {
+            v = undefined;
+          }
+          if (v) return done({ v: v instanceof Element ? true : v });
+          if (Date.now() > end) return done({ timeout: true });
+          setTimeout(poll, 100); // polling page state, bounded by slice
+        };
+        poll();`;
+      const r = await send("POST", s("/execute/async"), { script, args }, slice + 5000);
+      if (!r.timeout) return r.v;
+      if (Date.now() >= end) throw new Error(`waited ${ms} ms for ${what}${explain(log)}`);
+    }
   };
 
   /** The element css selects (waiting for it up to ms); its WebDriver id. */
