@@ -36,6 +36,20 @@ async function decide(page, tool, decision) {
   await page.locator(find).setTimeout(RUN).click();
 }
 
+/**
+ * Waits until tool's approval card asks. The card just decided keeps its
+ * class "ask" until the page draws again, so a wait for any asking card
+ * right after a decision could end on that one.
+ */
+const asking = (page, tool) =>
+  waitTrue(
+    page,
+    (tool) => [...document.querySelectorAll("#transcript > .card.ask .tool-name")].some((e) => e.textContent === tool),
+    tool,
+    RUN,
+    `no approval card of ${tool}`,
+  );
+
 /** Waits until the session's row in IndexedDB names its first prompt (its first records are committed). */
 async function storedPrompt(page, id) {
   await waitTrue(
@@ -77,7 +91,7 @@ test("playground: approvals; a reload mid-task reopens the session and carries t
     // IndexedDB and the cut-off task carries over to the next prompt.
     await send(page, "How long is store.go?");
     await decide(page, "list_files", "allow");
-    await waitTrue(page, () => document.querySelector("#transcript > .card.ask") !== null, null, RUN, "no approval card");
+    await asking(page, "count_lines");
     await storedPrompt(page, id); // records reach IndexedDB in batches, off the run's path
     await page.reload();
     await idle(page);
@@ -101,7 +115,7 @@ test("playground: approvals; a reload mid-task reopens the session and carries t
     // Stop while an approval waits.
     await send(page, "What is in this project?");
     await decide(page, "list_files", "allow");
-    await waitTrue(page, () => document.querySelector("#transcript > .card.ask") !== null, null, RUN, "no approval card");
+    await asking(page, "count_lines");
     await page.click("#stop");
     await idle(page);
     assert.match(await lastText(page, "#transcript > .notice"), /Run aborted: aborted by user/);

@@ -45,6 +45,19 @@ function decide(b, tool, decision) {
   );
 }
 
+/**
+ * Waits until tool's approval card asks. The card just decided keeps its
+ * class "ask" until the page draws again, so a wait for any asking card
+ * right after a decision could end on that one.
+ */
+const asking = (b, tool) =>
+  b.waitFor(
+    (tool) => [...document.querySelectorAll("#transcript > .card.ask .tool-name")].some((e) => e.textContent === tool),
+    [tool],
+    RUN,
+    `the approval of ${tool}`,
+  );
+
 /** Waits until the session's row in IndexedDB names its first prompt (its first records are committed). */
 function storedPrompt(b, id) {
   return b.waitFor(
@@ -85,7 +98,7 @@ async function tour(t, b) {
   // IndexedDB and the cut-off task carries over to the next prompt.
   await send(b, "How long is store.go?");
   await decide(b, "list_files", "allow");
-  await b.waitFor(() => document.querySelector("#transcript > .card.ask"), [], RUN, "the second approval");
+  await asking(b, "count_lines");
   await storedPrompt(b, id); // records reach IndexedDB in batches, off the run's path
   await b.reload();
   await idle(b);
@@ -109,7 +122,7 @@ async function tour(t, b) {
   // Stop while an approval waits.
   await send(b, "What is in this project?");
   await decide(b, "list_files", "allow");
-  await b.waitFor(() => document.querySelector("#transcript > .card.ask"), [], RUN, "an approval");
+  await asking(b, "count_lines");
   await b.click("#stop");
   await idle(b);
   assert.match(await lastText(b, "#transcript > .notice"), /Run aborted: aborted by user/);
