@@ -25,15 +25,34 @@ async function send(page, prompt) {
   await waitTrue(page, (n) => document.querySelectorAll("#transcript > .msg.prompt").length > n, n, RUN, `prompt ${n + 1} was not shown`);
 }
 
-/** Presses the decision button of the last approval card of tool. */
+/**
+ * Presses the decision button of the last approval card of tool, once it
+ * is in view with no tool of the run running (its output, drawn above the
+ * card, moves it), and returns once the card no longer asks. A button
+ * scrolled into view by the click itself could move as the page followed
+ * its end, and the click was lost (seen in WebKit's tests).
+ */
 async function decide(page, tool, decision) {
+  // The button found is marked (data-pressed), to wait for its card to stop asking.
   const find = new Function(
-    `return [...document.querySelectorAll("#transcript > .card.ask")]
+    `for (const e of document.querySelectorAll("[data-pressed]")) delete e.dataset.pressed;
+    if ([...document.querySelectorAll("#transcript > .card .badge.status")].some((e) => ["running", "started"].includes(e.textContent))) return null;
+    const button = [...document.querySelectorAll("#transcript > .card.ask")]
       .filter((c) => c.querySelector(".tool-name")?.textContent === ${JSON.stringify(tool)})
-      .pop()?.querySelector('button[data-decision="${decision}"]') ?? null`,
+      .pop()?.querySelector('button[data-decision="${decision}"]');
+    if (!button) return null;
+    const view = document.getElementById("transcript").getBoundingClientRect();
+    const r = button.getBoundingClientRect();
+    if (r.top < view.top || r.bottom > view.bottom) {
+      button.scrollIntoView({ block: "center" });
+      return null;
+    }
+    button.dataset.pressed = "";
+    return button`,
   );
   // A locator waits until the button is visible and still, then clicks.
   await page.locator(find).setTimeout(RUN).click();
+  await waitTrue(page, () => document.querySelector("#transcript > .card.ask [data-pressed]") === null, null, RUN, `the ${decision} of ${tool} was not taken`);
 }
 
 /**

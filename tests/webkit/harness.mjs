@@ -249,10 +249,14 @@ export async function launch(t, { features = [] } = {}) {
    * for it to be there; what names it in a failure.
    */
   b.clickWhere = async (fn, args = [], ms = WAIT, what = String(fn).slice(0, 120)) => {
-    await b.waitFor(fn, args, ms, what);
-    const r = await send("POST", s("/execute/sync"), { script: `return (${fn}).apply(null, arguments)`, args });
-    if (!r) throw new Error(`${what}: gone before the click${explain(log)}`);
-    return send("POST", s(`/element/${Object.values(r)[0]}/click`), {});
+    const end = Date.now() + ms;
+    for (;;) {
+      await b.waitFor(fn, args, Math.max(0, end - Date.now()), what);
+      const r = await send("POST", s("/execute/sync"), { script: `return (${fn}).apply(null, arguments)`, args });
+      if (r) return send("POST", s(`/element/${Object.values(r)[0]}/click`), {});
+      // Gone (or, for a fn that asks for it, moved) since the wait: look again.
+      if (Date.now() >= end) throw new Error(`${what}: gone before the click${explain(log)}`);
+    }
   };
   /** Types text into the element css selects ("\uE007" is Enter). */
   b.type = async (css, text, ms = WAIT) => send("POST", s(`/element/${await b.find(css, ms)}/value`), { text });

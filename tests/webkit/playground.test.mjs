@@ -31,18 +31,45 @@ async function send(b, prompt) {
   await b.waitFor((n) => document.querySelectorAll("#transcript > .msg.prompt").length > n, [n], RUN, `the prompt ${JSON.stringify(prompt)} shown`);
 }
 
-/** Presses the decision button of the last approval card of tool. */
-function decide(b, tool, decision) {
-  return b.clickWhere(
-    (tool, decision) =>
-      [...document.querySelectorAll("#transcript > .card.ask")]
+/**
+ * Presses the decision button of the last approval card of tool, once the
+ * page is still, and returns once the card no longer asks. The button is
+ * brought into view first, then clicked where it has stayed for two looks
+ * with no tool of the run running (its output, drawn above the card, moves
+ * it): WebDriver scrolled a button out of view into it itself and pressed
+ * at once, the page then followed its end, and the mouse went up on the
+ * transcript, not the button (no click), leaving the run waiting on the
+ * approval to the end of the test.
+ */
+async function decide(b, tool, decision) {
+  await b.clickWhere(
+    (tool, decision) => {
+      // The button found is marked (data-pressed), to wait for its card to stop asking.
+      for (const e of document.querySelectorAll("[data-pressed]")) delete e.dataset.pressed;
+      const button = [...document.querySelectorAll("#transcript > .card.ask")]
         .filter((c) => c.querySelector(".tool-name")?.textContent === tool)
         .pop()
-        ?.querySelector(`button[data-decision="${decision}"]`) ?? null,
+        ?.querySelector(`button[data-decision="${decision}"]`);
+      const busy = [...document.querySelectorAll("#transcript > .card .badge.status")].some((e) => ["running", "started"].includes(e.textContent));
+      if (!button || busy) return (window.lastButtonRect = null);
+      const view = document.getElementById("transcript").getBoundingClientRect();
+      const r = button.getBoundingClientRect();
+      if (r.top < view.top || r.bottom > view.bottom) {
+        button.scrollIntoView({ block: "center" });
+        return (window.lastButtonRect = null);
+      }
+      const at = [r.x, r.y, r.width, r.height].join();
+      const still = window.lastButtonRect === at;
+      window.lastButtonRect = at;
+      if (!still) return null;
+      button.dataset.pressed = "";
+      return button;
+    },
     [tool, decision],
     RUN,
-    `the ${decision} button of ${tool}`,
+    `the ${decision} button of ${tool}, still`,
   );
+  await b.waitFor(() => document.querySelector("#transcript > .card.ask [data-pressed]") === null, [], RUN, `the ${decision} of ${tool} taken`);
 }
 
 /**
