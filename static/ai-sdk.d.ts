@@ -122,8 +122,9 @@ export interface FloeChatTransport {
   reconnectToStream(options: { chatId: string }): Promise<null>;
   /**
    * Ends the chat's run, streaming or waiting on an approval (which
-   * useChat's stop() cannot reach: no response runs), and resolves once it
-   * has, with a function for setMessages: the messages given, those holding
+   * useChat's stop() cannot reach: no response runs), or about to start
+   * (a message waiting for the chat's session or for the run it aborts:
+   * the run starts aborted), and resolves once it has, with a function for setMessages: the messages given, those holding
    * a call the run left asked changed (new objects) to show it not run
    * (output-error). A chatId that is not a string is "bad_argument".
    */

@@ -796,12 +796,13 @@ export function floeChatTransport(options) {
     return s;
   };
   // chat id → { session: Promise, run: UIRun | null, controller, sent: Set of
-  // user message ids, left: Set of approval ids asked and never answered }
+  // user message ids, left: Set of approval ids asked and never answered,
+  // starting: Set of the messages waiting to start their runs }
   const chats = new Map();
   const chat = (id) => {
     let c = chats.get(id);
     if (!c) {
-      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set() };
+      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set(), starting: new Set() };
       chats.set(id, c);
       // One that failed (a session another tab holds) is asked for again at the next message.
       c.session.catch(() => chats.get(id) === c && chats.delete(id));
@@ -845,34 +846,46 @@ export function floeChatTransport(options) {
       }
       if (c.sent.has(last.id)) throw floeError("bad_argument", `${name}: message ${JSON.stringify(last.id)} was run already`);
       const prompt = promptOf(last, name);
-      if (c.run && !c.run.done) {
-        // A new message while the run waits on the UI's approvals: the run is aborted.
-        await c.run.abort();
+      // Until its run starts the message waits (for the run it aborts, for
+      // the session being made): a stop(chatId) then stops it, and its run
+      // starts aborted (the prompt kept, as useChat's stop() leaves it).
+      const start = { stopped: false };
+      start.began = new Promise((r) => (start.begin = r));
+      c.starting.add(start);
+      try {
+        if (c.run && !c.run.done) {
+          // A new message while the run waits on the UI's approvals: the run is aborted.
+          await c.run.abort();
+        }
+        // The calls it left asked wait no more: their parts show it. The chunks
+        // reach the new message only, so the chat's messages change: a message
+        // with such a call is replaced by a new one, as settle gives it (a UI
+        // that keeps copies of the messages, useChat of @ai-sdk/vue, redraws
+        // a message that is a new object only).
+        const settled = settle(messages, c.left);
+        settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
+        const s = await c.session;
+        const controller = new AbortController();
+        if (start.stopped) controller.abort();
+        let run;
+        const stream = s.run(prompt, {
+          approve: (call) => decide(call, run),
+          signal: controller.signal,
+          ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
+        });
+        run = new UIRun(stream, () => {
+          controller.abort();
+          return run.drain();
+        });
+        run.left = c.left;
+        c.run = run;
+        c.controller = controller;
+        c.sent.add(last.id);
+        return run.stream({ pause: true, signal: abortSignal });
+      } finally {
+        c.starting.delete(start);
+        start.begin();
       }
-      // The calls it left asked wait no more: their parts show it. The chunks
-      // reach the new message only, so the chat's messages change: a message
-      // with such a call is replaced by a new one, as settle gives it (a UI
-      // that keeps copies of the messages, useChat of @ai-sdk/vue, redraws
-      // a message that is a new object only).
-      const settled = settle(messages, c.left);
-      settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
-      const s = await c.session;
-      const controller = new AbortController();
-      let run;
-      const stream = s.run(prompt, {
-        approve: (call) => decide(call, run),
-        signal: controller.signal,
-        ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
-      });
-      run = new UIRun(stream, () => {
-        controller.abort();
-        return run.drain();
-      });
-      run.left = c.left;
-      c.run = run;
-      c.controller = controller;
-      c.sent.add(last.id);
-      return run.stream({ pause: true, signal: abortSignal });
     },
     // useChat's stop() ends a response; a run waiting on an approval has
     // none (the response ended with the request), so stop(chatId) ends the
@@ -881,6 +894,10 @@ export function floeChatTransport(options) {
     async stop(chatId) {
       if (typeof chatId !== "string") throw badArg(`${name}: stop: chatId`, "a chat's id (a string)", chatId);
       const c = chats.get(chatId);
+      // A message waiting to start its run starts it aborted: the stop waits for it.
+      const starting = [...(c?.starting ?? [])];
+      for (const start of starting) start.stopped = true;
+      await Promise.all(starting.map((start) => start.began));
       const run = c?.run;
       // The run is aborted and read to its end: a response reading it
       // still gets its chunks, the abort's too, and ends; one left unread

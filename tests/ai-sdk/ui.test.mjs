@@ -389,6 +389,67 @@ test("floeChatTransport: stop(chatId) while a response is open and no longer rea
   await session.close();
 });
 
+test("floeChatTransport: stop(chatId) while the chat's createSession is pending, or a previous run's abort is: the run starts aborted, its response ends with abort, the next message is a normal turn", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Second."]]);
+  const session = floe.createSession({ llm, tools });
+  let open;
+  const gate = new Promise((r) => (open = r));
+  let asked;
+  const made = new Promise((r) => (asked = r));
+  const transport = floeChatTransport({ createSession: () => (asked(), gate) });
+  const responses = []; // each response's chunks
+  const c = chat({
+    ...transport,
+    async sendMessages(o) {
+      const chunks = [];
+      responses.push(chunks);
+      const stream = await transport.sendMessages(o);
+      return stream.pipeThrough(new TransformStream({ transform: (ch, ctl) => (chunks.push(ch), ctl.enqueue(ch)) }));
+    },
+  });
+  const sent = c.sendMessage({ text: "First" });
+  await made; // the session is being made
+  const stopped = transport.stop(c.id);
+  open(session);
+  await stopped;
+  assert.equal(session.steer("still there?"), false); // the session is idle
+  await sent;
+  assert.equal(c.status, "ready");
+  assert.equal(c.error, undefined);
+  assert.equal(llm.calls.length, 0); // nothing ran
+  assert.deepEqual(responses[0].at(-1), { type: "abort", reason: "aborted by user" });
+  assert.equal(responses[0].some((ch) => ch.type === "finish"), false);
+
+  // A stop while a new message waits for the run it aborts (one waiting on an approval).
+  await c.sendMessage({ text: "Echo" });
+  assert.equal(assistant(c).parts.at(-1).state, "approval-requested");
+  assert.equal(llm.calls.length, 1);
+  const messages = [...c.messages, { id: "u3", role: "user", parts: [{ type: "text", text: "Never mind" }] }];
+  const next = transport.sendMessages({ trigger: "submit-message", chatId: c.id, messages });
+  await transport.stop(c.id);
+  assert.equal(session.steer("still there?"), false);
+  const rest = [];
+  for (const r = (await next).getReader(); ; ) {
+    const { done, value } = await r.read();
+    if (done) break;
+    rest.push(value);
+  }
+  assert.deepEqual(rest.at(-1), { type: "abort", reason: "aborted by user" });
+  assert.equal(llm.calls.length, 1); // "Never mind" was not run
+  c.messages = (await transport.stop(c.id))(messages);
+
+  // The next message is a normal turn: the prompts stopped before their runs are the model's, as useChat's stop() leaves them.
+  await c.sendMessage({ text: "Go on" });
+  assert.equal(c.status, "ready");
+  assert.equal(assistant(c).parts.at(-1).text, "Second.");
+  assert.deepEqual(
+    llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]),
+    [["tool_call_output", "[interrupted: tool aborted by user]"], ["text", "Never mind"], ["text", "Go on"]],
+  );
+  assert.deepEqual(llm.calls[0].newMessages.map((m) => m.payload.text), ["First", "Echo"]);
+  await session.close();
+});
+
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
   const PNG = "data:image/png;base64,iVBORw0KGgo=";
   const llm = mockModel([["Seen."], ["An image."]]);
