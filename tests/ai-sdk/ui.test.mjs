@@ -114,6 +114,21 @@ test("toUIMessageStream: what is refused", () => {
   assert.throws(() => toUIMessageStream((async function* () {})(), { messageId: "x" }), { message: /toUIMessageStream: options\.messageId: unknown option/ });
 });
 
+/** chat() over transport, with the chunks of each response it sent kept in responses (one array a response). */
+function recordingChat(transport) {
+  const responses = [];
+  const c = chat({
+    ...transport,
+    async sendMessages(o) {
+      const chunks = [];
+      responses.push(chunks);
+      const stream = await transport.sendMessages(o);
+      return stream.pipeThrough(new TransformStream({ transform: (ch, ctl) => (chunks.push(ch), ctl.enqueue(ch)) }));
+    },
+  });
+  return { c, responses };
+}
+
 /** The Chat of the AI SDK's UI (useChat's core) over a plain state; finished() resolves at each response's end. */
 function chat(transport, init = {}) {
   const state = {
@@ -287,16 +302,7 @@ test("floeChatTransport: a new message while a reply streams ends that reply's r
   const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Second."]]);
   const session = floe.createSession({ llm, store: false });
   const transport = floeChatTransport({ session });
-  const responses = []; // each response's chunks
-  const c = chat({
-    ...transport,
-    async sendMessages(o) {
-      const chunks = [];
-      responses.push(chunks);
-      const stream = await transport.sendMessages(o);
-      return stream.pipeThrough(new TransformStream({ transform: (ch, ctl) => (chunks.push(ch), ctl.enqueue(ch)) }));
-    },
-  });
+  const { c, responses } = recordingChat(transport);
   const ends = [];
   const started = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.text === "Starting") && r()));
   const first = c.finished().then((e) => ends.push(e));
@@ -397,16 +403,7 @@ test("floeChatTransport: stop(chatId) while the chat's createSession is pending,
   let asked;
   const made = new Promise((r) => (asked = r));
   const transport = floeChatTransport({ createSession: () => (asked(), gate) });
-  const responses = []; // each response's chunks
-  const c = chat({
-    ...transport,
-    async sendMessages(o) {
-      const chunks = [];
-      responses.push(chunks);
-      const stream = await transport.sendMessages(o);
-      return stream.pipeThrough(new TransformStream({ transform: (ch, ctl) => (chunks.push(ch), ctl.enqueue(ch)) }));
-    },
-  });
+  const { c, responses } = recordingChat(transport);
   const sent = c.sendMessage({ text: "First" });
   await made; // the session is being made
   const stopped = transport.stop(c.id);
