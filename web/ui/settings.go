@@ -45,20 +45,20 @@ type Settings struct {
 	StartsInThinking bool `js:"startsInThinking"`
 }
 
-// takesImagesSetting reports whether the provider p's adapter can be told
-// that its model takes no images (the OpenAI adapters' NoImages), and
-// that its replies start in the thinking (their StartsInThinking).
-func takesImagesSetting(p string) bool {
+// openaiAdapter reports whether the provider p goes through one of the
+// OpenAI adapters, which can be told that its model takes no images
+// (NoImages) and that its replies start in the thinking (StartsInThinking).
+func openaiAdapter(p string) bool {
 	return p == "openai" || p == "openai-compatible" || p == "openai-responses"
 }
 
 // noImages reports whether the settings' model takes no images.
-func (s Settings) noImages() bool { return s.NoImages && takesImagesSetting(s.Provider) }
+func (s Settings) noImages() bool { return s.NoImages && openaiAdapter(s.Provider) }
 
 // startsInThinking reports whether the settings' model's replies start in
 // its thinking.
 func (s Settings) startsInThinking() bool {
-	return s.StartsInThinking && takesImagesSetting(s.Provider)
+	return s.StartsInThinking && openaiAdapter(s.Provider)
 }
 
 // Providers the settings offer, with what they need.
@@ -335,8 +335,8 @@ func providerNote(p string) string {
 func providerChosen(a *App, p string) {
 	byID(a.doc, "set-provider-note").SetTextContent(providerNote(p))
 	show(byID(a.doc, "set-gemini-row"), p == "openai" || p == "openai-compatible")
-	show(byID(a.doc, "set-images-row"), takesImagesSetting(p))
-	show(byID(a.doc, "set-opened-row"), takesImagesSetting(p))
+	show(byID(a.doc, "set-images-row"), openaiAdapter(p))
+	show(byID(a.doc, "set-opened-row"), openaiAdapter(p))
 	show(byID(a.doc, "set-system-prompt-row"), p != "scripted")
 }
 
