@@ -230,7 +230,9 @@ func hideURL(msg, u string) string {
 	return msg
 }
 
-// replaceAll is strings.ReplaceAll (old not empty).
+// replaceAll is strings.ReplaceAll (old not empty), written out: with
+// strings.ReplaceAll and IndexAny, hideURL cost floe.wasm 2.3 KB brotli
+// against 0.4 KB.
 func replaceAll(s, old, new string) string {
 	for i := 0; i+len(old) <= len(s); i++ {
 		if s[i:i+len(old)] == old {
