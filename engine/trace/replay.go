@@ -24,8 +24,11 @@ type Replayed struct {
 // DanglingCompaction identifies a compaction the Trace opened but never
 // closed.
 type DanglingCompaction struct {
+	// Reason is the compaction_begin's reason: "context", "turns" or
+	// "manual" (PROTOCOL.md §5).
 	Reason string
-	Mode   string
+	// Mode is the compaction_begin's mode: "summarize" or "discard".
+	Mode string
 }
 
 // Replay rebuilds the engine state from the records of one Trace file, the

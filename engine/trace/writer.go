@@ -45,10 +45,15 @@ var _ engine.TraceSink = (*Writer)(nil)
 // whether it created that file, whether it healed a torn tail first, and
 // the records it wrote.
 type Written struct {
-	Index       int
-	NewFile     bool
+	// Index is the number of the file appended to, counted from 1.
+	Index int
+	// NewFile is true when this append created the file.
+	NewFile bool
+	// HealNewline is true when a "\n" was written first, ending a torn
+	// last line left by an interrupted write (P-13).
 	HealNewline bool
-	Records     []omni.Message
+	// Records are the records appended, as written (stamped).
+	Records []omni.Message
 }
 
 // NewWriter returns a Writer that appends to file index of the session,
