@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -71,7 +73,7 @@ func getBounded(t *testing.T, url string) string {
 // many were dropped, then writes those it kept, in order.
 func TestBlockedLogHoldsNoRequest(t *testing.T) {
 	g := newGateWriter(t)
-	q := newLogQueue(g, "json", 4)
+	q := newLogQueue(g, "json", logBounds{lines: 4, bytes: 1 << 20})
 	s := serveTest(t, server.Config{}, runOpts{log: newLogger(q, "json"), logq: q})
 	t.Cleanup(g.open) // before serveTest's: its shutdown logs
 	getBounded(t, s.url+"/healthz")
@@ -112,7 +114,7 @@ func TestBlockedLogHoldsNoRequest(t *testing.T) {
 // order, and nothing is said dropped.
 func TestLogQueueKeepsAllWithinItsBound(t *testing.T) {
 	g := newGateWriter(t)
-	q := newLogQueue(g, "text", 8)
+	q := newLogQueue(g, "text", logBounds{lines: 8, bytes: 1 << 20})
 	log := newLogger(q, "text")
 	log.Info("record", "n", 0)
 	<-g.entered
@@ -144,25 +146,34 @@ func TestLogQueueKeepsAllWithinItsBound(t *testing.T) {
 }
 
 // TestLogFlushIsBounded: a flush waits for a blocked writer only until its
-// context ends, the queue full or not.
+// context ends, the queue full or not; the records it leaves queued then
+// (the exit's, lost with the process) are counted dropped, and said if the
+// writer takes a record again.
 func TestLogFlushIsBounded(t *testing.T) {
 	g := newGateWriter(t)
-	q := newLogQueue(g, "text", 1)
+	q := newLogQueue(g, "text", logBounds{lines: 1, bytes: 1 << 20})
 	q.Write([]byte("a\n"))
 	<-g.entered
 	q.Write([]byte("b\n")) // queued: the queue is full
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := q.Flush(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Flush with the queue full: %v, want context.Canceled", err)
+	if err := q.Flush(ctx); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "1 records not written") {
+		t.Errorf("Flush with the queue full: %v, want context.Canceled and 1 record not written", err)
+	}
+	if q.Dropped() != 1 {
+		t.Errorf("Dropped() = %d after a flush left 1 record, want 1", q.Dropped())
 	}
 	g.open()
-	if err := q.Flush(context.Background()); err != nil || g.out.String() != "a\nb\n" {
-		t.Errorf("after the gate opens: %v, %q", err, g.out.String())
+	if err := q.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if out := g.out.String(); !strings.HasPrefix(out, "a\n") || strings.Contains(out, "b\n") ||
+		!strings.Contains(out, `msg="log lines dropped: the log's writer was blocked" dropped=1`+"\n") {
+		t.Errorf("after the gate opens: %q, want a, then the notice of b dropped", out)
 	}
 	// A flush queued behind a blocked write, its context ended meanwhile.
 	g2 := newGateWriter(t)
-	q2 := newLogQueue(g2, "text", 4)
+	q2 := newLogQueue(g2, "text", logBounds{lines: 4, bytes: 1 << 20})
 	q2.Write([]byte("a\n"))
 	<-g2.entered
 	ctx2, cancel2 := context.WithCancel(context.Background())
@@ -174,11 +185,104 @@ func TestLogFlushIsBounded(t *testing.T) {
 	}
 }
 
+// TestLogQueueBoundedByBytes: long records fill the queue by their bytes
+// before its count of records; one longer than the room alone is dropped.
+func TestLogQueueBoundedByBytes(t *testing.T) {
+	g := newGateWriter(t)
+	q := newLogQueue(g, "text", logBounds{lines: 100, bytes: 1000})
+	q.Write([]byte("first\n"))
+	<-g.entered
+	long := strings.Repeat("x", 299) + "\n"
+	for range 4 {
+		q.Write([]byte(long)) // 3 fit in 1,000 bytes
+	}
+	if q.Dropped() != 1 {
+		t.Errorf("Dropped() = %d after 4 records of 300 bytes in 1,000, want 1", q.Dropped())
+	}
+	q.Write([]byte("short\n")) // 906 bytes: fits
+	q.Write([]byte(strings.Repeat("y", 1200) + "\n"))
+	if q.Dropped() != 2 {
+		t.Errorf("Dropped() = %d, want 2 (the record longer than the queue)", q.Dropped())
+	}
+	g.open()
+	if err := q.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The notice follows the write that was blocked.
+	notice := `msg="log lines dropped: the log's writer was blocked" dropped=2` + "\n"
+	if got, want := g.out.String(), strings.Repeat(long, 3)+"short\n"; !strings.HasPrefix(got, "first\n") ||
+		!strings.Contains(got, notice) || !strings.HasSuffix(got, notice+want) {
+		t.Errorf("the log:\n%s", got)
+	}
+	// Once written, the bytes are room again.
+	for range 3 {
+		q.Write([]byte(long))
+	}
+	if err := q.Flush(context.Background()); err != nil || q.Dropped() != 2 || !strings.HasSuffix(g.out.String(), strings.Repeat(long, 3)) {
+		t.Errorf("3 records after the queue drained: %v, %d dropped", err, q.Dropped())
+	}
+}
+
+// TestLogValueCut: a value longer than logValueMax (a deep panic's stack)
+// is cut with a mark, and the record stays one line of JSON.
+func TestLogValueCut(t *testing.T) {
+	var b syncBuffer
+	newLogger(&b, "json").Error("panic", "stack", strings.Repeat("é", 20<<10))
+	line := b.String()
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(line), &rec); err != nil || strings.Count(line, "\n") != 1 {
+		t.Fatalf("not one line of JSON (%v): %.200s", err, line)
+	}
+	stack, _ := rec["stack"].(string)
+	if !strings.HasSuffix(stack, "…[cut 24576 bytes]") || len(stack) > logValueMax+32 || !strings.HasPrefix(stack, "éé") {
+		t.Errorf("the stack, %d bytes, ends %q", len(stack), stack[max(0, len(stack)-40):])
+	}
+}
+
+// TestLogErrorsHaveARoom: with the queue full of ordinary records, a
+// handler's panic is still logged (its record, an error, has a room of its
+// own) while its request's record is dropped; past that room errors are
+// dropped too, and the notice says how many of the dropped were errors.
+func TestLogErrorsHaveARoom(t *testing.T) {
+	g := newGateWriter(t)
+	q := newLogQueue(g, "json", logBounds{lines: 2, bytes: 1 << 20, errLines: 1, errBytes: 1 << 20})
+	log := newLogger(q, "json")
+	log.Info("first")
+	<-g.entered
+	log.Info("a")
+	log.Info("b")
+	h := logRequests(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("the handler's bug") }), log, time.Now)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/sessions", nil))
+	if rec.Code != 500 {
+		t.Errorf("the panic's answer: %d", rec.Code)
+	}
+	log.Error("a second error") // the room is full
+	if q.Dropped() != 2 {
+		t.Errorf("Dropped() = %d, want 2 (the request's record, the second error)", q.Dropped())
+	}
+	g.open()
+	if err := q.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(g.out.String(), "\n"), "\n")
+	want := []string{`"msg":"first"`, `"msg":"log lines dropped: the log's writer was blocked","dropped":2,"errors":1`,
+		`"msg":"a"`, `"msg":"b"`, `"msg":"panic","route":"/api/sessions","panic":"the handler's bug"`}
+	if len(lines) != len(want) {
+		t.Fatalf("the log:\n%s", g.out.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d: %s, want %s", i, lines[i], w)
+		}
+	}
+}
+
 // TestShutdownFlushesTheLog: serve returns once what its log queued, its
 // "stopped" record included, is written.
 func TestShutdownFlushesTheLog(t *testing.T) {
 	g := newGateWriter(t)
-	q := newLogQueue(g, "json", 64)
+	q := newLogQueue(g, "json", logBounds{lines: 64, bytes: 1 << 20})
 	s := serveTest(t, server.Config{}, runOpts{log: newLogger(q, "json"), logq: q})
 	getBounded(t, s.url+"/healthz")
 	<-g.entered
@@ -189,6 +293,28 @@ func TestShutdownFlushesTheLog(t *testing.T) {
 	}
 	if out := g.out.String(); !strings.Contains(out, `"msg":"stopped"`) {
 		t.Errorf("serve returned before its log was written:\n%s", out)
+	}
+}
+
+// TestShutdownLogOutlivesTheGrace: a shutdown whose requests took all of
+// shutdownGrace still waits for its log (logFlush), so its last records
+// are written once the writer takes them again.
+func TestShutdownLogOutlivesTheGrace(t *testing.T) {
+	g := newGateWriter(t)
+	q := newLogQueue(g, "json", logBounds{lines: 64, bytes: 1 << 20})
+	flushing := make(chan struct{})
+	s := serveTest(t, server.Config{}, runOpts{log: newLogger(q, "json"), logq: q,
+		shutdownGrace: time.Nanosecond, logFlush: time.Minute, flushing: func() { close(flushing) }})
+	getBounded(t, s.url+"/healthz")
+	<-g.entered
+	s.stop()
+	<-flushing // shutdownGrace is over
+	g.open()
+	if err := s.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if out := g.out.String(); !strings.Contains(out, `"msg":"stopped"`) || q.Dropped() != 0 {
+		t.Errorf("serve returned before its log was written (%d dropped):\n%s", q.Dropped(), out)
 	}
 }
 

@@ -86,10 +86,10 @@ func main() {
 	}()
 	ro := defaultRunOpts()
 	// The log is queued (logQueue): a stderr that blocks holds no request.
-	ro.logq = newLogQueue(os.Stderr, o.logFormat, logQueueLines)
+	ro.logq = newLogQueue(os.Stderr, o.logFormat, defaultLogBounds)
 	ro.grace, ro.metricsToken, ro.log = o.grace, o.metricsToken, newLogger(ro.logq, o.logFormat)
 	if err := serve(ctx, o.cfg, o.addr, os.Stdout, ro); err != nil {
-		flush, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		flush, cancel := context.WithTimeout(context.Background(), logFlushGrace)
 		ro.logq.Flush(flush)
 		cancel()
 		log.Fatal(err)
@@ -109,9 +109,14 @@ type runOpts struct {
 	log          *slog.Logger
 	// logq, when set, is log's writer: its dropped records are counted in
 	// /metrics, and what it holds is written before serve returns (within
-	// shutdownGrace).
+	// what is left of shutdownGrace, and at least logFlush).
 	logq *logQueue
-	now  func() time.Time
+	// shutdownGrace and logFlush are the consts of their names, a test's
+	// when set.
+	shutdownGrace, logFlush time.Duration
+	// flushing, when set, is called before the log is flushed at the end.
+	flushing func()
+	now      func() time.Time
 	// after is time.After; a test's fires when it says.
 	after func(time.Duration) <-chan time.Time
 	// draining, when set, is called once the server drains (readiness
@@ -502,7 +507,10 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	if n := srv.Registry.Counts().Running; n > 0 {
 		ro.log.Info("aborting the runs left", "running", n)
 	}
-	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	if ro.shutdownGrace == 0 {
+		ro.shutdownGrace = shutdownGrace
+	}
+	grace, cancel := context.WithTimeout(context.Background(), ro.shutdownGrace)
 	defer cancel()
 	// The runs in flight are aborted and end (their Traces written, their
 	// sessions' locks let go), then the streams, which the HTTP server
@@ -520,9 +528,19 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	ro.log.Info("stopped")
 	if ro.logq != nil {
 		// What the log holds, written before the process exits: within
-		// what is left of shutdownGrace (a writer still blocked then
-		// loses it).
-		ro.logq.Flush(grace)
+		// what is left of shutdownGrace, and at least logFlushGrace (a
+		// server whose requests took all of it still writes its last
+		// records). A writer still blocked then loses them, counted.
+		if ro.logFlush == 0 {
+			ro.logFlush = logFlushGrace
+		}
+		d, _ := grace.Deadline()
+		flush, cancel := context.WithTimeout(context.Background(), max(time.Until(d), ro.logFlush))
+		defer cancel()
+		if ro.flushing != nil {
+			ro.flushing()
+		}
+		ro.logq.Flush(flush)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,12 +22,53 @@ import (
 
 // newLogger is the server's log on w in format ("text" or "json"): one
 // record per line, every value quoted or escaped by log/slog, so that
-// nothing a client or a model sent forges a line.
+// nothing a client or a model sent forges a line, and none longer than
+// logValueMax. On a logQueue, error records go to its errors' room.
 func newLogger(w io.Writer, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+	if q, ok := w.(*logQueue); ok {
+		return slog.New(levelSplit{low: logHandler(q, format), high: logHandler(errorWriter{q}, format)})
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(logHandler(w, format))
+}
+
+func logHandler(w io.Writer, format string) slog.Handler {
+	o := &slog.HandlerOptions{ReplaceAttr: cutValue}
+	if format == "json" {
+		return slog.NewJSONHandler(w, o)
+	}
+	return slog.NewTextHandler(w, o)
+}
+
+// cutValue cuts a string value longer than logValueMax, saying so.
+func cutValue(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindString {
+		if s := a.Value.String(); len(s) > logValueMax {
+			a.Value = slog.StringValue(strings.ToValidUTF8(s[:logValueMax], "") + "…[cut " + strconv.Itoa(len(s)-logValueMax) + " bytes]")
+		}
+	}
+	return a
+}
+
+// levelSplit hands error records to high, the others to low.
+type levelSplit struct{ low, high slog.Handler }
+
+func (h levelSplit) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.low.Enabled(ctx, l)
+}
+
+func (h levelSplit) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		return h.high.Handle(ctx, r)
+	}
+	return h.low.Handle(ctx, r)
+}
+
+func (h levelSplit) WithAttrs(as []slog.Attr) slog.Handler {
+	return levelSplit{h.low.WithAttrs(as), h.high.WithAttrs(as)}
+}
+
+func (h levelSplit) WithGroup(name string) slog.Handler {
+	return levelSplit{h.low.WithGroup(name), h.high.WithGroup(name)}
 }
 
 // ops are the routes of this server's own, beside TRANSPORT.md's /api/…:
@@ -234,7 +276,7 @@ func (o *ops) families() []family {
 		{"floe_stream_resyncs_total", "counter", "Streams that reconnected past the replay buffer (resync_required).", one(m.Resyncs.Load())},
 		{"floe_trace_written_bytes_total", "counter", "Bytes written to Traces.", one(m.TraceBytes.Load())},
 		{"floe_trace_write_errors_total", "counter", "Trace writes that failed (the run goes on without them).", one(m.TraceErrors.Load())},
-		{"floe_log_lines_dropped_total", "counter", "Log records dropped while the log's writer (stderr) was blocked and its queue full.", one(dropped)},
+		{"floe_log_lines_dropped_total", "counter", "Log records dropped while the log's writer (stderr) was blocked and its queue full, or left queued at the exit.", one(dropped)},
 		{"floe_draining", "gauge", "1 while the server shuts down, else 0.", one(draining)},
 		{"floe_uptime_seconds", "gauge", "Seconds since the server started.", []series{{value: o.now().Sub(o.start).Seconds()}}},
 	}
