@@ -1,7 +1,8 @@
 // The Worker's /healthz and /readyz, as floe-server's, under local workerd:
 // no token, any Origin, GET or HEAD; /readyz 503 while a session could not
 // start (a variable refused, FLOE_MODEL without FLOE_MODEL_ID, no SESSIONS
-// binding), the reason in the Worker's log only.
+// binding, the object not answering), the reason in the Worker's log only;
+// concurrent /readyz requests share one check of the object.
 // Build first: scripts/worker.sh build (scripts/worker.sh test does both).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
@@ -83,4 +84,36 @@ test("/readyz is 503 while no session could start, the reason in the Worker's lo
     assert.equal(r.body, "not ready: the Worker cannot serve sessions (its log says why)\n");
     await logs.until(reason);
   }
+});
+
+// probes asks ready-probe.mjs's counts once at least arrived /readyz
+// requests reached the front and probes checks the object "index".
+async function probes(w, arrived = 0, probes = 0) {
+  return (await fetch(`${w.url}/_test/probes?arrived=${arrived}&probes=${probes}`)).json();
+}
+
+test("concurrent /readyz requests share the check in flight: one request to the object, then its finding kept", async () => {
+  const w = await worker({ readyProbe: true, vars: { TEST_READY_TTL_MS: "3600000", TEST_READY_TIMEOUT_MS: "3600000" } });
+  const N = 8;
+  const asked = Array.from({ length: N }, () => ask(w, "/readyz"));
+  // All N are in the front and a check is held in the object: none has
+  // its finding yet.
+  await probes(w, N, 1);
+  assert.equal((await fetch(w.url + "/_test/open")).status, 204);
+  for (const r of await Promise.all(asked)) assert.deepEqual([r.status, r.body], [200, "ready\n"]);
+  assert.deepEqual(await probes(w), { probes: 1, arrived: N });
+  // Within its TTL the finding is kept: no request to the object.
+  assert.equal((await ask(w, "/readyz")).status, 200);
+  assert.deepEqual(await probes(w), { probes: 1, arrived: N + 1 });
+});
+
+test("/readyz is 503 when the object does not answer within the check's bound, and the next check asks again", async () => {
+  const logs = watched();
+  const w = await worker({ readyProbe: true, logs, vars: { TEST_READY_TTL_MS: "0", TEST_READY_TIMEOUT_MS: "50" } });
+  // The object's gate is never opened: it never answers.
+  const r = await ask(w, "/readyz");
+  assert.deepEqual([r.status, r.body], [503, "not ready: the Worker cannot serve sessions (its log says why)\n"]);
+  await logs.until(/floe: not ready: the Durable Object did not answer within 50 ms/);
+  assert.equal((await ask(w, "/readyz")).status, 503);
+  assert.deepEqual(await probes(w, 2, 2), { probes: 2, arrived: 2 }, "the check after a timeout is a new one");
 });

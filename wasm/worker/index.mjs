@@ -8,62 +8,93 @@ import worker from "./worker.mjs";
 import { unknownVar } from "./session_object.mjs";
 export { SessionObject } from "./session_object.mjs";
 
-export default {
-  fetch(request, env, ctx) {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/healthz" || pathname === "/readyz") return probe(request, env, pathname);
-    const problem = unknownVar(env);
-    if (problem) return Response.json({ error: { code: "configuration", message: `the Worker cannot start: ${problem}` } }, { status: 500 });
-    return worker.fetch(request, env, ctx);
-  },
-};
+export default front();
 
-// READY_TTL is how long /readyz answers with its last check's finding (a
-// probe wants no token: anyone may ask, and each check is a request to
-// the object "index"); READY_TIMEOUT how long it waits for the object.
-const READY_TTL = 1000;
-const READY_TIMEOUT = 2000;
+// front is the Worker's fetch handler. readyTTL is how long /readyz
+// answers with its last check's finding (a probe wants no token: anyone
+// may ask, and each check is a request to the object "index");
+// readyTimeout how long a check waits for the object. (The tests' main
+// modules set them: production has the defaults.)
+export function front({ readyTTL = 1000, readyTimeout = 2000 } = {}) {
+  // last is the last check's finding, {at, why} ("" ready), kept by the
+  // isolate; checking is the check in flight, which the /readyz requests
+  // that come meanwhile wait for rather than each asking the object.
+  let last = null;
+  let checking = null;
+  let wasReady = true; // the finding before, so that the log says a failure once, when it begins
 
-// last is the last check's finding, {at, why} ("" ready), kept by the
-// isolate: a plain string, since a promise of another request's may never
-// settle in this one's (that request cancelled).
-let last = null;
-let wasReady = true; // the finding before, so that the log says a failure once, when it begins
+  async function probe(request, env, ctx, pathname) {
+    const head = request.method === "HEAD";
+    if (!head && request.method !== "GET") return text(405, "method not allowed; use GET or HEAD", false, { Allow: "GET, HEAD" });
+    if (pathname === "/healthz") return text(200, "ok", head);
+    let why = last && Date.now() - last.at < readyTTL ? last.why : null;
+    if (why === null) why = await shared(env, ctx);
+    if (why) {
+      if (wasReady) console.error(`floe: not ready: ${why}`);
+      wasReady = false;
+      return text(503, "not ready: the Worker cannot serve sessions (its log says why)", head);
+    }
+    if (!wasReady) console.log("floe: ready");
+    wasReady = true;
+    return text(200, "ready", head);
+  }
+
+  // shared is the check in flight, or a new one. The request that starts
+  // it keeps it alive past its own end (waitUntil: its client may leave);
+  // each waits at most readyTimeout of its own, since a promise another
+  // request started may still never settle in this one.
+  function shared(env, ctx) {
+    if (!checking) {
+      const c = check(env, readyTimeout).then((why) => {
+        last = { at: Date.now(), why };
+        if (checking === c) checking = null;
+        return why;
+      });
+      checking = c;
+      ctx?.waitUntil?.(c);
+    }
+    const c = checking;
+    return within(c, readyTimeout, () => {
+      if (checking === c) checking = null; // the next asks again
+      return `the Durable Object did not answer within ${readyTimeout} ms`;
+    });
+  }
+
+  return {
+    fetch(request, env, ctx) {
+      const { pathname } = new URL(request.url);
+      if (pathname === "/healthz" || pathname === "/readyz") return probe(request, env, ctx, pathname);
+      const problem = unknownVar(env);
+      if (problem) return Response.json({ error: { code: "configuration", message: `the Worker cannot start: ${problem}` } }, { status: 500 });
+      return worker.fetch(request, env, ctx);
+    },
+  };
+}
 
 function text(status, body, head, headers = {}) {
   return new Response(head ? null : body + "\n", { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers } });
 }
 
-async function probe(request, env, pathname) {
-  const head = request.method === "HEAD";
-  if (!head && request.method !== "GET") return text(405, "method not allowed; use GET or HEAD", false, { Allow: "GET, HEAD" });
-  if (pathname === "/healthz") return text(200, "ok", head);
-  let why = last && Date.now() - last.at < READY_TTL ? last.why : null;
-  if (why === null) {
-    why = await check(env);
-    last = { at: Date.now(), why };
+// within is p's value, or late()'s once ms have passed.
+async function within(p, ms, late) {
+  let timer;
+  const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve(late()), ms)));
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
-  if (why) {
-    if (wasReady) console.error(`floe: not ready: ${why}`);
-    wasReady = false;
-    return text(503, "not ready: the Worker cannot serve sessions (its log says why)", head);
-  }
-  if (!wasReady) console.log("floe: ready");
-  wasReady = true;
-  return text(200, "ready", head);
 }
 
 // check says why the Worker cannot serve sessions, or "": a variable it
 // does not read, no SESSIONS binding, or the object "index" not answering
-// within READY_TIMEOUT or refusing the configuration (open's checks of the
+// within timeout ms or refusing the configuration (open's checks of the
 // variables, FLOE_MODEL and the rest) or its storage.
-async function check(env) {
+async function check(env, timeout) {
   const problem = unknownVar(env);
   if (problem) return problem;
   const ns = env.SESSIONS;
   if (!ns || typeof ns.idFromName !== "function") return "no SESSIONS binding (a Durable Object namespace of SessionObject)";
-  let timer;
-  const late = new Promise((resolve) => (timer = setTimeout(() => resolve(`the Durable Object did not answer within ${READY_TIMEOUT} ms`), READY_TIMEOUT)));
   const asked = (async () => {
     try {
       const resp = await ns.get(ns.idFromName("index")).fetch("https://session.floe/_index/ready");
@@ -78,9 +109,5 @@ async function check(env) {
       return `the Durable Object: ${e.message}`;
     }
   })();
-  try {
-    return await Promise.race([asked, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(asked, timeout, () => `the Durable Object did not answer within ${timeout} ms`);
 }

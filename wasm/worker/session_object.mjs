@@ -120,7 +120,8 @@ export class SessionObject {
   // ready answers the Worker's /readyz, asked of the object "index": 204
   // when a session's object could start (its variables as open checks
   // them) and this object's storage answers, else the 500 a session's
-  // request would get.
+  // request would get. The first starts object.wasm in this isolate (the
+  // checks are the Go ones), which its session objects then share.
   ready() {
     try {
       const err = floeObject().check(this.options(), this.envFn());
