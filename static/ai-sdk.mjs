@@ -409,6 +409,10 @@ function toPrompt(messages, version, names) {
 const USER_ABORT = "aborted by user"; // ENGINE.md fixes an abort's reason by the user
 const DECISIONS = new Set(["allow", "deny", "forbidden"]);
 const WOKEN = Symbol("woken");
+// Approval ids are the page's, not a run's: a model may name the calls of
+// every reply alike, and an answer to one a run left must not answer
+// another run's.
+let asks = 0;
 
 const parseInput = (s) => {
   if (typeof s !== "string" || s === "") return {};
@@ -635,13 +639,12 @@ class UIRun {
     this.reading = false; // a stream of its chunks is open
     this.asked = new Map(); // approval id → { callId, resolve }
     this.wake = null;
-    this.seq = 0;
   }
   // ask shows a call's approval request in the UI and resolves with its answer.
   ask(call) {
     return new Promise((resolve) => {
       const callId = call.payload.tool_call_id;
-      const approvalId = `approval-${callId}-${++this.seq}`;
+      const approvalId = `approval-${callId}-${++asks}`;
       this.asked.set(approvalId, { callId, resolve });
       this.chunker.approval(callId, approvalId, this.queue);
       this.wake?.();
@@ -797,18 +800,47 @@ export function floeChatTransport(options) {
   };
   // chat id → { session: Promise, run: UIRun | null, controller, sent: Set of
   // user message ids, left: Set of approval ids asked and never answered,
-  // starting: Set of the messages waiting to start their runs }
+  // answered: Set of approval ids the chat answered, starting: Set of the
+  // messages waiting to start their runs }
   const chats = new Map();
   const chat = (id) => {
     let c = chats.get(id);
     if (!c) {
-      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set(), starting: new Set() };
+      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set(), answered: new Set(), starting: new Set() };
       chats.set(id, c);
       // One that failed (a session another tab holds) is asked for again at the next message.
       c.session.catch(() => chats.get(id) === c && chats.delete(id));
     }
     return c;
   };
+
+  // answer gives the run the answers of message to the approvals it waits
+  // on, and it goes on. An answer no run waits on (a new message or a stop
+  // ended the run first, as the answer was given) is not an error: its
+  // call is shown not run, in the messages given (as a new message shows
+  // it), and the response ends at once, changing no message.
+  function answer(c, message, messages, signal) {
+    const run = c.run;
+    let answered = 0;
+    for (const part of message.parts ?? []) {
+      if (part?.state !== "approval-responded") continue;
+      const id = part.approval?.id;
+      if (run?.answer(id, part.approval?.approved === true ? "allow" : "deny")) {
+        c.answered.add(id);
+        answered++;
+      } else if (!c.answered.has(id)) c.left.add(id);
+    }
+    if (answered) return run.stream({ pause: true, signal });
+    const settled = settle(messages, c.left);
+    settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
+    return new ReadableStream({
+      start(ctl) {
+        ctl.enqueue({ type: "start" });
+        ctl.enqueue({ type: "finish" });
+        ctl.close();
+      },
+    });
+  }
 
   async function decide(call, run) {
     let d;
@@ -829,17 +861,13 @@ export function floeChatTransport(options) {
       if (!Array.isArray(messages) || messages.length === 0) throw badArg(`${name}: sendMessages: messages`, "a non-empty array of UIMessages", messages);
       const c = chat(chatId);
       const last = messages[messages.length - 1];
-      if (last?.role === "assistant" && c.run?.waiting) {
-        // The UI's answers to the approvals the run waits on: it goes on.
-        let answered = 0;
-        for (const part of last.parts ?? []) {
-          if (part?.state === "approval-responded" && c.run.answer(part.approval?.id, part.approval?.approved === true ? "allow" : "deny")) answered++;
-        }
-        if (answered === 0) throw floeError("bad_argument", `${name}: sendMessages: the run waits on an approval, and the last message answers none (addToolApprovalResponse({ id, approved }) answers it)`);
-        return c.run.stream({ pause: true, signal: abortSignal });
-      }
+      // An assistant message sends the UI's answers to approvals: the last
+      // message, or the one the request names (useChat names it, and a
+      // message sent since the answer follows it).
+      const named = messageId === undefined ? last : (messages.find((m) => m?.id === messageId) ?? last);
+      if (named?.role === "assistant") return answer(c, named, messages, abortSignal);
       if (last?.role !== "user") {
-        throw floeError("bad_argument", `${name}: sendMessages: the last message is ${last?.role === "assistant" ? "an assistant message, and no run waits on an approval" : `not a user message (${describe(last?.role)})`}: nothing to run`);
+        throw floeError("bad_argument", `${name}: sendMessages: the last message is not a user message (${describe(last?.role)}): nothing to run`);
       }
       if (messageId !== undefined && messageId === last.id) {
         throw floeError("bad_argument", `${name}: editing message ${JSON.stringify(messageId)}: a Floe session cannot take back a prompt it ran (its Trace keeps every run); send a new message instead`);

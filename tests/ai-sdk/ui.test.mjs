@@ -492,3 +492,165 @@ test("floeChatTransport and toUIMessages: what is refused", () => {
   assert.throws(() => floeChatTransport({ session, approve: "allow" }), { message: /options\.approve: want a function/ });
   assert.throws(() => toUIMessages("x"), { message: "toUIMessages: messages: want an array of OmniMessages (readSession's), got a string" });
 });
+
+/** A gate: wait() resolves once open() is called; reached resolves at the first wait(). */
+function gate() {
+  let open, reach;
+  const opened = new Promise((r) => (open = r));
+  const reached = new Promise((r) => (reach = r));
+  return { open, reached, wait: () => (reach(), opened) };
+}
+
+/** The session's runs: run(…) as the session's, each call resolving runs[k] once made. */
+function watched(session) {
+  const started = [];
+  const runs = [0, 1, 2, 3].map(() => new Promise((r) => started.push(r)));
+  let n = 0;
+  return { runs, session: { run: (prompt, o) => { const s = session.run(prompt, o); started[n++]?.(); return s; } } };
+}
+
+/** The chunks of a response, read to its end. */
+async function chunksOf(stream) {
+  const out = [];
+  for (const r = stream.getReader(); ; ) {
+    const { done, value } = await r.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+test("floeChatTransport: an approval that reaches the transport after a new message skipped its call is ignored quietly: the call shown not run, no error", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const real = floe.createSession({ llm, tools, store: false });
+  const { runs, session } = watched(real);
+  const errors = [];
+  const decide = gate(); // holds the chat's decision to send the answer
+  let held = false;
+  const finishes = [];
+  let bothEnded;
+  const ended = new Promise((r) => (bothEnded = r));
+  const c = chat(floeChatTransport({ session }), {
+    sendAutomaticallyWhen: async ({ messages }) => {
+      const send = lastAssistantMessageIsCompleteWithApprovalResponses({ messages });
+      if (held) await decide.wait();
+      return send;
+    },
+    onError: (e) => errors.push(e.message),
+    onFinish: (e) => finishes.push(e) === 2 && bothEnded(),
+  });
+  await c.sendMessage({ text: "Echo" });
+  const asked = assistant(c).parts.at(-1);
+  assert.equal(asked.state, "approval-requested");
+  finishes.length = 0;
+
+  // Approve is clicked; before the chat sends the answer, a new message starts its run.
+  held = true;
+  const approving = c.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+  await decide.reached;
+  held = false;
+  const sending = c.sendMessage({ text: "Never mind" });
+  await runs[1]; // the new message's run has started: the call was skipped
+  decide.open();
+  await Promise.all([approving, sending, ended]);
+  assert.deepEqual(errors, []);
+  assert.equal(c.status, "ready");
+  assert.equal(llm.calls.length, 2);
+  assert.deepEqual(
+    llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]),
+    [["tool_call_output", "[interrupted: tool aborted by user]"], ["text", "Never mind"]],
+  );
+  assert.deepEqual(c.messages.map((m) => m.parts.map(shape).filter((p) => p.type !== "step-start")), [
+    [{ type: "text", text: "Echo" }],
+    [{ type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN }],
+    [{ type: "text", text: "Never mind" }],
+    [{ type: "text", state: "done", text: "Other." }],
+  ]);
+  await real.close();
+});
+
+test("floeChatTransport: an approval sent with a new message after it: the answer is applied while the call waits, and the new message then runs", async () => {
+  // Each request answered by what it carries: after the call's output the model waits until its run is aborted.
+  const untilAborted = (ms, signal) => new Promise((r) => signal.addEventListener("abort", () => r(false)));
+  const llm = {
+    calls: [],
+    streamGenerate(params) {
+      llm.calls.push(params);
+      const last = params.newMessages.at(-1).payload;
+      const reply = last.type === "tool_call_output" ? [{ delay: 1 }] : last.text === "Echo" ? [{ toolCall: { name: "echo", args: { s: "x" } } }] : ["Other."];
+      return mockModel([reply], { sleep: untilAborted }).streamGenerate(params);
+    },
+  };
+  const session = floe.createSession({ llm, tools, store: false });
+  const transport = floeChatTransport({ session });
+  const user = (id, text) => ({ id, role: "user", parts: [{ type: "text", text }] });
+  const first = await chunksOf(await transport.sendMessages({ trigger: "submit-message", chatId: "c", messages: [user("u1", "Echo")] }));
+  const req = first.find((ch) => ch.type === "tool-approval-request");
+  const a1 = { id: "a1", role: "assistant", parts: [{ type: "step-start" }, { type: "tool-echo", toolCallId: req.toolCallId, state: "approval-responded", input: { s: "x" }, approval: { id: req.approvalId, approved: true } }] };
+  // useChat's request for the answer names the assistant message; a message sent since follows it.
+  const messages = [user("u1", "Echo"), a1, user("u2", "Never mind")];
+  const answer = (await transport.sendMessages({ trigger: "submit-message", chatId: "c", messageId: "a1", messages })).getReader();
+  const seen = [];
+  for (let r; !seen.some((ch) => ch.type === "tool-output-available" && !ch.preliminary) && !(r = await answer.read()).done; ) seen.push(r.value);
+  assert.deepEqual(seen.find((ch) => ch.type === "tool-approval-response"), { type: "tool-approval-response", approvalId: req.approvalId, approved: true });
+  assert.equal(seen.at(-1).output, "xx");
+  // The new message's own request: it aborts the run the answer went on with, then runs.
+  const next = await chunksOf(await transport.sendMessages({ trigger: "submit-message", chatId: "c", messages }));
+  assert.deepEqual(next.at(-1), { type: "finish", finishReason: "stop" });
+  assert.equal(next.find((ch) => ch.type === "text-delta").delta, "Other.");
+  for (let r; !(r = await answer.read()).done; ) seen.push(r.value);
+  assert.deepEqual(seen.at(-1), { type: "abort", reason: "aborted by user" });
+  // The call's output reaches the model once: in the request the abort ended, or, if the abort came first, before the new prompt.
+  const sent = llm.calls.flatMap((call) => call.newMessages.map((m) => [m.payload.type, m.payload.output ?? m.payload.text]));
+  assert.deepEqual(sent.filter(([type]) => type === "tool_call_output"), [["tool_call_output", "xx"]]);
+  assert.deepEqual(sent.at(-1), ["text", "Never mind"]);
+  await session.close();
+});
+
+test("floeChatTransport: Approve clicked after Stop ended the run, before the chat's messages were set: ignored quietly, the call shown not run", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const transport = floeChatTransport({ session });
+  const errors = [];
+  const c = chat(transport, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses, onError: (e) => errors.push(e.message) });
+  await c.sendMessage({ text: "Echo" });
+  const asked = assistant(c).parts.at(-1);
+  const settle = await transport.stop(c.id); // Stop: the run has ended
+  const done = c.finished();
+  await c.addToolApprovalResponse({ id: asked.approval.id, approved: true }); // its button was still shown
+  const end = await done;
+  assert.equal(end.isError, false);
+  assert.deepEqual(errors, []);
+  assert.equal(c.status, "ready");
+  assert.deepEqual(shape(assistant(c).parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  c.messages = settle(c.messages);
+  assert.deepEqual(shape(assistant(c).parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  assert.equal(llm.calls.length, 1); // nothing ran
+  await c.sendMessage({ text: "Never mind" });
+  assert.equal(assistant(c).parts.at(-1).text, "Other.");
+});
+
+test("floeChatTransport: an answer to a call a new message skipped does not answer the new run's call of the same id", async () => {
+  // A model that names its calls alike in every reply (as some local models do).
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" }, id: "call_0" } }], [{ toolCall: { name: "echo", args: { s: "y" }, id: "call_0" } }]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const transport = floeChatTransport({ session });
+  const user = (id, text) => ({ id, role: "user", parts: [{ type: "text", text }] });
+  const first = await chunksOf(await transport.sendMessages({ trigger: "submit-message", chatId: "c", messages: [user("u1", "Echo x")] }));
+  const old = first.find((ch) => ch.type === "tool-approval-request");
+  const a1 = { id: "a1", role: "assistant", parts: [{ type: "tool-echo", toolCallId: "call_0", state: "approval-requested", input: { s: "x" }, approval: { id: old.approvalId } }] };
+  const second = await chunksOf(await transport.sendMessages({ trigger: "submit-message", chatId: "c", messages: [user("u1", "Echo x"), a1, user("u2", "Echo y")] }));
+  const asked = second.find((ch) => ch.type === "tool-approval-request");
+  assert.equal(asked.toolCallId, "call_0");
+  // The first call's Approve, clicked late: it approves that call, not this one.
+  const late = { ...a1, parts: [{ ...a1.parts[0], state: "approval-responded", approval: { id: old.approvalId, approved: true } }] };
+  const a2 = { id: "a2", role: "assistant", parts: [{ type: "tool-echo", toolCallId: "call_0", state: "approval-requested", input: { s: "y" }, approval: { id: asked.approvalId } }] };
+  const messages = [user("u1", "Echo x"), late, user("u2", "Echo y"), a2];
+  const quiet = await chunksOf(await transport.sendMessages({ trigger: "submit-message", chatId: "c", messageId: "a1", messages }));
+  assert.deepEqual(quiet, [{ type: "start" }, { type: "finish" }]);
+  assert.equal(llm.calls.length, 2); // the second call still waits: nothing ran
+  assert.deepEqual(shape(messages[1].parts[0]), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  assert.equal(messages[3], a2);
+  assert.notEqual(session.steer("still there?"), false); // the run waits on
+  await transport.stop("c");
+  await session.close();
+});
