@@ -879,8 +879,14 @@ export function floeChatTransport(options) {
       // starts aborted (the prompt kept, as useChat's stop() leaves it).
       const start = { stopped: false };
       start.began = new Promise((r) => (start.begin = r));
+      // A message sent before this one and still waiting starts its run
+      // aborted (as a run streaming is aborted by a new message): this one
+      // waits for that, or both would run at once and one be refused.
+      const earlier = [...c.starting];
+      for (const e of earlier) e.stopped = true;
       c.starting.add(start);
       try {
+        await Promise.all(earlier.map((e) => e.began));
         if (c.run && !c.run.done) {
           // A new message while the run waits on the UI's approvals: the run is aborted.
           await c.run.abort();

@@ -654,3 +654,26 @@ test("floeChatTransport: an answer to a call a new message skipped does not answ
   await transport.stop("c");
   await session.close();
 });
+
+test("floeChatTransport: two messages sent quickly, while the session is being made: the first's run starts aborted, the second runs, no error", async () => {
+  const llm = mockModel([["Second."]]);
+  const session = floe.createSession({ llm, store: false });
+  const making = gate();
+  const errors = [];
+  const { c, responses } = recordingChat(floeChatTransport({ createSession: () => making.wait().then(() => session) }));
+  c.onError = (e) => errors.push(e.message);
+  const first = c.sendMessage({ text: "First" });
+  await making.reached;
+  const second = c.sendMessage({ text: "Again" });
+  making.open();
+  await Promise.all([first, second]);
+  assert.deepEqual(errors, []);
+  assert.equal(c.status, "ready");
+  assert.equal(c.error, undefined);
+  assert.deepEqual(responses[0].at(-1), { type: "abort", reason: "aborted by user" });
+  assert.deepEqual(responses[1].at(-1), { type: "finish", finishReason: "stop" });
+  assert.equal(llm.calls.length, 1);
+  assert.deepEqual(llm.calls[0].newMessages.map((m) => m.payload.text), ["First", "Again"]);
+  assert.equal(assistant(c).parts.at(-1).text, "Second.");
+  await session.close();
+});
