@@ -8,9 +8,10 @@
 // updates edit it mid-run: one that keeps the component (a Vue template)
 // keeps its run, one that mounts it again closes and resumes it; so does
 // one of a module holding a session at its top level (module.html).
-// useChat of @ai-sdk/vue and Chat of @ai-sdk/svelte over floeChatTransport
-// (usechat-vue.html, usechat-svelte.html): a reply streamed, Stop, a call
-// approved, Stop while a call waits, a call a new message skipped redrawn.
+// useChat and the Chat class of @ai-sdk/vue and Chat of @ai-sdk/svelte
+// over floeChatTransport (usechat-vue.html, usechat-vue-chat.html,
+// usechat-svelte.html): a reply streamed, Stop, a call approved, Stop
+// while a call waits, a call a new message skipped redrawn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -162,14 +163,16 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
     await page.close();
   });
 
-  // useChat of @ai-sdk/vue and Chat of @ai-sdk/svelte (pinned) over
-  // floeChatTransport (usechat-vue.html, usechat-svelte.html): a reply
+  // useChat and the Chat class of @ai-sdk/vue and Chat of @ai-sdk/svelte
+  // (pinned) over floeChatTransport (usechat-vue.html,
+  // usechat-vue-chat.html, usechat-svelte.html): a reply
   // streams, Stop mid-stream, a call approved with addToolApprovalResponse,
   // Stop while a call waits (stop(), then the messages set with
   // transport.stop's function), and a new message instead of an answer:
   // the call it skipped is drawn again as not run, its buttons gone.
-  for (const name of ["vue", "svelte"]) {
-    await t.test(`useChat: ${name === "vue" ? "useChat of @ai-sdk/vue" : "Chat of @ai-sdk/svelte"}`, async () => {
+  const pages = { vue: "useChat of @ai-sdk/vue", "vue-chat": "the Chat class of @ai-sdk/vue", svelte: "Chat of @ai-sdk/svelte" };
+  for (const [name, what] of Object.entries(pages)) {
+    await t.test(`useChat: ${what}`, async () => {
       const page = await ctx.newPage();
       await page.goto(`${url}/usechat-${name}.html`);
       const item = (text) => see(page, page.getByRole("listitem").filter({ hasText: text }).last(), `the part ${JSON.stringify(text)}`);
