@@ -14,6 +14,7 @@
 // while a call waits, a call a new message skipped redrawn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { chatApp, chatHelpers } from "./chat-page.mjs";
@@ -170,6 +171,9 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
   // Stop while a call waits (stop(), then the messages set with
   // transport.stop's function), and a new message instead of an answer:
   // the call it skipped is drawn again as not run, its buttons gone.
+  // One copy of ai: package.json's overrides give @ai-sdk/svelte (which
+  // pins an older ai) the ai the pages import.
+  assert.equal(existsSync(join(app, "node_modules/@ai-sdk/svelte/node_modules/ai")), false, "a second copy of ai under @ai-sdk/svelte");
   const pages = { vue: "useChat of @ai-sdk/vue", "vue-chat": "the Chat class of @ai-sdk/vue", svelte: "Chat of @ai-sdk/svelte" };
   for (const [name, what] of Object.entries(pages)) {
     await t.test(`useChat: ${what}`, async () => {
