@@ -168,8 +168,15 @@ func clip(s string, n int) string {
 // ErrorFields reads the type, code and message of a JSON error in the
 // shapes the providers use: {"error":{"type","code","message"}},
 // {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}, and
-// any of them as the first of a list (Gemini's [{"error":{…}}]).
+// any of them as the first of a list (Gemini's [{"error":{…}}]). A
+// validation error's first detail ({"detail":[{"loc","msg"}]}, also as
+// Mistral's message object) is its message, "body.tools: msg"; an
+// upstream's own error that a gateway passes on in error.metadata.raw
+// (OpenRouter's "Provider returned error") follows the message, with
+// metadata.provider_name.
 func ErrorFields(body []byte) (typ, code, msg string) {
+	var loc, detail, raw, from string
+	details := 0
 	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
 		if len(path) > 2 && path[0] == '[' {
 			path = path[3:]
@@ -189,11 +196,43 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 			if kind == '"' && (msg == "" || len(path) > 5) {
 				msg = omni.JSONString(val)
 			}
+		case "detail[].loc[]", "message.detail[].loc[]":
+			if details == 0 {
+				if loc != "" {
+					loc += "."
+				}
+				loc += omni.JSONString(val) // a string, or a number's digits as they are
+				if kind != '"' {
+					loc += string(val)
+				}
+			}
+		case "detail[].msg", "message.detail[].msg":
+			if details == 0 {
+				detail = omni.JSONString(val)
+			}
+		case "detail[]", "message.detail[]":
+			details++
+		case "error.metadata.raw":
+			raw = omni.JSONString(val)
+		case "error.metadata.provider_name":
+			from = omni.JSONString(val)
 		}
 		return nil
 	})
 	if err != nil {
 		return "", "", ""
+	}
+	if msg == "" && detail != "" {
+		msg = detail
+		if loc != "" {
+			msg = loc + ": " + detail
+		}
+	}
+	if raw != "" {
+		if from != "" {
+			msg += " (" + from + ")"
+		}
+		msg += ": " + clip(raw, 600)
 	}
 	return typ, code, msg
 }

@@ -158,6 +158,13 @@ func TestErrors(t *testing.T) {
 		{"error event with a 502 code", ptest.Reply{Chunks: ptest.SSE(chunk(`{"content":"Hel"}`), `{"error":{"code":502,"message":"Upstream error from provider"}}`)}, omni.StatusTimeout, false, []string{"502", "Upstream error from provider"}},
 		{"error event with a 401 code", ptest.Reply{Chunks: ptest.SSE(`{"error":{"code":401,"message":"No auth credentials found"}}`)}, omni.StatusAuth, false, []string{"No auth credentials found"}},
 		{"finish_reason error", ptest.Reply{Chunks: ptest.SSE(`{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":"error"}]}`, "[DONE]")}, omni.StatusTimeout, false, []string{`finish_reason "error"`}},
+		// OpenRouter passes an upstream's refusal on in metadata.raw, its
+		// message only "Provider returned error"; in a 200 stream too.
+		{"400 with metadata.raw", ptest.Reply{Status: 400, Chunks: []string{`{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"Gemini models require OpenRouter reasoning details to be preserved in each request.","provider_name":"Google AI Studio"}}}`}}, omni.StatusFailed, true, []string{"Provider returned error (Google AI Studio): Gemini models require OpenRouter reasoning details"}},
+		{"error event with metadata.raw", ptest.Reply{Chunks: ptest.SSE(`{"error":{"code":502,"message":"Provider returned error","metadata":{"raw":"upstream overloaded"}}}`)}, omni.StatusTimeout, false, []string{"Provider returned error: upstream overloaded"}},
+		// Mistral's 422: the message an object of validation details.
+		{"422 detail", ptest.Reply{Status: 422, Chunks: []string{`{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","messages",2,"assistant","name"],"msg":"Extra inputs are not permitted","input":""},{"type":"extra_forbidden","loc":["body","n"],"msg":"other"}]},"type":"invalid_request_error","param":null,"code":null}`}}, omni.StatusFailed, true, []string{"invalid_request_error: body.messages.2.assistant.name: Extra inputs are not permitted"}},
+		{"422 top-level detail", ptest.Reply{Status: 422, Chunks: []string{`{"detail":[{"loc":["body","tools"],"msg":"Input should be a valid list"}]}`}}, omni.StatusFailed, true, []string{"HTTP 422: body.tools: Input should be a valid list"}},
 		{"cut before finish", ptest.Reply{Chunks: ptest.SSE(chunk(`{"content":"a"}`))}, omni.StatusMalformed, false, []string{"finish_reason"}},
 		{"cut mid-event", ptest.Reply{Chunks: []string{"data: " + chunk(`{"content":"a"}`) + "\n\ndata: {\"id"}}, omni.StatusMalformed, false, []string{"middle of an event"}},
 	} {
