@@ -25,6 +25,7 @@ type Decoder struct {
 	refusal  []byte
 	tags     provider.InlineThinking // thinking inline in content
 	rcFid    omni.RawJSON            // fidReasoningContent stamped with the endpoint
+	details  []detail                // reasoning_details so far, consecutive texts merged
 
 	// the chunk being read
 	obj, isErr     bool
@@ -36,6 +37,18 @@ type Decoder struct {
 	tools          []toolDelta
 	tool           toolDelta
 	nTools         int
+	det            detail   // the reasoning detail being read
+	dets           []detail // the choice's reasoning details
+	detThink       string   // their text and summaries
+}
+
+// detail is one object of OpenRouter's reasoning_details: a
+// reasoning.text's members apart (the pieces of a stream are merged into
+// one), any other as it came.
+type detail struct {
+	_                                 [0]func()
+	typ, text, sig, id, format, index string
+	raw                               string
 }
 
 type call struct {
@@ -130,6 +143,25 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		d.content += omni.JSONString(val)
 	case "choices[].delta.content[].thinking[].text":
 		d.think += omni.JSONString(val)
+	case "choices[].delta.reasoning_details[].type":
+		d.det.typ = omni.JSONString(val)
+	case "choices[].delta.reasoning_details[].text", "choices[].delta.reasoning_details[].summary":
+		d.det.text = omni.JSONString(val)
+		d.detThink += d.det.text
+	case "choices[].delta.reasoning_details[].signature":
+		d.det.sig = omni.JSONString(val)
+	case "choices[].delta.reasoning_details[].id":
+		d.det.id = omni.JSONString(val)
+	case "choices[].delta.reasoning_details[].format":
+		d.det.format = omni.JSONString(val)
+	case "choices[].delta.reasoning_details[].index":
+		d.det.index = string(val)
+	case "choices[].delta.reasoning_details[]":
+		if kind == '}' {
+			d.det.raw = string(val)
+			d.dets = append(d.dets, d.det)
+		}
+		d.det = detail{}
 	case "choices[].delta.reasoning_content", "choices[].delta.reasoning":
 		// Some servers send each piece in both fields: it is one piece.
 		if d.think == "" {
@@ -178,6 +210,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 			d.apply()
 		}
 		d.choice, d.content, d.think, d.fromRC, d.tools, d.nTools = 0, "", "", false, d.tools[:0], 0
+		d.dets, d.detThink = d.dets[:0], ""
 	case "usage.prompt_tokens", "usage.input_tokens":
 		d.usage.Input = omni.JSONInt(val)
 	case "usage.completion_tokens", "usage.output_tokens":
@@ -192,6 +225,21 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 
 // apply streams the delta of choice 0.
 func (d *Decoder) apply() {
+	if d.think == "" {
+		// OpenRouter sends its reasoning in reasoning and again in
+		// reasoning_details, at times only there.
+		d.think = d.detThink
+	}
+	for _, n := range d.dets {
+		if k := len(d.details) - 1; n.typ == "reasoning.text" && k >= 0 && d.details[k].typ == n.typ {
+			d.details[k].text += n.text
+			if d.details[k].sig == "" {
+				d.details[k].sig = n.sig
+			}
+		} else {
+			d.details = append(d.details, n)
+		}
+	}
 	if d.think != "" {
 		// The server sends thinking apart: its content is text.
 		d.content = d.tags.Apart() + d.content
@@ -238,9 +286,36 @@ func (d *Decoder) apply() {
 }
 
 // flush streams what content the tags held back (Decoder.tags), once the
-// reply ended.
+// reply ended, and gives the first tool call the reasoning details of
+// the reply (writeAssistant sends them back with the turn's calls).
 func (d *Decoder) flush() {
 	d.stream(d.tags.Flush())
+	if len(d.details) > 0 && len(d.calls) > 0 {
+		w := &provider.JSONWriter{}
+		w.Lit(`{"reasoning_details":[`)
+		for i := range d.details {
+			n := &d.details[i]
+			if n.typ != "reasoning.text" {
+				w.Lit(n.raw)
+				continue
+			}
+			w.Lit(`{"type":"reasoning.text",`)
+			w.KeyStr("text", n.text)
+			for _, m := range [...][2]string{{"signature", n.sig}, {"id", n.id}, {"format", n.format}} {
+				if m[1] != "" {
+					w.KeyStr(m[0], m[1])
+				}
+			}
+			if n.index != "" {
+				w.Lit(`"index":` + n.index)
+			}
+			w.Close('}')
+		}
+		w.Close(']')
+		w.Close('}')
+		d.E.SetFidelity(d.calls[0].index, d.E.Stamp(w.B))
+		d.details = nil
+	}
 }
 
 // stream streams a piece of thinking, then one of text.

@@ -25,6 +25,10 @@ func FuzzDecoder(f *testing.F) {
 		"data: " + chunk(`{"content":"<think>x"}`) + "\n\nerror: {\"code\":400,\"message\":\"m\",\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n",
 		// A tool name in pieces; a call with no arguments before another.
 		"data: " + chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"get_"}}]}`) + "\n\ndata: " + chunk(`{"tool_calls":[{"index":0,"function":{"name":"weather","arguments":"{}"}},{"index":1,"function":{"name":"x"}}]}`) + "\n\ndata: " + finish + "\n\n",
+		// OpenRouter's reasoning_details with a call; Groq's x_groq usage; errors with details.
+		"data: " + chunk(`{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0}]}`) + "\n\ndata: " + chunk(`{"reasoning_details":[{"type":"reasoning.text","text":"","signature":"s"},{"type":"reasoning.encrypted","data":"d"}],"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}`) + "\n\ndata: {\"choices\":[],\"usage\":null,\"x_groq\":{\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}}\n\ndata: " + finish + "\n\n",
+		"data: {\"error\":{\"code\":400,\"message\":\"Provider returned error\",\"metadata\":{\"raw\":\"r\",\"provider_name\":\"p\"}}}\n\n",
+		"{\"object\":\"error\",\"message\":{\"detail\":[{\"loc\":[\"body\",0],\"msg\":\"m\"}]},\"type\":\"invalid_request_error\"}",
 	} {
 		f.Add([]byte(body), uint8(3))
 	}

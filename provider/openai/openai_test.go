@@ -404,6 +404,61 @@ func TestReasoningContentSentBack(t *testing.T) {
 	}
 }
 
+// OpenRouter's reasoning_details: the pieces of a reasoning.text are
+// merged (their text joined, the signature that came in a piece of its
+// own kept), other details kept as they came; they go back unchanged on
+// the assistant message of a turn that called tools, to the endpoint
+// that sent them only, and the thinking is the reasoning text once.
+func TestReasoningDetailsSentBack(t *testing.T) {
+	text := func(s, sig string) string {
+		return `{"type":"reasoning.text","text":` + js(s) + `,"signature":` + sig + `,"id":null,"format":"anthropic-claude-v1","index":0}`
+	}
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(
+			chunk(`{"reasoning":"Need ","reasoning_details":[`+text("Need ", "null")+`]}`),
+			chunk(`{"reasoning":"a \"tool\".","reasoning_details":[`+text(`a "tool".`, "null")+`]}`),
+			chunk(`{"reasoning":null,"reasoning_details":[`+text("", `"c2lnbmF0dXJl"`)+`,{"type":"reasoning.encrypted","data":"ZW5j","id":"tool_c1","format":"google-gemini-v1","index":1}]}`),
+			chunk(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`),
+			chunk(`{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]}`),
+			finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"reasoning_details":[`+text("Sunny, say so.", `"c2ln"`)+`]}`), chunk(`{"content":"Sunny."}`), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{BaseURL: "https://openrouter.ai/api/v1"})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("weather?")}})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := c.Text(omni.Thinking); got != `Need a "tool".` {
+		t.Errorf("thinking %q, want the reasoning once", got)
+	}
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("c1", "sun", omni.StatusCompleted), omni.ToolOutput("c2", "sun", omni.StatusCompleted)}})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("again")}})
+	want := `[{"type":"reasoning.text","text":"Need a \"tool\".","signature":"c2lnbmF0dXJl","format":"anthropic-claude-v1","index":0},{"type":"reasoning.encrypted","data":"ZW5j","id":"tool_c1","format":"google-gemini-v1","index":1}]`
+	for i := 1; i <= 2; i++ {
+		var got []string
+		for _, msg := range tr.Body(t, i)["messages"].([]any) {
+			if v := msg.(map[string]any); v["role"] == "assistant" {
+				got = append(got, js(v["reasoning_details"]))
+			}
+		}
+		// The second turn called no tool: its details are not kept.
+		var details any
+		json.Unmarshal([]byte(want), &details)
+		if w := []string{js(details), "null"}[:i]; strings.Join(got, " ") != strings.Join(w, " ") {
+			t.Errorf("request %d: assistant reasoning_details %v, want %v", i, got, w)
+		}
+	}
+	// Another endpoint given the same history gets none of them.
+	other := newModel(t, tr, Options{BaseURL: "https://api.example.com/v1"})
+	other.LoadHistory(context.Background(), m.c.History)
+	run(t, other, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("more")}})
+	if b := string(tr.Requests[3].Body); strings.Contains(b, "reasoning_details") {
+		t.Errorf("another endpoint was sent the reasoning details: %s", b)
+	}
+}
+
 // Content as an array of parts (Mistral's Magistral): text parts are
 // text, thinking parts thinking.
 func TestContentParts(t *testing.T) {

@@ -227,7 +227,7 @@ func writeImage(w *provider.JSONWriter, u string, d *dialect) {
 // without a signature and go back so). Other servers get no
 // extra_content.
 func writeAssistant(w *provider.JSONWriter, turn []omni.Message, d *dialect) {
-	var text, reasoning []byte
+	var text, reasoning, details []byte
 	calls := 0
 	for i := range turn {
 		switch p := &turn[i].Payload; p.Type {
@@ -235,6 +235,9 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, d *dialect) {
 			text = append(text, p.Text...)
 		case omni.ToolCall:
 			calls++
+			if f := p.Fidelity(); details == nil && provider.FromEndpoint(f, d.mark) {
+				details = reasoningDetails(f)
+			}
 		case omni.Thinking:
 			if ownReasoning(p.Fidelity(), d.mark) {
 				reasoning = append(reasoning, p.Thinking...)
@@ -263,6 +266,9 @@ func writeAssistant(w *provider.JSONWriter, turn []omni.Message, d *dialect) {
 	w.KeyStr("content", string(text))
 	if calls > 0 && len(reasoning) > 0 {
 		w.KeyStr("reasoning_content", string(reasoning))
+	}
+	if calls > 0 && details != nil {
+		w.KeyRaw("reasoning_details", details)
 	}
 	if calls > 0 {
 		w.Lit(`"tool_calls":[`)
@@ -328,6 +334,19 @@ func callID(id string, mistral bool) string {
 		return provider.AlnumID(id, 9)
 	}
 	return provider.CallID(id, 40)
+}
+
+// reasoningDetails returns the reasoning_details array kept in f, a tool
+// call's fidelity (Decoder.flush), or nil.
+func reasoningDetails(f omni.RawJSON) []byte {
+	var r []byte
+	omni.WalkJSON(f, func(path []byte, kind byte, val []byte) error {
+		if kind == ']' && string(path) == "reasoning_details" {
+			r = val
+		}
+		return nil
+	})
+	return r
 }
 
 // skipSignature is the thought signature Google documents for a function
