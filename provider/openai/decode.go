@@ -211,11 +211,13 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		}
 		d.choice, d.content, d.think, d.fromRC, d.tools, d.nTools = 0, "", "", false, d.tools[:0], 0
 		d.dets, d.detThink = d.dets[:0], ""
-	case "usage.prompt_tokens", "usage.input_tokens":
+	case "usage.prompt_tokens", "usage.input_tokens", "x_groq.usage.prompt_tokens":
+		// Groq's chunks carry the counts in x_groq.usage too, and only
+		// there when the top-level usage is null.
 		d.usage.Input = omni.JSONInt(val)
-	case "usage.completion_tokens", "usage.output_tokens":
+	case "usage.completion_tokens", "usage.output_tokens", "x_groq.usage.completion_tokens":
 		d.usage.Output = omni.JSONInt(val)
-	case "usage.total_tokens":
+	case "usage.total_tokens", "x_groq.usage.total_tokens":
 		d.total = omni.JSONInt(val)
 	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens":
 		d.usage.CacheRead = omni.JSONInt(val)
