@@ -29,7 +29,7 @@ type Decoder struct {
 
 	// the chunk being read
 	obj, isErr     bool
-	finishErr      bool   // choice 0's finish_reason was "error"
+	finishErr      string // choice 0's finish_reason when it says the reply broke
 	cut            string // choice 0's finish_reason when it cut the reply short
 	choice         int64
 	content, think string
@@ -78,8 +78,8 @@ func (d *Decoder) Usage() (provider.Usage, int64) {
 	return d.usage, t
 }
 
-// Cut implements [provider.Cutter]: finish_reason "length" or
-// "content_filter".
+// Cut implements [provider.Cutter]: finish_reason "length",
+// "content_filter" or Zhipu's "sensitive" (its safety review).
 func (d *Decoder) Cut() string { return d.cut }
 
 // End accepts a stream that ended without [DONE] once a finish_reason
@@ -98,7 +98,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		d.flush()
 		return provider.ErrDone
 	}
-	d.obj, d.finishErr = false, false
+	d.obj, d.finishErr = false, ""
 	// An event of type error: llama.cpp's server sends its errors in a
 	// stream as {"code","message","type"} on a line "error:", then [DONE].
 	d.isErr = ev.Type == "error"
@@ -114,11 +114,12 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		typ, code, msg := provider.ErrorFields(ev.Data)
 		return provider.ErrorEvent(api, typ, code, msg)
 	}
-	if d.finishErr {
+	if d.finishErr != "" {
 		// OpenRouter ends a stream its upstream broke with finish_reason
-		// "error", at times without an error object: the answer so far is
+		// "error", at times without an error object, and Zhipu's GLM with
+		// "network_error" when its inference failed: the answer so far is
 		// not the model's whole answer.
-		return provider.ErrorEvent(api, "server_error", "", `the stream ended with finish_reason "error"`)
+		return provider.ErrorEvent(api, "server_error", "", `the stream ended with finish_reason "`+d.finishErr+`"`)
 	}
 	return nil
 }
@@ -199,9 +200,9 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		if kind == '"' && len(val) > 2 && d.choice == 0 {
 			d.finished = true
 			switch r := omni.JSONString(val); r {
-			case "error":
-				d.finishErr = true
-			case "length", "content_filter":
+			case "error", "network_error":
+				d.finishErr = r
+			case "length", "content_filter", "sensitive": // Zhipu's filter says "sensitive"
 				d.cut = `finish_reason "` + r + `"`
 			}
 		}
@@ -211,15 +212,16 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		}
 		d.choice, d.content, d.think, d.fromRC, d.tools, d.nTools = 0, "", "", false, d.tools[:0], 0
 		d.dets, d.detThink = d.dets[:0], ""
-	case "usage.prompt_tokens", "usage.input_tokens", "x_groq.usage.prompt_tokens":
+	case "usage.prompt_tokens", "usage.input_tokens", "x_groq.usage.prompt_tokens", "choices[].usage.prompt_tokens":
 		// Groq's chunks carry the counts in x_groq.usage too, and only
-		// there when the top-level usage is null.
+		// there when the top-level usage is null; Moonshot's (Kimi) in
+		// the last chunk's choice.
 		d.usage.Input = omni.JSONInt(val)
-	case "usage.completion_tokens", "usage.output_tokens", "x_groq.usage.completion_tokens":
+	case "usage.completion_tokens", "usage.output_tokens", "x_groq.usage.completion_tokens", "choices[].usage.completion_tokens":
 		d.usage.Output = omni.JSONInt(val)
-	case "usage.total_tokens", "x_groq.usage.total_tokens":
+	case "usage.total_tokens", "x_groq.usage.total_tokens", "choices[].usage.total_tokens":
 		d.total = omni.JSONInt(val)
-	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens":
+	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens", "choices[].usage.cached_tokens", "usage.cached_tokens":
 		d.usage.CacheRead = omni.JSONInt(val)
 	}
 	return nil
