@@ -118,8 +118,17 @@ export interface FloeChatTransport {
     messages: UIMessageLike[];
     abortSignal: AbortSignal | undefined;
   }): Promise<ChunkStream>;
-  /** Always null: a run lives in the page; after a reload the chat's messages come from toUIMessages. */
-  reconnectToStream(options: { chatId: string }): Promise<null>;
+  /**
+   * The chat's run from its start, for a chat made again with the id of
+   * one that went away while the run went on (useChat({ resume: true })
+   * asks as it mounts): its assistant message replayed, then live. Null
+   * when there is none (none since a reload: a run lives in the page), or
+   * it was stopped or read to its end. Once a chat has asked, the abort of
+   * its response is a disconnect: its run goes on; stop(chatId) stops it.
+   */
+  reconnectToStream(options: { chatId: string; abortSignal?: AbortSignal | undefined }): Promise<ChunkStream | null>;
+  /** The stream reconnectToStream gives replays the run's message from its start. */
+  readonly resumeStreamIsReplay: true;
   /**
    * Ends the chat's run, streaming or waiting on an approval (which
    * useChat's stop() cannot reach: no response runs), or about to start

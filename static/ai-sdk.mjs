@@ -624,21 +624,31 @@ class Chunker {
 /**
  * UIRun reads a run's messages into UIMessageChunks: one ReadableStream,
  * or (for the transport) several, each ending where the run waits on the
- * UI's answer to an approval and the next going on from there.
+ * UI's answer to an approval and the next going on from there. Each
+ * stream reads the run's chunks from its own place: two may read at once
+ * (a chat dropped still reading, and the chat made again in its place),
+ * and one may read them from the start (keep: a chat reconnecting).
  */
 class UIRun {
-  constructor(stream, abort) {
+  constructor(stream, abort, { keep = false } = {}) {
     this.it = stream[Symbol.asyncIterator] ? stream[Symbol.asyncIterator]() : stream;
     // aborts the run (cancel, useChat's stop, the transport's stop), once
     this.abort = () => (this.aborting ??= Promise.resolve(abort()));
     this.chunker = new Chunker();
-    this.queue = [];
+    this.log = []; // the run's chunks from base on (all of them if keep)
+    this.base = 0;
+    this.keep = keep;
+    this.handed = 0; // the chunks handed to a response so far: the next response goes on from there
+    this.unread = false; // a response left the run going (away): what follows may not have been read
+    this.seen = false; // a response read the run to its end
     this.next = null; // the pending next() of the run's stream
     this.done = false; // the run's stream ended
     this.ended = new Promise((r) => (this.end = r)); // settles when done
-    this.reading = false; // a stream of its chunks is open
     this.asked = new Map(); // approval id → { callId, resolve }
-    this.wake = null;
+    this.wakes = new Set(); // the waits of the streams reading
+  }
+  wake() {
+    for (const w of this.wakes) w(WOKEN);
   }
   // ask shows a call's approval request in the UI and resolves with its answer.
   ask(call) {
@@ -646,8 +656,8 @@ class UIRun {
       const callId = call.payload.tool_call_id;
       const approvalId = `approval-${callId}-${++asks}`;
       this.asked.set(approvalId, { callId, resolve });
-      this.chunker.approval(callId, approvalId, this.queue);
-      this.wake?.();
+      this.chunker.approval(callId, approvalId, this.log);
+      this.wake();
     });
   }
   answer(approvalId, decision) {
@@ -668,20 +678,34 @@ class UIRun {
       this.answer(id, "deny");
     }
   }
-  /** A ReadableStream of the run's chunks from here; pauses (ends) when it waits on the UI if pause. */
-  stream({ pause = false, signal } = {}) {
-    const onAbort = () => this.abort();
+  /**
+   * A ReadableStream of the run's chunks, from where the last response
+   * left them, or from the run's start (replay, kept runs only); it opens
+   * with first, and pauses (ends) when the run waits on the UI if pause.
+   * Its signal's abort or its cancel aborts the run, unless detach()
+   * says the chat comes back to it: then only this stream ends.
+   */
+  stream({ pause = false, signal, replay = false, first = { type: "start" }, detach = () => false } = {}) {
+    let at = replay ? 0 : this.handed;
+    let gone = false; // detached: this stream ends, the run goes on
+    let cancelled = false;
+    const onAbort = () => {
+      if (!detach()) return void this.abort();
+      gone = true;
+      unlink();
+      this.wake();
+      this.away();
+    };
     let linked = false;
     const unlink = () => {
-      this.reading = false;
       if (linked) signal.removeEventListener("abort", onAbort);
+      linked = false;
     };
     return new ReadableStream({
       start: (c) => {
-        this.reading = true;
-        c.enqueue({ type: "start" });
+        c.enqueue(first);
         if (signal) {
-          if (signal.aborted) this.abort();
+          if (signal.aborted) onAbort();
           else {
             signal.addEventListener("abort", onAbort);
             linked = true;
@@ -690,12 +714,26 @@ class UIRun {
       },
       pull: async (c) => {
         for (;;) {
-          if (this.queue.length) {
-            for (const chunk of this.queue.splice(0)) c.enqueue(chunk);
+          if (cancelled) return;
+          if (gone) {
+            c.enqueue({ type: "abort" });
+            c.close();
+            return;
+          }
+          const end = this.base + this.log.length;
+          if (at < end) {
+            for (const chunk of this.log.slice(at - this.base)) c.enqueue(chunk);
+            at = end;
+            this.handed = Math.max(this.handed, at);
+            if (!this.keep) {
+              this.log = [];
+              this.base = end;
+            }
             return;
           }
           if (this.done) {
             unlink();
+            this.seen = true;
             c.close();
             return;
           }
@@ -705,46 +743,60 @@ class UIRun {
             c.close();
             return;
           }
-          const woken = new Promise((r) => (this.wake = () => r(WOKEN)));
+          let wake;
+          const woken = new Promise((r) => this.wakes.add((wake = r)));
           try {
             await Promise.race([this.pump(), woken]);
           } finally {
-            this.wake = null;
+            this.wakes.delete(wake);
           }
         }
       },
-      // Cancelling aborts the run; the promise settles once it has ended.
+      // Cancelling aborts the run (the promise settles once it has
+      // ended), or, detached, ends this stream only.
       cancel: () => {
+        cancelled = true;
         unlink();
-        return this.abort();
+        this.wake();
+        if (!detach()) return this.abort();
+        this.away();
       },
     });
   }
-  // pump reads the run's next message into the queue: one read at a time,
-  // whoever waits on it (a response's pull, drain), so that a response
-  // reading the run gets all of its chunks, its abort too.
+  // pump reads the run's next message into the log: one read at a time,
+  // whoever waits on it (a response's pull, drain, follow), so that a
+  // response reading the run gets all of its chunks, its abort too.
   pump() {
     return (this.next ??= new Promise((r) => r(this.it.next())).then(
       (r) => {
         this.next = null;
         if (r.done) {
           this.finished();
-          this.chunker.end(this.queue);
-        } else this.chunker.push(r.value, this.queue);
+          this.chunker.end(this.log);
+        } else this.chunker.push(r.value, this.log);
       },
       (e) => {
         // The run's stream threw (a session_busy of another tab, a closed session).
         this.next = null;
         this.finished();
-        this.chunker.close(this.queue);
-        this.queue.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
+        this.chunker.close(this.log);
+        this.log.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
       },
     ));
+  }
+  // away: a response left the run to go on (its chat went away, and may
+  // come back): the run is read to its end whether or not a response reads it.
+  away() {
+    this.unread = true;
+    this.follow();
+  }
+  async follow() {
+    while (!this.done) await this.pump();
   }
   /** Reads the run to its end (a run given up): its chunks go to a response still reading it. */
   async drain() {
     this.denyAll();
-    while (!this.done) await this.pump();
+    await this.follow();
   }
   finished() {
     this.done = true;
@@ -803,10 +855,14 @@ export function floeChatTransport(options) {
   // answered: Set of approval ids the chat answered, starting: Set of the
   // messages waiting to start their runs }
   const chats = new Map();
+  // The chats that reconnect (useChat({ resume: true }) asks as it mounts):
+  // the abort of one's response is the chat going away (useChat's stop()
+  // at an unmount), not a stop: its run goes on, for the chat made again.
+  const resuming = new Set();
   const chat = (id) => {
     let c = chats.get(id);
     if (!c) {
-      c = { session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set(), answered: new Set(), starting: new Set() };
+      c = { id, session: session !== undefined ? Promise.resolve(session) : Promise.resolve().then(() => createSession(id)).then(made(id)), run: null, controller: null, sent: new Set(), left: new Set(), answered: new Set(), starting: new Set() };
       chats.set(id, c);
       // One that failed (a session another tab holds) is asked for again at the next message.
       c.session.catch(() => chats.get(id) === c && chats.delete(id));
@@ -830,7 +886,7 @@ export function floeChatTransport(options) {
         answered++;
       } else if (!c.answered.has(id)) c.left.add(id);
     }
-    if (answered) return run.stream({ pause: true, signal });
+    if (answered) return run.stream({ pause: true, signal, detach: () => resuming.has(c.id) });
     const settled = settle(messages, c.left);
     settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
     return new ReadableStream({
@@ -907,15 +963,21 @@ export function floeChatTransport(options) {
           signal: controller.signal,
           ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
         });
-        run = new UIRun(stream, () => {
-          controller.abort();
-          return run.drain();
-        });
+        run = new UIRun(
+          stream,
+          () => {
+            controller.abort();
+            return run.drain();
+          },
+          { keep: true },
+        );
         run.left = c.left;
+        // The run's assistant message is named, for a chat that reconnects to find it.
+        run.messageId = messageIdOf();
         c.run = run;
         c.controller = controller;
         c.sent.add(last.id);
-        return run.stream({ pause: true, signal: abortSignal });
+        return run.stream({ pause: true, signal: abortSignal, first: { type: "start", messageId: run.messageId }, detach: () => resuming.has(chatId) });
       } finally {
         c.starting.delete(start);
         start.begin();
@@ -939,12 +1001,31 @@ export function floeChatTransport(options) {
       if (run && !run.done) await run.abort();
       return (messages) => settle(messages, c?.left);
     },
-    // A run lives in the page: after a reload there is none to reconnect
-    // to, and the chat's messages come from the stored session (toUIMessages).
-    async reconnectToStream() {
-      return null;
+    // A chat made again with the id of one whose run goes on (or ended
+    // while no chat read it) gets that run from its start: its assistant
+    // message is replayed into the message of its id (resumeStreamIsReplay),
+    // then follows live. A run lives in the page: after a reload there is
+    // none to reconnect to, and the chat's messages come from the stored
+    // session (toUIMessages).
+    resumeStreamIsReplay: true,
+    async reconnectToStream({ chatId, abortSignal } = {}) {
+      if (typeof chatId !== "string") throw badArg(`${name}: reconnectToStream: chatId`, "a chat's id (a string)", chatId);
+      resuming.add(chatId);
+      const run = chats.get(chatId)?.run;
+      // None once a stop or a new message aborted it; one that ended, only
+      // if a chat left it going and none read its end since.
+      if (!run || run.aborting || (run.done && (!run.unread || run.seen))) return null;
+      return run.stream({ pause: true, signal: abortSignal, replay: true, first: { type: "start", messageId: run.messageId }, detach: () => true });
     },
   };
+}
+
+// messageIdOf names a run's assistant message: unique, so that it does not
+// take the place of another message in a chat (the AI SDK's write() finds
+// the message to update by its id).
+function messageIdOf() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(12));
+  return `floe-run-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 const NOT_RUN = "no output: the run ended before the call did";

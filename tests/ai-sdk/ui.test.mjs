@@ -677,3 +677,166 @@ test("floeChatTransport: two messages sent quickly, while the session is being m
   assert.equal(assistant(c).parts.at(-1).text, "Second.");
   await session.close();
 });
+
+/** mockModel's sleep held on gates: { delay: k } waits for held[k - 1] (or the request's abort). */
+const heldSleep = (held) => (ms, signal) => Promise.race([held[ms - 1].wait(), new Promise((r) => signal.addEventListener("abort", () => r(false)))]);
+const auto = { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses };
+
+test("floeChatTransport: a chat dropped while its run streams and made again with its id reconnects (resumeStream): its message brought up to date, a call asked meanwhile answered, Stop reaching the run", async () => {
+  const held = [gate(), gate()];
+  const llm = mockModel([["Half", { delay: 1 }, "way.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Echoed", { delay: 2 }, "never"]], { sleep: heldSleep(held) });
+  const real = floe.createSession({ llm, tools, store: false });
+  // The transport's approver, watched: with no approve option it has asked the chat when it returns.
+  let asked;
+  const askedNow = new Promise((r) => (asked = r));
+  const session = { run: (prompt, o) => real.run(prompt, { ...o, approve: (call) => { const d = o.approve(call); asked(); return d; } }) };
+  const transport = floeChatTransport({ session });
+  // useChat({ id, resume: true }) mounting asks to reconnect: no run yet.
+  const a = chat(transport, { id: "t", ...auto });
+  await a.resumeStream();
+  assert.equal(a.status, "ready");
+  assert.deepEqual(a.messages, []);
+  const half = new Promise((r) => (a.state.onReplace = (m) => m.parts.some((p) => p.text === "Half") && r()));
+  const sent = a.sendMessage({ text: "Go" });
+  await Promise.all([half, held[0].reached]);
+  // Unmounted: useChat stops its chat. The run goes on, and asks for the call.
+  await a.stop();
+  await sent;
+  const kept = a.messages; // the chat's messages, kept in a store
+  assert.match(kept[1].id, /^floe-run-[0-9a-f]{24}$/);
+  held[0].open();
+  await askedNow;
+  assert.equal(llm.calls[0].signal.aborted, false);
+
+  const b = chat(transport, { id: "t", ...auto });
+  b.messages = kept;
+  await b.resumeStream();
+  assert.equal(b.status, "ready");
+  assert.equal(b.error, undefined);
+  assert.deepEqual(b.messages.map((m) => m.id), kept.map((m) => m.id)); // the same message, brought up to date
+  assert.equal(b.messages[0], kept[0]);
+  assert.deepEqual(b.messages[1].parts.map(shape), [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Half" },
+    { type: "text", state: "done", text: "way." },
+    { type: "tool-echo", state: "approval-requested", input: { s: "x" }, approval: {} },
+  ]);
+  assert.deepEqual(a.messages, kept); // the chat dropped got nothing more
+  assert.equal(a.messages[1].parts[1].state, "streaming");
+
+  // The call answered in the new chat: the run goes on in the same message.
+  const echoed = new Promise((r) => (b.state.onReplace = (m) => m.parts.some((p) => p.text === "Echoed") && r()));
+  await b.addToolApprovalResponse({ id: b.messages[1].parts[3].approval.id, approved: true });
+  await Promise.all([echoed, held[1].reached]);
+  assert.equal(b.status, "streaming");
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => [m.payload.type, m.payload.output]), [["tool_call_output", "xx"]]);
+  // Stop, as the README's: stop() ends the response, transport.stop(id) the run.
+  await b.stop();
+  assert.equal(llm.calls[1].signal.aborted, false); // a chat that reconnects: its stop() alone is a disconnect
+  b.messages = (await transport.stop("t"))(b.messages);
+  assert.equal(llm.calls[1].signal.aborted, true);
+  assert.equal(real.steer("still there?"), false); // the session is idle
+  assert.equal(b.status, "ready");
+  assert.equal(b.messages.length, 2);
+  assert.deepEqual(b.messages[1].parts.map(shape).slice(3), [
+    { type: "tool-echo", state: "output-available", input: { s: "x" }, output: "xx", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "streaming", text: "Echoed" },
+  ]);
+  // Nothing left to reconnect to; nor after a reload (the page's transport made anew).
+  assert.equal(await transport.reconnectToStream({ chatId: "t" }), null);
+  assert.equal(await floeChatTransport({ session }).reconnectToStream({ chatId: "t" }), null);
+  await assert.rejects(transport.reconnectToStream({}), { name: "FloeError", message: "floeChatTransport: reconnectToStream: chatId: want a chat's id (a string), got undefined" });
+  await real.close();
+});
+
+test("floeChatTransport: a chat made again while the one it replaces still reads the run: both get the rest; a reconnected stream cancelled leaves the run waiting, answered from the new chat", async () => {
+  const held = [gate()];
+  const llm = mockModel([["Half", { delay: 1 }, "way.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Done."]], { sleep: heldSleep(held) });
+  const session = floe.createSession({ llm, tools, store: false });
+  const transport = floeChatTransport({ session });
+  const a = chat(transport, { id: "t", ...auto });
+  await a.resumeStream();
+  const half = new Promise((r) => (a.state.onReplace = (m) => m.parts.some((p) => p.text === "Half") && r()));
+  const sent = a.sendMessage({ text: "Go" });
+  await Promise.all([half, held[0].reached]);
+  // A chat of the same id made while the first still reads (a UI that does not stop a chat it drops).
+  const b = chat(transport, { id: "t", ...auto });
+  b.messages = a.messages;
+  const resumed = b.resumeStream();
+  held[0].open();
+  await Promise.all([sent, resumed]);
+  const waiting = [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Half" },
+    { type: "text", state: "done", text: "way." },
+    { type: "tool-echo", state: "approval-requested", input: { s: "x" }, approval: {} },
+  ];
+  for (const c of [a, b]) {
+    assert.equal(c.status, "ready");
+    assert.deepEqual(c.messages.map((m) => m.role), ["user", "assistant"]);
+    assert.deepEqual(c.messages[1].parts.map(shape), waiting);
+  }
+  // A reconnected stream cancelled (a chat dropped as it reconnected) is a disconnect, not a stop.
+  const third = await transport.reconnectToStream({ chatId: "t" });
+  await third.cancel();
+  const steered = session.steer("still there?");
+  assert.notEqual(steered, false); // the run still waits
+  session.unsteer(steered);
+
+  const done = b.finished();
+  await b.addToolApprovalResponse({ id: b.messages[1].parts[3].approval.id, approved: true });
+  assert.equal((await done).isError, false);
+  assert.deepEqual(b.messages[1].parts.map(shape).slice(3), [
+    { type: "tool-echo", state: "output-available", input: { s: "x" }, output: "xx", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Done." },
+  ]);
+  assert.equal(await transport.reconnectToStream({ chatId: "t" }), null); // read to its end
+  await session.close();
+});
+
+test("floeChatTransport: a run that ended while no chat read it is replayed once to the chat made again; a chat that never reconnects still has its run aborted by stop()", async () => {
+  const held = [gate(), gate()];
+  const llm = mockModel([["Half", { delay: 1 }, "way."], ["Started", { delay: 2 }, "never"]], { sleep: heldSleep(held) });
+  const real = floe.createSession({ llm, store: false });
+  let over;
+  const ended = new Promise((r) => (over = r));
+  // The session's first run, watched to its end.
+  const session = {
+    run: (prompt, o) => {
+      const s = real.run(prompt, o);
+      return (async function* () {
+        yield* s;
+        over();
+      })();
+    },
+  };
+  const transport = floeChatTransport({ session });
+  const a = chat(transport, { id: "t" });
+  await a.resumeStream();
+  const half = new Promise((r) => (a.state.onReplace = (m) => m.parts.some((p) => p.text === "Half") && r()));
+  const sent = a.sendMessage({ text: "Go" });
+  await Promise.all([half, held[0].reached]);
+  await a.stop();
+  await sent;
+  held[0].open();
+  await ended;
+  const b = chat(transport, { id: "t" });
+  b.messages = a.messages;
+  await b.resumeStream();
+  assert.deepEqual(b.messages.map((m) => m.id), a.messages.map((m) => m.id));
+  assert.deepEqual(b.messages[1].parts.map(shape), [{ type: "step-start" }, { type: "text", state: "done", text: "Half" }, { type: "text", state: "done", text: "way." }]);
+  assert.equal(await transport.reconnectToStream({ chatId: "t" }), null);
+
+  // Another chat id that never asked to reconnect: stop() is a stop.
+  const c = chat(transport, { id: "u" });
+  const started = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.text === "Started") && r()));
+  const next = c.sendMessage({ text: "Again" });
+  await started;
+  await c.stop();
+  await next;
+  assert.equal(llm.calls[1].signal.aborted, true);
+  assert.equal(await transport.reconnectToStream({ chatId: "u" }), null);
+  await real.close();
+});
