@@ -9,7 +9,10 @@
 // next prompt goes on in the session, the model given the earlier context;
 // Stop while a call is asked ends the run (transport.stop), and a new
 // message instead of an answer runs: either way the call shows it was not
-// run, as it does restored.
+// run, as it does restored. The chat unmounted while its run goes on and
+// mounted again with the messages it had picks the run up (useChat's
+// resume): the rest of its reply, a call asked meanwhile and answered,
+// and Stop.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -148,5 +151,49 @@ test("useChat with floeChatTransport: the README's example in React 19 on Vite 7
   await ready();
   await item("You said: never mind");
   assert.deepEqual(await rendered(page), last);
+
+  // 7. The chat unmounted while its run goes on (Hide chat), the call
+  // asked meanwhile, and mounted again with the messages it had (Show
+  // chat): useChat's resume reconnects, the message is brought up to
+  // date (one message, not two), and the call is answered.
+  await send(page, "hold zoe");
+  await item("Working for zoe.");
+  await page.waitForFunction(() => window.holding === true);
+  await page.getByRole("button", { name: "Hide chat" }).click();
+  assert.equal(await page.getByLabel("Messages").count(), 0);
+  await page.evaluate(() => window.releaseHold());
+  await page.waitForFunction(() => window.heldDone === true);
+  await page.getByRole("button", { name: "Show chat" }).click();
+  await item('send_email({"to":"zoe"}) approval-requested');
+  await ready();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await item("The tool said: sent to zoe");
+  await ready();
+  await noAlert();
+  assert.deepEqual((await rendered(page)).slice(-3), [
+    last.at(-1),
+    ["user", "hold zoe"],
+    ["assistant", "Working for zoe.", "Done for zoe.", 'send_email({"to":"zoe"}) output-available: sent to zoe', "The tool said: sent to zoe"],
+  ]);
+
+  // 8. Stop from the chat mounted again mid-stream reaches the run: the
+  // Trace ends with the user's abort.
+  await send(page, "slow");
+  const slow = page.getByRole("listitem").filter({ hasText: "Thinking very slowly" });
+  await page.waitForFunction(() => [...document.querySelectorAll("li.text")].filter((li) => li.textContent === "Thinking very slowly").length === 2);
+  await page.getByRole("button", { name: "Hide chat" }).click();
+  await page.getByRole("button", { name: "Show chat" }).click();
+  await see(page, page.getByLabel("Status").filter({ hasText: /^streaming$/ }), "status streaming");
+  assert.equal(await slow.count(), 4); // two messages and their text parts, the last one once
+  await page.getByRole("button", { name: "Stop" }).click();
+  await ready();
+  await noAlert();
+  assert.deepEqual((await page.evaluate(() => window.readTrace())).at(-1).payload, { type: "abort", reason: "aborted by user" });
+  const remounted = await rendered(page);
+  assert.deepEqual(remounted.slice(-2), [["user", "slow"], ["assistant", "Thinking very slowly"]]);
+  await page.reload();
+  await ready();
+  await item("The tool said: sent to zoe");
+  assert.deepEqual(await rendered(page), remounted);
   await page.close();
 });

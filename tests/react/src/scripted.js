@@ -4,6 +4,10 @@
 //   "email <to>"  thinking, text, then a send_email call (asked in the chat)
 //   "search <q>"  a search_docs call (allowed by approve)
 //   "slow"        streams a text, then waits until the run is aborted
+//   "hold <to>"   streams a text, waits until the page calls
+//                 window.releaseHold() (window.holding is true meanwhile),
+//                 then a text and a send_email call; window.heldDone once
+//                 the model has given it all
 //   "recall"      names the prompts of its context before this one
 //   else          thinking, then "You said: <prompt>"
 // after a tool output, "The tool said: <output>".
@@ -27,18 +31,32 @@ export function scriptedModel() {
       const prompt = userTexts().at(-1) ?? "";
       const id = `call_${context.length}`;
       let reply;
+      let sleep; // mockModel's default
       if (output) reply = [`The tool said: ${output.payload.output}`];
       else if (prompt.startsWith("email ")) {
         const to = prompt.slice(6);
         reply = [{ thinking: `They want an email sent to ${to}.` }, `Sending it to ${to}.`, { toolCall: { name: "send_email", args: { to }, id } }];
       } else if (prompt.startsWith("search ")) reply = [{ toolCall: { name: "search_docs", args: { query: prompt.slice(7) }, id } }];
       else if (prompt === "slow") reply = ["Thinking very slowly", { delay: 600_000 }];
+      else if (prompt.startsWith("hold ")) {
+        const to = prompt.slice(5);
+        reply = [`Working for ${to}.`, { delay: 1 }, `Done for ${to}.`, { toolCall: { name: "send_email", args: { to }, id } }];
+        sleep = (ms, signal) =>
+          new Promise((resolve) => {
+            window.releaseHold = () => resolve(true);
+            signal.addEventListener("abort", () => resolve(false));
+            window.holding = true;
+          });
+      }
       else if (prompt === "recall") reply = [`Earlier you said: ${userTexts().slice(0, -1).join(" | ")}`];
       else reply = [{ thinking: "An echo." }, `You said: ${prompt}`];
-      const played = mockModel([reply]).streamGenerate(params);
+      const played = mockModel([reply], sleep ? { sleep } : {}).streamGenerate(params);
       for (;;) {
         const r = await played.next();
-        if (r.done) return r.value;
+        if (r.done) {
+          if (sleep) window.heldDone = true;
+          return r.value;
+        }
         // What the model said is in its context too.
         if (!r.value.payload.type.startsWith("partial_")) context.push(r.value);
         yield r.value;

@@ -3,8 +3,10 @@
 // the model and tools it leaves to the reader, rendering the chat's parts:
 // text, reasoning, tool parts with their states, Approve and Deny on a
 // call asked, and Stop. After a reload the chat starts from
-// toUIMessages(await floe.readSession(id)).
-import { StrictMode, useEffect } from "react";
+// toUIMessages(await floe.readSession(id)); "Hide chat" unmounts it and
+// "Show chat" mounts it again with the messages it had (kept here, as a
+// store would), its run going on meanwhile.
+import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { tool } from "@floehq/floe";
 import { scriptedModel } from "./scripted.js";
@@ -42,9 +44,12 @@ const transport = floeChatTransport({
   approve: (call) => (call.payload.name === "search_docs" ? "allow" : "ask"),
 });
 
-function Chat({ id, stored }) { // stored: toUIMessages(await floe.readSession(id)), or [] for a new chat
+// stored: the messages the chat had when it was last shown (kept in a store, for a
+// chat mounted again); at a page's load, toUIMessages(await floe.readSession(id)) or []
+function Chat({ id, stored }) {
   const { messages, status, error, sendMessage, stop, setMessages, addToolApprovalResponse } = useChat({
     id, transport, messages: stored,
+    resume: true, // mounted again while its run goes on, it picks the run up
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   // Stop: stop() ends a response; a run waiting on an approval has none
@@ -54,6 +59,7 @@ function Chat({ id, stored }) { // stored: toUIMessages(await floe.readSession(i
 // --- end of the example ---
   useEffect(() => {
     window.uiMessages = messages; // what the test compares after a reload
+    kept = messages;
   });
   return (
     <section>
@@ -107,12 +113,25 @@ function Part({ part, answer }) {
 }
 
 const ID = "usechat";
-const stored = await floe.readSession(ID).then(toUIMessages, (e) => {
+// The chat's messages while it is shown, for the Chat mounted again.
+let kept = await floe.readSession(ID).then(toUIMessages, (e) => {
   if (e.code !== "not_found") throw e;
   return [];
 });
+window.readTrace = () => floe.readSession(ID);
+
+function App() {
+  const [shown, setShown] = useState(true);
+  return (
+    <>
+      <button type="button" onClick={() => setShown((s) => !s)}>{shown ? "Hide chat" : "Show chat"}</button>
+      {shown && <Chat id={ID} stored={kept} />}
+    </>
+  );
+}
+
 createRoot(document.getElementById("root")).render(
   <StrictMode>
-    <Chat id={ID} stored={stored} />
+    <App />
   </StrictMode>,
 );
