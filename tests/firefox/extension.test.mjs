@@ -6,13 +6,13 @@
 // 'wasm-unsafe-eval', and a reload resumes it from IndexedDB; without
 // floe.wasm, its error says where the file belongs; the event page runs
 // the agent for panel.html over a port, holds the session's Web Lock, goes
-// on when that page closes, and a run cut off by its suspension resumes
-// cleanly.
+// on when that page closes, a content script of a web page follows the run
+// as the page does, and a run cut off by its suspension resumes cleanly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { awaitGlobal, bounded, explain, launch, WAIT, waitTrue } from "./harness.mjs";
+import { awaitGlobal, baseURL, bounded, explain, launch, WAIT, waitTrue } from "./harness.mjs";
 import { checkTrace, lostRecords, recordsOf } from "../browser/trace-rules.mjs";
 import { assemble, checkStream, EXAMPLE, PAGE_SESSION, prompts, WORKER_SESSION } from "../browser/extension-example.mjs";
 
@@ -157,6 +157,39 @@ test("extension event page in Firefox runs the agent for a page; closing the pag
   const files = await exportTrace(page, WORKER_SESSION);
   assert.deepEqual(prompts(files), ["Reverse 'floe'."]);
   assert.deepEqual(checkTrace(files, { sessionId: WORKER_SESSION }), []);
+  await checkQuiet(page);
+});
+
+test("extension event page in Firefox: a content script of a web page follows the run over a port and gets the messages as the page does", { timeout: 120_000 }, async (t) => {
+  // A content script connects as panel.html does and keeps what it got in
+  // the page's DOM, which both worlds share. Its matches are a host
+  // permission, opt-in for a Manifest V3 add-on in Firefox: Firefox 127
+  // and later grant a manifest's host permissions at install
+  // (extensions.originControls.grantByDefault), a temporary add-on's too.
+  // A match pattern without a port matches every port of its host.
+  const follow = `const port = chrome.runtime.connect({ name: "floe" });
+const got = [];
+port.onMessage.addListener((msg) => {
+  if (msg.message) got.push(msg.message);
+  if (msg.end) document.documentElement.dataset.floe = JSON.stringify(got);
+});
+document.documentElement.dataset.connected = "yes";`;
+  const { b, log, open } = await loadExample(t, {
+    files: { "follow.js": follow },
+    manifest: { content_scripts: [{ matches: ["http://127.0.0.1/*"], js: ["follow.js"] }] },
+  });
+  const web = await b.newPage();
+  const url = `${baseURL()}/tests/firefox/pages/web-page.html`;
+  await bounded(web.goto(url), WAIT, `opening ${url}`);
+  await waitTrue(web, () => document.documentElement.dataset.connected === "yes", null, WAIT, "the content script did not run in the web page" + explain(log));
+  const page = await open("panel.html");
+  await allow(page, log);
+  const result = await awaitGlobal(page, "floeResult");
+  assert.equal(result.error, undefined, `the event page's run failed: ${result.error}${explain(log)}`);
+  await waitTrue(web, () => document.documentElement.dataset.floe !== undefined, null, WAIT, "the content script got no end of the run" + explain(log));
+  const got = JSON.parse(await web.evaluate(() => document.documentElement.dataset.floe));
+  checkStream(got, explain(log));
+  assert.deepEqual(got, result.messages, "the content script's messages are the page's");
   await checkQuiet(page);
 });
 
