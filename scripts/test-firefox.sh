@@ -2,7 +2,9 @@
 # scripts/test-firefox.sh [NODE_TEST_OPTION...] [TEST_FILE...] — headless
 # Firefox ESR tests (tests/firefox): floe.mjs in a page, in a module Worker
 # and in a private window, IndexedDB sessions across a reload and two tabs,
-# the playground, and the extension example as a temporary add-on.
+# the playground (its model-server settings against loopback servers too),
+# and the extension example as a temporary add-on (its content script on a
+# page this script serves).
 #
 # Installs Debian's firefox-esr when it is missing, installs the pinned
 # puppeteer-core (npm ci; it drives Firefox over WebDriver BiDi and
