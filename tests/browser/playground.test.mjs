@@ -1632,6 +1632,194 @@ pageTest("playground: the transcript follows a streaming reply, not once the use
   await idle(page);
 });
 
+// A model the page answers itself: the page's fetch of PAGE_MODEL is taken
+// by a script in the page, which answers request n with answers[n] (a
+// Chat Completions SSE text) whole; where answers[n] is null, with a
+// stream left open, which window.__model.push(text) feeds and
+// window.__model.end() closes; past the end of answers, with "Done.". No
+// server: a chunk pushed is drawn before the page's next frame (the first
+// of an item at once; later ones of a streaming reply may wait).
+const PAGE_MODEL = "http://127.0.0.1:9/v1";
+const chunk = (o) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", ...o })}\n\n`;
+const say = (s) => chunk({ choices: [{ index: 0, delta: { role: "assistant", content: s }, finish_reason: null }] });
+const think = (s) => chunk({ choices: [{ index: 0, delta: { role: "assistant", reasoning_content: s }, finish_reason: null }] });
+const ended = (reason) =>
+  chunk({ choices: [{ index: 0, delta: {}, finish_reason: reason }] }) + chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }) + "data: [DONE]\n\n";
+const callTool = (name) =>
+  chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name, arguments: "{}" } }] }, finish_reason: null }] });
+/** n paragraphs of a reply (each a line of the transcript). */
+const paragraphs = (what, n) => Array.from({ length: n }, (_, i) => `${what}, paragraph ${i + 1}.`).join("\n\n");
+
+async function pageModel(page, answers) {
+  await page.evaluate(
+    ([base, answers, done]) => {
+      const real = window.fetch;
+      const enc = new TextEncoder();
+      const m = (window.__model = { requests: 0 });
+      window.fetch = function (url, init) {
+        if (!String(url).startsWith(base)) return real.call(this, url, init);
+        const a = m.requests < answers.length ? answers[m.requests] : done;
+        m.requests++;
+        const body = new ReadableStream({
+          start(c) {
+            if (a === null) {
+              m.push = (s) => c.enqueue(enc.encode(s));
+              m.end = () => c.close();
+              return;
+            }
+            c.enqueue(enc.encode(a));
+            c.close();
+          },
+        });
+        return Promise.resolve(new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } }));
+      };
+    },
+    [PAGE_MODEL, answers, say("Done.") + ended("stop")],
+  );
+  await configure(page, { provider: "openai-compatible", baseURL: PAGE_MODEL, model: "test-model" });
+}
+
+/** How far the transcript's view is above its end, in pixels. */
+const gapOf = (page) =>
+  page.evaluate(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight;
+  });
+
+/** Waits until the transcript shows its end. */
+const atEnd = (page) =>
+  page.waitForFunction(() => {
+    const t = document.getElementById("transcript");
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 1;
+  }, null, { timeout: RUN });
+
+/** Resolves after the page's next two frames (the second after every callback the first ran, the page's scroll to its end included). */
+const frames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+/**
+ * In one task of the page: runs change (which the page draws at once, as
+ * it does a click's or a key's), reads the layout (the browser pulls the
+ * view up to the end now, as it would at a frame or any read of the
+ * layout), then pushes text, which the page draws before the next frame;
+ * resolves at that frame, once the transcript's scroll event has been
+ * handled, with how much the transcript's items got shorter and its view
+ * taller by the change, how much the transcript then grew, and how far the view
+ * is above its end. Chromium's scroll anchoring would put the view back
+ * where it was as the transcript grows again, and send no scroll event:
+ * it is turned off in the transcript, as in a browser without it.
+ */
+const raceAt = (page, change, text) =>
+  page.evaluate(
+    ([change, text]) => {
+      const t = document.getElementById("transcript");
+      t.style.overflowAnchor = "none";
+      /** Where the last item of the transcript ends, from its top. */
+      const itemsEnd = () => t.lastElementChild.getBoundingClientRect().bottom - t.getBoundingClientRect().top + t.scrollTop;
+      const [view, end] = [t.clientHeight, itemsEnd()];
+      const card = document.querySelector("#transcript > .card.ask");
+      const cardHeight = card?.offsetHeight;
+      if (change === "deny") card.querySelector('button[data-decision="deny"]').click();
+      else document.getElementById("prompt").dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+      const at = { requests: window.__model.requests, shrank: card ? cardHeight - card.offsetHeight : 0, shorter: end - itemsEnd(), taller: t.clientHeight - view };
+      const before = t.scrollHeight;
+      window.__model.push(text);
+      return new Promise((resolve) => requestAnimationFrame(() => resolve({ ...at, grew: t.scrollHeight - before, gap: t.scrollHeight - t.scrollTop - t.clientHeight })));
+    },
+    [change, text],
+  );
+
+// When a card at the end of the transcript shrinks (a decided approval
+// loses its buttons), the browser pulls the view up to the new end at its
+// next layout, and sends the scroll event of that at its next frame. If
+// the transcript has grown again by then, the view is above the end the
+// page scrolled to and not near the new one: the page took that for the
+// user's scroll up, and stopped following.
+pageTest("playground: the transcript follows its end when a card at the end shrinks and the transcript grows again before the scroll event", async (page) => {
+  await open(page);
+  await pageModel(page, [say(paragraphs("Before the call", 60)) + callTool("list_files") + ended("tool_calls"), null]);
+  await page.setViewportSize({ width: 390, height: 844 }); // a phone's: the approval's buttons take two lines
+  await send(page, "Go");
+  await askCard(page, "list_files").waitFor({ timeout: RUN });
+  await atEnd(page);
+  const at = await raceAt(page, "deny", say(paragraphs("After the denial", 30)));
+  assert.equal(at.requests, 2, "the denial did not reach the model in the click's task");
+  assert.ok(at.shrank > 0 && at.shorter > 0, `the card shrank ${at.shrank} px, the transcript ${at.shorter} px`);
+  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end at the next frame`);
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+  await atEnd(page);
+});
+
+// The page's footer getting shorter (here the strip of attached images,
+// gone as they are queued with a steer) makes the transcript's view
+// taller: the browser pulls it up to the same end, its scroll event as
+// late.
+pageTest("playground: the transcript follows its end when its view grows taller and the transcript grows again before the scroll event", async (page) => {
+  await open(page);
+  await pageModel(page, [say(paragraphs("A long answer", 60)) + ended("stop"), null]);
+  await send(page, "Go");
+  await idle(page);
+  await send(page, "Go on");
+  await page.waitForFunction(() => window.__model.push);
+  await page.evaluate((s) => window.__model.push(s), think("Thinking."));
+  await page.locator("#transcript > .msg.thinking").waitFor();
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  await page.setInputFiles("#attach-file", { name: "one.png", mimeType: "image/png", buffer: png });
+  await page.locator("#attachments img").waitFor();
+  await page.fill("#prompt", "and this");
+  await atEnd(page);
+  const at = await raceAt(page, "steer", say(paragraphs("The answer", 30)));
+  assert.equal(await page.locator("#steer-queue .chip").count(), 1, "the steer was not queued");
+  assert.ok(at.taller > 0, `the view did not grow taller (${at.taller} px)`);
+  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end at the next frame`);
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+  await atEnd(page);
+});
+
+// The user's scroll stops the following however it is made: here by a
+// script, as a screen reader's, a find in the page's or the focus of an
+// element brings what it shows into view; back at the end, the transcript
+// follows again, in the same run.
+pageTest("playground: a scroll up by other means than a wheel, touch or keys stops the following during a run; back at the end it follows again", async (page) => {
+  await open(page);
+  await pageModel(page, [null]);
+  await send(page, "Go");
+  await page.waitForFunction(() => window.__model.push);
+  const push = (s) => page.evaluate((s) => window.__model.push(s), s);
+  await push(say(paragraphs("Streaming", 60)));
+  await atEnd(page);
+  const top = await page.evaluate(() => {
+    const t = document.getElementById("transcript");
+    return new Promise((resolve) => {
+      t.addEventListener("scroll", () => resolve(t.scrollTop), { once: true });
+      document.querySelector("#transcript > .msg.prompt").scrollIntoView();
+    });
+  });
+  const h = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
+  await push(say("\n\n" + paragraphs("More", 30)));
+  await page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h + 500, h);
+  await frames(page);
+  assert.equal(await page.evaluate(() => document.getElementById("transcript").scrollTop), top, "the transcript scrolled after the user's scroll up");
+  assert.ok((await gapOf(page)) > 1000);
+  await page.evaluate(() => {
+    const t = document.getElementById("transcript");
+    return new Promise((resolve) => {
+      t.addEventListener("scroll", resolve, { once: true });
+      t.scrollTop = t.scrollHeight;
+    });
+  });
+  const h2 = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
+  await push(say("\n\n" + paragraphs("Yet more", 30)));
+  await page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h + 500, h2);
+  await frames(page);
+  assert.ok((await gapOf(page)) < 1, "the transcript did not follow once the user was back at its end");
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+});
+
 pageTest("playground: the Stream panel draws a fragment's deltas as one row, counted, its JSON the last delta's, across its redraws", async (page) => {
   await open(page);
   const words = "one two three four five six seven eight nine ten eleven twelve".split(" ");

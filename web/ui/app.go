@@ -108,7 +108,9 @@ type App struct {
 
 	composer, body, transcript, intro, send, stopBtn, compactBtn, reset elem
 	stuck, scrolling                                                    bool    // the transcript follows its end; a scroll to the ends waits for the next frame
-	followTop                                                           float64 // the transcript's scrollTop as scrollSoon last set it
+	followTop, followEnd                                                float64 // the transcript's scrollTop as scrollSoon last set it, and its end then (scrollTop + clientHeight)
+	floor                                                               elem    // holds the transcript as high as followEnd until the next frame (see scrollSoon)
+	floored                                                             bool    // the floor is up
 	steerQueue, noteEl, banner, live, statePill, sessionIDEl, tokens    elem
 	modelLabel                                                          elem
 	prompt                                                              *dom.HTMLTextAreaElement
@@ -131,6 +133,9 @@ func New(doc js.Value, env Env) *App {
 		*b.dst = byID(doc, b.id)
 	}
 	a.prompt = &dom.HTMLTextAreaElement{BasicHTMLElement: byID(doc, "prompt")}
+	a.floor = a.el("div", "floor", "")
+	a.floor.SetAttribute("aria-hidden", "true")
+	a.transcript.AppendChild(a.floor)
 	a.log = newStreamLog(a, byID(doc, "stream"), byID(doc, "stream-count"))
 	a.sessions.init(a)
 	a.files.init(a)
@@ -271,11 +276,16 @@ func (a *App) listen() {
 	// scrolls, not read from its layout at each render (see scrollSoon).
 	a.stuck = true
 	a.transcript.AddEventListener("scroll", false, func(dom.Event) {
+		t := a.transcript.Underlying()
 		near := a.nearBottom()
-		top := a.transcript.Underlying().Get("scrollTop").Float()
+		top := t.Get("scrollTop").Float()
+		end := top + t.Get("clientHeight").Float()
 		// The event of scrollSoon's own scroll may come after the reply
 		// grew again: a position not above the one it set still follows.
-		a.post(func() { a.stuck = near || top >= a.followTop-1 })
+		// So does one the browser set as the view grew taller (the
+		// composer's images or a steering chip gone): it pulls the view up
+		// to keep its end where it was.
+		a.post(func() { a.stuck = near || top >= a.followTop-1 || end >= a.followEnd-1 })
 	})
 	a.stopBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.stopRun) })
 	a.compactBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.compact) })

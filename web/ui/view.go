@@ -50,6 +50,11 @@ type itemView struct {
 // render runs after every batch of posted work: it updates the items that
 // changed, the raw stream and the controls.
 func (a *App) render() {
+	if len(a.dirty) > 0 && a.stuck && !a.floored && a.followEnd > 0 {
+		// Up before an item is drawn again: see scrollSoon.
+		a.floor.Underlying().Get("style").Set("height", fmt.Sprintf("%.0fpx", a.followEnd))
+		a.floored = true
+	}
 	for _, it := range a.dirty {
 		a.renderItem(it)
 		delete(a.isDirty, it)
@@ -169,6 +174,19 @@ func (a *App) renderInert() {
 // renders come before it. Reading a scroll position or height forces a
 // layout of the page: done at every render (one a delta), the layout of a
 // long reply made streaming it quadratic.
+//
+// What a render takes away (a decided approval's buttons, a retry's
+// countdown, a Markdown block drawn again shorter) would make the browser
+// pull the view up to the transcript's new end at its next layout, which
+// may come before the frame, and send that scroll's event at the frame;
+// had the transcript grown again by then, the view would be above the end
+// followed and not near the new one, as after the user's scroll up. So a
+// render that draws items again, while the transcript follows, first puts
+// up the transcript's floor: an empty element, out of the flow, as high
+// as the end scrolled to. The transcript cannot get shorter than that, the
+// view is not moved, and the frame takes the floor down before it
+// scrolls, so it is never painted. (A view grown taller is told from the
+// user's scroll by the scroll listener.)
 func (a *App) scrollSoon() {
 	if a.scrolling {
 		return
@@ -179,10 +197,15 @@ func (a *App) scrollSoon() {
 		f.Release()
 		a.post(func() {
 			a.scrolling = false
+			if a.floored {
+				a.floor.Underlying().Get("style").Set("height", "0")
+				a.floored = false
+			}
 			if a.stuck {
 				t := a.transcript.Underlying()
 				t.Set("scrollTop", t.Get("scrollHeight"))
 				a.followTop = t.Get("scrollTop").Float()
+				a.followEnd = a.followTop + t.Get("clientHeight").Float()
 			}
 			a.log.scrollToEnd()
 		})
