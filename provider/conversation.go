@@ -22,7 +22,7 @@ type Conversation struct {
 	// Mark names the endpoint the requests go to, as the member of a
 	// fidelity object ("endpoint":"URL") that the reasoning of its
 	// replies carries: see Emitter.Stamp and FromEndpoint. Setup names
-	// the request URL; KeyEndpoint adds the key.
+	// the request URL without its query; KeyEndpoint adds the key.
 	Mark string
 	// Images is what a request's images may take: Generate sends those
 	// past it as a text saying so (ImageLimit.Apply).
@@ -63,7 +63,10 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 	if err != nil {
 		return err
 	}
-	*c = Conversation{Session: session, Mark: endpointMark(url), api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
+	// The query is not the endpoint's: a version (Azure's api-version),
+	// which a newer one replaces while the deployment that made the
+	// reasoning stays, or a key, which a Trace must not keep.
+	*c = Conversation{Session: session, Mark: endpointMark(shownURL(url)), api: api, t: t, url: url, header: h, idle: IdleTimeout(idle)}
 	return nil
 }
 
@@ -73,7 +76,7 @@ func (c *Conversation) Setup(api string, t Transport, model, url string, body om
 // the Responses API's encrypted items). The key itself is not in it.
 func (c *Conversation) KeyEndpoint(key string) {
 	if key != "" {
-		c.Mark = endpointMark(c.url + "#" + hashID(key, 8))
+		c.Mark = endpointMark(shownURL(c.url) + "#" + hashID(key, 8))
 	}
 }
 
@@ -81,29 +84,50 @@ func endpointMark(endpoint string) string {
 	return string(omni.AppendJSONString([]byte(`"`+EndpointKey+`":`), endpoint))
 }
 
-// BaseURL returns u, or def when u is "", without its trailing slashes,
-// as floe.mjs's models and floe-server drop them: the adapters append
-// their paths ("/chat/completions"), and Google's documented base URL for
-// Gemini ends with a slash, which made "…/openai//chat/completions". The
-// slashes of a bare "scheme://" stay, for Setup to name it a URL of no
-// host.
+// BaseURL returns u, or def when u is "", without the trailing slashes
+// of its path (before its query, if any), as floe.mjs's models and
+// floe-server drop them: the adapters append their paths
+// ("/chat/completions": see JoinURL), and Google's documented base URL
+// for Gemini ends with a slash, which made "…/openai//chat/completions".
+// The slashes of a bare "scheme://" stay, for Setup to name it a URL of
+// no host.
 func BaseURL(u, def string) string {
 	if u == "" {
 		return def
 	}
-	n := len(u)
+	q := queryAt(u)
+	n := q
 	for n > 0 && u[n-1] == '/' {
 		n--
 	}
 	for i := 0; i < n; i++ {
 		if u[i] == '/' {
-			return u[:n]
+			return u[:n] + u[q:]
 		}
 	}
 	if n > 0 && u[n-1] == ':' {
 		return u // "https://"
 	}
-	return u[:n]
+	return u[:n] + u[q:]
+}
+
+// JoinURL returns the URL of an adapter's path (such as
+// "/chat/completions") under base, a base URL as BaseURL returns it: the
+// path goes before base's query, which the request keeps (Azure OpenAI's
+// deployment URLs want "?api-version=…").
+func JoinURL(base, path string) string {
+	q := queryAt(base)
+	return base[:q] + path + base[q:]
+}
+
+// queryAt returns the index of u's "?", or len(u).
+func queryAt(u string) int {
+	for i := 0; i < len(u); i++ {
+		if u[i] == '?' {
+			return i
+		}
+	}
+	return len(u)
 }
 
 // headers returns the headers of Setup's extra and kv, or what is wrong
@@ -239,19 +263,27 @@ func equalFold(s, lower string) bool {
 }
 
 // BaseURLProblem says what is wrong with u, an adapter's base URL (or
-// its URL: the base URL and its path), or "": a query or a fragment would
-// come before the path the adapter appends, credentials would go to the
-// server as Basic authentication (keyHow says how to send a key instead),
-// and a URL names a host. The scheme is the caller's to check.
+// its URL: the base URL and its path), or "": a fragment never reaches
+// the server, credentials would go to it as Basic authentication (keyHow
+// says how to send a key instead), and a URL names a host. A query is
+// taken (JoinURL puts the adapter's path before it). The scheme is the
+// caller's to check.
 func BaseURLProblem(u, keyHow string) string {
 	authority := true // before the first "/" after "scheme://"
 	slashes := 0
+	query := false
 	for i := 0; i < len(u); i++ {
 		switch c := u[i]; {
-		case c == '?' || c == '#':
-			return "want the API's base URL without a query or a fragment: the adapter appends its path to it"
+		case c == '#':
+			return "want the API's base URL without a fragment (#…): a fragment is not sent to the server"
 		case c <= ' ' || c == 0x7f:
 			return "a URL holds no spaces or control characters"
+		case query:
+		case c == '?':
+			query = true
+			if slashes == 2 && u[i-1] == '/' {
+				return "the URL names no host"
+			}
 		case c == '/':
 			if slashes++; slashes == 3 {
 				authority = false
@@ -263,7 +295,7 @@ func BaseURLProblem(u, keyHow string) string {
 			return "want the API's base URL without credentials (user:password@): send the key with " + keyHow
 		}
 	}
-	if slashes == 2 && u[len(u)-1] == '/' {
+	if slashes == 2 && !query && u[len(u)-1] == '/' {
 		return "the URL names no host"
 	}
 	return ""

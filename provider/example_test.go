@@ -50,7 +50,7 @@ func NewTiny(o TinyOptions) (*Tiny, error) {
 	}
 	// provider.NDJSON: Generate reads an event stream; each JSON line of
 	// the body becomes one event's data.
-	err := m.c.Setup(tinyAPI, provider.NDJSON(o.Transport), o.Model, provider.BaseURL(o.BaseURL, "http://127.0.0.1:8080")+"/chat",
+	err := m.c.Setup(tinyAPI, provider.NDJSON(o.Transport), o.Model, provider.JoinURL(provider.BaseURL(o.BaseURL, "http://127.0.0.1:8080"), "/chat"),
 		nil, omni.TokenCounts{}, o.IdleTimeout, 0, o.Header, "authorization", bearer, "APIKey")
 	if err != nil {
 		return nil, err

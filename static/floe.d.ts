@@ -738,7 +738,7 @@ export interface Model {
   readonly [modelBrand]: true;
   readonly provider: "openai-chat" | "openai-responses" | "anthropic";
   readonly model: string;
-  /** Without a trailing slash. */
+  /** Without the trailing slashes of its path; its query, if any, as given. */
   readonly baseURL: string;
 }
 
@@ -752,7 +752,16 @@ export interface ModelOptions {
    * above U+00FF throws bad_argument.
    */
   apiKey?: string | undefined;
-  /** Requests go to baseURL + "/chat/completions", "/responses" or "/messages". */
+  /**
+   * Requests go to baseURL + "/chat/completions", "/responses" or
+   * "/messages", the path before baseURL's query if it has one, which
+   * each request keeps: Azure OpenAI's
+   * "https://R.openai.azure.com/openai/deployments/D?api-version=2024-10-21"
+   * requests ".../deployments/D/chat/completions?api-version=2024-10-21".
+   * A fragment (#) or credentials (user:password@) throw bad_argument.
+   * Errors quote the URL without its query; the model's baseURL keeps it,
+   * so a key belongs in apiKey or headers rather than in the query.
+   */
   baseURL?: string | undefined;
   /**
    * Extra request headers (also sent only to baseURL): a name that is not

@@ -3004,14 +3004,18 @@ function makeModel(fname, opts) {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw floeError("bad_argument", `${name}.baseURL: want an http: or https: URL, got ${url.protocol}`);
   }
-  // The adapters append their paths (/chat/completions…) to baseURL: a
-  // query or a fragment would end up before them, and fetch() refuses a
-  // URL with credentials (the password then in every request_end).
-  if (url.search || url.hash || url.username || url.password) {
-    const what = url.username || url.password ? "credentials (user:password@)" : url.search ? `a query (${url.search})` : `a fragment (${url.hash})`;
-    throw floeError("bad_argument", `${name}.baseURL: want the API's base URL without ${what}: the adapter appends its paths to it${url.username || url.password ? "; send a key with apiKey or headers" : ""}`);
+  // fetch() refuses a URL with credentials (the password then in every
+  // request_end), and a fragment is not sent. A query is kept: the
+  // adapters put their paths (/chat/completions…) before it (Azure
+  // OpenAI's ?api-version=).
+  if (url.username || url.password) {
+    throw floeError("bad_argument", `${name}.baseURL: want the API's base URL without credentials (user:password@): send a key with apiKey or headers`);
   }
-  baseURL = baseURL.replace(/\/+$/, "");
+  if (baseURL.includes("#")) {
+    throw floeError("bad_argument", `${name}.baseURL: want the API's base URL without a fragment (#…): a fragment is not sent to the server`);
+  }
+  const q = baseURL.includes("?") ? baseURL.indexOf("?") : baseURL.length;
+  baseURL = baseURL.slice(0, q).replace(/\/+$/, "") + baseURL.slice(q);
   if (apiKey != null && typeof apiKey !== "string") throw badArg(`${name}.apiKey`, "a string", apiKey);
   // Sent as a header: fetch() refused it at every request (a key read from
   // a file with its line break), each retried as a network error.

@@ -30,7 +30,7 @@ type loopback struct {
 }
 
 type seen struct {
-	Path, Auth, Body string
+	Path, Query, Auth, Body string
 }
 
 func chunk(s string) string {
@@ -42,7 +42,7 @@ func newLoopback(t *testing.T) *loopback {
 	lb.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		lb.mu.Lock()
-		lb.reqs = append(lb.reqs, seen{r.URL.Path, r.Header.Get("Authorization"), string(body)})
+		lb.reqs = append(lb.reqs, seen{r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), string(body)})
 		n := len(lb.reqs)
 		lb.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -256,6 +256,20 @@ func TestStartsInThinkingFlag(t *testing.T) {
 	}
 }
 
+// A base URL with a query (Azure OpenAI's deployment URLs): the
+// adapter's path goes before it, and the request keeps it.
+func TestBaseURLQuery(t *testing.T) {
+	lb := newLoopback(t)
+	p := startEnv(t, nil, "--dir", ":memory:", "--model", "openai-compatible", "--model-id", "m", "--base-url", lb.URL+"/openai/deployments/d/?api-version=2024-10-21")
+	c := &tt.Client{T: t, URL: p.url}
+	if events := strings.Join(task(t, c, c.Create(""), "Say hello."), "\n"); !strings.Contains(events, "Hello from the loopback (1).") {
+		t.Fatalf("the stream lacks the reply:\n%s", events)
+	}
+	if r := lb.requests()[0]; r.Path != "/openai/deployments/d/chat/completions" || r.Query != "api-version=2024-10-21" {
+		t.Errorf("request to %s?%s, want /openai/deployments/d/chat/completions?api-version=2024-10-21", r.Path, r.Query)
+	}
+}
+
 // --max-images (and --max-image-bytes) reach the adapter: past it the
 // oldest image of a task goes as a text saying so; --no-images sends
 // none, for a model without vision.
@@ -343,8 +357,9 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "127.0.0.1:9"}, `--base-url "127.0.0.1:9": want an http:// or https:// URL`},
 		// A base URL the adapter's paths cannot be appended to: the
 		// server started, then sent its requests elsewhere.
-		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1#frag"}, `--base-url "http://127.0.0.1:9/v1#frag": want the API's base URL without a query or a fragment: the adapter appends its path to it`},
-		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1?x=1"}, `--base-url "http://127.0.0.1:9/v1?x=1": want the API's base URL without a query or a fragment`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1#frag"}, `--base-url "http://127.0.0.1:9/v1#frag": want the API's base URL without a fragment (#…): a fragment is not sent to the server`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1?key=secret#frag"}, `--base-url "http://127.0.0.1:9/v1?…": want the API's base URL without a fragment`},
+		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://?api-version=1"}, `--base-url "http://?…": the URL names no host`},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://u:pw@127.0.0.1:9/v1"}, `--base-url "http://u:pw@127.0.0.1:9/v1": want the API's base URL without credentials (user:password@): send the key with --api-key-env`},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http:///v1"}, `--base-url "http:///v1": the URL names no host`},
 		{nil, []string{"--model", "openai-compatible", "--model-id", "m", "--base-url", "http://127.0.0.1:9/v1 "}, `--base-url "http://127.0.0.1:9/v1 ": a URL holds no spaces or control characters`},

@@ -35,7 +35,7 @@ const DefaultVersion = "2023-06-01"
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
 	Model     string             // required: the model name the server knows
-	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages" (its trailing slashes dropped)
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/messages" (its trailing slashes dropped; the path goes before a query, which is kept)
 	APIKey    string             // sent as x-api-key
 	Header    map[string]string  // extra request headers (names in any case; New refuses a name or value HTTP does not take)
 
@@ -111,7 +111,7 @@ func New(o Options) (*Model, error) {
 		beta = extendedCacheTTL
 	}
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/messages", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/messages"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})

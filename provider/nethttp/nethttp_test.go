@@ -201,3 +201,58 @@ func TestBaseURLTrailingSlash(t *testing.T) {
 		}
 	}
 }
+
+// A base URL with a query (Azure OpenAI's deployment URLs): each adapter
+// requests its path under the base URL's path, the query kept, and an
+// error quotes the URL without the query, which may hold a key: the 404's
+// "(at URL)" and a connection refused, which net/http's error names with
+// the whole URL.
+func TestBaseURLQuery(t *testing.T) {
+	type got struct{ path, query string }
+	reqs := make(chan got, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		reqs <- got{r.URL.Path, r.URL.RawQuery}
+		w.WriteHeader(404)
+	}))
+	defer srv.Close()
+	const query = "api-version=2024-10-21&key=secret"
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	for _, tc := range []struct {
+		name string
+		llm  func(base string) (engine.LLM, error)
+		want string
+	}{
+		{"openai", func(base string) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/openai/deployments/d/chat/completions"},
+		{"responses", func(base string) (engine.LLM, error) {
+			return responses.New(responses.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/openai/deployments/d/responses"},
+		{"anthropic", func(base string) (engine.LLM, error) {
+			return anthropic.New(anthropic.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, "/openai/deployments/d/messages"},
+	} {
+		m, err := tc.llm(srv.URL + "/openai/deployments/d/?" + query)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		out := m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(omni.Message) {})
+		if r := <-reqs; r.path != tc.want || r.query != query {
+			t.Errorf("%s requested %s?%s, want %s?%s", tc.name, r.path, r.query, tc.want, query)
+		}
+		if want := "(at " + srv.URL + tc.want + ")"; !strings.HasSuffix(out.ErrorMessage, want) {
+			t.Errorf("%s: the 404's message %q, want it to end in %q", tc.name, out.ErrorMessage, want)
+		}
+		m, err = tc.llm(dead.URL + "/openai/deployments/d?" + query)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		out = m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}}, func(omni.Message) {})
+		if !strings.Contains(out.ErrorMessage, dead.URL+tc.want) || strings.Contains(out.ErrorMessage, "secret") || strings.Contains(out.ErrorMessage, "api-version") {
+			t.Logf("%s", out.ErrorMessage)
+			t.Errorf("%s: a refused connection's outcome %+v, want the URL without its query", tc.name, out)
+		}
+	}
+}

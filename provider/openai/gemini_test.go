@@ -318,6 +318,7 @@ func TestExtraContentOnlyToGemini(t *testing.T) {
 	for base, want := range map[string]bool{
 		"https://generativelanguage.googleapis.com/v1beta/openai/":     true,
 		"https://GenerativeLanguage.googleapis.com:443/v1beta/openai":  true,
+		"https://generativelanguage.googleapis.com?alt=sse":            true, // a query after the host
 		"https://generativelanguage.googleapis.com.example.net/v1":     false,
 		"https://example.net/generativelanguage.googleapis.com/openai": false,
 		"https://api.openai.com/v1":                                    false,

@@ -31,7 +31,7 @@ const (
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
 	Model     string             // required: the model name the server knows
-	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/chat/completions" (its trailing slashes dropped)
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/chat/completions" (its trailing slashes dropped; the path goes before a query, which is kept)
 	APIKey    string             // sent as "Authorization: Bearer KEY"; "" = no Authorization header
 	Header    map[string]string  // extra request headers (names in any case; New refuses a name or value HTTP does not take)
 
@@ -99,7 +99,7 @@ func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	o.Gemini = o.Gemini || hostIs(o.BaseURL, geminiHost)
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/chat/completions", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/chat/completions"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
 	def := provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages}
@@ -192,7 +192,7 @@ func hostIs(u, host string) bool {
 	}
 	u = u[i+3:]
 	n := 0
-	for n < len(u) && u[n] != '/' && u[n] != ':' {
+	for n < len(u) && u[n] != '/' && u[n] != ':' && u[n] != '?' {
 		n++
 	}
 	if n != len(host) {

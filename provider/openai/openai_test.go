@@ -273,8 +273,12 @@ func TestOptions(t *testing.T) {
 		{Options{Model: "m"}, "Options.Transport is required"},
 		{Options{Transport: tr}, "Options.Model is required"},
 		{Options{Transport: tr, Model: "m", ExtraBody: omni.RawJSON(`[1]`)}, "Options.ExtraBody is not a JSON object"},
-		{Options{Transport: tr, Model: "m", BaseURL: "https://x.openai.azure.com/openai/v1?api-version=1"}, "openai: Options.BaseURL: want the API's base URL without a query or a fragment"},
-		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1#x"}, "without a query or a fragment"},
+		// A fragment never reaches the server (a query does: see
+		// TestBaseURLQuery).
+		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1#x"}, "openai: Options.BaseURL: want the API's base URL without a fragment (#…): a fragment is not sent to the server"},
+		{Options{Transport: tr, Model: "m", BaseURL: "https://x.openai.azure.com/openai/deployments/d?api-version=1#x"}, "without a fragment"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://?api-version=1"}, "openai: Options.BaseURL: the URL names no host"},
+		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1?q=a b"}, "a URL holds no spaces or control characters"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http://u:pw@h/v1"}, "openai: Options.BaseURL: want the API's base URL without credentials (user:password@): send the key with APIKey or Header"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http://h/v1 "}, "a URL holds no spaces or control characters"},
 		{Options{Transport: tr, Model: "m", BaseURL: "http:///v1"}, "openai: Options.BaseURL: the URL names no host"},
@@ -666,5 +670,53 @@ func TestUsageAtTokenUsage(t *testing.T) {
 				t.Errorf("Usage() at the consumer's token_usage = %+v, want Input 7", u)
 			}
 		}
+	}
+}
+
+// A base URL with a query (Azure OpenAI's deployment URLs and their
+// api-version): the adapter's path goes before it, the trailing slashes
+// of the base URL's path dropped, and the request keeps it; an '@' in it
+// is no credentials. The endpoint that the reasoning names is the URL
+// without its query, which may hold a key: a newer api-version of the
+// same deployment gets its reasoning back.
+func TestBaseURLQuery(t *testing.T) {
+	const deployment = "https://r.openai.azure.com/openai/deployments/d"
+	call := chunk(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`)
+	tr := &ptest.Transport{Replies: []ptest.Reply{
+		{Chunks: ptest.SSE(chunk(`{"reasoning_content":"Need a tool."}`), call, finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")},
+		{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")},
+	}}
+	m := newModel(t, tr, Options{BaseURL: deployment + "//?api-version=2024-10-21&key=se@cret/"})
+	c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("weather?")}})
+	if out.Status != omni.StatusCompleted {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got, want := tr.Requests[0].URL, deployment+"/chat/completions?api-version=2024-10-21&key=se@cret/"; got != want {
+		t.Errorf("request URL %s, want %s", got, want)
+	}
+	for _, msg := range c.Complete() {
+		if strings.Contains(msg, `"thinking"`) && !strings.Contains(msg, `"endpoint":"`+deployment+`/chat/completions"}`) {
+			t.Errorf("the thinking does not name the URL without its query as its endpoint: %s", msg)
+		}
+		if strings.Contains(msg, "cret") || strings.Contains(msg, "api-version") {
+			t.Errorf("a message holds the query: %s", msg)
+		}
+	}
+	newer := newModel(t, tr, Options{BaseURL: deployment + "?api-version=2025-04-01-preview"})
+	newer.LoadHistory(context.Background(), m.c.History)
+	run(t, newer, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("c1", "sun", omni.StatusCompleted)}})
+	if got, want := tr.Requests[1].URL, deployment+"/chat/completions?api-version=2025-04-01-preview"; got != want {
+		t.Errorf("request URL %s, want %s", got, want)
+	}
+	if b := string(tr.Requests[1].Body); !strings.Contains(b, `"reasoning_content":"Need a tool."`) {
+		t.Errorf("the same deployment under a newer api-version was not sent its reasoning: %s", b)
+	}
+	// Another deployment is another endpoint.
+	other := newModel(t, tr, Options{BaseURL: "https://r.openai.azure.com/openai/deployments/e?api-version=2024-10-21"})
+	other.LoadHistory(context.Background(), m.c.History)
+	run(t, other, engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput("c1", "sun", omni.StatusCompleted)}})
+	if b := string(tr.Requests[2].Body); strings.Contains(b, "reasoning_content") {
+		t.Errorf("another deployment was sent the reasoning: %s", b)
 	}
 }

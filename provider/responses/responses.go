@@ -26,7 +26,7 @@ const (
 type Options struct {
 	Transport provider.Transport // required: how requests are sent
 	Model     string             // required: the model name the server knows
-	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses" (its trailing slashes dropped)
+	BaseURL   string             // "" = DefaultBaseURL; requests go to BaseURL + "/responses" (its trailing slashes dropped; the path goes before a query, which is kept)
 	APIKey    string             // sent as "Authorization: Bearer KEY"; "" = no Authorization header
 	Header    map[string]string  // extra request headers (names in any case; New refuses a name or value HTTP does not take)
 
@@ -77,7 +77,7 @@ type Model struct {
 func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	m := &Model{opts: o}
-	if err := m.c.Setup(api, o.Transport, o.Model, o.BaseURL+"/responses", o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
+	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/responses"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
 		return nil, err
 	}
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})

@@ -133,6 +133,43 @@ test("the request: URL, key, headers, options and the conversation's JSON", asyn
   assert.equal(srv.requests[3].headers["anthropic-version"], "2099-01-01");
 });
 
+// A base URL with a query (Azure OpenAI's deployment URLs): the
+// adapter's path goes before it, the path's trailing slashes dropped, and
+// each request keeps it; an error quotes the URL without it (a key there
+// is not shown).
+test("a baseURL with a query: the path goes before it, errors do not quote it", async (t) => {
+  const srv = await replayServer(t, async (req, res) => {
+    if (req.url.startsWith("/missing/")) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
+      return;
+    }
+    res.writeHead(200, SSE_HEADERS);
+    res.end(req.url.includes("/messages?") ? anthropicStream({ text: ["Hi"] }) : openaiStream({ text: ["Hi"] }));
+  });
+  const deployment = `${srv.url}/openai/deployments/d`;
+  const m = floe.openaiCompatible({ baseURL: `${deployment}//?api-version=2024-10-21`, model: "gpt-4o" });
+  assert.equal(m.baseURL, `${deployment}?api-version=2024-10-21`);
+  let msgs = await collect(oneRequest(m).run("Hello"));
+  assert.equal(find(msgs, "request_end")[0].payload.status, "completed");
+  assert.deepEqual(find(msgs, "text").map((x) => x.payload.text), ["Hi"]);
+  assert.equal(srv.requests[0].url, "/openai/deployments/d/chat/completions?api-version=2024-10-21");
+  await collect(oneRequest(floe.anthropic({ apiKey: "k", model: "m", baseURL: `${srv.url}/anthropic/v1?beta=true` })).run("Hello"));
+  assert.equal(srv.requests[1].url, "/anthropic/v1/messages?beta=true");
+
+  msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `${srv.url}/missing/v1?key=s3cret`, model: "m" })).run("Hi"));
+  let end = find(msgs, "request_end")[0].payload;
+  assert.match(end.error_message, new RegExp(`\\(at ${srv.url}/missing/v1/chat/completions\\)$`));
+  assert.ok(!JSON.stringify(msgs).includes("s3cret"), "the query is not quoted");
+
+  const dead = await replayServer(t, () => {});
+  const deadPort = new URL(dead.url).port;
+  await dead.close(); // nothing listens there now
+  msgs = await collect(oneRequest(floe.openaiCompatible({ baseURL: `http://127.0.0.1:${deadPort}/v1?key=s3cret`, model: "m" })).run("Hi"));
+  end = find(msgs, "request_end")[0].payload;
+  assert.match(end.error_message, new RegExp(`fetch http://127.0.0.1:${deadPort}/v1/chat/completions: TypeError: fetch failed`));
+  assert.ok(!JSON.stringify(msgs).includes("s3cret"), "the query is not quoted");
+});
+
 // A gateway that refuses stream_options (422 "extra inputs are not
 // permitted"): body.stream_options: null sends none, and the reply, which
 // has no usage, completes with counts of 0; an object replaces the
@@ -346,9 +383,10 @@ test("model options are checked when the model is made", () => {
     [() => floe.openaiResponses({ apiKey: "\u201csk-secret\u201d", model: "m" }), /^openaiResponses: options.apiKey: a header value cannot hold a line break, another control character or a character above U\+00FF$/],
     [() => floe.anthropic({ apiKey: "sk-secret", model: "m", version: "2023-06-01\r\n" }), /^anthropic: options.version: a header value cannot hold/],
     [() => floe.openai({ apiKey: "k", model: "m", headers: { Authorization: "a", authorization: "b" } }), /options.headers: "Authorization" and "authorization" name one header/],
-    // A baseURL the adapter's paths cannot be appended to.
-    [() => floe.openaiResponses({ apiKey: "k", model: "m", baseURL: "https://x.openai.azure.com/openai/v1?api-version=2025-04-01-preview" }), /options.baseURL: want the API's base URL without a query \(\?api-version=2025-04-01-preview\)/],
-    [() => floe.openaiCompatible({ model: "m", baseURL: "http://h/v1#x" }), /options.baseURL: want the API's base URL without a fragment/],
+    // A fragment is not sent to the server (a query is: below); fetch()
+    // refuses credentials.
+    [() => floe.openaiCompatible({ model: "m", baseURL: "http://h/v1#x" }), /options.baseURL: want the API's base URL without a fragment \(#…\): a fragment is not sent to the server$/],
+    [() => floe.openaiCompatible({ model: "m", baseURL: "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21#" }), /options.baseURL: want the API's base URL without a fragment/],
     [() => floe.openaiCompatible({ model: "m", baseURL: "http://u:s3cret@h/v1" }), /options.baseURL: want the API's base URL without credentials \(user:password@\)/],
     // A body JSON cannot encode, and members the adapter writes itself (sent twice before).
     [() => { const b = {}; b.self = b; return floe.openai({ apiKey: "k", model: "m", body: b }); }, /openai: options.body: cannot be encoded as JSON/],

@@ -129,9 +129,10 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	if kind == "" {
 		kind = ModelScripted
 	}
-	// A base URL's trailing slashes go, as floe.mjs's models drop them: the
-	// adapters append "/chat/completions" and the like.
-	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: strings.TrimRight(s.BaseURL.Value, "/")}
+	// A base URL's trailing slashes go (before its query, if any), as
+	// floe.mjs's models drop them: the adapters append "/chat/completions"
+	// and the like.
+	mc := ModelConfig{Kind: kind, ModelID: s.ModelID.Value, BaseURL: provider.BaseURL(s.BaseURL.Value, "")}
 	switch kind {
 	case ModelScripted:
 		for _, f := range []Setting{s.ModelID, s.BaseURL, s.APIKeyEnv, s.System, s.ContextWindow, s.IdleTimeout, s.Gemini, s.MaxImageBytes, s.MaxImages, s.NoImages, s.StartsInThinking} {
@@ -156,7 +157,7 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 	}
 	if s.BaseURL.Value != "" {
 		if why := baseURLProblem(mc.BaseURL, s.APIKeyEnv.Name); why != "" {
-			return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(s.BaseURL.Value)) + ": " + why)
+			return mc, errors.New(s.Assign(s.BaseURL.Name, strconv.Quote(withoutQuery(s.BaseURL.Value))) + ": " + why)
 		}
 	}
 	mc.System = s.System.Value
@@ -285,6 +286,15 @@ func keyLike(s string) bool {
 		digit = digit || '0' <= s[i] && s[i] <= '9'
 	}
 	return len(s) >= 20 && lower && digit
+}
+
+// withoutQuery is u as an error quotes it: its query, which may hold a
+// key (a proxy's ?key=), as "?…".
+func withoutQuery(u string) string {
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
 }
 
 // baseURLProblem says what is wrong with u as an API's base URL, or "".

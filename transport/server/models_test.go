@@ -60,7 +60,14 @@ func TestParseModel(t *testing.T) {
 			want: ModelConfig{Kind: ModelResponses, ModelID: "m", APIKey: "k", System: WorkspacePrompt}},
 		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "FLOE_API_KEY_ENV": "K", "K": "k2", "ANTHROPIC_API_KEY": "k1"},
 			want: ModelConfig{Kind: ModelAnthropic, ModelID: "m", APIKey: "k2", System: WorkspacePrompt}},
-		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http:///"}, err: `FLOE_BASE_URL="http:///": want an http:// or https:// URL`},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http:///"}, err: `FLOE_BASE_URL="http:///": the URL names no host`},
+		// A query is kept, the path's trailing slashes dropped before it
+		// (Azure OpenAI's deployment URLs); a query is not quoted in an
+		// error (it may hold a key), a fragment is refused.
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "https://r.openai.azure.com/openai/deployments/d/?api-version=2024-10-21"},
+			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21", System: WorkspacePrompt}},
+		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "https://gw.example/v1?key=secret#x"},
+			err: `FLOE_BASE_URL="https://gw.example/v1?…": want the API's base URL without a fragment (#…): a fragment is not sent to the server`},
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "m", "FLOE_BASE_URL": "http://h/v1//"},
 			want: ModelConfig{Kind: ModelOpenAICompatible, ModelID: "m", BaseURL: "http://h/v1", System: WorkspacePrompt}},
 		// openai-compatible sends a key only when FLOE_API_KEY_ENV names one.

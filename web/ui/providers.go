@@ -12,6 +12,7 @@ import (
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
 	"github.com/floehq/floe/playground"
+	"github.com/floehq/floe/provider"
 	"github.com/floehq/floe/provider/anthropic"
 	"github.com/floehq/floe/provider/openai"
 	"github.com/floehq/floe/provider/responses"
@@ -37,7 +38,7 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		return nil, nil, err
 	}
 	tr := fetch.Transport{Hint: corsHint}
-	base := strings.TrimRight(strings.TrimSpace(s.BaseURL), "/")
+	base := provider.BaseURL(strings.TrimSpace(s.BaseURL), "") // its path's trailing slashes dropped, a query kept
 	switch s.Provider {
 	case "openai", "openai-compatible":
 		if s.Provider == "openai-compatible" && base == "" {
