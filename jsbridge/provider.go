@@ -86,7 +86,7 @@ func (s *modelSpec) newContext(tokens omni.TokenCounts) (engine.LLM, error) {
 	return anthropic.New(anthropic.Options{Transport: s.transport, Model: s.model, BaseURL: s.baseURL, APIKey: s.apiKey,
 		Header: s.header, MaxTokens: s.maxTokens, ExtraBody: s.body, BrowserAccess: s.browserAccess,
 		Version: s.version, SessionTokens: tokens, IdleTimeout: s.idle, NoCache: s.noCache, CacheTTL: s.cacheTTL,
-		MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages})
+		MaxImageBytes: s.maxImageBytes, MaxImages: s.maxImages, NoImages: s.noImages})
 }
 
 // factory is the engine.LLMFactory of s: a fresh context of the same model

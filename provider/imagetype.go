@@ -3,7 +3,7 @@ package provider
 import "github.com/floehq/floe/internal/errf"
 
 // NoImage is the text an image goes as to a model that takes none (the
-// NoImages option of the OpenAI adapters).
+// NoImages option of the adapters).
 const NoImage = "[image not sent: the model takes no images]"
 
 // NotSent returns the text an image goes as instead of itself when the

@@ -903,6 +903,13 @@ export interface AnthropicOptions extends ModelOptions {
    * for a proxy or a compatible server that refuses the field.
    */
   cache?: boolean | "5m" | "1h" | undefined;
+  /**
+   * false for a model without vision (DeepSeek's Anthropic API takes no
+   * images): each image, a user's or a tool result's, goes as the text
+   * "[image not sent: the model takes no images]" (a tool result's in its
+   * tool_result). Default: true.
+   */
+  images?: boolean | undefined;
 }
 
 /**

@@ -2963,7 +2963,7 @@ const HEADER_VALUE = /^[^\0-\x08\x0a-\x1f\x7f\u0100-\uffff]*$/;
 const HEADER_VALUE_WHY = "a header value cannot hold a line break, another control character or a character above U+00FF";
 
 const MODEL_KEYS = new Set(["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages"]);
-const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache"]);
+const ANTHROPIC_KEYS = new Set([...MODEL_KEYS, "browserAccess", "version", "cache", "images"]);
 const CHAT_KEYS = new Set([...MODEL_KEYS, "gemini", "images", "startsInThinking"]);
 const RESPONSES_KEYS = new Set([...MODEL_KEYS, "images", "startsInThinking"]);
 
@@ -2982,10 +2982,8 @@ function makeModel(fname, opts) {
   if (d.provider !== "openai-chat" && Object.hasOwn(opts, "gemini")) {
     throw floeError("bad_argument", `${name}.gemini: unknown option of ${fname}() (openaiCompatible() and openai() have it)`);
   }
-  for (const k of ["images", "startsInThinking"]) {
-    if (d.provider === "anthropic" && Object.hasOwn(opts, k)) {
-      throw floeError("bad_argument", `${name}.${k}: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
-    }
+  if (d.provider === "anthropic" && Object.hasOwn(opts, "startsInThinking")) {
+    throw floeError("bad_argument", `${name}.startsInThinking: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
   }
   knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : RESPONSES_KEYS, name);
   const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages, startsInThinking } = opts;

@@ -245,7 +245,7 @@ func parseAll(args []string, getenv func(string) string, environ []string) (opti
 	gemini := fs.Bool("gemini", false, "provider model openai or openai-compatible: speak the dialect of Gemini's OpenAI-compatible endpoint (thought signatures sent back on tool calls) at any base URL; Google's own host is known without it")
 	imageBytes := fs.String("max-image-bytes", "", "provider model: what a request's images may take, in bytes of their data: URLs' base64 (a PDF's counts too); past it, or past --max-images, the oldest go as a text saying so (0: no limit; default 24000000 for anthropic, 40000000 for openai, 16000000 to Gemini)")
 	images := fs.String("max-images", "", "provider model: how many images a request may carry, as --max-image-bytes (0: no limit; default 100 for anthropic, 500 for openai)")
-	noImages := fs.Bool("no-images", false, "provider model openai, openai-compatible or openai-responses: a model without vision (DeepSeek's): each image goes as a text saying the model takes none")
+	noImages := fs.Bool("no-images", false, "provider model: a model without vision (DeepSeek's): each image goes as a text saying the model takes none")
 	opened := fs.Bool("starts-in-thinking", false, "provider model openai, openai-compatible or openai-responses: the model's chat template opens the thinking (<think> ends the prompt: DeepSeek-R1's, QwQ's): a reply is thinking until its </think>")
 	delay := fs.Duration("delay", 30*time.Millisecond, "scripted model: wait between two streamed deltas (a duration: 30ms, 1s)")
 	mode := fs.String("mode", "ask", "default approval mode: ask, allow-all, deny-all or read-only")

@@ -51,6 +51,15 @@ func newLoopback(t *testing.T) *loopback {
 				`"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello."}]}],"usage":{"input_tokens":30,"output_tokens":2,"total_tokens":32}}}`+"\n\n")
 			return
 		}
+		if strings.HasSuffix(r.URL.Path, "/messages") {
+			io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":30,\"output_tokens\":1}}}\n\n"+
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello.\"}}\n\n"+
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
+				"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n"+
+				"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+			return
+		}
 		var b bytes.Buffer
 		b.WriteString(chunk(`{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}`))
 		b.WriteString(chunk(`{"index":0,"delta":{"content":"Hello from "},"finish_reason":null}`))
@@ -291,9 +300,11 @@ func TestImageFlags(t *testing.T) {
 		{"openai-compatible", []string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
 		{"openai-responses", nil, 2, 0, ""},
 		{"openai-responses", []string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
+		{"anthropic", nil, 2, 0, ""},
+		{"anthropic", []string{"--no-images"}, 0, 2, "[image not sent: the model takes no images]"},
 	} {
 		lb := newLoopback(t)
-		p := startEnv(t, []string{"OPENAI_API_KEY=k"}, append([]string{"--dir", ":memory:", "--model", c.model, "--model-id", "m", "--base-url", lb.URL + "/v1"}, c.flags...)...)
+		p := startEnv(t, []string{"OPENAI_API_KEY=k", "ANTHROPIC_API_KEY=k"}, append([]string{"--dir", ":memory:", "--model", c.model, "--model-id", "m", "--base-url", lb.URL + "/v1"}, c.flags...)...)
 		cl := &tt.Client{T: t, URL: p.url}
 		post(t, cl, cl.Create(""), "tasks", input, "running")
 		p.kill()
@@ -303,8 +314,11 @@ func TestImageFlags(t *testing.T) {
 		}
 		b := reqs[0].Body
 		image := `"image_url":{"url":"data:image/png`
-		if c.model == "openai-responses" {
+		switch c.model {
+		case "openai-responses":
 			image = `"image_url":"data:image/png`
+		case "anthropic":
+			image = `"media_type":"image/png"`
 		}
 		if sent := strings.Count(b, image); sent != c.sent || c.want != "" && strings.Count(b, c.want) != c.text {
 			t.Errorf("%s %v: %d images sent, want %d, and %d times %s, in\n%s", c.model, c.flags, sent, c.sent, c.text, c.want, b)
@@ -393,7 +407,7 @@ func TestFlagErrors(t *testing.T) {
 		{nil, []string{"--max-images", "3"}, "--max-images: only with a provider model"},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-image-bytes", "-1"}, `--max-image-bytes "-1": want a whole number of bytes, at most 2147483647 (0: no limit)`},
 		{[]string{"OPENAI_API_KEY=k"}, []string{"--model", "openai", "--model-id", "m", "--max-images", "ten"}, `--max-images "ten": want a whole number of images, at most 2147483647 (0: no limit)`},
-		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--no-images"}, "--no-images: only with --model openai, openai-compatible or openai-responses (a model without vision), not --model anthropic"},
+		{nil, []string{"--no-images"}, "--no-images: only with a provider model"},
 		{[]string{"ANTHROPIC_API_KEY=k"}, []string{"--model", "anthropic", "--model-id", "m", "--starts-in-thinking"}, "--starts-in-thinking: only with --model openai, openai-compatible or openai-responses (a chat template that opens the thinking), not --model anthropic"},
 		{nil, []string{"--starts-in-thinking"}, "--starts-in-thinking: only with a provider model (--model scripted is offline)"},
 	}

@@ -74,6 +74,12 @@ type Options struct {
 	// of more than 5 MB of base64 or 8000 px a side goes as a text
 	// saying so.
 	MaxImageBytes, MaxImages int
+	// NoImages is for a model without vision (DeepSeek's Anthropic API
+	// documents that it takes no images): each image, a user's or a tool
+	// result's, goes as a text block saying it was not sent because the
+	// model takes none ("[image not sent: the model takes no images]"),
+	// a tool result's in its tool_result, as the Chat adapter's NoImages.
+	NoImages bool
 
 	// ExtraBody is a JSON object whose members are added to every request
 	// body (e.g. {"temperature":0.2}); nil = none.

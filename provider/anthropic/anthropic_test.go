@@ -360,3 +360,31 @@ func TestOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// NoImages, for a model without vision (DeepSeek's Anthropic API takes no
+// images): no image goes; a tool result's are text blocks of its
+// tool_result, a user's a text block.
+func TestNoImages(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"
+	for _, no := range []bool{true, false} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		m, err := New(Options{Transport: tr, Model: "deepseek-v4-flash", BaseURL: "https://api.deepseek.com/anthropic/v1", NoCache: true, NoImages: no})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := omni.ToolOutput("toolu_1", "shot", omni.StatusCompleted)
+		out.Payload.Rest = &omni.Rest{Images: []string{png, "https://example.com/a.png"}}
+		m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("toolu_1", "shot", "{}"), out})
+		img := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: png}}}
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{img}})
+		got := js(tr.Body(t, 0)["messages"].([]any)[2])
+		none := `{"text":"[image not sent: the model takes no images]","type":"text"}`
+		want := `{"content":[{"content":[{"text":"shot","type":"text"},` + none + `,` + none + `],"tool_use_id":"toolu_1","type":"tool_result"},` + none + `],"role":"user"}`
+		if no && got != want {
+			t.Errorf("the last user message\n got %s\nwant %s", got, want)
+		}
+		if images := strings.Count(got, `"type":"image"`); !no && images != 3 {
+			t.Errorf("without NoImages, %d images in %s, want 3", images, got)
+		}
+	}
+}

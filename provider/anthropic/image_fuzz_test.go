@@ -39,7 +39,7 @@ func FuzzWriteImage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, u string) {
 		var w provider.JSONWriter
-		writeImage(&w, u)
+		writeImage(&w, u, false)
 		var block struct {
 			Type   string
 			Text   string

@@ -115,7 +115,7 @@ func TestImageOversize(t *testing.T) {
 		{big[:len(big)-1], ""},
 	} {
 		w := &provider.JSONWriter{}
-		writeImage(w, c.img)
+		writeImage(w, c.img, false)
 		want := `{"type":"text","text":"` + c.want + `"}`
 		if c.want == "" {
 			want = `{"type":"image","source":{"type":"base64","media_type":"image/`
@@ -145,7 +145,7 @@ func TestManyImages(t *testing.T) {
 	}
 	count := func(msgs []omni.Message) (sent, omitted int) {
 		w := &provider.JSONWriter{}
-		writeMessages(w, fewer(msgs), "", "")
+		writeMessages(w, fewer(msgs), "", "", false)
 		return strings.Count(string(w.B), `"type":"image"`), strings.Count(string(w.B), "[image omitted: ")
 	}
 	for _, c := range []struct {
@@ -203,7 +203,7 @@ func TestManyInlineImages(t *testing.T) {
 	}
 	msgs = append(msgs, inline(2560, 1440))
 	w := &provider.JSONWriter{}
-	writeMessages(w, fewer(msgs), "", "")
+	writeMessages(w, fewer(msgs), "", "", false)
 	if got := strings.Count(string(w.B), `"type":"image"`); got != 11 {
 		t.Errorf("22 inline images, the last wide: %d sent, want 11 (10 when the 21st passed 20, and the 22nd)", got)
 	}

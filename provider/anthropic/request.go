@@ -73,7 +73,7 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.KeyStr("system", p.SystemPrompt)
 	}
 	w.Lit(`"messages":[`)
-	writeMessages(w, fewer(sent), cache, m.c.Mark)
+	writeMessages(w, fewer(sent), cache, m.c.Mark, m.opts.NoImages)
 	w.Close(']')
 	if len(p.Tools) > 0 {
 		w.Lit(`"tools":[`)
@@ -129,7 +129,8 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // of before the marker), then its text and tool_use blocks in order.
 // Unsigned thinking (another provider's) and the blocks of another
 // endpoint (an Anthropic-compatible server, another account), whose
-// signatures the API refuses, are not sent.
+// signatures the API refuses, are not sent. To a model that takes no
+// images (noImages), each image is a text block of provider.NoImage.
 //
 // With cache (a breakpoint's cache_control, "" for none), two rolling breakpoints: the last block of the last turn,
 // and the last block of the user turn before it, where the previous
@@ -137,7 +138,7 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // appends, finds the prefix this one cached even when a turn adds more
 // blocks than the API looks back over (20). A thinking block cannot carry
 // one: the block before it does.
-func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string) {
+func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours string, noImages bool) {
 	last, user, prevUser := -1, -1, -1 // closing braces of breakpoint candidates
 	provider.Turns(msgs, func(role string, turn []omni.Message) {
 		start := len(w.B)
@@ -164,7 +165,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 						writeText(w, out)
 					}
 					for _, u := range p.Images() {
-						writeImage(w, u)
+						writeImage(w, u, noImages)
 					}
 					w.Lit("]}")
 					at = len(w.B) - 1
@@ -172,7 +173,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 					writeText(w, p.Text)
 					at = len(w.B) - 1
 				case u != "":
-					writeImage(w, u)
+					writeImage(w, u, noImages)
 					at = len(w.B) - 1
 				case p.Type == omni.InlineData: // not an image: a document (a PDF)
 					w.Lit(`{"type":"document","source":{"type":"base64",`)
@@ -301,9 +302,14 @@ func writeText(w *provider.JSONWriter, s string) {
 // would refuse (provider.NotSent; bytes or sides past its limits:
 // oversize) is a text block saying so: sent, it made the API refuse the
 // request, and with it every later request of the session, whose history
-// holds the image.
-func writeImage(w *provider.JSONWriter, u string) {
-	if t := provider.NotSent(u, "Anthropic"); t != "" {
+// holds the image. To a model that takes none (noImages), every image is
+// provider.NoImage.
+func writeImage(w *provider.JSONWriter, u string, noImages bool) {
+	t := provider.NoImage
+	if !noImages {
+		t = provider.NotSent(u, "Anthropic")
+	}
+	if t != "" {
 		writeText(w, t)
 		return
 	}

@@ -283,9 +283,9 @@ test("maxImageBytes and maxImages leave the oldest images out of a request", asy
 });
 
 // images: false, for a model without vision (DeepSeek's API answers 400
-// to any image part; a model behind LM Studio's Responses API): a tool's
-// image and the user's go as a text, by the Chat and the Responses
-// adapters.
+// to any image part, its Anthropic API takes none; a model behind LM
+// Studio's Responses API): a tool's image and the user's go as a text, by
+// the Chat, the Responses and the Anthropic adapters.
 test("images: false sends no image, a text in its place", async () => {
   const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg";
   const none = "[image not sent: the model takes no images]";
@@ -300,12 +300,13 @@ test("images: false sends no image, a text in its place", async () => {
       ev({ type: "response.output_item.done", output_index: 0, item }) +
       ev({ type: "response.completed", response: { id: "resp_1", status: "completed", usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } });
   };
-  for (const factory of ["openaiCompatible", "openaiResponses"]) {
+  for (const factory of ["openaiCompatible", "openaiResponses", "anthropic"]) {
     const bodies = [];
     const fetch = async (url, init) => {
       bodies.push(JSON.parse(init.body));
       const call = bodies.length === 1;
-      const stream = factory === "openaiResponses" ? responsesStream(call) : openaiStream({ calls: call ? [{ id: "call_1", name: "shot", args: ["{}"] }] : [], text: call ? [] : ["Done."] });
+      const script = { calls: call ? [{ id: "call_1", name: "shot", args: ["{}"] }] : [], text: call ? [] : ["Done."] };
+      const stream = factory === "openaiResponses" ? responsesStream(call) : factory === "anthropic" ? anthropicStream(script) : openaiStream(script);
       return new Response(stream, { status: 200, headers: SSE_HEADERS });
     };
     const session = floe.createSession({
@@ -325,6 +326,10 @@ test("images: false sends no image, a text in its place", async () => {
     if (factory === "openaiResponses") {
       assert.equal(bodies[1].input.find((m) => m.type === "function_call_output").output, "shot\n" + none);
       assert.deepEqual(bodies[1].input[0].content.at(-1), { type: "input_text", text: none });
+    } else if (factory === "anthropic") {
+      const result = bodies[1].messages.at(-1).content.find((b) => b.type === "tool_result");
+      assert.deepEqual(result.content, [{ type: "text", text: "shot" }, { type: "text", text: none }]);
+      assert.equal(bodies[1].messages[0].content.at(-1).text, none);
     } else {
       assert.equal(bodies[1].messages.find((m) => m.role === "tool").content, "shot\n" + none);
       assert.deepEqual(bodies[1].messages[0].content.at(-1), { type: "text", text: none });
@@ -332,7 +337,7 @@ test("images: false sends no image, a text in its place", async () => {
   }
   assert.throws(() => floe.openai({ apiKey: "k", model: "m", images: "no" }), { code: "bad_argument", message: /openai: options\.images: want a boolean \(false: a model without vision\), got a string$/ });
   assert.throws(() => floe.openaiResponses({ apiKey: "k", model: "m", images: 0 }), { code: "bad_argument", message: /openaiResponses: options\.images: want a boolean \(false: a model without vision\), got a number$/ });
-  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", images: false }), { code: "bad_argument", message: /anthropic: options\.images: unknown option of anthropic\(\) \(openaiCompatible\(\), openai\(\) and openaiResponses\(\) have it\)/ });
+  assert.throws(() => floe.anthropic({ apiKey: "k", model: "m", images: "no" }), { code: "bad_argument", message: /anthropic: options\.images: want a boolean \(false: a model without vision\), got a string$/ });
 });
 
 // startsInThinking: a reply whose chat template opened the thinking

@@ -38,6 +38,8 @@ export async function models(): Promise<Model[]> {
     openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
     openaiResponses({ apiKey: "sk-…", model: "o4-mini" }),
     anthropic({ apiKey: "sk-ant-…", model: "claude-sonnet-4-5", version: "2023-06-01", cache: false }),
+    anthropic({ apiKey: "sk-…", model: "deepseek-v4-flash", baseURL: "https://api.deepseek.com/anthropic/v1", images: false }),
+    openaiCompatible({ baseURL: "https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21", model: "gpt-4o" }),
     floeDefault.openai({ apiKey: "sk-…", model: "gpt-4.1-mini" }),
   ];
   const same: Floe["openai"] = openai;

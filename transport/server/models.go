@@ -57,8 +57,7 @@ type ModelConfig struct {
 	Gemini bool
 	// MaxImageBytes and MaxImages are the adapters' options of those
 	// names, what a request's images may take: 0 = theirs, below 0 = no
-	// limit. NoImages is the Chat and Responses adapters', for a model
-	// without vision.
+	// limit. NoImages is the adapters', for a model without vision.
 	MaxImageBytes, MaxImages int
 	NoImages                 bool
 	// StartsInThinking is the Chat and Responses adapters', for a chat
@@ -99,9 +98,9 @@ type ModelSettings struct {
 	// MaxImageBytes and MaxImages: what a request's images may take, a
 	// whole number of bytes (of their data: URLs' base64; a PDF's counts)
 	// and of images; "0" = no limit, "" = the adapter's default. NoImages
-	// ("true" or "1", as Gemini) has openai, openai-compatible or
-	// openai-responses send each image as a text, for a model without
-	// vision. All three are refused with the scripted model.
+	// ("true" or "1", as Gemini) has a provider model send each image as
+	// a text, for a model without vision. All three are refused with the
+	// scripted model.
 	MaxImageBytes, MaxImages, NoImages Setting
 	// StartsInThinking ("true" or "1", as Gemini) has openai,
 	// openai-compatible or openai-responses read a reply as thinking until
@@ -189,14 +188,15 @@ func ParseModel(s ModelSettings) (ModelConfig, error) {
 		to        *bool
 		what      string
 		responses bool // openai-responses takes it too
-	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint", false}, {s.NoImages, &mc.NoImages, "a model without vision", true},
-		{s.StartsInThinking, &mc.StartsInThinking, "a chat template that opens the thinking", true}} {
+		anthropic bool // and anthropic
+	}{{s.Gemini, &mc.Gemini, "Gemini's OpenAI-compatible endpoint", false, false}, {s.NoImages, &mc.NoImages, "a model without vision", true, true},
+		{s.StartsInThinking, &mc.StartsInThinking, "a chat template that opens the thinking", true, false}} {
 		v := b.s.Value
 		on := v == "true" || v == "1"
 		if !on && v != "false" && v != "0" && v != "" {
 			return mc, errors.New(s.Assign(b.s.Name, strconv.Quote(v)) + ": want true or false (1 or 0)")
 		}
-		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible && (!b.responses || kind != ModelResponses) {
+		if on && kind != ModelOpenAI && kind != ModelOpenAICompatible && (!b.responses || kind != ModelResponses) && (!b.anthropic || kind != ModelAnthropic) {
 			models := " or " + ModelOpenAICompatible
 			if b.responses {
 				models = ", " + ModelOpenAICompatible + " or " + ModelResponses
@@ -323,7 +323,7 @@ func (mc ModelConfig) newModel(t provider.Transport) (providerModel, error) {
 			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages, StartsInThinking: mc.StartsInThinking})
 	case ModelAnthropic:
 		return anthropic.New(anthropic.Options{Transport: t, Model: mc.ModelID, BaseURL: mc.BaseURL, APIKey: mc.APIKey, IdleTimeout: mc.IdleTimeout,
-			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages})
+			MaxImageBytes: mc.MaxImageBytes, MaxImages: mc.MaxImages, NoImages: mc.NoImages})
 	}
 	return nil, errors.New("model " + mc.Kind + ": not a provider model")
 }

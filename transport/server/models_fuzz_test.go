@@ -33,7 +33,7 @@ func FuzzParseModel(f *testing.F) {
 				t.Fatalf("ParseModel(%q): %q taken as %d", env, c.v, c.got)
 			}
 		}
-		if mc.NoImages && (mc.Kind != ModelOpenAI && mc.Kind != ModelOpenAICompatible && mc.Kind != ModelResponses || noImages != "true" && noImages != "1") {
+		if mc.NoImages && (mc.Kind == ModelScripted || noImages != "true" && noImages != "1") {
 			t.Fatalf("ParseModel(%q): NoImages with %s", env, mc.Kind)
 		}
 	})

@@ -126,8 +126,10 @@ func TestParseModel(t *testing.T) {
 			err: `FLOE_NO_IMAGES="no": want true or false (1 or 0)`},
 		{env: map[string]string{"FLOE_MODEL": "openai-responses", "FLOE_MODEL_ID": "qwen3-8b", "FLOE_BASE_URL": "http://127.0.0.1:1234/v1", "OPENAI_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
 			want: ModelConfig{Kind: ModelResponses, ModelID: "qwen3-8b", BaseURL: "http://127.0.0.1:1234/v1", APIKey: "k", System: WorkspacePrompt, NoImages: true}},
-		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "m", "ANTHROPIC_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
-			err: "FLOE_NO_IMAGES: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a model without vision), not FLOE_MODEL=anthropic"},
+		// DeepSeek's Anthropic API takes no images either.
+		{env: map[string]string{"FLOE_MODEL": "anthropic", "FLOE_MODEL_ID": "deepseek-v4-flash", "FLOE_BASE_URL": "https://api.deepseek.com/anthropic/v1", "ANTHROPIC_API_KEY": "k", "FLOE_NO_IMAGES": "true"},
+			want: ModelConfig{Kind: ModelAnthropic, ModelID: "deepseek-v4-flash", BaseURL: "https://api.deepseek.com/anthropic/v1", APIKey: "k", System: WorkspacePrompt, NoImages: true}},
+		{env: map[string]string{"FLOE_NO_IMAGES": "true"}, err: "FLOE_NO_IMAGES: only with a provider model (FLOE_MODEL=scripted is offline)"},
 		// A chat template that opens the thinking: the Chat and Responses
 		// models only.
 		{env: map[string]string{"FLOE_MODEL": "openai-compatible", "FLOE_MODEL_ID": "qwq", "FLOE_BASE_URL": "http://127.0.0.1:8000/v1", "FLOE_STARTS_IN_THINKING": "true"},
