@@ -21,6 +21,7 @@ type Decoder struct {
 	usage    provider.Usage
 	total    int64
 	finished bool
+	cached   bool   // a cached_tokens came: DeepSeek's prompt_cache_hit_tokens is not read
 	calls    []call // the tool calls seen, by index
 	refusal  []byte
 	tags     provider.InlineThinking // thinking inline in content
@@ -223,6 +224,13 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		d.total = omni.JSONInt(val)
 	case "usage.prompt_tokens_details.cached_tokens", "usage.input_tokens_details.cached_tokens", "choices[].usage.cached_tokens", "usage.cached_tokens":
 		d.usage.CacheRead = omni.JSONInt(val)
+		d.cached = true
+	case "usage.prompt_cache_hit_tokens":
+		// DeepSeek's documented count of the prompt's cache hits: read
+		// when no cached_tokens comes (one that does is kept).
+		if !d.cached {
+			d.usage.CacheRead = omni.JSONInt(val)
+		}
 	}
 	return nil
 }

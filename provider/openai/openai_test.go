@@ -720,3 +720,21 @@ func TestBaseURLQuery(t *testing.T) {
 		t.Errorf("another deployment was sent the reasoning: %s", b)
 	}
 }
+
+// DeepSeek's prompt_cache_hit_tokens counts the cache hits when no
+// cached_tokens comes; a cached_tokens, before or after it, is kept.
+func TestPromptCacheHitTokens(t *testing.T) {
+	for usage, want := range map[string]int64{
+		`{"prompt_tokens":47,"completion_tokens":12,"total_tokens":59,"prompt_cache_hit_tokens":32,"prompt_cache_miss_tokens":15}`:                                              32,
+		`{"prompt_tokens":47,"completion_tokens":12,"total_tokens":59,"prompt_tokens_details":{"cached_tokens":30},"prompt_cache_hit_tokens":32}`:                               30,
+		`{"prompt_tokens":47,"completion_tokens":12,"total_tokens":59,"prompt_cache_hit_tokens":32,"prompt_tokens_details":{"cached_tokens":0}}`:                                0,
+		`{"prompt_tokens":47,"completion_tokens":12,"total_tokens":59,"prompt_tokens_details":{"cached_tokens":30},"prompt_cache_hit_tokens":32,"prompt_cache_miss_tokens":15}`: 30,
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, `{"id":"c1","choices":[],"usage":`+usage+`}`, "[DONE]")}}}
+		m := newModel(t, tr, Options{BaseURL: "https://api.deepseek.com", Model: "deepseek-chat"})
+		run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		if u := m.Usage(); u.CacheRead != want || u.Input != 47 {
+			t.Errorf("%s: usage %+v, want cache reads %d", usage, u, want)
+		}
+	}
+}
