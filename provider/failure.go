@@ -170,11 +170,12 @@ func clip(s string, n int) string {
 // {"type":"error","error":{…}}, {"code","message"}, {"error":"text"}, and
 // any of them as the first of a list (Gemini's [{"error":{…}}]). A
 // validation error's first detail ({"detail":[{"loc","msg"}]}, also as
-// Mistral's message object) is its message, "body.tools: msg"; an
-// upstream's own error that a gateway passes on in error.metadata.raw
-// (OpenRouter's "Provider returned error") follows the message, with
-// metadata.provider_name.
+// Mistral's message object) is its message, "body.tools: msg" (the
+// location cut at 200 bytes); an upstream's own error that a gateway
+// passes on in error.metadata.raw (OpenRouter's "Provider returned
+// error") follows the message, with metadata.provider_name.
 func ErrorFields(body []byte) (typ, code, msg string) {
+	const locMax = 200 // a validation error's location: a few names, the rest cut
 	var loc, detail, raw, from string
 	details := 0
 	err := omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
@@ -197,7 +198,7 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 				msg = omni.JSONString(val)
 			}
 		case "detail[].loc[]", "message.detail[].loc[]":
-			if details == 0 {
+			if details == 0 && len(loc) <= locMax { // past it, cut: one piece more at most
 				if loc != "" {
 					loc += "."
 				}
@@ -225,7 +226,7 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 	if msg == "" && detail != "" {
 		msg = detail
 		if loc != "" {
-			msg = loc + ": " + detail
+			msg = clip(loc, locMax) + ": " + detail
 		}
 	}
 	if raw != "" {
