@@ -27,6 +27,7 @@ type Decoder struct {
 	tags     provider.InlineThinking // thinking inline in content
 	rcFid    omni.RawJSON            // fidReasoningContent stamped with the endpoint
 	details  []detail                // reasoning_details so far, consecutive texts merged
+	last     []byte                  // the text of the last of details so far (seal)
 
 	// the chunk being read
 	obj, isErr     bool
@@ -40,7 +41,7 @@ type Decoder struct {
 	nTools         int
 	det            detail   // the reasoning detail being read
 	dets           []detail // the choice's reasoning details
-	detThink       string   // their text and summaries
+	detThink       []byte   // their text and summaries
 }
 
 // detail is one object of OpenRouter's reasoning_details: a
@@ -149,7 +150,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		d.det.typ = omni.JSONString(val)
 	case "choices[].delta.reasoning_details[].text", "choices[].delta.reasoning_details[].summary":
 		d.det.text = omni.JSONString(val)
-		d.detThink += d.det.text
+		d.detThink = append(d.detThink, d.det.text...)
 	case "choices[].delta.reasoning_details[].signature":
 		d.det.sig = omni.JSONString(val)
 	case "choices[].delta.reasoning_details[].id":
@@ -212,7 +213,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 			d.apply()
 		}
 		d.choice, d.content, d.think, d.fromRC, d.tools, d.nTools = 0, "", "", false, d.tools[:0], 0
-		d.dets, d.detThink = d.dets[:0], ""
+		d.dets, d.detThink = d.dets[:0], d.detThink[:0]
 	case "usage.prompt_tokens", "usage.input_tokens", "x_groq.usage.prompt_tokens", "choices[].usage.prompt_tokens":
 		// Groq's chunks carry the counts in x_groq.usage too, and only
 		// there when the top-level usage is null; Moonshot's (Kimi) in
@@ -240,16 +241,18 @@ func (d *Decoder) apply() {
 	if d.think == "" {
 		// OpenRouter sends its reasoning in reasoning and again in
 		// reasoning_details, at times only there.
-		d.think = d.detThink
+		d.think = string(d.detThink)
 	}
 	for _, n := range d.dets {
 		if k := len(d.details) - 1; n.typ == "reasoning.text" && k >= 0 && d.details[k].typ == n.typ {
-			d.details[k].text += n.text
+			d.last = append(d.last, n.text...)
 			if d.details[k].sig == "" {
 				d.details[k].sig = n.sig
 			}
 		} else {
+			d.seal()
 			d.details = append(d.details, n)
+			d.last = append(d.last[:0], n.text...)
 		}
 	}
 	if d.think != "" {
@@ -303,6 +306,7 @@ func (d *Decoder) apply() {
 func (d *Decoder) flush() {
 	d.stream(d.tags.Flush())
 	if len(d.details) > 0 && len(d.calls) > 0 {
+		d.seal()
 		w := &provider.JSONWriter{}
 		w.Lit(`{"reasoning_details":[`)
 		for i := range d.details {
@@ -327,6 +331,15 @@ func (d *Decoder) flush() {
 		w.Close('}')
 		d.E.SetFidelity(d.calls[0].index, d.E.Stamp(w.B))
 		d.details = nil
+	}
+}
+
+// seal sets the text of the last reasoning detail, its pieces joined in
+// d.last: appended to, a reasoning of many pieces is joined in linear
+// time.
+func (d *Decoder) seal() {
+	if k := len(d.details) - 1; k >= 0 {
+		d.details[k].text = string(d.last)
 	}
 }
 

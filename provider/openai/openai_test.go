@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -460,6 +461,47 @@ func TestReasoningDetailsSentBack(t *testing.T) {
 	run(t, other, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("more")}})
 	if b := string(tr.Requests[3].Body); strings.Contains(b, "reasoning_details") {
 		t.Errorf("another endpoint was sent the reasoning details: %s", b)
+	}
+}
+
+// reasoning_details are merged in time linear in their length: a long
+// reasoning of many small pieces, in many chunks or in one, cost bytes in
+// proportion to it, not to its square (joined piece by piece, 1 MiB of
+// reasoning in 50-byte pieces allocated 9 GiB).
+func TestReasoningDetailsLinear(t *testing.T) {
+	piece := `{"type":"reasoning.text","text":"` + strings.Repeat("x", 40) + `","index":0}`
+	call := chunk(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`)
+	for _, shape := range []struct {
+		name   string
+		chunks func(n int) []string
+	}{
+		{"a piece a chunk", func(n int) []string {
+			var cs []string
+			for range n {
+				cs = append(cs, chunk(`{"reasoning_details":[`+piece+`]}`))
+			}
+			return cs
+		}},
+		{"the pieces in one chunk", func(n int) []string {
+			return []string{chunk(`{"reasoning_details":[` + strings.Repeat(piece+",", n-1) + piece + `]}`)}
+		}},
+	} {
+		allocated := func(n int) uint64 {
+			tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(append(shape.chunks(n), call, finish, "[DONE]")...)}}}
+			m := newModel(t, tr, Options{BaseURL: "https://openrouter.ai/api/v1"})
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Go.")}})
+			runtime.ReadMemStats(&after)
+			if out.Status != omni.StatusCompleted || len(c.Text(omni.Thinking)) != 40*n {
+				t.Fatalf("%s, %d pieces: %+v, %d bytes of thinking", shape.name, n, out, len(c.Text(omni.Thinking)))
+			}
+			return after.TotalAlloc - before.TotalAlloc
+		}
+		small, large := allocated(1000), allocated(4000)
+		if large > 8*small {
+			t.Errorf("%s: 4,000 pieces allocated %d KiB, 1,000 %d KiB: more than 8 times", shape.name, large>>10, small>>10)
+		}
 	}
 }
 
