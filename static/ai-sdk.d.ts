@@ -122,9 +122,11 @@ export interface FloeChatTransport {
    * The chat's run from its start, for a chat made again with the id of
    * one that went away while the run went on (useChat({ resume: true })
    * asks as it mounts): its assistant message replayed, then live. Null
-   * when there is none (none since a reload: a run lives in the page), or
-   * it was stopped or read to its end. Once a chat has asked, the abort of
-   * its response is a disconnect: its run goes on; stop(chatId) stops it.
+   * when there is none (none since a reload: a run lives in the page), it
+   * began before the chat first asked (its chunks are kept only for a
+   * chat that asked), or it was stopped or read to its end. Once a chat
+   * has asked, the abort of its response is a disconnect: its run goes
+   * on; stop(chatId) stops it.
    */
   reconnectToStream(options: { chatId: string; abortSignal?: AbortSignal | undefined }): Promise<ChunkStream | null>;
   /** The stream reconnectToStream gives replays the run's message from its start. */

@@ -627,7 +627,8 @@ class Chunker {
  * UI's answer to an approval and the next going on from there. Each
  * stream reads the run's chunks from its own place: two may read at once
  * (a chat dropped still reading, and the chat made again in its place),
- * and one may read them from the start (keep: a chat reconnecting).
+ * and one may read them from the start (keep: a chat reconnecting). The
+ * chunks are let go once no stream can read them again (release).
  */
 class UIRun {
   constructor(stream, abort, { keep = false } = {}) {
@@ -641,6 +642,7 @@ class UIRun {
     this.handed = 0; // the chunks handed to a response so far: the next response goes on from there
     this.unread = false; // a response left the run going (away): what follows may not have been read
     this.seen = false; // a response read the run to its end
+    this.readers = 0; // the streams open
     this.next = null; // the pending next() of the run's stream
     this.done = false; // the run's stream ended
     this.ended = new Promise((r) => (this.end = r)); // settles when done
@@ -689,6 +691,13 @@ class UIRun {
     let at = replay ? 0 : this.handed;
     let gone = false; // detached: this stream ends, the run goes on
     let cancelled = false;
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      this.readers--;
+      this.release();
+    };
     const onAbort = () => {
       if (!detach()) return void this.abort();
       gone = true;
@@ -703,6 +712,7 @@ class UIRun {
     };
     return new ReadableStream({
       start: (c) => {
+        this.readers++;
         c.enqueue(first);
         if (signal) {
           if (signal.aborted) onAbort();
@@ -718,6 +728,7 @@ class UIRun {
           if (gone) {
             c.enqueue({ type: "abort" });
             c.close();
+            leave();
             return;
           }
           const end = this.base + this.log.length;
@@ -735,12 +746,14 @@ class UIRun {
             unlink();
             this.seen = true;
             c.close();
+            leave();
             return;
           }
           if (pause && this.chunker.quiet()) {
             unlink();
             c.enqueue({ type: "finish", finishReason: "tool-calls" });
             c.close();
+            leave();
             return;
           }
           let wake;
@@ -758,8 +771,13 @@ class UIRun {
         cancelled = true;
         unlink();
         this.wake();
-        if (!detach()) return this.abort();
+        if (!detach()) {
+          const aborted = this.abort();
+          leave();
+          return aborted;
+        }
         this.away();
+        leave();
       },
     });
   }
@@ -773,6 +791,7 @@ class UIRun {
         if (r.done) {
           this.finished();
           this.chunker.end(this.log);
+          this.release();
         } else this.chunker.push(r.value, this.log);
       },
       (e) => {
@@ -781,8 +800,24 @@ class UIRun {
         this.finished();
         this.chunker.close(this.log);
         this.log.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
+        this.release();
       },
     ));
+  }
+  // over: no stream will be given the run again (reconnect gives null):
+  // it was aborted (a stop, a new message), or it ended and no chat went
+  // away from it, or one read its end since.
+  get over() {
+    return this.aborting !== undefined || (this.done && (!this.unread || this.seen));
+  }
+  // release lets go of the chunks once no stream reads them and none will
+  // be given the run again: a run's chunks are kept while a chat may
+  // reconnect to it only.
+  release() {
+    if (this.readers === 0 && this.over) {
+      this.base += this.log.length;
+      this.log = [];
+    }
   }
   // away: a response left the run to go on (its chat went away, and may
   // come back): the run is read to its end whether or not a response reads it.
@@ -886,7 +921,7 @@ export function floeChatTransport(options) {
         answered++;
       } else if (!c.answered.has(id)) c.left.add(id);
     }
-    if (answered) return run.stream({ pause: true, signal, detach: () => resuming.has(c.id) });
+    if (answered) return run.stream({ pause: true, signal, detach: () => run.keep && resuming.has(c.id) });
     const settled = settle(messages, c.left);
     settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
     return new ReadableStream({
@@ -969,7 +1004,8 @@ export function floeChatTransport(options) {
             controller.abort();
             return run.drain();
           },
-          { keep: true },
+          // Its chunks are kept for a chat that asked to reconnect (resume: true asks as it mounts).
+          { keep: resuming.has(chatId) },
         );
         run.left = c.left;
         // The run's assistant message is named, for a chat that reconnects to find it.
@@ -977,7 +1013,7 @@ export function floeChatTransport(options) {
         c.run = run;
         c.controller = controller;
         c.sent.add(last.id);
-        return run.stream({ pause: true, signal: abortSignal, first: { type: "start", messageId: run.messageId }, detach: () => resuming.has(chatId) });
+        return run.stream({ pause: true, signal: abortSignal, first: { type: "start", messageId: run.messageId }, detach: () => run.keep && resuming.has(chatId) });
       } finally {
         c.starting.delete(start);
         start.begin();
@@ -1013,8 +1049,9 @@ export function floeChatTransport(options) {
       resuming.add(chatId);
       const run = chats.get(chatId)?.run;
       // None once a stop or a new message aborted it; one that ended, only
-      // if a chat left it going and none read its end since.
-      if (!run || run.aborting || (run.done && (!run.unread || run.seen))) return null;
+      // if a chat left it going and none read its end since; none started
+      // before the chat first asked (its chunks were not kept).
+      if (!run || !run.keep || run.over) return null;
       return run.stream({ pause: true, signal: abortSignal, replay: true, first: { type: "start", messageId: run.messageId }, detach: () => true });
     },
   };

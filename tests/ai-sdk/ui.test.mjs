@@ -4,6 +4,8 @@
 // (AbstractChat, what useChat wraps) sending, approving, denying,
 // stopping; toUIMessages of a stored session against what the chat showed.
 import { test } from "node:test";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import assert from "node:assert/strict";
 import { AbstractChat, readUIMessageStream, uiMessageChunkSchema, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
@@ -838,5 +840,73 @@ test("floeChatTransport: a run that ended while no chat read it is replayed once
   await next;
   assert.equal(llm.calls[1].signal.aborted, true);
   assert.equal(await transport.reconnectToStream({ chatId: "u" }), null);
+  await real.close();
+});
+
+/** collected(ref): whether the object of a WeakRef was collected, after a full collection. */
+async function collected(ref) {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  await new Promise((r) => setImmediate(r)); // a WeakRef keeps its object to the end of the job that made it
+  gc();
+  return ref.deref() === undefined;
+}
+
+/** The first text delta of a response, held by a WeakRef only; with rest, the response is read to its end. */
+async function oneDelta(reader, rest = true) {
+  let ref;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return ref;
+    if (value.type === "text-delta" && !ref) {
+      ref = new WeakRef(value);
+      if (!rest) return ref;
+    }
+  }
+}
+
+test("floeChatTransport: a run's chunks are kept for a chat that may reconnect only, and only until no chat can: a chat that never asked keeps none once read, its run going on; one that asked, none once its run is read to its end; one that went away, until it came back and read it", async () => {
+  const llm = mockModel([["Hello", " there.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Again", " here."], ["Held", " back."]]);
+  const real = floe.createSession({ llm, tools, store: false });
+  const ends = []; // each run's end
+  const session = {
+    run: (prompt, o) => {
+      const s = real.run(prompt, o);
+      let over;
+      ends.push(new Promise((r) => (over = r)));
+      return (async function* () {
+        yield* s;
+        over();
+      })();
+    },
+  };
+  const transport = floeChatTransport({ session });
+  const send = (chatId, id, abortSignal) => transport.sendMessages({ trigger: "submit-message", chatId, abortSignal, messages: [{ id, role: "user", parts: [{ type: "text", text: "Go" }] }] });
+
+  // A chat that never asked to reconnect (useChat without resume), its run waiting on the chat's answer.
+  assert.equal(await collected(await oneDelta((await send("plain", "u1")).getReader())), true);
+  await transport.stop("plain");
+
+  // A chat that asked (resume: true), its run read to its end: nothing to reconnect to, nothing kept.
+  assert.equal(await transport.reconnectToStream({ chatId: "resumed" }), null);
+  assert.equal(await collected(await oneDelta((await send("resumed", "u2")).getReader())), true);
+  assert.equal(await transport.reconnectToStream({ chatId: "resumed" }), null);
+
+  // A chat that asked and went away as its response started: the run is kept for it, while the
+  // chat made again reads it, and let go once it has read it to its end.
+  assert.equal(await transport.reconnectToStream({ chatId: "away" }), null);
+  const gone = new AbortController();
+  const first = (await send("away", "u3", gone.signal)).getReader();
+  assert.equal((await first.read()).value.type, "start");
+  gone.abort();
+  assert.deepEqual((await first.read()).value, { type: "abort" });
+  await ends[2];
+  const replay = (await transport.reconnectToStream({ chatId: "away" })).getReader();
+  const ref = await oneDelta(replay, false);
+  assert.equal(ref.deref().delta, "Held");
+  assert.equal(await collected(ref), false);
+  while (!(await replay.read()).done);
+  assert.equal(await collected(ref), true);
+  assert.equal(await transport.reconnectToStream({ chatId: "away" }), null);
   await real.close();
 });
