@@ -11,7 +11,9 @@
 // useChat and the Chat class of @ai-sdk/vue and Chat of @ai-sdk/svelte
 // over floeChatTransport (usechat-vue.html, usechat-vue-chat.html,
 // usechat-svelte.html): a reply streamed, Stop, a call approved, Stop
-// while a call waits, a call a new message skipped redrawn.
+// while a call waits, a call a new message skipped redrawn, and the chat
+// unmounted mid-run and mounted again (Hide chat, Show chat), picking its
+// run up with resumeStream().
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -170,7 +172,9 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
   // streams, Stop mid-stream, a call approved with addToolApprovalResponse,
   // Stop while a call waits (stop(), then the messages set with
   // transport.stop's function), and a new message instead of an answer:
-  // the call it skipped is drawn again as not run, its buttons gone.
+  // the call it skipped is drawn again as not run, its buttons gone. Then
+  // the chat unmounted while its run goes on and mounted again: the
+  // component calls resumeStream() as it mounts and stop() as it unmounts.
   // One copy of ai: package.json's overrides give @ai-sdk/svelte (which
   // pins an older ai) the ai the pages import.
   assert.equal(existsSync(join(app, "node_modules/@ai-sdk/svelte/node_modules/ai")), false, "a second copy of ai under @ai-sdk/svelte");
@@ -232,6 +236,49 @@ test("Vue 3 and Svelte 5 chats on Vite 7: unmount mid-run, hot updates, vite bui
         ["user", "never mind"],
         ["assistant", "You said: never mind"],
       ]);
+
+      // The chat unmounted while its run goes on (Hide chat), the call
+      // asked meanwhile, and mounted again with the messages it had (Show
+      // chat): its resumeStream() reconnects, the message is brought up to
+      // date (one message, not two), and the call is answered.
+      await send(page, "hold zoe");
+      await item("Working for zoe.");
+      await page.waitForFunction(() => window.holding === true);
+      await page.getByRole("button", { name: "Hide chat" }).click();
+      assert.equal(await page.getByLabel("Messages").count(), 0);
+      await page.evaluate(() => window.releaseHold());
+      await page.waitForFunction(() => window.heldDone === true);
+      await page.getByRole("button", { name: "Show chat" }).click();
+      await item('send_email({"to":"zoe"}) approval-requested');
+      await status(page, "ready");
+      await page.getByRole("button", { name: "Approve" }).click();
+      await item("The tool said: sent to zoe");
+      await status(page, "ready");
+      await noAlert();
+      assert.deepEqual((await rendered(page)).slice(-3), [
+        ["assistant", "You said: never mind"],
+        ["user", "hold zoe"],
+        ["assistant", "Working for zoe.", "Done for zoe.", 'send_email({"to":"zoe"}) output-available: sent to zoe', "The tool said: sent to zoe"],
+      ]);
+
+      // Stop from the chat mounted again mid-stream reaches the run.
+      await send(page, "slow");
+      const slow = page.getByRole("listitem").filter({ hasText: "Thinking very slowly" });
+      await page.waitForFunction(() => [...document.querySelectorAll("li.text")].filter((li) => li.textContent === "Thinking very slowly").length === 2);
+      await page.getByRole("button", { name: "Hide chat" }).click();
+      await page.getByRole("button", { name: "Show chat" }).click();
+      await status(page, "streaming");
+      assert.equal(await slow.count(), 4); // two messages and their text parts, the last one once
+      const aborted = await page.evaluate(() => window.slowAborted);
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.waitForFunction((n) => window.slowAborted === n + 1, aborted);
+      await status(page, "ready");
+      await noAlert();
+      assert.deepEqual((await rendered(page)).slice(-2), [["user", "slow"], ["assistant", "Thinking very slowly"]]);
+      await send(page, "after a remount");
+      await item("You said: after a remount");
+      await status(page, "ready");
+      await noAlert();
       await page.close();
     });
   }

@@ -1,4 +1,9 @@
-import { mount } from "svelte";
+import { mount, unmount } from "svelte";
 import UseChat from "./UseChat.svelte";
+import { toggle } from "./usechat.js";
 
-mount(UseChat, { target: document.getElementById("app"), props: { id: "svelte-usechat" } });
+let chat;
+toggle({
+  show: () => (chat = mount(UseChat, { target: document.getElementById("app"), props: { id: "svelte-usechat" } })),
+  hide: () => unmount(chat),
+});

@@ -1,4 +1,9 @@
 import { createApp } from "vue";
 import ChatClass from "./ChatClass.vue";
+import { toggle } from "./usechat.js";
 
-createApp(ChatClass, { id: "vue-chat-class" }).mount("#app");
+let app;
+toggle({
+  show: () => (app = createApp(ChatClass, { id: "vue-chat-class" })).mount("#app"),
+  hide: () => app.unmount(),
+});

@@ -1,4 +1,9 @@
 import { createApp } from "vue";
 import UseChat from "./UseChat.vue";
+import { toggle } from "./usechat.js";
 
-createApp(UseChat, { id: "vue-usechat" }).mount("#app");
+let app;
+toggle({
+  show: () => (app = createApp(UseChat, { id: "vue-usechat" })).mount("#app"),
+  hide: () => app.unmount(),
+});
