@@ -155,6 +155,13 @@ func index(s, sub string) int {
 	return -1
 }
 
+// msgMax bounds a provider's own message in an error: a human reads 2 KiB
+// whole; a broken or hostile server's megabytes would fill the Trace, the
+// run's stream and every client's screen.
+const msgMax = 2 << 10
+
+// clip cuts s at n bytes, back to the start of a UTF-8 character, and
+// marks the cut with "…".
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -173,7 +180,8 @@ func clip(s string, n int) string {
 // Mistral's message object) is its message, "body.tools: msg" (the
 // location cut at 200 bytes); an upstream's own error that a gateway
 // passes on in error.metadata.raw (OpenRouter's "Provider returned
-// error") follows the message, with metadata.provider_name.
+// error") follows the message, with metadata.provider_name. The message
+// is cut at 2 KiB (msgMax).
 func ErrorFields(body []byte) (typ, code, msg string) {
 	const locMax = 200 // a validation error's location: a few names, the rest cut
 	var loc, detail, raw, from string
@@ -223,10 +231,11 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 	if err != nil {
 		return "", "", ""
 	}
+	msg = clip(msg, msgMax)
 	if msg == "" && detail != "" {
-		msg = detail
+		msg = clip(detail, msgMax)
 		if loc != "" {
-			msg = clip(loc, locMax) + ": " + detail
+			msg = clip(loc, locMax) + ": " + msg
 		}
 	}
 	if raw != "" {
@@ -253,7 +262,8 @@ func Transient(typ string) bool {
 // ErrorEvent maps an error reported inside a 200 stream by its type and
 // its code, either of which may say it (OpenAI's rate limit is type
 // "tokens", code "rate_limit_exceeded"): transient ones are timeout,
-// authentication ones auth, the rest failed.
+// authentication ones auth, the rest failed. The message msg is cut at
+// 2 KiB (msgMax).
 func ErrorEvent(api, typ, code, msg string) *Failure {
 	f := &Failure{Status: omni.StatusFailed}
 	switch {
@@ -272,7 +282,7 @@ func ErrorEvent(api, typ, code, msg string) *Failure {
 		m += ": " + code
 	}
 	if msg != "" {
-		m += ": " + msg
+		m += ": " + clip(msg, msgMax)
 	}
 	f.Message = m
 	return f

@@ -388,3 +388,16 @@ func TestNoImages(t *testing.T) {
 		}
 	}
 }
+
+// A provider's own message in an error is cut at 2 KiB with a mark, in an
+// HTTP error's body and in an error event.
+func TestLongErrorMessage(t *testing.T) {
+	for name, reply := range map[string]ptest.Reply{
+		"HTTP 400":    {Status: 400, Chunks: []string{`{"type":"error","error":{"type":"invalid_request_error","message":"` + ptest.LongMessage(60000) + `"}}`}},
+		"error event": {Chunks: events(start, `{"type":"error","error":{"type":"overloaded_error","message":"`+ptest.LongMessage(1<<20)+`"}}`)},
+	} {
+		m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{reply}}, Model: "m"})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		ptest.CheckLongCut(t, name, out.ErrorMessage)
+	}
+}

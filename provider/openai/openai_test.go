@@ -780,3 +780,20 @@ func TestPromptCacheHitTokens(t *testing.T) {
 		}
 	}
 }
+
+// A provider's own message in an error is cut at 2 KiB with a mark: an
+// HTTP error's body (read up to 64 KiB) and an error event in the stream
+// (up to 8 MiB) quoted whole went into the Trace, the run's stream and
+// every client.
+func TestLongErrorMessage(t *testing.T) {
+	for name, reply := range map[string]ptest.Reply{
+		"HTTP 400":                 {Status: 400, Chunks: []string{`{"error":{"message":"` + ptest.LongMessage(60000) + `","type":"invalid_request_error"}}`}},
+		"HTTP 422 detail":          {Status: 422, Chunks: []string{`{"detail":[{"loc":["body"],"msg":"` + ptest.LongMessage(60000) + `"}]}`}},
+		"error event":              {Chunks: ptest.SSE(`{"error":{"message":"` + ptest.LongMessage(1<<20) + `","type":"server_error"}}`)},
+		"error event with its raw": {Chunks: ptest.SSE(`{"error":{"code":502,"message":"` + ptest.LongMessage(1<<20) + `","metadata":{"raw":"upstream"}}}`)},
+	} {
+		m := newModel(t, &ptest.Transport{Replies: []ptest.Reply{reply}}, Options{})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("hi")}})
+		ptest.CheckLongCut(t, name, out.ErrorMessage)
+	}
+}

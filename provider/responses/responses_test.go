@@ -187,3 +187,17 @@ func TestNegativeMaxTokens(t *testing.T) {
 		t.Errorf("New = %v, want %q", err, want)
 	}
 }
+
+// A provider's own message in an error is cut at 2 KiB with a mark, in an
+// HTTP error's body, an error event and a response.failed.
+func TestLongErrorMessage(t *testing.T) {
+	for name, reply := range map[string]ptest.Reply{
+		"HTTP 400":        {Status: 400, Chunks: []string{`{"error":{"message":"` + ptest.LongMessage(60000) + `","type":"invalid_request_error"}}`}},
+		"error event":     {Chunks: events(`{"type":"error","code":"insufficient_quota","message":"` + ptest.LongMessage(1<<20) + `"}`)},
+		"response.failed": {Chunks: events(`{"type":"response.failed","response":{"error":{"code":"server_error","message":"` + ptest.LongMessage(1<<20) + `"}}}`)},
+	} {
+		m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{reply}}, Model: "m"})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		ptest.CheckLongCut(t, name, out.ErrorMessage)
+	}
+}
