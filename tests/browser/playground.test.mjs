@@ -2023,16 +2023,17 @@ pageTest("playground: images pasted while a run is in flight go with the steerin
 });
 
 // A model without vision (DeepSeek's answers 400 to any image): Settings
-// say so for the OpenAI adapters, the composer says the images go as a
-// text, and they do, the history's too once a session goes on with such a
-// model; a model that takes images gets them again.
+// say so for the OpenAI adapters and Anthropic's (DeepSeek's
+// Anthropic-compatible API takes no images either), the composer says the
+// images go as a text, and they do, the history's too once a session goes
+// on with such a model; a model that takes images gets them again.
 pageTest("playground: a model without vision: its images go as a text, said under the composer and in the header; a session going on with a model that takes them sends them again", async (page, ctx, log, t) => {
   const server = await modelServer(t);
   const url = `http://127.0.0.1:${server.address().port}/v1`;
   await open(page);
-  // The setting is offered for the OpenAI adapters, not for Anthropic.
+  // The setting is offered for the OpenAI adapters and Anthropic, not for the scripted demo.
   await page.click("#open-settings");
-  for (const [provider, shown] of [["openai-compatible", true], ["openai", true], ["openai-responses", true], ["anthropic", false], ["scripted", false]]) {
+  for (const [provider, shown] of [["openai-compatible", true], ["openai", true], ["openai-responses", true], ["anthropic", true], ["scripted", false]]) {
     await page.selectOption("#set-provider", provider);
     assert.equal(await page.locator("#set-images").isVisible(), shown, provider);
   }
@@ -2078,6 +2079,21 @@ pageTest("playground: a model without vision: its images go as a text, said unde
   await send(page, "And now?");
   await idle(page);
   assert.doesNotMatch(JSON.stringify(server.requests.at(-1).body.messages), /data:image\/png/);
+
+  // Through Anthropic's Messages API (DeepSeek's Anthropic-compatible
+  // endpoint): the image goes as the same text, its bytes not at all.
+  const messages = await replayServer(t, (req, res) => writeResponse(res, { status: 200, headers: SSE_HEADERS, body: anthropicStream({ text: ["A picture."] }) }), { cors: new URL(baseURL()).origin });
+  await configure(page, { provider: "anthropic", baseURL: messages.url + "/v1", model: "deepseek-chat", key: "sk-x", images: false });
+  assert.match(await page.locator("#model-label").innerText(), /deepseek-chat · no images/);
+  await page.setInputFiles("#attach-file", { name: "shot.png", mimeType: "image/png", buffer: png });
+  await page.locator("#attachments img").waitFor();
+  assert.match(await page.locator("#attach-hint").innerText(), /takes no images \(Settings\)/);
+  await send(page, "What is in it?");
+  await idle(page);
+  assert.equal(await lastReply(page), "A picture.");
+  const toAnthropic = JSON.parse(messages.requests.at(-1).body).messages;
+  assert.match(JSON.stringify(toAnthropic), /\[image not sent: the model takes no images\]/);
+  assert.doesNotMatch(JSON.stringify(toAnthropic), /"type":"image"|iVBORw0KGgo/, "an image reached a model without vision");
 });
 
 // A chat template that opens the thinking (DeepSeek-R1's, QwQ's: the

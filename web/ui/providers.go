@@ -67,7 +67,8 @@ func newProviderLLM(s Settings, seed omni.TokenCounts) (engine.LLM, engine.LLMFa
 		if s.Key == "" && base == "" {
 			return nil, nil, errors.New("Settings: Anthropic needs an API key (or a Base URL: a proxy that adds it).")
 		}
-		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, BrowserAccess: true, SessionTokens: seed})
+		m, err := anthropic.New(anthropic.Options{Transport: tr, Model: s.Model, BaseURL: base, APIKey: s.Key, BrowserAccess: true, SessionTokens: seed,
+			NoImages: s.NoImages})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -34,8 +34,8 @@ type Settings struct {
 	// have neither: the default.
 	ThinkingLevel string `js:"thinkingLevel"`
 	Gemini        bool   `js:"gemini"`
-	// NoImages is for a model without vision (the OpenAI adapters'
-	// NoImages: each image goes as a text), and SystemPrompt the system
+	// NoImages is for a model without vision (the OpenAI and Anthropic
+	// adapters' NoImages: each image goes as a text), and SystemPrompt the system
 	// prompt of a new real-model session ("" = playground.WorkspacePrompt).
 	NoImages     bool   `js:"noImages"`
 	SystemPrompt string `js:"systemPrompt"`
@@ -46,14 +46,19 @@ type Settings struct {
 }
 
 // openaiAdapter reports whether the provider p goes through one of the
-// OpenAI adapters, which can be told that its model takes no images
-// (NoImages) and that its replies start in the thinking (StartsInThinking).
+// OpenAI adapters, which can be told that its replies start in the
+// thinking (StartsInThinking).
 func openaiAdapter(p string) bool {
 	return p == "openai" || p == "openai-compatible" || p == "openai-responses"
 }
 
+// imagesSetting reports whether the provider p's adapter can be told that
+// its model takes no images (NoImages): the OpenAI adapters' and
+// Anthropic's (an Anthropic-compatible endpoint without vision, DeepSeek's).
+func imagesSetting(p string) bool { return openaiAdapter(p) || p == "anthropic" }
+
 // noImages reports whether the settings' model takes no images.
-func (s Settings) noImages() bool { return s.NoImages && openaiAdapter(s.Provider) }
+func (s Settings) noImages() bool { return s.NoImages && imagesSetting(s.Provider) }
 
 // startsInThinking reports whether the settings' model's replies start in
 // its thinking.
@@ -335,7 +340,7 @@ func providerNote(p string) string {
 func providerChosen(a *App, p string) {
 	byID(a.doc, "set-provider-note").SetTextContent(providerNote(p))
 	show(byID(a.doc, "set-gemini-row"), p == "openai" || p == "openai-compatible")
-	show(byID(a.doc, "set-images-row"), openaiAdapter(p))
+	show(byID(a.doc, "set-images-row"), imagesSetting(p))
 	show(byID(a.doc, "set-opened-row"), openaiAdapter(p))
 	show(byID(a.doc, "set-system-prompt-row"), p != "scripted")
 }
