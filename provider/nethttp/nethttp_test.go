@@ -168,21 +168,7 @@ func TestBaseURLTrailingSlash(t *testing.T) {
 		w.WriteHeader(404)
 	}))
 	defer srv.Close()
-	for _, tc := range []struct {
-		name string
-		llm  func(base string) (engine.LLM, error)
-		want string
-	}{
-		{"openai", func(base string) (engine.LLM, error) {
-			return openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/v1beta/openai/chat/completions"},
-		{"responses", func(base string) (engine.LLM, error) {
-			return responses.New(responses.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/v1beta/openai/responses"},
-		{"anthropic", func(base string) (engine.LLM, error) {
-			return anthropic.New(anthropic.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/v1beta/openai/messages"},
-	} {
+	for _, tc := range adapters("/v1beta/openai") {
 		for _, base := range []string{srv.URL + "/v1beta/openai/", srv.URL + "/v1beta/openai//"} {
 			m, err := tc.llm(base)
 			if err != nil {
@@ -199,6 +185,28 @@ func TestBaseURLTrailingSlash(t *testing.T) {
 		if _, err := openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"}); err == nil || !strings.Contains(err.Error(), "names no host") {
 			t.Errorf("base URL %s: %v", base, err)
 		}
+	}
+}
+
+// adapterCase is one of the three adapters, made with a base URL, and the
+// path it requests under the base URL's path dir.
+type adapterCase struct {
+	name string
+	llm  func(base string) (engine.LLM, error)
+	want string
+}
+
+func adapters(dir string) []adapterCase {
+	return []adapterCase{
+		{"openai", func(base string) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, dir + "/chat/completions"},
+		{"responses", func(base string) (engine.LLM, error) {
+			return responses.New(responses.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, dir + "/responses"},
+		{"anthropic", func(base string) (engine.LLM, error) {
+			return anthropic.New(anthropic.Options{Transport: New(nil), BaseURL: base, Model: "m"})
+		}, dir + "/messages"},
 	}
 }
 
@@ -219,21 +227,7 @@ func TestBaseURLQuery(t *testing.T) {
 	const query = "api-version=2024-10-21&key=secret"
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	for _, tc := range []struct {
-		name string
-		llm  func(base string) (engine.LLM, error)
-		want string
-	}{
-		{"openai", func(base string) (engine.LLM, error) {
-			return openai.New(openai.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/openai/deployments/d/chat/completions"},
-		{"responses", func(base string) (engine.LLM, error) {
-			return responses.New(responses.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/openai/deployments/d/responses"},
-		{"anthropic", func(base string) (engine.LLM, error) {
-			return anthropic.New(anthropic.Options{Transport: New(nil), BaseURL: base, Model: "m"})
-		}, "/openai/deployments/d/messages"},
-	} {
+	for _, tc := range adapters("/openai/deployments/d") {
 		m, err := tc.llm(srv.URL + "/openai/deployments/d/?" + query)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
