@@ -160,6 +160,9 @@ func index(s, sub string) int {
 // run's stream and every client's screen.
 const msgMax = 2 << 10
 
+// nameMax bounds an error's type and code, a name each.
+const nameMax = 200
+
 // clip cuts s at n bytes, back to the start of a UTF-8 character, and
 // marks the cut with "…".
 func clip(s string, n int) string {
@@ -181,7 +184,7 @@ func clip(s string, n int) string {
 // location cut at 200 bytes); an upstream's own error that a gateway
 // passes on in error.metadata.raw (OpenRouter's "Provider returned
 // error") follows the message, with metadata.provider_name. The message
-// is cut at 2 KiB (msgMax).
+// is cut at 2 KiB (msgMax), the type and the code at 200 bytes (nameMax).
 func ErrorFields(body []byte) (typ, code, msg string) {
 	const locMax = 200 // a validation error's location: a few names, the rest cut
 	var loc, detail, raw, from string
@@ -231,7 +234,7 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 	if err != nil {
 		return "", "", ""
 	}
-	msg = clip(msg, msgMax)
+	typ, code, msg = clip(typ, nameMax), clip(code, nameMax), clip(msg, msgMax)
 	if msg == "" && detail != "" {
 		msg = clip(detail, msgMax)
 		if loc != "" {
@@ -263,9 +266,10 @@ func Transient(typ string) bool {
 // its code, either of which may say it (OpenAI's rate limit is type
 // "tokens", code "rate_limit_exceeded"): transient ones are timeout,
 // authentication ones auth, the rest failed. The message msg is cut at
-// 2 KiB (msgMax).
+// 2 KiB (msgMax), typ and code at 200 bytes (nameMax).
 func ErrorEvent(api, typ, code, msg string) *Failure {
 	f := &Failure{Status: omni.StatusFailed}
+	typ, code = clip(typ, nameMax), clip(code, nameMax)
 	switch {
 	case Transient(typ) || Transient(code):
 		f.Status = omni.StatusTimeout

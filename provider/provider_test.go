@@ -139,6 +139,23 @@ func TestErrorFieldsLocBounded(t *testing.T) {
 	}
 }
 
+// An error's type and code are names: a hostile or broken server's
+// megabyte of either, in an error body or in a stream's error event, is
+// cut as its message is.
+func TestErrorNamesBounded(t *testing.T) {
+	long := strings.Repeat("n", 1<<20)
+	typ, code, msg := ErrorFields([]byte(`{"error":{"type":"` + long + `","code":"` + long + `","message":"m"}}`))
+	if len(typ) > 204 || len(code) > 204 || !strings.HasSuffix(typ, "n…") || msg != "m" {
+		t.Errorf("ErrorFields: type of %d bytes, code of %d, message %q", len(typ), len(code), msg)
+	}
+	if d := ErrorDetail([]byte(`{"error":{"type":"` + long + `","message":"m"}}`)); len(d) > 300 || !strings.HasSuffix(d, "…: m") {
+		t.Errorf("ErrorDetail: %d bytes: %.60q…", len(d), d)
+	}
+	if f := ErrorEvent("x", long, strings.Repeat("c", 1<<20), "m"); len(f.Message) > 600 || !strings.HasSuffix(f.Message, "…): m") {
+		t.Errorf("ErrorEvent: %d bytes: %.60q…", len(f.Message), f.Message)
+	}
+}
+
 func TestStatusFailure(t *testing.T) {
 	permanent := map[int]bool{400: true, 402: true, 404: true, 405: true, 413: true, 415: true, 422: true}
 	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout",
