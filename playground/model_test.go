@@ -112,6 +112,38 @@ func TestModelSummarizesOutputs(t *testing.T) {
 	}
 }
 
+// The summary quotes a tool's output line up to 200 characters, cut at a
+// character's boundary: the card shows the whole output.
+func TestModelSummaryQuotesLinesCut(t *testing.T) {
+	long := "a" + strings.Repeat("😀", 300000)
+	for _, c := range []struct {
+		name, body, status, want string
+	}{
+		{"a result", "console\nresult: " + long, omni.StatusCompleted, "`run_js` answered: result: a" + strings.Repeat("😀", 191) + "…\n"},
+		{"a failure", "Error: " + long + "\n    at x", omni.StatusFailed, "`run_js` failed: Error: a" + strings.Repeat("😀", 192) + "…\n"},
+		{"a short line", "result: 5", omni.StatusCompleted, "`run_js` answered: result: 5"},
+		{"200 characters", "r" + strings.Repeat("é", 199), omni.StatusCompleted, "`run_js` answered: r" + strings.Repeat("é", 199)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := NewModel(NewWorkspace(nil), nil)
+			var rec recorder
+			m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("js: 1")}}, rec.emit)
+			calls := rec.all()
+			id := calls[len(calls)-2].Payload.ToolCallID
+			var rec2 recorder
+			m.StreamGenerate(context.Background(), engine.GenerateParams{NewMessages: []omni.Message{omni.ToolOutput(id, c.body, c.status)}}, rec2.emit)
+			msgs := rec2.all()
+			text := msgs[len(msgs)-2].Payload.Text
+			if !strings.Contains(text+"\n", c.want) || !utf8.ValidString(text) {
+				t.Errorf("summary %.300q lacks %.300q", text, c.want)
+			}
+			if len(text) > 2000 {
+				t.Errorf("summary of %d bytes", len(text))
+			}
+		})
+	}
+}
+
 func TestModelAbortClosesFragment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -154,19 +154,38 @@ func scanTable(body, last string) (total int, top string, topN int) {
 }
 
 // firstLine is the first line of s: a failure's message, before the stack
-// trace under it.
+// trace under it, cut by quoted.
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
+		s = strings.TrimSpace(s[:i])
 	}
-	return s
+	return quoted(s)
 }
 
+// lastLine is the last line of s (a tool's result), cut by quoted.
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
+		s = s[i+1:]
+	}
+	return quoted(s)
+}
+
+// quoteMax is how many characters of a tool's output line the model's
+// summary quotes: the card shows the output whole, and a line of a
+// quarter of a million characters streamed as an answer held the page
+// for seconds.
+const quoteMax = 200
+
+// quoted is s, or its first quoteMax characters and "…".
+func quoted(s string) string {
+	n := 0
+	for i := range s {
+		if n == quoteMax {
+			return s[:i] + "…"
+		}
+		n++
 	}
 	return s
 }
