@@ -7,7 +7,8 @@
 # (WebKitGTK) tests.
 # Installs what it needs (Debian chromium, firefox-esr, webkit2gtk-driver and
 # xvfb, npm packages from
-# committed lock files). Ends with the runners' summary lines and a total.
+# committed lock files). Ends with the time each step took, the runners'
+# summary lines and a total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
@@ -20,7 +21,10 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-step() { echo; echo "== $*"; }
+# step NAME…: starts a step; the time each took is listed at the end.
+times=() last="" since=$SECONDS
+lap() { [ -z "$last" ] || times+=("$(printf '%5d s  %s' $((SECONDS - since)) "$last")"); last=$1 since=$SECONDS; }
+step() { lap "$*"; echo; echo "== $*"; }
 # run CMD…: runs a step, keeps its output in the log for the summary.
 run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1; return 0; }
 
@@ -85,6 +89,12 @@ run scripts/test-webkit.sh
 
 step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
 run scripts/worker.sh test
+
+lap ""
+echo
+echo "== time per step"
+printf '%s\n' "${times[@]}"
+echo "$(printf '%5d s' "$SECONDS")  in all"
 
 echo
 echo "== summary"
