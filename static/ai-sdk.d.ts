@@ -177,7 +177,11 @@ export interface FloeUIMessage {
  * A stored session's messages (readSession) as UIMessages, for useChat({
  * messages }): a user message per prompt (its images as file parts), an
  * assistant message per run. Ids are idPrefix (default "floe-") and the
- * index of the message each starts at. Throws a FloeError (bad_argument)
- * for a value that is no array, or a bad option.
+ * index of the message each starts at. Given transport, the reply of the
+ * session's last run, when that transport holds the run (it goes on, or
+ * it is the chat's last), has the id the transport gives the run's
+ * message (floe-run-…): a chat restored while the run goes on gets it
+ * replayed into that message, not as a second one. Throws a FloeError
+ * (bad_argument) for a value that is no array, or a bad option.
  */
-export declare function toUIMessages(messages: readonly OmniMessage[], options?: { idPrefix?: string | undefined }): FloeUIMessage[];
+export declare function toUIMessages(messages: readonly OmniMessage[], options?: { idPrefix?: string | undefined; transport?: FloeChatTransport | undefined }): FloeUIMessage[];

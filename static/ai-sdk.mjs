@@ -648,6 +648,7 @@ class UIRun {
     this.ended = new Promise((r) => (this.end = r)); // settles when done
     this.asked = new Map(); // approval id → { callId, resolve }
     this.wakes = new Set(); // the waits of the streams reading
+    this.anchor = undefined; // the run's first message its Trace records, as anchorOf gives it
   }
   wake() {
     for (const w of this.wakes) w(WOKEN);
@@ -792,7 +793,10 @@ class UIRun {
           this.finished();
           this.chunker.end(this.log);
           this.release();
-        } else this.chunker.push(r.value, this.log);
+        } else {
+          this.anchor ??= anchorOf(r.value);
+          this.chunker.push(r.value, this.log);
+        }
       },
       (e) => {
         // The run's stream threw (a session_busy of another tab, a closed session).
@@ -839,6 +843,18 @@ class UIRun {
     this.end();
   }
 }
+
+// anchorOf: a message of a run that its Trace records after its prompt
+// (no session_meta, fragment or subagent's message), as the run's first
+// such message is matched in a stored session: its type, payload type and
+// timestamp; undefined for another message.
+function anchorOf(m) {
+  if (!isObject(m) || !isObject(m.payload) || (Array.isArray(m.origin) && m.origin.length)) return undefined;
+  const kind = m.payload.type;
+  if ((m.type !== "event_msg" && m.type !== "model_msg") || typeof kind !== "string" || kind.startsWith("partial_") || typeof m.timestamp !== "string") return undefined;
+  return { type: m.type, kind, timestamp: m.timestamp };
+}
+const isAnchor = (m, a) => isObject(m) && isObject(m.payload) && !(Array.isArray(m.origin) && m.origin.length) && m.type === a.type && m.payload.type === a.kind && m.timestamp === a.timestamp;
 
 const STREAM_KEYS = new Set([]);
 
@@ -944,7 +960,7 @@ export function floeChatTransport(options) {
     return DECISIONS.has(d) ? d : "deny";
   }
 
-  return {
+  const transport = {
     async sendMessages({ trigger, chatId, messageId, messages, abortSignal } = {}) {
       if (trigger === "regenerate-message") {
         throw floeError("bad_argument", `${name}: regenerate: a Floe session cannot take back a reply (its Trace keeps every run); send a new message instead`);
@@ -1008,8 +1024,12 @@ export function floeChatTransport(options) {
           { keep: resuming.has(chatId) },
         );
         run.left = c.left;
-        // The run's assistant message is named, for a chat that reconnects to find it.
+        // The run's assistant message is named, for a chat that reconnects
+        // to find it, and so is the Trace's copy of it (toUIMessages given
+        // the transport finds the run by its session, prompt and anchor).
         run.messageId = messageIdOf();
+        run.sessionId = typeof s.id === "string" ? s.id : undefined;
+        run.prompt = prompt[0]?.payload?.type === "text" ? prompt[0].payload.text : undefined;
         c.run = run;
         c.controller = controller;
         c.sent.add(last.id);
@@ -1055,7 +1075,13 @@ export function floeChatTransport(options) {
       return run.stream({ pause: true, signal: abortSignal, replay: true, first: { type: "start", messageId: run.messageId }, detach: () => true });
     },
   };
+  // toUIMessages(messages, { transport }) asks for the chats' runs.
+  transports.set(transport, () => [...chats.values()].map((c) => c.run).filter(Boolean));
+  return transport;
 }
+
+// Each floeChatTransport → a function giving its chats' runs.
+const transports = new WeakMap();
 
 // messageIdOf names a run's assistant message: unique, so that it does not
 // take the place of another message in a chat (the AI SDK's write() finds
@@ -1103,12 +1129,13 @@ function promptOf(message, name) {
   return texts.length ? [msg.userText(texts.join("\n")), ...files] : files;
 }
 
-const TO_UI_KEYS = new Set(["idPrefix"]);
+const TO_UI_KEYS = new Set(["idPrefix", "transport"]);
 
 /**
  * toUIMessages(messages) → the UIMessages of a stored session's messages
  * (readSession), for useChat({ messages }): a user message per prompt, an
- * assistant message per run.
+ * assistant message per run. Given the transport, the reply of a run it
+ * holds has the id the transport gives that run's message.
  */
 export function toUIMessages(messages, options = {}) {
   const name = "toUIMessages";
@@ -1117,8 +1144,12 @@ export function toUIMessages(messages, options = {}) {
   knownKeys(options, TO_UI_KEYS, `${name}: options`);
   const prefix = options.idPrefix ?? "floe-";
   if (typeof prefix !== "string") throw badArg(`${name}: options.idPrefix`, "a string", prefix);
+  const runs = options.transport === undefined ? null : transports.get(options.transport);
+  if (runs === undefined) throw badArg(`${name}: options.transport`, "a transport floeChatTransport made", options.transport);
   const out = [];
   let user = null;
+  let prompt = -1; // the index of the last prompt
+  let last = null; // the reply after it
   let reply = null; // { message, chunker, parts by id }
   const finish = () => {
     if (!reply) return;
@@ -1141,6 +1172,8 @@ export function toUIMessages(messages, options = {}) {
       finish();
       user = { id: `${prefix}${i}`, role: "user", parts: [{ type: "text", text: p.text }] };
       out.push(user);
+      prompt = i;
+      last = null;
       return;
     }
     if (userSide && (p.type === "image_url" || p.type === "inline_data") && user && !reply) {
@@ -1155,13 +1188,35 @@ export function toUIMessages(messages, options = {}) {
       if (chunks.length === 0) return;
       reply = { message: { id: `${prefix}${i}`, role: "assistant", parts: [] }, chunker, open: new Map() };
       out.push(reply.message);
+      if (prompt !== -1) last = reply.message;
       for (const ch of chunks) apply(reply, ch);
       return;
     }
     for (const ch of reply.chunker.push(m)) apply(reply, ch);
   });
   finish();
+  if (runs && last) {
+    const id = liveRun(messages, prompt, runs());
+    if (id !== undefined) last.id = id;
+  }
   return out;
+}
+
+// liveRun is the id of the transport's run whose reply in a stored
+// session is the one after its last prompt (at index prompt), if any: a
+// run of that session and prompt whose first recorded message comes after
+// it (a run's messages follow its prompt; its prompt is the last one
+// stored only if one of them is).
+function liveRun(messages, prompt, runs) {
+  const meta = messages.find((m) => m?.type === "session_meta" && !(Array.isArray(m.origin) && m.origin.length));
+  const session = meta?.payload?.session_id;
+  const text = messages[prompt].payload.text;
+  for (const run of runs) {
+    if (!run.anchor || (run.sessionId !== undefined && session !== undefined && run.sessionId !== session)) continue;
+    if (run.prompt !== undefined && run.prompt !== text) continue;
+    for (let i = messages.length - 1; i > prompt; i--) if (isAnchor(messages[i], run.anchor)) return run.messageId;
+  }
+  return undefined;
 }
 
 const mediaOf = (url) => /^data:([^;,]+)/.exec(url)?.[1] ?? "image/*";

@@ -30,11 +30,15 @@ floeChatTransport({ createSession: (chatId) => floe.resumeSession(chatId, { llm 
 declare const state: ChatState<UIMessage>;
 class Chat extends AbstractChat<UIMessage> {}
 const restored: UIMessage[] = toUIMessages(await floe.readSession(s.id));
+const live = floeChatTransport({ session: s });
+const mounted: UIMessage[] = toUIMessages(await floe.readSession(s.id), { transport: live, idPrefix: "s-" });
+// @ts-expect-error the transport is one floeChatTransport made
+toUIMessages(await floe.readSession(s.id), { transport });
 new Chat({ transport, state });
 // stop's function gives the chat's own messages back (setMessages takes it).
 const settled: UIMessage[] = (await floeChatTransport({ session: s }).stop("chat"))(restored);
 const chunks: ReadableStream<UIMessageChunk> = toUIMessageStream(s.run("hi"));
 readUIMessageStream({ stream: toUIMessageStream(s.run("hi")) });
-void restored; void chunks; void chunkFits; void settled;
+void restored; void mounted; void chunks; void chunkFits; void settled;
 // @ts-expect-error approve answers with a decision or "ask"
 floeChatTransport({ session: s, approve: () => "maybe" });

@@ -493,6 +493,9 @@ test("floeChatTransport and toUIMessages: what is refused", () => {
   assert.throws(() => floeChatTransport({ session: {} }), { message: "floeChatTransport: options.session: want a Floe session (with run), got an object" });
   assert.throws(() => floeChatTransport({ session, approve: "allow" }), { message: /options\.approve: want a function/ });
   assert.throws(() => toUIMessages("x"), { message: "toUIMessages: messages: want an array of OmniMessages (readSession's), got a string" });
+  const transport = floeChatTransport({ session });
+  assert.throws(() => toUIMessages([], { transport: { ...transport } }), { name: "FloeError", message: "toUIMessages: options.transport: want a transport floeChatTransport made, got an object" });
+  assert.throws(() => toUIMessages([], { transport: null }), { message: "toUIMessages: options.transport: want a transport floeChatTransport made, got null" });
 });
 
 /** A gate: wait() resolves once open() is called; reached resolves at the first wait(). */
@@ -909,4 +912,149 @@ test("floeChatTransport: a run's chunks are kept for a chat that may reconnect o
   assert.equal(await collected(ref), true);
   assert.equal(await transport.reconnectToStream({ chatId: "away" }), null);
   await real.close();
+});
+
+test("floeChatTransport and toUIMessages: a chat restored from the stored session while its run goes on (toUIMessages given the transport) gets the run's reply once: rebuilt by the replay, then live: the rest, a call asked, Stop", async () => {
+  const held = [gate(), gate()];
+  const llm = mockModel([["First."], ["Second."], ["Half", { delay: 1 }, "way.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Echoed", { delay: 2 }, "never"]], { sleep: heldSleep(held) });
+  const session = floe.createSession({ llm, tools });
+  const transport = floeChatTransport({ session });
+  const a = chat(transport, { id: "t", ...auto });
+  await a.resumeStream();
+  await a.sendMessage({ text: "One" });
+  await a.sendMessage({ text: "Two" });
+  const sent = a.sendMessage({ text: "Go" });
+  await held[0].reached;
+  // The chat unmounted (its route left): its run goes on.
+  await a.stop();
+  await sent;
+  const run = a.messages[5].id;
+  assert.match(run, /^floe-run-[0-9a-f]{24}$/);
+
+  // The route mounted again restores its messages from the stored session.
+  const stored = await floe.readSession(session.id);
+  const plain = toUIMessages(stored);
+  const restored = toUIMessages(stored, { transport });
+  assert.deepEqual(restored.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]);
+  // The run's reply has the run's id; the earlier runs', and the prompts, the Trace's.
+  assert.match(plain.at(-1).id, /^floe-\d+$/);
+  assert.deepEqual(restored.map((m) => m.id), [...plain.slice(0, -1).map((m) => m.id), run]);
+  assert.deepEqual(restored.map((m) => m.parts), plain.map((m) => m.parts));
+  assert.equal(restored.at(-1).parts[0].type, "step-start");
+  assert.deepEqual(toUIMessages(stored, { transport, idPrefix: "s-" }).map((m) => m.id), [...plain.slice(0, -1).map((m) => m.id.replace("floe-", "s-")), run]);
+  assert.deepEqual(toUIMessages(stored, { transport }), restored); // stable
+
+  const b = chat(transport, { id: "t", ...auto });
+  b.messages = restored;
+  const resumed = b.resumeStream();
+  held[0].open();
+  await resumed;
+  assert.equal(b.status, "ready");
+  assert.equal(b.error, undefined);
+  // One reply: the Trace's copy, rebuilt by the replay and brought up to date.
+  assert.deepEqual(b.messages.map((m) => m.id), restored.map((m) => m.id));
+  assert.deepEqual(b.messages.slice(0, 5), restored.slice(0, 5));
+  const waiting = [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Half" },
+    { type: "text", state: "done", text: "way." },
+    { type: "tool-echo", state: "approval-requested", input: { s: "x" }, approval: {} },
+  ];
+  assert.deepEqual(b.messages[5].parts.map(shape), waiting);
+
+  // The call asked while no chat showed it, answered: the run goes on in the same message; Stop reaches it.
+  const echoed = new Promise((r) => (b.state.onReplace = (m) => m.parts.some((p) => p.text === "Echoed") && r()));
+  await b.addToolApprovalResponse({ id: b.messages[5].parts[3].approval.id, approved: true });
+  await Promise.all([echoed, held[1].reached]);
+  await b.stop();
+  b.messages = (await transport.stop("t"))(b.messages);
+  assert.equal(llm.calls[3].signal.aborted, true);
+  assert.equal(b.messages.length, 6);
+  assert.equal(b.messages[5].id, run);
+  assert.deepEqual(b.messages[5].parts.map(shape).slice(3), [
+    { type: "tool-echo", state: "output-available", input: { s: "x" }, output: "xx", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "streaming", text: "Echoed" },
+  ]);
+  assert.deepEqual((await floe.readSession(session.id)).at(-1).payload, { type: "abort", reason: "aborted by user" });
+  await session.close();
+});
+
+test("floeChatTransport and toUIMessages: a run that ends between the restore and the reconnect shows once: replayed if no chat read its end, else the Trace's copy stays, under the run's id", async () => {
+  const held = [gate(), gate()];
+  const llm = mockModel([["Half", { delay: 1 }, "way."], ["Also", { delay: 2 }, "done."]], { sleep: heldSleep(held) });
+  const real = floe.createSession({ llm });
+  const ends = [];
+  const session = {
+    id: real.id,
+    run: (prompt, o) => {
+      const s = real.run(prompt, o);
+      let over;
+      ends.push(new Promise((r) => (over = r)));
+      return (async function* () {
+        yield* s;
+        over();
+      })();
+    },
+  };
+  const transport = floeChatTransport({ session });
+
+  // No chat reads the run's end: the chat restored mid-run gets it replayed, into the Trace's copy.
+  const a = chat(transport, { id: "t" });
+  await a.resumeStream();
+  const sent = a.sendMessage({ text: "Go" });
+  await held[0].reached;
+  await a.stop();
+  await sent;
+  const restored = toUIMessages(await floe.readSession(real.id), { transport });
+  assert.deepEqual(restored.map((m) => m.id).at(-1), a.messages[1].id);
+  held[0].open();
+  await ends[0];
+  const b = chat(transport, { id: "t" });
+  b.messages = restored;
+  await b.resumeStream();
+  assert.deepEqual(b.messages.map((m) => m.id), restored.map((m) => m.id));
+  assert.deepEqual(b.messages[1].parts.map(shape), [{ type: "step-start" }, { type: "text", state: "done", text: "Half" }, { type: "text", state: "done", text: "way." }]);
+
+  // A chat still reading reads its end: there is nothing to reconnect to, and the restored copy stays, once.
+  const c = chat(transport, { id: "u" });
+  await c.resumeStream();
+  const again = c.sendMessage({ text: "Again" });
+  await held[1].reached;
+  const copy = toUIMessages(await floe.readSession(real.id), { transport });
+  assert.equal(copy.at(-1).id, c.messages[1].id);
+  held[1].open();
+  await again;
+  const d = chat(transport, { id: "u" });
+  d.messages = copy;
+  await d.resumeStream();
+  assert.equal(d.error, undefined);
+  assert.deepEqual(d.messages, copy);
+  assert.equal(new Set(d.messages.map((m) => m.id)).size, 4);
+  await real.close();
+});
+
+test("toUIMessages given the transport names the reply of the run whose prompt is the Trace's last only: a Trace read before a run began names the earlier run's; of two chats on one session, with the same prompt, the later run's alone", async () => {
+  const held = [gate()];
+  const llm = mockModel([["One."], ["Half", { delay: 1 }, "way."]], { sleep: heldSleep(held) });
+  const session = floe.createSession({ llm });
+  const transport = floeChatTransport({ session });
+  const t = chat(transport, { id: "t" });
+  await t.resumeStream();
+  await t.sendMessage({ text: "Go" });
+  const before = await floe.readSession(session.id);
+  const ids = toUIMessages(before).map((m) => m.id);
+  assert.deepEqual(toUIMessages(before, { transport }).map((m) => m.id), [ids[0], t.messages[1].id]);
+
+  const u = chat(transport, { id: "u" });
+  await u.resumeStream();
+  const sent = u.sendMessage({ text: "Go" }); // the same prompt
+  await held[0].reached;
+  assert.deepEqual(toUIMessages(before, { transport }).map((m) => m.id), [ids[0], t.messages[1].id]);
+  const during = toUIMessages(await floe.readSession(session.id), { transport });
+  assert.deepEqual(during.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  assert.deepEqual([during[1].id, during[3].id], [ids[1], u.messages[1].id]);
+  held[0].open();
+  await sent;
+  await session.close();
 });
