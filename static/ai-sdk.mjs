@@ -937,9 +937,13 @@ export function floeChatTransport(options) {
         answered++;
       } else if (!c.answered.has(id)) c.left.add(id);
     }
-    if (answered) return run.stream({ pause: true, signal, detach: () => run.keep && resuming.has(c.id) });
+    if (answered) {
+      prune(c, messages);
+      return run.stream({ pause: true, signal, detach: () => run.keep && resuming.has(c.id) });
+    }
     const settled = settle(messages, c.left);
     settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
+    prune(c, messages);
     return new ReadableStream({
       start(ctl) {
         ctl.enqueue({ type: "start" });
@@ -1005,6 +1009,7 @@ export function floeChatTransport(options) {
         // a message that is a new object only).
         const settled = settle(messages, c.left);
         settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
+        prune(c, messages);
         const s = await c.session;
         const controller = new AbortController();
         if (start.stopped) controller.abort();
@@ -1077,6 +1082,10 @@ export function floeChatTransport(options) {
   };
   // toUIMessages(messages, { transport }) asks for the chats' runs.
   transports.set(transport, () => [...chats.values()].map((c) => c.run).filter(Boolean));
+  // For tests: the ids a chat's bookkeeping holds.
+  Object.defineProperty(transport, Symbol.for("floe.debug"), {
+    value: { held: (chatId) => { const c = chats.get(chatId); return c ? { sent: c.sent.size, left: c.left.size, answered: c.answered.size } : null; } },
+  });
   return transport;
 }
 
@@ -1089,6 +1098,18 @@ const transports = new WeakMap();
 function messageIdOf() {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(12));
   return `floe-run-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+// prune lets go of the ids of messages and approvals the chat's messages
+// no longer hold: the chat cannot send them again.
+function prune(c, messages) {
+  const held = new Set();
+  for (const m of messages) {
+    if (!isObject(m)) continue;
+    held.add(m.id);
+    for (const part of Array.isArray(m.parts) ? m.parts : []) if (isObject(part?.approval)) held.add(part.approval.id);
+  }
+  for (const ids of [c.sent, c.left, c.answered]) for (const id of ids) if (!held.has(id)) ids.delete(id);
 }
 
 const NOT_RUN = "no output: the run ended before the call did";

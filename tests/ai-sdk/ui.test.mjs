@@ -1058,3 +1058,29 @@ test("toUIMessages given the transport names the reply of the run whose prompt i
   await sent;
   await session.close();
 });
+
+test("floeChatTransport lets go of the ids of messages and approvals once the chat's messages no longer hold them", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "a" } } }], ["Done."], [{ toolCall: { name: "echo", args: { s: "b" } } }], ["Fine."], ["New."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const transport = floeChatTransport({ session });
+  const held = () => transport[Symbol.for("floe.debug")].held("t");
+  const c = chat(transport, { id: "t", ...auto });
+  await c.sendMessage({ text: "One" });
+  const done = c.finished();
+  await c.addToolApprovalResponse({ id: assistant(c).parts.at(-1).approval.id, approved: true });
+  await done;
+  assert.equal(assistant(c).parts.at(-1).text, "Done.");
+  await c.sendMessage({ text: "Two" });
+  assert.equal(assistant(c).parts.at(-1).state, "approval-requested");
+  c.messages = (await transport.stop("t"))(c.messages); // the call left asked, shown not run
+  assert.deepEqual(held(), { sent: 2, left: 1, answered: 1 });
+  // The next message's chat no longer holds the call left asked; the one answered it still shows.
+  await c.sendMessage({ text: "Three" });
+  assert.deepEqual(held(), { sent: 3, left: 0, answered: 1 });
+  // A chat cleared (setMessages([])): its next message is all it holds.
+  c.messages = [];
+  await c.sendMessage({ text: "Four" });
+  assert.equal(assistant(c).parts.at(-1).text, "New.");
+  assert.deepEqual(held(), { sent: 1, left: 0, answered: 0 });
+  assert.equal(transport[Symbol.for("floe.debug")].held("none"), null);
+});
