@@ -12,7 +12,9 @@
 // run, as it does restored. The chat unmounted while its run goes on and
 // mounted again with the messages it had picks the run up (useChat's
 // resume): the rest of its reply, a call asked meanwhile and answered,
-// and Stop.
+// and Stop; mounted again with its messages restored from the stored
+// session mid-run (toUIMessages given the transport), it shows the reply
+// once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -195,5 +197,34 @@ test("useChat with floeChatTransport: the README's example in React 19 on Vite 7
   await ready();
   await item("The tool said: sent to zoe");
   assert.deepEqual(await rendered(page), remounted);
+
+  // 9. The chat unmounted while its run goes on and mounted again with
+  // its messages restored from the stored session (toUIMessages given the
+  // transport), the Trace holding part of the reply: the reply shows once,
+  // brought up to date, then live (the call asked, answered).
+  await send(page, "hold ann");
+  await item("Working for ann.");
+  await page.waitForFunction(() => window.holding === true);
+  await page.getByRole("button", { name: "Hide chat" }).click();
+  await page.evaluate(async () => {
+    const stored = (m) => m.payload.type === "text" && m.payload.text === "Working for ann.";
+    while (!(await window.readTrace()).some(stored)); // each read waits on IndexedDB
+    await window.restore();
+  });
+  await page.getByRole("button", { name: "Show chat" }).click();
+  await see(page, page.getByLabel("Status").filter({ hasText: /^streaming$/ }), "status streaming");
+  await page.evaluate(() => window.releaseHold());
+  await item('send_email({"to":"ann"}) approval-requested');
+  await page.getByRole("button", { name: "Approve" }).click();
+  await item("The tool said: sent to ann");
+  await ready();
+  await noAlert();
+  const after = await rendered(page);
+  assert.equal(after.filter(([role, first]) => role === "assistant" && first === "Working for ann.").length, 1, "the reply, once");
+  assert.deepEqual(after.slice(0, -2), remounted);
+  assert.deepEqual(after.slice(-2), [
+    ["user", "hold ann"],
+    ["assistant", "Working for ann.", "Done for ann.", 'send_email({"to":"ann"}) output-available: sent to ann', "The tool said: sent to ann"],
+  ]);
   await page.close();
 });

@@ -3,9 +3,10 @@
 // the model and tools it leaves to the reader, rendering the chat's parts:
 // text, reasoning, tool parts with their states, Approve and Deny on a
 // call asked, and Stop. After a reload the chat starts from
-// toUIMessages(await floe.readSession(id)); "Hide chat" unmounts it and
-// "Show chat" mounts it again with the messages it had (kept here, as a
-// store would), its run going on meanwhile.
+// toUIMessages(await floe.readSession(id), { transport }); "Hide chat"
+// unmounts it and "Show chat" mounts it again with the messages it had
+// (kept here, as a store would) or, after window.restore(), with those of
+// the stored session, its run going on meanwhile.
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { tool } from "@floehq/floe";
@@ -45,7 +46,7 @@ const transport = floeChatTransport({
 });
 
 // stored: the messages the chat had when it was last shown (kept in a store, for a
-// chat mounted again); at a page's load, toUIMessages(await floe.readSession(id)) or []
+// chat mounted again), or toUIMessages(await floe.readSession(id), { transport }) or []
 function Chat({ id, stored }) {
   const { messages, status, error, sendMessage, stop, setMessages, addToolApprovalResponse } = useChat({
     id, transport, messages: stored,
@@ -114,11 +115,16 @@ function Part({ part, answer }) {
 
 const ID = "usechat";
 // The chat's messages while it is shown, for the Chat mounted again.
-let kept = await floe.readSession(ID).then(toUIMessages, (e) => {
+let kept = await floe.readSession(ID).then((stored) => toUIMessages(stored, { transport }), (e) => {
   if (e.code !== "not_found") throw e;
   return [];
 });
 window.readTrace = () => floe.readSession(ID);
+// The chat hidden, its messages for "Show chat" restored from the stored
+// session, as a route that loads them as it mounts does.
+window.restore = async () => {
+  kept = toUIMessages(await floe.readSession(ID), { transport });
+};
 
 function App() {
   const [shown, setShown] = useState(true);
