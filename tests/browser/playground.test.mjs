@@ -1695,6 +1695,27 @@ const gapOf = (page) =>
     return t.scrollHeight - t.scrollTop - t.clientHeight;
   });
 
+/** The transcript's scrollTop. */
+const scrollTop = (page) => page.evaluate(() => document.getElementById("transcript").scrollTop);
+
+/** Scrolls the transcript to y, as the user would; resolves with its scrollTop once the scroll event has been handled. */
+const userScroll = (page, y) =>
+  page.evaluate((y) => {
+    const t = document.getElementById("transcript");
+    return new Promise((resolve) => {
+      t.addEventListener("scroll", () => resolve(t.scrollTop), { once: true });
+      t.scrollTop = y;
+    });
+  }, y);
+
+/** Feeds the page's model text, and resolves once the transcript has grown by it and the page's next two frames have passed. */
+const pushed = async (page, text) => {
+  const h = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
+  await page.evaluate((s) => window.__model.push(s), text);
+  await page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h, h);
+  await frames(page);
+};
+
 /** Waits until the transcript shows its end. */
 const atEnd = (page) =>
   page.waitForFunction(() => {
@@ -1825,6 +1846,52 @@ pageTest("playground: a scroll up by other means than a wheel, touch or keys sto
   await page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h + 500, h2);
   await frames(page);
   assert.ok((await gapOf(page)) < 1, "the transcript did not follow once the user was back at its end");
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+});
+
+// Only the user's reaching the end starts the following again. A view
+// made taller, or a scroll down short of the end to where the page last
+// scrolled, once the transcript has grown since, is no such return.
+pageTest("playground: the transcript does not follow again when its view grows taller after the user scrolled up", async (page) => {
+  await open(page);
+  await pageModel(page, [null]);
+  await send(page, "Go");
+  await page.waitForFunction(() => window.__model.push);
+  await pushed(page, say(paragraphs("Streaming", 60)));
+  await atEnd(page);
+  await frames(page);
+  const left = (await scrollTop(page)) - 200;
+  assert.equal(await userScroll(page, left), left);
+  await pushed(page, say("\n\n" + paragraphs("More", 30)));
+  await page.setViewportSize({ width: 1280, height: 1260 });
+  await frames(page);
+  await pushed(page, say("\n\n" + paragraphs("Yet more", 30)));
+  assert.equal(await scrollTop(page), left, "the transcript scrolled once its view grew taller");
+  assert.ok((await gapOf(page)) > 1000);
+  // A scroll of the user's own after, still short of the end.
+  assert.equal(await userScroll(page, left - 10), left - 10);
+  await pushed(page, say("\n\n" + paragraphs("Still more", 30)));
+  assert.equal(await scrollTop(page), left - 10, "the transcript followed again after the user's scroll up");
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+});
+
+pageTest("playground: the transcript does not follow again when the user scrolls down to where it last followed, short of its end", async (page) => {
+  await open(page);
+  await pageModel(page, [null]);
+  await send(page, "Go");
+  await page.waitForFunction(() => window.__model.push);
+  await pushed(page, say(paragraphs("Streaming", 60)));
+  await atEnd(page);
+  await frames(page);
+  const followed = await scrollTop(page);
+  assert.equal(await userScroll(page, 0), 0);
+  await pushed(page, say("\n\n" + paragraphs("More", 30)));
+  assert.equal(await userScroll(page, followed), followed);
+  await pushed(page, say("\n\n" + paragraphs("Yet more", 30)));
+  assert.equal(await scrollTop(page), followed, "the transcript followed again from short of its end");
+  assert.ok((await gapOf(page)) > 1000);
   await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
   await idle(page);
 });

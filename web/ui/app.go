@@ -284,8 +284,11 @@ func (a *App) listen() {
 		// grew again: a position not above the one it set still follows.
 		// So does one the browser set as the view grew taller (the
 		// composer's images or a steering chip gone): it pulls the view up
-		// to keep its end where it was.
-		a.post(func() { a.stuck = near || top >= a.followTop-1 || end >= a.followEnd-1 })
+		// to keep its end where it was. Either only keeps the following:
+		// once the user scrolled up, only the end starts it again (a view
+		// made taller, or a scroll down to where the page last scrolled,
+		// is not at the end of a transcript grown since).
+		a.post(func() { a.stuck = near || (a.stuck && (top >= a.followTop-1 || end >= a.followEnd-1)) })
 	})
 	a.stopBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.stopRun) })
 	a.compactBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.compact) })
