@@ -1727,12 +1727,15 @@ const atEnd = (page) =>
 const frames = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
 /**
- * In one task of the page: runs change (which the page draws at once, as
- * it does a click's or a key's), reads the layout (the browser pulls the
- * view up to the end now, as it would at a frame or any read of the
- * layout), then pushes text, which the page draws before the next frame;
- * resolves at that frame, once the transcript's scroll event has been
- * handled, with how much the transcript's items got shorter and its view
+ * In one task of the page: runs change ("deny": a click on the Deny of
+ * the approval card at the end, which the page draws at once, as it does
+ * a click's or a key's; "close": a click on the summary of the open
+ * <details>; else the composer's Enter), reads the layout (the browser
+ * pulls the view up to the end now, as it would at a frame or any read of
+ * the layout), then pushes text, which the page draws before the next
+ * frame; resolves at the frame after that one (whose scroll event the
+ * page has handled, and whose scroll to the end it has made, if it
+ * follows), with how much the transcript's items got shorter and its view
  * taller by the change, how much the transcript then grew, and how far the view
  * is above its end. Chromium's scroll anchoring would put the view back
  * where it was as the transcript grows again, and send no scroll event:
@@ -1749,11 +1752,13 @@ const raceAt = (page, change, text) =>
       const card = document.querySelector("#transcript > .card.ask");
       const cardHeight = card?.offsetHeight;
       if (change === "deny") card.querySelector('button[data-decision="deny"]').click();
+      else if (change === "close") document.querySelector("#transcript details[open] > summary").click();
       else document.getElementById("prompt").dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
       const at = { requests: window.__model.requests, shrank: card ? cardHeight - card.offsetHeight : 0, shorter: end - itemsEnd(), taller: t.clientHeight - view };
       const before = t.scrollHeight;
       window.__model.push(text);
-      return new Promise((resolve) => requestAnimationFrame(() => resolve({ ...at, grew: t.scrollHeight - before, gap: t.scrollHeight - t.scrollTop - t.clientHeight })));
+      const gap = () => ({ ...at, grew: t.scrollHeight - before, gap: t.scrollHeight - t.scrollTop - t.clientHeight });
+      return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(gap()))));
     },
     [change, text],
   );
@@ -1775,7 +1780,7 @@ pageTest("playground: the transcript follows its end when a card at the end shri
   assert.equal(at.requests, 2, "the denial did not reach the model in the click's task");
   assert.ok(at.shrank > 0 && at.shorter > 0, `the card shrank ${at.shrank} px, the transcript ${at.shorter} px`);
   assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
-  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end at the next frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
   await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
   await idle(page);
   await atEnd(page);
@@ -1803,7 +1808,34 @@ pageTest("playground: the transcript follows its end when its view grows taller 
   assert.equal(await page.locator("#steer-queue .chip").count(), 1, "the steer was not queued");
   assert.ok(at.taller > 0, `the view did not grow taller (${at.taller} px)`);
   assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
-  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end at the next frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+  await atEnd(page);
+});
+
+// A <details> at the end (the thinking streaming) the user closes makes
+// the transcript shorter, as a shrinking card does: it does not stop the
+// following either. One the user opens there while it follows grows the
+// transcript under the view, and the view follows the end.
+pageTest("playground: the transcript follows its end when the user closes a thinking block at the end and the transcript grows again before the scroll event", async (page) => {
+  await open(page);
+  await pageModel(page, [null]);
+  await send(page, "Go");
+  await page.waitForFunction(() => window.__model.push);
+  await page.evaluate((s) => window.__model.push(s), say(paragraphs("Before", 60)) + think(paragraphs("Thinking", 40)));
+  const block = page.locator("#transcript > details.msg.thinking");
+  await block.waitFor();
+  await atEnd(page);
+  await block.locator("summary").click();
+  assert.equal(await block.evaluate((d) => d.open), true);
+  await pushed(page, think("\n\n" + paragraphs("Thinking on", 5)));
+  await atEnd(page);
+  const at = await raceAt(page, "close", say(paragraphs("The answer", 30)));
+  assert.equal(await block.evaluate((d) => d.open), false, "the thinking block did not close");
+  assert.ok(at.shorter > 300, `the transcript got ${at.shorter} px shorter only`);
+  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
   await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
   await idle(page);
   await atEnd(page);

@@ -290,6 +290,28 @@ func (a *App) listen() {
 		// is not at the end of a transcript grown since).
 		a.post(func() { a.stuck = near || (a.stuck && (top >= a.followTop-1 || end >= a.followEnd-1)) })
 	})
+	// A <details> the user closes (a thinking block, a compaction) makes
+	// the transcript shorter as what a render takes away does (see
+	// scrollSoon), with no render to put up the floor first. So while the
+	// transcript follows, it is scrolled to its end at once, in the
+	// microtask after the close and before any frame: the late scroll
+	// event of the view the browser pulls up then finds it where the page
+	// set it. One opened only makes the transcript taller.
+	closed := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		for i, recs := 0, args[0]; i < recs.Length(); i++ {
+			if !recs.Index(i).Get("target").Get("open").Bool() {
+				a.post(func() {
+					if a.stuck {
+						a.toEnd()
+					}
+				})
+				break
+			}
+		}
+		return nil
+	})
+	js.Global().Get("MutationObserver").New(closed).Call("observe", a.transcript.Underlying(),
+		map[string]any{"subtree": true, "attributeFilter": []any{"open"}})
 	a.stopBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.stopRun) })
 	a.compactBtn.AddEventListener("click", false, func(dom.Event) { a.post(a.compact) })
 	a.reset.AddEventListener("click", false, func(dom.Event) {

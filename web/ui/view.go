@@ -202,16 +202,22 @@ func (a *App) scrollSoon() {
 				a.floored = false
 			}
 			if a.stuck {
-				t := a.transcript.Underlying()
-				t.Set("scrollTop", t.Get("scrollHeight"))
-				a.followTop = t.Get("scrollTop").Float()
-				a.followEnd = a.followTop + t.Get("clientHeight").Float()
+				a.toEnd()
 			}
 			a.log.scrollToEnd()
 		})
 		return nil
 	})
 	js.Global().Call("requestAnimationFrame", f)
+}
+
+// toEnd scrolls the transcript to its end now, and keeps where, for the
+// scroll listener to tell the page's scroll from the user's.
+func (a *App) toEnd() {
+	t := a.transcript.Underlying()
+	t.Set("scrollTop", t.Get("scrollHeight"))
+	a.followTop = t.Get("scrollTop").Float()
+	a.followEnd = a.followTop + t.Get("clientHeight").Float()
 }
 
 func (a *App) nearBottom() bool {
