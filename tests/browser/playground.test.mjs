@@ -1604,15 +1604,16 @@ pageTest("playground: Chat Completions get the reasoning effort on every request
 // frame (reading the layout at every render made a long reply quadratic).
 pageTest("playground: the transcript follows a streaming reply, not once the user scrolled up, and again at the end", async (page) => {
   // The scripted model streams a word every 1.5 ms at this pace (the
-  // browser's timers make it 5 or so): the 3,000 words' stream goes on
-  // for some 15 s, most of it after the test has scrolled up.
+  // browser's timers make it 5 or so): the 1,500 words' stream, some
+  // 7,500 px, goes on for some 8 s, most of it after the test has
+  // scrolled up.
   await open(page, "/static/?pace=0.05");
   const gap = () => page.evaluate(() => {
     const t = document.getElementById("transcript");
     return t.scrollHeight - t.scrollTop - t.clientHeight;
   });
   const taller = (h) => page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h, h, { timeout: RUN });
-  await send(page, "stream 3000");
+  await send(page, "stream 1500");
   await taller(3000);
   await page.waitForFunction(() => {
     const t = document.getElementById("transcript");
@@ -1632,7 +1633,7 @@ pageTest("playground: the transcript follows a streaming reply, not once the use
     return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
   });
   const h2 = await page.evaluate(() => document.getElementById("transcript").scrollHeight);
-  await send(page, "stream 1000");
+  await send(page, "stream 600");
   await taller(h2 + 1000);
   await page.waitForFunction(() => {
     const t = document.getElementById("transcript");
