@@ -1172,6 +1172,7 @@ export function toUIMessages(messages, options = {}) {
   let prompt = -1; // the index of the last prompt
   let last = null; // the reply after it
   let reply = null; // { message, chunker, parts by id }
+  let group = null; // the user messages last seen: a prompt's ("prompt") or a steer's ("steer")
   const finish = () => {
     if (!reply) return;
     const chunks = reply.chunker.end();
@@ -1189,18 +1190,23 @@ export function toUIMessages(messages, options = {}) {
     if (!isObject(m) || !isObject(m.payload) || (Array.isArray(m.origin) && m.origin.length)) return;
     const p = m.payload;
     const userSide = m.type === "model_msg" && p.role === "user" && p.type !== "tool_call_output";
-    if (userSide && p.type === "text" && steeringText(p.text) === null) {
+    const file = userSide && (p.type === "image_url" || p.type === "inline_data");
+    // A prompt is its text, then its files; one of files only starts
+    // where no prompt's or steer's messages come before them.
+    if ((userSide && p.type === "text" && steeringText(p.text) === null) || (file && group === null)) {
       finish();
-      user = { id: `${prefix}${i}`, role: "user", parts: [{ type: "text", text: p.text }] };
+      user = { id: `${prefix}${i}`, role: "user", parts: file ? [] : [{ type: "text", text: p.text }] };
       out.push(user);
       prompt = i;
       last = null;
-      return;
+      group = "prompt";
+      if (!file) return;
     }
-    if (userSide && (p.type === "image_url" || p.type === "inline_data") && user && !reply) {
+    if (file && group === "prompt") {
       user.parts.push(p.type === "image_url" ? { type: "file", mediaType: mediaOf(p.image_url), url: p.image_url } : { type: "file", mediaType: p.mime_type, url: `data:${p.mime_type};base64,${p.data}` });
       return;
     }
+    group = userSide && (file || p.type === "text") ? "steer" : null;
     if (m.type === "session_meta") return;
     if (!reply) {
       const chunks = [];

@@ -1084,3 +1084,39 @@ test("floeChatTransport lets go of the ids of messages and approvals once the ch
   assert.deepEqual(held(), { sent: 1, left: 0, answered: 0 });
   assert.equal(transport[Symbol.for("floe.debug")].held("none"), null);
 });
+
+test("toUIMessages: a prompt of images only is a user message of its own, its run's reply another (not the earlier reply, which the transport's id would have the replay empty); a steer's images stay in its reply", async () => {
+  const PNG = "data:image/png;base64,iVBORw0KGgo=";
+  const held = [gate(), gate()];
+  const llm = mockModel([["First."], ["Steer me.", { delay: 1 }], ["Steered."], ["Half", { delay: 2 }, "way."]], { sleep: heldSleep(held) });
+  const session = floe.createSession({ llm });
+  const transport = floeChatTransport({ session });
+  const c = chat(transport, { id: "t" });
+  await c.resumeStream();
+  await c.sendMessage({ text: "One" });
+  const steered = c.sendMessage({ text: "Two" });
+  await held[0].reached;
+  assert.ok(session.steer([floe.msg.userText("Look"), { type: "model_msg", payload: { type: "image_url", role: "user", image_url: PNG } }]));
+  held[0].open();
+  await steered;
+  const sent = c.sendMessage({ files: [{ type: "file", mediaType: "image/png", url: PNG }] });
+  await held[1].reached;
+  const stored = await floe.readSession(session.id);
+  const plain = toUIMessages(stored);
+  const restored = toUIMessages(stored, { transport });
+  held[1].open();
+  await sent;
+  const look = (m) => [m.role, m.parts.map((p) => p.text ?? p.type)];
+  assert.deepEqual(plain.map(look), [
+    ["user", ["One"]],
+    ["assistant", ["step-start", "First."]],
+    ["user", ["Two"]],
+    ["assistant", ["step-start", "Steer me.", "steering-message", "step-start", "Steered."]],
+    ["user", ["file"]],
+    ["assistant", ["step-start"]],
+  ]);
+  assert.deepEqual(plain[4].parts, [{ type: "file", mediaType: "image/png", url: PNG }]);
+  assert.deepEqual(c.messages.slice(0, 5).map(look), plain.slice(0, 5).map(look));
+  assert.deepEqual(restored.map((m) => m.id), [...plain.slice(0, -1).map((m) => m.id), c.messages[5].id]);
+  await session.close();
+});
