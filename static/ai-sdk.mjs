@@ -1173,6 +1173,7 @@ export function toUIMessages(messages, options = {}) {
   let last = null; // the reply after it
   let reply = null; // { message, chunker, parts by id }
   let group = null; // the user messages last seen: a prompt's ("prompt") or a steer's ("steer")
+  let compacting = false; // between a compaction's begin and its end
   const finish = () => {
     if (!reply) return;
     const chunks = reply.chunker.end();
@@ -1189,7 +1190,13 @@ export function toUIMessages(messages, options = {}) {
   messages.forEach((m, i) => {
     if (!isObject(m) || !isObject(m.payload) || (Array.isArray(m.origin) && m.origin.length)) return;
     const p = m.payload;
+    // A compaction is not in a run's chunks: its prompt, request and
+    // summary (stored, never streamed) are left out.
+    if (p.type === "compaction_begin") compacting = true;
+    else if (p.type === "compaction_end") compacting = false;
+    if (compacting) return;
     const userSide = m.type === "model_msg" && p.role === "user" && p.type !== "tool_call_output";
+    if (userSide && p.type === "text" && typeof p.text === "string" && p.text.trimStart().startsWith("[context_summary]")) return;
     const file = userSide && (p.type === "image_url" || p.type === "inline_data");
     // A prompt is its text, then its files; one of files only starts
     // where no prompt's or steer's messages come before them.

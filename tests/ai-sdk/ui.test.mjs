@@ -1120,3 +1120,42 @@ test("toUIMessages: a prompt of images only is a user message of its own, its ru
   assert.deepEqual(restored.map((m) => m.id), [...plain.slice(0, -1).map((m) => m.id), c.messages[5].id]);
   await session.close();
 });
+
+test("toUIMessages leaves a compaction out, as the chat shows none: its prompt, request and summary; the reply of a run that compacted keeps the transport's id", async () => {
+  const { msg } = floe;
+  const held = gate();
+  let k = 0;
+  let compactions = 0;
+  const context = () => ({
+    async *streamGenerate({ newMessages }) {
+      if (newMessages.some((m) => m.payload.type === "text" && m.payload.text === "Summarize.")) {
+        if (++compactions === 2) await held.wait(); // the run's second compaction, at its end
+        yield msg.text(`[summary]S${compactions}[/summary]`);
+        yield msg.tokenUsage({ output: 5, total: 10 }, { output: 5, total: 10 });
+        return;
+      }
+      const n = k++;
+      yield msg.text(`Reply ${n}.`);
+      if (n === 0) yield msg.toolCall("c1", "echo", { s: "x" }); // a compaction mid-task follows
+      yield msg.tokenUsage({ output: 5, total: 500 }, { output: 5, total: 500 });
+    },
+  });
+  const session = floe.createSession({ llm: context(), newLLM: context, tools, config: { compaction: { mode: "summarize", prompt: "Summarize.", maxContextLength: 400 } } });
+  const transport = floeChatTransport({ session, approve: () => "allow" });
+  const c = chat(transport, { id: "t" });
+  await c.resumeStream();
+  const sent = c.sendMessage({ text: "One" });
+  await held.reached;
+  const restored = toUIMessages(await floe.readSession(session.id), { transport });
+  held.open();
+  await sent;
+  const look = (m) => [m.role, m.parts.map((p) => p.text ?? p.type)];
+  assert.deepEqual(restored.map(look), [["user", ["One"]], ["assistant", ["step-start", "Reply 0.", "tool-echo", "step-start", "Reply 1."]]]);
+  assert.deepEqual(restored.map(look), c.messages.map(look));
+  assert.equal(restored[1].id, c.messages[1].id);
+  await c.sendMessage({ text: "Two" });
+  const after = toUIMessages(await floe.readSession(session.id), { transport });
+  assert.deepEqual(after.map(look), c.messages.map(look));
+  assert.equal(after[3].id, c.messages[3].id);
+  await session.close();
+});
