@@ -1196,7 +1196,7 @@ export function toUIMessages(messages, options = {}) {
     else if (p.type === "compaction_end") compacting = false;
     if (compacting) return;
     const userSide = m.type === "model_msg" && p.role === "user" && p.type !== "tool_call_output";
-    if (userSide && p.type === "text" && typeof p.text === "string" && p.text.trimStart().startsWith("[context_summary]")) return;
+    if (userSide && p.type === "text" && (typeof p.text !== "string" || p.text.trimStart().startsWith("[context_summary]"))) return;
     const file = userSide && (p.type === "image_url" || p.type === "inline_data");
     // A prompt is its text, then its files; one of files only starts
     // where no prompt's or steer's messages come before them.

@@ -1159,3 +1159,14 @@ test("toUIMessages leaves a compaction out, as the chat shows none: its prompt, 
   assert.equal(after[3].id, c.messages[3].id);
   await session.close();
 });
+
+test("toUIMessages passes over a user text that is no string (a Trace from storage is data), as it passes over a message that is no object", () => {
+  const user = (text) => ({ type: "model_msg", payload: { type: "text", role: "user", text } });
+  const transport = floeChatTransport({ session: floe.createSession({ llm: mockModel([]), store: false }) });
+  for (const bad of [5, null, {}, undefined]) {
+    const messages = [null, user("Hi"), { type: "model_msg", payload: { type: "text", role: "assistant", text: "Hello." } }, user(bad)];
+    for (const options of [{}, { transport }]) {
+      assert.deepEqual(toUIMessages(messages, options).map((m) => [m.role, m.parts.map((p) => p.text ?? p.type)]), [["user", ["Hi"]], ["assistant", ["Hello."]]], String(bad));
+    }
+  }
+});
