@@ -1929,6 +1929,31 @@ pageTest("playground: the transcript does not follow again when the user scrolls
   await idle(page);
 });
 
+// The user's scroll up is in the transcript shown: another session opened
+// shows its end and follows its runs, as one opened after no scroll up does.
+pageTest("playground: a session opened after the user scrolled up in another shows its end and follows its run", async (page) => {
+  await open(page);
+  await send(page, "stream 400");
+  await idle(page);
+  const first = await shownID(page);
+  await page.click("#reset");
+  await otherSession(page, first);
+  await send(page, "stream 400");
+  await idle(page);
+  await atEnd(page);
+  assert.equal(await userScroll(page, 0), 0);
+  await showSessions(page);
+  await rowOf(page, first).locator(".session-open").click();
+  await page.waitForFunction((id) => document.getElementById("session-id").textContent === id, first);
+  await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).waitFor();
+  await frames(page);
+  assert.ok((await gapOf(page)) < 1, `the session opened shows ${await gapOf(page)} px above its end`);
+  await send(page, "stream 400");
+  await idle(page);
+  await frames(page);
+  assert.ok((await gapOf(page)) < 1, `the run's reply ended ${await gapOf(page)} px below the view`);
+});
+
 pageTest("playground: the Stream panel draws a fragment's deltas as one row, counted, its JSON the last delta's, across its redraws", async (page) => {
   await open(page);
   const words = "one two three four five six seven eight nine ten eleven twelve".split(" ");

@@ -531,6 +531,9 @@ func (a *App) resetView(tr *playground.Transcript) {
 	a.ticks.Store(0)
 	a.pending, a.cancelled, a.always = map[string]*pendingApproval{}, map[string]bool{}, map[string]bool{}
 	a.retrying, a.steers, a.note = nil, nil, ""
+	// The user's scroll up was in the transcript taken away: this one
+	// shows its end and follows it.
+	a.stuck = true
 	a.log.clear()
 	a.markAll(tr)
 	a.traceV.reset()
