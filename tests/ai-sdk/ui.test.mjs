@@ -1170,3 +1170,99 @@ test("toUIMessages passes over a user text that is no string (a Trace from stora
     }
   }
 });
+
+// toUIMessages reads a Trace from storage, which is data. Mutated Traces of
+// real sessions (keys dropped, values of other types, messages dropped,
+// repeated, swapped or moved, payloads of other records spliced in) give
+// UIMessages, never an exception, with and without the transport. Seeded:
+// a failure names its seed and case, and comes back the same.
+test("toUIMessages of 3,000 mutated Traces throws nothing, with or without the transport, and gives messages of unique string ids and parts", async () => {
+  const { msg } = floe;
+  const PNG = "data:image/png;base64,iVBORw0KGgo=";
+  const llm = mockModel([
+    [{ thinking: "Which?" }, "Let me echo.", { toolCall: { name: "echo", args: { s: "yes" } } }, { toolCall: { name: "echo", args: { s: "no" } } }, { toolCall: { name: "broken" } }],
+    ["Done."],
+    ["Seen."],
+  ]);
+  const session = floe.createSession({ llm, tools });
+  for await (const _ of session.run("Echo", { approve: (call) => (JSON.parse(call.payload.arguments).s === "no" ? "deny" : "allow") }));
+  for await (const _ of session.run([msg.userText("Look"), { type: "model_msg", payload: { type: "image_url", role: "user", image_url: PNG } }]));
+  const traces = [await floe.readSession(session.id)];
+  await session.close();
+  // A compaction's records, as a session that compacts stores them.
+  let k = 0;
+  const context = () => ({
+    async *streamGenerate({ newMessages }) {
+      if (newMessages.some((m) => m.payload.type === "text" && m.payload.text === "Summarize.")) {
+        yield msg.text("[summary]S[/summary]");
+        yield msg.tokenUsage({ output: 5, total: 10 }, { output: 5, total: 10 });
+        return;
+      }
+      yield msg.text(`Reply ${k}.`);
+      if (k++ === 0) yield msg.toolCall("c1", "echo", { s: "x" });
+      yield msg.tokenUsage({ output: 5, total: 500 }, { output: 5, total: 500 });
+    },
+  });
+  const compacting = floe.createSession({ llm: context(), newLLM: context, tools, config: { compaction: { mode: "summarize", prompt: "Summarize.", maxContextLength: 400 } } });
+  for await (const _ of compacting.run("One", { approve: () => "allow" }));
+  traces.push(await floe.readSession(compacting.id));
+  await compacting.close();
+  assert.ok(traces.every((t) => t.length > 10), "the sessions stored their records");
+
+  const transport = floeChatTransport({ session: floe.createSession({ llm: mockModel([]), store: false }) });
+  let seed = 0x9e3779b9;
+  const rand = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (a) => a[Math.floor(rand() * a.length)];
+  const pool = traces.flat();
+  const values = () => [null, undefined, 0, -1, 1e300, NaN, true, "", "x".repeat(1 + Math.floor(rand() * 64)), "partial_text", "text", "user", "assistant", "tool_call", "compaction_begin", "compaction_end", [], [1, "a"], {}, { type: "text" }, structuredClone(pick(pool))];
+  /** The objects and arrays of v, each with its parent and key. */
+  const nodes = (v, out = [], parent = null, key = null) => {
+    if (v !== null && typeof v === "object") {
+      out.push({ v, parent, key });
+      for (const k of Object.keys(v)) nodes(v[k], out, v, k);
+    }
+    return out;
+  };
+  const mutate = (trace) => {
+    const t = structuredClone(trace);
+    for (let n = 1 + Math.floor(rand() * 4); n > 0; n--) {
+      const r = rand();
+      if (r < 0.15 && t.length) t.splice(Math.floor(rand() * t.length), 1);
+      else if (r < 0.25 && t.length) t.splice(Math.floor(rand() * (t.length + 1)), 0, structuredClone(pick(t)));
+      else if (r < 0.35 && t.length > 1) {
+        const [i, j] = [Math.floor(rand() * t.length), Math.floor(rand() * t.length)];
+        [t[i], t[j]] = [t[j], t[i]];
+      } else if (r < 0.45) t.splice(Math.floor(rand() * (t.length + 1)), 0, structuredClone(pick(pool)));
+      else {
+        const { v } = pick(nodes(t));
+        const keys = Object.keys(v);
+        if (keys.length === 0 || rand() < 0.1) v[pick(["type", "payload", "role", "text", "origin", "timestamp", "id"])] = pick(values());
+        else if (rand() < 0.3) delete v[pick(keys)];
+        else v[pick(keys)] = pick(values());
+      }
+    }
+    return t;
+  };
+  for (let i = 0; i < 3000; i++) {
+    const base = traces[i % traces.length];
+    const before = seed;
+    const t = mutate(base);
+    for (const options of [{}, { transport }, { idPrefix: "m-" }]) {
+      let out;
+      try {
+        out = toUIMessages(t, options);
+      } catch (e) {
+        assert.fail(`case ${i} (seed ${before}), options ${Object.keys(options)}: ${e.stack}\n${JSON.stringify(t).slice(0, 2000)}`);
+      }
+      assert.ok(Array.isArray(out), `case ${i}`);
+      const ids = out.map((m) => m.id);
+      assert.ok(ids.every((id) => typeof id === "string") && new Set(ids).size === ids.length, `case ${i} (seed ${before}): ids ${ids}`);
+      assert.ok(out.every((m) => (m.role === "user" || m.role === "assistant") && Array.isArray(m.parts)), `case ${i} (seed ${before})`);
+    }
+  }
+});
