@@ -1932,7 +1932,7 @@ pageTest("playground: the transcript does not follow again when the user scrolls
 // The user's scroll up is in the transcript shown: another session opened
 // shows its end and follows its runs, as one opened after no scroll up does.
 pageTest("playground: a session opened after the user scrolled up in another shows its end and follows its run", async (page) => {
-  await open(page);
+  await open(page, "/static/?pace=0.05"); // three replies of 400 words, streamed about four times as fast
   await send(page, "stream 400");
   await idle(page);
   const first = await shownID(page);
