@@ -1764,6 +1764,24 @@ const raceAt = (page, change, text) =>
     [change, text],
   );
 
+/** Ends the page model's open stream, and waits for the run's end. */
+async function endStream(page) {
+  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
+  await idle(page);
+}
+
+/**
+ * Checks what raceAt gave: the transcript grew before the frame and still
+ * followed its end after it; then ends the stream and checks the view at
+ * the end once the run is over.
+ */
+async function followedRace(page, at) {
+  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
+  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
+  await endStream(page);
+  await atEnd(page);
+}
+
 // When a card at the end of the transcript shrinks (a decided approval
 // loses its buttons), the browser pulls the view up to the new end at its
 // next layout, and sends the scroll event of that at its next frame. If
@@ -1780,11 +1798,7 @@ pageTest("playground: the transcript follows its end when a card at the end shri
   const at = await raceAt(page, "deny", say(paragraphs("After the denial", 30)));
   assert.equal(at.requests, 2, "the denial did not reach the model in the click's task");
   assert.ok(at.shrank > 0 && at.shorter > 0, `the card shrank ${at.shrank} px, the transcript ${at.shorter} px`);
-  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
-  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
-  await atEnd(page);
+  await followedRace(page, at);
 });
 
 // The page's footer getting shorter (here the strip of attached images,
@@ -1808,11 +1822,7 @@ pageTest("playground: the transcript follows its end when its view grows taller 
   const at = await raceAt(page, "steer", say(paragraphs("The answer", 30)));
   assert.equal(await page.locator("#steer-queue .chip").count(), 1, "the steer was not queued");
   assert.ok(at.taller > 0, `the view did not grow taller (${at.taller} px)`);
-  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
-  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
-  await atEnd(page);
+  await followedRace(page, at);
 });
 
 // A <details> at the end (the thinking streaming) the user closes makes
@@ -1835,11 +1845,7 @@ pageTest("playground: the transcript follows its end when the user closes a thin
   const at = await raceAt(page, "close", say(paragraphs("The answer", 30)));
   assert.equal(await block.evaluate((d) => d.open), false, "the thinking block did not close");
   assert.ok(at.shorter > 300, `the transcript got ${at.shorter} px shorter only`);
-  assert.ok(at.grew > 300, `the transcript grew ${at.grew} px only before the frame`);
-  assert.ok(at.gap < 1, `the transcript stopped following: ${at.gap} px above its end after the next frame`);
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
-  await atEnd(page);
+  await followedRace(page, at);
 });
 
 // The user's scroll stops the following however it is made: here by a
@@ -1879,8 +1885,7 @@ pageTest("playground: a scroll up by other means than a wheel, touch or keys sto
   await page.waitForFunction((h) => document.getElementById("transcript").scrollHeight > h + 500, h2);
   await frames(page);
   assert.ok((await gapOf(page)) < 1, "the transcript did not follow once the user was back at its end");
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
+  await endStream(page);
 });
 
 // Only the user's reaching the end starts the following again. A view
@@ -1906,8 +1911,7 @@ pageTest("playground: the transcript does not follow again when its view grows t
   assert.equal(await userScroll(page, left - 10), left - 10);
   await pushed(page, say("\n\n" + paragraphs("Still more", 30)));
   assert.equal(await scrollTop(page), left - 10, "the transcript followed again after the user's scroll up");
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
+  await endStream(page);
 });
 
 pageTest("playground: the transcript does not follow again when the user scrolls down to where it last followed, short of its end", async (page) => {
@@ -1925,8 +1929,7 @@ pageTest("playground: the transcript does not follow again when the user scrolls
   await pushed(page, say("\n\n" + paragraphs("Yet more", 30)));
   assert.equal(await scrollTop(page), followed, "the transcript followed again from short of its end");
   assert.ok((await gapOf(page)) > 1000);
-  await page.evaluate((s) => (window.__model.push(s), window.__model.end()), ended("stop"));
-  await idle(page);
+  await endStream(page);
 });
 
 // The user's scroll up is in the transcript shown: another session opened
