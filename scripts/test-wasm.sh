@@ -57,7 +57,12 @@ fi
 # still holds a handle (seen once in 16 loaded runs of connect.test.mjs)
 # ends instead of holding up the whole run, without --test-force-exit's
 # loss of the file's last verdicts.
-node --test --import ./tests/exit-guard.mjs tests/node/ || status=1
+# Two files at a time at least (Node's default is one less than the
+# cores, one on two): they wait on child processes and servers more than
+# they compute, and share no port or file.
+jobs=$(($(nproc 2>/dev/null || echo 2) - 1))
+[ "$jobs" -ge 2 ] || jobs=2
+node --test --test-concurrency="$jobs" --import ./tests/exit-guard.mjs tests/node/ || status=1
 
 echo "== a Cloudflare Worker under workerd (tests/workerd)"
 if [ ! -x tests/workerd/node_modules/.bin/workerd ]; then

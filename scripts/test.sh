@@ -18,17 +18,18 @@ if [ ! -d "$SHARED/conformance" ] || [ ! -d "$SHARED/interop" ]; then
   echo "test: put the shared folder next to the repository, or set FLOE_SHARED to it" >&2
   exit 1
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$(mktemp) lane=$(mktemp -d)
+trap 'rm -rf "$log" "$lane"' EXIT
 status=0
 # step NAME…: starts a step; the time each took is listed at the end,
 # with the processor time its processes took (both cores': a step whose
 # processor time is well under its time waits, not computes).
-# cputicks: this shell's waited-for children's user and system time, in
-# clock ticks (Linux's /proc; 0 elsewhere).
+# cputicks [PID]: the waited-for children's user and system time of this
+# shell (or of the subshell PID), in clock ticks (Linux's /proc; 0
+# elsewhere).
 cputicks() {
   local f
-  if read -r -a f 2>/dev/null </proc/$$/stat; then echo $((f[15] + f[16])); else echo 0; fi
+  if read -r -a f 2>/dev/null <"/proc/${1:-$$}/stat"; then echo $((f[15] + f[16])); else echo 0; fi
 }
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 times=() last="" since=$SECONDS cpusince=$(cputicks)
@@ -93,19 +94,38 @@ run ./build.sh providers "$SHARED/providers"
 step "providers: project cases"
 run ./build.sh providers testdata/providers
 
-step "browser tests (headless Chromium)"
+# Firefox's, WebKit's and the Worker's suites mostly wait (on a browser,
+# a server, a timer; the Chromium suite leaves a quarter of two cores
+# idle): they run one after the other in the background beside the
+# Chromium suite, and their output follows its own. Every suite serves
+# on ports of its own (browser-lib.sh, tests/worker).
+step "browser tests (headless Chromium), and beside it the three steps after it"
+(
+  pid=$BASHPID
+  # sub NAME CMD…: a step of the lane, its output and time kept.
+  sub() {
+    local name=$1 t0=$SECONDS c0 rc
+    shift
+    c0=$(cputicks "$pid")
+    { echo; echo "== $name"; } >>"$lane/out"
+    "$@" >>"$lane/out" 2>&1
+    rc=$?
+    [ "$rc" = 0 ] || touch "$lane/failed"
+    printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((($(cputicks "$pid") - c0) / hz)) "$name (beside Chromium)" >>"$lane/times"
+  }
+  sub "browser tests (headless Firefox ESR)" scripts/test-firefox.sh
+  sub "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)" scripts/test-webkit.sh
+  sub "Cloudflare target under local workerd (front Worker + session Durable Objects)" scripts/worker.sh test
+) </dev/null &
+lanepid=$!
 run scripts/test-browser.sh
-
-step "browser tests (headless Firefox ESR)"
-run scripts/test-firefox.sh
-
-step "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)"
-run scripts/test-webkit.sh
-
-step "Cloudflare target under local workerd (front Worker + session Durable Objects)"
-run scripts/worker.sh test
-
 lap ""
+before=$(cputicks)
+wait "$lanepid"
+cpusince=$((cpusince + $(cputicks) - before)) # the lane's processor time is in its own lines
+run cat "$lane/out"
+while IFS= read -r l; do times+=("$l"); done <"$lane/times"
+[ ! -e "$lane/failed" ] || status=1
 echo
 echo "== time per step"
 printf '%s\n' "${times[@]}"

@@ -9,7 +9,7 @@ import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { awaitGlobal, explain, launch, ROOT, serveDir } from "./harness.mjs";
-import { devServer, freshApp, pack, run } from "./pack.mjs";
+import { devServer, freePort, freshApp, pack, run } from "./pack.mjs";
 import { compact, EXPECTED } from "./fixtures/scripted.mjs";
 
 test("npm package: pack, install into a Vite 7 app; vite build and the dev server, in Chromium", { timeout: 420_000 }, async (t) => {
@@ -59,8 +59,9 @@ console.log(JSON.stringify({ types, dir }));`;
   });
 
   await t.test("vite dev server, without configuration", async () => {
-    // Vite 7 takes no port 0: FLOE_VITE_PORT (default 8853) must be free.
-    const port = process.env.FLOE_VITE_PORT ?? "8853";
+    // Vite 7 takes no port 0: FLOE_VITE_PORT, or a port free a moment
+    // before (a fixed one could be another suite's, run beside this one).
+    const port = process.env.FLOE_VITE_PORT ?? String(await freePort());
     await check(await devServer(t, vite, ["--port", port, "--host", "127.0.0.1", "--strictPort"], app), "vite 7 dev");
   });
 });
