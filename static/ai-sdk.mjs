@@ -407,6 +407,7 @@ function toPrompt(messages, version, names) {
 // The AI SDK's UI: UIMessageChunks (AI SDK 5 and later's UI message stream).
 
 const USER_ABORT = "aborted by user"; // ENGINE.md fixes an abort's reason by the user
+const NOT_RUN = "no output: the run ended before the call did"; // a call's part the run ended without its output
 const DECISIONS = new Set(["allow", "deny", "forbidden"]);
 const WOKEN = Symbol("woken");
 // Approval ids are the page's, not a run's: a model may name the calls of
@@ -435,7 +436,7 @@ class Chunker {
     this.text = null; // the id of the text part streaming
     this.reasoning = null;
     this.streamed = { text: false, thinking: false }; // its complete message follows: not again
-    this.calls = new Map(); // tool call id → { name, started, decided, asked, denied }
+    this.calls = new Map(); // tool call id → { name, started, done, decided, asked, denied, out }
     this.running = new Set(); // calls allowed whose output has not come
     this.outputs = new Map(); // call id → the output streamed so far
     this.step = false; // a step is open
@@ -586,6 +587,7 @@ class Chunker {
         this.outputs.delete(id);
         const c = this.calls.get(id);
         if (!c) break;
+        c.out = true;
         if (c.denied) out.push({ type: "tool-output-denied", toolCallId: id });
         else if (p.stop_reason === "completed") out.push({ type: "tool-output-available", toolCallId: id, output: p.output });
         else out.push({ type: "tool-output-error", toolCallId: id, errorText: p.output });
@@ -593,6 +595,10 @@ class Chunker {
       }
       case "abort":
         this.close(out);
+        // A call the run ends without its output was not run: its part
+        // waits no more (an answer's part left approval-responded would
+        // have the chat send the answer again).
+        for (const id of this.unrun()) out.push({ type: "tool-output-error", toolCallId: id, errorText: NOT_RUN });
         if (this.step) out.push({ type: "finish-step" });
         this.step = false;
         this.ended = true;
@@ -601,6 +607,10 @@ class Chunker {
         break;
     }
     return out;
+  }
+  // unrun: the ids of the calls shown whose output has not come.
+  unrun() {
+    return [...this.calls].filter(([, c]) => !c.out).map(([id]) => id);
   }
   // end is the stream's end: the run completed, or was aborted (abort seen).
   end(out = []) {
@@ -1112,7 +1122,6 @@ function prune(c, messages) {
   for (const ids of [c.sent, c.left, c.answered]) for (const id of ids) if (!held.has(id)) ids.delete(id);
 }
 
-const NOT_RUN = "no output: the run ended before the call did";
 // leftOpen: a tool part asked in the chat whose run ended without its answer.
 const leftOpen = (part, left) => isObject(part) && (part.state === "approval-requested" || part.state === "approval-responded") && left?.has(part.approval?.id) === true;
 const notRun = (part) => {

@@ -634,6 +634,56 @@ test("floeChatTransport: Approve clicked after Stop ended the run, before the ch
   assert.equal(assistant(c).parts.at(-1).text, "Other.");
 });
 
+test("floeChatTransport: stop(chatId) after an answer reached the transport, before its decision reached the run: the call shown not run, and the chat sends the answer once (it sent it again and again)", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const real = floe.createSession({ llm, tools });
+  // The chat's decision reaches the run once held opens: the stop comes first.
+  const held = gate();
+  const session = { run: (prompt, o) => real.run(prompt, { ...o, approve: async (call) => { const d = await o.approve(call); await held.wait(); return d; } }) };
+  const transport = floeChatTransport({ session });
+  let sends = 0;
+  let stopped;
+  let settled;
+  const quiet = new Promise((r) => (settled = r)); // the chat sends no more
+  const errors = [];
+  const c = chat(
+    {
+      ...transport,
+      async sendMessages(o) {
+        if (++sends > 2) throw new Error(`the answer sent again (request ${sends})`);
+        const stream = await transport.sendMessages(o);
+        if (sends === 2) stopped = held.reached.then(() => transport.stop(o.chatId));
+        return stream;
+      },
+    },
+    {
+      sendAutomaticallyWhen: (o) => {
+        const send = lastAssistantMessageIsCompleteWithApprovalResponses(o);
+        if (!send && sends === 2) settled();
+        return send;
+      },
+      onError: (e) => (errors.push(e.message), settled()),
+    },
+  );
+  await c.sendMessage({ text: "Echo" });
+  await c.addToolApprovalResponse({ id: assistant(c).parts.at(-1).approval.id, approved: true });
+  await quiet;
+  const settle = await stopped;
+  held.open();
+  assert.deepEqual(errors, []);
+  assert.equal(sends, 2);
+  assert.equal(c.status, "ready");
+  assert.equal(llm.calls.length, 1); // nothing ran
+  // The part keeps the chat's answer; the Trace does not record who decided: toUIMessages restores it without.
+  const { approval, ...notRun } = shape(assistant(c).parts.at(-1));
+  assert.deepEqual(approval, { approved: true });
+  assert.deepEqual(notRun, { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  assert.deepEqual(settle(c.messages), c.messages);
+  const restored = toUIMessages(await floe.readSession(real.id));
+  assert.deepEqual(restored.map((m) => m.parts.map(shape)), [c.messages[0].parts.map(shape), [...assistant(c).parts.slice(0, -1).map(shape), notRun]]);
+  await real.close();
+});
+
 test("floeChatTransport: an answer to a call a new message skipped does not answer the new run's call of the same id", async () => {
   // A model that names its calls alike in every reply (as some local models do).
   const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "x" }, id: "call_0" } }], [{ toolCall: { name: "echo", args: { s: "y" }, id: "call_0" } }]]);
