@@ -951,7 +951,7 @@ export function floeChatTransport(options) {
       prune(c, messages);
       return run.stream({ pause: true, signal, detach: () => run.keep && resuming.has(c.id) });
     }
-    const settled = settle(messages, c.left);
+    const settled = settle(messages, c.left, run);
     settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
     prune(c, messages);
     return new ReadableStream({
@@ -1017,7 +1017,7 @@ export function floeChatTransport(options) {
         // with such a call is replaced by a new one, as settle gives it (a UI
         // that keeps copies of the messages, useChat of @ai-sdk/vue, redraws
         // a message that is a new object only).
-        const settled = settle(messages, c.left);
+        const settled = settle(messages, c.left, c.run);
         settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
         prune(c, messages);
         const s = await c.session;
@@ -1057,7 +1057,8 @@ export function floeChatTransport(options) {
     // useChat's stop() ends a response; a run waiting on an approval has
     // none (the response ended with the request), so stop(chatId) ends the
     // chat's run, and resolves once it has, with a function of the chat's
-    // messages giving them with the calls it left asked as not run.
+    // messages giving them with the calls it left asked, or without
+    // output, as not run.
     async stop(chatId) {
       if (typeof chatId !== "string") throw badArg(`${name}: stop: chatId`, "a chat's id (a string)", chatId);
       const c = chats.get(chatId);
@@ -1070,7 +1071,7 @@ export function floeChatTransport(options) {
       // still gets its chunks, the abort's too, and ends; one left unread
       // (its reader not reading) holds no stop.
       if (run && !run.done) await run.abort();
-      return (messages) => settle(messages, c?.left);
+      return (messages) => settle(messages, c?.left, run);
     },
     // A chat made again with the id of one whose run goes on (or ended
     // while no chat read it) gets that run from its start: its assistant
@@ -1128,10 +1129,15 @@ const notRun = (part) => {
   const { approval, ...rest } = part;
   return { ...rest, state: "output-error", errorText: NOT_RUN };
 };
-// settle gives the messages with the calls left asked as not run (new objects where changed).
-function settle(messages, left) {
+const WAITING = new Set(["input-streaming", "input-available", "approval-requested", "approval-responded"]);
+// settle gives the messages with the calls left asked, and the calls of
+// the ended run's message it left without output (a response the chat
+// stopped reading did not get that), as not run (new objects where changed).
+function settle(messages, left, run) {
   if (!Array.isArray(messages)) throw badArg("floeChatTransport: stop(…)'s function: messages", "an array of UIMessages", messages);
-  return messages.map((m) => (isObject(m) && Array.isArray(m.parts) && m.parts.some((p) => leftOpen(p, left)) ? { ...m, parts: m.parts.map((p) => (leftOpen(p, left) ? notRun(p) : p)) } : m));
+  const unrun = run?.done ? new Set(run.chunker.unrun()) : null;
+  const open = (m, p) => leftOpen(p, left) || (unrun !== null && m.id === run.messageId && isObject(p) && WAITING.has(p.state) && unrun.has(p.toolCallId));
+  return messages.map((m) => (isObject(m) && Array.isArray(m.parts) && m.parts.some((p) => open(m, p)) ? { ...m, parts: m.parts.map((p) => (open(m, p) ? notRun(p) : p)) } : m));
 }
 
 // promptOf is a user UIMessage as run()'s prompt: its texts, then its files.

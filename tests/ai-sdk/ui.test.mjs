@@ -11,7 +11,8 @@ import { AbstractChat, readUIMessageStream, uiMessageChunkSchema, lastAssistantM
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
 import { floeChatTransport, toUIMessageStream, toUIMessages } from "../../static/ai-sdk.mjs";
 import { mockModel } from "../../static/test.mjs";
-import { floe, instantClock } from "../node/helpers.mjs";
+import { msg } from "../../static/msg.mjs";
+import { floe, instantClock, scriptedLLM } from "../node/helpers.mjs";
 
 const echo = floe.tool({
   name: "echo",
@@ -681,6 +682,47 @@ test("floeChatTransport: stop(chatId) after an answer reached the transport, bef
   assert.deepEqual(settle(c.messages), c.messages);
   const restored = toUIMessages(await floe.readSession(real.id));
   assert.deepEqual(restored.map((m) => m.parts.map(shape)), [c.messages[0].parts.map(shape), [...assistant(c).parts.slice(0, -1).map(shape), notRun]]);
+  await real.close();
+});
+
+test("floeChatTransport: Stop as the example has it (the chat's stop(), then stop(chatId)'s function) while a call's input streams, or just after an answer: the function shows the call not run, as toUIMessages restores it", async () => {
+  // A model that streams a call's input, then waits for the abort.
+  const llm = scriptedLLM(async function* ({ signal }) {
+    yield msg.partialToolCall("start", "", "call_1", "echo");
+    yield msg.partialToolCall("delta", '{"s":', "call_1", "echo");
+    await new Promise((r) => signal.addEventListener("abort", r));
+    return { status: "aborted" };
+  });
+  const session = floe.createSession({ llm, tools });
+  const transport = floeChatTransport({ session });
+  const c = chat(transport);
+  const streaming = new Promise((r) => (c.state.onReplace = (m) => m.parts.some((p) => p.state === "input-streaming") && r()));
+  const sent = c.sendMessage({ text: "Echo" });
+  await streaming;
+  const stopped = c.stop();
+  c.messages = (await transport.stop(c.id))(c.messages);
+  await Promise.all([stopped, sent]);
+  // The input as far as it streamed: the chat's parsed in part, the Trace's the text.
+  const noInput = (messages) => messages.map((m) => m.parts.map((p) => { const { input, ...rest } = shape(p); return rest; }));
+  assert.deepEqual(noInput(c.messages).at(-1), [{ type: "step-start" }, { type: "tool-echo", state: "output-error", errorText: NOT_RUN }]);
+  assert.deepEqual(noInput(toUIMessages(await floe.readSession(session.id))), noInput(c.messages));
+  await session.close();
+
+  // An answer that reached the transport; the chat's decision reaches the run once held opens: the Stop comes first.
+  const llm2 = mockModel([[{ toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
+  const real = floe.createSession({ llm: llm2, tools, store: false });
+  const held = gate();
+  const transport2 = floeChatTransport({ session: { run: (prompt, o) => real.run(prompt, { ...o, approve: async (call) => { const d = await o.approve(call); await held.wait(); return d; } }) } });
+  const d = chat(transport2, auto);
+  await d.sendMessage({ text: "Echo" });
+  await d.addToolApprovalResponse({ id: assistant(d).parts.at(-1).approval.id, approved: true });
+  await held.reached;
+  const halted = d.stop();
+  d.messages = (await transport2.stop(d.id))(d.messages);
+  await halted;
+  held.open();
+  assert.deepEqual(shape(assistant(d).parts.at(-1)), { type: "tool-echo", state: "output-error", input: { s: "x" }, errorText: NOT_RUN });
+  assert.equal(llm2.calls.length, 1); // nothing ran
   await real.close();
 });
 
