@@ -33,10 +33,11 @@ cputicks() {
 }
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 times=() last="" since=$SECONDS cpusince=$(cputicks)
+# lap NAME [END]: ends the step going on (at END, in $SECONDS), starts NAME.
 lap() {
-  local now
+  local now end=${2:-$SECONDS}
   now=$(cputicks)
-  [ -z "$last" ] || times+=("$(printf '%5d s %6d s cpu  %s' $((SECONDS - since)) $(((now - cpusince) / hz)) "$last")")
+  [ -z "$last" ] || times+=("$(printf '%5d s %6d s cpu  %s' $((end - since)) $(((now - cpusince) / hz)) "$last")")
   last=$1 since=$SECONDS cpusince=$now
 }
 step() { lap "$*"; echo; echo "== $*"; }
@@ -111,7 +112,9 @@ step "browser tests (headless Chromium), and beside it the three steps after it"
     "$@" >>"$lane/out" 2>&1
     rc=$?
     [ "$rc" = 0 ] || touch "$lane/failed"
-    printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((($(cputicks "$pid") - c0) / hz)) "$name (beside Chromium)" >>"$lane/times"
+    c0=$(($(cputicks "$pid") - c0))
+    echo "$c0" >>"$lane/ticks"
+    printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((c0 / hz)) "$name (beside Chromium)" >>"$lane/times"
   }
   sub "browser tests (headless Firefox ESR)" scripts/test-firefox.sh
   sub "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)" scripts/test-webkit.sh
@@ -119,10 +122,12 @@ step "browser tests (headless Chromium), and beside it the three steps after it"
 ) </dev/null &
 lanepid=$!
 run scripts/test-browser.sh
-lap ""
-before=$(cputicks)
+end=$SECONDS
 wait "$lanepid"
-cpusince=$((cpusince + $(cputicks) - before)) # the lane's processor time is in its own lines
+# The lane's processor time is in its own lines, not the Chromium
+# suite's (bash adds it to this shell's as the lane ends).
+[ ! -f "$lane/ticks" ] || while read -r l; do cpusince=$((cpusince + l)); done <"$lane/ticks"
+lap "" "$end"
 run cat "$lane/out"
 while IFS= read -r l; do times+=("$l"); done <"$lane/times"
 [ ! -e "$lane/failed" ] || status=1
