@@ -2,6 +2,8 @@
 # scripts/test-browser.sh [NODE_TEST_OPTION...] [TEST_FILE...] — headless Chromium tests
 # (tests/browser): floe.mjs in a page and in a module Worker, the playground,
 # the MV3 extension example, and the npm package in a fresh Vite app.
+# The tests of a file share one Chromium, each in a fresh context of its
+# own, but for those that need a profile on disk (tests/browser/harness.mjs).
 #
 # Installs Debian's chromium when /usr/bin/chromium is missing, installs the
 # pinned playwright-core (npm ci; never `playwright install`), builds when a

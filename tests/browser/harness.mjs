@@ -1,5 +1,6 @@
 // Shared helpers of the browser tests: launching Debian's Chromium through
 // playwright-core, the test server's address, bounded waits.
+import { after } from "node:test";
 import { chromium } from "playwright-core";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -35,32 +36,58 @@ export function baseURL() {
   return u.replace(/\/$/, "");
 }
 
+let shared; // this process's Chromium (a test file's), launched by the first browser() and closed after the file's tests
+
 /**
- * Launches Chromium with a fresh profile (its --user-data-dir) that is
- * deleted after the test. Returns the persistent context and a log of page
- * errors and console messages for failure reports. context adds options
- * of the context (playwright's launchPersistentContext).
+ * The Chromium every test of this process (one test file) opens its
+ * contexts in: one launch for the file instead of one for each test.
+ * Launched again if it crashed or was closed.
  */
-export async function launch(t, { args = [], ignoreDefaultArgs, context = {} } = {}) {
+async function browser() {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set FLOE_CHROMIUM`);
   }
-  const profile = await mkdtemp(join(tmpdir(), "floe-profile-"));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...FLAGS, ...args],
-    ignoreDefaultArgs,
-    timeout: WAIT,
-    ...context, // a phone's viewport, say: { viewport, isMobile, hasTouch }
-  });
+  const b = shared && (await shared.catch(() => null));
+  if (b?.isConnected()) return b;
+  shared = chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: WAIT });
+  return shared;
+}
+
+after(async () => {
+  const b = shared && (await shared.catch(() => null));
+  await b?.close().catch(() => {});
+});
+
+/**
+ * A fresh browser context, closed after the test, and a log of its page
+ * errors and console messages for failure reports. It has storage of its
+ * own (IndexedDB, OPFS, service workers, caches), in memory: nothing of
+ * another test's is seen. By default it is a context of the file's shared
+ * Chromium; with profile: true, or args or ignoreDefaultArgs (which are
+ * the browser's, such as an extension to load or V8 flags), Chromium is
+ * launched for the test alone on a fresh profile on disk (its
+ * --user-data-dir, deleted after the test), as a user's browser keeps
+ * its storage. context adds options of the context (a phone's viewport,
+ * say: { viewport, isMobile, hasTouch }).
+ */
+export async function launch(t, { args = [], ignoreDefaultArgs, context = {}, profile = args.length > 0 || ignoreDefaultArgs !== undefined } = {}) {
+  let ctx, dir;
+  if (profile) {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set FLOE_CHROMIUM`);
+    }
+    dir = await mkdtemp(join(tmpdir(), "floe-profile-"));
+    ctx = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...args], ignoreDefaultArgs, timeout: WAIT, ...context });
+  } else {
+    ctx = await (await browser()).newContext(context);
+  }
   ctx.setDefaultTimeout(WAIT);
   const log = [];
   ctx.on("console", (m) => log.push(`console.${m.type()}: ${m.text()}`));
   ctx.on("weberror", (e) => log.push(`page error: ${e.error()}`));
   t.after(async () => {
     await ctx.close().catch(() => {});
-    await rm(profile, { recursive: true, force: true });
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
   return { ctx, log };
 }

@@ -22,6 +22,39 @@ function check(result, where, log) {
   }
 }
 
+// The harness's contexts (launch without a profile): two tests of a file
+// share its Chromium, and the second sees nothing the first stored.
+test("two tests' contexts share one Chromium, and neither sees what the other stored: IndexedDB, localStorage, OPFS, Cache Storage", { timeout: 90_000 }, async (t) => {
+  const a = await launch(t);
+  const b = await launch(t);
+  assert.ok(a.ctx.browser() && a.ctx.browser() === b.ctx.browser(), "each context has a browser of its own");
+  // What a page of the origin finds stored.
+  const stored = (page) =>
+    page.evaluate(async () => {
+      const opfs = [];
+      for await (const k of (await navigator.storage.getDirectory()).keys()) opfs.push(k);
+      return { idb: (await indexedDB.databases()).map((d) => d.name), local: Object.keys(localStorage), opfs, caches: await caches.keys() };
+    });
+  const pa = await firstPage(a.ctx);
+  await pa.goto(baseURL() + "/tests/browser/fixtures/main.html");
+  await awaitGlobal(pa, "floeResult");
+  await pa.evaluate(async () => {
+    await new Promise((resolve, reject) => {
+      const req = indexedDB.open("probe");
+      req.onsuccess = () => (req.result.close(), resolve());
+      req.onerror = () => reject(req.error);
+    });
+    localStorage.setItem("probe", "1");
+    await (await navigator.storage.getDirectory()).getFileHandle("probe", { create: true });
+    await (await caches.open("probe")).put("/probe", new Response("1"));
+  });
+  const first = await stored(pa);
+  for (const [k, names] of Object.entries(first)) assert.ok(names.includes("probe"), `the first context stored no ${k}: ${JSON.stringify(first)}`);
+  const pb = await firstPage(b.ctx);
+  await pb.goto(baseURL() + "/tests/browser/fixtures/scripted.mjs"); // a document of the origin that stores nothing
+  assert.deepEqual(await stored(pb), { idb: [], local: [], opfs: [], caches: [] }, "the second context sees the first's storage" + explain(a.log) + explain(b.log));
+});
+
 test("scripted session in the page's main thread", { timeout: 90_000 }, async (t) => {
   const { ctx, log } = await launch(t);
   const page = await firstPage(ctx);

@@ -1,6 +1,6 @@
 // The playground page (static/index.html + playground.wasm), driven as a
 // person would: type, press Enter, click Allow/Deny, Stop, steer; the
-// assertions read what is on screen. Every test runs in a fresh profile; a
+// assertions read what is on screen. Every test runs in a fresh browser context; a
 // failing test saves a screenshot in FLOE_SCREENSHOT_DIR. No test may log
 // a console error or a page error.
 import { test } from "node:test";
@@ -27,7 +27,7 @@ function clean(log, expected = []) {
   assert.deepEqual(bad, [], "errors in the page" + explain(log));
 }
 
-/** Runs body(page, ctx, log) in a fresh browser; screenshot on failure. */
+/** Runs body(page, ctx, log) in a fresh browser context; screenshot on failure. */
 function pageTest(name, body, { viewport = { width: 1280, height: 860 }, timeout = 240_000, expected = [] } = {}) {
   test(name, { timeout }, async (t) => {
     const { ctx, log } = await launch(t);

@@ -13,9 +13,13 @@ import { checkTrace, recordsOf } from "./trace-rules.mjs";
 
 const TURNS = 12;
 
-/** A page of a fresh profile whose origin's quota is 4 MB; raise() lifts it. */
+/**
+ * A page of a fresh profile whose origin's quota is 4 MB; raise() lifts it.
+ * A profile on disk, as a user's: the quota of a context in memory is
+ * another.
+ */
 async function smallQuota(t) {
-  const { ctx, log } = await launch(t);
+  const { ctx, log } = await launch(t, { profile: true });
   const page = await firstPage(ctx);
   const cdp = await ctx.newCDPSession(page);
   const origin = baseURL();

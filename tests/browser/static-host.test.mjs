@@ -83,7 +83,7 @@ const allow = (page, tool) =>
   page.locator("#transcript > .card.ask", { has: page.locator(".tool-name", { hasText: tool }) }).last()
     .locator('button[data-decision="allow"]').click({ timeout: RUN });
 
-/** Runs body with a fresh browser; fails on page errors and console errors not expected. */
+/** Runs body in a fresh browser context; fails on page errors and console errors not expected. */
 function hostTest(name, body, { expected = [] } = {}) {
   test(name, { timeout: 240_000 }, async (t) => {
     const { ctx, log } = await launch(t);
