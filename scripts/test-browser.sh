@@ -25,15 +25,21 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${FLOE_CHROMIUM:-}" ]; then
 fi
 
 echo "== npm ci (tests/browser)"
-(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/browser && npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
 
 build_if_stale
 serve_repo "$PORT"
 
 shots=$(mktemp -d "${TMPDIR:-/tmp}/floe-screenshots.XXXXXX")
 export FLOE_SCREENSHOT_DIR="$shots"
+# The npm tarballs are packed once a run, into FLOE_PACK_DIR, by the first
+# test that needs them (tests/browser/pack.mjs); each test installs them
+# into a fresh app of its own.
+FLOE_PACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/floe-pack.XXXXXX")
+export FLOE_PACK_DIR
 status=0
 (run_tests tests/browser "$@") || status=$?
+rm -rf "$FLOE_PACK_DIR"
 # The folder is named when a failing test left a screenshot in it, and
 # removed when it is empty.
 if rmdir "$shots" 2>/dev/null; then :; else echo "== screenshots: $shots"; fi

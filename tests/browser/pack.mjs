@@ -4,7 +4,7 @@
 // tarballs added, as a user would.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, rename, writeFile } from "node:fs/promises";
+import { cp, readFile, rename, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -28,8 +28,28 @@ export async function run(cmd, args, cwd, timeout = 180_000) {
   }
 }
 
-/** Packs both packages into work; returns their tarball paths (and checks the main one's files). */
+/**
+ * Packs both packages into work; returns their tarball paths (and checks
+ * the main one's files). With FLOE_PACK_DIR set (scripts/test-browser.sh
+ * sets it to a folder of its run), they are packed there once a run and
+ * the later calls return the same tarballs: each test installs them into
+ * a fresh app still.
+ */
 export async function pack(work) {
+  const dir = process.env.FLOE_PACK_DIR;
+  if (!dir) return packInto(work);
+  const done = join(dir, "tarballs.json"); // written once both are packed and checked
+  try {
+    return JSON.parse(await readFile(done, "utf8"));
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+  }
+  const tarballs = await packInto(dir);
+  await writeFile(done, JSON.stringify(tarballs));
+  return tarballs;
+}
+
+async function packInto(work) {
   const [main] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "static")));
   assert.deepEqual(main.files.map((f) => f.path).sort(), PACKAGE_FILES);
   const [node] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", work], join(ROOT, "npm/floe-node")));
@@ -37,10 +57,17 @@ export async function pack(work) {
   return { main: join(work, main.filename), node: join(work, node.filename) };
 }
 
-/** Copies the app at src (without node_modules or build output) to dst, runs npm ci, installs the tarballs. */
+/**
+ * Copies the app at src (without node_modules or build output) to dst,
+ * runs npm ci, installs the tarballs. The lock file pins each package and
+ * its integrity: --prefer-offline takes a package's metadata from npm's
+ * cache when it is there, instead of asking the registry whether it
+ * changed (it asked for each of a hundred packages, up to 2 s each, on
+ * every install).
+ */
 export async function freshApp(src, dst, tarballs) {
   await cp(src, dst, { recursive: true, filter: (p) => !/[\\/](node_modules|dist[^\\/]*)([\\/]|$)/.test(p) });
-  await run("npm", ["ci", "--no-audit", "--no-fund"], dst);
+  await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], dst);
   await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...tarballs], dst);
 }
 
