@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
+import { freePort } from "../free-port.mjs";
 import { baseURL, explain, launch, page as firstPage } from "./harness.mjs";
 import { floeServer } from "../floe-server.mjs";
 import { connect } from "../../static/connect.mjs";
@@ -23,14 +24,6 @@ async function create(base, id) {
   return (await resp.json()).id;
 }
 
-// freePort is a loopback port nothing listens on.
-async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function open(t) {
   const { ctx, log } = await launch(t);

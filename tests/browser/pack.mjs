@@ -5,10 +5,11 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { cp, readFile, rename, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT, WAIT } from "./harness.mjs";
+
+export { freePort } from "../free-port.mjs"; // Vite 7 takes --port 0 for its default, 5173
 
 const exec = promisify(execFile);
 
@@ -80,18 +81,6 @@ export async function freshApp(src, dst, tarballs) {
 export async function edit(path, text) {
   await writeFile(path + ".edit", text);
   await rename(path + ".edit", path);
-}
-
-/** A free loopback port (Vite 7 takes --port 0 for its default, 5173). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

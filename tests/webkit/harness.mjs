@@ -6,7 +6,7 @@
 // pages).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../free-port.mjs";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -33,16 +33,6 @@ export function bounded(p, ms, what) {
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Collects a child's output lines into log, each with tag. */
 function collect(child, log, tag) {

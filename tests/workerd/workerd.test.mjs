@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:net";
+import { freePort } from "../free-port.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
 const statics = new URL("../../static/", import.meta.url).pathname;
@@ -15,17 +15,6 @@ const MODULES = ["floe.mjs", "connect.mjs", "http.mjs", "internal.mjs", "msg.mjs
 // FLOE_WORKERD_PORT, or a port free a moment before (a fixed one could be
 // another suite's, run beside this one).
 const PORT = process.env.FLOE_WORKERD_PORT ?? (await freePort());
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 test("a Cloudflare Worker runs a session with load({ wasm }), without MessageChannel", { timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "floe-workerd-"));
