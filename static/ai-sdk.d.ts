@@ -96,7 +96,11 @@ export declare function toUIMessageStream(stream: MessageStream | AsyncIterable<
 export interface FloeChatTransportOptions {
   /** The session every chat runs in (give this or createSession). */
   session?: Session | undefined;
-  /** A chat's session, made (or resumed) the first time the chat sends; called once per chat id. */
+  /**
+   * A chat's session, made (or resumed) the first time the chat sends;
+   * called once per chat id, and again after one that failed, or at a
+   * message whose session the app closed.
+   */
   createSession?: ((chatId: string) => Session | PromiseLike<Session>) | undefined;
   /**
    * Decides a tool call without the chat: "allow", "deny", "forbidden", or

@@ -1020,15 +1020,28 @@ export function floeChatTransport(options) {
         const settled = settle(messages, c.left, c.run);
         settled.forEach((m, i) => m !== messages[i] && (messages[i] = m));
         prune(c, messages);
-        const s = await c.session;
+        let s = await c.session;
         const controller = new AbortController();
         if (start.stopped) controller.abort();
         let run;
-        const stream = s.run(prompt, {
+        const runOptions = {
           approve: (call) => decide(call, run),
           signal: controller.signal,
           ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
-        });
+        };
+        let stream;
+        try {
+          stream = s.run(prompt, runOptions);
+        } catch (e) {
+          // A session the app closed (a component's cleanup) is made again
+          // by createSession, once, and the message runs in it; a session
+          // given as options.session cannot be.
+          if (e?.code !== "closed" || session !== undefined || chats.get(chatId) !== c) throw e;
+          c.session = Promise.resolve().then(() => createSession(chatId)).then(made(chatId));
+          c.session.catch(() => chats.get(chatId) === c && chats.delete(chatId));
+          s = await c.session;
+          stream = s.run(prompt, runOptions);
+        }
         run = new UIRun(
           stream,
           () => {

@@ -450,6 +450,36 @@ test("floeChatTransport: stop(chatId) while the chat's createSession is pending,
   await session.close();
 });
 
+test("floeChatTransport: a session the app closed is made again by createSession at the next message; a session given as such is not", async () => {
+  const sessions = [];
+  const transport = floeChatTransport({
+    createSession: () => {
+      const s = floe.createSession({ llm: mockModel([[`Session ${sessions.length + 1}.`]]), store: false });
+      sessions.push(s);
+      return s;
+    },
+  });
+  const c = chat(transport);
+  await c.sendMessage({ text: "Hi" });
+  assert.equal(c.status, "ready");
+  assert.equal(assistant(c).parts.at(-1).text, "Session 1.");
+  await sessions[0].close(); // the app's own cleanup (a component unmounted)
+  await c.sendMessage({ text: "Again" });
+  assert.equal(c.status, "ready", c.error?.message);
+  assert.equal(sessions.length, 2);
+  assert.equal(assistant(c).parts.at(-1).text, "Session 2.");
+  await c.sendMessage({ text: "And on" }); // the new session is kept
+  assert.equal(sessions.length, 2);
+  await sessions[1].close();
+
+  const only = floe.createSession({ llm: mockModel([["Only."]]), store: false });
+  const d = chat(floeChatTransport({ session: only }));
+  await only.close();
+  await d.sendMessage({ text: "Hi" });
+  assert.equal(d.status, "error");
+  assert.match(d.error.message, /the session is closed/);
+});
+
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
   const PNG = "data:image/png;base64,iVBORw0KGgo=";
   const llm = mockModel([["Seen."], ["An image."]]);
