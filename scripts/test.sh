@@ -3,12 +3,13 @@
 # GOOS=js tests in Node, the Node tests of the built floe.mjs and tsc over
 # floe.d.ts, floe/ai-sdk with the AI SDK's providers, tool() with zod, Valibot and ArkType, conformance through both runners (the shared scenarios and the
 # project's own), the provider replay cases (shared and the project's own), the packed package under Deno
-# and Bun, and the headless Chromium and Firefox ESR tests and the WebKit
-# (WebKitGTK) tests.
+# and Bun, the headless Chromium and Firefox ESR tests, the WebKit
+# (WebKitGTK) tests and the Cloudflare target under workerd (the last
+# three beside the Chromium suite, in the background).
 # Installs what it needs (Debian chromium, firefox-esr, webkit2gtk-driver and
 # xvfb, npm packages from
-# committed lock files). Ends with the time each step took, the runners'
-# summary lines and a total.
+# committed lock files). Ends with the time each step took (and its
+# processor time), the runners' summary lines and a total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${FLOE_SHARED:-$PWD/../shared}
