@@ -813,6 +813,8 @@ class UIRun {
         this.next = null;
         this.finished();
         this.chunker.close(this.log);
+        // Its calls without output were not run, as at an abort.
+        for (const id of this.chunker.unrun()) this.log.push({ type: "tool-output-error", toolCallId: id, errorText: NOT_RUN });
         this.log.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
         this.release();
       },

@@ -480,6 +480,26 @@ test("floeChatTransport: a session the app closed is made again by createSession
   assert.match(d.error.message, /the session is closed/);
 });
 
+test("floeChatTransport: a run whose stream throws midway shows its calls without output not run, and the chat the error", async () => {
+  // A session of one's own (createSession gives any object with run) whose
+  // stream throws after a call was asked: the part waits no more.
+  const session = {
+    run: () =>
+      (async function* () {
+        yield msg.text("Let me look.");
+        yield msg.toolCall("c1", "echo", { s: "x" });
+        throw new Error("the store went away");
+      })(),
+  };
+  const c = chat(floeChatTransport({ createSession: () => session }));
+  await c.sendMessage({ text: "Hi" });
+  assert.equal(c.status, "error");
+  assert.match(c.error.message, /the store went away/);
+  const part = assistant(c).parts.find((p) => p.toolCallId === "c1");
+  assert.equal(part?.state, "output-error", JSON.stringify(assistant(c).parts));
+  assert.equal(part.errorText, "no output: the run ended before the call did");
+});
+
 test("floeChatTransport: files: an image goes as image_url, another file as inline_data; a web URL of a non-image is refused", async () => {
   const PNG = "data:image/png;base64,iVBORw0KGgo=";
   const llm = mockModel([["Seen."], ["An image."]]);
