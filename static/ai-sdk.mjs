@@ -598,7 +598,7 @@ class Chunker {
         // A call the run ends without its output was not run: its part
         // waits no more (an answer's part left approval-responded would
         // have the chat send the answer again).
-        for (const id of this.unrun()) out.push({ type: "tool-output-error", toolCallId: id, errorText: NOT_RUN });
+        this.notRun(out);
         if (this.step) out.push({ type: "finish-step" });
         this.step = false;
         this.ended = true;
@@ -611,6 +611,10 @@ class Chunker {
   // unrun: the ids of the calls shown whose output has not come.
   unrun() {
     return [...this.calls].filter(([, c]) => !c.out).map(([id]) => id);
+  }
+  // notRun shows those calls not run: the run ended (an abort, its stream's throw).
+  notRun(out) {
+    for (const id of this.unrun()) out.push({ type: "tool-output-error", toolCallId: id, errorText: NOT_RUN });
   }
   // end is the stream's end: the run completed, or was aborted (abort seen).
   end(out = []) {
@@ -813,8 +817,7 @@ class UIRun {
         this.next = null;
         this.finished();
         this.chunker.close(this.log);
-        // Its calls without output were not run, as at an abort.
-        for (const id of this.chunker.unrun()) this.log.push({ type: "tool-output-error", toolCallId: id, errorText: NOT_RUN });
+        this.chunker.notRun(this.log); // as at an abort
         this.log.push({ type: "error", errorText: errMessage(e) }, { type: "finish", finishReason: "error" });
         this.release();
       },
