@@ -230,6 +230,35 @@ test("floeChatTransport: a call denied in the chat gets the denial; a policy dec
   assert.deepEqual(llm.calls[1].newMessages.map((m) => m.payload.output), ["aa", "Tool call denied by user."]);
 });
 
+test("floeChatTransport: a policy that throws or gives another value denies; a subagent's call it would ask is denied, not asked in the chat", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "a" } } }, { toolCall: { name: "echo", args: { s: "b" } } }, { toolCall: { name: "echo", args: { s: "c" } } }], ["Fine."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const approve = (call) => {
+    const { s } = JSON.parse(call.payload.arguments);
+    if (s === "a") throw new Error("policy broke");
+    return s === "b" ? "yes" : Promise.resolve(true);
+  };
+  const c = chat(floeChatTransport({ session, approve }));
+  await c.sendMessage({ text: "Go" });
+  assert.deepEqual(llm.calls[1].newMessages.map((m) => m.payload.output), ["Tool call denied by user.", "Tool call denied by user.", "Tool call denied by user."]);
+  assert.ok(assistant(c).parts.every((p) => p.state !== "approval-requested" && p.state !== "output-available"), JSON.stringify(assistant(c).parts.map(shape)));
+
+  // A subagent's call: the chat has no part of it to ask on.
+  const childLLM = mockModel([{ toolCall: { name: "echo", args: { s: "deep" } } }, "Child done."]);
+  const research = floe.subagentTool({ name: "research", create: () => ({ llm: childLLM, tools, store: false }) });
+  const parentLLM = mockModel([{ toolCall: { name: "research", args: { prompt: "Look." } } }, "Parent done."]);
+  const parent = floe.createSession({ llm: parentLLM, tools: [research], store: false });
+  const asked = [];
+  const c2 = chat(floeChatTransport({ session: parent, approve: (call) => (asked.push(call.payload.name), call.payload.name === "research" ? "allow" : undefined) }));
+  await c2.sendMessage({ text: "Go" });
+  assert.deepEqual(asked, ["research", "echo"]);
+  assert.equal(c2.status, "ready");
+  assert.deepEqual(childLLM.calls[1].newMessages.map((m) => m.payload.output), ["Tool call denied by user."]);
+  assert.deepEqual(assistant(c2).parts.filter((p) => p.type.startsWith("tool-")).map((p) => [p.type, p.state]), [["tool-research", "output-available"]]);
+  assert.equal(assistant(c2).parts.at(-1).text, "Parent done.");
+  await Promise.all([session.close(), parent.close()]);
+});
+
 test("floeChatTransport: two calls asked in the chat: the run asks them one at a time, in call order, each answer sending on", async () => {
   const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "1" } } }, { toolCall: { name: "echo", args: { s: "2" } } }], ["Both."]]);
   const session = floe.createSession({ llm, tools, store: false });
