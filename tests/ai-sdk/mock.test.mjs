@@ -308,3 +308,16 @@ test("an abort cancels the stream of a model that does not heed abortSignal: the
   assert.equal(cancelled, true);
   assert.deepEqual(find(msgs, "text").map((m) => [m.payload.text, m.payload.stop_reason]), [["Hel", "aborted"]]);
 });
+
+test("contextWindow is the session_meta's model_context_window; sessionTokens are the totals the token_usage's session counts go on from", async () => {
+  const { model } = mock("v4", [{ type: "text-delta", id: "t", delta: "ok" }, finish("stop", usage(10, 5))]);
+  const llm = fromAISDK(model, { contextWindow: 200_000, sessionTokens: { cache_read: 4, output: 7, total: 100 } });
+  const records = [];
+  const session = floe.createSession({ llm, trace: { write: (r) => records.push(r) }, clock: instantClock() });
+  const msgs = await collect(session.run("Hi"));
+  await session.close();
+  assert.deepEqual([...new Set(records.filter((r) => r.type === "session_meta").map((r) => [r.payload.provider, r.payload.model_id, r.payload.model_context_window].join(" ")))], ["mock mock-1 200000"]);
+  const [u] = msgs.filter((m) => m.payload.type === "token_usage");
+  assert.deepEqual(u.payload.request, { cache_read: 2, cache_write: 0, output: 5, total: 15 });
+  assert.deepEqual(u.payload.session, { cache_read: 6, cache_write: 0, output: 12, total: 115 });
+});
