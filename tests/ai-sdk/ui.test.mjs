@@ -259,6 +259,16 @@ test("floeChatTransport: a policy that throws or gives another value denies; a s
   await Promise.all([session.close(), parent.close()]);
 });
 
+test("floeChatTransport: thinkingLevel is forwarded to every run", async () => {
+  const llm = mockModel(["One.", "Two."]);
+  const session = floe.createSession({ llm, store: false });
+  const c = chat(floeChatTransport({ session, thinkingLevel: "high" }));
+  await c.sendMessage({ text: "First" });
+  await c.sendMessage({ text: "Second" });
+  assert.deepEqual(llm.calls.map((p) => p.thinkingLevel), ["high", "high"]);
+  await session.close();
+});
+
 test("floeChatTransport: two calls asked in the chat: the run asks them one at a time, in call order, each answer sending on", async () => {
   const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "1" } } }, { toolCall: { name: "echo", args: { s: "2" } } }], ["Both."]]);
   const session = floe.createSession({ llm, tools, store: false });
