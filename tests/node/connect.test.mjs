@@ -972,3 +972,25 @@ test("one signal shared by many remote runs holds one listener on it, and its ab
     process.off("warning", onWarning);
   }
 });
+
+test("run's thinkingLevel goes with the task (POST …/tasks); a level no adapter reads is the server's 400, thrown by the stream", async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  const tasks = [];
+  const f = async (url, init = {}) => {
+    if (init.method === "POST" && new URL(String(url)).pathname.endsWith("/tasks")) tasks.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f });
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", { thinkingLevel: "high" })) got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  for await (const m of s.run("Again")) void m;
+  assert.deepEqual(tasks.map((t) => t.thinkingLevel ?? null), ["high", null]);
+  await assert.rejects(
+    (async () => {
+      for await (const m of s.run("Once more", { thinkingLevel: "lots" })) void m;
+    })(),
+    (e) => e.name === "FloeError" && e.code === "bad_request" && e.status === 400 && /^thinkingLevel: unknown thinking level "lots"/.test(e.message),
+  );
+});
