@@ -769,7 +769,13 @@ export interface ModelOptions {
    * but a tab or a character above U+00FF, throws bad_argument.
    */
   headers?: Record<string, string> | undefined;
-  /** max_tokens (max_output_tokens on the Responses API, max_completion_tokens on OpenAI's own Chat API); Anthropic's default is 8192, and a thinking budget at or above it takes half of it. */
+  /**
+   * max_tokens (max_output_tokens on the Responses API, max_completion_tokens
+   * on OpenAI's own Chat API). Anthropic's default is 8192, raised to the
+   * thinking budget + 8192 when the budget is at or above it; a budget at or
+   * above a maxTokens given takes half of it (one of 2048 or less is raised
+   * so too).
+   */
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   /** Sent as top_p. */
