@@ -160,7 +160,7 @@ test("the history in the specification's prompt format, v4 and v3: images, tool 
   ], { type: "image-data", mediaType: "image/png", data: png }));
 });
 
-test("failures: an API error's retryability, error parts, finish reasons, a stream without its finish, a part that is no part", async () => {
+test("failures: an API error's retryability, error parts, finish reasons, a stream without its finish, a part that is no part, a read that fails", async () => {
   const apiError = (statusCode, isRetryable) => () => {
     throw new APICallError({ message: `boom ${statusCode}`, url: "http://x", requestBodyValues: {}, statusCode, isRetryable });
   };
@@ -179,6 +179,8 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
     [[finish("interrupted")], ["malformed", "mock: the stream ended before the reply did (interrupted)"], 2],
     [[{ type: "text-delta", id: "t", delta: "a" }], ["malformed", "mock: the stream ended without a finish part"], 2],
     [["text"], ["malformed", 'mock: a stream part is not an object with a type: "text"'], 2],
+    // A read of the stream that fails is the network's: timeout, retried.
+    [() => ({ stream: new ReadableStream({ start(c) { c.enqueue({ type: "text-delta", id: "t", delta: "a" }); c.error(new TypeError("terminated")); } }) }), ["timeout", "mock: terminated"], 2],
   ];
   for (const [reply, end, requests] of cases) {
     const { model, calls } = mock("v4", reply, [finish()]);
