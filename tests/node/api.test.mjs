@@ -209,6 +209,9 @@ test("checkStream: real streams pass; each broken guarantee is reported", async 
   const broken = [
     [without(idx("tool_call_output", "A")), "the decided call A has no tool_call_output"],
     [move(idx("approval_decision", "A"), idx("tool_call", "A")), "approval_decision for A before its tool_call"],
+    [move(idx("approval_decision", "B"), idx("tool_call_output", "B")), "approval_decision for B after its output"],
+    [move(idx("approval_decision", "B"), idx("tool_call_output", "B")), "output of B before its approval_decision"],
+    [[...out.slice(0, idx("tool_call_output", "A")), out[idx("approval_decision", "A")], ...out.slice(idx("tool_call_output", "A"))], "a second approval_decision for A"],
     [move(idx("tool_call_output", "C"), out.length - 1), "between the denial of C and its output"],
     [[...out, out[idx("tool_call_output", "B")]], "a second tool_call_output for B"],
     [without(idx("request_end")), "request_begin inside a request"],
