@@ -1341,6 +1341,24 @@ test("toUIMessages leaves a compaction out, as the chat shows none: its prompt, 
   await session.close();
 });
 
+test("toUIMessages: ids are idPrefix and the index of each message's first record; a call of a Trace cut while it ran (no output, no end) is output-error, not running", async () => {
+  const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "a" } } }], ["Done."]]);
+  const session = floe.createSession({ llm, tools });
+  for await (const _ of session.run("Echo a", { approve: () => "allow" }));
+  await session.close();
+  const stored = await floe.readSession(session.id);
+  const prompt = stored.findIndex((m) => m.payload.type === "text" && m.payload.role === "user");
+  const begin = stored.findIndex((m) => m.payload.type === "request_begin");
+  const ui = toUIMessages(stored);
+  assert.deepEqual(ui.map((m) => [m.role, m.id]), [["user", `floe-${prompt}`], ["assistant", `floe-${begin}`]]);
+  assert.deepEqual(toUIMessages(stored, { idPrefix: "s1:" }).map((m) => m.id), [`s1:${prompt}`, `s1:${begin}`]);
+  // A crash while the tool ran: the Trace ends at the call's decision.
+  const cut = stored.slice(0, stored.findIndex((m) => m.payload.type === "approval_decision") + 1);
+  const [, reply] = toUIMessages(cut);
+  const call = reply.parts.find((p) => p.type === "tool-echo");
+  assert.deepEqual(shape(call), { type: "tool-echo", state: "output-error", input: { s: "a" }, errorText: NOT_RUN });
+});
+
 test("toUIMessages passes over a user text that is no string (a Trace from storage is data), as it passes over a message that is no object", () => {
   const user = (text) => ({ type: "model_msg", payload: { type: "text", role: "user", text } });
   const transport = floeChatTransport({ session: floe.createSession({ llm: mockModel([]), store: false }) });
