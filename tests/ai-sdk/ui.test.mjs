@@ -1266,7 +1266,7 @@ test("floeChatTransport lets go of the ids of messages and approvals once the ch
   assert.equal(transport[Symbol.for("floe.debug")].held("none"), null);
 });
 
-test("toUIMessages: a prompt of images only is a user message of its own, its run's reply another (not the earlier reply, which the transport's id would have the replay empty); a steer's images stay in its reply", async () => {
+test("toUIMessages: a prompt of images only is a user message of its own, its run's reply another (not the earlier reply, which the transport's id would have the replay empty); a steer's images stay in its reply, its text shown as the user gave it", async () => {
   const PNG = "data:image/png;base64,iVBORw0KGgo=";
   const held = [gate(), gate()];
   const llm = mockModel([["First."], ["Steer me.", { delay: 1 }], ["Steered."], ["Half", { delay: 2 }, "way."]], { sleep: heldSleep(held) });
@@ -1297,6 +1297,8 @@ test("toUIMessages: a prompt of images only is a user message of its own, its ru
     ["assistant", ["step-start"]],
   ]);
   assert.deepEqual(plain[4].parts, [{ type: "file", mediaType: "image/png", url: PNG }]);
+  // The steering part shows the words the user gave, not the markers the model gets.
+  for (const m of [plain[3], c.messages[3]]) assert.deepEqual(m.parts.find((p) => p.type === "steering-message").parts, [{ type: "text", text: "Look" }]);
   assert.deepEqual(c.messages.slice(0, 5).map(look), plain.slice(0, 5).map(look));
   assert.deepEqual(restored.map((m) => m.id), [...plain.slice(0, -1).map((m) => m.id), c.messages[5].id]);
   await session.close();
