@@ -994,3 +994,40 @@ test("run's thinkingLevel goes with the task (POST …/tasks); a level no adapte
     (e) => e.name === "FloeError" && e.code === "bad_request" && e.status === 400 && /^thinkingLevel: unknown thinking level "lots"/.test(e.message),
   );
 });
+
+// The defaults, read from the timers connect.mjs arms (its own, by the
+// stack that arms them): no test waits 45 s to see a silent stream go.
+test("connect's defaults: a stream is given stallMs 45000 to bring something, and a dropped one is reopened after reconnectDelayMs 1000", { timeout: 20_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "");
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const resp = await fetch(url, init);
+    if (String(url).endsWith("/stream") && ++streams === 1) {
+      resp.body.cancel().catch(() => {});
+      return new Response("", { status: 200, headers: resp.headers }); // dropped at once
+    }
+    return resp;
+  };
+  const armed = [];
+  let reopened;
+  const second = new Promise((r) => (reopened = r));
+  const setTimeout0 = globalThis.setTimeout;
+  globalThis.setTimeout = function (fn, ms, ...rest) {
+    if (/connect\.mjs/.test(new Error().stack)) {
+      armed.push(ms);
+      if (streams >= 2 && armed.length >= 3) reopened();
+    }
+    return setTimeout0.call(this, fn, ms, ...rest);
+  };
+  try {
+    const s = client(base, id, { fetch: f });
+    const it = s.messages()[Symbol.asyncIterator]();
+    it.next().catch(() => {});
+    await second;
+    s.close();
+  } finally {
+    globalThis.setTimeout = setTimeout0;
+  }
+  assert.deepEqual(armed.slice(0, 3), [45000, 1000, 45000]);
+});
