@@ -332,6 +332,15 @@ func parseAll(args []string, getenv func(string) string, environ []string) (opti
 		}
 		return fail(fmt.Errorf("%s: empty; want a directory, or :memory: to keep the Traces in memory", name))
 	}
+	if *hostname == "" {
+		// Go listens on every interface at an empty host: an unset
+		// variable in a script opened the server to the network.
+		name := "--host"
+		if fromEnv["host"] {
+			name = envName("host")
+		}
+		return fail(fmt.Errorf("%s: empty; want an address to listen on, such as 127.0.0.1 (or 0.0.0.0 for every interface)", name))
+	}
 	if *delay < 0 {
 		return fail(fmt.Errorf("%s: want 0 or more", named("delay", delay.String())))
 	}
@@ -452,9 +461,9 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	o.dirOK.Store(true)
 	api := srv.Handler
 	metrics := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.route(w, r) }))
-	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) {
-		api = loopbackOnly(api, cfg.Origins)
-		metrics = loopbackOnly(metrics, cfg.Origins)
+	if h, _, _ := net.SplitHostPort(addr); loopbackName(h) || cfg.Token == "" {
+		api = namedHostsOnly(api, h, cfg.Origins)
+		metrics = namedHostsOnly(metrics, h, cfg.Origins)
 	}
 	// /healthz and /readyz answer whoever asks (a probe sends no token and
 	// may name any host); /metrics, as the API, is for the operator only.
@@ -600,28 +609,38 @@ func loopbackName(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// loopbackOnly wraps the handler of a server that listens on a loopback
-// address: it answers only requests sent to a loopback name or to the host
-// of one of origins (421 otherwise). A page on a name of someone else's
-// that resolves to 127.0.0.1 (DNS rebinding) is of the same origin as the
-// server for its browser, so neither the Origin check nor CORS stops it;
-// its Host names it. A reverse proxy in front of the server may pass on
-// the public name its pages are served under (Caddy and Go's
+// namedHostsOnly wraps the handler of a server that listens on host, a
+// loopback address or another without a --token: it answers only requests
+// sent to a loopback name, to the host of one of origins or, on another
+// address, to an IP address or host itself (421 otherwise). A page on a
+// name of someone else's that resolves to the server's address (DNS
+// rebinding) is of the same origin as the server for its browser, so
+// neither the Origin check nor CORS stops it; its Host names it. On a
+// loopback address that page could be any site the machine's user visits;
+// on another address without a token, any site a user of its network
+// visits, and the server has nothing else to refuse it with (a name needs
+// a --token). A reverse proxy in front of the server may pass on the
+// public name its pages are served under (Caddy and Go's
 // httputil.NewSingleHostReverseProxy do by default): that name is the
 // operator's, and --origin names it ("*" names no host).
-func loopbackOnly(h http.Handler, origins []string) http.Handler {
+func namedHostsOnly(h http.Handler, host string, origins []string) http.Handler {
 	var named []string
 	for _, o := range origins {
 		if u, err := url.Parse(o); err == nil && o != "*" && u.Hostname() != "" {
 			named = append(named, u.Hostname())
 		}
 	}
+	loopback := loopbackName(host)
+	if !loopback && net.ParseIP(strings.Trim(host, "[]")) == nil {
+		named = append(named, strings.TrimSuffix(host, ".")) // --host gave a name of the operator's
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.Host
 		if h, _, err := net.SplitHostPort(name); err == nil {
 			name = h
 		}
-		ok := loopbackName(name)
+		// An IP address is no rebinding: a page of it is of the server.
+		ok := loopbackName(name) || !loopback && net.ParseIP(strings.Trim(name, "[]")) != nil
 		for _, n := range named {
 			ok = ok || strings.EqualFold(strings.TrimSuffix(name, "."), n)
 		}
@@ -633,7 +652,11 @@ func loopbackOnly(h http.Handler, origins []string) http.Handler {
 				} `json:"error"`
 			}
 			body.Error.Code = "host_not_allowed"
-			body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server listens on a loopback address and answers requests to localhost, a loopback IP or the host of an --origin only; behind a reverse proxy, start it with --origin and the origin of its pages (https://example.com); to serve other names directly, with --host and a --token"
+			if loopback {
+				body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server listens on a loopback address and answers requests to localhost, a loopback IP or the host of an --origin only; behind a reverse proxy, start it with --origin and the origin of its pages (https://example.com); to serve other names directly, with --host and a --token"
+			} else {
+				body.Error.Message = "Host " + strconv.Quote(r.Host) + ": this server has no --token and answers requests to an IP address, localhost, its --host or the host of an --origin only (a page on another name may have had that name resolve to this server, to drive it); to serve other names, start it with a --token; behind a reverse proxy, with --origin and the origin of its pages (https://example.com)"
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusMisdirectedRequest)
 			json.NewEncoder(w).Encode(body)

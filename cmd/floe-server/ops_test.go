@@ -665,6 +665,10 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		{[]string{"FLOE_PORT=70000"}, nil, `FLOE_PORT=70000: out of range`},
 		{[]string{"FLOE_MODE=yolo"}, nil, `FLOE_MODE="yolo": want ask`},
 		{[]string{"FLOE_DIR="}, nil, `FLOE_DIR: empty`},
+		// Go listens on every interface at an empty host: an unset
+		// variable in a script opened the server to the network.
+		{[]string{"FLOE_HOST="}, nil, `FLOE_HOST: empty; want an address to listen on, such as 127.0.0.1 (or 0.0.0.0 for every interface)`},
+		{nil, []string{"--host", ""}, `--host: empty; want an address`},
 		{[]string{"FLOE_GEMINI=perhaps"}, nil, `FLOE_GEMINI="perhaps": want true or false`},
 		{[]string{"FLOE_STARTS_IN_THINKING=yes"}, nil, `FLOE_STARTS_IN_THINKING="yes": want true or false (1, 0)`},
 		{[]string{"FLOE_MODEL=anthropic", "FLOE_MODEL_ID=m", "ANTHROPIC_API_KEY=k", "FLOE_STARTS_IN_THINKING=true"}, nil, `FLOE_STARTS_IN_THINKING: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a chat template that opens the thinking), not FLOE_MODEL=anthropic`},

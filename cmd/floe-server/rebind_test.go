@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -48,6 +49,81 @@ func TestLoopbackServerAnswersLoopbackNamesOnly(t *testing.T) {
 	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "LocalHost:" + port, "app.localhost:" + port, "[::1]:" + port, "127.0.0.2:" + port} {
 		if status, body := get(host); status != http.StatusOK || !strings.Contains(body, "session-") {
 			t.Errorf("Host %s: %d %s, want the sessions", host, status, body)
+		}
+	}
+}
+
+// TestServerWithoutTokenAnswersNoOtherNames: on an address of the network
+// (--host 0.0.0.0, to be reached from a phone) and without a --token, a
+// page on any name the attacker makes resolve to the server's address
+// could list the sessions, read their messages, answer their approvals and
+// run tasks on the server's model key: the Host check held on loopback
+// addresses only. Without a token such a server now answers IP addresses,
+// loopback names and --origin hosts; with one, every name (the token is
+// the check).
+func TestServerWithoutTokenAnswersNoOtherNames(t *testing.T) {
+	serveOn := func(cfg server.Config) (url, port string) {
+		ctx, stop := context.WithCancel(context.Background())
+		out := make(lines, 4)
+		done := make(chan error, 1)
+		go func() { done <- run(ctx, cfg, "0.0.0.0:0", out) }()
+		t.Cleanup(func() { stop(); <-done })
+		_, rest, _ := strings.Cut(<-out, "listening on ")
+		addr := strings.TrimSuffix(strings.Fields(rest)[0], "/")
+		port = addr[strings.LastIndexByte(addr, ':')+1:]
+		return "http://127.0.0.1:" + port, port
+	}
+	get := func(url, host, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url+"/api/sessions", nil)
+		req.Host = host
+		req.Header.Set("Origin", "http://"+host)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	url, port := serveOn(server.Config{Origins: []string{"https://app.example"}})
+	(&tt.Client{T: t, URL: url}).Create("ask")
+	for _, host := range []string{"rebind.example:" + port, "192.168.1.10.rebind.example:" + port, "app.example.rebind.example:" + port} {
+		status, body := get(url, host, "")
+		if status != http.StatusMisdirectedRequest || strings.Contains(body, "session-") || !strings.Contains(body, `Host \"`+host+`\"`) || !strings.Contains(body, "--token") {
+			t.Errorf("Host %s: %d %s, want 421 naming the host and --token, and no session", host, status, body)
+		}
+	}
+	for _, host := range []string{"192.168.1.10:" + port, "[fe80::1]:" + port, "127.0.0.1:" + port, "localhost:" + port, "app.example"} {
+		if status, body := get(url, host, ""); status != http.StatusOK || !strings.Contains(body, "session-") {
+			t.Errorf("Host %s: %d %s, want the sessions", host, status, body)
+		}
+	}
+	// With a token, a name is served (to whoever holds the token).
+	url, port = serveOn(server.Config{Token: "secret"})
+	if status, body := get(url, "floe.example:"+port, "secret"); status != http.StatusOK {
+		t.Errorf("with a token, Host floe.example: %d %s, want 200", status, body)
+	}
+	if status, _ := get(url, "floe.example:"+port, ""); status != http.StatusUnauthorized {
+		t.Errorf("with a token, Host floe.example without it: %d, want 401", status)
+	}
+}
+
+// TestHostFlagNameIsServed: a name given as --host is the operator's, so
+// a server without a token listening there answers it.
+func TestHostFlagNameIsServed(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := namedHostsOnly(ok, "floe.lan", nil)
+	for host, want := range map[string]int{"floe.lan:8787": 204, "FLOE.LAN.": 204, "10.0.0.2:8787": 204, "other.lan:8787": 421} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/api/sessions", nil)
+		req.Host = host
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
 	}
 }
