@@ -40,11 +40,21 @@ function send(msg) {
   }
 }
 
+// The extension's own pages (panel.html) drive the run: start it, answer
+// its calls, stop it. A content script connects from a web page's
+// process, which Chrome and Firefox do not trust with the extension's
+// powers: it follows, and what it sends is ignored, so a page that takes
+// over its process (or a script that relays the page's messages) cannot
+// allow a tool call.
+const OWN = chrome.runtime.getURL("");
+
 chrome.runtime.onConnect.addListener((port) => {
   if (port.name !== "floe") return;
+  const drives = typeof port.sender?.url === "string" && port.sender.url.startsWith(OWN);
   ports.add(port);
   port.onDisconnect.addListener(() => ports.delete(port));
   port.onMessage.addListener((msg) => {
+    if (!drives) return;
     if (typeof msg?.run === "string" && !current) start(msg.run);
     else if (msg?.decision && current) current.approvals.get(msg.decision.key)?.decide(msg.decision.decision);
     else if (msg?.stop && current) current.stop.abort();

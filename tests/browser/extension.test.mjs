@@ -153,13 +153,21 @@ test("extension service worker runs the agent for a page; closing the page mid-r
   checkQuiet(log);
 });
 
-test("extension service worker: a content script follows the worker's run over a port and gets the messages as the page does", { timeout: 120_000 }, async (t) => {
+test("extension service worker: a content script follows the worker's run over a port and gets the messages as the page does, and cannot drive it", { timeout: 120_000 }, async (t) => {
   // A content script of a web page connects as panel.html does; it keeps
-  // what it got in the page's DOM, which both worlds share.
+  // what it got in the page's DOM, which both worlds share. It runs in
+  // the web page's process, so what it sends is ignored: its deny and its
+  // stop (which ended the run before) change nothing, and the panel's
+  // Allow, clicked after them, decides the call.
   const follow = `const port = chrome.runtime.connect({ name: "floe" });
 const got = [];
 port.onMessage.addListener((msg) => {
   if (msg.message) got.push(msg.message);
+  if (msg.approve) {
+    port.postMessage({ decision: { key: msg.approve.key, decision: "deny" } });
+    port.postMessage({ stop: true });
+    document.documentElement.dataset.refused = "sent";
+  }
   if (msg.end) document.documentElement.dataset.floe = JSON.stringify(got);
 });
 document.documentElement.dataset.connected = "yes";`;
@@ -172,9 +180,18 @@ document.documentElement.dataset.connected = "yes";`;
   await web.goto("http://floe.test/");
   await web.waitForFunction(() => document.documentElement.dataset.connected === "yes");
   const page = await open("panel.html");
-  await page.getByRole("button", { name: "Allow" }).click();
+  const allow = page.getByRole("button", { name: "Allow" });
+  const ended = page.waitForFunction(() => ["done", "error", "disconnected"].includes(document.body.dataset.state), null, { timeout: WAIT }).then(() => "ended");
+  ended.catch(() => {});
+  const first = await Promise.race([allow.waitFor({ timeout: WAIT }).then(() => "asked"), ended]);
+  assert.equal(first, "asked", "the run ended before the panel could allow its call: the content script's deny or stop was taken");
+  await web.waitForFunction(() => document.documentElement.dataset.refused === "sent");
+  // The content script's deny and stop were sent before the click.
+  await allow.click();
   const result = await awaitGlobal(page, "floeResult");
   assert.equal(result.error, undefined, `the worker's run failed: ${result.error}${explain(log)}`);
+  assert.equal(await page.locator("#reply").innerText(), "Reversed: eolf", "the panel's Allow decided the call");
+  assert.ok(!result.messages.some((m) => m.payload.type === "abort"), "the content script's stop was ignored");
   await web.waitForFunction(() => document.documentElement.dataset.floe !== undefined);
   const got = JSON.parse(await web.evaluate(() => document.documentElement.dataset.floe));
   checkStream(got, log);

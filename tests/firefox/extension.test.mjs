@@ -160,17 +160,24 @@ test("extension event page in Firefox runs the agent for a page; closing the pag
   await checkQuiet(page);
 });
 
-test("extension event page in Firefox: a content script of a web page follows the run over a port and gets the messages as the page does", { timeout: 120_000 }, async (t) => {
+test("extension event page in Firefox: a content script of a web page follows the run over a port and gets the messages as the page does, and cannot drive it", { timeout: 120_000 }, async (t) => {
   // A content script connects as panel.html does and keeps what it got in
   // the page's DOM, which both worlds share. Its matches are a host
   // permission, opt-in for a Manifest V3 add-on in Firefox: Firefox 127
   // and later grant a manifest's host permissions at install
   // (extensions.originControls.grantByDefault), a temporary add-on's too.
-  // A match pattern without a port matches every port of its host.
+  // A match pattern without a port matches every port of its host. It
+  // runs in the web page's process, so its deny and its stop are ignored
+  // and the panel's Allow, clicked after them, decides the call.
   const follow = `const port = chrome.runtime.connect({ name: "floe" });
 const got = [];
 port.onMessage.addListener((msg) => {
   if (msg.message) got.push(msg.message);
+  if (msg.approve) {
+    port.postMessage({ decision: { key: msg.approve.key, decision: "deny" } });
+    port.postMessage({ stop: true });
+    document.documentElement.dataset.refused = "sent";
+  }
   if (msg.end) document.documentElement.dataset.floe = JSON.stringify(got);
 });
 document.documentElement.dataset.connected = "yes";`;
@@ -183,9 +190,12 @@ document.documentElement.dataset.connected = "yes";`;
   await bounded(web.goto(url), WAIT, `opening ${url}`);
   await waitTrue(web, () => document.documentElement.dataset.connected === "yes", null, WAIT, "the content script did not run in the web page" + explain(log));
   const page = await open("panel.html");
+  await waitTrue(web, () => document.documentElement.dataset.refused === "sent", null, WAIT, "the content script was not asked" + explain(log));
   await allow(page, log);
   const result = await awaitGlobal(page, "floeResult");
   assert.equal(result.error, undefined, `the event page's run failed: ${result.error}${explain(log)}`);
+  assert.equal(await text(page, "#reply"), "Reversed: eolf", "the panel's Allow decided the call");
+  assert.ok(!result.messages.some((m) => m.payload.type === "abort"), "the content script's stop was ignored");
   await waitTrue(web, () => document.documentElement.dataset.floe !== undefined, null, WAIT, "the content script got no end of the run" + explain(log));
   const got = JSON.parse(await web.evaluate(() => document.documentElement.dataset.floe));
   checkStream(got, explain(log));
