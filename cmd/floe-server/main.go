@@ -396,6 +396,12 @@ func parseAll(args []string, getenv func(string) string, environ []string) (opti
 			if !validOrigin(o) {
 				return fail(fmt.Errorf("%s: want origins such as https://app.example or http://127.0.0.1:8080 (scheme, host and port, no path), comma-separated, or *", named("origin", strconv.Quote(o))))
 			}
+			// Without a token, every page a browser opens would list,
+			// read, run and delete the sessions, on the server's model
+			// key: the origin is all that stops a page.
+			if o == "*" && *token == "" {
+				return fail(fmt.Errorf("%s: any origin, without a --token: every web page a browser opens could then read and run the sessions; name the pages' origins, or give a --token as well", named("origin", strconv.Quote(*origins))))
+			}
 		}
 	}
 	if err := applyModel(mc, &cfg, named("model", mc.Kind)); err != nil {

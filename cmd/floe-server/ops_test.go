@@ -669,6 +669,11 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		// variable in a script opened the server to the network.
 		{[]string{"FLOE_HOST="}, nil, `FLOE_HOST: empty; want an address to listen on, such as 127.0.0.1 (or 0.0.0.0 for every interface)`},
 		{nil, []string{"--host", ""}, `--host: empty; want an address`},
+		// Any origin and no token: any page a browser opens reads and
+		// runs the sessions (it was served).
+		{nil, []string{"--origin", "*"}, `--origin "*": any origin, without a --token: every web page a browser opens could then read and run the sessions; name the pages' origins, or give a --token as well`},
+		{[]string{"FLOE_ORIGIN=https://a.example, *"}, nil, `FLOE_ORIGIN="https://a.example, *": any origin, without a --token`},
+		{[]string{"FLOE_ORIGIN=*", "FLOE_TOKEN=t"}, nil, ""},
 		{[]string{"FLOE_GEMINI=perhaps"}, nil, `FLOE_GEMINI="perhaps": want true or false`},
 		{[]string{"FLOE_STARTS_IN_THINKING=yes"}, nil, `FLOE_STARTS_IN_THINKING="yes": want true or false (1, 0)`},
 		{[]string{"FLOE_MODEL=anthropic", "FLOE_MODEL_ID=m", "ANTHROPIC_API_KEY=k", "FLOE_STARTS_IN_THINKING=true"}, nil, `FLOE_STARTS_IN_THINKING: only with FLOE_MODEL=openai, openai-compatible or openai-responses (a chat template that opens the thinking), not FLOE_MODEL=anthropic`},
