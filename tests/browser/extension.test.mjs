@@ -203,6 +203,13 @@ test("extension service worker stopped mid-run: the page says so, the next run r
   const { log, open, exportTrace, stopWorker } = await loadExample(t);
   const first = await open("panel.html");
   await first.getByRole("button", { name: "Allow" }).waitFor({ timeout: WAIT });
+  // Records are stored off the run's path, in ordered batches: the first
+  // may still be on its way when the approval is asked. Stopped before it,
+  // the worker leaves no Trace, and there is nothing to resume.
+  const deadline = Date.now() + WAIT;
+  while (!(await exportTrace(first, WORKER_SESSION).then((f) => recordsOf(f).length > 0, () => false))) {
+    assert.ok(Date.now() < deadline, "the run's first records were never stored" + explain(log));
+  }
   await stopWorker();
   const cut = await awaitGlobal(first, "floeResult");
   assert.match(cut.error ?? "", /stopped mid-run/, "the page learns that the worker is gone" + explain(log));
