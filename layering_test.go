@@ -4,13 +4,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The pure packages never depend on syscall/js, jsbridge or web (DESIGN.md
 // rules of the house), and every file of jsbridge/ and web/ carries the
-// js && wasm build constraint.
+// js && wasm build constraint, but the bridge's record codec and its
+// tests, which build natively to be fuzzed: the native jsbridge is that
+// codec alone, without syscall/js.
 func TestLayering(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./engine/...", "./mergequeue/...", "./clock/...", "./provider/...", "./transport/...").CombinedOutput()
 	if err != nil {
@@ -21,9 +24,10 @@ func TestLayering(t *testing.T) {
 			t.Errorf("pure packages depend on %s", dep)
 		}
 	}
+	native := []string{"jsbridge/records.go", "jsbridge/records_test.go"}
 	for _, dir := range []string{"jsbridge", "web"} {
 		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || slices.Contains(native, filepath.ToSlash(path)) {
 				return nil
 			}
 			src, err := os.ReadFile(path)
@@ -36,6 +40,20 @@ func TestLayering(t *testing.T) {
 			}
 			return nil
 		})
+	}
+	out, err = exec.Command("go", "list", "-deps", "-test", "./jsbridge").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if slices.Contains(strings.Fields(string(out)), "syscall/js") {
+		t.Error("the native jsbridge (its record codec) depends on syscall/js")
+	}
+	files, err := exec.Command("go", "list", "-f", "{{.GoFiles}} {{.TestGoFiles}}", "./jsbridge").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, files)
+	}
+	if got := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(string(files))); len(got) != len(native) {
+		t.Errorf("the native jsbridge builds %v, want the files %v", got, native)
 	}
 }
 

@@ -3,7 +3,6 @@
 package jsbridge
 
 import (
-	"strconv"
 	"unsafe"
 
 	"github.com/floehq/floe/engine/omni"
@@ -59,16 +58,6 @@ func encodeOne(m omni.Message) string { return string(m.AppendJSON(nil)) }
 
 // tokensJSON encodes token counts with the protocol's keys.
 func tokensJSON(t omni.TokenCounts) string { return string(t.AppendJSON(nil)) }
-
-// indexError names the element of a batch that failed to decode.
-type indexError struct {
-	_   [0]func() // not comparable: no equality code in floe.wasm
-	i   int
-	err error
-}
-
-func (e *indexError) Error() string { return "[" + strconv.Itoa(e.i) + "]: " + e.err.Error() }
-func (e *indexError) Unwrap() error { return e.err }
 
 // bytesArg returns the address and length of b in the module's memory, for
 // a JavaScript function that reads it during the call (the shim's

@@ -5,7 +5,6 @@ package jsbridge
 import (
 	"context"
 	"syscall/js"
-	"time"
 
 	"github.com/floehq/floe/engine/omni"
 )
@@ -164,74 +163,6 @@ func (b *Bridge) produce(ctx context.Context, what string, abandoned <-chan stru
 			return r.end, r.value, endMessage(r), nil
 		}
 	}
-}
-
-// batchMsgs is the most messages produce hands the engine at once: the
-// engine's queue takes its lock once for them (most of the gain of
-// batching), for a buffer of 15 kB.
-const batchMsgs = 64
-
-// firstBatchMsgs is the room of a producer's new buffer, which grows to
-// batchMsgs only for a producer that hands over that many at once: most
-// tool calls hand over a few, and a turn may run many of them at once,
-// each with a buffer of its own.
-const firstBatchMsgs = 8
-
-// emitter hands a producer's messages to the engine: one at a time
-// through emit, or gathered for batch (GenerateParams.EmitBatch) when it
-// is set.
-type emitter struct {
-	_     [0]func() // not comparable
-	emit  func(omni.Message)
-	batch func([]omni.Message)
-	buf   []omni.Message // the messages gathered, copied: up to batchMsgs
-	used  int            // the most buf has held, which its end clears
-}
-
-// add takes one message that eachRecordAt decoded.
-func (e *emitter) add(m *omni.Message) {
-	if e.batch == nil {
-		e.emit(*m)
-		return
-	}
-	if cap(e.buf) == 0 {
-		e.buf = make([]omni.Message, 0, firstBatchMsgs)
-	}
-	e.buf = append(e.buf, *m) // grows the buffer up to batchMsgs
-	if len(e.buf) == batchMsgs {
-		e.flush()
-	}
-}
-
-// flush hands the messages gathered to the engine.
-func (e *emitter) flush() {
-	if len(e.buf) > 0 {
-		e.used = max(e.used, len(e.buf))
-		e.batch(e.buf)
-		e.buf = e.buf[:0]
-	}
-}
-
-// batchStamp is the timestamp of the messages of one producer batch that
-// carry none: the session's clock is read once a batch, when a record first
-// needs it.
-type batchStamp struct {
-	omni.Stamper
-	now  func() time.Time
-	read bool   // the clock was read for the current batch
-	str  string // its stamp
-}
-
-// get returns the current batch's stamp; "" for a nil stamp.
-func (s *batchStamp) get() string {
-	if s == nil {
-		return ""
-	}
-	if !s.read {
-		s.read = true
-		s.str = s.Format(s.now())
-	}
-	return s.str
 }
 
 // endMessage returns the message of an endThrew / endBad reply.
