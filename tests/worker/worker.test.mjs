@@ -191,6 +191,43 @@ test("a path with a trailing slash is a 404 that says the API's paths have none"
   }
 });
 
+// raw sends path as it is written (fetch resolves "." and ".." segments
+// before it sends).
+function raw(w, method, path, body) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(w.url);
+    const headers = { Authorization: "Bearer tok" };
+    if (body !== undefined) Object.assign(headers, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
+      let text = "";
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("a path with a . or .. segment is a 404, as on the native server: it does not reach another path of a session's object", async () => {
+  const w = await worker({ token: "tok" });
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "s" })).status, 201);
+  // Before, workerd resolved the segments on the way to the object of "s",
+  // which answered them as paths of its own: its session list's routes
+  // (/_index/add wrote to its storage), or another session's.
+  for (const [method, path, body] of [
+    ["POST", "/api/sessions/s/../../../_index/add", '{"id":"planted"}'],
+    ["GET", "/api/sessions/s/%2e%2e/%2E%2E/%2e%2e/_index/list"],
+    ["GET", "/api/sessions/s/../other/messages"],
+    ["GET", "/api/sessions/s/./messages"],
+  ]) {
+    const r = await raw(w, method, path, body);
+    assert.equal(r.status, 404, `${path}: ${r.text}`);
+    assert.deepEqual(JSON.parse(r.text).error, { code: "not_found", message: `no route ${decodeURIComponent(path)} (the API's paths have no . or .. segment)` }, path);
+  }
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions.map((x) => x.id), ["s"]);
+  assert.equal((await api(w, "GET", "/api/sessions/s/messages")).status, 200);
+});
+
 test("the front's own errors are not to be cached, as the object's are", async () => {
   const w = await worker({ token: "tok" });
   for (const [path, token, status] of [["/api/sessions/", "tok", 404], ["/api/sessions", "nope", 401], ["/api/sessions/s", "tok", 404]]) {

@@ -49,7 +49,23 @@ func NoRoute(path string) string {
 	if slash {
 		return "no route " + path + " (the API's paths end without a slash)"
 	}
+	if DotSegment(path) {
+		return "no route " + path + " (the API's paths have no . or .. segment)"
+	}
 	return "no route " + path
+}
+
+// DotSegment reports whether the unescaped path has a "." or ".." segment,
+// which no route of the API has. A proxy or a runtime that resolves them
+// on the way (workerd does, to a Durable Object) would hand the rest of
+// the path to another route than the one it was sent to.
+func DotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // ContentType says what is wrong with a request body's Content-Type, or

@@ -61,13 +61,17 @@ func TestContentType(t *testing.T) {
 
 func TestNoRoute(t *testing.T) {
 	for path, want := range map[string]string{
-		"/api/nothing":      "no route /api/nothing",
-		"/":                 "no route /",
-		"/api/sessions/s1/": "no route /api/sessions/s1/ (the API's paths end without a slash)",
-		"/\n":               `no route "/\n"`,
-		"/a\x7fb\u0085/":    `no route "/a\x7fb\u0085/" (the API's paths end without a slash)`,
-		"/\xff":             `no route "/\xff"`,
-		"/é":                "no route /é",
+		"/api/nothing":                        "no route /api/nothing",
+		"/":                                   "no route /",
+		"/api/sessions/s1/":                   "no route /api/sessions/s1/ (the API's paths end without a slash)",
+		"/\n":                                 `no route "/\n"`,
+		"/a\x7fb\u0085/":                      `no route "/a\x7fb\u0085/" (the API's paths end without a slash)`,
+		"/\xff":                               `no route "/\xff"`,
+		"/é":                                  "no route /é",
+		"/api/sessions/s/../../../_index/add": "no route /api/sessions/s/../../../_index/add (the API's paths have no . or .. segment)",
+		"/api/sessions/./s":                   "no route /api/sessions/./s (the API's paths have no . or .. segment)",
+		"/api/..":                             "no route /api/.. (the API's paths have no . or .. segment)",
+		"/api/sessions/s..":                   "no route /api/sessions/s..",
 	} {
 		if got := NoRoute(path); got != want {
 			t.Errorf("NoRoute(%q) = %q, want %q", path, got, want)

@@ -79,6 +79,13 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := r.URL.Path
+	if request.DotSegment(path) {
+		// workerd resolves them on the way to the object: a path of one
+		// session would reach another path of its object (its /_index/
+		// routes, or another session's), which the front never judged.
+		fail(w, 404, "not_found", request.NoRoute(path))
+		return
+	}
 	switch {
 	case path == "/api/sessions" && r.Method == http.MethodGet:
 		relay(w, ns, indexName, mustRequest("GET", "/_index/list", nil))
