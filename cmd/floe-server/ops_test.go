@@ -127,7 +127,11 @@ func TestHealthAndReadiness(t *testing.T) {
 	if st, _, _ := get(t, s.url+"/readyz", ""); st != 200 {
 		t.Errorf("/readyz within a second of its last check: %d, want its finding again", st)
 	}
-	clock.add(dirCheckTTL)
+	clock.add(time.Second - time.Millisecond) // the README's "kept a second", written out
+	if st, _, _ := get(t, s.url+"/readyz", ""); st != 200 {
+		t.Errorf("/readyz 999 ms after its last check: %d, want its finding again", st)
+	}
+	clock.add(time.Millisecond)
 	if st, body, _ := get(t, s.url+"/readyz", ""); st != 503 || strings.Contains(body, dir) {
 		t.Errorf("/readyz with a directory it cannot write: %d %q", st, body)
 	}
@@ -180,9 +184,11 @@ func TestReadinessOnAHangingDirectory(t *testing.T) {
 	fired := make(chan time.Time)
 	close(fired)
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	var waits sync.Map // the timeouts the probes waited for
 	s := serveTest(t, server.Config{Dir: t.TempDir()}, runOpts{now: clock.now,
 		checkDir: func(string) error { checks.Add(1); <-release; return nil },
-		after: func(time.Duration) <-chan time.Time {
+		after: func(d time.Duration) <-chan time.Time {
+			waits.Store(d, true)
 			if slow.Load() {
 				return fired // the check's timeout is over at once
 			}
@@ -210,6 +216,15 @@ func TestReadinessOnAHangingDirectory(t *testing.T) {
 	if log := s.log.String(); strings.Count(log, "did not answer") != 1 {
 		t.Errorf("the log does not say once that the directory hangs:\n%s", log)
 	}
+	waits.Range(func(d, _ any) bool { // the README's 800 ms, written out
+		if d != 800*time.Millisecond {
+			t.Errorf("a probe waited %v for the directory's check, want 800ms", d)
+		}
+		return true
+	})
+	if _, ok := waits.Load(800 * time.Millisecond); !ok {
+		t.Error("no probe waited 800ms for the directory's check")
+	}
 	slow.Store(false)
 	close(release)
 	if st, _ := probe(); st != 200 { // the same check, ended
@@ -221,7 +236,14 @@ func TestReadinessOnAHangingDirectory(t *testing.T) {
 	if n := checks.Load(); n != 1 {
 		t.Errorf("%d checks within a second, want 1", n)
 	}
-	clock.add(dirCheckTTL)
+	clock.add(time.Second - time.Millisecond) // the README's "kept a second", written out
+	if st, _ := probe(); st != 200 {
+		t.Errorf("/readyz 999 ms later: %d", st)
+	}
+	if n := checks.Load(); n != 1 {
+		t.Errorf("%d checks within 999 ms, want 1", n)
+	}
+	clock.add(time.Millisecond)
 	if st, _ := probe(); st != 200 {
 		t.Errorf("/readyz a second later: %d", st)
 	}
