@@ -156,6 +156,26 @@ func TestErrorNamesBounded(t *testing.T) {
 	}
 }
 
+// What a server said is cut at the README's sizes, written out (the
+// bounds above would pass a larger cut): its own message at 2 KiB, a
+// validation error's location and an error's type and code at 200 bytes,
+// OpenRouter's metadata.raw at 600, each marked "…".
+func TestErrorFieldsCutSizes(t *testing.T) {
+	typ, code, msg := ErrorFields([]byte(`{"error":{"type":"` + strings.Repeat("t", 300) + `","code":"` + strings.Repeat("c", 300) +
+		`","message":"` + strings.Repeat("m", 3000) + `"}}`))
+	if typ != strings.Repeat("t", 200)+"…" || code != strings.Repeat("c", 200)+"…" || msg != strings.Repeat("m", 2048)+"…" {
+		t.Errorf("type of %d bytes, code of %d, message of %d; want 200, 200 and 2048, each and …", len(typ), len(code), len(msg))
+	}
+	_, _, msg = ErrorFields([]byte(`{"detail":[{"loc":["body","` + strings.Repeat("n", 300) + `"],"msg":"Extra inputs are not permitted"}]}`))
+	if want := "body." + strings.Repeat("n", 195) + "…: Extra inputs are not permitted"; msg != want {
+		t.Errorf("a validation error's location: %q, want %q", msg, want)
+	}
+	_, _, msg = ErrorFields([]byte(`{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"` + strings.Repeat("r", 700) + `","provider_name":"P"}}}`))
+	if want := "Provider returned error (P): " + strings.Repeat("r", 600) + "…"; msg != want {
+		t.Errorf("metadata.raw: %q, want %q", msg, want)
+	}
+}
+
 func TestStatusFailure(t *testing.T) {
 	permanent := map[int]bool{400: true, 402: true, 404: true, 405: true, 413: true, 415: true, 422: true}
 	for st, want := range map[int]string{401: "auth", 403: "auth", 408: "timeout", 409: "timeout", 429: "timeout", 500: "timeout", 529: "timeout",

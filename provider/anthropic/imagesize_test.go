@@ -157,6 +157,7 @@ func TestManyImages(t *testing.T) {
 		{repeat(wide, 20), 20, 0},
 		{repeat(small, 30), 30, 0},
 		{append([]string{wide}, repeat(small, 20)...), 10, 11},
+		{append(repeat(small, 20), pngURL(t, 10, 2001)), 10, 11}, // a pixel past the README's 2000
 	} {
 		if sent, omitted := count(history(c.imgs...)); sent != c.sent || omitted != c.omitted {
 			t.Errorf("%d images: %d sent and %d left out, want %d and %d", len(c.imgs), sent, omitted, c.sent, c.omitted)
