@@ -134,14 +134,16 @@ func TestBufferEvictsOldestByCount(t *testing.T) {
 	}
 }
 
+// The README's "the last 10,000 events", written out: a test against
+// DefaultMaxEvents would pass whatever it became.
 func TestBufferDefaultIsTenThousandEvents(t *testing.T) {
 	c := NewChannel(Options{Epoch: "e"})
-	for i := 1; i <= DefaultMaxEvents+7; i++ {
+	for i := 1; i <= 10000+7; i++ {
 		c.Publish(Event{Data: []byte("{}")})
 	}
 	n, _, ev := c.Buffered()
-	if n != DefaultMaxEvents || ev != 7 {
-		t.Fatalf("buffered %d, lastEvicted %d; want %d, 7", n, ev, DefaultMaxEvents)
+	if n != 10000 || ev != 7 {
+		t.Fatalf("buffered %d, lastEvicted %d; want 10000, 7", n, ev)
 	}
 }
 
@@ -450,8 +452,8 @@ func TestStalledSubscriberHoldsBoundedBytes(t *testing.T) {
 	if c.Subscribers() != 0 {
 		t.Fatalf("%d events of %d bytes (%d in all) wait for a subscriber that reads nothing", n, len(first.Wire), n*len(first.Wire))
 	}
-	if max := DefaultQueueSize/len(first.Wire) + 1; n != max {
-		t.Fatalf("dropped at event %d, want %d (past %d bytes)", n, max, DefaultQueueSize)
+	if max := 8<<20/len(first.Wire) + 1; n != max { // the README's 8 MiB, written out
+		t.Fatalf("dropped at event %d, want %d (past 8 MiB)", n, max)
 	}
 	if _, err := s.take(); err != ErrOverflow {
 		t.Fatalf("Serve would return %v, want ErrOverflow", err)
@@ -470,6 +472,24 @@ func TestStalledSubscriberHoldsBoundedBytes(t *testing.T) {
 		t.Fatal("a replay of the buffer counted against the subscriber's bound")
 	}
 	back.Close()
+}
+
+// A subscriber that reads nothing is dropped once 4,096 events wait for
+// it (the README's number, written out), whatever their size.
+func TestStalledSubscriberHoldsAtMost4096Events(t *testing.T) {
+	c := NewChannel(Options{Epoch: "e"})
+	s, _ := c.Subscribe("", false, nil)
+	n := 0
+	for c.Subscribers() == 1 && n < 100000 {
+		c.Publish(Event{Data: []byte("{}")})
+		n++
+	}
+	if n != 4097 {
+		t.Fatalf("dropped at event %d, want 4097 (4,096 waiting)", n)
+	}
+	if _, err := s.take(); err != ErrOverflow {
+		t.Fatalf("Serve would return %v, want ErrOverflow", err)
+	}
 }
 
 // The replay buffer keeps each event's data once, in its wire frame: it
@@ -542,15 +562,15 @@ func TestStalledReplayCopiesABoundedBatch(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(context.Background(), w, nil) }()
-	if n := <-w.first; n > maxBatch {
-		t.Fatalf("the first write of a replay of %d bytes copied %d (bound %d)", want, n, maxBatch)
+	if n := <-w.first; n > 64<<10 { // the README's 64 KiB, written out
+		t.Fatalf("the first write of a replay of %d bytes copied %d (bound 64 KiB)", want, n)
 	}
 	close(w.release)
 	<-w.all
 	s.Close()
 	<-done
 	for _, n := range w.sizes {
-		if n > maxBatch && n != len(huge.Wire) {
+		if n > 64<<10 && n != len(huge.Wire) {
 			t.Fatalf("a write of %d bytes", n)
 		}
 	}

@@ -177,9 +177,8 @@ func TestManualCompaction(t *testing.T) {
 	if j := strings.Join(types, ","); !strings.Contains(j, "compaction_begin") || !strings.Contains(j, "compaction_end") {
 		t.Fatalf("compaction stream %s", j)
 	}
-	_, b := e.do("POST", "/api/sessions/"+id+"/compact", "")
-	if !strings.Contains(string(b), "already_compacted") {
-		t.Fatalf("second compaction: %s", b)
+	if st, b := e.do("POST", "/api/sessions/"+id+"/compact", ""); st != 409 || !strings.Contains(string(b), `"already_compacted"`) {
+		t.Fatalf("second compaction: %d %s, want 409 already_compacted", st, b)
 	}
 }
 

@@ -38,20 +38,29 @@ func TestDeadlineWriterArmsEachPiece(t *testing.T) {
 	l := &opLog{}
 	l.t0, l.now = time.Unix(0, 0), time.Unix(0, 0)
 	d := &deadlineWriter{w: l, flush: l.flush, setDeadline: l.set, timeout: 10 * time.Second, now: l.tick}
-	if n, err := d.Write(make([]byte, 2*writeChunk+100)); n != 2*writeChunk+100 || err != nil {
+	const chunk = 16 << 10 // the README's "at most 16 KiB", written out
+	if n, err := d.Write(make([]byte, 2*chunk+100)); n != 2*chunk+100 || err != nil {
 		t.Fatalf("Write: %d, %v", n, err)
 	}
 	d.Flush()
 	d.Write([]byte("ping"))
 	want := []string{
-		"deadline +11s", "write " + strconv.Itoa(writeChunk),
-		"deadline +12s", "write " + strconv.Itoa(writeChunk),
+		"deadline +11s", "write " + strconv.Itoa(chunk),
+		"deadline +12s", "write " + strconv.Itoa(chunk),
 		"deadline +13s", "write 100",
 		"deadline +14s", "flush",
 		"deadline +15s", "write 4",
 	}
 	if got := strings.Join(l.ops, ", "); got != strings.Join(want, ", ") {
 		t.Errorf("ops\n got %s\nwant %s", got, strings.Join(want, ", "))
+	}
+}
+
+// Without Options.WriteTimeout a stream's writes have 30 s each, the
+// README's number, written out.
+func TestDefaultWriteTimeout(t *testing.T) {
+	if d := (&Handler{}).writeTimeout(); d != 30*time.Second {
+		t.Errorf("the write timeout without Options.WriteTimeout: %v, want 30s", d)
 	}
 }
 

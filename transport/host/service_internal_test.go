@@ -534,6 +534,21 @@ func gatedRegistry(t *testing.T) (r *Registry, asked chan struct{}, gate chan st
 	return r, asked, gate
 }
 
+// A session whose model gives no way to compact (no NewLLM: a wiring of
+// one's own) refuses a compaction, 409 compaction_not_configured, as the
+// README's table says, and stays usable.
+func TestCompactNotConfigured(t *testing.T) {
+	r, _, _ := gatedRegistry(t)
+	h, err := r.Create(context.Background(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *Error
+	if err := h.Compact(); !errors.As(err, &e) || e.Status != 409 || e.Code != "compaction_not_configured" {
+		t.Fatalf("Compact: %v, want 409 compaction_not_configured", err)
+	}
+}
+
 // gatedRun makes a session of a gatedRegistry and starts a task on it: it
 // returns once the run's model was asked, the run waiting on gate.
 func gatedRun(t *testing.T) (*Registry, *Host, chan struct{}) {
