@@ -163,11 +163,12 @@ func (b *blockingLLM) StreamGenerate(ctx context.Context, p engine.GenerateParam
 }
 
 // fireGrace waits for ready, runs then (an abort, or nothing), and fires
-// the abort-grace timer once it is armed with the default grace.
+// the abort-grace timer once it is armed with the default grace, the
+// README's 1 s (written out: DefaultAbortGrace would pass whatever it was).
 func fireGrace(t *testing.T, timer *enginetest.Timer, ready <-chan struct{}, then func()) {
 	<-ready
 	then()
-	if d := <-timer.Armed(); d != engine.DefaultAbortGrace {
+	if d := <-timer.Armed(); d != time.Second {
 		t.Errorf("grace %v", d)
 	}
 	timer.Fire()

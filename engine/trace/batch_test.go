@@ -255,13 +255,17 @@ func TestBatcherWritesAFailedBatchAgainFirst(t *testing.T) {
 	store = &flakyStore{failures: 1 << 30}
 	reported = nil
 	b = trace.NewBatcher(store, trace.BatcherOptions{Report: func(err error) { reported = append(reported, err) }, MaxBatchBytes: 1 << 20})
-	big := bytes.Repeat(line(1), (1<<20)/len(line(1)))
-	for range 10 {
+	big := bytes.Repeat(line(1), (1<<20)/len(line(1))) // just under 1 MiB
+	for i := 1; i <= 10; i++ {
 		if _, err := b.Append(ctx, "s", 1, big); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.Flush(ctx); err != nil {
 			t.Fatal(err)
+		}
+		// The README's 8 MiB, written out: eight held, the ninth past it.
+		if dropped := strings.Contains(reported[len(reported)-1].Error(), "written no further"); dropped != (i >= 9) {
+			t.Fatalf("%d KiB held: dropped %v", i*len(big)>>10, dropped)
 		}
 	}
 	calls := store.calls
