@@ -157,6 +157,38 @@ func TestQueuedFollowUp(t *testing.T) {
 	st.until(taskState("idle"))
 }
 
+// An abort drops the follow-ups queued with queueIfBusy (README: Limits):
+// the run ends idle, with none listed, and the queued input never runs.
+func TestAbortDropsQueuedFollowUps(t *testing.T) {
+	e := newEnv(t, server.Config{})
+	id := e.create("ask")
+	st := e.open("/api/sessions/"+id+"/stream", "", false)
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"first"}`)
+	st.until(serverEvent("approval_request"))
+	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"second","queueIfBusy":true}`)
+	st.until(func(ev transport.Received) bool { return strings.Contains(ev.Data, `"pendingFollowUps":[{"id":"task-1"`) })
+	e.must(202, "POST", "/api/sessions/"+id+"/abort", "")
+	idle := st.until(taskState("idle"))
+	if d := idle[len(idle)-1].Data; strings.Contains(d, "task-1") || strings.Contains(d, "pendingFollowUps") {
+		t.Fatalf("task_state after the abort: %s, want no follow-up", d)
+	}
+	var h struct {
+		State    string            `json:"state"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(e.must(200, "GET", "/api/sessions/"+id+"/messages", ""), &h); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range h.Messages {
+		if strings.Contains(string(m), `"second"`) {
+			t.Fatalf("the dropped follow-up's input is in the history: %s", m)
+		}
+	}
+	if h.State != "idle" {
+		t.Fatalf("state %q after the abort, want idle", h.State)
+	}
+}
+
 func TestManualCompaction(t *testing.T) {
 	e := newEnv(t, server.Config{Mode: "allow-all"})
 	id := e.create("")
