@@ -85,6 +85,37 @@ func TestTreeFollowsOnlyItsOwnChildren(t *testing.T) {
 	}
 }
 
+// Each session once: a child named by two pointers, one of them its own
+// at itself, is read back, exported and imported once
+// (README: readSession, deleteSession and exportSession follow a pointer
+// at a session already reached no further).
+func TestTreeReachesEachSessionOnce(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	for id, data := range map[string]string{
+		"p": metaOf("p", false) + line("the parent's words") + pointer("c") + pointer("c"),
+		"c": metaOf("c", true) + line("the child's words") + pointer("c"),
+	} {
+		if _, err := store.Append(ctx, id, 1, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if children, err := trace.Children(ctx, store, "p"); err != nil || strings.Join(children, ",") != "c" {
+		t.Errorf("Children: %v, %v; want c once", children, err)
+	}
+	got, err := records(ctx, store, "p", true)
+	if err != nil || strings.Count(got, "the child's words") != 1 || strings.Count(got, "the parent's words") != 1 {
+		t.Errorf("History: %q, %v; want each session's records once", got, err)
+	}
+	files, err := trace.ExportTree(ctx, store, "p", nil)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("ExportTree: %d files, %v; want the parent's and the child's", len(files), err)
+	}
+	if id, err := trace.ImportTree(ctx, &trace.MemStore{}, files); err != nil || id != "p" {
+		t.Errorf("ImportTree of the export: %q, %v", id, err)
+	}
+}
+
 func has(ids []string, id string) bool {
 	for _, x := range ids {
 		if x == id {
