@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -117,6 +118,44 @@ func TestSteerCopiesItsInput(t *testing.T) {
 	}
 	if want := []string{engine.SteeringBlock("first"), engine.SteeringBlock("second")}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] || !unsteered {
 		t.Fatalf("steering delivered %q, want %q; Unsteer by identity: %v", got, want, unsteered)
+	}
+}
+
+// Start copies its input too (README: Runs): a caller that reuses its
+// slice once Start has returned leaves the run's prompt as it was, in the
+// model's request and in the Trace.
+func TestStartCopiesItsInput(t *testing.T) {
+	var sent []string
+	llm := engine.LLMFunc(func(ctx context.Context, p engine.GenerateParams, emit func(omni.Message)) engine.Outcome {
+		for _, m := range p.NewMessages {
+			sent = append(sent, m.Payload.Text)
+		}
+		emit(enginetest.Usage(1))
+		return engine.Outcome{Status: omni.StatusCompleted}
+	})
+	sink := &enginetest.Sink{}
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("sid"), LLM: llm, Trace: sink, Clock: enginetest.NewClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []omni.Message{omni.UserText("first")}
+	run, err := s.Start(context.Background(), buf, engine.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf[0] = omni.UserText("reused")
+	for range run.All() {
+	}
+	var traced []string
+	for _, f := range sink.Files() {
+		for _, m := range f {
+			if m.IsModel(omni.Text) && m.Payload.Role == omni.RoleUser {
+				traced = append(traced, m.Payload.Text)
+			}
+		}
+	}
+	if strings.Join(sent, ",") != "first" || strings.Join(traced, ",") != "first" {
+		t.Fatalf("the model got %q and the Trace holds %q, want the prompt given to Start, \"first\"", sent, traced)
 	}
 }
 
