@@ -166,7 +166,9 @@ func TestAbortDropsQueuedFollowUps(t *testing.T) {
 	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"first"}`)
 	st.until(serverEvent("approval_request"))
 	e.must(202, "POST", "/api/sessions/"+id+"/tasks", `{"input":"second","queueIfBusy":true}`)
-	st.until(func(ev transport.Received) bool { return strings.Contains(ev.Data, `"pendingFollowUps":[{"id":"task-1"`) })
+	st.until(func(ev transport.Received) bool {
+		return strings.Contains(ev.Data, `"pendingFollowUps":[{"id":"task-1"`)
+	})
 	e.must(202, "POST", "/api/sessions/"+id+"/abort", "")
 	idle := st.until(taskState("idle"))
 	if d := idle[len(idle)-1].Data; strings.Contains(d, "task-1") || strings.Contains(d, "pendingFollowUps") {
