@@ -18,28 +18,9 @@ import (
 // of that name, and before they were served, so the page could list the
 // sessions, read their messages and answer their approvals.
 func TestLoopbackServerAnswersLoopbackNamesOnly(t *testing.T) {
-	ctx, stop := context.WithCancel(context.Background())
-	out := make(lines, 4)
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, server.Config{}, "127.0.0.1:0", out) }()
-	t.Cleanup(func() { stop(); <-done })
-	_, rest, _ := strings.Cut(<-out, "listening on ")
-	url := strings.TrimSuffix(strings.Fields(rest)[0], "/")
-	port := url[strings.LastIndexByte(url, ':')+1:]
+	url, port := serveAt(t, server.Config{}, "127.0.0.1:0")
 	(&tt.Client{T: t, URL: url}).Create("ask")
-	get := func(host string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", url+"/api/sessions", nil)
-		req.Host = host
-		req.Header.Set("Origin", "http://"+host)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	get := func(host string) (int, string) { return hostGet(t, url, host, "") }
 	for _, host := range []string{"rebind.example:" + port, "rebind.example", "127.0.0.1.rebind.example:" + port, "localhost.example:" + port} {
 		status, body := get(host)
 		if status != http.StatusMisdirectedRequest || strings.Contains(body, "session-") || !strings.Contains(body, `Host \"`+host+`\"`) {
@@ -62,33 +43,8 @@ func TestLoopbackServerAnswersLoopbackNamesOnly(t *testing.T) {
 // loopback names and --origin hosts; with one, every name (the token is
 // the check).
 func TestServerWithoutTokenAnswersNoOtherNames(t *testing.T) {
-	serveOn := func(cfg server.Config) (url, port string) {
-		ctx, stop := context.WithCancel(context.Background())
-		out := make(lines, 4)
-		done := make(chan error, 1)
-		go func() { done <- run(ctx, cfg, "0.0.0.0:0", out) }()
-		t.Cleanup(func() { stop(); <-done })
-		_, rest, _ := strings.Cut(<-out, "listening on ")
-		addr := strings.TrimSuffix(strings.Fields(rest)[0], "/")
-		port = addr[strings.LastIndexByte(addr, ':')+1:]
-		return "http://127.0.0.1:" + port, port
-	}
-	get := func(url, host, token string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", url+"/api/sessions", nil)
-		req.Host = host
-		req.Header.Set("Origin", "http://"+host)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	serveOn := func(cfg server.Config) (url, port string) { return serveAt(t, cfg, "0.0.0.0:0") }
+	get := func(url, host, token string) (int, string) { return hostGet(t, url, host, token) }
 	url, port := serveOn(server.Config{Origins: []string{"https://app.example"}})
 	(&tt.Client{T: t, URL: url}).Create("ask")
 	for _, host := range []string{"rebind.example:" + port, "192.168.1.10.rebind.example:" + port, "app.example.rebind.example:" + port} {
@@ -126,4 +82,37 @@ func TestHostFlagNameIsServed(t *testing.T) {
 			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
 	}
+}
+
+// serveAt runs the server on addr until the test ends: the URL it is
+// reached at on loopback, and its port.
+func serveAt(t *testing.T, cfg server.Config, addr string) (url, port string) {
+	ctx, stop := context.WithCancel(context.Background())
+	out := make(lines, 4)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, addr, out) }()
+	t.Cleanup(func() { stop(); <-done })
+	_, rest, _ := strings.Cut(<-out, "listening on ")
+	listen := strings.TrimSuffix(strings.Fields(rest)[0], "/")
+	port = listen[strings.LastIndexByte(listen, ':')+1:]
+	return "http://127.0.0.1:" + port, port
+}
+
+// hostGet lists the sessions at url as a page on host would ask: Host and
+// Origin name it.
+func hostGet(t *testing.T, url, host, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+"/api/sessions", nil)
+	req.Host = host
+	req.Header.Set("Origin", "http://"+host)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
