@@ -86,6 +86,13 @@ func serveTest(t *testing.T, cfg server.Config, ro runOpts) *served {
 func get(t *testing.T, url, token string) (int, string, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
+	return send(t, req, token)
+}
+
+// send sends req, with the bearer token when there is one: the status,
+// the body and the headers of the answer.
+func send(t *testing.T, req *http.Request, token string) (int, string, http.Header) {
+	t.Helper()
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,14 +104,6 @@ func hostGet(t *testing.T, url, host, token string) (int, string) {
 	req, _ := http.NewRequest("GET", url+"/api/sessions", nil)
 	req.Host = host
 	req.Header.Set("Origin", "http://"+host)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	status, body, _ := send(t, req, token)
+	return status, body
 }
