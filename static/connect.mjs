@@ -690,10 +690,19 @@ export function connect(baseURL, sessionId, options = {}) {
       // the run ends with an abort that says so, as a local run cut off by
       // its abort does, so that it is not taken for a run that ended.
       let last = null; // the run's last complete message handed over
+      // What the run would yield, answer or end with before the server
+      // has taken its task waits for its answer: the run the stream shows
+      // may be another's (two run()s at once, another client's), and a
+      // refusal drops it. (Handed over at once, a refused run yielded the
+      // other run as its own, ended with it without its refusal, and its
+      // approve answered the other run's calls.)
+      let held = [];
+      const later = (fn) => (accepted ? fn() : held.push(fn));
       const end = (fin, reason = cutOff) => {
         if (phase === "done") return;
         phase = "done";
         sawEnd();
+        const out = [];
         if (!terminal(last)) {
           // Its open fragments are closed first, as the engine closes the
           // fragments of a run it aborts: a stop and the complete message
@@ -702,16 +711,19 @@ export function connect(baseURL, sessionId, options = {}) {
           for (const f of openFrags.values()) {
             const p = f.start.payload;
             const field = bodyKey[p.type];
-            pushTo({ ...closing(f), timestamp: now, payload: { ...closing(f).payload, stop_reason: "aborted" } });
+            out.push({ ...closing(f), timestamp: now, payload: { ...closing(f).payload, stop_reason: "aborted" } });
             const { event_type, images, ...rest } = p;
-            pushTo({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [field]: f.body, stop_reason: "aborted" } });
+            out.push({ ...f.start, timestamp: now, payload: { ...rest, type: p.type.slice("partial_".length), [field]: f.body, stop_reason: "aborted" } });
           }
           // (A run ended here while the server may go on keeps them
           // open for the stream to close when it comes back.)
           if (reason === cutOff) openFrags.clear();
-          pushTo({ timestamp: now, type: "event_msg", payload: { type: "abort", reason } });
+          out.push({ timestamp: now, type: "event_msg", payload: { type: "abort", reason } });
         }
-        fin();
+        later(() => {
+          for (const m of out) pushTo(m);
+          fin();
+        });
       };
       // The signal aborts the task once the server took it: an abort posted
       // while the task's POST is on its way could reach the server first,
@@ -732,7 +744,7 @@ export function connect(baseURL, sessionId, options = {}) {
       let unlisten = () => {}; // stops onAbort
       const take = (push, m) => {
         if (!isPartial(m)) last = m;
-        push(m);
+        later(() => push(m));
       };
       const { it, finish, push: pushTo } = iterator(
         (ev, push, fin) => {
@@ -742,24 +754,24 @@ export function connect(baseURL, sessionId, options = {}) {
           } else if (ev.kind === "message" && phase === "running" && !ev.history) {
             take(push, ev.message); // live (history's are taken with its event, below)
           } else if (ev.kind === "approval" && phase === "running" && approve) {
-            answer(ev.toolCall);
+            const call = ev.toolCall;
+            later(() => !returned && answer(call)); // (return() aborts the run: its calls are denied)
           } else if (ev.kind === "history" && phase === "running") {
             // After a resync: what the stream missed of the run, then its
             // end if the session is idle.
             for (const m of ours(ev.messages) ?? ev.messages) take(push, m);
             if (ev.state === "idle") end(fin);
-          } else if (ev.kind === "history" && phase === "before" && accepted) {
+          } else if (ev.kind === "history" && phase === "before" && posted) {
             // The run started while the stream was away (its prompt is in
             // history): what it streamed so far, and its end if it ended
-            // there too (a resync after the whole run).
+            // there too (a resync after the whole run, which may come
+            // before the task's POST has answered).
             const mine = ours(ev.messages);
             if (mine !== null) {
               phase = "running";
               for (const m of mine) take(push, m);
               if (ev.state === "idle") end(fin);
-            } else if (ev.state !== "idle") phase = "running";
-          } else if (ev.kind === "history" && phase === "before" && posted && ev.state !== "idle") {
-            phase = "running"; // the run's start fell in a gap the history covers
+            } else if (ev.state !== "idle") phase = "running"; // its start fell in a gap the history covers
           }
         },
         async () => {
@@ -802,9 +814,12 @@ export function connect(baseURL, sessionId, options = {}) {
           posting = post.catch(() => {});
           await post;
           accepted = true;
+          // What the stream brought of the run before the answer, in order:
+          // its messages, its approval requests still pending, its end.
+          for (const fn of held.splice(0)) fn();
           if (!returned && signal?.aborted) stopRun(); // (return() aborts it itself)
-          if (approve && !returned) for (const call of pending.values()) answer(call);
         } catch (e) {
+          held = [];
           finish(e.code === "task_in_progress" ? Object.assign(floeError("session_busy", e.message), { status: 409 }) : e);
         }
       })();

@@ -1123,7 +1123,8 @@ export interface RemoteSession {
   /**
    * Starts a task and yields its messages like a local run (the prompt is
    * not yielded). Rejects with code "session_busy" while another task runs,
-   * "network" when the server cannot be reached.
+   * having yielded nothing of it, "network" when the server cannot be
+   * reached.
    * break aborts the run and resolves once the server reports it idle.
    */
   run(prompt: string | OmniMessage[], options?: RemoteRunOptions): MessageStream;

@@ -346,25 +346,34 @@ function gatedFetch() {
 test("each approval is answered once when the stream brings it before the task's POST returns", async () => {
   const base = await start("--delay", "0");
   const id = await create(base, "ask");
-  const f = gatedFetch();
+  const g = gatedFetch();
   // The POST /tasks response reaches the client only after the stream has
   // delivered the first approval request; the decisions' responses only
   // after the run: the call is still pending on the client when the POST
-  // returns.
-  const askedFirst = f.hold((method, path) => method === "POST" && path.endsWith("/tasks"));
-  const releaseDecisions = f.hold((method, path) => method === "POST" && path.includes("/approvals/"));
+  // returns, and is answered then (not before: until the server has taken
+  // the task, the run the stream shows may be another's).
+  let answered = false;
+  const f = async (url, init = {}) => {
+    const resp = await g(url, init);
+    if (init.method === "POST" && new URL(String(url)).pathname.endsWith("/tasks")) {
+      while (s.pendingApprovals.length === 0) await new Promise((r) => setImmediate(r));
+      answered = true;
+    }
+    return resp;
+  };
+  f.posts = g.posts;
+  const releaseDecisions = g.hold((method, path) => method === "POST" && path.includes("/approvals/"));
   const s = client(base, id, { fetch: f });
   const asked = [];
   for await (const m of s.run("Count the lines of main.go", {
     approve: (call) => {
-      asked.push(call.payload.tool_call_id);
-      askedFirst();
+      asked.push([call.payload.tool_call_id, answered]);
       return "allow";
     },
   }))
     void m;
   releaseDecisions();
-  assert.deepEqual(asked, ["call_1_1", "call_1_2"], "each tool call asked once");
+  assert.deepEqual(asked, [["call_1_1", true], ["call_1_2", true]], "each tool call asked once, once the task was taken");
   const decided = f.posts.filter((p) => p.includes("/approvals/")).map((p) => p.slice(p.lastIndexOf("/") + 1));
   assert.deepEqual(decided, ["call_1_1", "call_1_2"], "the server got one decision per tool call");
 });
@@ -1030,4 +1039,115 @@ test("connect's defaults: a stream is given stallMs 45000 to bring something, an
     globalThis.setTimeout = setTimeout0;
   }
   assert.deepEqual(armed.slice(0, 3), [45000, 1000, 45000]);
+});
+
+// Two run()s of one client at once: the server takes one task and refuses
+// the other (409). The refused run saw the stream go running after its
+// POST went out, took the other run for its own, yielded its messages and
+// ended with it, its refusal dropped; it could answer the other run's
+// approvals with its approve. A run hands over what it sees only once the
+// server has taken its task.
+test("two run()s at once: the one the server refuses yields nothing of the other and rejects with session_busy", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  // The second task goes out once the first was taken, and its refusal
+  // comes back only after the first run has ended.
+  let tasks = 0;
+  let firstTaken;
+  const taken = new Promise((r) => (firstTaken = r));
+  let release;
+  const refusalMay = new Promise((r) => (release = r));
+  const f = async (url, init = {}) => {
+    if (init.method !== "POST" || !new URL(String(url)).pathname.endsWith("/tasks")) return fetch(url, init);
+    if (++tasks === 1) {
+      const resp = await fetch(url, init);
+      firstTaken();
+      return resp;
+    }
+    await taken;
+    const resp = await fetch(url, init);
+    await refusalMay;
+    return resp;
+  };
+  const s = client(base, id, { fetch: f });
+  const askedB = [];
+  const a = s.run("Count the lines of main.go", { approve: () => "allow" });
+  const b = s.run("Count the lines of README.md", { approve: (call) => (askedB.push(call.payload.tool_call_id), "deny") });
+  const gotB = [];
+  const bEnded = (async () => {
+    try {
+      for await (const m of b) gotB.push(m);
+      return null;
+    } catch (e) {
+      return e;
+    }
+  })();
+  const gotA = [];
+  for await (const m of a) gotA.push(m);
+  release();
+  const err = await bEnded;
+  assert.equal(gotA.at(-1).payload.type, "request_end");
+  assert.deepEqual(gotA.filter(complete), (await history(s)).slice(1), "the first run, whole");
+  assert.deepEqual(gotB.map((m) => m.payload.type), [], "the refused run yielded the other's messages");
+  assert.deepEqual(askedB, [], "the refused run's approve was asked");
+  assert.equal(err?.code, "session_busy", `the refused run ended with ${err?.code ?? "no error"}`);
+});
+
+// The stream drops as the task goes out, the whole run happens while it is
+// away (past the replay buffer), and the resync's history shows it ended
+// before the task's POST has answered: the run waited for ever, as the
+// history came while its task was not yet taken and nothing came after.
+test("run() whose resync shows it whole before its task's POST answers yields it and ends", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all", "--replay-events", "1");
+  const id = await create(base, "");
+  let streams = 0;
+  let cut;
+  const cutNow = new Promise((r) => (cut = r));
+  let sent;
+  const taskSent = new Promise((r) => (sent = r));
+  let release;
+  const answerMay = new Promise((r) => (release = r));
+  const f = async (url, init = {}) => {
+    const u = new URL(String(url));
+    if (u.pathname.endsWith("/stream")) {
+      const n = ++streams;
+      if (n === 2) await taskSent.then(() => idleOnServer(base, id)); // it missed the whole run
+      const resp = await fetch(url, init);
+      if (n !== 1) return resp;
+      const reader = resp.body.getReader();
+      return new Response(
+        new ReadableStream({
+          async pull(ctrl) {
+            const r = await Promise.race([reader.read(), cutNow.then(() => null)]);
+            if (r === null) {
+              reader.cancel().catch(() => {});
+              return ctrl.error(new Error("connection cut"));
+            }
+            if (r.done) return ctrl.close();
+            ctrl.enqueue(r.value);
+          },
+        }),
+        { status: resp.status, headers: resp.headers },
+      );
+    }
+    if (init.method !== "POST" || !u.pathname.endsWith("/tasks")) return fetch(url, init);
+    cut(); // the stream drops as the task goes out
+    const resp = await fetch(url, init);
+    sent();
+    await answerMay; // its answer comes once the client has the run from history
+    return resp;
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const watcher = (async () => {
+    for await (const m of s.messages()) {
+      if (m.payload.type === "request_end") break;
+    }
+    release();
+  })();
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go")) got.push(m);
+  await watcher;
+  assert.ok(streams >= 2, `the client reconnected (${streams} streams)`);
+  assert.deepEqual(got, (await history(s)).slice(1), "the run's messages, after its prompt, from the resync");
+  assert.equal(got.at(-1).payload.type, "request_end");
 });
