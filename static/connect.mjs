@@ -100,15 +100,20 @@ const excerpt = (text) =>
 // A body that brings nothing, not even the server's ": ping" (every 20 s,
 // TRANSPORT.md T-11), for stallMs is a connection that went silent (a lost
 // link drops no FIN): it ends with an error, and the follower reconnects.
-async function* sseEvents(body, signal, stallMs) {
+// Any of signals cancels the body and its timer, wherever the reading
+// stands (an event yielded that no one takes included).
+async function* sseEvents(body, signals, stallMs) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
   let ev = { id: "", event: "", data: [] };
-  const onAbort = () => reader.cancel().catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
   let stalled = false;
   let timer = null;
+  const onAbort = () => {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  };
+  for (const s of signals) s.addEventListener("abort", onAbort, { once: true });
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -145,7 +150,7 @@ async function* sseEvents(body, signal, stallMs) {
     }
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    for (const s of signals) s.removeEventListener("abort", onAbort);
     reader.releaseLock?.();
   }
 }
@@ -412,8 +417,9 @@ export function connect(baseURL, sessionId, options = {}) {
 
   const isResync = (e) => e.event === "server_event" && e.data === '{"type":"resync_required"}';
 
-  // open connects the stream, with Last-Event-ID after the first time.
-  async function open() {
+  // open connects the stream, with Last-Event-ID after the first time;
+  // leave (an AbortSignal) cancels it.
+  async function open(leave) {
     const h = headers({ Accept: "text/event-stream" });
     if (lastId !== null) h["Last-Event-ID"] = lastId;
     const resp = await doFetch(base + "/stream", { headers: h, signal: stop.signal });
@@ -428,7 +434,7 @@ export function connect(baseURL, sessionId, options = {}) {
         fatal: !transient(resp.status),
       });
     }
-    return sseEvents(resp.body, stop.signal, stallMs)[Symbol.asyncIterator]();
+    return sseEvents(resp.body, [stop.signal, leave], stallMs)[Symbol.asyncIterator]();
   }
 
   // follow keeps the stream open for as long as the session is not closed.
@@ -442,8 +448,12 @@ export function connect(baseURL, sessionId, options = {}) {
     let gateway = null; // when a first connection met a gateway's 502–504 since the stream last opened
     while (!closed) {
       let events;
+      // A connection left for another (its /messages failed, its data
+      // was not JSON) is cancelled: it held a subscriber on the server,
+      // and its stall timer outlived close().
+      const conn = new AbortController();
       try {
-        events = await open();
+        events = await open(conn.signal);
         gateway = null;
       } catch (e) {
         if (e.fatal) throw e;
@@ -515,6 +525,8 @@ export function connect(baseURL, sessionId, options = {}) {
       } catch (e) {
         if (closed) return;
         if (e instanceof SyntaxError) throw e;
+      } finally {
+        conn.abort();
       }
       if (!closed) await wait(reconnectDelayMs);
     }

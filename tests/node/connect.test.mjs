@@ -1151,3 +1151,61 @@ test("run() whose resync shows it whole before its task's POST answers yields it
   assert.deepEqual(got, (await history(s)).slice(1), "the run's messages, after its prompt, from the resync");
   assert.equal(got.at(-1).payload.type, "request_end");
 });
+
+// A connection whose /messages fails is left for a new one. It was left
+// open: the server kept a subscriber for it, and its stall timer, armed
+// for each read, outlived close() once an event reached it (a process
+// waited stallMs to exit).
+test("a connection the client leaves (its /messages failed) is cancelled, and close() leaves no timer of it", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  let streams = 0;
+  let histories = 0;
+  let first = null;
+  let cancelled = false;
+  const f = async (url, init = {}) => {
+    const path = new URL(String(url)).pathname;
+    if (path.endsWith("/stream") && ++streams === 1) {
+      const resp = await fetch(url, init);
+      resp.body.cancel().catch(() => {});
+      // A stream the test feeds; it says when the client cancels it.
+      const body = new ReadableStream({ start: (c) => void (first = c), cancel: () => void (cancelled = true) });
+      return new Response(body, { status: 200, headers: resp.headers });
+    }
+    if (path.endsWith("/messages") && histories++ === 0) throw new TypeError("fetch failed (the network went away)");
+    return fetch(url, init);
+  };
+  // The timers connect.mjs arms and that have neither fired nor been cleared.
+  const live = new Set();
+  const setTimeout0 = globalThis.setTimeout;
+  const clearTimeout0 = globalThis.clearTimeout;
+  globalThis.setTimeout = function (fn, ms, ...rest) {
+    if (!/connect\.mjs/.test(new Error().stack)) return setTimeout0.call(this, fn, ms, ...rest);
+    const t = setTimeout0.call(this, (...a) => (live.delete(t), fn(...a)), ms, ...rest);
+    live.add(t);
+    return t;
+  };
+  globalThis.clearTimeout = function (t) {
+    live.delete(t);
+    return clearTimeout0.call(this, t);
+  };
+  try {
+    const s = connect(base, id, { fetch: f, reconnectDelayMs: 0 });
+    const got = [];
+    for await (const m of s.run("Count the lines of main.go")) got.push(m);
+    assert.equal(got.at(-1).payload.type, "request_end");
+    assert.ok(streams >= 2 && histories >= 2, `the client reconnected (streams ${streams}, histories ${histories})`);
+    assert.equal(cancelled, true, "the connection left is still open");
+    // An event reaches the connection left (when still open).
+    try {
+      first.enqueue(new TextEncoder().encode('id: x-1\ndata: {"type":"event_msg","payload":{"type":"x"}}\n\n'));
+    } catch {}
+    await new Promise((r) => setImmediate(r));
+    s.close();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(live.size, 0, "a timer of the client outlived close()");
+  } finally {
+    globalThis.setTimeout = setTimeout0;
+    globalThis.clearTimeout = clearTimeout0;
+  }
+});
