@@ -409,8 +409,12 @@ export function connect(baseURL, sessionId, options = {}) {
     return { cursor: json.cursor, live: json.live ?? null };
   }
 
+  // handle takes one event of the stream. Data that is not JSON (a
+  // proxy's page, a server that is not Floe's) ends the follower with an
+  // error naming the event, not JSON.parse's bare SyntaxError.
   function handle(e) {
-    const data = JSON.parse(e.data);
+    const data = parseJSON(e.data);
+    if (data === undefined) throw Object.assign(floeError("bad_response", `stream: event ${e.id || "without an id"}: want JSON, got${excerpt(e.data) || " nothing"}`), { fatal: true });
     if (e.event === "server_event") serverEvent(data);
     else deliver(data);
   }
@@ -524,7 +528,7 @@ export function connect(baseURL, sessionId, options = {}) {
         }
       } catch (e) {
         if (closed) return;
-        if (e instanceof SyntaxError) throw e;
+        if (e?.fatal) throw e;
       } finally {
         conn.abort();
       }

@@ -1209,3 +1209,19 @@ test("a connection the client leaves (its /messages failed) is cancelled, and cl
     globalThis.clearTimeout = clearTimeout0;
   }
 });
+
+// An event whose data is not JSON (a proxy's page in the stream, a server
+// that is not Floe's) ended the iterators with JSON.parse's bare
+// SyntaxError, which named neither the stream nor the event.
+test("a stream event that is not JSON ends the iterators with a FloeError naming it", async () => {
+  const stream = 'id: a-1\nevent: server_event\ndata: {"type":"task_state","state":"idle"}\n\nid: a-2\ndata: <html>502 Bad Gateway</html>\n\n';
+  const f = async (url) => {
+    if (String(url).endsWith("/stream")) return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+    return Response.json({ sessionId: "s1", state: "idle", messages: [], cursor: "a-0", unpublished: { from: 0, count: 0 } });
+  };
+  const s = client("https://example.com/agent", "s1", { fetch: f, reconnectDelayMs: 0 });
+  await assert.rejects(
+    s.messages().next(),
+    (e) => e.name === "FloeError" && e.code === "bad_response" && e.message === 'stream: event a-2: want JSON, got "<html>502 Bad Gateway</html>"',
+  );
+});
