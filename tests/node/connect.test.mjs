@@ -46,6 +46,26 @@ afterEach(() => {
 const complete = (m) => !m.payload.type.startsWith("partial_");
 const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
 
+// cutWhen is resp, whose body fails ("connection cut") once cut settles,
+// as a connection the network drops.
+function cutWhen(resp, cut) {
+  const reader = resp.body.getReader();
+  return new Response(
+    new ReadableStream({
+      async pull(ctrl) {
+        const r = await Promise.race([reader.read(), cut.then(() => null)]);
+        if (r === null) {
+          reader.cancel().catch(() => {});
+          return ctrl.error(new Error("connection cut"));
+        }
+        if (r.done) return ctrl.close();
+        ctrl.enqueue(r.value);
+      },
+    }),
+    { status: resp.status, headers: resp.headers },
+  );
+}
+
 test("run yields the run's messages and answers approvals", async () => {
   const base = await start("--delay", "0", "--token", "tok");
   const id = await create(base, "ask", "tok");
@@ -673,21 +693,7 @@ test(`run() of ${label} whose whole run happens while the stream is away, past t
       if (n === 2) await tasksAnswered.then(() => idleOnServer(base, id));
       const resp = await fetch(url, init);
       if (n !== 1) return resp;
-      const reader = resp.body.getReader();
-      return new Response(
-        new ReadableStream({
-          async pull(ctrl) {
-            const r = await Promise.race([reader.read(), cutNow.then(() => null)]);
-            if (r === null) {
-              reader.cancel().catch(() => {});
-              return ctrl.error(new Error("connection cut"));
-            }
-            if (r.done) return ctrl.close();
-            ctrl.enqueue(r.value);
-          },
-        }),
-        { status: resp.status, headers: resp.headers },
-      );
+      return cutWhen(resp, cutNow);
     }
     if (init.method === "POST" && u.pathname.endsWith("/tasks")) cut(); // the stream drops as the task goes out
     const resp = await fetch(url, init);
@@ -1114,21 +1120,7 @@ test("run() whose resync shows it whole before its task's POST answers yields it
       if (n === 2) await taskSent.then(() => idleOnServer(base, id)); // it missed the whole run
       const resp = await fetch(url, init);
       if (n !== 1) return resp;
-      const reader = resp.body.getReader();
-      return new Response(
-        new ReadableStream({
-          async pull(ctrl) {
-            const r = await Promise.race([reader.read(), cutNow.then(() => null)]);
-            if (r === null) {
-              reader.cancel().catch(() => {});
-              return ctrl.error(new Error("connection cut"));
-            }
-            if (r.done) return ctrl.close();
-            ctrl.enqueue(r.value);
-          },
-        }),
-        { status: resp.status, headers: resp.headers },
-      );
+      return cutWhen(resp, cutNow);
     }
     if (init.method !== "POST" || !u.pathname.endsWith("/tasks")) return fetch(url, init);
     cut(); // the stream drops as the task goes out
