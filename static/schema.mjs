@@ -116,10 +116,12 @@ function head(s, n) {
 export function compileSchema(schema) {
   const patterns = new Map(); // schema node → RegExp
   const open = new Set(); // the schema objects being checked, from the root down
+  const checked = new Set(); // every schema object checked
   const check = (s, at) => {
     if (typeof s === "boolean") return;
     if (!isObj(s)) throw new SchemaError(`${at}: want a schema (an object or a boolean), got ${shown(s)}`);
     if (open.has(s)) throw new SchemaError(`${at}: the schema contains itself (a recursive schema refers to itself with $ref)`);
+    checked.add(s);
     open.add(s);
     checkNode(s, at);
     open.delete(s);
@@ -192,9 +194,16 @@ export function compileSchema(schema) {
       node = next;
     }
     refs.set(ref, node);
+    refAt.set(ref, at);
     return node;
   };
+  const refAt = new Map(); // a reference → the path of its first $ref
   check(schema, "parameters");
+  // A reference must lead to a schema. One that leads elsewhere (a
+  // keyword's value, "#/$defs" itself) is checked as a schema here: a
+  // string or null would throw at every call, an object of schemas would
+  // check nothing. (The map grows as the targets' own references resolve.)
+  for (const [ref, node] of refs) if (!checked.has(node)) check(node, `${refAt.get(ref)} (${JSON.stringify(ref)})`);
   // A chain of $ref (through allOf, anyOf, oneOf or not, which apply to the
   // same value) that comes back to where it started never reaches a value's
   // member: every call would fail as nesting too deep, as if the model's

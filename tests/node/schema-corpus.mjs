@@ -91,4 +91,10 @@ export const badSchemas = [
   [{ type: "object", properties: { p: { $ref: "http://example.com/s.json" } } }, "only local references"],
   [{ type: "object", properties: { n: { minimum: "1" } } }, "parameters.properties.n.minimum: want a number"],
   [{ type: "object", anyOf: [] }, "parameters.anyOf: want a non-empty array"],
+  // A $ref must lead to a schema: a keyword's value (a string, null, a
+  // number, an array) threw at every call, an object of schemas checked nothing.
+  [{ type: "object", $defs: { x: { description: "d" } }, properties: { p: { $ref: "#/$defs/x/description" } } }, 'parameters.properties.p.$ref ("#/$defs/x/description"): want a schema (an object or a boolean), got "d"'],
+  [{ type: "object", $defs: { x: { default: null } }, properties: { p: { $ref: "#/$defs/x/default" } } }, 'parameters.properties.p.$ref ("#/$defs/x/default"): want a schema (an object or a boolean), got null'],
+  [{ type: "object", required: ["p"], properties: { p: { $ref: "#/required" } } }, 'parameters.properties.p.$ref ("#/required"): want a schema (an object or a boolean), got an array'],
+  [{ type: "object", $defs: { x: { type: "string" } }, properties: { p: { $ref: "#/$defs" } } }, 'parameters.properties.p.$ref ("#/$defs"): unsupported keyword "x"'],
 ];
