@@ -1266,30 +1266,35 @@ export interface Tool<A = Record<string, unknown>> extends ToolDefinition {
 
 /**
  * The arguments' type a JSON Schema describes, for the keywords that name
- * a type: type (one), enum, const, properties with required, items and
- * additionalProperties: false (an object without it may hold more keys).
- * Anything else is unknown.
+ * a type: type (one), enum, const, nullable (null too, with type or
+ * enum), properties with required, items and additionalProperties: false
+ * (an object without it may hold more keys). Anything else is unknown; an
+ * array with prefixItems or a tuple's items is unknown[].
  */
 export type FromSchema<S> = S extends { readonly enum: readonly (infer E)[] }
-  ? E
+  ? E | OrNull<S>
   : S extends { readonly const: infer C }
     ? C
     : S extends { readonly type: "string" }
-      ? string
+      ? string | OrNull<S>
       : S extends { readonly type: "number" | "integer" }
-        ? number
+        ? number | OrNull<S>
         : S extends { readonly type: "boolean" }
-          ? boolean
+          ? boolean | OrNull<S>
           : S extends { readonly type: "null" }
             ? null
             : S extends { readonly type: "array" }
-              ? S extends { readonly items: infer I }
-                ? FromSchema<I>[]
-                : unknown[]
+              ? (S extends { readonly prefixItems: unknown }
+                  ? unknown[]
+                  : S extends { readonly items: infer I }
+                    ? FromSchema<I>[]
+                    : unknown[]) | OrNull<S>
               : S extends { readonly type: "object" }
-                ? ObjectFromSchema<S>
+                ? ObjectFromSchema<S> | OrNull<S>
                 : unknown;
 
+// nullable: true (OpenAPI) lets null through type and enum.
+type OrNull<S> = S extends { readonly nullable: true } ? null : never;
 type RequiredKeys<S> = S extends { readonly required: readonly (infer K)[] } ? K : never;
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 type ObjectFromSchema<S> = S extends { readonly properties: infer P }
