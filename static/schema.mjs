@@ -9,9 +9,10 @@
 // minProperties, maxProperties, items (a schema, or an array for tuples),
 // prefixItems, minItems, maxItems, uniqueItems, minimum, maximum,
 // exclusiveMinimum, exclusiveMaximum (numbers; draft-4 booleans too),
-// multipleOf, minLength, maxLength (in code points), pattern (a RegExp
-// with the "u" flag), anyOf, oneOf, allOf, not, $ref to a local JSON
-// pointer ("#", "#/$defs/x", "#/definitions/x"). Annotations accepted and
+// multipleOf (exact, on the decimals), minLength, maxLength (in code
+// points), pattern (a RegExp with the "u" flag), anyOf, oneOf, allOf,
+// not, $ref to a local JSON pointer ("#", "#/$defs/x", "#/definitions/x"):
+// one to anything but a schema is refused. Annotations accepted and
 // ignored: $schema, $id, $comment, $defs, definitions, title, description,
 // default, examples, format, readOnly, writeOnly, deprecated.
 
@@ -97,6 +98,24 @@ const short = (v) => {
   const s = canonical(v);
   return s.length > 60 ? head(s, 57) + "..." : s;
 };
+
+// decimal is a finite number as JavaScript writes it (the shortest
+// decimal that reads back as it: the JSON text's, up to 15 significant
+// digits) in integers: [digits, exponent], the number digits × 10^exponent.
+function decimal(v) {
+  const [, sign, int, frac = "", exp = "0"] = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(v));
+  return [BigInt(sign + int + frac), Number(exp) - frac.length];
+}
+
+// multiple reports whether v is a multiple of m (m > 0), exactly, on
+// their decimals: dividing in floating point, whose error grows with the
+// quotient, refused 1234567.89 as a multiple of 0.01.
+function multiple(v, m) {
+  const [a, p] = decimal(v);
+  const [b, r] = decimal(m);
+  const e = Math.min(p, r);
+  return (a * 10n ** BigInt(p - e)) % (b * 10n ** BigInt(r - e)) === 0n;
+}
 
 // head is the first n UTF-16 units of s, one fewer when the last is the
 // first half of a surrogate pair: an error names a value by its head, and
@@ -266,10 +285,7 @@ export function compileSchema(schema) {
       if (typeof s.maximum === "number" && s.exclusiveMaximum !== true && v > s.maximum) errs.push(`${path}: ${v} is more than the maximum ${s.maximum}`);
       if (exMin !== undefined && v <= exMin) errs.push(`${path}: ${v} is not more than ${exMin}`);
       if (exMax !== undefined && v >= exMax) errs.push(`${path}: ${v} is not less than ${exMax}`);
-      if (typeof s.multipleOf === "number") {
-        const q = v / s.multipleOf;
-        if (Math.abs(q - Math.round(q)) > 1e-9) errs.push(`${path}: ${v} is not a multiple of ${s.multipleOf}`);
-      }
+      if (typeof s.multipleOf === "number" && !multiple(v, s.multipleOf)) errs.push(`${path}: ${v} is not a multiple of ${s.multipleOf}`);
     }
     if (t === "string") {
       const n = "minLength" in s || "maxLength" in s ? [...v].length : 0;

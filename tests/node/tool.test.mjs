@@ -38,6 +38,39 @@ test("an argument's or a schema's value named by its head in an error is never c
   assert.throws(() => compileSchema({ type: "x".repeat(39) + "😀" }), (e) => e.message.includes(`"${"x".repeat(39)}…"`) && !e.message.includes("\\ud83d"));
 });
 
+// dec(n, scale) is the decimal text of n / 10^scale (n a BigInt).
+const dec = (n, scale) => {
+  const digits = (n < 0n ? -n : n).toString().padStart(scale + 1, "0");
+  return (n < 0n ? "-" : "") + (scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits);
+};
+
+test("multipleOf is decided on the numbers as written: every multiple passes, at any size, and a number one decimal place off fails, however small", () => {
+  // Dividing in floating point and allowing 1e-9 refused 1234567.89 as a
+  // multiple of 0.01 (the quotient's rounding grows with it) and passed 1e-12.
+  const steps = [[1n, 2], [5n, 2], [25n, 2], [1n, 1], [15n, 1], [1n, 3], [7n, 3], [1n, 5], [3n, 0]];
+  const starts = [0n, 1n, 7n, 123n, 99_999n, 1_234_567n, 123_456_789n, 98_765_432_109n, 1_234_567_890_123n, -4321n];
+  for (const [unit, scale] of steps) {
+    const m = Number(dec(unit, scale));
+    const validate = compileSchema({ type: "number", multipleOf: m });
+    for (const start of starts) {
+      for (let k = start; k < start + 20n; k++) {
+        // Up to 15 significant digits: the number is the decimal written.
+        const off = k * unit * 10n + (k < 0n ? -1n : 1n);
+        if ((off < 0n ? -off : off) >= 10n ** 15n) continue;
+        const v = JSON.parse(dec(k * unit, scale));
+        assert.deepEqual(validate(v), [], `${v} is a multiple of ${m}`);
+        const w = JSON.parse(dec(off, scale + 1));
+        assert.deepEqual(validate(w), [`$: ${w} is not a multiple of ${m}`]);
+      }
+    }
+  }
+  const cent = compileSchema({ type: "number", multipleOf: 0.01 });
+  for (const v of [1e-12, 5e-324, 0.001]) assert.deepEqual(cent(v), [`$: ${v} is not a multiple of 0.01`]);
+  for (const v of [0, 1e21, 1e300, -0.07]) assert.deepEqual(cent(v), []);
+  assert.deepEqual(compileSchema({ multipleOf: 1e-7 })(3e-7), []);
+  assert.deepEqual(compileSchema({ multipleOf: 1e300 })(5e-324), ["$: 5e-324 is not a multiple of 1e+300"]);
+});
+
 // A model that calls tool t once per argument text, then says "ok".
 const callsThenOk = (name, argTexts) =>
   mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
