@@ -33,7 +33,8 @@ const TYPES = new Set(["string", "number", "integer", "boolean", "object", "arra
 export const SCHEMA_KEYWORDS = Object.freeze({ validating: Object.freeze(VALIDATING), annotations: Object.freeze(ANNOTATIONS) });
 
 const MAX_ERRORS = 8;
-const MAX_DEPTH = 200;
+// The deepest value checked: a tool call's arguments nest at most as deep.
+const MAX_DEPTH = 1000;
 
 class SchemaError extends Error {}
 
@@ -258,10 +259,14 @@ export function compileSchema(schema) {
       return;
     }
     if (depth > MAX_DEPTH) {
-      errs.push(`${path}: the schema nests deeper than ${MAX_DEPTH} levels`);
+      errs.push(`${path}: the value nests deeper than ${MAX_DEPTH} levels`);
       return;
     }
-    if ("$ref" in s) run(refs.get(s.$ref), v, path, errs, depth + 1);
+    // depth counts the value's levels: $ref, allOf, anyOf, oneOf and not
+    // apply to the same value (a chain of them is finite: loops are
+    // refused above), so a recursive schema checks a list or a tree as
+    // deep as a call may nest.
+    if ("$ref" in s) run(refs.get(s.$ref), v, path, errs, depth);
     const t = typeOf(v);
     if ("type" in s) {
       const types = typeof s.type === "string" ? [s.type] : s.type;
@@ -324,12 +329,12 @@ export function compileSchema(schema) {
         else if (s.additionalProperties !== undefined) run(s.additionalProperties, v[k], pathKey(path, k), errs, depth + 1);
       }
     }
-    if ("allOf" in s) for (const sub of s.allOf) run(sub, v, path, errs, depth + 1);
+    if ("allOf" in s) for (const sub of s.allOf) run(sub, v, path, errs, depth);
     for (const k of ["anyOf", "oneOf"]) {
       if (!(k in s)) continue;
       const results = s[k].map((sub) => {
         const e = [];
-        run(sub, v, path, e, depth + 1);
+        run(sub, v, path, e, depth);
         return e;
       });
       const ok = results.filter((e) => e.length === 0).length;
@@ -338,7 +343,7 @@ export function compileSchema(schema) {
     }
     if ("not" in s) {
       const e = [];
-      run(s.not, v, path, e, depth + 1);
+      run(s.not, v, path, e, depth);
       if (e.length === 0) errs.push(`${path}: matches the schema under "not"`);
     }
   };

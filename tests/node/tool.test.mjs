@@ -71,6 +71,28 @@ test("multipleOf is decided on the numbers as written: every multiple passes, at
   assert.deepEqual(compileSchema({ multipleOf: 1e300 })(5e-324), ["$: 5e-324 is not a multiple of 1e+300"]);
 });
 
+test("a recursive schema checks arguments as deep as a call may send them: a list or a tree hundreds of levels deep passes, a wrong leaf is named", () => {
+  // $ref, allOf, anyOf, oneOf and not apply to the same value: counted as
+  // levels, they refused a list 110 deep as "the schema nests deeper than 200 levels".
+  const chain = (n, last) => {
+    let item = null;
+    for (let i = n - 1; i >= 0; i--) item = { v: i === n - 1 ? last : i, next: item };
+    return { head: item };
+  };
+  const list = (item) => compileSchema({ type: "object", properties: { head: { $ref: "#/$defs/item" } }, $defs: { item } });
+  const plain = list({ type: ["object", "null"], properties: { v: { type: "integer" }, next: { $ref: "#/$defs/item" } } });
+  const n = 998; // 999 levels with head, within the 1,000 a call may nest
+  assert.deepEqual(plain(chain(n, 0)), []);
+  assert.deepEqual(plain(chain(n, "x")), [`$.head${".next".repeat(n - 1)}.v: want integer, got string`]);
+  const branched = list({ anyOf: [{ type: "null" }, { allOf: [{ type: "object", required: ["v"], properties: { v: { type: "integer" }, next: { $ref: "#/$defs/item" } } }] }] });
+  assert.deepEqual(branched(chain(300, 0)), []);
+  assert.match(branched(chain(300, "x"))[0], /^\$\.head: matches none of anyOf/);
+  const tree = compileSchema({ type: "object", properties: { root: { $ref: "#/$defs/node" } }, $defs: { node: { type: "object", required: ["name"], properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } } });
+  let node = { name: "leaf", children: [] };
+  for (let i = 0; i < 300; i++) node = { name: `n${i}`, children: [node] };
+  assert.deepEqual(tree({ root: node }), []);
+});
+
 // A model that calls tool t once per argument text, then says "ok".
 const callsThenOk = (name, argTexts) =>
   mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
@@ -351,7 +373,7 @@ test("tool() and tools misuse throw bad_argument naming the argument", () => {
     [() => tool({ name: "x", execute: () => "", parameters: { type: "string" } }), 'tool x: parameters.type: want "object" (a tool\'s arguments are an object), got "string"'],
     [() => tool({ name: "x", execute: () => "", parameters: { type: ["array", "null"] } }), 'got ["array","null"]'],
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", properties: { k: { enum: [] } } } }), "tool x: parameters.properties.k.enum: want a non-empty array (an empty enum matches no value), got an array"],
-    // A $ref loop that never goes into the value: every call would fail as "nests deeper than 200 levels".
+    // A $ref loop that never goes into the value: checking a call would never reach a member.
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { $ref: "#/$defs/a" } }, properties: { p: { $ref: "#/$defs/a" } } } }), 'tool x: parameters: $ref "#/$defs/a" refers back to itself'],
     [() => tool({ name: "x", execute: () => "", parameters: { type: "object", $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } }, properties: { p: { $ref: "#/$defs/a" } } } }), "refers back to itself"],
   ];
