@@ -33,6 +33,8 @@ const TYPES = new Set(["string", "number", "integer", "boolean", "object", "arra
 export const SCHEMA_KEYWORDS = Object.freeze({ validating: Object.freeze(VALIDATING), annotations: Object.freeze(ANNOTATIONS) });
 
 const MAX_ERRORS = 8;
+// The longest problem of an anyOf's or a oneOf's branch quoted, in UTF-16 units.
+const MAX_QUOTED = 200;
 // The deepest value checked: a tool call's arguments nest at most as deep.
 const MAX_DEPTH = 1000;
 
@@ -338,7 +340,9 @@ export function compileSchema(schema) {
         return e;
       });
       const ok = results.filter((e) => e.length === 0).length;
-      if (ok === 0) errs.push(`${path}: matches none of ${k} (${results.map((e) => e[0]).join("; ")})`);
+      // Each branch's first problem is quoted by its head: one that is
+      // itself an anyOf's would nest the quotes as deep as the value.
+      if (ok === 0) errs.push(`${path}: matches none of ${k} (${results.map((e) => (e[0].length > MAX_QUOTED ? head(e[0], MAX_QUOTED - 1) + "…" : e[0])).join("; ")})`);
       else if (k === "oneOf" && ok > 1) errs.push(`${path}: matches ${ok} schemas of oneOf, want exactly one`);
     }
     if ("not" in s) {

@@ -93,6 +93,18 @@ test("a recursive schema checks arguments as deep as a call may send them: a lis
   assert.deepEqual(tree({ root: node }), []);
 });
 
+test("anyOf and oneOf quote each branch's first problem by its head: nested in a recursive schema, the message grew as the square of the depth", () => {
+  const item = { anyOf: [{ type: "null" }, { type: "object", properties: { v: { type: "integer" }, next: { $ref: "#/$defs/item" } } }] };
+  const validate = compileSchema({ type: "object", properties: { head: { $ref: "#/$defs/item" } }, $defs: { item } });
+  let list = null;
+  for (let i = 0; i < 100; i++) list = { v: i ? i : "x", next: list };
+  const [err] = validate({ head: list });
+  assert.ok(err.startsWith("$.head: matches none of anyOf ($.head: want null, got an object; $.head.next: matches none of anyOf ("), err.slice(0, 200));
+  assert.ok(err.length < 500, `${err.length} characters`);
+  // a short problem is quoted whole
+  assert.deepEqual(compileSchema({ oneOf: [{ type: "string" }, { type: "integer" }] })(true), ["$: matches none of oneOf ($: want string, got boolean; $: want integer, got boolean)"]);
+});
+
 // A model that calls tool t once per argument text, then says "ok".
 const callsThenOk = (name, argTexts) =>
   mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
