@@ -272,9 +272,13 @@ export function compileSchema(schema) {
     const t = typeOf(v);
     if ("type" in s) {
       const types = typeof s.type === "string" ? [s.type] : s.type;
-      const ok = types.some((w) => w === t || (w === "number" && t === "integer")) || (v === null && s.nullable === true);
+      // A number JSON.parse reads as ±Infinity (1e400) is none: execute
+      // would get Infinity, which JSON writes as null.
+      const huge = t === "number" && !Number.isFinite(v);
+      const ok = (!huge && types.some((w) => w === t || (w === "number" && t === "integer"))) || (v === null && s.nullable === true);
       if (!ok) {
-        errs.push(`${path}: want ${types.join(" or ")}${s.nullable ? " or null" : ""}, got ${v === null ? "null" : t === "number" && types.includes("integer") ? "a fraction" : describe(v)}`);
+        const got = v === null ? "null" : huge ? `a number beyond JavaScript's range (read as ${v})` : t === "number" && types.includes("integer") ? "a fraction" : describe(v);
+        errs.push(`${path}: want ${types.join(" or ")}${s.nullable ? " or null" : ""}, got ${got}`);
         return;
       }
     }

@@ -105,6 +105,17 @@ test("anyOf and oneOf quote each branch's first problem by its head: nested in a
   assert.deepEqual(compileSchema({ oneOf: [{ type: "string" }, { type: "integer" }] })(true), ["$: matches none of oneOf ($: want string, got boolean; $: want integer, got boolean)"]);
 });
 
+test("a number beyond JavaScript's range (1e400, read as Infinity) is no number or integer the schema allows", () => {
+  // It reached execute as Infinity (JSON.stringify makes it null), and an integer's problem called it a fraction.
+  for (const type of ["number", "integer", ["integer", "null"]]) {
+    const validate = compileSchema({ type: "object", properties: { n: { type } } });
+    const want = Array.isArray(type) ? type.join(" or ") : type;
+    assert.deepEqual(validate(JSON.parse('{"n":1e400}')), [`$.n: want ${want}, got a number beyond JavaScript's range (read as Infinity)`]);
+    assert.deepEqual(validate(JSON.parse('{"n":-1e999}')), [`$.n: want ${want}, got a number beyond JavaScript's range (read as -Infinity)`]);
+    assert.deepEqual(validate({ n: 1e308 }), []);
+  }
+});
+
 // A model that calls tool t once per argument text, then says "ok".
 const callsThenOk = (name, argTexts) =>
   mockModel([argTexts.map((a, i) => ({ toolCall: { name, args: a, id: `c${i}` } })), "ok"]);
