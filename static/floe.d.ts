@@ -1444,7 +1444,7 @@ export interface ToolCard {
   origin: string[];
   /** The arguments' JSON text so far. */
   arguments: string;
-  /** The parsed arguments, once the complete tool_call arrived (undefined if not JSON). */
+  /** The parsed arguments, once the complete tool_call arrived: {} for empty ones, as a tool() gets them; undefined if not JSON. */
   args: unknown;
   status: CardStatus;
   decision: Decision | null;

@@ -276,7 +276,8 @@ class Transcript {
         this.#called.add(c);
         c.arguments = p.arguments;
         try {
-          c.args = JSON.parse(p.arguments);
+          // Empty arguments are {}, as a tool() gets them.
+          c.args = typeof p.arguments === "string" && p.arguments.trim() === "" ? {} : JSON.parse(p.arguments);
         } catch {
           c.args = undefined;
         }

@@ -321,6 +321,16 @@ test("transcript: a call reusing an earlier call's id gets its own card; the ear
   assert.equal(view.card("call_0").name, "write", "card(id) is the latest call of the id");
 });
 
+test("transcript: a card's args are the arguments the tool got: empty arguments (some models send none for a tool without parameters) are {}", async () => {
+  const got = [];
+  const now = tool({ name: "now", execute: (args) => (got.push(args), "12:00") });
+  const llm = mockModel([[{ toolCall: { name: "now", args: "", id: "c0" } }, { toolCall: { name: "now", args: " \n", id: "c1" } }], "ok"]);
+  const view = transcript();
+  await view.consume(floe.createSession({ llm, tools: [now] }).run("time?", { approve: () => "allow" }));
+  assert.deepEqual(got, [{}, {}]);
+  assert.deepEqual(view.cards.map((c) => [c.arguments, c.args, c.status]), [["", {}, "done"], [" \n", {}, "done"]]);
+});
+
 // React's useSyncExternalStore(view.subscribe, () => view.version) calls
 // subscribe alone, without its object: it threw a TypeError (its private
 // listeners read through an undefined this).
