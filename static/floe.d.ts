@@ -646,7 +646,8 @@ export interface Session {
    * Aborts the run or compaction in flight, if any, as its signal would:
    * its stream still delivers the rest, request_end{aborted} … abort last,
    * as in the Trace. Resolves once that stream has ended and its records
-   * are stored (whether or not its consumer is pulling); records a failed
+   * are stored (whether or not its consumer is pulling, also after a return()
+   * made elsewhere and not awaited); records a failed
    * write held (a full quota) are written once more, or an onDiagnostic of
    * kind "trace" says how many it drops. The same promise on every call. Later calls of other methods throw "closed". Called from
    * inside a callback of the run, do not await it there: the run ends only

@@ -2629,7 +2629,11 @@ class Stream {
 
   /**
    * Pulls the rest of the stream into the buffer, where next() still finds
-   * it, and resolves at its end (Session.close, after the abort).
+   * it, and resolves at its end (Session.close, after the abort). After a
+   * return() made elsewhere (a Stop button's, not awaited) the stream is
+   * done at once but its run is not: it resolves once the engine has
+   * stopped, as that return() does (close() resolved before the run's
+   * records were stored).
    */
   async drain() {
     while (!this.#done) {
@@ -2640,6 +2644,7 @@ class Stream {
         return; // the consumer's next() rejects with it
       }
     }
+    if (this.#closing) await this.#closing.then(noop, noop);
   }
 
   /** Aborts the run (a `break`) and resolves once the engine has finished. */

@@ -651,6 +651,32 @@ test("close() while the consumer does not pull: resolves after the run ended; th
   assert.equal(await session.close(), undefined, "a second close() resolves too");
 });
 
+test("close() after a return() not awaited (a Stop button's): resolves once the run has ended and its records are stored", async () => {
+  // The model ignores its abort: the run ends only when the engine
+  // abandons it, abortGraceMs later. close() resolved at once, before
+  // then, with the abort not yet in the Trace.
+  const records = [];
+  const session = floe.createSession({
+    meta: meta(),
+    store: false,
+    abortGraceMs: 300,
+    trace: { write: (r) => records.push(r), rotate() {} },
+    llm: scriptedLLM(async function* () {
+      yield* text("a");
+      await never();
+    }),
+  });
+  const it = session.run("go")[Symbol.asyncIterator]();
+  await it.next();
+  let runEnded = false;
+  const stopped = it.return().then(() => (runEnded = true));
+  await session.close();
+  assert.ok(runEnded, "close() resolved before the run's return() did");
+  assert.equal(records.at(-1).payload.type, "abort", "close() resolved before the run's records were stored");
+  await stopped;
+  assert.deepEqual(await it.next(), { value: undefined, done: true });
+});
+
 test("close() before the first next(): the run streams only its abort, as in the Trace", async () => {
   const records = [];
   const session = floe.createSession({ meta: meta(), store: false, trace: { write: (r) => records.push(r) }, llm: llm() });
