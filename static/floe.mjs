@@ -2437,7 +2437,11 @@ function pump(api, id, what, start, done, onStop) {
       threw(e);
       return;
     }
-    step();
+    // Stopped while the callback's Promise was pending (it ignored its
+    // signal): the iterator is closed all the same, so a fetch body's
+    // stream is cancelled rather than left open.
+    if (stopped) stopIterator();
+    else step();
   };
   const stopIterator = () => {
     try {

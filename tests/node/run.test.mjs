@@ -269,6 +269,42 @@ test("a promise that never settles is abandoned after the abort", async () => {
   assert.equal(rest.at(-1).payload.type, "abort");
 });
 
+for (const who of ["model", "tool"]) {
+  test(`a ${who} whose stream comes after the run abandoned it: the stream is cancelled, as a fetch body's must be`, async () => {
+    // An async callback that ignores its signal (a fetch that does not
+    // take it) resolves to a ReadableStream once the run has ended: the
+    // stream was never cancelled, and its connection stayed open.
+    let called, release, cancelled;
+    const calledP = new Promise((r) => (called = r));
+    const gate = new Promise((r) => (release = r));
+    const cancelledP = new Promise((r) => (cancelled = r));
+    const late = async () => {
+      called();
+      await gate;
+      return new ReadableStream({ pull() {}, cancel: () => cancelled("cancelled") });
+    };
+    const ac = new AbortController();
+    const session = floe.createSession({
+      meta: meta(),
+      abortGraceMs: 10,
+      llm: who === "model" ? { streamGenerate: late } : scriptedLLM(async function* () {
+        yield toolCall("t1");
+        yield usage();
+        return { status: "completed" };
+      }),
+      environment: { executeTool: late },
+    });
+    const run = collect(session.run("go", { signal: ac.signal, approve: () => "allow" }));
+    await calledP;
+    ac.abort();
+    const msgs = await run;
+    assert.equal(msgs.at(-1).payload.type, "abort");
+    release();
+    assert.equal(await cancelledP, "cancelled");
+    await session.close();
+  });
+}
+
 test("compact() streams a manual compaction; compactability() follows it", async () => {
   const plain = floe.createSession({ meta: meta(), llm: scriptedLLM(say("a")) });
   assert.equal(plain.compactability(), "unsupported");
