@@ -709,7 +709,10 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   function makeSession(id, handle, store, defaultThinking) {
     let closed = false;
     let closing = null; // close()'s promise
-    let running = false; // this object holds the session's lock
+    // The runs and compactions of this object that hold the session's
+    // lock, and what lets it go once the last of them has ended (hold).
+    let holds = 0;
+    let letGo = noop;
     // The stream of the last run or compaction started, held weakly (a
     // stream dropped by its reader is abandoned once collected:
     // droppedStreams), and the id of its run, for close() to wait for it.
@@ -739,8 +742,34 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       if (stream instanceof Stream) active = { deref: weakly(stream) };
       return stream;
     };
+    // hold starts a run or compaction that holds the session's lock, let
+    // go once every run holding it has ended.
+    const hold = (start) => {
+      holds++;
+      let over = false;
+      const ended = () => {
+        if (over) return;
+        over = true;
+        if (--holds > 0) return;
+        const f = letGo;
+        letGo = noop;
+        f();
+      };
+      try {
+        return new Stream(api, start(ended));
+      } catch (e) {
+        ended();
+        throw e;
+      }
+    };
     const openStream = (fn, start, signal) => {
-      if (!lockable || running) return new Stream(api, start(undefined));
+      if (!lockable) return new Stream(api, start(undefined));
+      // This object holds the lock: Go refuses the run (session_busy)
+      // while the one in flight lasts, but takes it once that run has
+      // ended in the engine and only its stream's end waits (its records
+      // being written). It then holds the lock too: the other run's end
+      // let it go under it, and a resume or another process wrote beside it.
+      if (holds > 0) return hold(start);
       // Another process took the { dir } lock of an earlier run (this one
       // stopped or blocked too long): the Trace holds records this object
       // never read, and its own later ones were not written.
@@ -756,20 +785,12 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const h = holding(name, () => closed);
         holders.set(name, h);
         h.held = true;
-        running = true;
-        const ended = () => {
-          if (!running) return;
-          running = false;
+        letGo = () => {
           localLocks.delete(name);
           lostLock ??= unlockDir();
           h.settle();
         };
-        try {
-          return new Stream(api, start(ended));
-        } catch (e) {
-          ended();
-          throw e;
-        }
+        return hold(start);
       }
       return new LockedStream(store, id, fn, (release) => {
         if (closed) {
@@ -779,21 +800,13 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
           signal?.unlink();
           return null;
         }
-        running = true;
-        const ended = () => {
-          running = false;
+        letGo = () => {
           lostLock ??= release();
         };
-        let stream;
-        try {
-          stream = new Stream(api, start(ended));
-        } catch (e) {
-          ended();
-          throw e;
-        }
+        const stream = hold(start);
         active = { deref: weakly(stream) };
         return stream;
-      }, () => signal?.unlink(), () => running, () => closed);
+      }, () => signal?.unlink(), () => holds > 0, () => closed);
     };
     // No closure made here refers to the session object itself: Go holds
     // some of them (a run's ended callback), and they share this scope.
