@@ -29,6 +29,7 @@ function resolve(name) {
 }
 
 let loaded = false;
+let loading = null; // the first load, while it loads
 
 /** Loads floe-node.wasm (or opts.wasm: a path, a file: URL, bytes, a Module, …) once. */
 export async function load(opts = {}) {
@@ -39,6 +40,19 @@ export async function load(opts = {}) {
   // the toolchain's wasm_exec_node.js; wasm_exec.js installs only a stub.
   if (globalThis.fs?.constants?.O_WRONLY === -1) globalThis.fs = nodeFS;
   if (!isObject(opts)) return loadFetching(opts); // names the error
+  // A call made while the first loads waits for it and gets the same
+  // Floe, as one made once it has loaded does: it read its own file
+  // meanwhile, and rejected when that file was missing.
+  if (loading) return loading.then(() => loadFetching(opts));
+  loading = loadReading(opts);
+  try {
+    return await loading;
+  } finally {
+    loading = null;
+  }
+}
+
+async function loadReading(opts) {
   // A timer holds the event loop open until Floe is ready. V8 compiles
   // the module on its worker threads and hands it back through a task of
   // the main thread's that keeps no loop alive: a script with nothing else

@@ -1042,7 +1042,7 @@ export interface LoadOptions {
 }
 
 /**
- * Loads floe.wasm once; later calls return the same Floe, whatever wasm they name (an argument of the wrong kind is still "bad_argument").
+ * Loads floe.wasm once; later calls, also those made while it loads, return the same Floe, whatever wasm they name (an argument of the wrong kind is still "bad_argument").
  * In Node a timer holds the event loop open until it settles, and none is left after.
  */
 export function load(options?: LoadOptions): Promise<Floe>;

@@ -94,6 +94,24 @@ console.log(JSON.stringify(out));`;
   assert.match(e.message, /load: fetching http:\/\/127\.0\.0\.1:9\/floe\.wasm: /);
 });
 
+test("load() called again while the first still loads: the same Floe whatever wasm it names, as once loaded; its argument's kind still checked", async () => {
+  // Two modules of one program each call load(), one naming a file: the
+  // second read its own file while the first loaded, and rejected when
+  // that file was missing, where a call made a moment later resolved.
+  const src = `import { load } from ${JSON.stringify(entry)};
+const code = async (p) => { try { await p; return "ok"; } catch (e) { return e.code + ": " + e.message; } };
+const first = load();
+const second = load({ wasm: "./no-such.wasm" }).catch((e) => e.code + ": " + e.message);
+const bad = code(load({ wasm: 5 }));
+const a = await first;
+const b = await second;
+console.log(JSON.stringify({ second: b === a ? "the same Floe" : typeof b === "string" ? b : "another Floe", bad: await bad }));`;
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src]);
+  const out = JSON.parse(stdout);
+  assert.equal(out.second, "the same Floe");
+  assert.match(out.bad, /^bad_argument: load: opts.wasm: want a URL, a string/);
+});
+
 // While it loads, load() keeps Node's event loop alive (a timer), so that
 // the compiled module arrives as an event of the loop, not inside Node's
 // drain of V8's worker tasks, where the caller's first run would then wait
