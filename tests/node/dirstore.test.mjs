@@ -8,7 +8,7 @@ import nodeFS from "node:fs";
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { floe, meta, scriptedLLM, say, collect, find } from "./helpers.mjs";
+import { floe, meta, scriptedLLM, say, collect, find, runBesideLastWrite } from "./helpers.mjs";
 
 async function tempDir(t) {
   const dir = await mkdtemp(join(tmpdir(), "floe-dirstore-"));
@@ -320,52 +320,9 @@ test("{dir}: a lock file whose write fails (a full disk) is not left behind empt
 // this program (or a run in another process) wrote the Trace beside it.
 test("{dir}: a run accepted while the run before it still writes its records holds the session's lock until it ends too", async (t) => {
   const dir = await tempDir(t);
-  const store = { dir };
-  const { write } = nodeFS;
-  let holdWrites = false;
-  const held = [];
-  let writeHeld;
-  const aWriteHeld = new Promise((r) => (writeHeld = r));
-  nodeFS.write = function (...args) {
-    if (!holdWrites) return write.apply(this, args);
-    held.push(() => write.apply(this, args));
-    writeHeld();
-  };
-  t.after(() => Object.assign(nodeFS, { write }));
-  let modelB, releaseB;
-  const modelBStarted = new Promise((r) => (modelB = r));
-  const gateB = new Promise((r) => (releaseB = r));
-  const s = floe.createSession({
-    meta: meta("overlap"),
-    store,
-    llm: scriptedLLM(say("one"), async function* () {
-      modelB();
-      await gateB;
-      yield* say("two")();
-    }),
-  });
-  const a = s.run("first")[Symbol.asyncIterator]();
-  for (let r = await a.next(); r.value.payload.type !== "request_end"; r = await a.next());
-  holdWrites = true; // the run's last write waits
-  const aEnd = a.next();
-  await aWriteHeld;
-  holdWrites = false;
-  const b = s.run("second"); // accepted: the first run has ended in the engine
-  held.forEach((f) => f());
-  assert.deepEqual(await aEnd, { value: undefined, done: true });
-  const bMsgs = [];
-  const bDone = (async () => {
-    for await (const m of b) bMsgs.push(m);
-  })();
-  await modelBStarted;
-  assert.equal(nodeFS.existsSync(lockFile(dir, "overlap")), true, "the lock file was removed while the second run is in flight");
-  await rejects(floe.resumeSession("overlap", { llm: scriptedLLM(say("x")), store }), "session_busy");
-  releaseB();
-  await bDone;
-  assert.equal(find(bMsgs, "text").at(-1).payload.text, "two");
-  assert.equal(nodeFS.existsSync(lockFile(dir, "overlap")), false, "the lock file outlived the second run");
-  await s.close();
-  const resumed = await floe.resumeSession("overlap", { llm: scriptedLLM(say("three")), store });
+  const out = await runBesideLastWrite(t, dir, "overlap");
+  assert.deepEqual(out, { firstEnded: true, lockFileDuring: true, resumeDuring: "session_busy", text: "two", lockFileAfter: false });
+  const resumed = await floe.resumeSession("overlap", { llm: scriptedLLM(say("three")), store: { dir } });
   await resumed.close();
 });
 

@@ -97,3 +97,65 @@ export async function inMode(jsonOnly, f) {
     floe[Symbol.for("floe.debug")].jsonOnly(false);
   }
 }
+
+/**
+ * A {dir} session's second run started while its first run's last write
+ * is held (the first run has ended in the engine; its stream ends once the
+ * write is done), then, while the second run is in flight, a resume of the
+ * session in this program. Returns what the lock let happen: whether the
+ * lock file was there during the second run, the resume's error code (or
+ * "resumed"), the second run's text, and whether the lock file outlived it.
+ */
+export async function runBesideLastWrite(t, dir, id) {
+  const nodeFS = (await import("node:fs")).default;
+  const store = { dir };
+  const lockFile = `${dir}/.${id}.lock`;
+  const { write } = nodeFS;
+  let holdWrites = false;
+  const held = [];
+  let writeHeld;
+  const aWriteHeld = new Promise((r) => (writeHeld = r));
+  nodeFS.write = function (...args) {
+    if (!holdWrites) return write.apply(this, args);
+    held.push(() => write.apply(this, args));
+    writeHeld();
+  };
+  t.after(() => Object.assign(nodeFS, { write }));
+  let modelB, releaseB;
+  const modelBStarted = new Promise((r) => (modelB = r));
+  const gateB = new Promise((r) => (releaseB = r));
+  const s = floe.createSession({
+    meta: meta(id),
+    store,
+    llm: scriptedLLM(say("one"), async function* () {
+      modelB();
+      await gateB;
+      yield* say("two")();
+    }),
+  });
+  const a = s.run("first")[Symbol.asyncIterator]();
+  for (let r = await a.next(); r.value.payload.type !== "request_end"; r = await a.next());
+  holdWrites = true; // the first run's last write waits
+  const aEnd = a.next();
+  await aWriteHeld;
+  holdWrites = false;
+  const b = s.run("second"); // accepted: the first run has ended in the engine
+  held.forEach((f) => f());
+  const out = { firstEnded: (await aEnd).done };
+  const bMsgs = [];
+  const bDone = (async () => {
+    for await (const m of b) bMsgs.push(m);
+  })();
+  await modelBStarted;
+  out.lockFileDuring = nodeFS.existsSync(lockFile);
+  out.resumeDuring = await floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }).then(
+    (r) => (r.close(), "resumed"),
+    (e) => e.code,
+  );
+  releaseB();
+  await bDone;
+  out.text = find(bMsgs, "text").at(-1)?.payload.text;
+  out.lockFileAfter = nodeFS.existsSync(lockFile);
+  await s.close();
+  return out;
+}

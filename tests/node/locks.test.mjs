@@ -28,7 +28,7 @@ globalThis.navigator = {
   },
 };
 
-const { floe, meta, scriptedLLM, say, text, usage, collect, find, types } = await import("./helpers.mjs");
+const { floe, meta, scriptedLLM, say, text, usage, collect, find, types, runBesideLastWrite } = await import("./helpers.mjs");
 
 async function tempDir(t) {
   const dir = await mkdtemp(join(tmpdir(), "floe-locks-"));
@@ -110,4 +110,11 @@ test("a lock manager that sees a release a macrotask late (Deno's): runs back to
   await r.close();
   await floe.deleteSession("slow-release", { store });
   await assert.rejects(floe.resumeSession("slow-release", { store, llm: scriptedLLM() }), { code: "not_found" });
+});
+
+test("a run accepted while the locked run before it still writes its records holds the Web Lock until it ends too", async (t) => {
+  const dir = await tempDir(t);
+  const out = await runBesideLastWrite(t, dir, "locked-overlap");
+  assert.deepEqual(out, { firstEnded: true, lockFileDuring: true, resumeDuring: "session_busy", text: "two", lockFileAfter: false });
+  assert.equal(held.size, 0);
 });
