@@ -1637,7 +1637,13 @@ async function asIterator(v, what) {
   if (it) return it[Symbol.asyncIterator]();
   if (typeof v.next === "function") return v;
   if (typeof v[Symbol.iterator] === "function") return v[Symbol.iterator]();
-  throw new TypeError(`${what} returned an object that is not an async iterator`);
+  // Two slips name themselves: a fetch's Response returned rather than
+  // messages read from its body, and a generator function returned (or
+  // passed through) rather than called. Both said "an object".
+  let hint = "";
+  if (typeof v === "function") hint = ": call it (an async generator function's call returns its iterator)";
+  else if (typeof Response === "function" && v instanceof Response) hint = ": read its body and yield OmniMessages (readEvents, readLines)";
+  throw new TypeError(`${what} returned ${describe(v)}, which is not an async iterator${hint}`);
 }
 
 // Batches cross the boundary as records in UTF-8 (jsbridge/records.go): a

@@ -13,6 +13,8 @@ const llmCases = [
   ["returns null", () => null, "failed", "returned null"],
   ["returns a number", () => 42, "failed", "returned a number"],
   ["returns a non-iterable", () => ({ hello: 1 }), "failed", "not an async iterator"],
+  ["returns a fetch Response, not its body read", () => new Response("x"), "failed", "returned a Response, which is not an async iterator: read its body"],
+  ["returns its generator function uncalled", () => async function* () {}, "failed", "returned a function, which is not an async iterator: call it"],
   ["throws mid-stream", async function* () { yield* text("half"); throw new Error("lost"); }, "failed", "lost"],
   ["yields a number", async function* () { yield 7; }, "malformed", "yielded a number"],
   ["yields a malformed message", async function* () { yield* text("ok"); yield bad; }, "malformed", "payload.text"],
@@ -45,6 +47,8 @@ const toolCases = [
   ["returns null", () => null, "returned null"],
   ["returns a number", () => 3, "returned a number"],
   ["returns a non-iterable", () => ({}), "not an async iterator"],
+  ["returns a fetch Response, not its body read", () => new Response("x"), "returned a Response, which is not an async iterator: read its body"],
+  ["returns its generator function uncalled", () => async function* () {}, "returned a function, which is not an async iterator: call it"],
   ["yields a number", async function* () { yield 1; }, "yielded a number"],
   ["yields a malformed message", async function* () { yield bad; }, "payload.text"],
 ];
