@@ -438,6 +438,17 @@ export function connect(baseURL, sessionId, options = {}) {
         fatal: !transient(resp.status),
       });
     }
+    // Another type is no event stream (T-1): a site that serves its page
+    // at every path, say. Read as one, it brought no event and was opened
+    // again for ever; EventSource fails such a connection too.
+    const type = resp.headers.get("Content-Type") ?? "";
+    if (type.split(";")[0].trim().toLowerCase() !== "text/event-stream") {
+      const text = await resp.text().catch(() => "");
+      throw Object.assign(floeError("bad_response", `GET /stream: ${resp.status}: want text/event-stream, got ${type || "no Content-Type"}${excerpt(text)}`), {
+        status: resp.status,
+        fatal: true,
+      });
+    }
     return sseEvents(resp.body, [stop.signal, leave], stallMs)[Symbol.asyncIterator]();
   }
 

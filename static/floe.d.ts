@@ -1099,7 +1099,8 @@ export interface RemoteHistory {
  * "origin_not_allowed", "approval_not_found", "bad_request", …, or
  * "http_<status>") and the HTTP status; "network" (no status, the fetch
  * error as cause) when the request or a first connection of the stream
- * reached no server.
+ * reached no server; "bad_response" when an answer is not the API's (not
+ * JSON, or a stream whose Content-Type is not text/event-stream).
  */
 export interface RemoteError extends Error {
   name: "FloeError";

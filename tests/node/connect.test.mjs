@@ -1217,3 +1217,37 @@ test("a stream event that is not JSON ends the iterators with a FloeError naming
     (e) => e.name === "FloeError" && e.code === "bad_response" && e.message === 'stream: event a-2: want JSON, got "<html>502 Bad Gateway</html>"',
   );
 });
+
+// A stream answered 200 with another type than text/event-stream is no
+// event stream (TRANSPORT.md T-1): a site that serves its page at every
+// path (a single-page app's fallback) at the URL given. The client read it
+// as one, found no event, and opened it again every reconnectDelayMs for
+// ever, the iterators waiting; as EventSource fails such a connection, it
+// ends them with a FloeError naming the type it got.
+test("a stream answered 200 with another type than text/event-stream ends the iterators, naming the type, and is not opened again", async () => {
+  const page = '<!doctype html><html><body><div id="app"></div></body></html>';
+  let streams = 0;
+  let reopened;
+  const again = new Promise((_, reject) => (reopened = reject));
+  const f = async (url) => {
+    if (new URL(String(url)).pathname.endsWith("/stream") && ++streams > 1) reopened(new Error("the stream was opened again"));
+    return new Response(page, { status: 200, headers: { "Content-Type": "text/html; charset=utf-8" } });
+  };
+  const s = client("https://example.com/app", "s1", { fetch: f, reconnectDelayMs: 0 });
+  await assert.rejects(
+    Promise.race([s.messages().next(), again]),
+    (e) => e.name === "FloeError" && e.code === "bad_response" && e.message === 'GET /stream: 200: want text/event-stream, got text/html; charset=utf-8 "<!doctype html><html><body><div id=\\"app\\"></div></body></html>"',
+  );
+  assert.equal(streams, 1);
+  // A type with parameters, or in capitals, is the same type.
+  const said = { timestamp: "2026-01-01T00:00:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "hi" } };
+  for (const type of ["text/event-stream; charset=utf-8", "Text/Event-Stream"]) {
+    const stream = 'id: a-1\nevent: server_event\ndata: {"type":"task_state","state":"idle"}\n\n';
+    const g = async (url) =>
+      String(url).endsWith("/stream")
+        ? new Response(stream, { status: 200, headers: { "Content-Type": type } })
+        : Response.json({ sessionId: "s1", state: "idle", messages: [said], cursor: "a-0", unpublished: { from: 0, count: 0 } });
+    const ok = client("https://example.com/agent", "s1", { fetch: g, reconnectDelayMs: 0 });
+    assert.deepEqual((await ok.messages().next()).value, said, type);
+  }
+});
