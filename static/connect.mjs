@@ -419,7 +419,9 @@ export function connect(baseURL, sessionId, options = {}) {
     else deliver(data);
   }
 
-  const isResync = (e) => e.event === "server_event" && e.data === '{"type":"resync_required"}';
+  // Known by its type, not its bytes: a server of the contract may write
+  // its JSON with spaces ({"type": "resync_required"}, Python's json.dumps).
+  const isResync = (e) => e.event === "server_event" && parseJSON(e.data)?.type === "resync_required";
 
   // open connects the stream, with Last-Event-ID after the first time;
   // leave (an AbortSignal) cancels it.

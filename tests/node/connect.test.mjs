@@ -1251,3 +1251,36 @@ test("a stream answered 200 with another type than text/event-stream ends the it
     assert.deepEqual((await ok.messages().next()).value, said, type);
   }
 });
+
+// resync_required is known by its type (T-9, §4), not by its bytes: a
+// server of the contract that writes its JSON with spaces, as Python's
+// json.dumps does ({"type": "resync_required"}), was not heard, and what
+// its replay had lost never came.
+test("a resync_required written with spaces is a resync: /messages is fetched again and what it holds is delivered", { timeout: 30_000 }, async () => {
+  const said = (text) => ({ timestamp: "2026-01-01T00:00:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text } });
+  const sse = { status: 200, headers: { "Content-Type": "text/event-stream" } };
+  let streams = 0;
+  let histories = 0;
+  let lost;
+  const missed = new Promise((_, reject) => (lost = reject));
+  const f = async (url, init = {}) => {
+    if (new URL(String(url)).pathname.endsWith("/messages")) {
+      histories++;
+      const messages = histories === 1 ? [said("one")] : [said("one"), said("two")];
+      return Response.json({ sessionId: "s1", state: "idle", messages, cursor: `e${histories}-1`, unpublished: { from: 0, count: 0 } });
+    }
+    streams++;
+    if (streams === 1) return new Response('id: e1-1\nevent: server_event\ndata: {"type": "task_state", "state": "idle"}\n\n', sse);
+    if (streams === 2) {
+      assert.equal(init.headers["Last-Event-ID"], "e1-1");
+      return new Response('id: e2-1\nevent: server_event\ndata: {"type": "resync_required"}\n\n', sse);
+    }
+    if (histories < 2) lost(new Error("the stream was opened again without /messages after resync_required"));
+    return new Response(new ReadableStream({}), sse); // nothing more
+  };
+  const s = client("https://example.com/agent", "s1", { fetch: f, reconnectDelayMs: 0 });
+  const it = s.messages();
+  assert.deepEqual((await Promise.race([it.next(), missed])).value, said("one"));
+  assert.deepEqual((await Promise.race([it.next(), missed])).value, said("two"));
+  assert.equal(histories, 2);
+});
