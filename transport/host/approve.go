@@ -12,6 +12,15 @@ import (
 // pending entry waits for Approve (or the abort) with no timeout.
 func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision, error) {
 	h.mu.Lock()
+	id := call.Payload.ToolCallID
+	nth := 0
+	if len(call.Origin) == 0 && h.calls != nil {
+		// Counted whatever answers it: the approval mode's answers too, so
+		// that a later call of the same id waits for its own tool_call.
+		n := h.count(id)
+		n.asked++
+		nth = n.asked
+	}
 	switch h.mode {
 	case ModeAllowAll:
 		h.mu.Unlock()
@@ -25,7 +34,6 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 			return omni.DecisionAllow, nil
 		}
 	}
-	id := call.Payload.ToolCallID
 	for i, a := range h.pending {
 		if a.call.Payload.ToolCallID == id { // re-registered: the old entry is denied
 			a.reply <- omni.DecisionDeny
@@ -34,7 +42,7 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 			break
 		}
 	}
-	a := &approval{call: call, reply: make(chan string, 1)}
+	a := &approval{call: call, reply: make(chan string, 1), nth: nth}
 	h.pending = append(h.pending, a)
 	h.pendingGauge(1)
 	// The engine asks as soon as the model's tool_call is complete, which
@@ -42,8 +50,7 @@ func (h *Host) approve(ctx context.Context, call omni.Message) (engine.Decision,
 	// waits for it (consume), so that a client never gets an
 	// approval_request for a call it has not seen. A subagent's call
 	// (with origin) is asked for by its own run: it is shown at once.
-	if h.calls[id] || len(call.Origin) > 0 {
-		delete(h.calls, id) // matched: a later call that reuses the id waits again
+	if len(call.Origin) > 0 || h.calls == nil || h.calls[id].published >= nth {
 		h.show(a)
 	}
 	h.mu.Unlock()

@@ -42,7 +42,7 @@ type Host struct {
 	release   func()        // the session's lock, held by the run in flight
 	done      chan struct{} // closed when the run in flight has ended
 	pending   []*approval
-	calls     map[string]bool // tool_call ids published before their approval was asked
+	calls     map[string]*callCount // the run's tool_calls by id: published, asked
 	agg       omni.Aggregator
 	followUps []task
 	nextTask  int
@@ -66,7 +66,17 @@ type approval struct {
 	call  omni.Message
 	reply chan string
 	shown bool // its approval_request is published (after its tool_call)
+	// nth: it asks for the nth call of its id the run's approver was asked
+	// for, shown once the nth tool_call of that id is published.
+	nth int
 }
+
+// callCount counts the tool_calls of one id in a run: those published on
+// the stream, and those the approver was asked for (answered by the
+// approval mode or not). A model may give a call the id of an earlier one
+// (a server that numbers its calls afresh each turn): the nth request is
+// for the nth call.
+type callCount struct{ published, asked int }
 
 // Task is the input of one run (POST …/tasks).
 type Task struct {

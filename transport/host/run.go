@@ -151,18 +151,29 @@ func (h *Host) begin(cancel context.CancelFunc, release func(), compaction bool)
 	h.cancel = cancel
 	h.done = make(chan struct{})
 	h.agg = omni.Aggregator{}
-	h.calls = map[string]bool{}
+	h.calls = map[string]*callCount{}
 }
 
 // calledOut notes a tool_call the run published and shows the approval
 // request that waited for it; h.mu is held.
 func (h *Host) calledOut(id string) {
-	h.calls[id] = true
+	n := h.count(id)
+	n.published++
 	for _, a := range h.pending {
-		if !a.shown && a.call.Payload.ToolCallID == id {
+		if !a.shown && len(a.call.Origin) == 0 && a.call.Payload.ToolCallID == id && a.nth <= n.published {
 			h.show(a)
 		}
 	}
+}
+
+// count is the run's count of the tool_calls of id; h.mu is held.
+func (h *Host) count(id string) *callCount {
+	n := h.calls[id]
+	if n == nil {
+		n = &callCount{}
+		h.calls[id] = n
+	}
+	return n
 }
 
 // consume relays the run's stream to the channel, then ends the run and
@@ -179,17 +190,7 @@ func (h *Host) consume(run *engine.Run) {
 		}
 		h.mu.Lock()
 		for i := range batch {
-			h.agg.Add(batch[i])
-			// Counted before it is published: a client that has read
-			// the message (or the approval request it shows) reads
-			// metrics that count it.
-			h.observe(&batch[i])
-			buf = batch[i].AppendJSON(buf[:0])
-			h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
-			h.published(&batch[i], string(buf))
-			if m := &batch[i]; m.IsModel(omni.ToolCall) && len(m.Origin) == 0 {
-				h.calledOut(m.Payload.ToolCallID)
-			}
+			buf = h.relay(&batch[i], buf)
 		}
 		h.written = h.written[:0] // what is left is never streamed (see sink)
 		h.mu.Unlock()
@@ -200,6 +201,24 @@ func (h *Host) consume(run *engine.Run) {
 	}
 	cool(idle)
 	close(done) // Wait returns once the hosts are cooled
+}
+
+// relay publishes one message of the run, encoded in buf (returned for
+// the next); h.mu is held.
+func (h *Host) relay(m *omni.Message, buf []byte) []byte {
+	h.agg.Add(*m)
+	// Counted before it is published: a client that has read the message
+	// (or the approval request it shows) reads metrics that count it.
+	h.observe(m)
+	buf = m.AppendJSON(buf[:0])
+	h.ch.Publish(transport.Event{Data: append([]byte(nil), buf...)})
+	h.published(m, string(buf))
+	// Only a call the engine asks about is counted (E-5.2: completed; an
+	// interrupted call's id may come again, complete).
+	if m.IsModel(omni.ToolCall) && len(m.Origin) == 0 && m.Payload.StopReason == omni.StatusCompleted {
+		h.calledOut(m.Payload.ToolCallID)
+	}
+	return buf
 }
 
 // observe counts m (Config.Metrics) and follows the run's status; h.mu is
