@@ -112,3 +112,59 @@ func TestApprovalOfAReusedCallIDWaitsForItsCall(t *testing.T) {
 		}
 	}
 }
+
+// T-13: registering an approval for an id already pending resolves the
+// old entry as deny; the new one waits for its own decision.
+func TestApprovalOfAnIDAlreadyPendingDeniesTheOld(t *testing.T) {
+	_, h, gate := gatedRun(t)
+	defer close(gate)
+	if err := h.SetMode(ModeAsk); err != nil {
+		t.Fatal(err)
+	}
+	// Two subagents' calls (shown at once, each asked by its own run) of
+	// one id: the case where two may be pending together.
+	first, second := make(chan engine.Decision, 1), make(chan engine.Decision, 1)
+	ask := func(origin string, out chan engine.Decision) {
+		call := omni.ToolCallMsg("call_0", "write_file", `{}`)
+		call.Origin = []string{origin}
+		go func() {
+			d, _ := h.approve(context.Background(), call)
+			out <- d
+		}()
+		for {
+			h.mu.Lock()
+			n, last := len(h.pending), ""
+			if n > 0 {
+				last = h.pending[n-1].call.Origin[0]
+			}
+			h.mu.Unlock()
+			if last == origin {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+	ask("child-a", first)
+	ask("child-b", second)
+	h.mu.Lock()
+	n := len(h.pending)
+	h.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d approvals pending for one id, want 1", n)
+	}
+	if d := <-first; d != omni.DecisionDeny {
+		t.Fatalf("the entry registered first got %q, want deny", d)
+	}
+	if len(second) != 0 {
+		t.Fatal("the entry registered again was answered without a decision")
+	}
+	if err := h.Approve("call_0", omni.DecisionAllow); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-second; d != omni.DecisionAllow {
+		t.Fatalf("the entry registered again got %q, want the decision posted", d)
+	}
+	if err := h.Approve("call_0", omni.DecisionAllow); err == nil {
+		t.Fatal("a third decision found an approval pending")
+	}
+}
