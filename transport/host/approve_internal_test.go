@@ -168,3 +168,56 @@ func TestApprovalOfAnIDAlreadyPendingDeniesTheOld(t *testing.T) {
 		t.Fatal("a third decision found an approval pending")
 	}
 }
+
+// T-10: a connection's initial events are the task_state snapshot, then
+// one approval_request per pending approval, oldest first.
+func TestInitialEventsListPendingApprovalsOldestFirst(t *testing.T) {
+	_, h, gate := gatedRun(t)
+	defer close(gate)
+	if err := h.SetMode(ModeAsk); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"call_b", "call_a", "call_c"} // asked in this order
+	for i, id := range ids {
+		call := omni.ToolCallMsg(id, "write_file", `{}`)
+		call.Origin = []string{"child"} // a subagent's: shown at once
+		go h.approve(context.Background(), call)
+		for {
+			h.mu.Lock()
+			n := len(h.pending)
+			h.mu.Unlock()
+			if n == i+1 {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	sub, _ := h.Subscribe("", false)
+	defer sub.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var b bytes.Buffer
+	sub.Serve(ctx, &b, nil)
+	var got []string
+	rd := transport.NewReader(&b)
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, ev.Data)
+	}
+	if len(got) != 4 || !bytes.Contains([]byte(got[0]), []byte(`"type":"task_state","state":"running"`)) {
+		t.Fatalf("initial events %q, want the task_state snapshot then three approval_requests", got)
+	}
+	for i, id := range ids {
+		if !bytes.Contains([]byte(got[i+1]), []byte(`"type":"approval_request"`)) || !bytes.Contains([]byte(got[i+1]), []byte(`"tool_call_id":"`+id+`"`)) {
+			t.Fatalf("initial event %d is %s, want the approval_request of %s (oldest first)", i+1, got[i+1], id)
+		}
+	}
+	for _, id := range ids {
+		if err := h.Approve(id, omni.DecisionDeny); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
