@@ -134,7 +134,10 @@ async function* sseEvents(body, signals, stallMs) {
         buf = buf.slice(nl + 1);
         if (line.endsWith("\r")) line = line.slice(0, -1);
         if (line === "") {
-          if (ev.data.length > 0 || ev.id !== "") yield { id: ev.id, event: ev.event, data: ev.data.join("\n") };
+          // A block without data is no event (HTML's event stream): an
+          // id alone still moves the last event id (data null).
+          if (ev.data.length > 0) yield { id: ev.id, event: ev.event, data: ev.data.join("\n") };
+          else if (ev.id !== "") yield { id: ev.id, event: "", data: null };
           ev = { id: "", event: "", data: [] };
           continue;
         }
@@ -507,7 +510,7 @@ export function connect(baseURL, sessionId, options = {}) {
               const r = await Promise.race([histIn, next]);
               if (r === null || r.done) break;
               if (r.value.id) lastId = r.value.id;
-              buffered.push(r.value);
+              if (r.value.data !== null) buffered.push(r.value);
               next = events.next();
             }
             const { cursor, live } = await hist;
@@ -536,6 +539,7 @@ export function connect(baseURL, sessionId, options = {}) {
           next = events.next();
           const e = r.value;
           if (e.id) lastId = e.id;
+          if (e.data === null) continue; // an id alone
           if (isResync(e)) resync = true;
           else if (!(covered && e.id && isCovered(e))) handle(e);
         }

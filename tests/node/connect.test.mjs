@@ -1284,3 +1284,27 @@ test("a resync_required written with spaces is a resync: /messages is fetched ag
   assert.deepEqual((await Promise.race([it.next(), missed])).value, said("two"));
   assert.equal(histories, 2);
 });
+
+// A block of the stream with an id and no data is no event (the HTML
+// standard's event stream: its id becomes the last event id, nothing is
+// dispatched). It ended the iterators: "want JSON, got nothing".
+test("an id without data is no event: the client takes the id and reconnects from it", { timeout: 30_000 }, async () => {
+  const said = { timestamp: "2026-01-01T00:00:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "hi" } };
+  const sse = { status: 200, headers: { "Content-Type": "text/event-stream" } };
+  const asked = [];
+  let second;
+  const reconnected = new Promise((r) => (second = r));
+  const f = async (url, init = {}) => {
+    if (new URL(String(url)).pathname.endsWith("/messages")) return Response.json({ sessionId: "s1", state: "idle", messages: [said], cursor: "e-0", unpublished: { from: 0, count: 0 } });
+    asked.push(init.headers["Last-Event-ID"] ?? null);
+    if (asked.length === 1) return new Response('id: e-1\nevent: server_event\ndata: {"type":"task_state","state":"idle"}\n\nid: e-2\n\n', sse);
+    second();
+    return new Response(new ReadableStream({}), sse); // nothing more
+  };
+  const s = client("https://example.com/agent", "s1", { fetch: f, reconnectDelayMs: 0 });
+  const it = s.messages();
+  assert.deepEqual((await it.next()).value, said);
+  const failed = it.next().then(() => null, (e) => e);
+  assert.equal(await Promise.race([reconnected.then(() => null), failed]), null, "the iterator ended before the stream was opened again");
+  assert.deepEqual(asked, [null, "e-2"]);
+});
