@@ -131,7 +131,8 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	case "":
 		d.obj = kind == '}'
 	case "error":
-		d.isErr = true
+		// Foundry Local sends "error": null in every chunk: no error.
+		d.isErr = d.isErr || kind != 'n'
 	case "object":
 		d.isErr = d.isErr || omni.JSONString(val) == "error"
 	case "choices[].index":

@@ -28,6 +28,8 @@ func FuzzDecoder(f *testing.F) {
 		// OpenRouter's reasoning_details with a call; Groq's x_groq usage; errors with details.
 		"data: " + chunk(`{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0}]}`) + "\n\ndata: " + chunk(`{"reasoning_details":[{"type":"reasoning.text","text":"","signature":"s"},{"type":"reasoning.encrypted","data":"d"}],"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}`) + "\n\ndata: {\"choices\":[],\"usage\":null,\"x_groq\":{\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}}\n\ndata: " + finish + "\n\n",
 		"data: {\"error\":{\"code\":400,\"message\":\"Provider returned error\",\"metadata\":{\"raw\":\"r\",\"provider_name\":\"p\"}}}\n\n",
+		// Foundry Local's "error": null in every chunk.
+		"data: {\"error\":null,\"choices\":[{\"delta\":{\"content\":\"Hi\",\"tool_calls\":[]},\"index\":0,\"finish_reason\":\"stop\"}],\"usage\":null}\n\ndata: [DONE]\n\n",
 		"{\"object\":\"error\",\"message\":{\"detail\":[{\"loc\":[\"body\",0],\"msg\":\"m\"}]},\"type\":\"invalid_request_error\"}",
 	} {
 		f.Add([]byte(body), uint8(3))
