@@ -61,6 +61,11 @@ func (d *Decoder) End() error {
 
 func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 	x := &d.x
+	if kind == 'n' {
+		// A null states nothing: message_delta's counts but output_tokens
+		// may be null (the API's types say so), and message_start's stand.
+		return nil
+	}
 	switch string(path) {
 	case "":
 		x.obj = kind == '}'
