@@ -81,7 +81,8 @@ func (d *Decoder) Usage() (provider.Usage, int64) {
 }
 
 // Cut implements [provider.Cutter]: finish_reason "length",
-// "content_filter" or Zhipu's "sensitive" (its safety review).
+// "content_filter", Zhipu's "sensitive" (its safety review) or Mistral's
+// "model_length" (the model's context window reached).
 func (d *Decoder) Cut() string { return d.cut }
 
 // End accepts a stream that ended without [DONE] once a finish_reason
@@ -205,7 +206,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 			switch r := omni.JSONString(val); r {
 			case "error", "network_error":
 				d.finishErr = r
-			case "length", "content_filter", "sensitive": // Zhipu's filter says "sensitive"
+			case "length", "content_filter", "sensitive", "model_length": // Zhipu's filter says "sensitive"; Mistral's context window, "model_length"
 				d.cut = `finish_reason "` + r + `"`
 			}
 		}
