@@ -41,7 +41,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 
 // StatusFailure maps an HTTP error response to its stop reason: 401 and 403
 // are auth; 408, 409, 429 and 5xx timeout (but llama.cpp's 500 saying a
-// request's tools require --jinja, failed and permanent); other 4xx (and 3xx, a redirect
+// request's tools require --jinja, and a 429 of insufficient_quota,
+// failed and permanent); other 4xx (and 3xx, a redirect
 // the transport did not follow) failed, permanent for 400, 402 (credits or
 // billing: a retry cannot help), 404, 405, 413, 415, 422 and 3xx. The message names the API, the status,
 // the server's own message (the JSON error's message, else the start of the
@@ -80,9 +81,11 @@ func StatusFailure(api string, resp *Response) *Failure {
 	}
 	if detail != "" {
 		msg += ": " + detail
-		if index(detail, "requires --jinja") >= 0 {
+		if index(detail, "requires --jinja") >= 0 || resp.Status == 429 && index(detail, "insufficient_quota") >= 0 {
 			// llama.cpp's server started without --jinja answers 500
-			// to a request with tools: a retry cannot help.
+			// to a request with tools, and OpenAI 429 to a request
+			// of an account whose quota or credit is spent, as to one
+			// past a rate limit: a retry cannot help.
 			f.Status, f.Permanent = omni.StatusFailed, true
 		}
 	}
@@ -265,8 +268,9 @@ func Transient(typ string) bool {
 // ErrorEvent maps an error reported inside a 200 stream by its type and
 // its code, either of which may say it (OpenAI's rate limit is type
 // "tokens", code "rate_limit_exceeded"): transient ones are timeout,
-// authentication ones auth, the rest failed. The message msg is cut at
-// 2 KiB (msgMax), typ and code at 200 bytes (nameMax).
+// authentication ones auth, the rest failed (permanent for a spent
+// quota). The message msg is cut at 2 KiB (msgMax), typ and code at 200
+// bytes (nameMax).
 func ErrorEvent(api, typ, code, msg string) *Failure {
 	f := &Failure{Status: omni.StatusFailed}
 	typ, code = clip(typ, nameMax), clip(code, nameMax)
@@ -275,6 +279,8 @@ func ErrorEvent(api, typ, code, msg string) *Failure {
 		f.Status = omni.StatusTimeout
 	case authError(typ) || authError(code):
 		f.Status = omni.StatusAuth
+	case typ == "insufficient_quota" || code == "insufficient_quota":
+		f.Permanent = true // a quota or credit spent: a retry cannot help
 	}
 	m := api + ": error event"
 	switch {

@@ -224,6 +224,31 @@ func TestStatusFailureLlamaCppJinja(t *testing.T) {
 	}
 }
 
+// OpenAI answers a spent quota or credit (insufficient_quota) with a 429,
+// as it does a rate limit: it was retried 5 times over a minute, then
+// ended as "reconnect failed"; it is failed, permanent, as a 402 is, and
+// so is the same error in a 200 stream. A rate limit stays timeout.
+func TestQuotaSpent(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`: "failed",
+		`{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`:                                                                    "timeout",
+		`{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit."}}`:                                                                "timeout",
+	} {
+		f := StatusFailure("x", &Response{Status: 429, Body: io.NopCloser(strings.NewReader(body))})
+		if f.Status != want || f.Outcome().Permanent != (want == "failed") || !strings.Contains(f.Message, "x: HTTP 429: ") {
+			t.Errorf("429 %s: %s permanent %v %q, want %s", body, f.Status, f.Permanent, f.Message, want)
+		}
+	}
+	for _, tc := range [][2]string{{"insufficient_quota", ""}, {"", "insufficient_quota"}, {"tokens", "insufficient_quota"}} {
+		if f := ErrorEvent("x", tc[0], tc[1], "quota"); f.Status != "failed" || !f.Outcome().Permanent {
+			t.Errorf("error event %q %q: %s permanent %v, want failed, permanent", tc[0], tc[1], f.Status, f.Permanent)
+		}
+	}
+	if f := ErrorEvent("x", "invalid_request_error", "", "m"); f.Outcome().Permanent {
+		t.Errorf("another error event is permanent: %q", f.Message)
+	}
+}
+
 // A 404 names the URL requested, but not what of it may be a secret: a
 // Stream caller's URL may carry a key in its query (Google's ?key=) or
 // credentials before its host, and the message goes to the Trace and to a

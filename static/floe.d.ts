@@ -949,8 +949,8 @@ export interface Floe {
  * The outcome of a failed HTTP request, as Floe's adapters give it (README:
  * Models). For a fetch Response: null when it is ok, else by its status —
  * 401, 403 "auth"; 408, 409, 429, 5xx "timeout"; another 4xx or a redirect
- * not followed "failed", permanent for 400, 402, 404, 405, 413, 415, 422
- * and a redirect — with an errorMessage naming `name`, the status, the
+ * not followed "failed", permanent for 400, 402, 404, 405, 413, 415, 422,
+ * a redirect and a 429 of insufficient_quota (a quota spent) — with an errorMessage naming `name`, the status, the
  * server's own message (a JSON error's type and message, an HTML page's
  * title, or the first line; read from at most 64 KiB of the body, the rest
  * cancelled) and Retry-After. For what a fetch or a read of its body

@@ -13,7 +13,8 @@ const DETAIL_MAX = 300;
 /**
  * The outcome of a failed request, as Floe's adapters give it: for a fetch
  * Response, null when it is ok, else by its status (401, 403 auth; 408, 409,
- * 429, 5xx timeout; another 4xx or a redirect not followed failed, permanent
+ * 429, 5xx timeout, but a 429 of insufficient_quota, a spent quota, failed,
+ * permanent; another 4xx or a redirect not followed failed, permanent
  * for 400, 402, 404, 405, 413, 415, 422 and a redirect), the message naming
  * name, the status, the server's own message (read from at most 64 KiB of
  * the body) and Retry-After; for anything else (what a fetch or a read of
@@ -59,8 +60,11 @@ export async function httpOutcome(what, name, signal) {
   const retryAfter = header(res, "retry-after");
   if (retryAfter) message += ` (Retry-After: ${retryAfter})`;
   if (status === 401 || status === 403) return { status: "auth", errorMessage: message };
-  if (status === 408 || status === 409 || status === 429 || status >= 500) return { status: "timeout", errorMessage: message };
-  const permanent = redirect || [400, 402, 404, 405, 413, 415, 422].includes(status);
+  // OpenAI answers 429 to an account whose quota or credit is spent
+  // (insufficient_quota) as to one past a rate limit: a retry cannot help.
+  const spent = status === 429 && detail.includes("insufficient_quota");
+  if (!spent && (status === 408 || status === 409 || status === 429 || status >= 500)) return { status: "timeout", errorMessage: message };
+  const permanent = spent || redirect || [400, 402, 404, 405, 413, 415, 422].includes(status);
   return permanent ? { status: "failed", errorMessage: message, permanent: true } : { status: "failed", errorMessage: message };
 }
 

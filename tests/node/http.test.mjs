@@ -69,6 +69,8 @@ test("httpOutcome: each HTTP status is the outcome Floe's adapters give, naming 
     [503, "text/plain", "upstream connect error or disconnect/reset before headers\nreset reason: overflow", { "retry-after": "Wed, 21 Oct 2037 07:28:00 GMT" }, { status: "timeout", errorMessage: "x: HTTP 503: upstream connect error or disconnect/reset before headers (Retry-After: Wed, 21 Oct 2037 07:28:00 GMT)" }],
     [529, "application/json", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, {}, { status: "timeout", errorMessage: "x: HTTP 529: overloaded_error: Overloaded" }],
     [301, "text/html", "", { location: "https://elsewhere.example/v1" }, { status: "failed", errorMessage: "x: HTTP 301: the server redirected to https://elsewhere.example/v1, not followed: the request goes only to the URL it was sent to", permanent: true }],
+    // OpenAI's spent quota: a 429 a retry cannot help.
+    [429, "application/json", { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", param: null, code: "insufficient_quota" } }, {}, { status: "failed", errorMessage: "x: HTTP 429: insufficient_quota: You exceeded your current quota, please check your plan and billing details.", permanent: true }],
   ];
   const srv = await replayServer(t, (req, res) => {
     const [status, type, body, headers] = cases[Number(req.url.slice(1))];
