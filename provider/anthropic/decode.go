@@ -111,6 +111,14 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 
 // Event handles one SSE event.
 func (d *Decoder) Event(ev *sse.Event) error {
+	if string(ev.Data) == "[DONE]" {
+		// OpenAI's end of stream, which some compatible proxies (GitHub
+		// Copilot's) send in place of message_stop: the end, as one.
+		if err := d.End(); err != nil {
+			return err
+		}
+		return provider.ErrDone
+	}
 	d.x = event{}
 	x := &d.x
 	if err := omni.WalkJSON(ev.Data, d.field); err != nil || !x.obj {

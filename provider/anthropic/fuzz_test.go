@@ -19,6 +19,7 @@ func FuzzDecoder(f *testing.F) {
 			`{"type":"content_block_stop","index":1}`, msgDelta),
 		events(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
 		events(start, `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":null,"cache_read_input_tokens":null,"output_tokens":3}}`, stop),
+		append(events(start, msgDelta), "data: [DONE]\n\n"),
 	} {
 		f.Add([]byte(strings.Join(body, "")), uint8(5))
 	}
