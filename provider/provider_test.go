@@ -475,6 +475,23 @@ func TestStreamEventsOfNoData(t *testing.T) {
 	}
 }
 
+// A 2xx body of nothing, or of white space or control bytes alone, says
+// so: the failure read "the body held no event: " and stopped there.
+func TestStreamEmptyBody(t *testing.T) {
+	for body, want := range map[string]string{
+		"":           "x: malformed stream: the body was empty",
+		"\n\n  \r\n": "x: malformed stream: the body held no event, only white space or control characters",
+		"\x00\x01":   "x: malformed stream: the body held no event, only white space or control characters",
+	} {
+		tr := TransportFunc(func(context.Context, *Request) (*Response, error) {
+			return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(strings.NewReader(body))}, nil
+		})
+		if f := Stream(context.Background(), tr, &Request{}, "x", 0, &collectDecoder{}); f == nil || f.Status != omni.StatusMalformed || f.Message != want {
+			t.Errorf("%q: %+v, want %q", body, f, want)
+		}
+	}
+}
+
 // An event longer than the reader takes (a huge inline image in one
 // event) is named with the limit: "sse: line too long" said neither what
 // the line was nor how long one may be.

@@ -319,8 +319,15 @@ func stream(ctx context.Context, t Transport, req *Request, api string, d Decode
 		if f, ok := err.(*Failure); ok && events == 0 && f.Status == omni.StatusMalformed && !sseStart(b.head) {
 			// Not one event in a body that does not start as an event
 			// stream: it was something else (a proxy's text/plain error);
-			// quote it.
-			return Malformed(api, "the body held no event: "+ErrorDetail(lead(b.head)))
+			// quote it, or say it was empty.
+			what := ": " + ErrorDetail(lead(b.head))
+			switch {
+			case len(b.head) == 0:
+				return Malformed(api, "the body was empty")
+			case len(what) == 2:
+				what = ", only white space or control characters"
+			}
+			return Malformed(api, "the body held no event"+what)
 		}
 		if f, ok := err.(*Failure); ok {
 			return f
