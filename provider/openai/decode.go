@@ -119,9 +119,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	if d.finishErr != "" {
 		// OpenRouter ends a stream its upstream broke with finish_reason
-		// "error", at times without an error object, and Zhipu's GLM with
-		// "network_error" when its inference failed: the answer so far is
-		// not the model's whole answer.
+		// "error", at times without an error object, Zhipu's GLM with
+		// "network_error" when its inference failed, and DeepSeek with
+		// "insufficient_system_resource" when it ran short: the answer so
+		// far is not the model's whole answer.
 		return provider.ErrorEvent(api, "server_error", "", `the stream ended with finish_reason "`+d.finishErr+`"`)
 	}
 	return nil
@@ -204,7 +205,7 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		if kind == '"' && len(val) > 2 && d.choice == 0 {
 			d.finished = true
 			switch r := omni.JSONString(val); r {
-			case "error", "network_error":
+			case "error", "network_error", "insufficient_system_resource":
 				d.finishErr = r
 			case "length", "content_filter", "sensitive", "model_length": // Zhipu's filter says "sensitive"; Mistral's context window, "model_length"
 				d.cut = `finish_reason "` + r + `"`
