@@ -121,9 +121,11 @@ func (r *run) discard(ctx context.Context, reason string) {
 	s.newContext()
 }
 
-// newContext is E-13.10.
+// newContext is E-13.10. A resumed history not yet handed to the old
+// context (a discard before the first request) is not the new one's.
 func (s *Session) newContext() {
 	s.llm = s.cfg.NewLLM(s.sessionTokens)
+	s.history = nil
 	s.sessionTurns = 0
 	s.lastRequestTotal = 0
 	s.rotatePending = true

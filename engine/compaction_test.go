@@ -106,3 +106,41 @@ func TestManualCompactionDiscard(t *testing.T) {
 		t.Fatalf("without compaction: %s", got)
 	}
 }
+
+// A resumed session compacted in discard mode before its first request
+// starts its new context empty: the history replayed from the Trace was
+// never handed to the old context, and it is not handed to the new one
+// either (E-13.10). It was, so the discarded conversation came back.
+func TestDiscardAfterResumeDropsTheHistory(t *testing.T) {
+	var contexts []*enginetest.LLM
+	old := enginetest.NewLLM()
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("rd"), LLM: old, Clock: enginetest.NewClock(t0),
+		Compaction: &engine.Compaction{Mode: omni.ModeDiscard},
+		NewLLM: func(omni.TokenCounts) engine.LLM {
+			l := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(3, "fresh")})
+			contexts = append(contexts, l)
+			return l
+		},
+		Resume: &engine.Snapshot{
+			MetaWritten: true, SessionTurns: 1, LastRequestTotal: 40,
+			History: []omni.Message{omni.UserText("old question"), omni.AssistantText("old answer", omni.StatusCompleted)},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := compactAll(t, s); kinds(got) != "compaction_begin compaction_end" {
+		t.Fatalf("discard stream: %s", kinds(got))
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("new question"))
+	if len(contexts) != 1 || len(contexts[0].Calls()) != 1 {
+		t.Fatalf("new contexts %d", len(contexts))
+	}
+	if h := contexts[0].History(); len(h) != 0 {
+		t.Errorf("the new context was handed the discarded history: %s", kinds(h))
+	}
+	if len(old.History()) != 0 || len(old.Calls()) != 0 {
+		t.Errorf("the old context was used after the discard: history %d, calls %d", len(old.History()), len(old.Calls()))
+	}
+}
