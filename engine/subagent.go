@@ -57,9 +57,9 @@ func (h *SubagentHandle) Start(ctx context.Context, prompt string, approve Appro
 		pm.Payload.Edit().Sender = omni.SenderParentAgent
 		c.stampMsg(&pm)
 		r.deliver(pm)
-		if r.gone { // the consumer left before the child's run began
-			return
-		}
+		// A consumer gone already aborted the run (E-3.3a): runLoop then
+		// records the prompt and the abort and carries the prompt over
+		// (E-3.6.3).
 		r.runLoop(ctx, []omni.Message{pm})
 	})
 	rn.r.origin = id
