@@ -210,10 +210,17 @@ func (rp *replayer) commit() {
 	}
 	for i := range rp.outputs {
 		m := &rp.outputs[i]
-		if id := m.Payload.ToolCallID; m.IsRealToolCall() && id != "" && !rp.committedSet[id] {
+		id := m.Payload.ToolCallID
+		if !m.IsRealToolCall() || id == "" {
+			continue
+		}
+		if !rp.committedSet[id] {
 			rp.committedSet[id] = true
 			rp.committed = append(rp.committed, id)
 		}
+		// A call that reuses the id of an earlier request's (a model
+		// server numbering its calls afresh) awaits an output of its own.
+		delete(rp.answered, id)
 	}
 	if !rp.inCompaction {
 		rp.turns++
