@@ -32,7 +32,9 @@ type Resumed struct {
 // Resume restarts a session from its Trace (ENGINE.md §17): it reads the
 // highest-index file tolerantly, as [ReadFile] does (a part at a time from
 // a [PartReader]: it holds the history and a part, not the file and its
-// records), replays each record as its line ends, and, when a compaction
+// records), or the one before when a crash cut that file's first write
+// (no record in it: the compaction's rotation into it is made again, and
+// Index is the file read), replays each record as its line ends, and, when a compaction
 // was left open, writes compaction_end{reason, mode, status:"failed"}
 // before anything else (E-17.4). now stamps the messages Resume synthesizes and writes:
 // time.Now, or the Now of the session's engine.Clock (a nil now is refused
@@ -58,37 +60,52 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	if len(files) == 0 {
 		return nil, opErr("resume", sessionID, 0, ErrNotFound)
 	}
-	index := files[len(files)-1].Index
+	k := len(files) - 1
+	index := files[k].Index
 	at := now()
-	rp := newReplay(at)
-	seen := callIDs{}
-	lr := lineReader{record: func(m *omni.Message, line int) error {
-		if err := seen.check(m, line); err != nil {
-			return err
+	var (
+		rp     *replay
+		parsed Parsed
+	)
+	for {
+		rp = newReplay(at)
+		seen := callIDs{}
+		lr := lineReader{record: func(m *omni.Message, line int) error {
+			if err := seen.check(m, line); err != nil {
+				return err
+			}
+			rp.add(m)
+			return nil
+		}}
+		var bad error // the file's (not the store's)
+		err = readParts(ctx, store, sessionID, index, func(part []byte) error {
+			bad = lr.write(part)
+			return bad
+		})
+		var torn bool
+		if err == nil {
+			torn, bad = lr.end()
 		}
-		rp.add(m)
-		return nil
-	}}
-	var bad error // the file's (not the store's)
-	err = readParts(ctx, store, sessionID, index, func(part []byte) error {
-		bad = lr.write(part)
-		return bad
-	})
-	var torn bool
-	if err == nil {
-		torn, bad = lr.end()
+		if bad != nil {
+			return nil, opErr("resume", sessionID, index, bad)
+		}
+		if err != nil {
+			return nil, err
+		}
+		parsed = Parsed{Skipped: lr.skipped, TornTail: torn}
+		if rp.records > 0 || len(lr.skipped) > 0 || k == 0 {
+			break
+		}
+		// A crash during the first write of a file a compaction rotated
+		// to: the session goes on from the file before, and its next
+		// write rotates into this one again (healing a torn line).
+		k--
+		index = files[k].Index
 	}
-	if bad != nil {
-		return nil, opErr("resume", sessionID, index, bad)
-	}
-	if err != nil {
-		return nil, err
-	}
-	parsed := Parsed{Skipped: lr.skipped, TornTail: torn}
 	r := rp.done()
 	if r.Meta == nil {
 		why := "no session_meta"
-		if rp.records == 0 && torn && index == 1 {
+		if rp.records == 0 && parsed.TornTail && index == 1 {
 			// A crash during the session's first write: a new session of
 			// the id replaces it (BatcherOptions.Fresh).
 			why += ": its only line was cut short (a crash during its first write); create the session again, or delete it"
