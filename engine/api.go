@@ -337,6 +337,11 @@ var (
 	ErrBusy = errors.New("engine: session busy: a run is already in flight")
 	// ErrClosed: the session was closed.
 	ErrClosed = errors.New("engine: session closed")
+	// errNotNew and errNilContext: Start, Compact or a SubagentHandle's
+	// Start of a Session (handle) New (NewSubagent) did not make, or with
+	// a nil context.
+	errNotNew     = errors.New("engine: Session not made by engine.New")
+	errNilContext = errors.New("engine: nil context")
 	// ErrInvalidInput: a message handed to Start or Steer is not a valid
 	// OmniMessage. The errors wrap it (errors.Is) and the validation error.
 	ErrInvalidInput = errors.New("engine: invalid input")

@@ -232,7 +232,7 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 // (an empty stream) when compaction is unavailable or the context has no
 // completed turn. Like a run, it holds the session busy until consumed.
 func (s *Session) Compact(ctx context.Context) (*Run, error) {
-	if err := s.reserve(false); err != nil {
+	if err := s.reserve(ctx, false); err != nil {
 		return nil, err
 	}
 	return newRun(ctx, s, RunOptions{}, func(ctx context.Context, r *run) { r.manualCompaction(ctx) }), nil

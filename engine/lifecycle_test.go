@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -467,4 +468,71 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// A Session not made by New (its zero value) and a nil context are
+// misuse that Start, Run, Compact and a SubagentHandle's Start refuse
+// with an error naming it: the zero Session's run panicked in the
+// consumer's range (its clock is nil), a zero SubagentHandle's Start
+// panicked at once, and a nil context panicked in context.WithCancel.
+func TestMisuseIsAnErrorNotAPanic(t *testing.T) {
+	newS := func() *engine.Session {
+		s, err := engine.New(engine.Config{Meta: enginetest.Meta("s1"), LLM: enginetest.NewLLM()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bg := context.Background()
+	var nilCtx context.Context
+	cases := []struct {
+		name, want string
+		f          func() error
+	}{
+		{"zero Session Start", "engine.New", func() error { _, err := new(engine.Session).Start(bg, prompt("x"), engine.RunOptions{}); return err }},
+		{"zero Session Run", "engine.New", func() error { _, err := new(engine.Session).Run(bg, prompt("x"), engine.RunOptions{}); return err }},
+		{"zero Session Compact", "engine.New", func() error { _, err := new(engine.Session).Compact(bg); return err }},
+		{"zero SubagentHandle Start", "engine.New", func() error { _, err := new(engine.SubagentHandle).Start(bg, "x", nil); return err }},
+		{"zero SubagentHandle Run", "", func() error {
+			for range new(engine.SubagentHandle).Run(bg, "x", nil) {
+				return errors.New("a message")
+			}
+			return nil
+		}},
+		{"Start nil ctx", "nil context", func() error { _, err := newS().Start(nilCtx, prompt("x"), engine.RunOptions{}); return err }},
+		{"Run nil ctx", "nil context", func() error { _, err := newS().Run(nilCtx, prompt("x"), engine.RunOptions{}); return err }},
+		{"Compact nil ctx", "nil context", func() error { _, err := newS().Compact(nilCtx); return err }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("panic: %v", p)
+					}
+				}()
+				err = c.f()
+			}()
+			if c.want == "" { // a sequence: it yields nothing
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one naming %q", err, c.want)
+			}
+		})
+	}
+	// A session that refused a nil context is not left busy.
+	s := newS()
+	if _, err := s.Start(nilCtx, prompt("x"), engine.RunOptions{}); err == nil {
+		t.Fatal("Start(nil ctx) succeeded")
+	}
+	r, err := s.Start(bg, prompt("x"), engine.RunOptions{})
+	if err != nil {
+		t.Fatalf("Start after a refused nil context: %v", err)
+	}
+	r.Close()
 }

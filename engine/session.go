@@ -138,12 +138,14 @@ func (s *Session) Meta() omni.Message { return s.cfg.Meta }
 // must be consumed (Next or All) or closed: the session stays busy until the
 // run has ended. ErrBusy if a run is in flight; nothing is streamed or traced
 // then. A message that is not a valid OmniMessage is refused with an error
-// wrapping ErrInvalidInput.
+// wrapping ErrInvalidInput; a nil ctx, or a Session that New did not make
+// (its zero value), with an error naming it (as by Run, Compact and a
+// SubagentHandle's Start).
 func (s *Session) Start(ctx context.Context, newMessages []omni.Message, opts RunOptions) (*Run, error) {
 	if err := validateInput(newMessages); err != nil {
 		return nil, err
 	}
-	if err := s.reserve(true); err != nil {
+	if err := s.reserve(ctx, true); err != nil {
 		return nil, err
 	}
 	input := append([]omni.Message(nil), newMessages...)
@@ -243,8 +245,16 @@ func (s *Session) Run(ctx context.Context, newMessages []omni.Message, opts RunO
 }
 
 // reserve marks the session busy; run says it is a run, which Steer may
-// join, rather than a manual compaction, which it may not (E-11.1).
-func (s *Session) reserve(run bool) error {
+// join, rather than a manual compaction, which it may not (E-11.1). It
+// refuses a Session that New did not make (its zero value: every Session
+// of New has a clock) and a nil ctx, which would panic later.
+func (s *Session) reserve(ctx context.Context, run bool) error {
+	if s == nil || s.clock == nil {
+		return errNotNew
+	}
+	if ctx == nil {
+		return errNilContext
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {

@@ -36,10 +36,10 @@ func (h *SubagentHandle) Session() *Session { return h.child }
 // session is closed; nothing is streamed or traced then.
 func (h *SubagentHandle) Start(ctx context.Context, prompt string, approve Approver) (*Run, error) {
 	c := h.child
-	id := c.ID()
-	if err := c.reserve(true); err != nil {
+	if err := c.reserve(ctx, true); err != nil {
 		return nil, err
 	}
+	id := c.ID()
 	var childApprove Approver
 	if approve != nil {
 		childApprove = func(ctx context.Context, tc omni.Message) (Decision, error) {
@@ -73,7 +73,9 @@ func (h *SubagentHandle) Run(ctx context.Context, prompt string, approve Approve
 	return func(yield func(omni.Message) bool) {
 		rn, err := h.Start(ctx, prompt, approve)
 		if err != nil {
-			h.child.diag(DiagSubagent, err)
+			if h.child != nil { // nil: a handle NewSubagent did not make
+				h.child.diag(DiagSubagent, err)
+			}
 			return
 		}
 		for m := range rn.All() {
