@@ -13,8 +13,10 @@
 // A [Store] appends whole records to (session id, file index) and lists,
 // reads, imports ([Store.Create], refusing an existing id with [ErrExists])
 // and deletes sessions. Every method takes a context because the browser
-// build implements Store over IndexedDB, which is asynchronous. [FileStore]
-// uses the reference layout <root>/<yyyy-mm-dd>/<session_id>_<NNN>.jsonl, so
+// build implements Store over IndexedDB, which is asynchronous. A function
+// of this package handed a nil Store returns an error wrapping
+// [ErrInvalid] that names it (natively: the WebAssembly build leaves
+// these checks out). [FileStore] uses the reference layout <root>/<yyyy-mm-dd>/<session_id>_<NNN>.jsonl, so
 // its directories can be exchanged with the reference implementation.
 // Where another process may write the same directory, hold a session with
 // [FileStore.Lock] around its resume and each run: a lock another process

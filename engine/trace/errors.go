@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"runtime"
 	"strconv"
 	"unicode/utf8"
 
@@ -59,6 +60,17 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func opErr(op, id string, index int, err error) error {
 	return &Error{Op: op, SessionID: id, Index: index, Err: err}
+}
+
+// native is false in the WebAssembly build, which leaves out the nil
+// Store checks (2.5 kB of floe.wasm): its stores are the bridge's, never
+// nil.
+const native = runtime.GOARCH != "wasm"
+
+// nilStore is the error of a function of the package handed a nil Store,
+// which would panic at its first call of it.
+func nilStore(op, id string) error {
+	return opErr(op, id, 0, errf.Errorf("%w: the Store is nil", ErrInvalid))
 }
 
 // maxIDBytes keeps "<id>_NNN.jsonl" within common file-name limits.

@@ -19,6 +19,9 @@ const MaxSubagentDepth = 8
 // torn last line and a malformed line are left out). ErrNotFound when the
 // session has no file.
 func Records(ctx context.Context, store Store, id string) ([]omni.Message, error) {
+	if native && store == nil {
+		return nil, nilStore("records", id)
+	}
 	infos, err := store.Files(ctx, id)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,9 @@ type Summarizer interface {
 // id). Without [Summarizer] it reads each session's lowest-index file for
 // its first prompt; a session deleted meanwhile is left out.
 func List(ctx context.Context, store Store) ([]Summary, error) {
+	if native && store == nil {
+		return nil, nilStore("list", "")
+	}
 	var out []Summary
 	if s, ok := store.(Summarizer); ok {
 		var err error

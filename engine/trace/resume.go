@@ -53,6 +53,9 @@ func Resume(ctx context.Context, store Store, sessionID string, now func() time.
 	if now == nil {
 		return nil, opErr("resume", sessionID, 0, errf.Errorf("%w: nil clock", ErrInvalid))
 	}
+	if native && store == nil {
+		return nil, nilStore("resume", sessionID)
+	}
 	files, err := store.Files(ctx, sessionID)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,9 @@ type File struct {
 // FileStore names it; when that record has no readable timestamp, the
 // file's modification time.
 func Export(ctx context.Context, store Store, sessionID string, loc *time.Location) ([]File, error) {
+	if native && store == nil {
+		return nil, nilStore("export", sessionID)
+	}
 	infos, err := store.Files(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,9 @@ func Export(ctx context.Context, store Store, sessionID string, loc *time.Locati
 // name the file and the line; an id that is already stored is refused with
 // ErrExists and nothing is written.
 func Import(ctx context.Context, store Store, files []File) (string, error) {
+	if native && store == nil {
+		return "", nilStore("import", "")
+	}
 	if len(files) == 0 {
 		return "", opErr("import", "", 0, errf.Errorf("%w: no files", ErrInvalid))
 	}

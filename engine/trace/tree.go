@@ -55,6 +55,9 @@ func ExportTree(ctx context.Context, store Store, id string, loc *time.Location)
 // [ErrExists]); the children are stored before the parent, and removed
 // again if storing a later session fails.
 func ImportTree(ctx context.Context, store Store, files []File) (string, error) {
+	if native && store == nil {
+		return "", nilStore("import", "")
+	}
 	groups, err := groupFiles(files)
 	if err != nil {
 		return "", err
@@ -287,6 +290,9 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 // would name; a child that cannot be read is left. ErrNotFound when id
 // has no file.
 func DeleteTree(ctx context.Context, store Store, id string) error {
+	if native && store == nil {
+		return nilStore("delete", id)
+	}
 	children, _ := Children(ctx, store, id)
 	if err := store.Delete(ctx, id); err != nil {
 		return err
