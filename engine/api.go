@@ -91,7 +91,8 @@ type HistoryLoader interface {
 }
 
 // LLMFactory returns a fresh model context after a compaction; it receives
-// the session's cumulative tokens (E-13.10).
+// the session's cumulative tokens (E-13.10). A nil LLM fails every request
+// of the new context permanently, naming Config.NewLLM (no retry).
 type LLMFactory func(sessionTokens omni.TokenCounts) LLM
 
 // ToolRequest is one approved tool call handed to the Environment.

@@ -303,6 +303,10 @@ func (d *driver) run(ctx, llmCtx context.Context, llm LLM, p GenerateParams) {
 		defer recoverTo(s, "llm", func(v any) {
 			o = Outcome{Status: omni.StatusFailed, ErrorMessage: "llm callback panicked: " + panicText(v)}
 		})
+		if llm == nil { // a Config.NewLLM's: each attempt panicked and was retried
+			o = Outcome{Status: omni.StatusFailed, Permanent: true, ErrorMessage: "engine: Config.NewLLM returned a nil LLM"}
+			return
+		}
 		o = llm.StreamGenerate(llmCtx, p, func(m omni.Message) { d.emit(ctx, &m) })
 	}()
 	g.stop()

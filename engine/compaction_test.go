@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -142,5 +143,41 @@ func TestDiscardAfterResumeDropsTheHistory(t *testing.T) {
 	}
 	if len(old.History()) != 0 || len(old.Calls()) != 0 {
 		t.Errorf("the old context was used after the discard: history %d, calls %d", len(old.History()), len(old.Calls()))
+	}
+}
+
+// A Config.NewLLM that returns nil (a factory whose model could not be
+// made) fails the new context's requests permanently, naming NewLLM: each
+// attempt panicked on the nil LLM, was retried MaxReconnects times over
+// the backoff, and the run ended "llm callback panicked: … nil pointer
+// dereference", naming nothing of the embedder's.
+func TestNilLLMFromNewLLM(t *testing.T) {
+	clk := enginetest.NewClock(t0)
+	var ds diags
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("s1"), LLM: enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(5, "hi")}),
+		Compaction: &engine.Compaction{Mode: omni.ModeDiscard},
+		NewLLM:     func(omni.TokenCounts) engine.LLM { return nil },
+		Clock:      clk, OnDiagnostic: ds.add,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("a"))
+	compactAll(t, s)
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("b"))
+	ends := requestEnds(got)
+	const want = "engine: Config.NewLLM returned a nil LLM"
+	if len(ends) != 1 || ends[0].Status() != omni.StatusFailed || ends[0].ErrorMessage() != want {
+		t.Fatalf("request_ends %+v, want one failed %q\n%s", ends, want, show(got))
+	}
+	if last := got[len(got)-1]; !last.IsEvent(omni.Abort) || !strings.Contains(last.Payload.Reason(), want) {
+		t.Fatalf("last message %s, want an abort naming %q", last.AppendJSON(nil), want)
+	}
+	if sl := clk.Sleeps(); len(sl) != 0 {
+		t.Errorf("backoff waits %v: a nil LLM is no failure a retry mends", sl)
+	}
+	if k := ds.kinds(); k != "" {
+		t.Errorf("diagnostics %s, want none", k)
 	}
 }
