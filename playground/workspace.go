@@ -490,6 +490,12 @@ func (w *Workspace) countLines(ctx context.Context, paths []string) ([]string, e
 	var out []string
 	total := 0
 	for _, p := range paths {
+		// As read_file checks its path: "../x" and "" were handed to the
+		// file system (OPFS refused them with a TypeError naming no path).
+		p, err := CleanPath(p)
+		if err != nil {
+			return nil, err
+		}
 		body, err := w.FS.Read(ctx, p)
 		if err != nil {
 			return nil, err

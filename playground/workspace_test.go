@@ -23,6 +23,10 @@ func TestWorkspaceTools(t *testing.T) {
 		{"count one", ToolCountLines, `{"paths":["go.mod"]}`, "", []string{"go.mod", "total                            3"}},
 		{"count all", ToolCountLines, `{"paths":[]}`, "", []string{"cmd/notes/main.go", "total"}},
 		{"missing file", ToolCountLines, `{"paths":["nope.go"]}`, `no such file: "nope.go"`, nil},
+		// count_lines takes a path as read_file does, and refuses what it refuses.
+		{"count a rooted path", ToolCountLines, `{"paths":["/go.mod"]}`, "", []string{"go.mod                           3\n", "total                            3"}},
+		{"count outside", ToolCountLines, `{"paths":["go.mod","../go.mod"]}`, `bad path "../go.mod"`, nil},
+		{"count an empty path", ToolCountLines, `{"paths":[""]}`, `bad path ""`, nil},
 		{"unknown", "rm_rf", `{}`, `unknown tool "rm_rf"`, nil},
 		// Tools a workspace does not offer say so, not that the arguments were wrong.
 		{"no subagents", ToolSubagent, `{"task":"look around"}`, "subagent: this workspace has no subagents (the tool is not offered here)", nil},
