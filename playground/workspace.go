@@ -38,6 +38,12 @@ func ReadsOnly(tool string) bool {
 	return tool == ToolListFiles || tool == ToolCountLines || tool == ToolReadFile
 }
 
+// maxOutputDeltas is how many deltas a tool's output streams at most: a
+// long one streams several lines a delta, so its pacing lasts at most
+// maxOutputDeltas line delays (a 5,000-line file waited 90 ms a line,
+// 7.5 minutes, whatever the model).
+const maxOutputDeltas = 64
+
 // interrupted is the line a tool appends when it is aborted (ENGINE.md E-6.8).
 const interrupted = "[interrupted: tool aborted by user]"
 
@@ -287,7 +293,7 @@ func (w *Workspace) ExecuteTool(ctx context.Context, req engine.ToolRequest, emi
 		p.send(omni.ToolOutput(id, interrupted, omni.StatusAborted))
 		return nil
 	}
-	p.fragmentEnding(ctx, omni.PartialToolCallOutput, id, "", out, interruptedTail, func(body, stop string) omni.Message {
+	p.fragmentEnding(ctx, omni.PartialToolCallOutput, id, "", joinLines(out, maxOutputDeltas), interruptedTail, func(body, stop string) omni.Message {
 		return omni.ToolOutput(id, body, stop)
 	}, final)
 	return nil
@@ -371,6 +377,20 @@ func (w *Workspace) runJS(ctx context.Context, code string) ([]string, string, e
 		return append(out, "error: "+res.Error+"\n"), omni.StatusFailed, nil
 	}
 	return append(out, "result: "+res.Result+"\n"), omni.StatusCompleted, nil
+}
+
+// joinLines joins consecutive lines so that there are at most n chunks,
+// each of whole lines.
+func joinLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	per := (len(lines) + n - 1) / n
+	out := make([]string, 0, n)
+	for i := 0; i < len(lines); i += per {
+		out = append(out, strings.Join(lines[i:min(i+per, len(lines))], ""))
+	}
+	return out
 }
 
 // interruptedTail is the line an aborted tool appends to what it streamed.

@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,49 @@ func TestReadsOnly(t *testing.T) {
 	for _, d := range tools {
 		if got := ReadsOnly(d.Name); got != want[d.Name] {
 			t.Errorf("ReadsOnly(%s) = %v, want %v", d.Name, got, want[d.Name])
+		}
+	}
+}
+
+// A long output streams in at most maxOutputDeltas deltas, each of whole
+// lines, so its pacing stays a few seconds: a 5,000-line file, or a
+// run_js printing 1,000 lines, waited 90 ms a line (7.5 minutes, 90 s).
+// A short one still streams a line a delta.
+func TestWorkspaceLongOutputPacing(t *testing.T) {
+	var big strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&big, "line %d\n", i)
+	}
+	for _, tc := range []struct {
+		name, file string
+		min, max   int // deltas
+	}{
+		{"long", big.String(), maxOutputDeltas / 2, maxOutputDeltas},
+		{"short", "a\nb\nc", 3, 3},
+	} {
+		waits := 0
+		ws := &Workspace{FS: NewMemFS(map[string]string{"f.txt": tc.file}), LineDelay: 90 * time.Millisecond,
+			Pace: func(context.Context, time.Duration) bool { waits++; return true }}
+		var rec recorder
+		if err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: omni.ToolCallMsg("c1", ToolReadFile, `{"path":"f.txt"}`)}, rec.emit); err != nil {
+			t.Fatal(err)
+		}
+		msgs := rec.all()
+		checkDiscipline(t, msgs)
+		deltas := 0
+		for _, m := range msgs {
+			if m.Payload.Type == omni.PartialToolCallOutput && m.Payload.EventType == omni.EventDelta {
+				deltas++
+				if d := m.Payload.Output; !strings.HasSuffix(d, "\n") && !strings.HasSuffix(tc.file, d) {
+					t.Errorf("%s: delta %q cuts a line", tc.name, d)
+				}
+			}
+		}
+		if deltas < tc.min || deltas > tc.max || waits != deltas {
+			t.Errorf("%s: %d deltas after %d waits, want %d to %d, one wait each", tc.name, deltas, waits, tc.min, tc.max)
+		}
+		if out := msgs[len(msgs)-1].Payload; out.Output != tc.file || out.StopReason != omni.StatusCompleted {
+			t.Errorf("%s: output of %d bytes (%s), want the file's %d", tc.name, len(out.Output), out.StopReason, len(tc.file))
 		}
 	}
 }
