@@ -1,12 +1,16 @@
 // The playground's service worker: it precaches the app's files on install
 // and answers every request for them from the network first, falling back
 // to the cache — so a rebuild is picked up at once, and the page loads with
-// no network after the first visit.
+// no network after the first visit. "The network" is the host, asked again
+// each time (cache: "no-cache", a 304 when nothing changed): the browser's
+// HTTP cache would answer for as long as the host's max-age lets it
+// (GitHub Pages': 10 minutes), with the app of before the rebuild.
 const CACHE = "floe-playground-v2";
 const FILES = ["./", "index.html", "app.js", "connect.mjs", "playground.css", "wasm_exec.js", "playground.wasm", "eval-frame.html"];
 
 self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+  const fresh = FILES.map((f) => new Request(f, { cache: "no-cache" }));
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(fresh)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (e) => {
@@ -44,7 +48,7 @@ self.addEventListener("fetch", (e) => {
   url.search = "";
   if (req.method !== "GET" || !cached.has(url.href)) return;
   e.respondWith(
-    fetch(req).then(
+    fetch(req, { cache: "no-cache" }).then(
       (res) => {
         if (res.ok) {
           const copy = res.clone();

@@ -27,10 +27,10 @@ const TYPES = {
 /**
  * A copy of static/ (plus extra files) served under PREFIX by a plain Node
  * server: .wasm as wasmType, any other unknown type as
- * application/octet-stream, no other header. Requests outside PREFIX are
- * answered 404 and recorded in `outside`.
+ * application/octet-stream, no other header but `headers`. Requests outside
+ * PREFIX are answered 404 and recorded in `outside`; `dir` is the copy.
  */
-async function staticHost(t, { wasmType = "application/wasm", extra = {} } = {}) {
+async function staticHost(t, { wasmType = "application/wasm", extra = {}, headers = {} } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "floe-static-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await cp(join(ROOT, "static"), dir, { recursive: true });
@@ -56,7 +56,7 @@ async function staticHost(t, { wasmType = "application/wasm", extra = {} } = {})
     try {
       const body = await readFile(join(dir, rel));
       const ext = extname(rel);
-      res.writeHead(200, { "Content-Type": ext === ".wasm" ? wasmType : TYPES[ext] ?? "application/octet-stream" });
+      res.writeHead(200, { ...headers, "Content-Type": ext === ".wasm" ? wasmType : TYPES[ext] ?? "application/octet-stream" });
       res.end(req.method === "HEAD" ? undefined : body);
     } catch {
       res.writeHead(404).end("not found");
@@ -64,7 +64,7 @@ async function staticHost(t, { wasmType = "application/wasm", extra = {} } = {})
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => new Promise((resolve) => server.close(resolve)));
-  return { url: `http://127.0.0.1:${server.address().port}${PREFIX}`, outside };
+  return { url: `http://127.0.0.1:${server.address().port}${PREFIX}`, outside, dir };
 }
 
 const idle = (page) => page.locator('body[data-state="idle"]').waitFor({ timeout: RUN });
@@ -151,6 +151,26 @@ hostTest("static host: the playground under a sub-path runs a task and run_js, k
   await ctx.setOffline(false);
 
   assert.deepEqual(host.outside, [], "requests outside the sub-path");
+});
+
+// A host that lets the browser cache its files a while (GitHub Pages sends
+// Cache-Control: max-age=600): the service worker, network first, asks the
+// host again at every load, so a rebuild is served at the next reload; it
+// took the browser's HTTP cache's copy, the old app, until it expired (and
+// its precache, fetching playground.wasm through that cache while the page
+// compiled it, could abort the page's download on the first visit).
+hostTest("static host: a rebuild is served at the next reload, whatever the host's max-age", async (t, page) => {
+  const host = await staticHost(t, { headers: { "Cache-Control": "max-age=600" } });
+  await page.goto(host.url + "?pace=0");
+  await idle(page);
+  // The worker installed and controls the page (its activate claims it).
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+
+  const app = join(host.dir, "app.js");
+  await writeFile(app, (await readFile(app, "utf8")) + '\ndocument.documentElement.dataset.rebuilt = "yes";\n');
+  await page.reload();
+  await idle(page);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.rebuilt), "yes", "the page ran the app.js of before the rebuild");
 });
 
 hostTest("static host: WebAssembly served as application/octet-stream: the playground and load() from a page beside the library", async (t, page) => {
