@@ -63,7 +63,8 @@ type FS interface {
 	Delete(ctx context.Context, path string) error
 }
 
-// MemFS is an [FS] in memory.
+// MemFS is an [FS] in memory. As in OPFS, a path is a file or a
+// directory, never both.
 type MemFS struct {
 	mu    sync.Mutex
 	files map[string]string
@@ -90,10 +91,31 @@ func (m *MemFS) List(context.Context) ([]FileInfo, error) {
 	return out, nil
 }
 
+// kind refuses p where OPFS would: a directory of p's path is a file, or p
+// is a directory (the path of a file in it). Its caller holds m.mu.
+func (m *MemFS) kind(p string) error {
+	for i := range len(p) {
+		if p[i] == '/' {
+			if _, ok := m.files[p[:i]]; ok {
+				return fmt.Errorf("no such file: %q (%q is a file, not a directory)", p, p[:i])
+			}
+		}
+	}
+	for f := range m.files {
+		if strings.HasPrefix(f, p+"/") {
+			return fmt.Errorf("not a file: %q is a directory", p)
+		}
+	}
+	return nil
+}
+
 // Read implements FS.
 func (m *MemFS) Read(_ context.Context, p string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.kind(p); err != nil {
+		return "", err
+	}
 	b, ok := m.files[p]
 	if !ok {
 		return "", fmt.Errorf("no such file: %q", p)
@@ -105,6 +127,9 @@ func (m *MemFS) Read(_ context.Context, p string) (string, error) {
 func (m *MemFS) Write(_ context.Context, p, content string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.kind(p); err != nil {
+		return err
+	}
 	m.files[p] = content
 	return nil
 }
@@ -113,6 +138,9 @@ func (m *MemFS) Write(_ context.Context, p, content string) error {
 func (m *MemFS) Delete(_ context.Context, p string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.kind(p); err != nil {
+		return err
+	}
 	if _, ok := m.files[p]; !ok {
 		return fmt.Errorf("no such file: %q", p)
 	}

@@ -3,6 +3,7 @@ package playground
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,29 @@ func TestWorkspaceLongOutputPacing(t *testing.T) {
 		if out := msgs[len(msgs)-1].Payload; out.Output != tc.file || out.StopReason != omni.StatusCompleted {
 			t.Errorf("%s: output of %d bytes (%s), want the file's %d", tc.name, len(out.Output), out.StopReason, len(tc.file))
 		}
+	}
+}
+
+// The workspace in memory (a browser that refuses the page its Origin
+// Private File System) keeps a path a file or a directory, as OPFS does,
+// and says so in OPFS's words: it held "notes" and "notes/a.md" both.
+func TestMemFSFileOrDirectory(t *testing.T) {
+	ws := &Workspace{FS: NewMemFS(map[string]string{"notes": "x", "dir/a.md": "a"})}
+	for _, tc := range []struct{ tool, args, want string }{
+		{ToolWriteFile, `{"path":"notes/a.md","content":"y"}`, `no such file: "notes/a.md" ("notes" is a file, not a directory)`},
+		{ToolWriteFile, `{"path":"notes/deeper/a.md","content":"y"}`, `no such file: "notes/deeper/a.md" ("notes" is a file, not a directory)`},
+		{ToolWriteFile, `{"path":"dir","content":"y"}`, `not a file: "dir" is a directory`},
+		{ToolReadFile, `{"path":"dir"}`, `not a file: "dir" is a directory`},
+		{ToolReadFile, `{"path":"notes/a.md"}`, `no such file: "notes/a.md" ("notes" is a file, not a directory)`},
+		{ToolDeleteFile, `{"path":"dir"}`, `not a file: "dir" is a directory`},
+	} {
+		var rec recorder
+		err := ws.ExecuteTool(context.Background(), engine.ToolRequest{ToolCall: omni.ToolCallMsg("c1", tc.tool, tc.args)}, rec.emit)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s %s: %v, want %q", tc.tool, tc.args, err, tc.want)
+		}
+	}
+	if got := ws.Paths(); !reflect.DeepEqual(got, []string{"dir/a.md", "notes"}) {
+		t.Errorf("files %q, want the two it began with", got)
 	}
 }
