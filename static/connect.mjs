@@ -96,7 +96,13 @@ function onAbortOf(signal, fn) {
 const excerpt = (text) =>
   text ? " " + JSON.stringify(text.length > 80 ? text.slice(0, /[\ud800-\udbff]/.test(text[79]) ? 79 : 80) + "…" : text) : "";
 
-// sseEvents parses a text/event-stream body into {id, event, data} objects.
+// sseEvents parses a text/event-stream body into {id, event, data} objects,
+// as the HTML standard's event stream says: any of CRLF, LF and CR ends a
+// line (a CR ending one read and an LF opening the next are one line end),
+// a line starting with ":" is a comment, one space after the field's
+// colon is dropped, data lines are joined with "\n", an id holding U+0000
+// is ignored, other fields are ignored, and a block not ended by a blank
+// line when the body ends is dropped.
 // A body that brings nothing, not even the server's ": ping" (every 20 s,
 // TRANSPORT.md T-11), for stallMs is a connection that went silent (a lost
 // link drops no FIN): it ends with an error, and the follower reconnects.
@@ -105,7 +111,8 @@ const excerpt = (text) =>
 async function* sseEvents(body, signals, stallMs) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buf = "";
+  let rest = ""; // the start of a line not yet ended
+  let skipLF = false; // the last read ended with CR: an LF next belongs to it
   let ev = { id: "", event: "", data: [] };
   let stalled = false;
   let timer = null;
@@ -121,35 +128,55 @@ async function* sseEvents(body, signals, stallMs) {
       reader.cancel().catch(() => {});
     }, stallMs);
   };
+  const field = (line) => {
+    if (line.startsWith(":")) return;
+    const c = line.indexOf(":");
+    const name = c < 0 ? line : line.slice(0, c);
+    let value = c < 0 ? "" : line.slice(c + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (name === "id") {
+      if (!value.includes("\0")) ev.id = value;
+    } else if (name === "event") ev.event = value;
+    else if (name === "data") ev.data.push(value);
+  };
   try {
     for (;;) {
       arm();
       const { value, done } = await reader.read();
       if (stalled) throw floeError("network", `stream: nothing came for ${stallMs} ms`);
       if (done) return;
-      buf += decoder.decode(value, { stream: true });
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        let line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.endsWith("\r")) line = line.slice(0, -1);
-        if (line === "") {
-          // A block without data is no event (HTML's event stream): an
-          // id alone still moves the last event id (data null).
-          if (ev.data.length > 0) yield { id: ev.id, event: ev.event, data: ev.data.join("\n") };
-          else if (ev.id !== "") yield { id: ev.id, event: "", data: null };
-          ev = { id: "", event: "", data: [] };
+      const text = decoder.decode(value, { stream: true });
+      if (text === "") continue;
+      let from = skipLF && text[0] === "\n" ? 1 : 0;
+      skipLF = false;
+      // The next CR and LF at or after from, each looked for again only
+      // once passed: a stream of LF alone has no CR to look for at each line.
+      let cr = -2;
+      let lf = -2;
+      for (;;) {
+        if (cr !== -1 && cr < from) cr = text.indexOf("\r", from);
+        if (lf !== -1 && lf < from) lf = text.indexOf("\n", from);
+        const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+        if (end < 0) break;
+        const line = rest + text.slice(from, end);
+        rest = "";
+        from = end + 1;
+        if (text[end] === "\r") {
+          if (from === text.length) skipLF = true;
+          else if (text[from] === "\n") from++;
+        }
+        if (line !== "") {
+          field(line);
           continue;
         }
-        if (line.startsWith(":")) continue;
-        const c = line.indexOf(":");
-        const field = c < 0 ? line : line.slice(0, c);
-        let value = c < 0 ? "" : line.slice(c + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "id") ev.id = value;
-        else if (field === "event") ev.event = value;
-        else if (field === "data") ev.data.push(value);
+        // A block without data is no event (HTML's event stream): an
+        // id alone still moves the last event id (data null).
+        const e = ev;
+        ev = { id: "", event: "", data: [] };
+        if (e.data.length > 0) yield { id: e.id, event: e.event, data: e.data.join("\n") };
+        else if (e.id !== "") yield { id: e.id, event: "", data: null };
       }
+      rest += text.slice(from);
     }
   } finally {
     clearTimeout(timer);

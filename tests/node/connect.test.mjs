@@ -1308,3 +1308,70 @@ test("an id without data is no event: the client takes the id and reconnects fro
   assert.equal(await Promise.race([reconnected.then(() => null), failed]), null, "the iterator ended before the stream was opened again");
   assert.deepEqual(asked, [null, "e-2"]);
 });
+
+const idle = 'event: server_event\ndata: {"type":"task_state","state":"idle"}';
+const said = (text) => ({ timestamp: "2026-01-01T00:00:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text } });
+
+// sseResponse is a 200 event stream whose body brings each of parts in a
+// read of its own, then ends (or stays open with open: true).
+function sseResponse(parts, open = false) {
+  const enc = new TextEncoder();
+  const body = new ReadableStream({
+    start(c) {
+      for (const p of parts) c.enqueue(typeof p === "string" ? enc.encode(p) : p);
+      if (!open) c.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+}
+
+// sseClient follows session s1 of a fake server whose history holds one
+// message, whose first stream is first and whose later streams stay
+// open, empty; reconnected resolves to the Last-Event-ID of the second.
+function sseClient(first) {
+  let streams = 0;
+  let again;
+  const reconnected = new Promise((r) => (again = r));
+  const f = async (url, init = {}) => {
+    if (new URL(String(url)).pathname.endsWith("/messages")) return Response.json({ sessionId: "s1", state: "idle", messages: [said("one")], cursor: "e-0", unpublished: { from: 0, count: 0 } });
+    if (++streams === 1) return sseResponse(first);
+    again(init.headers["Last-Event-ID"] ?? null);
+    return sseResponse([], true);
+  };
+  return { reconnected, s: client("https://example.com/agent", "s1", { fetch: f, reconnectDelayMs: 0 }) };
+}
+
+
+// A lone CR ends a line, as CRLF and LF do (the HTML standard's event
+// stream; a server or proxy of old Mac line ends may send it), and a CR
+// that ends one read with the LF opening the next is one line end. The
+// client split at LF only: a stream of CR line ends ran together into one
+// line, its events lost or merged, its ids garbled.
+test("a lone CR ends a line of the stream, and a CRLF split between two reads is one line end", async () => {
+  const three = JSON.stringify(said("three"));
+  const cut = three.indexOf('"payload"');
+  const { reconnected, s } = sseClient([
+    `id: e-1\r${idle.replace("\n", "\r")}\r\r`,
+    `id: e-2\rdata: ${JSON.stringify(said("two"))}\r\r`,
+    "id: e-3\r",
+    `\ndata: ${three.slice(0, cut)}\r`,
+    `\ndata: ${three.slice(cut)}\r\n\r`,
+    "\n",
+  ]);
+  const it = s.messages();
+  assert.deepEqual((await it.next()).value, said("one"));
+  assert.deepEqual((await it.next()).value, said("two"));
+  assert.deepEqual((await it.next()).value, said("three"), "its data lines joined with LF");
+  assert.equal(await reconnected, "e-3");
+});
+
+// An id field whose value holds U+0000 is ignored (the HTML standard's
+// event stream): the last event id stays what it was. The client took it,
+// and sent it back as Last-Event-ID (which fetch refuses as a header).
+test("an id holding U+0000 is ignored: the last event id stays the one before", async () => {
+  const { reconnected, s } = sseClient([`id: e-1\n${idle}\n\n`, `id: e-2\0\ndata: ${JSON.stringify(said("two"))}\n\n`]);
+  const it = s.messages();
+  assert.deepEqual((await it.next()).value, said("one"));
+  assert.deepEqual((await it.next()).value, said("two"));
+  assert.equal(await reconnected, "e-1");
+});
