@@ -439,10 +439,15 @@ export function connect(baseURL, sessionId, options = {}) {
     return { cursor: json.cursor, live: json.live ?? null };
   }
 
-  // handle takes one event of the stream. Data that is not JSON (a
-  // proxy's page, a server that is not Floe's) ends the follower with an
-  // error naming the event, not JSON.parse's bare SyntaxError.
+  // handle takes one event of the stream: a session message unnamed (or
+  // named "message", the HTML standard's name for an unnamed one), a
+  // server event named server_event (TRANSPORT.md T-1); an event of
+  // another name is neither, and ignored, as EventSource's onmessage
+  // ignores it. Data that is not JSON (a proxy's page, a server that is
+  // not Floe's) ends the follower with an error naming the event, not
+  // JSON.parse's bare SyntaxError.
   function handle(e) {
+    if (e.event !== "" && e.event !== "message" && e.event !== "server_event") return;
     const data = parseJSON(e.data);
     if (data === undefined) throw Object.assign(floeError("bad_response", `stream: event ${e.id || "without an id"}: want JSON, got${excerpt(e.data) || " nothing"}`), { fatal: true });
     if (e.event === "server_event") serverEvent(data);

@@ -1365,6 +1365,27 @@ test("a lone CR ends a line of the stream, and a CRLF split between two reads is
   assert.equal(await reconnected, "e-3");
 });
 
+// Session messages are unnamed events (TRANSPORT.md T-1; "message" is the
+// name the HTML standard gives an unnamed one) and server events are named
+// server_event: an event of another name is none of them, ignored as
+// EventSource's onmessage ignores it, its id still taken. The client took
+// any named event for a session message: a relay's own "event: heartbeat"
+// with "data: tick" ended the iterators (want JSON), and JSON under
+// another name was delivered as a message of the session.
+test("a stream event named neither server_event nor message is ignored, its id still taken", async () => {
+  const { reconnected, s } = sseClient([
+    `id: e-1\n${idle}\n\n`,
+    "id: e-2\nevent: heartbeat\ndata: tick\n\n",
+    `id: e-3\nevent: note\ndata: ${JSON.stringify(said("not of the session"))}\n\n`,
+    `id: e-4\nevent: message\ndata: ${JSON.stringify(said("two"))}\n\n`,
+    "id: e-5\nevent: heartbeat\ndata: tock\n\n",
+  ]);
+  const it = s.messages();
+  assert.deepEqual((await it.next()).value, said("one"));
+  assert.deepEqual((await it.next()).value, said("two"));
+  assert.equal(await reconnected, "e-5");
+});
+
 // An id field whose value holds U+0000 is ignored (the HTML standard's
 // event stream): the last event id stays what it was. The client took it,
 // and sent it back as Last-Event-ID (which fetch refuses as a header).
