@@ -1396,3 +1396,27 @@ test("an id holding U+0000 is ignored: the last event id stays the one before", 
   assert.deepEqual((await it.next()).value, said("two"));
   assert.equal(await reconnected, "e-1");
 });
+
+// A read of many lines is framed in time linear in its size: the reader
+// looks for the next CR only once it passed the last one, not at each
+// line (a read of LF alone would be read again at every line). Counted,
+// not timed: the characters String.prototype.indexOf looks at.
+test("a read of many stream lines ended by LF alone is scanned once, not once a line", async () => {
+  const text = `id: e-1\n${idle}\n\n` + 'id: e-2\nevent: heartbeat\ndata: {"type":"tick"}\n\n'.repeat(1000) + `id: e-3\ndata: ${JSON.stringify(said("two"))}\n\n`;
+  const indexOf = String.prototype.indexOf;
+  let scanned = 0;
+  String.prototype.indexOf = function (s, from = 0) {
+    const at = indexOf.call(this, s, from);
+    if (s === "\r" || s === "\n") scanned += (at < 0 ? this.length : at + 1) - Math.min(from, this.length);
+    return at;
+  };
+  try {
+    const { s } = sseClient([text]);
+    const it = s.messages();
+    assert.deepEqual((await it.next()).value, said("one"));
+    assert.deepEqual((await it.next()).value, said("two"));
+  } finally {
+    String.prototype.indexOf = indexOf;
+  }
+  assert.ok(scanned <= 4 * text.length, `${scanned} characters looked at for a read of ${text.length}`);
+});
