@@ -244,6 +244,20 @@ test("readLines and readEvents: the same items for every split of the body into 
 });
 
 
+// The rules of the HTML standard's event stream the cases above leave out:
+// only one space after the colon is dropped; a byte order mark only opens
+// the stream (one later is part of its line, an unknown field); an id
+// moves the last event id even in a block that is not dispatched, and an
+// empty one clears it.
+test("readEvents: one space after the colon dropped, not two; a BOM only at the start; an id taken from an undispatched block, cleared by an empty one", async () => {
+  const body = "\uFEFFdata:  two\n\n\uFEFFdata: after a BOM\n\nid: 5\n\ndata: a\n\nid\ndata: b\n\n";
+  assert.deepEqual(await collect(readEvents(streamOf([new TextEncoder().encode(body)]))), [
+    { event: "message", data: " two", id: "" },
+    { event: "message", data: "a", id: "5" },
+    { event: "message", data: "b", id: "" },
+  ]);
+});
+
 // A read of many lines is framed in time linear in its size: a search for
 // the next CR at every line of a body of LF alone read the rest of the read
 // again (quadratic: a read of 4 MiB took 15 s). Counted, not timed: the
