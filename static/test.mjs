@@ -159,17 +159,19 @@ function* streamed(kind, body, chunks) {
   yield kind === "text" ? msg.text(body) : msg.thinking(body);
 }
 
+// defaultSleep waits ms, or until signal aborts; its listener goes with
+// the wait (a reply of many delays would pile them on the signal).
 function defaultSleep(ms, signal) {
   return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(true), ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve(false);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

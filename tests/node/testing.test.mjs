@@ -186,3 +186,20 @@ test("transcript.consume() of something that is not a stream rejects with bad_ar
   const view = await transcript().consume([msg.userText("hi")]);
   assert.deepEqual(view.turns, [{ role: "user", text: "hi", sender: "user" }]);
 });
+
+// The default sleep of a { delay } left its abort listener on the request's
+// signal once the wait was over: a reply of more than ten delays set off
+// Node's MaxListenersExceededWarning, and every wait's listener stayed
+// until the signal was let go.
+test("mockModel's { delay } takes its abort listener off the signal once the wait is over", async () => {
+  const { getEventListeners } = await import("node:events");
+  const llm = mockModel([[...Array.from({ length: 12 }, () => ({ delay: 0 })), "done"]]);
+  const ac = new AbortController();
+  const it = llm.streamGenerate({ signal: ac.signal, newMessages: [] });
+  const got = [];
+  let r;
+  while (!(r = await it.next()).done) got.push(r.value.payload.type);
+  assert.deepEqual(r.value, { status: "completed" });
+  assert.equal(got.at(-1), "token_usage");
+  assert.equal(getEventListeners(ac.signal, "abort").length, 0);
+});
