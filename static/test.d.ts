@@ -13,7 +13,14 @@ export type ReplyPart =
   | string
   | Part<{ text: string; chunks?: readonly string[] | undefined }>
   | Part<{ thinking: string; chunks?: readonly string[] | undefined }>
-  | Part<{ toolCall: { name: string; args?: JSONInput | undefined; id?: string | undefined } }>
+  | Part<{
+      toolCall: {
+        name: string;
+        /** Encoded as JSON; a string is sent as the arguments' JSON text as it is (not as a JSON string). Default {}. */
+        args?: JSONInput | undefined;
+        id?: string | undefined;
+      };
+    }>
   | Part<{ delay: number }>
   | Part<{ error: string; status?: Exclude<StopReason, "completed"> | undefined; permanent?: boolean | undefined }>
   | Part<{ throws: string }>;
