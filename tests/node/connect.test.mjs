@@ -1420,3 +1420,20 @@ test("a read of many stream lines ended by LF alone is scanned once, not once a 
   }
   assert.ok(scanned <= 4 * text.length, `${scanned} characters looked at for a read of ${text.length}`);
 });
+
+// The rules of the HTML standard's event stream the cases above leave out,
+// pinned: a BOM opens the stream and is dropped (kept, it made the first
+// line an unknown field); a character split between two reads comes
+// whole; one space after the colon is dropped, not two; a block the body
+// ends before its blank line is dropped (its id is not taken).
+test("the stream's BOM is dropped, a character split between reads comes whole, one space after the colon is dropped, an unended last block is dropped", async () => {
+  const m = JSON.stringify(said("Grüße 東京 🌸"));
+  const bytes = new TextEncoder().encode(`\uFEFFdata: ${JSON.stringify(said("two"))}\n\nid:  e-2\ndata: ${m}\n\n`);
+  const cut = bytes.indexOf(0xf0) + 2; // inside the 4 bytes of 🌸
+  const { reconnected, s } = sseClient([bytes.subarray(0, cut), bytes.subarray(cut), `id: e-3\ndata: ${JSON.stringify(said("lost"))}\n`]);
+  const it = s.messages();
+  assert.deepEqual((await it.next()).value, said("one"));
+  assert.deepEqual((await it.next()).value, said("two"));
+  assert.deepEqual((await it.next()).value, said("Grüße 東京 🌸"));
+  assert.equal(await reconnected, " e-2");
+});
