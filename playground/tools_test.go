@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +268,37 @@ func TestInterruptSubagent(t *testing.T) {
 	}
 	if kinds[KindRequest] != 1 || kinds[KindTool] != 1 {
 		t.Errorf("the subagent's items %v, want its request and its call", kinds)
+	}
+}
+
+// A path holding a control character (U+0000 to U+001F, U+007F) is
+// refused by every tool, naming it, and nothing is written: OPFS took
+// "notes/a\nb.md", which list_files then showed as two lines.
+func TestControlCharactersInPaths(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"notes/a\nb.md", `bad path "notes/a\nb.md": a control character (U+000A) at byte 7`},
+		{"a\x00", `bad path "a\x00": a control character (U+0000) at byte 1`},
+		{"tab\there", `bad path "tab\there": a control character (U+0009) at byte 3`},
+		{"del\x7f/x.md", `bad path "del\x7f/x.md": a control character (U+007F) at byte 3`},
+		{"\x1f", `bad path "\x1f": a control character (U+001F) at byte 0`},
+	} {
+		fs := NewMemFS(map[string]string{"keep.md": "k"})
+		ws := &Workspace{FS: fs}
+		arg, _ := json.Marshal(tc.path)
+		for _, call := range []struct{ tool, args string }{
+			{ToolWriteFile, `{"path":` + string(arg) + `,"content":"x"}`},
+			{ToolReadFile, `{"path":` + string(arg) + `}`},
+			{ToolEditFile, `{"path":` + string(arg) + `,"old_text":"x","new_text":"y"}`},
+			{ToolDeleteFile, `{"path":` + string(arg) + `}`},
+			{ToolCountLines, `{"paths":[` + string(arg) + `]}`},
+			{ToolListFiles, `{"dir":` + string(arg) + `}`},
+		} {
+			if _, err := runTool(t, ws, call.tool, call.args); err == nil || err.Error() != tc.want {
+				t.Errorf("%s %q: err %v, want %q", call.tool, tc.path, err, tc.want)
+			}
+		}
+		if got, _ := fs.List(context.Background()); len(got) != 1 || got[0].Path != "keep.md" {
+			t.Errorf("%q: the workspace holds %v", tc.path, got)
+		}
 	}
 }

@@ -153,18 +153,34 @@ func DemoFiles() map[string]string { return demoFiles }
 
 // CleanPath checks a workspace path from a tool's arguments and returns it
 // cleaned: relative, "/"-separated, no "." or ".." segments, no empty or
-// dot-led segment, at most 255 bytes a segment.
+// dot-led segment, at most 255 bytes a segment, no control character.
 func CleanPath(p string) (string, error) {
+	if err := controlChar(p); err != nil {
+		return "", err
+	}
 	c := strings.Trim(path.Clean("/"+p), "/")
 	if c == "" || c != strings.Trim(p, "/") {
 		return "", fmt.Errorf("bad path %q: want a relative path like notes/todo.md", p)
 	}
 	for _, seg := range strings.Split(c, "/") {
-		if strings.HasPrefix(seg, ".") || len(seg) > 255 || strings.ContainsAny(seg, "\\\x00") {
+		if strings.HasPrefix(seg, ".") || len(seg) > 255 || strings.Contains(seg, "\\") {
 			return "", fmt.Errorf("bad path %q: segment %q", p, seg)
 		}
 	}
 	return c, nil
+}
+
+// controlChar refuses a path holding a control character (U+0000 to
+// U+001F, U+007F). OPFS takes any of them in a name, a newline too, but
+// such a name would break the lines of list_files' output and could not
+// be told apart from its neighbours there.
+func controlChar(p string) error {
+	for i := range len(p) {
+		if c := p[i]; c < 0x20 || c == 0x7f {
+			return fmt.Errorf("bad path %q: a control character (U+%04X) at byte %d", p, c, i)
+		}
+	}
+	return nil
 }
 
 // EvalResult is what the JavaScript evaluator returns.
@@ -516,6 +532,9 @@ func goKind(t reflect.Type) string {
 }
 
 func (w *Workspace) listFiles(ctx context.Context, dir string) ([]string, error) {
+	if err := controlChar(dir); err != nil {
+		return nil, err
+	}
 	dir = strings.Trim(path.Clean("/"+dir), "/")
 	fs, err := w.FS.List(ctx)
 	if err != nil {
