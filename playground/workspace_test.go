@@ -206,3 +206,32 @@ func TestMemFSFileOrDirectory(t *testing.T) {
 		t.Errorf("files %q, want the two it began with", got)
 	}
 }
+
+// Deleting a directory's last file leaves no directory: its path takes a
+// file, in memory as in OPFS (which kept the emptied directory, and a
+// write_file of its path failed, "not a file").
+func TestMemFSDeleteFreesTheDirectory(t *testing.T) {
+	ws := &Workspace{FS: NewMemFS(map[string]string{"notes/deep/a.md": "a", "notes/b.md": "b"})}
+	for _, s := range []struct{ tool, args, want string }{
+		{ToolDeleteFile, `{"path":"notes/deep/a.md"}`, "deleted notes/deep/a.md\n"},
+		{ToolWriteFile, `{"path":"notes/deep","content":"d"}`, "wrote 1 bytes to notes/deep\n"},
+		{ToolWriteFile, `{"path":"notes","content":"n"}`, ""},
+		{ToolDeleteFile, `{"path":"notes/b.md"}`, "deleted notes/b.md\n"},
+		{ToolDeleteFile, `{"path":"notes/deep"}`, "deleted notes/deep\n"},
+		{ToolWriteFile, `{"path":"notes","content":"n"}`, "wrote 1 bytes to notes\n"},
+	} {
+		out, err := runTool(t, ws, s.tool, s.args)
+		if s.want == "" {
+			if err == nil || err.Error() != `not a file: "notes" is a directory` {
+				t.Errorf("%s %s: %q, %v; want the directory refused", s.tool, s.args, out, err)
+			}
+			continue
+		}
+		if err != nil || out != s.want {
+			t.Errorf("%s %s: %q, %v; want %q", s.tool, s.args, out, err, s.want)
+		}
+	}
+	if got := ws.Paths(); !reflect.DeepEqual(got, []string{"notes"}) {
+		t.Errorf("files %q, want notes", got)
+	}
+}

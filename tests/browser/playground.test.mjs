@@ -2610,3 +2610,47 @@ pageTest("playground: without OPFS the page says the workspace is in memory and 
   assert.equal(await other.locator("#files-memory").isVisible(), false);
   assert.match(await other.locator("#files-hint").innerText(), /Origin Private File System/);
 });
+
+// Deleting a workspace file removes the directories it leaves empty: a
+// write_file of such a directory's path then writes the file, as in the
+// in-memory workspace. OPFS kept "notes" after notes/a.md was deleted, and
+// writing "notes" failed, "not a file". An empty directory left by an
+// earlier version gives way to a file too; one that holds a file does not.
+pageTest("playground: deleting a workspace file removes the directories it leaves empty; a file may take an empty directory's path", async (page) => {
+  await open(page);
+  const entries = (dir) =>
+    page.evaluate(async (dir) => {
+      let d = await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace");
+      for (const s of dir ? dir.split("/") : []) d = await d.getDirectoryHandle(s);
+      const out = [];
+      for await (const [name, h] of d.entries()) out.push(name + (h.kind === "directory" ? "/" : ""));
+      return out.sort();
+    }, dir);
+  const run = async (prompt, tool) => {
+    await send(page, prompt);
+    await decide(page, tool, "allow");
+    await idle(page);
+    return page.locator("#transcript > .card .output").last().innerText();
+  };
+  assert.match(await run("write notes/deep/a.md: one", "write_file"), /wrote 3 bytes to notes\/deep\/a\.md/);
+  assert.match(await run("write notes/b.md: two", "write_file"), /wrote 3 bytes to notes\/b\.md/);
+  assert.match(await run("delete notes/deep/a.md", "delete_file"), /deleted notes\/deep\/a\.md/);
+  assert.deepEqual(await entries("notes"), ["b.md"], "notes/deep is left behind");
+  assert.match(await run("delete notes/b.md", "delete_file"), /deleted notes\/b\.md/);
+  assert.ok(!(await entries("")).includes("notes/"), "notes is left behind");
+  assert.match(await run("write notes: three", "write_file"), /wrote 5 bytes to notes/);
+  assert.ok((await entries("")).includes("notes"));
+  // An empty directory left behind before: the file takes its path.
+  await page.evaluate(async () => {
+    const w = await (await navigator.storage.getDirectory()).getDirectoryHandle("workspace");
+    await w.getDirectoryHandle("old", { create: true });
+  });
+  assert.match(await run("write old: four", "write_file"), /wrote 4 bytes to old/);
+  assert.ok((await entries("")).includes("old"));
+  // A directory that holds a file is no file's.
+  assert.match(await run("write internal: five", "write_file"), /not a file: "internal" is a directory/);
+  assert.deepEqual(await entries("internal"), ["store/", "web/"]);
+  await page.click("#tab-files");
+  await page.locator('#files [data-path="notes"]').waitFor();
+  await page.locator('#files [data-path="old"]').waitFor();
+});

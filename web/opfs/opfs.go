@@ -82,16 +82,26 @@ func notDir(err error, p, seg string) error {
 
 // dir returns the handle of the directory holding p and p's base name.
 func (f *FS) dir(ctx context.Context, p string, create bool) (js.Value, string, error) {
-	segs := strings.Split(p, "/")
-	d := f.root
-	for _, s := range segs[:len(segs)-1] {
-		var err error
-		d, err = jsx.AwaitCall(ctx, d, "getDirectoryHandle", s, map[string]any{"create": create})
-		if err != nil {
-			return js.Undefined(), "", notDir(err, p, s)
-		}
+	dirs, name, err := f.dirs(ctx, p, create)
+	if err != nil {
+		return js.Undefined(), "", err
 	}
-	return d, segs[len(segs)-1], nil
+	return dirs[len(dirs)-1], name, nil
+}
+
+// dirs returns the handles of the directories of p's path, the root
+// first, and p's base name.
+func (f *FS) dirs(ctx context.Context, p string, create bool) ([]js.Value, string, error) {
+	segs := strings.Split(p, "/")
+	dirs := []js.Value{f.root}
+	for _, s := range segs[:len(segs)-1] {
+		d, err := jsx.AwaitCall(ctx, dirs[len(dirs)-1], "getDirectoryHandle", s, map[string]any{"create": create})
+		if err != nil {
+			return nil, "", notDir(err, p, s)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, segs[len(segs)-1], nil
 }
 
 // List implements playground.FS.
@@ -167,6 +177,15 @@ func (f *FS) Write(ctx context.Context, p, content string) error {
 		return err
 	}
 	h, err := jsx.AwaitCall(ctx, d, "getFileHandle", name, map[string]any{"create": true})
+	if err != nil && strings.HasPrefix(err.Error(), "TypeMismatchError") {
+		// An empty directory of that name (one a delete before Delete
+		// removed emptied directories left behind) gives way to the
+		// file, as in a MemFS, where it does not exist; removeEntry
+		// refuses a directory that holds anything.
+		if _, rerr := jsx.AwaitCall(ctx, d, "removeEntry", name); rerr == nil {
+			h, err = jsx.AwaitCall(ctx, d, "getFileHandle", name, map[string]any{"create": true})
+		}
+	}
 	if err != nil {
 		return notFound(err, p)
 	}
@@ -182,17 +201,32 @@ func (f *FS) Write(ctx context.Context, p, content string) error {
 	return err
 }
 
-// Delete implements playground.FS.
+// Delete implements playground.FS. The directories of p's path that the
+// delete leaves empty are removed too: a path is then free for a file, as
+// in a MemFS (list_files never showed them, and a write_file of a left
+// directory's path failed, "not a file").
 func (f *FS) Delete(ctx context.Context, p string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d, name, err := f.dir(ctx, p, false)
+	dirs, name, err := f.dirs(ctx, p, false)
 	if err != nil {
 		return err
 	}
+	d := dirs[len(dirs)-1]
 	if _, err := jsx.AwaitCall(ctx, d, "getFileHandle", name); err != nil {
 		return notFound(err, p)
 	}
-	_, err = jsx.AwaitCall(ctx, d, "removeEntry", name)
-	return notFound(err, p)
+	if _, err := jsx.AwaitCall(ctx, d, "removeEntry", name); err != nil {
+		return notFound(err, p)
+	}
+	// removeEntry refuses a directory that holds anything
+	// (InvalidModificationError), which ends the walk up; the file is
+	// deleted either way.
+	segs := strings.Split(p, "/")
+	for i := len(dirs) - 1; i > 0; i-- {
+		if _, err := jsx.AwaitCall(ctx, dirs[i-1], "removeEntry", segs[i-1]); err != nil {
+			break
+		}
+	}
+	return nil
 }
