@@ -31,6 +31,42 @@ func ImportSession(ctx context.Context, store trace.Store, files []trace.File) (
 	return trace.ImportTree(ctx, store, files)
 }
 
+// MaxImportBytes bounds the files of one import, each and together. The
+// page reads them whole before it stores any: each as text in JavaScript,
+// then its bytes in Go's WebAssembly memory, twice over while it is
+// copied, and again as the import checks the session in a scratch store;
+// a file of hundreds of MB ran the page out of memory. An export is read
+// whole the same way. 128 MiB holds a long session's Trace with images
+// (a prompt's eight images of 5 MiB are 53 MiB as data: URLs), and twice
+// the largest record a Trace may hold (omni.MaxMessageBytes, 64 MiB).
+const MaxImportBytes = 128 << 20
+
+// ImportSize is a file chosen for an import, by its name and its size in
+// bytes (a File's size, known before it is read).
+type ImportSize struct {
+	Name string
+	Size float64
+}
+
+// CheckImportSizes says why the chosen files are not read for an import:
+// one over [MaxImportBytes], named with its size, or all of them
+// together; nil when they may be.
+func CheckImportSizes(files []ImportSize) error {
+	total := 0.0
+	for _, f := range files {
+		if f.Size > MaxImportBytes {
+			return fmt.Errorf("%q is %.0f bytes (%s), over the %d bytes (128 MiB) an import reads: nothing was imported", f.Name, f.Size, mib(f.Size), MaxImportBytes)
+		}
+		total += f.Size
+	}
+	if total > MaxImportBytes {
+		return fmt.Errorf("the %d files chosen are %.0f bytes (%s) together, over the %d bytes (128 MiB) an import reads: nothing was imported", len(files), total, mib(total), MaxImportBytes)
+	}
+	return nil
+}
+
+func mib(n float64) string { return fmt.Sprintf("%.1f MiB", n/(1<<20)) }
+
 // ImportFiles prepares the files a person chose for an import
 // ([trace.ImportTree]). A file saved again where its name is taken gets
 // a copy's name: "X_001 (1).jsonl" (Chrome, Edge), "X_001(1).jsonl"

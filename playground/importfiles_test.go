@@ -2,6 +2,7 @@ package playground
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -103,5 +104,32 @@ func TestImportSessionRefusesASubagentsSessionAlone(t *testing.T) {
 	}
 	if id, err := ImportSession(ctx, dst, files); err != nil || id != parent {
 		t.Fatalf("with its parent: %q, %v", id, err)
+	}
+}
+
+// Files over MaxImportBytes, one or all together, are refused before
+// they are read, naming the file and its size and the bound: a file of
+// hundreds of MB was read whole and ran the page out of memory.
+func TestCheckImportSizes(t *testing.T) {
+	const id = "session-2026-01-02-03-04-05-0000abcd"
+	for _, tc := range []struct {
+		files []ImportSize
+		want  string
+	}{
+		{nil, ""},
+		{[]ImportSize{{id + "_001.jsonl", 0}}, ""},
+		{[]ImportSize{{id + "_001.jsonl", MaxImportBytes}}, ""},
+		{[]ImportSize{{id + "_001.jsonl", 40 << 20}, {id + "_002.jsonl", 88 << 20}}, ""},
+		{[]ImportSize{{id + "_001.jsonl", MaxImportBytes + 1}},
+			`"` + id + `_001.jsonl" is 134217729 bytes (128.0 MiB), over the 134217728 bytes (128 MiB) an import reads: nothing was imported`},
+		{[]ImportSize{{id + "_001.jsonl", 10}, {"big.jsonl", 300 << 20}},
+			`"big.jsonl" is 314572800 bytes (300.0 MiB), over the 134217728 bytes (128 MiB) an import reads: nothing was imported`},
+		{[]ImportSize{{id + "_001.jsonl", 64 << 20}, {id + "_002.jsonl", 64 << 20}, {id + "_003.jsonl", 1 << 20}},
+			`the 3 files chosen are 135266304 bytes (129.0 MiB) together, over the 134217728 bytes (128 MiB) an import reads: nothing was imported`},
+	} {
+		err := CheckImportSizes(tc.files)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%v: %v, want %q", tc.files, err, tc.want)
+		}
 	}
 }

@@ -2398,6 +2398,39 @@ pageTest("playground: an imported session is listed by the time of its last reco
   assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:imported")), "{}");
 });
 
+// An import over its bound (MaxImportBytes, 128 MiB) is refused before a
+// byte of it is read, naming the file, its size and the bound; the
+// sessions imported before stay. The page read a chosen file whole, and
+// one of hundreds of MB ran it out of memory. The File is 129 parts of one
+// 1 MiB Blob, which the browser shares rather than copies.
+pageTest("playground: an import over its bound is refused before it is read, naming the file, its size and the bound; what was imported stays", async (page) => {
+  await open(page);
+  const old = "session-2024-01-02-12-00-00-0badcafe";
+  const meta = { timestamp: "2024-01-02T12:00:00.000Z", type: "session_meta", payload: { session_id: old, provider: "floe-playground", model_id: "scripted", model_context_window: 32000, system_prompt: "You are the Floe playground's scripted model.", agent_state: "memory", workspace: "opfs://workspace" } };
+  const prompt = { timestamp: "2024-01-02T12:30:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "An old question", stop_reason: "completed" } };
+  const body = [meta, prompt].map((m) => JSON.stringify(m) + "\n").join("");
+  await page.setInputFiles("#import", { name: `${old}_001.jsonl`, mimeType: "application/jsonl", buffer: Buffer.from(body) });
+  await page.locator("#note", { hasText: `Imported ${old}.` }).waitFor();
+  const big = "session-2024-01-03-12-00-00-0badcafe_001.jsonl";
+  await page.evaluate((name) => {
+    const mib = new Blob([new Uint8Array(1 << 20)]);
+    const dt = new DataTransfer();
+    dt.items.add(new File(Array(129).fill(mib), name));
+    const input = document.querySelector("#import");
+    input.files = dt.files;
+    input.dispatchEvent(new Event("change"));
+  }, big);
+  const note = page.locator("#note", { hasText: "Import refused" });
+  await note.waitFor({ timeout: RUN });
+  const want = `Import refused: "${big}" is 135266304 bytes (129.0 MiB), over the 134217728 bytes (128 MiB) an import reads: nothing was imported`;
+  assert.ok((await note.innerText()).includes(want), await note.innerText());
+  await showSessions(page);
+  await rowOf(page, old).waitFor();
+  await page.reload();
+  await idle(page);
+  await rowOf(page, old).waitFor();
+});
+
 // An export while a run is in flight holds every record the run made
 // until then: it read the store past the records still on their way to
 // it. The test holds back the page's news that a write to IndexedDB

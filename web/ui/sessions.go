@@ -402,6 +402,14 @@ func (s *sessionsView) export(id string, store trace.Store, running bool) {
 func (s *sessionsView) importFiles(list []js.Value) {
 	a := s.a
 	ctx := context.Background()
+	sizes := make([]playground.ImportSize, len(list))
+	for i, f := range list {
+		sizes[i] = playground.ImportSize{Name: f.Get("name").String(), Size: f.Get("size").Float()}
+	}
+	if err := playground.CheckImportSizes(sizes); err != nil {
+		a.post(func() { a.note = "Import refused: " + err.Error() })
+		return
+	}
 	files := make([]trace.File, 0, len(list))
 	for _, f := range list {
 		t, err := jsx.AwaitCall(ctx, f, "text")
