@@ -2431,6 +2431,63 @@ pageTest("playground: an import over its bound is refused before it is read, nam
   await rowOf(page, old).waitFor();
 });
 
+// A stored session's open that the user's next choice made stale (New
+// session clicked while its Trace was read) is dropped: the open landed
+// after the new session was shown and replaced it. The test holds back the
+// news that IndexedDB's reads completed until the new session is shown,
+// then lets them through and waits until none is left, each one's handler
+// (and the Go code it wakes) having run.
+pageTest("playground: New session clicked while a stored session is opened wins: the open, stale, is dropped", async (page) => {
+  await open(page);
+  const first = await shownID(page);
+  await send(page, "echo: first");
+  await idle(page);
+  await showSessions(page);
+  await rowOf(page, first).waitFor();
+  await page.click("#reset");
+  await page.waitForFunction((id) => document.querySelector("#session-id").textContent !== id, first);
+  await page.evaluate(() => {
+    const held = [];
+    window.__busy = 0;
+    const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+    Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+      configurable: true,
+      get() {
+        return desc.get.call(this);
+      },
+      set(h) {
+        const tx = this;
+        if (typeof h !== "function" || tx.mode !== "readonly") return desc.set.call(this, h);
+        window.__busy++;
+        const done = (ev) => {
+          try {
+            h.call(tx, ev);
+          } finally {
+            window.__busy--;
+          }
+        };
+        desc.set.call(this, (ev) => (window.__hold ? held.push(() => done(ev)) : done(ev)));
+      },
+    });
+    window.__hold = true;
+    window.__release = () => {
+      window.__hold = false;
+      for (const f of held.splice(0)) f();
+    };
+  });
+  await rowOf(page, first).locator(".session-open").click();
+  await page.locator("#note", { hasText: `Opening ${first}` }).waitFor();
+  const before = await shownID(page);
+  await page.click("#reset");
+  await page.waitForFunction((id) => document.querySelector("#session-id").textContent !== id, before);
+  const chosen = await shownID(page);
+  await page.evaluate(() => window.__release());
+  await page.waitForFunction(() => window.__busy === 0, null, { timeout: RUN });
+  await idle(page);
+  assert.equal(await shownID(page), chosen, "the stale open replaced the new session");
+  assert.equal(await page.locator("#transcript > .notice", { hasText: "Resumed from storage" }).count(), 0);
+});
+
 // An export while a run is in flight holds every record the run made
 // until then: it read the store past the records still on their way to
 // it. The test holds back the page's news that a write to IndexedDB

@@ -63,6 +63,7 @@ type App struct {
 	tr     *playground.Transcript
 	remote js.Value // a remote session's handle (remote.go); undefined for a local one
 	gen    int      // session generation: output of an older session is dropped
+	opens  int      // opens of a stored session asked for: only the last one's is shown
 	sessID string
 	// sysPrompt is the session's system prompt, as its model gets it;
 	// noImages says its model takes no images (Settings.NoImages).

@@ -462,8 +462,13 @@ func download(name string, data []byte) {
 // resume opens the stored session id (ENGINE.md §17): the engine starts
 // from the replayed Trace and continues its file; the transcript shows the
 // stored records.
+// An open another open or a session shown meanwhile (New session, say)
+// made stale is dropped: the reads of a long Trace outlasted the next
+// choice, and the session opened first replaced the one chosen last.
 func (a *App) resume(id string) {
 	a.note = "Opening " + id + "…"
+	a.opens++
+	open, gen := a.opens, a.gen
 	prev, _ := a.storeOf(id)
 	a.spawn(func() {
 		ctx := context.Background()
@@ -484,6 +489,9 @@ func (a *App) resume(id string) {
 			}
 		}
 		a.post(func() {
+			if a.opens != open || a.gen != gen {
+				return
+			}
 			if err != nil {
 				note := "Could not open " + id + ": " + err.Error()
 				if a.runner == nil && !a.isRemote() {
