@@ -2431,22 +2431,11 @@ pageTest("playground: an import over its bound is refused before it is read, nam
   await rowOf(page, old).waitFor();
 });
 
-// A stored session's open that the user's next choice made stale (New
-// session clicked while its Trace was read) is dropped: the open landed
-// after the new session was shown and replaced it. The test holds back the
-// news that IndexedDB's reads completed until the new session is shown,
-// then lets them through and waits until none is left, each one's handler
-// (and the Go code it wakes) having run.
-pageTest("playground: New session clicked while a stored session is opened wins: the open, stale, is dropped", async (page) => {
-  await open(page);
-  const first = await shownID(page);
-  await send(page, "echo: first");
-  await idle(page);
-  await showSessions(page);
-  await rowOf(page, first).waitFor();
-  await page.click("#reset");
-  await page.waitForFunction((id) => document.querySelector("#session-id").textContent !== id, first);
-  await page.evaluate(() => {
+// holdCompletions holds back the page's news that an IndexedDB
+// transaction of the given mode completed, until window.__release();
+// window.__busy counts the transactions whose news has not been handled.
+async function holdCompletions(page, mode) {
+  await page.evaluate((mode) => {
     const held = [];
     window.__busy = 0;
     const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
@@ -2457,7 +2446,7 @@ pageTest("playground: New session clicked while a stored session is opened wins:
       },
       set(h) {
         const tx = this;
-        if (typeof h !== "function" || tx.mode !== "readonly") return desc.set.call(this, h);
+        if (typeof h !== "function" || tx.mode !== mode) return desc.set.call(this, h);
         window.__busy++;
         const done = (ev) => {
           try {
@@ -2474,7 +2463,25 @@ pageTest("playground: New session clicked while a stored session is opened wins:
       window.__hold = false;
       for (const f of held.splice(0)) f();
     };
-  });
+  }, mode);
+}
+
+// A stored session's open that the user's next choice made stale (New
+// session clicked while its Trace was read) is dropped: the open landed
+// after the new session was shown and replaced it. The test holds back the
+// news that IndexedDB's reads completed until the new session is shown,
+// then lets them through and waits until none is left, each one's handler
+// (and the Go code it wakes) having run.
+pageTest("playground: New session clicked while a stored session is opened wins: the open, stale, is dropped", async (page) => {
+  await open(page);
+  const first = await shownID(page);
+  await send(page, "echo: first");
+  await idle(page);
+  await showSessions(page);
+  await rowOf(page, first).waitFor();
+  await page.click("#reset");
+  await page.waitForFunction((id) => document.querySelector("#session-id").textContent !== id, first);
+  await holdCompletions(page, "readonly");
   await rowOf(page, first).locator(".session-open").click();
   await page.locator("#note", { hasText: `Opening ${first}` }).waitFor();
   const before = await shownID(page);
@@ -2500,26 +2507,7 @@ pageTest("playground: an export during a run holds the records not yet stored, a
   await send(page, "How long is store.go?");
   await askCard(page, "list_files").waitFor({ timeout: RUN });
   await rowOf(page, id).waitFor();
-  await page.evaluate(() => {
-    const held = [];
-    const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
-    Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
-      configurable: true,
-      get() {
-        return desc.get.call(this);
-      },
-      set(h) {
-        const tx = this;
-        const hold = (ev) => (window.__hold ? held.push(() => h.call(tx, ev)) : h.call(tx, ev));
-        desc.set.call(this, typeof h === "function" && tx.mode === "readwrite" ? hold : h);
-      },
-    });
-    window.__hold = true;
-    window.__release = () => {
-      window.__hold = false;
-      for (const f of held.splice(0)) f();
-    };
-  });
+  await holdCompletions(page, "readwrite");
   await decide(page, "list_files", "allow");
   await askCard(page, "count_lines").waitFor({ timeout: RUN });
   const [download] = await Promise.all([
@@ -2556,26 +2544,7 @@ pageTest("playground: an export of the session shown before, right after a switc
   await send(page, "echo: first");
   await idle(page);
   await rowOf(page, id).waitFor();
-  await page.evaluate(() => {
-    const held = [];
-    const desc = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
-    Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
-      configurable: true,
-      get() {
-        return desc.get.call(this);
-      },
-      set(h) {
-        const tx = this;
-        const hold = (ev) => (window.__hold ? held.push(() => h.call(tx, ev)) : h.call(tx, ev));
-        desc.set.call(this, typeof h === "function" && tx.mode === "readwrite" ? hold : h);
-      },
-    });
-    window.__hold = true;
-    window.__release = () => {
-      window.__hold = false;
-      for (const f of held.splice(0)) f();
-    };
-  });
+  await holdCompletions(page, "readwrite");
   await send(page, "echo: the last words");
   await idle(page);
   await page.click("#reset");
