@@ -49,7 +49,7 @@ func TestImageLimit(t *testing.T) {
 	if want := `{"type":"function_call_output","call_id":"call_1","output":"shot 1\n[image omitted: 1 KB, older than those sent, left out to keep the request within the API's limits]"}`; !strings.Contains(b[1], want) {
 		t.Errorf("request 1: no %s in\n%s", want, b[1])
 	}
-	if want := `{"type":"function_call_output","call_id":"call_3","output":"shot 3"},{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgod-`; !strings.Contains(b[1], want) {
+	if want := `{"type":"function_call_output","call_id":"call_3","output":"shot 3"},{"role":"user","content":[{"type":"input_image","detail":"auto","image_url":"data:image/png;base64,iVBORw0KGgod-`; !strings.Contains(b[1], want) {
 		t.Errorf("request 1: no %s in\n%s", want, b[1])
 	}
 	if prefix := b[1][:strings.LastIndex(b[1], `]}]`)]; !strings.HasPrefix(b[2], prefix) {
@@ -96,8 +96,8 @@ func TestImageTooLarge(t *testing.T) {
 // session, whose history holds it. One it takes, or a web URL, goes.
 func TestImageTypes(t *testing.T) {
 	for _, c := range []struct{ url, want string }{
-		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg", `{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"}`},
-		{"https://example.com/a.bmp", `{"type":"input_image","image_url":"https://example.com/a.bmp"}`},
+		{"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg", `{"type":"input_image","detail":"auto","image_url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"}`},
+		{"https://example.com/a.bmp", `{"type":"input_image","detail":"auto","image_url":"https://example.com/a.bmp"}`},
 		{"data:image/bmp;base64,Qk02AAAAAAAAADYAAAAoAAAA", `{"type":"input_text","text":"[image not sent: media type \"image/bmp\" (bytes of no PNG, JPEG, GIF or WebP image): the API takes image/jpeg, image/png, image/gif and image/webp]"}`},
 		{"data:image/png;base64,SUkqAAgAAAAAAAAA", `{"type":"input_text","text":"[image not sent: media type \"image/png\" (bytes of no PNG`}, // a TIFF
 		{"file:///a.png", `{"type":"input_text","text":"[image not sent: \"file:///a.png\" is no http or https URL`},
@@ -147,5 +147,31 @@ func TestNoImages(t *testing.T) {
 	}
 	if got := request(Options{}); strings.Count(got, `"image_url":"`+png+`"`) != 3 {
 		t.Errorf("without NoImages, not the three images in %s", got)
+	}
+}
+
+// Every input_image part names its detail, "auto" (OpenAI's default): vLLM's
+// Responses API validates the part against OpenAI's type, where detail is
+// required, and answered 400 ("detail: Field required") to one without
+// it, a user's image or a tool output's, and so to every later request of
+// the session, whose history holds the image.
+func TestImageDetail(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+	m, err := New(Options{Transport: tr, Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := omni.ToolOutput("call_1", "shot", omni.StatusCompleted)
+	out.Payload.Rest = &omni.Rest{Images: []string{png}}
+	img := omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.ImageURL, Role: omni.RoleUser, Rest: &omni.Rest{ImageURL: "https://example.com/a.png"}}}
+	m.LoadHistory(context.Background(), []omni.Message{omni.UserText("look"), omni.ToolCallMsg("call_1", "shot", "{}"), out})
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{img}})
+	want := `[{"content":[{"text":"look","type":"input_text"}],"role":"user"},` +
+		`{"arguments":"{}","call_id":"call_1","name":"shot","type":"function_call"},` +
+		`{"call_id":"call_1","output":"shot","type":"function_call_output"},` +
+		`{"content":[{"detail":"auto","image_url":"` + png + `","type":"input_image"},{"detail":"auto","image_url":"https://example.com/a.png","type":"input_image"}],"role":"user"}]`
+	if got := js(tr.Body(t, 0)["input"]); got != want {
+		t.Errorf("input\n got %s\nwant %s", got, want)
 	}
 }

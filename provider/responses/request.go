@@ -163,8 +163,10 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning, noImages
 	}
 }
 
-// writeImage writes the input_image part of u, a data: URL or a web URL;
-// an image the API would refuse (provider.NotSent: a data: URL of a media
+// writeImage writes the input_image part of u, a data: URL or a web URL,
+// with detail "auto", OpenAI's default: vLLM checks the part against
+// OpenAI's type, where detail is required, and refused one without it
+// with a 400; an image the API would refuse (provider.NotSent: a data: URL of a media
 // type other than PNG, JPEG, GIF and WebP…), or any image to a model that
 // takes none (noImages), is an input_text part saying so: sent, it made
 // the API refuse the request, and every later one of the session, whose
@@ -178,7 +180,7 @@ func writeImage(w *provider.JSONWriter, u string, noImages bool) {
 		w.Lit(`{"type":"input_text",`)
 		w.KeyStr("text", t)
 	} else {
-		w.Lit(`{"type":"input_image",`)
+		w.Lit(`{"type":"input_image","detail":"auto",`)
 		w.KeyStr("image_url", u)
 	}
 	w.Close('}')

@@ -175,7 +175,7 @@ func TestDocuments(t *testing.T) {
 	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
 	m, _ := New(Options{Transport: tr, Model: "m"})
 	run(t, m, engine.GenerateParams{NewMessages: ptest.Attachments()})
-	if got, want := js(tr.Body(t, 0)["input"]), `[{"content":[{"text":"Read it.","type":"input_text"},{"file_data":"data:application/pdf;base64,JVBERi0=","filename":"document.pdf","type":"input_file"},{"image_url":"data:image/png;base64,iVBORw==","type":"input_image"}],"role":"user"}]`; got != want {
+	if got, want := js(tr.Body(t, 0)["input"]), `[{"content":[{"text":"Read it.","type":"input_text"},{"file_data":"data:application/pdf;base64,JVBERi0=","filename":"document.pdf","type":"input_file"},{"detail":"auto","image_url":"data:image/png;base64,iVBORw==","type":"input_image"}],"role":"user"}]`; got != want {
 		t.Errorf("input\n got %s\nwant %s", got, want)
 	}
 }
