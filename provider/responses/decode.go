@@ -31,6 +31,12 @@ type item struct {
 	kind     string // message, reasoning, function_call; "" = skipped or done
 	streamed bool   // a delta came for the item
 	part     int    // the summary part (reasoning) or content part (message) being streamed
+	// ended: the part streamed last ended (its done came, or a summary
+	// part of another index was added), so a reasoning part of another
+	// index is a new paragraph; without it, a new index is more of the
+	// same text (vLLM gives each delta the next content_index).
+	ended bool
+	run   []byte // what the deltas streamed since the item's last done
 }
 
 // event is the part of one event this adapter reads.
@@ -194,6 +200,11 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		e.Close(key, omni.StatusCompleted)
 		it.kind = ""
 		return nil
+	case "response.reasoning_summary_part.added":
+		if it != nil && it.kind == "reasoning" && x.summary != it.part {
+			it.ended = true
+		}
+		return nil
 	case "response.refusal.delta":
 		d.refusal += x.delta
 		return nil
@@ -227,15 +238,22 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	}
 	piece := x.delta
 	if done {
-		if it.streamed && x.summary == it.part {
-			return nil // it repeats the part its deltas streamed
+		// It repeats the part its deltas streamed, or all the deltas
+		// since the last done (vLLM's, under an index none of them had).
+		repeat := it.streamed && x.summary == it.part || len(it.run) > 0 && x.text == string(it.run)
+		it.run = it.run[:0]
+		if repeat {
+			it.ended = true
+			return nil
 		}
 		piece = x.text // a part of no deltas
+	} else {
+		it.run = append(it.run, piece...)
 	}
-	if want == "reasoning" && x.summary != it.part && it.streamed {
+	if want == "reasoning" && x.summary != it.part && it.streamed && it.ended {
 		e.Thinking(key, "\n\n") // summary parts are paragraphs
 	}
-	it.part = x.summary
+	it.part, it.ended = x.summary, done
 	it.streamed = it.streamed || piece != ""
 	if want == "message" {
 		d.textKey = key

@@ -42,6 +42,7 @@ func TestRequestMapping(t *testing.T) {
 		{Chunks: events(
 			`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
 			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"Plan"}`,
+			`{"type":"response.reasoning_summary_part.added","output_index":0,"summary_index":1,"part":{"type":"summary_text","text":""}}`,
 			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"More"}`,
 			`{"type":"response.output_item.done","output_index":0,"item":`+reasoning+`}`,
 			`{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_1","type":"message","role":"assistant","content":[]}}`,
@@ -199,5 +200,48 @@ func TestLongErrorMessage(t *testing.T) {
 		m, _ := New(Options{Transport: &ptest.Transport{Replies: []ptest.Reply{reply}}, Model: "m"})
 		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
 		ptest.CheckLongCut(t, name, out.ErrorMessage)
+	}
+}
+
+// The deltas of an item are one text whatever their index, and a done
+// that repeats them is not taken again: vLLM gives each delta the next
+// content_index and its done yet another, which showed the thinking with
+// a paragraph break between every two deltas, then again, and the text
+// twice. A reasoning summary's part is a paragraph when the part before
+// ended (its done, or the part.added of the next), as OpenAI streams it.
+func TestIndexPerDelta(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		events         []string
+		thinking, text string
+	}{
+		{"vLLM", []string{
+			`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","summary":[]}}`,
+			`{"type":"response.reasoning_text.delta","output_index":0,"content_index":1,"delta":"Think"}`,
+			`{"type":"response.reasoning_text.delta","output_index":0,"content_index":2,"delta":"ing."}`,
+			`{"type":"response.reasoning_text.done","output_index":0,"content_index":3,"text":"Thinking."}`,
+			`{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning"}}`,
+			`{"type":"response.output_item.added","output_index":0,"item":{"type":"message","content":[]}}`,
+			`{"type":"response.output_text.delta","output_index":1,"content_index":1,"delta":"Sun"}`,
+			`{"type":"response.output_text.delta","output_index":1,"content_index":2,"delta":"ny."}`,
+			`{"type":"response.output_text.done","output_index":1,"content_index":3,"text":"Sunny."}`,
+			`{"type":"response.output_item.done","output_index":1,"item":{"type":"message"}}`,
+		}, "Thinking.", "Sunny."},
+		{"summary parts, each done", []string{
+			`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","summary":[]}}`,
+			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"A"}`,
+			`{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":0,"text":"A"}`,
+			`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"B"}`,
+			`{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":1,"text":"B"}`,
+			`{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":2,"text":"C"}`,
+			`{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning"}}`,
+		}, "A\n\nB\n\nC", ""},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(append(tc.events, completed)...)}}}
+		m, _ := New(Options{Transport: tr, Model: "m"})
+		c, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")}})
+		if out.Status != omni.StatusCompleted || c.Text(omni.Thinking) != tc.thinking || c.Text(omni.Text) != tc.text {
+			t.Errorf("%s: outcome %+v, thinking %q, text %q; want %q, %q", tc.name, out, c.Text(omni.Thinking), c.Text(omni.Text), tc.thinking, tc.text)
+		}
 	}
 }
