@@ -990,7 +990,8 @@ export function readLines(body: ByteStream | null, options?: ReadBodyOptions): A
  * The events of a text/event-stream body, framed as the WHATWG HTML
  * standard says (CRLF, LF or CR line ends, comments, data lines joined,
  * an event dispatched at a blank line when it has data, a leading BOM
- * ignored; retry and unknown fields ignored). A last event whose blank line
+ * ignored; retry and unknown fields ignored, but llama-server's line
+ * "error: {…}", the data of an event of type "error"). A last event whose blank line
  * never came is yielded; a body that ends inside a line throws an Error
  * whose code is "truncated" (httpOutcome reads it as "malformed"), so a
  * stream cut mid-event is told apart from a clean end. Leaving the loop

@@ -247,7 +247,8 @@ async function* lines(body, signal) {
  * ":" is a comment; "field: value" (one space after the colon dropped);
  * data lines joined with "\n"; an event is dispatched at a blank line when
  * it has data; event "message" when it named none; id the last id seen
- * (it persists from event to event); retry and unknown fields ignored. A
+ * (it persists from event to event); retry and unknown fields ignored,
+ * but llama.cpp's "error: {…}" line, data of an event of type "error". A
  * last event whose blank line never came is yielded (many servers leave
  * it out); a body that ends inside a line throws an Error whose code is
  * "truncated" (httpOutcome reads it as malformed).
@@ -272,7 +273,14 @@ async function* events(body, signal) {
     let value = c < 0 ? "" : line.slice(c + 1);
     if (value.startsWith(" ")) value = value.slice(1);
     if (name === "data") data.push(value);
-    else if (name === "event") event = value;
+    else if (name === "error") {
+      // Not a field of the standard: llama.cpp's server sends an error
+      // in a stream as a line "error: {…}", which the standard drops (the
+      // stream then looked complete). It is data of an event of type
+      // "error", as provider/sse reads it.
+      if (event === "") event = "error";
+      data.push(value);
+    } else if (name === "event") event = value;
     else if (name === "id" && !value.includes("\0")) id = value;
   };
   const take = () => {

@@ -258,6 +258,25 @@ test("readEvents: one space after the colon dropped, not two; a BOM only at the 
   ]);
 });
 
+// llama.cpp's server sends an error that happens while it streams as a
+// line "error: {…}", then "data: [DONE]": the standard drops the unknown
+// field, and the stream looked complete, its reply cut short. It is the
+// data of an event of type "error", as Floe's Go adapters read it
+// (provider/sse); an event line of the block names it instead.
+test("readEvents: llama.cpp's error line is an event of type error", async () => {
+  const body =
+    'data: {"choices":[{"delta":{"content":"The"}}]}\n\n' +
+    'error: {"code":500,"message":"Failed to decode the batch: KV cache is full","type":"server_error"}\n\n' +
+    "data: [DONE]\n\n" +
+    "event: failure\nerror: a\nerror: b\n\n";
+  assert.deepEqual(await collect(readEvents(streamOf([new TextEncoder().encode(body)]))), [
+    { event: "message", data: '{"choices":[{"delta":{"content":"The"}}]}', id: "" },
+    { event: "error", data: '{"code":500,"message":"Failed to decode the batch: KV cache is full","type":"server_error"}', id: "" },
+    { event: "message", data: "[DONE]", id: "" },
+    { event: "failure", data: "a\nb", id: "" },
+  ]);
+});
+
 // A read of many lines is framed in time linear in its size: a search for
 // the next CR at every line of a body of LF alone read the rest of the read
 // again (quadratic: a read of 4 MiB took 15 s). Counted, not timed: the
