@@ -11,16 +11,16 @@ import (
 
 // FuzzNDJSON: in any reads, the framing of a body of JSON lines read as an
 // event stream gives one event a line that is not blank, its data the line
-// without CRs and its leading blanks: a line's bytes never end its event
-// or start another.
+// without CRs and its leading blanks (and the body's opening byte order
+// mark): a line's bytes never end its event or start another.
 func FuzzNDJSON(f *testing.F) {
-	for _, s := range []string{"{\"a\":1}\r\n\n  \n{\"b\":\"x y\"}\n{\"c\":[]}", "", "\n", "x", " \t\r\n\r", "data: x\n\nevent: y\n", ":c\rd\r\n\x00\xff"} {
+	for _, s := range []string{"{\"a\":1}\r\n\n  \n{\"b\":\"x y\"}\n{\"c\":[]}", "", "\n", "x", " \t\r\n\r", "data: x\n\nevent: y\n", ":c\rd\r\n\x00\xff", "\xEF\xBB\xBF{}\n\xEF\xBB\xBF", "\xEF\xBB", "\xEF\xBBx\n"} {
 		f.Add(s, uint8(1))
 		f.Add(s, uint8(7))
 	}
 	f.Fuzz(func(t *testing.T, body string, n uint8) {
 		var want []string
-		for _, line := range strings.Split(body, "\n") {
+		for _, line := range strings.Split(strings.TrimPrefix(body, "\xEF\xBB\xBF"), "\n") {
 			line = strings.TrimLeft(line, " \t\r")
 			if line = strings.ReplaceAll(line, "\r", ""); line != "" {
 				want = append(want, line)

@@ -38,3 +38,21 @@ func TestNDJSON(t *testing.T) {
 		t.Errorf("401: %+v", f)
 	}
 }
+
+// A byte order mark that opens the body is dropped, in any reads, as the
+// event-stream reader drops one and readLines (JavaScript) does: it went
+// into the first line's data, which then was no JSON, and every attempt
+// of the request failed as malformed. One later is the line's.
+func TestNDJSONByteOrderMark(t *testing.T) {
+	const body = "\xEF\xBB\xBF{\"a\":1}\n{\"b\":2}\n"
+	for _, r := range []io.Reader{strings.NewReader(body), iotest.OneByteReader(strings.NewReader(body))} {
+		d := &collectDecoder{}
+		answer := NDJSON(TransportFunc(func(context.Context, *Request) (*Response, error) {
+			return &Response{Status: 200, Header: map[string]string{}, Body: io.NopCloser(r)}, nil
+		}))
+		Stream(context.Background(), answer, &Request{}, "x", 0, d)
+		if got := strings.Join(d.data, "|"); got != `{"a":1}|{"b":2}` {
+			t.Errorf("events %q", got)
+		}
+	}
+}

@@ -51,8 +51,9 @@ type Usage struct {
 // Conversation.Generate and a Decoder then read it as they read
 // Server-Sent Events, which alone they read (a body that starts with "{"
 // is an error answer to them). A line the body ends in without its line
-// break is an event too; a body cut by a failed read is not. An error
-// status is passed on as it came, for StatusFailure.
+// break is an event too; a body cut by a failed read is not. A byte order
+// mark that opens the body is dropped, as the event-stream reader drops
+// one. An error status is passed on as it came, for StatusFailure.
 func NDJSON(t Transport) Transport {
 	return TransportFunc(func(ctx context.Context, req *Request) (*Response, error) {
 		resp, err := t.RoundTrip(ctx, req)
@@ -66,16 +67,22 @@ func NDJSON(t Transport) Transport {
 // ndjson frames a body of JSON lines as an event stream: "data: " before
 // each line, a blank line after it.
 type ndjson struct {
-	src  io.ReadCloser
-	buf  []byte
-	out  []byte // framed, not read yet
-	line bool   // a line's "data: " is out
-	err  error  // what ended src
+	src   io.ReadCloser
+	buf   []byte
+	out   []byte // framed, not read yet
+	line  bool   // a line's "data: " is out
+	err   error  // what ended src
+	start int    // the bytes of a byte order mark read at the body's start; -1 past it
 }
+
+const bom = "\xEF\xBB\xBF"
 
 func (r *ndjson) Read(p []byte) (int, error) {
 	for len(r.out) == 0 {
 		switch {
+		case r.err == io.EOF && r.start > 0: // the body was the start of a mark
+			r.unmark()
+			continue
 		case r.err == io.EOF && r.line:
 			r.line = false
 			r.out = append(r.out, "\n\n"...)
@@ -90,26 +97,49 @@ func (r *ndjson) Read(p []byte) (int, error) {
 		r.err = err
 		r.out = r.out[:0]
 		for _, c := range r.buf[:n] {
-			switch {
-			case c == '\n':
-				if r.line {
-					r.out = append(r.out, "\n\n"...)
-					r.line = false
+			if r.start >= 0 {
+				if c == bom[r.start] {
+					if r.start++; r.start == len(bom) {
+						r.start = -1 // a mark: dropped
+					}
+					continue
 				}
-			case c == '\r' || !r.line && (c == ' ' || c == '\t'):
-				// a CRLF line end, a blank line (JSON escapes a CR in a string)
-			default:
-				if !r.line {
-					r.out = append(r.out, "data: "...)
-					r.line = true
-				}
-				r.out = append(r.out, c)
+				r.unmark()
 			}
+			r.put(c)
 		}
 	}
 	n := copy(p, r.out)
 	r.out = r.out[n:]
 	return n, nil
+}
+
+// unmark frames the bytes read as the start of a byte order mark that
+// was not one: they are the first line's.
+func (r *ndjson) unmark() {
+	for i := 0; i < r.start; i++ {
+		r.put(bom[i])
+	}
+	r.start = -1
+}
+
+// put frames one byte of the body.
+func (r *ndjson) put(c byte) {
+	switch {
+	case c == '\n':
+		if r.line {
+			r.out = append(r.out, "\n\n"...)
+			r.line = false
+		}
+	case c == '\r' || !r.line && (c == ' ' || c == '\t'):
+		// a CRLF line end, a blank line (JSON escapes a CR in a string)
+	default:
+		if !r.line {
+			r.out = append(r.out, "data: "...)
+			r.line = true
+		}
+		r.out = append(r.out, c)
+	}
 }
 
 func (r *ndjson) Close() error { return r.src.Close() }
