@@ -241,3 +241,45 @@ func TestIdleTimeoutOption(t *testing.T) {
 		}
 	}
 }
+
+// A body of JSON lines (NDJSON) is timed by its bytes too: blank lines a
+// server sends to keep the connection alive while it works are bytes
+// from the server, and the request does not end while they come. The
+// framing read on through them without returning, so the watchdog saw
+// one long wait and ended the request as idle.
+func TestIdleTimeoutNDJSONBlankLines(t *testing.T) {
+	started, tick, _ := fakeTicks(t)
+	var pw *io.PipeWriter
+	called, reading := make(chan struct{}, 1), make(chan struct{}, 100)
+	d := &eventDecoder{got: make(chan string, 1)}
+	done := make(chan *Failure, 1)
+	go func() {
+		done <- Stream(context.Background(), NDJSON(pipeTransport(&pw, called, reading)), &Request{}, "x", 4*time.Second, d)
+	}()
+	<-started
+	<-called
+	<-reading
+	go pw.Write([]byte("a\n"))
+	if got := <-d.got; got != "a" {
+		t.Fatalf("event %q, want a", got)
+	}
+	<-reading
+	for i := 0; i < 3*idleTicks; i++ {
+		go pw.Write([]byte("\n"))
+		select {
+		case <-reading:
+		case f := <-done:
+			t.Fatalf("ended after %d blank lines: %+v", i, f)
+		}
+		if !tick() {
+			t.Fatalf("tick %d: none pending", i)
+		}
+	}
+	go pw.Write([]byte("done\n"))
+	if got := <-d.got; got != "done" {
+		t.Fatalf("event %q, want done", got)
+	}
+	if f := <-done; f != nil {
+		t.Fatalf("completed stream: %+v", f)
+	}
+}

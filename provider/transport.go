@@ -53,7 +53,9 @@ type Usage struct {
 // is an error answer to them). A line the body ends in without its line
 // break is an event too; a body cut by a failed read is not. A byte order
 // mark that opens the body is dropped, as the event-stream reader drops
-// one. An error status is passed on as it came, for StatusFailure.
+// one. Blank lines are bytes from the server for Stream's idle timeout (a
+// server's keep-alive). An error status is passed on as it came, for
+// StatusFailure.
 func NDJSON(t Transport) Transport {
 	return TransportFunc(func(ctx context.Context, req *Request) (*Response, error) {
 		resp, err := t.RoundTrip(ctx, req)
@@ -107,6 +109,12 @@ func (r *ndjson) Read(p []byte) (int, error) {
 				r.unmark()
 			}
 			r.put(c)
+		}
+		if len(r.out) == 0 && n > 0 && err == nil {
+			// Blank lines only (a server keeping the connection alive):
+			// returned as a read of nothing, so that the watchdog of the
+			// read (Stream's idle timeout) sees bytes came.
+			return 0, nil
 		}
 	}
 	n := copy(p, r.out)
