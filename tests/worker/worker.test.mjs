@@ -103,6 +103,23 @@ test("the front Worker authenticates, creates and lists sessions", async () => {
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
 });
 
+test("sessions made in the same millisecond are listed newest first all the same", async () => {
+  // one-instant.mjs stores every session as made at one instant. Before,
+  // the list was ordered by that time alone, and SQLite gave a tie in
+  // whatever order it read the rows.
+  const at = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+  const w = await worker({ token: "tok", main: "one-instant.mjs", vars: { TEST_CREATED_MS: at } });
+  const ids = async () => (await api(w, "GET", "/api/sessions")).json.sessions;
+  for (const id of ["m", "z", "a"]) assert.equal((await api(w, "POST", "/api/sessions", { id })).status, 201, id);
+  const listed = await ids();
+  assert.deepEqual(listed.map((s) => s.id), ["a", "z", "m"]);
+  assert.deepEqual(new Set(listed.map((s) => s.created)), new Set([new Date(at).toISOString()]), "a tie");
+  // A session made again after its deletion is the newest.
+  assert.equal((await api(w, "DELETE", "/api/sessions/z")).status, 204);
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "z" })).status, 201);
+  assert.deepEqual((await ids()).map((s) => s.id), ["z", "a", "m"]);
+});
+
 test("requests a front Worker could not relay as they came: a GET with a body, a session made with a body of another type", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", {});

@@ -17,8 +17,9 @@ const WORKERD = join(ROOT, "tests/worker/node_modules/.bin/workerd");
 // with sqlLimits the session object's storage refuses what Cloudflare's
 // refuses and local workerd takes (sql-limits.mjs); with readyProbe
 // /readyz's check is counted and held (ready-probe.mjs); with sessions
-// false the SESSIONS binding is left out.
-export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false, sqlLimits = false, readyProbe = false, sessions = true }) {
+// false the SESSIONS binding is left out; with main, that module of
+// tests/worker is the main module (one-instant.mjs).
+export function config({ port, storage, token = "", delayMs = 0, mode = "ask", replayEvents = 0, vars = {}, loopback = false, sqlLimits = false, readyProbe = false, sessions = true, main = "" }) {
   const text = (s) => JSON.stringify(String(s));
   const more = Object.entries(vars).map(([k, v]) => `    (name = ${text(k)}, text = ${text(v)}),\n`).join("");
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -31,7 +32,7 @@ const config :Workerd.Config = (
 );
 const floe :Workerd.Worker = (
   modules = [
-${sqlLimits ? `    (name = "sql-limits.mjs", esModule = embed "sql-limits.mjs"),\n` : ""}${readyProbe ? `    (name = "ready-probe.mjs", esModule = embed "ready-probe.mjs"),\n` : ""}    (name = "index.mjs", esModule = embed "index.mjs"),
+${main ? `    (name = ${text(main)}, esModule = embed ${text(main)}),\n` : ""}${sqlLimits ? `    (name = "sql-limits.mjs", esModule = embed "sql-limits.mjs"),\n` : ""}${readyProbe ? `    (name = "ready-probe.mjs", esModule = embed "ready-probe.mjs"),\n` : ""}    (name = "index.mjs", esModule = embed "index.mjs"),
     (name = "worker.mjs", esModule = embed "worker.mjs"),
     (name = "runtime.mjs", esModule = embed "runtime.mjs"),
     (name = "session_object.mjs", esModule = embed "session_object.mjs"),
@@ -79,6 +80,7 @@ export async function start(opts) {
   writeFileSync(file, config(opts));
   if (opts.sqlLimits) copyFileSync(join(ROOT, "tests/worker/sql-limits.mjs"), join(BUILD, "sql-limits.mjs"));
   if (opts.readyProbe) copyFileSync(join(ROOT, "tests/worker/ready-probe.mjs"), join(BUILD, "ready-probe.mjs"));
+  if (opts.main) copyFileSync(join(ROOT, "tests/worker", opts.main), join(BUILD, opts.main));
   // With logs (an array), what workerd prints (the Worker's console) is
   // kept there instead of shown.
   const proc = spawn(WORKERD, ["serve", file, "--experimental", ...(opts.logs ? ["--verbose"] : [])], { stdio: ["ignore", opts.logs ? "pipe" : "inherit", opts.logs ? "pipe" : "inherit"] });

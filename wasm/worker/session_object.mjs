@@ -209,12 +209,14 @@ export class SessionObject {
     });
   }
 
-  // The session list, kept by the object named "index".
+  // The session list, kept by the object named "index", newest first:
+  // of sessions made in the same millisecond, the one added last (its
+  // rowid, which an id made again after its deletion takes anew).
   async index(url, request) {
     const sql = this.ctx.storage.sql;
     sql.exec("CREATE TABLE IF NOT EXISTS floe_sessions (id TEXT PRIMARY KEY, created INTEGER NOT NULL)");
     if (url.pathname === "/_index/list") {
-      const rows = sql.exec("SELECT id, created FROM floe_sessions ORDER BY created DESC").toArray();
+      const rows = sql.exec("SELECT id, created FROM floe_sessions ORDER BY created DESC, rowid DESC").toArray();
       return Response.json({ sessions: rows.map((r) => ({ id: r.id, created: new Date(r.created).toISOString() })) });
     }
     const { id } = await request.json();
