@@ -50,6 +50,9 @@ type Options struct {
 	// DefaultMaxSubscribers, < 0 = no bound.
 	MaxSubscribers int
 	Clock          Clock // heartbeat timing and idle time; nil = the system clock
+	// PingInterval is the heartbeat's (T-11); 0 = PingInterval. A test
+	// whose clock cannot be set (a Durable Object's) sets it short.
+	PingInterval time.Duration
 }
 
 // Channel is one SSE channel (TRANSPORT.md §1–§3). It is safe for
@@ -89,6 +92,9 @@ func NewChannel(opts Options) *Channel {
 	}
 	if opts.Clock == nil {
 		opts.Clock = systemClock{}
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = PingInterval
 	}
 	if opts.Epoch == "" {
 		opts.Epoch = NewEpoch()

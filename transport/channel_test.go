@@ -292,6 +292,28 @@ func TestWritesAreWholeAndPingEvery20s(t *testing.T) {
 	})
 }
 
+func TestPingIntervalOption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A Hub's channels take it too (the session server's).
+		c := NewHub(Options{PingInterval: 50 * time.Millisecond}).Channel("s")
+		w := &sink{}
+		s, _ := c.Subscribe("", false, nil)
+		stop := serve(s, w)
+		synctest.Wait()
+		time.Sleep(49 * time.Millisecond)
+		synctest.Wait()
+		if w.text() != "" {
+			t.Fatalf("wrote %q before 50 ms", w.text())
+		}
+		time.Sleep(101 * time.Millisecond)
+		synctest.Wait()
+		stop()
+		if w.text() != ": ping\n\n: ping\n\n: ping\n\n" {
+			t.Fatalf("after 150 ms wrote %q, want three pings", w.text())
+		}
+	})
+}
+
 func TestFailedWriteEndsServe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := NewChannel(Options{Epoch: "e"})

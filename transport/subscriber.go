@@ -196,8 +196,8 @@ const maxBatch = 64 << 10
 // queued before is written first. What is queued at a wake-up is written
 // in Write calls of up to maxBatch bytes of whole frames (a longer frame
 // alone; frames are never split between calls), each followed by flush,
-// if non-nil. A `: ping` comment is written every PingInterval on the
-// channel's clock. Only Serve writes to w.
+// if non-nil. A `: ping` comment is written every PingInterval
+// (Options.PingInterval) on the channel's clock. Only Serve writes to w.
 func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error) error {
 	defer s.Close()
 	ctx, cancel := context.WithCancel(ctx)
@@ -207,7 +207,7 @@ func (s *Subscriber) Serve(ctx context.Context, w io.Writer, flush func() error)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for s.c.opts.Clock.Sleep(ctx, PingInterval) {
+		for s.c.opts.Clock.Sleep(ctx, s.c.opts.PingInterval) {
 			select {
 			case pings <- struct{}{}:
 			default:

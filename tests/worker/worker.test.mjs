@@ -287,6 +287,89 @@ test("a run streamed from the object: approvals over HTTP, steer, abort, history
   s.close();
 });
 
+// blocks reads a stream response's blocks as written: next() gives the
+// text of one (an event's lines, or a comment), null at the end.
+function blocks(resp) {
+  const reader = resp.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  return {
+    async next() {
+      for (;;) {
+        const end = buf.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          return block;
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        buf += dec.decode(value, { stream: true });
+      }
+    },
+    close: () => reader.cancel().catch(() => {}),
+  };
+}
+
+test("the heartbeat (T-11): `: ping` between whole events, and the stream and a run through it unbroken", { timeout: 60_000 }, async () => {
+  // ping.mjs has the object ping every 20 ms. Before, nothing set the
+  // object's heartbeat: it pinged every 20 s, and this test's timeout
+  // ended it before the five pings it waits for first.
+  const w = await worker({ token: "tok", main: "ping.mjs", vars: { TEST_PING_MS: 20 }, mode: "allow-all", delayMs: 1 });
+  const { json } = await api(w, "POST", "/api/sessions", {});
+  const id = json.id;
+  const resp = await fetch(`${w.url}/api/sessions/${id}/stream`, { headers: { Authorization: "Bearer tok" } });
+  assert.equal(resp.status, 200);
+  const st = blocks(resp);
+  const events = [];
+  let pings = 0;
+  let state = "";
+  // read takes blocks until done() holds: each a ping, exactly, or an event
+  // of id, event and data lines whose data is JSON.
+  const read = async (done) => {
+    while (!done()) {
+      const b = await st.next();
+      assert.notEqual(b, null, "the stream ended");
+      if (b === ": ping") {
+        pings++;
+        continue;
+      }
+      const ev = { id: "", event: "", data: "" };
+      for (const line of b.split("\n")) {
+        const m = /^(id|event|data): (.*)$/.exec(line);
+        assert.ok(m, `a line of an event: ${JSON.stringify(line)}`);
+        ev[m[1]] = m[2];
+      }
+      const data = JSON.parse(ev.data);
+      if (ev.event === "server_event" && data.type === "task_state") state = data.state;
+      events.push({ ...ev, data });
+    }
+  };
+  await read(() => pings >= 5);
+  assert.deepEqual(events.map((e) => [e.event, e.data]), [["server_event", { type: "task_state", state: "idle" }]], "the initial event, then pings");
+  assert.equal((await api(w, "POST", `/api/sessions/${id}/tasks`, { input: "Count the lines of main.go" })).status, 202);
+  let ran = false;
+  await read(() => (ran ||= state === "running") && state === "idle");
+  const after = pings;
+  await read(() => pings >= after + 3);
+  st.close();
+  // The ids count on from the first, pings or not.
+  const [epoch] = events[0].id.split("-");
+  assert.deepEqual(events.map((e) => e.id), events.map((_, i) => `${epoch}-${Number(events[0].id.split("-")[1]) + i}`));
+  // The run's messages are the session's history.
+  const hist = (await api(w, "GET", `/api/sessions/${id}/messages`)).json.messages.filter((m) => m.type !== "session_meta");
+  const streamed = events.filter((e) => e.event === "" && complete(e.data)).map((e) => e.data);
+  assert.ok(streamed.length >= 5, `${streamed.length} messages`);
+  assert.deepEqual(streamed, hist.slice(hist.length - streamed.length));
+  // floe.connect reads such a stream as well.
+  const s = connect(w.url, id, { token: "tok" });
+  const got = [];
+  for await (const m of s.run("And README.md?")) got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(-got.filter(complete).length));
+  s.close();
+});
+
 test("workerd restarted mid-task: the object resumes the session from its SQLite Trace", async () => {
   const storage = mkdtempSync(join(tmp, "restart-"));
   const port = nextPort();

@@ -5,16 +5,19 @@
 // session_object.mjs, the Durable Object class, instantiates it once per
 // isolate and calls it through globalThis.floeObject:
 //
-//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams}, env) → handle or Error   one server per object
+//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams, pingMs}, env) → handle or Error   one server per object
 //	check({delayMs, …}, env) → null or Error   open's checks of the configuration, no server (/readyz)
 //	fetch(handle, method, url, headers, body, reply)
 //
-// where env(name) reads the Worker's variable or secret of that name ("" when
-// unset) and reply is {head(status, headers), write(bytes) → room,
-// end(), onCancel(f), onDrain(f)}: write reports whether the body's queue
-// is under its mark, and f given to onDrain runs when the client has read
-// it back under (serve.go waits for that before its next write). The model is the scripted one unless FLOE_MODEL names a
-// provider (modelSettings).
+// where pingMs is the streams' heartbeat in milliseconds (absent: every
+// 20 s, T-11), which no variable sets: a test's subclass of the object
+// does, since the object's clock cannot be set; env(name) reads the
+// Worker's variable or secret of that name ("" when unset); and reply is
+// {head(status, headers), write(bytes) → room, end(), onCancel(f),
+// onDrain(f)}: write reports whether the body's queue is under its mark,
+// and f given to onDrain runs when the client has read it back under
+// (serve.go waits for that before its next write). The model is the
+// scripted one unless FLOE_MODEL names a provider (modelSettings).
 package main
 
 import (
@@ -105,6 +108,9 @@ func configure(o, env js.Value) (server.Config, error) {
 		}
 		if d := o.Get("writeTimeoutMs"); d.Type() == js.TypeNumber {
 			cfg.WriteTimeout = time.Duration(d.Float() * float64(time.Millisecond))
+		}
+		if d := o.Get("pingMs"); d.Type() == js.TypeNumber {
+			cfg.Channel.PingInterval = time.Duration(d.Float() * float64(time.Millisecond))
 		}
 		// FLOE_MAX_STREAMS, as floe-server's --max-streams: 0 is no
 		// bound (transport.Options: < 0), absent the default.
