@@ -120,6 +120,25 @@ test("sessions made in the same millisecond are listed newest first all the same
   assert.deepEqual((await ids()).map((s) => s.id), ["z", "a", "m"]);
 });
 
+test("a session deleted while its creation is answered is not left in the list", async () => {
+  // index-gate.mjs holds the list's add until the test opens its gate.
+  // Before, the DELETE took the id off the list before the add put it
+  // there: the list kept a session that was no more, and a DELETE of it
+  // answered 404 and left it.
+  const w = await worker({ token: "tok", main: "index-gate.mjs" });
+  const made = await fetch(w.url + "/api/sessions", { method: "POST", headers: { Authorization: "Bearer tok", "Content-Type": "application/json" }, body: '{"id":"g"}' });
+  assert.equal(made.status, 201);
+  assert.equal((await api(w, "DELETE", "/api/sessions/g")).status, 204);
+  assert.equal((await fetch(w.url + "/_test/open", { method: "POST" })).status, 204);
+  assert.equal((await made.json()).id, "g"); // its answer ends once the list is written
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+  assert.equal((await api(w, "GET", "/api/sessions/g")).status, 404);
+  // A session made and kept is listed as before, an id that needs
+  // escaping in a path too (the object is asked for it by its path).
+  for (const id of ["k", "a?b%c#ü"]) assert.equal((await api(w, "POST", "/api/sessions", { id })).status, 201, id);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions.map((s) => s.id), ["a?b%c#ü", "k"]);
+});
+
 test("requests a front Worker could not relay as they came: a GET with a body, a session made with a body of another type", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", {});

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -160,7 +161,29 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 	fwd, _ := json.Marshal(req)
 	if relay(w, ns, req.ID, mustRequest("POST", "/api/sessions", fwd)) == 201 {
 		index(ns, "/_index/add", req.ID)
+		// A DELETE that came between the object's 201 and the add took
+		// the id off the list before it was there: asked after the add,
+		// the object says whether the session still is, and the list
+		// keeps no session that is not (a DELETE of it would answer 404).
+		if gone(ns, req.ID) {
+			index(ns, "/_index/remove", req.ID)
+		}
 	}
+}
+
+// gone reports whether the object of id answers that it has no session
+// (404); a failure to ask is not taken for that.
+func gone(ns *cloudflare.DurableObjectNamespace, id string) bool {
+	s, err := stub(ns, id)
+	if err != nil {
+		return false
+	}
+	resp, err := s.Fetch(mustRequest("GET", "/api/sessions/"+url.PathEscape(id), nil))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusNotFound
 }
 
 // readBody reads r's body, up to 1 MiB; a larger one is 413, another
