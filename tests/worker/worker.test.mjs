@@ -139,6 +139,25 @@ test("a session deleted while its creation is answered is not left in the list",
   assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions.map((s) => s.id), ["a?b%c#ü", "k"]);
 });
 
+test("a session made again while its DELETE is answered stays in the list", async () => {
+  // index-gate.mjs holds the DELETE's remove from the list until the test
+  // opens its gate. Before, the new session's add found the id still
+  // listed, and the remove that came after it took the id off: a session
+  // there was, and the list never showed.
+  const w = await worker({ token: "tok", main: "index-gate.mjs", vars: { TEST_HOLD: "/_index/remove" } });
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "r" })).status, 201);
+  const deleted = api(w, "DELETE", "/api/sessions/r");
+  assert.equal((await fetch(w.url + "/_test/held")).status, 204); // the object deleted it; the remove waits
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "r" })).status, 201);
+  assert.equal((await fetch(w.url + "/_test/open", { method: "POST" })).status, 204);
+  assert.equal((await deleted).status, 204);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions.map((s) => s.id), ["r"]);
+  assert.equal((await api(w, "GET", "/api/sessions/r")).status, 200);
+  // Deleted and not made again, it is off the list.
+  assert.equal((await api(w, "DELETE", "/api/sessions/r")).status, 204);
+  assert.deepEqual((await api(w, "GET", "/api/sessions")).json.sessions, []);
+});
+
 test("requests a front Worker could not relay as they came: a GET with a body, a session made with a body of another type", async () => {
   const w = await worker({ token: "tok" });
   const { json } = await api(w, "POST", "/api/sessions", {});

@@ -123,6 +123,12 @@ func handle(w http.ResponseWriter, r *http.Request) {
 		status := relay(w, ns, id, req)
 		if r.Method == http.MethodDelete && path == "/api/sessions/"+id && status == 204 {
 			index(ns, "/_index/remove", id)
+			// A session made again under the id between the object's 204
+			// and the remove found it still listed, and the remove took it
+			// off: asked after the remove, the object says whether one is.
+			if asked(ns, id) == http.StatusOK {
+				index(ns, "/_index/add", id)
+			}
 		}
 	default:
 		fail(w, 404, "not_found", request.NoRoute(path))
@@ -165,25 +171,26 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 		// the id off the list before it was there: asked after the add,
 		// the object says whether the session still is, and the list
 		// keeps no session that is not (a DELETE of it would answer 404).
-		if gone(ns, req.ID) {
+		if asked(ns, req.ID) == http.StatusNotFound {
 			index(ns, "/_index/remove", req.ID)
 		}
 	}
 }
 
-// gone reports whether the object of id answers that it has no session
-// (404); a failure to ask is not taken for that.
-func gone(ns *cloudflare.DurableObjectNamespace, id string) bool {
+// asked is the status the object of id answers for its session: 200, 404
+// when it has none, 0 when it could not be asked (which neither takes an
+// id off the list nor puts one back).
+func asked(ns *cloudflare.DurableObjectNamespace, id string) int {
 	s, err := stub(ns, id)
 	if err != nil {
-		return false
+		return 0
 	}
 	resp, err := s.Fetch(mustRequest("GET", "/api/sessions/"+url.PathEscape(id), nil))
 	if err != nil {
-		return false
+		return 0
 	}
 	resp.Body.Close()
-	return resp.StatusCode == http.StatusNotFound
+	return resp.StatusCode
 }
 
 // readBody reads r's body, up to 1 MiB; a larger one is 413, another
