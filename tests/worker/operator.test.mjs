@@ -126,6 +126,24 @@ test("a Trace write the storage refuses is in the Worker's log, and the run goes
   assert.match(warned[0], new RegExp(json.id), "the warning names the session");
 });
 
+test("a session the list's storage refuses is in the Worker's log, naming it; the session is made all the same", { timeout: 60_000 }, async () => {
+  // index-full.mjs: the object "index" cannot write its list. Before, the
+  // front dropped the failure: the session was never listed, and nothing
+  // said why (this test's timeout ended it, waiting for the line).
+  const logs = [];
+  const waiters = [];
+  logs.push = (...xs) => (Array.prototype.push.apply(logs, xs), waiters.splice(0).forEach((w) => w()), logs.length);
+  const logged = async (re) => {
+    while (!re.test(logs.join(""))) await new Promise((resolve) => waiters.push(resolve));
+  };
+  const w = await worker({ main: "index-full.mjs", logs });
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "unlisted" })).status, 201);
+  assert.equal((await api(w, "GET", "/api/sessions/unlisted")).status, 200);
+  await logged(/floe: the session list: adding "unlisted": database or disk is full: SQLITE_FULL\n/);
+  assert.equal((await api(w, "DELETE", "/api/sessions/unlisted")).status, 204);
+  await logged(/floe: the session list: removing "unlisted": database or disk is full: SQLITE_FULL\n/);
+});
+
 test("a record split where a U+FEFF starts a row keeps it, after a restart too", { timeout: 120_000 }, async () => {
   // Every cut of this reply's record falls before a U+FEFF: the Worker's
   // wasm_exec.js decoded each Go string handed to the SQL API with a

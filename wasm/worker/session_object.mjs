@@ -220,9 +220,15 @@ export class SessionObject {
       return Response.json({ sessions: rows.map((r) => ({ id: r.id, created: new Date(r.created).toISOString() })) });
     }
     const { id } = await request.json();
-    if (url.pathname === "/_index/add") sql.exec("INSERT OR IGNORE INTO floe_sessions (id, created) VALUES (?, ?)", id, Date.now());
-    else if (url.pathname === "/_index/remove") sql.exec("DELETE FROM floe_sessions WHERE id = ?", id);
-    else return Response.json({ error: { code: "not_found", message: url.pathname } }, { status: 404 });
+    // A write the storage refuses is a 500 naming why, which the front
+    // logs (a full database, say).
+    try {
+      if (url.pathname === "/_index/add") sql.exec("INSERT OR IGNORE INTO floe_sessions (id, created) VALUES (?, ?)", id, Date.now());
+      else if (url.pathname === "/_index/remove") sql.exec("DELETE FROM floe_sessions WHERE id = ?", id);
+      else return Response.json({ error: { code: "not_found", message: url.pathname } }, { status: 404 });
+    } catch (e) {
+      return Response.json({ error: { code: "storage", message: e.message } }, { status: 500 });
+    }
     return new Response(null, { status: 204 });
   }
 }

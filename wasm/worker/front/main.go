@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall/js"
 	"time"
 
 	"github.com/floehq/floe/transport/cors"
@@ -271,12 +272,37 @@ func copyFlushing(w http.ResponseWriter, r io.Reader) {
 	}
 }
 
+// index adds id to the session list or removes it (path). The request's
+// answer is already given, so a failure goes to the Worker's log
+// (console.error), naming the session and why: the list then shows a
+// session that is not, or not one that is.
 func index(ns *cloudflare.DurableObjectNamespace, path, id string) {
 	body, _ := json.Marshal(map[string]string{"id": id})
-	if s, err := stub(ns, indexName); err == nil {
-		if resp, err := s.Fetch(mustRequest("POST", path, body)); err == nil {
-			resp.Body.Close()
+	why := ""
+	if s, err := stub(ns, indexName); err != nil {
+		why = err.Error()
+	} else if resp, err := s.Fetch(mustRequest("POST", path, body)); err != nil {
+		why = err.Error()
+	} else {
+		if resp.StatusCode != http.StatusNoContent {
+			var e struct {
+				Error struct{ Message string }
+			}
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+			if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
+				why = e.Error.Message
+			} else {
+				why = "the object answered " + strconv.Itoa(resp.StatusCode)
+			}
 		}
+		resp.Body.Close()
+	}
+	if why != "" {
+		op := "adding"
+		if path == "/_index/remove" {
+			op = "removing"
+		}
+		js.Global().Get("console").Call("error", "floe: the session list: "+op+" "+strconv.Quote(id)+": "+why)
 	}
 }
 
