@@ -56,6 +56,11 @@ func (r *run) compactionCheckpoint(ctx context.Context, t *attempt, mid bool) (c
 			return compactEnd, nil
 		}
 		s.traceWrite(ctx, res.summary) // E-13.9: performs the rotation
+		if aborted(ctx) {
+			// E-9.10: an abort taken with compaction_end delivers no
+			// steering; the turn loop carries the summary over and ends.
+			return compactContinue, []omni.Message{res.summary}
+		}
 		steer := r.deliverEntries(ctx, append(taken, s.takeSteering()...))
 		return compactContinue, concat([]omni.Message{res.summary}, steer)
 	case omni.StatusAborted:
