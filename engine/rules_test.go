@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -262,5 +263,75 @@ func TestNoEmptyFileAfterCompaction(t *testing.T) {
 	f := sink.Files()
 	if len(f) != 2 || kinds(f[1][:2]) != " text" || f[1][0].Type != omni.TypeSessionMeta {
 		t.Fatalf("%d files; the second starts %s", len(f), kinds(f[len(f)-1]))
+	}
+}
+
+// E-3.7: once the stream has ended the run has exited: Steer returns false
+// and queues nothing for the next run.
+func TestSteerAfterTheRunEnded(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Emit: enginetest.TextReply(3, "one")},
+		enginetest.Reply{Emit: enginetest.TextReply(4, "two")},
+	)
+	s := newSession(t, llm, nil, &enginetest.Sink{})
+	collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	if steer(s, []omni.Message{omni.UserText("late")}) {
+		t.Fatal("Steer after the stream ended reported true")
+	}
+	got := collect(t, s, engine.RunOptions{}, omni.UserText("again"))
+	if g := kinds(got); g != "request_begin partial_text:start partial_text:delta partial_text:stop text token_usage request_end" {
+		t.Fatalf("next run %s", g)
+	}
+	if c := llm.Calls(); len(c) != 2 || len(c[1]) != 1 || c[1][0].Payload.Text != "again" {
+		t.Fatalf("next request %v", c)
+	}
+}
+
+// §2, E-4.8, E-10.4: delay(n) = min(base × 2^(n−1), max) for every n, a
+// ceiling as large as an int included: the doubling saturates at the
+// ceiling instead of overflowing into a negative retry_in_ms, and the
+// clock is asked for the same delay, never a negative duration.
+func TestBackoffSaturatesAtALargeCeiling(t *testing.T) {
+	const retries = 70
+	var replies []enginetest.Reply
+	for range retries + 1 {
+		replies = append(replies, enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusTimeout}})
+	}
+	clk := enginetest.NewClock(t0)
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("b"), LLM: enginetest.NewLLM(replies...), Clock: clk,
+		MaxReconnects: retries, ReconnectBackoffMs: 2000, ReconnectBackoffMaxMs: math.MaxInt,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, s, engine.RunOptions{})
+	var announced []int
+	for _, m := range got {
+		if m.IsEvent(omni.RequestEnd) {
+			if v := m.Payload.RetryInMs(); v != nil {
+				announced = append(announced, *v)
+			}
+		}
+	}
+	sleeps := clk.Sleeps()
+	if len(announced) != retries || len(sleeps) != retries {
+		t.Fatalf("%d announced, %d sleeps, want %d of each", len(announced), len(sleeps), retries)
+	}
+	for i, v := range announced {
+		want := math.MaxInt
+		if i < 62 && 2000<<i>>i == 2000 {
+			want = 2000 << i
+		}
+		if v != want {
+			t.Fatalf("retry %d announced %d ms, want %d", i+1, v, want)
+		}
+		wantSleep := time.Duration(math.MaxInt64)
+		if int64(v) <= math.MaxInt64/int64(time.Millisecond) {
+			wantSleep = time.Duration(v) * time.Millisecond
+		}
+		if sleeps[i] != wantSleep {
+			t.Fatalf("retry %d slept %v, want %v", i+1, sleeps[i], wantSleep)
+		}
 	}
 }

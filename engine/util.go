@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/internal/lock"
+	"math"
 	"runtime"
 	"strconv"
 	"time"
@@ -182,12 +183,22 @@ func (s *Session) delayMs(n int) int {
 	ceil := orDefault(s.cfg.ReconnectBackoffMaxMs, 30000)
 	d := base
 	for i := 1; i < n && d < ceil; i++ {
+		if d > ceil/2 { // d*2 passes the ceiling, or would overflow
+			return ceil
+		}
 		d *= 2
 	}
 	return min(d, ceil)
 }
 
-func (s *Session) delay(n int) time.Duration { return time.Duration(s.delayMs(n)) * time.Millisecond }
+// delay is delayMs as a duration, the longest one for a delay beyond it.
+func (s *Session) delay(n int) time.Duration {
+	ms := s.delayMs(n)
+	if int64(ms) > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
