@@ -326,10 +326,7 @@ func TestBackoffSaturatesAtALargeCeiling(t *testing.T) {
 		if v != want {
 			t.Fatalf("retry %d announced %d ms, want %d", i+1, v, want)
 		}
-		wantSleep := time.Duration(math.MaxInt64)
-		if int64(v) <= math.MaxInt64/int64(time.Millisecond) {
-			wantSleep = time.Duration(v) * time.Millisecond
-		}
+		wantSleep := time.Duration(min(int64(v), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 		if sleeps[i] != wantSleep {
 			t.Fatalf("retry %d slept %v, want %v", i+1, sleeps[i], wantSleep)
 		}

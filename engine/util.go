@@ -191,13 +191,10 @@ func (s *Session) delayMs(n int) int {
 	return min(d, ceil)
 }
 
-// delay is delayMs as a duration, the longest one for a delay beyond it.
+// delay is delayMs as a duration, up to the longest whole milliseconds
+// one holds.
 func (s *Session) delay(n int) time.Duration {
-	ms := s.delayMs(n)
-	if int64(ms) > math.MaxInt64/int64(time.Millisecond) {
-		return math.MaxInt64
-	}
-	return time.Duration(ms) * time.Millisecond
+	return time.Duration(min(int64(s.delayMs(n)), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
