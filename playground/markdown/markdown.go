@@ -154,6 +154,8 @@ func (c *converter) node(n ast.Node) []*Node {
 			lang = string(n.Language(c.src))
 		}
 		return []*Node{codeBlock(c.lines(n), lang)}
+	case *ast.LinkReferenceDefinition:
+		return nil // its links carry its destination
 	case *ast.HTMLBlock:
 		s := c.lines(n)
 		if n.HasClosure() {

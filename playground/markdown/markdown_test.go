@@ -244,3 +244,20 @@ func TestMarkdownTableAlignment(t *testing.T) {
 		t.Errorf("cells %q, want %q", got, want)
 	}
 }
+
+// A link reference definition defines a link and shows nothing: it was
+// drawn as a paragraph of its own source ("[1]: https://…").
+func TestMarkdownLinkReferenceDefinitions(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"See [the docs][1].\n\n[1]: https://example.com/docs \"Docs\"\n", "p(See a(the docs) .)"},
+		{"[a]: https://a.example\n[b]: https://b.example\n\n[a] and [b]", "p(a(a) and a(b))"},
+		{"- see [x]\n\n  [x]: javascript:alert(1)\n", "ul(li(p(see span(x))))"},
+	}
+	for _, tc := range tests {
+		nodes := Render(tc.src)
+		checkSafe(t, tc.src, nodes)
+		if got := shape(nodes); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.src, got, tc.want)
+		}
+	}
+}
