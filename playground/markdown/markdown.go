@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -60,13 +61,130 @@ func (n *Node) TextContent() string {
 	return b.String()
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// md is goldmark with GFM's extensions, its tables bounded (tableFill).
+var md = goldmark.New(
+	goldmark.WithExtensions(extension.Linkify, extension.Strikethrough, extension.TaskList),
+	goldmark.WithParserOptions(
+		parser.WithParagraphTransformers(util.Prioritized(boundedTable{extension.NewTableParagraphTransformer()}, 200)),
+		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
+	),
+)
+
+// maxTableFill is the most empty cells a table's short rows are filled
+// with. GFM fills each row to the header's width: a header of n columns
+// over n rows of "|" is n² cells, and 8,000 of each (24 KB) took goldmark
+// over a minute.
+const maxTableFill = 10000
+
+// boundedTable is goldmark's table transformer for the paragraphs whose
+// table takes at most maxTableFill empty cells; a paragraph that would
+// take more stays a paragraph, shown as its text.
+type boundedTable struct{ parser.ParagraphTransformer }
+
+func (b boundedTable) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	if tableFill(node.Lines(), reader.Source()) <= maxTableFill {
+		b.ParagraphTransformer.Transform(node, reader, pc)
+	}
+}
+
+// tableFill returns the number of empty cells goldmark's table
+// transformer adds to the table it makes of lines, by its rules: the
+// first delimiter row makes a table when the row before has as many cells,
+// and each row after is filled to that width.
+func tableFill(lines *text.Segments, src []byte) int {
+	line := func(i int) []byte {
+		s := lines.At(i)
+		return s.Value(src)
+	}
+	for i := 1; i < lines.Len(); i++ {
+		cols := delimCols(line(i))
+		if cols == 0 {
+			continue
+		}
+		if rowCells(line(i-1), -1) != cols {
+			return 0
+		}
+		fill := 0
+		for j := i + 1; j < lines.Len(); j++ {
+			fill += cols - rowCells(line(j), cols)
+		}
+		return fill
+	}
+	return 0
+}
+
+// delimCols returns the number of columns of a table's delimiter row
+// (|:--|--:|), or 0 when line is none.
+func delimCols(line []byte) int {
+	if w, _ := util.IndentWidth(line, 0); w > 3 {
+		return 0
+	}
+	dashesOnly := true
+	for _, c := range line {
+		if c != '-' {
+			dashesOnly = false
+		}
+		if !util.IsSpace(c) && c != '-' && c != '|' && c != ':' {
+			return 0
+		}
+	}
+	if dashesOnly {
+		return 0
+	}
+	cols := bytes.Split(line, []byte{'|'})
+	if util.IsBlank(cols[0]) {
+		cols = cols[1:]
+	}
+	if len(cols) > 0 && util.IsBlank(cols[len(cols)-1]) {
+		cols = cols[:len(cols)-1]
+	}
+	for _, col := range cols {
+		// One of -, :-, -: and :-: (one dash or more), spaces around.
+		col = bytes.Trim(col, " \t\n\f\r")
+		col = bytes.TrimPrefix(col, []byte(":"))
+		col = bytes.TrimSuffix(col, []byte(":"))
+		if len(col) == 0 || len(bytes.Trim(col, "-")) > 0 {
+			return 0
+		}
+	}
+	return len(cols)
+}
+
+// rowCells returns the number of cells of a table row, at most limit
+// when limit >= 0: cells are split at pipes not after a backslash, a
+// leading and a trailing pipe split nothing.
+func rowCells(line []byte, limit int) int {
+	line = util.TrimRightSpace(util.TrimLeftSpace(line))
+	if len(line) > 0 && line[len(line)-1] == '|' {
+		line = line[:len(line)-1]
+	}
+	pos := 0
+	if len(line) > 0 && line[0] == '|' {
+		pos = 1
+	}
+	n := 0
+	for ; pos < len(line); n++ {
+		if n == limit {
+			return n
+		}
+		end := pos
+		for end < len(line) && !(line[end] == '|' && (end == 0 || line[end-1] != '\\')) {
+			end++
+		}
+		pos = end + 1
+	}
+	return n
+}
 
 // Render parses src and returns its top-level blocks.
 func Render(src string) []*Node {
 	b := []byte(src)
-	doc := md.Parser().Parse(text.NewReader(b))
-	c := converter{src: b}
+	return convert(md.Parser().Parse(text.NewReader(b)), b)
+}
+
+// convert returns the top-level blocks of doc, parsed from src.
+func convert(doc ast.Node, src []byte) []*Node {
+	c := converter{src: src}
 	return c.kids(doc)
 }
 

@@ -4,6 +4,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 var allowedTags = map[string]bool{
@@ -198,11 +204,36 @@ func TestMarkdownDocIncremental(t *testing.T) {
 	}
 }
 
+// gfm is goldmark with GFM's tables unbounded.
+var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// tableFillOf returns the most empty cells that fill one table of doc
+// (cells of no line: a cell of the source has one, if empty).
+func tableFillOf(doc ast.Node) int {
+	most := 0
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := n.(*east.Table); ok && entering {
+			fill := 0
+			ast.Walk(t, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+				if _, ok := c.(*east.TableCell); ok && entering && c.Lines().Len() == 0 {
+					fill++
+				}
+				return ast.WalkContinue, nil
+			})
+			most = max(most, fill)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return most
+}
+
 func FuzzMarkdown(f *testing.F) {
 	for _, s := range xssCorpus {
 		f.Add(s, 3)
 	}
 	f.Add("# a\n\n- b\n\n```\nc\n\n```\n\nd", 2)
+	f.Add("| a | b \\| c |\n|:--|--:|\n| 1 |\n|\n| x | y | z |\n", 4)
 	f.Fuzz(func(t *testing.T, src string, n int) {
 		if n <= 0 || n > 64 {
 			n = 5
@@ -215,6 +246,20 @@ func FuzzMarkdown(f *testing.F) {
 			t.Fatalf("%q streamed in pieces of %d:\n%s\nin one update:\n%s", src, n, shape(got), shape(whole))
 		}
 		checkSafe(t, src, Render(src))
+		// Tables come out as GFM makes them, unless one takes more
+		// empty cells than the bound; past it, cells are bounded.
+		if len(src) < 1<<14 {
+			b := []byte(src)
+			doc := gfm.Parser().Parse(text.NewReader(b))
+			if tableFillOf(doc) <= maxTableFill {
+				if want := convert(doc, b); !reflect.DeepEqual(Render(src), want) {
+					t.Fatalf("%q: %s, GFM's %s", src, shape(Render(src)), shape(want))
+				}
+			}
+		}
+		if nodes := Render(src); countTags(nodes, "td")+countTags(nodes, "th") > len(src)+countTags(nodes, "table")*maxTableFill {
+			t.Fatalf("%q: %d cells", src, countTags(nodes, "td")+countTags(nodes, "th"))
+		}
 		for _, c := range CutPoints(src, 0) {
 			if c <= 0 || c >= len(src) || src[c-1] != '\n' {
 				t.Fatalf("cut %d is not a line start", c)
@@ -259,5 +304,49 @@ func TestMarkdownLinkReferenceDefinitions(t *testing.T) {
 		if got := shape(nodes); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.src, got, tc.want)
 		}
+	}
+}
+
+// countTags counts the nodes of tag in nodes.
+func countTags(nodes []*Node, tag string) int {
+	n := 0
+	for _, k := range nodes {
+		if k.Tag == tag {
+			n++
+		}
+		n += countTags(k.Kids, tag)
+	}
+	return n
+}
+
+// A table's short rows are filled with empty cells to the header's width,
+// up to maxTableFill of them in a table; past that the table is shown as
+// its text. A header of n columns over n rows of "|" made n² cells: 24 KB
+// of source took over a minute to parse.
+func TestMarkdownTableFillBound(t *testing.T) {
+	if got := shape(Render("| a | b | c |\n|---|---|---|\n| 1 |\n| 1 | 2 | 3 | 4 |")); got != "table(thead(tr(th(a) th(b) th(c))) tbody(tr(td(1) td() td()) tr(td(1) td(2) td(3))))" {
+		t.Errorf("short and long rows: %s", got)
+	}
+	// 101 columns; each row of one cell takes 100 empty ones.
+	table := func(rows int) string {
+		return "|" + strings.Repeat(" h |", 101) + "\n|" + strings.Repeat("---|", 101) + "\n" + strings.Repeat("| x |\n", rows)
+	}
+	if n := countTags(Render(table(maxTableFill/100)), "td"); n != 101*maxTableFill/100 {
+		t.Errorf("%d empty cells to fill: %d cells, want a table of %d", maxTableFill, n, 101*maxTableFill/100)
+	}
+	over := Render(table(maxTableFill/100 + 1))
+	if n := countTags(over, "table"); n != 0 || shape(over) == "" || !strings.HasPrefix(over[0].TextContent(), "| h |") {
+		t.Errorf("%d empty cells to fill: %d tables, %.60s, want the text", maxTableFill+100, n, shape(over))
+	}
+	// The header's width is that of its delimiter row, which a row of
+	// many cells does not change; a backslash-escaped pipe splits no cell.
+	src := "| a \\| b |\n|---|\n" + strings.Repeat("|", 3000) + "\n"
+	if got := shape(Render(src)); got != "table(thead(tr(th(a | b))) tbody(tr(td())))" {
+		t.Errorf("%.40q: %.200s", src, got)
+	}
+	n := 2000
+	src = "|" + strings.Repeat("a|", n) + "\n|" + strings.Repeat("-|", n) + "\n" + strings.Repeat("|\n", n)
+	if cells := countTags(Render(src), "td"); cells > maxTableFill {
+		t.Errorf("a header of %d columns over %d rows of \"|\": %d cells", n, n, cells)
 	}
 }
