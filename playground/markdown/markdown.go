@@ -8,6 +8,7 @@
 package markdown
 
 import (
+	"bufio"
 	"bytes"
 	"net/url"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -234,11 +236,23 @@ func (c *converter) lines(n ast.Node) string {
 	return b.String()
 }
 
-// unescape resolves backslash escapes and character references, as an HTML
-// renderer would when writing text.
+// unescape resolves backslash escapes and character references in one
+// pass, as goldmark's HTML renderer writes text (and U+0000 as U+FFFD):
+// an escaped & starts no reference, and what a reference gives is not
+// read again ("&#38;lt;" is "&lt;"). The renderer's writer does it, and its
+// four HTML escapes are taken back.
 func unescape(b []byte) string {
-	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(b))))
+	if bytes.IndexAny(b, "\\&\x00") < 0 {
+		return string(b)
+	}
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	html.DefaultWriter.Write(w, b)
+	w.Flush()
+	return unescapeHTML.Replace(out.String())
 }
+
+var unescapeHTML = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`)
 
 func (c *converter) node(n ast.Node) []*Node {
 	switch n := n.(type) {
@@ -269,7 +283,7 @@ func (c *converter) node(n ast.Node) []*Node {
 	case *ast.FencedCodeBlock:
 		lang := ""
 		if n.Info != nil {
-			lang = string(n.Language(c.src))
+			lang = unescape(n.Language(c.src))
 		}
 		return []*Node{codeBlock(c.lines(n), lang)}
 	case *ast.LinkReferenceDefinition:

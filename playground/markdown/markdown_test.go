@@ -350,3 +350,36 @@ func TestMarkdownTableFillBound(t *testing.T) {
 		t.Errorf("a header of %d columns over %d rows of \"|\": %d cells", n, n, cells)
 	}
 }
+
+// Backslash escapes and character references are resolved in one pass,
+// in text, link destinations and a fence's language: an escaped & starts
+// no reference, and what a reference gives is not read again.
+func TestMarkdownEscapesAndReferences(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`\&ouml; is not a reference`, "&ouml; is not a reference"},
+		{`&#38;lt; and &#x26;amp; show a reference`, "&lt; and &amp; show a reference"},
+		{`&amp;lt; &ouml; &#65; \* \\`, "&lt; ö A * \\"},
+		{"a\x00b &#0;", "a\uFFFDb \uFFFD"},
+	}
+	for _, tc := range tests {
+		nodes := Render(tc.src)
+		if len(nodes) != 1 || nodes[0].TextContent() != tc.want {
+			t.Errorf("%q: %q, want %q", tc.src, shape(nodes), tc.want)
+		}
+	}
+	hrefs := map[string]string{
+		`[a](https://x.example/?q=\&amp;)`:  "https://x.example/?q=&amp;",
+		`[a](https://x.example/&#38;amp;)`:  "https://x.example/&amp;",
+		`[a](https://x.example/&ouml;\(\))`: "https://x.example/%C3%B6%28%29",
+	}
+	for src, want := range hrefs {
+		nodes := Render(src)
+		if len(nodes) != 1 || len(nodes[0].Kids) != 1 || nodes[0].Kids[0].Attr("href") != want {
+			t.Errorf("%q: %q, want href %q", src, shape(nodes), want)
+			continue
+		}
+	}
+	if pre := Render("```c\\+\\+\nint x;\n```")[0]; pre.Attr("data-lang") != "c++" {
+		t.Errorf("language %q, want c++", pre.Attr("data-lang"))
+	}
+}
