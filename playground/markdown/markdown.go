@@ -444,8 +444,9 @@ type Chunk struct {
 // does, rebuilding only its last chunk. The source is cut into chunks at
 // lines that start a new top-level block after a blank line and cannot
 // belong to the block before (not indented, not a list item, not inside a
-// fenced code block or a raw HTML block that spans blank lines); text
-// appended later cannot change a chunk before the last one. The final
+// fenced code block or a raw HTML block that spans blank lines), where a
+// parse starts a top-level block too; text appended later cannot change
+// a chunk before the last one. The final
 // render parses the whole source once, so that what depends on the whole
 // document (link reference definitions) comes out as a full parse gives it.
 type Doc struct {
@@ -473,10 +474,30 @@ func (d *Doc) Update(src string, final bool) (keep int, fresh []Chunk) {
 		d.chunks = d.chunks[:n-1]
 	}
 	keep = len(d.chunks)
-	bounds := append([]int{start}, CutPoints(src, start)...)
+	// A cut stands where a parse of the rest starts a top-level block
+	// (CutPoints' scan of the lines does not know a fence in a list item
+	// from one at the top level); with no cut, that parse is the chunk's.
+	rest := []byte(src[start:])
+	doc := md.Parser().Parse(text.NewReader(rest))
+	bounds := []int{start}
+	if cuts := CutPoints(src, start); len(cuts) > 0 {
+		blocks := map[int]bool{}
+		for k := doc.FirstChild(); k != nil; k = k.NextSibling() {
+			blocks[start+k.Pos()] = true
+		}
+		for _, c := range cuts {
+			if blocks[c] {
+				bounds = append(bounds, c)
+			}
+		}
+	}
 	bounds = append(bounds, len(src))
-	for i := 0; i+1 < len(bounds); i++ {
-		d.chunks = append(d.chunks, Chunk{bounds[i], bounds[i+1], Render(src[bounds[i]:bounds[i+1]])})
+	if len(bounds) == 2 {
+		d.chunks = append(d.chunks, Chunk{start, len(src), convert(doc, rest)})
+	} else {
+		for i := 0; i+1 < len(bounds); i++ {
+			d.chunks = append(d.chunks, Chunk{bounds[i], bounds[i+1], Render(src[bounds[i]:bounds[i+1]])})
+		}
 	}
 	d.src = src
 	return keep, d.chunks[keep:]

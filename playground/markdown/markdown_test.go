@@ -228,12 +228,27 @@ func tableFillOf(doc ast.Node) int {
 	return most
 }
 
+// hasLinkDefinition reports whether src holds a link reference definition.
+func hasLinkDefinition(src string) bool {
+	found := false
+	b := []byte(src)
+	ast.Walk(md.Parser().Parse(text.NewReader(b)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n.(*ast.LinkReferenceDefinition); ok {
+			found = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
+}
+
 func FuzzMarkdown(f *testing.F) {
 	for _, s := range xssCorpus {
 		f.Add(s, 3)
 	}
 	f.Add("# a\n\n- b\n\n```\nc\n\n```\n\nd", 2)
 	f.Add("| a | b \\| c |\n|:--|--:|\n| 1 |\n|\n| x | y | z |\n", 4)
+	f.Add("- a\n\n  ```\n  x\n\ny\n```\n\nz\n\nw\n", 3)
 	f.Fuzz(func(t *testing.T, src string, n int) {
 		if n <= 0 || n > 64 {
 			n = 5
@@ -244,6 +259,11 @@ func FuzzMarkdown(f *testing.F) {
 		// in pieces, the source renders as in one update.
 		if whole, _ := streamDoc(src, max(len(src), 1)); !reflect.DeepEqual(got, whole) {
 			t.Fatalf("%q streamed in pieces of %d:\n%s\nin one update:\n%s", src, n, shape(got), shape(whole))
+		}
+		// Chunks render as a full parse does, but for links defined in
+		// another chunk than their use (the final render parses whole).
+		if !hasLinkDefinition(src) && !reflect.DeepEqual(got, Render(src)) {
+			t.Fatalf("%q streamed in pieces of %d:\n%s\na full parse:\n%s", src, n, shape(got), shape(Render(src)))
 		}
 		checkSafe(t, src, Render(src))
 		// Tables come out as GFM makes them, unless one takes more
@@ -383,3 +403,23 @@ func TestMarkdownEscapesAndReferences(t *testing.T) {
 		t.Errorf("language %q, want c++", pre.Attr("data-lang"))
 	}
 }
+
+// A streamed source is cut only where a full parse starts a top-level
+// block. A fence opened in a list item ends with the item; a fence line
+// after it opens a fence of its own, which the cuts' scan took for the
+// first one's end: what came after it was cut into paragraphs while it
+// streamed, and turned to code at the final render.
+func TestMarkdownDocCutsBetweenBlocks(t *testing.T) {
+	for _, src := range []string{
+		"- a\n\n  ```\n  x\n\ny\n```\n\nz\n\nw\n",
+		"1. a\n\n   ~~~\n   x\n\nb\n~~~\n\nc\n\nd\n",
+	} {
+		for _, n := range []int{1, 3, len(src)} {
+			if got, want := shapeOf(streamDoc(src, n)), shape(Render(src)); got != want {
+				t.Errorf("%q in pieces of %d: %s, a full parse %s", src, n, got, want)
+			}
+		}
+	}
+}
+
+func shapeOf(nodes []*Node, _ int) string { return shape(nodes) }
