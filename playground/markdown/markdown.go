@@ -213,12 +213,26 @@ func SafeURL(dest string) string {
 	return u.String()
 }
 
-type converter struct{ src []byte }
+// maxDepth is how many quotes, lists, items and emphases nest: past it
+// their content is drawn in the element they are in (a list item's
+// followed by a line break). Chromium's tab crashed laying out a few
+// thousand nested elements.
+const maxDepth = 64
+
+type converter struct {
+	src   []byte
+	depth int // of the node whose kids are converted
+}
+
+// flat reports whether a container at the current depth is drawn flat.
+func (c *converter) flat() bool { return c.depth >= maxDepth }
 
 func el(tag string, kids ...*Node) *Node { return &Node{Tag: tag, Kids: kids} }
 func txt(s string) *Node                 { return &Node{Text: s} }
 
 func (c *converter) kids(n ast.Node) []*Node {
+	c.depth++
+	defer func() { c.depth-- }()
 	var out []*Node
 	for k := n.FirstChild(); k != nil; k = k.NextSibling() {
 		out = append(out, c.node(k)...)
@@ -266,8 +280,14 @@ func (c *converter) node(n ast.Node) []*Node {
 	case *ast.ThematicBreak:
 		return []*Node{el("hr")}
 	case *ast.Blockquote:
+		if c.flat() {
+			return c.kids(n)
+		}
 		return []*Node{el("blockquote", c.kids(n)...)}
 	case *ast.List:
+		if c.flat() {
+			return c.kids(n)
+		}
 		if n.IsOrdered() {
 			l := el("ol", c.kids(n)...)
 			if n.Start != 1 {
@@ -277,6 +297,9 @@ func (c *converter) node(n ast.Node) []*Node {
 		}
 		return []*Node{el("ul", c.kids(n)...)}
 	case *ast.ListItem:
+		if c.flat() {
+			return append(c.kids(n), el("br"))
+		}
 		return []*Node{el("li", c.kids(n)...)}
 	case *ast.CodeBlock:
 		return []*Node{codeBlock(c.lines(n), "")}
@@ -323,6 +346,9 @@ func (c *converter) node(n ast.Node) []*Node {
 		}
 		return []*Node{el("code", txt(b.String()))}
 	case *ast.Emphasis:
+		if c.flat() {
+			return c.kids(n)
+		}
 		tag := "em"
 		if n.Level >= 2 {
 			tag = "strong"
@@ -351,6 +377,9 @@ func (c *converter) node(n ast.Node) []*Node {
 		}
 		return []*Node{txt(b.String())}
 	case *east.Strikethrough:
+		if c.flat() {
+			return c.kids(n)
+		}
 		return []*Node{el("del", c.kids(n)...)}
 	case *east.TaskCheckBox:
 		if n.IsChecked {

@@ -423,3 +423,51 @@ func TestMarkdownDocCutsBetweenBlocks(t *testing.T) {
 }
 
 func shapeOf(nodes []*Node, _ int) string { return shape(nodes) }
+
+// depth is the most nested elements in nodes.
+func depth(nodes []*Node) int {
+	d := 0
+	for _, n := range nodes {
+		if n.Tag != "" {
+			d = max(d, 1+depth(n.Kids))
+		}
+	}
+	return d
+}
+
+// Quotes, lists and emphasis nest at most maxDepth elements deep; past
+// that their text is drawn flat. Chromium's tab crashed laying out a few
+// thousand nested elements, which ">" 5,000 times (5 KB) made.
+func TestMarkdownNestingBound(t *testing.T) {
+	tests := map[string]string{
+		"quotes": strings.Repeat(">", 5000) + " deep",
+		"lists":  strings.Repeat("- ", 3000) + "deep",
+		"indented": func() string {
+			var b strings.Builder
+			for i := range 300 {
+				b.WriteString(strings.Repeat(" ", 2*i) + "- deep\n")
+			}
+			return b.String()
+		}(),
+		"emphasis": strings.Repeat("*", 4000) + "deep" + strings.Repeat("*", 4000),
+		"mixed":    strings.Repeat("> - ", 2000) + "**[*deep*](https://example.com)**",
+	}
+	for name, src := range tests {
+		nodes := Render(src)
+		checkSafe(t, name, nodes)
+		if d := depth(nodes); d > maxDepth+4 {
+			t.Errorf("%s: %d elements deep", name, d)
+		}
+		if s := (&Node{Kids: nodes}).TextContent(); !strings.Contains(s, "deep") {
+			t.Errorf("%s: text %.80q lost", name, s)
+		}
+	}
+	// Below the bound, nothing changes.
+	src := strings.Repeat("> ", maxDepth/2) + "- a\n" + strings.Repeat("> ", maxDepth/2) + "- b"
+	if got := depth(Render(src)); got != maxDepth/2+2 {
+		t.Errorf("%d quotes over a list: %d elements deep, want %d", maxDepth/2, got, maxDepth/2+2)
+	}
+	if got, want := shape(Render("- a\n  - *b **c***\n    > d")), "ul(li(a ul(li(em(b strong(c)) blockquote(p(d))))))"; got != want {
+		t.Errorf("%s, want %s", got, want)
+	}
+}
