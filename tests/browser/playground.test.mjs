@@ -2713,3 +2713,27 @@ pageTest("playground: deleting a workspace file removes the directories it leave
   await page.locator('#files [data-path="notes"]').waitFor();
   await page.locator('#files [data-path="old"]').waitFor();
 });
+
+// Markdown nested thousands deep (">" 5,000 times: 5 KB) was drawn as
+// as many nested elements, and Chromium's tab crashed laying them out:
+// past 64 levels, quotes, lists and emphasis are drawn flat.
+pageTest("playground: a reply of Markdown nested 5,000 deep is drawn, 64 levels deep at most", async (page, ctx, log, t) => {
+  const reply = ">".repeat(5000) + " deep quote";
+  const server = await replayServer(t, (req, res) => writeResponse(res, { status: 200, headers: SSE_HEADERS, body: anthropicStream({ text: [reply] }) }), { cors: new URL(baseURL()).origin });
+  await open(page);
+  await configure(page, { provider: "anthropic", baseURL: server.url + "/v1", model: "claude-test", key: "sk-ant-x" });
+  await send(page, "Nest");
+  await idle(page);
+  const body = page.locator("#transcript > .msg.text .body").last();
+  assert.match(await body.innerText(), /deep quote/);
+  const depth = await body.evaluate((b) => {
+    let most = 0;
+    for (const e of b.querySelectorAll("*")) {
+      let n = 0;
+      for (let x = e; x !== b; x = x.parentElement) n++;
+      most = Math.max(most, n);
+    }
+    return most;
+  });
+  assert.ok(depth <= 64 + 4, `${depth} elements deep`);
+});
