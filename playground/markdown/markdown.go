@@ -449,7 +449,7 @@ func cleanLang(s string) string {
 }
 
 // link is an anchor for a safe destination; otherwise the label alone, in
-// a span that shows the refused destination as its title.
+// a span of class link-refused (the destination is not shown).
 func link(dest string, label []*Node) *Node {
 	u := SafeURL(dest)
 	if u == "" {
