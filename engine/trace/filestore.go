@@ -192,7 +192,7 @@ func appendFile(path string, data []byte, sync, known bool) (AppendResult, error
 	err := fs.ErrNotExist
 	if known {
 		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-		if errors.Is(err, fs.ErrNotExist) && !startsFile(data) {
+		if errors.Is(err, fs.ErrNotExist) && !StartsFile(data) {
 			return res, errGone
 		}
 	}

@@ -53,9 +53,11 @@ func isDateDir(name string) bool {
 	return true
 }
 
-// startsFile reports whether the first record of data is a session_meta,
-// the record a Trace file starts with.
-func startsFile(data []byte) bool {
+// StartsFile reports whether the first record of data is a session_meta,
+// the record a Trace file starts with: a store that knew a file it finds
+// gone makes it again only for such an append (a file without it cannot be
+// resumed).
+func StartsFile(data []byte) bool {
 	line, _, _ := bytes.Cut(data, []byte{'\n'})
 	m, err := omni.Decode(line)
 	return err == nil && m.Type == omni.TypeSessionMeta

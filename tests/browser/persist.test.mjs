@@ -5,7 +5,8 @@
 // also, reloading while a flood of records is being written keeps a prefix
 // of them, never a hole; (c) two tabs, one session: the second tab's run is
 // refused (session_busy) and writes nothing; (d) export → import (a session
-// of two files, after a compaction) gives identical files.
+// of two files, after a compaction) gives identical files; (e) a session
+// deleted in another tab is not made again, headless, by a tab that holds it.
 //
 // Every step waits on a condition with a bound (persist-harness.mjs, the
 // page's waitFor); the page orders events with gates, never with timers.
@@ -400,4 +401,55 @@ test("(d) export → import gives identical files (two files; delete then import
   const lost = lostRecords(recordsOf(exported), recordsOf(final));
   if (lost) problems.push(lost);
   assert.deepEqual(problems, [], `the imported session after a run:\n  ${problems.join("\n  ")}`);
+});
+
+test("(e) a session deleted in another tab while a tab holds it between runs: that tab's next run stores nothing and says so", { timeout: 120_000 }, async (t) => {
+  const b = await profileBrowser(t);
+  const sessionId = sid("e", 1);
+  const tabs = [await b.open(), await b.open({ fresh: true })];
+  for (const tab of tabs) {
+    await tab.evaluate(async () => {
+      const { load } = await import("/static/floe.mjs");
+      const { mockModel } = await import("/static/test.mjs");
+      window.tabE = { floe: await load(), mockModel, diagnostics: [] };
+    });
+  }
+  const [tab1, tab2] = tabs;
+  const first = await tab1.evaluate(async (id) => {
+    const { floe, mockModel, diagnostics } = window.tabE;
+    const s = floe.createSession({ meta: { session_id: id }, llm: mockModel(["one", "two"]), onDiagnostic: (d) => diagnostics.push(d) });
+    for await (const m of s.run("first"));
+    window.tabE.session = s;
+    return (await floe.exportSession(id)).map((f) => f.text).join("");
+  }, sessionId);
+  assert.ok(first.includes('"text":"first"'), `tab 1's first run was not stored: ${first}`);
+
+  const listed = await tab2.evaluate(async (id) => {
+    await window.tabE.floe.deleteSession(id);
+    return (await window.tabE.floe.listSessions()).map((s) => s.id);
+  }, sessionId);
+  assert.deepEqual(listed, [], "tab 2's delete");
+
+  const r = await tab1.evaluate(async () => {
+    const { session, diagnostics } = window.tabE;
+    const seen = [];
+    for await (const m of session.run("second")) seen.push(m.type + ":" + (m.payload?.type ?? ""));
+    await session.close();
+    return { seen, diagnostics: diagnostics.map((d) => `${d.kind}: ${d.message}`) };
+  });
+  assert.ok(r.seen.includes("model_msg:text"), `tab 1's second run did not run: ${r.seen.join(", ")}`);
+  assert.ok(
+    r.diagnostics.length > 0 && r.diagnostics.every((d) => d.startsWith(`trace: trace: append "${sessionId}" file 1: not found: the session was deleted while it was open`)),
+    `want tab 1's writes refused, naming the session and the delete: ${JSON.stringify(r.diagnostics)}${explain(b.log)}`,
+  );
+  const after = await tab2.evaluate(async (id) => {
+    const floe = window.tabE.floe;
+    const out = { listed: (await floe.listSessions()).map((s) => s.id) };
+    out.exported = await floe.exportSession(id).then(
+      (files) => files.map((f) => f.text).join(""),
+      (e) => e.code,
+    );
+    return out;
+  }, sessionId);
+  assert.deepEqual(after, { listed: [], exported: "not_found" }, "tab 1's second run made the deleted session again (without its session_meta: listed, never resumable)");
 });

@@ -29,7 +29,11 @@
 // appends whose transaction had not committed, never a record in the
 // middle. Read-modify-write steps run inside the transaction's success
 // callbacks (one js.Func per transaction receives all its events), so concurrent appends (several goroutines, several tabs) are
-// serialized by IndexedDB and never interleave inside a record.
+// serialized by IndexedDB and never interleave inside a record. A file
+// this Store wrote, created or listed that another Store (another tab)
+// deleted is made again only by an append that starts it with a
+// session_meta; any other fails wrapping [trace.ErrNotFound], so that a
+// session deleted elsewhere does not come back without its head.
 //
 // Every method blocks its goroutine until the transaction has completed
 // (or ctx is done, which aborts it): call it from a goroutine, never from a

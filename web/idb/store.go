@@ -24,6 +24,13 @@ type Store struct {
 
 	openMu sync.Mutex
 	conn   atomic.Pointer[conn]
+
+	// known is, by session, the highest file index this Store appended
+	// to, created or listed: one of those gone (the session deleted
+	// through another Store, another tab, while this one writes it) is
+	// made again only by an append that starts it with a session_meta.
+	mu    sync.Mutex
+	known map[string]int
 }
 
 var (
@@ -34,7 +41,24 @@ var (
 
 // New returns a Store over the database name. Nothing is opened until the
 // first call.
-func New(name string) *Store { return &Store{name: name} }
+func New(name string) *Store { return &Store{name: name, known: map[string]int{}} }
+
+// note records that file index of session id exists (index 0: the
+// session is gone, through this Store).
+func (s *Store) note(id string, index int) {
+	s.mu.Lock()
+	if index == 0 {
+		delete(s.known, id)
+	} else {
+		s.known[id] = max(s.known[id], index)
+	}
+	s.mu.Unlock()
+}
+
+// Forget drops what s keeps of session id once nothing of this page
+// writes it: a later append of id no longer tells a file deleted
+// elsewhere from a new one.
+func (s *Store) Forget(id string) { s.note(id, 0) }
 
 var (
 	all       = []any{recordsStore, filesStore, sessionsStore}
@@ -78,12 +102,19 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 		return res, &trace.Error{Op: "append", SessionID: id, Index: index, Err: errf.Errorf("%w: records must be whole lines ending in \\n", trace.ErrInvalid)}
 	}
 	chunk := bytesJS(data)
+	s.mu.Lock()
+	known := index <= s.known[id]
+	s.mu.Unlock()
 	err = s.do(ctx, "append", id, index, "readwrite", all, func(t *txn) {
 		var file js.Value
 		t.request(filesStore, "get", func(v js.Value) { file = v }, fileKey(id, index))
 		t.request(sessionsStore, "get", func(row js.Value) {
 			f, r := readFile(file, index), readSession(row, id)
 			res.Created = file.IsUndefined()
+			if res.Created && known && !trace.StartsFile(data) {
+				t.fail(errf.Errorf("%w: the session was deleted while it was open (in another tab or window?): its records are not written", trace.ErrNotFound))
+				return
+			}
 			res.Healed = t.add(&r, &f, data, chunk, res.Created)
 			t.request(sessionsStore, "put", nil, r.value(), id)
 		}, id)
@@ -91,6 +122,7 @@ func (s *Store) Append(ctx context.Context, id string, index int, data []byte) (
 	if err != nil {
 		return trace.AppendResult{}, err
 	}
+	s.note(id, index)
 	return res, nil
 }
 
@@ -110,6 +142,7 @@ func (s *Store) Files(ctx context.Context, id string) ([]trace.FileInfo, error) 
 	for i := range out {
 		f := readFile(rows.Index(i), 0)
 		out[i] = trace.FileInfo{Index: f.index, Size: f.size, Modified: time.UnixMilli(f.modified)}
+		s.note(id, f.index)
 	}
 	return out, nil
 }
@@ -251,7 +284,7 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 	for i, data := range files {
 		chunks[i] = bytesJS(data)
 	}
-	return s.do(ctx, "create", id, 0, "readwrite", all, func(t *txn) {
+	err := s.do(ctx, "create", id, 0, "readwrite", all, func(t *txn) {
 		if len(files) == 0 {
 			t.fail(errf.Errorf("%w: no files", trace.ErrInvalid))
 			return
@@ -268,12 +301,16 @@ func (s *Store) Create(ctx context.Context, id string, files [][]byte) error {
 			t.request(sessionsStore, "put", nil, r.value(), id)
 		}, id)
 	})
+	if err == nil {
+		s.note(id, len(files))
+	}
+	return err
 }
 
 // Delete implements [trace.Store]: one transaction removes the session's
 // records, file rows and session row.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.do(ctx, "delete", id, 0, "readwrite", all, func(t *txn) {
+	err := s.do(ctx, "delete", id, 0, "readwrite", all, func(t *txn) {
 		t.request(sessionsStore, "get", func(v js.Value) {
 			if v.IsUndefined() {
 				t.fail(trace.ErrNotFound)
@@ -284,6 +321,10 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 			t.request(sessionsStore, "delete", nil, id)
 		}, id)
 	})
+	if err == nil {
+		s.note(id, 0)
+	}
+	return err
 }
 
 // add puts data (chunk holds its bytes) as the next chunk of file f of

@@ -279,3 +279,72 @@ func TestReadPartsInBatches(t *testing.T) {
 		t.Errorf("resumed from parts: %d messages in history, %d turns; whole: %d, %d", len(res.Snapshot.History), res.Snapshot.SessionTurns, len(whole.Snapshot.History), whole.Snapshot.SessionTurns)
 	}
 }
+
+// startMeta is a session_meta record of session id: the first record of a
+// Trace file.
+func startMeta(id string) []byte {
+	return []byte(`{"timestamp":"2026-11-30T04:09:45.282Z","type":"session_meta","payload":{"session_id":"` + id + `","provider":"p","model_id":"m","model_context_window":1,"system_prompt":"","agent_state":"","workspace":""}}` + "\n")
+}
+
+// A session deleted through another Store (another tab) while this Store
+// writes it is not made again by this Store's next append: a Trace
+// without its session_meta would be listed and never resumable. An append
+// that starts the file with a session_meta does make it again, and the
+// Store's own Delete or Forget lets the session go.
+func TestDeletedElsewhereWhileOpen(t *testing.T) {
+	needIndexedDB(t)
+	ctx := context.Background()
+	name := freshName()
+	tab1, tab2 := idb.New(name), idb.New(name)
+	gone := func(s *idb.Store, id string, index int) {
+		t.Helper()
+		_, err := s.Append(ctx, id, index, tracetest.Record(9))
+		var te *trace.Error
+		if !errors.As(err, &te) || !errors.Is(err, trace.ErrNotFound) || te.SessionID != id || te.Index != index || !strings.Contains(err.Error(), "deleted while it was open") {
+			t.Errorf("append to %s file %d after its delete elsewhere = %v, want not found, deleted while it was open", id, index, err)
+		}
+		if _, err := tab2.Files(ctx, id); !errors.Is(err, trace.ErrNotFound) {
+			t.Errorf("Files(%s) after the refused append = %v, want not found", id, err)
+		}
+	}
+	// Written by this Store.
+	for _, data := range [][]byte{startMeta("w"), tracetest.Record(1)} {
+		if _, err := tab1.Append(ctx, "w", 1, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tab2.Delete(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	gone(tab1, "w", 1)
+	// Found by this Store (a resume reads Files), written elsewhere.
+	for i, data := range [][]byte{startMeta("r"), startMeta("r")} {
+		if _, err := tab2.Append(ctx, "r", i+1, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tab1.Files(ctx, "r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab2.Delete(ctx, "r"); err != nil {
+		t.Fatal(err)
+	}
+	gone(tab1, "r", 2)
+	gone(tab1, "r", 1)
+	// A file started anew, with its session_meta, is made again.
+	if res, err := tab1.Append(ctx, "w", 1, startMeta("w")); err != nil || !res.Created {
+		t.Errorf("append of a session_meta after the delete = %+v, %v; want the file created", res, err)
+	}
+	// This Store's own Delete, and Forget, let the session go: an append
+	// after them makes it again, whatever it starts with.
+	if err := tab1.Delete(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := tab1.Append(ctx, "w", 1, tracetest.Record(2)); err != nil || !res.Created {
+		t.Errorf("append after the Store's own Delete = %+v, %v; want the file created", res, err)
+	}
+	tab1.Forget("r")
+	if res, err := tab1.Append(ctx, "r", 1, tracetest.Record(3)); err != nil || !res.Created {
+		t.Errorf("append after Forget = %+v, %v; want the file created", res, err)
+	}
+}
