@@ -699,14 +699,15 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     if (store) spec[SPEC_STORE] = store; // none ("") is absent: a string costs Go a finalizer
     const [id, handle] = sessionRef(call("createSession", packed(spec)));
-    return makeSession(id, handle, store, modelThinking(opts.llm));
+    return makeSession(id, handle, store, modelThinking(opts.llm), spec[SPEC_DIAG]);
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
   // Locks, each run and compaction holds the lock "floe:session:<id>" from
   // its first next() until its records are stored: one writer per session
   // across the tabs of an origin.
-  function makeSession(id, handle, store, defaultThinking) {
+  // diag(kind, message) reports a diagnostic of the session.
+  function makeSession(id, handle, store, defaultThinking, diag) {
     let closed = false;
     let closing = null; // close()'s promise
     // The runs and compactions of this object that hold the session's
@@ -725,6 +726,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       if (closed) throw floeError("closed", `${fn}: the session is closed`);
     };
     const lockable = store !== "";
+    let unlockedSaid = false; // the diagnostic of a page without Web Locks, once
     let lostLock; // why the session's lock was lost, once it was
     // open starts a run or compaction: start(ended) → stream id; signal is
     // its stand-in signal (released if the run never starts: a run this
@@ -779,6 +781,15 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         // of a session not stored does.
         const name = "floe:session:" + id;
         if (localLocks.has(name)) throw busy(fn, id);
+        if (store === "indexeddb" && !unlockedSaid) {
+          // A page that is not a secure context has IndexedDB and no Web
+          // Locks: the tabs of the origin share the session, unlocked.
+          unlockedSaid = true;
+          diag(
+            "trace",
+            `session ${JSON.stringify(id)} is stored, and this page has no Web Locks (it is not a secure context: serve it over HTTPS or from localhost): another tab's run of it is not refused, and two tabs running it at once interleave their records in its Trace`,
+          );
+        }
         const unlockDir = dirLock(store, id, true);
         if (typeof unlockDir === "string") throw busy(fn, id, unlockDir);
         localLocks.add(name);
@@ -940,7 +951,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
       const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notFoundWhere(e, given, store)));
-      return makeSession(sid, handle, store, modelThinking(opts.llm));
+      return makeSession(sid, handle, store, modelThinking(opts.llm), spec[SPEC_DIAG]);
     } finally {
       release();
     }
@@ -1279,8 +1290,10 @@ function configArg(config, name) {
   return out;
 }
 
-// The index of the store in a session spec (sessionSpec).
+// The index of the store in a session spec (sessionSpec), and of the
+// diagnostic callback, diag(kind, message).
 const SPEC_STORE = 3;
+const SPEC_DIAG = 7;
 
 // sessionSpec checks the options, those applyDefaults made (own) in place
 // of the user's, and makes the bridge's session spec (jsbridge/config.go

@@ -6,14 +6,15 @@
 // of them, never a hole; (c) two tabs, one session: the second tab's run is
 // refused (session_busy) and writes nothing; (d) export → import (a session
 // of two files, after a compaction) gives identical files; (e) a session
-// deleted in another tab is not made again, headless, by a tab that holds it.
+// deleted in another tab is not made again, headless, by a tab that holds it;
+// (f) where there are no Web Locks, a stored session's run says so.
 //
 // Every step waits on a condition with a bound (persist-harness.mjs, the
 // page's waitFor); the page orders events with gates, never with timers.
 import { test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 import assert from "node:assert/strict";
-import { explain } from "./harness.mjs";
+import { baseURL, explain, launch } from "./harness.mjs";
 import { call, profileBrowser, ready, STEP } from "./persist-harness.mjs";
 import {
   brief,
@@ -452,4 +453,45 @@ test("(e) a session deleted in another tab while a tab holds it between runs: th
     return out;
   }, sessionId);
   assert.deepEqual(after, { listed: [], exported: "not_found" }, "tab 1's second run made the deleted session again (without its session_meta: listed, never resumable)");
+});
+
+test("(f) a page without Web Locks (not a secure context): a stored session's first run says another tab's is not refused", { timeout: 120_000 }, async (t) => {
+  // A host name other than localhost, mapped to the test server: plain
+  // HTTP there is not a secure context, which has IndexedDB and no Web Locks.
+  const port = new URL(baseURL()).port;
+  const { ctx, log } = await launch(t, { args: ["--host-resolver-rules=MAP floe-plain-http.test 127.0.0.1"] });
+  const tabs = [];
+  for (let i = 0; i < 2; i++) {
+    const tab = await ctx.newPage();
+    await tab.goto(`http://floe-plain-http.test:${port}/tests/browser/pages/persist.html`);
+    await ready(tab, log);
+    const where = await tab.evaluate(async () => {
+      const { load } = await import("/static/floe.mjs");
+      const { mockModel } = await import("/static/test.mjs");
+      window.tabF = { floe: await load(), mockModel, diagnostics: [] };
+      return { secure: isSecureContext, locks: "locks" in navigator, indexedDB: "indexedDB" in globalThis };
+    });
+    assert.deepEqual(where, { secure: false, locks: false, indexedDB: true }, "the page should have IndexedDB and no Web Locks");
+    tabs.push(tab);
+  }
+  const sessionId = sid("f", 1);
+  const warning = `trace: session "${sessionId}" is stored, and this page has no Web Locks`;
+  const first = await tabs[0].evaluate(async (id) => {
+    const { floe, mockModel, diagnostics } = window.tabF;
+    const s = floe.createSession({ meta: { session_id: id }, llm: mockModel(["one", "two"]), onDiagnostic: (d) => diagnostics.push(`${d.kind}: ${d.message}`) });
+    for await (const m of s.run("first"));
+    for await (const m of s.run("second"));
+    await s.close();
+    return diagnostics;
+  }, sessionId);
+  assert.equal(first.length, 1, `want one diagnostic for the session's two runs: ${JSON.stringify(first)}${explain(log)}`);
+  assert.ok(first[0].startsWith(warning) && first[0].includes("another tab's run of it is not refused"), `tab 1: ${first[0]}`);
+  const second = await tabs[1].evaluate(async (id) => {
+    const { floe, mockModel, diagnostics } = window.tabF;
+    const s = await floe.resumeSession(id, { llm: mockModel(["three"]), onDiagnostic: (d) => diagnostics.push(`${d.kind}: ${d.message}`) });
+    for await (const m of s.run("third"));
+    await s.close();
+    return diagnostics;
+  }, sessionId);
+  assert.ok(second.length === 1 && second[0].startsWith(warning), `tab 2's resumed session: ${JSON.stringify(second)}${explain(log)}`);
 });
