@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { MAX_MS, asyncIterableOf, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, asyncIterableOf, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject, sessionIdArg } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
@@ -942,7 +942,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   // ---- persisted sessions (the store option: see storeArg) ----
 
   async function resumeSession(id, opts) {
-    if (typeof id !== "string") throw badArg("resumeSession: id", "a string", id);
+    sessionIdArg(id, "resumeSession: id");
     const spec = sessionSpec(api, "resumeSession", opts, applyDefaults(opts, "resumeSession", false), false);
     const given = get(opts, "store", "resumeSession: store");
     const store = storeArg(given, "resumeSession: store");
@@ -996,14 +996,14 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   }
 
   async function exportSession(id, opts = {}) {
-    if (typeof id !== "string") throw badArg("exportSession: id", "a string", id);
+    sessionIdArg(id, "exportSession: id");
     const [store, given] = storeGiven(opts, "exportSession");
     const files = await call("exportSession", id, store).catch((e) => notFoundWhere(e, given, store));
     return files.map(([name, text]) => ({ name, text }));
   }
 
   async function readSession(id, opts = {}) {
-    if (typeof id !== "string") throw badArg("readSession: id", "a string", id);
+    sessionIdArg(id, "readSession: id");
     const [store, given] = storeGiven(opts, "readSession");
     return JSON.parse(await call("readSession", id, store).catch((e) => notFoundWhere(e, given, store)));
   }
@@ -1014,7 +1014,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   }
 
   async function deleteSession(id, opts = {}) {
-    if (typeof id !== "string") throw badArg("deleteSession: id", "a string", id);
+    sessionIdArg(id, "deleteSession: id");
     const [store, given] = storeGiven(opts, "deleteSession");
     // The session's lock, as a run takes it: a run in flight (this tab's,
     // another tab's or another session object's) would otherwise go on

@@ -88,6 +88,25 @@ export function badArg(name, want, got) {
   return floeError("bad_argument", `${name}: want ${want}, got ${describe(got)}`);
 }
 
+// sessionIdArg refuses a session id that is not a string, or that holds
+// half a surrogate pair: a string crosses to Go as UTF-8, where that half
+// is U+FFFD, so the id named another session ("a\uD800" read and
+// deleted the session "a\uFFFD").
+export function sessionIdArg(id, name) {
+  if (typeof id !== "string") throw badArg(name, "a string", id);
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c < 0xdc00 && i + 1 < id.length && (id.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      i++; // a whole pair
+      continue;
+    }
+    const half = JSON.stringify(id[i]).slice(1, -1);
+    const would = JSON.stringify(new TextDecoder().decode(new TextEncoder().encode(id)));
+    throw floeError("bad_argument", `${name}: ${JSON.stringify(id)} holds half a surrogate pair (${half} at ${i}), which no session id holds: it would name ${would}`);
+  }
+}
+
 // The longest duration in milliseconds the hosts' timers take (setTimeout
 // fires at once beyond 2^31 − 1 ms, about 24.8 days).
 export const MAX_MS = 2 ** 31 - 1;

@@ -1,6 +1,6 @@
 // Session option defaults: createSession({ llm }) needs nothing else.
 import { deriveTools } from "./tool.mjs";
-import { badArg, errMessage, floeError, isObject, knownKeys, ownKeys } from "./internal.mjs";
+import { badArg, errMessage, floeError, isObject, knownKeys, ownKeys, sessionIdArg } from "./internal.mjs";
 
 // The options of createSession and createSubagent (floe.d.ts
 // SessionOptions), of resumeSession (ResumeOptions), and the keys of a
@@ -125,6 +125,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
       if (k === "model_context_window" ? !(typeof v === "string" || (typeof v === "number" && Number.isFinite(v))) : typeof v !== "string") {
         throw badArg(`${fn}: meta.${k}`, k === "model_context_window" ? "a number of tokens" : "a string", v);
       }
+      if (k === "session_id") sessionIdArg(v, `${fn}: meta.session_id`);
     }
     own.meta = {
       session_id: given.some(([k, v]) => k === "session_id" && v !== undefined) ? "" : newSessionId(), // a given id replaces it below

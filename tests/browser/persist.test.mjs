@@ -7,7 +7,8 @@
 // refused (session_busy) and writes nothing; (d) export → import (a session
 // of two files, after a compaction) gives identical files; (e) a session
 // deleted in another tab is not made again, headless, by a tab that holds it;
-// (f) where there are no Web Locks, a stored session's run says so.
+// (f) where there are no Web Locks, a stored session's run says so; (g) an
+// id with half a surrogate pair is refused (it named another session).
 //
 // Every step waits on a condition with a bound (persist-harness.mjs, the
 // page's waitFor); the page orders events with gates, never with timers.
@@ -494,4 +495,47 @@ test("(f) a page without Web Locks (not a secure context): a stored session's fi
     return diagnostics;
   }, sessionId);
   assert.ok(second.length === 1 && second[0].startsWith(warning), `tab 2's resumed session: ${JSON.stringify(second)}${explain(log)}`);
+});
+
+test("(g) an id holding half a surrogate pair is refused, naming it: it crossed to Go as U+FFFD and named another session", { timeout: 120_000 }, async (t) => {
+  const b = await profileBrowser(t);
+  const page = await b.open();
+  const r = await page.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const { mockModel } = await import("/static/test.mjs");
+    const floe = await load();
+    const s = floe.createSession({ meta: { session_id: "a\uFFFDb" }, llm: mockModel(["hi"]) });
+    for await (const m of s.run("p"));
+    await s.close();
+    const refusal = async (f) => {
+      try {
+        await f();
+        return "not refused";
+      } catch (e) {
+        return `${e.name} ${e.code}: ${e.message}`;
+      }
+    };
+    const half = "a\uD800b";
+    return {
+      read: await refusal(() => floe.readSession(half)),
+      exported: await refusal(() => floe.exportSession(half)),
+      resumed: await refusal(() => floe.resumeSession(half, { llm: mockModel([]) })),
+      deleted: await refusal(() => floe.deleteSession(half)),
+      created: await refusal(() => floe.createSession({ meta: { session_id: "x\uDC00" }, llm: mockModel([]) })),
+      listed: (await floe.listSessions()).map((s) => s.id),
+    };
+  });
+  const want = (fn) => `FloeError bad_argument: ${fn}: "a\\ud800b" holds half a surrogate pair (\\ud800 at 1), which no session id holds: it would name "a\uFFFDb"`;
+  assert.deepEqual(
+    r,
+    {
+      read: want("readSession: id"),
+      exported: want("exportSession: id"),
+      resumed: want("resumeSession: id"),
+      deleted: want("deleteSession: id"),
+      created: `FloeError bad_argument: createSession: meta.session_id: "x\\udc00" holds half a surrogate pair (\\udc00 at 1), which no session id holds: it would name "x\uFFFD"`,
+      listed: ["a\uFFFDb"],
+    },
+    explain(b.log),
+  );
 });
