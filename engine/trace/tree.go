@@ -288,21 +288,21 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 // run, and left alone it would be listed, and kept, for ever. A Trace
 // that cannot be read is deleted all the same, without the children it
 // would name; a child that cannot be read is left. ErrNotFound when id
-// has no file.
+// has no file. Each session is deleted after the sessions it points at,
+// id last: a DeleteTree cut short (a page reloaded, a store failing)
+// leaves only sessions the next one reaches from id.
 func DeleteTree(ctx context.Context, store Store, id string) error {
 	if native && store == nil {
 		return nilStore("delete", id)
 	}
 	children, _ := Children(ctx, store, id)
-	if err := store.Delete(ctx, id); err != nil {
-		return err
-	}
-	for _, c := range children {
+	for i := range children { // depth first: a child's own come after it
+		c := children[len(children)-1-i]
 		if err := store.Delete(ctx, c); err != nil && !errors.Is(err, ErrNotFound) {
 			return errf.Errorf("delete subagent session %s: %w", QuoteID(c), err)
 		}
 	}
-	return nil
+	return store.Delete(ctx, id)
 }
 
 // joinList joins s with ", " (strings.Join's generic growth costs the

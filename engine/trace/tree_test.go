@@ -216,3 +216,49 @@ func BenchmarkImportTree(b *testing.B) {
 		})
 	}
 }
+
+// cutStore is a Store whose deletes fail after the first n: the page
+// reloaded, or the program ended, in the middle of a DeleteTree.
+type cutStore struct {
+	trace.Store
+	n int
+}
+
+func (s *cutStore) Delete(ctx context.Context, id string) error {
+	if s.n == 0 {
+		return errors.New("cut")
+	}
+	s.n--
+	return s.Store.Delete(ctx, id)
+}
+
+// A DeleteTree cut short leaves sessions the next one reaches from the
+// parent: a child is deleted after its own children, the parent last.
+// (The parent went first: a cut left its children, listed as subagents'
+// sessions and kept for ever, which no delete reached again.)
+func TestDeleteTreeCutShortIsFinishedByTheNext(t *testing.T) {
+	ctx := context.Background()
+	tree := map[string]string{
+		"p":  metaOf("p", false) + line("the parent") + pointer("c1") + pointer("c2"),
+		"c1": metaOf("c1", true) + line("a child") + pointer("g1"),
+		"g1": metaOf("g1", true) + line("a grandchild"),
+		"c2": metaOf("c2", true) + line("another child"),
+	}
+	for n := range len(tree) {
+		store := &trace.MemStore{}
+		for id, data := range tree {
+			if _, err := store.Append(ctx, id, 1, []byte(data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := trace.DeleteTree(ctx, &cutStore{store, n}, "p"); err == nil {
+			t.Fatalf("cut after %d deletes: DeleteTree succeeded", n)
+		}
+		if err := trace.DeleteTree(ctx, store, "p"); err != nil {
+			t.Errorf("cut after %d deletes: the next DeleteTree: %v", n, err)
+		}
+		if left, err := store.Sessions(ctx); err != nil || len(left) != 0 {
+			t.Errorf("cut after %d deletes, then deleted again: left %+v, %v", n, left, err)
+		}
+	}
+}
