@@ -210,7 +210,15 @@ export function connect(baseURL, sessionId, options = {}) {
     if (!(Number.isFinite(v) && v >= 0 && v <= 2 ** 31 - 1)) throw floeError("bad_argument", `connect: ${k}: want a number of milliseconds from 0 to 2147483647`);
   }
   const doFetch = options.fetch ?? globalThis.fetch;
-  const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + encodeURIComponent(sessionId);
+  let path;
+  try {
+    path = encodeURIComponent(sessionId);
+  } catch {
+    // Half a surrogate pair (URIError: URI malformed).
+    const half = JSON.stringify(sessionId.match(/[\uD800-\uDFFF]/u)?.[0] ?? "").slice(1, -1);
+    throw floeError("bad_argument", `connect: sessionId: ${JSON.stringify(sessionId)} holds half a surrogate pair (${half}), which no URL can name`);
+  }
+  const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + path;
   const headers = (extra = {}) => (token ? { ...extra, Authorization: `Bearer ${token}` } : extra);
 
   // request calls the server; close() aborts the requests in flight.

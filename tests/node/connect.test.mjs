@@ -314,6 +314,18 @@ test("a wrong token is refused", async () => {
   r.close();
 });
 
+// A session id with half a surrogate pair has no URL: encodeURIComponent
+// threw its URIError ("URI malformed"), not a FloeError naming the id.
+test("a session id holding half a surrogate pair is refused, naming it", () => {
+  for (const [id, half] of [["a\uD800b", "\\ud800"], ["\uDC00", "\\udc00"]]) {
+    assert.throws(
+      () => connect("http://127.0.0.1:8787", id),
+      (e) => e.name === "FloeError" && e.code === "bad_argument" && e.message === `connect: sessionId: ${JSON.stringify(id)} holds half a surrogate pair (${half}), which no URL can name`,
+      JSON.stringify(id),
+    );
+  }
+});
+
 test("run works on a client that is already following messages()", async () => {
   const base = await start("--delay", "0", "--mode", "allow-all");
   const id = await create(base, "");
