@@ -3180,6 +3180,41 @@ function httpHost(api, fetch) {
       const headers = {};
       const h = headerText.split("\n");
       for (let i = 0; i + 1 < h.length; i += 2) headers[h[i]] = h[i + 1];
+      // answer settles the request with the response's status, headers and
+      // whether it has a body to read.
+      const answer = (res) => {
+        if (!isObject(res) || typeof res.status !== "number") {
+          api.settle(wid, false, `fetch ${url}: the fetch function resolved to ${describe(res)}, want a Response`);
+          return;
+        }
+        let status = res.status;
+        let text = "";
+        try {
+          for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
+        } catch {}
+        if (res.type === "opaqueredirect" || (status >= 300 && status < 400) || res.redirected === true) {
+          // Not followed, so the key cannot reach another address; the
+          // body says so (the adapter quotes an error body's message).
+          // A fetch function that followed it anyway (ignoring redirect:
+          // "manual") is refused too, rather than its answer used.
+          ac.abort();
+          let message;
+          if (res.redirected === true && !(status >= 300 && status < 400)) {
+            message = `the fetch function followed a redirect${typeof res.url === "string" && res.url ? ` to ${res.url}` : ""} although asked not to (redirect: "manual"), so the request and its key went there too; Floe does not use an answer from another address: set baseURL to the final address`;
+            status = 302;
+          } else {
+            const to = res.headers?.get?.("location");
+            const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
+            message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
+          }
+          synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
+          api.settle(wid, true, [status || 302, text, true]);
+          return;
+        }
+        const b = res.body;
+        reader = b && typeof b.getReader === "function" ? b.getReader() : null;
+        api.settle(wid, true, [status, text, reader !== null]);
+      };
       let p;
       try {
         p = Promise.resolve(fetch(url, { method, headers, body, signal: ac.signal, redirect: "manual" }));
@@ -3188,39 +3223,20 @@ function httpHost(api, fetch) {
       }
       p.then(
         (res) => {
-          if (!isObject(res) || typeof res.status !== "number") {
-            api.settle(wid, false, `fetch ${url}: the fetch function resolved to ${describe(res)}, want a Response`);
-            return;
-          }
-          let status = res.status;
-          let text = "";
           try {
-            for (const [k, v] of res.headers) text += k + "\n" + v + "\n";
-          } catch {}
-          if (res.type === "opaqueredirect" || (status >= 300 && status < 400) || res.redirected === true) {
-            // Not followed, so the key cannot reach another address; the
-            // body says so (the adapter quotes an error body's message).
-            // A fetch function that followed it anyway (ignoring redirect:
-            // "manual") is refused too, rather than its answer used.
+            answer(res);
+          } catch (e) {
+            // A Response of the fetch function's that cannot be read (its
+            // body already read, a getter that throws) ends the request
+            // now, naming why: it waited for the idle timeout (for ever
+            // with none), behind an unhandled rejection.
             ac.abort();
-            let message;
-            if (res.redirected === true && !(status >= 300 && status < 400)) {
-              message = `the fetch function followed a redirect${typeof res.url === "string" && res.url ? ` to ${res.url}` : ""} although asked not to (redirect: "manual"), so the request and its key went there too; Floe does not use an answer from another address: set baseURL to the final address`;
-              status = 302;
-            } else {
-              const to = res.headers?.get?.("location");
-              const where = to ? ` to ${to}` : res.type === "opaqueredirect" ? " (the browser hides where to)" : "";
-              message = `the server redirected${where}; Floe does not follow redirects, so that the key goes only to the configured endpoint: set baseURL to the final address`;
-            }
-            synthetic = new TextEncoder().encode(JSON.stringify({ error: { message } }));
-            api.settle(wid, true, [status || 302, text, true]);
-            return;
+            api.settle(wid, false, `fetch ${url}: the fetch function's Response cannot be read: ${errorText(e)}`);
           }
-          reader = res.body && typeof res.body.getReader === "function" ? res.body.getReader() : null;
-          api.settle(wid, true, [status, text, reader !== null]);
         },
         (e) => api.settle(wid, false, networkError(url, e)),
       );
+      const failed = (rid, e) => api.settle(rid, false, "reading the response: " + errorText(e));
       return {
         read(rid) {
           if (!reader) {
@@ -3228,13 +3244,26 @@ function httpHost(api, fetch) {
             synthetic = null;
             return;
           }
-          reader.read().then(
+          let next;
+          try {
+            next = Promise.resolve(reader.read());
+          } catch (e) {
+            next = Promise.reject(e);
+          }
+          // The reader of a body the fetch function made may answer
+          // anything: what is not a chunk fails the read, naming it.
+          next.then(
             (r) => {
-              if (r.done) api.settle(rid, true, null);
-              else if (r.value instanceof Uint8Array) api.settle(rid, true, r.value);
-              else api.settle(rid, false, `reading the response: the body yielded ${describe(r.value)}, want a Uint8Array`);
+              try {
+                if (!isObject(r)) api.settle(rid, false, `reading the response: the body's reader resolved to ${describe(r)}, want {done, value}`);
+                else if (r.done) api.settle(rid, true, null);
+                else if (r.value instanceof Uint8Array) api.settle(rid, true, r.value);
+                else api.settle(rid, false, `reading the response: the body yielded ${describe(r.value)}, want a Uint8Array`);
+              } catch (e) {
+                failed(rid, e);
+              }
             },
-            (e) => api.settle(rid, false, "reading the response: " + errorText(e)),
+            (e) => failed(rid, e),
           );
         },
         abort(reason) {

@@ -541,6 +541,61 @@ test("a fetch function that follows a redirect itself is refused, not its answer
   assert.deepEqual(find(msgs, "text"), []);
 });
 
+test("a fetch function's Response that cannot be read ends the request at once, naming why: no wait for the idle timeout, no unhandled rejection", async (t) => {
+  const unhandled = [];
+  const onUnhandled = (e) => unhandled.push(e);
+  process.on("unhandledRejection", onUnhandled);
+  t.after(() => process.off("unhandledRejection", onUnhandled));
+  const sse = () => new Response(openaiStream({ text: ["never read"] }), { headers: SSE_HEADERS });
+  const cases = [
+    // A wrapper that logged the body and returned the Response it read.
+    [
+      async () => {
+        const r = sse();
+        await r.text();
+        return r;
+      },
+      /^openai: request failed: fetch https:\/\/api\.openai\.com\/v1\/chat\/completions: the fetch function's Response cannot be read: TypeError: .*locked/,
+    ],
+    [
+      async () => {
+        const r = sse();
+        Object.defineProperty(r, "body", {
+          get() {
+            throw new Error("no body here");
+          },
+        });
+        return r;
+      },
+      /: the fetch function's Response cannot be read: Error: no body here$/,
+    ],
+    [async () => ({ status: 200, headers: new Headers(SSE_HEADERS), body: { getReader: () => ({ read: async () => null }) } }), /: reading the response: the body's reader resolved to null, want \{done, value\}$/],
+    [
+      async () => ({
+        status: 200,
+        headers: new Headers(SSE_HEADERS),
+        body: {
+          getReader: () => ({
+            read() {
+              throw new Error("reader broken");
+            },
+          }),
+        },
+      }),
+      /: reading the response: Error: reader broken$/,
+    ],
+  ];
+  for (const [fetch, want] of cases) {
+    // A long idle timeout, whose message would say the server was silent.
+    const msgs = await collect(oneRequest(floe.openai({ apiKey: "k", model: "m", fetch, idleTimeoutMs: 5000 })).run("Hi"));
+    const ends = find(msgs, "request_end");
+    assert.equal(ends.length, 1);
+    assert.match(ends[0].payload.error_message, want);
+    assert.deepEqual(find(msgs, "text"), []);
+  }
+  assert.deepEqual(unhandled, []);
+});
+
 test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {
   const other = await replayServer(t, async (req, res) => {
     res.writeHead(200, SSE_HEADERS);
