@@ -267,21 +267,4 @@ func (b *Bridge) closeSession(args []js.Value) (any, error) {
 
 // writes reports whether a session or subagent of this program still
 // writes the Trace of session id.
-func (b *Bridge) writes(id string) bool {
-	b.sessions.mu.Lock()
-	for _, s := range b.sessions.m {
-		if s.trace != nil && s.s.ID() == id {
-			b.sessions.mu.Unlock()
-			return true
-		}
-	}
-	b.sessions.mu.Unlock()
-	b.subagents.mu.Lock()
-	defer b.subagents.mu.Unlock()
-	for _, s := range b.subagents.m {
-		if s.s.trace != nil && s.s.s.ID() == id {
-			return true
-		}
-	}
-	return false
-}
+func (b *Bridge) writes(id string) bool { return len(b.traces(id)) > 0 }

@@ -184,9 +184,9 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	}
 	return b.async("deleteSession", func() (any, error) {
 		ctx := context.Background()
-		// A session object of this program still open on it stores no
-		// more: its next run would write a Trace without its session_meta,
-		// listed and never resumable.
+		// A session or subagent object of this program still open on it
+		// stores no more: its next run would write a Trace without its
+		// session_meta, listed and never resumable.
 		children, _ := trace.Children(ctx, store, id)
 		for _, sid := range append(children, id) {
 			b.dropTraces(ctx, sid, true)
@@ -274,19 +274,12 @@ func (b *Bridge) resumeSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// dropTraces makes every session of this program that writes the Trace of
-// session id write it no further (drop: a delete), once what it queued is
-// stored, or write once more what it holds after a failed write (a
-// resume: trace.Batcher.Retry).
+// dropTraces makes every session and subagent of this program that writes
+// the Trace of session id write it no further (drop: a delete), once what
+// it queued is stored, or write once more what it holds after a failed
+// write (a resume: trace.Batcher.Retry).
 func (b *Bridge) dropTraces(ctx context.Context, id string, drop bool) {
-	b.sessions.mu.Lock()
-	var bats []*trace.Batcher
-	for _, s := range b.sessions.m {
-		if s.trace != nil && s.s.ID() == id {
-			bats = append(bats, s.trace)
-		}
-	}
-	b.sessions.mu.Unlock()
+	bats := b.traces(id)
 	for _, bat := range bats {
 		if !drop {
 			bat.Retry(id)
@@ -296,4 +289,24 @@ func (b *Bridge) dropTraces(ctx context.Context, id string, drop bool) {
 			bat.Drop(id)
 		}
 	}
+}
+
+// traces returns the trace batchers of the sessions and subagents of this
+// program that write the Trace of session id.
+func (b *Bridge) traces(id string) (bats []*trace.Batcher) {
+	b.sessions.mu.Lock()
+	for _, s := range b.sessions.m {
+		if s.trace != nil && s.s.ID() == id {
+			bats = append(bats, s.trace)
+		}
+	}
+	b.sessions.mu.Unlock()
+	b.subagents.mu.Lock()
+	defer b.subagents.mu.Unlock()
+	for _, s := range b.subagents.m {
+		if s.s.trace != nil && s.s.s.ID() == id {
+			bats = append(bats, s.s.trace)
+		}
+	}
+	return bats
 }

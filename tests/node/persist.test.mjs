@@ -436,6 +436,22 @@ test("deleteSession while a run of the session is in flight is refused; an open 
   }
 });
 
+test("deleteSession of an open subagent's session between its runs: it stores nothing more, as a session object does (no Trace without its session_meta)", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("delete-open-child");
+    const diags = [];
+    const sub = floe.createSubagent({ meta: meta(id), llm: scriptedLLM(say("one"), say("two")), store, onDiagnostic: (d) => diags.push(d) });
+    await collect(sub.run("first"));
+    assert.equal(records(await floe.exportSession(id, { store }))[0].payload.source, "subagent");
+    await floe.deleteSession(id, { store });
+    await collect(sub.run("second"));
+    sub.close();
+    await rejects(floe.exportSession(id, { store }), "not_found");
+    assert.deepEqual(await floe.listSessions({ store }).then((l) => l.filter((x) => x.id === id)), []);
+    assert.deepEqual(diags.filter((d) => d.kind === "trace").map((d) => d.message.includes("the session was deleted while it was open")), [true]);
+  }
+});
+
 // A resumed session's JavaScript model gets the session totals the Trace
 // last stated with its history (E-17.5), as a built-in model's context
 // does: mockModel's token_usage goes on from them (it said the session had
