@@ -90,6 +90,11 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 		if err != nil {
 			return nil, badArg("approve: toolCall", err.Error())
 		}
+		if tc.Type != omni.TypeModelMsg || tc.Payload.Type != omni.ToolCall {
+			// The run's approver decides tool calls: an event or a text
+			// reached it as one.
+			return nil, badArg("approve: toolCall", "want a model_msg tool_call, got "+tc.Type+" "+tc.Payload.Type)
+		}
 		d, err := t.ask(tc)
 		if err != nil && t.ctx.Err() != nil {
 			// The run's abort: the approver was not asked, or is no

@@ -1210,7 +1210,8 @@ export interface ToolContext {
   /**
    * The run's approver (for subagents); absent when the run has none. Once
    * the run is aborted it rejects with a FloeError "closed" (the approver
-   * is not asked, or no longer waited for).
+   * is not asked, or no longer waited for); a message that is not a
+   * tool_call is "bad_argument".
    */
   approve?: Approver | undefined;
 }

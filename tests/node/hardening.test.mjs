@@ -556,6 +556,39 @@ test("JSON a callback cannot encode: malformed for a model, [tool error] for a t
   }
 });
 
+test("a tool's approve() given a message that is not a tool call (an event, a text, a fragment of a call) rejects bad_argument naming it; the run's approver is not asked", async () => {
+  const notCalls = [
+    [{ type: "event_msg", payload: { type: "abort", reason: "x" } }, "event_msg abort"],
+    [{ type: "model_msg", payload: { type: "text", role: "user", text: "rm -rf /" } }, "model_msg text"],
+    [{ type: "model_msg", payload: { type: "partial_tool_call", role: "assistant", event_type: "start", name: "rm", arguments: "", tool_call_id: "z" } }, "model_msg partial_tool_call"],
+  ];
+  const asked = [];
+  const results = [];
+  const session = floe.createSession({
+    meta: meta(),
+    llm: scriptedLLM(async function* () {
+      yield toolCall("t1");
+      yield usage();
+      return { status: "completed" };
+    }, say("done")),
+    environment: {
+      async *executeTool({ toolCall: c, approve }) {
+        for (const [m] of notCalls) results.push(await approve(m).catch((e) => e));
+        // A child's call, origin and all, is asked.
+        results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }));
+        yield toolOutput(c.payload.tool_call_id, "ok");
+      },
+    },
+  });
+  await collect(session.run("go", { approve: (call) => (asked.push(call), "allow") }));
+  notCalls.forEach(([, got], i) => {
+    isBadArgument("approve: toolCall")(results[i]);
+    assert.match(results[i].message, new RegExp(`want a model_msg tool_call, got ${got}$`));
+  });
+  assert.equal(results.at(-1), "allow");
+  assert.deepEqual(asked.map((c) => [c.payload.tool_call_id, c.origin ?? []]), [["t1", []], ["z", ["child-1"]]]);
+});
+
 // ---- item: close() during a run ends the stream as an abort does ----
 
 /**
