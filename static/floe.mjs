@@ -3268,6 +3268,14 @@ function httpHost(api, fetch) {
         },
         abort(reason) {
           ac.abort(reason);
+          // The body is cancelled too: a fetch function that did not pass
+          // the signal on (one that copies init's method, headers and body)
+          // left it streaming after the run's abort or the idle timeout, the
+          // connection open.
+          if (!reader) return;
+          try {
+            Promise.resolve(reader.cancel(ac.signal.reason)).catch(noop);
+          } catch {}
         },
       };
     },

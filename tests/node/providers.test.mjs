@@ -596,6 +596,36 @@ test("a fetch function's Response that cannot be read ends the request at once, 
   assert.deepEqual(unhandled, []);
 });
 
+test("an abort cancels the response body of a fetch function that does not pass the signal on: the connection is not left streaming", async () => {
+  const chunk = (t) => new TextEncoder().encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`);
+  const cancels = [];
+  // A wrapper that copies init's method, headers and body, not its signal,
+  // in front of a server that streams for ever.
+  const fetch = async (url, init) => {
+    let i = 0;
+    const body = new ReadableStream({
+      pull: (c) => c.enqueue(chunk(`w${i++} `)),
+      cancel: (reason) => cancels.push(reason),
+    });
+    assert.equal(typeof init.method, "string");
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  };
+  // A break: the body is cancelled before the loop ends, with an AbortError.
+  let deltas = 0;
+  for await (const m of oneRequest(floe.openai({ apiKey: "k", model: "m", fetch })).run("Hi")) {
+    if (m.payload.type === "partial_text" && ++deltas === 3) break;
+  }
+  assert.equal(cancels.length, 1);
+  assert.equal(cancels[0]?.name, "AbortError");
+  // The run's signal: with its reason.
+  const stop = new AbortController();
+  deltas = 0;
+  for await (const m of oneRequest(floe.openai({ apiKey: "k", model: "m", fetch })).run("Hi", { signal: stop.signal })) {
+    if (m.payload.type === "partial_text" && ++deltas === 3) stop.abort("stopped by the user");
+  }
+  assert.deepEqual(cancels.slice(1), ["stopped by the user"]);
+});
+
 test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {
   const other = await replayServer(t, async (req, res) => {
     res.writeHead(200, SSE_HEADERS);
