@@ -3223,6 +3223,15 @@ function httpHost(api, fetch) {
       }
       p.then(
         (res) => {
+          if (ac.signal.aborted) {
+            // The request was given up first (the run's abort, the idle
+            // timeout) and a fetch function that did not heed the signal
+            // answered anyway: nobody reads its body, which would stay open.
+            try {
+              Promise.resolve(res.body.cancel(ac.signal.reason)).catch(noop);
+            } catch {}
+            return;
+          }
           try {
             answer(res);
           } catch (e) {

@@ -626,6 +626,32 @@ test("an abort cancels the response body of a fetch function that does not pass 
   assert.deepEqual(cancels.slice(1), ["stopped by the user"]);
 });
 
+test("a response that a fetch function ignoring the signal gives after the abort has its body cancelled, not left open", async () => {
+  const cancels = [];
+  let answer;
+  const answered = new Promise((r) => (answer = r));
+  let asked;
+  const sent = new Promise((r) => (asked = r));
+  const fetch = async () => {
+    asked();
+    await answered; // the signal is not listened to: the answer comes anyway
+    const body = new ReadableStream({ pull: () => {}, cancel: (reason) => cancels.push(reason) });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  };
+  const stop = new AbortController();
+  const stream = oneRequest(floe.openai({ apiKey: "k", model: "m", fetch })).run("Hi", { signal: stop.signal });
+  const reading = collect(stream);
+  await sent;
+  stop.abort("stopped by the user");
+  const msgs = await reading;
+  assert.equal(find(msgs, "request_end")[0].payload.status, "aborted");
+  answer();
+  await answered;
+  // The response's then() ran when answered settled, after the fetch's own.
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(cancels, ["stopped by the user"]);
+});
+
 test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {
   const other = await replayServer(t, async (req, res) => {
     res.writeHead(200, SSE_HEADERS);
