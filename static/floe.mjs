@@ -695,11 +695,12 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   };
 
   function createSession(opts) {
-    const spec = sessionSpec(api, "createSession", opts, applyDefaults(opts, "createSession", true));
+    const own = applyDefaults(opts, "createSession", true);
+    const spec = sessionSpec(api, "createSession", opts, own);
     const store = storeArg(get(opts, "store", "createSession: store"), "createSession: store", true);
     if (store) spec[SPEC_STORE] = store; // none ("") is absent: a string costs Go a finalizer
     const [id, handle] = sessionRef(call("createSession", packed(spec)));
-    return makeSession(id, handle, store, modelThinking(opts.llm), spec[SPEC_DIAG]);
+    return makeSession(id, handle, store, modelThinking(own.llm), spec[SPEC_DIAG]);
   }
 
   // makeSession wraps a bridge session. With a persisted store and Web
@@ -943,7 +944,8 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function resumeSession(id, opts) {
     sessionIdArg(id, "resumeSession: id");
-    const spec = sessionSpec(api, "resumeSession", opts, applyDefaults(opts, "resumeSession", false), false);
+    const own = applyDefaults(opts, "resumeSession", false);
+    const spec = sessionSpec(api, "resumeSession", opts, own, false);
     const given = get(opts, "store", "resumeSession: store");
     const store = storeArg(given, "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
@@ -951,7 +953,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
       const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notFoundWhere(e, given, store)));
-      return makeSession(sid, handle, store, modelThinking(opts.llm), spec[SPEC_DIAG]);
+      return makeSession(sid, handle, store, modelThinking(own.llm), spec[SPEC_DIAG]);
     } finally {
       release();
     }

@@ -65,8 +65,9 @@ export function read(o, key, name) {
  * environment from tool() entries. meta keys given win; system sets
  * system_prompt; provider, model_id and model_context_window come from the
  * llm object (provider, modelId or a string model, contextWindow). It
- * returns the options it made, {tools, environment, meta?}, which replace
- * those of opts; the caller reads every other option from opts, key by key.
+ * returns the options it made, {tools, environment, llm, meta?}, which
+ * replace those of opts (llm as read: once); the caller reads every other
+ * option from opts, key by key.
  * (An object inheriting from opts cost about 2 µs: V8 remakes an object
  * that becomes a prototype.)
  */
@@ -83,6 +84,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
   }
   knownKeys(opts, withMeta ? SESSION_KEYS : RESUME_KEY_SET, `${fn}: options`);
   const own = {};
+  own.llm = read(opts, "llm", `${fn}: llm`);
   const derived = deriveTools(read(opts, "tools", `${fn}: tools`), read(opts, "environment", `${fn}: environment`), fn, read);
   own.tools = derived.tools;
   own.environment = derived.environment;
@@ -106,8 +108,7 @@ export function applyDefaults(opts, fn, withMeta, source) {
     if (system != null && sp != null && sp !== system) {
       throw floeError("bad_argument", `${fn}: system and meta.system_prompt differ: give one`);
     }
-    const llm = read(opts, "llm", `${fn}: llm`);
-    const m = isObject(llm) ? llm : {};
+    const m = isObject(own.llm) ? own.llm : {};
     const str = (what) => {
       const v = read(m, what, `${fn}: llm.${what}`);
       if (v == null) return undefined;

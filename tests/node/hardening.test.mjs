@@ -284,6 +284,33 @@ test("callback methods are read once, at createSession", async () => {
   assert.equal(find(await collect(session.run("go")), "text").at(-1).payload.text, "first");
 });
 
+test("the llm option is read once, by createSession, createSubagent and resumeSession (a getter read again could give another model, or throw after the session was made)", async () => {
+  const stored = floe.createSession({ meta: meta(), llm: scriptedLLM(say("stored")), store: "memory" });
+  await collect(stored.run("a"));
+  await stored.close();
+  const model = floe.openai({ apiKey: "k", model: "gpt-x", thinkingLevel: "high" });
+  for (const [fn, make] of [
+    ["createSession", (opts) => floe.createSession(opts)],
+    ["createSubagent", (opts) => floe.createSubagent(opts)],
+    ["resumeSession", (opts) => floe.resumeSession(stored.id, opts)],
+  ]) {
+    let reads = 0;
+    const resume = fn === "resumeSession";
+    const llm = resume ? scriptedLLM(say("resumed")) : model;
+    const opts = resume ? {} : { meta: meta(), store: false };
+    Object.defineProperty(opts, "llm", {
+      enumerable: true,
+      get() {
+        if (++reads > 1) throw new Error("read again");
+        return llm;
+      },
+    });
+    const session = await make(opts);
+    assert.equal(reads, 1, fn);
+    await session.close();
+  }
+});
+
 // ENGINE.md §2: a limit ≤ 0 disables it, so negative limits stay valid.
 test("config limits that are ≤ 0 disable (maxTurns, compaction limits)", () => {
   const s = floe.createSession({
