@@ -10,7 +10,7 @@ import "./wasm_exec.js";
 import { applyDefaults, newSessionId } from "./options.mjs";
 import { subagentTool, tool } from "./tool.mjs";
 import { isMessage, msg } from "./msg.mjs";
-import { MAX_MS, asyncIterableOf, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject, sessionIdArg } from "./internal.mjs";
+import { MAX_MS, asyncIterableOf, badArg, describe, errMessage, floeError, head, intArg, isArrayArg, isObject, knownKeys, nodeHooks, ownKeys, plainObject, readKeys, sessionIdArg } from "./internal.mjs";
 import { transcript } from "./transcript.mjs";
 import { httpOutcome, readEvents, readLines } from "./http.mjs";
 
@@ -3028,12 +3028,15 @@ function makeModel(fname, opts) {
   if (d.provider === "anthropic" && Object.hasOwn(opts, "startsInThinking")) {
     throw floeError("bad_argument", `${name}.startsInThinking: unknown option of ${fname}() (openaiCompatible(), openai() and openaiResponses() have it)`);
   }
-  knownKeys(opts, d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : RESPONSES_KEYS, name);
-  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages, startsInThinking } = opts;
+  const keys = d.provider === "anthropic" ? ANTHROPIC_KEYS : d.provider === "openai-chat" ? CHAT_KEYS : RESPONSES_KEYS;
+  knownKeys(opts, keys, name);
+  // Each option is read once; a getter that throws is bad_argument naming it.
+  const o = readKeys(opts, keys, name);
+  const { model, apiKey, headers, maxTokens, temperature, topP, thinkingLevel, body, fetch, browserAccess, version, idleTimeoutMs, gemini, images, cache, maxImageBytes, maxImages, startsInThinking } = o;
   if (typeof model !== "string" || model === "") throw badArg(`${name}.model`, "a model name", model);
-  let baseURL = opts.baseURL ?? d.baseURL;
+  let baseURL = o.baseURL ?? d.baseURL;
   if (baseURL == null && d.baseURL == null) {
-    throw badArg(`${name}.baseURL`, 'the server\'s URL (e.g. "http://localhost:11434/v1")', opts.baseURL);
+    throw badArg(`${name}.baseURL`, 'the server\'s URL (e.g. "http://localhost:11434/v1")', o.baseURL);
   }
   if (typeof baseURL !== "string") throw badArg(`${name}.baseURL`, "a URL string", baseURL);
   let url;
@@ -3063,14 +3066,20 @@ function makeModel(fname, opts) {
   if (apiKey && !HEADER_VALUE.test(apiKey)) {
     throw floeError("bad_argument", `${name}.apiKey: ${HEADER_VALUE_WHY}${/[\r\n]$/.test(apiKey) ? " (it ends in one: read from a file with it?)" : ""}`);
   }
-  if (d.key && !apiKey && opts.baseURL == null) {
+  if (d.key && !apiKey && o.baseURL == null) {
     throw badArg(`${name}.apiKey`, "the API key (or a baseURL of a proxy that adds it)", apiKey);
   }
   let hdrText = "";
   if (headers != null) {
     if (!isObject(headers) || Array.isArray(headers)) throw badArg(`${name}.headers`, "an object of header strings", headers);
     const seen = new Map(); // lower-case name → as given
-    for (const [k, v] of Object.entries(headers)) {
+    let entries;
+    try {
+      entries = Object.entries(headers);
+    } catch (e) {
+      throw floeError("bad_argument", `${name}.headers: reading it threw: ${errMessage(e)}`);
+    }
+    for (const [k, v] of entries) {
       if (typeof v !== "string") throw badArg(`${name}.headers[${JSON.stringify(k)}]`, "a string", v);
       if (!HEADER_NAME.test(k)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
       if (!HEADER_VALUE.test(v)) throw floeError("bad_argument", `${name}.headers[${JSON.stringify(k)}]: ${HEADER_VALUE_WHY}`);

@@ -152,6 +152,22 @@ export function ownKeys(obj, name) {
   }
 }
 
+/**
+ * The values of obj's keys (an iterable of names), each read once: a getter
+ * or Proxy trap that throws is bad_argument naming name.key.
+ */
+export function readKeys(obj, keys, name) {
+  const out = {};
+  for (const k of keys) {
+    try {
+      out[k] = obj[k];
+    } catch (e) {
+      throw floeError("bad_argument", `${name}.${k}: reading it threw: ${errMessage(e)}`);
+    }
+  }
+  return out;
+}
+
 /** Array.isArray(v); a revoked Proxy is bad_argument naming name. */
 export function isArrayArg(v, name) {
   try {

@@ -4,7 +4,7 @@
 // complete output; subagentTool() runs a child session as a tool.
 import { compileSchema } from "./schema.mjs";
 import { msg } from "./msg.mjs";
-import { MAX_MS, asyncIterableOf, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { MAX_MS, asyncIterableOf, toolTimers, badArg, describe, errMessage, floeError, imagesProblem, intArg, isArrayArg, isObject, knownKeys, plainObject, readKeys } from "./internal.mjs";
 
 const TOOL_KEYS = new Set(["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]);
 const SUBAGENT_TOOL_KEYS = new Set(["name", "description", "create", "timeoutMs", "maxOutputLength"]);
@@ -32,7 +32,7 @@ const NO_PARAMETERS = Object.freeze({ type: "object", properties: Object.freeze(
 export function tool(spec) {
   plainObject(spec, "tool: spec");
   knownKeys(spec, TOOL_KEYS, "tool: spec");
-  const { name, description = "", parameters = NO_PARAMETERS, execute, timeoutMs, maxOutputLength } = spec;
+  const { name, description = "", parameters = NO_PARAMETERS, execute, timeoutMs, maxOutputLength } = readKeys(spec, TOOL_KEYS, "tool: spec");
   if (typeof name !== "string" || name === "") throw badArg("tool: name", "a non-empty string", name);
   if (typeof description !== "string") throw badArg(`tool ${name}: description`, "a string", description);
   if (typeof execute !== "function") throw badArg(`tool ${name}: execute`, "a function", execute);
@@ -547,7 +547,7 @@ const SUBAGENT_PARAMETERS = Object.freeze({
 export function subagentTool(createSubagent, spec) {
   plainObject(spec, "subagentTool: spec");
   knownKeys(spec, SUBAGENT_TOOL_KEYS, "subagentTool: spec");
-  const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create, timeoutMs, maxOutputLength } = spec;
+  const { name = "run_subagent", description = "Runs a subagent on a self-contained task and returns its final answer.", create, timeoutMs, maxOutputLength } = readKeys(spec, SUBAGENT_TOOL_KEYS, "subagentTool: spec");
   if (typeof create !== "function") throw badArg("subagentTool: create", "a function returning session options", create);
   const limit = timeoutMs == null ? 0 : intArg(timeoutMs, `tool ${name}: timeoutMs`, MAX_MS);
   return tool({

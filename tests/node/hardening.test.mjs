@@ -311,6 +311,43 @@ test("the llm option is read once, by createSession, createSubagent and resumeSe
   }
 });
 
+test("the models' options, tool()'s and subagentTool()'s spec, a model's headers: a getter that throws is bad_argument naming the option, each read once", () => {
+  // base: what the call needs besides the key tried.
+  const places = [
+    ["openai: options", (o) => floe.openai(o), { model: "m", apiKey: "k" }, ["model", "apiKey", "baseURL", "headers", "maxTokens", "temperature", "topP", "thinkingLevel", "body", "fetch", "idleTimeoutMs", "maxImageBytes", "maxImages", "gemini", "images", "startsInThinking"]],
+    ["openaiCompatible: options", (o) => floe.openaiCompatible(o), { model: "m", baseURL: "http://127.0.0.1:9/v1" }, ["baseURL", "gemini"]],
+    ["openaiResponses: options", (o) => floe.openaiResponses(o), { model: "m", apiKey: "k" }, ["model", "startsInThinking"]],
+    ["anthropic: options", (o) => floe.anthropic(o), { model: "m", apiKey: "k" }, ["model", "apiKey", "browserAccess", "version", "cache", "images"]],
+    ["tool: spec", (o) => tool(o), { name: "t", description: "d", parameters: { type: "object" }, execute() {} }, ["name", "description", "parameters", "execute", "timeoutMs", "maxOutputLength"]],
+    ["subagentTool: spec", (o) => floe.subagentTool(o), { create: () => ({}) }, ["name", "description", "create", "timeoutMs", "maxOutputLength"]],
+  ];
+  for (const [name, make, base, keys] of places) {
+    for (const key of keys) {
+      const o = { ...base };
+      Object.defineProperty(o, key, { enumerable: true, get: boom });
+      assert.throws(() => make(o), (e) => isBadArgument(`${name}.${key}: reading it threw: hostile read`)(e), `${name}.${key}`);
+    }
+    // Read once: a getter that gives the right value once, then throws.
+    const o = { ...base };
+    const [first] = keys;
+    let reads = 0;
+    Object.defineProperty(o, first, {
+      enumerable: true,
+      get() {
+        if (++reads > 1) boom();
+        return base[first];
+      },
+    });
+    if (first in base) {
+      make(o);
+      assert.equal(reads, 1, `${name}.${first}`);
+    }
+  }
+  const headers = {};
+  Object.defineProperty(headers, "x-trace", { enumerable: true, get: boom });
+  assert.throws(() => floe.openai({ model: "m", apiKey: "k", headers }), (e) => isBadArgument("openai: options.headers: reading it threw: hostile read")(e));
+});
+
 // ENGINE.md §2: a limit ≤ 0 disables it, so negative limits stay valid.
 test("config limits that are ≤ 0 disable (maxTurns, compaction limits)", () => {
   const s = floe.createSession({
