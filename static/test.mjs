@@ -1,7 +1,7 @@
 // floe/test: a scripted model for tests, and a checker of a collected
 // stream against the engine's ordering guarantees (ENGINE.md §7).
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject, readKeys } from "./internal.mjs";
 
 const OPTION_KEYS = new Set(["provider", "modelId", "contextWindow", "sleep"]);
 // The keys of each kind of part, the first one naming the kind.
@@ -77,10 +77,11 @@ function checkPart(p, name) {
  * (200000), sleep(ms, signal) (default: setTimeout).
  * The model records every request's params in .calls.
  */
-export function mockModel(replies, options = {}) {
+export function mockModel(replies, opts = {}) {
   if (!Array.isArray(replies)) throw badArg("mockModel: replies", "an array of replies", replies);
-  plainObject(options, "mockModel: options");
-  knownKeys(options, OPTION_KEYS, "mockModel: options");
+  plainObject(opts, "mockModel: options");
+  knownKeys(opts, OPTION_KEYS, "mockModel: options");
+  const options = readKeys(opts, OPTION_KEYS, "mockModel: options"); // each once; a getter that throws is named
   // Checked here, not at the first request or delay that would trip on them.
   for (const k of ["provider", "modelId"]) if (options[k] !== undefined && typeof options[k] !== "string") throw badArg(`mockModel: options.${k}`, "a string", options[k]);
   const cw = options.contextWindow;

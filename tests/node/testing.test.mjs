@@ -174,6 +174,19 @@ test("floe/test refuses when made what it could not play: option types, unencoda
     [() => msg.tokenUsage({ totl: 5 }), "msg.tokenUsage: session.totl: unknown option (did you mean total?)"],
     [() => msg.tokenUsage({ total: 5 }, { output: -1 }), "msg.tokenUsage: request.output: want a count (an integer, 0 or more), got -1"],
     [() => transcript().subscribe("render"), "transcript.subscribe: fn: want a function"],
+    ...["provider", "modelId", "contextWindow", "sleep"].map((k) => [
+      () =>
+        mockModel(
+          ["x"],
+          Object.defineProperty({}, k, {
+            enumerable: true,
+            get() {
+              throw new Error("hostile read");
+            },
+          }),
+        ),
+      `mockModel: options.${k}: reading it threw: hostile read`,
+    ]),
   ];
   for (const [f, text] of cases) {
     assert.throws(f, (e) => e.name === "FloeError" && e.code === "bad_argument" && e.message.startsWith(text), text);
