@@ -4,6 +4,7 @@ package jsbridge
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"syscall/js"
@@ -101,6 +102,19 @@ func (b *Bridge) approve(args []js.Value) (any, error) {
 			// longer waited for (E-5.5). Not "internal: context canceled".
 			return nil, &Error{Code: CodeClosed, Msg: "approve: the run was aborted: no decision"}
 		}
-		return string(d), err
+		// An approver that fails or answers no decision denies, as the
+		// engine treats it (E-5.4): it rejected as an internal error, and
+		// another word was handed to the tool as a decision.
+		why := ""
+		if err != nil {
+			why = err.Error()
+		} else if d != omni.DecisionAllow && d != omni.DecisionDeny && d != omni.DecisionForbidden {
+			why = `returned "` + string(d) + `", not allow|deny|forbidden` // not strconv.Quote: its tables cost 6 kB
+		}
+		if why != "" {
+			diagFunc(t.diag)(engine.DiagApprover, errors.New("approver for "+tc.Payload.ToolCallID+": "+why+" (treated as deny)"))
+			d = omni.DecisionDeny
+		}
+		return string(d), nil
 	}), nil
 }

@@ -186,7 +186,7 @@ func (b *Bridge) readCallbacks(cfg *engine.Config, s *sessionSpec, fn string) (o
 		}
 	}
 	if e := s[specEnvironment]; !absent(e) {
-		cfg.Environment = &jsEnvironment{b: b, host: e, clock: clock}
+		cfg.Environment = &jsEnvironment{b: b, host: e, clock: clock, diag: cfg.OnDiagnostic}
 	}
 	if c := s[specClock]; !absent(c) {
 		cfg.Clock = &jsClock{b: b, host: c, diag: diagFunc(cfg.OnDiagnostic)}

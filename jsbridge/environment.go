@@ -24,6 +24,7 @@ type jsEnvironment struct {
 	b     *Bridge
 	host  js.Value
 	clock *sessionClock
+	diag  func(engine.Diagnostic) // the session's OnDiagnostic, for approve (nil: none)
 
 	mu   lock.Mutex
 	bufs [][]omni.Message // the batch buffers of tool calls that ended (takeBuf)
@@ -68,6 +69,7 @@ func (e *jsEnvironment) putBuf(buf []omni.Message) {
 type toolApproval struct {
 	approve engine.Approver
 	ctx     context.Context
+	diag    func(engine.Diagnostic)
 }
 
 // ask calls the approver under the tool's context.
@@ -92,7 +94,7 @@ func (e *jsEnvironment) ExecuteTool(ctx context.Context, req engine.ToolRequest,
 	end, _, msg, err := e.b.produce(ctx, "environment.executeTool", req.Abandoned, e.clock, func(id int) {
 		if req.Approve != nil {
 			approval = id
-			e.b.approvals.put(id, toolApproval{req.Approve, ctx})
+			e.b.approvals.put(id, toolApproval{req.Approve, ctx, e.diag})
 		}
 		ptr, n := bytesArg(tc)
 		e.host.Call("start", id, ptr, n, req.Approve != nil)

@@ -1211,7 +1211,8 @@ export interface ToolContext {
    * The run's approver (for subagents); absent when the run has none. Once
    * the run is aborted it rejects with a FloeError "closed" (the approver
    * is not asked, or no longer waited for); a message that is not a
-   * tool_call is "bad_argument".
+   * tool_call is "bad_argument". An approver that throws, rejects or
+   * answers no decision gives "deny", with an "approver" diagnostic.
    */
   approve?: Approver | undefined;
 }

@@ -653,6 +653,40 @@ test("a tool's approve() given a message that is not a tool call (an event, a te
   assert.deepEqual(asked.map((c) => [c.payload.tool_call_id, c.origin ?? []]), [["t1", []], ["z", ["child-1"]]]);
 });
 
+test("a tool's approve() when the run's approver throws, rejects or answers no decision: deny with an approver diagnostic, as the engine treats it (E-5.4), not an internal error", async () => {
+  const answers = [
+    ["throws", () => boom(), /: hostile read \(treated as deny\)$/],
+    ["rejects", () => Promise.reject(new Error("no way")), /: no way \(treated as deny\)$/],
+    ["resolves a number", async () => 5, /: resolved to a number, want "allow", "deny" or "forbidden" \(treated as deny\)$/],
+    ["answers another word", () => "maybe", /returned "maybe", not allow\|deny\|forbidden \(treated as deny\)$/],
+  ];
+  for (const [what, answer, message] of answers) {
+    const results = [];
+    const diags = [];
+    const session = floe.createSession({
+      meta: meta(),
+      llm: scriptedLLM(async function* () {
+        yield toolCall("t1");
+        yield usage();
+        return { status: "completed" };
+      }, say("done")),
+      environment: {
+        async *executeTool({ toolCall: c, approve }) {
+          results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }).catch((e) => e));
+          yield toolOutput(c.payload.tool_call_id, "ok");
+        },
+      },
+      onDiagnostic: (d) => diags.push(d),
+    });
+    let n = 0;
+    await collect(session.run("go", { approve: (call) => (++n === 1 ? "allow" : answer(call)) }));
+    assert.deepEqual(results, ["deny"], what);
+    assert.deepEqual(diags.map((d) => d.kind), ["approver"], what);
+    assert.match(diags[0].message, message, what);
+    assert.match(diags[0].message, /^approver for z/, what);
+  }
+});
+
 // ---- item: close() during a run ends the stream as an abort does ----
 
 /**
