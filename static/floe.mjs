@@ -3207,8 +3207,13 @@ function httpHost(api, fetch) {
           // Not followed, so the key cannot reach another address; the
           // body says so (the adapter quotes an error body's message).
           // A fetch function that followed it anyway (ignoring redirect:
-          // "manual") is refused too, rather than its answer used.
+          // "manual") is refused too, rather than its answer used. Its
+          // body is not read: cancelled, also that of a fetch function
+          // that did not pass the signal on, which stayed open.
           ac.abort();
+          try {
+            Promise.resolve(res.body.cancel(ac.signal.reason)).catch(noop);
+          } catch {}
           let message;
           if (res.redirected === true && !(status >= 300 && status < 400)) {
             message = `the fetch function followed a redirect${typeof res.url === "string" && res.url ? ` to ${res.url}` : ""} although asked not to (redirect: "manual"), so the request and its key went there too; Floe does not use an answer from another address: set baseURL to the final address`;

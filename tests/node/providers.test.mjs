@@ -652,6 +652,17 @@ test("a response that a fetch function ignoring the signal gives after the abort
   assert.deepEqual(cancels, ["stopped by the user"]);
 });
 
+test("a redirect a fetch function ignoring the signal answered has its body cancelled, not left open", async () => {
+  const cancels = [];
+  const fetch = async () => {
+    const body = new ReadableStream({ pull: () => {}, cancel: (reason) => cancels.push(reason?.name) });
+    return new Response(body, { status: 307, headers: { location: "https://elsewhere.example/v1/chat/completions" } });
+  };
+  const msgs = await collect(oneRequest(floe.openai({ apiKey: "k", model: "m", fetch })).run("Hi"));
+  assert.match(find(msgs, "request_end")[0].payload.error_message, /HTTP 307: the server redirected to https:\/\/elsewhere\.example/);
+  assert.deepEqual(cancels, ["AbortError"]);
+});
+
 test("redirects are not followed: the key reaches only the configured endpoint", async (t) => {
   const other = await replayServer(t, async (req, res) => {
     res.writeHead(200, SSE_HEADERS);
