@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import floe, { load as loadFetching } from "./floe.mjs";
-import { nodeHooks } from "./internal.mjs";
+import { errMessage, floeError, knownKeys, nodeHooks, plainObject } from "./internal.mjs";
 
 export * from "./floe.mjs";
 
@@ -52,6 +52,8 @@ export async function load(opts = {}) {
   }
 }
 
+const LOAD_KEYS = new Set(["wasm"]);
+
 async function loadReading(opts) {
   // A timer holds the event loop open until Floe is ready. V8 compiles
   // the module on its worker threads and hands it back through a task of
@@ -65,13 +67,22 @@ async function loadReading(opts) {
   // run.
   const hold = setInterval(() => {}, 2 ** 30);
   try {
-    let { wasm } = opts;
+    // Read once, as floe.mjs reads it: a getter that throws is named (its
+    // error escaped, and the option was read again below).
+    plainObject(opts, "load: opts");
+    knownKeys(opts, LOAD_KEYS, "load: opts");
+    let wasm;
+    try {
+      wasm = opts.wasm;
+    } catch (e) {
+      throw floeError("bad_argument", `load: opts.wasm: reading it threw: ${errMessage(e)}`);
+    }
     if (wasm === undefined) wasm = await readFirst(defaults());
     else if (typeof wasm === "string" || wasm instanceof URL) {
       const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, here) : new URL(wasm);
       if (url.protocol === "file:") wasm = await readFirst([url]);
     }
-    const f = await loadFetching({ ...opts, wasm });
+    const f = await loadFetching({ wasm }); // opts holds no other key (knownKeys)
     loaded = true;
     return f;
   } finally {

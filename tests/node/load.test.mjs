@@ -30,6 +30,21 @@ test("load() names an HTML page given for floe.wasm, with its likely causes and 
   }
 });
 
+test("load()'s first call reads its wasm option once, a getter that throws bad_argument naming it", async () => {
+  const src = `import { load } from ${JSON.stringify(entry)};
+let reads = 0;
+const hostile = { get wasm() { throw new Error("hostile read"); } };
+const counted = { get wasm() { reads++; return undefined; } };
+let e1;
+try { await load(hostile); } catch (e) { e1 = { name: e.name, code: e.code, message: e.message }; }
+await load(counted);
+console.log(JSON.stringify({ e1, reads }));`;
+  const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", src]);
+  const out = JSON.parse(stdout);
+  assert.deepEqual(out.e1, { name: "FloeError", code: "bad_argument", message: "load: opts.wasm: reading it threw: hostile read" });
+  assert.equal(out.reads, 1);
+});
+
 test("load() refuses bytes without the wasm magic, and a missing file, naming them", async () => {
   const e = await loadWith(`new Uint8Array([1, 2, 3, 4, 5])`);
   assert.equal(e.code, "bad_wasm");
