@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import floe, { load as loadFetching } from "./floe.mjs";
-import { errMessage, floeError, knownKeys, nodeHooks, plainObject } from "./internal.mjs";
+import { knownKeys, nodeHooks, plainObject, readKeys } from "./internal.mjs";
 
 export * from "./floe.mjs";
 
@@ -71,12 +71,7 @@ async function loadReading(opts) {
     // error escaped, and the option was read again below).
     plainObject(opts, "load: opts");
     knownKeys(opts, LOAD_KEYS, "load: opts");
-    let wasm;
-    try {
-      wasm = opts.wasm;
-    } catch (e) {
-      throw floeError("bad_argument", `load: opts.wasm: reading it threw: ${errMessage(e)}`);
-    }
+    let { wasm } = readKeys(opts, ["wasm"], "load: opts");
     if (wasm === undefined) wasm = await readFirst(defaults());
     else if (typeof wasm === "string" || wasm instanceof URL) {
       const url = typeof wasm === "string" && !/^[a-z][a-z0-9+.-]*:/i.test(wasm) ? new URL(wasm, here) : new URL(wasm);

@@ -3,7 +3,7 @@
 // the state, and redraw from onChange. The objects are updated in place;
 // `version` grows on every change.
 
-import { badArg, errMessage, floeError, isArrayArg, knownKeys, steeringText } from "./internal.mjs";
+import { badArg, errMessage, floeError, isArrayArg, knownKeys, readKeys, steeringText } from "./internal.mjs";
 
 const key = (origin, id) => (origin.length ? origin.join("\u0000") + "\u0001" : "") + id;
 
@@ -17,12 +17,7 @@ export function transcript(opts = {}) {
   // A misspelt onChange would leave a UI that never redraws, without a word.
   if (opts === null || typeof opts !== "object" || isArrayArg(opts, "transcript: options")) throw badArg("transcript: options", "{ onChange } or a function", opts);
   knownKeys(opts, TRANSCRIPT_KEYS, "transcript: options");
-  let onChange;
-  try {
-    onChange = opts.onChange;
-  } catch (e) {
-    throw floeError("bad_argument", `transcript: options.onChange: reading it threw: ${errMessage(e)}`);
-  }
+  const { onChange } = readKeys(opts, ["onChange"], "transcript: options");
   if (onChange !== undefined && typeof onChange !== "function") throw badArg("transcript: options.onChange", "a function", onChange);
   return new Transcript(onChange, []);
 }
