@@ -620,15 +620,10 @@ test("JSON a callback cannot encode: malformed for a model, [tool error] for a t
   }
 });
 
-test("a tool's approve() given a message that is not a tool call (an event, a text, a fragment of a call) rejects bad_argument naming it; the run's approver is not asked", async () => {
-  const notCalls = [
-    [{ type: "event_msg", payload: { type: "abort", reason: "x" } }, "event_msg abort"],
-    [{ type: "model_msg", payload: { type: "text", role: "user", text: "rm -rf /" } }, "model_msg text"],
-    [{ type: "model_msg", payload: { type: "partial_tool_call", role: "assistant", event_type: "start", name: "rm", arguments: "", tool_call_id: "z" } }, "model_msg partial_tool_call"],
-  ];
-  const asked = [];
-  const results = [];
-  const session = floe.createSession({
+// callingSession is a session whose model calls the tool t1 once, then
+// says "done"; the tool runs during(approve), its approve(), then answers.
+function callingSession(during, opts = {}) {
+  return floe.createSession({
     meta: meta(),
     llm: scriptedLLM(async function* () {
       yield toolCall("t1");
@@ -637,12 +632,26 @@ test("a tool's approve() given a message that is not a tool call (an event, a te
     }, say("done")),
     environment: {
       async *executeTool({ toolCall: c, approve }) {
-        for (const [m] of notCalls) results.push(await approve(m).catch((e) => e));
-        // A child's call, origin and all, is asked.
-        results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }));
+        await during(approve);
         yield toolOutput(c.payload.tool_call_id, "ok");
       },
     },
+    ...opts,
+  });
+}
+
+test("a tool's approve() given a message that is not a tool call (an event, a text, a fragment of a call) rejects bad_argument naming it; the run's approver is not asked", async () => {
+  const notCalls = [
+    [{ type: "event_msg", payload: { type: "abort", reason: "x" } }, "event_msg abort"],
+    [{ type: "model_msg", payload: { type: "text", role: "user", text: "rm -rf /" } }, "model_msg text"],
+    [{ type: "model_msg", payload: { type: "partial_tool_call", role: "assistant", event_type: "start", name: "rm", arguments: "", tool_call_id: "z" } }, "model_msg partial_tool_call"],
+  ];
+  const asked = [];
+  const results = [];
+  const session = callingSession(async (approve) => {
+    for (const [m] of notCalls) results.push(await approve(m).catch((e) => e));
+    // A child's call, origin and all, is asked.
+    results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }));
   });
   await collect(session.run("go", { approve: (call) => (asked.push(call), "allow") }));
   notCalls.forEach(([, got], i) => {
@@ -663,21 +672,10 @@ test("a tool's approve() when the run's approver throws, rejects or answers no d
   for (const [what, answer, message] of answers) {
     const results = [];
     const diags = [];
-    const session = floe.createSession({
-      meta: meta(),
-      llm: scriptedLLM(async function* () {
-        yield toolCall("t1");
-        yield usage();
-        return { status: "completed" };
-      }, say("done")),
-      environment: {
-        async *executeTool({ toolCall: c, approve }) {
-          results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }).catch((e) => e));
-          yield toolOutput(c.payload.tool_call_id, "ok");
-        },
-      },
-      onDiagnostic: (d) => diags.push(d),
-    });
+    const session = callingSession(
+      async (approve) => results.push(await approve({ ...toolCall("z", "rm"), origin: ["child-1"] }).catch((e) => e)),
+      { onDiagnostic: (d) => diags.push(d) },
+    );
     let n = 0;
     await collect(session.run("go", { approve: (call) => (++n === 1 ? "allow" : answer(call)) }));
     assert.deepEqual(results, ["deny"], what);

@@ -35,8 +35,9 @@ async function api(w, method, path, body, token = "tok") {
 const complete = (m) => !m.payload.type.startsWith("partial_");
 const history = async (s) => (await s.history()).messages.filter((m) => m.type !== "session_meta");
 
-// sse reads a stream response incrementally: next() gives {id, event, data}.
-function sse(resp) {
+// blocks reads a stream response's blocks as written: next() gives the
+// text of one (an event's lines, or a comment), null at the end.
+function blocks(resp) {
   const reader = resp.body.getReader();
   const dec = new TextDecoder();
   let buf = "";
@@ -47,14 +48,7 @@ function sse(resp) {
         if (end >= 0) {
           const block = buf.slice(0, end);
           buf = buf.slice(end + 2);
-          const ev = { id: "", event: "", data: "" };
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) continue;
-            const [k, ...v] = line.split(": ");
-            if (k in ev) ev[k] = ev[k] && k === "data" ? ev[k] + "\n" + v.join(": ") : v.join(": ");
-          }
-          if (ev.id || ev.data) return ev;
-          continue;
+          return block;
         }
         const { value, done } = await reader.read();
         if (done) return null;
@@ -62,6 +56,26 @@ function sse(resp) {
       }
     },
     close: () => reader.cancel().catch(() => {}),
+  };
+}
+
+// sse reads a stream response incrementally: next() gives {id, event, data}.
+function sse(resp) {
+  const st = blocks(resp);
+  return {
+    async next() {
+      for (let block; (block = await st.next()) !== null; ) {
+        const ev = { id: "", event: "", data: "" };
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const [k, ...v] = line.split(": ");
+          if (k in ev) ev[k] = ev[k] && k === "data" ? ev[k] + "\n" + v.join(": ") : v.join(": ");
+        }
+        if (ev.id || ev.data) return ev;
+      }
+      return null;
+    },
+    close: st.close,
   };
 }
 
@@ -324,30 +338,6 @@ test("a run streamed from the object: approvals over HTTP, steer, abort, history
   assert.equal(rest.at(-1).payload.type, "abort");
   s.close();
 });
-
-// blocks reads a stream response's blocks as written: next() gives the
-// text of one (an event's lines, or a comment), null at the end.
-function blocks(resp) {
-  const reader = resp.body.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  return {
-    async next() {
-      for (;;) {
-        const end = buf.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          return block;
-        }
-        const { value, done } = await reader.read();
-        if (done) return null;
-        buf += dec.decode(value, { stream: true });
-      }
-    },
-    close: () => reader.cancel().catch(() => {}),
-  };
-}
 
 test("the heartbeat (T-11): `: ping` between whole events, and the stream and a run through it unbroken", { timeout: 60_000 }, async () => {
   // ping.mjs has the object ping every 20 ms. Before, nothing set the
