@@ -52,6 +52,11 @@ func main() {
 			}
 		}
 	}
+	// ?backoff=MS sets the reconnect backoff's base (tests: a countdown
+	// that does not end before a slow machine's click on Retry now).
+	if n, err := strconv.Atoi(q.Get("backoff")); err == nil && n > 0 {
+		env.BackoffMs = n
+	}
 	fs, created, err := opfs.Open(ctx, "workspace")
 	if err != nil {
 		console.Call("warn", "playground: "+err.Error()+"; the workspace is kept in memory")

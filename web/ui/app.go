@@ -36,6 +36,9 @@ type Env struct {
 	Pace  playground.Pace      // the scripted model's pacing
 	Diag  func(engine.Diagnostic)
 	Plain bool // render model text as plain text (the Markdown benchmark's baseline)
+	// BackoffMs is the reconnect backoff's base (ENGINE.md §10); 0: the
+	// engine's default.
+	BackoffMs int
 	// InMemory says the workspace is kept in memory (the browser refused
 	// the page its private file system: a private window): the page says
 	// its files last until it is closed or reloaded.
@@ -376,7 +379,7 @@ func (a *App) showTab(t string) {
 // the chosen provider is not used, if it is not.
 func (a *App) sessionOptions(gen int, seed omni.TokenCounts) (o playground.Options, warn string) {
 	o = playground.Options{
-		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval,
+		Pace: a.env.Pace, FS: a.env.FS, Eval: a.env.Eval, ReconnectBackoffMs: a.env.BackoffMs,
 		OnDiagnostic: func(d engine.Diagnostic) {
 			if a.env.Diag != nil {
 				a.env.Diag(d)
