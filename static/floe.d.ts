@@ -664,9 +664,17 @@ export type SteerID = number;
 /** A child session for a tool (ENGINE.md §15). */
 export interface Subagent {
   readonly id: string;
-  /** The child's messages, origin prepended; the first run starts with its session_meta. */
+  /**
+   * The child's messages, origin prepended; the first run starts with its session_meta.
+   * With a store, the run holds its session's lock as Session.run's does
+   * (Web Locks from its first next(), this program's lock and a { dir }
+   * store's lock file at once) until its records are stored: while another
+   * run of the id is in flight it throws, or its first next() rejects with,
+   * "session_busy", and deleteSession and resumeSession of the id reject
+   * with it while this run is in flight.
+   */
   run(prompt: string, options?: { approve?: Approver | undefined; signal?: AbortSignal | undefined }): MessageStream;
-  /** Aborts its run in flight (the stream ends with the abort) and releases the child; one dropped without close() is released once it is collected (its streams keep it). */
+  /** Aborts its run in flight (the stream ends with the abort; a stream nobody reads is read to its end, the rest kept for its reader, so the session's lock is let go) and releases the child; one dropped without close() is released once it is collected (its streams keep it). */
   close(): void;
 }
 

@@ -703,36 +703,44 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     return makeSession(id, handle, store, modelThinking(own.llm), spec[SPEC_DIAG]);
   }
 
-  // makeSession wraps a bridge session. With a persisted store and Web
-  // Locks, each run and compaction holds the lock "floe:session:<id>" from
-  // its first next() until its records are stored: one writer per session
-  // across the tabs of an origin.
+  // runLocks makes what a session object, or a createSubagent object,
+  // starts its runs through: open(fn, start, signal) → the run's stream,
+  // where start(ended) starts it in Go and returns its stream id. ended()
+  // is called once the run has ended and its records are stored, by the
+  // run's stream (see Stream) and, for a session's run, by Go too (a
+  // subagent's run tells Go of none). With a persisted store and Web
+  // Locks, each run (and compaction) holds the lock "floe:session:<id>"
+  // from its first next() until then: one writer per session across the
+  // tabs of an origin. Without Web Locks, and for the memory store, the
+  // lock is this program's (and, on a { dir } store, the process's lock
+  // file), taken at once. isClosed() tells whether the object was closed:
+  // a run still waiting for its Web Lock then never starts, and
+  // resumeSession and deleteSession wait for the run in flight rather
+  // than fail; owner() is the object, which its streams hold. finish()
+  // ends the run in flight of an object closed (its Go side aborted it):
+  // its stream is read to its end, where its reader still finds it, or,
+  // dropped by its reader, abandoned.
   // diag(kind, message) reports a diagnostic of the session.
-  function makeSession(id, handle, store, defaultThinking, diag) {
-    let closed = false;
-    let closing = null; // close()'s promise
+  function runLocks(id, store, diag, isClosed, owner) {
     // The runs and compactions of this object that hold the session's
     // lock, and what lets it go once the last of them has ended (hold).
     let holds = 0;
     let letGo = noop;
     // The stream of the last run or compaction started, held weakly (a
     // stream dropped by its reader is abandoned once collected:
-    // droppedStreams), and the id of its run, for close() to wait for it.
-    // A run that waits for its Web Lock is not one: a second run() made
-    // then (refused at its first next()) took the place of the run in
-    // flight, and close() resolved before that run had ended.
+    // droppedStreams), and the id of its run, for finish(). A run that
+    // waits for its Web Lock is not one: a second run() made then
+    // (refused at its first next()) took the place of the run in flight,
+    // and a session's close() resolved before that run had ended.
     let active = null;
     let activeId = 0;
-    const live = (fn) => {
-      if (closed) throw floeError("closed", `${fn}: the session is closed`);
-    };
     const lockable = store !== "";
     let unlockedSaid = false; // the diagnostic of a page without Web Locks, once
     let lostLock; // why the session's lock was lost, once it was
-    // open starts a run or compaction: start(ended) → stream id; signal is
-    // its stand-in signal (released if the run never starts: a run this
-    // program's lock refused kept its listener on the user's signal, one
-    // more for each refusal until that signal aborted).
+    // open starts a run or compaction; signal is its stand-in signal
+    // (released if the run never starts: a run this program's lock
+    // refused kept its listener on the user's signal, one more for each
+    // refusal until that signal aborted).
     const open = (fn, start, signal) => {
       let s;
       try {
@@ -741,7 +749,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         signal?.unlink();
         throw e;
       }
-      const stream = owned(s, me.deref());
+      const stream = owned(s, owner());
       if (stream instanceof Stream) active = { deref: weakly(stream) };
       return stream;
     };
@@ -759,7 +767,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         f();
       };
       try {
-        return new Stream(api, start(ended));
+        return new Stream(api, start(ended), ended);
       } catch (e) {
         ended();
         throw e;
@@ -794,7 +802,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const unlockDir = dirLock(store, id, true);
         if (typeof unlockDir === "string") throw busy(fn, id, unlockDir);
         localLocks.add(name);
-        const h = holding(name, () => closed);
+        const h = holding(name, isClosed);
         holders.set(name, h);
         h.held = true;
         letGo = () => {
@@ -805,7 +813,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         return hold(start);
       }
       return new LockedStream(store, id, fn, (release) => {
-        if (closed) {
+        if (isClosed()) {
           // close() came while the lock was awaited: the run never starts
           // and its stream ends empty, as one not pulled before close().
           release();
@@ -818,8 +826,26 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const stream = hold(start);
         active = { deref: weakly(stream) };
         return stream;
-      }, () => signal?.unlink(), () => holds > 0, () => closed);
+      }, () => signal?.unlink(), () => holds > 0, isClosed);
     };
+    const finish = () => {
+      const stream = active?.deref();
+      if (stream) return stream.drain();
+      if (activeId) return call("closeStream", activeId); // its reader dropped it
+    };
+    return { open, finish };
+  }
+
+  // makeSession wraps a bridge session; its runs and compactions hold the
+  // session's lock (runLocks).
+  // diag(kind, message) reports a diagnostic of the session.
+  function makeSession(id, handle, store, defaultThinking, diag) {
+    let closed = false;
+    let closing = null; // close()'s promise
+    const live = (fn) => {
+      if (closed) throw floeError("closed", `${fn}: the session is closed`);
+    };
+    const { open, finish } = runLocks(id, store, diag, () => closed, () => me.deref());
     // No closure made here refers to the session object itself: Go holds
     // some of them (a run's ended callback), and they share this scope.
     const me = { deref: () => undefined }; // the session object, weakly (below)
@@ -885,11 +911,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         try {
           call("closeSession", handle);
           closing = Promise.resolve()
-            .then(() => {
-              const stream = active?.deref();
-              if (stream) return stream.drain();
-              if (activeId) return call("closeStream", activeId); // its reader dropped it
-            })
+            .then(finish)
             .then(() => call("closeSession", handle, true))
             .then(() => undefined);
         } catch (e) {
@@ -909,6 +931,10 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     if (store) spec[SPEC_STORE] = store; // the child's own Trace (E-15.6)
     const [id, handle] = sessionRef(call("createSubagent", packed(spec)));
     let closed = false;
+    // Its runs hold the session's lock, as a session's do: a deleteSession
+    // or resumeSession of its id, another object's run of it, and another
+    // tab's or process's, are refused while one is in flight.
+    const { open, finish } = runLocks(id, store, spec[SPEC_DIAG], () => closed, () => me.deref());
     const me = { deref: () => undefined }; // as in makeSession
     const token = {};
     const self = {
@@ -925,13 +951,16 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const toolID = approve == null ? undefined : get(approve, TOOL_APPROVE, "subagent.run: approve");
         const signal = signalArg(get(runOpts, "signal", "subagent.run: signal"), "subagent.run: signal");
         const approveHost = approve == null || toolID ? undefined : approverHost(api, approve);
-        return owned(new Stream(api, withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal))), me.deref());
+        return open("subagent.run", () => withSignal(signal, () => call("subagentRun", handle, prompt, approveHost, toolID, signal)), signal);
       },
       close() {
         if (!closed) {
           closed = true;
           owners.unregister(token);
           call("closeSubagent", handle);
+          // The run in flight, aborted, ends (and lets go of the lock) once
+          // its stream is read to its end: its reader may never read on.
+          Promise.resolve().then(finish).catch(noop);
         }
       },
     };
@@ -2531,13 +2560,28 @@ function registry(f) {
 // a promise someone may await, and keeps it): once it is collected, its run
 // is abandoned as return() would (E-3.3a), so the run ends and its session
 // takes the next one.
-const droppedStreams = registry(([api, id]) => {
+const droppedStreams = registry(([api, id, ended]) => {
   api.dropped.streams++;
+  let p;
   try {
-    const p = api.closeStream(id);
+    p = api.closeStream(id);
     if (typeof p?.catch === "function") p.catch(() => {});
   } catch {}
+  endedAfter(p, ended);
 });
+
+// endedAfter calls a stream's ended callback, if any, once p, what
+// closeStream answered, has settled: the abandoned run has then ended in
+// Go and its records are stored.
+function endedAfter(p, ended) {
+  if (ended) Promise.resolve(p).then(() => callEnded(ended), () => callEnded(ended));
+}
+
+const callEnded = (ended) => {
+  try {
+    ended();
+  } catch {}
+};
 
 // A run whose callbacks answer at once (a scripted or mock model, a tool
 // that returns a value, an approver that decides at once) is one chain of
@@ -2595,11 +2639,17 @@ class Stream {
   #done = false;
   #pending = null;
   #closing = null;
+  #ended; // see the constructor
 
-  constructor(api, id) {
+  // ended, if given, is called once the run has ended in Go and its
+  // records are stored: at the stream's end, or once its run, abandoned
+  // (return(), a failed pull, the stream dropped), has ended. Called
+  // more than once, it must act once.
+  constructor(api, id, ended) {
     this.#api = api;
     this.#id = id;
-    droppedStreams.register(this, [api, id], this);
+    this.#ended = ended;
+    droppedStreams.register(this, [api, id, ended], this);
   }
 
   #end() {
@@ -2644,6 +2694,7 @@ class Stream {
       if (this.#done) return;
       if (batch === null) {
         this.#end(); // what drain() buffered is still served
+        if (this.#ended) callEnded(this.#ended);
         return;
       }
       this.#batches.push(new Batch(batch));
@@ -2661,7 +2712,7 @@ class Stream {
     if (!this.#done) {
       this.#end();
       this.#batches = [];
-      this.#api.closeStream(this.#id);
+      endedAfter(this.#api.closeStream(this.#id), this.#ended);
     }
   }
 
@@ -2694,6 +2745,7 @@ class Stream {
       } else {
         this.#end();
         const p = this.#api.closeStream(this.#id);
+        endedAfter(p, this.#ended);
         this.#closing = p instanceof Error ? Promise.reject(p) : p;
       }
     }

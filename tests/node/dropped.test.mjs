@@ -133,6 +133,34 @@ test("a stream dropped before its end abandons its run: its session takes the ne
   await session.close();
 });
 
+test("a subagent's stream dropped before its end abandons its run: its session's lock is let go", async () => {
+  const id = "session-2026-12-01-00-00-00-d1d1d1d1";
+  const before = debug.dropped().streams;
+  const half = async function* ({ signal }) {
+    yield* text("half");
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    return { status: "aborted" };
+  };
+  const sub = floe.createSubagent({ meta: meta(id), llm: scriptedLLM(half), store: "memory" });
+  await (async () => {
+    const stream = sub.run("go");
+    for (let r = await stream.next(); r.value.payload.type !== "text"; r = await stream.next());
+  })();
+  await assert.rejects(floe.deleteSession(id, { store: "memory" }), (e) => e.code === "session_busy");
+  assert.ok(await settle(() => debug.dropped().streams > before), "the dropped stream was not abandoned");
+  await until(() =>
+    floe.deleteSession(id, { store: "memory" }).then(
+      () => true,
+      (e) => {
+        if (e.code === "session_busy") return false; // the abandoned run is still ending
+        throw e;
+      },
+    ),
+  );
+  await assert.rejects(floe.exportSession(id, { store: "memory" }), (e) => e.code === "not_found");
+  sub.close();
+});
+
 test("memory: 2,000 sessions dropped without close() grow wasm memory by < 1 MB", async (t) => {
   const batch = async (n) => {
     (() => {

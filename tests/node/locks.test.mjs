@@ -1,7 +1,8 @@
 // close() of a session whose runs hold its Web Lock (a persisted store where
-// navigator.locks exists): Node has no Web Locks, so this file installs a
-// minimal LockManager (exclusive, ifAvailable) before loading floe.mjs; the
-// browser tests run the same paths on Chromium's. With slowRelease set it
+// navigator.locks exists), and a subagent's run, which holds it too: Node
+// has no Web Locks, so this file installs a minimal LockManager (exclusive,
+// ifAvailable) before loading floe.mjs; the browser tests run the same
+// paths on Chromium's. With slowRelease set it
 // lets a lock go as Deno's does: a released lock is seen free only a
 // macrotask later, though the request's promise still settles after that.
 import { test } from "node:test";
@@ -116,5 +117,40 @@ test("a run accepted while the locked run before it still writes its records hol
   const dir = await tempDir(t);
   const out = await runBesideLastWrite(t, dir, "locked-overlap");
   assert.deepEqual(out, { firstEnded: true, lockFileDuring: true, resumeDuring: "session_busy", text: "two", lockFileAfter: false });
+  assert.equal(held.size, 0);
+});
+
+test("a subagent's run holds its session's Web Lock from its first next() until its records are stored: deleteSession of its id is refused meanwhile; close() before the first next() starts nothing", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  let open;
+  const gate = new Promise((r) => (open = r));
+  const sub = floe.createSubagent({
+    meta: meta("locked-child"),
+    store,
+    llm: scriptedLLM(async function* () {
+      yield* text("a");
+      await gate;
+      yield usage();
+      return { status: "completed" };
+    }),
+  });
+  const stream = sub.run("task");
+  assert.equal(held.size, 0, "the lock is taken at the first next()");
+  assert.equal((await stream.next()).value.type, "session_meta");
+  assert.deepEqual([...held], ["floe:session:locked-child"]);
+  await assert.rejects(floe.deleteSession("locked-child", { store }), { code: "session_busy" });
+  open();
+  assert.equal(types(await collect(stream)).at(-1), "request_end");
+  assert.equal(held.size, 0);
+  sub.close();
+  await floe.deleteSession("locked-child", { store });
+  // Closed before its first next(), its run never starts.
+  const model = scriptedLLM(say("never"));
+  const idle = floe.createSubagent({ meta: meta("locked-child-idle"), store, llm: model });
+  const unstarted = idle.run("task");
+  idle.close();
+  assert.deepEqual(await collect(unstarted), []);
+  assert.equal(model.calls.length, 0);
   assert.equal(held.size, 0);
 });

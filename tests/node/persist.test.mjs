@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { floe, meta, scriptedLLM, say, text, usage, collect, find, toolCall, types } from "./helpers.mjs";
 
 let n = 0;
@@ -449,6 +450,136 @@ test("deleteSession of an open subagent's session between its runs: it stores no
     await rejects(floe.exportSession(id, { store }), "not_found");
     assert.deepEqual(await floe.listSessions({ store }).then((l) => l.filter((x) => x.id === id)), []);
     assert.deepEqual(diags.filter((d) => d.kind === "trace").map((d) => d.message.includes("the session was deleted while it was open")), [true]);
+  }
+});
+
+// A subagent's run holds its session's lock as a session's run does:
+// deleteSession and resumeSession of its id are refused while it runs, and
+// nothing of it is lost; once it has ended (normally, aborted, closed,
+// failed) the lock is free again.
+test("a subagent's run in flight holds its session's lock: deleteSession and resumeSession of its id are refused session_busy and nothing is lost; after its end, the delete succeeds", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("running-child");
+    const diags = [];
+    let open;
+    const gate = new Promise((r) => (open = r));
+    const llm = scriptedLLM(async function* () {
+      yield* text("one");
+      await gate;
+      yield* text("two");
+      yield usage();
+      return { status: "completed" };
+    });
+    const sub = floe.createSubagent({ meta: meta(id), llm, store, onDiagnostic: (d) => diags.push(d) });
+    const stream = sub.run("task");
+    assert.equal((await stream.next()).value.type, "session_meta");
+    await rejects(floe.deleteSession(id, { store }), "session_busy", /is busy/);
+    await rejects(floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }), "session_busy", /is busy/);
+    // On a { dir } store it holds the lock file, as a session's run does.
+    const lockFile = store.dir && join(store.dir, `.${id}.lock`);
+    if (lockFile) assert.equal(existsSync(lockFile), true, "no lock file during the run");
+    // Another object of the same id (a second createSubagent, a session)
+    // is refused too: their records would interleave in one Trace.
+    const twin = floe.createSubagent({ meta: meta(id), llm: scriptedLLM(say("x")), store });
+    await rejects((async () => collect(twin.run("again")))(), "session_busy", /is busy/);
+    twin.close();
+    open();
+    await collect(stream);
+    const texts = records(await floe.exportSession(id, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["task", "one", "two"]);
+    assert.deepEqual(diags.filter((d) => d.kind === "trace"), []);
+    if (lockFile) assert.equal(existsSync(lockFile), false, "the lock file outlived the run");
+    // Ended, it holds nothing: its next run and a delete go through.
+    await collect(sub.run("more"));
+    sub.close();
+    await floe.deleteSession(id, { store });
+    await rejects(floe.exportSession(id, { store }), "not_found");
+  }
+});
+
+test("a parent's run_subagent call: the child's session is busy while the child runs (its deleteSession and resumeSession refused), free once the call ended", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    let open;
+    const gate = new Promise((r) => (open = r));
+    const child = floe.subagentTool({
+      create: () => ({
+        store,
+        llm: scriptedLLM(async function* () {
+          yield* text("working");
+          await gate;
+          yield* text("found");
+          yield usage();
+          return { status: "completed" };
+        }),
+      }),
+    });
+    const call = async function* () {
+      yield toolCall("c1", "run_subagent", JSON.stringify({ prompt: "find it" }));
+      yield usage();
+      return { status: "completed" };
+    };
+    const parent = floe.createSession({ meta: meta(newID("parent")), store, tools: [child], llm: scriptedLLM(call, say("done")) });
+    const stream = parent.run("go", { approve: () => "allow" });
+    // Read up to the child's first text (a break would abort the run).
+    let m;
+    while (!((m = (await stream.next()).value).origin && m.payload.role === "assistant"));
+    const childId = m.origin[0];
+    await rejects(floe.deleteSession(childId, { store }), "session_busy", /is busy/);
+    await rejects(floe.resumeSession(childId, { llm: scriptedLLM(say("x")), store }), "session_busy", /is busy/);
+    open();
+    const rest = await collect(stream);
+    assert.deepEqual(find(rest.filter((m) => !m.origin), "tool_call_output").map((m) => m.payload.output), ["found"]);
+    const texts = records(await floe.exportSession(childId, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["find it", "working", "found"]);
+    await parent.close();
+    await floe.deleteSession(childId, { store });
+    await floe.deleteSession(parent.id, { store });
+  }
+});
+
+test("a subagent's lock is let go at every end of its run: an abort, a break, a failed model, close() while nobody reads", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("child-ends");
+    const blocked = async function* ({ signal }) {
+      yield* text("a");
+      await new Promise((r) => signal.addEventListener("abort", r));
+      return { status: "aborted" };
+    };
+    const failing = async function* () {
+      throw new Error("model down");
+    };
+    const sub = floe.createSubagent({ meta: meta(id), llm: scriptedLLM(blocked, blocked, failing, blocked, say("late")), store, config: { maxReconnects: 0 } });
+    const free = () => floe.resumeSession(id, { llm: scriptedLLM(say("x")), store }).then((s) => s.close());
+    // Reads stream up to its model's first text: the model was called.
+    const started = async (stream) => {
+      for (let m; (m = (await stream.next()).value).payload.role !== "assistant"; );
+    };
+    // The run's signal aborts it.
+    const ac = new AbortController();
+    let stream = sub.run("one", { signal: ac.signal });
+    await started(stream);
+    await rejects(free(), "session_busy");
+    ac.abort();
+    assert.equal(types(await collect(stream)).at(-1), "abort");
+    await free();
+    // A break (return()) abandons it.
+    stream = sub.run("two");
+    await started(stream);
+    await rejects(free(), "session_busy");
+    await stream.return();
+    await free();
+    // Its model fails.
+    assert.equal(find(await collect(sub.run("three")), "request_end")[0].payload.status, "failed");
+    await free();
+    // close() while its reader does not pull: the run is aborted and ends
+    // (a resume waits for a closed object's run, as for a session's), and
+    // its reader still gets the rest.
+    stream = sub.run("four");
+    await started(stream);
+    sub.close();
+    await free();
+    assert.equal(types(await collect(stream)).at(-1), "abort");
+    await floe.deleteSession(id, { store });
   }
 });
 
