@@ -8,7 +8,8 @@
 // of two files, after a compaction) gives identical files; (e) a session
 // deleted in another tab is not made again, headless, by a tab that holds it;
 // (f) where there are no Web Locks, a stored session's run says so; (g) an
-// id with half a surrogate pair is refused (it named another session).
+// id with half a surrogate pair is refused (it named another session); (h)
+// a subagent's run holds its session's lock against another tab.
 //
 // Every step waits on a condition with a bound (persist-harness.mjs, the
 // page's waitFor); the page orders events with gates, never with timers.
@@ -538,4 +539,63 @@ test("(g) an id holding half a surrogate pair is refused, naming it: it crossed 
     },
     explain(b.log),
   );
+});
+
+test("(h) a subagent's run in one tab holds its session's Web Lock: another tab's deleteSession and resumeSession of its id are refused, nothing is lost; after its end the delete goes through", { timeout: 120_000 }, async (t) => {
+  const b = await profileBrowser(t);
+  const childId = sid("h", 1);
+  const tabs = [await b.open(), await b.open({ fresh: true })];
+  for (const tab of tabs) {
+    await tab.evaluate(async () => {
+      const { load } = await import("/static/floe.mjs");
+      const { mockModel } = await import("/static/test.mjs");
+      window.tabH = { floe: await load(), mockModel };
+    });
+  }
+  const [tab1, tab2] = tabs;
+  // Tab 1's subagent (stored in IndexedDB, the default) streams a text,
+  // then waits on a gate the test opens.
+  const first = await tab1.evaluate(async (id) => {
+    const h = window.tabH;
+    const gate = new Promise((r) => (h.open = r));
+    const text = (t) => ({ type: "model_msg", payload: { type: "text", role: "assistant", text: t, stop_reason: "completed" } });
+    const llm = {
+      async *streamGenerate() {
+        yield text("one");
+        await gate;
+        yield text("two");
+        return { status: "completed" };
+      },
+    };
+    h.sub = h.floe.createSubagent({ meta: { session_id: id }, llm });
+    h.stream = h.sub.run("task");
+    const seen = [];
+    for (let m; (m = (await h.stream.next()).value).payload.role !== "assistant"; ) seen.push(m.type);
+    return seen;
+  }, childId);
+  assert.deepEqual(first.slice(0, 2), ["session_meta", "model_msg"], "tab 1's subagent run did not start");
+  const during = await tab2.evaluate(async (id) => {
+    const { floe, mockModel } = window.tabH;
+    const refusal = (f) => f().then(() => "not refused", (e) => `${e.name} ${e.code}`);
+    return {
+      deleted: await refusal(() => floe.deleteSession(id)),
+      resumed: await refusal(() => floe.resumeSession(id, { llm: mockModel([]) })),
+    };
+  }, childId);
+  assert.deepEqual(during, { deleted: "FloeError session_busy", resumed: "FloeError session_busy" }, `tab 2 while tab 1's subagent runs${explain(b.log)}`);
+  const texts = await tab1.evaluate(async (id) => {
+    const h = window.tabH;
+    h.open();
+    for await (const m of h.stream);
+    h.sub.close();
+    const files = await h.floe.exportSession(id);
+    return files.flatMap((f) => f.text.split("\n").filter(Boolean).map((l) => JSON.parse(l))).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+  }, childId);
+  assert.deepEqual(texts, ["task", "one", "two"], "the subagent's Trace");
+  const after = await tab2.evaluate(async (id) => {
+    const { floe } = window.tabH;
+    await floe.deleteSession(id);
+    return (await floe.listSessions()).map((s) => s.id);
+  }, childId);
+  assert.deepEqual(after, [], "tab 2's delete after the subagent's run ended");
 });
