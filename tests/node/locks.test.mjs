@@ -140,6 +140,11 @@ test("a subagent's run holds its session's Web Lock from its first next() until 
   assert.equal((await stream.next()).value.type, "session_meta");
   assert.deepEqual([...held], ["floe:session:locked-child"]);
   await assert.rejects(floe.deleteSession("locked-child", { store }), { code: "session_busy" });
+  // Another object's run of the id is refused at its first next().
+  const twin = floe.createSubagent({ meta: meta("locked-child"), store, llm: scriptedLLM(say("never")) });
+  const refused = twin.run("again");
+  await assert.rejects(refused.next(), { code: "session_busy" });
+  twin.close();
   open();
   assert.equal(types(await collect(stream)).at(-1), "request_end");
   assert.equal(held.size, 0);
