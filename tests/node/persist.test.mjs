@@ -537,6 +537,40 @@ test("a parent's run_subagent call: the child's session is busy while the child 
   }
 });
 
+test("a parent's run aborted while its run_subagent child runs: the child's run is aborted and lets its session's lock go", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const child = floe.subagentTool({
+      create: () => ({
+        store,
+        llm: scriptedLLM(async function* ({ signal }) {
+          yield* text("working");
+          await new Promise((r) => signal.addEventListener("abort", r));
+          return { status: "aborted" };
+        }),
+      }),
+    });
+    const call = async function* () {
+      yield toolCall("c1", "run_subagent", JSON.stringify({ prompt: "find it" }));
+      yield usage();
+      return { status: "completed" };
+    };
+    const parent = floe.createSession({ meta: meta(newID("aborted-parent")), store, tools: [child], llm: scriptedLLM(call) });
+    const ac = new AbortController();
+    const stream = parent.run("go", { approve: () => "allow", signal: ac.signal });
+    let m;
+    while (!((m = (await stream.next()).value).origin && m.payload.role === "assistant"));
+    const childId = m.origin[0];
+    await rejects(floe.deleteSession(childId, { store }), "session_busy");
+    ac.abort();
+    assert.equal(types(await collect(stream)).at(-1), "abort");
+    const kinds = records(await floe.exportSession(childId, { store })).map((r) => r.payload?.type ?? r.type);
+    assert.equal(kinds.at(-1), "abort", "the child's Trace ends with its abort");
+    await floe.deleteSession(childId, { store });
+    await parent.close();
+    await floe.deleteSession(parent.id, { store });
+  }
+});
+
 test("a subagent's lock is let go at every end of its run: an abort, a break, a failed model, close() while nobody reads", async (t) => {
   for (const store of ["memory", { dir: await tempDir(t) }]) {
     const id = newID("child-ends");
