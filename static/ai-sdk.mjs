@@ -437,6 +437,7 @@ class Chunker {
     this.reasoning = null;
     this.streamed = { text: false, thinking: false }; // its complete message follows: not again
     this.calls = new Map(); // tool call id → { name, started, done, decided, asked, denied, out }
+    this.stepCalls = new Set(); // the ids of the calls of the step open
     this.running = new Set(); // calls allowed whose output has not come
     this.outputs = new Map(); // call id → the output streamed so far
     this.step = false; // a step is open
@@ -495,13 +496,18 @@ class Chunker {
     switch (p.type) {
       case "request_begin":
         this.close(out);
-        if (this.failed && this.step) out.push({ type: "reset-step" }); // a retry: the failed attempt's parts go
-        else {
+        if (this.failed && this.step) {
+          // A retry: the failed attempt's parts go, its calls with them (a
+          // call of the retry may have the id of one, and none waits on them).
+          out.push({ type: "reset-step" });
+          for (const id of this.stepCalls) this.calls.delete(id);
+        } else {
           if (this.step) out.push({ type: "finish-step" });
           out.push({ type: "start-step" });
         }
         this.step = true;
         this.failed = false;
+        this.stepCalls.clear();
         break;
       case "request_end":
         this.close(out);
@@ -531,11 +537,13 @@ class Chunker {
       case "partial_tool_call": {
         const id = p.tool_call_id;
         let c = this.calls.get(id);
-        if (p.event_type === "start" || !c?.started) {
-          if (c?.started) break;
+        // A call complete before (an earlier step's, under the same id) is another call.
+        if (p.event_type === "start" || !c?.started || c.done) {
+          if (c?.started && !c.done) break;
           this.close(out);
           c = { name: p.name, started: true };
           this.calls.set(id, c);
+          this.stepCalls.add(id);
           out.push({ type: "tool-input-start", toolCallId: id, toolName: p.name });
         }
         if (p.event_type === "delta" && p.arguments) out.push({ type: "tool-input-delta", toolCallId: id, inputTextDelta: p.arguments });
@@ -547,6 +555,7 @@ class Chunker {
         const c = this.calls.get(id);
         if (!c?.started || c.done) this.calls.set(id, { name: p.name });
         this.calls.get(id).done = true;
+        this.stepCalls.add(id);
         out.push({ type: "tool-input-available", toolCallId: id, toolName: p.name, input: parseInput(p.arguments) });
         const asked = this.approvals.get(id);
         if (asked) this.approval(id, asked, out);
@@ -630,7 +639,8 @@ class Chunker {
   // and no call allowed is still running (its output would come).
   quiet() {
     if (this.approvals.size === 0 || this.running.size > 0 || this.text || this.reasoning) return false;
-    for (const id of this.approvals.keys()) if (!this.calls.get(id)?.asked) return false;
+    // Shown: its call's part has this approval (an earlier call of the id had another).
+    for (const [id, asked] of this.approvals) if (this.calls.get(id)?.asked !== asked) return false;
     return true;
   }
 }

@@ -97,6 +97,41 @@ test("toUIMessageStream: a failed attempt's parts go at its retry (reset-step); 
   assert.deepEqual(failed.chunks.slice(-2), [{ type: "error", errorText: "llm request error: quota exhausted" }, { type: "finish", finishReason: "error" }]);
 });
 
+test("toUIMessageStream: a failed attempt's calls go with its parts at the retry: a call of the retry under one's id streams as a part of its own, and an abort after the retry shows none of them not run", async () => {
+  // The retry's call has the failed attempt's id (a model that numbers its calls by reply).
+  const again = mockModel([[{ toolCall: { name: "echo", args: { s: "a" }, id: "c1" } }, { error: "overloaded" }], [{ toolCall: { name: "echo", args: { s: "b" }, id: "c1" } }], ["Done."]]);
+  const retried = await read(toUIMessageStream(floe.createSession({ llm: again, tools, store: false, clock: instantClock() }).run("Hi", { approve: () => "allow" })));
+  assert.deepEqual(retried.errors, []);
+  assert.deepEqual(retried.message.parts.map(shape), [
+    { type: "step-start" },
+    { type: "tool-echo", state: "output-available", input: { s: "b" }, output: "bb" },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Done." },
+  ]);
+
+  // The failed attempt's call was cut while its input streamed; the retry is stopped.
+  const stop = new AbortController();
+  const llm = scriptedLLM(
+    async function* () {
+      yield msg.partialToolCall("start", "", "c1", "echo");
+      yield msg.partialToolCall("delta", '{"s":', "c1", "echo");
+      return { status: "timeout", errorMessage: "connection reset" };
+    },
+    async function* ({ signal }) {
+      yield msg.partialText("start");
+      yield msg.partialText("delta", "Hel");
+      await new Promise((r) => signal.addEventListener("abort", r));
+      return { status: "aborted" };
+    },
+  );
+  const run = toUIMessageStream(floe.createSession({ llm, tools, store: false, clock: instantClock() }).run("Hi", { signal: stop.signal }));
+  const stopped = await read(run.pipeThrough(new TransformStream({ transform: (ch, c) => (ch.type === "text-delta" && stop.abort(), c.enqueue(ch)) })));
+  assert.deepEqual(stopped.errors, []);
+  assert.ok(stopped.chunks.some((c) => c.type === "reset-step"));
+  assert.deepEqual(stopped.chunks.at(-1), { type: "abort", reason: "aborted by user" });
+  assert.deepEqual(stopped.message.parts.map(shape), [{ type: "step-start" }, { type: "text", state: "done", text: "Hel" }]);
+});
+
 test("toUIMessageStream: cancelling the stream aborts the run, and settles once the run has ended", async () => {
   const llm = mockModel([["Starting", { delay: 600_000 }, "never"], ["Again."]]);
   const session = floe.createSession({ llm, store: false });
@@ -257,6 +292,30 @@ test("floeChatTransport: a policy that throws or gives another value denies; a s
   assert.deepEqual(assistant(c2).parts.filter((p) => p.type.startsWith("tool-")).map((p) => [p.type, p.state]), [["tool-research", "output-available"]]);
   assert.equal(assistant(c2).parts.at(-1).text, "Parent done.");
   await Promise.all([session.close(), parent.close()]);
+});
+
+test("floeChatTransport: a call under the id of an earlier step's call is asked in the chat as a call of its own (the response ended at once, the run waiting on an answer never shown)", async () => {
+  const llm = mockModel([[{ toolCall: { name: "echo", args: { s: "a" }, id: "call_0" } }], [{ toolCall: { name: "echo", args: { s: "b" }, id: "call_0" } }], ["Done."]]);
+  const session = floe.createSession({ llm, tools, store: false });
+  const c = chat(floeChatTransport({ session }), { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+  await c.sendMessage({ text: "Go" });
+  for (const s of ["a", "b"]) {
+    const asked = assistant(c).parts.at(-1);
+    assert.deepEqual([asked.type, asked.state, asked.input], ["tool-echo", "approval-requested", { s }]);
+    const done = c.finished();
+    await c.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+    await done;
+  }
+  assert.equal(c.status, "ready");
+  assert.deepEqual(assistant(c).parts.map(shape), [
+    { type: "step-start" },
+    { type: "tool-echo", state: "output-available", input: { s: "a" }, output: "aa", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "tool-echo", state: "output-available", input: { s: "b" }, output: "bb", approval: { approved: true } },
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Done." },
+  ]);
+  await session.close();
 });
 
 test("floeChatTransport: thinkingLevel is forwarded to every run", async () => {
