@@ -406,7 +406,9 @@ function toPrompt(messages, version, names) {
 // ---------------------------------------------------------------------------
 // The AI SDK's UI: UIMessageChunks (AI SDK 5 and later's UI message stream).
 
-const USER_ABORT = "aborted by user"; // ENGINE.md fixes an abort's reason by the user
+// ENGINE.md's reasons of an abort by the user: in a turn, in the backoff
+// before a retry, in a compaction mid-task.
+const USER_ABORTS = new Set(["aborted by user", "aborted during reconnect backoff", "aborted during compaction"]);
 const NOT_RUN = "no output: the run ended before the call did"; // a call's part the run ended without its output
 const DECISIONS = new Set(["allow", "deny", "forbidden"]);
 const WOKEN = Symbol("woken");
@@ -611,7 +613,7 @@ class Chunker {
         if (this.step) out.push({ type: "finish-step" });
         this.step = false;
         this.ended = true;
-        if (p.reason === USER_ABORT) out.push({ type: "abort", reason: p.reason });
+        if (USER_ABORTS.has(p.reason)) out.push({ type: "abort", reason: p.reason });
         else out.push({ type: "error", errorText: String(p.reason) }, { type: "finish", finishReason: "error" });
         break;
     }

@@ -421,6 +421,26 @@ test("floeChatTransport: a new message while a reply streams ends that reply's r
   assert.deepEqual(c.messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")), ["First", "Starting", "Next", "Second."]);
 });
 
+test("floeChatTransport: a new message while the run waits to retry a failed request (its backoff) ends that run's response as aborted, not as an error", async () => {
+  let sleeping;
+  const slept = new Promise((r) => (sleeping = r));
+  const clock = { now: () => Date.UTC(2025, 0, 1), sleep: (ms, signal) => new Promise((r) => (sleeping(), signal.addEventListener("abort", () => r(false)))) };
+  const llm = mockModel([["Half", { error: "overloaded" }], ["Second."]]);
+  const session = floe.createSession({ llm, store: false, clock });
+  const errors = [];
+  const { c, responses } = recordingChat(floeChatTransport({ session }));
+  c.onError = (e) => errors.push(e.message);
+  const first = c.sendMessage({ text: "First" });
+  await slept;
+  await c.sendMessage({ text: "Next" });
+  await first;
+  assert.deepEqual(errors, []);
+  assert.deepEqual(responses[0].at(-1), { type: "abort", reason: "aborted during reconnect backoff" });
+  assert.equal(c.status, "ready");
+  assert.deepEqual(c.messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")), ["First", "Half", "Next", "Second."]);
+  await session.close();
+});
+
 test("floeChatTransport: stop(chatId) while the run waits on an approval ends it; its function shows the call not run; the next message is a new turn", async () => {
   const llm = mockModel([["Echoing.", { toolCall: { name: "echo", args: { s: "x" } } }], ["Other."]]);
   const session = floe.createSession({ llm, tools });
