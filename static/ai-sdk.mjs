@@ -116,9 +116,11 @@ export function fromAISDK(model, options = {}) {
       const started = new Set(); // ids of tool calls whose input streams
       const renamed = new Map(); // a streamed call's id at its end → the id it started with
       const ids = new Set(); // the tool call ids of this request
-      // claim is the id a call goes by: its own, or a new one when another
-      // call of this request has it (the engine refuses such a reply).
+      // claim is the id a call goes by: its own, or a new one when it has
+      // none (no string, or an empty one) or another call of this request
+      // has it (the engine refuses such a reply).
       const claim = (id) => {
+        if (typeof id !== "string" || id === "") id = `call_floe_${++fresh}`;
         while (ids.has(id)) id = `call_floe_${++fresh}`;
         ids.add(id);
         return id;
@@ -212,7 +214,7 @@ export function fromAISDK(model, options = {}) {
             return;
           case "tool-input-start":
             if (p.providerExecuted) skip.add(p.id);
-            else yield* start("tool", p, String(p.toolName ?? ""));
+            else yield* start("tool", p, toolName(p));
             return;
           case "tool-input-delta":
             if (mine && typeof p.delta === "string" && p.delta) {
@@ -226,8 +228,8 @@ export function fromAISDK(model, options = {}) {
               // A call that did not stream: its complete message alone.
               yield* close();
               const cid = claim(p.toolCallId);
-              names.set(cid, p.toolName);
-              yield complete(msg.toolCall(cid, p.toolName, p.input ?? "{}"), merge(null, p.providerMetadata));
+              names.set(cid, toolName(p));
+              yield complete(msg.toolCall(cid, toolName(p), p.input ?? "{}"), merge(null, p.providerMetadata));
               return;
             }
             open.meta = merge(open.meta, p.providerMetadata);
@@ -285,6 +287,11 @@ export function fromAISDK(model, options = {}) {
   if (o.contextWindow !== undefined) llm.contextWindow = o.contextWindow;
   return llm;
 }
+
+// toolName is the name a call goes by: a stream part's, or, when it has
+// none, unnamed_tool (as the built-in adapters name it): a tool_call needs
+// one, and the engine answers a call of a tool it does not know.
+const toolName = (p) => (typeof p.toolName === "string" && p.toolName !== "" ? p.toolName : "unnamed_tool");
 
 // merge adds provider metadata b to a (per provider, later keys winning).
 function merge(a, b) {

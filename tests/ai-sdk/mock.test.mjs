@@ -289,6 +289,29 @@ test("tool calls of one reply under one id (a server repeating it) go by ids of 
   assert.deepEqual(second.prompt[2].content.map((c) => [c.toolCallId, c.output.value]), ids.map((id, i) => [id, `out {"n":${i + 1}}`]));
 });
 
+test("a tool call without an id or a tool name (a model of one's own) goes by an id of its own and unnamed_tool, as the built-in adapters' do: the reply completes, and the model gets the engine's answer to a tool it does not know", async () => {
+  const { model, calls } = mock(
+    "v4",
+    [
+      { type: "tool-input-start", id: "", toolName: "" },
+      { type: "tool-input-delta", id: "", delta: "{}" },
+      { type: "tool-call", toolCallId: "", toolName: "", input: "{}" },
+      { type: "tool-call", toolCallId: undefined, toolName: undefined, input: "{}" },
+      finish("tool-calls"),
+    ],
+    [{ type: "text-delta", id: "x", delta: "Done." }, finish()],
+  );
+  const msgs = await run(fromAISDK(model), "Hi", { approve: () => "allow" });
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["completed", ""], ["completed", ""]]);
+  const made = find(msgs, "tool_call").map((m) => [m.payload.tool_call_id, m.payload.name]);
+  assert.deepEqual(made, [["call_floe_1", "unnamed_tool"], ["call_floe_2", "unnamed_tool"]]);
+  const [, second] = calls;
+  assert.deepEqual(second.prompt[1].content.map((c) => [c.toolCallId, c.toolName]), made);
+  assert.deepEqual(second.prompt[2].content.map((c) => [c.toolCallId, c.toolName]), made);
+  assert.deepEqual(second.prompt[2].content.map((c) => c.output.value), made.map(() => '[unknown tool] there is no tool named "unnamed_tool"'));
+});
+
 test("an abort cancels the stream of a model that does not heed abortSignal: the request ends aborted at once, not at the abort grace", async () => {
   let cancelled = false;
   const { model } = mock("v4", () => ({
