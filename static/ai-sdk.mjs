@@ -20,8 +20,9 @@ const OPTION_KEYS = new Set([
 const NUMBERS = ["temperature", "topP", "topK", "presencePenalty", "frequencyPenalty"];
 // Floe's thinking levels (provider.ParseThinking's words) as v4's `reasoning`.
 const LEVELS = { none: "none", off: "none", minimal: "minimal", low: "low", medium: "medium", high: "high", xhigh: "xhigh", max: "max" };
-// Errors a retry cannot mend: the prompt or an option the model refused before sending.
-const PERMANENT = new Set(["AI_InvalidPromptError", "AI_UnsupportedFunctionalityError", "AI_InvalidArgumentError"]);
+// Errors a retry cannot mend: the prompt or an option the model refused
+// before sending, a setting it could not load, a model its provider has not.
+const PERMANENT = new Set(["AI_InvalidPromptError", "AI_UnsupportedFunctionalityError", "AI_InvalidArgumentError", "AI_LoadSettingError", "AI_NoSuchModelError"]);
 const MALFORMED = new Set(["AI_JSONParseError", "AI_TypeValidationError"]);
 // A bad option's error, naming a number's value.
 const want = (name, what, v) => floeError("bad_argument", `${name}: want ${what}, got ${typeof v === "number" ? String(v) : describe(v)}`);
@@ -322,6 +323,7 @@ function failure(e, signal, label, read) {
   }
   const errorMessage = `${label}: ${text}`;
   if (e?.name === "AI_APICallError") return e.isRetryable === false ? { status: "failed", errorMessage } : { status: "timeout", errorMessage };
+  if (e?.name === "AI_LoadAPIKeyError") return { status: "auth", errorMessage }; // no key given, none in the environment
   if (MALFORMED.has(e?.name)) return { status: "malformed", errorMessage };
   if (PERMANENT.has(e?.name)) return { status: "failed", errorMessage, permanent: true };
   return { status: read ? "timeout" : "failed", errorMessage }; // a read that failed is the network's

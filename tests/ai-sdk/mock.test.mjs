@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from "ai/test";
-import { APICallError, wrapLanguageModel, extractReasoningMiddleware, defaultSettingsMiddleware } from "ai";
+import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, wrapLanguageModel, extractReasoningMiddleware, defaultSettingsMiddleware } from "ai";
 import { fromAISDK } from "../../static/ai-sdk.mjs";
 import { checkStream } from "../../static/test.mjs";
 import { floe, meta, collect, find, instantClock } from "../node/helpers.mjs";
@@ -171,6 +171,10 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
     [apiError(401, false), ["auth", "mock: HTTP 401: boom 401"], 1],
     [apiError(503, true), ["timeout", "mock: HTTP 503: boom 503"], 2],
     [() => { throw new TypeError("no network"); }, ["failed", "mock: no network"], 2],
+    // Thrown before sending: no API key (given or in the environment), a setting missing, a model the provider has not.
+    [() => { throw new LoadAPIKeyError({ message: "API key is missing" }); }, ["auth", "mock: API key is missing"], 1],
+    [() => { throw new LoadSettingError({ message: "Resource name is missing" }); }, ["failed", "mock: Resource name is missing"], 1],
+    [() => { throw new NoSuchModelError({ modelId: "m", modelType: "languageModel" }); }, ["failed", "mock: No such languageModel: m"], 1],
     [[{ type: "text-delta", id: "t", delta: "a" }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], ["failed", "mock: Overloaded"], 2],
     [[{ type: "error", error: cyclic }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: { code: 5n } }], ["failed", "mock: an object that is not JSON"], 2],

@@ -140,3 +140,20 @@ test("an abort mid-stream aborts the provider's fetch: the server sees the conne
   assert.deepEqual(find(msgs, "text").filter((m) => m.payload.role === "assistant").map((m) => [m.payload.text, m.payload.stop_reason]), [["Hel", "aborted"]]);
   assert.equal(msgs.at(-1).payload.type, "abort");
 });
+
+test("a provider without its API key (none given, none in the environment) ends the run at once as auth, naming it: it was tried again five times, over a minute of backoff", async () => {
+  const saved = process.env.ANTHROPIC_API_KEY;
+  delete process.env.ANTHROPIC_API_KEY;
+  try {
+    const clock = instantClock();
+    const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(createAnthropic()("claude-sonnet-4-5")), clock });
+    const msgs = await collect(session.run("Hi"));
+    await session.close();
+    assert.deepEqual(checkStream(msgs), []);
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["auth"]);
+    assert.match(find(msgs, "abort")[0].payload.reason, /^llm request error: anthropic\.messages: Anthropic API key is missing\./);
+    assert.deepEqual(clock.sleeps, []);
+  } finally {
+    if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+  }
+});
