@@ -359,11 +359,16 @@ const options = (part, p) => {
   return part;
 };
 
+// parseArgs is a call's arguments as the prompt's input: arguments that
+// are no JSON (a call cut short, "" from a server for a tool without
+// parameters) or null are an empty object, as the built-in adapters send
+// them: as a string, a Chat API got them JSON-encoded ("\"\""), which
+// servers that parse them refuse.
 const parseArgs = (s) => {
   try {
-    return JSON.parse(s);
+    return JSON.parse(s) ?? {};
   } catch {
-    return s;
+    return {};
   }
 };
 

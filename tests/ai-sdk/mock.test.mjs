@@ -116,7 +116,7 @@ test("the history in the specification's prompt format, v4 and v3: images, tool 
     floe.msg.text(""),
     floe.msg.toolCall("call_1", "shot", { x: 1 }),
     floe.msg.toolOutput("call_1", "taken", "completed", [`data:image/png;base64,${png}`]),
-    floe.msg.toolCall("call_2", "read", "not json"),
+    floe.msg.toolCall("call_2", "read", "not json"), // arguments that are no JSON: an empty object
     floe.msg.toolOutput("call_2", "denied"),
   ];
   history[4].payload.fidelity = { providerMetadata: { anthropic: { signature: "s" } } };
@@ -142,7 +142,7 @@ test("the history in the specification's prompt format, v4 and v3: images, tool 
       { type: "tool-call", toolCallId: "call_1", toolName: "shot", input: { x: 1 } },
     ] },
     { role: "tool", content: [{ type: "tool-result", toolCallId: "call_1", toolName: "shot", output: { type: "content", value: [{ type: "text", text: "taken" }, toolImage] } }] },
-    { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_2", toolName: "read", input: "not json" }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_2", toolName: "read", input: {} }] },
     { role: "tool", content: [{ type: "tool-result", toolCallId: "call_2", toolName: "read", output: { type: "text", value: "denied" } }] },
     { role: "user", content: [{ type: "text", text: "Next" }] },
   ];

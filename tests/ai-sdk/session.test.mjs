@@ -157,3 +157,30 @@ test("a provider without its API key (none given, none in the environment) ends 
     if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
   }
 });
+
+test("a call's arguments that are no JSON (a call cut short, a server giving none for a tool without parameters) go back to the model as an empty object, as the built-in adapters send them: a Chat server got them as a JSON string (\"\"), which servers that parse them (vLLM, Ollama) refuse, in every later request", async (t) => {
+  const anthropic = await server(t, [
+    anthropicStream({ calls: [{ id: "toolu_1", name: "read_file", args: ['{"path": "a'] }] }),
+    anthropicStream({ text: ["Cut short."] }),
+  ]);
+  const compat = await server(t, [
+    openaiStream({ calls: [{ id: "call_1", name: "now", args: [] }] }),
+    openaiStream({ text: ["Noon."] }),
+  ]);
+  const now = floe.tool({ name: "now", description: "The time", parameters: { type: "object", properties: {} }, execute: () => "noon" });
+  const models = [
+    createAnthropic({ baseURL: `${anthropic.url}/v1`, apiKey: "sk-test" })("claude-sonnet-4-5"),
+    createOpenAICompatible({ name: "compat", baseURL: `${compat.url}/v1`, apiKey: "sk-test" }).chatModel("llama3.2"),
+  ];
+  for (const model of models) {
+    const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(model), tools: [readFile, now], clock: instantClock() });
+    const msgs = await collect(session.run("Go", { approve: () => "allow" }));
+    await session.close();
+    assert.deepEqual(checkStream(msgs), []);
+    assert.deepEqual(find(msgs, "request_end").map((m) => m.payload.status), ["completed", "completed"]);
+  }
+  const [, toAnthropic] = anthropic.requests.map((r) => JSON.parse(r.body));
+  assert.deepEqual(toAnthropic.messages[1].content.map((c) => [c.type, c.id, c.input]), [["tool_use", "toolu_1", {}]]);
+  const [, toCompat] = compat.requests.map((r) => JSON.parse(r.body));
+  assert.deepEqual(toCompat.messages[1].tool_calls.map((c) => [c.id, c.function.name, c.function.arguments]), [["call_1", "now", "{}"]]);
+});
