@@ -254,11 +254,12 @@ func ErrorFields(body []byte) (typ, code, msg string) {
 }
 
 // Transient reports whether a provider error type or code names a
-// condition that passes (overload, rate limit, server error).
+// condition that passes (overload, rate limit, server error, a gateway's
+// timeout: Anthropic's timeout_error, its 504).
 func Transient(typ string) bool {
 	switch typ {
 	case "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "server_error", "api_error",
-		"internal_server_error", "service_unavailable", "timeout", "overloaded", "too_many_requests",
+		"internal_server_error", "service_unavailable", "timeout", "timeout_error", "overloaded", "too_many_requests",
 		"408", "429": // an HTTP status as the error's code (OpenRouter's errors in a 200 stream)
 		return true
 	}
@@ -269,7 +270,8 @@ func Transient(typ string) bool {
 // its code, either of which may say it (OpenAI's rate limit is type
 // "tokens", code "rate_limit_exceeded"): transient ones are timeout,
 // authentication ones auth, the rest failed (permanent for a spent
-// quota). The message msg is cut at 2 KiB (msgMax), typ and code at 200
+// quota or credit: OpenAI's insufficient_quota, Anthropic's
+// billing_error, its 402). The message msg is cut at 2 KiB (msgMax), typ and code at 200
 // bytes (nameMax).
 func ErrorEvent(api, typ, code, msg string) *Failure {
 	f := &Failure{Status: omni.StatusFailed}
@@ -279,7 +281,7 @@ func ErrorEvent(api, typ, code, msg string) *Failure {
 		f.Status = omni.StatusTimeout
 	case authError(typ) || authError(code):
 		f.Status = omni.StatusAuth
-	case typ == "insufficient_quota" || code == "insufficient_quota":
+	case typ == "insufficient_quota" || code == "insufficient_quota" || typ == "billing_error":
 		f.Permanent = true // a quota or credit spent: a retry cannot help
 	}
 	m := api + ": error event"

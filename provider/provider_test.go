@@ -239,7 +239,9 @@ func TestQuotaSpent(t *testing.T) {
 			t.Errorf("429 %s: %s permanent %v %q, want %s", body, f.Status, f.Permanent, f.Message, want)
 		}
 	}
-	for _, tc := range [][2]string{{"insufficient_quota", ""}, {"", "insufficient_quota"}, {"tokens", "insufficient_quota"}} {
+	// Anthropic's billing_error (its 402, a credit balance too low) is
+	// the same: it was retried 5 times.
+	for _, tc := range [][2]string{{"insufficient_quota", ""}, {"", "insufficient_quota"}, {"tokens", "insufficient_quota"}, {"billing_error", ""}} {
 		if f := ErrorEvent("x", tc[0], tc[1], "quota"); f.Status != "failed" || !f.Outcome().Permanent {
 			t.Errorf("error event %q %q: %s permanent %v, want failed, permanent", tc[0], tc[1], f.Status, f.Permanent)
 		}
@@ -316,7 +318,9 @@ func TestJSONWriter(t *testing.T) {
 }
 
 func TestErrorEvent(t *testing.T) {
-	for typ, want := range map[string]string{"overloaded_error": "timeout", "rate_limit_exceeded": "timeout", "server_error": "timeout",
+	// Anthropic's timeout_error is its gateway's timeout (a 504 outside a
+	// stream): transient, as overloaded_error is.
+	for typ, want := range map[string]string{"overloaded_error": "timeout", "rate_limit_exceeded": "timeout", "server_error": "timeout", "timeout_error": "timeout",
 		"authentication_error": "auth", "permission_error": "auth", "invalid_api_key": "auth", "insufficient_quota": "failed", "": "failed"} {
 		if f := ErrorEvent("x", typ, "", "m"); f.Status != want || !strings.Contains(f.Message, "m") {
 			t.Errorf("%q → %s %q, want %s", typ, f.Status, f.Message, want)
