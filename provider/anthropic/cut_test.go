@@ -9,11 +9,15 @@ import (
 )
 
 // A reply the API cut short (stop_reason "max_tokens", "refusal",
-// "model_context_window_exceeded") completes with the reason in
-// Outcome.Cut; "end_turn" and "tool_use" leave it empty.
+// "model_context_window_exceeded", "pause_turn") completes with the
+// reason in Outcome.Cut; "end_turn", "tool_use" and "stop_sequence" leave
+// it empty. A turn its server tools paused completed as if whole: the run
+// ended on it without a word.
 func TestCut(t *testing.T) {
 	for reason, want := range map[string]string{"max_tokens": `stop_reason "max_tokens"`, "refusal": `stop_reason "refusal"`,
-		"model_context_window_exceeded": `stop_reason "model_context_window_exceeded"`, "end_turn": "", "tool_use": ""} {
+		"model_context_window_exceeded": `stop_reason "model_context_window_exceeded"`,
+		"pause_turn":                    `stop_reason "pause_turn": the API paused its server tools' long turn, not continued`,
+		"end_turn":                      "", "tool_use": "", "stop_sequence": ""} {
 		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half a sen"}}`,
@@ -21,8 +25,8 @@ func TestCut(t *testing.T) {
 			`{"type":"message_delta","delta":{"stop_reason":"`+reason+`"},"usage":{"output_tokens":3}}`, stop)}}}
 		m, _ := New(Options{Transport: tr, Model: "claude-test"})
 		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Go.")}})
-		if out.Status != omni.StatusCompleted || out.Cut != want {
-			t.Errorf("stop_reason %q: %+v, want completed, Cut %q", reason, out, want)
+		if out.Status != omni.StatusCompleted || out.Cut != want || len(tr.Requests) != 1 {
+			t.Errorf("stop_reason %q: %+v after %d requests, want completed, Cut %q, one request", reason, out, len(tr.Requests), want)
 		}
 	}
 }

@@ -179,6 +179,12 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		switch x.stopReason {
 		case "max_tokens", "model_context_window_exceeded", "refusal":
 			d.cut = `stop_reason "` + x.stopReason + `"`
+		case "pause_turn":
+			// The API's own tools (web search) paused a long turn: their
+			// blocks, which a request continuing it must send back, are
+			// not kept, and a callback is one request. The reply ends
+			// here, as far as it went.
+			d.cut = `stop_reason "pause_turn": the API paused its server tools' long turn, not continued`
 		}
 	case "message_stop":
 		return provider.ErrDone
@@ -189,7 +195,7 @@ func (d *Decoder) Event(ev *sse.Event) error {
 }
 
 // Cut implements [provider.Cutter]: stop_reason "max_tokens",
-// "model_context_window_exceeded" or "refusal".
+// "model_context_window_exceeded", "refusal" or "pause_turn".
 func (d *Decoder) Cut() string { return d.cut }
 
 const api = "anthropic"
