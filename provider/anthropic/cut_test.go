@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/floehq/floe/engine"
@@ -27,6 +28,28 @@ func TestCut(t *testing.T) {
 		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Go.")}})
 		if out.Status != omni.StatusCompleted || out.Cut != want || len(tr.Requests) != 1 {
 			t.Errorf("stop_reason %q: %+v after %d requests, want completed, Cut %q, one request", reason, out, len(tr.Requests), want)
+		}
+	}
+}
+
+// A refusal's stop_details (on message_delta beside the stop reason) say
+// why: the explanation follows the reason in Outcome.Cut, which the
+// engine's llm diagnostic quotes; it was left out, and the notice said
+// only "refusal". A long one is cut.
+func TestCutRefusalExplained(t *testing.T) {
+	for why, want := range map[string]string{
+		"This request was declined because it could enable cyber harm.": `stop_reason "refusal": This request was declined because it could enable cyber harm.`,
+		strings.Repeat("é", 400) + "\nmore":                             `stop_reason "refusal": ` + strings.Repeat("é", 150) + "…",
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello.."}}`,
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal","category":"cyber","explanation":`+js(why)+`}},"usage":{"output_tokens":3}}`, stop)}}}
+		m, _ := New(Options{Transport: tr, Model: "claude-test"})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("Go.")}})
+		if out.Status != omni.StatusCompleted || out.Cut != want {
+			t.Errorf("%+v, want completed, Cut %q", out, want)
 		}
 	}
 }

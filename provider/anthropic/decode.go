@@ -41,6 +41,7 @@ type event struct {
 	input               string
 	deltaType           string
 	stopReason          string
+	why                 string // delta.stop_details.explanation: why a refusal refused
 	errType, errMsg     string
 }
 
@@ -91,6 +92,8 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		x.deltaType = omni.JSONString(val)
 	case "delta.stop_reason":
 		x.stopReason = omni.JSONString(val)
+	case "delta.stop_details.explanation":
+		x.why = omni.JSONString(val)
 	case "error.type":
 		x.errType = omni.JSONString(val)
 	case "error.message", "error":
@@ -179,6 +182,12 @@ func (d *Decoder) Event(ev *sse.Event) error {
 		switch x.stopReason {
 		case "max_tokens", "model_context_window_exceeded", "refusal":
 			d.cut = `stop_reason "` + x.stopReason + `"`
+			if x.why != "" {
+				// A refusal's explanation (Claude 4's streaming
+				// classifiers), its first line cut at 300 bytes as a
+				// body's text is.
+				d.cut += ": " + provider.ErrorDetail([]byte(x.why))
+			}
 		case "pause_turn":
 			// The API's own tools (web search) paused a long turn: their
 			// blocks, which a request continuing it must send back, are
