@@ -17,8 +17,7 @@ import (
 func TestCut(t *testing.T) {
 	for reason, want := range map[string]string{"max_tokens": `stop_reason "max_tokens"`, "refusal": `stop_reason "refusal"`,
 		"model_context_window_exceeded": `stop_reason "model_context_window_exceeded"`,
-		"pause_turn":                    `stop_reason "pause_turn": the API paused its server tools' long turn, not continued`,
-		"end_turn":                      "", "tool_use": "", "stop_sequence": ""} {
+		"pause_turn":                    `stop_reason "pause_turn"`, "end_turn": "", "tool_use": "", "stop_sequence": ""} {
 		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Half a sen"}}`,

@@ -41,8 +41,7 @@ type event struct {
 	input               string
 	deltaType           string
 	stopReason          string
-	why                 string // delta.stop_details.explanation: why a refusal refused
-	errType, errMsg     string
+	errType, msg        string // msg: error.message, or a refusal's delta.stop_details.explanation
 }
 
 // Usage returns the counts the stream stated and the request total.
@@ -92,13 +91,11 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		x.deltaType = omni.JSONString(val)
 	case "delta.stop_reason":
 		x.stopReason = omni.JSONString(val)
-	case "delta.stop_details.explanation":
-		x.why = omni.JSONString(val)
 	case "error.type":
 		x.errType = omni.JSONString(val)
-	case "error.message", "error":
+	case "error.message", "error", "delta.stop_details.explanation":
 		if kind == '"' {
-			x.errMsg = omni.JSONString(val)
+			x.msg = omni.JSONString(val)
 		}
 	case "message.usage.input_tokens", "usage.input_tokens":
 		d.usage.Input = omni.JSONInt(val)
@@ -180,25 +177,23 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	case "message_delta":
 		d.stopped = d.stopped || x.stopReason != ""
 		switch x.stopReason {
-		case "max_tokens", "model_context_window_exceeded", "refusal":
+		case "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn":
+			// pause_turn: the API's own tools (web search) paused a long
+			// turn. Their blocks, which a request continuing it must send
+			// back, are not kept, and a callback is one request: the
+			// reply ends here, as far as it went.
 			d.cut = `stop_reason "` + x.stopReason + `"`
-			if x.why != "" {
+			if x.msg != "" {
 				// A refusal's explanation (Claude 4's streaming
 				// classifiers), its first line cut at 300 bytes as a
 				// body's text is.
-				d.cut += ": " + provider.ErrorDetail([]byte(x.why))
+				d.cut += ": " + provider.ErrorDetail([]byte(x.msg))
 			}
-		case "pause_turn":
-			// The API's own tools (web search) paused a long turn: their
-			// blocks, which a request continuing it must send back, are
-			// not kept, and a callback is one request. The reply ends
-			// here, as far as it went.
-			d.cut = `stop_reason "pause_turn": the API paused its server tools' long turn, not continued`
 		}
 	case "message_stop":
 		return provider.ErrDone
 	case "error":
-		return provider.ErrorEvent(api, x.errType, "", x.errMsg)
+		return provider.ErrorEvent(api, x.errType, "", x.msg)
 	}
 	return nil
 }
