@@ -563,13 +563,26 @@ func (w *writeLog) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// stoppedClock's time does not pass: a Sleep ends only with its context.
+type stoppedClock struct{}
+
+func (stoppedClock) Now() time.Time { return time.Unix(0, 0) }
+
+func (stoppedClock) Sleep(ctx context.Context, d time.Duration) bool {
+	<-ctx.Done()
+	return false
+}
+
 // A subscriber that replays the whole buffer to a client that reads
 // slowly, or not at all, copies at most maxBatch bytes into a Write, not
 // the whole replay: each such client held a copy of the buffer, 8 MiB (50
 // of them 433 MB), while its write waited. A frame longer than that is
 // written alone.
 func TestStalledReplayCopiesABoundedBatch(t *testing.T) {
-	c := NewChannel(Options{Epoch: "e"})
+	// A clock whose heartbeat never comes: the replay takes over 20 s on
+	// a loaded machine under -race, and a ping then written after it was
+	// read as a 7002nd event.
+	c := NewChannel(Options{Epoch: "e", Clock: stoppedClock{}})
 	first := c.Publish(Event{Data: []byte(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)})
 	want := 0
 	for i := range 7000 {
