@@ -44,13 +44,23 @@ serve_repo() {
 }
 
 # run_tests DIR [NODE_TEST_OPTION...] [TEST_FILE...] runs DIR's test files
-# (all when none is named; a file may be named from the repository root,
-# tests/x/y.test.mjs, or from DIR) one at a time.
+# (all when none is named, the largest first; a file may be named from the
+# repository root, tests/x/y.test.mjs, or from DIR), $JOBS at a time (1
+# when JOBS is unset). An option is one argument, --name=value: any
+# argument not starting with "-" is a file.
 run_tests() {
-  local dir=$1 a args=()
+  local dir=$1 a args=() files=""
   shift
   cd "$dir"
-  if [ $# -eq 0 ]; then set -- *.test.mjs; fi
-  for a in "$@"; do args+=("${a#"$dir"/}"); done
-  node --test --import "$ROOT/tests/exit-guard.mjs" --test-concurrency=1 --test-reporter=spec "${args[@]}"
+  for a in "$@"; do
+    case $a in
+      -*) ;;
+      *) files=1 ;;
+    esac
+    args+=("${a#"$dir"/}")
+  done
+  # The largest files take the longest: started first, they do not end
+  # alone after the others.
+  [ -n "$files" ] || mapfile -t -O "${#args[@]}" args < <(ls -S -- *.test.mjs)
+  node --test --import "$ROOT/tests/exit-guard.mjs" --test-concurrency="${JOBS:-1}" --test-reporter=spec "${args[@]}"
 }

@@ -4,7 +4,7 @@
 // tarballs added, as a user would.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { cp, readFile, rename, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT, WAIT } from "./harness.mjs";
@@ -32,9 +32,10 @@ export async function run(cmd, args, cwd, timeout = 180_000) {
 /**
  * Packs both packages into work; returns their tarball paths (and checks
  * the main one's files). With FLOE_PACK_DIR set (scripts/test-browser.sh
- * sets it to a folder of its run), they are packed there once a run and
- * the later calls return the same tarballs: each test installs them into
- * a fresh app still.
+ * sets it to a folder of its run), they are packed there once a run (or
+ * once by each of the files that ask at the same time) and the later
+ * calls return the same tarballs: each test installs them into a fresh
+ * app still.
  */
 export async function pack(work) {
   const dir = process.env.FLOE_PACK_DIR;
@@ -45,8 +46,13 @@ export async function pack(work) {
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
   }
-  const tarballs = await packInto(dir);
-  await writeFile(done, JSON.stringify(tarballs));
+  // Test files run two at a time (scripts/test-browser.sh): two may pack
+  // at once. Each packs into a folder of its own and the list is renamed
+  // into place whole, so a reader sees either no list or a complete one
+  // whose tarballs no other packing overwrites.
+  const tarballs = await packInto(await mkdtemp(join(dir, "pack-")));
+  await writeFile(done + ".edit" + process.pid, JSON.stringify(tarballs));
+  await rename(done + ".edit" + process.pid, done);
   return tarballs;
 }
 
