@@ -194,6 +194,46 @@ test("playground by keyboard alone: every action reached, the focus never left o
   assert.notEqual(ring, "none", "no focus ring on Import JSONL… when its input has the focus");
 });
 
+test("playground by keyboard: Stop, Retry now and Give up, pressed, leave the focus on the prompt, never on the page's body", { timeout: 180_000 }, async (t) => {
+  // Each is disabled or taken away once pressed: the focus went with it
+  // to the page's body, and the next Tab started again from the top.
+  const { ctx, log } = await launch(t);
+  const page = await firstPage(ctx);
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(baseURL() + "/static/?pace=0.2"); // paced: the runs last until they are stopped
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const streaming = () => page.locator("#transcript > .msg.text.streaming").last().waitFor({ timeout: WAIT });
+
+  await page.keyboard.type("stream 4000");
+  await page.keyboard.press("Enter");
+  await streaming();
+  await tabTo(page, "#stop");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  assert.equal(await focused(page), "#prompt", "after Stop" + explain(log));
+
+  // Retry now: the run goes on, its countdown gone.
+  await page.keyboard.type("fail: stream 4000");
+  await page.keyboard.press("Enter");
+  await page.locator('.request .retry button[data-action="retry-now"]').waitFor({ timeout: WAIT });
+  await tabTo(page, 'button[data-action="retry-now"]', { back: true });
+  await page.keyboard.press("Enter");
+  await streaming();
+  await page.locator(".request .retry .countdown").waitFor({ state: "detached" });
+  assert.equal(await page.getAttribute("body", "data-state"), "running");
+  assert.equal(await focused(page), "#prompt", "after Retry now, the run going on" + explain(log));
+  await page.keyboard.press("Escape");
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+
+  await page.keyboard.type("fail: stream 4001");
+  await page.keyboard.press("Enter");
+  await page.locator('.request .retry button[data-action="give-up"]').waitFor({ timeout: WAIT });
+  await tabTo(page, 'button[data-action="give-up"]', { back: true });
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  assert.equal(await focused(page), "#prompt", "after Give up" + explain(log));
+});
+
 /** The accessibility tree of page now (CDP), without the nodes it ignores. */
 async function axTree(cdp) {
   const { nodes } = await cdp.send("Accessibility.getFullAXTree");

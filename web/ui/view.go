@@ -50,6 +50,7 @@ type itemView struct {
 // render runs after every batch of posted work: it updates the items that
 // changed, the raw stream and the controls.
 func (a *App) render() {
+	had := a.doc.Get("activeElement")
 	if len(a.dirty) > 0 && a.stuck && !a.floored && a.followEnd > 0 {
 		// Up before an item is drawn again: see scrollSoon.
 		a.floor.Underlying().Get("style").Set("height", fmt.Sprintf("%.0fpx", a.followEnd))
@@ -135,7 +136,26 @@ func (a *App) render() {
 	if act := wrap(a.doc.Get("activeElement")); back != nil && (act == nil || act.Underlying().Equal(a.body.Underlying()) || a.focusIn(closing) != nil) {
 		back.Focus()
 	}
+	a.keepFocus(had)
 	a.scrollSoon()
+}
+
+// keepFocus gives the focus to the prompt when this render took it from
+// had, the element that had it: a control it disabled (Stop once
+// pressed, Compact during a compaction) or took away (a retry's Retry
+// now and Give up) would leave it on the page's body, from where the
+// next Tab starts again at the top of the page.
+func (a *App) keepFocus(had js.Value) {
+	act, body := a.doc.Get("activeElement"), a.body.Underlying()
+	lost := (act.IsNull() || act.Equal(body)) && !had.IsNull() && !had.Equal(body)
+	for _, b := range []elem{a.send, a.stopBtn, a.reset, a.compactBtn} {
+		if act.Equal(b.Underlying()) && b.HasAttribute("disabled") {
+			lost = true // the browser takes the focus from it at its next style update
+		}
+	}
+	if lost {
+		a.prompt.Focus()
+	}
 }
 
 // drawers are the drawers of a narrow screen: the width below which each is
