@@ -566,6 +566,28 @@ test("playground on a phone: an open drawer is modal (the page behind inert), cl
   await page.waitForFunction(() => !document.querySelector("[inert]"), null, { timeout: WAIT });
 });
 
+test("playground on a phone: New session pressed in the sessions drawer closes it, as an open does", { timeout: 120_000 }, async (t) => {
+  // It stayed open over the new session: nothing seemed to happen.
+  const { ctx, log } = await launch(t, { context: { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true } });
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + PAGE);
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  await page.keyboard.type("echo: one");
+  await page.keyboard.press("Enter");
+  await page.locator("#transcript > .msg.text").waitFor({ timeout: WAIT });
+  await page.locator('body[data-state="idle"]').waitFor({ timeout: WAIT });
+  const id = await page.locator("#session-id").innerText();
+  await page.focus("#toggle-sessions");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await tabTo(page, "#reset");
+  await page.keyboard.press("Enter");
+  await page.locator('body[data-drawer=""]').waitFor();
+  assert.notEqual(await page.locator("#session-id").innerText(), id, "no new session");
+  assert.equal(await page.evaluate(() => document.querySelector("[inert]")?.id ?? ""), "", "the page is inert" + explain(log));
+  assert.equal(await focused(page), "#toggle-sessions Sessions", "the focus back on the drawer's button");
+});
+
 test("playground in a dark colour scheme: the approval pill and the error banner are dark, and pass axe's contrast", { timeout: 120_000 }, async (t) => {
   const { ctx, log } = await launch(t);
   const page = await firstPage(ctx);

@@ -162,6 +162,24 @@ test("playground: attach to a floe-server session, run with approvals, answer on
   }
 });
 
+test("playground on a phone: a remote session attached from the sessions drawer closes it, as an open does", { timeout: 120_000 }, async (t) => {
+  // The form is in the drawer: it stayed open over the session attached.
+  const base = await start("--delay", "1ms", "--token", "t");
+  const id = await create(base, "t");
+  const { ctx, log } = await launch(t, { context: { viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true } });
+  const page = await firstPage(ctx);
+  await page.goto(baseURL() + "/static/?pace=0");
+  await idle(page);
+  await page.click("#toggle-sessions");
+  await page.locator('body[data-drawer="sessions"]').waitFor();
+  await fill(page, base, id, "t");
+  await page.waitForFunction((id) => document.getElementById("session-id").textContent === id, id); // not shown on a phone
+  await page.locator('body[data-drawer=""]').waitFor();
+  await idle(page);
+  assert.equal(await page.evaluate(() => document.querySelector("[inert]")?.id ?? ""), "", "the page is inert");
+  assert.deepEqual(pageErrors(log), [], "errors in the page" + explain(log));
+});
+
 test("playground: a wrong token and a server that does not answer each say what to check", { timeout: 120_000 }, async (t) => {
   const base = await start("--delay", "1ms", "--token", "right");
   const id = await create(base, "right");

@@ -322,6 +322,7 @@ func (a *App) listen() {
 		a.post(func() {
 			if !a.running {
 				a.newSession("")
+				a.drawer = "" // as an open does: the new session is behind the drawer
 			}
 		})
 	})

@@ -62,6 +62,7 @@ func (a *App) attachRemote(h js.Value, id, label string) {
 	a.resetView(&playground.Transcript{Now: time.Now})
 	a.running, a.stop, a.compacting = false, false, false
 	a.remote = h
+	a.drawer = "" // the form is in the sessions drawer, the session behind it
 	a.sessionIDEl.SetTextContent(id)
 	a.modelLabel.SetTextContent(label)
 	show(a.intro, false)
