@@ -2366,6 +2366,30 @@ pageTest("playground: Settings that local storage refuses apply to the page and 
   assert.equal(await page.evaluate(() => localStorage.getItem("floe-playground:settings")), null);
 });
 
+pageTest("playground: with local storage full, a rename is kept for the page and the note says so; a new session works", async (page) => {
+  // Titles, the session to reopen and import times went to local storage
+  // unguarded: its refusal was a panic, with its Go stack, on the page.
+  await open(page);
+  await send(page, "echo: one");
+  await idle(page);
+  await page.evaluate(() => {
+    Storage.prototype.setItem = function () {
+      throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+    };
+  });
+  await showSessions(page);
+  await page.locator("#sessions li.session [data-do=rename]").first().click();
+  await page.fill(".rename-input", "Kept for the page");
+  await page.press(".rename-input", "Enter");
+  await page.locator("#sessions .title", { hasText: "Kept for the page" }).waitFor();
+  await page.locator("#note", { hasText: "Renamed, but the title is not kept after a reload (this browser's local storage refused to keep it: The quota has been exceeded.)" }).waitFor();
+  await page.click("#reset");
+  await send(page, "echo: two");
+  await idle(page);
+  assert.equal(await lastReply(page), "two");
+  assert.equal(await page.locator("#error").isVisible(), false, await page.locator("#error").innerText());
+});
+
 // An imported session's last activity is its last record's time, not the
 // import's (the time the store gives it): the list sorts it by when it
 // was last used, across a reload, until it is used again.

@@ -521,7 +521,9 @@ func (a *App) attach(o playground.Options, bat *trace.Batcher, tr *playground.Tr
 	show(a.intro, len(tr.Items) == 0)
 	a.sessionIDEl.SetTextContent(sess.ID())
 	if bat != nil {
-		localSet(keyCurrent, sess.ID())
+		if err := localSet(keyCurrent, sess.ID()); err != nil {
+			consoleWarn("a reload will not reopen " + sess.ID() + ": " + err.Error())
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"syscall/js"
 
@@ -79,7 +78,7 @@ func (a *App) listenDemo() {
 				d, err = playground.ParseDemo([]byte(text))
 			}
 			if err == nil {
-				err = localTrySet(keyDemo, stringifyJSON(vert.ValueOf(storedDemo{Name: name, Text: text}).JSValue()))
+				err = localSet(keyDemo, stringifyJSON(vert.ValueOf(storedDemo{Name: name, Text: text}).JSValue()))
 			}
 			a.post(func() {
 				if err != nil {
@@ -114,26 +113,6 @@ func (a *App) demoChanged(note string) {
 	} else {
 		a.note = note + " It applies to the next new session."
 	}
-}
-
-// localTrySet is localSet that says why the browser refused the value
-// (its local storage full) instead of throwing.
-func localTrySet(key, value string) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if e, ok := p.(js.Error); ok {
-				err = errors.New("this browser's local storage refused to keep it: " + e.Get("message").String())
-				return
-			}
-			panic(p)
-		}
-	}()
-	ls := localStorage()
-	if !ls.Truthy() {
-		return errors.New("this browser gives the page no local storage to keep it in")
-	}
-	ls.Call("setItem", key, value)
-	return nil
 }
 
 func localRemove(key string) {

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"errors"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
@@ -129,10 +130,24 @@ func localGet(key string) string {
 	return v.String()
 }
 
-func localSet(key, value string) {
-	if ls := localStorage(); ls.Truthy() {
-		ls.Call("setItem", key, value)
+// localSet keeps value under key in local storage; the error says why
+// the browser refused it (its local storage full), never a panic.
+func localSet(key, value string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(js.Error); ok {
+				err = errors.New("this browser's local storage refused to keep it: " + e.Get("message").String())
+				return
+			}
+			panic(p)
+		}
+	}()
+	ls := localStorage()
+	if !ls.Truthy() {
+		return errors.New("this browser gives the page no local storage to keep it in")
 	}
+	ls.Call("setItem", key, value)
+	return nil
 }
 
 // parseJSON parses s with JSON.parse; undefined when s is not JSON.

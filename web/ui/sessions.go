@@ -128,7 +128,9 @@ func (s *sessionsView) set(list []trace.Summary, err error) {
 }
 
 func (s *sessionsView) saveImported() {
-	localSet(keyImported, stringifyJSON(vert.ValueOf(s.imported).JSValue()))
+	if err := localSet(keyImported, stringifyJSON(vert.ValueOf(s.imported).JSValue())); err != nil {
+		consoleWarn("imported sessions' times not kept: " + err.Error())
+	}
 }
 
 // refresh reads the list again. Reads may answer out of order: only the
@@ -339,11 +341,16 @@ func (s *sessionsView) rename(title string) {
 	} else {
 		delete(s.titles, id)
 	}
-	s.saveTitles()
+	if err := s.saveTitles(); err != nil {
+		s.a.note = "Renamed, but the title is not kept after a reload (" + err.Error() + ")."
+	}
 }
 
-func (s *sessionsView) saveTitles() {
-	localSet(keyTitles, stringifyJSON(vert.ValueOf(s.titles).JSValue()))
+// saveTitles keeps the titles in local storage; the error says why the
+// browser refused (its local storage full): the page keeps them until a
+// reload.
+func (s *sessionsView) saveTitles() error {
+	return localSet(keyTitles, stringifyJSON(vert.ValueOf(s.titles).JSValue()))
 }
 
 // delete deletes the stored session id; r, when it drives that session,
@@ -359,7 +366,9 @@ func (s *sessionsView) delete(id string, store trace.Store, r *playground.Runner
 			return
 		}
 		delete(s.titles, id)
-		s.saveTitles()
+		if err := s.saveTitles(); err != nil {
+			consoleWarn("session titles not kept: " + err.Error())
+		}
 		if _, ok := s.imported[id]; ok {
 			delete(s.imported, id)
 			s.saveImported()

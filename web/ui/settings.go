@@ -93,7 +93,7 @@ func loadSettings() Settings {
 // save keeps s in local storage; the error says why the browser refused
 // (its local storage full: a long system prompt, a demo script).
 func (s Settings) save() error {
-	return localTrySet(keySettings, stringifyJSON(vert.ValueOf(s).JSValue()))
+	return localSet(keySettings, stringifyJSON(vert.ValueOf(s).JSValue()))
 }
 
 func (s Settings) compactMode() string {
