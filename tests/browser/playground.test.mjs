@@ -2390,6 +2390,25 @@ pageTest("playground: with local storage full, a rename is kept for the page and
   assert.equal(await page.locator("#error").isVisible(), false, await page.locator("#error").innerText());
 });
 
+pageTest("playground: a tool output is cut by characters: 700 Japanese ones (2,100 bytes) are shown whole, without \"show all\"; 1,300 are cut", async (page) => {
+  // Cut by bytes, the first had a "show all" that showed nothing more.
+  await open(page);
+  const output = async (n) => {
+    await send(page, `js: "あ".repeat(${n})`);
+    await decide(page, "run_js", "allow");
+    await idle(page);
+    return page.locator("#transcript > .card").last();
+  };
+  let card = await output(700);
+  assert.ok((await card.locator(".output").innerText()).includes("あ".repeat(700)));
+  assert.equal(await card.locator('button.more[data-part="output"]').isVisible(), false, "show all over an output shown whole");
+  card = await output(1300);
+  assert.ok(!(await card.locator(".output").innerText()).includes("あ".repeat(1200)), "1,300 characters shown uncut");
+  await card.locator('button.more[data-part="output"]', { hasText: "show all" }).click();
+  await card.locator('button.more[data-part="output"]', { hasText: "show less" }).waitFor();
+  assert.ok((await card.locator(".output").innerText()).includes("あ".repeat(1300)));
+});
+
 // An imported session's last activity is its last record's time, not the
 // import's (the time the store gives it): the list sorts it by when it
 // was last used, across a reload, until it is used again.

@@ -17,8 +17,8 @@ import (
 	"github.com/floehq/floe/playground/markdown"
 )
 
-// collapseAt is the size above which tool arguments and outputs are cut,
-// with a "show all" button.
+// collapseAt is the length, in characters, above which tool arguments and
+// outputs are cut, with a "show all" button.
 const collapseAt = 1200
 
 // itemView holds the elements of one transcript item.
@@ -672,11 +672,13 @@ func sameStrings(a, b []string) bool {
 	return true
 }
 
-// setLong shows s in pre, cut to collapseAt bytes unless the user asked
-// for all of it; more is the button that toggles.
+// setLong shows s in pre, cut to collapseAt characters (and 24 lines)
+// unless the user asked for all of it; more is the button that toggles.
+// Counted in bytes, a text of up to 1,200 characters not in ASCII (400
+// of Japanese are 1,200 bytes) had a "show all" that showed nothing more.
 func (a *App) setLong(v *itemView, part string, pre, more elem, s string, shown *string) {
 	show(pre, s != "")
-	long := len(s) > collapseAt || strings.Count(s, "\n") > 24
+	long := len(s) > collapseAt && utf8.RuneCountInString(s) > collapseAt || strings.Count(s, "\n") > 24
 	show(more, long)
 	text := s
 	if long && !v.expanded[part] {
