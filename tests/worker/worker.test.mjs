@@ -514,3 +514,41 @@ test("after eviction: resync_required, then /messages recovers the same state", 
   const recovered = h.json.messages.filter((m) => m.type !== "session_meta");
   assert.deepEqual(recovered.slice(1), got.filter(complete));
 });
+
+test("an isolate lets the servers of objects gone or idle go: one per object reset, at most 8 idle besides the last; a session whose server went answers and runs as after an eviction", { timeout: 120_000 }, async () => {
+  // evict.mjs resets an object (ctx.abort: its next request makes a new
+  // instance in the same isolate, as an eviction does) and counts the
+  // servers object.wasm keeps. Before, every instance opened one that
+  // nothing let go: a reset object's stayed beside its new one's, and an
+  // isolate kept one per object it had ever hosted.
+  const w = await worker({ token: "tok", main: "evict.mjs", mode: "allow-all" });
+  const servers = async (id) => (await (await fetch(`${w.url}/_test/servers/${id}`)).json()).servers;
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "a" })).status, 201);
+  assert.equal(await servers("a"), 1);
+  await (await fetch(`${w.url}/_test/abort/a`, { method: "POST" })).text(); // its answer: the reset's error
+  assert.equal((await api(w, "GET", "/api/sessions/a")).status, 200);
+  assert.equal(await servers("a"), 1, "the reset instance's server let go");
+  // A stream held open on "a" keeps its server, however many are opened.
+  const held = await stream(w, "a");
+  assert.ok(await held.next(), "the stream is open");
+  for (let i = 0; i < 12; i++) assert.equal((await api(w, "POST", "/api/sessions", { id: `s${i}` })).status, 201);
+  assert.equal(await servers("s0"), 10, "a's (streaming), s11's and the 8 idle used last");
+  const a = connect(w.url, "a", { token: "tok" });
+  const ranA = [];
+  for await (const m of a.run("hi")) ranA.push(m);
+  a.close();
+  assert.equal(ranA.at(-1).payload.type, "request_end");
+  for (let ev; (ev = await held.next()) !== null; ) {
+    if (JSON.parse(ev.data).payload?.type === "request_end") break;
+  }
+  held.close();
+  // s0's server went: its object opens another, the session resumed from
+  // its Trace, and it runs, as after an eviction.
+  const s = connect(w.url, "s0", { token: "tok" });
+  const got = [];
+  for await (const m of s.run("hi")) got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(1));
+  s.close();
+  assert.ok((await servers("s0")) <= 10);
+});

@@ -108,9 +108,14 @@ export class SessionObject {
     return (name) => (typeof this.env[name] === "string" ? this.env[name] : "");
   }
 
+  // server is this object's server in the isolate's object.wasm: opened
+  // at the first request, and again when it was released while idle
+  // (object.wasm keeps a few idle ones: an evicted object's would stay
+  // for the isolate's life), its session resumed from its Trace.
   server() {
+    if (this.handle !== null && !floeObject().live(this.handle)) this.handle = null;
     if (this.handle === null) {
-      const h = floeObject().open(this.ctx.storage.sql, this.options(), this.envFn());
+      const h = floeObject().open(this.ctx.storage.sql, this.options(), this.envFn(), this.ctx.id.toString());
       if (h instanceof Error) throw h;
       this.handle = h;
     }
@@ -141,6 +146,9 @@ export class SessionObject {
     const url = new URL(request.url);
     if (url.pathname === "/_index/ready") return this.ready();
     if (url.pathname.startsWith("/_index/")) return this.index(url, request);
+    // The body is read first: the server is taken after, with no await
+    // between, so that another object's open cannot release it meanwhile.
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
     let handle;
     try {
       handle = this.server();
@@ -149,7 +157,6 @@ export class SessionObject {
       // rest): every request says what is wrong, until it is fixed.
       return Response.json({ error: { code: "configuration", message: `the session object cannot start: ${e.message}` } }, { status: 500 });
     }
-    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
     return new Promise((resolve) => {
       let controller;
       let cancelled = null;

@@ -5,11 +5,14 @@
 // session_object.mjs, the Durable Object class, instantiates it once per
 // isolate and calls it through globalThis.floeObject:
 //
-//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams, pingMs}, env) → handle or Error   one server per object
+//	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams, pingMs}, env, key) → handle or Error   one server per object
+//	live(handle) → whether the server is still kept (open releases idle ones: keepIdle)
+//	count() → how many servers are kept
 //	check({delayMs, …}, env) → null or Error   open's checks of the configuration, no server (/readyz)
 //	fetch(handle, method, url, headers, body, reply)
 //
-// where pingMs is the streams' heartbeat in milliseconds (absent: every
+// where key is the object's id (a server opened before under it, of an
+// instance that is gone, is released); pingMs is the streams' heartbeat in milliseconds (absent: every
 // 20 s, T-11), which no variable sets: a test's subclass of the object
 // does, since the object's clock cannot be set; env(name) reads the
 // Worker's variable or secret of that name ("" when unset); and reply is
@@ -21,7 +24,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"sort"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -33,12 +38,48 @@ import (
 	"github.com/floehq/floe/web/fetch"
 )
 
+// keepIdle is how many servers an isolate keeps, besides the one open
+// makes, that answer no request and run nothing: past it, open releases
+// those used the longest ago.
+// Nothing says when an object is evicted while its isolate lives on, so
+// its server would otherwise stay for the isolate's life; a live object
+// whose server was released opens a new one at its next request, as after
+// an eviction (its session resumed from its Trace, a new channel epoch).
+const keepIdle = 8
+
+// object is one object's server in this isolate.
+type object struct {
+	srv      *server.Server
+	key      string // the object's id
+	inFlight int    // requests being answered, the streams included
+	used     uint64 // the last open or fetch of it, in calls
+}
+
 func main() {
-	var servers []*server.Server
+	servers := map[int]*object{}
+	next, calls := 0, uint64(0)
+	// release drops a server: its channels closed, its sessions' runs
+	// aborted (there are none when it is idle).
+	release := func(h int) {
+		o := servers[h]
+		delete(servers, h)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			o.srv.Shutdown(ctx)
+		}()
+	}
+	idle := func(o *object) bool {
+		return o.inFlight == 0 && o.srv.Registry.Counts().Running == 0
+	}
 	open := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
 		defer guard(&out)
 		if len(args) < 3 || args[0].Type() != js.TypeObject || args[2].Type() != js.TypeFunction {
-			return jsError("open: want (sql, options, env)")
+			return jsError("open: want (sql, options, env, key)")
+		}
+		key := ""
+		if len(args) > 3 && args[3].Type() == js.TypeString {
+			key = args[3].String()
 		}
 		cfg, err := configure(args[1], args[2])
 		if err != nil {
@@ -53,9 +94,37 @@ func main() {
 		if err != nil {
 			return jsError("open: " + err.Error())
 		}
-		servers = append(servers, srv)
-		return len(servers) - 1
+		// An object has one live instance: a server of its id opened
+		// before belongs to one that is gone (evicted, reset).
+		var byAge []int
+		for h, o := range servers {
+			if key != "" && o.key == key {
+				release(h)
+			} else if idle(o) {
+				byAge = append(byAge, h)
+			}
+		}
+		sort.Slice(byAge, func(i, j int) bool { return servers[byAge[i]].used < servers[byAge[j]].used })
+		for i := 0; i < len(byAge) && len(byAge)-i > keepIdle; i++ {
+			release(byAge[i])
+		}
+		calls++
+		next++
+		servers[next] = &object{srv: srv, key: key, used: calls}
+		return next
 	})
+	// live says whether a handle's server is still kept (open released
+	// it, or not).
+	live := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
+		defer guard(&out)
+		if len(args) < 1 || args[0].Type() != js.TypeNumber {
+			return false
+		}
+		_, ok := servers[args[0].Int()]
+		return ok
+	})
+	// count is how many servers this isolate keeps (for tests).
+	count := js.FuncOf(func(js.Value, []js.Value) any { return len(servers) })
 	// check is open's checks of the configuration without a server: the
 	// Worker's /readyz.
 	check := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
@@ -70,13 +139,23 @@ func main() {
 	})
 	fetchFn := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
 		defer guard(&out)
-		if len(args) < 6 || args[0].Type() != js.TypeNumber || args[0].Int() < 0 || args[0].Int() >= len(servers) {
-			return jsError("fetch: want (handle, method, url, headers, body, reply)")
+		var o *object
+		if len(args) >= 6 && args[0].Type() == js.TypeNumber {
+			o = servers[args[0].Int()]
 		}
-		go serve(servers[args[0].Int()], args[1].String(), args[2].String(), args[3], args[4], args[5])
+		if o == nil {
+			return jsError("fetch: want (handle, method, url, headers, body, reply), the handle of a server open keeps")
+		}
+		calls++
+		o.used = calls
+		o.inFlight++
+		go func() {
+			defer func() { o.inFlight-- }()
+			serve(o.srv, args[1].String(), args[2].String(), args[3], args[4], args[5])
+		}()
 		return nil
 	})
-	js.Global().Set("floeObject", map[string]any{"open": open, "check": check, "fetch": fetchFn})
+	js.Global().Set("floeObject", map[string]any{"open": open, "live": live, "count": count, "check": check, "fetch": fetchFn})
 	select {}
 }
 

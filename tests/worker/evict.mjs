@@ -1,0 +1,28 @@
+// A main module for the test of servers let go in an isolate: POST
+// /_test/abort/{id} resets the session object of that id (ctx.abort: the
+// next request makes a new instance, as after an eviction, in the same
+// isolate), and GET /_test/servers/{id} answers, from that session's
+// object, how many servers the isolate's object.wasm keeps.
+import front from "./index.mjs";
+import { SessionObject as Base } from "./session_object.mjs";
+
+export default {
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    const m = /^\/_test\/(abort|servers)\/(.+)$/.exec(pathname);
+    if (m) return env.SESSIONS.get(env.SESSIONS.idFromName(m[2])).fetch("https://session.floe/_test/" + m[1]);
+    return front.fetch(request, env, ctx);
+  },
+};
+
+export class SessionObject extends Base {
+  async fetch(request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/_test/abort") {
+      this.ctx.abort("reset by the test"); // this request fails with it
+      return new Response(null, { status: 204 });
+    }
+    if (pathname === "/_test/servers") return Response.json({ servers: globalThis.floeObject.count() });
+    return super.fetch(request);
+  }
+}
