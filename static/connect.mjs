@@ -190,9 +190,10 @@ async function* sseEvents(body, signals, stallMs) {
  * token (bearer token), fetch (a fetch implementation; default
  * globalThis.fetch), reconnectDelayMs (wait before reopening a dropped
  * stream, or posting a decision again; default 1000), stallMs (a stream
- * that brings nothing for that long, pings included, is reopened, and a
- * first connection that meets only a gateway's 502–504 for that long ends;
- * default 45000, two of the server's pings).
+ * that brings nothing for that long, pings included, is reopened, a
+ * first connection that meets only a gateway's 502–504 for that long ends,
+ * and a request not answered within it is a timeout; default 45000, two
+ * of the server's pings).
  */
 export function connect(baseURL, sessionId, options = {}) {
   if (typeof baseURL !== "string" || baseURL === "") throw floeError("bad_argument", "connect: baseURL: want a URL string");
@@ -221,17 +222,60 @@ export function connect(baseURL, sessionId, options = {}) {
   const base = baseURL.replace(/\/+$/, "") + "/api/sessions/" + path;
   const headers = (extra = {}) => (token ? { ...extra, Authorization: `Bearer ${token}` } : extra);
 
-  // request calls the server; close() aborts the requests in flight.
+  // answered fetches url and resolves to read(resp)'s value, within
+  // stallMs: past it, the fetch is aborted and answered rejects with a
+  // timeout FloeError naming what was asked (a server or a proxy that
+  // takes a request and never answers held it, and a run waiting on its
+  // POST, for ever). close() aborts it. A fetch function that does not
+  // heed the signal is not waited for either; a Response it gives late
+  // has its body cancelled.
+  async function answered(what, url, init, read) {
+    const ctl = new AbortController();
+    let late = false;
+    let timer;
+    let onStop;
+    const given = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        late = true;
+        ctl.abort();
+        const posted = init.method !== undefined && init.method !== "GET";
+        reject(floeError("timeout", `${what}: no answer within ${stallMs} ms (stallMs)${posted ? ": given up, though it may have reached the server" : ""}`));
+      }, stallMs);
+      onStop = () => {
+        ctl.abort();
+        reject(floeError("closed", "remote session: closed"));
+      };
+      stop.signal.addEventListener("abort", onStop, { once: true });
+    });
+    const answer = (async () => {
+      const resp = await doFetch(url, { ...init, signal: ctl.signal });
+      if (late || stop.signal.aborted) {
+        resp?.body?.cancel?.()?.catch?.(() => {});
+        throw floeError("timeout", `${what}: answered too late`);
+      }
+      return read(resp);
+    })();
+    answer.catch(() => {}); // (given rejected first)
+    try {
+      return await Promise.race([answer, given]);
+    } finally {
+      clearTimeout(timer);
+      stop.signal.removeEventListener("abort", onStop);
+    }
+  }
+
+  // request calls the server; close() aborts the requests in flight, and
+  // one not answered within stallMs is a timeout (answered).
   async function request(method, path, body) {
     if (closed) throw floeError("closed", "remote session: closed");
-    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }), signal: stop.signal };
+    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
     if (body !== undefined) init.body = JSON.stringify(body);
     let resp, text;
     try {
-      resp = await doFetch(base + path, init);
-      text = await resp.text();
+      ({ resp, text } = await answered(`${method} ${path}`, base + path, init, async (r) => ({ resp: r, text: await r.text() })));
     } catch (e) {
       if (closed) throw floeError("closed", "remote session: closed");
+      if (e?.name === "FloeError" && e.code === "timeout") throw e;
       // The request did not reach the server, or its answer did not come
       // back: a FloeError like the server's refusals, the cause kept.
       throw Object.assign(floeError("network", `${method} ${path}: ${e?.message ?? String(e)}`), { cause: e });
@@ -471,7 +515,11 @@ export function connect(baseURL, sessionId, options = {}) {
   async function open(leave) {
     const h = headers({ Accept: "text/event-stream" });
     if (lastId !== null) h["Last-Event-ID"] = lastId;
-    const resp = await doFetch(base + "/stream", { headers: h, signal: stop.signal });
+    // Its head within stallMs, as any request's answer: a proxy that
+    // holds the request left the follower, and every run, waiting for ever.
+    const resp = await answered("GET /stream", base + "/stream", { headers: h }, (r) => r).catch((e) => {
+      throw e?.name === "FloeError" && e.code === "timeout" ? floeError("network", `no answer within ${stallMs} ms (stallMs)`) : e;
+    });
     if (!resp.ok) {
       const text = await resp.text().catch(() => "");
       const err = parseJSON(text)?.error;

@@ -1065,7 +1065,7 @@ export interface ConnectOptions {
   fetch?: ((url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseType>) | undefined;
   /** Wait before reopening a dropped stream (with Last-Event-ID), or posting a lost decision again; default 1000. */
   reconnectDelayMs?: number | undefined;
-  /** A stream that brings nothing for this long, not even the server's ping (every 20 s), is reopened; a first connection that meets only a proxy's 502, 503 or 504 for this long ends with it. Default 45000. */
+  /** A stream that brings nothing for this long, not even the server's ping (every 20 s), is reopened; a first connection that meets only a proxy's 502, 503 or 504 for this long ends with it; a request (a POST, /messages, the stream's head) not answered within it is given up, a FloeError "timeout" (the stream's reopened). Default 45000. */
   stallMs?: number | undefined;
 }
 

@@ -1024,7 +1024,7 @@ test("run's thinkingLevel goes with the task (POST …/tasks); a level no adapte
 
 // The defaults, read from the timers connect.mjs arms (its own, by the
 // stack that arms them): no test waits 45 s to see a silent stream go.
-test("connect's defaults: a stream is given stallMs 45000 to bring something, and a dropped one is reopened after reconnectDelayMs 1000", { timeout: 20_000 }, async () => {
+test("connect's defaults: a stream is given stallMs 45000 to bring something, as a request its answer, and a dropped one is reopened after reconnectDelayMs 1000", { timeout: 20_000 }, async () => {
   const base = await start("--delay", "0");
   const id = await create(base, "");
   let streams = 0;
@@ -1037,11 +1037,14 @@ test("connect's defaults: a stream is given stallMs 45000 to bring something, an
     return resp;
   };
   const armed = [];
+  const bounds = []; // a request's bound (answered): stallMs too
   let reopened;
   const second = new Promise((r) => (reopened = r));
   const setTimeout0 = globalThis.setTimeout;
   globalThis.setTimeout = function (fn, ms, ...rest) {
-    if (/connect\.mjs/.test(new Error().stack)) {
+    const stack = new Error().stack;
+    if (/connect\.mjs/.test(stack) && /answered/.test(stack)) bounds.push(ms);
+    else if (/connect\.mjs/.test(stack)) {
       armed.push(ms);
       if (streams >= 2 && armed.length >= 3) reopened();
     }
@@ -1057,6 +1060,7 @@ test("connect's defaults: a stream is given stallMs 45000 to bring something, an
     globalThis.setTimeout = setTimeout0;
   }
   assert.deepEqual(armed.slice(0, 3), [45000, 1000, 45000]);
+  assert.ok(bounds.length >= 3 && bounds.every((ms) => ms === 45000), `the requests' bounds: ${bounds}`);
 });
 
 // Two run()s of one client at once: the server takes one task and refuses
@@ -1448,4 +1452,87 @@ test("the stream's BOM is dropped, a character split between reads comes whole, 
   assert.deepEqual((await it.next()).value, said("two"));
   assert.deepEqual((await it.next()).value, said("Grüße 東京 🌸"));
   assert.equal(await reconnected, " e-2");
+});
+
+// A request the server (or a proxy before it) takes and never answers is
+// given up after stallMs. Before, a run whose task's POST got no answer
+// waited for ever, its signal and a break included (both wait for the
+// POST's answer, to abort a task the server took), and a /messages or a
+// stream's head that never came held the follower, and every run, so.
+test("a request never answered is a timeout after stallMs: a run whose POST hangs ends with it, a break and the signal too; a /messages or a stream's head that hangs is asked again", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0", "--mode", "allow-all");
+  const id = await create(base, "");
+  // hang answers nothing, ever: heeding the signal (a fetch), or not (a
+  // fetch function of the user's that drops it).
+  const hang = (heed) => (url, init) => new Promise((_, reject) => heed && init.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+  const timedOut = (e) => e.name === "FloeError" && e.code === "timeout" && e.message === "POST /tasks: no answer within 200 ms (stallMs): given up, though it may have reached the server";
+  for (const heed of [true, false]) {
+    const when = heed ? "a fetch that heeds the signal" : "a fetch that does not";
+    let posted;
+    const f = (url, init = {}) => {
+      if (init.method === "POST" && String(url).endsWith("/tasks")) {
+        posted();
+        return hang(heed)(url, init);
+      }
+      return fetch(url, init);
+    };
+    const s = client(base, id, { fetch: f, reconnectDelayMs: 0, stallMs: 200 });
+    let out = new Promise((r) => (posted = r));
+    await assert.rejects(
+      (async () => {
+        for await (const m of s.run("hi")) assert.fail(`${when}: yielded ${m.payload.type}`);
+      })(),
+      timedOut,
+      when,
+    );
+    // A break while the POST hangs ends the run once the POST is given up.
+    out = new Promise((r) => (posted = r));
+    const broken = s.run("hi");
+    const first = broken.next();
+    await out;
+    assert.deepEqual(await broken.return(), { value: undefined, done: true }, when);
+    await first.then(
+      (r) => assert.deepEqual(r, { value: undefined, done: true }, when),
+      (e) => assert.ok(timedOut(e), when), // (the next() made before the break: the POST's end)
+    );
+    // So does the run's signal, aborted while the POST hangs.
+    out = new Promise((r) => (posted = r));
+    const ctl = new AbortController();
+    const aborted = s.run("hi", { signal: ctl.signal });
+    const next = aborted.next();
+    await out;
+    ctl.abort();
+    await assert.rejects(next, timedOut, when);
+    s.close();
+  }
+  // A /messages that never answers is asked again, as a failed one is;
+  // so is a stream whose head never comes once connected; a first
+  // connection whose head never comes ends with a network error naming
+  // the bound, as one that reaches no server does.
+  const asked = { messages: 0, streams: 0 };
+  const runs = async (f) => {
+    const s = client(base, id, { fetch: f, reconnectDelayMs: 0, stallMs: 200 });
+    const got = [];
+    for await (const m of s.run("Count the lines of main.go")) got.push(m);
+    assert.equal(got.at(-1).payload.type, "request_end");
+    s.close();
+  };
+  await runs((url, init = {}) => (String(url).endsWith("/messages") && ++asked.messages === 1 ? hang(true)(url, init) : fetch(url, init)));
+  assert.ok(asked.messages >= 2);
+  await runs(async (url, init = {}) => {
+    if (!String(url).endsWith("/stream")) return fetch(url, init);
+    if (++asked.streams === 2) return hang(false)(url, init);
+    const resp = await fetch(url, init);
+    if (asked.streams > 1) return resp;
+    resp.body.cancel().catch(() => {});
+    return new Response("", { status: 200, headers: resp.headers }); // the first ends at once
+  });
+  assert.ok(asked.streams >= 3);
+  const s = client(base, id, { fetch: (url, init = {}) => (String(url).endsWith("/stream") ? hang(true)(url, init) : fetch(url, init)), stallMs: 200 });
+  await assert.rejects(
+    (async () => {
+      for await (const m of s.run("hi")) assert.fail(`yielded ${m.payload.type}`);
+    })(),
+    (e) => e.code === "network" && /^GET \/stream: no answer within 200 ms \(stallMs\): no answer from http:\/\/127\.0\.0\.1:\d+: is it running\?$/.test(e.message),
+  );
 });
