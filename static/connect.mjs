@@ -228,12 +228,13 @@ export function connect(baseURL, sessionId, options = {}) {
   // takes a request and never answers held it, and a run waiting on its
   // POST, for ever). close() aborts it. A fetch function that does not
   // heed the signal is not waited for either; a Response it gives late
-  // has its body cancelled.
-  async function answered(what, url, init, read) {
+  // has its body cancelled. leave, an AbortSignal, gives it up too: its
+  // connection was left, and nothing of its answer is taken.
+  async function answered(what, url, init, read, leave) {
     const ctl = new AbortController();
     let late = false;
     let timer;
-    let onStop;
+    let onStop, onLeave;
     const given = new Promise((_, reject) => {
       timer = setTimeout(() => {
         late = true;
@@ -245,11 +246,17 @@ export function connect(baseURL, sessionId, options = {}) {
         ctl.abort();
         reject(floeError("closed", "remote session: closed"));
       };
+      onLeave = () => {
+        ctl.abort();
+        reject(floeError("network", `${what}: given up: its connection was left`));
+      };
       stop.signal.addEventListener("abort", onStop, { once: true });
+      if (leave?.aborted) onLeave();
+      leave?.addEventListener("abort", onLeave, { once: true });
     });
     const answer = (async () => {
       const resp = await doFetch(url, { ...init, signal: ctl.signal });
-      if (late || stop.signal.aborted) {
+      if (late || stop.signal.aborted || leave?.aborted) {
         resp?.body?.cancel?.()?.catch?.(() => {});
         throw floeError("timeout", `${what}: answered too late`);
       }
@@ -261,21 +268,24 @@ export function connect(baseURL, sessionId, options = {}) {
     } finally {
       clearTimeout(timer);
       stop.signal.removeEventListener("abort", onStop);
+      leave?.removeEventListener("abort", onLeave);
     }
   }
 
   // request calls the server; close() aborts the requests in flight, and
-  // one not answered within stallMs is a timeout (answered).
-  async function request(method, path, body) {
+  // one not answered within stallMs is a timeout, one whose leave aborts
+  // given up (answered).
+  async function request(method, path, body, leave) {
     if (closed) throw floeError("closed", "remote session: closed");
     const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
     if (body !== undefined) init.body = JSON.stringify(body);
     let resp, text;
     try {
-      ({ resp, text } = await answered(`${method} ${path}`, base + path, init, async (r) => ({ resp: r, text: await r.text() })));
+      ({ resp, text } = await answered(`${method} ${path}`, base + path, init, async (r) => ({ resp: r, text: await r.text() }), leave));
     } catch (e) {
       if (closed) throw floeError("closed", "remote session: closed");
       if (e?.name === "FloeError" && e.code === "timeout") throw e;
+      if (leave?.aborted) throw floeError("network", `${method} ${path}: given up: its connection was left`);
       // The request did not reach the server, or its answer did not come
       // back: a FloeError like the server's refusals, the cause kept.
       throw Object.assign(floeError("network", `${method} ${path}: ${e?.message ?? String(e)}`), { cause: e });
@@ -421,9 +431,13 @@ export function connect(baseURL, sessionId, options = {}) {
 
   // history fetches /messages (§7): it delivers the complete messages not
   // yet delivered (counted, so repeated identical messages stay apart) and
-  // returns the cursor and the live snapshot.
-  async function history() {
-    const { json } = await request("GET", "/messages");
+  // returns the cursor and the live snapshot. leave is its connection's
+  // signal: an answer that comes after the connection was left is not
+  // applied (an older snapshot than the next connection's: its state and
+  // pending approvals would undo what the stream since brought).
+  async function history(leave) {
+    const { json } = await request("GET", "/messages", undefined, leave);
+    if (leave.aborted) throw floeError("network", "GET /messages: given up: its connection was left");
     const wasBusy = state !== "idle";
     const counts = new Map();
     for (const m of log) counts.set(canonical(m), (counts.get(canonical(m)) ?? 0) + 1);
@@ -592,7 +606,7 @@ export function connect(baseURL, sessionId, options = {}) {
             // fails before then (the /messages request, or the stream)
             // fetches it again on the next one.
             const buffered = [];
-            const hist = history();
+            const hist = history(conn.signal);
             const histIn = hist.then(() => null);
             for (;;) {
               const r = await Promise.race([histIn, next]);

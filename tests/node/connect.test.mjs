@@ -1536,3 +1536,60 @@ test("a request never answered is a timeout after stallMs: a run whose POST hang
     (e) => e.code === "network" && /^GET \/stream: no answer within 200 ms \(stallMs\): no answer from http:\/\/127\.0\.0\.1:\d+: is it running\?$/.test(e.message),
   );
 });
+
+// A connection left while its /messages was on its way (the stream cut,
+// the client reconnecting) takes nothing from that answer: the next
+// connection's history is the one applied. Before, the late answer was
+// applied too, after the newer one: its session state undid the stream's,
+// so an answer taken before the run started, come while it ran, ended
+// run() at once with an abort saying the server cut it off, and its
+// pending approvals (none) replaced the run's.
+test("a /messages answered after its connection was left is dropped: a stale snapshot neither ends the run nor drops its pending approval", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  let cut;
+  const cutFirst = new Promise((r) => (cut = r));
+  let late;
+  const gate = new Promise((r) => (late = r));
+  let taken; // the client has taken the late answer (applied or dropped it)
+  const settled = new Promise((r) => (taken = r));
+  let histories = 0;
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const u = String(url);
+    if (u.endsWith("/stream") && ++streams === 1) return cutWhen(await fetch(url, init), cutFirst);
+    if (u.endsWith("/messages") && ++histories === 1) {
+      // The session as it is now (idle, no run), answered once the run
+      // is under way, whatever the signal says (a fetch that drops it).
+      const resp = await fetch(url, { ...init, signal: undefined });
+      const text = await resp.text();
+      cut(); // the stream drops meanwhile: the client reconnects
+      await gate;
+      // What the client does with the answer is done in microtasks,
+      // which all run before an immediate.
+      setImmediate(taken);
+      return { ok: resp.ok, status: resp.status, headers: resp.headers, text: async () => text };
+    }
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const asked = [];
+  const got = [];
+  for await (const m of s.run("Count the lines of main.go", {
+    approve: async (call) => {
+      asked.push(call.payload.tool_call_id);
+      if (asked.length === 2) {
+        // The first call is decided and the second pending: the stale
+        // answer (idle, nothing pending) comes now, and is dropped.
+        late();
+        await settled;
+      }
+      return "allow";
+    },
+  }))
+    got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end", `the run ended on ${JSON.stringify(got.at(-1).payload)}`);
+  assert.equal(new Set(asked).size, asked.length, "each call asked once");
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(1));
+  assert.equal(s.state, "idle");
+});
