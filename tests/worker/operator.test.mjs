@@ -111,6 +111,24 @@ test("a misspelt variable is named in the answer to every request, FLOE_TOKN fir
   assert.equal((await api(w4, "POST", "/api/sessions", {})).status, 201);
 });
 
+test("without FLOE_TOKEN the API is open; a FLOE_TOKEN no request can match (a line feed at its end) is named in the answer to every request and in /readyz", async () => {
+  const open = await worker({ token: "" });
+  assert.equal((await fetch(open.url + "/api/sessions", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status, 201);
+  // Before, it refused every request, 401 "missing or wrong bearer
+  // token", whatever the client sent: floe-server refuses such a --token
+  // at its start, naming it.
+  const w = await worker({ token: "tok\n" });
+  for (const [method, path, token] of [["POST", "/api/sessions", "tok"], ["GET", "/api/sessions", "tok"], ["GET", "/api/sessions/x/stream", ""]]) {
+    const r = await api(w, method, path, method === "POST" ? {} : undefined, token);
+    assert.equal(r.status, 500, `${method} ${path}`);
+    assert.deepEqual(r.json.error, {
+      code: "configuration",
+      message: "the Worker cannot start: FLOE_TOKEN: the token starts or ends with white space (a line feed from where it was copied?), which no Authorization header carries: every request would be refused",
+    });
+  }
+  assert.equal((await fetch(w.url + "/readyz")).status, 503);
+});
+
 test("a Trace write the storage refuses is in the Worker's log, and the run goes on", async () => {
   // Before, the object dropped its diagnostics: records were lost without a word.
   const logs = [];

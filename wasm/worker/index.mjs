@@ -1,11 +1,12 @@
 // The Worker's main module: the Go front Worker (syumai/workers' generated
 // worker.mjs) and the session Durable Object class. A FLOE_ variable the
-// Worker does not read (FLOE_TOKN for FLOE_TOKEN) answers every request
-// with a 500 naming it, before the front Worker runs. /healthz and
+// Worker does not read (FLOE_TOKN for FLOE_TOKEN), or a FLOE_TOKEN no
+// request can match, answers every request with a 500 naming it, before
+// the front Worker runs. /healthz and
 // /readyz, as floe-server's, are answered here, without a token, whatever
 // the Origin.
 import worker from "./worker.mjs";
-import { unknownVar } from "./session_object.mjs";
+import { unknownVar, tokenProblem } from "./session_object.mjs";
 export { SessionObject } from "./session_object.mjs";
 
 export default front();
@@ -64,7 +65,7 @@ export function front({ readyTTL = 1000, readyTimeout = 2000 } = {}) {
     fetch(request, env, ctx) {
       const { pathname } = new URL(request.url);
       if (pathname === "/healthz" || pathname === "/readyz") return probe(request, env, ctx, pathname);
-      const problem = unknownVar(env);
+      const problem = unknownVar(env) || tokenProblem(env);
       if (problem) return Response.json({ error: { code: "configuration", message: `the Worker cannot start: ${problem}` } }, { status: 500 });
       return worker.fetch(request, env, ctx);
     },
@@ -87,11 +88,11 @@ async function within(p, ms, late) {
 }
 
 // check says why the Worker cannot serve sessions, or "": a variable it
-// does not read, no SESSIONS binding, or the object "index" not answering
+// does not read, a FLOE_TOKEN no request can match, no SESSIONS binding, or the object "index" not answering
 // within timeout ms or refusing the configuration (open's checks of the
 // variables, FLOE_MODEL and the rest) or its storage.
 async function check(env, timeout) {
-  const problem = unknownVar(env);
+  const problem = unknownVar(env) || tokenProblem(env);
   if (problem) return problem;
   const ns = env.SESSIONS;
   if (!ns || typeof ns.idFromName !== "function") return "no SESSIONS binding (a Durable Object namespace of SessionObject)";

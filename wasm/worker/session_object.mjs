@@ -72,6 +72,19 @@ export function unknownVar(env) {
   return "";
 }
 
+// tokenProblem says why FLOE_TOKEN can never match an Authorization
+// header, as floe-server refuses such a --token; "" when it can, or is
+// unset (the API then open to whoever has the URL). A token pasted or
+// piped with its line feed refused every request, 401 "missing or wrong
+// bearer token", which did not say why.
+export function tokenProblem(env) {
+  const t = env.FLOE_TOKEN;
+  if (typeof t !== "string" || t === "") return "";
+  if (t.trim() !== t) return "FLOE_TOKEN: the token starts or ends with white space (a line feed from where it was copied?), which no Authorization header carries: every request would be refused";
+  if (/[\x00-\x1f\x7f]/.test(t)) return "FLOE_TOKEN: the token holds a control character, which no Authorization header carries: every request would be refused";
+  return "";
+}
+
 // distance is the edit distance of a and b, a swap of two neighbours one
 // edit (FLOE_MODLE is FLOE_MODEL's).
 function distance(a, b) {
