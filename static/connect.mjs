@@ -884,8 +884,14 @@ export function connect(baseURL, sessionId, options = {}) {
       const { it, finish, push: pushTo } = iterator(
         (ev, push, fin) => {
           if (ev.kind === "state") {
-            if (ev.state !== "idle" && phase === "before" && posted) phase = "running";
-            else if (ev.state === "idle" && phase === "running") end(fin);
+            // (Not a task_state running: after the POST went out, a
+            // reconnect's initial task_state may show another client's
+            // run, which the server ends before it takes this task.)
+            if (ev.state === "idle" && phase === "running") end(fin);
+          } else if (ev.kind === "message" && phase === "before" && posted && !ev.history) {
+            // The run's prompt, which the server publishes before the run
+            // (T-4) and the run does not yield: this run from here on.
+            if (ours([ev.message]) !== null) phase = "running";
           } else if (ev.kind === "message" && phase === "running" && !ev.history) {
             take(push, ev.message); // live (history's are taken with its event, below)
           } else if (ev.kind === "approval" && phase === "running" && approve) {
@@ -901,12 +907,13 @@ export function connect(baseURL, sessionId, options = {}) {
             // history): what it streamed so far, and its end if it ended
             // there too (a resync after the whole run, which may come
             // before the task's POST has answered).
+            // A history running without it shows another client's run.
             const mine = ours(ev.messages);
             if (mine !== null) {
               phase = "running";
               for (const m of mine) take(push, m);
               if (ev.state === "idle") end(fin);
-            } else if (ev.state !== "idle") phase = "running"; // its start fell in a gap the history covers
+            }
           }
         },
         async () => {

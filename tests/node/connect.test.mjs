@@ -1593,3 +1593,79 @@ test("a /messages answered after its connection was left is dropped: a stale sna
   assert.deepEqual(got.filter(complete), (await history(s)).slice(1));
   assert.equal(s.state, "idle");
 });
+
+// A run goes running when its own prompt shows (on the stream, T-4: the
+// input is published before task_state running; or in a resync's
+// history), not at a task_state running: after its POST went out, a
+// reconnect's snapshot (the initial task_state, or /messages) may show
+// another client's run, which the server ends before it takes this task.
+// Before, that run's tail was yielded as this run's, which then ended
+// with it; its own run went on unseen.
+test("a reconnect's snapshot showing another client's run after this run's POST went out does not give this run that run's tail", { timeout: 30_000 }, async () => {
+  const base = await start("--delay", "0");
+  const id = await create(base, "ask");
+  // Another client's run, held at its first approval until the test says.
+  let approveOther;
+  const otherMayGo = new Promise((r) => (approveOther = r));
+  const other = client(base, id);
+  const following = (async () => {
+    for await (const m of other.messages({ approve: async () => (await otherMayGo, "allow") })) void m;
+  })();
+  await fetch(`${base}/api/sessions/${id}/tasks`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ input: "Count the lines of main.go" }) });
+  // This client: its POST held until the other run has ended and its
+  // second stream has shown that end; its first stream cut when the POST
+  // goes out, so that the second's initial task_state (running: the
+  // other's) comes after it.
+  let cut;
+  const cutFirst = new Promise((r) => (cut = r));
+  let sawIdle;
+  const idleSeen = new Promise((r) => (sawIdle = r));
+  let sawRunning;
+  const runningSeen = new Promise((r) => (sawRunning = r));
+  let streams = 0;
+  const f = async (url, init = {}) => {
+    const u = String(url);
+    if (u.endsWith("/stream")) {
+      const n = ++streams;
+      const resp = await fetch(url, init);
+      if (n === 1) return cutWhen(resp, cutFirst);
+      if (n > 2) return resp;
+      const reader = resp.body.getReader();
+      const dec = new TextDecoder();
+      let seen = "";
+      return new Response(
+        new ReadableStream({
+          async pull(ctrl) {
+            const r = await reader.read();
+            if (r.done) return ctrl.close();
+            seen += dec.decode(r.value, { stream: true });
+            ctrl.enqueue(r.value);
+            if (seen.includes('"state":"running"')) sawRunning();
+            if (seen.includes('"state":"idle"')) sawIdle();
+          },
+          cancel: () => reader.cancel(),
+        }),
+        { status: resp.status, headers: resp.headers },
+      );
+    }
+    if (init.method === "POST" && u.endsWith("/tasks")) {
+      cut();
+      await runningSeen; // the second stream's snapshot: the other run, running
+      approveOther();
+      await idleSeen; // the other run ended, and this client was told
+      await new Promise((r) => setImmediate(r)); // (what the client does with it is done in microtasks)
+      return fetch(url, init);
+    }
+    return fetch(url, init);
+  };
+  const s = client(base, id, { fetch: f, reconnectDelayMs: 0 });
+  const got = [];
+  for await (const m of s.run("hi", { approve: () => "allow" })) got.push(m);
+  assert.ok(streams >= 2);
+  const h = await history(s);
+  const mine = h.slice(h.findLastIndex((m) => m.payload.role === "user" && m.payload.text === "hi") + 1);
+  assert.ok(mine.length > 0 && mine.length < h.length);
+  assert.deepEqual(got.filter(complete), mine, "this run's messages, none of the other's");
+  other.close();
+  await following.catch(() => {});
+});
