@@ -124,11 +124,13 @@ export class SessionObject {
   // server is this object's server in the isolate's object.wasm: opened
   // at the first request, and again when it was released while idle
   // (object.wasm keeps a few idle ones: an evicted object's would stay
-  // for the isolate's life), its session resumed from its Trace.
+  // for the isolate's life), its session resumed from its Trace. Its key
+  // is the object's id (a stand-in ctx, as the tests' main modules make,
+  // may have none: no key).
   server() {
     if (this.handle !== null && !floeObject().live(this.handle)) this.handle = null;
     if (this.handle === null) {
-      const h = floeObject().open(this.ctx.storage.sql, this.options(), this.envFn(), this.ctx.id.toString());
+      const h = floeObject().open(this.ctx.storage.sql, this.options(), this.envFn(), String(this.ctx.id ?? ""));
       if (h instanceof Error) throw h;
       this.handle = h;
     }
