@@ -615,7 +615,10 @@ test("a first connection that meets only a gateway's 502 ends after stallMs, nam
   await assert.rejects(async () => {
     for await (const m of s.run("hi")) void m;
   }, why);
-  assert.equal(asked > 2, true, "the stream was asked for again while stallMs lasted");
+  // Asked again after the first 502, which starts stallMs: how many
+  // times more depends on how busy the machine is (a third ask within
+  // 100 ms failed at a load of 15).
+  assert.equal(asked >= 2, true, "the stream was not asked for again after the first 502");
   await assert.rejects(s.messages().next(), why);
 });
 
