@@ -175,19 +175,30 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// deleteSession is the export deleteSession(id, store) → Promise<void>:
-// the session with its subagents' sessions (trace.DeleteTree).
+// deleteSession is the export deleteSession(id, store, children) →
+// Promise<void>: the session with its subagents' sessions
+// (trace.DeleteTree). With children true it deletes nothing and resolves
+// to the ids of those child sessions (trace.Children), each ended by a
+// newline, whose locks the shim takes before it deletes.
 func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	id, store, err := b.idStore(args, "deleteSession")
 	if err != nil {
 		return nil, err
 	}
+	list := arg(args, 2).Truthy()
 	return b.async("deleteSession", func() (any, error) {
 		ctx := context.Background()
+		children, _ := trace.Children(ctx, store, id)
+		if list { // none for a session not stored: the delete says so
+			out := ""
+			for _, c := range children {
+				out += c + "\n"
+			}
+			return out, nil
+		}
 		// A session or subagent object of this program still open on it
 		// stores no more: its next run would write a Trace without its
 		// session_meta, listed and never resumable.
-		children, _ := trace.Children(ctx, store, id)
 		for _, sid := range append(children, id) {
 			b.dropTraces(ctx, sid, true)
 		}

@@ -722,7 +722,7 @@ export interface Floe {
    * for a subagent record naming a stored session the files do not hold.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
-  /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy" while a run or compaction of it is in flight, in any tab or, on a { dir } store, any process). A session or subagent object of this program still open on it stores nothing more. */
+  /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy", deleting nothing, while a run or compaction of it, or a run of one of those child sessions, is in flight, in any tab or, on a { dir } store, any process). A session or subagent object of this program still open on it stores nothing more. */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
   tool: typeof tool;

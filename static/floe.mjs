@@ -1051,12 +1051,34 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // another tab's or another session object's) would otherwise go on
     // writing its records after the delete, leaving a session without its
     // session_meta that lists but never resumes.
-    const release = await tryLock(store, id, { wait: true });
-    if (typeof release !== "function") throw busy("deleteSession", id, release);
+    // So does each of its subagents' child sessions, deleted with it: a
+    // child's run may go on after its parent's (a createSubagent object of
+    // its id, a run its parent's abort grace left), and was deleted under
+    // it. One busy refuses the whole delete before anything is deleted.
+    // The children are listed once the session is held (none is added
+    // then but by a child's run, whose lock is then refused), and again
+    // until no new one shows.
+    const held = [];
     try {
+      const release = await tryLock(store, id, { wait: true });
+      if (typeof release !== "function") throw busy("deleteSession", id, release);
+      held.push(release);
+      for (const locked = new Set([id]); ; ) {
+        const children = (await call("deleteSession", id, store, true)).split("\n").filter((c) => c && !locked.has(c));
+        if (children.length === 0) break;
+        for (const c of children) {
+          const release = await tryLock(store, c, { wait: true });
+          if (typeof release !== "function") {
+            const who = release ?? "another tab or worker (or a session or subagent object of this program) is running it";
+            throw floeError("session_busy", `deleteSession: session ${JSON.stringify(id)} is not deleted, nor any of its subagents' sessions: its subagent's session ${JSON.stringify(c)} is busy: ${who}`);
+          }
+          held.push(release);
+          locked.add(c);
+        }
+      }
       return await call("deleteSession", id, store).catch((e) => notFoundWhere(e, given, store));
     } finally {
-      release();
+      for (const release of held) release();
     }
   }
 

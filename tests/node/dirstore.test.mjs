@@ -149,6 +149,29 @@ test("{dir}: a lock file left by this process's pid in another life is stale; on
   await again.close();
 });
 
+test("{dir}: deleteSession of a parent whose subagent's child session another process holds is refused, naming that process and file, and deletes nothing", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const child = floe.subagentTool({ create: () => ({ store, llm: scriptedLLM(say("found")) }) });
+  const call = async function* () {
+    yield { type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "run_subagent", arguments: JSON.stringify({ prompt: "find it" }), tool_call_id: "c1", stop_reason: "completed" } };
+    return { status: "completed" };
+  };
+  const parent = floe.createSession({ meta: meta("tree parent"), store, tools: [child], llm: scriptedLLM(call, say("done")) });
+  const msgs = await collect(parent.run("go", { approve: () => "allow" }));
+  await parent.close();
+  const childId = msgs.find((m) => m.origin).origin[0];
+  // A live process of this host (this one's parent) holds the child.
+  await writeFile(lockFile(dir, childId), JSON.stringify({ pid: process.ppid, host: hostname(), token: "other", beat: 30 }) + "\n");
+  const holder = new RegExp(`subagent's session "${childId}" is busy: another process \\(pid ${process.ppid} on [^)]*\\) is running it \\(its lock file .*${childId}\\.lock`);
+  await rejects(floe.deleteSession(parent.id, { store }), "session_busy", holder);
+  assert.deepEqual((await floe.listSessions({ store })).map((x) => x.id).sort(), [childId, parent.id].sort(), "a session was deleted");
+  assert.equal(nodeFS.existsSync(lockFile(dir, parent.id)), false, "the parent's lock file outlived the refused delete");
+  await rm(lockFile(dir, childId));
+  await floe.deleteSession(parent.id, { store });
+  assert.deepEqual(await floe.listSessions({ store }), []);
+});
+
 // A holder touches its lock file every beat while it holds it, so one its
 // pid cannot judge (another host: a container made anew over the same
 // directory; a pid another process took) is gone once its file has gone

@@ -571,6 +571,60 @@ test("a parent's run aborted while its run_subagent child runs: the child's run 
   }
 });
 
+// A parent's Trace that names child, the parent's files of a real
+// run_subagent call whose child session is left out (imported without it).
+async function parentNaming(store) {
+  const scratch = "memory";
+  const child = floe.subagentTool({ create: () => ({ store: scratch, llm: scriptedLLM(say("found")) }) });
+  const call = async function* () {
+    yield toolCall("c1", "run_subagent", JSON.stringify({ prompt: "find it" }));
+    yield usage();
+    return { status: "completed" };
+  };
+  const parent = floe.createSession({ meta: meta(newID("tree-parent")), store: scratch, tools: [child], llm: scriptedLLM(call, say("done")) });
+  const msgs = await collect(parent.run("go", { approve: () => "allow" }));
+  await parent.close();
+  const childId = msgs.find((m) => m.origin).origin[0];
+  const files = await floe.exportSession(parent.id, { store: scratch });
+  await floe.deleteSession(parent.id, { store: scratch });
+  await floe.importSession(files.filter((f) => f.name.includes(parent.id)), { store });
+  return { parentId: parent.id, childId };
+}
+
+test("deleteSession of a parent while a run of its subagent's child session is in flight is refused session_busy, naming the child, and deletes nothing; once that run ended it deletes both", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const { parentId, childId } = await parentNaming(store);
+    let open;
+    const gate = new Promise((r) => (open = r));
+    const sub = floe.createSubagent({
+      meta: meta(childId),
+      store,
+      llm: scriptedLLM(say("done"), async function* () {
+        yield* text("one");
+        await gate;
+        yield* text("two");
+        yield usage();
+        return { status: "completed" };
+      }),
+    });
+    // Its first run stores its Trace (a child not stored yet is no session
+    // of the tree); its second waits at the gate.
+    await collect(sub.run("first"));
+    const stream = sub.run("again");
+    for (let m; (m = (await stream.next()).value).payload.text !== "one"; );
+    await rejects(floe.deleteSession(parentId, { store }), "session_busy", new RegExp(`session "${parentId}" is not deleted, nor any of its subagents' sessions: its subagent's session "${childId}" is busy`));
+    assert.ok((await floe.exportSession(parentId, { store })).length > 0, "the parent was deleted");
+    open();
+    await collect(stream);
+    const texts = records(await floe.exportSession(childId, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["first", "done", "again", "one", "two"], "the child's run lost records");
+    sub.close();
+    await floe.deleteSession(parentId, { store });
+    await rejects(floe.exportSession(parentId, { store }), "not_found");
+    await rejects(floe.exportSession(childId, { store }), "not_found");
+  }
+});
+
 test("a subagent's lock is let go at every end of its run: an abort, a break, a failed model, close() while nobody reads", async (t) => {
   for (const store of ["memory", { dir: await tempDir(t) }]) {
     const id = newID("child-ends");
