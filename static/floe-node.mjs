@@ -9,7 +9,7 @@ import nodeFS from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import floe, { load as loadFetching } from "./floe.mjs";
 import { knownKeys, nodeHooks, plainObject, readKeys } from "./internal.mjs";
 
@@ -147,6 +147,8 @@ const HOST = () => {
   }
   return host;
 };
+
+nodeHooks.resolveDir = (dir) => resolvePath(dir);
 
 nodeHooks.lockDir = (dir, id, create) => {
   const path = join(dir, `.${id}.lock`);

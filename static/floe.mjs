@@ -998,7 +998,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     if (given == null && store === "memory") {
       e.message += " in the memory store, the default here, which keeps the sessions of this program only (store: { dir } keeps them in a directory)";
     } else if (store.startsWith("dir:")) {
-      const dir = store.slice(4);
+      const dir = given.dir; // as given (the store's is resolved)
       const cwd = isNode && !/^([\\/]|[A-Za-z]:)/.test(dir) ? ` (relative to the working directory ${process.cwd()})` : "";
       e.message += ` in the directory ${JSON.stringify(dir)}${cwd}`;
     }
@@ -2797,7 +2797,11 @@ function storeArg(store, name, allowNone = false) {
   if (!isObject(store) || isArrayArg(store, name)) throw badArg(name, `"indexeddb", "memory", ${allowNone ? "false, " : ""}or {dir: string}`, store);
   knownKeys(store, STORE_KEYS, name);
   const dir = get(store, "dir", name + ".dir");
-  if (typeof dir === "string" && dir !== "") return "dir:" + dir;
+  // One store per directory, however it is spelt ("traces", "./traces",
+  // its absolute path): each store keeps what it learnt of its sessions
+  // (a session's date directory), which a delete through another spelling
+  // left stale. Resolved from the working directory of the call.
+  if (typeof dir === "string" && dir !== "") return "dir:" + (nodeHooks.resolveDir?.(dir) ?? dir);
   if (dir === "") throw floeError("bad_argument", `${name}.dir: want a directory's path, got an empty string`);
   throw badArg(name + ".dir", "a directory's path (a string)", dir);
 }

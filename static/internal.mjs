@@ -219,7 +219,7 @@ function editDistance(a, b) {
  * lockBeaten is called after each touch, and lockNow (tests), in ms, is the
  * holder's clock.
  */
-export const nodeHooks = { lockDir: null, lockHeld: null, lockBeatMs: undefined, lockBeaten: undefined, lockNow: undefined };
+export const nodeHooks = { lockDir: null, lockHeld: null, resolveDir: undefined, lockBeatMs: undefined, lockBeaten: undefined, lockNow: undefined };
 
 /**
  * Checks that v is an object of options: not an array, Map, Date or other

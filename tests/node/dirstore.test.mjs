@@ -467,3 +467,25 @@ console.log(JSON.stringify(said));`;
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("{dir}: two spellings of one directory are one store: a session deleted through one and created again through the other is dated anew, not written into the deleted one's date directory", async (t) => {
+  const dir = await tempDir(t);
+  const a = { dir };
+  const b = { dir: `${dir}/./` };
+  const id = "two spellings";
+  const s = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("hi")), store: a });
+  await collect(s.run("hello"));
+  await s.close();
+  // The same session dated 2020: its store learns that date directory.
+  const files = await floe.exportSession(id, { store: a });
+  await floe.deleteSession(id, { store: a });
+  await floe.importSession(files.map((f) => ({ name: f.name.replace(/^\d{4}/, "2020"), text: f.text.replace(/"timestamp":"\d{4}-\d\d-\d\d/g, '"timestamp":"2020-01-01') })), { store: a });
+  assert.deepEqual(nodeFS.readdirSync(dir).filter((d) => d.startsWith("2020")).length, 1);
+  await floe.deleteSession(id, { store: b });
+  const again = floe.createSession({ meta: meta(id), llm: scriptedLLM(say("hi")), store: a });
+  await collect(again.run("hello again"));
+  await again.close();
+  const dates = nodeFS.readdirSync(dir).filter((d) => /^\d{4}-/.test(d));
+  assert.equal(dates.length, 1, dates.join(", "));
+  assert.doesNotMatch(dates[0], /^2020/, "the new session went into the deleted one's date directory");
+});
