@@ -716,7 +716,7 @@ export interface Floe {
   /**
    * Stores a Trace as a new session and returns its id: files as
    * exportSession gives them (a session with its subagents' sessions, stored
-   * all or none), or one JSONL text (its session_meta names the session).
+   * all or none: a "storage" error names any it stored and could not remove again), or one JSONL text (its session_meta names the session).
    * Rejects with "session_exists" for a stored id and with "invalid_trace",
    * naming the file and line, for a malformed one, or naming the session,
    * for a subagent record naming a stored session the files do not hold.

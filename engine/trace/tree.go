@@ -145,8 +145,18 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	}
 	for i, id := range order {
 		if _, err := Import(ctx, store, groups[search(ids, id)].files); err != nil {
+			// The sessions stored before it are removed again; those that
+			// cannot be are named (the error said "nothing was imported"
+			// while they stayed, listed as subagents' sessions).
+			var left []string
 			for _, done := range order[:i] {
-				store.Delete(ctx, done) // best effort: the error below says what failed
+				if err := store.Delete(ctx, done); err != nil && !errors.Is(err, ErrNotFound) {
+					left = append(left, QuoteID(done))
+				}
+			}
+			if len(left) > 0 {
+				return "", errf.Errorf("import: store session %s: %w; %s stored and could not be removed again (delete %s); nothing else was imported", QuoteID(id), err,
+					plural(len(left), "session "+left[0]+" was", "sessions "+joinList(left)+" were"), plural(len(left), "it", "them"))
 			}
 			return "", errf.Errorf("import: store session %s: %w; nothing was imported", QuoteID(id), err)
 		}

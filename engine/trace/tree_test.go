@@ -262,3 +262,55 @@ func TestDeleteTreeCutShortIsFinishedByTheNext(t *testing.T) {
 		}
 	}
 }
+
+// failStore is a Store whose Create fails for session create and whose
+// Delete fails for the sessions in keep.
+type failStore struct {
+	trace.Store
+	create string
+	keep   map[string]bool
+}
+
+func (s *failStore) Create(ctx context.Context, id string, files [][]byte) error {
+	if id == s.create {
+		return errors.New("disk full")
+	}
+	return s.Store.Create(ctx, id, files)
+}
+
+func (s *failStore) Delete(ctx context.Context, id string) error {
+	if s.keep[id] {
+		return errors.New("read-only")
+	}
+	return s.Store.Delete(ctx, id)
+}
+
+// An import whose last session fails to store removes the sessions it
+// stored before; one it cannot remove is named, and the error no longer
+// says that nothing was imported.
+func TestImportTreeFailedMidwayNamesWhatStays(t *testing.T) {
+	ctx := context.Background()
+	files := []trace.File{
+		{Name: "2026-11-30/p_001.jsonl", Data: []byte(metaOf("p", false) + line("the parent") + pointer("c1") + pointer("c2"))},
+		{Name: "2026-11-30/c1_001.jsonl", Data: []byte(metaOf("c1", true) + line("a child"))},
+		{Name: "2026-11-30/c2_001.jsonl", Data: []byte(metaOf("c2", true) + line("another child"))},
+	}
+	for _, tc := range []struct {
+		keep map[string]bool
+		says string
+		left int
+	}{
+		{nil, `import: store session "p": disk full; nothing was imported`, 0},
+		{map[string]bool{"c2": true}, `import: store session "p": disk full; session "c2" was stored and could not be removed again (delete it); nothing else was imported`, 1},
+		{map[string]bool{"c1": true, "c2": true}, `import: store session "p": disk full; sessions "c1", "c2" were stored and could not be removed again (delete them); nothing else was imported`, 2},
+	} {
+		mem := &trace.MemStore{}
+		_, err := trace.ImportTree(ctx, &failStore{mem, "p", tc.keep}, files)
+		if err == nil || err.Error() != tc.says {
+			t.Errorf("keep %v: got %v, want %s", tc.keep, err, tc.says)
+		}
+		if left, _ := mem.Sessions(ctx); len(left) != tc.left {
+			t.Errorf("keep %v: %d sessions stored, want %d", tc.keep, len(left), tc.left)
+		}
+	}
+}
