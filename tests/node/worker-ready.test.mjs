@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 const dir = mkdtempSync(join(tmpdir(), "floe-front-"));
 copyFileSync(new URL("../../wasm/worker/index.mjs", import.meta.url), join(dir, "index.mjs"));
 writeFileSync(join(dir, "worker.mjs"), `export default { fetch: () => new Response("the front Worker") };\n`);
-writeFileSync(join(dir, "session_object.mjs"), `export const unknownVar = () => "";\nexport class SessionObject {}\n`);
+writeFileSync(join(dir, "session_object.mjs"), `export const unknownVar = () => "";\nexport const tokenProblem = () => "";\nexport class SessionObject {}\n`);
 const { front } = await import(pathToFileURL(join(dir, "index.mjs")).href);
 rmSync(dir, { recursive: true });
 
