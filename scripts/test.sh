@@ -139,6 +139,10 @@ echo "$(printf '%5d s %6d s cpu' "$SECONDS" $(($(cputicks) / hz)))  in all"
 
 echo
 echo "== summary"
+# The failed tests by name (the output above has their reasons): a run
+# read from its end alone says what failed.
+grep -E '^(--- FAIL |FAIL |[[:space:]]*not ok [0-9]+ - |[[:space:]]*✖ )' "$log" | sed -E 's/^[[:space:]]+//; s/ \([0-9.]+ms\)$//' |
+  grep -v "^✖ failing tests:$" | awk '!seen[$0]++' | head -40 | sed 's/^/failed: /'
 grep -E '^(go test: |conformance \(|providers: |(# |ℹ )(pass|fail) |tsc: )' "$log"
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
