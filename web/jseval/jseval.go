@@ -30,6 +30,10 @@ import (
 	"github.com/floehq/floe/playground"
 )
 
+// startLimit bounds a sandbox's start: its frame and worker loaded, no
+// code run yet.
+const startLimit = 15 * time.Second
+
 // New returns an Evaluator whose calls run in frames of the document at url.
 func New(url string) playground.Evaluator {
 	return func(ctx context.Context, code string, timeout time.Duration) (playground.EvalResult, error) {
@@ -89,8 +93,14 @@ func New(url string) playground.Evaluator {
 		}()
 		mount()
 
+		// The code's limit counts from the sandbox's start: loading the
+		// frame (twice, served without its policy) and its worker is
+		// bounded apart, by startLimit or the code's limit if longer (on a
+		// slow device or a loaded machine that took over 3 s, and the code
+		// was never run).
 		limit := strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s"
-		t := time.NewTimer(timeout)
+		start := max(timeout, startLimit)
+		t := time.NewTimer(start)
 		defer t.Stop()
 		posted, running := false, false
 		for {
@@ -120,7 +130,7 @@ func New(url string) playground.Evaluator {
 				return result(d), nil
 			case <-t.C:
 				if !running {
-					return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") did not start within " + limit + "; no code was run")
+					return playground.EvalResult{}, errors.New("run_js: the sandbox (" + url + ") did not start within " + strconv.FormatFloat(start.Seconds(), 'f', -1, 64) + " s; no code was run")
 				}
 				return playground.EvalResult{}, errors.New("run_js: timed out after " + limit + "; the worker was terminated")
 			case <-ctx.Done():
