@@ -31,4 +31,6 @@ echo "== npm ci (tests/firefox)"
 build_if_stale
 serve_repo "$PORT"
 
-run_tests tests/firefox "$@"
+# Two files at a time (FLOE_FIREFOX_JOBS sets how many): they wait on
+# Firefox far more than they compute.
+JOBS=${FLOE_FIREFOX_JOBS:-2} run_tests tests/firefox "$@"

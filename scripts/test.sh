@@ -97,40 +97,59 @@ step "providers: project cases"
 run ./build.sh providers testdata/providers
 
 # Firefox's, WebKit's and the Worker's suites mostly wait (on a browser,
-# a server, a timer; the Chromium suite leaves a quarter of two cores
-# idle): they run one after the other in the background beside the
-# Chromium suite, and their output follows its own. Every suite serves
-# on ports of its own (browser-lib.sh, tests/worker).
+# a server, a timer), as the Chromium suite does: they run beside it in
+# the background, in two lanes (Firefox then WebKit; the Worker), and
+# their output follows its own. Every suite serves on ports of its own
+# (browser-lib.sh, tests/worker).
 step "browser tests (headless Chromium), and beside it the three steps after it"
+# The browsers the three suites need, installed at once before they start
+# side by side (two apt-get at a time: one fails on dpkg's lock). Each
+# suite's script installs its own when run alone.
+pkgs=()
+[ -x /usr/bin/chromium ] || [ -n "${FLOE_CHROMIUM:-}" ] || pkgs+=(chromium)
+[ -x /usr/bin/firefox-esr ] || [ -n "${FLOE_FIREFOX:-}" ] || pkgs+=(firefox-esr)
+if [ -z "${FLOE_WEBKIT_DRIVER:-}" ] && { [ ! -x /usr/bin/WebKitWebDriver ] || ! command -v Xvfb >/dev/null; }; then
+  pkgs+=(webkit2gtk-driver xvfb)
+fi
+if [ "${#pkgs[@]}" -gt 0 ]; then
+  echo "== installing ${pkgs[*]} (Debian)"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${pkgs[@]}"; } 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+# sub N NAME CMD…: a step of a lane, its output, time and processor time
+# (its subshell's waited-for children's) kept as the N-th.
+sub() {
+  local i=$1 name=$2
+  shift 2
+  (
+    t0=$SECONDS
+    { echo; echo "== $name"; } >"$lane/out-$i"
+    "$@" >>"$lane/out-$i" 2>&1 </dev/null || touch "$lane/failed"
+    c=$(cputicks "$BASHPID")
+    echo "$c" >"$lane/ticks-$i"
+    printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((c / hz)) "$name (beside Chromium)" >"$lane/times-$i"
+  )
+}
 (
-  pid=$BASHPID
-  # sub NAME CMD…: a step of the lane, its output and time kept.
-  sub() {
-    local name=$1 t0=$SECONDS c0 rc
-    shift
-    c0=$(cputicks "$pid")
-    { echo; echo "== $name"; } >>"$lane/out"
-    "$@" >>"$lane/out" 2>&1
-    rc=$?
-    [ "$rc" = 0 ] || touch "$lane/failed"
-    c0=$(($(cputicks "$pid") - c0))
-    echo "$c0" >>"$lane/ticks"
-    printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((c0 / hz)) "$name (beside Chromium)" >>"$lane/times"
-  }
-  sub "browser tests (headless Firefox ESR)" scripts/test-firefox.sh
-  sub "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)" scripts/test-webkit.sh
-  sub "Cloudflare target under local workerd (front Worker + session Durable Objects)" scripts/worker.sh test
+  sub 1 "browser tests (headless Firefox ESR)" scripts/test-firefox.sh
+  sub 2 "browser tests (WebKit: WebKitGTK's MiniBrowser on Xvfb)" scripts/test-webkit.sh
 ) </dev/null &
-lanepid=$!
+lane1=$!
+sub 3 "Cloudflare target under local workerd (front Worker + session Durable Objects)" scripts/worker.sh test &
+lane2=$!
 run scripts/test-browser.sh
 end=$SECONDS
-wait "$lanepid"
-# The lane's processor time is in its own lines, not the Chromium
-# suite's (bash adds it to this shell's as the lane ends).
-[ ! -f "$lane/ticks" ] || while read -r l; do cpusince=$((cpusince + l)); done <"$lane/ticks"
+wait "$lane1" "$lane2"
+# The lanes' processor time is in their own lines, not the Chromium
+# suite's (bash adds it to this shell's as the lanes end).
+for i in 1 2 3; do
+  [ ! -f "$lane/ticks-$i" ] || cpusince=$((cpusince + $(cat "$lane/ticks-$i")))
+done
 lap "" "$end"
-run cat "$lane/out"
-while IFS= read -r l; do times+=("$l"); done <"$lane/times"
+for i in 1 2 3; do
+  [ ! -f "$lane/out-$i" ] || run cat "$lane/out-$i"
+  [ ! -f "$lane/times-$i" ] || times+=("$(cat "$lane/times-$i")")
+done
 [ ! -e "$lane/failed" ] || status=1
 echo
 echo "== time per step"

@@ -32,7 +32,10 @@ case "${1:-build}" in
     if [ ! -x tests/worker/node_modules/.bin/workerd ]; then
       (cd tests/worker && npm ci --no-audit --no-fund --loglevel=error)
     fi
-    node --test --import ./tests/exit-guard.mjs tests/worker/
+    # The files serve on blocks of ports of their own: two run at a time
+    # (FLOE_WORKER_JOBS sets how many); they wait on workerd far more than
+    # they compute.
+    node --test --import ./tests/exit-guard.mjs --test-concurrency="${FLOE_WORKER_JOBS:-2}" tests/worker/
     ;;
   *) echo "worker.sh: want build or test" >&2; exit 2 ;;
 esac

@@ -172,7 +172,8 @@ func envName(name string) string {
 // them as misspellings.
 var toolVars = []string{"FLOE_SHARED", "FLOE_TEST_PORT", "FLOE_WASM_GCFLAGS", "FLOE_WASM_BUDGET", "FLOE_CHROMIUM",
 	"FLOE_FIREFOX", "FLOE_PEERS", "FLOE_STATIC", "FLOE_SERVE", "FLOE_SCREENSHOT_DIR", "FLOE_BENCH_WORDS",
-	"FLOE_WEBKIT_DRIVER", "FLOE_VITE_PORT", "FLOE_WORKERD_PORT", "FLOE_TRACE_LOCK_DIR", "FLOE_CONFORM_TIMEOUT_MS", "FLOE_TEST_BUILT", "FLOE_PACK_DIR", "FLOE_BROWSER_JOBS"}
+	"FLOE_WEBKIT_DRIVER", "FLOE_VITE_PORT", "FLOE_WORKERD_PORT", "FLOE_TRACE_LOCK_DIR", "FLOE_CONFORM_TIMEOUT_MS", "FLOE_TEST_BUILT", "FLOE_PACK_DIR", "FLOE_BROWSER_JOBS",
+	"FLOE_FIREFOX_JOBS", "FLOE_WORKER_JOBS"}
 
 // unknownVar names a FLOE_ variable of environ ("NAME=value" each) that is
 // no flag's, the one --api-key-env names or toolVars' (a misspelling most
