@@ -204,7 +204,7 @@ func TestLongAnswerDropsClientThatStopsReading(t *testing.T) {
 		sessions, turns int
 	}{
 		{"/api/sessions/big/messages", 1, 4000}, // about 5 MB
-		{"/api/sessions", 20000, 1},             // about 1.5 MB
+		{"/api/sessions", 2000, 1},              // about 150 KB, far beyond both 4 KB buffers
 	} {
 		url, ended := bigSessionEnv(t, 200*time.Millisecond, c.sessions, c.turns)
 		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
