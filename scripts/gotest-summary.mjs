@@ -17,7 +17,18 @@ for await (const line of rl) {
   } else if (e.Test && e.Action === "pass") { passed++; out.delete(key); }
   else if (e.Test && e.Action === "skip") { skipped++; out.delete(key); }
   else if (e.Test && e.Action === "fail") { failed++; process.stdout.write(`--- FAIL ${key}\n${(out.get(key) ?? []).join("")}`); }
-  else if (!e.Test && e.Action === "fail") { pkgFail++; }
+  else if (!e.Test && e.Action === "fail") {
+    // A package that failed without a test's verdict (a build error, a
+    // panic, the time limit): the tests it left running and its own last
+    // lines, which name the cause.
+    pkgFail++;
+    for (const [k, lines] of out) {
+      if (!k.startsWith(e.Package + " ") || k === key) continue;
+      process.stdout.write(`--- FAIL ${k} (no verdict: still running when ${e.Package} failed)\n${lines.slice(-20).join("")}`);
+      out.delete(k);
+    }
+    process.stdout.write((out.get(key) ?? []).slice(-40).join(""));
+  }
 }
 if (pkgFail > failed) failed = pkgFail; // a package that failed to build or panicked
 console.log(`go test: ${passed} passed, ${failed} failed, ${skipped} skipped`);
