@@ -67,7 +67,14 @@ export function fromAISDK(model, options = {}) {
 
   const history = []; // the prompt's messages of every completed request
   const names = new Map(); // tool call id → tool name (a tool result names its tool)
-  let fresh = 0; // ids given to calls that repeat one of their request
+  // The ids of the calls in the conversation: a model that numbers its
+  // calls afresh in each reply (Ollama's call_0) would give two calls of
+  // the session one id, which the UI and the pairing of outputs take for one.
+  const taken = new Set();
+  const note = (prompt) => {
+    for (const m of prompt) if (m.role === "assistant") for (const c of m.content) if (c.type === "tool-call") taken.add(c.toolCallId);
+  };
+  let fresh = 0; // ids given to calls that repeat one of the session
   let toolsIn = null;
   let toolsOut;
 
@@ -75,7 +82,9 @@ export function fromAISDK(model, options = {}) {
     provider: label,
     modelId: typeof model.modelId === "string" ? model.modelId : "",
     loadHistory(messages, tokens) {
-      history.push(...toPrompt(messages, version, names));
+      const loaded = toPrompt(messages, version, names);
+      note(loaded);
+      history.push(...loaded);
       if (tokens) Object.assign(session, tokens);
     },
     async *streamGenerate({ newMessages, thinkingLevel, signal, tools, systemPrompt }) {
@@ -99,6 +108,7 @@ export function fromAISDK(model, options = {}) {
       }
       if (toolsOut) call.tools = toolsOut;
       const input = toPrompt(newMessages, version, names);
+      note(input);
       call.prompt = [...(systemPrompt ? [{ role: "system", content: systemPrompt }] : []), ...history, ...input];
 
       let reader;
@@ -119,10 +129,11 @@ export function fromAISDK(model, options = {}) {
       const ids = new Set(); // the tool call ids of this request
       // claim is the id a call goes by: its own, or a new one when it has
       // none (no string, or an empty one) or another call of this request
-      // has it (the engine refuses such a reply).
+      // (the engine refuses such a reply) or of the conversation has it.
+      // A failed attempt's ids join no conversation: its retry may use them.
       const claim = (id) => {
         if (typeof id !== "string" || id === "") id = `call_floe_${++fresh}`;
-        while (ids.has(id)) id = `call_floe_${++fresh}`;
+        while (ids.has(id) || taken.has(id)) id = `call_floe_${++fresh}`;
         ids.add(id);
         return id;
       };
@@ -277,7 +288,9 @@ export function fromAISDK(model, options = {}) {
         const request = { cache_read: n(u.inputTokens?.cacheRead), cache_write: n(u.inputTokens?.cacheWrite), output, total: n(u.inputTokens?.total) + output };
         for (const k of Object.keys(session)) session[k] += request[k];
         yield msg.tokenUsage(session, request);
-        history.push(...input, ...toPrompt(reply, version, names));
+        const out = toPrompt(reply, version, names);
+        note(out);
+        history.push(...input, ...out);
         return { status: "completed" };
       } finally {
         signal.removeEventListener("abort", stop);

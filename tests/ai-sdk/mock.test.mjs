@@ -350,3 +350,40 @@ test("contextWindow is the session_meta's model_context_window; sessionTokens ar
   assert.deepEqual(u.payload.request, { cache_read: 2, cache_write: 0, output: 5, total: 15 });
   assert.deepEqual(u.payload.session, { cache_read: 6, cache_write: 0, output: 12, total: 115 });
 });
+
+test("tool calls of two replies under one id (a server numbering its calls afresh in each reply) go by ids unique in the session: a later call under an id the session has goes by a new one, each output pairs with its call, also after loadHistory; a failed attempt's ids are free again", async () => {
+  const call = (input) => [{ type: "tool-call", toolCallId: "call_0", toolName: "t", input }, finish("tool-calls")];
+  const { model, calls } = mock("v4", call('{"n":1}'), call('{"n":2}'), [{ type: "text-delta", id: "x", delta: "Done." }, finish()]);
+  const environment = { async *executeTool({ toolCall }) { yield floe.msg.toolOutput(toolCall.payload.tool_call_id, `out ${toolCall.payload.arguments}`); } };
+  const msgs = await run(fromAISDK(model), "Hi", { approve: () => "allow" }, { tools: [{ name: "t", description: "T" }], environment });
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["completed", ""], ["completed", ""], ["completed", ""]]);
+  const ids = find(msgs, "tool_call").map((m) => m.payload.tool_call_id);
+  assert.deepEqual(ids, ["call_0", "call_floe_1"]);
+  assert.deepEqual(find(msgs, "partial_tool_call").map((m) => m.payload.tool_call_id), []);
+  assert.deepEqual(find(msgs, "tool_call_output").map((m) => [m.payload.tool_call_id, m.payload.output]), [["call_0", 'out {"n":1}'], ["call_floe_1", 'out {"n":2}']]);
+  const last = calls[2].prompt;
+  assert.deepEqual(last.map((m) => m.role), ["user", "assistant", "tool", "assistant", "tool"]);
+  assert.deepEqual(last.slice(1).map((m) => [m.content[0].toolCallId, m.content[0].input?.n ?? m.content[0].output.value]), [["call_0", 1], ["call_0", 'out {"n":1}'], ["call_floe_1", 2], ["call_floe_1", 'out {"n":2}']]);
+
+  // A resumed conversation's ids are taken too; a streamed call under one of them goes by a new id from its start.
+  const { model: m2, calls: c2 } = mock("v4", [
+    { type: "tool-input-start", id: "call_0", toolName: "t" },
+    { type: "tool-input-delta", id: "call_0", delta: "{}" },
+    { type: "tool-input-end", id: "call_0" },
+    { type: "tool-call", toolCallId: "call_0", toolName: "t", input: "{}" },
+    finish("tool-calls"),
+  ]);
+  const llm = fromAISDK(m2);
+  llm.loadHistory([floe.msg.userText("Hi"), floe.msg.toolCall("call_0", "t", {}), floe.msg.toolOutput("call_0", "ok"), floe.msg.toolCall("call_floe_1", "t", {}), floe.msg.toolOutput("call_floe_1", "ok")]);
+  const out = [];
+  for await (const m of llm.streamGenerate({ newMessages: [floe.msg.userText("Again")], signal: new AbortController().signal, tools: [] })) out.push(m);
+  assert.deepEqual([...new Set(out.filter((m) => m.payload.tool_call_id).map((m) => m.payload.tool_call_id))], ["call_floe_2"]);
+  assert.equal(c2.length, 1);
+
+  // A failed attempt's calls never joined the conversation: its retry keeps the model's id.
+  const { model: m3 } = mock("v4", [{ type: "tool-call", toolCallId: "call_0", toolName: "t", input: "{}" }, { type: "error", error: new TypeError("cut") }], call("{}"), [finish()]);
+  const retried = await run(fromAISDK(m3), "Hi", { approve: () => "allow" }, { tools: [{ name: "t", description: "T" }], environment });
+  assert.deepEqual(ends(retried).map(([s]) => s), ["failed", "completed", "completed"]);
+  assert.deepEqual(find(retried, "tool_call").map((m) => m.payload.tool_call_id), ["call_0", "call_0"]);
+});
