@@ -315,10 +315,39 @@ function merge(a, b) {
   return out;
 }
 
+// The types and codes of an error a provider reports inside its stream
+// that passes (an overload, a rate limit, a server error, a gateway's
+// timeout; an HTTP status as the code, OpenRouter's) or is an
+// authentication's: provider.Transient's and authError's words.
+const TRANSIENT = new Set(["overloaded_error", "rate_limit_error", "rate_limit_exceeded", "server_error", "api_error",
+  "internal_server_error", "service_unavailable", "timeout", "timeout_error", "overloaded", "too_many_requests", "408", "429"]);
+const AUTH = new Set(["authentication_error", "permission_error", "invalid_api_key", "401", "403"]);
+const PSE = Symbol.for("vercel.ai.providerStreamError"); // the AI SDK's mark of its stream errors
+
+// event is the outcome of an error a provider reported inside its stream
+// (an error part's object, not an Error, with a type or a code), as the
+// built-in adapters take an error event: by its type and code, then by
+// the retryability the AI SDK's provider gave it; null for another error.
+function event(e, label) {
+  if (!isObject(e) || e instanceof Error) return null;
+  const typ = typeof e.type === "string" && e.type !== "error" ? e.type : "";
+  const code = typeof e.code === "string" || Number.isFinite(e.code) ? String(e.code) : "";
+  if (!typ && !code) return null;
+  const errorMessage = `${label}: error event: ${typ && code && typ !== code ? `${typ} (${code})` : typ || code}${typeof e.message === "string" && e.message ? `: ${e.message}` : ""}`;
+  const transient = (t) => TRANSIENT.has(t) || /^5\d\d$/.test(t);
+  if (transient(typ) || transient(code)) return { status: "timeout", errorMessage };
+  if (AUTH.has(typ) || AUTH.has(code) || (e[PSE] === true && (e.statusCode === 401 || e.statusCode === 403))) return { status: "auth", errorMessage };
+  if (typ === "insufficient_quota" || code === "insufficient_quota" || typ === "billing_error") return { status: "failed", errorMessage, permanent: true };
+  if (e[PSE] === true && e.isRetryable === true) return { status: "timeout", errorMessage };
+  return { status: "failed", errorMessage, permanent: e[PSE] === true && e.isRetryable === false };
+}
+
 // failure is the outcome of what doStream threw, a read of its stream
 // threw (read), or an error part carried.
 function failure(e, signal, label, read) {
   if (signal.aborted || e?.name === "AbortError") return { status: "aborted", errorMessage: `${label}: aborted` };
+  const ev = event(e, label);
+  if (ev) return ev;
   let text;
   try {
     text = isObject(e) ? String(e.message ?? JSON.stringify(e)) : errMessage(e);

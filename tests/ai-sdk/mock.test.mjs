@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from "ai/test";
 import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, wrapLanguageModel, extractReasoningMiddleware, defaultSettingsMiddleware } from "ai";
+import { createProviderStreamError } from "@ai-sdk/provider-utils";
 import { fromAISDK } from "../../static/ai-sdk.mjs";
 import { checkStream } from "../../static/test.mjs";
 import { floe, meta, collect, find, instantClock } from "../node/helpers.mjs";
@@ -164,8 +165,9 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
   const apiError = (statusCode, isRetryable) => () => {
     throw new APICallError({ message: `boom ${statusCode}`, url: "http://x", requestBodyValues: {}, statusCode, isRetryable });
   };
-  const cyclic = { type: "overloaded_error" };
+  const cyclic = { reason: "overloaded" };
   cyclic.self = cyclic;
+  const part = (error) => [{ type: "text-delta", id: "t", delta: "a" }, { type: "error", error }];
   const cases = [
     [apiError(400, false), ["failed", "mock: HTTP 400: boom 400"], 1],
     [apiError(401, false), ["auth", "mock: HTTP 401: boom 401"], 1],
@@ -175,7 +177,21 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
     [() => { throw new LoadAPIKeyError({ message: "API key is missing" }); }, ["auth", "mock: API key is missing"], 1],
     [() => { throw new LoadSettingError({ message: "Resource name is missing" }); }, ["failed", "mock: Resource name is missing"], 1],
     [() => { throw new NoSuchModelError({ modelId: "m", modelType: "languageModel" }); }, ["failed", "mock: No such languageModel: m"], 1],
-    [[{ type: "text-delta", id: "t", delta: "a" }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], ["failed", "mock: Overloaded"], 2],
+    // An error the provider reported inside its 200 stream, without an HTTP status: by its type and its
+    // code, as the built-in adapters take an error event (transient: timeout; auth; a spent quota: permanent).
+    [part({ type: "overloaded_error", message: "Overloaded" }), ["timeout", "mock: error event: overloaded_error: Overloaded"], 2],
+    [part({ message: "Rate limit reached", type: "tokens", param: null, code: "rate_limit_exceeded" }), ["timeout", "mock: error event: tokens (rate_limit_exceeded): Rate limit reached"], 2],
+    [part({ message: "Provider returned error", code: 502 }), ["timeout", "mock: error event: 502: Provider returned error"], 2],
+    [part({ type: "server_error", message: "The server had an error" }), ["timeout", "mock: error event: server_error: The server had an error"], 2],
+    [part({ type: "authentication_error", message: "invalid x-api-key" }), ["auth", "mock: error event: authentication_error: invalid x-api-key"], 1],
+    [part({ message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" }), ["failed", "mock: error event: insufficient_quota: You exceeded your current quota"], 1],
+    [part({ type: "invalid_request_error", message: "Bad" }), ["failed", "mock: error event: invalid_request_error: Bad"], 2],
+    // The AI SDK's own stream errors (a status and retryability inferred from the type): an event too, not an HTTP status.
+    [part(createProviderStreamError({ message: "Overloaded", type: "overloaded_error", statusCode: 529, isRetryable: true, data: {} })), ["timeout", "mock: error event: overloaded_error: Overloaded"], 2],
+    [part(createProviderStreamError({ message: "Odd", type: "odd_error", statusCode: 500, isRetryable: true, data: {} })), ["timeout", "mock: error event: odd_error: Odd"], 2],
+    [part(createProviderStreamError({ message: "Too large", type: "request_too_large", statusCode: 413, isRetryable: false, data: {} })), ["failed", "mock: error event: request_too_large: Too large"], 1],
+    [part(createProviderStreamError({ message: "Key revoked", type: "invalid_authentication", statusCode: 401, isRetryable: false, data: {} })), ["auth", "mock: error event: invalid_authentication: Key revoked"], 1],
+    [part({ message: "no type" }), ["failed", "mock: no type"], 2],
     [[{ type: "error", error: cyclic }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: { code: 5n } }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: new APICallError({ message: "bad", url: "u", requestBodyValues: {}, statusCode: 422, isRetryable: false }) }], ["failed", "mock: HTTP 422: bad"], 1],
