@@ -35,6 +35,13 @@ export interface FromAISDKOptions {
   contextWindow?: number | undefined;
   /** The session totals the token_usage counts go on from (newLLM's argument, for compaction). */
   sessionTokens?: Partial<TokenCounts> | undefined;
+  /**
+   * A request whose model sends nothing this long (no answer from doStream,
+   * no part of its stream) ends as timeout and is retried; the time the
+   * session holds the stream does not count. 0 … 86400000; 0 = none;
+   * default 300000.
+   */
+  idleTimeoutMs?: number | undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObje
 const VERSIONS = ["v3", "v4"];
 const OPTION_KEYS = new Set([
   "providerOptions", "maxOutputTokens", "temperature", "topP", "topK", "presencePenalty", "frequencyPenalty",
-  "stopSequences", "seed", "headers", "contextWindow", "sessionTokens",
+  "stopSequences", "seed", "headers", "contextWindow", "sessionTokens", "idleTimeoutMs",
 ]);
 const NUMBERS = ["temperature", "topP", "topK", "presencePenalty", "frequencyPenalty"];
 // Floe's thinking levels (provider.ParseThinking's words) as v4's `reasoning`.
@@ -59,6 +59,10 @@ export function fromAISDK(model, options = {}) {
     plainObject(o.headers, `${name}: options.headers`);
     for (const [k, v] of Object.entries(o.headers)) if (typeof v !== "string") throw want(`${name}: options.headers.${k}`, "a string", v);
   }
+  const idleMs = o.idleTimeoutMs ?? 300000; // the built-in adapters' default: five minutes
+  if (!(Number.isSafeInteger(idleMs) && idleMs >= 0 && idleMs <= 86400000)) {
+    throw want(`${name}: options.idleTimeoutMs`, "a whole number of milliseconds up to 86400000 (0 = no idle timeout)", idleMs);
+  }
   const session = { cache_read: 0, cache_write: 0, output: 0, total: 0 };
   if (o.sessionTokens !== undefined) Object.assign(session, msg.tokenUsage(o.sessionTokens).payload.session);
   const label = typeof model.provider === "string" && model.provider ? model.provider : "ai-sdk";
@@ -88,7 +92,10 @@ export function fromAISDK(model, options = {}) {
       if (tokens) Object.assign(session, tokens);
     },
     async *streamGenerate({ newMessages, thinkingLevel, signal, tools, systemPrompt }) {
-      const call = { ...settings, abortSignal: signal };
+      // doStream's abortSignal: the run's, or the idle timeout's (which
+      // cancels the HTTP request too).
+      const cancel = new AbortController();
+      const call = { ...settings, abortSignal: cancel.signal };
       const level = thinkingLevel ? LEVELS[thinkingLevel] : undefined;
       if (typeof po === "function") {
         try {
@@ -111,17 +118,46 @@ export function fromAISDK(model, options = {}) {
       note(input);
       call.prompt = [...(systemPrompt ? [{ role: "system", content: systemPrompt }] : []), ...history, ...input];
 
+      // The abort cancels the request and the stream, so that one whose
+      // model does not heed abortSignal ends (a pending wait is done) and
+      // its source stops.
       let reader;
-      try {
-        reader = (await model.doStream(call)).stream.getReader();
-      } catch (e) {
-        return failure(e, signal, label, false);
-      }
-      // The abort cancels the stream, so that one whose model does not heed
-      // abortSignal ends (a pending read is done) and its source stops.
-      const stop = () => reader.cancel().catch(() => {});
+      let idle = null; // the timeout's outcome, once nothing came for idleMs
+      let wake = () => {};
+      const stop = () => {
+        wake();
+        cancel.abort(idle ? floeError("timeout", idle.errorMessage) : signal.reason);
+        reader?.cancel().catch(() => {});
+      };
+      // wait is p (doStream's answer, a read), done early by the abort or
+      // idleMs without it; the time the session holds the stream between
+      // reads does not count.
+      const wait = (p) => {
+        let timer;
+        const woken = new Promise((resolve) => {
+          wake = resolve;
+          if (idleMs) timer = setTimeout(() => ((idle = { status: "timeout", errorMessage: `${label}: nothing came from the model for ${idleMs} ms (idleTimeoutMs)` }), stop()), idleMs);
+        });
+        if (cancel.signal.aborted) wake();
+        return Promise.race([p, woken.then(() => ({ done: true, woken: true }))]).finally(() => clearTimeout(timer));
+      };
       signal.addEventListener("abort", stop);
       if (signal.aborted) stop();
+      const ended = () => idle ?? failure(null, signal, label);
+      try {
+        const p = Promise.resolve(model.doStream(call));
+        p.catch(() => {}); // its rejection after the race is over
+        const r = await wait(p);
+        if (r.woken) {
+          p.then((a) => a?.stream?.cancel?.()).catch(() => {});
+          signal.removeEventListener("abort", stop);
+          return ended();
+        }
+        reader = r.stream.getReader();
+      } catch (e) {
+        signal.removeEventListener("abort", stop);
+        return idle ? ended() : failure(e, signal, label, false);
+      }
       const reply = []; // the complete messages, for the history
       const skip = new Set(); // ids of tool calls the provider runs itself
       const started = new Set(); // ids of tool calls whose input streams
@@ -266,15 +302,15 @@ export function fromAISDK(model, options = {}) {
         for (;;) {
           let r;
           try {
-            r = await reader.read();
+            r = await wait(reader.read());
           } catch (e) {
-            return failure(e, signal, label, true);
+            return idle ? ended() : failure(e, signal, label, true);
           }
           if (r.done) break;
           yield* part(r.value);
           if (failed) return failed;
         }
-        if (signal.aborted) return failure(null, signal, label);
+        if (signal.aborted || idle) return ended();
         while (open) yield* close(); // a tool call open at the end runs with the arguments that came
         if (failed) return failed;
         if (!finish) return { status: "malformed", errorMessage: `${label}: the stream ended without a finish part` };
@@ -294,7 +330,8 @@ export function fromAISDK(model, options = {}) {
         return { status: "completed" };
       } finally {
         signal.removeEventListener("abort", stop);
-        stop();
+        wake();
+        reader.cancel().catch(() => {});
       }
     },
   };

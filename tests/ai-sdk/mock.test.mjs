@@ -403,3 +403,57 @@ test("tool calls of two replies under one id (a server numbering its calls afres
   assert.deepEqual(ends(retried).map(([s]) => s), ["failed", "completed", "completed"]);
   assert.deepEqual(find(retried, "tool_call").map((m) => m.payload.tool_call_id), ["call_0", "call_0"]);
 });
+
+test("idleTimeoutMs: a model that sends nothing for it (no part, no end; no stream at all) ends the request as timeout, cancelling its stream and request; the time the session holds the stream does not count; a bad value is refused", async () => {
+  const silent = (state) => () => ({
+    stream: new ReadableStream({
+      start: (c) => c.enqueue({ type: "text-delta", id: "t", delta: "Hel" }), // and never more, nor an end
+      cancel: () => void (state.cancelled = true),
+    }),
+  });
+  const state = {};
+  const { model, calls } = mock("v4", silent(state));
+  const msgs = await run(fromAISDK(model, { idleTimeoutMs: 1 }), "Hi", {}, { config: { maxReconnects: 0 } });
+  assert.deepEqual(checkStream(msgs), []);
+  assert.deepEqual(ends(msgs), [["timeout", "mock: nothing came from the model for 1 ms (idleTimeoutMs)"]]);
+  assert.equal(state.cancelled, true);
+  assert.equal(calls[0].abortSignal.aborted, true, "the HTTP request is cancelled");
+  assert.deepEqual(find(msgs, "text").map((m) => [m.payload.text, m.payload.stop_reason]), [["Hel", "timeout"]]);
+
+  // doStream that never answers (its headers never come), and heeds no abortSignal: the same.
+  const { model: m2, calls: c2 } = mock("v4", () => new Promise(() => {}));
+  assert.deepEqual(ends(await run(fromAISDK(m2, { idleTimeoutMs: 1 }), "Hi", {}, { config: { maxReconnects: 0 } })), [["timeout", "mock: nothing came from the model for 1 ms (idleTimeoutMs)"]]);
+  assert.equal(c2[0].abortSignal.aborted, true);
+
+  // Parts that wait on the session (its reader busy for many times the bound) are no silence.
+  const { model: m3 } = mock("v4", [{ type: "text-delta", id: "t", delta: "a" }, { type: "text-delta", id: "t", delta: "b" }, finish()]);
+  const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(m3, { idleTimeoutMs: 1 }), clock: instantClock(), config: { maxReconnects: 0 } });
+  const held = [];
+  for await (const m of session.run("Hi")) {
+    held.push(m);
+    if (m.payload.type === "partial_text") await new Promise((r) => setTimeout(r, 20));
+  }
+  await session.close();
+  assert.deepEqual(ends(held), [["completed", ""]]);
+  assert.equal(find(held, "text")[0].payload.text, "ab");
+
+  for (const [v, message] of [[-1, "got -1"], [1.5, "got 1.5"], [86400001, "got 86400001"], ["1", "got a string"]]) {
+    assert.throws(() => fromAISDK(m3, { idleTimeoutMs: v }), (e) => e.code === "bad_argument" && e.message === `fromAISDK: options.idleTimeoutMs: want a whole number of milliseconds up to 86400000 (0 = no idle timeout), ${message}`);
+  }
+});
+
+test("an abort while doStream has not answered (a model that does not heed abortSignal) ends the request aborted at once; so does one with no idle timeout", async () => {
+  for (const idleTimeoutMs of [undefined, 0]) {
+    let called;
+    const started = new Promise((r) => (called = r));
+    const { model } = mock("v4", () => (called(), new Promise(() => {})));
+    const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(model, idleTimeoutMs === undefined ? {} : { idleTimeoutMs }), clock: instantClock(), abortGraceMs: 600000 });
+    const stop = new AbortController();
+    const out = collect(session.run("Hi", { signal: stop.signal }));
+    await started;
+    stop.abort();
+    const msgs = await out;
+    await session.close();
+    assert.deepEqual(ends(msgs), [["aborted", "mock: aborted"]]);
+  }
+});

@@ -13,7 +13,7 @@ const llm2 = fromAISDK(createOpenAICompatible({ name: "x", baseURL: "http://x" }
 const llm3 = fromAISDK(new MockLanguageModelV3());
 const openai = createOpenAI({ apiKey: "k" });
 const llm4 = fromAISDK(openai("gpt-5"), { providerOptions: { openai: { store: false, include: ["reasoning.encrypted_content"] } } });
-const llm5 = fromAISDK(openai.chat("gpt-4.1"));
+const llm5 = fromAISDK(openai.chat("gpt-4.1"), { idleTimeoutMs: 600000 });
 const s = floe.createSession({ llm, newLLM: (t) => fromAISDK(anthropic("claude-sonnet-4-5"), { sessionTokens: t }) });
 void s; void llm2; void llm3; void llm4; void llm5;
 // @ts-expect-error a specification v2 model is refused
