@@ -80,6 +80,7 @@ export type FloeUIMessageChunk =
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
   | { type: "steering-message"; id: string; parts: Array<{ type: "text"; text: string }> }
+  | { type: "file"; url: string; mediaType: string }
   | { type: "finish"; finishReason?: "stop" | "tool-calls" | "error" }
   | { type: "abort"; reason?: string }
   | { type: "error"; errorText: string };
@@ -187,7 +188,7 @@ export interface FloeUIMessage {
 /**
  * A stored session's messages (readSession) as UIMessages, for useChat({
  * messages }): a user message per prompt (its images as file parts), an
- * assistant message per run. Ids are idPrefix (default "floe-") and the
+ * assistant message per run (the files its model made as file parts). Ids are idPrefix (default "floe-") and the
  * index of the message each starts at. Given transport, the reply of the
  * session's last run, when that transport holds the run (it goes on, or
  * it is the chat's last), has the id the transport gives the run's

@@ -284,6 +284,16 @@ export function fromAISDK(model, options = {}) {
             names.set(open.id, open.name);
             yield* close(typeof p.input === "string" ? p.input : undefined);
             return;
+          case "file": {
+            // A file the model made (an image): assistant inline_data. One
+            // by a URL that is no base64 data: URL has no place in the
+            // protocol (image_url is the user's) and is dropped.
+            const f = generated(p);
+            if (!f) return;
+            yield* close();
+            yield complete({ type: "model_msg", payload: { type: "inline_data", role: "assistant", data: f.data, mime_type: f.mime, stop_reason: "completed" } }, merge(null, p.providerMetadata));
+            return;
+          }
           case "finish":
             finish = p;
             return;
@@ -292,7 +302,7 @@ export function fromAISDK(model, options = {}) {
             return;
           default:
             // tool-input-end, stream-start, response-metadata, raw, ping, source,
-            // file, reasoning-file, custom, tool-result, tool-approval-request,
+            // reasoning-file, custom, tool-result, tool-approval-request,
             // and a type this module does not know: not part of the conversation.
             return;
         }
@@ -408,6 +418,28 @@ function failure(e, signal, label, read) {
   return { status: read ? "timeout" : "failed", errorMessage }; // a read that failed is the network's
 }
 
+// generated is a file part's data as { data: base64, mime }: v3's base64
+// or bytes, v4's { type: "data" } of either or { type: "url" } of a base64
+// data: URL; null for another (a web URL, a reference).
+function generated(p) {
+  let d = p.data;
+  let mime = typeof p.mediaType === "string" && p.mediaType ? p.mediaType : "";
+  if (isObject(d) && !(d instanceof Uint8Array)) {
+    if (d.type === "url") {
+      const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(String(d.url));
+      if (!m || !m[2].includes(";base64")) return null;
+      return { data: m[3], mime: mime || m[1] || "application/octet-stream" };
+    }
+    d = d.type === "data" ? d.data : undefined;
+  }
+  if (d instanceof Uint8Array) {
+    let bin = "";
+    for (let i = 0; i < d.length; i += 0x8000) bin += String.fromCharCode(...d.subarray(i, i + 0x8000));
+    d = btoa(bin);
+  }
+  return typeof d === "string" ? { data: d, mime: mime || "application/octet-stream" } : null;
+}
+
 // The specification's file data of an image (a data: URL or a web URL).
 function image(url, version) {
   const m = /^data:([^;,]+)?((?:;[^;,]*)*),(.*)$/s.exec(url);
@@ -476,6 +508,7 @@ function toPrompt(messages, version, names) {
         break;
       case "inline_data":
         if (p.role === "user") add("user", file(p.data, p.mime_type, version));
+        else if (p.role === "assistant") add("assistant", options(file(p.data, p.mime_type, version), p)); // a file the model made
         break;
       case "thinking":
         add("assistant", options({ type: "reasoning", text: p.thinking }, p));
@@ -628,6 +661,13 @@ class Chunker {
         break;
       case "thinking":
         this.whole("reasoning", p.thinking, out);
+        break;
+      case "inline_data":
+        // A file the model made (an image): a file part, as a data: URL.
+        if (p.role === "assistant" && typeof p.data === "string" && typeof p.mime_type === "string") {
+          this.close(out);
+          out.push({ type: "file", url: `data:${p.mime_type};base64,${p.data}`, mediaType: p.mime_type });
+        }
         break;
       case "partial_tool_call": {
         const id = p.tool_call_id;
@@ -1450,6 +1490,9 @@ function apply(reply, ch) {
     }
     case "steering-message":
       parts.push({ type: "steering-message", id: ch.id, parts: ch.parts });
+      break;
+    case "file":
+      parts.push({ type: "file", mediaType: ch.mediaType, url: ch.url });
       break;
   }
 }

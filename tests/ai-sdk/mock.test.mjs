@@ -457,3 +457,50 @@ test("an abort while doStream has not answered (a model that does not heed abort
     assert.deepEqual(ends(msgs), [["aborted", "mock: aborted"]]);
   }
 });
+
+test("files the model makes (file parts: base64, bytes, a base64 data: URL) are assistant inline_data, with their metadata, sent back as the assistant's file parts; one by a web URL is dropped", async () => {
+  const png = "iVBORw0KGgo=";
+  const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
+  for (const v of ["v4", "v3"]) {
+    const data = (d) => (v === "v4" ? { type: "data", data: d } : d);
+    const { model, calls } = mock(
+      v,
+      [
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Here:" },
+        { type: "file", mediaType: "image/png", data: data(png), providerMetadata: { google: { thoughtSignature: "s1" } } },
+        { type: "file", mediaType: "image/png", data: data(bytes) },
+        ...(v === "v4" ? [
+          { type: "file", mediaType: "image/jpeg", data: { type: "url", url: new URL(`data:image/jpeg;base64,${png}`) } },
+          { type: "file", mediaType: "image/png", data: { type: "url", url: new URL("https://example.com/a.png") } },
+        ] : []),
+        { type: "text-delta", id: "t", delta: "Done." },
+        { type: "text-end", id: "t" },
+        finish(),
+      ],
+      [{ type: "text-delta", id: "x", delta: "ok" }, finish()],
+    );
+    const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(model), clock: instantClock() });
+    const msgs = [...(await collect(session.run("Draw"))), ...(await collect(session.run("Again")))];
+    await session.close();
+    assert.deepEqual(checkStream(msgs), [], v);
+    const made = msgs.filter((m) => m.type === "model_msg" && m.payload.role === "assistant" && !m.payload.event_type).slice(0, -1);
+    const files = [
+      { type: "inline_data", role: "assistant", data: png, mime_type: "image/png", stop_reason: "completed", fidelity: { providerMetadata: { google: { thoughtSignature: "s1" } } } },
+      { type: "inline_data", role: "assistant", data: png, mime_type: "image/png", stop_reason: "completed" },
+      ...(v === "v4" ? [{ type: "inline_data", role: "assistant", data: png, mime_type: "image/jpeg", stop_reason: "completed" }] : []),
+    ];
+    assert.deepEqual(made.map((m) => m.payload), [{ type: "text", role: "assistant", text: "Here:", stop_reason: "completed" }, ...files, { type: "text", role: "assistant", text: "Done.", stop_reason: "completed" }], v);
+    const file = (d, mediaType) => (v === "v4" ? { type: "file", mediaType, data: { type: "data", data: d } } : { type: "file", mediaType, data: d });
+    assert.deepEqual(calls[1].prompt[1], {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Here:" },
+        { ...file(png, "image/png"), providerOptions: { google: { thoughtSignature: "s1" } } },
+        file(png, "image/png"),
+        ...(v === "v4" ? [file(png, "image/jpeg")] : []),
+        { type: "text", text: "Done." },
+      ],
+    }, v);
+  }
+});

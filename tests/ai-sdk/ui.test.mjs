@@ -9,7 +9,8 @@ import { runInNewContext } from "node:vm";
 import assert from "node:assert/strict";
 import { AbstractChat, readUIMessageStream, uiMessageChunkSchema, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
-import { floeChatTransport, toUIMessageStream, toUIMessages } from "../../static/ai-sdk.mjs";
+import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
+import { floeChatTransport, fromAISDK, toUIMessageStream, toUIMessages } from "../../static/ai-sdk.mjs";
 import { mockModel } from "../../static/test.mjs";
 import { msg } from "../../static/msg.mjs";
 import { floe, instantClock, scriptedLLM } from "../node/helpers.mjs";
@@ -1545,4 +1546,38 @@ test("toUIMessages of 3,000 mutated Traces throws nothing, with or without the t
       assert.ok(out.every((m) => (m.role === "user" || m.role === "assistant") && Array.isArray(m.parts)), `case ${i} (seed ${before})`);
     }
   }
+});
+
+test("a file the model made (assistant inline_data, fromAISDK's file part) is a file chunk and part (a data: URL), in the run's stream and in toUIMessages of the stored session", async () => {
+  const png = "iVBORw0KGgo=";
+  const model = new MockLanguageModelV4({
+    provider: "mock",
+    modelId: "m",
+    doStream: async () => ({
+      stream: simulateReadableStream({
+        chunks: [
+          { type: "text-delta", id: "t", delta: "Here:" },
+          { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+          { type: "text-delta", id: "t", delta: "Done." },
+          { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } },
+        ],
+        initialDelayInMs: null,
+        chunkDelayInMs: null,
+      }),
+    }),
+  });
+  const session = floe.createSession({ llm: fromAISDK(model) });
+  const { chunks, message, errors } = await read(toUIMessageStream(session.run("Draw")));
+  await session.close();
+  assert.deepEqual(errors, []);
+  assert.deepEqual(chunks.filter((c) => c.type === "file"), [{ type: "file", url: `data:image/png;base64,${png}`, mediaType: "image/png" }]);
+  const want = [
+    { type: "step-start" },
+    { type: "text", state: "done", text: "Here:" },
+    { type: "file", mediaType: "image/png", url: `data:image/png;base64,${png}` },
+    { type: "text", state: "done", text: "Done." },
+  ];
+  assert.deepEqual(message.parts.map((p) => (p.type === "file" ? p : shape(p))), want);
+  const [, reply] = toUIMessages(await floe.readSession(session.id));
+  assert.deepEqual(reply.parts.map((p) => (p.type === "file" ? p : shape(p))), want);
 });
