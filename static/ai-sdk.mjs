@@ -376,7 +376,7 @@ const PSE = Symbol.for("vercel.ai.providerStreamError"); // the AI SDK's mark of
 // built-in adapters take an error event: by its type and code, then by
 // the retryability the AI SDK's provider gave it; null for another error.
 function event(e, label) {
-  if (!isObject(e) || e instanceof Error) return null;
+  if (!isObject(e) || e instanceof Error || Object.prototype.toString.call(e) === "[object Error]") return null; // an Error of any realm
   const typ = typeof e.type === "string" && e.type !== "error" ? e.type : "";
   const code = typeof e.code === "string" || Number.isFinite(e.code) ? String(e.code) : "";
   if (!typ && !code) return null;

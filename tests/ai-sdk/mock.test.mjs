@@ -6,6 +6,7 @@
 // inputs fromAISDK refuses.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { runInNewContext } from "node:vm";
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from "ai/test";
 import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, wrapLanguageModel, extractReasoningMiddleware, defaultSettingsMiddleware } from "ai";
 import { createProviderStreamError } from "@ai-sdk/provider-utils";
@@ -192,6 +193,8 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
     [part(createProviderStreamError({ message: "Too large", type: "request_too_large", statusCode: 413, isRetryable: false, data: {} })), ["failed", "mock: error event: request_too_large: Too large"], 1],
     [part(createProviderStreamError({ message: "Key revoked", type: "invalid_authentication", statusCode: 401, isRetryable: false, data: {} })), ["auth", "mock: error event: invalid_authentication: Key revoked"], 1],
     [part({ message: "no type" }), ["failed", "mock: no type"], 2],
+    // An Error (of any realm) with a code is no event: Node's system errors carry one.
+    [part(runInNewContext('Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })')), ["failed", "mock: socket hang up"], 2],
     [[{ type: "error", error: cyclic }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: { code: 5n } }], ["failed", "mock: an object that is not JSON"], 2],
     [[{ type: "error", error: new APICallError({ message: "bad", url: "u", requestBodyValues: {}, statusCode: 422, isRetryable: false }) }], ["failed", "mock: HTTP 422: bad"], 1],
