@@ -429,16 +429,17 @@ test("idleTimeoutMs: a model that sends nothing for it (no part, no end; no stre
   assert.equal(c2[0].abortSignal.aborted, true);
 
   // Parts that wait on the session (its reader busy for many times the bound) are no silence.
-  const { model: m3 } = mock("v4", [{ type: "text-delta", id: "t", delta: "a" }, { type: "text-delta", id: "t", delta: "b" }, finish()]);
+  const many = Array.from({ length: 3000 }, () => ({ type: "text-delta", id: "t", delta: "a" }));
+  const { model: m3 } = mock("v4", [...many, finish()]);
   const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(m3, { idleTimeoutMs: 1 }), clock: instantClock(), config: { maxReconnects: 0 } });
   const held = [];
   for await (const m of session.run("Hi")) {
     held.push(m);
-    if (m.payload.type === "partial_text") await new Promise((r) => setTimeout(r, 20));
+    if (m.payload.type === "partial_text" && m.payload.event_type === "start") await new Promise((r) => setTimeout(r, 20));
   }
   await session.close();
   assert.deepEqual(ends(held), [["completed", ""]]);
-  assert.equal(find(held, "text")[0].payload.text, "ab");
+  assert.equal(find(held, "text")[0].payload.text, "a".repeat(3000));
 
   for (const [v, message] of [[-1, "got -1"], [1.5, "got 1.5"], [86400001, "got 86400001"], ["1", "got a string"]]) {
     assert.throws(() => fromAISDK(m3, { idleTimeoutMs: v }), (e) => e.code === "bad_argument" && e.message === `fromAISDK: options.idleTimeoutMs: want a whole number of milliseconds up to 86400000 (0 = no idle timeout), ${message}`);
