@@ -73,7 +73,7 @@ export function fromAISDK(model, options = {}) {
   const names = new Map(); // tool call id → tool name (a tool result names its tool)
   // The ids of the calls in the conversation: a model that numbers its
   // calls afresh in each reply (Ollama's call_0) would give two calls of
-  // the session one id, which the UI and the pairing of outputs take for one.
+  // the session one id, and outputs pair with calls by id.
   const taken = new Set();
   const note = (prompt) => {
     for (const m of prompt) if (m.role === "assistant") for (const c of m.content) if (c.type === "tool-call") taken.add(c.toolCallId);
@@ -423,7 +423,7 @@ function failure(e, signal, label, read) {
 // data: URL; null for another (a web URL, a reference).
 function generated(p) {
   let d = p.data;
-  let mime = typeof p.mediaType === "string" && p.mediaType ? p.mediaType : "";
+  const mime = typeof p.mediaType === "string" && p.mediaType ? p.mediaType : "";
   if (isObject(d) && !(d instanceof Uint8Array)) {
     if (d.type === "url") {
       const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(String(d.url));
