@@ -284,14 +284,17 @@ export function fromAISDK(model, options = {}) {
             names.set(open.id, open.name);
             yield* close(typeof p.input === "string" ? p.input : undefined);
             return;
-          case "file": {
-            // A file the model made (an image): assistant inline_data. One
-            // by a URL that is no base64 data: URL has no place in the
-            // protocol (image_url is the user's) and is dropped.
+          case "file":
+          case "reasoning-file": {
+            // A file the model made (an image): assistant inline_data, or
+            // inline_thinking for one of its reasoning. One by a URL that is
+            // no base64 data: URL has no place in the protocol (image_url is
+            // the user's) and is dropped.
             const f = generated(p);
             if (!f) return;
             yield* close();
-            yield complete({ type: "model_msg", payload: { type: "inline_data", role: "assistant", data: f.data, mime_type: f.mime, stop_reason: "completed" } }, merge(null, p.providerMetadata));
+            const type = p.type === "file" ? "inline_data" : "inline_thinking";
+            yield complete({ type: "model_msg", payload: { type, role: "assistant", data: f.data, mime_type: f.mime, stop_reason: "completed" } }, merge(null, p.providerMetadata));
             return;
           }
           case "finish":
@@ -302,7 +305,7 @@ export function fromAISDK(model, options = {}) {
             return;
           default:
             // tool-input-end, stream-start, response-metadata, raw, ping, source,
-            // reasoning-file, custom, tool-result, tool-approval-request,
+            // custom, tool-result, tool-approval-request,
             // and a type this module does not know: not part of the conversation.
             return;
         }
@@ -512,6 +515,9 @@ function toPrompt(messages, version, names) {
         break;
       case "thinking":
         add("assistant", options({ type: "reasoning", text: p.thinking }, p));
+        break;
+      case "inline_thinking": // a file of the reasoning: v3 has no such part
+        if (version === "v4") add("assistant", options({ type: "reasoning-file", mediaType: p.mime_type, data: { type: "data", data: p.data } }, p));
         break;
       case "tool_call":
         names.set(p.tool_call_id, p.name);
