@@ -137,9 +137,12 @@ func (b *Bridge) readSession(args []js.Value) (any, error) {
 	}), nil
 }
 
-// importSession is the export importSession(files, store) → Promise<string>:
+// importSession is the export importSession(files, store, ids) → Promise<string>:
 // files is an array of {name, text} ("" name: one JSONL text), a session's
-// with its subagents' sessions' (trace.ImportTree).
+// with its subagents' sessions' (trace.ImportTree). With ids true it
+// stores nothing and returns the ids of the sessions it would store
+// (trace.ImportIDs), each ended by a newline, whose locks the shim takes
+// before it imports.
 func (b *Bridge) importSession(args []js.Value) (any, error) {
 	v := arg(args, 0)
 	if v.Type() != js.TypeObject || v.Length() == 0 {
@@ -165,6 +168,9 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 	store, err := b.storeArg(arg(args, 1), "importSession")
 	if err != nil {
 		return nil, err
+	}
+	if arg(args, 2).Truthy() {
+		return lines(trace.ImportIDs(files)), nil
 	}
 	return b.async("importSession", func() (any, error) {
 		id, err := trace.ImportTree(context.Background(), store, files)
@@ -320,4 +326,13 @@ func (b *Bridge) traces(id string) (bats []*trace.Batcher) {
 		}
 	}
 	return bats
+}
+
+// lines joins ids, each ended by a newline.
+func lines(ids []string) string {
+	out := ""
+	for _, id := range ids {
+		out += id + "\n"
+	}
+	return out
 }

@@ -720,6 +720,10 @@ export interface Floe {
    * Rejects with "session_exists" for a stored id and with "invalid_trace",
    * naming the file and line, for a malformed one, or naming the session,
    * for a subagent record naming a stored session the files do not hold.
+   * It takes the lock of each session it stores, as a run does: while a
+   * run of one is in flight (one that has not stored its first record
+   * yet), in any tab or, on a { dir } store, any process, it rejects with
+   * "session_busy" naming it, and imports nothing.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
   /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy", deleting nothing, while a run or compaction of it, or a run of one of those child sessions, is in flight, in any tab or, on a { dir } store, any process). A session or subagent object of this program still open on it stores nothing more. */

@@ -1041,7 +1041,24 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   async function importSession(files, opts = {}) {
     const store = storeOpt(opts, "importSession");
-    return call("importSession", filesArg(files, "importSession: files"), store);
+    const given = filesArg(files, "importSession: files");
+    // The lock of each session it stores, as a run takes it: a session
+    // whose run has not stored its first record yet was taken by the
+    // import, and the run's records were not written.
+    const held = [];
+    try {
+      for (const id of (await call("importSession", given, store, true)).split("\n")) {
+        if (!id) continue;
+        const release = await tryLock(store, id, { wait: true });
+        if (typeof release !== "function") {
+          throw floeError("session_busy", `importSession: session ${JSON.stringify(id)} is busy, and nothing was imported: ${release ?? "another tab or worker (or a session or subagent object of this program) is running it"}`);
+        }
+        held.push(release);
+      }
+      return await call("importSession", given, store);
+    } finally {
+      for (const release of held) release();
+    }
   }
 
   async function deleteSession(id, opts = {}) {

@@ -164,6 +164,33 @@ func ImportTree(ctx context.Context, store Store, files []File) (string, error) 
 	return root, nil
 }
 
+// ImportIDs returns the ids of the sessions [ImportTree] would store from
+// files, without checking the files as it does: each file's name gives
+// its session's id, and one file without a name its session_meta's. None
+// where the names give none ([ImportTree] refuses those files). A caller
+// that holds the sessions' locks takes them before it imports.
+func ImportIDs(files []File) []string {
+	groups, err := groupFiles(files)
+	if err != nil || len(groups) == 0 {
+		return nil
+	}
+	if len(groups) == 1 {
+		id, _, err := order(files)
+		if err == nil && id == "" {
+			id, _ = check(files[0].Data)
+		}
+		if id == "" {
+			return nil
+		}
+		return []string{id}
+	}
+	ids := make([]string, len(groups))
+	for i := range groups {
+		ids[i] = groups[i].id
+	}
+	return ids
+}
+
 // pointsOutside refuses subagent pointers of an import naming sessions
 // it does not hold (outside) that store holds: a Trace made by hand would
 // take one for its own child, to be deleted and exported with it.

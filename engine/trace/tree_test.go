@@ -314,3 +314,23 @@ func TestImportTreeFailedMidwayNamesWhatStays(t *testing.T) {
 		}
 	}
 }
+
+// ImportIDs gives the ids ImportTree would store: the files' names', one
+// unnamed file's session_meta's; none where the names give none.
+func TestImportIDs(t *testing.T) {
+	for _, c := range []struct {
+		files []trace.File
+		want  string
+	}{
+		{[]trace.File{{Name: "", Data: []byte(line("first") + metaOf("meta-id", false))}}, "meta-id"},
+		{[]trace.File{{Name: "2026-01-02/named_001.jsonl", Data: []byte(metaOf("other", false))}}, "named"},
+		{[]trace.File{{Name: "b_001.jsonl"}, {Name: "d/a_002.jsonl"}, {Name: "a_001.jsonl"}}, "a,b"},
+		{[]trace.File{{Name: "a_001.jsonl"}, {Name: "not a trace"}}, ""},
+		{[]trace.File{{Name: "", Data: []byte("not json\n")}}, ""},
+		{nil, ""},
+	} {
+		if got := strings.Join(trace.ImportIDs(c.files), ","); got != c.want {
+			t.Errorf("ImportIDs(%d files, first %q): %q, want %q", len(c.files), c.files[0:min(1, len(c.files))], got, c.want)
+		}
+	}
+}

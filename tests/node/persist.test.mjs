@@ -738,3 +738,55 @@ test("loadHistory gets a signal, aborted by the run's abort and by close()", asy
     await resumed.close();
   }
 });
+
+// An import takes the lock of each session it stores, as a run does: a
+// run whose first record is not stored yet (run() made, its stream not
+// read) held its session's lock, and the import took the id, the run's
+// records then refused as a session stored already.
+test("importSession of a session whose run has not stored its first record yet is refused session_busy and imports nothing; the run's records are stored", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const id = newID("import-running");
+    const session = floe.createSession({ meta: meta(id), store, llm: scriptedLLM(say("mine")) });
+    const stream = session.run("my prompt");
+    const line = (type, payload) => JSON.stringify({ timestamp: "2026-01-02T03:04:05.000Z", type, payload }) + "\n";
+    const trace = line("session_meta", meta(id)) + line("model_msg", { type: "text", role: "user", text: "imported", stop_reason: "completed" });
+    const refused = new RegExp(`importSession: session "${id}" is busy, and nothing was imported`);
+    await rejects(floe.importSession(trace, { store }), "session_busy", refused);
+    await rejects(floe.importSession([{ name: `2026-01-02/${id}_001.jsonl`, text: trace }], { store }), "session_busy", refused);
+    await collect(stream);
+    await session.close();
+    const texts = records(await floe.exportSession(id, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["my prompt", "mine"]);
+    await rejects(floe.importSession(trace, { store }), "session_exists");
+  }
+});
+
+test("importSession of a session with its subagents' sessions, one of which a run not stored yet holds, is refused session_busy naming it and stores none of them", async (t) => {
+  const scratch = "memory";
+  const child = floe.subagentTool({ create: () => ({ store: scratch, llm: scriptedLLM(say("found")) }) });
+  const call = async function* () {
+    yield toolCall("c1", "run_subagent", JSON.stringify({ prompt: "find it" }));
+    yield usage();
+    return { status: "completed" };
+  };
+  const parent = floe.createSession({ meta: meta(newID("import-tree")), store: scratch, tools: [child], llm: scriptedLLM(call, say("done")) });
+  const msgs = await collect(parent.run("go", { approve: () => "allow" }));
+  await parent.close();
+  const childId = msgs.find((m) => m.origin).origin[0];
+  const files = await floe.exportSession(parent.id, { store: scratch });
+  assert.equal(files.length, 2);
+  await floe.deleteSession(parent.id, { store: scratch });
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const sub = floe.createSubagent({ meta: meta(childId), store, llm: scriptedLLM(say("its own")) });
+    const stream = sub.run("its task");
+    await rejects(floe.importSession(files, { store }), "session_busy", new RegExp(`importSession: session "${childId}" is busy, and nothing was imported`));
+    await rejects(floe.exportSession(parent.id, { store }), "not_found");
+    await collect(stream);
+    sub.close();
+    const texts = records(await floe.exportSession(childId, { store })).filter((r) => r.payload?.type === "text").map((r) => r.payload.text);
+    assert.deepEqual(texts, ["its task", "its own"]);
+    await floe.deleteSession(childId, { store });
+    assert.equal(await floe.importSession(files, { store }), parent.id);
+    await floe.deleteSession(parent.id, { store });
+  }
+});
