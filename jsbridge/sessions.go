@@ -184,8 +184,9 @@ func (b *Bridge) importSession(args []js.Value) (any, error) {
 // deleteSession is the export deleteSession(id, store, children) →
 // Promise<void>: the session with its subagents' sessions
 // (trace.DeleteTree). With children true it deletes nothing and resolves
-// to the ids of those child sessions (trace.Children), each ended by a
-// newline, whose locks the shim takes before it deletes.
+// to the ids of those child sessions, and of those its pointers name that
+// are not stored yet (trace.ChildrenUnstored), each ended by a newline,
+// whose locks the shim takes before it deletes.
 func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	id, store, err := b.idStore(args, "deleteSession")
 	if err != nil {
@@ -194,18 +195,15 @@ func (b *Bridge) deleteSession(args []js.Value) (any, error) {
 	list := arg(args, 2).Truthy()
 	return b.async("deleteSession", func() (any, error) {
 		ctx := context.Background()
-		children, _ := trace.Children(ctx, store, id)
+		children, unstored, _ := trace.ChildrenUnstored(ctx, store, id)
 		if list { // none for a session not stored: the delete says so
-			out := ""
-			for _, c := range children {
-				out += c + "\n"
-			}
-			return out, nil
+			return lines(append(children, unstored...)), nil
 		}
 		// A session or subagent object of this program still open on it
 		// stores no more: its next run would write a Trace without its
-		// session_meta, listed and never resumable.
-		for _, sid := range append(children, id) {
+		// session_meta, listed and never resumable (a child not stored
+		// yet, one its parent no longer names).
+		for _, sid := range append(append(children, unstored...), id) {
 			b.dropTraces(ctx, sid, true)
 		}
 		if err := trace.DeleteTree(ctx, store, id); err != nil {

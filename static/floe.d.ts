@@ -726,7 +726,7 @@ export interface Floe {
    * "session_busy" naming it, and imports nothing.
    */
   importSession(files: TraceFile[] | string, options?: StoreOptions): Promise<string>;
-  /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy", deleting nothing, while a run or compaction of it, or a run of one of those child sessions, is in flight, in any tab or, on a { dir } store, any process). A session or subagent object of this program still open on it stores nothing more. */
+  /** Deletes a stored session with its subagents' child sessions ("not_found" if there is none; "session_busy", deleting nothing, while a run or compaction of it, or a run of one of those child sessions, is in flight, in any tab or, on a { dir } store, any process; a child session its Trace names that is not stored yet, its run's first record not written, counts too). A session or subagent object of this program still open on it, or on such a child, stores nothing more. */
   deleteSession(id: string, options?: StoreOptions): Promise<void>;
   isFloeError(e: unknown): e is FloeError;
   tool: typeof tool;

@@ -1072,9 +1072,11 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // child's run may go on after its parent's (a createSubagent object of
     // its id, a run its parent's abort grace left), and was deleted under
     // it. One busy refuses the whole delete before anything is deleted.
-    // The children are listed once the session is held (none is added
-    // then but by a child's run, whose lock is then refused), and again
-    // until no new one shows.
+    // So does a child its pointers name that is not stored yet (its run
+    // has not written its first record), which would write its Trace
+    // under a parent gone. The children are listed once the session is
+    // held (none is added then but by a child's run, whose lock is then
+    // refused), and again until no new one shows.
     const held = [];
     try {
       const release = await tryLock(store, id, { wait: true });

@@ -134,10 +134,16 @@ func childRecords(ctx context.Context, store Store, id string) ([]omni.Message, 
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || recs[0].Type != omni.TypeSessionMeta || recs[0].Payload.Source() != omni.SourceSubagent {
+	if !subagentTrace(recs) {
 		return nil, opErr("read", id, 0, errf.Errorf("%w: not a subagent's child session (its Trace does not start with a session_meta of source \"subagent\")", ErrNotFound))
 	}
 	return recs, nil
+}
+
+// subagentTrace reports whether recs start with the session_meta of a
+// subagent's child session.
+func subagentTrace(recs []omni.Message) bool {
+	return len(recs) > 0 && recs[0].Type == omni.TypeSessionMeta && recs[0].Payload.Source() == omni.SourceSubagent
 }
 
 // SubagentPointer returns the child session id of a subagent pointer

@@ -288,9 +288,19 @@ func parentOf(ids []string, child []bool) (string, error) {
 // is returned with the ids found. ErrNotFound when id has no file; none
 // and a nil error when it has no children.
 func Children(ctx context.Context, store Store, id string) ([]string, error) {
+	out, _, err := ChildrenUnstored(ctx, store, id)
+	return out, err
+}
+
+// ChildrenUnstored returns [Children]'s ids, and the ids that subagent
+// pointers of id and of those children name and that store holds no file
+// of: a child session whose run has not stored its first record yet. A
+// delete of id takes their locks too (the child's run holds its own), so
+// that such a child does not write its Trace after its parent is gone.
+func ChildrenUnstored(ctx context.Context, store Store, id string) (children, unstored []string, err error) {
 	recs, err := Records(ctx, store, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []string
 	seen := map[string]bool{id: true}
@@ -303,11 +313,18 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 				continue
 			}
 			seen[child] = true
-			crecs, err := childRecords(ctx, store, child)
+			crecs, err := Records(ctx, store, child)
+			if errors.Is(err, ErrNotFound) {
+				unstored = append(unstored, child)
+				continue
+			}
 			if err != nil {
-				if first == nil && !errors.Is(err, ErrNotFound) {
+				if first == nil {
 					first = err
 				}
+				continue
+			}
+			if !subagentTrace(crecs) {
 				continue
 			}
 			out = append(out, child)
@@ -317,7 +334,7 @@ func Children(ctx context.Context, store Store, id string) ([]string, error) {
 		}
 	}
 	walk(recs, 0)
-	return out, first
+	return out, unstored, first
 }
 
 // DeleteTree deletes the stored session id and the child sessions of its

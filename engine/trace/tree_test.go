@@ -315,6 +315,34 @@ func TestImportTreeFailedMidwayNamesWhatStays(t *testing.T) {
 	}
 }
 
+// ChildrenUnstored names, besides Children's, the sessions pointers name
+// that the store holds no file of (a child whose run has not stored its
+// first record yet), and not a stored session that is no subagent's.
+func TestChildrenUnstored(t *testing.T) {
+	ctx := context.Background()
+	store := &trace.MemStore{}
+	for id, data := range map[string]string{
+		"p":     metaOf("p", false) + line("hi") + pointer("c") + pointer("new") + pointer("user"),
+		"c":     metaOf("c", true) + line("the child's") + pointer("grand"),
+		"user":  metaOf("user", false) + line("a session of the user's"),
+		"other": metaOf("other", false) + line("unrelated"),
+	} {
+		if _, err := store.Append(ctx, id, 1, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	children, unstored, err := trace.ChildrenUnstored(ctx, store, "p")
+	if err != nil || strings.Join(children, ",") != "c" || strings.Join(unstored, ",") != "grand,new" {
+		t.Errorf("ChildrenUnstored: %v, %v, %v; want [c], [grand new]", children, unstored, err)
+	}
+	if children, err := trace.Children(ctx, store, "p"); err != nil || strings.Join(children, ",") != "c" {
+		t.Errorf("Children: %v, %v; want [c]", children, err)
+	}
+	if _, _, err := trace.ChildrenUnstored(ctx, store, "none"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("ChildrenUnstored of a session not stored: %v, want ErrNotFound", err)
+	}
+}
+
 // ImportIDs gives the ids ImportTree would store: the files' names', one
 // unnamed file's session_meta's; none where the names give none.
 func TestImportIDs(t *testing.T) {

@@ -790,3 +790,33 @@ test("importSession of a session with its subagents' sessions, one of which a ru
     await floe.deleteSession(parent.id, { store });
   }
 });
+
+// A child session whose run has not stored its first record yet is one of
+// its parent's, as a stored one is: the parent's delete went through, and
+// the child then wrote its Trace, a subagent's session no parent names.
+test("deleteSession of a parent whose subagent's child session is not stored yet while its run is in flight is refused session_busy naming the child; an object of it left open stores nothing after the delete", async (t) => {
+  for (const store of ["memory", { dir: await tempDir(t) }]) {
+    const { parentId, childId } = await parentNaming(store);
+    const sub = floe.createSubagent({ meta: meta(childId), store, llm: scriptedLLM(say("done"), say("after")) });
+    const stream = sub.run("first");
+    await rejects(floe.deleteSession(parentId, { store }), "session_busy", new RegExp(`session "${parentId}" is not deleted, nor any of its subagents' sessions: its subagent's session "${childId}" is busy`));
+    assert.ok((await floe.exportSession(parentId, { store })).length > 0, "the parent was deleted");
+    await collect(stream);
+    sub.close();
+    await floe.deleteSession(parentId, { store });
+    await rejects(floe.exportSession(parentId, { store }), "not_found");
+    await rejects(floe.exportSession(childId, { store }), "not_found");
+
+    // Not stored and not running: the delete goes through, and an object
+    // of the child still open stores nothing more, as one of a stored
+    // child does.
+    const again = await parentNaming(store);
+    const diags = [];
+    const idle = floe.createSubagent({ meta: meta(again.childId), store, llm: scriptedLLM(say("late")), onDiagnostic: (d) => diags.push(d) });
+    await floe.deleteSession(again.parentId, { store });
+    await collect(idle.run("late task"));
+    idle.close();
+    await rejects(floe.exportSession(again.childId, { store }), "not_found");
+    assert.ok(diags.some((d) => d.kind === "trace" && /deleted while it was open/.test(d.message)), JSON.stringify(diags));
+  }
+});
