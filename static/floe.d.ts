@@ -618,7 +618,9 @@ export interface Session {
    * it, the first next() rejects with "session_busy" and nothing is run.
    * Without Web Locks (Node), and with the memory store, a lock of the
    * program does the same at once: while another session object of the
-   * same session runs, run() throws "session_busy". With a { dir } store
+   * same session runs, run() throws "session_busy". The lock is the
+   * store's: sessions of one id in two stores (two { dir } directories, or
+   * the memory store and one) run at once. With a { dir } store
    * the run also holds the file <dir>/.<id>.lock: while another process
    * runs the session, run() throws "session_busy" naming it.
    */

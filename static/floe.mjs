@@ -709,7 +709,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
   // is called once the run has ended and its records are stored, by the
   // run's stream (see Stream) and, for a session's run, by Go too (a
   // subagent's run tells Go of none). With a persisted store and Web
-  // Locks, each run (and compaction) holds the lock "floe:session:<id>"
+  // Locks, each run (and compaction) holds the lock lockName(store, id)
   // from its first next() until then: one writer per session across the
   // tabs of an origin. Without Web Locks, and for the memory store, the
   // lock is this program's (and, on a { dir } store, the process's lock
@@ -788,7 +788,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
       if (!webLocks(store)) {
         // This program's lock, taken at once: the run starts now, as one
         // of a session not stored does.
-        const name = "floe:session:" + id;
+        const name = lockName(store, id);
         if (localLocks.has(name)) throw busy(fn, id);
         if (store === "indexeddb" && !unlockedSaid) {
           // A page that is not a secure context has IndexedDB and no Web
@@ -2854,6 +2854,12 @@ function dirLock(store, id, create = false) {
   return lock && store.startsWith("dir:") ? lock(store.slice(4), id, create) : noop;
 }
 
+// lockName is the name of a session's lock in store: the Web Lock
+// "floe:session:<id>" of an origin's IndexedDB sessions (every tab), and
+// one of this program's for each other store's (two { dir } stores, or
+// the memory store and one, each hold a session of that id of their own).
+const lockName = (store, id) => "floe:session:" + id + (store === "indexeddb" ? "" : "\n" + store);
+
 // tryLock takes the session's lock if it is free; it resolves to the
 // function that releases it, or null (or the holder, named by dirLock)
 // when another holder has it. yielding tells whether this attempt, and
@@ -2898,7 +2904,7 @@ function holding(name, yielding) {
 }
 
 async function tryLockHere(store, id, yielding, wait) {
-  const name = "floe:session:" + id;
+  const name = lockName(store, id);
   let waited = false; // the last holder waited for held the lock
   for (let h; wait && (h = holders.get(name)) && h.yielding(); ) waited = await h.done;
   const h = holding(name, yielding);

@@ -138,7 +138,7 @@ test("a subagent's run holds its session's Web Lock from its first next() until 
   const stream = sub.run("task");
   assert.equal(held.size, 0, "the lock is taken at the first next()");
   assert.equal((await stream.next()).value.type, "session_meta");
-  assert.deepEqual([...held], ["floe:session:locked-child"]);
+  assert.deepEqual([...held], [`floe:session:locked-child\ndir:${dir}`], "a lock of its store's");
   await assert.rejects(floe.deleteSession("locked-child", { store }), { code: "session_busy" });
   // Another object's run of the id is refused at its first next().
   const twin = floe.createSubagent({ meta: meta("locked-child"), store, llm: scriptedLLM(say("never")) });

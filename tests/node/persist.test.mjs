@@ -304,7 +304,7 @@ test("Web Locks: one writer per persisted session", async (t) => {
   t.after(() => delete globalThis.navigator);
   const store = { dir: await tempDir(t) };
   const id = newID("lock");
-  const name = "floe:session:" + id;
+  const name = `floe:session:${id}\ndir:${store.dir}`; // a lock of its store's
   let heldDuringRun = false;
   const llm = scriptedLLM(async function* () {
     heldDuringRun = locks.held.has(name);
@@ -818,5 +818,22 @@ test("deleteSession of a parent whose subagent's child session is not stored yet
     idle.close();
     await rejects(floe.exportSession(again.childId, { store }), "not_found");
     assert.ok(diags.some((d) => d.kind === "trace" && /deleted while it was open/.test(d.message)), JSON.stringify(diags));
+  }
+});
+
+// The locks of sessions are one per store and id: two { dir } stores, or
+// the memory store and one, hold sessions of their own.
+test("sessions of one id in two stores run at once; two objects of it in one store do not", async (t) => {
+  const id = newID("two-stores");
+  const stores = [{ dir: await tempDir(t) }, { dir: await tempDir(t) }, "memory"];
+  const sessions = stores.map((store) => floe.createSession({ meta: meta(id), store, llm: scriptedLLM(say("hi")) }));
+  const streams = sessions.map((s) => s.run("hello"));
+  const twin = floe.createSession({ meta: meta(id), store: stores[0], llm: scriptedLLM(say("never")) });
+  assert.throws(() => twin.run("again"), (e) => e.code === "session_busy");
+  await twin.close();
+  for (const [i, stream] of streams.entries()) {
+    assert.equal(find(await collect(stream), "text").at(-1).payload.text, "hi");
+    await sessions[i].close();
+    assert.ok((await floe.exportSession(id, { store: stores[i] })).length > 0);
   }
 });
