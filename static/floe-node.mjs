@@ -129,9 +129,12 @@ export default { ...floe, load };
 // pid cannot tell (another host: a shared directory, a container made
 // anew; a pid another process took) is judged gone once its file has
 // gone ten beats untouched; a file without `beat` (an older build) is
-// never judged so, and the error names the file to delete. Where the
-// file cannot be made (a read-only or missing directory) there is no
-// lock: the Trace's writes fail there too, and say so.
+// never judged so, and the error names the file to delete. A file that
+// cannot be made, written or read (a read-only directory, a full disk, no
+// permission, a directory in its place) throws an Error naming it and the
+// system's error: the session is not run, resumed or deleted unlocked. A
+// resume's or a delete's in a directory that does not exist is no lock
+// (no session is stored there: they say so).
 const TOKEN = Math.random().toString(36).slice(2) + Date.now().toString(36);
 // The host's name, read when a lock is first taken: Deno asks for a
 // permission (sys) to read it, which a program without {dir} stores should
@@ -162,24 +165,26 @@ nodeHooks.lockDir = (dir, id, create) => {
     try {
       fd = nodeFS.openSync(path, "wx", 0o600);
     } catch (e) {
-      if (e?.code !== "EEXIST") return () => {};
+      if (e?.code === "ENOENT" && !create) return () => {};
+      if (e?.code !== "EEXIST") throw lockError(path, "made", e);
     }
     if (fd !== undefined) {
-      let written = false;
+      let failed;
       try {
         nodeFS.writeSync(fd, own);
-        written = true;
-      } catch {}
+      } catch (e) {
+        failed = e;
+      }
       try {
         nodeFS.closeSync(fd);
       } catch {}
-      if (!written) {
+      if (failed) {
         // A full disk: a file left empty would name no holder and refuse
-        // every later run. No lock; the Trace's writes say why they fail.
+        // every later run.
         try {
           nodeFS.unlinkSync(path);
         } catch {}
-        return () => {};
+        throw lockError(path, "written", failed);
       }
       const held = { path, own, beatMs, confirmed: lockNow(), wall: lockWall(), lost: undefined };
       heldLocks.set(path, held);
@@ -218,6 +223,9 @@ nodeHooks.lockDir = (dir, id, create) => {
       holder = JSON.parse(text);
     } catch (e) {
       if (e?.code === "ENOENT" && tries < 3) continue; // released meanwhile
+      // Not a holder's file to judge (no permission, a directory): it was
+      // reported as another process's.
+      if (text === undefined && e?.code !== "ENOENT") throw lockError(path, "read", e);
     }
     if (tries < 3 && (stale(holder) || silent(holder, path))) {
       takeOver(path, text);
@@ -228,6 +236,10 @@ nodeHooks.lockDir = (dir, id, create) => {
     return `another process (${who}) is running it (its lock file ${path}: ${gone})`;
   }
 };
+
+// lockError is the Error of a lock file that cannot be made, written or
+// read: dirLock (floe.mjs) names the call and the session before it.
+const lockError = (path, what, e) => new Error(`its lock file ${path} cannot be ${what}: ${e?.message ?? e}`);
 
 // The locks this program holds, by file, each asked before a write of its
 // session (the port's lockHeld, from Go's trace.FileStore) whether it

@@ -622,7 +622,10 @@ export interface Session {
    * store's: sessions of one id in two stores (two { dir } directories, or
    * the memory store and one) run at once. With a { dir } store
    * the run also holds the file <dir>/.<id>.lock: while another process
-   * runs the session, run() throws "session_busy" naming it.
+   * runs the session, run() throws "session_busy" naming it; a lock file
+   * that cannot be made, written or read (a read-only directory, a full
+   * disk, a directory in its place) throws "storage" naming the file and
+   * the system's error, and nothing runs.
    */
   run(prompt: string | OmniMessage[], options?: RunOptions): MessageStream;
   /**

@@ -799,7 +799,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
             `session ${JSON.stringify(id)} is stored, and this page has no Web Locks (it is not a secure context: serve it over HTTPS or from localhost): another tab's run of it is not refused, and two tabs running it at once interleave their records in its Trace`,
           );
         }
-        const unlockDir = dirLock(store, id, true);
+        const unlockDir = dirLock(store, id, true, fn);
         if (typeof unlockDir === "string") throw busy(fn, id, unlockDir);
         localLocks.add(name);
         const h = holding(name, isClosed);
@@ -978,7 +978,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const given = get(opts, "store", "resumeSession: store");
     const store = storeArg(given, "resumeSession: store");
     // Resume may write (a failed compaction_end, E-17.4): one writer.
-    const release = await tryLock(store, id, { wait: true });
+    const release = await tryLock(store, id, "resumeSession", { wait: true });
     if (typeof release !== "function") throw busy("resumeSession", id, release);
     try {
       const [sid, handle] = sessionRef(await call("resumeSession", id, packed(spec), store).catch((e) => notFoundWhere(e, given, store)));
@@ -1049,7 +1049,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     try {
       for (const id of (await call("importSession", given, store, true)).split("\n")) {
         if (!id) continue;
-        const release = await tryLock(store, id, { wait: true });
+        const release = await tryLock(store, id, "importSession", { wait: true });
         if (typeof release !== "function") {
           throw floeError("session_busy", `importSession: session ${JSON.stringify(id)} is busy, and nothing was imported: ${release ?? "another tab or worker (or a session or subagent object of this program) is running it"}`);
         }
@@ -1079,14 +1079,14 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     // refused), and again until no new one shows.
     const held = [];
     try {
-      const release = await tryLock(store, id, { wait: true });
+      const release = await tryLock(store, id, "deleteSession", { wait: true });
       if (typeof release !== "function") throw busy("deleteSession", id, release);
       held.push(release);
       for (const locked = new Set([id]); ; ) {
         const children = (await call("deleteSession", id, store, true)).split("\n").filter((c) => c && !locked.has(c));
         if (children.length === 0) break;
         for (const c of children) {
-          const release = await tryLock(store, c, { wait: true });
+          const release = await tryLock(store, c, "deleteSession", { wait: true });
           if (typeof release !== "function") {
             const who = release ?? "another tab or worker (or a session or subagent object of this program) is running it";
             throw floeError("session_busy", `deleteSession: session ${JSON.stringify(id)} is not deleted, nor any of its subagents' sessions: its subagent's session ${JSON.stringify(c)} is busy: ${who}`);
@@ -2848,10 +2848,18 @@ const noop = () => {};
 // dirLock takes the lock of a session of a {dir} store across processes
 // (Node: floe-node.mjs's lock file): a release function, or the end of
 // session_busy's message naming the process that holds it. create: the
-// store's directory may be made for it (a run writes there).
-function dirLock(store, id, create = false) {
+// store's directory may be made for it (a run writes there). A lock file
+// that cannot be made, written or read throws storage, naming fn, the
+// session, the file and the system's error (it was no lock, or taken for
+// another process's).
+function dirLock(store, id, create, fn) {
   const lock = nodeHooks.lockDir;
-  return lock && store.startsWith("dir:") ? lock(store.slice(4), id, create) : noop;
+  if (!lock || !store.startsWith("dir:")) return noop;
+  try {
+    return lock(store.slice(4), id, create);
+  } catch (e) {
+    throw floeError("storage", `${fn}: session ${JSON.stringify(id)}: ${e?.message ?? e}`);
+  }
 }
 
 // lockName is the name of a session's lock in store: the Web Lock
@@ -2864,11 +2872,18 @@ const lockName = (store, id) => "floe:session:" + id + (store === "indexeddb" ? 
 // function that releases it, or null (or the holder, named by dirLock)
 // when another holder has it. yielding tells whether this attempt, and
 // the hold it gets, ends by itself (see holders); wait: a holder of this
-// program that yields is waited for rather than refusing.
-async function tryLock(store, id, { create = false, yielding = yields, wait = false } = {}) {
+// program that yields is waited for rather than refusing. fn names the
+// call in dirLock's error.
+async function tryLock(store, id, fn, { create = false, yielding = yields, wait = false } = {}) {
   const release = await tryLockHere(store, id, yielding, wait);
   if (!release) return null;
-  const unlockDir = dirLock(store, id, create);
+  let unlockDir;
+  try {
+    unlockDir = dirLock(store, id, create, fn);
+  } catch (e) {
+    release();
+    throw e;
+  }
   if (typeof unlockDir === "string") {
     release();
     return unlockDir;
@@ -3013,7 +3028,7 @@ class LockedStream {
   }
 
   async #start() {
-    const release = await tryLock(this.#store, this.#id, { create: true, yielding: this.#yielding });
+    const release = await tryLock(this.#store, this.#id, this.#fn, { create: true, yielding: this.#yielding });
     if (typeof release !== "function") {
       this.#done = true;
       this.#skipped();

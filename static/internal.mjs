@@ -212,7 +212,8 @@ function editDistance(a, b) {
  * Set by floe-node.mjs: lockDir(dir, id, create) takes the lock of session
  * id of the {dir} store dir across processes (floe.mjs's locks are one
  * program's) and returns the function that releases it, or, when another
- * process holds it, the end of the session_busy message naming that process.
+ * process holds it, the end of the session_busy message naming that process;
+ * a lock file it cannot make, write or read throws an Error naming it.
  * lockHeld(dir, id) says, before a write, whether this program still holds
  * it: undefined, or, once another process took it, why.
  * lockBeatMs (tests) shortens how often a holder touches its lock file,

@@ -226,21 +226,56 @@ test("{dir}: a lock file another host left untouched for ten beats is stale; one
   assert.equal(nodeFS.existsSync(path), false);
 });
 
-test("{dir}: the lock of a store nothing can be written to is no lock: the run goes on and its writes say why they fail", async (t) => {
+test("{dir}: a store whose lock file cannot be made refuses the run, storage naming the file and the system's error, and runs nothing", async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, "a-file");
   await writeFile(file, "not a directory");
-  const diags = [];
-  const s = floe.createSession({ meta: meta("nowhere"), llm: scriptedLLM(say("hi")), store: { dir: file }, onDiagnostic: (d) => diags.push(d) });
-  const msgs = await collect(s.run("hello"));
+  const model = scriptedLLM(say("hi"));
+  const s = floe.createSession({ meta: meta("nowhere"), llm: model, store: { dir: file } });
+  assert.throws(() => s.run("hello"), (e) => e.code === "storage" && e.message.includes(`run: session "nowhere": its lock file ${join(file, ".nowhere.lock")} cannot be made: ENOTDIR`));
   await s.close();
-  assert.equal(find(msgs, "text").at(-1).payload.text, "hi");
-  assert.ok(diags.length > 0 && diags.every((d) => d.kind === "trace" && /not a directory/i.test(d.message)), JSON.stringify(diags));
+  assert.equal(model.calls.length, 0);
   // A missing directory is made by a run, not by a resume or a delete.
   const missing = join(dir, "missing");
   await rejects(floe.resumeSession("x", { llm: scriptedLLM(say("x")), store: { dir: missing } }), "not_found");
   await rejects(floe.deleteSession("x", { store: { dir: missing } }), "not_found");
   assert.equal(nodeFS.existsSync(missing), false);
+});
+
+// A directory the process may not write (a read-only one; the tests run as
+// root, which permissions do not stop, so open(2) is made to fail) whose
+// date directory it may: the run went on unlocked, its records written.
+test("{dir}: a lock file that cannot be made (no permission) or read (a directory in its place) refuses the run, resume and delete, naming the file and the system's error; nothing is written", async (t) => {
+  const dir = await tempDir(t);
+  const store = { dir };
+  const path = lockFile(dir, "guarded");
+  const { openSync } = nodeFS;
+  nodeFS.openSync = function (p, ...rest) {
+    if (String(p) === path) throw Object.assign(new Error(`EACCES: permission denied, open '${p}'`), { code: "EACCES" });
+    return openSync.call(this, p, ...rest);
+  };
+  let restored = false;
+  const restore = () => restored || ((restored = true), (nodeFS.openSync = openSync));
+  t.after(restore);
+  const model = scriptedLLM(say("one"));
+  const s = floe.createSession({ meta: meta("guarded"), llm: model, store });
+  assert.throws(() => s.run("hello"), (e) => e.code === "storage" && e.message === `run: session "guarded": its lock file ${path} cannot be made: EACCES: permission denied, open '${path}'`);
+  restore();
+  assert.equal(model.calls.length, 0);
+  assert.deepEqual(await floe.listSessions({ store }), [], "nothing written");
+  await collect(s.run("hello"));
+  await s.close();
+
+  await mkdir(path); // a directory in its place: it was another process's lock
+  const again = floe.createSession({ meta: meta("guarded"), llm: scriptedLLM(say("two")), store });
+  const unreadable = (fn) => (e) => e.code === "storage" && e.message.startsWith(`${fn}: session "guarded": its lock file ${path} cannot be read: EISDIR`);
+  assert.throws(() => again.run("again"), unreadable("run"));
+  await again.close();
+  await assert.rejects(floe.resumeSession("guarded", { llm: scriptedLLM(say("x")), store }), unreadable("resumeSession"));
+  await assert.rejects(floe.deleteSession("guarded", { store }), unreadable("deleteSession"));
+  assert.equal((await floe.exportSession("guarded", { store })).length, 1);
+  await rm(path, { recursive: true });
+  await floe.deleteSession("guarded", { store });
 });
 
 // Counts the calls floe-node.wasm makes to Node's fs (Go's file system
@@ -311,10 +346,11 @@ test("{dir}: the directory removed while a session is open: its next run says so
   await rejects(floe.resumeSession("removed", { llm: scriptedLLM(say("x")), store }), "not_found");
 });
 
-test("{dir}: a lock file whose write fails (a full disk) is not left behind empty, refusing every later run", async (t) => {
+test("{dir}: a lock file whose write fails (a full disk) refuses the run, naming it and the error, and is not left behind empty, refusing every later run", async (t) => {
   const dir = await tempDir(t);
   const store = { dir };
-  const s = floe.createSession({ meta: meta("full"), llm: scriptedLLM(say("one"), say("two")), store });
+  const model = scriptedLLM(say("two"));
+  const s = floe.createSession({ meta: meta("full"), llm: model, store });
   const { openSync, writeSync, closeSync } = nodeFS;
   let failed = 0;
   const lockFds = new Set();
@@ -328,8 +364,9 @@ test("{dir}: a lock file whose write fails (a full disk) is not left behind empt
     return writeSync.call(this, fd, ...rest);
   };
   t.after(() => Object.assign(nodeFS, { openSync, writeSync, closeSync }));
-  await collect(s.run("first"));
+  assert.throws(() => s.run("first"), (e) => e.code === "storage" && e.message === `run: session "full": its lock file ${lockFile(dir, "full")} cannot be written: ENOSPC: no space left on device, write`);
   assert.equal(failed, 1, "the lock's write failed once");
+  assert.equal(model.calls.length, 0);
   assert.equal(nodeFS.existsSync(lockFile(dir, "full")), false, "no empty lock file left");
   const msgs = await collect(s.run("second")); // the disk has room again
   assert.equal(find(msgs, "text").at(-1).payload.text, "two");
