@@ -92,9 +92,8 @@ func startErr(err error, fn string) error {
 }
 
 // start is the export behind Session.run (floe.d.ts): start(handle, kind "text"|"json", input, approve?,
-// signal?, thinkingLevel?, ended?) → streamID. approve is the shim's
-// (waiterID, toolCallJSON) function; ended() is called once the run has
-// ended and its records are stored. It returns at once: the run proceeds
+// signal?, thinkingLevel?) → streamID. approve is the shim's
+// (waiterID, toolCallJSON) function. It returns at once: the run proceeds
 // as JavaScript pulls.
 func (b *Bridge) start(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "run")
@@ -117,28 +116,26 @@ func (b *Bridge) start(args []js.Value) (any, error) {
 			return nil, err
 		}
 	}
-	return b.startStream(s, arg(args, 4), arg(args, 6), "run", func(ctx context.Context) (*engine.Run, error) {
+	return b.startStream(s, arg(args, 4), "run", func(ctx context.Context) (*engine.Run, error) {
 		return s.s.Start(ctx, input, opts)
 	})
 }
 
-// compact is the export behind Session.compact: compact(handle, signal?,
-// ended?) → streamID (E-13.13).
+// compact is the export behind Session.compact: compact(handle, signal?)
+// → streamID (E-13.13).
 func (b *Bridge) compact(args []js.Value) (any, error) {
 	s, err := b.session(arg(args, 0), "compact")
 	if err != nil {
 		return nil, err
 	}
-	return b.startStream(s, arg(args, 1), arg(args, 2), "compact", s.s.Compact)
+	return b.startStream(s, arg(args, 1), "compact", s.s.Compact)
 }
 
 // startStream maps the signal, starts the run and registers its stream.
 // When the stream ends, the session's records are flushed to its store
-// before the last pull settles, then ended (optional) is called.
-func (b *Bridge) startStream(s *session, signal, ended js.Value, fn string, start func(context.Context) (*engine.Run, error)) (any, error) {
-	if err := optFunc(ended, fn+": ended"); err != nil {
-		return nil, err
-	}
+// before the last pull settles (the shim's stream lets the session's lock
+// go once it has settled, or once closeStream's Promise has).
+func (b *Bridge) startStream(s *session, signal js.Value, fn string, start func(context.Context) (*engine.Run, error)) (any, error) {
 	ctx, cancel, stop, err := signalContext(signal, fn+": signal")
 	if err != nil {
 		return nil, err
@@ -162,10 +159,6 @@ func (b *Bridge) startStream(s *session, signal, ended js.Value, fn string, star
 			s.active = 0
 		}
 		s.mu.Unlock()
-		if !absent(ended) {
-			defer guard(fn+": ended", nil)
-			ended.Invoke()
-		}
 	}
 	return id, nil
 }

@@ -705,10 +705,9 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
 
   // runLocks makes what a session object, or a createSubagent object,
   // starts its runs through: open(fn, start, signal) → the run's stream,
-  // where start(ended) starts it in Go and returns its stream id. ended()
-  // is called once the run has ended and its records are stored, by the
-  // run's stream (see Stream) and, for a session's run, by Go too (a
-  // subagent's run tells Go of none). With a persisted store and Web
+  // where start() starts it in Go and returns its stream id. The run's
+  // stream (see Stream) tells once the run has ended and its records are
+  // stored. With a persisted store and Web
   // Locks, each run (and compaction) holds the lock lockName(store, id)
   // from its first next() until then: one writer per session across the
   // tabs of an origin. Without Web Locks, and for the memory store, the
@@ -744,7 +743,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     const open = (fn, start, signal) => {
       let s;
       try {
-        s = openStream(fn, (ended) => (activeId = start(ended)), signal);
+        s = openStream(fn, () => (activeId = start()), signal);
       } catch (e) {
         signal?.unlink();
         throw e;
@@ -767,14 +766,14 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         f();
       };
       try {
-        return new Stream(api, start(ended), ended);
+        return new Stream(api, start(), ended);
       } catch (e) {
         ended();
         throw e;
       }
     };
     const openStream = (fn, start, signal) => {
-      if (!lockable) return new Stream(api, start(undefined));
+      if (!lockable) return new Stream(api, start());
       // This object holds the lock: Go refuses the run (session_busy)
       // while the one in flight lasts, but takes it once that run has
       // ended in the engine and only its stream's end waits (its records
@@ -847,7 +846,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
     };
     const { open, finish } = runLocks(id, store, diag, () => closed, () => me.deref());
     // No closure made here refers to the session object itself: Go holds
-    // some of them (a run's ended callback), and they share this scope.
+    // some of them (a run's approver), and they share this scope.
     const me = { deref: () => undefined }; // the session object, weakly (below)
     const token = {}; // its unregister token in owners
     const self = {
@@ -867,10 +866,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         const approveHost = approve == null ? undefined : approverHost(api, approve);
         return open(
           "run",
-          (ended) =>
-            withSignal(signal, () =>
-              call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? defaultThinking, ended),
-            ),
+          () => withSignal(signal, () => call("start", handle, kind, input, approveHost, signal, thinkingLevel ?? defaultThinking)),
           signal,
         );
       },
@@ -893,7 +889,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         plainObject(compactOpts, "compact: options");
         knownKeys(compactOpts, COMPACT_KEYS, "compact: options");
         const signal = signalArg(get(compactOpts, "signal", "compact: signal"), "compact: signal");
-        return open("compact", (ended) => withSignal(signal, () => call("compact", handle, signal, ended)), signal);
+        return open("compact", () => withSignal(signal, () => call("compact", handle, signal)), signal);
       },
       compactability() {
         live("compactability");
