@@ -490,6 +490,12 @@ func serve(ctx context.Context, cfg server.Config, addr string, out io.Writer, r
 	if where == "" {
 		where = "memory"
 	}
+	if h, _, _ := net.SplitHostPort(addr); cfg.Token == "" && !loopbackName(h) {
+		// As the Worker without FLOE_TOKEN: the API is open, as asked, and
+		// the log says so once. On a loopback address only this machine's
+		// programs reach it.
+		ro.log.Warn("no --token: the API answers whoever reaches this address; give a --token, or listen on a loopback --host", "addr", ln.Addr().String())
+	}
 	fmt.Fprintf(out, "floe-server: listening on http://%s/ (Traces in %s, model %s)\n", ln.Addr(), where, cfg.Model)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

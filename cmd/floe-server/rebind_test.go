@@ -107,3 +107,32 @@ func hostGet(t *testing.T, url, host, token string) (int, string) {
 	status, body, _ := send(t, req, token)
 	return status, body
 }
+
+// TestServerWithoutTokenWarns: a server off loopback without a --token
+// serves an open API, as asked; its log says so once, at the start, as the
+// Worker's does without FLOE_TOKEN. Before, nothing said it. On loopback,
+// or with a token, there is no such record.
+func TestServerWithoutTokenWarns(t *testing.T) {
+	for _, c := range []struct {
+		addr, token string
+		warns       bool
+	}{{"0.0.0.0:0", "", true}, {"0.0.0.0:0", "tok", false}, {"127.0.0.1:0", "", false}, {"localhost:0", "", false}} {
+		ctx, stop := context.WithCancel(context.Background())
+		log := &syncBuffer{}
+		out := make(lines, 4)
+		done := make(chan error, 1)
+		go func() {
+			done <- serve(ctx, server.Config{Token: c.token}, c.addr, out, runOpts{log: newLogger(log, "text"), lim: defaultLimits})
+		}()
+		<-out // the warning, when there is one, is logged before this line
+		got := strings.Count(log.String(), "no --token: the API answers whoever reaches this address")
+		if want := map[bool]int{true: 1, false: 0}[c.warns]; got != want {
+			t.Errorf("%s, token %q: %d warnings, want %d; log: %s", c.addr, c.token, got, want, log.String())
+		}
+		if c.warns && !strings.Contains(log.String(), "level=WARN") {
+			t.Errorf("%s: not a warning: %s", c.addr, log.String())
+		}
+		stop()
+		<-done
+	}
+}

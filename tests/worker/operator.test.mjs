@@ -112,8 +112,21 @@ test("a misspelt variable is named in the answer to every request, FLOE_TOKN fir
 });
 
 test("without FLOE_TOKEN the API is open; a FLOE_TOKEN no request can match (a line feed at its end) is named in the answer to every request and in /readyz", async () => {
-  const open = await worker({ token: "" });
+  // Its log says so once per isolate (before, it said nothing), and
+  // only then: with a FLOE_TOKEN it says nothing of the kind.
+  const logs = [];
+  const open = await worker({ token: "", logs });
   assert.equal((await fetch(open.url + "/api/sessions", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status, 201);
+  assert.equal((await fetch(open.url + "/api/sessions")).status, 200);
+  assert.equal((await fetch(open.url + "/api/sessions/none")).status, 404);
+  await open.stop(); // what it printed is all in logs once it is closed
+  const warning = "floe: FLOE_TOKEN is unset: the API answers whoever has the Worker's URL (npx wrangler secret put FLOE_TOKEN)\n";
+  assert.equal(logs.join("").split(warning).length - 1, 1, `want the warning once: ${logs.join("").slice(0, 2000)}`);
+  const closedLogs = [];
+  const closed = await worker({ logs: closedLogs });
+  assert.equal((await api(closed, "POST", "/api/sessions", {})).status, 201);
+  await closed.stop();
+  assert.doesNotMatch(closedLogs.join(""), /FLOE_TOKEN is unset/);
   // Before, it refused every request, 401 "missing or wrong bearer
   // token", whatever the client sent: floe-server refuses such a --token
   // at its start, naming it.

@@ -106,7 +106,7 @@ export async function start(opts) {
     stop: () =>
       new Promise((resolve) => {
         if (exited !== null) return resolve();
-        proc.on("exit", resolve);
+        proc.on("close", resolve); // its output read to the end (start's logs)
         proc.kill("SIGKILL");
       }),
   };

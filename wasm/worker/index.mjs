@@ -23,6 +23,7 @@ export function front({ readyTTL = 1000, readyTimeout = 2000 } = {}) {
   let last = null;
   let checking = null;
   let wasReady = true; // the finding before, so that the log says a failure once, when it begins
+  let warnedOpen = false; // the log said once that the API has no FLOE_TOKEN
 
   async function probe(request, env, ctx, pathname) {
     const head = request.method === "HEAD";
@@ -67,6 +68,12 @@ export function front({ readyTTL = 1000, readyTimeout = 2000 } = {}) {
       if (pathname === "/healthz" || pathname === "/readyz") return probe(request, env, ctx, pathname);
       const problem = unknownVar(env) || tokenProblem(env);
       if (problem) return Response.json({ error: { code: "configuration", message: `the Worker cannot start: ${problem}` } }, { status: 500 });
+      if (!warnedOpen && !env.FLOE_TOKEN) {
+        // Open, as the README says, and the log says so once per isolate,
+        // as floe-server's does off loopback without a --token.
+        warnedOpen = true;
+        console.warn("floe: FLOE_TOKEN is unset: the API answers whoever has the Worker's URL (npx wrangler secret put FLOE_TOKEN)");
+      }
       return worker.fetch(request, env, ctx);
     },
   };
