@@ -99,6 +99,21 @@ function distance(a, b) {
   return d[a.length][b.length];
 }
 
+// INDEX_WRITES are the session list's writes, by the front's route (index).
+const INDEX_WRITES = {
+  "/_index/making": (sql, id) => sql.exec("INSERT OR IGNORE INTO floe_sessions (id, created, pending) VALUES (?, ?, 1)", id, Date.now()),
+  "/_index/deleting": (sql, id) => sql.exec("UPDATE floe_sessions SET pending = 2 WHERE id = ? AND pending = 0", id),
+  "/_index/add": (sql, id) =>
+    sql.exec("INSERT INTO floe_sessions (id, created, pending) VALUES (?, ?, 0) ON CONFLICT (id) DO UPDATE SET pending = 0", id, Date.now()),
+  "/_index/remove": (sql, id) => sql.exec("DELETE FROM floe_sessions WHERE id = ?", id),
+  "/_index/unmade": (sql, id) => sql.exec("DELETE FROM floe_sessions WHERE id = ? AND pending = 1", id),
+};
+
+// A list asks the objects of at most SETTLE_AT_ONCE marked rows, each for
+// at most SETTLE_TIMEOUT ms (index).
+const SETTLE_AT_ONCE = 16;
+const SETTLE_TIMEOUT = 2000;
+
 export class SessionObject {
   constructor(ctx, env) {
     this.ctx = ctx;
@@ -234,23 +249,82 @@ export class SessionObject {
   // The session list, kept by the object named "index", newest first:
   // of sessions made in the same millisecond, the one added last (its
   // rowid, which an id made again after its deletion takes anew).
+  //
+  // The front marks a row before it asks the session's object to make or
+  // delete the session (/_index/making: a new row, pending 1, not listed
+  // yet; /_index/deleting: a listed row, pending 2), and settles it after
+  // (/_index/add, /_index/remove; /_index/unmade when the object refused
+  // to make it). A Worker cut off between the two (a
+  // restart, a deploy, a request's CPU limit) leaves the mark, and the
+  // next list asks the object of each marked row whether its session is:
+  // 200 lists it for good, 404 takes the row off; unanswered, a row being
+  // made stays out of the list and one being deleted stays in, and the
+  // list after asks again. Before, such a cut left the list showing a
+  // deleted session, whose DELETE answered 404, or never showing a made
+  // one.
   async index(url, request) {
     const sql = this.ctx.storage.sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS floe_sessions (id TEXT PRIMARY KEY, created INTEGER NOT NULL)");
+    this.indexTable(sql);
     if (url.pathname === "/_index/list") {
-      const rows = sql.exec("SELECT id, created FROM floe_sessions ORDER BY created DESC, rowid DESC").toArray();
+      await this.settle(sql);
+      const rows = sql.exec("SELECT id, created FROM floe_sessions WHERE pending != 1 ORDER BY created DESC, rowid DESC").toArray();
       return Response.json({ sessions: rows.map((r) => ({ id: r.id, created: new Date(r.created).toISOString() })) });
     }
     const { id } = await request.json();
     // A write the storage refuses is a 500 naming why, which the front
     // logs (a full database, say).
     try {
-      if (url.pathname === "/_index/add") sql.exec("INSERT OR IGNORE INTO floe_sessions (id, created) VALUES (?, ?)", id, Date.now());
-      else if (url.pathname === "/_index/remove") sql.exec("DELETE FROM floe_sessions WHERE id = ?", id);
-      else return Response.json({ error: { code: "not_found", message: url.pathname } }, { status: 404 });
+      const write = INDEX_WRITES[url.pathname];
+      if (!write) return Response.json({ error: { code: "not_found", message: url.pathname } }, { status: 404 });
+      write(sql, id);
     } catch (e) {
       return Response.json({ error: { code: "storage", message: e.message } }, { status: 500 });
     }
     return new Response(null, { status: 204 });
+  }
+
+  // indexTable makes the list's table, or adds the column pending to one
+  // a version before it made (its rows settled).
+  indexTable(sql) {
+    if (this.indexed) return;
+    sql.exec("CREATE TABLE IF NOT EXISTS floe_sessions (id TEXT PRIMARY KEY, created INTEGER NOT NULL, pending INTEGER NOT NULL DEFAULT 0)");
+    try {
+      sql.exec("SELECT pending FROM floe_sessions LIMIT 0");
+    } catch {
+      sql.exec("ALTER TABLE floe_sessions ADD COLUMN pending INTEGER NOT NULL DEFAULT 0");
+    }
+    this.indexed = true;
+  }
+
+  // settle asks the objects of up to SETTLE_AT_ONCE marked rows whether
+  // their sessions are, each within SETTLE_TIMEOUT ms, and settles the
+  // rows they answer for. A row made or deleted again meanwhile is the
+  // front's to settle: a 200 only clears a mark still there, a 404 only
+  // takes off a row still marked.
+  async settle(sql) {
+    const marked = sql.exec("SELECT id FROM floe_sessions WHERE pending != 0 LIMIT ?", SETTLE_AT_ONCE).toArray();
+    if (marked.length === 0 || !this.env.SESSIONS) return;
+    const ns = this.env.SESSIONS;
+    await Promise.all(
+      marked.map(async ({ id }) => {
+        let status = 0;
+        try {
+          const asked = ns.get(ns.idFromName(id)).fetch("https://session.floe/api/sessions/" + encodeURIComponent(id));
+          let timer;
+          const late = new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_TIMEOUT, null)));
+          const resp = await Promise.race([asked, late]).finally(() => clearTimeout(timer));
+          if (resp) {
+            status = resp.status;
+            await resp.body?.cancel();
+          }
+        } catch {} // unanswered: the row keeps its mark
+        try {
+          if (status === 200) sql.exec("UPDATE floe_sessions SET pending = 0 WHERE id = ?", id);
+          else if (status === 404) sql.exec("DELETE FROM floe_sessions WHERE id = ? AND pending != 0", id);
+        } catch (e) {
+          console.error(`floe: the session list: settling ${JSON.stringify(id)}: ${e.message}`);
+        }
+      }),
+    );
   }
 }

@@ -121,8 +121,14 @@ func handle(w http.ResponseWriter, r *http.Request) {
 				req.Header[k] = vs
 			}
 		}
+		deleting := r.Method == http.MethodDelete && path == "/api/sessions/"+id
+		if deleting {
+			// Marked first: a Worker cut off after the object's 204 leaves
+			// the mark, and the next list takes the row off (index).
+			index(ns, "/_index/deleting", id)
+		}
 		status := relay(w, ns, id, req)
-		if r.Method == http.MethodDelete && path == "/api/sessions/"+id && status == 204 {
+		if deleting && status == 204 {
 			index(ns, "/_index/remove", id)
 			// A session made again under the id between the object's 204
 			// and the remove found it still listed, and the remove took it
@@ -166,7 +172,12 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 		req.ID = newID(time.Now())
 	}
 	fwd, _ := json.Marshal(req)
-	if relay(w, ns, req.ID, mustRequest("POST", "/api/sessions", fwd)) == 201 {
+	// Marked first, a row the list does not show yet: a Worker cut off
+	// after the object's 201 leaves the mark, and the next list asks the
+	// object and shows the session (index).
+	index(ns, "/_index/making", req.ID)
+	switch relay(w, ns, req.ID, mustRequest("POST", "/api/sessions", fwd)) {
+	case http.StatusCreated:
 		index(ns, "/_index/add", req.ID)
 		// A DELETE that came between the object's 201 and the add took
 		// the id off the list before it was there: asked after the add,
@@ -175,6 +186,11 @@ func create(w http.ResponseWriter, r *http.Request, ns *cloudflare.DurableObject
 		if asked(ns, req.ID) == http.StatusNotFound {
 			index(ns, "/_index/remove", req.ID)
 		}
+	case http.StatusConflict: // made before: listed, if it was not
+		index(ns, "/_index/add", req.ID)
+	case http.StatusBadGateway: // the object may have made it: the next list asks
+	default: // refused (a bad id, a configuration): no session, no mark
+		index(ns, "/_index/unmade", req.ID)
 	}
 }
 
@@ -272,7 +288,8 @@ func copyFlushing(w http.ResponseWriter, r io.Reader) {
 	}
 }
 
-// index adds id to the session list or removes it (path). The request's
+// index adds id to the session list or removes it, or marks its row as
+// being made or deleted (path: session_object.mjs's index). The request's
 // answer is already given, so a failure goes to the Worker's log
 // (console.error), naming the session and why: the list then shows a
 // session that is not, or not one that is.
@@ -298,10 +315,7 @@ func index(ns *cloudflare.DurableObjectNamespace, path, id string) {
 		resp.Body.Close()
 	}
 	if why != "" {
-		op := "adding"
-		if path == "/_index/remove" {
-			op = "removing"
-		}
+		op := map[string]string{"/_index/add": "adding", "/_index/remove": "removing", "/_index/making": "marking as made", "/_index/deleting": "marking as deleted", "/_index/unmade": "unmarking"}[path]
 		js.Global().Get("console").Call("error", "floe: the session list: "+op+" "+strconv.Quote(id)+": "+why)
 	}
 }
