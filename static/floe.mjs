@@ -791,11 +791,13 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
         if (localLocks.has(name)) throw busy(fn, id);
         if (store === "indexeddb" && !unlockedSaid) {
           // A page that is not a secure context has IndexedDB and no Web
-          // Locks: the tabs of the origin share the session, unlocked.
+          // Locks, and so has a browser without them (an old one): the
+          // tabs of the origin share the session, unlocked.
           unlockedSaid = true;
+          const why = globalThis.isSecureContext === false ? "it is not a secure context: serve it over HTTPS or from localhost" : "this browser has none: use one that has";
           diag(
             "trace",
-            `session ${JSON.stringify(id)} is stored, and this page has no Web Locks (it is not a secure context: serve it over HTTPS or from localhost): another tab's run of it is not refused, and two tabs running it at once interleave their records in its Trace`,
+            `session ${JSON.stringify(id)} is stored, and this page has no Web Locks (${why}): another tab's run of it is not refused, and two tabs running it at once interleave their records in its Trace`,
           );
         }
         const unlockDir = dirLock(store, id, true, fn);

@@ -7,7 +7,8 @@
 // refused (session_busy) and writes nothing; (d) export → import (a session
 // of two files, after a compaction) gives identical files; (e) a session
 // deleted in another tab is not made again, headless, by a tab that holds it;
-// (f) where there are no Web Locks, a stored session's run says so; (g) an
+// (f) where there are no Web Locks (a page not a secure context, or an old
+// browser), a stored session's run says so, and why; (g) an
 // id with half a surrogate pair is refused (it named another session); (h)
 // a subagent's run holds its session's lock against another tab.
 //
@@ -496,6 +497,45 @@ test("(f) a page without Web Locks (not a secure context): a stored session's fi
     return diagnostics;
   }, sessionId);
   assert.ok(second.length === 1 && second[0].startsWith(warning), `tab 2's resumed session: ${JSON.stringify(second)}${explain(log)}`);
+});
+
+test("(f) a browser without Web Locks, in a secure context: a stored session's run says so, and not that the page is insecure", { timeout: 120_000 }, async (t) => {
+  // An older browser's page: navigator.locks taken away before Floe loads.
+  // Before, its run's warning said the page was not a secure context and
+  // to serve it over HTTPS, which it was.
+  const { ctx, log } = await launch(t);
+  const tabs = [];
+  for (let i = 0; i < 2; i++) {
+    const tab = await ctx.newPage();
+    await tab.goto(`${baseURL()}/tests/browser/pages/persist.html`);
+    await ready(tab, log);
+    const where = await tab.evaluate(async () => {
+      delete Navigator.prototype.locks;
+      const { load } = await import("/static/floe.mjs");
+      const { mockModel } = await import("/static/test.mjs");
+      window.tabF = { floe: await load(), mockModel, diagnostics: [] };
+      return { secure: isSecureContext, locks: "locks" in navigator };
+    });
+    assert.deepEqual(where, { secure: true, locks: false }, "the page should be a secure context without Web Locks");
+    tabs.push(tab);
+  }
+  const sessionId = sid("f", 2);
+  const run = (tab, resume, reply) =>
+    tab.evaluate(
+      async ({ id, resume, reply }) => {
+        const { floe, mockModel, diagnostics } = window.tabF;
+        const opts = { llm: mockModel([reply]), onDiagnostic: (d) => diagnostics.push(`${d.kind}: ${d.message}`) };
+        const s = resume ? await floe.resumeSession(id, opts) : floe.createSession({ meta: { session_id: id }, ...opts });
+        for await (const m of s.run(reply));
+        await s.close();
+        return diagnostics;
+      },
+      { id: sessionId, resume, reply },
+    );
+  const want = `trace: session "${sessionId}" is stored, and this page has no Web Locks (this browser has none: use one that has): another tab's run of it is not refused`;
+  for (const [i, got] of [await run(tabs[0], false, "one"), await run(tabs[1], true, "two")].entries()) {
+    assert.ok(got.length === 1 && got[0].startsWith(want), `tab ${i + 1}: ${JSON.stringify(got)}${explain(log)}`);
+  }
 });
 
 test("(g) an id holding half a surrogate pair is refused, naming it: it crossed to Go as U+FFFD and named another session", { timeout: 120_000 }, async (t) => {
