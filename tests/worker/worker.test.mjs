@@ -596,3 +596,32 @@ test("an isolate lets the servers of objects gone or idle go: one per object res
   s.close();
   assert.ok((await servers("s0")) <= 10);
 });
+
+test("an object idle past its timer lets its server go, unless a stream is open or a run goes on; its next request opens another", { timeout: 120_000 }, async () => {
+  // evict.mjs runs an object's idle timer when the test says. Before, an
+  // idle object's server stayed until eight others were opened in its
+  // isolate, after the object's eviction too.
+  const w = await worker({ token: "tok", main: "evict.mjs", mode: "allow-all" });
+  const idle = async (id) => (await fetch(`${w.url}/_test/idle/${id}`, { method: "POST" })).json();
+  assert.equal((await api(w, "POST", "/api/sessions", { id: "a" })).status, 201);
+  assert.deepEqual(await idle("a"), { fired: true, servers: 0 }, "idle: let go");
+  // Its next request opens another, the session resumed from its Trace.
+  const s = connect(w.url, "a", { token: "tok" });
+  const got = [];
+  for await (const m of s.run("hi")) got.push(m);
+  assert.equal(got.at(-1).payload.type, "request_end");
+  assert.deepEqual(got.filter(complete), (await history(s)).slice(1));
+  s.close();
+  // A stream open keeps it, and so does a run awaiting an approval once
+  // the stream is closed.
+  assert.equal((await api(w, "PATCH", "/api/sessions/a", { approvalMode: "ask" })).status, 200);
+  const st = await stream(w, "a");
+  assert.deepEqual(await idle("a"), { fired: true, servers: 1 }, "a stream open");
+  await api(w, "POST", "/api/sessions/a/tasks", { input: "Count the lines of main.go" });
+  for (let ev; (ev = await st.next()) !== null; ) {
+    if (ev.event === "server_event" && ev.data.includes('"approval_request"')) break;
+  }
+  st.close();
+  assert.deepEqual(await idle("a"), { fired: true, servers: 1 }, "a run awaiting an approval");
+  assert.equal((await api(w, "GET", "/api/sessions/a")).json.state, "running");
+});

@@ -11,6 +11,10 @@
 import "./wasm_exec.js";
 import mod from "./object.wasm";
 
+// IDLE_MS is how long after the last request it answered ended an
+// object lets its server go, when it runs nothing then (idleOver).
+const IDLE_MS = 60_000;
+
 // STREAM_MARK is how many bytes of a response may wait for a client to
 // read before the server's writes wait too.
 const STREAM_MARK = 8 << 20;
@@ -138,8 +142,9 @@ export class SessionObject {
 
   // server is this object's server in the isolate's object.wasm: opened
   // at the first request, and again when it was released while idle
-  // (object.wasm keeps a few idle ones: an evicted object's would stay
-  // for the isolate's life), its session resumed from its Trace. Its key
+  // (by idleOver, or by object.wasm, which keeps a few idle ones: an
+  // evicted object's would stay for the isolate's life), its session
+  // resumed from its Trace. Its key
   // is the object's id (a stand-in ctx, as the tests' main modules make,
   // may have none: no key).
   server() {
@@ -150,6 +155,32 @@ export class SessionObject {
       this.handle = h;
     }
     return this.handle;
+  }
+
+  // idleSoon (re)arms the object's idle timer, at the end of each request
+  // it answered. Cloudflare evicts an object idle for a minute or two, and
+  // nothing tells the isolate, whose object.wasm would keep the server
+  // (and its session's history and replay buffer) until eight others are
+  // opened: let go first, its memory serves the isolate's other servers.
+  idleSoon() {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = this.afterIdle(() => this.idleOver());
+  }
+
+  // afterIdle runs f IDLE_MS from now (a test's subclass runs it when it
+  // says).
+  afterIdle(f) {
+    return setTimeout(f, IDLE_MS);
+  }
+
+  // idleOver lets the server go, unless a request is being answered (a
+  // stream) or a run goes on (awaiting an approval, say): then it waits
+  // again. The next request opens another, its session resumed from its
+  // Trace with a new channel epoch, as after an eviction.
+  idleOver() {
+    if (this.handle === null) return;
+    if (floeObject().release(this.handle)) this.handle = null;
+    else this.idleSoon();
   }
 
   // ready answers the Worker's /readyz, asked of the object "index": 204
@@ -187,6 +218,7 @@ export class SessionObject {
       // rest): every request says what is wrong, until it is fixed.
       return Response.json({ error: { code: "configuration", message: `the session object cannot start: ${e.message}` } }, { status: 500 });
     }
+    const object = this;
     return new Promise((resolve) => {
       let controller;
       let cancelled = null;
@@ -236,13 +268,17 @@ export class SessionObject {
           try {
             controller.close();
           } catch {}
+          object.idleSoon();
         },
         onCancel(f) {
           cancelled = f;
         },
       };
       const err = floeObject().fetch(handle, request.method, request.url, [...request.headers], body, reply);
-      if (err instanceof Error) resolve(Response.json({ error: { code: "internal", message: err.message } }, { status: 500 }));
+      if (err instanceof Error) {
+        object.idleSoon();
+        resolve(Response.json({ error: { code: "internal", message: err.message } }, { status: 500 }));
+      }
     });
   }
 

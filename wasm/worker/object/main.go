@@ -7,6 +7,7 @@
 //
 //	open(sql, {delayMs, mode, replayEvents, writeTimeoutMs, maxStreams, pingMs}, env, key) → handle or Error   one server per object
 //	live(handle) → whether the server is still kept (open releases idle ones: keepIdle)
+//	release(handle) → true when the server is let go (or was), false while it answers a request or runs
 //	count() → how many servers are kept
 //	check({delayMs, …}, env) → null or Error   open's checks of the configuration, no server (/readyz)
 //	fetch(handle, method, url, headers, body, reply)
@@ -123,6 +124,25 @@ func main() {
 		_, ok := servers[args[0].Int()]
 		return ok
 	})
+	// release lets a handle's server go if it is idle (the object's idle
+	// timer): true when it went, or was gone; false while it answers a
+	// request or runs.
+	releaseIdle := js.FuncOf(func(this js.Value, args []js.Value) (out any) {
+		defer guard(&out)
+		if len(args) < 1 || args[0].Type() != js.TypeNumber {
+			return jsError("release: want (handle)")
+		}
+		h := args[0].Int()
+		o, ok := servers[h]
+		if !ok {
+			return true
+		}
+		if !idle(o) {
+			return false
+		}
+		release(h)
+		return true
+	})
 	// count is how many servers this isolate keeps (for tests).
 	count := js.FuncOf(func(js.Value, []js.Value) any { return len(servers) })
 	// check is open's checks of the configuration without a server: the
@@ -155,7 +175,7 @@ func main() {
 		}()
 		return nil
 	})
-	js.Global().Set("floeObject", map[string]any{"open": open, "live": live, "count": count, "check": check, "fetch": fetchFn})
+	js.Global().Set("floeObject", map[string]any{"open": open, "live": live, "release": releaseIdle, "count": count, "check": check, "fetch": fetchFn})
 	select {}
 }
 
