@@ -794,7 +794,7 @@ function makeFloe(api, exited, memory, exports, go, quick, timers) {
           // Locks, and so has a browser without them (an old one): the
           // tabs of the origin share the session, unlocked.
           unlockedSaid = true;
-          const why = globalThis.isSecureContext === false ? "it is not a secure context: serve it over HTTPS or from localhost" : "this browser has none: use one that has";
+          const why = globalThis.isSecureContext === false ? "it is not a secure context: serve it over HTTPS or from localhost" : "this browser or runtime has none: use one that has";
           diag(
             "trace",
             `session ${JSON.stringify(id)} is stored, and this page has no Web Locks (${why}): another tab's run of it is not refused, and two tabs running it at once interleave their records in its Trace`,

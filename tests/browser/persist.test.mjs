@@ -532,7 +532,7 @@ test("(f) a browser without Web Locks, in a secure context: a stored session's r
       },
       { id: sessionId, resume, reply },
     );
-  const want = `trace: session "${sessionId}" is stored, and this page has no Web Locks (this browser has none: use one that has): another tab's run of it is not refused`;
+  const want = `trace: session "${sessionId}" is stored, and this page has no Web Locks (this browser or runtime has none: use one that has): another tab's run of it is not refused`;
   for (const [i, got] of [await run(tabs[0], false, "one"), await run(tabs[1], true, "two")].entries()) {
     assert.ok(got.length === 1 && got[0].startsWith(want), `tab ${i + 1}: ${JSON.stringify(got)}${explain(log)}`);
   }
