@@ -40,7 +40,7 @@ async function api(w, method, path, body, token = "tok") {
 
 const model = (ms) => ({ FLOE_MODEL: "openai-compatible", FLOE_MODEL_ID: "m", FLOE_BASE_URL: ms.url + "/v1" });
 
-test("records past Cloudflare's 2 MB row: a 3 MB reply, tool call and tool output are kept whole, and resumed after a restart", { timeout: 120_000 }, async () => {
+test("records past Cloudflare's 2 MB row: a 3 MB reply, tool call and tool output are kept whole, and resumed after a restart", { timeout: 300_000 }, async () => {
   const ms = await modelServer();
   const storage = mkdtempSync(join(tmp, "big-"));
   const port = nextPort();
