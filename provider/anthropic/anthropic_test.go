@@ -401,3 +401,28 @@ func TestLongErrorMessage(t *testing.T) {
 		ptest.CheckLongCut(t, name, out.ErrorMessage)
 	}
 }
+
+// A tool name outside the API's pattern (^[a-zA-Z0-9_-]{1,128}$) fails
+// the request before it is sent, naming the tool: sent, the API answered
+// 400 to it and to every later request of the session.
+func TestToolNameRefused(t *testing.T) {
+	long := strings.Repeat("a", 129)
+	for _, tc := range []struct{ name, want string }{
+		{"fs.read", `anthropic: tool "fs.read": the API takes a name of 1 to 128 letters, digits, '_' and '-' (rename the tool)`},
+		{long, `anthropic: tool "` + long + `": the API takes a name of 1 to 128`},
+		{"读", `anthropic: tool "读": the API takes`},
+		{"read_file-2", ""},
+		{strings.Repeat("a", 128), ""},
+	} {
+		tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+		m, _ := New(Options{Transport: tr, Model: "m"})
+		_, out := run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("x")},
+			Tools: []omni.ToolDefinition{{Name: "ok"}, {Name: tc.name}}})
+		switch {
+		case tc.want == "" && out.Status != omni.StatusCompleted:
+			t.Errorf("tool %q: outcome %+v", tc.name, out)
+		case tc.want != "" && (out.Status != omni.StatusFailed || !out.Permanent || !strings.HasPrefix(out.ErrorMessage, tc.want) || len(tr.Requests) != 0):
+			t.Errorf("tool %q: outcome %+v after %d requests, want failed, permanent, %q", tc.name, out, len(tr.Requests), tc.want)
+		}
+	}
+}

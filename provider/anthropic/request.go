@@ -1,10 +1,12 @@
 package anthropic
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
+	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/provider"
 )
 
@@ -79,6 +81,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Lit(`"tools":[`)
 		for i := range p.Tools {
 			t := &p.Tools[i]
+			if !toolName(t.Name) {
+				return nil, errors.New(api + ": tool " + errf.Quote(t.Name) + ": the API takes a name of 1 to 128 letters, digits, '_' and '-' (rename the tool)")
+			}
 			w.Lit("{")
 			w.KeyStr("name", t.Name)
 			w.KeyStr("description", t.Description)
@@ -244,7 +249,7 @@ func blank(s string) bool {
 func toolID(id string) string {
 	var b []byte
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if !idByte(id[i]) {
 			if b == nil {
 				b = []byte(id)
 			}
@@ -255,6 +260,27 @@ func toolID(id string) string {
 		return id
 	}
 	return string(b) + "_" + provider.AlnumID(id, 8) // id is not 8 letters and digits: its hash
+}
+
+// idByte reports whether c is of the API's pattern of tool names and
+// tool_use ids: [a-zA-Z0-9_-].
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// toolName reports whether name is one the API takes
+// (^[a-zA-Z0-9_-]{1,128}$): it answers 400 to a request with another,
+// and so to every request of the session.
+func toolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !idByte(name[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Adaptive reports whether model takes adaptive thinking rather than a
