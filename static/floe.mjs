@@ -3109,7 +3109,7 @@ const PROVIDERS = {
 // The request body's members each adapter writes itself (provider/*/
 // request.go): body may add others, not give these a second time.
 const BODY_OWN = {
-  "openai-chat": { model: "model", stream: "", messages: "", tools: "", reasoning_effort: "thinkingLevel", max_tokens: "maxTokens" },
+  "openai-chat": { model: "model", stream: "", messages: "", tools: "", reasoning_effort: "thinkingLevel", max_tokens: "maxTokens", max_completion_tokens: "maxTokens" },
   "openai-responses": { model: "model", stream: "", store: "", instructions: "", input: "", tools: "", include: "", reasoning: "thinkingLevel", max_output_tokens: "maxTokens" },
   anthropic: { model: "model", max_tokens: "maxTokens", stream: "", system: "", messages: "", tools: "", thinking: "thinkingLevel" },
 };

@@ -82,7 +82,10 @@ type Options struct {
 	NoImages bool
 
 	// ExtraBody is a JSON object whose members are added to every request
-	// body (e.g. {"temperature":0.2}); nil = none.
+	// body (e.g. {"temperature":0.2}); nil = none. New refuses a member
+	// the adapter writes (model, max_tokens, stream, system, messages,
+	// tools, thinking), which would go twice; an output_config replaces
+	// the one adaptive thinking sends (its effort).
 	ExtraBody omni.RawJSON
 	// SessionTokens are the session totals the context starts from (the
 	// argument of an engine.LLMFactory).
@@ -99,6 +102,9 @@ type Options struct {
 type Model struct {
 	opts Options
 	c    provider.Conversation
+	// ownConfig: ExtraBody has an output_config, which replaces the
+	// adapter's (adaptive thinking's effort).
+	ownConfig bool
 }
 
 // New validates o and returns a fresh context.
@@ -120,6 +126,12 @@ func New(o Options) (*Model, error) {
 	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/messages"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "anthropic-version", o.Version, "Version", "anthropic-beta", beta, "CacheTTL", "x-api-key", o.APIKey, "APIKey", "anthropic-dangerous-direct-browser-access", browser(o.BrowserAccess), "BrowserAccess"); err != nil {
 		return nil, err
 	}
+	// A member the adapter writes would go twice (output_config, written
+	// with adaptive thinking, is ExtraBody's when it has one).
+	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "max_tokens", "Options.MaxTokens", "stream", "", "system", "", "messages", "", "tools", "", "thinking", "the run's thinking level"); err != nil {
+		return nil, err
+	}
+	m.ownConfig = provider.OwnMember(api, o.ExtraBody, "output_config", "") != nil
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})
 	// Its endpoint is its URL alone: Anthropic documents thinking
 	// signatures as valid across its platforms (the Claude API, Bedrock,
@@ -138,7 +150,7 @@ const extendedCacheTTL = "extended-cache-ttl-2025-04-11"
 // options (for compaction).
 func (m *Model) Factory() engine.LLMFactory {
 	return func(session omni.TokenCounts) engine.LLM {
-		return &Model{opts: m.opts, c: m.c.Fresh(session)}
+		return &Model{opts: m.opts, c: m.c.Fresh(session), ownConfig: m.ownConfig}
 	}
 }
 

@@ -93,6 +93,8 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 		w.Close(']')
 	}
 	switch {
+	case adaptive && m.ownConfig:
+		w.Lit(`"thinking":{"type":"adaptive"}`) // ExtraBody's output_config goes instead
 	case adaptive:
 		// Claude 4.6 and later: the model decides how much to think, at
 		// an effort (low, medium, high, max); 4.7 and later refuse a

@@ -38,7 +38,10 @@ type Options struct {
 	// MaxTokens, when > 0, is sent as max_tokens; New refuses one below 0.
 	MaxTokens int
 	// ExtraBody is a JSON object whose members are added to every request
-	// body (e.g. {"temperature":0.2}); nil = none. Its stream_options
+	// body (e.g. {"temperature":0.2}); nil = none. New refuses a member
+	// the adapter writes (model, stream, messages, tools,
+	// reasoning_effort, max_tokens, max_completion_tokens), which would
+	// go twice. Its stream_options
 	// replaces the adapter's ({"include_usage":true}), and
 	// "stream_options":null sends none, for a server that refuses the
 	// member (the usage then counts only if the server sends it unasked).
@@ -100,6 +103,11 @@ func New(o Options) (*Model, error) {
 	o.Gemini = o.Gemini || hostIs(o.BaseURL, geminiHost)
 	m := &Model{opts: o}
 	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/chat/completions"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
+		return nil, err
+	}
+	// A member the adapter writes would go twice (stream_options is
+	// ExtraBody's when it has one: below).
+	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "stream", "", "messages", "", "tools", "", "reasoning_effort", "the run's thinking level", "max_tokens", "Options.MaxTokens", "max_completion_tokens", "Options.MaxTokens"); err != nil {
 		return nil, err
 	}
 	def := provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages}

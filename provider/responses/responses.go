@@ -34,7 +34,9 @@ type Options struct {
 	// below 0.
 	MaxTokens int
 	// ExtraBody is a JSON object whose members are added to every request
-	// body (e.g. {"temperature":0.2}); nil = none.
+	// body (e.g. {"temperature":0.2}); nil = none. New refuses a member
+	// the adapter writes (model, stream, store, instructions, input,
+	// tools, include, reasoning, max_output_tokens), which would go twice.
 	ExtraBody omni.RawJSON
 	// SessionTokens are the session totals the context starts from (the
 	// argument of an engine.LLMFactory).
@@ -78,6 +80,10 @@ func New(o Options) (*Model, error) {
 	o.BaseURL = provider.BaseURL(o.BaseURL, DefaultBaseURL)
 	m := &Model{opts: o}
 	if err := m.c.Setup(api, o.Transport, o.Model, provider.JoinURL(o.BaseURL, "/responses"), o.ExtraBody, o.SessionTokens, o.IdleTimeout, o.MaxTokens, o.Header, "authorization", bearer(o.APIKey), "APIKey"); err != nil {
+		return nil, err
+	}
+	// A member the adapter writes would go twice.
+	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "stream", "", "store", "", "instructions", "", "input", "", "tools", "", "include", "the run's thinking level", "reasoning", "the run's thinking level", "max_output_tokens", "Options.MaxTokens"); err != nil {
 		return nil, err
 	}
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})

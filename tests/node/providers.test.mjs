@@ -399,6 +399,7 @@ test("model options are checked when the model is made", () => {
     [() => { let d = {}; for (let i = 0; i < 20000; i++) d = { d }; return floe.openai({ apiKey: "k", model: "m", body: d }); }, /body: is nested too deeply for JSON/],
     [() => floe.openai({ apiKey: "k", model: "m", body: { model: "x" } }), /body.model: the adapter writes it \(use the model option\)/],
     [() => floe.openaiCompatible({ baseURL: "http://h/v1", model: "m", body: { messages: [] } }), /body.messages: the adapter writes it/],
+    [() => floe.openai({ apiKey: "k", model: "m", body: { max_completion_tokens: 5 } }), /body.max_completion_tokens: the adapter writes it \(use the maxTokens option\)/],
     [() => floe.openaiResponses({ apiKey: "k", model: "m", body: { max_output_tokens: 5 } }), /body.max_output_tokens: the adapter writes it \(use the maxTokens option\)/],
     [() => floe.anthropic({ apiKey: "k", model: "m", body: { thinking: {} } }), /body.thinking: the adapter writes it \(use the thinkingLevel option\)/],
     ...[-1, 1.5, "5000", 86400001, NaN].map((v) => [() => floe.openai({ apiKey: "k", model: "m", idleTimeoutMs: v }), /options.idleTimeoutMs: want a whole number of milliseconds up to 86400000 \(0 = no idle timeout\)/]),
