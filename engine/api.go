@@ -29,10 +29,15 @@ type Outcome struct {
 	ErrorMessage string // optional detail; "" = absent
 	Permanent    bool   // only meaningful with Status "failed": do not retry
 	// Cut, with Status "completed", says why the provider cut the reply
-	// short (its output-token limit, its content filter), as the provider
-	// put it; PROTOCOL.md has no stop reason for that, so the engine
-	// reports it as a DiagLLM diagnostic wrapping ErrReplyCut (a Cut
-	// with another Status is ignored). "" = not cut.
+	// short (its output-token limit, its context window, its content
+	// filter, a refusal, a pause of its own tools), as the provider put
+	// it (`stop_reason "max_tokens"`); PROTOCOL.md has no stop reason for
+	// that, so the engine reports it as a DiagLLM diagnostic wrapping
+	// ErrReplyCut, which names the cause of a reason it knows (the first
+	// quoted word of Cut: length, max_tokens, max_output_tokens,
+	// model_context_window_exceeded, model_length, content_filter,
+	// sensitive, refusal, pause_turn). A Cut with another Status is
+	// ignored. "" = not cut.
 	Cut string
 }
 

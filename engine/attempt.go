@@ -6,6 +6,7 @@ import (
 	"github.com/floehq/floe/internal/errf"
 	"github.com/floehq/floe/internal/lock"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/floehq/floe/engine/omni"
@@ -336,7 +337,7 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 		} else if o.Cut != "" {
 			// Reported before request_end goes out, so that a consumer
 			// that has read the stream to its end has had it too.
-			s.diag(DiagLLM, errf.Errorf("llm: %w (%s): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went", ErrReplyCut, o.Cut))
+			s.diag(DiagLLM, errf.Errorf("llm: %w (%s)%s; it completed as far as it went", ErrReplyCut, o.Cut, cutCause(o.Cut)))
 		}
 		if d.t.usages == 0 {
 			s.noUsage()
@@ -355,6 +356,31 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 	d.stamp.stamp(s.clock, &end)
 	d.push1(&end, false)
 	d.prod.Done()
+}
+
+// cutCause says what cut a reply short by the reason of cut (an
+// Outcome.Cut: its first quoted word, else all of it), as the providers
+// name them; "" for another reason.
+func cutCause(cut string) string {
+	r := cut
+	if i := strings.IndexByte(cut, '"'); i >= 0 {
+		if j := strings.IndexByte(cut[i+1:], '"'); j >= 0 {
+			r = cut[i+1 : i+1+j]
+		}
+	}
+	switch r {
+	case "length", "max_tokens", "max_output_tokens":
+		return ": a reply at its output-token limit (raise the adapter's MaxTokens)"
+	case "model_context_window_exceeded", "model_length":
+		return ": a reply that filled the model's context window"
+	case "content_filter", "sensitive":
+		return ": a reply stopped by the provider's content filter"
+	case "refusal":
+		return ": a reply the model refused to go on with"
+	case "pause_turn":
+		return ": a turn the provider's own tools (web search) paused, which is not continued"
+	}
+	return ""
 }
 
 // requestEnd stamps request_end per E-4.8.

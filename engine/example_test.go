@@ -218,5 +218,5 @@ func ExampleOutcome_cut() {
 	// Output:
 	// assistant: The three steps are: first, open the
 	// request_end: completed
-	// notice: llm: the provider cut the reply short (finish_reason "length"): a reply at its output-token limit (raise the adapter's MaxTokens) or stopped by its filter; it completed as far as it went
+	// notice: llm: the provider cut the reply short (finish_reason "length"): a reply at its output-token limit (raise the adapter's MaxTokens); it completed as far as it went
 }

@@ -665,3 +665,36 @@ func TestAbortReasonPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// The cut reply's diagnostic says what cut it, by the reason the provider
+// gave: it said "at its output-token limit … or stopped by its filter"
+// of every cut, a pause of Anthropic's server tools and a refusal too.
+func TestCutReplyCauseNamed(t *testing.T) {
+	for cut, want := range map[string]string{
+		`finish_reason "length"`:                      `(finish_reason "length"): a reply at its output-token limit (raise the adapter's MaxTokens); it completed as far as it went`,
+		`stop_reason "max_tokens"`:                    `: a reply at its output-token limit (raise the adapter's MaxTokens);`,
+		`incomplete: "max_output_tokens"`:             `: a reply at its output-token limit (raise the adapter's MaxTokens);`,
+		`stop_reason "model_context_window_exceeded"`: `: a reply that filled the model's context window;`,
+		`finish_reason "model_length"`:                `: a reply that filled the model's context window;`,
+		`finish_reason "content_filter"`:              `: a reply stopped by the provider's content filter;`,
+		`incomplete: "content_filter"`:                `: a reply stopped by the provider's content filter;`,
+		`finish_reason "sensitive"`:                   `: a reply stopped by the provider's content filter;`,
+		`stop_reason "refusal": the "policy" said no`: `(stop_reason "refusal": the "policy" said no): a reply the model refused to go on with;`,
+		`stop_reason "pause_turn"`:                    `(stop_reason "pause_turn"): a turn the provider's own tools (web search) paused, which is not continued;`,
+		`finish_reason "other"`:                       `(finish_reason "other"); it completed as far as it went`,
+		`length`:                                      `(length): a reply at its output-token limit`,
+	} {
+		llm := enginetest.NewLLM(enginetest.Reply{Emit: enginetest.TextReply(5, "Half"), Outcome: engine.Outcome{Status: omni.StatusCompleted, Cut: cut}})
+		var d diags
+		s, err := engine.New(engine.Config{Meta: enginetest.Meta("cut-cause"), LLM: llm, Clock: enginetest.NewClock(t0), OnDiagnostic: d.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect(t, s, engine.RunOptions{}, omni.UserText("one"))
+		d.mu.Lock()
+		if len(d.ds) != 1 || !errors.Is(d.ds[0].Err, engine.ErrReplyCut) || !strings.Contains(d.ds[0].Err.Error(), want) || strings.Contains(d.ds[0].Err.Error(), " or ") {
+			t.Errorf("cut %s: diagnostics %v, want one naming %q", cut, d.ds, want)
+		}
+		d.mu.Unlock()
+	}
+}
