@@ -39,6 +39,11 @@ type Outcome struct {
 	// sensitive, refusal, pause_turn). A Cut with another Status is
 	// ignored. "" = not cut.
 	Cut string
+	// RetryAfter, with a retryable Status, is the wait the provider asked
+	// for before another request (an HTTP Retry-After): the engine's
+	// retry waits it when it is longer than the backoff's delay, and
+	// announces it as retry_in_ms. 0 = none.
+	RetryAfter time.Duration
 }
 
 // GenerateParams is the input of one LLM request.

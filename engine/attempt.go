@@ -352,7 +352,7 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 		d.push1(&m, partial)
 	}
 	d.t.outcome = o
-	end := requestEnd(o, d.retries, d.maxRetries, s.delayMs)
+	end := requestEnd(o, d.retries, d.maxRetries, s.retryDelayMs)
 	d.stamp.stamp(s.clock, &end)
 	d.push1(&end, false)
 	d.prod.Done()
@@ -384,7 +384,7 @@ func cutCause(cut string) string {
 }
 
 // requestEnd stamps request_end per E-4.8.
-func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.Message {
+func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int, Outcome) int) omni.Message {
 	if o.Status == StatusCompleted && o.ErrorMessage == "" && retries == 0 {
 		return omni.Event(omni.Payload{Type: omni.RequestEnd, Rest: omni.CompletedEndRest()})
 	}
@@ -393,7 +393,7 @@ func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int) int) omni.
 		p.Rest.Attempt = retries + 1
 	}
 	if retryable(o) && retries < maxRetries {
-		v := delayMs(retries + 1)
+		v := delayMs(retries+1, o)
 		p.Rest.RetryInMs = &v
 	}
 	return omni.Event(p)

@@ -221,7 +221,7 @@ func (r *run) summarize(ctx context.Context, reason string, lead []omni.Message)
 			return end(omni.StatusFailed)
 		}
 		retries++
-		if !r.sleep(ctx, s.delay(retries)) {
+		if !r.sleep(ctx, s.delay(retries, t.outcome)) {
 			return end(omni.StatusAborted)
 		}
 		if unusable {

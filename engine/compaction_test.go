@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/enginetest"
@@ -179,5 +180,33 @@ func TestNilLLMFromNewLLM(t *testing.T) {
 	}
 	if k := ds.kinds(); k != "" {
 		t.Errorf("diagnostics %s, want none", k)
+	}
+}
+
+// A compaction request's retry waits the provider's Retry-After
+// (Outcome.RetryAfter) when it is longer than the backoff's delay, as a
+// turn's does.
+func TestCompactionRetryAfterWaited(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Emit: enginetest.TextReply(10, "Hi.")},
+		enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusTimeout, ErrorMessage: "HTTP 429", RetryAfter: 45 * time.Second}},
+		enginetest.Reply{Emit: []omni.Message{omni.AssistantText("[summary]hi[/summary]", omni.StatusCompleted), enginetest.Usage(12)}},
+	)
+	clk := enginetest.NewClock(t0)
+	s, err := engine.New(engine.Config{
+		Meta: enginetest.Meta("mc-retry-after"), LLM: llm, Clock: clk,
+		Compaction: &engine.Compaction{Mode: omni.ModeSummarize, Prompt: "Summarize."},
+		NewLLM:     func(omni.TokenCounts) engine.LLM { return enginetest.NewLLM() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, s, engine.RunOptions{}, omni.UserText("go"))
+	got := compactAll(t, s)
+	if kinds(got) != "compaction_begin token_usage compaction_end" || got[len(got)-1].Payload.Status() != omni.StatusCompleted {
+		t.Fatalf("compaction stream: %s", kinds(got))
+	}
+	if sl := clk.Sleeps(); len(sl) != 1 || sl[0] != 45*time.Second {
+		t.Errorf("waits %v, want [45s]", sl)
 	}
 }

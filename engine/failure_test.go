@@ -3,7 +3,9 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -696,5 +698,39 @@ func TestCutReplyCauseNamed(t *testing.T) {
 			t.Errorf("cut %s: diagnostics %v, want one naming %q", cut, d.ds, want)
 		}
 		d.mu.Unlock()
+	}
+}
+
+// A failure whose provider asked for a wait (Outcome.RetryAfter: an HTTP
+// Retry-After) is retried after that wait when it is longer than the
+// backoff's, announced as retry_in_ms; a shorter one leaves the backoff's.
+// The retries of a compaction wait it too. Before, the backoff alone
+// decided, and a rate-limited request was retried before the server
+// took it again.
+func TestRetryAfterWaited(t *testing.T) {
+	llm := enginetest.NewLLM(
+		enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusTimeout, ErrorMessage: "HTTP 429", RetryAfter: 20 * time.Second}},
+		enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusTimeout, ErrorMessage: "HTTP 429", RetryAfter: time.Second}},
+		enginetest.Reply{Outcome: engine.Outcome{Status: omni.StatusFailed, ErrorMessage: "HTTP 429", RetryAfter: 90 * time.Second}},
+		enginetest.Reply{Emit: enginetest.TextReply(5, "Done.")},
+	)
+	clock := enginetest.NewClock(t0)
+	s, err := engine.New(engine.Config{Meta: enginetest.Meta("retry-after"), LLM: llm, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var announced []string
+	for _, m := range collect(t, s, engine.RunOptions{}, omni.UserText("go")) {
+		if m.IsEvent(omni.RequestEnd) {
+			if r := m.Payload.RetryInMs(); r != nil {
+				announced = append(announced, strconv.Itoa(*r))
+			}
+		}
+	}
+	if got, want := strings.Join(announced, " "), "20000 4000 90000"; got != want {
+		t.Errorf("retry_in_ms %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(clock.Sleeps()), "[20s 4s 1m30s]"; got != want {
+		t.Errorf("waits %s, want %s", got, want)
 	}
 }

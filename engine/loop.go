@@ -143,7 +143,7 @@ func (r *run) turn(ctx context.Context, next []omni.Message) (*attempt, bool) {
 			return nil, false
 		}
 		retries++ // E-10.4
-		if !r.sleep(ctx, s.delay(retries)) {
+		if !r.sleep(ctx, s.delay(retries, t.outcome)) {
 			s.carry = in // E-9.8
 			r.emit(ctx, omni.AbortMsg(ReasonBackoff))
 			return nil, false

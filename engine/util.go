@@ -191,10 +191,16 @@ func (s *Session) delayMs(n int) int {
 	return min(d, ceil)
 }
 
-// delay is delayMs as a duration, up to the longest whole milliseconds
+// retryDelayMs is delayMs(n), or the wait o's provider asked for when
+// it is longer (Outcome.RetryAfter).
+func (s *Session) retryDelayMs(n int, o Outcome) int {
+	return int(max(int64(s.delayMs(n)), min(o.RetryAfter.Milliseconds(), math.MaxInt32)))
+}
+
+// delay is retryDelayMs as a duration, up to the longest whole milliseconds
 // one holds.
-func (s *Session) delay(n int) time.Duration {
-	return time.Duration(min(int64(s.delayMs(n)), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+func (s *Session) delay(n int, o Outcome) time.Duration {
+	return time.Duration(min(int64(s.retryDelayMs(n, o)), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -96,7 +96,10 @@
 // Stop reasons (PROTOCOL.md §6), the same for every adapter:
 //
 //	401, 403; an authentication error event     auth
-//	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After)
+//	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After; the
+//	                                            wait it asks, or retry-after-ms's, is
+//	                                            Outcome.RetryAfter; past MaxRetryAfter,
+//	                                            failed, Permanent, naming the wait)
 //	waiting Options.IdleTimeout on the server    timeout
 //	  without a byte
 //	an overload, rate-limit or server error     timeout

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/floehq/floe/engine"
 	"github.com/floehq/floe/engine/omni"
@@ -16,13 +18,16 @@ type Failure struct {
 	Status    string    // omni.Status*: auth, timeout, failed, malformed, aborted
 	Message   string
 	Permanent bool
+	// RetryAfter is the wait the server asked for before another request
+	// (Retry-After), at most MaxRetryAfter; 0 = none.
+	RetryAfter time.Duration
 }
 
 func (f *Failure) Error() string { return f.Message }
 
 // Outcome returns f as an engine outcome.
 func (f *Failure) Outcome() engine.Outcome {
-	return engine.Outcome{Status: engine.Status(f.Status), ErrorMessage: f.Message, Permanent: f.Permanent && f.Status == omni.StatusFailed}
+	return engine.Outcome{Status: engine.Status(f.Status), ErrorMessage: f.Message, Permanent: f.Permanent && f.Status == omni.StatusFailed, RetryAfter: f.RetryAfter}
 }
 
 // Malformed returns a malformed-stream failure.
@@ -48,7 +53,10 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // the server's own message (the JSON error's message, else the start of the
 // body; for a redirect of no body, where it pointed; for a 403 of no
 // body, what it most likely is: Ollama's origin check) and Retry-After
-// when the server sent it.
+// when the server sent it. The wait a timeout's Retry-After (or
+// retry-after-ms) asks is its RetryAfter, which the engine's retry waits;
+// a wait longer than MaxRetryAfter makes it failed and permanent, the
+// message naming the wait.
 func StatusFailure(api string, resp *Response) *Failure {
 	body := readBody(resp)
 	f := &Failure{Status: omni.StatusFailed}
@@ -92,8 +100,72 @@ func StatusFailure(api string, resp *Response) *Failure {
 	if ra := resp.Header["retry-after"]; ra != "" {
 		msg += " (Retry-After: " + ra + ")"
 	}
+	if f.Status == omni.StatusTimeout {
+		// The wait the server asks for (OpenAI's retry-after-ms first, as
+		// its SDK reads it): the engine's retry waits it when it is
+		// longer than its backoff's delay; a longer wait than a retry
+		// takes fails now rather than being refused again until the
+		// retries run out.
+		d, ok := time.Duration(0), false
+		if n, err := strconv.ParseUint(strings.TrimSpace(resp.Header["retry-after-ms"]), 10, 32); err == nil {
+			d, ok = time.Duration(n)*time.Millisecond, true
+		} else {
+			d, ok = ParseRetryAfter(resp.Header["retry-after"], now())
+		}
+		switch {
+		case !ok:
+		case d > MaxRetryAfter:
+			f.Status, f.Permanent = omni.StatusFailed, true
+			if resp.Status == 429 {
+				msg += ": rate-limited"
+			}
+			msg += ": the server asks for a wait of " + seconds(d) + " before another request, longer than a retry waits (at most " + seconds(MaxRetryAfter) + ")"
+		default:
+			f.RetryAfter = d
+		}
+	}
 	f.Message = msg
 	return f
+}
+
+// MaxRetryAfter is the longest wait a server's Retry-After may ask of a
+// retry (the engine's retry waits it when it is longer than the
+// backoff's delay); a longer one fails the request at once (failed,
+// permanent), naming the wait.
+const MaxRetryAfter = 2 * time.Minute
+
+// maxParsedWait bounds a wait ParseRetryAfter returns (a year): more
+// seconds would overflow a Duration.
+const maxParsedWait = 365 * 24 * time.Hour
+
+// now is the clock an HTTP date of Retry-After is read against.
+var now = time.Now
+
+// ParseRetryAfter reads an HTTP Retry-After value v at the time t: a
+// number of seconds, or an HTTP date (IMF-fixdate, or the obsolete forms
+// of RFC 850 and asctime, which RFC 9110 asks recipients to read), a
+// date past t a wait of 0; at most a year. ok is false for anything else.
+func ParseRetryAfter(v string, t time.Time) (d time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+		return min(time.Duration(min(n, uint64(maxParsedWait/time.Second)))*time.Second, maxParsedWait), true
+	} else if v[0] >= '0' && v[0] <= '9' && err.(*strconv.NumError).Err == strconv.ErrRange {
+		return maxParsedWait, true
+	}
+	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
+		if at, err := time.Parse(layout, v); err == nil {
+			return min(max(at.Sub(t), 0), maxParsedWait), true
+		}
+	}
+	return 0, false
+}
+
+// seconds writes d as whole seconds, rounded up: "90 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10) + " s"
 }
 
 // readBody reads the start of an answer that is not an event stream: up

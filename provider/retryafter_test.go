@@ -1,0 +1,83 @@
+package provider
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Retry-After is a number of seconds or an HTTP date (IMF-fixdate, and
+// the obsolete RFC 850 and asctime forms a recipient must read too).
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"0":                              0,
+		"20":                             20 * time.Second,
+		" 7 ":                            7 * time.Second,
+		"99999999999999999999":           maxParsedWait,
+		"Mon, 02 Mar 2026 10:01:30 GMT":  90 * time.Second,
+		"Monday, 02-Mar-26 10:00:45 GMT": 45 * time.Second,
+		"Mon Mar  2 10:00:05 2026":       5 * time.Second,
+		"Mon, 02 Mar 2026 09:00:00 GMT":  0, // past
+	} {
+		if d, ok := ParseRetryAfter(v, now); !ok || d != want {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v", v, d, ok, want)
+		}
+	}
+	for _, v := range []string{"", "-1", "1.5", "soon", "+3", "Mon, 02 Mar 2026", "3 s"} {
+		if d, ok := ParseRetryAfter(v, now); ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, want not ok", v, d)
+		}
+	}
+}
+
+// A 429, 503 or 529 that says how long to wait (Retry-After, or OpenAI's
+// retry-after-ms) gives its outcome that wait, which the engine's retry
+// waits when it is longer than its backoff; one longer than
+// MaxRetryAfter fails at once, permanent, naming the wait (retried after
+// the backoff, the request was refused again until the retries ran out).
+// Other statuses' Retry-After is only quoted.
+func TestStatusFailureRetryAfter(t *testing.T) {
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		status    int
+		header    map[string]string
+		wait      time.Duration
+		permanent bool
+		contains  string
+	}{
+		{429, map[string]string{"retry-after": "20"}, 20 * time.Second, false, "(Retry-After: 20)"},
+		{529, map[string]string{"retry-after": "Mon, 02 Mar 2026 10:01:00 GMT"}, time.Minute, false, "(Retry-After: Mon, 02 Mar 2026 10:01:00 GMT)"},
+		{503, map[string]string{"retry-after": "120"}, 2 * time.Minute, false, ""},
+		{429, map[string]string{"retry-after": "2", "retry-after-ms": "1500"}, 1500 * time.Millisecond, false, ""},
+		{429, map[string]string{"retry-after": "soon"}, 0, false, "(Retry-After: soon)"},
+		{429, map[string]string{"retry-after": "3600"}, 0, true, "x: HTTP 429: rate_limit_error: slow down (Retry-After: 3600): rate-limited: the server asks for a wait of 3600 s before another request, longer than a retry waits (at most 120 s)"},
+		{503, map[string]string{"retry-after": "Tue, 03 Mar 2026 10:00:00 GMT"}, 0, true, "the server asks for a wait of 86400 s before another request"},
+		{400, map[string]string{"retry-after": "20"}, 0, true, "(Retry-After: 20)"},
+		{401, map[string]string{"retry-after": "3600"}, 0, false, "(Retry-After: 3600)"},
+	} {
+		f := StatusFailure("x", &Response{Status: tc.status, Header: tc.header, Body: io.NopCloser(strings.NewReader(`{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`))})
+		o := f.Outcome()
+		if o.RetryAfter != tc.wait || o.Permanent != tc.permanent || !strings.Contains(o.ErrorMessage, tc.contains) {
+			t.Errorf("%d %v: outcome %+v; want wait %v, permanent %v, %q", tc.status, tc.header, o, tc.wait, tc.permanent, tc.contains)
+		}
+		if tc.permanent && tc.status != 400 && (o.Status != "failed" || strings.Contains(o.ErrorMessage, "rate-limited") != (tc.status == 429)) {
+			t.Errorf("%d %v: outcome %+v, want failed", tc.status, tc.header, o)
+		}
+	}
+}
+
+// ParseRetryAfter never panics, and a wait it reads is within [0, a year].
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"20", "0", "99999999999999999999", "Mon, 02 Mar 2026 10:01:30 GMT", "Monday, 02-Mar-26 10:00:45 GMT", "Mon Mar  2 10:00:05 2026", "-1", "1.5", " 7 "} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, v string) {
+		if d, ok := ParseRetryAfter(v, now); d < 0 || d > maxParsedWait || !ok && d != 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v", v, d, ok)
+		}
+	})
+}
