@@ -360,7 +360,7 @@ func (d *driver) end(ctx context.Context, o Outcome, abandon bool) {
 
 // cutCause says what cut a reply short by the reason of cut (an
 // Outcome.Cut: its first quoted word, else all of it), as the providers
-// name them; "" for another reason.
+// name them (cutCauses); "" for another reason.
 func cutCause(cut string) string {
 	r := cut
 	if i := strings.IndexByte(cut, '"'); i >= 0 {
@@ -368,20 +368,21 @@ func cutCause(cut string) string {
 			r = cut[i+1 : i+1+j]
 		}
 	}
-	switch r {
-	case "length", "max_tokens", "max_output_tokens":
-		return ": a reply at its output-token limit (raise the adapter's MaxTokens)"
-	case "model_context_window_exceeded", "model_length":
-		return ": a reply that filled the model's context window"
-	case "content_filter", "sensitive":
-		return ": a reply stopped by the provider's content filter"
-	case "refusal":
-		return ": a reply the model refused to go on with"
-	case "pause_turn":
-		return ": a turn the provider's own tools (web search) paused, which is not continued"
+	k := strings.Index(cutCauses, "|"+r+"|")
+	if r == "" || k < 0 {
+		return ""
 	}
-	return ""
+	c := cutCauses[k+strings.IndexByte(cutCauses[k:], '=')+1:]
+	return ": " + c[:strings.IndexByte(c, '\n')]
 }
+
+// cutCauses lists the reasons of cut replies, "|" around each, and their
+// cause after "=", up to "\n".
+const cutCauses = "|length|max_tokens|max_output_tokens|=a reply at its output-token limit (raise the adapter's MaxTokens)\n" +
+	"|model_context_window_exceeded|model_length|=a reply that filled the model's context window\n" +
+	"|content_filter|sensitive|=a reply stopped by the provider's content filter\n" +
+	"|refusal|=a reply the model refused to go on with\n" +
+	"|pause_turn|=a turn the provider's own tools (web search) paused, which is not continued\n"
 
 // requestEnd stamps request_end per E-4.8.
 func requestEnd(o Outcome, retries, maxRetries int, delayMs func(int, Outcome) int) omni.Message {

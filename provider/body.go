@@ -149,18 +149,19 @@ func Schema(t *omni.ToolDefinition) []byte {
 // OwnMember returns an error naming the first member of the JSON object
 // body (an Options.ExtraBody) that the adapter writes itself, so that it
 // would go twice in a request body, or nil. own lists the adapter's
-// members in pairs: a member's name and what sets it ("" for nothing).
-func OwnMember(api string, body omni.RawJSON, own ...string) error {
+// members, each as ";name=what sets it" ("" for nothing), and ends in
+// ";".
+func OwnMember(api string, body omni.RawJSON, own string) error {
 	var err error
 	omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
-		for i := 0; i+1 < len(own) && err == nil; i += 2 {
-			if string(path) == own[i] {
-				msg := api + ": Options.ExtraBody." + own[i] + ": the adapter writes it"
-				if own[i+1] != "" {
-					msg += " (set " + own[i+1] + ")"
-				}
-				err = errors.New(msg)
+		if k := strings.Index(own, ";"+string(path)+"="); k >= 0 && err == nil {
+			hint := own[k+len(path)+2:]
+			hint = hint[:strings.IndexByte(hint, ';')]
+			msg := api + ": Options.ExtraBody." + string(path) + ": the adapter writes it"
+			if hint != "" {
+				msg += " (set " + hint + ")"
 			}
+			err = errors.New(msg)
 		}
 		return err
 	})

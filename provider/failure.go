@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floehq/floe/engine"
@@ -107,7 +106,7 @@ func StatusFailure(api string, resp *Response) *Failure {
 		// takes fails now rather than being refused again until the
 		// retries run out.
 		d, ok := time.Duration(0), false
-		if n, err := strconv.ParseUint(strings.TrimSpace(resp.Header["retry-after-ms"]), 10, 32); err == nil {
+		if n := digits(trim(resp.Header["retry-after-ms"])); n >= 0 {
 			d, ok = time.Duration(n)*time.Millisecond, true
 		} else {
 			d, ok = ParseRetryAfter(resp.Header["retry-after"], now())
@@ -142,25 +141,80 @@ const maxParsedWait = 365 * 24 * time.Hour
 var now = time.Now
 
 // ParseRetryAfter reads an HTTP Retry-After value v at the time t: a
-// number of seconds, or an HTTP date (IMF-fixdate, or the obsolete forms
-// of RFC 850 and asctime, which RFC 9110 asks recipients to read), a
-// date past t a wait of 0; at most a year. ok is false for anything else.
+// number of seconds, or an HTTP date in the form servers send
+// (IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"; not the obsolete forms
+// of RFC 850 and asctime, whose parser, time.Parse, would cost floe.wasm
+// 20 kB), a date past t a wait of 0; at most a year. ok is false for
+// anything else.
 func ParseRetryAfter(v string, t time.Time) (d time.Duration, ok bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
+	v = trim(v)
+	if n := digits(v); n >= 0 {
+		return time.Duration(min(n, int64(maxParsedWait/time.Second))) * time.Second, true
+	}
+	at, ok := httpDate(v)
+	if !ok {
 		return 0, false
 	}
-	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-		return min(time.Duration(min(n, uint64(maxParsedWait/time.Second)))*time.Second, maxParsedWait), true
-	} else if v[0] >= '0' && v[0] <= '9' && err.(*strconv.NumError).Err == strconv.ErrRange {
-		return maxParsedWait, true
+	return time.Duration(min(max(at-t.Unix(), 0), int64(maxParsedWait/time.Second))) * time.Second, true
+}
+
+// httpDate reads an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") as
+// seconds since 1970 (without time.Date, for floe.wasm's size).
+func httpDate(v string) (int64, bool) {
+	const form = "Sun, 00 Nov 0000 00:00:00 GMT" // 0: a digit; the day's and the month's names apart
+	if len(v) != len(form) {
+		return 0, false
 	}
-	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
-		if at, err := time.Parse(layout, v); err == nil {
-			return min(max(at.Sub(t), 0), maxParsedWait), true
+	for i := 0; i < len(form); i++ {
+		if c := form[i]; c == '0' && (v[i] < '0' || v[i] > '9') || c != '0' && (i > 2 && i < 8 || i > 10) && v[i] != c {
+			return 0, false
 		}
 	}
-	return 0, false
+	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
+	mon := int64(0)
+	for mon < 12 && months[3*mon:3*mon+3] != v[8:11] {
+		mon++
+	}
+	day, y, h, m, s := digits(v[5:7]), digits(v[12:16]), digits(v[17:19]), digits(v[20:22]), digits(v[23:25])
+	if mon == 12 || day < 1 || day > 31 || h > 23 || m > 59 || s > 60 {
+		return 0, false
+	}
+	// Days since 1970-01-01 of the civil date (Howard Hinnant's
+	// days_from_civil), the year starting in March.
+	if mon < 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	doy := (153*((mon+10)%12)+2)/5 + day - 1
+	days := era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
+	return days*86400 + h*3600 + m*60 + s, true
+}
+
+// digits reads s, one or more decimal digits only, else -1; past
+// 10^10 it stays there (no overflow, more than a year of seconds).
+// (strconv's parsers would bring their errors' quoting into floe.wasm,
+// 10 kB.)
+func digits(s string) int64 {
+	n := int64(-1)
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = min(max(n, 0)*10+int64(s[i]-'0'), 1e10)
+	}
+	return n
+}
+
+// trim drops the spaces and tabs around a header value.
+func trim(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // seconds writes d as whole seconds, rounded up: "90 s".

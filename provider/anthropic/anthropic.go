@@ -128,10 +128,10 @@ func New(o Options) (*Model, error) {
 	}
 	// A member the adapter writes would go twice (output_config, written
 	// with adaptive thinking, is ExtraBody's when it has one).
-	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "max_tokens", "Options.MaxTokens", "stream", "", "system", "", "messages", "", "tools", "", "thinking", "the run's thinking level"); err != nil {
+	if err := provider.OwnMember(api, o.ExtraBody, ";model=Options.Model;max_tokens=Options.MaxTokens;stream=;system=;messages=;tools=;thinking=the run's thinking level;"); err != nil {
 		return nil, err
 	}
-	m.ownConfig = provider.OwnMember(api, o.ExtraBody, "output_config", "") != nil
+	m.ownConfig = provider.OwnMember(api, o.ExtraBody, ";output_config=;") != nil
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})
 	// Its endpoint is its URL alone: Anthropic documents thinking
 	// signatures as valid across its platforms (the Claude API, Bedrock,

@@ -107,7 +107,7 @@ func New(o Options) (*Model, error) {
 	}
 	// A member the adapter writes would go twice (stream_options is
 	// ExtraBody's when it has one: below).
-	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "stream", "", "messages", "", "tools", "", "reasoning_effort", "the run's thinking level", "max_tokens", "Options.MaxTokens", "max_completion_tokens", "Options.MaxTokens"); err != nil {
+	if err := provider.OwnMember(api, o.ExtraBody, ";model=Options.Model;stream=;messages=;tools=;reasoning_effort=the run's thinking level;max_tokens=Options.MaxTokens;max_completion_tokens=Options.MaxTokens;"); err != nil {
 		return nil, err
 	}
 	def := provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages}

@@ -83,7 +83,7 @@ func New(o Options) (*Model, error) {
 		return nil, err
 	}
 	// A member the adapter writes would go twice.
-	if err := provider.OwnMember(api, o.ExtraBody, "model", "Options.Model", "stream", "", "store", "", "instructions", "", "input", "", "tools", "", "include", "the run's thinking level", "reasoning", "the run's thinking level", "max_output_tokens", "Options.MaxTokens"); err != nil {
+	if err := provider.OwnMember(api, o.ExtraBody, ";model=Options.Model;stream=;store=;instructions=;input=;tools=;include=the run's thinking level;reasoning=the run's thinking level;max_output_tokens=Options.MaxTokens;"); err != nil {
 		return nil, err
 	}
 	m.c.Images = provider.Limit(o.MaxImageBytes, o.MaxImages, provider.ImageLimit{Bytes: DefaultMaxImageBytes, Count: DefaultMaxImages})
