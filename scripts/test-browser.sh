@@ -4,7 +4,7 @@
 # the MV3 extension example, and the npm package in a fresh Vite app.
 # The tests of a file share one Chromium, each in a fresh context of its
 # own, but for those that need a profile on disk (tests/browser/harness.mjs).
-# Three files run at a time (FLOE_BROWSER_JOBS sets how many): the suite
+# Two files run at a time (FLOE_BROWSER_JOBS sets how many): the suite
 # waits on Chromium far more than it computes.
 #
 # Installs Debian's chromium when /usr/bin/chromium is missing, installs the
@@ -40,7 +40,7 @@ export FLOE_SCREENSHOT_DIR="$shots"
 FLOE_PACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/floe-pack.XXXXXX")
 export FLOE_PACK_DIR
 status=0
-(JOBS=${FLOE_BROWSER_JOBS:-3} run_tests tests/browser "$@") || status=$?
+(JOBS=${FLOE_BROWSER_JOBS:-2} run_tests tests/browser "$@") || status=$?
 rm -rf "$FLOE_PACK_DIR"
 # The folder is named when a failing test left a screenshot in it, and
 # removed when it is empty.

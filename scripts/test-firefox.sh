@@ -31,6 +31,6 @@ echo "== npm ci (tests/firefox)"
 build_if_stale
 serve_repo "$PORT"
 
-# Two files at a time (FLOE_FIREFOX_JOBS sets how many): they wait on
-# Firefox far more than they compute.
-JOBS=${FLOE_FIREFOX_JOBS:-2} run_tests tests/firefox "$@"
+# One file at a time (FLOE_FIREFOX_JOBS sets how many): beside the Chromium
+# suite, more at a time only added to the two cores' contention.
+JOBS=${FLOE_FIREFOX_JOBS:-1} run_tests tests/firefox "$@"

@@ -122,10 +122,10 @@ sub() {
   local i=$1 name=$2
   shift 2
   (
-    t0=$SECONDS
+    t0=$SECONDS me=$BASHPID
     { echo; echo "== $name"; } >"$lane/out-$i"
     "$@" >>"$lane/out-$i" 2>&1 </dev/null || touch "$lane/failed"
-    c=$(cputicks "$BASHPID")
+    c=$(cputicks "$me")
     echo "$c" >"$lane/ticks-$i"
     printf '%5d s %6d s cpu  %s\n' $((SECONDS - t0)) $((c / hz)) "$name (beside Chromium)" >"$lane/times-$i"
   )

@@ -32,10 +32,10 @@ case "${1:-build}" in
     if [ ! -x tests/worker/node_modules/.bin/workerd ]; then
       (cd tests/worker && npm ci --no-audit --no-fund --loglevel=error)
     fi
-    # The files serve on blocks of ports of their own: two run at a time
-    # (FLOE_WORKER_JOBS sets how many); they wait on workerd far more than
-    # they compute.
-    node --test --import ./tests/exit-guard.mjs --test-concurrency="${FLOE_WORKER_JOBS:-2}" tests/worker/
+    # The files serve on blocks of ports of their own: one runs at a time
+    # (FLOE_WORKER_JOBS sets how many more): beside the Chromium suite, more
+    # at a time only added to the two cores' contention.
+    node --test --import ./tests/exit-guard.mjs --test-concurrency="${FLOE_WORKER_JOBS:-1}" tests/worker/
     ;;
   *) echo "worker.sh: want build or test" >&2; exit 2 ;;
 esac
