@@ -20,7 +20,8 @@
 // its directories can be exchanged with the reference implementation.
 // Where another process may write the same directory, hold a session with
 // [FileStore.Lock] around its resume and each run: a lock another process
-// holds is an error wrapping [ErrBusy]; one it took while this process was
+// holds is an error wrapping [ErrBusy], a lock file it cannot make, write
+// or read one wrapping [ErrLockFile]; one it took while this process was
 // stopped refuses the session's writes with [ErrLockLost], after which
 // the session is resumed from its Trace.
 //

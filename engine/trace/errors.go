@@ -32,6 +32,14 @@ var (
 	// session's engine is stale: close it, and once Lock succeeds again,
 	// [Resume] the session from its Trace.
 	ErrLockLost = errors.New("another process took its lock")
+	// ErrBusy: another process holds the session ([FileStore.Lock]).
+	ErrBusy = errors.New("session busy")
+	// ErrLockFile: the session's lock file cannot be made, written or read
+	// ([FileStore.Lock]: a read-only directory, a full disk, no
+	// permission, a directory in its place); the error names the file and
+	// wraps the system's error. The session is not locked, and no holder
+	// is known: it is not [ErrBusy].
+	ErrLockFile = errors.New("lock file failed")
 )
 
 // MaxFileBytes caps the size of one Trace file that is read into memory.

@@ -19,9 +19,6 @@ import (
 	"github.com/floehq/floe/internal/errf"
 )
 
-// ErrBusy: another process holds the session ([FileStore.Lock]).
-var ErrBusy = errors.New("session busy")
-
 // One writer per session across processes: the file <root>/.<id>.lock,
 // made with O_EXCL, holds {"pid":…,"host":…,"token":…} — the format and
 // the rules of the Node build's { dir } store, so a Go process and a Node
@@ -66,8 +63,10 @@ var (
 // a holder on another host (a shared directory, a container made anew)
 // or whose pid another process took. A file without a beat (an older
 // build's) is never judged by its age: delete it once that process is
-// gone. Where the file cannot be made (a
-// read-only directory) there is no lock, and the writes say why they fail.
+// gone. Where the file cannot be made, written or read (a
+// read-only directory, a full disk, no permission, a directory in its
+// place), Lock returns an error wrapping [ErrLockFile] and the system's
+// error that names the file: the session is not locked.
 // A holder taken for gone while alive (stopped or blocked for ten beats)
 // learns it at its next beat, at its release, or at a write that finds its
 // beat late: the store's writes of id then fail wrapping [ErrLockLost],
@@ -91,9 +90,9 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 	own, _ := json.Marshal(lockHolder{PID: ptr(os.Getpid()), Host: lockHost, Token: lockToken, Beat: lockBeat.Seconds()})
 	own = append(own, '\n')
 	for tries := 0; ; tries++ {
-		err := writeNew(path, own, false)
+		what, err := makeLockFile(path, own)
 		if errors.Is(err, fs.ErrNotExist) && tries == 0 {
-			if os.MkdirAll(s.root, 0o700) == nil {
+			if err = os.MkdirAll(s.root, 0o700); err == nil {
 				continue
 			}
 		}
@@ -101,13 +100,18 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 			return s.hold(id, &heldLock{path: path, own: own, confirmed: lockNow()}), nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return func() {}, nil
+			return nil, opErr("lock", id, 0, &lockFileError{path, what, err})
 		}
 		var holder lockHolder
 		data, err := os.ReadFile(path)
 		lockRead()
 		if errors.Is(err, fs.ErrNotExist) && tries < 3 {
 			continue // released meanwhile
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// Not a holder's file to judge (a directory, no permission):
+			// it was taken for another process's.
+			return nil, opErr("lock", id, 0, &lockFileError{path, "read", err})
 		}
 		json.Unmarshal(data, &holder)
 		if tries < 3 && (holder.stale() || holder.silent(path)) {
@@ -132,6 +136,44 @@ func (s *FileStore) Lock(id string) (release func(), err error) {
 }
 
 func ptr(n int) *int { return &n }
+
+// makeLockFile makes the lock file at path, exclusively, holding own;
+// what names the step that failed ("made" or "written"). A file whose
+// write failed (a full disk) is removed: left empty, it named no holder
+// and refused every later Lock.
+func makeLockFile(path string, own []byte) (what string, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "made", err
+	}
+	_, err = f.Write(own)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return "written", err
+}
+
+// lockFileError is a lock file that cannot be made, written or read: it
+// is [ErrLockFile], and unwraps to the system's error.
+type lockFileError struct {
+	path, what string
+	err        error
+}
+
+func (e *lockFileError) Error() string {
+	why := e.err
+	var pe *fs.PathError
+	if errors.As(why, &pe) && pe.Path == e.path {
+		why = pe.Err // the path is said once
+	}
+	return "its lock file " + e.path + " cannot be " + e.what + ": " + why.Error()
+}
+
+func (e *lockFileError) Is(target error) bool { return target == ErrLockFile }
+func (e *lockFileError) Unwrap() error        { return e.err }
 
 // asWritten is host as a lock file holds it: JSON writes a byte of
 // invalid UTF-8 as U+FFFD, and a name compared as the OS gave it was

@@ -3,6 +3,7 @@
 package trace_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,7 +15,8 @@ import (
 // A lock file whose write fails (a full disk; here the file size limit,
 // whose signal Go ignores, so the write fails with EFBIG) is not left
 // behind empty: it named no holder, so every later Lock of the session,
-// by any process, was refused as busy until someone deleted it.
+// by any process, was refused as busy until someone deleted it. The Lock
+// fails, naming the file and the error (it was no lock, not an error).
 func TestFileStoreLockWriteFails(t *testing.T) {
 	root := t.TempDir()
 	s := trace.NewFileStore(root, trace.FileStoreOptions{})
@@ -29,10 +31,15 @@ func TestFileStoreLockWriteFails(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &saved); err != nil {
 		t.Fatal(err)
 	}
-	if err != nil {
-		t.Fatalf("a lock that cannot be written is no lock, not an error: %v", err)
+	path := filepath.Join(root, ".full.lock")
+	if err == nil {
+		release()
+		t.Fatal("a lock file that cannot be written was taken for a lock")
 	}
-	release()
+	if !errors.Is(err, trace.ErrLockFile) || !errors.Is(err, syscall.EFBIG) || errors.Is(err, trace.ErrBusy) ||
+		err.Error() != `trace: lock "full": its lock file `+path+` cannot be written: file too large` {
+		t.Fatalf("Lock: %v, want ErrLockFile naming the file and EFBIG, not ErrBusy", err)
+	}
 	if _, err := os.Stat(filepath.Join(root, ".full.lock")); !os.IsNotExist(err) {
 		t.Fatalf("the lock file is left behind: %v", err)
 	}

@@ -90,3 +90,50 @@ func TestServerRefusesNodeLock(t *testing.T) {
 	st.until(taskState("idle"))
 	e.must(204, "DELETE", "/api/sessions/s2", "")
 }
+
+// wantLockFailed does a request and fails unless it answers 500
+// store_failed naming the session's lock file and the system's error.
+func (e *env) wantLockFailed(method, path, body, lock string) {
+	e.t.Helper()
+	status, b := e.do(method, path, body)
+	var res struct {
+		Error struct{ Code, Message string }
+	}
+	json.Unmarshal(b, &res)
+	if status != 500 || res.Error.Code != "store_failed" || !strings.Contains(res.Error.Message, "its lock file "+lock+" cannot be read: is a directory") {
+		e.t.Fatalf("%s %s: %d %s, want 500 store_failed naming %s and its error", method, path, status, b, lock)
+	}
+}
+
+// A lock file the server cannot read (a directory in its place; no
+// permission) is a storage failure, 500 store_failed naming the file and
+// the error, not 409 session_busy (it was taken for another process's,
+// and named none), and nothing is written or lost.
+func TestServerLockFileFails(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, server.Config{Dir: dir})
+	lock := filepath.Join(dir, ".s3.lock")
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e.wantLockFailed("POST", "/api/sessions", `{"id":"s3","approvalMode":"allow-all"}`, lock)
+	e.must(404, "GET", "/api/sessions/s3", "")
+	os.Remove(lock)
+	e.must(201, "POST", "/api/sessions", `{"id":"s3","approvalMode":"allow-all"}`)
+	st := e.open("/api/sessions/s3/stream", "", false)
+	st.next()
+	e.must(202, "POST", "/api/sessions/s3/tasks", `{"input":"hi"}`)
+	st.until(taskState("idle"))
+	before := e.must(200, "GET", "/api/sessions/s3/messages", "")
+	os.Mkdir(lock, 0o700)
+	e.wantLockFailed("POST", "/api/sessions/s3/tasks", `{"input":"again"}`, lock)
+	e.wantLockFailed("POST", "/api/sessions/s3/compact", "", lock)
+	e.wantLockFailed("DELETE", "/api/sessions/s3", "", lock)
+	if after := e.must(200, "GET", "/api/sessions/s3/messages", ""); string(after) != string(before) {
+		t.Fatalf("the history changed:\n%s\nwas\n%s", after, before)
+	}
+	os.Remove(lock)
+	e.must(202, "POST", "/api/sessions/s3/tasks", `{"input":"again"}`)
+	st.until(taskState("idle"))
+	e.must(204, "DELETE", "/api/sessions/s3", "")
+}

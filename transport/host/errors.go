@@ -20,7 +20,9 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Unwrap is the store's error the failure came from, if any: a
 // session_busy's is its Lock's (a trace.FileStore's wraps trace.ErrBusy,
 // and trace.ErrLockLost when another process took the lock while this one
-// was stopped), so errors.Is and errors.As see through to it.
+// was stopped), and so is the store_failed of a Lock that failed (a
+// trace.FileStore's wraps trace.ErrLockFile and the system's error), so
+// errors.Is and errors.As see through to it.
 func (e *Error) Unwrap() error { return e.cause }
 
 func newErr(status int, code, msg string) *Error {

@@ -36,9 +36,11 @@ type Config struct {
 	// Store is required: every session's Trace. A store with a method
 	// Lock(id string) (release func(), err error) (trace.FileStore) holds
 	// each session across processes around its create, resume, run,
-	// compaction and delete: a Lock error is session_busy, and one
-	// wrapping trace.ErrLockLost lets the engine kept warm go, so that the
-	// next run resumes from the Trace.
+	// compaction and delete: a Lock error wrapping trace.ErrBusy is
+	// session_busy (409), any other store_failed (500, a lock file that
+	// cannot be made or read: trace.ErrLockFile), and one wrapping
+	// trace.ErrLockLost lets the engine kept warm go, so that the next run
+	// resumes from the Trace.
 	Store trace.Store
 	Hub   *transport.Hub // required: the channels
 	// Wire returns a fresh model context and tools for a session (created
@@ -441,7 +443,9 @@ type locker interface {
 
 // lock holds session id against other processes on the same store while it
 // is written: a create, a resume, a run or compaction, a delete.
-// session_busy names the process that holds it.
+// session_busy names the process that holds it (a Lock error wrapping
+// trace.ErrBusy or trace.ErrLockLost); any other Lock error is
+// store_failed, naming its cause.
 func (r *Registry) lock(id string) (func(), error) {
 	l, ok := r.cfg.Store.(locker)
 	if !ok {
@@ -455,6 +459,11 @@ func (r *Registry) lock(id string) (func(), error) {
 			why = te.Err
 		}
 		e := newErr(409, ErrBusy.Code, "session "+trace.QuoteID(id)+" is busy: "+strings.TrimPrefix(why.Error(), "session busy: "))
+		if !errors.Is(err, trace.ErrBusy) && !errors.Is(err, trace.ErrLockLost) {
+			// Not a holder: the lock itself failed (its file cannot be
+			// made or read), which session_busy misnamed.
+			e = newErr(500, "store_failed", "session "+trace.QuoteID(id)+" cannot be locked: "+why.Error())
+		}
 		e.cause = err
 		return nil, e
 	}
