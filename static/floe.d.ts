@@ -615,8 +615,11 @@ export interface Session {
    * Throws a FloeError with code "session_busy" while a run or compaction is
    * in flight. With a persisted store and Web Locks, the run holds the lock
    * "floe:session:<id>" until its records are stored; when another tab holds
-   * it, the first next() rejects with "session_busy" and nothing is run.
-   * Without Web Locks (Node), and with the memory store, a lock of the
+   * it, the first next() rejects with "session_busy" and nothing is run;
+   * until that first next(), a resumeSession, importSession or
+   * deleteSession of the session in this program (a parent's delete of it
+   * as its child too) rejects with "session_busy", as it does without Web
+   * Locks. Without Web Locks (Node), and with the memory store, a lock of the
    * program does the same at once: while another session object of the
    * same session runs, run() throws "session_busy". The lock is the
    * store's: sessions of one id in two stores (two { dir } directories, or
@@ -675,8 +678,9 @@ export interface Subagent {
    * (Web Locks from its first next(), this program's lock and a { dir }
    * store's lock file at once) until its records are stored: while another
    * run of the id is in flight it throws, or its first next() rejects with,
-   * "session_busy", and deleteSession and resumeSession of the id reject
-   * with it while this run is in flight.
+   * "session_busy", and deleteSession and resumeSession of the id (and a
+   * deleteSession of a parent whose Trace names it) reject with it while
+   * this run is in flight, from run() on (not from its first next() only).
    */
   run(prompt: string, options?: { approve?: Approver | undefined; signal?: AbortSignal | undefined }): MessageStream;
   /** Aborts its run in flight (the stream ends with the abort; a stream nobody reads is read to its end, the rest kept for its reader, so the session's lock is let go) and releases the child; one dropped without close() is released once it is collected (its streams keep it). */

@@ -2829,6 +2829,14 @@ function storeArg(store, name, allowNone = false) {
 // Locks, and two session objects of one session ran at once there).
 const webLocks = (store) => (store !== "memory" ? globalThis.navigator?.locks : undefined);
 const localLocks = new Set(); // the names held in this program
+// The runs of this program where there are Web Locks whose stream has not
+// taken its lock yet (a LockedStream not pulled), by lock name: count.
+// Without Web Locks a run takes this program's lock at run(); here its
+// first next() takes the Web Lock, and until then a resume, import or
+// delete of its session (a parent's delete of its child) went through,
+// and the run then wrote after it or was refused its writes. Those are
+// refused in this program as they are without Web Locks.
+const unpulled = new Map();
 // The Web Locks this program has released whose request has not settled
 // yet, by name: a lock manager may see a release only a while later
 // (Deno's, a macrotask), and a session's next run or resume, asking
@@ -2871,9 +2879,10 @@ const lockName = (store, id) => "floe:session:" + id + (store === "indexeddb" ? 
 // when another holder has it. yielding tells whether this attempt, and
 // the hold it gets, ends by itself (see holders); wait: a holder of this
 // program that yields is waited for rather than refusing. fn names the
-// call in dirLock's error.
-async function tryLock(store, id, fn, { create = false, yielding = yields, wait = false } = {}) {
-  const release = await tryLockHere(store, id, yielding, wait);
+// call in dirLock's error. run: a run's stream asks (one not pulled
+// refuses every other caller, see unpulled).
+async function tryLock(store, id, fn, { create = false, yielding = yields, wait = false, run = false } = {}) {
+  const release = await tryLockHere(store, id, yielding, wait, run);
   if (!release) return null;
   let unlockDir;
   try {
@@ -2916,12 +2925,16 @@ function holding(name, yielding) {
   return h;
 }
 
-async function tryLockHere(store, id, yielding, wait) {
+async function tryLockHere(store, id, yielding, wait, run) {
   const name = lockName(store, id);
   let waited = false; // the last holder waited for held the lock
   for (let h; wait && (h = holders.get(name)) && h.yielding(); ) waited = await h.done;
   const h = holding(name, yielding);
   const web = webLocks(store);
+  if (web && !run && unpulled.has(name)) {
+    h.settle();
+    return null;
+  }
   while (web && releasing.has(name)) await releasing.get(name);
   if (!web) {
     if (localLocks.has(name)) {
@@ -3004,13 +3017,44 @@ class LockedStream {
     this.#skip = skip;
     this.#mine = mine;
     this.#yielding = yielding;
-    if (skip) unstarted.register(this, skip, this);
+    const name = (this.#name = lockName(store, id));
+    unpulled.set(name, (unpulled.get(name) ?? 0) + 1);
+    // A stream dropped unpulled never pulls: its count goes once it is
+    // collected, and its signal is released.
+    unstarted.register(
+      this,
+      () => {
+        try {
+          skip?.();
+        } finally {
+          LockedStream.#unpull(name);
+        }
+      },
+      this,
+    );
+  }
+
+  #name; // its lock's name (unpulled)
+  #pulled = false;
+
+  static #unpull(name) {
+    const n = unpulled.get(name) - 1;
+    if (n > 0) unpulled.set(name, n);
+    else unpulled.delete(name);
+  }
+
+  /** The run has asked for its lock, or will never: it is not unpulled. */
+  #asked() {
+    if (this.#pulled) return;
+    this.#pulled = true;
+    LockedStream.#unpull(this.#name);
   }
 
   #skipped() {
     const f = this.#skip;
     this.#skip = null;
     unstarted.unregister(this);
+    this.#asked();
     f?.();
   }
 
@@ -3026,7 +3070,14 @@ class LockedStream {
   }
 
   async #start() {
-    const release = await tryLock(this.#store, this.#id, this.#fn, { create: true, yielding: this.#yielding });
+    let release;
+    try {
+      release = await tryLock(this.#store, this.#id, this.#fn, { create: true, yielding: this.#yielding, run: true });
+    } catch (e) {
+      this.#done = true; // a { dir } lock file that cannot be made or read
+      this.#skipped();
+      throw e;
+    }
     if (typeof release !== "function") {
       this.#done = true;
       this.#skipped();
@@ -3041,6 +3092,7 @@ class LockedStream {
     }
     this.#skip = null; // from here the run owns the signal
     unstarted.unregister(this);
+    this.#asked();
     try {
       this.#inner = this.#open(release);
     } catch (e) {

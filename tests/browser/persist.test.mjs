@@ -639,3 +639,68 @@ test("(h) a subagent's run in one tab holds its session's Web Lock: another tab'
   }, childId);
   assert.deepEqual(after, [], "tab 2's delete after the subagent's run ended");
 });
+
+// Where there are Web Locks a run's stream takes its lock at its first
+// next(); until then it held none, and a parent's deleteSession deleted
+// the parent under its subagent's run not pulled yet (the child's later
+// writes refused). Without Web Locks (Node) run() takes the program's lock
+// at once, and the delete is refused: so it is here.
+test("(i) a subagent's run not pulled yet: its parent's deleteSession is refused session_busy naming the child, deleting nothing; after its end the delete goes through", { timeout: 120_000 }, async (t) => {
+  const b = await profileBrowser(t);
+  const tab = await b.open();
+  const r = await tab.evaluate(async () => {
+    const { load } = await import("/static/floe.mjs");
+    const floe = await load();
+    const usage = { type: "event_msg", payload: { type: "token_usage", session: { output: 1, total: 2 }, request: { output: 1, total: 2 } } };
+    const text = (t) => ({ type: "model_msg", payload: { type: "text", role: "assistant", text: t, stop_reason: "completed" } });
+    const turns = (...ts) => {
+      let i = 0;
+      return { streamGenerate: () => ts[Math.min(i++, ts.length - 1)]() };
+    };
+    const say = (t) =>
+      async function* () {
+        yield text(t);
+        yield usage;
+        return { status: "completed" };
+      };
+    const call = async function* () {
+      yield { type: "model_msg", payload: { type: "tool_call", role: "assistant", name: "run_subagent", arguments: JSON.stringify({ prompt: "find it" }), tool_call_id: "c1", stop_reason: "completed" } };
+      yield usage;
+      return { status: "completed" };
+    };
+    // A parent whose Trace names a child session not stored: made in the
+    // memory store, its own files imported into IndexedDB.
+    const child = floe.subagentTool({ create: () => ({ store: "memory", llm: turns(say("found")) }) });
+    const parent = floe.createSession({ meta: { session_id: "session-2026-01-01-00-00-00-i0000001" }, store: "memory", tools: [child], llm: turns(call, say("done")) });
+    const msgs = [];
+    for await (const m of parent.run("go", { approve: () => "allow" })) msgs.push(m);
+    await parent.close();
+    const childId = msgs.find((m) => m.origin).origin[0];
+    const files = await floe.exportSession(parent.id, { store: "memory" });
+    await floe.importSession(files.filter((f) => f.name.includes(parent.id)));
+    const refusal = (f) => f().then(() => "not refused", (e) => `${e.code}: ${e.message}`);
+
+    const sub = floe.createSubagent({ meta: { session_id: childId }, llm: turns(say("late")) });
+    const stream = sub.run("first"); // not pulled
+    const deleted = await refusal(() => floe.deleteSession(parent.id));
+    const kept = (await floe.exportSession(parent.id)).length;
+    const texts = [];
+    for await (const m of stream) if (m.payload?.type === "text") texts.push(m.payload.text);
+    await sub.close();
+    await floe.deleteSession(parent.id);
+    return {
+      childId,
+      parentId: parent.id,
+      deleted,
+      kept,
+      texts,
+      parentAfter: await refusal(() => floe.exportSession(parent.id)),
+      childAfter: await refusal(() => floe.exportSession(childId)),
+    };
+  });
+  assert.match(r.deleted, new RegExp(`^session_busy: deleteSession: session "${r.parentId}" is not deleted, nor any of its subagents' sessions: its subagent's session "${r.childId}" is busy`), explain(b.log));
+  assert.equal(r.kept, 1, "the parent's files after the refused delete");
+  assert.deepEqual(r.texts, ["first", "late"], "the child's run after the refused delete");
+  assert.match(r.parentAfter, /^not_found/);
+  assert.match(r.childAfter, /^not_found/);
+});

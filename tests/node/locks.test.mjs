@@ -159,3 +159,56 @@ test("a subagent's run holds its session's Web Lock from its first next() until 
   assert.equal(model.calls.length, 0);
   assert.equal(held.size, 0);
 });
+
+// A run's Web Lock is taken at its stream's first next(): until then a
+// subagent's run of a child session not stored yet held nothing, and its
+// parent's deleteSession went through (the child's writes then refused).
+// As without Web Locks, where run() takes the program's lock at once, the
+// delete is refused naming the child, and a resume or an import of the
+// id too.
+test("a subagent's run not pulled yet: its parent's deleteSession, and a resume or import of its id, are refused session_busy; after its end the delete goes through", async (t) => {
+  const { toolCall } = await import("./helpers.mjs");
+  const store = { dir: await tempDir(t) };
+  const child = floe.subagentTool({ create: () => ({ store: "memory", llm: scriptedLLM(say("found")) }) });
+  const call = async function* () {
+    yield toolCall("c1", "run_subagent", JSON.stringify({ prompt: "find it" }));
+    yield usage();
+    return { status: "completed" };
+  };
+  const parent = floe.createSession({ meta: meta(), store: "memory", tools: [child], llm: scriptedLLM(call, say("done")) });
+  const msgs = await collect(parent.run("go", { approve: () => "allow" }));
+  await parent.close();
+  const childId = msgs.find((m) => m.origin).origin[0];
+  const files = await floe.exportSession(parent.id, { store: "memory" });
+  await floe.importSession(files.filter((f) => f.name.includes(parent.id)), { store });
+
+  const sub = floe.createSubagent({ meta: meta(childId), store, llm: scriptedLLM(say("late")) });
+  const stream = sub.run("first"); // not pulled
+  const refused = (p) => p.then(() => "not refused", (e) => `${e.code}: ${e.message}`);
+  assert.match(await refused(floe.deleteSession(parent.id, { store })), new RegExp(`^session_busy: deleteSession: session "${parent.id}" is not deleted, nor any of its subagents' sessions: its subagent's session "${childId}" is busy`));
+  assert.match(await refused(floe.resumeSession(childId, { store, llm: scriptedLLM(say("x")) })), /^session_busy: resumeSession/);
+  const own = files.filter((f) => !f.name.includes(parent.id)).map((f) => ({ ...f }));
+  assert.match(await refused(floe.importSession(own, { store })), /^session_busy: importSession/);
+  assert.equal((await floe.exportSession(parent.id, { store })).length, 1, "the parent is kept");
+  assert.deepEqual(find(await collect(stream), "text").map((m) => m.payload.text), ["first", "late"]);
+  sub.close();
+  await floe.deleteSession(parent.id, { store });
+  await assert.rejects(floe.exportSession(parent.id, { store }), (e) => e.code === "not_found");
+  await assert.rejects(floe.exportSession(childId, { store }), (e) => e.code === "not_found");
+});
+
+// A run whose { dir } lock file cannot be read (a directory in its place)
+// fails at its first next(), storage; it is not left counted as a run not
+// pulled yet, which refused every later resume or delete of its session.
+test("a run refused at its first next() by its lock file (storage) leaves no claim on its session: a later delete is not refused", async (t) => {
+  const { mkdir } = await import("node:fs/promises");
+  const dir = await tempDir(t);
+  const store = { dir };
+  await mkdir(join(dir, ".blocked.lock"));
+  const s = floe.createSession({ meta: meta("blocked"), store, llm: scriptedLLM(say("never")) });
+  const stream = s.run("x");
+  await assert.rejects(stream.next(), (e) => e.code === "storage" && /\.blocked\.lock cannot be read/.test(e.message));
+  await s.close();
+  await rm(join(dir, ".blocked.lock"), { recursive: true });
+  await assert.rejects(floe.deleteSession("blocked", { store }), (e) => e.code === "not_found");
+});
