@@ -14,11 +14,23 @@ import (
 // session with its subagents' child sessions ([trace.ImportTree]) and
 // returns its id. A subagent's session alone (one of its parent's
 // files chosen) is refused, storing nothing: it would be stored but never
-// listed, since the list shows a child with its parent only.
-func ImportSession(ctx context.Context, store trace.Store, files []trace.File) (string, error) {
+// listed, since the list shows a child with its parent only. busy (nil:
+// none) reports whether this page holds a session of an id the files
+// hold (its run in flight, or its records still on their way to the
+// store): such an import is refused, storing nothing (it took the id of a
+// session whose first records were not stored yet, and the run's records
+// then went into the imported session, or were refused).
+func ImportSession(ctx context.Context, store trace.Store, files []trace.File, busy func(id string) bool) (string, error) {
 	files, err := ImportFiles(files)
 	if err != nil {
 		return "", err
+	}
+	if busy != nil {
+		for _, id := range trace.ImportIDs(files) {
+			if busy(id) {
+				return "", fmt.Errorf("session %s is busy: it runs in this page, or its records are still being stored: import it once its run has ended; nothing was imported", trace.QuoteID(id))
+			}
+		}
 	}
 	scratch := &trace.MemStore{}
 	id, err := trace.ImportTree(ctx, scratch, files)

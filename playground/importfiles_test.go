@@ -95,15 +95,34 @@ func TestImportSessionRefusesASubagentsSessionAlone(t *testing.T) {
 	ctx := context.Background()
 	_, parent, child, files := exportWithChild(t)
 	dst := &trace.MemStore{}
-	_, err := ImportSession(ctx, dst, files[1:])
+	_, err := ImportSession(ctx, dst, files[1:], nil)
 	if err == nil || !strings.Contains(err.Error(), "session "+trace.QuoteID(child)+" is a subagent's") {
 		t.Fatalf("the child alone: %v", err)
 	}
 	if got := dump(t, dst); len(got) != 0 {
 		t.Errorf("stored after a refused import: %d sessions", len(got))
 	}
-	if id, err := ImportSession(ctx, dst, files); err != nil || id != parent {
+	if id, err := ImportSession(ctx, dst, files, nil); err != nil || id != parent {
 		t.Fatalf("with its parent: %q, %v", id, err)
+	}
+}
+
+// An import of a session, or of a subagent's session with it, that this
+// page runs (its records not all stored yet) is refused naming it, and
+// stores nothing: it took the id, and the run's records then went into
+// the imported session.
+func TestImportSessionRefusesASessionThePageRuns(t *testing.T) {
+	ctx := context.Background()
+	_, parent, child, files := exportWithChild(t)
+	for _, running := range []string{parent, child} {
+		dst := &trace.MemStore{}
+		_, err := ImportSession(ctx, dst, files, func(id string) bool { return id == running })
+		if want := "session " + trace.QuoteID(running) + " is busy: it runs in this page"; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("%s running: %v, want %s…", running, err, want)
+		}
+		if got := dump(t, dst); len(got) != 0 {
+			t.Errorf("stored after a refused import: %d sessions", len(got))
+		}
 	}
 }
 

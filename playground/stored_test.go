@@ -176,7 +176,7 @@ func TestImportedSessionDatedByItsLastRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	id, err := ImportSession(ctx, store, []trace.File{{Name: old + "_001.jsonl", Data: data}})
+	id, err := ImportSession(ctx, store, []trace.File{{Name: old + "_001.jsonl", Data: data}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

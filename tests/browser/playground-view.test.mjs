@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { baseURL, WAIT } from "./harness.mjs";
 import { replayServer, writeResponse, anthropicStream, SSE_HEADERS } from "../node/replay.mjs";
 import { modelServer } from "./model-servers.mjs";
-import { RUN, pageTest, open, idle, showSessions, send, askCard, decide, lastReply, rowOf, shownID, otherSession, configure, say, think, ended, callTool, paragraphs, pageModel, gapOf, scrollTop, userScroll, pushed, atEnd, frames, raceAt, endStream, followedRace, holdCompletions } from "./playground-lib.mjs";
+import { RUN, pageTest, open, storedPrompt, idle, showSessions, send, askCard, decide, lastReply, rowOf, shownID, otherSession, configure, say, think, ended, callTool, paragraphs, pageModel, gapOf, scrollTop, userScroll, pushed, atEnd, frames, raceAt, endStream, followedRace, holdCompletions } from "./playground-lib.mjs";
 
 // The transcript follows its end while a reply streams, until the user
 // scrolls up; back at the end, it follows again. Whether it follows is
@@ -910,4 +910,26 @@ pageTest("playground: a reply of Markdown nested 5,000 deep is drawn, 64 levels 
     return most;
   });
   assert.ok(depth <= 64 + 4, `${depth} elements deep`);
+});
+
+// An import of the session the page runs is refused, naming it, and
+// changes nothing: the page's records not stored yet, it took the id, and
+// the run's records went into the imported session (or were refused).
+pageTest("playground: an import of the session whose run is in flight in the page is refused, naming it; the run goes on and its Trace is its own", async (page) => {
+  await open(page);
+  const current = await shownID(page);
+  await send(page, "How long is store.go?");
+  await askCard(page, "list_files").waitFor({ timeout: RUN });
+  const meta = { timestamp: "2024-01-02T12:00:00.000Z", type: "session_meta", payload: { session_id: current, provider: "floe-playground", model_id: "scripted", model_context_window: 32000, system_prompt: "imported", agent_state: "memory", workspace: "opfs://workspace" } };
+  const prompt = { timestamp: "2024-01-02T12:30:00.000Z", type: "model_msg", payload: { type: "text", role: "user", text: "An imported question", stop_reason: "completed" } };
+  const body = [meta, prompt].map((m) => JSON.stringify(m) + "\n").join("");
+  await page.setInputFiles("#import", { name: `${current}_001.jsonl`, mimeType: "application/jsonl", buffer: Buffer.from(body) });
+  const note = await page.locator("#note", { hasText: "Import refused" }).innerText({ timeout: RUN });
+  assert.match(note, new RegExp(`^Import refused: session "${current}" is busy: it runs in this page`), note);
+  await decide(page, "list_files", "allow");
+  await decide(page, "count_lines", "allow");
+  await idle(page);
+  assert.match(await lastReply(page), /add up to \d+ lines/);
+  await storedPrompt(page, current);
+  assert.match(await rowOf(page, current).locator(".title").innerText({ timeout: RUN }), /How long is store\.go\?/, "the session's row: its own first prompt");
 });

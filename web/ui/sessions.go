@@ -428,7 +428,22 @@ func (s *sessionsView) importFiles(list []js.Value) {
 		}
 		files = append(files, trace.File{Name: f.Get("name").String(), Data: []byte(t.String())})
 	}
-	id, err := playground.ImportSession(ctx, a.env.Store, files)
+	// The sessions this page holds whose records are not all stored (the
+	// session shown while it runs, and those shown before whose records
+	// are still on their way), read on the page's goroutine.
+	held := make(chan map[string]bool, 1)
+	a.post(func() {
+		m := map[string]bool{}
+		if _, waits := a.storeOf(a.sessID); waits && !a.isRemote() {
+			m[a.sessID] = true
+		}
+		for id := range a.behind {
+			m[id] = true
+		}
+		held <- m
+	})
+	busy := <-held
+	id, err := playground.ImportSession(ctx, a.env.Store, files, func(id string) bool { return busy[id] })
 	var last time.Time
 	dated := false
 	if err == nil {
