@@ -12,6 +12,34 @@ import { replayServer, writeResponse, anthropicStream, SSE_HEADERS } from "../no
 import { modelServer } from "./model-servers.mjs";
 import { RUN, pageTest, open, storedPrompt, idle, showSessions, send, askCard, decide, lastReply, rowOf, shownID, otherSession, configure, say, think, ended, callTool, paragraphs, pageModel, gapOf, scrollTop, userScroll, pushed, atEnd, frames, raceAt, endStream, followedRace, holdCompletions } from "./playground-lib.mjs";
 
+// A page with nothing to do draws nothing: a render asks for the next
+// animation frame to scroll, and that frame's work was followed by a
+// render, which asked for the next, so an idle page rendered at every
+// frame (its state, buttons and panels set again: about 15 times a
+// second here, and a core's tenth).
+pageTest("playground: an idle page draws nothing from one animation frame to the next", async (page) => {
+  await open(page);
+  await send(page, "stream 20");
+  await idle(page);
+  await frames(page);
+  const changes = await page.evaluate(() => new Promise((resolve) => {
+    const seen = [];
+    const watch = new MutationObserver((records) => {
+      for (const r of records) seen.push(`${r.type} ${r.target.id || r.target.nodeName}${r.attributeName ? " " + r.attributeName : ""}`);
+    });
+    watch.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+    let n = 30;
+    const frame = () => {
+      if (--n > 0) return requestAnimationFrame(frame);
+      // The last frame's posted work, had there been any, is run and
+      // drawn before a task queued after it.
+      setTimeout(() => { watch.disconnect(); resolve(seen); });
+    };
+    requestAnimationFrame(frame);
+  }));
+  assert.deepEqual(changes, [], "the page changed while idle, from one frame to the next");
+});
+
 // The transcript follows its end while a reply streams, until the user
 // scrolls up; back at the end, it follows again. Whether it follows is
 // decided by the user's scrolls, and the scroll to the end is made once a

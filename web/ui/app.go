@@ -190,15 +190,22 @@ func (a *App) tick(ctx context.Context) {
 
 // post queues f on the loop; a panic in f is shown on the page instead of
 // ending the program.
-func (a *App) post(f func()) {
-	a.loop.Post(func() {
+func (a *App) post(f func()) { a.loop.Post(a.guarded(f)) }
+
+// postQuiet posts f, which changes nothing a render draws, with no render
+// after it (playground.Loop.PostQuiet).
+func (a *App) postQuiet(f func()) { a.loop.PostQuiet(a.guarded(f)) }
+
+// guarded is f with a panic in it shown on the page.
+func (a *App) guarded(f func()) func() {
+	return func() {
 		defer func() {
 			if p := recover(); p != nil {
 				a.fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 			}
 		}()
 		f()
-	})
+	}
 }
 
 // spawn runs f in a goroutine of its own; a panic in it is shown on the

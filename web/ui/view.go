@@ -215,7 +215,9 @@ func (a *App) scrollSoon() {
 	var f js.Func
 	f = js.FuncOf(func(js.Value, []js.Value) any {
 		f.Release()
-		a.post(func() {
+		// Quiet: a render after it would ask for the next frame, and a
+		// page with nothing to do would render at every frame.
+		a.postQuiet(func() {
 			a.scrolling = false
 			if a.floored {
 				a.floor.Underlying().Get("style").Set("height", "0")
