@@ -97,7 +97,8 @@
 //
 //	401, 403; an authentication error event     auth
 //	408, 409, 429, 5xx (529 too); the network   timeout (the message repeats Retry-After; the
-//	                                            wait it asks, or retry-after-ms's, is
+//	                                            wait it asks, or retry-after-ms's, or
+//	                                            Gemini's retryDelay in the body, is
 //	                                            Outcome.RetryAfter; past MaxRetryAfter,
 //	                                            failed, Permanent, naming the wait)
 //	waiting Options.IdleTimeout on the server    timeout

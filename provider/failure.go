@@ -53,7 +53,8 @@ func BadEvent(api string, data []byte, err error) *Failure {
 // body; for a redirect of no body, where it pointed; for a 403 of no
 // body, what it most likely is: Ollama's origin check) and Retry-After
 // when the server sent it. The wait a timeout's Retry-After (or
-// retry-after-ms) asks is its RetryAfter, which the engine's retry waits;
+// retry-after-ms; without either, the retryDelay of a Google error's
+// RetryInfo detail, quoted) asks is its RetryAfter, which the engine's retry waits;
 // a wait longer than MaxRetryAfter makes it failed and permanent, the
 // message naming the wait.
 func StatusFailure(api string, resp *Response) *Failure {
@@ -108,8 +109,14 @@ func StatusFailure(api string, resp *Response) *Failure {
 		d, ok := time.Duration(0), false
 		if n := digits(trim(resp.Header["retry-after-ms"])); n >= 0 {
 			d, ok = time.Duration(n)*time.Millisecond, true
-		} else {
-			d, ok = ParseRetryAfter(resp.Header["retry-after"], now())
+		} else if d, ok = ParseRetryAfter(resp.Header["retry-after"], now()); !ok {
+			// Gemini's wait is in the body: google.rpc.RetryInfo's
+			// retryDelay.
+			if v := retryDelay(body); v != "" {
+				if d, ok = protoDuration(v); ok {
+					msg += " (retryDelay: " + v + ")"
+				}
+			}
 		}
 		switch {
 		case !ok:
@@ -189,6 +196,46 @@ func httpDate(v string) (int64, bool) {
 	doy := (153*((mon+10)%12)+2)/5 + day - 1
 	days := era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
 	return days*86400 + h*3600 + m*60 + s, true
+}
+
+// retryDelay finds the retryDelay of a google.rpc.RetryInfo among a
+// Google error's details ({"error":{"details":[{"retryDelay":"30s"}]}},
+// also as the first of a list), else "".
+func retryDelay(body []byte) (v string) {
+	omni.WalkJSON(body, func(path []byte, kind byte, val []byte) error {
+		if len(path) > 2 && path[0] == '[' {
+			path = path[3:]
+		}
+		if kind == '"' && string(path) == "error.details[].retryDelay" {
+			v = clip(omni.JSONString(val), nameMax)
+		}
+		return nil
+	})
+	return v
+}
+
+// protoDuration reads a google.protobuf.Duration's JSON form: seconds,
+// with up to nine decimals, and "s" ("30s", "1.5s"); at most a year.
+func protoDuration(v string) (time.Duration, bool) {
+	n := len(v) - 1
+	if n < 1 || v[n] != 's' {
+		return 0, false
+	}
+	sec, frac := v[:n], "0"
+	for i := 0; i < n; i++ {
+		if v[i] == '.' {
+			sec, frac = v[:i], v[i+1:n]
+			break
+		}
+	}
+	s, ns := digits(sec), digits(frac)
+	if s < 0 || ns < 0 || len(frac) > 9 {
+		return 0, false
+	}
+	for i := len(frac); i < 9; i++ {
+		ns *= 10
+	}
+	return min(time.Duration(min(s, int64(maxParsedWait/time.Second)))*time.Second+time.Duration(ns), maxParsedWait), true
 }
 
 // digits reads s, one or more decimal digits only, else -1; past

@@ -95,3 +95,44 @@ func TestHTTPDate(t *testing.T) {
 		}
 	}
 }
+
+// Gemini says its wait in the 429's body, not in a header: the
+// google.rpc.RetryInfo detail's retryDelay ("30s", "1.5s"), read as
+// Retry-After is (it was not read: the retry came after the backoff's
+// 2 s and was refused again). A header wins over it.
+func TestStatusFailureRetryDelay(t *testing.T) {
+	body := func(delay string) string {
+		return `[{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[` +
+			`{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"x"}]},` +
+			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"` + delay + `"}]}}]`
+	}
+	for _, tc := range []struct {
+		status    int
+		header    map[string]string
+		body      string
+		wait      time.Duration
+		permanent bool
+		contains  string
+	}{
+		{429, nil, body("30s"), 30 * time.Second, false, "RESOURCE_EXHAUSTED: Resource has been exhausted (retryDelay: 30s)"},
+		{429, nil, body("1.5s"), 1500 * time.Millisecond, false, ""},
+		{503, nil, body("0.000000001s"), time.Nanosecond, false, ""},
+		{429, nil, body("120s"), 2 * time.Minute, false, ""},
+		{429, nil, strings.Trim(body("45s"), "[]"), 45 * time.Second, false, ""}, // the native API's object
+		{429, map[string]string{"retry-after": "7"}, body("30s"), 7 * time.Second, false, ""},
+		{429, nil, body("3600s"), 0, true, "rate-limited: the server asks for a wait of 3600 s before another request"},
+		{429, nil, body("99999999999999999999.5s"), 0, true, "longer than a retry waits"},
+		{429, nil, body("30"), 0, false, ""},
+		{429, nil, body("1.s"), 0, false, ""},
+		{429, nil, body(".5s"), 0, false, ""},
+		{429, nil, body("1.0000000001s"), 0, false, ""},
+		{429, nil, body("-1s"), 0, false, ""},
+		{400, nil, body("30s"), 0, true, ""},
+	} {
+		f := StatusFailure("x", &Response{Status: tc.status, Header: tc.header, Body: io.NopCloser(strings.NewReader(tc.body))})
+		o := f.Outcome()
+		if o.RetryAfter != tc.wait || o.Permanent != tc.permanent || !strings.Contains(o.ErrorMessage, tc.contains) {
+			t.Errorf("%d %v %s: outcome %+v; want wait %v, permanent %v, %q", tc.status, tc.header, tc.body, o, tc.wait, tc.permanent, tc.contains)
+		}
+	}
+}

@@ -17,8 +17,9 @@ import (
 	"github.com/floehq/floe/provider/openai"
 )
 
-// A session whose model answers 429 with a Retry-After (Anthropic's) or
-// a 529 with retry-after-ms (OpenAI's) retries after that wait, longer than
+// A session whose model answers 429 with a Retry-After (Anthropic's), a
+// 529 with retry-after-ms (OpenAI's) or a 429 whose body's RetryInfo
+// has a retryDelay (Gemini's) retries after that wait, longer than
 // the backoff's 2 s, and announces it as retry_in_ms; one past
 // provider.MaxRetryAfter ends the run at once, naming the wait. The
 // session's clock is a fake: no wait is real.
@@ -47,6 +48,9 @@ func TestRetryAfterSession(t *testing.T) {
 		{"openai 529 retry-after-ms", [2]string{"Retry-After-Ms", "7500"}, 529, func(base string) (engine.LLM, error) {
 			return openai.New(openai.Options{Transport: nethttp.New(nil), BaseURL: base, Model: "m"})
 		}, okChat, "7500", "[7.5s]", ""},
+		{"gemini 429 retryDelay", [2]string{}, 429, func(base string) (engine.LLM, error) {
+			return openai.New(openai.Options{Transport: nethttp.New(nil), BaseURL: base, Model: "gemini-2.5-flash", Gemini: true})
+		}, okChat, "31500", "[31.5s]", ""},
 		{"anthropic 429 Retry-After past the bound", [2]string{"Retry-After", "3600"}, 429, func(base string) (engine.LLM, error) {
 			return anthropic.New(anthropic.Options{Transport: nethttp.New(nil), BaseURL: base, Model: "claude-sonnet-4-5"})
 		}, okAnthropic, "", "[]", "rate-limited: the server asks for a wait of 3600 s before another request"},
@@ -55,6 +59,11 @@ func TestRetryAfterSession(t *testing.T) {
 			n := 0
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if n++; n == 1 {
+					if tc.header[0] == "" { // Gemini's wait, in the body
+						w.WriteHeader(tc.status)
+						fmt.Fprint(w, `[{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"31.5s"}]}}]`)
+						return
+					}
 					w.Header().Set(tc.header[0], tc.header[1])
 					w.WriteHeader(tc.status)
 					fmt.Fprint(w, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)
