@@ -148,54 +148,88 @@ const maxParsedWait = 365 * 24 * time.Hour
 var now = time.Now
 
 // ParseRetryAfter reads an HTTP Retry-After value v at the time t: a
-// number of seconds, or an HTTP date in the form servers send
-// (IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"; not the obsolete forms
-// of RFC 850 and asctime, whose parser, time.Parse, would cost floe.wasm
-// 20 kB), a date past t a wait of 0; at most a year. ok is false for
-// anything else.
+// number of seconds, or an HTTP date (IMF-fixdate, "Sun, 06 Nov 1994
+// 08:49:37 GMT", or the obsolete forms RFC 9110 §5.6.7 has recipients
+// accept: RFC 850's "Sunday, 06-Nov-94 08:49:37 GMT" and asctime's "Sun
+// Nov  6 08:49:37 1994"), a date past t a wait of 0; at most a year. ok
+// is false for anything else.
 func ParseRetryAfter(v string, t time.Time) (d time.Duration, ok bool) {
 	v = trim(v)
 	if n := digits(v); n >= 0 {
 		return time.Duration(min(n, int64(maxParsedWait/time.Second))) * time.Second, true
 	}
-	at, ok := httpDate(v)
+	at, ok := httpDate(v, t.Unix())
 	if !ok {
 		return 0, false
 	}
 	return time.Duration(min(max(at-t.Unix(), 0), int64(maxParsedWait/time.Second))) * time.Second, true
 }
 
-// httpDate reads an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") as
-// seconds since 1970 (without time.Date, for floe.wasm's size).
-func httpDate(v string) (int64, bool) {
-	const form = "Sun, 00 Nov 0000 00:00:00 GMT" // 0: a digit; the day's and the month's names apart
-	if len(v) != len(form) {
-		return 0, false
+// httpDate reads an HTTP date in one of its three forms as seconds since
+// 1970 (by hand, without time.Parse or time.Date: 20 kB of floe.wasm).
+// RFC 850's two-digit year is the latest year of those digits not more
+// than 50 years after now (RFC 9110 §5.6.7). The weekday's name is not
+// checked.
+func httpDate(v string, now int64) (int64, bool) {
+	i := 0
+	for i < len(v) && v[i] != ',' {
+		i++
 	}
-	for i := 0; i < len(form); i++ {
-		if c := form[i]; c == '0' && (v[i] < '0' || v[i] > '9') || c != '0' && (i > 2 && i < 8 || i > 10) && v[i] != c {
-			return 0, false
-		}
+	var day, mon, year, clock string
+	switch r := v[i:]; {
+	case i == 3 && shape(r, ", 00 xxx 0000 00:00:00 GMT"): // IMF-fixdate
+		day, mon, year, clock = r[2:4], r[5:8], r[9:13], r[14:22]
+	case i >= 6 && i <= 9 && shape(r, ", 00-xxx-00 00:00:00 GMT"): // RFC 850
+		day, mon, year, clock = r[2:4], r[5:8], r[9:11], r[12:20]
+	case shape(v, "xxx xxx _0 00:00:00 0000"): // asctime
+		day, mon, year, clock = trim(v[8:10]), v[4:7], v[20:24], v[11:19]
+	default:
+		return 0, false
 	}
 	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
-	mon := int64(0)
-	for mon < 12 && months[3*mon:3*mon+3] != v[8:11] {
-		mon++
+	m := int64(0)
+	for m < 12 && months[3*m:3*m+3] != mon {
+		m++
 	}
-	day, y, h, m, s := digits(v[5:7]), digits(v[12:16]), digits(v[17:19]), digits(v[20:22]), digits(v[23:25])
-	if mon == 12 || day < 1 || day > 31 || h > 23 || m > 59 || s > 60 {
+	d, y, h, mi, s := digits(day), digits(year), digits(clock[0:2]), digits(clock[3:5]), digits(clock[6:8])
+	if m == 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 {
 		return 0, false
 	}
-	// Days since 1970-01-01 of the civil date (Howard Hinnant's
-	// days_from_civil), the year starting in March.
-	if mon < 2 {
+	at := func(y int64) int64 { return civilDays(y, m, d)*86400 + h*3600 + mi*60 + s }
+	if len(year) == 2 {
+		for y += 1900; y < 9900 && at(y+50) <= now; y += 100 {
+		}
+	}
+	return at(y), true
+}
+
+// shape reports whether v is as long as form and has its shape: a '0'
+// of form a digit, a '_' a digit or a space, an 'x' any byte (a name,
+// read apart), any other byte itself.
+func shape(v, form string) bool {
+	if len(v) != len(form) {
+		return false
+	}
+	for i := 0; i < len(form); i++ {
+		c, b := form[i], v[i]
+		digit := b >= '0' && b <= '9'
+		if c == '0' && !digit || c == '_' && !digit && b != ' ' || c != '0' && c != '_' && c != 'x' && c != b {
+			return false
+		}
+	}
+	return true
+}
+
+// civilDays is the number of days since 1970-01-01 of the date y-(m+1)-d
+// (Howard Hinnant's days_from_civil, the year starting in March).
+func civilDays(y, m, d int64) int64 {
+	if m < 2 {
 		y--
 	}
 	era := y / 400
 	yoe := y - era*400
-	doy := (153*((mon+10)%12)+2)/5 + day - 1
-	days := era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
-	return days*86400 + h*3600 + m*60 + s, true
+	doy := (153*((m+10)%12)+2)/5 + d - 1
+	return era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
 }
 
 // retryDelay finds the retryDelay of a google.rpc.RetryInfo among a

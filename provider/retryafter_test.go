@@ -7,24 +7,35 @@ import (
 	"time"
 )
 
-// Retry-After is a number of seconds or an HTTP date (IMF-fixdate; the
-// obsolete RFC 850 and asctime forms are not read).
+// Retry-After is a number of seconds or an HTTP date: IMF-fixdate, or
+// the obsolete RFC 850 and asctime forms RFC 9110 §5.6.7 has recipients
+// accept (they were not read: the wait was the backoff's). RFC 850's
+// two-digit year is the latest year of those digits that is not more
+// than 50 years ahead.
 func TestParseRetryAfter(t *testing.T) {
 	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	for v, want := range map[string]time.Duration{
-		"0":                             0,
-		"20":                            20 * time.Second,
-		" 7 ":                           7 * time.Second,
-		"99999999999999999999":          maxParsedWait,
-		"Mon, 02 Mar 2026 10:01:30 GMT": 90 * time.Second,
-		"Tue, 31 Dec 2999 23:59:59 GMT": maxParsedWait,
-		"Mon, 02 Mar 2026 09:00:00 GMT": 0, // past
+		"0":                                 0,
+		"20":                                20 * time.Second,
+		" 7 ":                               7 * time.Second,
+		"99999999999999999999":              maxParsedWait,
+		"Mon, 02 Mar 2026 10:01:30 GMT":     90 * time.Second,
+		"Tue, 31 Dec 2999 23:59:59 GMT":     maxParsedWait,
+		"Mon, 02 Mar 2026 09:00:00 GMT":     0, // past
+		"Monday, 02-Mar-26 10:00:45 GMT":    45 * time.Second,
+		"Wednesday, 02-Mar-26 10:00:45 GMT": 45 * time.Second, // the weekday's name is not checked, as IMF-fixdate's is not
+		"Sunday, 06-Nov-94 08:49:37 GMT":    0,                // 1994, not 2094
+		"Monday, 02-Mar-76 10:00:00 GMT":    maxParsedWait,    // 2076: 50 years ahead, not more
+		"Monday, 02-Mar-76 10:00:01 GMT":    0,                // 1976
+		"Mon Mar  2 10:00:05 2026":          5 * time.Second,
+		"Mon Mar 02 10:00:05 2026":          5 * time.Second,
+		"Sun Nov  6 08:49:37 1994":          0,
 	} {
 		if d, ok := ParseRetryAfter(v, now); !ok || d != want {
 			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v", v, d, ok, want)
 		}
 	}
-	for _, v := range []string{"", "-1", "1.5", "soon", "+3", "Mon, 02 Mar 2026", "3 s", "Monday, 02-Mar-26 10:00:45 GMT", "Mon Mar  2 10:00:05 2026", "Mon, 02 Mar 2026 10:00:05 UTC", "Mon, 02 Mrz 2026 10:00:05 GMT", "Mon, 32 Mar 2026 10:00:05 GMT", "Mon, 02 Mar 2026 24:00:05 GMT", "Mon, 0x Mar 2026 10:00:05 GMT"} {
+	for _, v := range []string{"", "-1", "1.5", "soon", "+3", "Mon, 02 Mar 2026", "3 s", "Monday, 02-Mar-2026 10:00:45 GMT", "Mon, 02-Mar-26 10:00:45 GMT", "Monday, 02 Mar 2026 10:00:45 GMT", "Monday, 02-Mar-26 10:00:45 UTC", "Monday, 2-Mar-26 10:00:45 GMT", "Monday,02-Mar-26 10:00:45 GMT", "Mon Mar  2 10:00:05 2026 GMT", "Mon Mar 2 10:00:05 2026", "Mon Mar  x 10:00:05 2026", "Mon Mar   10:00:05 2026", "Mon Mzr  2 10:00:05 2026", "Mon Mar  2 10:60:05 2026", "Mon Mar  0 10:00:05 2026", "Mon, 02 Mar 2026 10:00:05 UTC", "Mon, 02 Mrz 2026 10:00:05 GMT", "Mon, 32 Mar 2026 10:00:05 GMT", "Mon, 02 Mar 2026 24:00:05 GMT", "Mon, 0x Mar 2026 10:00:05 GMT"} {
 		if d, ok := ParseRetryAfter(v, now); ok {
 			t.Errorf("ParseRetryAfter(%q) = %v, want not ok", v, d)
 		}
@@ -82,16 +93,24 @@ func FuzzParseRetryAfter(f *testing.F) {
 }
 
 // httpDate's arithmetic agrees with time.Date, leap days and the months
-// before March included.
+// before March included, in each of the three forms (RFC 850's for the
+// years its two digits name at now).
 func TestHTTPDate(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC).Unix()
 	for _, at := range []time.Time{
 		time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC), time.Date(2000, 2, 29, 23, 59, 59, 0, time.UTC),
 		time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2100, 3, 1, 12, 0, 0, 0, time.UTC),
 		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 31, 1, 2, 3, 0, time.UTC),
 	} {
-		v := at.Format("Mon, 02 Jan 2006 15:04:05 GMT")
-		if got, ok := httpDate(v); !ok || got != at.Unix() {
-			t.Errorf("httpDate(%q) = %d, %v; want %d", v, got, ok, at.Unix())
+		forms := []string{"Mon, 02 Jan 2006 15:04:05 GMT", time.ANSIC}
+		if at.Year() > 1976 && at.Year() <= 2076 {
+			forms = append(forms, "Monday, 02-Jan-06 15:04:05 GMT")
+		}
+		for _, form := range forms {
+			v := at.Format(form)
+			if got, ok := httpDate(v, now); !ok || got != at.Unix() {
+				t.Errorf("httpDate(%q) = %d, %v; want %d", v, got, ok, at.Unix())
+			}
 		}
 	}
 }
