@@ -6,6 +6,7 @@ import (
 	"context"
 	"runtime"
 	"syscall/js"
+	"time"
 	"unsafe"
 
 	"github.com/floehq/floe/engine"
@@ -119,6 +120,10 @@ func outcomeOf(v js.Value) engine.Outcome {
 			o.Permanent = pm.Bool()
 		} else {
 			why = "permanent: want a boolean, got " + typeName(pm)
+		}
+		// floe.mjs checked it and bounded it (provider.MaxRetryAfter).
+		if ra := v.Get("retryAfterMs"); ra.Type() == js.TypeNumber && ra.Float() > 0 {
+			o.RetryAfter = time.Duration(min(ra.Float(), 12e4)) * time.Millisecond
 		}
 	}
 	if why != "" {

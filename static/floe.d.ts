@@ -298,6 +298,16 @@ export interface Outcome {
   errorMessage?: string;
   /** Only with status "failed": do not retry. */
   permanent?: boolean;
+  /**
+   * The wait the model's server asked for before another request (its
+   * Retry-After), in milliseconds, 0 or more (a fraction rounded up): the
+   * retry after a "timeout", "malformed" or "failed" (not permanent)
+   * outcome waits it when it is longer than the backoff's delay, and the
+   * request_end announces it as retry_in_ms. At most 120000: a longer wait
+   * makes such an outcome "failed" and permanent, its errorMessage naming
+   * the wait. Anything but a number of 0 or more fails the request, named.
+   */
+  retryAfterMs?: number;
 }
 
 export interface GenerateParams {

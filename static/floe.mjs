@@ -1535,26 +1535,42 @@ function llmHost(api, llm) {
 
 // plainOutcome checks the outcome a model returned and copies it into
 // plain data for Go. A wrong shape, or a getter that throws, is the request
-// failing with that message (ENGINE.md E-1.2, E-1.3).
+// failing with that message (ENGINE.md E-1.2, E-1.3). retryAfterMs, the
+// wait the model's server asked for, is bounded as the adapters' wait is
+// (provider.MaxRetryAfter): a longer one fails the request, permanent,
+// naming it.
 function plainOutcome(v) {
   if (v === undefined) return undefined; // a generator that ends without return: completed
   const bad = (what, want, got) => new TypeError(`llm.streamGenerate: outcome${what}: want ${want}, got ${describe(got)}`);
-  if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?}", v);
-  const { status, errorMessage, permanent } = v;
+  if (!isObject(v) || Array.isArray(v)) throw bad("", "{status, errorMessage?, permanent?, retryAfterMs?}", v);
+  const { status, errorMessage, permanent, retryAfterMs } = v;
   for (const k of Object.keys(v)) {
     // A misspelt key (permanet, error) would be lost without a word.
-    if (k !== "status" && k !== "errorMessage" && k !== "permanent") {
-      throw new TypeError(`llm.streamGenerate: outcome.${k}: unknown key; known: status, errorMessage, permanent`);
+    if (k !== "status" && k !== "errorMessage" && k !== "permanent" && k !== "retryAfterMs") {
+      throw new TypeError(`llm.streamGenerate: outcome.${k}: unknown key; known: status, errorMessage, permanent, retryAfterMs`);
     }
   }
   if (typeof status !== "string") throw bad(".status", "a string", status);
   if (errorMessage != null && typeof errorMessage !== "string") throw bad(".errorMessage", "a string", errorMessage);
   if (permanent != null && typeof permanent !== "boolean") throw bad(".permanent", "a boolean", permanent);
+  if (retryAfterMs != null && !(typeof retryAfterMs === "number" && retryAfterMs >= 0 && retryAfterMs < Infinity)) {
+    const got = typeof retryAfterMs === "number" ? String(retryAfterMs) : describe(retryAfterMs);
+    throw new TypeError(`llm.streamGenerate: outcome.retryAfterMs: want a number of milliseconds, 0 or more, got ${got}`);
+  }
   // A plain completion means what undefined means, and undefined is an end
   // value the batch's fast call carries (api.send).
   if (status === "completed" && !errorMessage && !permanent) return undefined;
-  return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined };
+  const wait = retryAfterMs == null ? undefined : Math.ceil(retryAfterMs);
+  if (wait > MAX_RETRY_AFTER_MS && (status === "timeout" || status === "malformed" || (status === "failed" && !permanent))) {
+    const why = `the model asks for a wait of ${Math.ceil(wait / 1000)} s before another request, longer than a retry waits (at most ${MAX_RETRY_AFTER_MS / 1000} s)`;
+    return { status: "failed", errorMessage: errorMessage ? `${errorMessage}: ${why}` : why, permanent: true };
+  }
+  return { status, errorMessage: errorMessage ?? undefined, permanent: permanent ?? undefined, retryAfterMs: wait };
 }
+
+// The longest wait a model's outcome may ask of a retry (Go's
+// provider.MaxRetryAfter).
+const MAX_RETRY_AFTER_MS = 120_000;
 
 // newLLM(tokensJSON) → a model host. When newLLM throws or returns no
 // model, the host fails every request of the context with that error,

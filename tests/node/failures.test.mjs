@@ -41,6 +41,50 @@ for (const [name, streamGenerate, status, message] of llmCases) {
   });
 }
 
+// A model's outcome may say how long to wait before the retry
+// (retryAfterMs, e.g. from its server's Retry-After), as the built-in
+// adapters' do: a longer wait than the backoff's is waited and announced;
+// one past 120 s fails the request at once, permanent, naming the wait;
+// anything but a number of 0 or more is the request failing, named.
+const waitCases = [
+  ["a wait longer than the backoff's", { status: "timeout", errorMessage: "HTTP 429", retryAfterMs: 7500 }, ["timeout", "completed"], [7500], [7500]],
+  ["a fraction of a millisecond, rounded up", { status: "failed", retryAfterMs: 1500.25 }, ["failed", "completed"], [1501], [1501]],
+  ["a wait shorter than the backoff's", { status: "malformed", retryAfterMs: 5 }, ["malformed", "completed"], [10], [10]],
+  ["the longest wait", { status: "timeout", retryAfterMs: 120_000 }, ["timeout", "completed"], [120_000], [120_000]],
+  ["a permanent failure's wait", { status: "failed", permanent: true, retryAfterMs: 7500 }, ["failed"], [undefined], []],
+  ["a wait past 120 s", { status: "timeout", errorMessage: "HTTP 429", retryAfterMs: 120_001 }, ["failed"], [undefined], [],
+    "HTTP 429: the model asks for a wait of 121 s before another request, longer than a retry waits (at most 120 s)"],
+  ["a wait past 120 s and no message", { status: "failed", retryAfterMs: 3_600_000 }, ["failed"], [undefined], [],
+    "the model asks for a wait of 3600 s before another request, longer than a retry waits (at most 120 s)"],
+  ["a negative wait", { status: "timeout", retryAfterMs: -1 }, ["failed", "completed"], [10], [10],
+    "llm.streamGenerate: outcome.retryAfterMs: want a number of milliseconds, 0 or more, got -1"],
+  ["a wait that is NaN", { status: "timeout", retryAfterMs: NaN }, ["failed", "completed"], [10], [10], "outcome.retryAfterMs: want a number of milliseconds, 0 or more, got NaN"],
+  ["a wait that is Infinity", { status: "timeout", retryAfterMs: Infinity }, ["failed", "completed"], [10], [10], "outcome.retryAfterMs: want a number of milliseconds, 0 or more, got Infinity"],
+  ["a wait as a string", { status: "timeout", retryAfterMs: "20" }, ["failed", "completed"], [10], [10], "outcome.retryAfterMs: want a number of milliseconds, 0 or more, got a string"],
+];
+
+for (const [name, outcome, statuses, retryIn, sleeps, message] of waitCases) {
+  test(`llm outcome.retryAfterMs, ${name}`, async () => {
+    const clock = instantClock();
+    const session = floe.createSession({
+      meta: meta(),
+      clock,
+      config: { maxReconnects: 1, reconnectBackoffMs: 10 },
+      llm: scriptedLLM(async function* () {
+        yield usage();
+        return outcome;
+      }, say("recovered")),
+    });
+    const msgs = await collect(session.run("go"));
+    const ends = find(msgs, "request_end").map((m) => m.payload);
+    assert.deepEqual(ends.map((e) => e.status), statuses, JSON.stringify(ends));
+    assert.deepEqual(ends.slice(0, 1).map((e) => e.retry_in_ms), retryIn);
+    assert.deepEqual(clock.sleeps, sleeps);
+    if (message) assert.equal(ends[0].error_message.slice(-message.length), message);
+    if (statuses.length === 1) assert.equal(msgs.at(-1).payload.type, "abort");
+  });
+}
+
 const toolCases = [
   ["throws synchronously", () => { throw new Error("sync tool"); }, "sync tool"],
   ["rejects", async () => { throw new Error("async tool"); }, "async tool"],

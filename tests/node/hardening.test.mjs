@@ -479,7 +479,7 @@ test("a model's outcome with a key it does not have (a misspelt permanent) fails
     });
     const ends = find(msgs, "request_end").map((m) => m.payload);
     assert.deepEqual(ends.map((e) => e.status), ["failed", "completed"]);
-    assert.equal(ends[0].error_message, `llm.streamGenerate: outcome.${key}: unknown key; known: status, errorMessage, permanent`);
+    assert.equal(ends[0].error_message, `llm.streamGenerate: outcome.${key}: unknown key; known: status, errorMessage, permanent, retryAfterMs`);
   }
 });
 
