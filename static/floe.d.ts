@@ -984,7 +984,10 @@ export interface Floe {
  * a redirect and a 429 of insufficient_quota (a quota spent) — with an errorMessage naming `name`, the status, the
  * server's own message (a JSON error's type and message, an HTML page's
  * title, or the first line; read from at most 64 KiB of the body, the rest
- * cancelled) and Retry-After. For what a fetch or a read of its body
+ * cancelled) and Retry-After; a "timeout" has the wait the server asked
+ * for as its retryAfterMs (retry-after-ms; else Retry-After, seconds or an
+ * HTTP date in any of its three forms; else Gemini's retryDelay in the
+ * body), none when it asked for none. For what a fetch or a read of its body
  * threw: "aborted" once `signal` aborted (or for an AbortError),
  * "malformed" for a SyntaxError (JSON.parse) or readEvents' "truncated"
  * error, "failed" and permanent for a FloeError (a misuse), else "timeout"

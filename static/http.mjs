@@ -17,7 +17,8 @@ const DETAIL_MAX = 300;
  * permanent; another 4xx or a redirect not followed failed, permanent
  * for 400, 402, 404, 405, 413, 415, 422 and a redirect), the message naming
  * name, the status, the server's own message (read from at most 64 KiB of
- * the body) and Retry-After; for anything else (what a fetch or a read of
+ * the body) and Retry-After, a timeout's retryAfterMs the wait the server
+ * asked for (retryWait); for anything else (what a fetch or a read of
  * its body threw), aborted once signal aborted (or for an AbortError),
  * malformed for a SyntaxError (JSON.parse) or a cut event stream, else
  * timeout (the network failed).
@@ -63,9 +64,33 @@ export async function httpOutcome(what, name, signal) {
   // OpenAI answers 429 to an account whose quota or credit is spent
   // (insufficient_quota) as to one past a rate limit: a retry cannot help.
   const spent = status === 429 && detail.includes("insufficient_quota");
-  if (!spent && (status === 408 || status === 409 || status === 429 || status >= 500)) return { status: "timeout", errorMessage: message };
+  if (!spent && (status === 408 || status === 409 || status === 429 || status >= 500)) {
+    const wait = retryWait(res, body);
+    return wait === undefined ? { status: "timeout", errorMessage: message } : { status: "timeout", errorMessage: message, retryAfterMs: wait };
+  }
   const permanent = spent || redirect || [400, 402, 404, 405, 413, 415, 422].includes(status);
   return permanent ? { status: "failed", errorMessage: message, permanent: true } : { status: "failed", errorMessage: message };
+}
+
+// retryWait is the wait in milliseconds a failed response asks for before
+// another request, as Floe's adapters read it (provider/failure.go):
+// retry-after-ms (OpenAI's), else Retry-After (seconds, or an HTTP date in
+// any of its three forms, a past one 0), else the retryDelay of the
+// google.rpc.RetryInfo in Gemini's body ("30s", "1.5s"); undefined for
+// none.
+function retryWait(res, body) {
+  const ms = header(res, "retry-after-ms");
+  if (/^\d+$/.test(ms)) return Number(ms);
+  const v = header(res, "retry-after");
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // IMF-fixdate, RFC 850 (its two-digit year as Date.parse reads it),
+  // asctime (in GMT, as RFC 9110 has it, not the local time Date.parse
+  // would take it for).
+  const date = /^[A-Za-z]{3,9}, \d\d[ -][A-Za-z]{3}[ -](\d\d|\d{4}) \d\d:\d\d:\d\d GMT$/.test(v) ? v : /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/.test(v) ? `${v} GMT` : "";
+  const at = date ? Date.parse(date) : NaN;
+  if (!Number.isNaN(at)) return Math.max(at - Date.now(), 0);
+  const delay = /"retryDelay"\s*:\s*"(\d+(\.\d{1,9})?)s"/.exec(body);
+  return delay ? Math.ceil(Number(delay[1]) * 1000) : undefined;
 }
 
 // A Response, or an object shaped like one: a numeric status.

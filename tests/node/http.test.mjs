@@ -63,10 +63,10 @@ test("httpOutcome: each HTTP status is the outcome Floe's adapters give, naming 
     [418, "text/plain", "  I'm a teapot  \r\n", {}, { status: "failed", errorMessage: "x: HTTP 418: I'm a teapot" }],
     [408, "text/plain", "Request Timeout", {}, { status: "timeout", errorMessage: "x: HTTP 408: Request Timeout" }],
     [409, "application/json", { error: { type: "conflict", message: "busy" } }, {}, { status: "timeout", errorMessage: "x: HTTP 409: conflict: busy" }],
-    [429, "application/json", { error: { message: "Rate limit reached", type: "requests" } }, { "retry-after": "7" }, { status: "timeout", errorMessage: "x: HTTP 429: requests: Rate limit reached (Retry-After: 7)" }],
+    [429, "application/json", { error: { message: "Rate limit reached", type: "requests" } }, { "retry-after": "7" }, { status: "timeout", errorMessage: "x: HTTP 429: requests: Rate limit reached (Retry-After: 7)", retryAfterMs: 7000 }],
     [500, "application/json", { error: "llama runner process has terminated: exit status 2" }, {}, { status: "timeout", errorMessage: "x: HTTP 500: llama runner process has terminated: exit status 2" }],
     [502, "text/html", "<!DOCTYPE html>\n<html><head><TITLE>502 Bad Gateway</TITLE></head><body><h1>Bad Gateway</h1></body></html>", {}, { status: "timeout", errorMessage: "x: HTTP 502: 502 Bad Gateway" }],
-    [503, "text/plain", "upstream connect error or disconnect/reset before headers\nreset reason: overflow", { "retry-after": "Wed, 21 Oct 2037 07:28:00 GMT" }, { status: "timeout", errorMessage: "x: HTTP 503: upstream connect error or disconnect/reset before headers (Retry-After: Wed, 21 Oct 2037 07:28:00 GMT)" }],
+    [503, "text/plain", "upstream connect error or disconnect/reset before headers\nreset reason: overflow", { "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" }, { status: "timeout", errorMessage: "x: HTTP 503: upstream connect error or disconnect/reset before headers (Retry-After: Wed, 21 Oct 2015 07:28:00 GMT)", retryAfterMs: 0 }],
     [529, "application/json", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, {}, { status: "timeout", errorMessage: "x: HTTP 529: overloaded_error: Overloaded" }],
     [301, "text/html", "", { location: "https://elsewhere.example/v1" }, { status: "failed", errorMessage: "x: HTTP 301: the server redirected to https://elsewhere.example/v1, not followed: the request goes only to the URL it was sent to", permanent: true }],
     // OpenAI's spent quota: a 429 a retry cannot help.
@@ -83,7 +83,49 @@ test("httpOutcome: each HTTP status is the outcome Floe's adapters give, naming 
   }
   // Without a name the message starts at the status.
   const res = await fetch(`${srv.url}/13`, { method: "POST" });
-  assert.deepEqual(await httpOutcome(res), { status: "timeout", errorMessage: "HTTP 429: requests: Rate limit reached (Retry-After: 7)" });
+  assert.deepEqual(await httpOutcome(res), { status: "timeout", errorMessage: "HTTP 429: requests: Rate limit reached (Retry-After: 7)", retryAfterMs: 7000 });
+});
+
+// A 408, 409, 429 or 5xx's asked wait is its retryAfterMs, read as the
+// adapters read it: retry-after-ms first, then Retry-After (seconds or an
+// HTTP date in any of its three forms, asctime's in GMT), then Gemini's
+// retryDelay in the body; anything else is no wait. The model's outcome
+// takes it as it is (a wait past 120 s then fails the request).
+test("httpOutcome: the wait a failed response asks for is retryAfterMs", BOUND, async (t) => {
+  const gemini = (delay) => JSON.stringify([{ error: { code: 429, message: "Resource has been exhausted", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay }] } }]);
+  const cases = [
+    [429, { "retry-after-ms": "1500", "retry-after": "2" }, "", 1500],
+    [503, { "retry-after": " 20 " }, "", 20000],
+    [429, { "retry-after": "Sun, 06 Nov 1994 08:49:37 GMT" }, "", 0],
+    [429, { "retry-after": "Sunday, 06-Nov-94 08:49:37 GMT" }, "", 0],
+    [429, { "retry-after": "Sun Nov  6 08:49:37 1994" }, "", 0],
+    [429, {}, gemini("30s"), 30000],
+    [429, {}, gemini("1.5s"), 1500],
+    [429, {}, gemini("0.0001s"), 1],
+    [429, { "retry-after": "3" }, gemini("30s"), 3000],
+    [429, { "retry-after": "soon" }, "", undefined],
+    [429, { "retry-after": "1.5" }, "", undefined],
+    [429, { "retry-after": "2026-03-02" }, "", undefined],
+    [429, {}, gemini("30"), undefined],
+    [400, { "retry-after": "20" }, "", undefined],
+  ];
+  const srv = await replayServer(t, (req, res) => {
+    const [status, headers, body] = cases[Number(req.url.slice(1))];
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(body);
+  });
+  for (const [i, [status, headers, body, want]] of cases.entries()) {
+    const got = await httpOutcome(await fetch(`${srv.url}/${i}`, { method: "POST" }), "x");
+    assert.equal(got.retryAfterMs, want, `${status} ${JSON.stringify(headers)} ${body}`);
+    assert.equal("retryAfterMs" in got, want !== undefined);
+  }
+  // A date ahead: its distance from now, in GMT in each form (a local
+  // time zone's hours apart would show).
+  const ahead = async (v) => (await httpOutcome(new Response("", { status: 429, headers: { "retry-after": v } }))).retryAfterMs;
+  const imf = await ahead("Thu, 01 Jan 2099 00:00:00 GMT");
+  assert.ok(imf > 2e12, String(imf));
+  assert.ok(Math.abs((await ahead("Thu Jan  1 00:00:00 2099")) - imf) < 60_000);
+  assert.equal(await ahead("Thursday, 01-Jan-99 00:00:00 GMT"), 0); // 1999
 });
 
 test("httpOutcome: an ok response is null and its body is left unread; an aborted signal makes any response aborted", BOUND, async (t) => {
