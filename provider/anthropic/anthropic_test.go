@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -235,6 +236,46 @@ func TestToolIDsSent(t *testing.T) {
 	}
 	if !strings.HasPrefix(uses[0], "functions_get_weather_0_") || uses[3] != "toolu_1" {
 		t.Errorf("tool_use ids %q", uses)
+	}
+}
+
+// A tool call of the history whose name the API's pattern refuses
+// (another provider's, "fs.read", before a session changed models) goes
+// out with each other byte as "_" and a hash of the name after it, cut to
+// fit 128 bytes; its result pairs with it by id (the name went as it was, and
+// the API answered 400 to every request of the session). A name the
+// pattern takes goes as it is.
+func TestHistoryToolNamesSent(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	hist := []omni.Message{omni.UserText("go")}
+	names := []string{"fs.read", "fs/read", "读", "", strings.Repeat("n", 129), strings.Repeat("é", 100), "get_weather-2"}
+	for i, name := range names {
+		hist = append(hist, omni.ToolCallMsg(fmt.Sprint("c", i), name, "{}"))
+	}
+	for i := range names {
+		hist = append(hist, omni.ToolOutput(fmt.Sprint("c", i), "done", omni.StatusCompleted))
+	}
+	m.LoadHistory(context.Background(), append(hist, omni.AssistantText("ok", omni.StatusCompleted)))
+	run(t, m, engine.GenerateParams{NewMessages: []omni.Message{omni.UserText("and?")}})
+	msgs := tr.Body(t, 0)["messages"].([]any)
+	var sent []string
+	for _, b := range msgs[1].(map[string]any)["content"].([]any) {
+		sent = append(sent, b.(map[string]any)["name"].(string))
+	}
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	seen := map[string]bool{}
+	for _, name := range sent {
+		if !pattern.MatchString(name) || seen[name] {
+			t.Fatalf("tool_use names %q: want each in the pattern, and distinct", sent)
+		}
+		seen[name] = true
+	}
+	if len(sent) != len(names) || !strings.HasPrefix(sent[0], "fs_read__") || sent[6] != "get_weather-2" || len(sent[4]) != 128 {
+		t.Errorf("tool_use names %q", sent)
+	}
+	if n := len(msgs[2].(map[string]any)["content"].([]any)); n != len(names) {
+		t.Errorf("%d tool results, want %d", n, len(names))
 	}
 }
 

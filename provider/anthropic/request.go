@@ -203,7 +203,7 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 				case p.Type == omni.ToolCall:
 					w.Lit(`{"type":"tool_use",`)
 					w.KeyStr("id", toolID(p.ToolCallID))
-					w.KeyStr("name", p.Name)
+					w.KeyStr("name", callName(p.Name))
 					w.KeyRaw("input", provider.ObjectOr(p.Arguments))
 					w.Close('}')
 					at = len(w.B) - 1
@@ -283,6 +283,20 @@ func toolName(name string) bool {
 		}
 	}
 	return true
+}
+
+// callName is a tool call's name of the history as the API takes it
+// (^[a-zA-Z0-9_-]{1,128}$): another provider's ("fs.read", from before a
+// session changed models) goes as toolID sends an id, cut at 118 bytes
+// and marked by a "?" first (so that toolID rewrites it and the hash
+// keeps two names two). Its result names the call by id alone. (A tool's
+// own name is refused instead, before the request: the model's calls
+// must name it as it is.)
+func callName(name string) string {
+	if toolName(name) {
+		return name
+	}
+	return toolID(name[:min(len(name), 118)] + "?")
 }
 
 // Adaptive reports whether model takes adaptive thinking rather than a
