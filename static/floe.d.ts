@@ -1472,6 +1472,18 @@ export interface TextItem {
   done: boolean;
 }
 
+/** A file the model made (an assistant inline_data message, such as an image an image model generated). */
+export interface FileItem {
+  kind: "file";
+  mimeType: string;
+  /** The file's bytes, base64. */
+  data: string;
+  /** A name for a download: "image-1.png", "file-2.pdf" (counted in the transcript, the extension from the media type, "bin" when it names none). */
+  name: string;
+  /** An image's data: URL, to draw it as a user's image is; absent for another file (make a Blob of data to offer it). */
+  url?: string;
+}
+
 export type CardStatus = "streaming" | "awaiting_approval" | "running" | "done" | "failed" | "aborted" | "denied";
 
 /** A tool call and its output, paired by tool_call_id and origin. */
@@ -1511,7 +1523,7 @@ export interface UserTurn {
 /** One model request. */
 export interface AssistantTurn {
   role: "assistant";
-  items: Array<TextItem | ToolCard>;
+  items: Array<TextItem | ToolCard | FileItem>;
   status: "streaming" | StopReason;
   error: string | null;
   /** This request's token counts. */

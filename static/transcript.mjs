@@ -63,6 +63,7 @@ class Transcript {
   #turn = null; // the assistant turn being streamed (or the last one)
   #inRequest = false; // #turn's request_begin came, its request_end not yet
   #open = { text: null, thinking: null };
+  #files = 0; // the files the model made so far, which their names count
 
   constructor(onChange, origin) {
     this.#onChange = typeof onChange === "function" ? onChange : null;
@@ -246,9 +247,20 @@ class Transcript {
         return this.#block("text", p.text, true);
       case "image_url":
       case "inline_data": {
+        const image = p.type === "inline_data" && typeof p.mime_type === "string" && /^image\//i.test(p.mime_type);
+        if (p.type === "inline_data" && p.role === "assistant" && typeof p.data === "string" && typeof p.mime_type === "string") {
+          // A file the model made (an image a model generated): an item of
+          // its turn, named for a download; an image also as a data: URL,
+          // as a user's image is.
+          const f = { kind: "file", mimeType: p.mime_type, data: p.data, name: fileName(p.mime_type, ++this.#files) };
+          if (image) f.url = `data:${p.mime_type};base64,${p.data}`;
+          this.#open = { text: null, thinking: null };
+          this.#current().items.push(f);
+          return true;
+        }
         // A user's image: on the user turn it follows (a prompt's text,
         // then its images), or a turn of its own.
-        const url = p.type === "image_url" ? p.image_url : /^image\//i.test(p.mime_type) ? `data:${p.mime_type};base64,${p.data}` : null;
+        const url = p.type === "image_url" ? p.image_url : image ? `data:${p.mime_type};base64,${p.data}` : null;
         if (p.role !== "user" || typeof url !== "string") return false;
         let t = this.turns.at(-1);
         if (t?.role !== "user") this.turns.push((t = { role: "user", text: "", sender: "user" }));
@@ -419,5 +431,17 @@ class Transcript {
     return c;
   }
 }
+
+// fileName names the n-th file a model made for a download: "image-1.png",
+// "file-2.pdf"; the extension is the media type's subtype when it is a
+// plain word ("bin" when not), a few common ones as their usual extension.
+function fileName(mime, n) {
+  const [type, sub = ""] = mime.toLowerCase().split(";")[0].trim().split("/");
+  let ext = sub.replace(/^x-/, "").replace(/\+.*$/, "");
+  ext = FILE_EXTS.get(ext) ?? (/^[a-z0-9]{1,8}$/.test(ext) ? ext : "bin");
+  return `${type === "image" ? "image" : "file"}-${n}.${ext}`;
+}
+
+const FILE_EXTS = new Map([["jpeg", "jpg"], ["plain", "txt"], ["markdown", "md"], ["octet-stream", "bin"], ["javascript", "js"]]);
 
 export { Transcript };

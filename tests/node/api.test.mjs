@@ -706,3 +706,29 @@ test("transcript: a delivered steering message is a user turn marked steering, i
   assert.deepEqual(back.turns.map((t) => t.role), live.turns.map((t) => t.role));
   await floe.deleteSession(m.session_id);
 });
+
+test("transcript: a file the model made (assistant inline_data) is an item of its turn: an image with a data: URL, another file named for a download", () => {
+  const file = (mime, data) => ({ type: "model_msg", payload: { type: "inline_data", role: "assistant", data, mime_type: mime, stop_reason: "completed" } });
+  const view = transcript();
+  for (const m of [
+    msg.userText("Draw a cat, and its card as a PDF."),
+    { type: "event_msg", payload: { type: "request_begin" } },
+    msg.text("Here it is:"),
+    file("image/png", "iVBORw=="),
+    file("application/pdf", "JVBERi0="),
+    file("image/svg+xml", "PHN2Zz4="),
+    file("application/x-weird thing", "AAAA"),
+    msg.text("Done."),
+  ]) view.push(m);
+  const t = view.turns[1];
+  assert.deepEqual(t.items, [
+    { kind: "text", text: "Here it is:", done: true },
+    { kind: "file", mimeType: "image/png", data: "iVBORw==", name: "image-1.png", url: "data:image/png;base64,iVBORw==" },
+    { kind: "file", mimeType: "application/pdf", data: "JVBERi0=", name: "file-2.pdf" },
+    { kind: "file", mimeType: "image/svg+xml", data: "PHN2Zz4=", name: "image-3.svg", url: "data:image/svg+xml;base64,PHN2Zz4=" },
+    { kind: "file", mimeType: "application/x-weird thing", data: "AAAA", name: "file-4.bin" },
+    { kind: "text", text: "Done.", done: true },
+  ]);
+  assert.equal(view.text, "Here it is:Done.");
+  assert.equal(view.turns.length, 2);
+});
