@@ -456,6 +456,15 @@ func DocumentOf(p *omni.Payload) (url, name string) {
 	return DataURL(p), name
 }
 
+// FileNote is the text an assistant's inline_data (a file the model made,
+// such as a generated image) goes as to an API whose assistant messages
+// take text only (OpenAI's Chat Completions and Responses, Anthropic's
+// Messages, which refuses an image block in an assistant turn with a
+// 400): the model is told what it made, not shown it.
+func FileNote(p *omni.Payload) string {
+	return "[file not sent: " + p.MimeType() + ", made by the model; the API takes no file in an assistant message]"
+}
+
 func isImage(mime string) bool { return hasPrefixFold(mime, "image/") }
 
 // IsImage reports whether mime is an image's media type (image/…, in any

@@ -133,6 +133,9 @@ func images(p *omni.Payload) (bytes, n int) {
 		}
 		return bytes, n
 	case omni.InlineData:
+		if p.Role == omni.RoleAssistant {
+			return 0, 0 // a file the model made: sent as a note (FileNote)
+		}
 		mime := p.MimeType()
 		if isImage(mime) {
 			n = 1

@@ -313,3 +313,20 @@ func BenchmarkImageLimit(b *testing.B) {
 		})
 	}
 }
+
+// A file the model made (an assistant's inline_data) is sent as a note,
+// never as an image or a document (FileNote): it takes none of the limit,
+// which left a user's image out for it.
+func TestImageLimitAssistantFiles(t *testing.T) {
+	made := inline(5000)
+	made.Payload.Role = omni.RoleAssistant
+	msgs := []omni.Message{inline(400), made, omni.UserText("Bluer.")}
+	for _, l := range []ImageLimit{{Bytes: 1000}, {Count: 1}} {
+		if got := l.Apply(msgs); &got[0] != &msgs[0] {
+			t.Errorf("%+v: %+v", l, got)
+		}
+	}
+	if n := ImageCount(msgs); n != 1 {
+		t.Errorf("ImageCount = %d, want 1", n)
+	}
+}

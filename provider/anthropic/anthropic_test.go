@@ -467,3 +467,17 @@ func TestToolNameRefused(t *testing.T) {
 		}
 	}
 }
+
+// A file the model made (assistant inline_data: an image a model generated,
+// a PDF) goes as a text block noting it: it went as an image or document
+// block in the assistant turn, which the API refuses with a 400 ("'image'
+// blocks are not permitted within assistant turns"), in every later
+// request of the session.
+func TestAssistantFiles(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(start, msgDelta, stop)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.MadeFiles()})
+	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"cache_control":{"type":"ephemeral"},"text":"Draw a cat.","type":"text"}],"role":"user"},{"content":[{"text":"Here:","type":"text"},{"text":"[file not sent: image/png, made by the model; the API takes no file in an assistant message]","type":"text"},{"text":"[file not sent: application/pdf, made by the model; the API takes no file in an assistant message]","type":"text"},{"text":"Done.","type":"text"}],"role":"assistant"},{"content":[{"cache_control":{"type":"ephemeral"},"text":"Bluer.","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}

@@ -137,7 +137,10 @@ func mark(w *provider.JSONWriter, at int, cc string) {
 // Unsigned thinking (another provider's) and the blocks of another
 // endpoint (an Anthropic-compatible server, another account), whose
 // signatures the API refuses, are not sent. To a model that takes no
-// images (noImages), each image is a text block of provider.NoImage.
+// images (noImages), each image is a text block of provider.NoImage. A
+// file the model made (an assistant's inline_data) is a text block of
+// provider.FileNote: the API refuses an image or a document block in an
+// assistant turn.
 //
 // With cache (a breakpoint's cache_control, "" for none), two rolling breakpoints: the last block of the last turn,
 // and the last block of the user turn before it, where the previous
@@ -161,6 +164,9 @@ func writeMessages(w *provider.JSONWriter, msgs []omni.Message, cache, ours stri
 					continue
 				}
 				switch u := provider.ImageOf(p); {
+				case p.Type == omni.InlineData && role == omni.RoleAssistant: // a file the model made
+					writeText(w, provider.FileNote(p))
+					at = len(w.B) - 1
 				case p.Type == omni.ToolCallOutput:
 					w.Lit(`{"type":"tool_result",`)
 					w.KeyStr("tool_use_id", toolID(p.ToolCallID))

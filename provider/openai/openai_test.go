@@ -798,3 +798,16 @@ func TestLongErrorMessage(t *testing.T) {
 		ptest.CheckLongCut(t, name, out.ErrorMessage)
 	}
 }
+
+// A file the model made (assistant inline_data: an image a model generated,
+// a PDF) goes as a note in the assistant's text: its content takes text
+// only, and the file was left out without a word, the model not told it
+// had made one.
+func TestAssistantFiles(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: ptest.SSE(chunk(`{"content":"ok"}`), finish, "[DONE]")}}}
+	m := newModel(t, tr, Options{})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.MadeFiles()})
+	if got, want := js(tr.Body(t, 0)["messages"]), `[{"content":[{"text":"Draw a cat.","type":"text"}],"role":"user"},{"content":"Here:\n[file not sent: image/png, made by the model; the API takes no file in an assistant message]\n[file not sent: application/pdf, made by the model; the API takes no file in an assistant message]\nDone.","role":"assistant"},{"content":[{"text":"Bluer.","type":"text"}],"role":"user"}]`; got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}

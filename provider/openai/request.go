@@ -206,7 +206,8 @@ func writeImage(w *provider.JSONWriter, u string, d *dialect) {
 	w.Lit("}}")
 }
 
-// writeAssistant writes an assistant turn. Its reasoning goes back in
+// writeAssistant writes an assistant turn. A file the model made
+// (inline_data) is a line of provider.FileNote in its text. Its reasoning goes back in
 // reasoning_content when the turn called tools and the reasoning came in
 // that field from d's endpoint (or names no endpoint: a Trace of before
 // the marker): DeepSeek's thinking mode answers 400 without it (and
@@ -228,11 +229,19 @@ func writeImage(w *provider.JSONWriter, u string, d *dialect) {
 // extra_content.
 func writeAssistant(w *provider.JSONWriter, turn []omni.Message, d *dialect) {
 	var text, reasoning, details []byte
-	calls := 0
+	calls, noted := 0, false
 	for i := range turn {
 		switch p := &turn[i].Payload; p.Type {
 		case omni.Text:
-			text = append(text, p.Text...)
+			if noted && p.Text != "" {
+				text = append(text, '\n')
+			}
+			text, noted = append(text, p.Text...), false
+		case omni.InlineData: // a file the model made: its content takes text only
+			if len(text) > 0 {
+				text = append(text, '\n')
+			}
+			text, noted = append(text, provider.FileNote(p)...), true
 		case omni.ToolCall:
 			calls++
 			if f := p.Fidelity(); details == nil && provider.FromEndpoint(f, d.mark) {

@@ -70,7 +70,9 @@ func (m *Model) body(p *engine.GenerateParams, sent []omni.Message) ([]byte, err
 // none: a Trace of before the marker; another server or account cannot
 // decrypt them), function calls and their outputs as function_call /
 // function_call_output items, their call_id of at most 64 bytes as the
-// API takes it (provider.CallID). Images of tool outputs follow as a user
+// API takes it (provider.CallID); a file the model made (an assistant's
+// inline_data) as an assistant message of provider.FileNote, its content
+// taking text only. Images of tool outputs follow as a user
 // message (to a model that takes none, noImages, each is a line of
 // provider.NoImage in its output).
 func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning, noImages bool, mark string) {
@@ -137,10 +139,14 @@ func writeItems(w *provider.JSONWriter, msgs []omni.Message, reasoning, noImages
 			break
 		}
 		switch p.Type {
-		case omni.Text:
-			if p.Text != "" {
+		case omni.Text, omni.InlineData: // a file the model made: its note (provider.FileNote)
+			t := p.Text
+			if p.Type == omni.InlineData {
+				t = provider.FileNote(p)
+			}
+			if t != "" {
 				w.Lit(`{"role":"assistant",`)
-				w.KeyStr("content", p.Text)
+				w.KeyStr("content", t)
 				w.Close('}')
 			}
 		case omni.Thinking:

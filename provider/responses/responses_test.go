@@ -245,3 +245,16 @@ func TestIndexPerDelta(t *testing.T) {
 		}
 	}
 }
+
+// A file the model made (assistant inline_data: an image a model generated,
+// a PDF) goes as a note in an assistant message: its content takes text
+// only, and the file was left out without a word, the model not told it
+// had made one.
+func TestAssistantFiles(t *testing.T) {
+	tr := &ptest.Transport{Replies: []ptest.Reply{{Chunks: events(completed)}}}
+	m, _ := New(Options{Transport: tr, Model: "m"})
+	run(t, m, engine.GenerateParams{NewMessages: ptest.MadeFiles()})
+	if got, want := js(tr.Body(t, 0)["input"]), `[{"content":[{"text":"Draw a cat.","type":"input_text"}],"role":"user"},{"content":"Here:","role":"assistant"},{"content":"[file not sent: image/png, made by the model; the API takes no file in an assistant message]","role":"assistant"},{"content":"[file not sent: application/pdf, made by the model; the API takes no file in an assistant message]","role":"assistant"},{"content":"Done.","role":"assistant"},{"content":[{"text":"Bluer.","type":"input_text"}],"role":"user"}]`; got != want {
+		t.Errorf("input\n got %s\nwant %s", got, want)
+	}
+}

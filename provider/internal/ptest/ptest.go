@@ -194,6 +194,17 @@ func Attachments() []omni.Message {
 	return []omni.Message{omni.UserText("Read it."), inline("application/pdf", "JVBERi0="), inline("image/png", "iVBORw==")}
 }
 
+// MadeFiles is a history whose assistant turn holds files the model made
+// (a PNG and a PDF as assistant inline_data, as floe/ai-sdk keeps a
+// generated image) between its texts, then the user's next text.
+func MadeFiles() []omni.Message {
+	made := func(mime, data string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.InlineData, Role: omni.RoleAssistant, StopReason: omni.StatusCompleted, Rest: &omni.Rest{MimeType: mime, Data: data}}}
+	}
+	return []omni.Message{omni.UserText("Draw a cat."), omni.AssistantText("Here:", omni.StatusCompleted), made("image/png", "iVBORw=="), made("application/pdf", "JVBERi0="),
+		omni.AssistantText("Done.", omni.StatusCompleted), omni.UserText("Bluer.")}
+}
+
 // Screenshots returns a history of a prompt then n calls of a screenshot
 // tool, the output of call i ("call_i", from 1) holding a PNG whose data:
 // URL is size bytes (at least 40), its base64 starting "iVBORw0KGgo" and
