@@ -287,12 +287,17 @@ export function fromAISDK(model, options = {}) {
           case "file":
           case "reasoning-file": {
             // A file the model made (an image): assistant inline_data, or
-            // inline_thinking for one of its reasoning. One by a URL that is
-            // no base64 data: URL has no place in the protocol (image_url is
-            // the user's) and is dropped.
+            // inline_thinking for one of its reasoning. One by a web URL has
+            // no place in the protocol (image_url is the user's): it is a
+            // text (a thinking) naming its type and URL, not lost.
             const f = generated(p);
             if (!f) return;
             yield* close();
+            if (f.url) {
+              const note = `[file made by the model: ${f.mime}, at ${f.url}]`;
+              yield complete(p.type === "file" ? msg.text(note) : msg.thinking(note));
+              return;
+            }
             const type = p.type === "file" ? "inline_data" : "inline_thinking";
             yield complete({ type: "model_msg", payload: { type, role: "assistant", data: f.data, mime_type: f.mime, stop_reason: "completed" } }, merge(null, p.providerMetadata));
             return;
@@ -428,19 +433,40 @@ function generated(p) {
   let d = p.data;
   const mime = typeof p.mediaType === "string" && p.mediaType ? p.mediaType : "";
   if (isObject(d) && !(d instanceof Uint8Array)) {
-    if (d.type === "url") {
-      const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(String(d.url));
-      if (!m || !m[2].includes(";base64")) return null;
-      return { data: m[3], mime: mime || m[1] || "application/octet-stream" };
+    if (d.type === "url" || d instanceof URL) {
+      const url = String(d.type === "url" ? d.url : d);
+      const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(url);
+      if (!m) return { url, mime: mime || "application/octet-stream" };
+      return { data: m[2].includes(";base64") ? m[3] : base64(percentBytes(m[3])), mime: mime || m[1] || "application/octet-stream" };
     }
     d = d.type === "data" ? d.data : undefined;
   }
-  if (d instanceof Uint8Array) {
-    let bin = "";
-    for (let i = 0; i < d.length; i += 0x8000) bin += String.fromCharCode(...d.subarray(i, i + 0x8000));
-    d = btoa(bin);
-  }
+  if (d instanceof Uint8Array) d = base64(d);
   return typeof d === "string" ? { data: d, mime: mime || "application/octet-stream" } : null;
+}
+
+function base64(bytes) {
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+// percentBytes returns the bytes of a data: URL's data not in base64:
+// each %XX its byte, any other character its UTF-8.
+function percentBytes(s) {
+  const out = [];
+  const utf8 = new TextEncoder();
+  for (let i = 0; i < s.length; ) {
+    if (s[i] === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
+      out.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else {
+      const c = String.fromCodePoint(s.codePointAt(i));
+      out.push(...utf8.encode(c));
+      i += c.length;
+    }
+  }
+  return Uint8Array.from(out);
 }
 
 // The specification's file data of an image (a data: URL or a web URL).

@@ -462,7 +462,7 @@ test("an abort while doStream has not answered (a model that does not heed abort
   }
 });
 
-test("files the model makes (file parts: base64, bytes, a base64 data: URL) are assistant inline_data, with their metadata, sent back as the assistant's file parts; one by a web URL is dropped; a reasoning file is inline_thinking, sent back as a reasoning file", async () => {
+test("files the model makes (file parts: base64, bytes, a data: URL) are assistant inline_data, with their metadata, sent back as the assistant's file parts; one by a web URL is a text naming it; a reasoning file is inline_thinking, sent back as a reasoning file", async () => {
   const png = "iVBORw0KGgo=";
   const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
   for (const v of ["v4", "v3"]) {
@@ -478,6 +478,8 @@ test("files the model makes (file parts: base64, bytes, a base64 data: URL) are 
           { type: "file", mediaType: "image/jpeg", data: { type: "url", url: new URL(`data:image/jpeg;base64,${png}`) } },
           { type: "file", mediaType: "image/png", data: { type: "url", url: new URL("https://example.com/a.png") } },
           { type: "reasoning-file", mediaType: "image/png", data: { type: "data", data: png }, providerMetadata: { google: { thoughtSignature: "s2" } } },
+          { type: "file", mediaType: "text/plain", data: { type: "url", url: new URL("data:text/plain,caf%C3%A9%20ok") } },
+          { type: "reasoning-file", mediaType: "image/webp", data: { type: "url", url: new URL("https://example.com/sketch.webp") } },
         ] : []),
         { type: "text-delta", id: "t", delta: "Done." },
         { type: "text-end", id: "t" },
@@ -495,7 +497,10 @@ test("files the model makes (file parts: base64, bytes, a base64 data: URL) are 
       { type: "inline_data", role: "assistant", data: png, mime_type: "image/png", stop_reason: "completed" },
       ...(v === "v4" ? [
         { type: "inline_data", role: "assistant", data: png, mime_type: "image/jpeg", stop_reason: "completed" },
+        { type: "text", role: "assistant", text: "[file made by the model: image/png, at https://example.com/a.png]", stop_reason: "completed" },
         { type: "inline_thinking", role: "assistant", data: png, mime_type: "image/png", stop_reason: "completed", fidelity: { providerMetadata: { google: { thoughtSignature: "s2" } } } },
+        { type: "inline_data", role: "assistant", data: btoa("caf\xc3\xa9 ok"), mime_type: "text/plain", stop_reason: "completed" },
+        { type: "thinking", role: "assistant", thinking: "[file made by the model: image/webp, at https://example.com/sketch.webp]", stop_reason: "completed" },
       ] : []),
     ];
     assert.deepEqual(made.map((m) => m.payload), [{ type: "text", role: "assistant", text: "Here:", stop_reason: "completed" }, ...files, { type: "text", role: "assistant", text: "Done.", stop_reason: "completed" }], v);
@@ -506,7 +511,13 @@ test("files the model makes (file parts: base64, bytes, a base64 data: URL) are 
         { type: "text", text: "Here:" },
         { ...file(png, "image/png"), providerOptions: { google: { thoughtSignature: "s1" } } },
         file(png, "image/png"),
-        ...(v === "v4" ? [file(png, "image/jpeg"), { type: "reasoning-file", mediaType: "image/png", data: { type: "data", data: png }, providerOptions: { google: { thoughtSignature: "s2" } } }] : []),
+        ...(v === "v4" ? [
+          file(png, "image/jpeg"),
+          { type: "text", text: "[file made by the model: image/png, at https://example.com/a.png]" },
+          { type: "reasoning-file", mediaType: "image/png", data: { type: "data", data: png }, providerOptions: { google: { thoughtSignature: "s2" } } },
+          file(btoa("caf\xc3\xa9 ok"), "text/plain"),
+          { type: "reasoning", text: "[file made by the model: image/webp, at https://example.com/sketch.webp]" },
+        ] : []),
         { type: "text", text: "Done." },
       ],
     }, v);
