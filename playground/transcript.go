@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -22,6 +23,7 @@ const (
 	KindNotice   Kind = "notice"   // any other event: abort, tool_list_ready …
 	KindCompact  Kind = "compact"  // one compaction: compaction_begin … compaction_end
 	KindSubagent Kind = "subagent" // a subagent whose messages arrived with no tool card to host them
+	KindFile     Kind = "file"     // a file the model made (an assistant's inline_data): an image drawn, any file offered for a download
 )
 
 // Item is one element of the transcript. The fields used depend on Kind.
@@ -30,7 +32,8 @@ type Item struct {
 	Kind Kind
 
 	Body       string   // prompt, user, thinking, text, notice
-	Images     []string // prompt, user: the image_url messages that came with it
+	Images     []string // prompt, user: the image_url messages that came with it (and image inline_data, as data: URLs); file: an image's data: URL
+	File       *File    // file
 	Streaming  bool     // a fragment is open
 	StopReason string   // of the complete message; "" until it arrived
 
@@ -38,6 +41,52 @@ type Item struct {
 	Request *Request
 	Sub     *Transcript // a subagent's transcript, nested in this card (KindTool, KindSubagent)
 	T       *Transcript // the transcript the item belongs to
+}
+
+// File is a file the model made (an assistant's inline_data message).
+type File struct {
+	MimeType string
+	Data     string // base64
+	Name     string // the name a download takes (FileName)
+}
+
+// FileName names the n-th file a model made for a download: "image-1.png",
+// "file-2.pdf"; the extension is the media type's subtype when it is a
+// plain word of at most 8 letters and digits ("bin" when not), a few as
+// their usual extension (as the JavaScript transcript() names them).
+func FileName(mime string, n int) string {
+	mime = strings.ToLower(strings.TrimSpace(strings.Split(mime, ";")[0]))
+	typ, sub, _ := strings.Cut(mime, "/")
+	sub = strings.TrimPrefix(sub, "x-")
+	if i := strings.IndexByte(sub, '+'); i >= 0 {
+		sub = sub[:i]
+	}
+	switch sub {
+	case "jpeg":
+		sub = "jpg"
+	case "plain":
+		sub = "txt"
+	case "markdown":
+		sub = "md"
+	case "octet-stream":
+		sub = "bin"
+	case "javascript":
+		sub = "js"
+	}
+	ok := sub != "" && len(sub) <= 8
+	for i := 0; i < len(sub); i++ {
+		if c := sub[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			ok = false
+		}
+	}
+	if !ok {
+		sub = "bin"
+	}
+	what := "file-"
+	if typ == "image" {
+		what = "image-"
+	}
+	return what + strconv.Itoa(n) + "." + sub
 }
 
 // ToolCard aggregates one tool call: its streamed arguments, the approval
@@ -91,6 +140,7 @@ type Transcript struct {
 	closed    map[string]*Item  // text/thinking item whose complete message is due, by partial type
 	tools     map[string]*Item  // tool cards by tool_call_id
 	requests  int
+	files     int                          // the files the model made, which their names count
 	current   *Item                        // the request in flight
 	bufs      map[fragKey]*strings.Builder // the open fragments' texts as they grow (grow)
 	compact   *Item                        // the compaction in flight
@@ -377,6 +427,28 @@ func (t *Transcript) complete(p *omni.Payload) *Item {
 			return it
 		}
 		return t.add(&Item{Kind: KindUser, Images: []string{p.ImageURL()}})
+	case omni.InlineData:
+		url := "data:" + p.MimeType() + ";base64," + p.Data()
+		image := len(p.MimeType()) > 6 && strings.EqualFold(p.MimeType()[:6], "image/")
+		if p.Role == omni.RoleAssistant {
+			// A file the model made (an image an image model generated):
+			// an image is drawn as a user's is, any file offered for a
+			// download.
+			t.files++
+			it := &Item{Kind: KindFile, StopReason: p.StopReason, File: &File{MimeType: p.MimeType(), Data: p.Data(), Name: FileName(p.MimeType(), t.files)}}
+			if image {
+				it.Images = []string{url}
+			}
+			return t.add(it)
+		}
+		if image { // a user's image, as an image_url
+			if n := len(t.Items); n > 0 && (t.Items[n-1].Kind == KindPrompt || t.Items[n-1].Kind == KindUser) {
+				it := t.Items[n-1]
+				it.Images = append(it.Images, url)
+				return it
+			}
+			return t.add(&Item{Kind: KindUser, Images: []string{url}})
+		}
 	case omni.ToolCallOutput:
 		it := t.Tool(p.ToolCallID, "")
 		delete(t.open, fragKey{omni.PartialToolCallOutput, p.ToolCallID})

@@ -285,3 +285,54 @@ func TestTranscriptEarlierCutOffRequestInterrupted(t *testing.T) {
 		t.Errorf("requests %q, want interrupted, completed, interrupted", got)
 	}
 }
+
+// A file the model made (an assistant's inline_data) is an item of its own
+// between the texts around it, named for a download, an image with its
+// data: URL to draw; a user's image inline_data goes with the prompt
+// before it, as an image_url. Both were a notice "inline_data message".
+func TestTranscriptFiles(t *testing.T) {
+	inline := func(role, mime, data string) omni.Message {
+		return omni.Message{Type: omni.TypeModelMsg, Payload: omni.Payload{Type: omni.InlineData, Role: role, StopReason: "completed", Rest: &omni.Rest{MimeType: mime, Data: data}}}
+	}
+	var tr Transcript
+	tr.AddPrompt("Draw a cat.")
+	for _, m := range []omni.Message{
+		inline(omni.RoleUser, "image/png", "iVBORw=="),
+		omni.RequestBeginMsg(),
+		omni.AssistantText("Here:", "completed"),
+		inline(omni.RoleAssistant, "image/png", "iVBORw=="),
+		inline(omni.RoleAssistant, "application/pdf", "JVBERi0="),
+		inline(omni.RoleAssistant, "application/x-weird thing", "AAAA"),
+		omni.AssistantText("Done.", "completed"),
+	} {
+		tr.Apply(m)
+	}
+	var got []string
+	for _, it := range tr.Items {
+		s := string(it.Kind) + " " + it.Body + " " + strings.Join(it.Images, ",")
+		if it.File != nil {
+			s += " " + it.File.Name + " " + it.File.MimeType + " " + it.File.Data
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"prompt Draw a cat. data:image/png;base64,iVBORw==",
+		"request  ",
+		"text Here: ",
+		"file  data:image/png;base64,iVBORw== image-1.png image/png iVBORw==",
+		"file   file-2.pdf application/pdf JVBERi0=",
+		"file   file-3.bin application/x-weird thing AAAA",
+		"text Done. ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !tr.Items[1].Request.Answered {
+		t.Error("the request answered nothing")
+	}
+	for mime, name := range map[string]string{"image/jpeg": "image-7.jpg", "IMAGE/SVG+XML; charset=utf-8": "image-7.svg", "text/plain": "file-7.txt", "audio/x-wav": "file-7.wav", "": "file-7.bin", "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "file-7.bin"} {
+		if got := FileName(mime, 7); got != name {
+			t.Errorf("FileName(%q) = %q, want %q", mime, got, name)
+		}
+	}
+}

@@ -348,6 +348,46 @@ pageTest("playground: a tool output's images and a prompt's are drawn from data:
   assert.deepEqual(remote, [], "the page fetched a remote image");
 });
 
+pageTest("playground: a file the model made (an assistant's inline_data) is drawn as a prompt's image when it is one, and saved by its Download button under its name, its bytes as made", async (page, ctx, log, t) => {
+  await open(page);
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+  const pdf = Buffer.from("%PDF-1.4\n\x00\xff the card\n").toString("base64");
+  const ts = "2026-01-03T00:00:00.000Z";
+  const sid = "session-2026-01-03-00-00-00-00bb00bb";
+  const made = (mime, data) => ({ timestamp: ts, type: "model_msg", payload: { type: "inline_data", role: "assistant", data, mime_type: mime, stop_reason: "completed" } });
+  const lines = [
+    { timestamp: ts, type: "session_meta", payload: { session_id: sid, provider: "x", model_id: "m", model_context_window: 1000, system_prompt: "s", agent_state: "m", workspace: "w" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "user", text: "Draw a cat, and its card." } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_begin" } },
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "assistant", text: "Here:", stop_reason: "completed" } },
+    made("image/png", png),
+    made("application/pdf", pdf),
+    { timestamp: ts, type: "model_msg", payload: { type: "text", role: "assistant", text: "Done.", stop_reason: "completed" } },
+    { timestamp: ts, type: "event_msg", payload: { type: "request_end", status: "completed" } },
+  ];
+  await page.setInputFiles("#import", { name: "made.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n") });
+  await page.locator("#note", { hasText: `Imported ${sid}.` }).waitFor();
+  await page.locator(`#sessions li[data-session-id="${sid}"] .session-open`).click();
+  const files = page.locator("#transcript > .msg.file");
+  await files.nth(1).waitFor();
+  assert.deepEqual(await page.locator("#transcript > [data-item]:not(.notice)").evaluateAll((all) => all.map((e) => e.dataset.kind)), ["prompt", "request", "text", "file", "file", "text"]);
+  assert.deepEqual(await files.locator(".label").allTextContents(), ["file · made by the model", "file · made by the model"]);
+  assert.deepEqual(await files.locator(".body").allInnerTexts(), [`image-1.png · image/png · ${Buffer.from(png, "base64").length} bytes Download`, `file-2.pdf · application/pdf · ${Buffer.from(pdf, "base64").length} bytes Download`]);
+  // The image, drawn from its data: URL as a prompt's is; the PDF, not.
+  await page.waitForFunction(() => [...document.querySelectorAll("#transcript img")].every((i) => i.complete), null, { timeout: WAIT });
+  assert.deepEqual(await files.nth(0).locator("img").evaluateAll((all) => all.map((i) => [i.alt, i.complete && i.naturalWidth > 0, i.src.startsWith("data:image/png;base64,")])), [["Image 1 of 1 made by the model", true, true]]);
+  assert.equal(await files.nth(1).locator("img").count(), 0);
+  const dir = await mkdtemp(join(tmpdir(), "floe-made-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const [i, name, data] of [[1, "file-2.pdf", pdf], [0, "image-1.png", png]]) {
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: RUN }), files.nth(i).getByRole("button", { name: `Download ${name}` }).click()]);
+    assert.equal(download.suggestedFilename(), name);
+    const file = join(dir, name);
+    await download.saveAs(file);
+    assert.deepEqual(await readFile(file), Buffer.from(data, "base64"), name);
+  }
+});
+
 pageTest("playground: the composer takes images (the Attach image button, a paste, a drop), each with its remove button; they go with the prompt as image_url messages and come back after a reload; a refused type is named", async (page) => {
   await open(page);
   const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");

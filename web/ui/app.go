@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -779,6 +780,19 @@ func (a *App) action(b elem) {
 		if !pre.IsNull() {
 			copyText(pre.Get("textContent").String())
 			b.SetTextContent("Copied")
+		}
+	case "download": // a file the model made
+		if v := a.viewOf(b); v != nil && v.item.File != nil {
+			f := v.item.File
+			data, err := base64.StdEncoding.DecodeString(f.Data)
+			if err != nil {
+				data, err = base64.RawStdEncoding.DecodeString(f.Data)
+			}
+			if err != nil {
+				a.note = "Not downloaded: " + f.Name + " is no base64 (" + err.Error() + ")."
+				return
+			}
+			download(f.Name, f.MimeType, data)
 		}
 	case "expand":
 		if v := a.viewOf(b); v != nil {

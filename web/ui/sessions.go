@@ -396,7 +396,7 @@ func (s *sessionsView) export(id string, store trace.Store, running bool) {
 			return
 		}
 		for _, f := range files {
-			download(f.Name[strings.LastIndexByte(f.Name, '/')+1:], f.Data)
+			download(f.Name[strings.LastIndexByte(f.Name, '/')+1:], "application/x-ndjson", f.Data)
 		}
 		a.note = fmt.Sprintf("Exported %s (%d file(s)).", id, len(files))
 		if running {
@@ -464,11 +464,11 @@ func (s *sessionsView) importFiles(list []js.Value) {
 	})
 }
 
-// download saves data as a file named name.
-func download(name string, data []byte) {
+// download saves data, of media type mime, as a file named name.
+func download(name, mime string, data []byte) {
 	arr := js.Global().Get("Uint8Array").New(len(data))
 	js.CopyBytesToJS(arr, data)
-	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": "application/x-ndjson"})
+	blob := js.Global().Get("Blob").New([]any{arr}, map[string]any{"type": mime})
 	url := js.Global().Get("URL").Call("createObjectURL", blob)
 	doc := js.Global().Get("document")
 	link := doc.Call("createElement", "a")

@@ -392,6 +392,9 @@ func (a *App) renderItem(it *playground.Item) {
 	case playground.KindNotice:
 		v.body.SetTextContent(it.Body)
 		return
+	case playground.KindFile:
+		a.renderFile(v, it)
+		return
 	case playground.KindCompact:
 		status := it.StopReason
 		if it.Streaming {
@@ -475,6 +478,25 @@ func (a *App) renderItem(it *playground.Item) {
 		v.chunks = append(v.chunks, ce)
 	}
 	v.shown = body
+}
+
+// renderFile shows a file the model made: its name, media type and size
+// with a Download button, and an image drawn as a prompt's is (setImages:
+// from its data: URL, up to MaxImageBytes). The download is made of its
+// bytes when the button is pressed, as a Blob, not held as a data: URL
+// (the page's policy draws no blob: image, and a file of megabytes would
+// sit in the page twice).
+func (a *App) renderFile(v *itemView, it *playground.Item) {
+	f := it.File
+	if v.shown == "" { // a file does not change: drawn once
+		v.label.SetTextContent("file · made by the model")
+		n := len(f.Data) * 3 / 4 // its bytes: the base64 less its padding
+		n -= len(f.Data) - len(strings.TrimRight(f.Data, "="))
+		v.body.SetTextContent(f.Name + " · " + f.MimeType + " · " + size(n) + " ")
+		v.body.AppendChild(a.button("small", "Download", "data-action", "download", "aria-label", "Download "+f.Name))
+		v.shown = f.Name
+	}
+	a.setImages(v, it.Images, "made by the model")
 }
 
 // redrawLater marks v's item dirty once wait has passed, if it is still
