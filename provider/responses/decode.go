@@ -52,6 +52,7 @@ type event struct {
 	args                     string
 	encrypted                bool
 	raw                      string // the item, raw
+	itemText                 string // the texts of a message item's content
 	errType, errCode, errMsg string
 	incomplete               string // response.incomplete_details.reason
 }
@@ -106,6 +107,8 @@ func (d *Decoder) field(path []byte, kind byte, val []byte) error {
 		x.encrypted = len(val) > 2
 	case "item":
 		x.raw = string(val)
+	case "item.content[].text":
+		x.itemText += omni.JSONString(val)
 	case "error.type":
 		if kind == '"' {
 			x.errType = omni.JSONString(val)
@@ -180,6 +183,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 	case "response.function_call_arguments.delta", "response.function_call_arguments.done":
 		want, stream, done = "function_call", e.ToolArgs, x.typ[len(x.typ)-4:] == "done"
 	case "response.output_item.done":
+		if it == nil && x.itemType == "message" { // no output_item.added
+			d.items = append(d.items, item{index: key, kind: "message"})
+			it = &d.items[len(d.items)-1]
+		}
 		if it == nil || it.kind == "" {
 			return nil
 		}
@@ -187,6 +194,10 @@ func (d *Decoder) Event(ev *sse.Event) error {
 			e.ToolArgs(key, x.args)
 		}
 		if it.kind == "message" {
+			if !it.streamed && x.itemText != "" { // its text given here only, whole
+				d.textKey = key
+				d.inline(d.tags.Feed(x.itemText))
+			}
 			d.inline(d.tags.Flush())
 			e.Close(^key, omni.StatusCompleted)
 		}
