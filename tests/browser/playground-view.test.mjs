@@ -884,6 +884,40 @@ pageTest("playground: an OPFS without createWritable (Safari before 26): the wor
   assert.doesNotMatch(await page.locator("#transcript > .card .output").last().innerText(), /createWritable|error/i);
 });
 
+// A write_file stopped while its file opens (createWritable not answered
+// yet): the writable that comes afterwards is aborted, not left open with
+// its swap file.
+pageTest("playground: a workspace write stopped while its file opens aborts the writable that comes after", async (page) => {
+  await page.addInitScript(() => {
+    const create = FileSystemFileHandle.prototype.createWritable;
+    window.__held = { asked: false, ended: null };
+    FileSystemFileHandle.prototype.createWritable = function (...args) {
+      if (this.name !== "held.md") return create.apply(this, args);
+      window.__held.asked = true;
+      return new Promise((resolve, reject) => {
+        window.__release = () =>
+          create.apply(this, args).then((w) => {
+            for (const m of ["close", "abort"]) {
+              const f = w[m].bind(w);
+              w[m] = (...a) => ((window.__held.ended = m), f(...a));
+            }
+            resolve(w);
+          }, reject);
+      });
+    };
+  });
+  await open(page);
+  await send(page, "write held.md: never");
+  await decide(page, "write_file", "allow");
+  await page.waitForFunction(() => window.__held.asked, null, { timeout: RUN });
+  await page.click("#stop");
+  await idle(page);
+  assert.equal(await page.evaluate(() => window.__held.ended), null);
+  await page.evaluate(() => window.__release());
+  await page.waitForFunction(() => window.__held.ended !== null, null, { timeout: RUN });
+  assert.equal(await page.evaluate(() => window.__held.ended), "abort");
+});
+
 // Where the browser refuses the page its private file system (Firefox's
 // private windows, WebKit's ephemeral sessions), the workspace is kept in memory: the page says so
 // where the workspace is shown, not only in the console.

@@ -189,8 +189,23 @@ func (f *FS) Write(ctx context.Context, p, content string) error {
 	if err != nil {
 		return notFound(err, p)
 	}
-	w, err := jsx.AwaitCall(ctx, h, "createWritable")
+	opening, err := jsx.Call(h, "createWritable")
 	if err != nil {
+		return err
+	}
+	w, err := jsx.Await(ctx, opening)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled while the file opened: the writable that comes
+			// later is aborted, not left open (its swap file and the
+			// file's lock held until the page goes away).
+			go func() {
+				bg := context.WithoutCancel(ctx)
+				if w, err := jsx.Await(bg, opening); err == nil {
+					jsx.AwaitCall(bg, w, "abort")
+				}
+			}()
+		}
 		return err
 	}
 	if _, err := jsx.AwaitCall(ctx, w, "write", content); err != nil {
