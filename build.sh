@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Floe build entry point. See README.md.
-#   ./build.sh build          build every target into static/
+#   ./build.sh build [--budget-only]   build every target into static/ (--budget-only: only floe.wasm compressed)
 #   ./build.sh serve [PORT]   build, then serve the playground on 127.0.0.1
 #   ./build.sh test           install what tests need, run every test
 #   ./build.sh conform [--resume] DIR   run conformance scenarios in DIR

@@ -73,7 +73,7 @@ step() { lap "$*"; echo; echo "== $*"; }
 run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1; return 0; }
 
 step "build (size budget enforced)"
-run ./build.sh build
+run ./build.sh build --budget-only # floe.wasm's sizes only: the others' are never checked
 export FLOE_TEST_BUILT=1 # the steps below test this build, not build again
 
 step "go vet"
