@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -680,6 +681,19 @@ func randomCases(n int) int {
 	}
 	return n
 }
+
+// raceDetector: this test binary was built with -race (its build
+// settings say so; a binary without them counts as built without).
+var raceDetector = func() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" {
+				return s.Value == "true"
+			}
+		}
+	}
+	return false
+}()
 
 // TestRecordsMatchJSON: a message crosses as a fragment record exactly as
 // it crosses as JSON, in both directions — the same decoded message, the

@@ -1,6 +1,0 @@
-//go:build !race
-
-package jsbridge
-
-// raceDetector: this test binary runs under the race detector.
-const raceDetector = false
