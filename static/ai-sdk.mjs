@@ -10,7 +10,7 @@
 // session in the page (floeChatTransport), and a stored session's
 // messages as UIMessages (toUIMessages).
 import { msg } from "./msg.mjs";
-import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject, steeringText } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject, retryWait, steeringText } from "./internal.mjs";
 
 const VERSIONS = ["v3", "v4"];
 const OPTION_KEYS = new Set([
@@ -415,7 +415,14 @@ function failure(e, signal, label, read) {
     const after = e.responseHeaders?.["retry-after"];
     const errorMessage = `${label}: HTTP ${status}: ${text}${after ? ` (Retry-After: ${after})` : ""}`;
     if (status === 401 || status === 403) return { status: "auth", errorMessage };
-    if (e.isRetryable === true) return { status: "timeout", errorMessage };
+    if (e.isRetryable === true) {
+      // The wait the server asked for, as the built-in adapters read it.
+      const wait = retryWait((key) => {
+        const v = isObject(e.responseHeaders) ? e.responseHeaders[key] : undefined;
+        return typeof v === "string" ? v.trim() : "";
+      }, e.responseBody);
+      return wait === undefined ? { status: "timeout", errorMessage } : { status: "timeout", errorMessage, retryAfterMs: wait };
+    }
     return { status: "failed", errorMessage, permanent: e.isRetryable === false };
   }
   const errorMessage = `${label}: ${text}`;

@@ -3,7 +3,7 @@
 // body or the events of a Server-Sent Events body read from fetch. Plain
 // JavaScript, no floe.wasm: what Floe's Go adapters do (provider/failure.go,
 // provider/sse), for a stream read in JavaScript.
-import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject } from "./internal.mjs";
+import { badArg, describe, errMessage, floeError, isObject, knownKeys, plainObject, retryWait } from "./internal.mjs";
 
 // The most of an error body read for its message (the rest is cancelled).
 const ERROR_BODY_MAX = 64 << 10;
@@ -65,32 +65,11 @@ export async function httpOutcome(what, name, signal) {
   // (insufficient_quota) as to one past a rate limit: a retry cannot help.
   const spent = status === 429 && detail.includes("insufficient_quota");
   if (!spent && (status === 408 || status === 409 || status === 429 || status >= 500)) {
-    const wait = retryWait(res, body);
+    const wait = retryWait((key) => header(res, key), body);
     return wait === undefined ? { status: "timeout", errorMessage: message } : { status: "timeout", errorMessage: message, retryAfterMs: wait };
   }
   const permanent = spent || redirect || [400, 402, 404, 405, 413, 415, 422].includes(status);
   return permanent ? { status: "failed", errorMessage: message, permanent: true } : { status: "failed", errorMessage: message };
-}
-
-// retryWait is the wait in milliseconds a failed response asks for before
-// another request, as Floe's adapters read it (provider/failure.go):
-// retry-after-ms (OpenAI's), else Retry-After (seconds, or an HTTP date in
-// any of its three forms, a past one 0), else the retryDelay of the
-// google.rpc.RetryInfo in Gemini's body ("30s", "1.5s"); undefined for
-// none.
-function retryWait(res, body) {
-  const ms = header(res, "retry-after-ms");
-  if (/^\d+$/.test(ms)) return Number(ms);
-  const v = header(res, "retry-after");
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  // IMF-fixdate, RFC 850 (its two-digit year as Date.parse reads it),
-  // asctime (in GMT, as RFC 9110 has it, not the local time Date.parse
-  // would take it for).
-  const date = /^[A-Za-z]{3,9}, \d\d[ -][A-Za-z]{3}[ -](\d\d|\d{4}) \d\d:\d\d:\d\d GMT$/.test(v) ? v : /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/.test(v) ? `${v} GMT` : "";
-  const at = date ? Date.parse(date) : NaN;
-  if (!Number.isNaN(at)) return Math.max(at - Date.now(), 0);
-  const delay = /"retryDelay"\s*:\s*"(\d+(\.\d{1,9})?)s"/.exec(body);
-  return delay ? Math.ceil(Number(delay[1]) * 1000) : undefined;
 }
 
 // A Response, or an object shaped like one: a numeric status.

@@ -259,3 +259,26 @@ export function steeringText(text) {
   if (t.length < STEER_OPEN.length + STEER_CLOSE.length || !t.startsWith(STEER_OPEN) || !t.endsWith(STEER_CLOSE)) return null;
   return trimGo(t.slice(STEER_OPEN.length, t.length - STEER_CLOSE.length));
 }
+
+// retryWait is the wait in milliseconds a failed response asks for before
+// another request, as Floe's adapters read it (provider/failure.go), from
+// its headers (header(key): the trimmed value, "" for none) and the start
+// of its body:
+// retry-after-ms (OpenAI's), else Retry-After (seconds, or an HTTP date in
+// any of its three forms, a past one 0), else the retryDelay of the
+// google.rpc.RetryInfo in Gemini's body ("30s", "1.5s"); undefined for
+// none.
+export function retryWait(header, body) {
+  const ms = header("retry-after-ms");
+  if (/^\d+$/.test(ms)) return Number(ms);
+  const v = header("retry-after");
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // IMF-fixdate, RFC 850 (its two-digit year as Date.parse reads it),
+  // asctime (in GMT, as RFC 9110 has it, not the local time Date.parse
+  // would take it for).
+  const date = /^[A-Za-z]{3,9}, \d\d[ -][A-Za-z]{3}[ -](\d\d|\d{4}) \d\d:\d\d:\d\d GMT$/.test(v) ? v : /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$/.test(v) ? `${v} GMT` : "";
+  const at = date ? Date.parse(date) : NaN;
+  if (!Number.isNaN(at)) return Math.max(at - Date.now(), 0);
+  const delay = typeof body === "string" ? /"retryDelay"\s*:\s*"(\d+(\.\d{1,9})?)s"/.exec(body) : null;
+  return delay ? Math.ceil(Number(delay[1]) * 1000) : undefined;
+}

@@ -222,6 +222,33 @@ test("failures: an API error's retryability, error parts, finish reasons, a stre
   assert.equal(permanent.payload.status, "failed");
 });
 
+// An API error's wait, as the built-in adapters read it (retry-after-ms,
+// Retry-After's seconds or date, Gemini's retryDelay): the retry waits it
+// when it is longer than the backoff, and request_end announces it.
+test("failures: a retryable API error's Retry-After, retry-after-ms or retryDelay is the retry's wait", async () => {
+  const later = new Date(Date.now() + 3_600_000).toUTCString();
+  const cases = [
+    [{ "retry-after": "3" }, undefined, 3000],
+    [{ "retry-after-ms": "4500", "retry-after": "9" }, undefined, 4500],
+    [{}, '{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}', 1500],
+    [{}, undefined, 10], // none: the backoff's
+    [{ "retry-after": later }, undefined, undefined], // past 120 s: failed at once
+  ];
+  for (const [responseHeaders, responseBody, wait] of cases) {
+    const { model, calls } = mock("v4", () => {
+      throw new APICallError({ message: "slow down", url: "http://x", requestBodyValues: {}, statusCode: 429, isRetryable: true, responseHeaders, responseBody });
+    }, [{ type: "text-delta", id: "t", delta: "ok" }, finish()]);
+    const clock = instantClock();
+    const session = floe.createSession({ meta: meta(), store: false, llm: fromAISDK(model), clock, config: { maxReconnects: 1, reconnectBackoffMs: 10 } });
+    const msgs = await collect(session.run("Hi"));
+    await session.close();
+    const first = find(msgs, "request_end")[0].payload;
+    assert.equal(first.retry_in_ms, wait, JSON.stringify(responseHeaders));
+    assert.deepEqual(clock.sleeps, wait === undefined ? [] : [wait]);
+    assert.equal(calls.length, wait === undefined ? 1 : 2);
+  }
+});
+
 test("thinkingLevel: v4's reasoning levels; another level, or any on a v3 model, fails unless providerOptions is a function", async () => {
   const reply = [{ type: "text-delta", id: "t", delta: "ok" }, finish()];
   for (const [level, want] of [["off", "none"], ["minimal", "minimal"], ["xhigh", "xhigh"]]) {
