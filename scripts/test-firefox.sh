@@ -10,8 +10,11 @@
 # puppeteer-core (npm ci; it drives Firefox over WebDriver BiDi and
 # downloads no browser), builds when a WebAssembly target is missing or
 # older than the Go sources, then serves the repository root with
-# floe-serve on 127.0.0.1:$FLOE_TEST_PORT (default 8791). Each test runs
-# Firefox on a fresh profile of its own.
+# floe-serve on 127.0.0.1:$FLOE_TEST_PORT (default 8791). The tests of a
+# file share one Firefox, each in a browser context of its own (storage
+# included); a test that needs the browser's preferences or arguments (a
+# private window, the extension) launches a Firefox of its own on a fresh
+# profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

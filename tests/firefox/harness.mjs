@@ -2,6 +2,7 @@
 // through puppeteer-core over WebDriver BiDi (puppeteer-core downloads no
 // browser), the test server's address, bounded waits and bounded calls into
 // the pages the Chromium tests use (tests/browser/fixtures, pages).
+import { after } from "node:test";
 import puppeteer from "puppeteer-core";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -24,33 +25,95 @@ export function baseURL() {
   return u.replace(/\/$/, "");
 }
 
+let shared; // this process's Firefox (a test file's), launched by the first launch() that needs it and closed after the file's tests
+
+/** The Firefox options of every launch; prefs and args are added to them. */
+function options(dir, prefs, args) {
+  return {
+    browser: "firefox",
+    executablePath: FIREFOX,
+    headless: true,
+    userDataDir: dir,
+    timeout: WAIT,
+    protocolTimeout: WAIT * 2,
+    args,
+    // No updates, telemetry or first-run pages in a test profile.
+    extraPrefsFirefox: { "app.update.auto": false, "browser.shell.checkDefaultBrowser": false, ...prefs },
+  };
+}
+
 /**
- * A fresh Firefox profile (deleted after the test) and a browser on it.
- * b.restart() closes the browser and launches it again on the same profile
- * (the test server's port stays fixed, so IndexedDB's origin is the same).
- * b.log collects console messages and page errors for failure reports.
- * prefs adds Firefox preferences (say, browser.privatebrowsing.autostart),
- * args command-line arguments.
+ * The Firefox every test of this process (one test file) opens its
+ * browser contexts in, on a fresh profile deleted after the file's tests:
+ * one launch for the file instead of one for each test. Launched again if
+ * it crashed or was closed.
  */
-export async function launch(t, { prefs = {}, args = [] } = {}) {
+async function sharedBrowser() {
+  const s = shared && (await shared.catch(() => null));
+  if (s?.browser.connected) return s.browser;
+  shared = (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "floe-firefox-"));
+    try {
+      return { dir, browser: await puppeteer.launch(options(dir, {}, [])) };
+    } catch (e) {
+      await rm(dir, { recursive: true, force: true });
+      throw e;
+    }
+  })();
+  return (await shared).browser;
+}
+
+after(async () => {
+  const s = shared && (await shared.catch(() => null));
+  if (!s) return;
+  await s.browser.close().catch(() => {});
+  await rm(s.dir, { recursive: true, force: true });
+});
+
+/**
+ * A browser for the test, closed after it. By default it is a fresh
+ * browser context (a WebDriver BiDi user context) of the file's shared
+ * Firefox: its storage (cookies, localStorage, IndexedDB, the origin
+ * private file system, Cache Storage) is its own, and nothing of another
+ * test's is seen.
+ * With profile: true, or prefs (Firefox preferences, say
+ * browser.privatebrowsing.autostart) or args (command-line arguments),
+ * which are the browser's, Firefox is launched for the test alone on a
+ * fresh profile (deleted after the test); b.restart() then closes it and
+ * launches it again on the same profile (the test server's port stays
+ * fixed, so IndexedDB's origin is the same). b.browser is the Browser,
+ * b.context the test's context (the shared Firefox's) or null (a Firefox
+ * of the test's own). b.log collects console messages and page errors for
+ * failure reports.
+ */
+export async function launch(t, { prefs = {}, args = [], profile = Object.keys(prefs).length > 0 || args.length > 0 } = {}) {
   if (!existsSync(FIREFOX)) {
     throw new Error(`${FIREFOX} not found: install Debian's firefox-esr (apt-get install -y firefox-esr) or set FLOE_FIREFOX`);
   }
-  const dir = await mkdtemp(join(tmpdir(), "floe-firefox-"));
   const log = [];
-  const b = { dir, log, browser: null, launches: 0 };
+  const b = { dir: null, log, browser: null, context: null, launches: 0 };
+  /** A new tab, its console and errors logged. */
+  b.newPage = async () => {
+    const page = await (b.context ?? b.browser).newPage();
+    page.setDefaultTimeout(WAIT);
+    const tag = b.context ? "[firefox] " : `[firefox ${b.launches}] `;
+    page.on("console", (m) => log.push(tag + `console.${m.type()}: ${m.text()}`));
+    page.on("pageerror", (e) => log.push(tag + `page error: ${e?.message ?? e}`));
+    return page;
+  };
+  if (!profile) {
+    b.browser = await sharedBrowser();
+    b.context = await b.browser.createBrowserContext();
+    b.restart = () => {
+      throw new Error("restart: this test's browser is a context of the file's shared Firefox; launch(t, { profile: true }) for a Firefox of its own");
+    };
+    t.after(() => b.context.close().catch(() => {}));
+    return b;
+  }
+  const dir = await mkdtemp(join(tmpdir(), "floe-firefox-"));
+  b.dir = dir;
   b.launch = async () => {
-    b.browser = await puppeteer.launch({
-      browser: "firefox",
-      executablePath: FIREFOX,
-      headless: true,
-      userDataDir: dir,
-      timeout: WAIT,
-      protocolTimeout: WAIT * 2,
-      args,
-      // No updates, telemetry or first-run pages in a test profile.
-      extraPrefsFirefox: { "app.update.auto": false, "browser.shell.checkDefaultBrowser": false, ...prefs },
-    });
+    b.browser = await puppeteer.launch(options(dir, prefs, args));
     b.launches++;
     return b.browser;
   };
@@ -61,15 +124,6 @@ export async function launch(t, { prefs = {}, args = [] } = {}) {
   b.restart = async () => {
     await b.close();
     await b.launch();
-  };
-  /** A new tab, its console and errors logged. */
-  b.newPage = async () => {
-    const page = await b.browser.newPage();
-    page.setDefaultTimeout(WAIT);
-    const tag = `[firefox ${b.launches}] `;
-    page.on("console", (m) => log.push(tag + `console.${m.type()}: ${m.text()}`));
-    page.on("pageerror", (e) => log.push(tag + `page error: ${e?.message ?? e}`));
-    return page;
   };
   t.after(async () => {
     await b.close();

@@ -2,7 +2,9 @@
 // the scripted session (a tool, an approval) in the page and in a module
 // Worker; an abort while an approval waits; an IndexedDB session cut off by
 // a reload mid-approval, listed, resumed and run on, with a second tab
-// refused by the Web Lock; the same store in a private window.
+// refused by the Web Lock; the same store in a private window (a Firefox
+// of its own); two browser contexts of the file's Firefox, which the
+// other tests run in, seeing none of each other's storage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { awaitGlobal, baseURL, call, explain, launch, PERSIST_PAGE, persistReady } from "./harness.mjs";
@@ -10,6 +12,7 @@ import { compact, EXPECTED } from "../browser/fixtures/scripted.mjs";
 import { checkTrace, countPlaceholders, lostRecords, recordsOf, streamMismatch } from "../browser/trace-rules.mjs";
 
 const STEP = 20_000;
+const WEB_PAGE = "/tests/firefox/pages/web-page.html";
 
 function check(result, where, log) {
   assert.ok(result, "no result" + explain(log));
@@ -22,6 +25,53 @@ function check(result, where, log) {
   );
   assert.deepEqual(result.approvals.map((c) => c.payload.tool_call_id), ["call_1"]);
 }
+
+// The harness gives each test a browser context of the file's shared
+// Firefox: the tests below rely on their storage being their own.
+test("two browser contexts of the shared Firefox see none of each other's localStorage, IndexedDB, origin private file system or Cache Storage", { timeout: 90_000 }, async (t) => {
+  const one = await launch(t);
+  const two = await launch(t);
+  assert.equal(one.browser, two.browser, "the two contexts are not of one Firefox");
+  assert.notEqual(one.context, two.context, "the two tests share a context");
+  const [p1, p2] = [await one.newPage(), await two.newPage()];
+  await p1.goto(baseURL() + WEB_PAGE);
+  await p2.goto(baseURL() + WEB_PAGE);
+  const write = await p1.evaluate(async () => {
+    localStorage.setItem("isolation", "one");
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open("isolation", 1);
+      r.onupgradeneeded = () => r.result.createObjectStore("s");
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction("s", "readwrite");
+      tx.objectStore("s").put("one", "k");
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+    const root = await navigator.storage.getDirectory();
+    await root.getFileHandle("isolation.txt", { create: true });
+    await (await caches.open("isolation")).put("/isolation", new Response("one"));
+    return "written";
+  });
+  assert.equal(write, "written");
+  const seen = (page) =>
+    page.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      const names = [];
+      for await (const name of root.keys()) names.push(name);
+      return {
+        localStorage: localStorage.getItem("isolation"),
+        indexedDB: (await indexedDB.databases()).map((d) => d.name).filter((n) => n === "isolation"),
+        opfs: names.filter((n) => n === "isolation.txt"),
+        caches: (await caches.keys()).filter((n) => n === "isolation"),
+      };
+    });
+  assert.deepEqual(await seen(p1), { localStorage: "one", indexedDB: ["isolation"], opfs: ["isolation.txt"], caches: ["isolation"] }, "the first context's own storage" + explain(one.log));
+  assert.deepEqual(await seen(p2), { localStorage: null, indexedDB: [], opfs: [], caches: [] }, "the second context sees the first's storage" + explain(two.log));
+});
 
 test("scripted session in the page, then an abort while an approval waits", { timeout: 90_000 }, async (t) => {
   const b = await launch(t);
