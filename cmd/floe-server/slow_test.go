@@ -133,16 +133,18 @@ func TestSlowHeadTimesOut(t *testing.T) {
 }
 
 // A stream outlives every connection timeout: it is bounded by its writes
-// only.
+// only. (The timeouts are long enough for the test's own requests to
+// send their heads and bodies within them on a loaded machine: at 10 ms
+// a create was cut there.)
 func TestStreamOutlivesTheTimeouts(t *testing.T) {
-	addr := serveLimits(t, limits{header: 10 * time.Millisecond, body: 10 * time.Millisecond, idle: 10 * time.Millisecond})
+	addr := serveLimits(t, limits{header: 250 * time.Millisecond, body: 250 * time.Millisecond, idle: 250 * time.Millisecond})
 	c := &tt.Client{T: t, URL: "http://" + addr}
 	id := c.Create("allow-all")
 	st := c.Open("/api/sessions/"+id+"/stream", "", false)
 	defer st.Close()
 	st.MustNext() // task_state idle
 	// Longer than every timeout: the next request's events still come.
-	deadline := time.Now().Add(50 * time.Millisecond)
+	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond) // lets the timeouts pass; orders nothing
 	}
