@@ -40,6 +40,39 @@ pageTest("playground: an idle page draws nothing from one animation frame to the
   assert.deepEqual(changes, [], "the page changed while idle, from one frame to the next");
 });
 
+// While a reply streams, a render draws its deltas and nothing else: the
+// page's state, its buttons, the token count, the steering queue and the
+// note are set when they change, not again at each delta (a dozen calls
+// into the page each, about a third of a render's own time).
+pageTest("playground: the controls are not drawn again at each delta of a streaming reply", async (page) => {
+  await open(page, "/static/?pace=0.05");
+  await send(page, "stream 400");
+  const seen = await page.evaluate(() => new Promise((resolve) => {
+    const words = () => (document.querySelector("#transcript > .msg.text:last-of-type .body")?.textContent || "").split(/\s+/).filter(Boolean).length;
+    const ids = ["state", "tokens", "reset", "steer-queue", "composer", "note", "toggle-sessions", "toggle-side"];
+    const records = [];
+    const controls = new MutationObserver((rs) => records.push(...rs));
+    let started = false;
+    const reply = new MutationObserver(() => {
+      const n = words();
+      if (!started && n >= 20) {
+        started = true;
+        controls.observe(document.body, { attributes: true });
+        for (const id of ids) controls.observe(document.getElementById(id), { subtree: true, attributes: true, childList: true, characterData: true });
+      } else if (started && n >= 150) {
+        reply.disconnect();
+        records.push(...controls.takeRecords());
+        controls.disconnect();
+        resolve({ state: document.body.dataset.state, changes: records.map((r) => `${r.type} ${r.target.id || r.target.nodeName}${r.attributeName ? " " + r.attributeName : ""}`) });
+      }
+    });
+    reply.observe(document.getElementById("transcript"), { subtree: true, childList: true, characterData: true });
+  }));
+  assert.equal(seen.state, "running", "the reply ended before 150 words were drawn");
+  assert.deepEqual(seen.changes, [], "the controls were drawn again while the reply streamed");
+  await idle(page);
+});
+
 // The transcript follows its end while a reply streams, until the user
 // scrolls up; back at the end, it follows again. Whether it follows is
 // decided by the user's scrolls, and the scroll to the end is made once a

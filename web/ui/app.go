@@ -118,6 +118,9 @@ type App struct {
 	floored                                                             bool    // the floor is up
 	steerQueue, noteEl, banner, live, statePill, sessionIDEl, tokens    elem
 	modelLabel                                                          elem
+	shownControls                                                       controls // what render last drew of them (drawControls)
+	shownSteers                                                         []string // the queued steering drawn: each one's text and its images' count
+	steersKnown                                                         bool
 	prompt                                                              *dom.HTMLTextAreaElement
 }
 

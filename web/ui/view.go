@@ -4,6 +4,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -70,7 +71,6 @@ func (a *App) render() {
 	a.log.flush()
 
 	st := a.state()
-	a.body.SetAttribute("data-state", st)
 	// A drawer closed with the focus in it gives the focus back to the
 	// button that opens it (below), unless what is drawn meanwhile gives
 	// it elsewhere. Found before the drawer is hidden: the browser takes
@@ -82,31 +82,17 @@ func (a *App) render() {
 		}
 		a.drawn = a.drawer
 	}
-	a.body.SetAttribute("data-drawer", a.drawer)
-	a.renderInert() // before anything gives the focus to what it leaves
-	a.statePill.SetAttribute("data-state", st)
-	label := map[string]string{
-		"loading": "loading…", stateIdle: "idle", stateRunning: "running", stateApproval: "waiting for approval", stateStopping: "stopping…",
-	}[st]
-	if a.compacting && st == stateRunning {
-		label = "compacting"
-	}
-	a.statePill.SetTextContent(label)
+	c := controls{state: st, drawer: a.drawer, running: a.running, compacting: a.compacting && st == stateRunning,
+		noSend: a.runner == nil && !a.isRemote(), noStop: !a.running || a.stop, noReset: a.running,
+		noCompact: a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK}
 	if a.tr != nil {
 		s := a.tr.Session
-		a.tokens.SetTextContent(fmt.Sprintf("session: %d tokens · output %d · cache read %d", s.Total, s.Output, s.CacheRead))
+		c.tokens = fmt.Sprintf("session: %d tokens · output %d · cache read %d", s.Total, s.Output, s.CacheRead)
 	}
-	if a.running {
-		a.send.SetTextContent("Steer")
-		a.send.SetAttribute("title", "Send to the run in flight (delivered after the current turn)")
-	} else {
-		a.send.SetTextContent("Send")
-		a.send.RemoveAttribute("title")
+	if c != a.shownControls {
+		a.drawControls(c)
 	}
-	setDisabled(a.send, a.runner == nil && !a.isRemote())
-	setDisabled(a.stopBtn, !a.running || a.stop)
-	setDisabled(a.reset, a.running)
-	setDisabled(a.compactBtn, a.running || a.runner == nil || a.runner.Session().Compactability() != engine.CompactOK)
+	a.renderInert() // before anything gives the focus to what it leaves
 	a.renderSteers()
 	a.atts.render()
 	if a.noteEl.Get("textContent").String() != a.note {
@@ -128,8 +114,6 @@ func (a *App) render() {
 		}
 		a.tabShown = a.tab
 	}
-	byID(a.doc, "toggle-sessions").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "sessions"))
-	byID(a.doc, "toggle-side").SetAttribute("aria-expanded", strconv.FormatBool(a.drawer == "side"))
 	a.sessions.render()
 	a.files.render()
 	a.traceV.render()
@@ -138,6 +122,47 @@ func (a *App) render() {
 	}
 	a.keepFocus(had)
 	a.scrollSoon()
+}
+
+// controls is what a render draws of the page's state outside the
+// transcript and the panels: the state, the open drawer, the buttons.
+type controls struct {
+	state, drawer, tokens              string
+	running, compacting                bool
+	noSend, noStop, noReset, noCompact bool // the buttons disabled
+}
+
+// drawControls draws c. A render draws them only when they changed: at
+// each delta of a streaming reply, its dozen attributes and texts were
+// set again, a call into the page apiece.
+func (a *App) drawControls(c controls) {
+	a.shownControls = c
+	a.body.SetAttribute("data-state", c.state)
+	a.body.SetAttribute("data-drawer", c.drawer)
+	a.statePill.SetAttribute("data-state", c.state)
+	label := map[string]string{
+		"loading": "loading…", stateIdle: "idle", stateRunning: "running", stateApproval: "waiting for approval", stateStopping: "stopping…",
+	}[c.state]
+	if c.compacting {
+		label = "compacting"
+	}
+	a.statePill.SetTextContent(label)
+	if c.tokens != "" {
+		a.tokens.SetTextContent(c.tokens)
+	}
+	if c.running {
+		a.send.SetTextContent("Steer")
+		a.send.SetAttribute("title", "Send to the run in flight (delivered after the current turn)")
+	} else {
+		a.send.SetTextContent("Send")
+		a.send.RemoveAttribute("title")
+	}
+	setDisabled(a.send, c.noSend)
+	setDisabled(a.stopBtn, c.noStop)
+	setDisabled(a.reset, c.noReset)
+	setDisabled(a.compactBtn, c.noCompact)
+	byID(a.doc, "toggle-sessions").SetAttribute("aria-expanded", strconv.FormatBool(c.drawer == "sessions"))
+	byID(a.doc, "toggle-side").SetAttribute("aria-expanded", strconv.FormatBool(c.drawer == "side"))
 }
 
 // keepFocus gives the focus to the prompt when this render took it from
@@ -248,6 +273,15 @@ func (a *App) nearBottom() bool {
 }
 
 func (a *App) renderSteers() {
+	// Drawn again only when the queue changed (see drawControls).
+	key := make([]string, 0, 2*len(a.steers))
+	for _, s := range a.steers {
+		key = append(key, s.text, strconv.Itoa(len(s.atts)))
+	}
+	if a.steersKnown && slices.Equal(key, a.shownSteers) {
+		return
+	}
+	a.shownSteers, a.steersKnown = key, true
 	a.steerQueue.SetTextContent("")
 	for _, s := range a.steers {
 		// The text in a <bdi>, isolated: a right-to-left one does not
